@@ -1,0 +1,134 @@
+// The in-memory form of one trace event, shared by the writer, the reader, the importers, the
+// generators and the replay engine.
+//
+// An Event is a fixed 64-byte record with generic fields whose meaning depends on the kind; the
+// table in kFieldsOf (event.cpp) says which fields a kind carries, and only those are stored in a
+// chunk. Fields a kind does not carry read back as zero, so builders below set only the fields of
+// their kind. Vector madvise ranges live beside the events of their chunk (DecodedChunk::ranges);
+// the event points at them with range_begin/range_count.
+//
+// Kind numbers are part of the on-disk format: append new kinds, never renumber.
+
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace mmreplay::formats {
+
+// Event kinds, as stored in the low six bits of a chunk's op byte.
+enum class EventKind : uint8_t {
+  kThreadStart = 0,    // a trace thread begins running
+  kThreadExit = 1,     // a trace thread ends
+  kMmCreate = 2,       // fork/exec: arg0 = new mm id, arg1 = parent mm id (0 = none)
+  kMmExit = 3,         // arg0 = mm id
+  kMmap = 4,           // addr, len, arg0 = prot | flags << 32, arg1 = file id (0 = anon), arg2 = offset
+  kMunmap = 5,         // addr, len
+  kMprotect = 6,       // addr, len, arg0 = prot
+  kMremap = 7,         // addr, len = old range, arg0 = new addr, arg1 = new len, arg2 = flags
+  kBrk = 8,            // addr = new program break
+  kMadvise = 9,        // addr, len, arg0 = advice (MADV_* numbers of Linux)
+  kMadviseVector = 10, // arg0 = advice, ranges (madvisev of seed 002 / process_madvise)
+  kPageFault = 11,     // addr, flags: kFlagWrite, kFlagMajor (as observed)
+  kTouch = 12,         // addr, len, arg0 = stride in bytes (0 = every page), flags: kFlagWrite
+  kFileRead = 13,      // arg0 = file id, arg1 = file offset, len
+  kFileWrite = 14,     // arg0 = file id, arg1 = file offset, len
+  kFsync = 15,         // arg0 = file id
+  kContigAlloc = 16,   // len = bytes, arg0 = allocation handle (matches the free)
+  kContigFree = 17,    // arg0 = allocation handle
+};
+inline constexpr int kEventKindCount = 18;
+
+// Event::flags bits.
+inline constexpr uint8_t kFlagWrite = 1u << 0;  // fault or touch was a write
+inline constexpr uint8_t kFlagMajor = 1u << 1;  // fault was observed as major
+
+// Event::duration_ns when the capture did not observe one.
+inline constexpr uint64_t kNoDuration = ~uint64_t{0};
+
+// Linux madvise advice numbers used by the model (include/uapi/asm-generic/mman-common.h).
+inline constexpr uint64_t kMadvNormal = 0;
+inline constexpr uint64_t kMadvWillNeed = 3;
+inline constexpr uint64_t kMadvDontNeed = 4;
+inline constexpr uint64_t kMadvFree = 8;
+inline constexpr uint64_t kMadvCold = 20;
+inline constexpr uint64_t kMadvPageout = 21;
+
+// One address range of a vector madvise.
+struct Range {
+  uint64_t addr = 0;
+  uint64_t len = 0;
+  friend bool operator==(const Range&, const Range&) = default;
+};
+
+struct Event {
+  uint64_t ts_ns = 0;                 // when the thread issued it (trace clock, ns)
+  uint64_t duration_ns = kNoDuration; // observed duration, kNoDuration when unknown
+  uint64_t addr = 0;
+  uint64_t len = 0;
+  uint64_t arg0 = 0;
+  uint64_t arg1 = 0;
+  uint64_t arg2 = 0;
+  EventKind kind = EventKind::kThreadStart;
+  uint8_t flags = 0;
+  uint16_t reserved = 0;
+  uint32_t range_begin = 0;  // kMadviseVector: first range in the chunk's range list
+  uint32_t range_count = 0;  // kMadviseVector: number of ranges
+
+  bool has_duration() const { return duration_ns != kNoDuration; }
+  bool is_write() const { return (flags & kFlagWrite) != 0; }
+  bool is_major() const { return (flags & kFlagMajor) != 0; }
+  // kMmap accessors.
+  uint32_t prot() const { return static_cast<uint32_t>(arg0 & 0xffffffffu); }
+  uint32_t map_flags() const { return static_cast<uint32_t>(arg0 >> 32); }
+
+  friend bool operator==(const Event&, const Event&) = default;
+};
+static_assert(sizeof(Event) == 64, "Event is one cache line");
+
+// Which generic fields a kind stores; everything else reads back as zero.
+enum FieldBits : uint8_t {
+  kFieldAddr = 1u << 0,
+  kFieldLen = 1u << 1,
+  kFieldArg0 = 1u << 2,
+  kFieldArg1 = 1u << 3,
+  kFieldArg2 = 1u << 4,
+  kFieldRanges = 1u << 5,
+};
+uint8_t fields_of(EventKind kind);
+
+// True when `raw` names a kind this build knows.
+inline bool is_known_kind(uint8_t raw) { return raw < kEventKindCount; }
+
+// Short lower-case name used by `cat`, `info` and the importers ("mmap", "madvise_vector", ...).
+std::string_view kind_name(EventKind kind);
+// Inverse of kind_name; returns false when the name is unknown.
+bool kind_from_name(std::string_view name, EventKind* kind);
+
+// Builders: one per kind, setting only the fields the kind stores.
+namespace ev {
+Event thread_start(uint64_t ts);
+Event thread_exit(uint64_t ts);
+Event mm_create(uint64_t ts, uint64_t mm_id, uint64_t parent_mm_id);
+Event mm_exit(uint64_t ts, uint64_t mm_id);
+Event mmap(uint64_t ts, uint64_t addr, uint64_t len, uint32_t prot, uint32_t flags,
+           uint64_t file_id = 0, uint64_t offset = 0);
+Event munmap(uint64_t ts, uint64_t addr, uint64_t len);
+Event mprotect(uint64_t ts, uint64_t addr, uint64_t len, uint32_t prot);
+Event mremap(uint64_t ts, uint64_t addr, uint64_t len, uint64_t new_addr, uint64_t new_len,
+             uint64_t flags);
+Event brk(uint64_t ts, uint64_t new_break);
+Event madvise(uint64_t ts, uint64_t addr, uint64_t len, uint64_t advice);
+// The ranges are passed to TraceWriter::append beside this event.
+Event madvise_vector(uint64_t ts, uint64_t advice);
+Event page_fault(uint64_t ts, uint64_t addr, bool write, bool major = false);
+Event touch(uint64_t ts, uint64_t addr, uint64_t len, bool write, uint64_t stride = 0);
+Event file_read(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len);
+Event file_write(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len);
+Event fsync(uint64_t ts, uint64_t file_id);
+Event contig_alloc(uint64_t ts, uint64_t handle, uint64_t bytes);
+Event contig_free(uint64_t ts, uint64_t handle);
+}  // namespace ev
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,95 @@
+# The .mmtrace schema. Every zstd data frame of a trace decompresses to one message of root type
+# Frame, so `zstdcat FILE.mmtrace | capnp decode formats/trace.capnp Frame` prints the whole trace.
+# The index at the end of the file lives in a zstd skippable frame (zstdcat skips it) and is one
+# message of type Index.
+#
+# Versioning: Header.versionMajor changes when an old reader would misread a file; versionMinor
+# when fields or event kinds are added. Add fields at the end with the next ordinal; never renumber.
+
+@0xc6a1a3c2b49f6e11;
+
+$import "/capnp/c++.capnp".namespace("mmreplay::formats::capnp_schema");
+
+struct Frame {
+  union {
+    header @0 :Header;
+    chunk @1 :Chunk;
+  }
+}
+
+struct Header {
+  versionMajor @0 :UInt16;
+  versionMinor @1 :UInt16;
+  recorder @2 :Recorder;
+  generator @3 :Text;              # workload name when a generator made the trace
+  params @4 :List(Param);          # generator parameters, as given
+  threads @5 :List(Thread);        # stream id = index in this list
+  files @6 :List(File);
+  chunkEvents @7 :UInt32;          # the writer's events-per-chunk setting
+}
+
+struct Recorder {
+  tool @0 :Text;
+  commandLine @1 :Text;
+  kernelRelease @2 :Text;
+  cpus @3 :UInt32;
+  memoryBytes @4 :UInt64;
+  pageSize @5 :UInt32;
+  swapBytes @6 :UInt64;
+}
+
+struct Param {
+  key @0 :Text;
+  value @1 :Text;
+}
+
+struct Thread {
+  tid @0 :UInt64;
+  mmId @1 :UInt64;
+  name @2 :Text;
+}
+
+struct File {
+  id @0 :UInt64;
+  path @1 :Text;
+  sizeBytes @2 :UInt64;
+  blockSize @3 :UInt32;
+}
+
+# Up to Header.chunkEvents events of one thread, stored by column. Every column is a byte string
+# of unsigned LEB128 varints (zigzag where noted) holding one value per event that carries the
+# field, in event order; which fields an event carries is fixed by its kind (formats/event.cpp).
+struct Chunk {
+  stream @0 :UInt32;
+  seq @1 :UInt64;
+  firstTs @2 :UInt64;
+  lastTs @3 :UInt64;
+  count @4 :UInt32;
+  ops @5 :Data;        # one byte per event: kind (bits 0-5), has flags (bit 6), has duration (bit 7)
+  tsDelta @6 :Data;    # ts - previous ts (firstTs for the first event), zigzag
+  duration @7 :Data;   # observed duration in ns, events with bit 7 only
+  flags @8 :Data;      # event flags, events with bit 6 only
+  addr @9 :Data;       # address - previous address in this column, zigzag; vector ranges included
+  len @10 :Data;       # lengths; vector ranges included
+  arg0 @11 :Data;
+  arg1 @12 :Data;
+  arg2 @13 :Data;      # for vector madvise: the number of ranges
+}
+
+struct Index {
+  versionMajor @0 :UInt16;
+  versionMinor @1 :UInt16;
+  chunks @2 :List(IndexEntry);
+  threads @3 :List(Thread);    # the full thread table, including threads added after the header
+  totalEvents @4 :UInt64;
+}
+
+struct IndexEntry {
+  offset @0 :UInt64;
+  size @1 :UInt64;
+  stream @2 :UInt32;
+  seq @3 :UInt64;
+  firstTs @4 :UInt64;
+  lastTs @5 :UInt64;
+  events @6 :UInt32;
+}

@@ -1,0 +1,57 @@
+// What a trace says about itself: the header fields, the thread table and the file table.
+// These are plain structs; header_codec.cpp maps them to and from the Cap'n Proto Header.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mmreplay::formats {
+
+// Format version written by this build. A reader refuses a file whose major version is newer.
+inline constexpr uint16_t kFormatVersionMajor = 1;
+inline constexpr uint16_t kFormatVersionMinor = 0;
+
+// One trace thread. Its stream id is its index in the thread table.
+struct ThreadInfo {
+  uint64_t tid = 0;    // OS thread id as recorded (or a generator's number)
+  uint64_t mm_id = 0;  // which address space it runs in (a process); threads of one mm share it
+  std::string name;
+  friend bool operator==(const ThreadInfo&, const ThreadInfo&) = default;
+};
+
+// One file that file events and file mappings refer to by id (ids start at 1; 0 = no file).
+struct FileInfo {
+  uint64_t id = 0;
+  std::string path;
+  uint64_t size_bytes = 0;
+  uint32_t block_size = 4096;
+  friend bool operator==(const FileInfo&, const FileInfo&) = default;
+};
+
+// Where the trace came from and the machine it was recorded on.
+struct RecorderInfo {
+  std::string tool;            // "trace-replay gen", "perf", "strace", ...
+  std::string command_line;    // what to run to make it again
+  std::string kernel_release;  // uname -r of the recording host ("" for generated traces)
+  uint32_t cpus = 0;
+  uint64_t memory_bytes = 0;
+  uint32_t page_size = 4096;
+  uint64_t swap_bytes = 0;
+  friend bool operator==(const RecorderInfo&, const RecorderInfo&) = default;
+};
+
+struct TraceMeta {
+  uint16_t version_major = kFormatVersionMajor;
+  uint16_t version_minor = kFormatVersionMinor;
+  RecorderInfo recorder;
+  std::string generator;                                     // workload name, "" if captured
+  std::vector<std::pair<std::string, std::string>> params;  // generator parameters as given
+  std::vector<ThreadInfo> threads;
+  std::vector<FileInfo> files;
+  friend bool operator==(const TraceMeta&, const TraceMeta&) = default;
+};
+
+}  // namespace mmreplay::formats
