@@ -1,1 +1,188 @@
-// placeholder
+#include "formats/event.h"
+
+#include <array>
+
+namespace mmreplay::formats {
+namespace {
+
+struct KindInfo {
+  std::string_view name;
+  uint8_t fields;
+};
+
+// What each kind stores (see the EventKind comments in event.h). Part of the on-disk format.
+constexpr std::array<KindInfo, kEventKindCount> kKinds = {{
+    {"thread_start", 0},
+    {"thread_exit", 0},
+    {"mm_create", kFieldArg0 | kFieldArg1},
+    {"mm_exit", kFieldArg0},
+    {"mmap", kFieldAddr | kFieldLen | kFieldArg0 | kFieldArg1 | kFieldArg2},
+    {"munmap", kFieldAddr | kFieldLen},
+    {"mprotect", kFieldAddr | kFieldLen | kFieldArg0},
+    {"mremap", kFieldAddr | kFieldLen | kFieldArg0 | kFieldArg1 | kFieldArg2},
+    {"brk", kFieldAddr},
+    {"madvise", kFieldAddr | kFieldLen | kFieldArg0},
+    {"madvise_vector", kFieldArg0 | kFieldRanges},
+    {"page_fault", kFieldAddr},
+    {"touch", kFieldAddr | kFieldLen | kFieldArg0},
+    {"file_read", kFieldLen | kFieldArg0 | kFieldArg1},
+    {"file_write", kFieldLen | kFieldArg0 | kFieldArg1},
+    {"fsync", kFieldArg0},
+    {"contig_alloc", kFieldLen | kFieldArg0},
+    {"contig_free", kFieldArg0},
+}};
+
+Event make(EventKind kind, uint64_t ts) {
+  Event e;
+  e.kind = kind;
+  e.ts_ns = ts;
+  return e;
+}
+
+}  // namespace
+
+uint8_t fields_of(EventKind kind) { return kKinds[static_cast<size_t>(kind)].fields; }
+
+std::string_view kind_name(EventKind kind) {
+  const auto i = static_cast<size_t>(kind);
+  return i < kKinds.size() ? kKinds[i].name : std::string_view("unknown");
+}
+
+bool kind_from_name(std::string_view name, EventKind* kind) {
+  for (size_t i = 0; i < kKinds.size(); ++i) {
+    if (kKinds[i].name == name) {
+      *kind = static_cast<EventKind>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace ev {
+
+Event thread_start(uint64_t ts) { return make(EventKind::kThreadStart, ts); }
+Event thread_exit(uint64_t ts) { return make(EventKind::kThreadExit, ts); }
+
+Event mm_create(uint64_t ts, uint64_t mm_id, uint64_t parent_mm_id) {
+  Event e = make(EventKind::kMmCreate, ts);
+  e.arg0 = mm_id;
+  e.arg1 = parent_mm_id;
+  return e;
+}
+
+Event mm_exit(uint64_t ts, uint64_t mm_id) {
+  Event e = make(EventKind::kMmExit, ts);
+  e.arg0 = mm_id;
+  return e;
+}
+
+Event mmap(uint64_t ts, uint64_t addr, uint64_t len, uint32_t prot, uint32_t flags,
+           uint64_t file_id, uint64_t offset) {
+  Event e = make(EventKind::kMmap, ts);
+  e.addr = addr;
+  e.len = len;
+  e.arg0 = static_cast<uint64_t>(prot) | (static_cast<uint64_t>(flags) << 32);
+  e.arg1 = file_id;
+  e.arg2 = offset;
+  return e;
+}
+
+Event munmap(uint64_t ts, uint64_t addr, uint64_t len) {
+  Event e = make(EventKind::kMunmap, ts);
+  e.addr = addr;
+  e.len = len;
+  return e;
+}
+
+Event mprotect(uint64_t ts, uint64_t addr, uint64_t len, uint32_t prot) {
+  Event e = make(EventKind::kMprotect, ts);
+  e.addr = addr;
+  e.len = len;
+  e.arg0 = prot;
+  return e;
+}
+
+Event mremap(uint64_t ts, uint64_t addr, uint64_t len, uint64_t new_addr, uint64_t new_len,
+             uint64_t flags) {
+  Event e = make(EventKind::kMremap, ts);
+  e.addr = addr;
+  e.len = len;
+  e.arg0 = new_addr;
+  e.arg1 = new_len;
+  e.arg2 = flags;
+  return e;
+}
+
+Event brk(uint64_t ts, uint64_t new_break) {
+  Event e = make(EventKind::kBrk, ts);
+  e.addr = new_break;
+  return e;
+}
+
+Event madvise(uint64_t ts, uint64_t addr, uint64_t len, uint64_t advice) {
+  Event e = make(EventKind::kMadvise, ts);
+  e.addr = addr;
+  e.len = len;
+  e.arg0 = advice;
+  return e;
+}
+
+Event madvise_vector(uint64_t ts, uint64_t advice) {
+  Event e = make(EventKind::kMadviseVector, ts);
+  e.arg0 = advice;
+  return e;
+}
+
+Event page_fault(uint64_t ts, uint64_t addr, bool write, bool major) {
+  Event e = make(EventKind::kPageFault, ts);
+  e.addr = addr;
+  e.flags = static_cast<uint8_t>((write ? kFlagWrite : 0) | (major ? kFlagMajor : 0));
+  return e;
+}
+
+Event touch(uint64_t ts, uint64_t addr, uint64_t len, bool write, uint64_t stride) {
+  Event e = make(EventKind::kTouch, ts);
+  e.addr = addr;
+  e.len = len;
+  e.arg0 = stride;
+  e.flags = write ? kFlagWrite : 0;
+  return e;
+}
+
+Event file_read(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len) {
+  Event e = make(EventKind::kFileRead, ts);
+  e.arg0 = file_id;
+  e.arg1 = offset;
+  e.len = len;
+  return e;
+}
+
+Event file_write(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len) {
+  Event e = make(EventKind::kFileWrite, ts);
+  e.arg0 = file_id;
+  e.arg1 = offset;
+  e.len = len;
+  return e;
+}
+
+Event fsync(uint64_t ts, uint64_t file_id) {
+  Event e = make(EventKind::kFsync, ts);
+  e.arg0 = file_id;
+  return e;
+}
+
+Event contig_alloc(uint64_t ts, uint64_t handle, uint64_t bytes) {
+  Event e = make(EventKind::kContigAlloc, ts);
+  e.arg0 = handle;
+  e.len = bytes;
+  return e;
+}
+
+Event contig_free(uint64_t ts, uint64_t handle) {
+  Event e = make(EventKind::kContigFree, ts);
+  e.arg0 = handle;
+  return e;
+}
+
+}  // namespace ev
+}  // namespace mmreplay::formats

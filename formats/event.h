@@ -11,6 +11,7 @@
 
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -44,6 +45,9 @@ inline constexpr int kEventKindCount = 18;
 inline constexpr uint8_t kFlagWrite = 1u << 0;  // fault or touch was a write
 inline constexpr uint8_t kFlagMajor = 1u << 1;  // fault was observed as major
 
+// Most ranges one vector madvise may carry (process_madvise takes at most IOV_MAX = 1024).
+inline constexpr size_t kMaxVectorRanges = 65535;
+
 // Event::duration_ns when the capture did not observe one.
 inline constexpr uint64_t kNoDuration = ~uint64_t{0};
 
@@ -72,9 +76,8 @@ struct Event {
   uint64_t arg2 = 0;
   EventKind kind = EventKind::kThreadStart;
   uint8_t flags = 0;
-  uint16_t reserved = 0;
+  uint16_t range_count = 0;  // kMadviseVector: number of ranges (at most kMaxVectorRanges)
   uint32_t range_begin = 0;  // kMadviseVector: first range in the chunk's range list
-  uint32_t range_count = 0;  // kMadviseVector: number of ranges
 
   bool has_duration() const { return duration_ns != kNoDuration; }
   bool is_write() const { return (flags & kFlagWrite) != 0; }

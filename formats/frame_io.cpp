@@ -1,1 +1,192 @@
-// placeholder
+#include "formats/frame_io.h"
+
+#include <capnp/serialize.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+namespace mmreplay::formats {
+namespace {
+
+constexpr std::array<uint32_t, 256> make_crc_table() {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;  // IEEE 802.3
+    table[i] = c;
+  }
+  return table;
+}
+constexpr auto kCrcTable = make_crc_table();
+
+void store_le64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+uint64_t load_le64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+// Traversal limit as a multiple of the message size, and the nesting cap (schema depth is 4).
+constexpr uint64_t kTraversalMultiple = 4;
+constexpr uint64_t kTraversalMinimumWords = 1024;
+constexpr int kNestingLimit = 16;
+
+}  // namespace
+
+uint32_t crc32(std::span<const uint8_t> bytes) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (uint8_t b : bytes) c = kCrcTable[(c ^ b) & 0xff] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+uint32_t load_le32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+void store_le32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+void encode_footer(const Footer& f, uint8_t out[kFooterBytes]) {
+  store_le64(out, f.index_bytes);
+  store_le32(out + 8, f.index_crc);
+  out[12] = static_cast<uint8_t>(f.major);
+  out[13] = static_cast<uint8_t>(f.major >> 8);
+  out[14] = static_cast<uint8_t>(f.minor);
+  out[15] = static_cast<uint8_t>(f.minor >> 8);
+  store_le64(out + 16, kFooterMagic);
+}
+
+bool decode_footer(const uint8_t in[kFooterBytes], Footer* f) {
+  if (load_le64(in + 16) != kFooterMagic) return false;
+  f->index_bytes = load_le64(in);
+  f->index_crc = load_le32(in + 8);
+  f->major = static_cast<uint16_t>(in[12] | in[13] << 8);
+  f->minor = static_cast<uint16_t>(in[14] | in[15] << 8);
+  return true;
+}
+
+FrameCompressor::FrameCompressor(int level) : cctx_(ZSTD_createCCtx()) {
+  ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
+  ZSTD_CCtx_setParameter(cctx_, ZSTD_c_contentSizeFlag, 1);
+}
+
+FrameCompressor::~FrameCompressor() { ZSTD_freeCCtx(cctx_); }
+
+Status FrameCompressor::compress(capnp::MessageBuilder& message, std::string* out) {
+  kj::Array<capnp::word> flat = capnp::messageToFlatArray(message);
+  const auto bytes = flat.asBytes();
+  out->resize(ZSTD_compressBound(bytes.size()));
+  const size_t n = ZSTD_compress2(cctx_, out->data(), out->size(), bytes.begin(), bytes.size());
+  if (ZSTD_isError(n)) return Status::error(std::string("zstd: ") + ZSTD_getErrorName(n));
+  out->resize(n);
+  return Status::ok();
+}
+
+Status decompress_frame(std::span<const uint8_t> frame, uint64_t frame_offset, uint64_t max_bytes,
+                        std::vector<capnp::word>* out) {
+  const std::string where = "frame at offset " + std::to_string(frame_offset);
+  const unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (content == ZSTD_CONTENTSIZE_ERROR) return Status::error(where + ": not a zstd frame");
+  if (content == ZSTD_CONTENTSIZE_UNKNOWN) {
+    return Status::error(where + ": frame does not declare its content size");
+  }
+  if (content > max_bytes) {
+    return Status::error(where + ": declares " + std::to_string(content) +
+                         " bytes, more than the limit of " + std::to_string(max_bytes));
+  }
+  if (content % sizeof(capnp::word) != 0 || content == 0) {
+    return Status::error(where + ": content is not a Cap'n Proto message (" +
+                         std::to_string(content) + " bytes)");
+  }
+  out->resize(content / sizeof(capnp::word));
+  // One decompression context per host thread: decode() may run on many TBB workers at once.
+  thread_local struct Ctx {
+    ZSTD_DCtx* dctx = ZSTD_createDCtx();
+    ~Ctx() { ZSTD_freeDCtx(dctx); }
+  } ctx;
+  const size_t n =
+      ZSTD_decompressDCtx(ctx.dctx, out->data(), content, frame.data(), frame.size());
+  if (ZSTD_isError(n)) return Status::error(where + ": zstd: " + ZSTD_getErrorName(n));
+  if (n != content) return Status::error(where + ": content shorter than declared");
+  return Status::ok();
+}
+
+capnp::ReaderOptions reader_options_for(size_t words) {
+  capnp::ReaderOptions options;
+  options.traversalLimitInWords = std::max<uint64_t>(kTraversalMinimumWords,
+                                                     kTraversalMultiple * words);
+  options.nestingLimit = kNestingLimit;
+  return options;
+}
+
+Status MappedFile::open(const std::string& path, MappedFile* out) {
+  out->release();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::error(path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::error(path + ": not a regular file");
+  }
+  out->size_ = static_cast<size_t>(st.st_size);
+  if (out->size_ > 0) {
+    void* p = ::mmap(nullptr, out->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      out->data_ = static_cast<const uint8_t*>(p);
+      out->mapped_ = true;
+    } else {
+      out->fallback_.resize(out->size_);
+      size_t done = 0;
+      while (done < out->size_) {
+        const ssize_t n = ::pread(fd, out->fallback_.data() + done, out->size_ - done,
+                                  static_cast<off_t>(done));
+        if (n <= 0) {
+          ::close(fd);
+          return Status::error(path + ": read failed at offset " + std::to_string(done));
+        }
+        done += static_cast<size_t>(n);
+      }
+      out->data_ = out->fallback_.data();
+    }
+  }
+  ::close(fd);
+  return Status::ok();
+}
+
+void MappedFile::release() {
+  if (mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+  mapped_ = false;
+  fallback_.clear();
+}
+
+MappedFile::~MappedFile() { release(); }
+
+MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    release();
+    data_ = other.data_;
+    size_ = other.size_;
+    mapped_ = other.mapped_;
+    fallback_ = std::move(other.fallback_);
+    if (!mapped_ && size_ > 0) data_ = fallback_.data();
+    other.data_ = nullptr;
+    other.size_ = 0;
+    other.mapped_ = false;
+  }
+  return *this;
+}
+
+}  // namespace mmreplay::formats

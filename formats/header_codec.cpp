@@ -1,1 +1,102 @@
-// placeholder
+#include "formats/header_codec.h"
+
+#include <string>
+
+namespace mmreplay::formats {
+
+void build_threads(const std::vector<ThreadInfo>& threads,
+                   capnp::List<capnp_schema::Thread>::Builder out) {
+  for (size_t i = 0; i < threads.size(); ++i) {
+    auto t = out[static_cast<unsigned>(i)];
+    t.setTid(threads[i].tid);
+    t.setMmId(threads[i].mm_id);
+    t.setName(threads[i].name);
+  }
+}
+
+std::vector<ThreadInfo> read_threads(capnp::List<capnp_schema::Thread>::Reader in) {
+  std::vector<ThreadInfo> threads;
+  threads.reserve(in.size());
+  for (auto t : in) threads.push_back(ThreadInfo{t.getTid(), t.getMmId(), t.getName().cStr()});
+  return threads;
+}
+
+void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::Header::Builder out) {
+  out.setVersionMajor(meta.version_major);
+  out.setVersionMinor(meta.version_minor);
+  auto rec = out.initRecorder();
+  rec.setTool(meta.recorder.tool);
+  rec.setCommandLine(meta.recorder.command_line);
+  rec.setKernelRelease(meta.recorder.kernel_release);
+  rec.setCpus(meta.recorder.cpus);
+  rec.setMemoryBytes(meta.recorder.memory_bytes);
+  rec.setPageSize(meta.recorder.page_size);
+  rec.setSwapBytes(meta.recorder.swap_bytes);
+  out.setGenerator(meta.generator);
+  auto params = out.initParams(static_cast<unsigned>(meta.params.size()));
+  for (size_t i = 0; i < meta.params.size(); ++i) {
+    params[static_cast<unsigned>(i)].setKey(meta.params[i].first);
+    params[static_cast<unsigned>(i)].setValue(meta.params[i].second);
+  }
+  build_threads(meta.threads, out.initThreads(static_cast<unsigned>(meta.threads.size())));
+  auto files = out.initFiles(static_cast<unsigned>(meta.files.size()));
+  for (size_t i = 0; i < meta.files.size(); ++i) {
+    auto f = files[static_cast<unsigned>(i)];
+    f.setId(meta.files[i].id);
+    f.setPath(meta.files[i].path);
+    f.setSizeBytes(meta.files[i].size_bytes);
+    f.setBlockSize(meta.files[i].block_size);
+  }
+  out.setChunkEvents(chunk_events);
+}
+
+Status read_header(capnp_schema::Header::Reader in, const std::string& where, TraceMeta* meta) {
+  meta->version_major = in.getVersionMajor();
+  meta->version_minor = in.getVersionMinor();
+  if (meta->version_major > kFormatVersionMajor) {
+    return Status::error(where + ": format version " + std::to_string(meta->version_major) + "." +
+                         std::to_string(meta->version_minor) + " is newer than this reader (" +
+                         std::to_string(kFormatVersionMajor) + ".x); upgrade trace-replay");
+  }
+  if (meta->version_major == 0) return Status::error(where + ": header has no format version");
+  auto rec = in.getRecorder();
+  meta->recorder.tool = rec.getTool().cStr();
+  meta->recorder.command_line = rec.getCommandLine().cStr();
+  meta->recorder.kernel_release = rec.getKernelRelease().cStr();
+  meta->recorder.cpus = rec.getCpus();
+  meta->recorder.memory_bytes = rec.getMemoryBytes();
+  meta->recorder.page_size = rec.getPageSize();
+  meta->recorder.swap_bytes = rec.getSwapBytes();
+  meta->generator = in.getGenerator().cStr();
+  meta->params.clear();
+  for (auto p : in.getParams()) meta->params.emplace_back(p.getKey().cStr(), p.getValue().cStr());
+  meta->threads = read_threads(in.getThreads());
+  meta->files.clear();
+  for (auto f : in.getFiles()) {
+    meta->files.push_back(
+        FileInfo{f.getId(), f.getPath().cStr(), f.getSizeBytes(), f.getBlockSize()});
+  }
+  return Status::ok();
+}
+
+void build_index(const std::vector<ChunkRef>& chunks, const std::vector<ThreadInfo>& threads,
+                 uint64_t total_events, capnp_schema::Index::Builder out) {
+  out.setVersionMajor(kFormatVersionMajor);
+  out.setVersionMinor(kFormatVersionMinor);
+  auto list = out.initChunks(static_cast<unsigned>(chunks.size()));
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    auto e = list[static_cast<unsigned>(i)];
+    const ChunkRef& c = chunks[i];
+    e.setOffset(c.offset);
+    e.setSize(c.size);
+    e.setStream(c.stream);
+    e.setSeq(c.seq);
+    e.setFirstTs(c.first_ts);
+    e.setLastTs(c.last_ts);
+    e.setEvents(c.events);
+  }
+  build_threads(threads, out.initThreads(static_cast<unsigned>(threads.size())));
+  out.setTotalEvents(total_events);
+}
+
+}  // namespace mmreplay::formats

@@ -1,1 +1,198 @@
-// placeholder
+#include "formats/trace_writer.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "formats/chunk_codec.h"
+#include "formats/frame_io.h"
+#include "formats/header_codec.h"
+
+namespace mmreplay::formats {
+
+struct TraceWriter::Impl {
+  std::string path;
+  TraceMeta meta;
+  WriterOptions options;
+  std::FILE* file = nullptr;
+  FrameCompressor compressor;
+  std::vector<ChunkEncoder> streams;
+  std::vector<uint64_t> next_seq;
+  std::vector<ChunkRef> index;
+  std::string frame;  // scratch for one compressed frame
+  uint64_t offset = 0;
+  uint64_t events = 0;
+  uint64_t buffered_bytes = 0;  // sum of encoded_bytes() over streams, updated at append/flush
+  bool header_written = false;
+  bool failed = false;
+  bool closed = false;
+
+  Impl(std::string p, TraceMeta m, WriterOptions o, std::FILE* f)
+      : path(std::move(p)), meta(std::move(m)), options(o), file(f), compressor(o.zstd_level) {}
+
+  Status io_error(const char* what) {
+    failed = true;
+    return Status::error(path + ": " + what + " failed at offset " + std::to_string(offset) +
+                         ": " + std::strerror(errno));
+  }
+
+  Status write_bytes(const void* data, size_t size) {
+    if (size > 0 && std::fwrite(data, 1, size, file) != size) return io_error("write");
+    offset += size;
+    return Status::ok();
+  }
+
+  Status write_message(capnp::MallocMessageBuilder& message) {
+    if (Status s = compressor.compress(message, &frame); !s) {
+      failed = true;
+      return Status::error(path + ": " + s.message());
+    }
+    return write_bytes(frame.data(), frame.size());
+  }
+
+  Status write_header() {
+    capnp::MallocMessageBuilder message;
+    auto root = message.initRoot<capnp_schema::Frame>();
+    build_header(meta, options.chunk_events, root.initHeader());
+    header_written = true;
+    return write_message(message);
+  }
+
+  Status flush_stream(uint32_t stream) {
+    ChunkEncoder& enc = streams[stream];
+    if (enc.count() == 0) return Status::ok();
+    if (!header_written) {
+      if (Status s = write_header(); !s) return s;
+    }
+    capnp::MallocMessageBuilder message;
+    auto root = message.initRoot<capnp_schema::Frame>();
+    const uint64_t seq = next_seq[stream]++;
+    enc.build(root.initChunk(), stream, seq);
+    const uint64_t frame_offset = offset;
+    if (Status s = write_message(message); !s) return s;
+    index.push_back(ChunkRef{frame_offset, frame.size(), stream, seq, enc.first_ts(),
+                             enc.last_ts(), enc.count()});
+    buffered_bytes -= enc.encoded_bytes();
+    enc.reset();
+    return Status::ok();
+  }
+
+  // Keeps the buffers of all streams under the budget by flushing the fullest one early.
+  Status enforce_budget() {
+    while (buffered_bytes > options.max_buffered_bytes) {
+      uint32_t fullest = 0;
+      for (uint32_t i = 1; i < streams.size(); ++i) {
+        if (streams[i].encoded_bytes() > streams[fullest].encoded_bytes()) fullest = i;
+      }
+      if (streams[fullest].count() == 0) break;
+      if (Status s = flush_stream(fullest); !s) return s;
+    }
+    return Status::ok();
+  }
+
+  Status write_index() {
+    capnp::MallocMessageBuilder message;
+    build_index(index, meta.threads, events, message.initRoot<capnp_schema::Index>());
+    kj::Array<capnp::word> flat = capnp::messageToFlatArray(message);
+    const auto bytes = flat.asBytes();
+    uint8_t head[kSkippableHeaderBytes];
+    store_le32(head, kIndexFrameMagic);
+    store_le32(head + 4, static_cast<uint32_t>(bytes.size() + kFooterBytes));
+    Footer footer;
+    footer.index_bytes = bytes.size();
+    footer.index_crc = crc32({bytes.begin(), bytes.size()});
+    footer.major = kFormatVersionMajor;
+    footer.minor = kFormatVersionMinor;
+    uint8_t tail[kFooterBytes];
+    encode_footer(footer, tail);
+    if (Status s = write_bytes(head, sizeof head); !s) return s;
+    if (Status s = write_bytes(bytes.begin(), bytes.size()); !s) return s;
+    return write_bytes(tail, sizeof tail);
+  }
+};
+
+std::unique_ptr<TraceWriter> TraceWriter::create(const std::string& path, TraceMeta meta,
+                                                 WriterOptions options, Status* status) {
+  if (options.chunk_events == 0) {
+    *status = Status::error("writer: chunk_events must be at least 1");
+    return nullptr;
+  }
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    *status = Status::error(path + ": cannot create: " + std::strerror(errno));
+    return nullptr;
+  }
+  meta.version_major = kFormatVersionMajor;
+  meta.version_minor = kFormatVersionMinor;
+  auto impl = std::make_unique<Impl>(path, std::move(meta), options, f);
+  impl->streams.resize(impl->meta.threads.size());
+  impl->next_seq.resize(impl->meta.threads.size());
+  *status = Status::ok();
+  return std::unique_ptr<TraceWriter>(new TraceWriter(std::move(impl)));
+}
+
+TraceWriter::TraceWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+TraceWriter::~TraceWriter() {
+  if (!impl_->closed) (void)close();
+}
+
+uint32_t TraceWriter::add_thread(ThreadInfo info) {
+  impl_->meta.threads.push_back(std::move(info));
+  impl_->streams.emplace_back();
+  impl_->next_seq.push_back(0);
+  return static_cast<uint32_t>(impl_->meta.threads.size() - 1);
+}
+
+uint32_t TraceWriter::thread_count() const {
+  return static_cast<uint32_t>(impl_->meta.threads.size());
+}
+
+Status TraceWriter::append(uint32_t stream, const Event& event, std::span<const Range> ranges) {
+  Impl& w = *impl_;
+  if (w.failed || w.closed) return Status::error(w.path + ": writer is closed or failed");
+  if (stream >= w.streams.size()) {
+    return Status::error(w.path + ": append to stream " + std::to_string(stream) + " but only " +
+                         std::to_string(w.streams.size()) + " threads");
+  }
+  if (ranges.size() > kMaxVectorRanges) {
+    return Status::error(w.path + ": vector madvise with " + std::to_string(ranges.size()) +
+                         " ranges; at most " + std::to_string(kMaxVectorRanges));
+  }
+  if (!is_known_kind(static_cast<uint8_t>(event.kind))) {
+    return Status::error(w.path + ": unknown event kind " +
+                         std::to_string(static_cast<unsigned>(event.kind)));
+  }
+  ChunkEncoder& enc = w.streams[stream];
+  const size_t before = enc.encoded_bytes();
+  enc.append(event, ranges);
+  w.buffered_bytes += enc.encoded_bytes() - before;
+  ++w.events;
+  if (enc.count() >= w.options.chunk_events) {
+    if (Status s = w.flush_stream(stream); !s) return s;
+  }
+  return w.enforce_budget();
+}
+
+Status TraceWriter::close() {
+  Impl& w = *impl_;
+  if (w.closed) return Status::ok();
+  w.closed = true;
+  Status result;
+  for (uint32_t i = 0; i < w.streams.size() && result.is_ok() && !w.failed; ++i) {
+    result = w.flush_stream(i);
+  }
+  if (result.is_ok() && !w.failed && !w.header_written) result = w.write_header();
+  if (result.is_ok() && !w.failed) result = w.write_index();
+  if (std::fclose(w.file) != 0 && result.is_ok()) result = w.io_error("close");
+  w.file = nullptr;
+  return result;
+}
+
+uint64_t TraceWriter::events_written() const { return impl_->events; }
+uint64_t TraceWriter::bytes_written() const { return impl_->offset; }
+uint64_t TraceWriter::chunks_written() const { return impl_->index.size(); }
+
+}  // namespace mmreplay::formats

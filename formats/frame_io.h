@@ -1,0 +1,95 @@
+// zstd framing of Cap'n Proto messages, the index frame and the footer, and the mapped input file.
+//
+// File layout:
+//   [zstd frame: Frame{header}] [zstd frame: Frame{chunk}] ...
+//   [skippable frame: magic 0x184D2A5E, u32 payload size, payload = Index message + Footer]
+// The footer is the last kFooterBytes of the file (little-endian):
+//   u64 index message bytes | u32 CRC-32 of the index message | u16 major | u16 minor | u64 magic
+// so a reader finds the index from the end, as zstd's seekable format does, and zstdcat still
+// reads the file as one valid zstd stream.
+
+#pragma once
+
+#include <capnp/message.h>
+#include <zstd.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "formats/status.h"
+
+namespace mmreplay::formats {
+
+inline constexpr uint32_t kZstdFrameMagic = 0xFD2FB528u;
+inline constexpr uint32_t kSkippableMagicFirst = 0x184D2A50u;  // 16 skippable magics
+inline constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0u;
+inline constexpr uint32_t kIndexFrameMagic = 0x184D2A5Eu;      // the one this format uses
+inline constexpr uint64_t kFooterMagic = 0x3158444952544D4Dull;  // "MMTRIDX1" read little-endian
+inline constexpr size_t kFooterBytes = 24;
+inline constexpr size_t kSkippableHeaderBytes = 8;
+
+struct Footer {
+  uint64_t index_bytes = 0;
+  uint32_t index_crc = 0;
+  uint16_t major = 0;
+  uint16_t minor = 0;
+};
+
+uint32_t crc32(std::span<const uint8_t> bytes);
+void encode_footer(const Footer& footer, uint8_t out[kFooterBytes]);
+// False when the magic does not match.
+bool decode_footer(const uint8_t in[kFooterBytes], Footer* footer);
+
+uint32_t load_le32(const uint8_t* p);
+void store_le32(uint8_t* p, uint32_t v);
+
+// Compresses Cap'n Proto messages into single zstd frames with content checksums.
+class FrameCompressor {
+ public:
+  explicit FrameCompressor(int level);
+  ~FrameCompressor();
+  FrameCompressor(const FrameCompressor&) = delete;
+  FrameCompressor& operator=(const FrameCompressor&) = delete;
+
+  // Replaces `out` with one zstd frame holding the flat (unpacked) message.
+  Status compress(capnp::MessageBuilder& message, std::string* out);
+
+ private:
+  ZSTD_CCtx* cctx_;
+};
+
+// Decompresses one zstd frame into word-aligned storage for a Cap'n Proto reader. Refuses frames
+// whose content is larger than `max_bytes` before allocating, and anything that is not a whole
+// number of words. Errors name `frame_offset`.
+Status decompress_frame(std::span<const uint8_t> frame, uint64_t frame_offset, uint64_t max_bytes,
+                        std::vector<capnp::word>* out);
+
+// Cap'n Proto reader limits for a message of `words` words: the traversal limit is a small
+// multiple of the message size (a hostile message cannot make traversal amplify without bound)
+// and nesting is capped well above what the schema needs.
+capnp::ReaderOptions reader_options_for(size_t words);
+
+// A read-only memory map of a whole file (falls back to reading it when mapping fails).
+class MappedFile {
+ public:
+  static Status open(const std::string& path, MappedFile* out);
+  MappedFile() = default;
+  ~MappedFile();
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+
+ private:
+  void release();
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;
+  std::vector<uint8_t> fallback_;
+};
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,131 @@
+#include "formats/frame_scan.h"
+
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+#include <zstd.h>
+
+#include "formats/chunk_codec.h"
+#include "formats/frame_io.h"
+#include "formats/header_codec.h"
+
+namespace mmreplay::formats {
+namespace {
+
+std::string where(uint64_t offset) { return "offset " + std::to_string(offset); }
+
+// Scratch for decompressed frames, one per host thread, reused across calls.
+std::vector<capnp::word>& scratch_words() {
+  thread_local std::vector<capnp::word> words;
+  return words;
+}
+
+}  // namespace
+
+Status find_frame(std::span<const uint8_t> file, uint64_t offset, FrameSpan* frame) {
+  const uint64_t remaining = offset < file.size() ? file.size() - offset : 0;
+  if (remaining < 4) return Status::error(where(offset) + ": frame cut short (no magic)");
+  const uint8_t* p = file.data() + offset;
+  const uint32_t magic = load_le32(p);
+  frame->offset = offset;
+  if ((magic & kSkippableMagicMask) == kSkippableMagicFirst) {
+    if (remaining < kSkippableHeaderBytes) {
+      return Status::error(where(offset) + ": skippable frame cut short");
+    }
+    const uint64_t size = kSkippableHeaderBytes + load_le32(p + 4);
+    if (size > remaining) return Status::error(where(offset) + ": skippable frame cut short");
+    frame->size = size;
+    frame->kind = FrameKind::kSkippable;
+    return Status::ok();
+  }
+  if (magic != kZstdFrameMagic) return Status::error(where(offset) + ": not a zstd frame");
+  const size_t size = ZSTD_findFrameCompressedSize(p, remaining);
+  if (ZSTD_isError(size)) {
+    return Status::error(where(offset) + ": zstd frame is cut short or damaged (" +
+                         ZSTD_getErrorName(size) + ")");
+  }
+  frame->size = size;
+  frame->kind = FrameKind::kZstd;
+  return Status::ok();
+}
+
+Status parse_frame(std::span<const uint8_t> file, const FrameSpan& frame, uint64_t max_frame_bytes,
+                   ParsedFrame* out) {
+  std::vector<capnp::word>& words = scratch_words();
+  if (Status s = decompress_frame(file.subspan(frame.offset, frame.size), frame.offset,
+                                  max_frame_bytes, &words);
+      !s) {
+    return s;
+  }
+  try {
+    capnp::FlatArrayMessageReader message(kj::arrayPtr(words.data(), words.size()),
+                                          reader_options_for(words.size()));
+    auto root = message.getRoot<capnp_schema::Frame>();
+    switch (root.which()) {
+      case capnp_schema::Frame::HEADER:
+        out->is_header = true;
+        return read_header(root.getHeader(), "frame at " + where(frame.offset), &out->meta);
+      case capnp_schema::Frame::CHUNK:
+        out->is_header = false;
+        return decode_chunk(root.getChunk(), frame.offset, &out->chunk);
+    }
+    return Status::error("frame at " + where(frame.offset) + ": unknown frame type");
+  } catch (const kj::Exception& e) {
+    return Status::error("frame at " + where(frame.offset) +
+                         ": malformed Cap'n Proto message: " + e.getDescription().cStr());
+  }
+}
+
+Status decode_chunk_frame(std::span<const uint8_t> file, const FrameSpan& frame,
+                          uint64_t max_frame_bytes, DecodedChunk* out) {
+  std::vector<capnp::word>& words = scratch_words();
+  if (Status s = decompress_frame(file.subspan(frame.offset, frame.size), frame.offset,
+                                  max_frame_bytes, &words);
+      !s) {
+    return s;
+  }
+  try {
+    capnp::FlatArrayMessageReader message(kj::arrayPtr(words.data(), words.size()),
+                                          reader_options_for(words.size()));
+    auto root = message.getRoot<capnp_schema::Frame>();
+    if (root.which() != capnp_schema::Frame::CHUNK) {
+      return Status::error("frame at " + where(frame.offset) + ": expected a chunk");
+    }
+    return decode_chunk(root.getChunk(), frame.offset, out);
+  } catch (const kj::Exception& e) {
+    return Status::error("frame at " + where(frame.offset) +
+                         ": malformed Cap'n Proto message: " + e.getDescription().cStr());
+  }
+}
+
+ScanResult scan_chunk_frames(std::span<const uint8_t> file, uint64_t start,
+                             uint64_t max_frame_bytes) {
+  ScanResult result;
+  uint64_t offset = start;
+  ParsedFrame parsed;
+  while (offset < file.size()) {
+    FrameSpan frame;
+    if (Status s = find_frame(file, offset, &frame); !s) {
+      result.lost_offset = offset;
+      result.lost_bytes = file.size() - offset;
+      result.lost_reason = s.message();
+      break;
+    }
+    if (frame.kind == FrameKind::kZstd) {
+      if (Status s = parse_frame(file, frame, max_frame_bytes, &parsed); !s) {
+        result.problems.push_back("skipped damaged " + s.message());
+      } else if (parsed.is_header) {
+        result.problems.push_back("skipped a second header frame at " + where(offset));
+      } else {
+        ChunkRef ref = parsed.chunk.ref;
+        ref.offset = frame.offset;
+        ref.size = frame.size;
+        result.chunks.push_back(ref);
+      }
+    }
+    offset += frame.size;
+  }
+  if (result.lost_bytes == 0) result.lost_offset = file.size();
+  return result;
+}
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,75 @@
+// LEB128 varints and zigzag, the column encoding of chunks.
+//
+// The decoder is bounds-checked: a column that ends inside a varint, or a varint longer than ten
+// bytes, sets the reader's error flag instead of reading past the buffer.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace mmreplay::formats {
+
+inline uint64_t zigzag_encode(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+inline int64_t zigzag_decode(uint64_t v) {
+  return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
+}
+
+// Appends varints to a growing byte string.
+class VarintWriter {
+ public:
+  void put(uint64_t v) {
+    uint8_t buf[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+      buf[n++] = static_cast<uint8_t>(v) | 0x80;
+      v >>= 7;
+    }
+    buf[n++] = static_cast<uint8_t>(v);
+    bytes_.append(reinterpret_cast<const char*>(buf), n);
+  }
+  void put_signed(int64_t v) { put(zigzag_encode(v)); }
+  void put_byte(uint8_t b) { bytes_.push_back(static_cast<char>(b)); }
+
+  const std::string& bytes() const { return bytes_; }
+  size_t size() const { return bytes_.size(); }
+  void clear() { bytes_.clear(); }
+
+ private:
+  std::string bytes_;
+};
+
+// Reads varints from a column; never reads past its end.
+class VarintReader {
+ public:
+  VarintReader() = default;
+  VarintReader(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
+
+  uint64_t get() {
+    // Fast path: one-byte values dominate the columns.
+    if (p_ < end_ && *p_ < 0x80) return *p_++;
+    return get_slow();
+  }
+  int64_t get_signed() { return zigzag_decode(get()); }
+  uint8_t get_byte() {
+    if (p_ < end_) return *p_++;
+    failed_ = true;
+    return 0;
+  }
+
+  bool failed() const { return failed_; }
+  bool at_end() const { return p_ == end_; }
+  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+
+ private:
+  uint64_t get_slow();
+
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  bool failed_ = false;
+};
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,134 @@
+// trace-replay info FILE [--json]: header, threads, events per kind, time span, compressed size
+// and bytes per event.
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "formats/trace_stats.h"
+#include "tools/cli/cli_util.h"
+#include "tools/cli/commands.h"
+
+namespace mmreplay::tools {
+namespace {
+
+// Threads listed one per line in the text form before it summarises the rest.
+constexpr size_t kThreadsShown = 16;
+
+nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceStats& stats) {
+  const formats::TraceMeta& m = reader.meta();
+  nlohmann::json j;
+  j["file"] = reader.path();
+  j["format_version"] = fmt::format("{}.{}", m.version_major, m.version_minor);
+  j["recorder"] = {{"tool", m.recorder.tool},           {"command_line", m.recorder.command_line},
+                   {"kernel_release", m.recorder.kernel_release}, {"cpus", m.recorder.cpus},
+                   {"memory_bytes", m.recorder.memory_bytes},     {"page_size", m.recorder.page_size},
+                   {"swap_bytes", m.recorder.swap_bytes}};
+  j["generator"] = m.generator;
+  j["params"] = nlohmann::json::object();
+  for (const auto& [k, v] : m.params) j["params"][k] = v;
+  j["threads"] = nlohmann::json::array();
+  for (size_t i = 0; i < m.threads.size(); ++i) {
+    j["threads"].push_back({{"stream", i}, {"tid", m.threads[i].tid}, {"mm", m.threads[i].mm_id},
+                            {"name", m.threads[i].name}, {"events", stats.per_stream[i]}});
+  }
+  j["files"] = nlohmann::json::array();
+  for (const auto& f : m.files) {
+    j["files"].push_back({{"id", f.id}, {"path", f.path}, {"size_bytes", f.size_bytes},
+                          {"block_size", f.block_size}});
+  }
+  j["events"] = stats.events;
+  j["events_per_kind"] = nlohmann::json::object();
+  for (int k = 0; k < formats::kEventKindCount; ++k) {
+    if (stats.per_kind[k] == 0) continue;
+    j["events_per_kind"][std::string(formats::kind_name(static_cast<formats::EventKind>(k)))] =
+        stats.per_kind[k];
+  }
+  j["vector_ranges"] = stats.vector_ranges;
+  j["events_with_duration"] = stats.with_duration;
+  j["first_ts_ns"] = stats.first_ts;
+  j["last_ts_ns"] = stats.last_ts;
+  j["span_ns"] = stats.last_ts - stats.first_ts;
+  j["chunks"] = reader.chunks().size();
+  j["file_bytes"] = stats.file_bytes;
+  j["bytes_per_event"] = stats.bytes_per_event();
+  j["index_recovered"] = reader.recovered();
+  return j;
+}
+
+void print_text(const formats::TraceReader& reader, const formats::TraceStats& stats) {
+  const formats::TraceMeta& m = reader.meta();
+  fmt::print("file          {} ({}, {} chunks{})\n", reader.path(), human_bytes(stats.file_bytes),
+             reader.chunks().size(), reader.recovered() ? ", index rebuilt" : ", indexed");
+  fmt::print("format        {}.{}\n", m.version_major, m.version_minor);
+  fmt::print("recorded by   {}\n", m.recorder.tool.empty() ? "(unknown)" : m.recorder.tool);
+  if (!m.recorder.command_line.empty()) fmt::print("remake with   {}\n", m.recorder.command_line);
+  if (!m.generator.empty()) {
+    std::string params;
+    for (const auto& [k, v] : m.params) params += fmt::format(" {}={}", k, v);
+    fmt::print("generator     {}{}\n", m.generator, params);
+  }
+  fmt::print("machine       {} CPUs, {} memory, {} swap, {} B pages{}\n", m.recorder.cpus,
+             human_bytes(m.recorder.memory_bytes), human_bytes(m.recorder.swap_bytes),
+             m.recorder.page_size,
+             m.recorder.kernel_release.empty() ? "" : ", kernel " + m.recorder.kernel_release);
+  fmt::print("events        {} ({:.2f} bytes/event)\n", stats.events, stats.bytes_per_event());
+  fmt::print("time span     {} s .. {} s ({} s)\n", seconds_from_ns(stats.first_ts),
+             seconds_from_ns(stats.last_ts), seconds_from_ns(stats.last_ts - stats.first_ts));
+  fmt::print("events per kind:\n");
+  for (int k = 0; k < formats::kEventKindCount; ++k) {
+    if (stats.per_kind[k] == 0) continue;
+    fmt::print("  {:<16}{:>12}\n", formats::kind_name(static_cast<formats::EventKind>(k)),
+               stats.per_kind[k]);
+  }
+  if (stats.vector_ranges > 0) fmt::print("  (vector ranges {})\n", stats.vector_ranges);
+  fmt::print("threads       {}\n", m.threads.size());
+  fmt::print("  {:>6} {:>10} {:>6} {:>12}  {}\n", "stream", "tid", "mm", "events", "name");
+  for (size_t i = 0; i < m.threads.size() && i < kThreadsShown; ++i) {
+    fmt::print("  {:>6} {:>10} {:>6} {:>12}  {}\n", i, m.threads[i].tid, m.threads[i].mm_id,
+               stats.per_stream[i], m.threads[i].name);
+  }
+  if (m.threads.size() > kThreadsShown) {
+    fmt::print("  ... {} more (--json lists all)\n", m.threads.size() - kThreadsShown);
+  }
+  for (const auto& f : m.files) {
+    fmt::print("file {:>4}     {} ({}, block {})\n", f.id, f.path, human_bytes(f.size_bytes),
+               f.block_size);
+  }
+}
+
+}  // namespace
+
+void register_info_command(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("info", "Describe a trace: header, threads, events per kind");
+  struct Args {
+    std::string path;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("file", args->path, "the .mmtrace file")->required();
+  cmd->add_flag("--json", args->json, "print one JSON object instead of text");
+  cmd->callback([args, exit_code] {
+    auto reader = open_trace_or_report(args->path);
+    if (!reader) {
+      *exit_code = kExitBadInput;
+      return;
+    }
+    formats::TraceStats stats;
+    if (formats::Status s = formats::compute_stats(*reader, &stats); !s) {
+      std::fprintf(stderr, "trace-replay info: %s\n", s.message().c_str());
+      *exit_code = kExitBadInput;
+      return;
+    }
+    if (args->json) {
+      std::printf("%s\n", to_json(*reader, stats).dump(2).c_str());
+    } else {
+      print_text(*reader, stats);
+    }
+    *exit_code = kExitOk;
+  });
+}
+
+}  // namespace mmreplay::tools
