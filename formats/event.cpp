@@ -5,32 +5,13 @@
 namespace mmreplay::formats {
 namespace {
 
-struct KindInfo {
-  std::string_view name;
-  uint8_t fields;
+// Names in kind order, as `cat` prints them and importers accept them.
+constexpr std::array<std::string_view, kEventKindCount> kKindNames = {
+    "thread_start", "thread_exit", "mm_create",     "mm_exit",    "mmap",      "munmap",
+    "mprotect",     "mremap",      "brk",           "madvise",    "madvise_vector",
+    "page_fault",   "touch",       "file_read",     "file_write", "fsync",     "contig_alloc",
+    "contig_free",
 };
-
-// What each kind stores (see the EventKind comments in event.h). Part of the on-disk format.
-constexpr std::array<KindInfo, kEventKindCount> kKinds = {{
-    {"thread_start", 0},
-    {"thread_exit", 0},
-    {"mm_create", kFieldArg0 | kFieldArg1},
-    {"mm_exit", kFieldArg0},
-    {"mmap", kFieldAddr | kFieldLen | kFieldArg0 | kFieldArg1 | kFieldArg2},
-    {"munmap", kFieldAddr | kFieldLen},
-    {"mprotect", kFieldAddr | kFieldLen | kFieldArg0},
-    {"mremap", kFieldAddr | kFieldLen | kFieldArg0 | kFieldArg1 | kFieldArg2},
-    {"brk", kFieldAddr},
-    {"madvise", kFieldAddr | kFieldLen | kFieldArg0},
-    {"madvise_vector", kFieldArg0 | kFieldRanges},
-    {"page_fault", kFieldAddr},
-    {"touch", kFieldAddr | kFieldLen | kFieldArg0},
-    {"file_read", kFieldLen | kFieldArg0 | kFieldArg1},
-    {"file_write", kFieldLen | kFieldArg0 | kFieldArg1},
-    {"fsync", kFieldArg0},
-    {"contig_alloc", kFieldLen | kFieldArg0},
-    {"contig_free", kFieldArg0},
-}};
 
 Event make(EventKind kind, uint64_t ts) {
   Event e;
@@ -41,16 +22,14 @@ Event make(EventKind kind, uint64_t ts) {
 
 }  // namespace
 
-uint8_t fields_of(EventKind kind) { return kKinds[static_cast<size_t>(kind)].fields; }
-
 std::string_view kind_name(EventKind kind) {
   const auto i = static_cast<size_t>(kind);
-  return i < kKinds.size() ? kKinds[i].name : std::string_view("unknown");
+  return i < kKindNames.size() ? kKindNames[i] : std::string_view("unknown");
 }
 
 bool kind_from_name(std::string_view name, EventKind* kind) {
-  for (size_t i = 0; i < kKinds.size(); ++i) {
-    if (kKinds[i].name == name) {
+  for (size_t i = 0; i < kKindNames.size(); ++i) {
+    if (kKindNames[i] == name) {
       *kind = static_cast<EventKind>(i);
       return true;
     }

@@ -99,7 +99,32 @@ enum FieldBits : uint8_t {
   kFieldArg2 = 1u << 4,
   kFieldRanges = 1u << 5,
 };
-uint8_t fields_of(EventKind kind);
+namespace detail {
+// What each kind stores (see the EventKind comments above). Part of the on-disk format.
+inline constexpr uint8_t kFieldsOf[kEventKindCount] = {
+    0,                                                              // thread_start
+    0,                                                              // thread_exit
+    kFieldArg0 | kFieldArg1,                                        // mm_create
+    kFieldArg0,                                                     // mm_exit
+    kFieldAddr | kFieldLen | kFieldArg0 | kFieldArg1 | kFieldArg2,  // mmap
+    kFieldAddr | kFieldLen,                                         // munmap
+    kFieldAddr | kFieldLen | kFieldArg0,                            // mprotect
+    kFieldAddr | kFieldLen | kFieldArg0 | kFieldArg1 | kFieldArg2,  // mremap
+    kFieldAddr,                                                     // brk
+    kFieldAddr | kFieldLen | kFieldArg0,                            // madvise
+    kFieldArg0 | kFieldRanges,                                      // madvise_vector
+    kFieldAddr,                                                     // page_fault
+    kFieldAddr | kFieldLen | kFieldArg0,                            // touch
+    kFieldLen | kFieldArg0 | kFieldArg1,                            // file_read
+    kFieldLen | kFieldArg0 | kFieldArg1,                            // file_write
+    kFieldArg0,                                                     // fsync
+    kFieldLen | kFieldArg0,                                         // contig_alloc
+    kFieldArg0,                                                     // contig_free
+};
+}  // namespace detail
+
+// REQUIRES: is_known_kind(kind).
+inline uint8_t fields_of(EventKind kind) { return detail::kFieldsOf[static_cast<size_t>(kind)]; }
 
 // True when `raw` names a kind this build knows.
 inline bool is_known_kind(uint8_t raw) { return raw < kEventKindCount; }

@@ -162,6 +162,14 @@ Status MappedFile::open(const std::string& path, MappedFile* out) {
   return Status::ok();
 }
 
+MappedFile MappedFile::from_bytes(std::vector<uint8_t> bytes) {
+  MappedFile f;
+  f.fallback_ = std::move(bytes);
+  f.size_ = f.fallback_.size();
+  f.data_ = f.fallback_.data();
+  return f;
+}
+
 void MappedFile::release() {
   if (mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
   data_ = nullptr;

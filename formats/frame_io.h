@@ -75,6 +75,8 @@ capnp::ReaderOptions reader_options_for(size_t words);
 class MappedFile {
  public:
   static Status open(const std::string& path, MappedFile* out);
+  // Holds `bytes` in memory instead of mapping a file (fuzzing, tests, pipes).
+  static MappedFile from_bytes(std::vector<uint8_t> bytes);
   MappedFile() = default;
   ~MappedFile();
   MappedFile(MappedFile&& other) noexcept;

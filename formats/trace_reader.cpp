@@ -26,6 +26,7 @@ struct TraceReader::Impl {
 
   std::string at(uint64_t offset) const { return path + ": offset " + std::to_string(offset); }
 
+  Status load();
   Status read_header_frame();
   Status read_index(std::string* why_unusable);
   Status validate_index(std::string* why) const;
@@ -168,26 +169,38 @@ void TraceReader::Impl::finish_tables() {
   }
 }
 
+Status TraceReader::Impl::load() {
+  if (Status s = read_header_frame(); !s) return s;
+  std::string why;
+  if (Status s = read_index(&why); !s) return s;
+  if (!why.empty()) {
+    if (!options.allow_recovery) return Status::error(path + ": " + why + " (recovery disabled)");
+    recovered = true;
+    warnings.push_back(path + ": " + why);
+    scan_frames();
+  }
+  finish_tables();
+  return Status::ok();
+}
+
 std::unique_ptr<TraceReader> TraceReader::open(const std::string& path, ReaderOptions options,
                                                Status* status) {
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->options = options;
   if (*status = MappedFile::open(path, &impl->file); !*status) return nullptr;
-  if (*status = impl->read_header_frame(); !*status) return nullptr;
-  std::string why;
-  if (*status = impl->read_index(&why); !*status) return nullptr;
-  if (!why.empty()) {
-    if (!options.allow_recovery) {
-      *status = Status::error(path + ": " + why + " (recovery disabled)");
-      return nullptr;
-    }
-    impl->recovered = true;
-    impl->warnings.push_back(path + ": " + why);
-    impl->scan_frames();
-  }
-  impl->finish_tables();
-  *status = Status::ok();
+  if (*status = impl->load(); !*status) return nullptr;
+  return std::unique_ptr<TraceReader>(new TraceReader(std::move(impl)));
+}
+
+std::unique_ptr<TraceReader> TraceReader::open_buffer(const std::string& name,
+                                                      std::vector<uint8_t> bytes,
+                                                      ReaderOptions options, Status* status) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = name;
+  impl->options = options;
+  impl->file = MappedFile::from_bytes(std::move(bytes));
+  if (*status = impl->load(); !*status) return nullptr;
   return std::unique_ptr<TraceReader>(new TraceReader(std::move(impl)));
 }
 

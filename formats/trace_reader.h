@@ -52,6 +52,10 @@ class TraceReader {
  public:
   static std::unique_ptr<TraceReader> open(const std::string& path, ReaderOptions options,
                                            Status* status);
+  // Reads a trace held in memory; `name` stands for the file name in messages.
+  static std::unique_ptr<TraceReader> open_buffer(const std::string& name,
+                                                  std::vector<uint8_t> bytes, ReaderOptions options,
+                                                  Status* status);
   ~TraceReader();
   TraceReader(const TraceReader&) = delete;
   TraceReader& operator=(const TraceReader&) = delete;

@@ -19,6 +19,9 @@ inline int64_t zigzag_decode(uint64_t v) {
 }
 
 // Appends varints to a growing byte string.
+inline constexpr int kPageShift = 12;
+inline constexpr uint64_t kPageLowMask = (uint64_t{1} << kPageShift) - 1;
+
 class VarintWriter {
  public:
   void put(uint64_t v) {
@@ -32,6 +35,19 @@ class VarintWriter {
     bytes_.append(reinterpret_cast<const char*>(buf), n);
   }
   void put_signed(int64_t v) { put(zigzag_encode(v)); }
+  // Page-scaled forms for addresses and lengths, which are mostly multiples of 4 KiB: the value
+  // above bit 12 with a flag in bit 0, then the low 12 bits only when the flag says they are not
+  // zero. A page-aligned delta of up to 64 pages costs one byte instead of three.
+  void put_paged(uint64_t v) {
+    const uint64_t low = v & kPageLowMask;
+    put(((v >> kPageShift) << 1) | (low != 0));
+    if (low != 0) put(low);
+  }
+  void put_paged_signed(int64_t v) {
+    const uint64_t low = static_cast<uint64_t>(v) & kPageLowMask;
+    put((zigzag_encode(v >> kPageShift) << 1) | (low != 0));
+    if (low != 0) put(low);
+  }
   void put_byte(uint8_t b) { bytes_.push_back(static_cast<char>(b)); }
 
   const std::string& bytes() const { return bytes_; }
@@ -49,11 +65,30 @@ class VarintReader {
   VarintReader(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
 
   uint64_t get() {
-    // Fast path: one-byte values dominate the columns.
-    if (p_ < end_ && *p_ < 0x80) return *p_++;
+    // Fast paths: one- and two-byte values dominate the columns.
+    if (end_ - p_ >= 2) {
+      if (p_[0] < 0x80) return *p_++;
+      if (p_[1] < 0x80) {
+        const uint64_t v = (p_[0] & 0x7fu) | static_cast<uint64_t>(p_[1]) << 7;
+        p_ += 2;
+        return v;
+      }
+    } else if (p_ < end_ && *p_ < 0x80) {
+      return *p_++;
+    }
     return get_slow();
   }
   int64_t get_signed() { return zigzag_decode(get()); }
+  uint64_t get_paged() {
+    const uint64_t token = get();
+    const uint64_t high = (token >> 1) << kPageShift;
+    return (token & 1) ? high | (get() & kPageLowMask) : high;
+  }
+  int64_t get_paged_signed() {
+    const uint64_t token = get();
+    const uint64_t high = static_cast<uint64_t>(zigzag_decode(token >> 1)) << kPageShift;
+    return static_cast<int64_t>((token & 1) ? high | (get() & kPageLowMask) : high);
+  }
   uint8_t get_byte() {
     if (p_ < end_) return *p_++;
     failed_ = true;
