@@ -15,6 +15,6 @@ OUT=build/release/default
 mkdir -p "$OUT"
 TRACE="$OUT/madv-bomb.mmtrace"
 # Seed 000 (mm: throttle MADV_FREE): 12 processes x 512 MiB, 5 loops; scaled to 1/64.
-"$TR" gen madv-bomb --scale 0.015625 --seed 1 -o "$TRACE"
+"$TR" gen madv-bomb --scale 1/64 -o "$TRACE"
 "$TR" check "$TRACE"
 "$TR" info "$TRACE"

@@ -1,0 +1,158 @@
+// The jemalloc arena model: runs inside aligned chunks, dirty accounting, the purge threshold
+// (dirty > active >> lg_dirty_mult, floor one chunk), oldest-first purging, coalescing rules.
+
+#include "tools/gen/jemalloc_model.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tools/gen/params.h"
+#include "tools/gen/prng.h"
+
+namespace mmreplay::gen {
+namespace {
+
+using formats::Range;
+
+// Hands out chunk-aligned addresses from a fixed base and records what was mapped.
+class FakeSource final : public ChunkSource {
+ public:
+  uint64_t map_chunk(uint64_t bytes, uint64_t align) override {
+    next_ = (next_ + align - 1) & ~(align - 1);
+    uint64_t addr = next_;
+    next_ += bytes;
+    mapped.push_back(Range{addr, bytes});
+    return addr;
+  }
+  void unmap_chunk(uint64_t addr, uint64_t bytes) override { unmapped.push_back(Range{addr, bytes}); }
+  std::vector<Range> mapped;
+  std::vector<Range> unmapped;
+
+ private:
+  uint64_t next_ = 0x100000000000ull;
+};
+
+constexpr uint64_t kChunk = kJemallocChunkBytes;
+constexpr uint64_t kChunkPages = kChunk / kPageSize;
+
+TEST(JemallocArena, FirstAllocationMapsAnAlignedChunkAndSkipsTheHeader) {
+  FakeSource source;
+  JemallocArena arena(ArenaConfig{}, &source);
+  uint64_t addr = arena.allocate(3 * kPageSize);
+  ASSERT_EQ(source.mapped.size(), 1u);
+  EXPECT_EQ(source.mapped[0].addr % kChunk, 0u);
+  EXPECT_EQ(source.mapped[0].len, kChunk);
+  EXPECT_EQ(addr, source.mapped[0].addr + kChunkHeaderPages * kPageSize);
+  EXPECT_EQ(arena.active_pages(), 3u);
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, FreedRunsStayDirtyBelowOneChunkOfPages) {
+  FakeSource source;
+  JemallocArena arena(ArenaConfig{}, &source);
+  std::vector<Range> purged;
+  uint64_t a = arena.allocate(64 * kPageSize);
+  arena.deallocate(a, 64 * kPageSize, &purged);
+  EXPECT_TRUE(purged.empty()) << "jemalloc keeps up to a chunk of dirty pages";
+  EXPECT_EQ(arena.dirty_pages(), 64u);
+  // Reusing the dirty run takes it back without a purge.
+  uint64_t b = arena.allocate(64 * kPageSize);
+  EXPECT_EQ(b, a);
+  EXPECT_EQ(arena.dirty_pages(), 0u);
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, PurgesOldestDirtyRunsWhenDirtyPassesTheRatio) {
+  FakeSource source;
+  ArenaConfig config;
+  config.chunk_floor = false;  // threshold = active >> 3 exactly
+  JemallocArena arena(config, &source);
+  std::vector<Range> purged;
+  // 16 live runs of 8 pages; free 4 of them that are not neighbours.
+  std::vector<uint64_t> runs;
+  for (int i = 0; i < 16; ++i) runs.push_back(arena.allocate(8 * kPageSize));
+  arena.deallocate(runs[1], 8 * kPageSize, &purged);  // active 120 -> threshold 15; dirty 8
+  EXPECT_TRUE(purged.empty());
+  arena.deallocate(runs[5], 8 * kPageSize, &purged);  // active 112 -> threshold 14; dirty 16
+  ASSERT_EQ(purged.size(), 1u) << "dirty 16 > 14: purge the oldest run";
+  EXPECT_EQ(purged[0].addr, runs[1]);
+  EXPECT_EQ(purged[0].len, 8 * kPageSize);
+  EXPECT_EQ(arena.dirty_pages(), 8u);
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, DirtyNeighboursMergeAndCleanOnesDoNot) {
+  FakeSource source;
+  JemallocArena arena(ArenaConfig{}, &source);
+  std::vector<Range> purged;
+  uint64_t a = arena.allocate(4 * kPageSize);
+  uint64_t b = arena.allocate(4 * kPageSize);
+  uint64_t c = arena.allocate(4 * kPageSize);
+  EXPECT_EQ(b, a + 4 * kPageSize);
+  arena.deallocate(a, 4 * kPageSize, &purged);
+  arena.deallocate(b, 4 * kPageSize, &purged);
+  EXPECT_EQ(arena.dirty_pages(), 8u);
+  // a+b form one dirty run of 8 pages: an 8-page request fits there exactly (best fit).
+  EXPECT_EQ(arena.allocate(8 * kPageSize), a);
+  (void)c;
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, ResizeShrinksInPlaceAndGrowsIntoAFreeNeighbour) {
+  FakeSource source;
+  JemallocArena arena(ArenaConfig{}, &source);
+  std::vector<Range> purged;
+  uint64_t a = arena.allocate(8 * kPageSize);
+  EXPECT_TRUE(arena.resize_in_place(a, 8 * kPageSize, 2 * kPageSize, &purged));
+  EXPECT_EQ(arena.active_pages(), 2u);
+  EXPECT_EQ(arena.dirty_pages(), 6u);
+  // The dirty tail (6 pages) is too small to grow by 8: the clean rest of the chunk does not
+  // merge with it, so the caller must move.
+  EXPECT_FALSE(arena.resize_in_place(a, 2 * kPageSize, 10 * kPageSize, &purged));
+  EXPECT_TRUE(arena.resize_in_place(a, 2 * kPageSize, 8 * kPageSize, &purged));
+  EXPECT_EQ(arena.active_pages(), 8u);
+  EXPECT_EQ(arena.dirty_pages(), 0u);
+  uint64_t blocker = arena.allocate(kPageSize);
+  EXPECT_EQ(blocker, a + 8 * kPageSize);
+  EXPECT_FALSE(arena.resize_in_place(a, 8 * kPageSize, 9 * kPageSize, &purged));
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, HugeAllocationsGetTheirOwnMapping) {
+  FakeSource source;
+  JemallocArena arena(ArenaConfig{}, &source);
+  std::vector<Range> purged;
+  uint64_t huge = arena.allocate(kChunk + kPageSize);
+  ASSERT_EQ(source.mapped.size(), 1u);
+  EXPECT_EQ(source.mapped[0].len, 2 * kChunk);
+  arena.deallocate(huge, kChunk + kPageSize, &purged);
+  ASSERT_EQ(source.unmapped.size(), 1u);
+  EXPECT_EQ(source.unmapped[0].addr, huge);
+}
+
+TEST(JemallocArena, RandomTrafficKeepsInvariantsAndPurgeBound) {
+  FakeSource source;
+  JemallocArena arena(ArenaConfig{}, &source);
+  SplitMix64 rng(7);
+  std::vector<std::pair<uint64_t, uint64_t>> live(256);
+  std::vector<Range> purged;
+  for (int op = 0; op < 20000; ++op) {
+    auto& slot = live[rng.below(live.size())];
+    if (slot.first == 0) {
+      slot.second = rng.log_uniform(kPageSize, 256 * 1024);
+      slot.first = arena.allocate(slot.second);
+    } else {
+      arena.deallocate(slot.first, slot.second, &purged);
+      slot = {0, 0};
+    }
+    // After every call dirty pages are back within max(active >> 3, one chunk).
+    uint64_t bound = std::max(arena.active_pages() >> kJemallocLgDirtyMult, kChunkPages);
+    ASSERT_LE(arena.dirty_pages(), bound) << "op " << op;
+  }
+  EXPECT_TRUE(arena.check_invariants());
+  EXPECT_FALSE(purged.empty());
+}
+
+}  // namespace
+}  // namespace mmreplay::gen

@@ -1,0 +1,112 @@
+// ebizzy (Valerie Henson's web-server-like allocator benchmark, used across linux-mm threads on
+// madvise and mmap_sem): a main thread allocates N chunks and fills them with random data; then
+// T worker threads (one shared mm) each loop:
+//   buf = malloc(size); memcpy(buf, chunk[random], size); search buf; free(buf)
+// With -m (--mmap on), buffers and chunks come from mmap/munmap instead of malloc/free.
+//
+// The allocator of ebizzy's usual runs is glibc's, which returns a freed large block's pages at
+// once (heap trimming with madvise(MADV_DONTNEED)); the arena model stands in for it without
+// jemalloc's one-chunk floor, so every free of a buffer purges it with one madvise.
+
+#include <memory>
+#include <vector>
+
+#include "tools/gen/heap_thread.h"
+#include "tools/gen/prng.h"
+#include "tools/gen/registry.h"
+#include "tools/gen/user_costs.h"
+
+namespace mmreplay::gen {
+namespace {
+
+// Seed 002's machine (32 CPUs); ebizzy is the madvise/TLB-flush benchmark of that era.
+constexpr Machine kSeed002Machine{32, 64 * kGiB, 0};
+// ebizzy's defaults: -n 512 chunks (cmdline "chunks"), -s 512 KiB chunk size.
+constexpr uint64_t kEbizzyChunks = 512;
+constexpr uint64_t kDefaultThreads = 16;
+constexpr uint64_t kDefaultRecords = 1000;
+// Arena with glibc-like trimming: chunk big enough for a few buffers, purge everything dirty.
+constexpr ArenaConfig kTrimOnFree{kJemallocChunkBytes * 4, 0, /*chunk_floor=*/false};
+
+class Ebizzy final : public Workload {
+ public:
+  explicit Ebizzy(const ParamValues& values)
+      : threads_(values.count("threads")),
+        chunks_(values.count("chunks")),
+        size_(values.scaled_bytes("size")),
+        loops_(values.count("loops")),
+        use_mmap_(values.flag("mmap")),
+        seed_(values.seed()),
+        think_(values.nanos("think")) {}
+
+  Machine machine() const override { return kSeed002Machine; }
+
+  Status emit(EventSink& sink) const override {
+    std::vector<Task> tasks = add_tasks(sink, 1, threads_ + 1, "ebizzy");
+    // Task 0 is main: it allocates and fills the chunks the workers copy from.
+    ProgramThread main(sink, tasks[0], think_);
+    HeapThread main_heap(&main, kTrimOnFree, 1);
+    main.start();
+    std::vector<uint64_t> chunks;
+    for (uint64_t i = 0; i < chunks_ && main.ok(); ++i) {
+      uint64_t addr = use_mmap_ ? main.mmap_anon(size_) : main_heap.malloc(size_);
+      main.touch(addr, size_, /*write=*/true, user_cost::kWritePageNs);  // fill_random()
+      chunks.push_back(addr);
+    }
+    main.exit();
+    if (!main.ok()) return main.status();
+
+    for (size_t w = 1; w < tasks.size(); ++w) {
+      ProgramThread worker(sink, tasks[w], think_, main.now());
+      HeapThread heap(&worker, kTrimOnFree, 1);
+      SplitMix64 rng = SplitMix64::for_stream(seed_, tasks[w].index);
+      worker.start();
+      for (uint64_t i = 0; i < loops_ && worker.ok(); ++i) {
+        uint64_t src = chunks[rng.below(chunks.size())];
+        uint64_t buf = use_mmap_ ? worker.mmap_anon(size_) : heap.malloc(size_);
+        worker.touch(src, size_, /*write=*/false, user_cost::kReadPageNs);   // memcpy source
+        worker.touch(buf, size_, /*write=*/true, user_cost::kCopyPageNs);    // memcpy target
+        worker.touch(buf, size_, /*write=*/false, user_cost::kSearchPageNs); // search_mem()
+        if (use_mmap_) {
+          worker.munmap(buf, size_);
+        } else {
+          heap.free(buf, size_);
+        }
+      }
+      worker.exit();
+      if (!worker.ok()) return worker.status();
+    }
+    return Status::ok();
+  }
+
+ private:
+  uint64_t threads_;
+  uint64_t chunks_;
+  uint64_t size_;
+  uint64_t loops_;
+  bool use_mmap_;
+  uint64_t seed_;
+  uint64_t think_;
+};
+
+}  // namespace
+
+WorkloadSpec ebizzy_spec() {
+  return WorkloadSpec{
+      "ebizzy",
+      "ebizzy: T threads copy a random chunk into a fresh buffer, search it, free it (-m: mmap)",
+      {
+          shared_params::threads(kDefaultThreads, "worker threads sharing one mm"),
+          count_param("chunks", kEbizzyChunks, "chunks", "chunks main allocates (-n)"),
+          shared_params::size("512K", "chunk and buffer size (-s)"),
+          shared_params::loops(kDefaultRecords, "records (copy + search) per worker"),
+          flag_param("mmap", false, "ebizzy -m: mmap/munmap instead of malloc/free"),
+          shared_params::seed(),
+          shared_params::scale(),
+          shared_params::think(),
+      },
+      [](const ParamValues& values) { return std::make_unique<Ebizzy>(values); },
+  };
+}
+
+}  // namespace mmreplay::gen

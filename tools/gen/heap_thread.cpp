@@ -1,0 +1,77 @@
+// Allocator calls as events; see heap_thread.h.
+
+#include "tools/gen/heap_thread.h"
+
+#include <algorithm>
+
+#include "tools/gen/user_costs.h"
+
+namespace mmreplay::gen {
+
+// Chunks smaller than 8 pages leave no room for runs next to the header; 1 GiB is far above any
+// jemalloc chunk size (opt.lg_chunk tops out well below that in practice).
+constexpr uint64_t kMinChunkBytes = 8 * kPageSize;
+constexpr uint64_t kMaxChunkBytes = 1ull << 30;
+// lg_dirty_mult above 20 would purge only past a million active pages per dirty page: off.
+constexpr uint64_t kMaxLgDirtyMult = 20;
+
+std::vector<ParamSpec> arena_param_specs() {
+  return {
+      bytes_param("chunk", "2M", "jemalloc chunk (opt.lg_chunk 21), a power of two", kMinChunkBytes),
+      count_param("lg-dirty-mult", kJemallocLgDirtyMult, "log2",
+                  "purge when dirty pages > active >> this (opt.lg_dirty_mult)", 0, kMaxLgDirtyMult),
+  };
+}
+
+ArenaConfig arena_config_from(const ParamValues& values) {
+  ArenaConfig config;
+  uint64_t chunk = std::min(values.bytes("chunk"), kMaxChunkBytes);
+  // Round down to a power of two: chunks are mapped aligned to their size.
+  config.chunk_bytes = uint64_t{1} << (63 - __builtin_clzll(chunk));
+  config.lg_dirty_mult = static_cast<uint32_t>(values.count("lg-dirty-mult"));
+  return config;
+}
+
+HeapThread::HeapThread(ProgramThread* thread, ArenaConfig config, uint64_t purge_per_call)
+    : thread_(thread), arena_(config, this), purge_per_call_(purge_per_call) {}
+
+uint64_t HeapThread::map_chunk(uint64_t bytes, uint64_t align) {
+  return thread_->mmap_anon(bytes, align);
+}
+
+void HeapThread::unmap_chunk(uint64_t addr, uint64_t bytes) { thread_->munmap(addr, bytes); }
+
+void HeapThread::purge_pending() {
+  if (purged_.empty()) return;
+  // pages_purge() in jemalloc 4.0 on Linux is madvise(MADV_DONTNEED).
+  thread_->madvise_ranges(purged_, formats::kMadvDontNeed, purge_per_call_);
+  purged_.clear();
+}
+
+uint64_t HeapThread::malloc(uint64_t bytes) {
+  thread_->spend(user_cost::kMallocNs);
+  return arena_.allocate(bytes);
+}
+
+void HeapThread::free(uint64_t addr, uint64_t bytes) {
+  thread_->spend(user_cost::kFreeNs);
+  arena_.deallocate(addr, bytes, &purged_);
+  purge_pending();
+}
+
+HeapThread::Resized HeapThread::realloc(uint64_t addr, uint64_t old_bytes, uint64_t new_bytes) {
+  thread_->spend(user_cost::kReallocNs);
+  if (arena_.resize_in_place(addr, old_bytes, new_bytes, &purged_)) {
+    purge_pending();
+    return Resized{addr, false};
+  }
+  uint64_t moved_to = malloc(new_bytes);
+  if (moved_to == 0) return Resized{};
+  uint64_t copied = std::min(old_bytes, new_bytes);
+  thread_->touch(addr, copied, /*write=*/false, user_cost::kReadPageNs);
+  thread_->touch(moved_to, copied, /*write=*/true, user_cost::kCopyPageNs);
+  free(addr, old_bytes);
+  return Resized{moved_to, true};
+}
+
+}  // namespace mmreplay::gen

@@ -1,0 +1,55 @@
+// HeapThread: a program thread whose malloc/free/realloc go through a JemallocArena, turned into
+// events: chunk mmaps, and the purges the arena decides on as madvise(MADV_DONTNEED) calls, one
+// per run or grouped into vector calls (madvisev(), seed 002).
+//
+// The caller emits the accesses (filling a new object, copying on a move) itself, because they
+// differ per workload; HeapThread only adds the allocator's user-space costs (user_costs.h).
+
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "formats/event.h"
+#include "tools/gen/jemalloc_model.h"
+#include "tools/gen/params.h"
+#include "tools/gen/program_thread.h"
+
+namespace mmreplay::gen {
+
+// The arena's tunables as workload parameters (--chunk, --lg-dirty-mult), jemalloc's defaults.
+std::vector<ParamSpec> arena_param_specs();
+ArenaConfig arena_config_from(const ParamValues& values);
+
+class HeapThread final : public ChunkSource {
+ public:
+  // purge_per_call: 1 = one madvise per purged run; n > 1 = vector calls of up to n runs.
+  HeapThread(ProgramThread* thread, ArenaConfig config, uint64_t purge_per_call);
+
+  ProgramThread& thread() { return *thread_; }
+  const JemallocArena& arena() const { return arena_; }
+
+  // Returns the new object's address, 0 when out of address space (thread().status() says why).
+  uint64_t malloc(uint64_t bytes);
+  void free(uint64_t addr, uint64_t bytes);
+
+  struct Resized {
+    uint64_t addr = 0;
+    bool moved = false;  // true: data copied from the old address, which is now free
+  };
+  // realloc(): in place when the arena can, else malloc + copy (touches) + free.
+  Resized realloc(uint64_t addr, uint64_t old_bytes, uint64_t new_bytes);
+
+  uint64_t map_chunk(uint64_t bytes, uint64_t align) override;
+  void unmap_chunk(uint64_t addr, uint64_t bytes) override;
+
+ private:
+  void purge_pending();
+
+  ProgramThread* thread_;  // not owned
+  JemallocArena arena_;
+  uint64_t purge_per_call_;
+  std::vector<formats::Range> purged_;
+};
+
+}  // namespace mmreplay::gen

@@ -1,0 +1,115 @@
+// JemallocArena: a small model of one jemalloc 4.0 arena's page-run allocator, enough to make
+// the madvise() traffic that seed 002 ("mm: add a new vector based madvise syscall") is about.
+//
+// What it models (jemalloc 4.0, src/arena.c):
+//   - Memory comes from the OS in chunks of `chunk_bytes` (opt.lg_chunk = 21: 2 MiB), mapped
+//     aligned to their size; the first kChunkHeaderPages pages hold the chunk header and page map.
+//   - An allocation takes a run of whole pages, best fit by (size, address) among the free runs
+//     (arena_run_alloc_large -> runs_avail). Requests larger than a chunk's usable pages are
+//     "huge": they get their own aligned mapping and are unmapped on free.
+//   - A freed run becomes dirty (its pages still hold data and stay resident). Dirty runs merge
+//     with dirty neighbours, clean with clean, never across chunks (arena_run_coalesce).
+//   - Purging (arena_maybe_purge): when dirty pages exceed active >> lg_dirty_mult (opt default
+//     3: one eighth), with the threshold never below one chunk of pages, the oldest dirty runs are
+//     purged first (runs_dirty is LRU) until dirty pages are back at the threshold. Each purged
+//     run is one range that the program hands to madvise(MADV_DONTNEED) (pages_purge()); with the
+//     madvisev() patch the ranges of one purge pass go to the kernel in one vector call. A purged
+//     run is clean: reusing it faults fresh zero pages.
+//   - Realloc of a run shrinks in place (the tail becomes dirty) or grows in place into a free
+//     neighbour run; otherwise the caller moves it (allocate, copy, deallocate).
+// What it does not model: small size classes inside bin runs (every request is rounded up to
+// pages), tcache, decay-based purging (jemalloc 4.1+), retained chunks (free chunks stay mapped).
+//
+// The model is pure bookkeeping: it never emits events. Chunk mappings go through ChunkSource,
+// which the generator implements with mmap/munmap events; purges come back as ranges.
+//
+// Invariants (checked by check_invariants() in tests): (1) free runs never overlap and never
+// cross a chunk boundary; (2) two adjacent free runs of one chunk differ in dirtiness;
+// (3) ndirty() is the sum of the dirty runs' pages and every dirty run is in the LRU exactly once.
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "formats/event.h"
+
+namespace mmreplay::gen {
+
+// jemalloc 4.0 defaults (src/jemalloc.c, include/jemalloc/internal/arena.h).
+inline constexpr uint64_t kJemallocChunkBytes = 2ull << 20;  // opt.lg_chunk = 21
+inline constexpr uint32_t kJemallocLgDirtyMult = 3;          // opt.lg_dirty_mult
+inline constexpr uint64_t kChunkHeaderPages = 1;             // map_bias for 2 MiB chunks, 4 KiB pages
+
+struct ArenaConfig {
+  uint64_t chunk_bytes = kJemallocChunkBytes;
+  uint32_t lg_dirty_mult = kJemallocLgDirtyMult;
+  // jemalloc never purges below one chunk of dirty pages; a glibc-like allocator that trims on
+  // every free (ebizzy) turns the floor off.
+  bool chunk_floor = true;
+};
+
+// Where the arena's chunks come from. map returns 0 when no address space is left.
+class ChunkSource {
+ public:
+  virtual ~ChunkSource() = default;
+  virtual uint64_t map_chunk(uint64_t bytes, uint64_t align) = 0;
+  virtual void unmap_chunk(uint64_t addr, uint64_t bytes) = 0;
+};
+
+class JemallocArena {
+ public:
+  JemallocArena(ArenaConfig config, ChunkSource* source);
+
+  // Returns the address of a run of at least `bytes` (rounded up to pages), or 0 when the
+  // source could not map a chunk. REQUIRES: bytes > 0.
+  uint64_t allocate(uint64_t bytes);
+
+  // Frees a run from allocate(); appends the runs purged as a result to `purged`, oldest first.
+  // REQUIRES: addr/bytes as allocated (or as last resized).
+  void deallocate(uint64_t addr, uint64_t bytes, std::vector<formats::Range>* purged);
+
+  // Resizes in place when it can (shrink always, grow into a free neighbour); false means the
+  // caller moves the data. Shrinking may purge.
+  bool resize_in_place(uint64_t addr, uint64_t old_bytes, uint64_t new_bytes,
+                       std::vector<formats::Range>* purged);
+
+  uint64_t active_pages() const { return nactive_; }
+  uint64_t dirty_pages() const { return ndirty_; }
+  uint64_t chunks_mapped() const { return chunks_; }
+  // Pages of a run (what allocate() gives for `bytes`).
+  static uint64_t pages_for(uint64_t bytes);
+  bool check_invariants() const;
+
+ private:
+  struct FreeRun {
+    uint64_t pages = 0;
+    bool dirty = false;
+    uint64_t seq = 0;  // position in the dirty LRU when dirty
+  };
+  uint64_t chunk_pages() const;
+  uint64_t chunk_of(uint64_t addr) const { return addr & ~(config_.chunk_bytes - 1); }
+  void insert_run(uint64_t addr, uint64_t pages, bool dirty, uint64_t seq);
+  FreeRun remove_run(uint64_t addr);
+  // Inserts a run and merges it with same-state neighbours in its chunk.
+  void insert_coalesced(uint64_t addr, uint64_t pages, bool dirty);
+  void free_pages(uint64_t addr, uint64_t pages, std::vector<formats::Range>* purged);
+  void maybe_purge(std::vector<formats::Range>* purged);
+  bool map_new_chunk();
+
+  ArenaConfig config_;
+  ChunkSource* source_;  // not owned
+  std::map<uint64_t, FreeRun> runs_;                    // free runs by address
+  std::set<std::pair<uint64_t, uint64_t>> avail_;       // (pages, addr): best fit
+  std::map<uint64_t, uint64_t> dirty_lru_;              // seq -> addr, oldest first
+  std::map<uint64_t, uint64_t> huge_;                   // huge allocations: addr -> mapped bytes
+  uint64_t next_seq_ = 0;
+  uint64_t nactive_ = 0;
+  uint64_t ndirty_ = 0;
+  uint64_t chunks_ = 0;
+};
+
+}  // namespace mmreplay::gen

@@ -1,0 +1,76 @@
+// madv-bomb: Shaohua Li's "MADV_FREE bomb" of seed 000 ("mm: throttle MADV_FREE", 2015).
+//
+//   P processes, each:  mmap(size) anonymous; L times { memset(region); madvise(region, advice) }
+//
+// Seed 000 ran 12 x 512M on a 3G RAM, 8G swap, 12 CPU machine, 5 loops, so the processes
+// together want twice the RAM and reclaim decides whether MADV_FREE beats MADV_DONTNEED. The
+// trace carries the advice the program passed (FREE by default); what the kernel does with it is
+// the replay policy's choice (madv_free=lazy|throttled|free-swapped|as-dontneed).
+//
+// Events per process: thread_start, mmap, L x (touch write of every page, madvise), thread_exit.
+
+#include <memory>
+
+#include "tools/gen/program_thread.h"
+#include "tools/gen/registry.h"
+#include "tools/gen/user_costs.h"
+
+namespace mmreplay::gen {
+namespace {
+
+// Seed 000's machine: "my 3G machine + 12 CPU + 8G swap".
+constexpr Machine kSeed000Machine{12, 3 * kGiB, 8 * kGiB};
+
+class MadvBomb final : public Workload {
+ public:
+  explicit MadvBomb(const ParamValues& values)
+      : processes_(values.count("processes")),
+        size_(values.scaled_bytes("size")),
+        loops_(values.count("loops")),
+        advice_(values.choice("advice") == "free" ? formats::kMadvFree : formats::kMadvDontNeed),
+        think_(values.nanos("think")) {}
+
+  Machine machine() const override { return kSeed000Machine; }
+
+  Status emit(EventSink& sink) const override {
+    for (const Task& task : add_tasks(sink, processes_, 1, "madv-bomb")) {
+      ProgramThread thread(sink, task, think_);
+      thread.start();
+      uint64_t region = thread.mmap_anon(size_);
+      for (uint64_t loop = 0; loop < loops_ && thread.ok(); ++loop) {
+        thread.touch(region, size_, /*write=*/true, user_cost::kWritePageNs);  // memset(512M)
+        thread.madvise(region, size_, advice_);
+      }
+      thread.exit();
+      if (!thread.ok()) return thread.status();
+    }
+    return Status::ok();
+  }
+
+ private:
+  uint64_t processes_;
+  uint64_t size_;
+  uint64_t loops_;
+  uint64_t advice_;
+  uint64_t think_;
+};
+
+}  // namespace
+
+WorkloadSpec madv_bomb_spec() {
+  return WorkloadSpec{
+      "madv-bomb",
+      "seed 000: P processes mmap a region, then L x (memset it, madvise FREE/DONTNEED)",
+      {
+          shared_params::processes(12, "processes, one mm each"),
+          shared_params::size("512M", "anonymous region per process"),
+          shared_params::loops(5, "memset + madvise rounds"),
+          choice_param("advice", {"free", "dontneed"}, "advice the program passes to madvise"),
+          shared_params::scale(),
+          shared_params::think(),
+      },
+      [](const ParamValues& values) { return std::make_unique<MadvBomb>(values); },
+  };
+}
+
+}  // namespace mmreplay::gen

@@ -1,0 +1,70 @@
+// mmap-munmap: threads mmap, touch and munmap regions of a given size, in a loop: the classic
+// mmap_sem write-contention case (will-it-scale mmap1/mmap2). In thread mode every mmap and
+// munmap takes the shared mm's mmap_sem for write while the touches' faults take it for read.
+//
+// Per task, L times: mmap(size) anonymous; write one byte per page; munmap.
+
+#include <memory>
+
+#include "tools/gen/program_thread.h"
+#include "tools/gen/registry.h"
+#include "tools/gen/user_costs.h"
+#include "tools/gen/will_it_scale.h"
+
+namespace mmreplay::gen {
+namespace {
+
+constexpr uint64_t kDefaultRounds = 1000;
+
+class MmapMunmap final : public Workload {
+ public:
+  explicit MmapMunmap(const ParamValues& values)
+      : processes_(values.count("processes")),
+        threads_(values.count("threads")),
+        size_(values.scaled_bytes("size")),
+        loops_(values.count("loops")),
+        think_(values.nanos("think")) {}
+
+  Machine machine() const override { return kSeed001Machine; }
+
+  Status emit(EventSink& sink) const override {
+    for (const Task& task : add_tasks(sink, processes_, threads_, "mmap-munmap")) {
+      ProgramThread thread(sink, task, think_);
+      thread.start();
+      for (uint64_t i = 0; i < loops_ && thread.ok(); ++i) {
+        uint64_t addr = thread.mmap_anon(size_);
+        thread.touch(addr, size_, /*write=*/true, user_cost::kWriteBytePerPageNs);
+        thread.munmap(addr, size_);
+      }
+      thread.exit();
+      if (!thread.ok()) return thread.status();
+    }
+    return Status::ok();
+  }
+
+ private:
+  uint64_t processes_;
+  uint64_t threads_;
+  uint64_t size_;
+  uint64_t loops_;
+  uint64_t think_;
+};
+
+}  // namespace
+
+WorkloadSpec mmap_munmap_spec() {
+  // Thread mode by default: the contention is on one shared mmap_sem.
+  std::vector<ParamSpec> params = task_mode_params(1, kDefaultWillItScaleTasks);
+  params.push_back(shared_params::size("1M", "region per mmap"));
+  params.push_back(shared_params::loops(kDefaultRounds, "mmap / touch / munmap rounds per task"));
+  params.push_back(shared_params::scale());
+  params.push_back(shared_params::think());
+  return WorkloadSpec{
+      "mmap-munmap",
+      "threads mmap, touch and munmap regions in a loop (mmap_sem write contention)",
+      std::move(params),
+      [](const ParamValues& values) { return std::make_unique<MmapMunmap>(values); },
+  };
+}
+
+}  // namespace mmreplay::gen

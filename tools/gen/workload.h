@@ -1,0 +1,51 @@
+// Workload: one recipe of `trace-replay gen`, and the spec the registry lists it by.
+//
+// Lifecycle: the gen command parses parameters against WorkloadSpec::params, builds the workload
+// with make(), asks it for the machine it was meant for and the files it uses (both go into the
+// trace header, which must be complete before the first event), then calls emit() once.
+
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "formats/status.h"
+#include "formats/trace_meta.h"
+#include "tools/gen/event_sink.h"
+#include "tools/gen/params.h"
+
+namespace mmreplay::gen {
+
+// The machine a workload is meant for, at full scale. The header records it (RecorderInfo) with
+// memory and swap multiplied by --scale, so a shrunken trace keeps the seed's memory pressure.
+struct Machine {
+  uint32_t cpus = 0;
+  uint64_t memory_bytes = 0;
+  uint64_t swap_bytes = 0;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual Machine machine() const = 0;
+  // The files its file events and file mappings refer to (ids 1, 2, ...).
+  virtual std::vector<formats::FileInfo> files() const { return {}; }
+  // Adds the threads and appends every event. Returns the first error of the sink.
+  virtual Status emit(EventSink& sink) const = 0;
+};
+
+struct WorkloadSpec {
+  std::string name;         // as typed after `gen`: "madv-bomb", "page_fault1"
+  std::string description;  // one line for `gen --list`
+  std::vector<ParamSpec> params;
+  std::function<std::unique_ptr<Workload>(const ParamValues&)> make;
+};
+
+// Sizes used in machine descriptions.
+inline constexpr uint64_t kGiB = 1ull << 30;
+inline constexpr uint64_t kMiB = 1ull << 20;
+
+}  // namespace mmreplay::gen
