@@ -353,7 +353,7 @@ ParamSpec seed() {
   ParamSpec spec;
   spec.name = "seed";
   spec.kind = ParamKind::kSeed;
-  spec.default_text = "1";
+  spec.default_text = std::to_string(1);  // not = "1": GCC 12 -O3 false -Wrestrict (PR105329)
   spec.help = "seed of the SplitMix64 generator (same seed, same trace)";
   return spec;
 }

@@ -89,9 +89,14 @@ void ProgramThread::mprotect(uint64_t addr, uint64_t len, uint32_t prot) {
   emit(ev::mprotect(now_ns_, addr, len, prot), user_cost::kSyscallNs);
 }
 
+// The touch covers whole pages: the model sees pages, not bytes, and a byte-granular length
+// (a malloc'd object's size) would cost the trace ~2 bytes of entropy per event for nothing.
 void ProgramThread::touch(uint64_t addr, uint64_t len, bool write, uint64_t ns_per_page) {
-  uint64_t pages = (len + kPageSize - 1) / kPageSize;
-  emit(ev::touch(now_ns_, addr, len, write, kPageSize), pages * ns_per_page);
+  if (len == 0) return;
+  const uint64_t first = addr / kPageSize * kPageSize;
+  const uint64_t end = (addr + len + kPageSize - 1) / kPageSize * kPageSize;
+  const uint64_t pages = (end - first) / kPageSize;
+  emit(ev::touch(now_ns_, first, end - first, write, kPageSize), pages * ns_per_page);
 }
 
 void ProgramThread::madvise(uint64_t addr, uint64_t len, uint64_t advice) {
