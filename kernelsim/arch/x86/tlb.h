@@ -1,0 +1,71 @@
+// x86 TLB model: per-CPU loaded mm and lazy mode, mm_cpumask, and flush_tlb_mm_range() with
+// shootdown IPIs or broadcast invalidation (arch/x86/mm/tlb.c).
+//
+// A flush of n pages is done with n single-page INVLPGs when n <= tlb_single_page_flush_ceiling
+// (33), else with one full flush; on the initiating CPU (if it has the mm loaded) and, under
+// tlb=ipi, in an IPI handler on every other CPU of mm_cpumask (lazy CPUs per policy lazy_tlb).
+// Each handler's time (entry + flush) is stolen from whatever task runs on the target; the
+// initiator spins until the last ack (native_flush_tlb_multi(), wait=1), its local flush running
+// meanwhile (5.12+, 4ce94eabac16). Under tlb=broadcast no IPIs are sent: the initiator issues
+// INVLPGB for the range (or the ASID) and waits in TLBSYNC.
+//
+// Invariants (asserted in tlb.cpp):
+//  (1) every shootdown has exactly one initiator, which waits for all the acks it expects;
+//  (2) a CPU is in mm->cpumask iff it has that mm loaded (running it or lazily);
+//  (3) an IPI handler runs on its target after the previous handler there has finished.
+
+#pragma once
+
+#include <cstdint>
+
+#include "kernelsim/constants.h"
+#include "kernelsim/sim/shared_step.h"
+#include "kernelsim/sim/time.h"
+
+namespace mmreplay::kernelsim {
+
+class Mm;
+class Simulation;
+struct Cpu;
+
+// Models switch_mm_irqs_off(): `cpu` starts running a task of `next` (nullptr: a task with no mm,
+// which runs lazily on the previous one). Returns the time this costs the incoming task.
+SimTime switch_mm_irqs_off(Simulation& sim, Cpu& cpu, Mm* next);
+
+// Models enter_lazy_tlb(): an idle CPU keeps its mm loaded and stays in mm_cpumask.
+void enter_lazy_tlb(Cpu& cpu);
+
+// Models leave_mm(): switch to init_mm; the CPU leaves the old mm's cpumask.
+void leave_mm(Cpu& cpu);
+
+// The range of one flush, as struct flush_tlb_info.
+struct FlushTlbInfo {
+  Mm* mm = nullptr;
+  uint64_t start = 0;        // first byte
+  uint64_t end = 0;          // one past the last byte
+  bool freed_tables = false; // page-table pages were freed (lazy CPUs must be told)
+
+  uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
+};
+
+// Models flush_tlb_mm_range(), at now() == t.clock(). Advances t's clock to the end of the
+// flush (last ack or TLBSYNC).
+// REQUIRES: info.mm != nullptr, info.start < info.end, page aligned.
+void flush_tlb_mm_range_now(Task& t, const FlushTlbInfo& info);
+
+class FlushTlbStep final : public SharedStep {
+ public:
+  FlushTlbStep(Task& t, const FlushTlbInfo& info) : SharedStep(t), info_(info) {}
+  bool run_now() override {
+    flush_tlb_mm_range_now(task_, info_);
+    return true;
+  }
+
+ private:
+  FlushTlbInfo info_;
+};
+
+// co_await flush_tlb_mm_range(t, info);
+inline FlushTlbStep flush_tlb_mm_range(Task& t, const FlushTlbInfo& info) { return FlushTlbStep(t, info); }
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,90 @@
+// Kernel constants the model uses, under their kernel names. Each carries the kernel version it
+// belongs to and where it comes from. Costs are not here: they are data (costs/cost_profile.h).
+//
+// Names keep the kernel's spelling, including its lower-case sysctls, so that a grep for the
+// kernel symbol finds the model's use of it.
+
+#pragma once
+
+#include <cstdint>
+
+namespace mmreplay::kernelsim {
+
+// ---- Pages and page tables (x86-64, 4-level paging) ----------------------------------------
+inline constexpr uint64_t PAGE_SHIFT = 12;                  // arch/x86/include/asm/page_types.h
+inline constexpr uint64_t PAGE_SIZE = uint64_t{1} << PAGE_SHIFT;
+inline constexpr uint64_t PMD_SHIFT = 21;                   // one PTE page maps 2 MiB
+inline constexpr uint64_t PMD_SIZE = uint64_t{1} << PMD_SHIFT;
+inline constexpr uint64_t PTRS_PER_PTE = 512;
+
+// Highest user address + 1 on x86-64 with 4-level paging (TASK_SIZE_MAX = 2^47 - PAGE_SIZE).
+inline constexpr uint64_t TASK_SIZE = (uint64_t{1} << 47) - PAGE_SIZE;
+// Lowest address mmap may hand out (/proc/sys/vm/mmap_min_addr default, 64 KiB).
+inline constexpr uint64_t mmap_min_addr = 65536;
+// The model's mmap_base: TASK_SIZE minus the 8 MiB default stack rlimit gap, rounded down to
+// 1 GiB, without ASLR (arch/x86/mm/mmap.c: mmap_base()); a fixed value keeps replays deterministic.
+inline constexpr uint64_t MODEL_MMAP_BASE = (TASK_SIZE - (uint64_t{8} << 20)) & ~((uint64_t{1} << 30) - 1);
+
+// ---- CPUs -------------------------------------------------------------------------------------
+// Largest machine the model supports (CONFIG_NR_CPUS is 8192 on distro kernels; 1024 is the
+// DESIGN.md requirement and keeps mm_cpumask at 128 bytes).
+inline constexpr uint32_t NR_CPUS = 1024;
+
+// ---- mmap / madvise ABI (include/uapi/asm-generic/mman-common.h, mman.h) --------------------
+inline constexpr uint32_t PROT_NONE = 0x0;
+inline constexpr uint32_t PROT_READ = 0x1;
+inline constexpr uint32_t PROT_WRITE = 0x2;
+inline constexpr uint32_t PROT_EXEC = 0x4;
+inline constexpr uint32_t MAP_SHARED = 0x01;
+inline constexpr uint32_t MAP_PRIVATE = 0x02;
+inline constexpr uint32_t MAP_FIXED = 0x10;
+inline constexpr uint32_t MAP_ANONYMOUS = 0x20;
+inline constexpr uint32_t MREMAP_MAYMOVE = 1;
+inline constexpr uint32_t MREMAP_FIXED = 2;
+inline constexpr int MADV_NORMAL = 0;
+inline constexpr int MADV_WILLNEED = 3;
+inline constexpr int MADV_DONTNEED = 4;
+inline constexpr int MADV_FREE = 8;  // 4.5+, 854e9ed09ded
+// errno values returned by the modelled syscalls (include/uapi/asm-generic/errno-base.h),
+// prefixed because libc defines EFAULT etc. as macros.
+inline constexpr int ERRNO_EFAULT = 14;
+inline constexpr int ERRNO_ENOMEM = 12;
+inline constexpr int ERRNO_EINVAL = 22;
+
+// ---- TLB and mmu_gather ---------------------------------------------------------------------
+// arch/x86/mm/tlb.c: ranges up to this many pages are flushed with one INVLPG per page, larger
+// ones with a full flush (3.17+, a5102476a24b; earlier 8, or 128 on IvyBridge).
+inline constexpr uint64_t tlb_single_page_flush_ceiling = 33;
+// include/asm-generic/tlb.h (3.8+): pages per gather batch and batches per gather; a gather
+// that fills MAX_GATHER_BATCH_COUNT batches forces a flush before queueing more pages.
+inline constexpr uint64_t MMU_GATHER_BUNDLE = 8;
+inline constexpr uint64_t MAX_GATHER_BATCH = 510;
+inline constexpr uint64_t MAX_GATHER_BATCH_COUNT = 19;
+
+// ---- rwsem (kernel/locking/rwsem.c, 5.3+ rewrite by Waiman Long) ------------------------------
+// A waiter that has waited this long sets the handoff bit: no more stealing or spinning past it.
+// RWSEM_WAIT_TIMEOUT = DIV_ROUND_UP(HZ, 250) jiffies, i.e. 4 ms at HZ=250 or HZ=1000.
+inline constexpr int64_t RWSEM_WAIT_TIMEOUT_NS = 4'000'000;
+// At most this many readers are woken by one rwsem_mark_wake() (0x100).
+inline constexpr uint32_t MAX_READERS_WAKEUP = 256;
+// rwsem_rspin_threshold(): a writer spins on a reader-owned rwsem for (20 + readers) / 2 us,
+// readers capped at 30, i.e. from 10 us up to 25 us.
+inline constexpr int64_t RWSEM_RSPIN_BASE_HALF_US = 20;
+inline constexpr uint32_t RWSEM_RSPIN_MAX_READERS = 30;
+
+// ---- Page allocator (mm/page_alloc.c) ---------------------------------------------------------
+// zone_batchsize(): about a quarter of 1 MiB of pages, rounded down to 2^n - 1: 63 on any zone
+// over 1 GiB. pageset high = 6 * batch before 5.14 (pageset_set_batch()).
+inline constexpr uint32_t PCP_BATCH = 63;
+inline constexpr uint32_t PCP_HIGH = 6 * PCP_BATCH;
+
+// ---- LRU, reclaim (used by the memory-pressure model; kept here with their kernel names) ----
+inline constexpr uint32_t SWAP_CLUSTER_MAX = 32;  // include/linux/swap.h, all versions
+inline constexpr uint32_t PAGEVEC_SIZE = 15;      // 14 in 3.x, 15 from ~4.15, folio_batch 31 in 6.9
+
+// ---- Scheduler --------------------------------------------------------------------------------
+// kernel/sched/fair.c: sysctl_sched_base_slice (6.6+ EEVDF) = 0.75 ms, the same value as
+// sysctl_sched_min_granularity in 3.x CFS. The model's time slice when tasks share a CPU.
+inline constexpr int64_t sysctl_sched_base_slice_ns = 750'000;
+
+}  // namespace mmreplay::kernelsim

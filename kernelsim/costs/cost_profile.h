@@ -1,0 +1,82 @@
+// CostProfile: what each modelled hardware or kernel step costs, in virtual nanoseconds.
+//
+// Costs are data, never literals in model code. A profile is a plain struct so that a JSON loader
+// outside kernelsim can fill it field by field (kernelsim itself does no file I/O). Two profiles
+// ship as C++ values: cost_profile_default() (a modern x86 server, 2023-25) and
+// cost_profile_xeon_2014() (the seeds' machines: Xeon E5 v2/v3, Linux 3.x/4.x era).
+//
+// Sources are the rows of ../shared/reference/kernel-mm.md, "Hardware costs". A figure marked
+// (unverified) is a starting point to calibrate, not a measurement; `trace-replay calibrate`
+// is meant to replace them on the running machine.
+//
+// Field                  | unit | default | 2014 | source
+// -----------------------+------+---------+------+------------------------------------------------
+// (see each field's comment; the table columns are the two factory functions in cost_profile.cpp)
+
+#pragma once
+
+#include <string_view>
+#include <optional>
+
+#include "kernelsim/sim/time.h"
+
+namespace mmreplay::kernelsim {
+
+struct CostProfile {
+  // ---- Entry / exit ----
+  SimTime syscall_entry;       // ns: syscall entry + exit (with speculation mitigations)
+  SimTime fault_entry;         // ns: #PF exception entry/exit and do_user_addr_fault() prologue
+  // ---- Fault path work ----
+  SimTime find_vma;            // ns: find_vma() / maple tree walk for one address
+  SimTime fault_bookkeeping;   // ns: handle_mm_fault() pte lookup, set_pte, rmap, lru add, counters
+  SimTime clear_page;          // ns: zeroing one 4 KiB page (~0.3 us at 13.7 GB/s, kernel-mm.md)
+  SimTime copy_page;           // ns: copying one 4 KiB page (COW)
+  SimTime page_cache_lookup;   // ns: filemap_fault() lookup of a resident page-cache page
+  SimTime user_access;         // ns: one user access to a mapped page with a warm TLB
+  // ---- Page allocator ----
+  SimTime pcp_alloc;           // ns: rmqueue_pcplist() taking one page from the per-CPU list
+  SimTime pcp_free;            // ns: free_unref_page() putting one page on the per-CPU list
+  SimTime buddy_page;          // ns: per page moved between buddy lists and pcp under zone->lock
+  // ---- Page-table walks ----
+  SimTime pte_walk;            // ns: visiting one pte that needs no work (none)
+  SimTime pte_zap;             // ns: zap_pte_range() on a present pte: clear, rmap, gather
+  SimTime pte_lazyfree;        // ns: madvise_free_pte_range() on a present pte + mark_page_lazyfree()
+  SimTime pte_change_prot;     // ns: change_pte_range() on one present pte
+  SimTime pte_move;            // ns: move_ptes() moving one present pte (mremap)
+  SimTime lru_add_drain;       // ns: lru_add_drain() of this CPU's (empty or short) batches
+  // ---- VMAs ----
+  SimTime vma_alloc;           // ns: vm_area_alloc() + insert into the VMA tree
+  SimTime vma_split;           // ns: __split_vma()
+  SimTime vma_merge;           // ns: vma_merge() that succeeds (expand + remove)
+  SimTime get_unmapped_area;   // ns: searching for a free range
+  // ---- TLB ----
+  SimTime tlb_flush_overhead;  // ns: fixed cost of flush_tlb_mm_range() (Hansen 2014: ~1,050 cycles)
+  SimTime tlb_flush_single;    // ns: one INVLPG (tlb.c comment: "about 100 ns"; 100-260 cycles)
+  SimTime tlb_flush_full;      // ns: full flush, CR3 write and direct cost (refill not modelled)
+  SimTime ipi_send;            // ns: per target: csd setup + APIC ICR write by the initiator
+  SimTime ipi_delivery;        // ns: from send to the target's handler start (1-5 us round trips, ATC'17)
+  SimTime ipi_handler_entry;   // ns: irq entry/exit + flush_tlb_func() overhead on the target
+  SimTime invlpgb_per_page;    // ns: INVLPGB broadcast of one page (unverified)
+  SimTime invlpgb_full;        // ns: INVLPGB of a whole ASID (unverified)
+  SimTime tlbsync;             // ns: TLBSYNC wait for all broadcast invalidations (unverified)
+  // ---- Caches and locks ----
+  SimTime cacheline_transfer;  // ns: moving a contended line to another core (40-100 ns in a socket)
+  SimTime atomic_local;        // ns: atomic RMW on a line this core already owns
+  // ---- Scheduler ----
+  SimTime context_switch;      // ns: __schedule() + context_switch() between two tasks
+  SimTime switch_mm;           // ns: switch_mm_irqs_off() to another mm (CR3 write; PCID or not)
+  SimTime wakeup_latency;      // ns: try_to_wake_up() until the woken task runs on an idle CPU
+  // ---- Process lifetime ----
+  SimTime thread_create;       // ns: clone(CLONE_VM) as seen by the new thread
+  SimTime thread_exit;         // ns: do_exit() of a thread that does not tear down its mm
+  SimTime mm_create;           // ns: mm_alloc() + pgd_alloc() + mm_init() (fork/exec)
+};
+
+// Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).
+CostProfile cost_profile_default();
+// The seeds' machines: 2014-15 Xeon E5 (IvyBridge/Haswell-EP), Linux 3.x-4.x, no PCID use.
+CostProfile cost_profile_xeon_2014();
+// "default" or "xeon-2014"; nullopt for another name.
+std::optional<CostProfile> find_cost_profile(std::string_view name);
+
+}  // namespace mmreplay::kernelsim

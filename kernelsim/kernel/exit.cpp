@@ -1,0 +1,80 @@
+// Thread and mm lifetime: do_exit(), mmput(), the mm switch of exec / fork's child, and the two
+// ways a thread spends time outside the kernel paths (think, sleep).
+
+#include "kernelsim/arch/x86/tlb.h"
+#include "kernelsim/kernel/thread.h"
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/mmap.h"
+#include "kernelsim/sim/shared_step.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// Models mmput(): the last user of an mm tears it down.
+Co<void> mmput(Task& t, Mm& mm) {
+  if (mm.users > 0) --mm.users;
+  if (mm.users == 0 && !mm.dead) co_await exit_mmap(t, mm);
+}
+
+// Models the final schedule() of do_exit(): the task leaves its CPU for good.
+class ExitStep final : public SharedStep {
+ public:
+  explicit ExitStep(Task& t) : SharedStep(t) {}
+  bool run_now() override {
+    task_.sim().sched().exit(task_);
+    return false;
+  }
+};
+
+// Models hrtimer_nanosleep(): off CPU, woken by a timer `d` later.
+class SleepStep final : public SharedStep {
+ public:
+  SleepStep(Task& t, SimTime d) : SharedStep(t), d_(d) {}
+  bool run_now() override {
+    task_.sim().events().schedule(task_.clock() + d_, &task_, Task::kWake);
+    task_.sim().sched().sleep(task_);
+    return false;
+  }
+
+ private:
+  SimTime d_;
+};
+
+}  // namespace
+
+Co<void> do_exit(Task& t) {
+  t.work(t.sim().costs().thread_exit);
+  co_await sync_point(t);  // mm_users is shared
+  if (Mm* mm = t.mm()) co_await mmput(t, *mm);
+  co_await ExitStep(t);  // never resumed
+}
+
+Co<void> do_mm_switch(Task& t, uint32_t mm_id) {
+  Simulation& sim = t.sim();
+  Mm& next = sim.mm(mm_id);
+  t.work(sim.costs().mm_create);
+  co_await sync_point(t);  // mm_users is shared
+  if (Mm* prev = t.mm()) co_await mmput(t, *prev);
+  ++next.users;
+  t.set_mm(&next);
+  t.work(switch_mm_irqs_off(sim, t.cpu(), &next));
+}
+
+Co<void> do_think(Task& t, SimTime d) {
+  const SimTime slice = t.sim().machine().time_slice;
+  // A preemption point at every slice end (a task woken onto this CPU meanwhile gets its turn),
+  // and a final sync so that interrupts that hit the user code lengthen it.
+  while (d > SimTime::zero()) {
+    const SimTime chunk = min(d, slice);
+    t.work(chunk);
+    d -= chunk;
+    co_await sync_point(t);
+  }
+}
+
+Co<void> do_sleep(Task& t, SimTime d) {
+  co_await SleepStep(t, d);
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,70 @@
+// The op loop: one Op at a time through the kernel path it models.
+
+#include "kernelsim/kernel/thread.h"
+
+#include "kernelsim/mm/madvise.h"
+#include "kernelsim/mm/memory.h"
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/mmap.h"
+#include "kernelsim/mm/mprotect.h"
+#include "kernelsim/mm/mremap.h"
+#include "kernelsim/mm/user_access.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// Records a syscall's result on the task and counts failures.
+void set_result(Task& t, int64_t r) {
+  t.last_result = r;
+  if (r < 0) ++t.sim().vm().ops_failed;
+}
+
+}  // namespace
+
+Co<bool> do_op(Task& t, const Op& op) {
+  switch (op.kind) {
+    case OpKind::kThink: co_await do_think(t, op.duration); break;
+    case OpKind::kSleep: co_await do_sleep(t, op.duration); break;
+    case OpKind::kMmap: set_result(t, co_await sys_mmap(t, op)); break;
+    case OpKind::kMunmap: set_result(t, co_await sys_munmap(t, op.addr, op.len)); break;
+    case OpKind::kMprotect: set_result(t, co_await sys_mprotect(t, op.addr, op.len, op.prot)); break;
+    case OpKind::kMremap: set_result(t, co_await sys_mremap(t, op)); break;
+    case OpKind::kBrk: t.last_result = co_await sys_brk(t, op.addr); break;
+    case OpKind::kMadvise: set_result(t, co_await sys_madvise(t, op.addr, op.len, op.advice)); break;
+    case OpKind::kMadviseVec: set_result(t, co_await sys_madvise_vec(t, op.ranges, op.advice)); break;
+    case OpKind::kPageFault: {
+      const FaultResult r = co_await do_user_addr_fault(t, op.addr & ~(PAGE_SIZE - 1), op.write);
+      t.last_result = r == FaultResult::kSegv ? -ERRNO_EFAULT : r == FaultResult::kOom ? -ERRNO_ENOMEM : 0;
+      break;
+    }
+    case OpKind::kTouch:
+      t.last_result = static_cast<int64_t>(co_await do_touch(t, op.addr, op.len, op.write, op.stride));
+      break;
+    case OpKind::kThreadStart: t.work(t.sim().costs().thread_create); break;
+    case OpKind::kThreadExit: co_return false;
+    case OpKind::kMmCreate: co_await do_mm_switch(t, op.mm_id); break;
+    case OpKind::kMmExit:
+      if (t.mm() != nullptr) co_await exit_mmap(t, *t.mm());
+      break;
+  }
+  co_return true;
+}
+
+Co<void> run_body(Task& t, Co<void> body) {
+  co_await body;
+  co_await do_exit(t);
+}
+
+Co<void> run_thread(Task& t, std::unique_ptr<OpSource> source) {
+  Op op;
+  while (source->next(op)) {
+    const SimTime start = t.clock();
+    const bool go_on = co_await do_op(t, op);
+    t.sim().stats().record_op(op.kind, t.clock() - start);
+    if (!go_on) break;
+  }
+  co_await do_exit(t);
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,54 @@
+#include "kernelsim/locking/qspinlock.h"
+
+#include <cassert>
+
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+
+bool SpinLockStep::run_now() {
+  if (acquire_) return lock_.lock_now(task_);
+  lock_.unlock_now(task_);
+  return true;
+}
+
+QSpinLock::QSpinLock(Simulation& sim, std::string_view class_name)
+    : sim_(sim), class_(sim.lockstat().lock_class(class_name)) {}
+
+// Models queued_spin_lock() and queued_spin_lock_slowpath().
+bool QSpinLock::lock_now(Task& t) {
+  ++t.preempt_count;
+  const SimTime at = sim_.now();
+  if (holder_ == nullptr) {
+    assert(queue_.empty() && "invariant (1)");
+    t.advance_to(word_.atomic_rmw(t.cpu().id, at, sim_.costs(), nullptr));
+    holder_ = &t;
+    acquired_at_ = t.clock();
+    class_.record_acquire(t.cpu().id, 0, false);
+    return true;
+  }
+  queue_.push_back(Waiter{&t, at});
+  t.set_state(TaskState::kSpinning);
+  return false;
+}
+
+// Models queued_spin_unlock() and the MCS handoff to the next queued CPU.
+void QSpinLock::unlock_now(Task& t) {
+  assert(holder_ == &t && "unlock by a task that does not hold the lock");
+  const SimTime at = sim_.now();
+  class_.hold_time.record(static_cast<uint64_t>((at - acquired_at_).count_ns()));
+  holder_ = nullptr;
+  assert(t.preempt_count > 0 && "invariant (2)");
+  --t.preempt_count;
+  if (queue_.empty()) return;
+  const Waiter next = queue_.front();
+  queue_.pop_front();
+  const SimTime granted = at + sim_.costs().cacheline_transfer;
+  word_.hand_to(next.task->cpu().id, granted);
+  holder_ = next.task;
+  acquired_at_ = granted;
+  class_.record_acquire(next.task->cpu().id, static_cast<uint64_t>((granted - next.since).count_ns()), true);
+  sim_.sched().resume_spinner(*next.task, granted);
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,70 @@
+// QSpinLock: a queued spinlock (kernel/locking/qspinlock.c), for zone->lock, lru_lock, the memcg
+// counter lock and the like.
+//
+// FIFO (MCS queue): waiters are granted strictly in arrival order. Waiters burn their CPU
+// (state kSpinning, preemption disabled). Each handoff to a queued waiter costs one cache-line
+// transfer (the lock word and the MCS node move to the next CPU). So the k-th queued waiter is
+// granted at: release of the holder ahead of all + sum of the holds between + k transfers.
+// An uncontended acquire is one atomic RMW on the lock word (a transfer if another CPU owned it).
+//
+// Invariants (asserted in qspinlock.cpp):
+//  (1) holder() == nullptr implies no waiters (release hands over directly).
+//  (2) The holder and every waiter have preempt_count > 0.
+//  (3) Grants happen in queue order.
+
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string_view>
+
+#include "kernelsim/locking/cacheline.h"
+#include "kernelsim/locking/lockstat.h"
+#include "kernelsim/sim/shared_step.h"
+
+namespace mmreplay::kernelsim {
+
+class QSpinLock;
+class Simulation;
+
+class SpinLockStep final : public SharedStep {
+ public:
+  SpinLockStep(Task& t, QSpinLock& l, bool lock) : SharedStep(t), lock_(l), acquire_(lock) {}
+  bool run_now() override;
+ private:
+  QSpinLock& lock_;
+  bool acquire_;
+};
+
+class QSpinLock {
+ public:
+  QSpinLock(Simulation& sim, std::string_view class_name);
+
+  // Models spin_lock(). Disables preemption. REQUIRES: t does not hold this lock.
+  SpinLockStep lock(Task& t) { return SpinLockStep(t, *this, true); }
+  // Models spin_unlock(). REQUIRES: t holds this lock.
+  SpinLockStep unlock(Task& t) { return SpinLockStep(t, *this, false); }
+
+  Task* holder() const { return holder_; }
+  size_t nr_waiters() const { return queue_.size(); }
+  const LockClassStats& stats() const { return class_; }
+
+ private:
+  friend class SpinLockStep;
+  struct Waiter {
+    Task* task;
+    SimTime since;
+  };
+
+  bool lock_now(Task& t);
+  void unlock_now(Task& t);
+
+  Simulation& sim_;
+  LockClassStats& class_;
+  CacheLine word_;
+  Task* holder_ = nullptr;
+  SimTime acquired_at_;
+  std::deque<Waiter> queue_;
+};
+
+}  // namespace mmreplay::kernelsim

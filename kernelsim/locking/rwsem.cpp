@@ -1,0 +1,201 @@
+#include "kernelsim/locking/rwsem.h"
+
+#include <algorithm>
+#include <cassert>
+#include <string>
+
+#include "kernelsim/constants.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// Models kernel/locking/rwsem.c: rwsem_rspin_threshold() (5.3+).
+SimTime rwsem_rspin_threshold(uint32_t readers) {
+  const int64_t r = std::min(readers, RWSEM_RSPIN_MAX_READERS);
+  return SimTime::ns((RWSEM_RSPIN_BASE_HALF_US + r) * 1000 / 2);
+}
+
+}  // namespace
+
+bool RwsemDownRead::run_now() { return sem_.down_read_now(task_); }
+bool RwsemDownWrite::run_now() { return sem_.down_write_now(task_); }
+bool RwsemUp::run_now() {
+  sem_.up_now(task_, write_);
+  return true;
+}
+
+RwSem::RwSem(Simulation& sim, std::string_view class_name)
+    : sim_(sim),
+      read_class_(sim.lockstat().lock_class(std::string(class_name) + "-R")),
+      write_class_(sim.lockstat().lock_class(std::string(class_name) + "-W")) {}
+
+SimTime RwSem::count_rmw(Task& t) {
+  const SimTime done = count_.atomic_rmw(t.cpu().id, sim_.now(), sim_.costs(), nullptr);
+  t.advance_to(done);
+  return done;
+}
+
+void RwSem::grant(Task& t, bool write, SimTime at, SimTime since, bool contended) {
+  assert(owner_ == nullptr && "invariant (1)");
+  if (write) {
+    assert(readers_ == 0 && "invariant (1)");
+    owner_ = &t;
+  } else {
+    ++readers_;
+  }
+  t.held_rwsems.push_back(HeldRwsem{this, at, write});
+  LockClassStats& cls = write ? write_class_ : read_class_;
+  cls.record_acquire(t.cpu().id, static_cast<uint64_t>((at - since).count_ns()), contended);
+}
+
+// Models rwsem_read_trylock() + rwsem_down_read_slowpath().
+bool RwSem::down_read_now(Task& t) {
+  const SimTime at = sim_.now();
+  count_rmw(t);
+  if (owner_ == nullptr && wait_list_.empty()) {
+    grant(t, false, t.clock(), at, false);
+    return true;
+  }
+  wait_list_.push_back(Waiter{&t, false, at});
+  ++counters_.sleeps;
+  sim_.sched().sleep(t);
+  return false;
+}
+
+bool RwSem::try_down_read_now(Task& t) {
+  assert(sim_.now() == t.clock());
+  count_rmw(t);
+  if (owner_ != nullptr || !wait_list_.empty()) return false;
+  grant(t, false, t.clock(), t.clock(), false);
+  return true;
+}
+
+// Models rwsem_write_trylock() + rwsem_down_write_slowpath() with rwsem_optimistic_spin().
+bool RwSem::down_write_now(Task& t) {
+  const SimTime at = sim_.now();
+  count_rmw(t);
+  if (owner_ == nullptr && readers_ == 0) {
+    assert(wait_list_.empty() && spinners_.empty() && "invariant (2)");
+    grant(t, true, t.clock(), at, false);
+    return true;
+  }
+  if (rwsem_can_spin_on_owner(at)) {
+    const uint64_t ticket = next_ticket_++;
+    spinners_.push_back(Spinner{&t, at, ticket});
+    ++counters_.spins;
+    t.set_state(TaskState::kSpinning);
+    if (owner_ == nullptr) sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, ticket);
+    return false;
+  }
+  wait_list_.push_back(Waiter{&t, true, at});
+  ++counters_.sleeps;
+  sim_.sched().sleep(t);
+  return false;
+}
+
+// Models up_read() / up_write() and rwsem_wake().
+void RwSem::up_now(Task& t, bool write) {
+  count_rmw(t);
+  const SimTime at = t.clock();
+  auto it = std::find_if(t.held_rwsems.begin(), t.held_rwsems.end(),
+                         [this, write](const HeldRwsem& h) { return h.sem == this && h.write == write; });
+  assert(it != t.held_rwsems.end() && "release of an rwsem the task does not hold");
+  (write ? write_class_ : read_class_).hold_time.record(static_cast<uint64_t>((at - it->since).count_ns()));
+  t.held_rwsems.erase(it);
+  if (write) {
+    assert(owner_ == &t);
+    owner_ = nullptr;
+  } else {
+    assert(readers_ > 0);
+    --readers_;
+  }
+  if (owner_ == nullptr && readers_ == 0) rwsem_wake(at);
+}
+
+// Models rwsem_can_spin_on_owner(): spin on a running writer owner, or (bounded by the rspin
+// threshold) on readers; never once the head waiter is due a handoff.
+bool RwSem::rwsem_can_spin_on_owner(SimTime at) const {
+  if (handoff_due(at)) return false;
+  if (owner_ != nullptr) return owner_->on_cpu();
+  return readers_ > 0;
+}
+
+bool RwSem::handoff_due(SimTime at) const {
+  return !wait_list_.empty() && at - wait_list_.front().since >= SimTime::ns(RWSEM_WAIT_TIMEOUT_NS);
+}
+
+void RwSem::rwsem_wake(SimTime at) {
+  if (!spinners_.empty() && !handoff_due(at)) {
+    const Spinner s = spinners_.front();
+    spinners_.pop_front();
+    const SimTime granted = at + sim_.costs().cacheline_transfer;
+    grant(*s.task, true, granted, s.since, true);
+    ++counters_.spin_acquired;
+    sim_.sched().resume_spinner(*s.task, granted);
+    return;
+  }
+  if (wait_list_.empty()) {
+    assert(spinners_.empty() && "invariant (2)");
+    return;
+  }
+  if (!spinners_.empty()) ++counters_.handoffs;
+  rwsem_mark_wake(at);
+  // A woken writer is not running yet: spinners stop spinning on it.
+  if (owner_ != nullptr && !owner_->on_cpu()) {
+    while (!spinners_.empty()) stop_spinner(0, at);
+  }
+}
+
+// Models rwsem_mark_wake(): a writer at the head alone, else a batch of readers.
+void RwSem::rwsem_mark_wake(SimTime at) {
+  const Waiter head = wait_list_.front();
+  if (head.write) {
+    wait_list_.pop_front();
+    grant(*head.task, true, at, head.since, true);
+    sim_.sched().wake_up_process(*head.task, at);
+    return;
+  }
+  const bool past_writers = sim_.policies().rwsem_wake->wake_readers_past_writers();
+  uint32_t woken = 0;
+  for (auto it = wait_list_.begin(); it != wait_list_.end() && woken < MAX_READERS_WAKEUP;) {
+    if (it->write) {
+      if (!past_writers) break;
+      ++it;
+      continue;
+    }
+    const Waiter w = *it;
+    it = wait_list_.erase(it);
+    grant(*w.task, false, at, w.since, true);
+    sim_.sched().wake_up_process(*w.task, at);
+    ++woken;
+  }
+  ++counters_.reader_batches;
+  counters_.readers_woken += woken;
+}
+
+void RwSem::stop_spinner(size_t index, SimTime at) {
+  const Spinner s = spinners_[index];
+  spinners_.erase(spinners_.begin() + static_cast<std::ptrdiff_t>(index));
+  wait_list_.push_back(Waiter{s.task, true, at});
+  ++counters_.spin_aborted;
+  ++counters_.sleeps;
+  s.task->advance_to(at);
+  sim_.sched().sleep(*s.task);
+}
+
+void RwSem::owner_off_cpu(Task& owner) {
+  if (owner_ != &owner) return;
+  const SimTime at = sim_.now();
+  while (!spinners_.empty()) stop_spinner(0, at);
+}
+
+void RwSem::fire(uint64_t spinner_ticket) {
+  for (size_t i = 0; i < spinners_.size(); ++i) {
+    if (spinners_[i].ticket != spinner_ticket) continue;
+    if (owner_ == nullptr && readers_ > 0) stop_spinner(i, sim_.now());
+    return;
+  }
+}
+
+}  // namespace mmreplay::kernelsim

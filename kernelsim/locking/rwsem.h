@@ -1,0 +1,143 @@
+// RwSem: the kernel's read-write semaphore (kernel/locking/rwsem.c), as used for mmap_sem.
+//
+// Semantics modelled (5.3+ rwsem, with the 3.x reader wake-up as a policy):
+//  - Readers take the fast path only when no writer holds the lock and nobody waits: a reader
+//    arriving while a writer waits queues behind it (rwsem_read_trylock() fails on WAITERS).
+//  - A writer takes the fast path only on a free lock. Otherwise it spins optimistically
+//    (rwsem_optimistic_spin()) while the owning writer runs on a CPU, or for at most
+//    rwsem_rspin_threshold() on a reader-owned lock; it stops spinning when the owner leaves its
+//    CPU and then sleeps in the FIFO wait list. Spinning burns the spinner's CPU.
+//  - On release a spinning writer takes the lock first (it steals from sleepers), unless the head
+//    waiter has waited RWSEM_WAIT_TIMEOUT: then the lock is handed off to it.
+//  - rwsem_mark_wake(): a writer at the head is woken alone; a reader at the head wakes a batch of
+//    readers (policy rwsem_wake: up to MAX_READERS_WAKEUP past writers, or the contiguous ones).
+//  - Woken sleepers are granted the lock at the wake-up (direct handoff, as 6.3+ does for the
+//    handoff case); they run after the scheduler's wake-up latency.
+//  - Every count update is an atomic RMW on the count's cache line (locking/cacheline.h).
+//
+// Invariants (asserted in rwsem.cpp):
+//  (1) owner() != nullptr implies readers() == 0.
+//  (2) A free lock (no owner, no readers) has no waiters and no spinners: release hands over.
+//  (3) A task is at most once in the wait list or the spinner list, and never in both.
+//  (4) Spinners are writers, on their CPU (state kSpinning); waiters are sleeping.
+
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string_view>
+
+#include "kernelsim/locking/cacheline.h"
+#include "kernelsim/locking/lockstat.h"
+#include "kernelsim/sim/event_queue.h"
+#include "kernelsim/sim/shared_step.h"
+
+namespace mmreplay::kernelsim {
+
+class RwSem;
+class Simulation;
+
+// The awaitables. Each is a SharedStep: co_await sem.down_read(t).
+class RwsemDownRead final : public SharedStep {
+ public:
+  RwsemDownRead(Task& t, RwSem& s) : SharedStep(t), sem_(s) {}
+  bool run_now() override;
+ private:
+  RwSem& sem_;
+};
+class RwsemDownWrite final : public SharedStep {
+ public:
+  RwsemDownWrite(Task& t, RwSem& s) : SharedStep(t), sem_(s) {}
+  bool run_now() override;
+ private:
+  RwSem& sem_;
+};
+class RwsemUp final : public SharedStep {
+ public:
+  RwsemUp(Task& t, RwSem& s, bool write) : SharedStep(t), sem_(s), write_(write) {}
+  bool run_now() override;
+ private:
+  RwSem& sem_;
+  bool write_;
+};
+
+class RwSem final : public EventTarget {
+ public:
+  // Lock classes are "<class_name>-R" and "<class_name>-W".
+  RwSem(Simulation& sim, std::string_view class_name);
+
+  // Models down_read() / mmap_read_lock(). REQUIRES: t does not hold this rwsem.
+  RwsemDownRead down_read(Task& t) { return RwsemDownRead(t, *this); }
+  // Models down_write() / mmap_write_lock(). REQUIRES: t does not hold this rwsem.
+  RwsemDownWrite down_write(Task& t) { return RwsemDownWrite(t, *this); }
+  // Models up_read(). REQUIRES: t holds this rwsem for read.
+  RwsemUp up_read(Task& t) { return RwsemUp(t, *this, false); }
+  // Models up_write(). REQUIRES: t holds this rwsem for write.
+  RwsemUp up_write(Task& t) { return RwsemUp(t, *this, true); }
+
+  // Models down_read_trylock() at now(). REQUIRES: now() == t.clock() (inside a SharedStep).
+  bool try_down_read_now(Task& t);
+
+  // Scheduler hook: `owner` is leaving its CPU (sleep or preemption); spinners stop spinning.
+  void owner_off_cpu(Task& owner);
+
+  bool is_write_locked() const { return owner_ != nullptr; }
+  Task* owner() const { return owner_; }
+  uint32_t readers() const { return readers_; }
+  size_t nr_waiters() const { return wait_list_.size(); }
+  size_t nr_spinners() const { return spinners_.size(); }
+
+  struct Counters {
+    uint64_t spins = 0;           // writers that started spinning
+    uint64_t spin_acquired = 0;   // ... and got the lock while spinning
+    uint64_t spin_aborted = 0;    // ... and gave up (owner off CPU, rspin threshold)
+    uint64_t sleeps = 0;          // acquirers that slept in the wait list
+    uint64_t handoffs = 0;        // grants to a waiter past spinners after RWSEM_WAIT_TIMEOUT
+    uint64_t reader_batches = 0;  // rwsem_mark_wake() calls that woke readers
+    uint64_t readers_woken = 0;
+    friend bool operator==(const Counters&, const Counters&) = default;
+  };
+  const Counters& counters() const { return counters_; }
+
+  void fire(uint64_t spinner_ticket) override;  // rspin threshold expiry
+
+ private:
+  friend class RwsemDownRead;
+  friend class RwsemDownWrite;
+  friend class RwsemUp;
+
+  struct Waiter {
+    Task* task;
+    bool write;
+    SimTime since;
+  };
+  struct Spinner {
+    Task* task;
+    SimTime since;
+    uint64_t ticket;
+  };
+
+  bool down_read_now(Task& t);
+  bool down_write_now(Task& t);
+  void up_now(Task& t, bool write);
+  bool rwsem_can_spin_on_owner(SimTime at) const;
+  bool handoff_due(SimTime at) const;
+  void rwsem_wake(SimTime at);
+  void rwsem_mark_wake(SimTime at);
+  void grant(Task& t, bool write, SimTime at, SimTime since, bool contended);
+  void stop_spinner(size_t index, SimTime at);
+  SimTime count_rmw(Task& t);
+
+  Simulation& sim_;
+  LockClassStats& read_class_;
+  LockClassStats& write_class_;
+  CacheLine count_;
+  Task* owner_ = nullptr;
+  uint32_t readers_ = 0;
+  std::deque<Waiter> wait_list_;
+  std::deque<Spinner> spinners_;
+  uint64_t next_ticket_ = 1;
+  Counters counters_;
+};
+
+}  // namespace mmreplay::kernelsim

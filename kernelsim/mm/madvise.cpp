@@ -1,0 +1,129 @@
+#include "kernelsim/mm/madvise.h"
+
+#include <algorithm>
+
+#include "kernelsim/mm/memory.h"
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/mmu_gather.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+bool is_supported(int advice) {
+  return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_WILLNEED || advice == MADV_NORMAL;
+}
+
+// Models madvise_free_pte_range() over [start, end) of an anonymous VMA.
+void madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuGather& tlb) {
+  Simulation& sim = t.sim();
+  const CostProfile& c = sim.costs();
+  for (uint64_t addr = start; addr < end; addr += PAGE_SIZE) {
+    uint8_t& p = vma.ptes[vma.index(addr)];
+    if (pte::state(p) == pte::kSwapped) {  // free_swap_and_cache() + pte_clear()
+      p = pte::kNone;
+      t.work(c.pte_zap);
+      continue;
+    }
+    if (!pte::is_mapped(p) || !(p & pte::kOwnPage)) {  // none, zero page: nothing to free
+      t.work(c.pte_walk);
+      continue;
+    }
+    t.work(c.pte_lazyfree);
+    if (p & (pte::kYoung | pte::kDirty)) tlb.tlb_adjust_range(addr);  // tlb_remove_tlb_entry()
+    if (pte::state(p) != pte::kLazyFree) ++sim.vm().madv_lazyfree_pages;
+    p = static_cast<uint8_t>(pte::kLazyFree | pte::kOwnPage);  // mark_page_lazyfree()
+  }
+}
+
+// Advises [start, end) of one VMA into the caller's gather. Returns 0 or -ERRNO_EINVAL.
+Co<int64_t> madvise_vma(Task& t, Vma& vma, uint64_t start, uint64_t end, int advice, MmuGather& tlb) {
+  Simulation& sim = t.sim();
+  if (advice == MADV_FREE) {
+    const MadvFreeView view{(end - start) >> PAGE_SHIFT, sim.page_alloc().zone().free_pages,
+                            sim.page_alloc().zone().managed_pages};
+    if (sim.policies().madv_free->decide(view) == MadvFreeAction::kLazyFree) {
+      if (!vma.is_anonymous()) co_return -ERRNO_EINVAL;
+      madvise_free_pte_range(t, vma, start, end, tlb);
+      co_return 0;
+    }
+    advice = MADV_DONTNEED;
+  }
+  if (advice == MADV_DONTNEED) {
+    t.work(sim.costs().lru_add_drain);
+    sim.vm().madv_dontneed_pages += co_await zap_pte_range(t, vma, start, end, tlb);
+  }
+  co_return 0;
+}
+
+// Models madvise_walk_vmas() for one range. `shared` is the vector's gather, or nullptr for a
+// gather per VMA (madvise_dontneed_single_vma() / madvise_free_single_vma()).
+Co<int64_t> madvise_walk_vmas(Task& t, Mm& mm, uint64_t start, uint64_t end, int advice, MmuGather* shared) {
+  int64_t result = mm.vmas.range_is_mapped(start, end) ? 0 : -ERRNO_ENOMEM;
+  for (Vma* v : mm.vmas.intersecting(start, end)) {
+    const uint64_t s = std::max(start, v->start);
+    const uint64_t e = std::min(end, v->end);
+    int64_t r = 0;
+    if (shared != nullptr) {
+      r = co_await madvise_vma(t, *v, s, e, advice, *shared);
+    } else {
+      MmuGather tlb(mm);
+      r = co_await madvise_vma(t, *v, s, e, advice, tlb);
+      co_await tlb_finish_mmu(t, tlb);
+    }
+    if (r != 0) result = r;
+  }
+  co_return result;
+}
+
+bool range_ok(uint64_t addr, uint64_t len) {
+  return addr % PAGE_SIZE == 0 && addr + len <= TASK_SIZE && addr + len >= addr;
+}
+
+uint64_t page_align(uint64_t v) { return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1); }
+
+}  // namespace
+
+Co<int64_t> sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
+  t.work(t.sim().costs().syscall_entry);
+  Mm* mm = t.mm();
+  len = page_align(len);
+  if (mm == nullptr || mm->dead || !is_supported(advice) || !range_ok(addr, len)) co_return -ERRNO_EINVAL;
+  if (len == 0) co_return 0;
+  co_await mm->mmap_sem.down_read(t);  // madvise_need_mmap_write() == false
+  const int64_t r = co_await madvise_walk_vmas(t, *mm, addr, addr + len, advice, nullptr);
+  co_await mm->mmap_sem.up_read(t);
+  co_return r;
+}
+
+Co<int64_t> sys_madvise_vec(Task& t, const std::vector<AddrRange>& ranges, int advice) {
+  Simulation& sim = t.sim();
+  if (!sim.policies().madvise->batch_ranges(ranges.size())) {
+    int64_t result = 0;
+    for (const AddrRange& r : ranges) {
+      const int64_t e = co_await sys_madvise(t, r.addr, r.len, advice);
+      if (e != 0 && result == 0) result = e;
+    }
+    co_return result;
+  }
+  t.work(sim.costs().syscall_entry);
+  Mm* mm = t.mm();
+  if (mm == nullptr || mm->dead || !is_supported(advice)) co_return -ERRNO_EINVAL;
+  for (const AddrRange& r : ranges) {
+    if (!range_ok(r.addr, page_align(r.len))) co_return -ERRNO_EINVAL;
+  }
+  co_await mm->mmap_sem.down_read(t);
+  MmuGather tlb(*mm);
+  int64_t result = 0;
+  for (const AddrRange& r : ranges) {
+    const uint64_t len = page_align(r.len);
+    if (len == 0) continue;
+    const int64_t e = co_await madvise_walk_vmas(t, *mm, r.addr, r.addr + len, advice, &tlb);
+    if (e != 0 && result == 0) result = e;
+  }
+  co_await tlb_finish_mmu(t, tlb);
+  co_await mm->mmap_sem.up_read(t);
+  co_return result;
+}
+
+}  // namespace mmreplay::kernelsim

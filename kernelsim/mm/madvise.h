@@ -1,0 +1,34 @@
+// madvise and the vector madvise of seed 002 (mm/madvise.c).
+//
+// madvise_need_mmap_write() decides the lock: the advice modelled here (MADV_DONTNEED,
+// MADV_FREE, MADV_WILLNEED, MADV_NORMAL) all take mmap_sem for read.
+//   MADV_DONTNEED  madvise_dontneed_single_vma(): lru_add_drain(), then per VMA an mmu_gather,
+//                  zap_pte_range(), tlb_finish_mmu() (one flush per VMA).
+//   MADV_FREE      policy madv_free: `lazy` runs madvise_free_single_vma(): per VMA an
+//                  mmu_gather; each present own page has young/dirty cleared (a flush entry when
+//                  either was set) and becomes lazyfree, staying mapped; swap entries are
+//                  dropped. Only anonymous VMAs (-ERRNO_EINVAL otherwise). `as-dontneed` zaps.
+// The vector form under madvise=vector takes the syscall, the lock and ONE mmu_gather for all
+// ranges (one flush in total); under madvise=per-call it is one madvise() per range.
+
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernelsim/sim/co.h"
+#include "kernelsim/sim/op.h"
+
+namespace mmreplay::kernelsim {
+
+class Task;
+
+// Models do_madvise(). Returns 0, -ERRNO_EINVAL or -ERRNO_ENOMEM (a hole in the range; the mapped parts
+// are still advised, as the kernel does).
+Co<int64_t> sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice);
+
+// Models madvisev() / process_madvise() on the caller's mm, per policy `madvise`.
+// Returns 0 or the first error.
+Co<int64_t> sys_madvise_vec(Task& t, const std::vector<AddrRange>& ranges, int advice);
+
+}  // namespace mmreplay::kernelsim

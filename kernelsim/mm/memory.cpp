@@ -1,0 +1,197 @@
+#include "kernelsim/mm/memory.h"
+
+#include <cassert>
+
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/mmu_gather.h"
+#include "kernelsim/sim/shared_step.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// Models lock_vma_under_rcu(): find the VMA without mmap_sem and read-trylock it. The result is
+// the locked VMA, or nullptr when the fault must fall back to mmap_sem.
+class LockVmaUnderRcu final : public SharedStep {
+ public:
+  LockVmaUnderRcu(Task& t, Mm& mm, uint64_t addr) : SharedStep(t), mm_(mm), addr_(addr) {}
+  bool run_now() override {
+    Vma* vma = mm_.vmas.vma_lookup(addr_);
+    if (vma == nullptr) return true;
+    const FaultLockView view{vma->is_anonymous()};
+    if (!task_.sim().policies().fault_lock->try_per_vma_lock(view)) return true;
+    if (vma->lock.vma_start_read_now(task_, mm_.mm_lock_seq)) {
+      locked_ = vma;
+    } else {
+      ++task_.sim().vm().fault_vma_lock_retry;
+    }
+    return true;
+  }
+  Vma* await_resume() const noexcept { return locked_; }
+
+ private:
+  Mm& mm_;
+  uint64_t addr_;
+  Vma* locked_ = nullptr;
+};
+
+// Allocates one user or page-table page; false on OOM.
+Co<bool> alloc_one(Task& t, PageUse use) {
+  PageAllocator& pa = t.sim().page_alloc();
+  if (pa.alloc_page_fast(t, use)) co_return true;
+  co_return co_await pa.alloc_page_slow(t, use);
+}
+
+Co<void> free_one(Task& t, PageUse use) {
+  PageAllocator& pa = t.sim().page_alloc();
+  if (pa.free_page_fast(t, use)) co_await pa.free_pcppages_bulk(t);
+}
+
+// What handle_pte_fault() will do for this pte.
+enum class FaultAction : uint8_t { kZeroPage, kNewPage, kCopyPage, kMapFile, kTouchOnly };
+
+FaultAction decide(const Vma& vma, uint8_t p, bool write) {
+  if (pte::is_mapped(p)) {
+    if (write && (p & pte::kZeroPage)) return FaultAction::kCopyPage;
+    if (write && vma.kind == VmaKind::kFilePrivate && !(p & pte::kOwnPage)) return FaultAction::kCopyPage;
+    return FaultAction::kTouchOnly;
+  }
+  if (pte::state(p) == pte::kSwapped) return FaultAction::kNewPage;
+  if (vma.is_anonymous()) return write ? FaultAction::kNewPage : FaultAction::kZeroPage;
+  if (write && vma.kind == VmaKind::kFilePrivate) return FaultAction::kCopyPage;
+  return FaultAction::kMapFile;
+}
+
+// Sets the pte for a completed action and keeps rss in step.
+void set_pte(Mm& mm, uint8_t& p, FaultAction a, bool write) {
+  const uint8_t ad = static_cast<uint8_t>(pte::kYoung | (write ? pte::kDirty : 0));
+  if (pte::is_mapped(p) && (p & pte::kOwnPage)) --mm.rss_anon;
+  if (pte::is_mapped(p) && !(p & pte::kOwnPage) && !(p & pte::kZeroPage)) --mm.rss_file;
+  switch (a) {
+    case FaultAction::kZeroPage: p = static_cast<uint8_t>(pte::kPresent | pte::kZeroPage | pte::kYoung); break;
+    case FaultAction::kNewPage:
+    case FaultAction::kCopyPage: p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | ad); ++mm.rss_anon; break;
+    case FaultAction::kMapFile: p = static_cast<uint8_t>(pte::kPresent | ad); ++mm.rss_file; break;
+    case FaultAction::kTouchOnly: break;
+  }
+}
+
+}  // namespace
+
+Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
+  Simulation& sim = t.sim();
+  const CostProfile& c = sim.costs();
+  Mm& mm = *t.mm();
+  t.work(c.fault_bookkeeping);
+  const FaultAction action = decide(vma, vma.ptes[vma.index(addr)], write);
+  if (action == FaultAction::kTouchOnly) {
+    uint8_t& p = vma.ptes[vma.index(addr)];
+    if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
+    p = static_cast<uint8_t>((p & ~pte::kStateMask) | pte::kPresent | pte::kYoung | (write ? pte::kDirty : 0));
+    ++sim.vm().fault_spurious;
+    co_return FaultResult::kSpurious;
+  }
+  if (mm.pte_tables.ensure(addr)) {  // pte_alloc(): a zeroed PTE page
+    if (!co_await alloc_one(t, PageUse::kPageTable)) {
+      mm.pte_tables.drop(addr >> PMD_SHIFT);
+      ++sim.vm().fault_oom;
+      co_return FaultResult::kOom;
+    }
+    t.work(c.clear_page);
+  }
+  const bool needs_page = action == FaultAction::kNewPage || action == FaultAction::kCopyPage;
+  if (needs_page && !co_await alloc_one(t, PageUse::kUser)) {
+    ++sim.vm().fault_oom;
+    co_return FaultResult::kOom;
+  }
+  if (action == FaultAction::kNewPage) t.work(c.clear_page);
+  if (action == FaultAction::kCopyPage) t.work(c.copy_page);
+  if (action == FaultAction::kMapFile || action == FaultAction::kCopyPage) t.work(c.page_cache_lookup);
+  co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
+  uint8_t& p = vma.ptes[vma.index(addr)];
+  if (decide(vma, p, write) != action) {
+    if (needs_page) co_await free_one(t, PageUse::kUser);
+    ++sim.vm().fault_spurious;
+    co_return FaultResult::kSpurious;
+  }
+  set_pte(mm, p, action, write);
+  VmCounters& vm = sim.vm();
+  ++(action == FaultAction::kZeroPage ? vm.fault_zero_page
+     : action == FaultAction::kNewPage ? vm.fault_anon
+     : action == FaultAction::kCopyPage ? vm.fault_cow : vm.fault_file);
+  co_return FaultResult::kMapped;
+}
+
+Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write) {
+  Simulation& sim = t.sim();
+  t.work(sim.costs().fault_entry);
+  ++sim.vm().pgfault;
+  Mm* mm = t.mm();
+  if (mm == nullptr || mm->dead) {
+    ++sim.vm().fault_segv;
+    co_return FaultResult::kSegv;
+  }
+  if (Vma* vma = co_await LockVmaUnderRcu(t, *mm, addr)) {
+    FaultResult r = FaultResult::kSegv;
+    if (vma->access_ok(write)) {
+      ++sim.vm().fault_vma_lock;
+      r = co_await handle_mm_fault(t, *vma, addr, write);
+    } else {
+      ++sim.vm().fault_segv;
+    }
+    co_await VmaLockStep(t, vma->lock, VmaLockStep::Kind::kEndRead, 0);
+    co_return r;
+  }
+  co_await mm->mmap_sem.down_read(t);  // lock_mm_and_find_vma()
+  t.work(sim.costs().find_vma);
+  FaultResult r = FaultResult::kSegv;
+  Vma* vma = mm->vmas.vma_lookup(addr);
+  if (vma != nullptr && vma->access_ok(write)) {
+    r = co_await handle_mm_fault(t, *vma, addr, write);
+  } else {
+    ++sim.vm().fault_segv;
+  }
+  co_await mm->mmap_sem.up_read(t);
+  co_return r;
+}
+
+Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuGather& tlb) {
+  assert(start >= vma.start && end <= vma.end && start < end);
+  Simulation& sim = t.sim();
+  const CostProfile& c = sim.costs();
+  Mm& mm = tlb.mm();
+  uint64_t zapped = 0;
+  for (uint64_t addr = start; addr < end; addr += PAGE_SIZE) {
+    uint8_t& p = vma.ptes[vma.index(addr)];
+    if (!pte::is_mapped(p)) {
+      t.work(c.pte_walk);
+      p = pte::kNone;  // a swap entry is dropped with it (free_swap_and_cache())
+      continue;
+    }
+    t.work(c.pte_zap);
+    tlb.tlb_adjust_range(addr);
+    ++zapped;
+    const bool own = (p & pte::kOwnPage) != 0;
+    if (!own && !(p & pte::kZeroPage)) --mm.rss_file;
+    p = pte::kNone;
+    if (!own) continue;
+    --mm.rss_anon;
+    if (tlb.tlb_remove_page()) {
+      ++sim.vm().gather_forced_flushes;
+      co_await tlb_flush_mmu(t, tlb);
+    }
+  }
+  co_return zapped;
+}
+
+void free_pgtables(Task& t, Mm& mm, uint64_t start, uint64_t end, MmuGather& tlb) {
+  for (uint64_t pmd : mm.pte_tables.in_range(start, end)) {
+    const uint64_t lo = pmd << PMD_SHIFT;
+    if (mm.vmas.intersects(lo, lo + PMD_SIZE)) continue;
+    mm.pte_tables.drop(pmd);
+    tlb.tlb_remove_table(lo);
+    t.work(t.sim().costs().pte_walk);
+  }
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,51 @@
+// The fault path and the zap path (mm/memory.c, arch/x86/mm/fault.c).
+//
+// do_user_addr_fault() takes the fault lock the policy names (mmap_sem for read, or the per-VMA
+// lock with fallback), finds the VMA, checks access and runs handle_mm_fault():
+//   - none, anonymous:  read -> map the zero page; write -> alloc + clear_page + map
+//                       (do_anonymous_page());
+//   - none, file:       page-cache lookup (pages are resident in this model), a private write
+//                       copies (COW), a shared write dirties;
+//   - mapped zero page or unowned private file page, write: copy into a new page (do_wp_page());
+//   - mapped otherwise: spurious (another thread got there first), young/dirty updated; a write
+//     to a lazyfree page makes it normal again;
+//   - swapped: a new page is mapped (swap-in I/O comes with the reclaim model).
+// A PTE page is allocated on the first fault in each 2 MiB region (pte_alloc()).
+// The pte is set after a sync point (the PTL), rechecking for a racing fault.
+//
+// zap_pte_range() clears a VMA range into an mmu_gather; free_pgtables() frees the PTE pages
+// no VMA covers any more.
+
+#pragma once
+
+#include <cstdint>
+
+#include "kernelsim/sim/co.h"
+
+namespace mmreplay::kernelsim {
+
+class Task;
+class Mm;
+struct Vma;
+class MmuGather;
+
+enum class FaultResult : uint8_t { kMapped, kSpurious, kSegv, kOom };
+
+// Models arch/x86/mm/fault.c: do_user_addr_fault() for a user fault at addr.
+// REQUIRES: t holds no lock of t.mm().
+Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write);
+
+// Models mm/memory.c: handle_mm_fault() on a VMA.
+// REQUIRES: mmap_sem held for read, or vma's per-VMA lock held for read; access checked.
+Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write);
+
+// Models unmap_page_range() / zap_pte_range() for [start, end) of vma. Returns the number of
+// present ptes cleared.
+// REQUIRES: mmap_sem held (read or write); [start, end) inside vma, page aligned.
+Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuGather& tlb);
+
+// Models free_pgtables(): queues into tlb the PTE pages of [start, end) that no VMA covers now.
+// REQUIRES: mmap_sem held for write; the VMAs of the range already removed.
+void free_pgtables(Task& t, Mm& mm, uint64_t start, uint64_t end, MmuGather& tlb);
+
+}  // namespace mmreplay::kernelsim

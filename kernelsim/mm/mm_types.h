@@ -1,0 +1,44 @@
+// Mm: one address space (struct mm_struct).
+//
+// Owned by the Simulation; tasks and CPUs point at it. Holds mmap_sem, the VMA tree, the PTE
+// pages, mm_cpumask, the TLB generation, brk and the per-VMA lock sequence.
+//
+// Invariants:
+//  (1) rss_anon == number of ptes with kOwnPage mapped (present or lazyfree) in its VMAs.
+//  (2) cpumask has exactly the CPUs whose loaded_mm is this mm (arch/x86/tlb.h (2)).
+//  (3) After exit_mmap(): no VMAs, no PTE pages, dead == true.
+
+#pragma once
+
+#include <cstdint>
+
+#include "kernelsim/locking/rwsem.h"
+#include "kernelsim/mm/pgtable.h"
+#include "kernelsim/mm/vma.h"
+#include "kernelsim/sched/cpumask.h"
+
+namespace mmreplay::kernelsim {
+
+class Simulation;
+
+class Mm {
+ public:
+  Mm(Simulation& sim, uint32_t mm_id);
+
+  uint32_t id;
+  RwSem mmap_sem;             // mmap_lock since 5.8
+  VmaTree vmas;
+  PteTables pte_tables;
+  CpuMask cpumask;            // mm_cpumask()
+  uint64_t tlb_gen = 0;       // bumped by every flush (4.14+ mm->context.tlb_gen)
+  uint64_t mm_lock_seq = 0;   // per-VMA locks: bumped by mmap_write_unlock()
+  uint64_t mmap_base = MODEL_MMAP_BASE;
+  uint64_t start_brk = 0;     // 0 until the first brk()
+  uint64_t brk = 0;
+  uint64_t rss_anon = 0;      // MM_ANONPAGES: own pages mapped
+  uint64_t rss_file = 0;      // MM_FILEPAGES: page-cache pages mapped
+  uint32_t users = 0;         // mm_users: live threads
+  bool dead = false;          // exit_mmap() done
+};
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,90 @@
+// MmuGather: batching of TLB flushes and page frees across one operation (struct mmu_gather,
+// mm/mmu_gather.c, include/asm-generic/tlb.h).
+//
+//   MmuGather tlb(mm);                        // tlb_gather_mmu()
+//   ... zap: tlb.tlb_adjust_range(addr) for each cleared present pte,
+//            if (tlb.tlb_remove_page()) co_await tlb_flush_mmu(t, tlb);   // batch full
+//   co_await tlb_finish_mmu(t, tlb);          // one flush of the whole range, then the frees
+//
+// The flush covers [start, end) of the ptes actually cleared (__tlb_adjust_range() is only called
+// for present ptes), so one operation makes at most one flush unless its page batch fills
+// (MAX_GATHER_BATCH * MAX_GATHER_BATCH_COUNT pages), and none if no pte was cleared.
+//
+// Invariants: (1) a queued page is freed only after a flush that covers it;
+// (2) the range is reset after every flush.
+
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "kernelsim/constants.h"
+#include "kernelsim/sim/co.h"
+
+namespace mmreplay::kernelsim {
+
+class Mm;
+class Task;
+
+class MmuGather {
+ public:
+  static constexpr uint64_t kMaxPages = MAX_GATHER_BATCH * MAX_GATHER_BATCH_COUNT;
+
+  explicit MmuGather(Mm& mm) : mm_(mm) {}
+
+  // Models __tlb_adjust_range() for one page.
+  void tlb_adjust_range(uint64_t addr) {
+    start_ = std::min(start_, addr);
+    end_ = std::max(end_, addr + PAGE_SIZE);
+  }
+  // Models __tlb_remove_page(): queue one page to free after the flush. Returns true when the
+  // batch is full and the caller must co_await tlb_flush_mmu().
+  bool tlb_remove_page() { return ++nr_pages_ >= kMaxPages; }
+  // Models free_pte_range() -> pte_free_tlb(): a PTE page to free after the flush.
+  void tlb_remove_table(uint64_t pmd_start) {
+    ++nr_tables_;
+    freed_tables_ = true;
+    start_ = std::min(start_, pmd_start);
+    end_ = std::max(end_, pmd_start + PMD_SIZE);
+  }
+
+  Mm& mm() const { return mm_; }
+  bool need_flush() const { return end_ > start_; }
+  uint64_t start() const { return start_; }
+  uint64_t end() const { return end_; }
+  bool freed_tables() const { return freed_tables_; }
+  uint64_t queued_pages() const { return nr_pages_; }
+  uint64_t queued_tables() const { return nr_tables_; }
+  uint64_t flushes() const { return flushes_; }
+
+  // Used by tlb_flush_mmu().
+  void reset_range() {
+    start_ = std::numeric_limits<uint64_t>::max();
+    end_ = 0;
+    freed_tables_ = false;
+    ++flushes_;
+  }
+  void take_queued(uint64_t* pages, uint64_t* tables) {
+    *pages = nr_pages_;
+    *tables = nr_tables_;
+    nr_pages_ = 0;
+    nr_tables_ = 0;
+  }
+
+ private:
+  Mm& mm_;
+  uint64_t start_ = std::numeric_limits<uint64_t>::max();
+  uint64_t end_ = 0;
+  bool freed_tables_ = false;
+  uint64_t nr_pages_ = 0;
+  uint64_t nr_tables_ = 0;
+  uint64_t flushes_ = 0;
+};
+
+// Models tlb_flush_mmu(): flush the gathered range (if any) then free the queued pages and tables.
+Co<void> tlb_flush_mmu(Task& t, MmuGather& tlb);
+// Models tlb_finish_mmu().
+Co<void> tlb_finish_mmu(Task& t, MmuGather& tlb);
+
+}  // namespace mmreplay::kernelsim

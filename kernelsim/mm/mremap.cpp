@@ -1,0 +1,109 @@
+#include "kernelsim/mm/mremap.h"
+
+#include <memory>
+
+#include "kernelsim/mm/memory.h"
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/mmap.h"
+#include "kernelsim/mm/mmu_gather.h"
+#include "kernelsim/sim/shared_step.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+uint64_t page_align(uint64_t v) { return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1); }
+
+// Models move_vma() + move_page_tables(): [old, old + old_len) (one whole VMA) moves to
+// [new_addr, new_addr + new_len). Returns false on OOM for a PTE page.
+Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len) {
+  Simulation& sim = t.sim();
+  const uint64_t old_start = vma->start;
+  const uint64_t old_end = vma->end;
+  auto moved = std::make_unique<Vma>();
+  moved->start = new_addr;
+  moved->end = new_addr + new_len;
+  moved->prot = vma->prot;
+  moved->kind = vma->kind;
+  moved->file = vma->file;
+  moved->pgoff = vma->pgoff;
+  moved->ptes = vma->ptes;
+  moved->ptes.resize(moved->nr_pages(), pte::kNone);
+  moved->lock.mark_write_locked(mm.mm_lock_seq);
+  MmuGather tlb(mm);
+  for (uint64_t i = 0; i < vma->nr_pages(); ++i) {
+    if (!pte::is_mapped(vma->ptes[i])) continue;
+    t.work(sim.costs().pte_move);
+    tlb.tlb_adjust_range(old_start + i * PAGE_SIZE);
+    if (mm.pte_tables.ensure(new_addr + i * PAGE_SIZE)) {
+      PageAllocator& pa = sim.page_alloc();
+      if (!pa.alloc_page_fast(t, PageUse::kPageTable) && !co_await pa.alloc_page_slow(t, PageUse::kPageTable)) {
+        mm.pte_tables.drop((new_addr + i * PAGE_SIZE) >> PMD_SHIFT);
+        co_return false;
+      }
+      t.work(sim.costs().clear_page);
+    }
+  }
+  co_await sync_point(t);  // the move becomes visible at the end of move_page_tables()
+  mm.vmas.erase(vma);
+  free_pgtables(t, mm, old_start & ~(PMD_SIZE - 1), (old_end + PMD_SIZE - 1) & ~(PMD_SIZE - 1), tlb);
+  co_await tlb_finish_mmu(t, tlb);
+  Vma* placed = mm.vmas.insert(std::move(moved));
+  t.work(sim.costs().vma_alloc);
+  uint64_t merges = 0;
+  mm.vmas.merge_around(placed, mm.mm_lock_seq, &merges);
+  co_return true;
+}
+
+// The locked part of sys_mremap(). Returns the new address or -errno.
+Co<int64_t> mremap_locked(Task& t, Mm& mm, const Op& op, uint64_t old_len, uint64_t new_len) {
+  const uint64_t addr = op.addr;
+  Vma* vma = mm.vmas.vma_lookup(addr);
+  if (vma == nullptr || addr + old_len > vma->end) co_return -ERRNO_EFAULT;
+  const bool fixed = (op.flags & MREMAP_FIXED) != 0;
+  if (!fixed && new_len <= old_len) {
+    if (new_len < old_len) co_await do_munmap(t, mm, addr + new_len, addr + old_len);
+    co_return static_cast<int64_t>(addr);
+  }
+  if (!fixed && vma->end == addr + old_len && mm.vmas.range_is_free(addr + old_len, addr + new_len)) {
+    co_await vma_start_write_range(t, mm, vma->start, vma->end);
+    mm.vmas.set_end(vma, addr + new_len);  // vma_expand()
+    co_return static_cast<int64_t>(addr);
+  }
+  if (!fixed && (op.flags & MREMAP_MAYMOVE) == 0) co_return -ERRNO_ENOMEM;
+  uint64_t target = op.new_addr;
+  if (fixed) {
+    if (target % PAGE_SIZE != 0 || target + new_len > TASK_SIZE) co_return -ERRNO_EINVAL;
+    co_await do_munmap(t, mm, target, target + new_len);
+  } else {
+    t.work(t.sim().costs().get_unmapped_area);
+    target = mm.vmas.get_unmapped_area(new_len, mm.mmap_base);
+    if (target == 0) co_return -ERRNO_ENOMEM;
+  }
+  co_await vma_start_write_range(t, mm, addr, addr + old_len);
+  for (uint64_t at : {addr, addr + old_len}) {
+    if (Vma* v = mm.vmas.vma_lookup(at); v != nullptr && v->start < at) mm.vmas.split_vma(v, at, mm.mm_lock_seq);
+  }
+  vma = mm.vmas.vma_lookup(addr);
+  if (!co_await move_vma(t, mm, vma, target, new_len)) co_return -ERRNO_ENOMEM;
+  co_return static_cast<int64_t>(target);
+}
+
+}  // namespace
+
+Co<int64_t> sys_mremap(Task& t, const Op& op) {
+  t.work(t.sim().costs().syscall_entry);
+  Mm* mm = t.mm();
+  const uint64_t old_len = page_align(op.len);
+  const uint64_t new_len = page_align(op.new_len);
+  if (mm == nullptr || mm->dead || op.addr % PAGE_SIZE != 0 || old_len == 0 || new_len == 0 ||
+      op.addr + old_len > TASK_SIZE || new_len > TASK_SIZE) {
+    co_return -ERRNO_EINVAL;
+  }
+  co_await mm->mmap_sem.down_write(t);
+  const int64_t result = co_await mremap_locked(t, *mm, op, old_len, new_len);
+  co_await mmap_write_unlock(t, *mm);
+  co_return result;
+}
+
+}  // namespace mmreplay::kernelsim

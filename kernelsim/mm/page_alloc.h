@@ -1,0 +1,82 @@
+// PageAllocator: zones with free page counts and per-CPU page lists (mm/page_alloc.c).
+//
+// Order-0 pages only. An allocation takes a page from this CPU's pcp list (rmqueue_pcplist());
+// an empty list is refilled with `batch` pages under zone->lock (rmqueue_bulk()). A free puts the
+// page on the pcp list (free_unref_page()); a list above `high` gives `batch` pages back under
+// zone->lock (free_pcppages_bulk()). zone->lock is a QSpinLock, so refills and drains from many
+// CPUs contend, with lockstat figures.
+//
+// Pages are counted, not tracked individually (the LRU model tracks the pages it needs).
+// Reclaim plugs in at alloc_page_slow(): when the zone cannot refill, it returns false here
+// (__alloc_pages_slowpath() without reclaim); watermarks and kswapd arrive with that issue.
+//
+// Invariants (asserted in page_alloc.cpp):
+//  (1) zone.free_pages + sum(pcp.count) + allocated == zone.managed_pages.
+//  (2) pcp.count <= pcp.high after every free completes its drain.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernelsim/constants.h"
+#include "kernelsim/locking/qspinlock.h"
+#include "kernelsim/sim/co.h"
+
+namespace mmreplay::kernelsim {
+
+class Simulation;
+class Task;
+
+// struct per_cpu_pages
+struct PerCpuPages {
+  uint32_t count = 0;
+  uint32_t high = PCP_HIGH;
+  uint32_t batch = PCP_BATCH;
+};
+
+struct Zone {
+  Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr_cpus);
+
+  std::string name;
+  uint64_t managed_pages;
+  uint64_t free_pages;        // in the buddy lists (not in pcp lists)
+  QSpinLock lock;             // zone->lock
+  std::vector<PerCpuPages> pcp;
+};
+
+enum class PageUse : uint8_t { kUser, kPageTable };
+
+class PageAllocator {
+ public:
+  PageAllocator(Simulation& sim, uint64_t managed_pages, uint32_t nr_cpus);
+
+  // Models rmqueue_pcplist(): one page from t's CPU list. Returns false when the list is empty;
+  // the caller then co_awaits alloc_page_slow().
+  bool alloc_page_fast(Task& t, PageUse use);
+  // Models rmqueue_bulk() under zone->lock, then takes one page. Returns false when the zone has
+  // no free page (no reclaim yet: the fault fails with VM_FAULT_OOM).
+  Co<bool> alloc_page_slow(Task& t, PageUse use);
+  // Models free_unref_page(): one page to t's CPU list. Returns true when the list went over
+  // high; the caller then co_awaits free_pcppages_bulk().
+  bool free_page_fast(Task& t, PageUse use);
+  // Models free_pcppages_bulk(): `batch` pages back to the zone under zone->lock.
+  Co<void> free_pcppages_bulk(Task& t);
+
+  Zone& zone() { return zone_; }
+  const Zone& zone() const { return zone_; }
+  uint64_t allocated() const { return allocated_; }
+  // Free pages, pcp lists included (NR_FREE_PAGES + pcp, as /proc/meminfo MemFree).
+  uint64_t nr_free_pages() const;
+
+ private:
+  void count(PageUse use, bool alloc);
+  void check_invariant() const;
+
+  Simulation& sim_;
+  Zone zone_;
+  uint64_t allocated_ = 0;
+};
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,52 @@
+#include "kernelsim/mm/user_access.h"
+
+#include "kernelsim/mm/memory.h"
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// True when the MMU completes this access without a fault.
+bool hardware_access_ok(const Vma& vma, uint8_t p, bool write) {
+  if (!pte::is_mapped(p)) return false;
+  if (!write) return vma.access_ok(false);
+  if (!vma.access_ok(true) || (p & pte::kZeroPage)) return false;
+  return vma.kind != VmaKind::kFilePrivate || (p & pte::kOwnPage);
+}
+
+}  // namespace
+
+Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t stride) {
+  Simulation& sim = t.sim();
+  const SimTime access = sim.costs().user_access;
+  if (stride == 0) stride = PAGE_SIZE;
+  uint64_t faults = 0;
+  Mm* mm = t.mm();
+  co_await sync_point(t);
+  Vma* vma = nullptr;
+  for (uint64_t a = addr; a < addr + len; a += stride) {
+    t.work(access);
+    if (mm == nullptr || mm->dead) {
+      co_await do_user_addr_fault(t, a, write);
+      ++faults;
+      continue;
+    }
+    if (vma == nullptr || !vma->contains(a)) vma = mm->vmas.vma_lookup(a);
+    if (vma != nullptr) {
+      uint8_t& p = vma->ptes[vma->index(a)];
+      if (hardware_access_ok(*vma, p, write)) {
+        if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
+        p = static_cast<uint8_t>(write ? ((p & ~pte::kStateMask) | pte::kPresent | pte::kDirty | pte::kYoung)
+                                       : (p | pte::kYoung));
+        continue;
+      }
+    }
+    co_await do_user_addr_fault(t, a, write);
+    ++faults;
+    vma = nullptr;  // the tree may have changed while we waited
+  }
+  co_return faults;
+}
+
+}  // namespace mmreplay::kernelsim

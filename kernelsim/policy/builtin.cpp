@@ -1,0 +1,34 @@
+// register_builtin_policies(): the one registration file. A new policy value is one new file plus
+// one add_value() line here; a new knob one add_knob() line and its values.
+
+#include "kernelsim/policy/registry.h"
+
+namespace mmreplay::kernelsim {
+
+void register_builtin_policies(PolicyRegistry& r) {
+  r.add_knob(madv_free_knob());
+  r.add_value("madv_free", madv_free_lazy());
+  r.add_value("madv_free", madv_free_as_dontneed());
+
+  r.add_knob(madvise_vector_knob());
+  r.add_value("madvise", madvise_per_call());
+  r.add_value("madvise", madvise_vector());
+
+  r.add_knob(tlb_flush_knob());
+  r.add_value("tlb", tlb_ipi());
+  r.add_value("tlb", tlb_broadcast());
+
+  r.add_knob(fault_lock_knob());
+  r.add_value("fault_lock", fault_lock_mmap_sem());
+  r.add_value("fault_lock", fault_lock_per_vma());
+
+  r.add_knob(lazy_tlb_knob());
+  r.add_value("lazy_tlb", lazy_tlb_skip());
+  r.add_value("lazy_tlb", lazy_tlb_leave_mm());
+
+  r.add_knob(rwsem_wake_knob());
+  r.add_value("rwsem_wake", rwsem_wake_phase_fair());
+  r.add_value("rwsem_wake", rwsem_wake_contiguous());
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,34 @@
+// PolicySet: the policy objects a Simulation consults at its decision points.
+//
+// Each decision point has a small interface (one header per knob in this folder) whose hooks get a
+// read-only view and return a decision; the model applies it. The set is built from a validated
+// PolicyConfig by instantiate_policies() (registry.h) and owned by the Simulation.
+
+#pragma once
+
+#include <memory>
+
+#include "kernelsim/policy/fault_lock.h"
+#include "kernelsim/policy/lazy_tlb.h"
+#include "kernelsim/policy/madv_free.h"
+#include "kernelsim/policy/madvise_vector.h"
+#include "kernelsim/policy/rwsem_wake.h"
+#include "kernelsim/policy/tlb_flush.h"
+
+namespace mmreplay::kernelsim {
+
+struct PolicySet {
+  std::unique_ptr<const MadvFreePolicy> madv_free;
+  std::unique_ptr<const MadviseVectorPolicy> madvise;
+  std::unique_ptr<const TlbFlushPolicy> tlb;
+  std::unique_ptr<const FaultLockPolicy> fault_lock;
+  std::unique_ptr<const LazyTlbPolicy> lazy_tlb;
+  std::unique_ptr<const RwsemWakePolicy> rwsem_wake;
+
+  // True when every hook has an implementation.
+  bool complete() const {
+    return madv_free && madvise && tlb && fault_lock && lazy_tlb && rwsem_wake;
+  }
+};
+
+}  // namespace mmreplay::kernelsim

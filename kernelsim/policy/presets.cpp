@@ -1,0 +1,46 @@
+#include "kernelsim/policy/presets.h"
+
+namespace mmreplay::kernelsim {
+
+const std::vector<PolicyPreset>& policy_presets() {
+  static const std::vector<PolicyPreset> kPresets = {
+      {"default", "", "the model's defaults: a current kernel (6.x)"},
+      // Kernel releases. Only knobs the model has are set; see `trace-replay policies`.
+      {"linux-3.16",
+       "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+       "rwsem_wake=contiguous",
+       "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem"},
+      {"linux-4.5",
+       "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+       "rwsem_wake=contiguous",
+       "4.5: MADV_FREE merged (854e9ed09ded), seed 000's kernel"},
+      {"linux-5.3",
+       "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,"
+       "rwsem_wake=phase-fair",
+       "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19)"},
+      {"linux-6.6",
+       "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=per-vma,lazy_tlb=skip,"
+       "rwsem_wake=phase-fair",
+       "6.4-6.6: per-VMA locks for page faults"},
+      // Seed 000 ("mm: throttle MADV_FREE"). free-throttled and free-swapped need the
+      // memory-pressure model (watermarks, reclaim, swap) and are added with it.
+      {"dontneed", "madv_free=as-dontneed", "seed 000: MADV_FREE handled as MADV_DONTNEED"},
+      {"free", "madv_free=lazy", "seed 000: lazy free (4.5, 854e9ed09ded)"},
+      // Seed 002 ("mm: add a new vector based madvise syscall").
+      {"per-call", "madvise=per-call", "seed 002: one madvise() per range"},
+      {"vector", "madvise=vector", "seed 002: madvisev(), one lock and one TLB flush per call"},
+      // TLB invalidation mechanism.
+      {"ipi", "tlb=ipi", "x86 shootdown IPIs (arch/x86/mm/tlb.c)"},
+      {"broadcast", "tlb=broadcast", "AMD INVLPGB / Intel RAR broadcast invalidation (~6.15)"},
+  };
+  return kPresets;
+}
+
+const PolicyPreset* find_policy_preset(std::string_view name) {
+  for (const PolicyPreset& p : policy_presets()) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,91 @@
+#include "kernelsim/sched/core.h"
+
+#include <cassert>
+
+#include "kernelsim/arch/x86/tlb.h"
+#include "kernelsim/locking/rwsem.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+
+SimTime Scheduler::time_slice() const { return sim_.machine().time_slice; }
+
+void Scheduler::wake_up_process(Task& t, SimTime at) {
+  assert(t.state() == TaskState::kSleeping || t.state() == TaskState::kNew);
+  assert(at >= sim_.now());
+  t.advance_to(at);
+  Cpu& cpu = t.cpu();
+  if (cpu.curr == nullptr) {
+    run_on(cpu, t, t.clock(), sim_.costs().wakeup_latency);
+    return;
+  }
+  t.set_state(TaskState::kRunnable);
+  cpu.runqueue.push_back(&t);
+}
+
+void Scheduler::resume_spinner(Task& t, SimTime at) {
+  assert(t.state() == TaskState::kSpinning && t.cpu().curr == &t);
+  t.set_state(TaskState::kRunning);
+  t.advance_to(at);
+  sim_.events().schedule(t.clock(), &t, Task::kRun);
+}
+
+void Scheduler::sleep(Task& t) {
+  put_prev_task(t);
+  t.set_state(TaskState::kSleeping);
+  pick_next_task(t.cpu(), t.clock());
+}
+
+void Scheduler::preempt(Task& t) {
+  assert(t.should_preempt());
+  put_prev_task(t);
+  t.set_state(TaskState::kRunnable);
+  t.cpu().runqueue.push_back(&t);
+  pick_next_task(t.cpu(), t.clock());
+}
+
+void Scheduler::exit(Task& t) {
+  assert(t.held_rwsems.empty() && t.preempt_count == 0 && "task exits holding a lock");
+  put_prev_task(t);
+  t.set_state(TaskState::kDead);
+  pick_next_task(t.cpu(), t.clock());
+}
+
+void Scheduler::put_prev_task(Task& t) {
+  Cpu& cpu = t.cpu();
+  assert(cpu.curr == &t && "invariant (1): task leaving a CPU it does not run on");
+  t.absorb_steal();
+  cpu.curr = nullptr;
+  cpu.pending_steal = SimTime::zero();
+  // Optimistic spinners watch owner->on_cpu: tell every rwsem this task holds for write.
+  const auto held = t.held_rwsems;
+  t.set_state(TaskState::kRunnable);  // not on CPU from here on
+  for (const HeldRwsem& h : held) {
+    if (h.write) h.sem->owner_off_cpu(t);
+  }
+}
+
+void Scheduler::pick_next_task(Cpu& cpu, SimTime at) {
+  assert(cpu.curr == nullptr && "invariant (1): CPU refilled behind the scheduler's back");
+  if (cpu.runqueue.empty()) {
+    enter_lazy_tlb(cpu);
+    return;
+  }
+  Task* next = cpu.runqueue.front();
+  cpu.runqueue.pop_front();
+  ++cpu.counters.context_switches;
+  run_on(cpu, *next, at, sim_.costs().context_switch);
+}
+
+void Scheduler::run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost) {
+  assert(cpu.curr == nullptr && &next.cpu() == &cpu);
+  cpu.curr = &next;
+  next.set_state(TaskState::kRunning);
+  next.advance_to(max(max(at, cpu.irq_busy_until), sim_.now()));
+  next.work(cost);
+  next.work(switch_mm_irqs_off(sim_, cpu, next.mm()));
+  next.slice_start = next.clock();
+  sim_.events().schedule(next.clock(), &next, Task::kRun);
+}
+
+}  // namespace mmreplay::kernelsim

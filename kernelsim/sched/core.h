@@ -1,0 +1,56 @@
+// Scheduler: binds tasks to virtual CPUs, time-slices, sleeps and wakes them.
+//
+// Models the parts of kernel/sched/core.c the mm paths feel:
+//  - each task is bound to one CPU (as with sched_setaffinity to a single CPU);
+//  - more tasks than CPUs time-share: at a sync point, a task that has run a full slice
+//    (sysctl_sched_base_slice) with others waiting and preemption enabled goes to the back of the
+//    run queue; every switch costs context_switch (+ switch_mm when the mm changes);
+//  - a task that sleeps (rwsem wait, nanosleep) frees its CPU at once;
+//  - a woken task runs after wakeup_latency when its CPU is idle, else queues;
+//  - an idle CPU keeps its last mm loaded in lazy-TLB mode (enter_lazy_tlb()).
+// Wake-up preemption and load balancing are not modelled.
+//
+// Invariants: those of Cpu (sched/cpu.h) (1)-(4), asserted here.
+
+#pragma once
+
+#include "kernelsim/sim/time.h"
+
+namespace mmreplay::kernelsim {
+
+class Simulation;
+class Task;
+struct Cpu;
+
+class Scheduler {
+ public:
+  explicit Scheduler(Simulation& sim) : sim_(sim) {}
+
+  // Models try_to_wake_up(): `t` becomes runnable at `at`.
+  // REQUIRES: t sleeping or new; at >= now().
+  void wake_up_process(Task& t, SimTime at);
+  // A spinning task (still on its CPU) got what it spun for at `at` and continues.
+  // REQUIRES: t.state() == kSpinning.
+  void resume_spinner(Task& t, SimTime at);
+  // Models schedule() from a task going to sleep: its CPU is free from t.clock() on.
+  // REQUIRES: t on its CPU.
+  void sleep(Task& t);
+  // Models preemption at a slice end. REQUIRES: t.should_preempt().
+  void preempt(Task& t);
+  // Models do_exit()'s final schedule(). REQUIRES: t on its CPU.
+  void exit(Task& t);
+
+  SimTime time_slice() const;
+
+ private:
+  // `t` leaves its CPU at t.clock(); owners of spun-on rwsems let spinners go.
+  void put_prev_task(Task& t);
+  // The CPU picks its next task, or goes idle in lazy-TLB mode.
+  void pick_next_task(Cpu& cpu, SimTime at);
+  // `next` gets `cpu` at `at` after `cost` (+ switch_mm), and is queued to run.
+  void run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost);
+
+  Simulation& sim_;
+};
+
+}  // namespace mmreplay::kernelsim

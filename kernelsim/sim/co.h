@@ -1,0 +1,103 @@
+// Co<T>: the coroutine type kernel paths are written in.
+//
+//   Co<void> do_madvise(Task& t, ...) {
+//     co_await mm.mmap_sem.down_read(t);   // a point where virtual time passes or t may block
+//     ...
+//   }
+//
+// A Co starts suspended and runs when awaited, inside the awaiter's await_suspend(). If it
+// completes without suspending (the common, uncontended case) the awaiter just continues, so a
+// loop of awaits never grows the stack (symmetric transfer is not a guaranteed tail call at -O0).
+// If it suspends, its completion later resumes the awaiter by symmetric transfer.
+// The top-level Co of a task is resumed by the task's events (sim/task.h) and, at its end,
+// returns control to the event loop. Co owns its frame and destroys it with itself.
+// Exceptions are not used: an exception escaping a kernel path terminates (a model bug).
+
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <optional>
+#include <utility>
+
+namespace mmreplay::kernelsim {
+
+namespace detail {
+
+struct CoPromiseBase {
+  std::coroutine_handle<> continuation = std::noop_coroutine();
+  bool running_inline = false;  // being run from its awaiter's await_suspend()
+
+  std::suspend_always initial_suspend() noexcept { return {}; }
+  struct FinalAwaiter {
+    bool await_ready() noexcept { return false; }
+    template <class P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+      if (h.promise().running_inline) return std::noop_coroutine();  // back into await_suspend()
+      return h.promise().continuation;
+    }
+    void await_resume() noexcept {}
+  };
+  FinalAwaiter final_suspend() noexcept { return {}; }
+  void unhandled_exception() noexcept { std::terminate(); }
+};
+
+template <class T>
+struct CoPromise : CoPromiseBase {
+  std::optional<T> value;
+  void return_value(T v) { value = std::move(v); }
+  T take() { return std::move(*value); }
+};
+
+template <>
+struct CoPromise<void> : CoPromiseBase {
+  void return_void() noexcept {}
+  void take() noexcept {}
+};
+
+}  // namespace detail
+
+template <class T = void>
+class [[nodiscard]] Co {
+ public:
+  struct promise_type : detail::CoPromise<T> {
+    Co get_return_object() { return Co(std::coroutine_handle<promise_type>::from_promise(*this)); }
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Co(Co&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Co& operator=(Co&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
+  Co(const Co&) = delete;
+  Co& operator=(const Co&) = delete;
+  ~Co() { reset(); }
+
+  bool await_ready() const noexcept { return false; }
+  bool await_suspend(std::coroutine_handle<> caller) noexcept {
+    h_.promise().continuation = caller;
+    h_.promise().running_inline = true;
+    h_.resume();
+    h_.promise().running_inline = false;
+    return !h_.done();  // false: completed inline, the caller continues at once
+  }
+  T await_resume() { return h_.promise().take(); }
+
+  // For the task that owns a top-level Co.
+  Handle handle() const { return h_; }
+  bool done() const { return !h_ || h_.done(); }
+
+ private:
+  explicit Co(Handle h) : h_(h) {}
+  void reset() {
+    if (h_) h_.destroy();
+    h_ = {};
+  }
+  Handle h_;
+};
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,33 @@
+#include "kernelsim/sim/event_queue.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace mmreplay::kernelsim {
+
+void EventQueue::schedule(SimTime when, EventTarget* target, uint64_t arg) {
+  assert(when >= now_ && "invariant (1): event scheduled in the past");
+  assert(target != nullptr);
+  heap_.push_back(Event{when, next_seq_++, target, arg});
+  std::push_heap(heap_.begin(), heap_.end(), later);
+}
+
+void EventQueue::advance_to(SimTime t) {
+  assert(t >= now_ && "invariant (1): time went backwards");
+  assert((heap_.empty() || t < heap_.front().when) && "invariant (2): would skip a queued event");
+  now_ = t;
+}
+
+bool EventQueue::run_one() {
+  if (heap_.empty()) return false;
+  std::pop_heap(heap_.begin(), heap_.end(), later);
+  Event ev = heap_.back();
+  heap_.pop_back();
+  assert(ev.when >= now_ && "invariant (1)");
+  now_ = ev.when;
+  ++fired_;
+  ev.target->fire(ev.arg);
+  return true;
+}
+
+}  // namespace mmreplay::kernelsim

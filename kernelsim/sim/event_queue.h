@@ -1,0 +1,76 @@
+// The discrete-event queue: one per Simulation.
+//
+// Invariants (asserted in debug builds, event_queue.cpp):
+//  (1) now() never decreases; no event is ever scheduled before now().
+//  (2) Events fire in (when, seq) order; seq is the scheduling order, so two events at the same
+//      instant fire in the order they were scheduled and a run is bit-for-bit reproducible.
+//  (3) Every scheduled event fires exactly once (there is no cancel: a target that no longer
+//      wants an event ignores it by checking the argument it gets back, e.g. a generation count).
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernelsim/sim/time.h"
+
+namespace mmreplay::kernelsim {
+
+// Something an event is delivered to. Owned elsewhere; must outlive its queued events.
+class EventTarget {
+ public:
+  virtual void fire(uint64_t arg) = 0;
+
+ protected:
+  ~EventTarget() = default;
+};
+
+class EventQueue {
+ public:
+  SimTime now() const { return now_; }
+  bool empty() const { return heap_.empty(); }
+  size_t size() const { return heap_.size(); }
+  uint64_t events_fired() const { return fired_; }
+
+  // REQUIRES: !empty().
+  SimTime next_time() const { return heap_.front().when; }
+
+  // Queue `target->fire(arg)` at `when`.
+  // REQUIRES: when >= now().
+  void schedule(SimTime when, EventTarget* target, uint64_t arg = 0);
+
+  // Advance now() to `t` without an event: a running task reached `t` by private work and
+  // nothing else is queued at or before `t`.
+  // REQUIRES: t >= now(), and empty() || t < next_time().
+  void advance_to(SimTime t);
+
+  // True when a running task may move now() to `t` inline: nothing queued at or before `t`
+  // and `t` within the horizon.
+  bool can_advance_to(SimTime t) const { return t <= horizon_ && (heap_.empty() || t < heap_.front().when); }
+
+  // Time beyond which nothing may run inline (Simulation::run_until()); infinite otherwise.
+  void set_horizon(SimTime t) { horizon_ = t; }
+
+  // Pop the earliest event, set now() to its time and fire it. Returns false when empty.
+  bool run_one();
+
+ private:
+  struct Event {
+    SimTime when;
+    uint64_t seq;
+    EventTarget* target;
+    uint64_t arg;
+  };
+  static bool later(const Event& a, const Event& b) {
+    return a.when != b.when ? a.when > b.when : a.seq > b.seq;
+  }
+
+  std::vector<Event> heap_;
+  uint64_t next_seq_ = 0;
+  uint64_t fired_ = 0;
+  SimTime now_;
+  SimTime horizon_ = SimTime::infinite();
+};
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,107 @@
+#include "kernelsim/sim/op.h"
+
+#include <utility>
+
+#include "kernelsim/constants.h"
+
+namespace mmreplay::kernelsim {
+
+const char* op_kind_name(OpKind kind) {
+  switch (kind) {
+    case OpKind::kThink: return "think";
+    case OpKind::kSleep: return "sleep";
+    case OpKind::kMmap: return "mmap";
+    case OpKind::kMunmap: return "munmap";
+    case OpKind::kMprotect: return "mprotect";
+    case OpKind::kMremap: return "mremap";
+    case OpKind::kBrk: return "brk";
+    case OpKind::kMadvise: return "madvise";
+    case OpKind::kMadviseVec: return "madvise_vec";
+    case OpKind::kPageFault: return "page_fault";
+    case OpKind::kTouch: return "touch";
+    case OpKind::kThreadStart: return "thread_start";
+    case OpKind::kThreadExit: return "thread_exit";
+    case OpKind::kMmCreate: return "mm_create";
+    case OpKind::kMmExit: return "mm_exit";
+  }
+  return "?";
+}
+
+Op Op::think(SimTime d) { Op o; o.kind = OpKind::kThink; o.duration = d; return o; }
+Op Op::sleep(SimTime d) { Op o; o.kind = OpKind::kSleep; o.duration = d; return o; }
+
+Op Op::mmap_anon(uint64_t addr, uint64_t len, uint32_t prot, uint32_t extra_flags) {
+  Op o;
+  o.kind = OpKind::kMmap;
+  o.addr = addr;
+  o.len = len;
+  o.prot = prot;
+  o.flags = MAP_PRIVATE | MAP_ANONYMOUS | extra_flags;
+  return o;
+}
+
+Op Op::mmap_file(uint64_t addr, uint64_t len, uint32_t prot, uint32_t flags, uint32_t file,
+                 uint64_t offset) {
+  Op o;
+  o.kind = OpKind::kMmap;
+  o.addr = addr;
+  o.len = len;
+  o.prot = prot;
+  o.flags = flags;
+  o.file = file;
+  o.offset = offset;
+  return o;
+}
+
+Op Op::munmap(uint64_t addr, uint64_t len) {
+  Op o; o.kind = OpKind::kMunmap; o.addr = addr; o.len = len; return o;
+}
+
+Op Op::mprotect(uint64_t addr, uint64_t len, uint32_t prot) {
+  Op o; o.kind = OpKind::kMprotect; o.addr = addr; o.len = len; o.prot = prot; return o;
+}
+
+Op Op::mremap(uint64_t addr, uint64_t old_len, uint64_t new_len, uint32_t flags, uint64_t new_addr) {
+  Op o;
+  o.kind = OpKind::kMremap;
+  o.addr = addr;
+  o.len = old_len;
+  o.new_len = new_len;
+  o.flags = flags;
+  o.new_addr = new_addr;
+  return o;
+}
+
+Op Op::brk(uint64_t addr) { Op o; o.kind = OpKind::kBrk; o.addr = addr; return o; }
+
+Op Op::madvise(uint64_t addr, uint64_t len, int advice) {
+  Op o; o.kind = OpKind::kMadvise; o.addr = addr; o.len = len; o.advice = advice; return o;
+}
+
+Op Op::madvise_vec(std::vector<AddrRange> ranges, int advice) {
+  Op o;
+  o.kind = OpKind::kMadviseVec;
+  o.ranges = std::move(ranges);
+  o.advice = advice;
+  return o;
+}
+
+Op Op::page_fault(uint64_t addr, bool write) {
+  Op o; o.kind = OpKind::kPageFault; o.addr = addr; o.write = write; return o;
+}
+
+Op Op::touch(uint64_t addr, uint64_t len, bool write, uint64_t stride) {
+  Op o;
+  o.kind = OpKind::kTouch;
+  o.addr = addr;
+  o.len = len;
+  o.write = write;
+  o.stride = stride;
+  return o;
+}
+
+Op Op::thread_exit() { Op o; o.kind = OpKind::kThreadExit; return o; }
+Op Op::mm_create(uint32_t mm_id) { Op o; o.kind = OpKind::kMmCreate; o.mm_id = mm_id; return o; }
+Op Op::mm_exit() { Op o; o.kind = OpKind::kMmExit; return o; }
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,121 @@
+// Op: one input event for the model, fed from memory (kernelsim does no file I/O).
+//
+// A trace thread becomes a Task whose OpSource yields Ops in order; the replay layer translates
+// trace events (formats/event.h) into these. Each Op is one syscall, one fault, one user-space
+// access pattern, think time or a lifecycle step. Latency is measured per kind (sim/stats.h).
+//
+// Field use per kind (unused fields are ignored):
+//   kThink       duration: user-space compute (the CPU stays busy; time-sliced if shared)
+//   kSleep       duration: blocked off CPU (nanosleep, futex wait)
+//   kMmap        addr (hint; with MAP_FIXED the exact place), len, prot, flags (MAP_*), file, offset
+//   kMunmap      addr, len
+//   kMprotect    addr, len, prot
+//   kMremap      addr, len (old), new_len, new_addr (with MREMAP_FIXED), flags (MREMAP_*)
+//   kBrk         addr: the new program break (the first brk of an mm sets its start)
+//   kMadvise     addr, len, advice (MADV_*)
+//   kMadviseVec  advice, ranges: madvisev / process_madvise
+//   kPageFault   addr, write: one fault as the trace saw it (spurious if already mapped)
+//   kTouch       addr, len, write, stride (bytes, 0 = PAGE_SIZE): accesses that fault as needed
+//   kThreadStart marks the start of the thread (the clone() cost on the new thread)
+//   kThreadExit  the thread exits (also at the end of its OpSource)
+//   kMmCreate    mm_id: the thread continues in a new mm (exec / the child side of fork)
+//   kMmExit      the thread's mm is torn down now (exit_mmap()); later ops in it fail
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernelsim/sim/time.h"
+
+namespace mmreplay::kernelsim {
+
+enum class OpKind : uint8_t {
+  kThink,
+  kSleep,
+  kMmap,
+  kMunmap,
+  kMprotect,
+  kMremap,
+  kBrk,
+  kMadvise,
+  kMadviseVec,
+  kPageFault,
+  kTouch,
+  kThreadStart,
+  kThreadExit,
+  kMmCreate,
+  kMmExit,
+};
+inline constexpr int kOpKindCount = 15;
+
+const char* op_kind_name(OpKind kind);
+
+struct AddrRange {
+  uint64_t addr = 0;
+  uint64_t len = 0;
+  friend bool operator==(const AddrRange&, const AddrRange&) = default;
+};
+
+struct Op {
+  OpKind kind = OpKind::kThink;
+  bool write = false;
+  int advice = 0;
+  uint32_t prot = 0;
+  uint32_t flags = 0;
+  uint32_t file = 0;         // file id, 0 = anonymous
+  uint32_t mm_id = 0;        // kMmCreate
+  uint64_t addr = 0;
+  uint64_t len = 0;
+  uint64_t new_len = 0;      // kMremap
+  uint64_t new_addr = 0;     // kMremap with MREMAP_FIXED
+  uint64_t offset = 0;       // kMmap of a file: byte offset
+  uint64_t stride = 0;       // kTouch
+  SimTime duration;          // kThink, kSleep
+  std::vector<AddrRange> ranges;  // kMadviseVec
+
+  // Builders for the common kinds.
+  static Op think(SimTime d);
+  static Op sleep(SimTime d);
+  static Op mmap_anon(uint64_t addr, uint64_t len, uint32_t prot, uint32_t extra_flags = 0);
+  static Op mmap_file(uint64_t addr, uint64_t len, uint32_t prot, uint32_t flags, uint32_t file,
+                      uint64_t offset);
+  static Op munmap(uint64_t addr, uint64_t len);
+  static Op mprotect(uint64_t addr, uint64_t len, uint32_t prot);
+  static Op mremap(uint64_t addr, uint64_t old_len, uint64_t new_len, uint32_t flags,
+                   uint64_t new_addr = 0);
+  static Op brk(uint64_t addr);
+  static Op madvise(uint64_t addr, uint64_t len, int advice);
+  static Op madvise_vec(std::vector<AddrRange> ranges, int advice);
+  static Op page_fault(uint64_t addr, bool write);
+  static Op touch(uint64_t addr, uint64_t len, bool write, uint64_t stride = 0);
+  static Op thread_exit();
+  static Op mm_create(uint32_t mm_id);
+  static Op mm_exit();
+};
+
+// Where a task gets its next Op. Owned by the task.
+class OpSource {
+ public:
+  virtual ~OpSource() = default;
+  // Fills `op` and returns true, or returns false at the end of the stream.
+  virtual bool next(Op& op) = 0;
+};
+
+// An OpSource over a vector in memory (tests, generators).
+class VectorOpSource final : public OpSource {
+ public:
+  explicit VectorOpSource(std::vector<Op> ops) : ops_(std::move(ops)) {}
+  bool next(Op& op) override {
+    if (pos_ >= ops_.size()) return false;
+    op = ops_[pos_++];
+    return true;
+  }
+
+ private:
+  std::vector<Op> ops_;
+  size_t pos_ = 0;
+};
+
+}  // namespace mmreplay::kernelsim

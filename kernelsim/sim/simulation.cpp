@@ -1,0 +1,128 @@
+#include "kernelsim/sim/simulation.h"
+
+#include <cassert>
+
+#include "kernelsim/kernel/thread.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+PolicySet build_policies(const PolicyConfig& config) {
+  PolicyRegistry registry;
+  register_builtin_policies(registry);
+  return instantiate_policies(config, registry);
+}
+
+std::vector<Cpu> make_cpus(uint32_t n) {
+  std::vector<Cpu> cpus;
+  cpus.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) cpus.emplace_back(i);
+  return cpus;
+}
+
+}  // namespace
+
+Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
+                       const PolicyConfig& policy)
+    : machine_(machine), costs_(costs), policy_config_(policy), policies_(build_policies(policy)),
+      cpus_(make_cpus(machine.nr_cpus)), sched_(*this) {
+  assert(machine.nr_cpus >= 1 && machine.nr_cpus <= NR_CPUS);
+  page_alloc_ = std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT, machine.nr_cpus);
+}
+
+std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,
+                                               std::string_view policy, std::string* error) {
+  if (machine.nr_cpus < 1 || machine.nr_cpus > NR_CPUS) {
+    if (error) *error = "nr_cpus " + std::to_string(machine.nr_cpus) + " outside 1.." + std::to_string(NR_CPUS);
+    return nullptr;
+  }
+  PolicyRegistry registry;
+  register_builtin_policies(registry);
+  PolicyParse parsed = parse_policy_config(policy, registry);
+  if (!parsed.ok()) {
+    if (error) *error = parsed.error;
+    return nullptr;
+  }
+  return std::make_unique<Simulation>(machine, costs, *parsed.config);
+}
+
+PolicyConfig Simulation::default_policy() {
+  PolicyRegistry registry;
+  register_builtin_policies(registry);
+  return PolicyConfig::defaults(registry);
+}
+
+Simulation::~Simulation() {
+  // Task frames reference mms and locks: destroy them first.
+  tasks_.clear();
+}
+
+Mm& Simulation::mm(uint32_t mm_id) {
+  if (Mm* m = find_mm(mm_id)) return *m;
+  mms_.push_back(std::make_unique<Mm>(*this, mm_id));
+  return *mms_.back();
+}
+
+Mm* Simulation::find_mm(uint32_t mm_id) const {
+  for (const auto& m : mms_) {
+    if (m->id == mm_id) return m.get();
+  }
+  return nullptr;
+}
+
+Task& Simulation::create_task(uint32_t cpu, Mm* mm) {
+  assert(cpu < cpus_.size());
+  tasks_.push_back(std::make_unique<Task>(*this, static_cast<uint32_t>(tasks_.size()), cpus_[cpu]));
+  Task& t = *tasks_.back();
+  t.set_mm(mm);
+  if (mm != nullptr) ++mm->users;
+  return t;
+}
+
+Task& Simulation::spawn_thread(uint32_t mm_id, uint32_t cpu, std::unique_ptr<OpSource> source,
+                               SimTime start) {
+  Task& t = create_task(cpu, &mm(mm_id));
+  t.start(run_thread(t, std::move(source)), start);
+  return t;
+}
+
+void Simulation::start_task(Task& t, Co<void> body, SimTime start) {
+  t.start(run_body(t, std::move(body)), start);
+}
+
+void Simulation::run() {
+  while (events_.run_one()) {
+  }
+}
+
+bool Simulation::run_until(SimTime t) {
+  events_.set_horizon(t);
+  while (!events_.empty() && events_.next_time() <= t) events_.run_one();
+  events_.set_horizon(SimTime::infinite());
+  return !events_.empty();
+}
+
+size_t Simulation::nr_live_tasks() const {
+  size_t n = 0;
+  for (const auto& t : tasks_) n += t->state() != TaskState::kDead ? 1 : 0;
+  return n;
+}
+
+CpuCounters Simulation::cpu_totals() const {
+  CpuCounters s;
+  for (const Cpu& c : cpus_) {
+    s.ipis_sent += c.counters.ipis_sent;
+    s.ipis_received += c.counters.ipis_received;
+    s.tlb_local_single += c.counters.tlb_local_single;
+    s.tlb_local_full += c.counters.tlb_local_full;
+    s.tlb_remote_single += c.counters.tlb_remote_single;
+    s.tlb_remote_full += c.counters.tlb_remote_full;
+    s.tlb_lazy_flushes += c.counters.tlb_lazy_flushes;
+    s.leave_mm += c.counters.leave_mm;
+    s.context_switches += c.counters.context_switches;
+    s.irq_ns += c.counters.irq_ns;
+  }
+  return s;
+}
+
+}  // namespace mmreplay::kernelsim

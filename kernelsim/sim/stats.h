@@ -1,0 +1,60 @@
+// Stats: what a run produced, for tests and the replay layer.
+//
+// Per-operation latency histograms (ns, from the op's start on the task's clock to its end),
+// vmstat-style counters and the virtual makespan. Per-CPU counters live in Cpu (sched/cpu.h) and
+// per-lock figures in LockStat (locking/lockstat.h); Simulation gives access to all three.
+// Everything compares with ==, so determinism is a one-line check.
+
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "kernelsim/sim/histogram.h"
+#include "kernelsim/sim/op.h"
+
+namespace mmreplay::kernelsim {
+
+// Named after /proc/vmstat where an equivalent exists.
+struct VmCounters {
+  uint64_t pgfault = 0;               // faults taken (all kinds)
+  uint64_t fault_anon = 0;            // do_anonymous_page() with a new page
+  uint64_t fault_zero_page = 0;       // read fault mapped the shared zero page
+  uint64_t fault_file = 0;            // filemap_fault() of a resident page
+  uint64_t fault_cow = 0;             // do_wp_page() / private file write: page copied
+  uint64_t fault_spurious = 0;        // pte already as wanted (another thread won, or trace)
+  uint64_t fault_segv = 0;            // no VMA or access not allowed
+  uint64_t fault_oom = 0;             // allocation failed
+  uint64_t fault_vma_lock = 0;        // handled under the per-VMA lock
+  uint64_t fault_vma_lock_retry = 0;  // per-VMA lock not taken, fell back to mmap_sem
+  uint64_t pages_alloc = 0;           // user pages allocated (anon + COW)
+  uint64_t pages_free = 0;            // user pages freed
+  uint64_t pgtable_alloc = 0;         // PTE pages allocated
+  uint64_t pgtable_free = 0;          // PTE pages freed
+  uint64_t zone_lock_batches = 0;     // rmqueue_bulk / free_pcppages_bulk calls
+  uint64_t nr_tlb_flush_calls = 0;    // flush_tlb_mm_range() calls
+  uint64_t nr_tlb_shootdowns = 0;     // flush calls that sent IPIs
+  uint64_t nr_tlb_broadcast = 0;      // broadcast (INVLPGB) invalidations
+  uint64_t gather_forced_flushes = 0; // mmu_gather batch filled up mid-operation
+  uint64_t madv_dontneed_pages = 0;   // present pages zapped by MADV_DONTNEED
+  uint64_t madv_lazyfree_pages = 0;   // pages made lazyfree by MADV_FREE
+  uint64_t lazyfree_reused = 0;       // lazyfree pages written again (lazy free cancelled)
+  uint64_t ops_failed = 0;            // syscalls that returned an error
+  friend bool operator==(const VmCounters&, const VmCounters&) = default;
+};
+
+struct Stats {
+  std::array<Histogram, kOpKindCount> op_latency;
+  std::array<uint64_t, kOpKindCount> op_count{};
+  VmCounters vm;
+
+  const Histogram& latency(OpKind k) const { return op_latency[static_cast<size_t>(k)]; }
+  uint64_t count(OpKind k) const { return op_count[static_cast<size_t>(k)]; }
+  void record_op(OpKind k, SimTime latency) {
+    op_latency[static_cast<size_t>(k)].record(static_cast<uint64_t>(latency.count_ns()));
+    ++op_count[static_cast<size_t>(k)];
+  }
+  friend bool operator==(const Stats&, const Stats&) = default;
+};
+
+}  // namespace mmreplay::kernelsim

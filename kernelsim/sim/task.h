@@ -1,0 +1,111 @@
+// Task: one simulated thread (a task_struct) and its private clock.
+//
+// A task runs kernel paths written as coroutines (sim/co.h). Private work -- anything touching
+// only this task's or this CPU's state -- just advances clock() with work(). Before touching
+// shared state a path co_awaits a SharedStep (sim/shared_step.h), which brings global time up to
+// the task's clock; that is the only place the two clocks meet.
+//
+// Invariants (asserted in task.cpp):
+//  (1) While a task runs (its coroutine is executing), clock() >= the queue's now().
+//  (2) A task is in exactly one of: running/spinning on its CPU (cpu().curr == this), in its
+//      CPU's run queue (runnable), sleeping in one wait structure, not started, or dead.
+//  (3) A task has at most one resume pending: one queued kRun event, or none while it is parked.
+
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "kernelsim/sim/co.h"
+#include "kernelsim/sim/event_queue.h"
+#include "kernelsim/sim/time.h"
+
+namespace mmreplay::kernelsim {
+
+class Simulation;
+class SharedStep;
+class RwSem;
+class Mm;
+struct Cpu;
+
+enum class TaskState : uint8_t {
+  kNew,       // created, start time not reached
+  kRunning,   // cpu().curr == this, executing or about to
+  kSpinning,  // cpu().curr == this, busy-waiting (spinlock, rwsem optimistic spin)
+  kRunnable,  // in cpu().runqueue
+  kSleeping,  // off CPU, waiting for a wake-up
+  kDead,
+};
+
+// A lock this task holds, for hold-time accounting and the rwsem owner-on-CPU check.
+struct HeldRwsem {
+  RwSem* sem;
+  SimTime since;
+  bool write;
+};
+
+class Task final : public EventTarget {
+ public:
+  // Event arguments for fire().
+  static constexpr uint64_t kRun = 0;   // the task has its CPU: continue at clock()
+  static constexpr uint64_t kWake = 1;  // timer or start: wake_up_process() now
+
+  Task(Simulation& sim, uint32_t id, Cpu& cpu);
+  ~Task();
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+
+  Simulation& sim() const { return sim_; }
+  uint32_t id() const { return id_; }
+  Cpu& cpu() const { return *cpu_; }
+  Mm* mm() const { return mm_; }
+  void set_mm(Mm* mm) { mm_ = mm; }
+  SimTime clock() const { return clock_; }
+  TaskState state() const { return state_; }
+  // task_struct->on_cpu: running or spinning on its CPU.
+  bool on_cpu() const { return state_ == TaskState::kRunning || state_ == TaskState::kSpinning; }
+  bool finished() const { return state_ == TaskState::kDead; }
+
+  // Private work: advance this task's clock, no event.
+  void work(SimTime d) { clock_ += d; }
+
+  // Takes ownership of the top-level coroutine and makes the task runnable at `at`.
+  // REQUIRES: state() == kNew, at >= now.
+  void start(Co<void> body, SimTime at);
+
+  // ---- Scheduler and lock interface (model internals) ------------------------------------------
+  void set_state(TaskState s) { state_ = s; }
+  // Move the clock forward to `t` (no-op when already later).
+  void advance_to(SimTime t) { if (t > clock_) clock_ = t; }
+  // Charge interrupt time stolen from this task while it held its CPU.
+  void absorb_steal();
+  // Time-slice expiry with another task waiting and preemption enabled.
+  bool should_preempt() const;
+
+  // SharedStep protocol (sim/shared_step.h).
+  bool try_enter_now();
+  void defer(SharedStep* step, std::coroutine_handle<> h);
+  void park(std::coroutine_handle<> h) { resume_ = h; }
+
+  void fire(uint64_t arg) override;
+
+  int preempt_count = 0;             // spinlocks held or being waited for
+  SimTime slice_start;               // when it last got its CPU
+  std::vector<HeldRwsem> held_rwsems;
+  int64_t last_result = 0;           // return value of the last syscall (address or -errno)
+
+ private:
+  Simulation& sim_;
+  uint32_t id_;
+  Cpu* cpu_;
+  Mm* mm_ = nullptr;
+  SimTime clock_;
+  TaskState state_ = TaskState::kNew;
+  std::coroutine_handle<> resume_;
+  SharedStep* pending_step_ = nullptr;
+  std::optional<Co<void>> body_;
+};
+
+}  // namespace mmreplay::kernelsim

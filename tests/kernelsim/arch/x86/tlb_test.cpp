@@ -1,0 +1,148 @@
+// TLB shootdowns: who gets an IPI, how many pages are flushed and how, for madvise and munmap.
+
+#include "kernelsim/arch/x86/tlb.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::kBase;
+using testing::kPage;
+using testing::make_sim;
+using testing::thread;
+
+constexpr uint64_t kMapPages = 1024;
+
+// Thread 0 on CPU 0 maps and dirties kMapPages pages, then runs `advice_ops` at ~100 us. Threads
+// on CPUs 1..k-1 of the same mm run user code meanwhile (they keep the mm loaded, not lazy).
+std::unique_ptr<Simulation> run_on_k_cpus(uint32_t k, const std::string& policy, std::vector<Op> advice_ops) {
+  auto sim = make_sim(k, policy);
+  std::vector<Op> ops = {Op::mmap_anon(kBase, kMapPages * kPage, PROT_READ | PROT_WRITE),
+                         Op::touch(kBase, kMapPages * kPage, true), Op::think(SimTime::us(100))};
+  for (Op& op : advice_ops) ops.push_back(std::move(op));
+  ops.push_back(Op::think(SimTime::ms(50)));  // keep the mm alive past the check
+  thread(*sim, 1, 0, ops);
+  for (uint32_t cpu = 1; cpu < k; ++cpu) thread(*sim, 1, cpu, {Op::think(SimTime::ms(50))});
+  sim->run_until(SimTime::ms(20));  // before the others exit and tear the mm down
+  return sim;
+}
+
+TEST(TlbTest, DontneedSendsOneIpiPerOtherCpuAndFlushesByTheCeiling) {
+  for (uint32_t k : {1u, 2u, 4u, 8u, 64u}) {
+    for (uint64_t n : {1ull, 33ull, 34ull, 512ull}) {
+      auto sim = run_on_k_cpus(k, "", {Op::madvise(kBase, n * kPage, MADV_DONTNEED)});
+      SCOPED_TRACE("k=" + std::to_string(k) + " n=" + std::to_string(n));
+      const CpuCounters total = sim->cpu_totals();
+      EXPECT_EQ(sim->cpu(0).counters.ipis_sent, k - 1);
+      EXPECT_EQ(total.ipis_received, k - 1);
+      for (uint32_t c = 1; c < k; ++c) EXPECT_EQ(sim->cpu(c).counters.ipis_received, 1u);
+      if (n > tlb_single_page_flush_ceiling) {
+        EXPECT_EQ(sim->cpu(0).counters.tlb_local_full, 1u);
+        EXPECT_EQ(sim->cpu(0).counters.tlb_local_single, 0u);
+        EXPECT_EQ(total.tlb_remote_full, k - 1);
+      } else {
+        EXPECT_EQ(sim->cpu(0).counters.tlb_local_full, 0u);
+        EXPECT_EQ(sim->cpu(0).counters.tlb_local_single, n);
+        EXPECT_EQ(total.tlb_remote_single, n * (k - 1));
+      }
+      EXPECT_EQ(sim->stats().vm.nr_tlb_flush_calls, 1u);
+      EXPECT_EQ(sim->stats().vm.madv_dontneed_pages, n);
+    }
+  }
+}
+
+TEST(TlbTest, BroadcastSendsNoIpis) {
+  auto sim = run_on_k_cpus(8, "tlb=broadcast", {Op::madvise(kBase, 64 * kPage, MADV_DONTNEED)});
+  EXPECT_EQ(sim->cpu_totals().ipis_sent, 0u);
+  EXPECT_EQ(sim->cpu_totals().ipis_received, 0u);
+  EXPECT_EQ(sim->stats().vm.nr_tlb_broadcast, 1u);
+  EXPECT_EQ(sim->cpu_totals().irq_ns, 0u);
+}
+
+TEST(TlbTest, HandlerTimeIsStolenFromTheTargetsTask) {
+  auto sim = make_sim(2);
+  thread(*sim, 1, 0, {Op::mmap_anon(kBase, 8 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 8 * kPage, true),
+                      Op::think(SimTime::us(100)), Op::madvise(kBase, 8 * kPage, MADV_DONTNEED)});
+  thread(*sim, 1, 1, {Op::think(SimTime::ms(1))});
+  sim->run();
+  const CostProfile& c = sim->costs();
+  const SimTime handler = c.ipi_handler_entry + c.tlb_flush_single * 8;
+  EXPECT_EQ(sim->cpu(1).counters.irq_ns, static_cast<uint64_t>(handler.count_ns()));
+  // The 1 ms of user code on CPU 1 took 1 ms + the handler.
+  EXPECT_EQ(sim->stats().latency(OpKind::kThink).max(), static_cast<uint64_t>((SimTime::ms(1) + handler).count_ns()));
+}
+
+// CPU 3's thread sleeps across the madvise: CPU 3 is idle with the mm loaded (lazy TLB).
+std::unique_ptr<Simulation> run_with_lazy_cpu(const std::string& policy, int madvises) {
+  auto sim = make_sim(4, policy);
+  std::vector<Op> ops = {Op::mmap_anon(kBase, 64 * kPage, PROT_READ | PROT_WRITE),
+                         Op::touch(kBase, 64 * kPage, true), Op::think(SimTime::us(200))};
+  for (int i = 0; i < madvises; ++i) {
+    ops.push_back(Op::touch(kBase, 8 * kPage, true));
+    ops.push_back(Op::madvise(kBase, 8 * kPage, MADV_DONTNEED));
+  }
+  thread(*sim, 1, 0, ops);
+  thread(*sim, 1, 1, {Op::think(SimTime::ms(5))});
+  thread(*sim, 1, 2, {Op::think(SimTime::ms(5))});
+  thread(*sim, 1, 3, {Op::think(SimTime::us(10)), Op::sleep(SimTime::ms(1)), Op::think(SimTime::us(10))});
+  sim->run_until(SimTime::ms(3));
+  return sim;
+}
+
+TEST(TlbTest, LazyCpuIsSkippedAndFlushesOnReturnSince419) {
+  auto sim = run_with_lazy_cpu("lazy_tlb=skip", 1);
+  EXPECT_EQ(sim->cpu(0).counters.ipis_sent, 2u);
+  EXPECT_EQ(sim->cpu(3).counters.ipis_received, 0u);
+  EXPECT_EQ(sim->cpu(3).counters.tlb_lazy_flushes, 1u) << "stale tlb_gen must be caught on return";
+  EXPECT_EQ(sim->cpu(3).counters.leave_mm, 0u);
+}
+
+TEST(TlbTest, LazyCpuTakesOneIpiAndLeavesTheMmIn3x) {
+  auto sim = run_with_lazy_cpu("lazy_tlb=leave_mm", 2);
+  // First flush: CPUs 1, 2 and lazy 3 (which leaves the mm); second: CPUs 1 and 2 only.
+  EXPECT_EQ(sim->cpu(0).counters.ipis_sent, 5u);
+  EXPECT_EQ(sim->cpu(3).counters.ipis_received, 1u);
+  EXPECT_EQ(sim->cpu(3).counters.leave_mm, 1u);
+  EXPECT_EQ(sim->cpu(3).counters.tlb_lazy_flushes, 0u);
+}
+
+TEST(TlbTest, UnmapThatFreesPageTablesReachesLazyCpus) {
+  auto sim = make_sim(2, "lazy_tlb=skip");
+  thread(*sim, 1, 0, {Op::mmap_anon(kBase, 2 * PMD_SIZE, PROT_READ | PROT_WRITE), Op::touch(kBase, 2 * PMD_SIZE, true),
+                      Op::think(SimTime::us(200)), Op::munmap(kBase, 2 * PMD_SIZE), Op::think(SimTime::ms(5))});
+  thread(*sim, 1, 1, {Op::think(SimTime::us(10))});  // exits early: CPU 1 goes lazy
+  sim->run_until(SimTime::ms(2));
+  EXPECT_EQ(sim->cpu(1).counters.ipis_received, 1u);
+  EXPECT_EQ(sim->cpu(1).counters.leave_mm, 1u);
+  EXPECT_EQ(sim->stats().vm.pgtable_free, 2u);
+}
+
+std::vector<AddrRange> ranges(int r) {
+  std::vector<AddrRange> out;
+  for (int i = 0; i < r; ++i) out.push_back({kBase + static_cast<uint64_t>(i) * 16 * kPage, 4 * kPage});
+  return out;
+}
+
+TEST(TlbTest, VectorMadviseSendsOneRoundOfIpisPerCallSendsOnePerRange) {
+  constexpr uint32_t k = 8;
+  constexpr int r = 16;
+  auto per_call = run_on_k_cpus(k, "madvise=per-call", {Op::madvise_vec(ranges(r), MADV_DONTNEED)});
+  auto vector = run_on_k_cpus(k, "madvise=vector", {Op::madvise_vec(ranges(r), MADV_DONTNEED)});
+  EXPECT_EQ(per_call->cpu(0).counters.ipis_sent, static_cast<uint64_t>(r) * (k - 1));
+  EXPECT_EQ(vector->cpu(0).counters.ipis_sent, k - 1);
+  EXPECT_EQ(per_call->stats().vm.nr_tlb_flush_calls, static_cast<uint64_t>(r));
+  EXPECT_EQ(vector->stats().vm.nr_tlb_flush_calls, 1u);
+  const LockClassStats* pc = per_call->lockstat().find("&mm->mmap_sem-R");
+  const LockClassStats* vc = vector->lockstat().find("&mm->mmap_sem-R");
+  ASSERT_TRUE(pc != nullptr && vc != nullptr);
+  EXPECT_EQ(pc->acquisitions - vc->acquisitions, static_cast<uint64_t>(r - 1));
+  EXPECT_EQ(per_call->stats().vm.madv_dontneed_pages, vector->stats().vm.madv_dontneed_pages);
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,255 @@
+// rwsem: the fairness and spinning properties of kernel/locking/rwsem.c that mmap_sem users feel.
+
+#include "kernelsim/locking/rwsem.h"
+
+#include <gtest/gtest.h>
+
+#include "kernelsim/kernel/thread.h"
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::make_sim;
+
+struct Rec {
+  SimTime arrived;
+  SimTime granted;
+  SimTime released;
+};
+
+// Arrives at `arrive` (absolute), takes the lock, holds it for `hold` of CPU work, releases.
+Co<void> locker(Task& t, RwSem& s, bool write, SimTime arrive, SimTime hold, Rec* rec) {
+  t.work(arrive - t.clock());
+  rec->arrived = t.clock();
+  if (write) {
+    co_await s.down_write(t);
+  } else {
+    co_await s.down_read(t);
+  }
+  rec->granted = t.clock();
+  t.work(hold);
+  if (write) {
+    co_await s.up_write(t);
+  } else {
+    co_await s.up_read(t);
+  }
+  rec->released = t.clock();
+}
+
+// Like locker(), but sleeps (off CPU) while holding the lock for write.
+Co<void> sleeping_writer(Task& t, RwSem& s, SimTime arrive, SimTime hold, Rec* rec) {
+  t.work(arrive - t.clock());
+  rec->arrived = t.clock();
+  co_await s.down_write(t);
+  rec->granted = t.clock();
+  co_await do_sleep(t, hold);
+  co_await s.up_write(t);
+  rec->released = t.clock();
+}
+
+// Records when it first ran.
+Co<void> bystander(Task& t, SimTime* first_run) {
+  *first_run = t.clock();
+  t.work(SimTime::us(1));
+  co_return;
+}
+
+TEST(RwsemTest, ReaderArrivingAfterWaitingWriterIsGrantedAfterIt) {
+  auto sim = make_sim(3);
+  RwSem sem(*sim, "test_sem");
+  Rec r0, w, r1;
+  Task& t0 = sim->create_task(0, nullptr);
+  Task& t1 = sim->create_task(1, nullptr);
+  Task& t2 = sim->create_task(2, nullptr);
+  sim->start_task(t0, locker(t0, sem, false, SimTime::us(10), SimTime::us(100), &r0));
+  sim->start_task(t1, locker(t1, sem, true, SimTime::us(20), SimTime::us(50), &w));
+  // Arrives after the writer stopped spinning on the reader-owned lock (rspin: 10.5 us).
+  sim->start_task(t2, locker(t2, sem, false, SimTime::us(40), SimTime::us(10), &r1));
+  sim->run();
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  EXPECT_EQ(w.granted >= r0.released, true);
+  EXPECT_GT(r1.granted, w.granted);
+  EXPECT_GE(r1.granted, w.released) << "reader shared the lock with the writer";
+  EXPECT_EQ(sem.counters().spins, 1u);          // the writer first spun on the reader owner
+  EXPECT_EQ(sem.counters().spin_aborted, 1u);   // ... until the rspin threshold
+}
+
+Co<void> reader_loop(Task& t, RwSem& s, SimTime offset, int n) {
+  t.work(offset);
+  for (int i = 0; i < n; ++i) {
+    co_await s.down_read(t);
+    t.work(SimTime::us(20));
+    co_await s.up_read(t);
+    t.work(SimTime::us(2));
+  }
+}
+
+TEST(RwsemTest, WriterIsNotStarvedByAContinuousStreamOfReaders) {
+  constexpr int kReaders = 8;
+  constexpr int kIterations = 50;  // each reader holds for ~1.1 ms in total
+  auto sim = make_sim(kReaders + 1);
+  RwSem sem(*sim, "test_sem");
+  for (uint32_t i = 0; i < kReaders; ++i) {
+    Task& t = sim->create_task(i, nullptr);
+    sim->start_task(t, reader_loop(t, sem, SimTime::us(3 * i), kIterations));
+  }
+  Rec w;
+  Task& tw = sim->create_task(kReaders, nullptr);
+  sim->start_task(tw, locker(tw, sem, true, SimTime::us(100), SimTime::us(10), &w));
+  sim->run();
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  // Readers that arrive after the writer queued wait behind it, so it waits at most for the
+  // read holds already in progress (20 us) plus wake-up and rspin latencies.
+  EXPECT_LT(w.granted - w.arrived, SimTime::us(60));
+  EXPECT_GT(sem.counters().reader_batches, 0u);
+}
+
+TEST(RwsemTest, WaitingReadersAreWokenTogether) {
+  auto sim = make_sim(6);
+  RwSem sem(*sim, "test_sem");
+  Rec w;
+  Rec r[5];
+  Task& tw = sim->create_task(0, nullptr);
+  sim->start_task(tw, locker(tw, sem, true, SimTime::us(10), SimTime::us(100), &w));
+  for (uint32_t i = 0; i < 5; ++i) {
+    Task& t = sim->create_task(i + 1, nullptr);
+    sim->start_task(t, locker(t, sem, false, SimTime::us(20 + i), SimTime::us(5), &r[i]));
+  }
+  sim->run();
+  EXPECT_EQ(sem.counters().reader_batches, 1u);
+  EXPECT_EQ(sem.counters().readers_woken, 5u);
+  for (const Rec& x : r) {
+    EXPECT_EQ(x.granted, r[0].granted);
+    EXPECT_GE(x.granted, w.released);
+  }
+  const LockClassStats* cls = sim->lockstat().find("test_sem-R");
+  ASSERT_NE(cls, nullptr);
+  EXPECT_EQ(cls->acquisitions, 5u);
+  EXPECT_EQ(cls->contentions, 5u);
+}
+
+// R1, W2, R3 queue (in that order) behind a writer that sleeps while holding the lock.
+void queue_r_w_r(const std::string& policy, Rec* r1, Rec* w2, Rec* r3) {
+  auto sim = make_sim(4, policy);
+  RwSem sem(*sim, "test_sem");
+  Rec w0;
+  Task& o = sim->create_task(0, nullptr);
+  sim->start_task(o, sleeping_writer(o, sem, SimTime::us(10), SimTime::us(100), &w0));
+  Task& a = sim->create_task(1, nullptr);
+  Task& b = sim->create_task(2, nullptr);
+  Task& c = sim->create_task(3, nullptr);
+  sim->start_task(a, locker(a, sem, false, SimTime::us(20), SimTime::us(30), r1));
+  sim->start_task(b, locker(b, sem, true, SimTime::us(21), SimTime::us(30), w2));
+  sim->start_task(c, locker(c, sem, false, SimTime::us(22), SimTime::us(30), r3));
+  sim->run();
+  EXPECT_EQ(sem.counters().spins, 0u) << "nobody spins on a sleeping owner";
+}
+
+TEST(RwsemTest, PhaseFairWakeGrantsReadersPastAWaitingWriter) {
+  Rec r1, w2, r3;
+  queue_r_w_r("rwsem_wake=phase-fair", &r1, &w2, &r3);
+  EXPECT_EQ(r1.granted, r3.granted);
+  EXPECT_GE(w2.granted, r3.released);
+}
+
+TEST(RwsemTest, ContiguousWakeStopsAtTheFirstWaitingWriter) {
+  Rec r1, w2, r3;
+  queue_r_w_r("rwsem_wake=contiguous", &r1, &w2, &r3);
+  EXPECT_GE(w2.granted, r1.released);
+  EXPECT_GE(r3.granted, w2.released);
+}
+
+TEST(RwsemTest, WriterSpinsWhileTheOwnerRunsAndKeepsItsCpu) {
+  auto sim = make_sim(2);
+  RwSem sem(*sim, "test_sem");
+  Rec w0, w1;
+  SimTime bystander_ran;
+  Task& t0 = sim->create_task(0, nullptr);
+  Task& t1 = sim->create_task(1, nullptr);
+  Task& t2 = sim->create_task(1, nullptr);  // shares CPU 1 with the spinner
+  sim->start_task(t0, locker(t0, sem, true, SimTime::us(10), SimTime::us(100), &w0));
+  sim->start_task(t1, locker(t1, sem, true, SimTime::us(20), SimTime::us(10), &w1));
+  sim->start_task(t2, bystander(t2, &bystander_ran));
+  sim->run();
+  EXPECT_EQ(sem.counters().spins, 1u);
+  EXPECT_EQ(sem.counters().spin_acquired, 1u);
+  EXPECT_EQ(sem.counters().sleeps, 0u);
+  // Handed over directly from the running owner: one cache-line transfer, no wake-up.
+  EXPECT_EQ(w1.granted, w0.released + sim->costs().cacheline_transfer);
+  EXPECT_GE(bystander_ran, w1.released) << "a spinning writer must not give up its CPU";
+}
+
+TEST(RwsemTest, WriterSleepsWhenTheOwnerIsOffCpuAndFreesItsCpu) {
+  auto sim = make_sim(2);
+  RwSem sem(*sim, "test_sem");
+  Rec w0, w1;
+  SimTime bystander_ran;
+  Task& t0 = sim->create_task(0, nullptr);
+  Task& t1 = sim->create_task(1, nullptr);
+  Task& t2 = sim->create_task(1, nullptr);
+  sim->start_task(t0, sleeping_writer(t0, sem, SimTime::us(10), SimTime::us(100), &w0));
+  sim->start_task(t1, locker(t1, sem, true, SimTime::us(20), SimTime::us(10), &w1));
+  sim->start_task(t2, bystander(t2, &bystander_ran));
+  sim->run();
+  EXPECT_EQ(sem.counters().spins, 0u);
+  EXPECT_EQ(sem.counters().sleeps, 1u);
+  EXPECT_LT(bystander_ran, SimTime::us(30)) << "the sleeping writer's CPU runs the next task";
+  EXPECT_GE(w1.granted, w0.released + sim->costs().wakeup_latency);
+}
+
+TEST(RwsemTest, SpinnerGoesToSleepWhenTheOwnerLeavesItsCpu) {
+  auto sim = make_sim(2);
+  RwSem sem(*sim, "test_sem");
+  Rec w0, w1;
+  Task& t0 = sim->create_task(0, nullptr);
+  Task& t1 = sim->create_task(1, nullptr);
+  // The owner runs for 30 us with the lock, then sleeps 100 us still holding it.
+  sim->start_task(t0, [](Task& t, RwSem& s, Rec* rec) -> Co<void> {
+    t.work(SimTime::us(10) - t.clock());
+    co_await s.down_write(t);
+    rec->granted = t.clock();
+    t.work(SimTime::us(30));
+    co_await do_sleep(t, SimTime::us(100));
+    co_await s.up_write(t);
+    rec->released = t.clock();
+  }(t0, sem, &w0));
+  sim->start_task(t1, locker(t1, sem, true, SimTime::us(20), SimTime::us(10), &w1));
+  sim->run();
+  EXPECT_EQ(sem.counters().spins, 1u);
+  EXPECT_EQ(sem.counters().spin_aborted, 1u);
+  EXPECT_EQ(sem.counters().sleeps, 1u);
+  EXPECT_GE(w1.granted, w0.released);
+}
+
+Co<void> writer_loop(Task& t, RwSem& s, SimTime until) {
+  while (t.clock() < until) {
+    co_await s.down_write(t);
+    t.work(SimTime::us(100));
+    co_await s.up_write(t);
+    t.work(SimTime::us(1));
+  }
+}
+
+TEST(RwsemTest, SleepingWaiterGetsAHandoffAfterRwsemWaitTimeout) {
+  auto sim = make_sim(3);
+  RwSem sem(*sim, "test_sem");
+  Task& a = sim->create_task(0, nullptr);
+  Task& b = sim->create_task(1, nullptr);
+  Task& r = sim->create_task(2, nullptr);
+  // Two running writers hand the lock to each other by optimistic spinning ...
+  sim->start_task(a, writer_loop(a, sem, SimTime::ms(20)));
+  sim->start_task(b, writer_loop(b, sem, SimTime::ms(20)));
+  // ... past a reader sleeping in the wait list, until it has waited RWSEM_WAIT_TIMEOUT.
+  Rec rd;
+  sim->start_task(r, locker(r, sem, false, SimTime::us(50), SimTime::us(10), &rd));
+  sim->run();
+  const SimTime waited = rd.granted - rd.arrived;
+  EXPECT_GE(waited, SimTime::ns(RWSEM_WAIT_TIMEOUT_NS));
+  EXPECT_LT(waited, SimTime::ns(RWSEM_WAIT_TIMEOUT_NS) + SimTime::us(250));
+  EXPECT_EQ(sem.counters().handoffs, 1u);
+  EXPECT_GT(sem.counters().spin_acquired, 30u);
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim

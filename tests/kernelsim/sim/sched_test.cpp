@@ -1,0 +1,78 @@
+// The scheduler as the mm paths feel it: time slices, sleeping frees the CPU, lazy TLB on idle.
+
+#include "kernelsim/sched/core.h"
+
+#include <gtest/gtest.h>
+
+#include "kernelsim/mm/mm_types.h"
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::make_sim;
+using testing::thread;
+
+TEST(SchedTest, TwoTasksOnOneCpuTimeShare) {
+  auto sim = make_sim(1);
+  thread(*sim, 1, 0, {Op::think(SimTime::ms(3))});
+  thread(*sim, 2, 0, {Op::think(SimTime::ms(3))});
+  sim->run();
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  // Both ran to completion in ~6 ms; neither finished its 3 ms before the other started.
+  const uint64_t slices = SimTime::ms(3).count_ns() / sim->machine().time_slice.count_ns();
+  EXPECT_GE(sim->cpu(0).counters.context_switches, 2 * slices - 1);
+  EXPECT_GE(sim->now(), SimTime::ms(6));
+  EXPECT_LT(sim->now(), SimTime::ms(7));
+  EXPECT_GT(sim->stats().latency(OpKind::kThink).min(), static_cast<uint64_t>(SimTime::ms(5).count_ns()));
+}
+
+TEST(SchedTest, SleepingTaskFreesItsCpu) {
+  auto sim = make_sim(1);
+  thread(*sim, 1, 0, {Op::sleep(SimTime::ms(5))});
+  thread(*sim, 2, 0, {Op::think(SimTime::ms(1))});
+  sim->run();
+  // The thinker ran while the sleeper slept: the whole run takes ~5 ms, not 6.
+  EXPECT_LT(sim->now(), SimTime::ms(5) + SimTime::us(100));
+  EXPECT_LT(sim->stats().latency(OpKind::kThink).max(), static_cast<uint64_t>(SimTime::ms(1).count_ns() + 10'000));
+}
+
+TEST(SchedTest, IdleCpuKeepsItsLastMmLazily) {
+  auto sim = make_sim(2);
+  thread(*sim, 1, 0, {Op::think(SimTime::ms(5))});
+  thread(*sim, 1, 1, {Op::think(SimTime::us(10))});
+  sim->run_until(SimTime::ms(1));
+  const Mm* mm = sim->find_mm(1);
+  EXPECT_EQ(sim->cpu(1).loaded_mm, mm);
+  EXPECT_TRUE(sim->cpu(1).is_lazy);
+  EXPECT_TRUE(mm->cpumask.test(1)) << "a lazy CPU stays in mm_cpumask";
+  EXPECT_FALSE(sim->cpu(0).is_lazy);
+}
+
+TEST(SchedTest, ExitOfTheLastThreadTearsTheMmDown) {
+  auto sim = make_sim(2);
+  thread(*sim, 1, 0, {Op::mmap_anon(testing::kBase, 64 * testing::kPage, PROT_READ | PROT_WRITE),
+                      Op::touch(testing::kBase, 64 * testing::kPage, true)});
+  thread(*sim, 1, 1, {Op::think(SimTime::ms(1))});
+  sim->run();
+  const Mm* mm = sim->find_mm(1);
+  EXPECT_TRUE(mm->dead);
+  EXPECT_TRUE(mm->vmas.empty());
+  EXPECT_EQ(sim->page_alloc().allocated(), 0u);
+  // The exiting CPU keeps the dead mm only lazily, until it switches to another (mmdrop()).
+  mm->cpumask.for_each([&sim](uint32_t cpu) { EXPECT_TRUE(sim->cpu(cpu).is_lazy) << "cpu " << cpu; });
+}
+
+TEST(SchedTest, MmCreateMovesTheThreadToANewMm) {
+  auto sim = make_sim(1);
+  thread(*sim, 1, 0, {Op::mmap_anon(testing::kBase, 4 * testing::kPage, PROT_READ | PROT_WRITE),
+                      Op::touch(testing::kBase, 4 * testing::kPage, true), Op::mm_create(2),
+                      Op::mmap_anon(testing::kBase, 4 * testing::kPage, PROT_READ), Op::think(SimTime::ms(1))});
+  sim->run_until(SimTime::us(500));
+  EXPECT_TRUE(sim->find_mm(1)->dead) << "exec drops the old mm";
+  EXPECT_EQ(sim->find_mm(2)->vmas.size(), 1u);
+  EXPECT_EQ(sim->cpu(0).loaded_mm, sim->find_mm(2));
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim

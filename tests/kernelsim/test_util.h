@@ -1,0 +1,35 @@
+// Helpers for the kernelsim tests: a Simulation from a policy string, op streams, and
+// hand-written task bodies.
+
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim::testing {
+
+inline std::unique_ptr<Simulation> make_sim(uint32_t nr_cpus, const std::string& policy = "",
+                                            const CostProfile& costs = cost_profile_default()) {
+  std::string error;
+  MachineConfig m;
+  m.nr_cpus = nr_cpus;
+  auto sim = Simulation::create(m, costs, policy, &error);
+  EXPECT_NE(sim, nullptr) << error;
+  return sim;
+}
+
+inline Task& thread(Simulation& sim, uint32_t mm_id, uint32_t cpu, std::vector<Op> ops,
+                    SimTime start = SimTime::zero()) {
+  return sim.spawn_thread(mm_id, cpu, std::make_unique<VectorOpSource>(std::move(ops)), start);
+}
+
+constexpr uint64_t kBase = 0x10000000;  // a mapping address the tests use
+constexpr uint64_t kPage = PAGE_SIZE;
+
+}  // namespace mmreplay::kernelsim::testing
