@@ -10,6 +10,7 @@ PACKAGES=(
   libzstd-dev zstd                          # zstd frames; zstdcat for the standard-tools test
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
+  libtracecmd-dev libtracefs-dev libtraceevent-dev  # trace.dat import (formats/import/trace_cmd.h)
 )
 EXTRA=("$@")  # callers may ask for more (e.g. clang for the fuzz preset)
 

@@ -1,0 +1,32 @@
+// The importers' front door: pick a format by name, read a file (or, for the text formats, a
+// buffer) and get the trace and a report back. `trace-replay import` and `record` call this.
+//
+// Errors (Status): the input cannot be opened, or a malformed line, named "FILE:LINE: ...".
+// Unknown lines are not errors; they are counted in the report.
+
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "formats/import/import_builder.h"
+#include "formats/import/import_report.h"
+#include "formats/status.h"
+
+namespace mmreplay::formats {
+
+enum class ImportFormat { kPerfScript, kStrace, kTraceCmd };
+
+// "perf-script", "strace", "trace-cmd".
+bool import_format_from_name(std::string_view name, ImportFormat* format);
+std::string_view import_format_name(ImportFormat format);
+
+Status import_file(ImportFormat format, const std::string& path, ImportedTrace* trace,
+                   ImportReport* report);
+
+// The text formats from memory; `name` stands for the file name in messages.
+// REQUIRES: format != kTraceCmd.
+Status import_text(ImportFormat format, const std::string& name, std::string_view text,
+                   ImportedTrace* trace, ImportReport* report);
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,240 @@
+#include "formats/import/import_builder.h"
+
+#include <fmt/format.h>
+
+#include "formats/import/import_builder_impl.h"
+
+namespace mmreplay::formats {
+
+using detail::Item;
+using detail::Origin;
+using detail::ThreadState;
+
+struct ImportBuilder::Impl {
+  detail::BuilderState state;
+};
+
+namespace detail {
+
+ThreadState& BuilderState::thread(uint64_t tid) {
+  auto [it, added] = index_of.emplace(tid, static_cast<uint32_t>(threads.size()));
+  if (added) {
+    threads.emplace_back();
+    threads.back().tid = tid;
+  }
+  return threads[it->second];
+}
+
+}  // namespace detail
+
+namespace {
+
+// The event a completed call stands for, or nothing (clone, failed calls). `fd` and
+// `offset_from_fd` are filled for file events.
+bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderState* state,
+               Item* item, ImportReport* report) {
+  const auto& a = c.args;
+  const auto uret = static_cast<uint64_t>(ret);
+  Event& e = item->event;
+  switch (c.sc) {
+    case Syscall::kMmap: {
+      const auto flags = static_cast<uint32_t>(a[3]);
+      const auto fd = static_cast<int32_t>(a[4]);
+      e = ev::mmap(ts, uret, a[1], static_cast<uint32_t>(a[2]), flags, 0, a[5]);
+      if ((flags & kMapAnonymous) == 0 && fd >= 0) item->fd = fd;
+      return true;
+    }
+    case Syscall::kMunmap: e = ev::munmap(ts, a[0], a[1]); return true;
+    case Syscall::kMprotect: e = ev::mprotect(ts, a[0], a[1], static_cast<uint32_t>(a[2])); return true;
+    case Syscall::kMremap: e = ev::mremap(ts, a[0], a[1], uret, a[2], a[3]); return true;
+    case Syscall::kBrk: e = ev::brk(ts, uret); return true;
+    case Syscall::kMadvise: e = ev::madvise(ts, a[0], a[1], a[2]); return true;
+    case Syscall::kProcessMadvise: {
+      e = ev::madvise_vector(ts, a[3]);
+      const size_t n = std::min(c.ranges.size(), kMaxVectorRanges);
+      if (n == 0) ++report->vector_madvise_without_ranges;
+      e.range_begin = static_cast<uint32_t>(state->ranges.size());
+      e.range_count = static_cast<uint16_t>(n);
+      state->ranges.insert(state->ranges.end(), c.ranges.begin(),
+                           c.ranges.begin() + static_cast<std::ptrdiff_t>(n));
+      return true;
+    }
+    case Syscall::kRead:
+    case Syscall::kWrite:
+    case Syscall::kPread64: {
+      const bool is_write = c.sc == Syscall::kWrite;
+      const uint64_t offset = c.sc == Syscall::kPread64 ? a[3] : 0;
+      e = is_write ? ev::file_write(ts, 0, offset, uret) : ev::file_read(ts, 0, offset, uret);
+      item->fd = static_cast<int32_t>(a[0]);
+      item->offset_from_fd = c.sc != Syscall::kPread64;
+      return true;
+    }
+    case Syscall::kFsync:
+      e = ev::fsync(ts, 0);
+      item->fd = static_cast<int32_t>(a[0]);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Notes the thread a clone/fork created; its mm is resolved at finish().
+void note_child(detail::BuilderState* state, uint64_t parent, const SyscallCall& c, int64_t ret) {
+  const bool creates = c.sc == Syscall::kClone || c.sc == Syscall::kClone3 ||
+                       c.sc == Syscall::kFork || c.sc == Syscall::kVfork;
+  if (!creates || ret <= 0) return;  // not a clone, the child's own return (0), or an error
+  ThreadState& child = state->thread(static_cast<uint64_t>(ret));
+  child.parent_tid = parent;
+  switch (c.sc) {
+    case Syscall::kClone:
+      child.origin = (c.args[0] & kCloneVm) ? Origin::kSharedVm : Origin::kNewMm;
+      if (!c.clone_flags_known) child.origin = Origin::kUnknown;
+      break;
+    case Syscall::kClone3:
+      child.origin = !c.clone_flags_known      ? Origin::kUnknown
+                     : (c.args[0] & kCloneVm) ? Origin::kSharedVm
+                                              : Origin::kNewMm;
+      break;
+    case Syscall::kVfork: child.origin = Origin::kSharedVm; break;
+    default: child.origin = Origin::kNewMm; break;
+  }
+}
+
+}  // namespace
+
+ImportBuilder::ImportBuilder(std::string source, uint32_t page_size)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->state.source = std::move(source);
+  impl_->state.page_size = page_size == 0 ? 4096 : page_size;
+}
+
+ImportBuilder::~ImportBuilder() = default;
+
+void ImportBuilder::set_process(uint64_t tid, uint64_t pid) { impl_->state.thread(tid).pid = pid; }
+
+void ImportBuilder::set_name(uint64_t tid, std::string_view name) {
+  ThreadState& t = impl_->state.thread(tid);
+  if (t.name != name) t.name.assign(name);
+}
+
+bool ImportBuilder::knows_thread(uint64_t tid) const {
+  return impl_->state.index_of.count(tid) != 0;
+}
+
+bool ImportBuilder::rename_thread(uint64_t from, uint64_t to) {
+  auto& s = impl_->state;
+  if (s.index_of.count(to) != 0) return false;
+  auto it = s.index_of.find(from);
+  if (it == s.index_of.end()) return false;
+  const uint32_t index = it->second;
+  s.index_of.erase(it);
+  s.index_of.emplace(to, index);
+  s.threads[index].tid = to;
+  for (ThreadState& t : s.threads) {
+    if (t.parent_tid == from) t.parent_tid = to;
+  }
+  return true;
+}
+
+void ImportBuilder::syscall_enter(uint64_t tid, uint64_t ts, SyscallCall call) {
+  ThreadState& t = impl_->state.thread(tid);
+  if (call.sc == Syscall::kExit || call.sc == Syscall::kExitGroup) {
+    thread_ended(tid, ts);
+    return;
+  }
+  if (t.pending.active) ++report_.unfinished_calls;
+  t.pending.active = true;
+  t.pending.ts = ts;
+  t.pending.call = std::move(call);
+}
+
+void ImportBuilder::syscall_exit(uint64_t tid, uint64_t ts, Syscall sc, int64_t ret) {
+  ThreadState& t = impl_->state.thread(tid);
+  if (!t.pending.active || t.pending.call.sc != sc) {
+    ++report_.unmatched_exits;
+    return;
+  }
+  t.pending.active = false;
+  const uint64_t start = t.pending.ts;
+  syscall_complete(tid, start, ts >= start ? ts - start : kNoDuration, std::move(t.pending.call),
+                   ret);
+}
+
+void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duration_ns,
+                                     SyscallCall call, int64_t ret) {
+  auto& s = impl_->state;
+  if (is_error_return(ret)) {
+    ++report_.failed_calls;
+    return;
+  }
+  note_child(&s, tid, call, ret);
+  Item item;
+  if (!make_item(call, ts, ret, &s, &item, &report_)) return;
+  item.event.duration_ns = duration_ns;
+  item.seq = s.next_seq++;
+  s.thread(tid).items.push_back(item);
+}
+
+void ImportBuilder::thread_ended(uint64_t tid, uint64_t ts) {
+  auto& s = impl_->state;
+  ThreadState& t = s.thread(tid);
+  if (t.has_exit) return;
+  t.has_exit = true;
+  Item item;
+  item.event = ev::thread_exit(ts);
+  item.seq = s.next_seq++;
+  t.items.push_back(item);
+}
+
+void ImportBuilder::page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool write, bool major) {
+  auto& s = impl_->state;
+  Item item;
+  item.event = ev::page_fault(ts, addr, write, major);
+  item.seq = s.next_seq++;
+  s.thread(tid).items.push_back(item);
+}
+
+void ImportBuilder::unknown_line(uint64_t line_number, std::string_view text) {
+  ++report_.unknown_lines;
+  if (report_.unknown_examples.size() < kUnknownLineExamples) {
+    constexpr size_t kExampleChars = 120;
+    report_.unknown_examples.push_back(
+        fmt::format("line {}: {}", line_number, text.substr(0, kExampleChars)));
+  }
+}
+
+ImportedTrace ImportBuilder::finish(RecorderInfo recorder, ImportReport* report) {
+  auto& s = impl_->state;
+  // Calls still pending: keep those whose event needs no return value, without a duration.
+  for (ThreadState& t : s.threads) {
+    if (!t.pending.active) continue;
+    t.pending.active = false;
+    ++report_.unfinished_calls;
+    if (syscall_needs_return(t.pending.call.sc)) {
+      ++report_.dropped_unfinished;
+      continue;
+    }
+    syscall_complete(t.tid, t.pending.ts, kNoDuration, std::move(t.pending.call), 0);
+  }
+  *report = report_;
+  return detail::resolve_trace(&s, std::move(recorder), report);
+}
+
+Status write_imported_trace(const ImportedTrace& trace, const std::string& path,
+                            const WriterOptions& options) {
+  Status status;
+  auto writer = TraceWriter::create(path, trace.meta, options, &status);
+  if (!writer) return status;
+  const std::span<const Range> all(trace.ranges);
+  for (size_t stream = 0; stream < trace.streams.size(); ++stream) {
+    for (const Event& e : trace.streams[stream]) {
+      std::span<const Range> ranges;
+      if (e.kind == EventKind::kMadviseVector) ranges = all.subspan(e.range_begin, e.range_count);
+      status = writer->append(static_cast<uint32_t>(stream), e, ranges);
+      if (!status) return status;
+    }
+  }
+  return writer->close();
+}
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,105 @@
+// ImportBuilder: the part of every importer that does not depend on the input format.
+//
+// A parser feeds it what it reads, in input order: syscall enters and exits (or whole calls,
+// for strace), page faults, thread names and process ids. The builder
+//   (1) keeps a thread table keyed by OS thread id, in order of first appearance, and resolves
+//       each thread's address space (mm) from the process id where the tool printed one, else
+//       from the clone/fork that created it (CLONE_VM: same mm; fork: a new mm and an mm_create
+//       event), else the thread is its own process;
+//   (2) pairs each enter with the next exit of the same thread, so an event carries the observed
+//       duration (exit - enter); the gap to the thread's next event is its think time;
+//   (3) at finish(), replays the calls of each mm in time order to follow its mappings (mmap,
+//       munmap, mremap, brk) and ties each page fault to the mapping that holds it; faults
+//       outside every known mapping (made before recording began) get an implicit anonymous
+//       mapping, placed at the start of the mm's first thread and listed in the report;
+//   (4) gives file descriptors file ids (one per process and fd) and tracks the file offset that
+//       read/write advance.
+// Calls that failed (-errno) are counted, not replayed. Nothing here is fatal: odd input (an
+// exit without enter, a clone loop) is counted in the report.
+//
+// Memory: every event is held until finish() (64 bytes plus a little per event), which is less
+// than the text it came from.
+
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/event.h"
+#include "formats/import/import_report.h"
+#include "formats/import/syscall.h"
+#include "formats/status.h"
+#include "formats/trace_meta.h"
+#include "formats/trace_writer.h"
+
+namespace mmreplay::formats {
+
+// An imported trace, ready to write: streams in thread-table order, each in time order.
+struct ImportedTrace {
+  TraceMeta meta;
+  std::vector<std::vector<Event>> streams;
+  std::vector<Range> ranges;  // kMadviseVector events point here (range_begin, range_count)
+};
+
+// Faults at most this far apart (and with no mapping of the trace between them) share one
+// implicit mapping: the pages of one pre-existing mapping (a library, the stack, the heap) sit
+// closer than this; distinct ones are usually separated by mapped ranges or larger gaps.
+inline constexpr uint64_t kImplicitMergeGapBytes = 1ull << 20;
+
+class ImportBuilder {
+ public:
+  // `source` names the input in messages; `page_size` rounds mapping lengths.
+  explicit ImportBuilder(std::string source, uint32_t page_size = 4096);
+  ~ImportBuilder();
+  ImportBuilder(const ImportBuilder&) = delete;
+  ImportBuilder& operator=(const ImportBuilder&) = delete;
+
+  // Thread identity. Names may change (exec); the last one wins.
+  void set_process(uint64_t tid, uint64_t pid);
+  void set_name(uint64_t tid, std::string_view name);
+  // Gives the events seen so far under `from` to `to` (strace prints no "[pid N]" while only one
+  // thread is traced). Returns false and changes nothing when `to` is already known.
+  bool rename_thread(uint64_t from, uint64_t to);
+  bool knows_thread(uint64_t tid) const;
+
+  // A syscall entered. exit/exit_group become a thread_exit at once; others wait for their exit.
+  // An enter while another is pending on the thread replaces it (the first is counted as
+  // unfinished).
+  void syscall_enter(uint64_t tid, uint64_t ts, SyscallCall call);
+  // The pending call of `tid` returned `ret`. `sc` must match the pending call; otherwise the exit
+  // is counted as unmatched and dropped.
+  void syscall_exit(uint64_t tid, uint64_t ts, Syscall sc, int64_t ret);
+  // A whole call (strace): enter time, duration (kNoDuration when not printed), return value.
+  void syscall_complete(uint64_t tid, uint64_t ts, uint64_t duration_ns, SyscallCall call,
+                        int64_t ret);
+  // The thread ended without an exit call being seen ("+++ exited", "+++ killed").
+  void thread_ended(uint64_t tid, uint64_t ts);
+  void page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool write, bool major = false);
+
+  // Counting for the report.
+  void count_line() { ++report_.lines; }
+  void unknown_line(uint64_t line_number, std::string_view text);
+  void ignored_event() { ++report_.ignored_events; }
+  void unmatched_exit() { ++report_.unmatched_exits; }
+  void unknown_flag_name() { ++report_.unknown_flag_names; }
+  // A ground-truth event (not replayed): counted by name, written as a header param.
+  void observation(std::string_view event_name) { ++report_.observations[std::string(event_name)]; }
+
+  // Resolves processes, mappings and files, and returns the trace. `recorder` goes into the
+  // header as is. The builder is spent afterwards.
+  ImportedTrace finish(RecorderInfo recorder, ImportReport* report);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  ImportReport report_;
+};
+
+// Writes an imported trace to `path` (the report's byte counts are not touched).
+Status write_imported_trace(const ImportedTrace& trace, const std::string& path,
+                            const WriterOptions& options);
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,62 @@
+// Internal state of ImportBuilder, shared by import_builder.cpp (collecting) and
+// import_resolve.cpp (finish: processes, mappings, files). Not part of the importer API.
+
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/event.h"
+#include "formats/import/import_builder.h"
+#include "formats/import/syscall.h"
+
+namespace mmreplay::formats::detail {
+
+inline constexpr int32_t kNoFd = -1;
+
+// One event as collected, with what finish() still has to resolve.
+struct Item {
+  Event event;
+  uint64_t seq = 0;              // arrival order, breaks timestamp ties across threads
+  int32_t fd = kNoFd;            // file events and file mappings: the descriptor
+  bool offset_from_fd = false;   // read/write: the offset is the descriptor's position
+};
+
+struct PendingCall {
+  bool active = false;
+  uint64_t ts = 0;
+  SyscallCall call;
+};
+
+// How a thread came to be, from the clone/fork that returned its id.
+enum class Origin : uint8_t { kUnknown, kSharedVm, kNewMm };
+
+struct ThreadState {
+  uint64_t tid = 0;
+  std::optional<uint64_t> pid;
+  std::string name;
+  std::optional<uint64_t> parent_tid;
+  Origin origin = Origin::kUnknown;
+  std::vector<Item> items;
+  PendingCall pending;
+  bool has_exit = false;
+};
+
+struct BuilderState {
+  std::string source;
+  uint32_t page_size = 4096;
+  std::vector<ThreadState> threads;  // in order of first appearance = stream order
+  std::unordered_map<uint64_t, uint32_t> index_of;
+  std::vector<Range> ranges;
+  uint64_t next_seq = 0;
+
+  ThreadState& thread(uint64_t tid);
+};
+
+// finish(): resolves processes, mappings and files and assembles the streams.
+ImportedTrace resolve_trace(BuilderState* state, RecorderInfo recorder, ImportReport* report);
+
+}  // namespace mmreplay::formats::detail

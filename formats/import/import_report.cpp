@@ -1,0 +1,45 @@
+#include "formats/import/import_report.h"
+
+#include <fmt/format.h>
+
+namespace mmreplay::formats {
+
+std::string format_report(const ImportReport& r) {
+  std::string out = fmt::format("{} lines: {} events, {} threads in {} processes, {} files\n",
+                                r.lines, r.events, r.threads, r.processes, r.files);
+  std::string kinds;
+  for (int k = 0; k < kEventKindCount; ++k) {
+    if (r.events_per_kind[k] == 0) continue;
+    kinds += fmt::format(" {}={}", kind_name(static_cast<EventKind>(k)), r.events_per_kind[k]);
+  }
+  out += fmt::format("  events:{}\n", kinds);
+  out += fmt::format("  {} with observed duration; think time {:.6f} s\n", r.events_with_duration,
+                     static_cast<double>(r.think_time_ns) / 1e9);
+  out += fmt::format("  page faults: {} in known mappings, {} outside ({} implicit mappings)\n",
+                     r.faults_in_known_mappings, r.faults_outside_mappings,
+                     r.implicit_mappings.size());
+  for (const ImplicitMapping& m : r.implicit_mappings) {
+    out += fmt::format("    implicit mapping mm {} [{:#x}, {:#x}) {} KiB, {} faults\n", m.mm_id,
+                       m.start, m.end, (m.end - m.start) >> 10, m.faults);
+  }
+  if (r.failed_calls + r.unmatched_exits + r.unfinished_calls + r.ignored_events > 0) {
+    out += fmt::format(
+        "  {} failed calls, {} exits without enter, {} unfinished calls ({} dropped), {} ignored "
+        "events\n",
+        r.failed_calls, r.unmatched_exits, r.unfinished_calls, r.dropped_unfinished,
+        r.ignored_events);
+  }
+  if (r.vector_madvise_without_ranges > 0) {
+    out += fmt::format("  {} process_madvise calls without decoded ranges\n",
+                       r.vector_madvise_without_ranges);
+  }
+  if (r.unknown_flag_names > 0) {
+    out += fmt::format("  {} unknown flag names taken as 0\n", r.unknown_flag_names);
+  }
+  for (const auto& [name, n] : r.observations) out += fmt::format("  observed {} x{}\n", name, n);
+  out += fmt::format("  {} unknown lines skipped\n", r.unknown_lines);
+  for (const std::string& ex : r.unknown_examples) out += fmt::format("    {}\n", ex);
+  return out;
+}
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,227 @@
+#include "formats/import/perf_script.h"
+
+#include <fmt/format.h>
+
+#include "formats/import/text_scan.h"
+
+namespace mmreplay::formats {
+namespace {
+
+constexpr std::string_view kSysEnter = "syscalls:sys_enter_";
+constexpr std::string_view kSysExit = "syscalls:sys_exit_";
+constexpr std::string_view kPageFaultUser = "exceptions:page_fault_user";
+// x86 page fault error code bits (arch/x86/include/asm/trap_pf.h).
+constexpr uint64_t kX86PfWrite = 1u << 1;
+constexpr uint64_t kKiB = 1024;
+
+// Ground-truth tracepoints: kept as observations, not replayed.
+bool is_observation(std::string_view event) {
+  return event.starts_with("mmap_lock:") || event == "lock:contention_begin" ||
+         event == "lock:contention_end" || event == "tlb:tlb_flush";
+}
+
+struct Line {
+  std::string_view comm;
+  uint64_t pid = 0;
+  bool has_pid = false;
+  uint64_t tid = 0;
+  uint64_t ts = 0;
+  std::string_view event;
+  std::string_view payload;
+};
+
+bool is_timestamp_token(std::string_view tok) {
+  if (tok.size() < 2 || tok.back() != ':') return false;
+  uint64_t ns = 0;
+  return parse_seconds_ns(tok.substr(0, tok.size() - 1), &ns);
+}
+
+bool is_cpu_token(std::string_view tok) {
+  uint64_t cpu = 0;
+  return tok.size() > 2 && tok.front() == '[' && tok.back() == ']' &&
+         parse_dec(tok.substr(1, tok.size() - 2), &cpu);
+}
+
+// Splits "comm pid/tid [cpu] secs.ns: event: payload". False when the line has no such shape.
+bool split_line(std::string_view text, Line* out) {
+  // Find the timestamp token; the tid token is the one before it (or before [cpu]).
+  std::string_view rest = text;
+  std::string_view prev, prev2;
+  size_t prev_pos = 0, prev2_pos = 0;
+  for (;;) {
+    std::string_view tok = next_token(&rest);
+    if (tok.empty()) return false;
+    const size_t pos = static_cast<size_t>(tok.data() - text.data());
+    if (is_timestamp_token(tok) && !prev.empty()) {
+      if (!parse_seconds_ns(tok.substr(0, tok.size() - 1), &out->ts)) return false;
+      std::string_view id = prev;
+      size_t id_pos = prev_pos;
+      if (is_cpu_token(prev)) {
+        if (prev2.empty()) return false;
+        id = prev2;
+        id_pos = prev2_pos;
+      }
+      const size_t slash = id.find('/');
+      if (slash != std::string_view::npos) {
+        if (!parse_dec(id.substr(0, slash), &out->pid)) return false;
+        out->has_pid = true;
+        if (!parse_dec(id.substr(slash + 1), &out->tid)) return false;
+      } else if (!parse_dec(id, &out->tid)) {
+        return false;
+      }
+      out->comm = trim(text.substr(0, id_pos));
+      break;
+    }
+    prev2 = prev;
+    prev2_pos = prev_pos;
+    prev = tok;
+    prev_pos = pos;
+  }
+  std::string_view event = next_token(&rest);
+  if (event.size() < 2 || event.back() != ':') return false;
+  out->event = event.substr(0, event.size() - 1);
+  out->payload = trim(rest);
+  return true;
+}
+
+// "addr: 0x0, len: 0x2000, ..." -> values in order. False on a value that is not a number.
+bool parse_enter_args(std::string_view payload, SyscallCall* call, size_t* count) {
+  size_t n = 0;
+  while (!payload.empty()) {
+    const size_t comma = payload.find(", ");
+    std::string_view field = payload.substr(0, comma);
+    payload = comma == std::string_view::npos ? std::string_view() : payload.substr(comma + 2);
+    const size_t colon = field.find(": ");
+    if (colon == std::string_view::npos) return false;
+    uint64_t v = 0;
+    if (!parse_u64(trim(field.substr(colon + 2)), &v)) return false;
+    if (n < kMaxSyscallArgs) call->args[n] = v;
+    ++n;
+  }
+  *count = n;
+  return true;
+}
+
+// "address=0x7f.. ip=0x.. error_code=0x14" -> address and error code.
+bool parse_fault(std::string_view payload, uint64_t* address, uint64_t* error_code) {
+  bool have_address = false, have_code = false;
+  while (!payload.empty()) {
+    std::string_view tok = next_token(&payload);
+    if (tok.empty()) break;
+    const size_t eq = tok.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = tok.substr(0, eq);
+    if (key == "address") have_address = parse_u64(tok.substr(eq + 1), address);
+    if (key == "error_code") have_code = parse_u64(tok.substr(eq + 1), error_code);
+  }
+  return have_address && have_code;
+}
+
+// Fills the recorder from perf's "# key : value" header lines.
+void read_header_line(std::string_view text, RecorderInfo* rec) {
+  text.remove_prefix(1);
+  const size_t colon = text.find(" : ");
+  if (colon == std::string_view::npos) return;
+  const std::string_view key = trim(text.substr(0, colon));
+  const std::string_view value = trim(text.substr(colon + 3));
+  uint64_t n = 0;
+  if (key == "os release") rec->kernel_release.assign(value);
+  if (key == "cmdline") rec->command_line.assign(value);
+  if (key == "nrcpus avail" && parse_dec(value, &n)) rec->cpus = static_cast<uint32_t>(n);
+  if (key == "total memory" && value.ends_with(" kB") &&
+      parse_dec(value.substr(0, value.size() - 3), &n)) {
+    rec->memory_bytes = n * kKiB;
+  }
+}
+
+class PerfScriptParser {
+ public:
+  PerfScriptParser(LineReader* lines, ImportBuilder* b) : lines_(*lines), b_(*b) {}
+
+  Status line(std::string_view text) {
+    Line l;
+    if (!split_line(text, &l)) {
+      b_.unknown_line(lines_.line_number(), text);
+      return Status::ok();
+    }
+    if (l.has_pid) b_.set_process(l.tid, l.pid);
+    if (!l.comm.empty()) b_.set_name(l.tid, l.comm);
+    if (l.event.starts_with(kSysEnter)) return enter(l, l.event.substr(kSysEnter.size()));
+    if (l.event.starts_with(kSysExit)) return exit(l, l.event.substr(kSysExit.size()));
+    if (l.event == kPageFaultUser) return fault(l);
+    if (is_observation(l.event)) {
+      b_.observation(l.event);
+    } else {
+      b_.ignored_event();
+    }
+    return Status::ok();
+  }
+
+ private:
+  Status malformed(std::string_view what) const {
+    return Status::error(
+        fmt::format("{}:{}: malformed perf script line: {}", lines_.name(), lines_.line_number(), what));
+  }
+
+  Status enter(const Line& l, std::string_view name) {
+    SyscallCall call;
+    if (!syscall_from_name(name, &call.sc)) {
+      b_.ignored_event();
+      return Status::ok();
+    }
+    size_t n = 0;
+    if (!parse_enter_args(l.payload, &call, &n)) {
+      return malformed(fmt::format("arguments of sys_enter_{} are not 'name: number' pairs", name));
+    }
+    if (call.sc == Syscall::kClone3) call.clone_flags_known = false;
+    b_.syscall_enter(l.tid, l.ts, std::move(call));
+    return Status::ok();
+  }
+
+  Status exit(const Line& l, std::string_view name) {
+    Syscall sc;
+    if (!syscall_from_name(name, &sc)) {
+      b_.ignored_event();
+      return Status::ok();
+    }
+    uint64_t ret = 0;
+    if (!parse_u64(l.payload, &ret)) {
+      return malformed(fmt::format("return value of sys_exit_{} is not a number", name));
+    }
+    b_.syscall_exit(l.tid, l.ts, sc, static_cast<int64_t>(ret));
+    return Status::ok();
+  }
+
+  Status fault(const Line& l) {
+    uint64_t address = 0, error_code = 0;
+    if (!parse_fault(l.payload, &address, &error_code)) {
+      return malformed("page_fault_user without numeric address= and error_code=");
+    }
+    b_.page_fault(l.tid, l.ts, address, (error_code & kX86PfWrite) != 0);
+    return Status::ok();
+  }
+
+  LineReader& lines_;
+  ImportBuilder& b_;
+};
+
+}  // namespace
+
+Status parse_perf_script(LineReader* lines, ImportBuilder* builder, RecorderInfo* recorder) {
+  recorder->tool = "perf";
+  PerfScriptParser parser(lines, builder);
+  std::string_view text;
+  while (lines->next(&text)) {
+    builder->count_line();
+    if (text.empty()) continue;
+    if (text.front() == '#') {
+      read_header_line(text, recorder);
+      continue;
+    }
+    Status s = parser.line(text);
+    if (!s) return s;
+  }
+  return lines->status();
+}
+
+}  // namespace mmreplay::formats

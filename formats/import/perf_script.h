@@ -1,0 +1,32 @@
+// Importer for `perf script` text, as `trace-replay record` asks for it:
+//
+//   perf script --header -F comm,pid,tid,cpu,time,event,trace --ns
+//
+//   mmtouch 10892/10894 [001]  1468.236276190:  syscalls:sys_enter_mmap: addr: 0x00000000, len: ...
+//   mmtouch 10892/10894 [001]  1468.236282071:   syscalls:sys_exit_mmap: 0x7fe42ad90000
+//   mmtouch 10892/10894 [001]  1468.236300000: exceptions:page_fault_user: address=0x7f.. ip=0x..
+//                                                                           error_code=0x6
+//
+// Also accepted: a bare tid instead of pid/tid (-F comm,tid,...; threads then take their process
+// from the clone that made them), no [cpu] column, microsecond timestamps (no --ns), commands
+// with spaces. The "# os release", "# nrcpus avail", "# total memory" and "# cmdline" header
+// lines fill the recorder info.
+//
+// Syscall arguments are read by position (the syscall ABI fixes it; the names perf prints drift
+// across kernels). A page fault is a write when error_code bit 1 is set (x86 X86_PF_WRITE).
+// mmap_lock:*, lock:contention_begin/end and tlb:tlb_flush are counted as observations. Other
+// events are counted as ignored; lines of no known form are counted as unknown. A line that
+// names a known event but cannot be read is malformed: the import stops with "FILE:LINE: ...".
+
+#pragma once
+
+#include "formats/import/import_builder.h"
+#include "formats/import/line_reader.h"
+#include "formats/status.h"
+#include "formats/trace_meta.h"
+
+namespace mmreplay::formats {
+
+Status parse_perf_script(LineReader* lines, ImportBuilder* builder, RecorderInfo* recorder);
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,269 @@
+#include "formats/import/strace.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "formats/import/strace_args.h"
+#include "formats/import/text_scan.h"
+
+namespace mmreplay::formats {
+namespace {
+
+constexpr std::string_view kAttached = "strace: Process ";
+constexpr std::string_view kUnfinished = " <unfinished ...>";
+constexpr std::string_view kResumedOpen = "<... ";
+constexpr std::string_view kResumedClose = " resumed>";
+// Thread id given to unprefixed lines until the first thread's real id is known (0 is no tid).
+constexpr uint64_t kFirstThreadPlaceholder = 0;
+
+// Arguments each call needs to make its event (strace prints them all).
+size_t required_args(Syscall sc) {
+  switch (sc) {
+    case Syscall::kMmap: return 6;
+    case Syscall::kMremap: return 4;
+    case Syscall::kMprotect:
+    case Syscall::kMadvise:
+    case Syscall::kRead:
+    case Syscall::kWrite: return 3;
+    case Syscall::kPread64: return 4;
+    case Syscall::kProcessMadvise: return 4;
+    case Syscall::kMunmap: return 2;
+    case Syscall::kBrk:
+    case Syscall::kFsync: return 1;
+    default: return 0;
+  }
+}
+
+// Arguments that are buffers, not values (read/write data, the iovec).
+bool is_buffer_arg(Syscall sc, size_t index) {
+  const bool io = sc == Syscall::kRead || sc == Syscall::kWrite || sc == Syscall::kPread64;
+  return (io && index == 1) || (sc == Syscall::kProcessMadvise && index == 1);
+}
+
+struct Unfinished {
+  uint64_t ts = 0;
+  std::string name;
+  std::string head;  // "ARGS" up to " <unfinished ...>"
+};
+
+class StraceParser {
+ public:
+  StraceParser(LineReader* lines, ImportBuilder* b) : lines_(*lines), b_(*b) {}
+
+  Status line(std::string_view text);
+  // Calls still unfinished at the end go to the builder as enters (kept when they need no
+  // return value).
+  void flush_unfinished();
+
+ private:
+  Status malformed(std::string_view what) const {
+    return Status::error(
+        fmt::format("{}:{}: malformed strace line: {}", lines_.name(), lines_.line_number(), what));
+  }
+  uint64_t thread_of(std::string_view* rest, bool* ok);
+  Status body(uint64_t tid, uint64_t ts, std::string_view text, std::string_view whole);
+  Status call(uint64_t tid, uint64_t ts, std::string_view name, std::string_view args,
+              std::string_view result);
+  bool read_args(Syscall sc, std::string_view args_text, SyscallCall* call);
+
+  LineReader& lines_;
+  ImportBuilder& b_;
+  std::string carry_;                // first half of a line cut by "strace: Process N attached"
+  std::string joined_;
+  std::set<uint64_t> attached_;      // threads strace announced as attached children
+  bool first_bound_ = false;         // the placeholder got its real id
+  uint64_t first_tid_ = kFirstThreadPlaceholder;
+  std::map<uint64_t, Unfinished> unfinished_;
+  std::vector<std::string_view> args_;
+};
+
+uint64_t StraceParser::thread_of(std::string_view* rest, bool* ok) {
+  *ok = true;
+  std::string_view s = *rest;
+  uint64_t tid = 0;
+  if (s.starts_with("[pid ")) {
+    const size_t close = s.find(']');
+    if (close == std::string_view::npos || !parse_dec(trim(s.substr(5, close - 5)), &tid)) {
+      *ok = false;
+      return 0;
+    }
+    *rest = s.substr(close + 1);
+  } else {
+    std::string_view probe = s;
+    const std::string_view first = next_token(&probe);
+    std::string_view probe2 = probe;
+    const std::string_view second = next_token(&probe2);
+    uint64_t ts = 0;
+    if (!(parse_dec(first, &tid) && parse_seconds_ns(second, &ts))) return first_tid_;
+    *rest = probe;
+  }
+  // The first prefixed id that no clone made is the thread the unprefixed lines stood for.
+  if (!first_bound_ && !b_.knows_thread(tid) && attached_.count(tid) == 0) {
+    first_bound_ = true;
+    if (b_.knows_thread(kFirstThreadPlaceholder)) b_.rename_thread(kFirstThreadPlaceholder, tid);
+    first_tid_ = tid;
+  }
+  return tid;
+}
+
+Status StraceParser::line(std::string_view text) {
+  if (!carry_.empty()) {
+    joined_ = carry_ + std::string(text);
+    carry_.clear();
+    text = joined_;
+  }
+  const size_t attached = text.find(kAttached);
+  if (attached != std::string_view::npos) {
+    uint64_t tid = 0;
+    std::string_view tail = text.substr(attached + kAttached.size());
+    if (parse_dec(next_token(&tail), &tid)) attached_.insert(tid);
+    if (attached > 0) carry_.assign(text.substr(0, attached));  // joined with the next line
+    return Status::ok();
+  }
+  if (text.starts_with("strace: ")) return Status::ok();  // strace's own messages
+  std::string_view rest = text;
+  bool ok = true;
+  const uint64_t tid = thread_of(&rest, &ok);
+  std::string_view ts_text = next_token(&rest);
+  uint64_t ts = 0;
+  if (!ok || !parse_seconds_ns(ts_text, &ts)) {
+    b_.unknown_line(lines_.line_number(), text);
+    return Status::ok();
+  }
+  return body(tid, ts, trim(rest), text);
+}
+
+Status StraceParser::body(uint64_t tid, uint64_t ts, std::string_view text,
+                          std::string_view whole) {
+  if (text.starts_with("+++ ")) {  // exited / killed
+    b_.thread_ended(tid, ts);
+    return Status::ok();
+  }
+  if (text.starts_with("--- ")) {  // a signal
+    b_.ignored_event();
+    return Status::ok();
+  }
+  if (text.starts_with(kResumedOpen)) {
+    const size_t close = text.find(kResumedClose);
+    if (close == std::string_view::npos) return malformed("'<... NAME resumed>' without 'resumed>'");
+    const std::string_view name = text.substr(kResumedOpen.size(), close - kResumedOpen.size());
+    auto it = unfinished_.find(tid);
+    if (it == unfinished_.end() || it->second.name != name) {
+      b_.unmatched_exit();
+      return Status::ok();
+    }
+    Unfinished u = std::move(it->second);
+    unfinished_.erase(it);
+    const std::string full = u.head + std::string(text.substr(close + kResumedClose.size()));
+    const size_t end = strace_args_end(full);
+    if (end == std::string::npos) return malformed("resumed call's arguments do not close");
+    return call(tid, u.ts, u.name, std::string_view(full).substr(0, end),
+                std::string_view(full).substr(end + 1));
+  }
+  const size_t paren = text.find('(');
+  if (paren == std::string_view::npos || paren == 0) {
+    b_.unknown_line(lines_.line_number(), whole);
+    return Status::ok();
+  }
+  const std::string_view name = text.substr(0, paren);
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+      b_.unknown_line(lines_.line_number(), whole);
+      return Status::ok();
+    }
+  }
+  std::string_view after = text.substr(paren + 1);
+  if (after.ends_with(kUnfinished)) {
+    unfinished_[tid] = Unfinished{ts, std::string(name),
+                                  std::string(after.substr(0, after.size() - kUnfinished.size()))};
+    return Status::ok();
+  }
+  const size_t end = strace_args_end(after);
+  if (end == std::string_view::npos) return malformed("arguments do not close with ')'");
+  return call(tid, ts, name, after.substr(0, end), after.substr(end + 1));
+}
+
+bool StraceParser::read_args(Syscall sc, std::string_view args_text, SyscallCall* c) {
+  if (!split_strace_args(args_text, &args_)) return false;
+  uint64_t unknown = 0;
+  if (sc == Syscall::kClone || sc == Syscall::kClone3) {
+    // clone(child_stack=NULL, flags=CLONE_VM|...) or clone3({flags=..., ...}, 88)
+    std::string_view flags;
+    for (std::string_view a : args_) {
+      a = a.substr(0, a.find(" => "));  // clone3's struct as it was returned follows " => "
+      flags = sc == Syscall::kClone ? (a.starts_with("flags=") ? a.substr(6) : std::string_view())
+                                    : strace_keyword(a, "flags");
+      if (!flags.empty()) break;
+    }
+    c->clone_flags_known = !flags.empty() && strace_arg_value(flags, &c->args[0], &unknown);
+  } else {
+    if (args_.size() < required_args(sc)) return false;
+    for (size_t i = 0; i < args_.size() && i < kMaxSyscallArgs; ++i) {
+      if (is_buffer_arg(sc, i)) continue;
+      if (i < required_args(sc) && !strace_arg_value(args_[i], &c->args[i], &unknown)) {
+        return false;
+      }
+    }
+    if (sc == Syscall::kProcessMadvise && !strace_iovec(args_[1], &c->ranges)) c->ranges.clear();
+  }
+  for (uint64_t i = 0; i < unknown; ++i) b_.unknown_flag_name();
+  return true;
+}
+
+Status StraceParser::call(uint64_t tid, uint64_t ts, std::string_view name,
+                          std::string_view args_text, std::string_view result) {
+  SyscallCall c;
+  if (!syscall_from_name(name, &c.sc)) {
+    b_.ignored_event();
+    return Status::ok();
+  }
+  if (!read_args(c.sc, args_text, &c)) {
+    return malformed(fmt::format("cannot read the arguments of {}()", name));
+  }
+  bool has_return = false;
+  int64_t ret = 0;
+  uint64_t duration = kNoDuration;
+  if (!strace_result(result, &has_return, &ret, &duration)) {
+    return malformed(fmt::format("{}() has no ' = RESULT'", name));
+  }
+  if (c.sc == Syscall::kExit || c.sc == Syscall::kExitGroup) {
+    b_.syscall_enter(tid, ts, std::move(c));  // the thread ends here
+    return Status::ok();
+  }
+  if (!has_return) {  // killed inside the call
+    b_.syscall_enter(tid, ts, std::move(c));
+    return Status::ok();
+  }
+  b_.syscall_complete(tid, ts, duration, std::move(c), ret);
+  return Status::ok();
+}
+
+void StraceParser::flush_unfinished() {
+  for (auto& [tid, u] : unfinished_) {
+    SyscallCall c;
+    if (!syscall_from_name(u.name, &c.sc) || !read_args(c.sc, u.head, &c)) continue;
+    b_.syscall_enter(tid, u.ts, std::move(c));
+  }
+  unfinished_.clear();
+}
+
+}  // namespace
+
+Status parse_strace(LineReader* lines, ImportBuilder* builder, RecorderInfo* recorder) {
+  recorder->tool = "strace";
+  StraceParser parser(lines, builder);
+  std::string_view text;
+  while (lines->next(&text)) {
+    builder->count_line();
+    if (trim(text).empty()) continue;
+    Status s = parser.line(text);
+    if (!s) return s;
+  }
+  parser.flush_unfinished();
+  return lines->status();
+}
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,39 @@
+// Reading the argument list and the result of one strace call line:
+//   mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f53.. <0.000184>
+// Arguments are split at top-level commas (strings, (), {} and [] nest); a value is a number,
+// NULL, an OR of symbols and numbers, or a descriptor with its -y path ("3</tmp/x>").
+
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "formats/event.h"
+
+namespace mmreplay::formats {
+
+// Splits "a, {b, c}, "d,e"" into its top-level arguments. False when brackets or quotes do not
+// balance.
+bool split_strace_args(std::string_view text, std::vector<std::string_view>* args);
+
+// Where an argument list ends: the index of the ')' that closes the '(' before `text` begins.
+// npos when it never closes.
+size_t strace_args_end(std::string_view text);
+
+// The value of one argument. `unknown_names` counts symbols this build does not know (they add
+// nothing). False when the text is no value (a string, a struct).
+bool strace_arg_value(std::string_view arg, uint64_t* value, uint64_t* unknown_names);
+
+// "key=VALUE" inside a struct or keyword argument list ("{flags=CLONE_VM|..., ...}" or
+// "child_stack=NULL, flags=..."): the value text of the first `key`, or "" when absent.
+std::string_view strace_keyword(std::string_view text, std::string_view key);
+
+// "[{iov_base=0x7f.., iov_len=4096}, ...]" -> ranges. False when it is not such a list.
+bool strace_iovec(std::string_view arg, std::vector<Range>* ranges);
+
+// After the ')': " = RET <DUR>", " = -1 ENOMEM (...) <DUR>", " = ?". `has_return` false for
+// "?"; `duration_ns` kNoDuration when no "<secs>" follows. False when there is no " = ".
+bool strace_result(std::string_view text, bool* has_return, int64_t* ret, uint64_t* duration_ns);
+
+}  // namespace mmreplay::formats

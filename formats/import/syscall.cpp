@@ -1,0 +1,43 @@
+#include "formats/import/syscall.h"
+
+namespace mmreplay::formats {
+namespace {
+
+constexpr std::array<std::string_view, kSyscallCount> kNames = {
+    "mmap",  "munmap", "mprotect", "mremap", "brk",   "madvise", "process_madvise", "read", "pread64",
+    "write", "fsync",  "clone",    "clone3", "fork",  "vfork",   "exit",            "exit_group",
+};
+
+}  // namespace
+
+bool syscall_from_name(std::string_view name, Syscall* sc) {
+  for (size_t i = 0; i < kNames.size(); ++i) {
+    if (kNames[i] == name) {
+      *sc = static_cast<Syscall>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view syscall_name(Syscall sc) { return kNames[static_cast<size_t>(sc)]; }
+
+bool syscall_needs_return(Syscall sc) {
+  switch (sc) {
+    case Syscall::kMmap:
+    case Syscall::kMremap:
+    case Syscall::kBrk:
+    case Syscall::kRead:
+    case Syscall::kPread64:
+    case Syscall::kWrite:
+    case Syscall::kClone:
+    case Syscall::kClone3:
+    case Syscall::kFork:
+    case Syscall::kVfork:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace mmreplay::formats

@@ -1,0 +1,178 @@
+// Importer edge cases on hand-written input: malformed lines name their line, unknown lines are
+// counted, the other column layouts, forks, failures, vectors, implicit mapping merging.
+
+#include <gtest/gtest.h>
+
+#include "formats/import/address_ranges.h"
+#include "formats/import/import.h"
+#include "tests/formats/import/import_test_util.h"
+
+namespace mmreplay::formats {
+namespace {
+
+Status run(ImportFormat f, std::string_view text, ImportedTrace* t, ImportReport* r) {
+  return import_text(f, "in.txt", text, t, r);
+}
+
+TEST(PerfScriptEdge, MalformedLineNamesFileAndLine) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kPerfScript,
+                       "# comment\n"
+                       "a 1/1 [000] 1.000000001: syscalls:sys_enter_brk: brk: 0x0\n"
+                       "a 1/1 [000] 1.000000002: syscalls:sys_exit_brk: zzz\n",
+                       &t, &r);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("in.txt:3:"), std::string::npos) << s.message();
+}
+
+TEST(PerfScriptEdge, UnknownLinesAreCountedNotFatal) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kPerfScript,
+                       "garbage line\n"
+                       "a 1/1 [000] 1.5: sched:sched_switch: prev_comm=a\n"
+                       "a 1/1 [000] 1.6: tlb:tlb_flush: pages=1 reason=remote shootdown\n"
+                       "\n",
+                       &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.unknown_lines, 1u);
+  ASSERT_EQ(r.unknown_examples.size(), 1u);
+  EXPECT_EQ(r.unknown_examples[0], "line 1: garbage line");
+  EXPECT_EQ(r.ignored_events, 1u);
+  EXPECT_EQ(r.observations.at("tlb:tlb_flush"), 1u);
+  EXPECT_EQ(t.meta.params.at(0), (std::pair<std::string, std::string>{"observed.tlb:tlb_flush", "1"}));
+}
+
+TEST(PerfScriptEdge, BareTidCommWithSpacesMicrosecondsAndFork) {
+  // -F comm,tid,time,event,trace without --ns; fork through clone without CLONE_VM.
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kPerfScript,
+                       "Web Content 10 1.000001: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
+                       "Web Content 10 1.000003: syscalls:sys_exit_clone: 0xb\n"
+                       "Web Content 11 1.000004: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+                       "Web Content 11 1.000006: syscalls:sys_exit_mmap: 0xffffffffffffffff4\n"
+                       "Web Content 11 1.000007: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+                       "Web Content 11 1.000009: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n",
+                       &t, &r);
+  // The first exit is 17 hex digits: not a number, so malformed at line 4.
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("in.txt:4:"), std::string::npos) << s.message();
+
+  const Status s2 = run(ImportFormat::kPerfScript,
+                        "Web Content 10 1.000001: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
+                        "Web Content 10 1.000003: syscalls:sys_exit_clone: 0xb\n"
+                        "Web Content 11 1.000007: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+                        "Web Content 11 1.000009: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n"
+                        "Web Content 11 1.000010: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+                        "Web Content 11 1.000012: syscalls:sys_exit_mmap: 0x7f0000000000\n",
+                        &t, &r);
+  ASSERT_TRUE(s2) << s2.message();
+  ASSERT_EQ(t.meta.threads.size(), 2u);
+  EXPECT_EQ(t.meta.threads[0], (ThreadInfo{10, 10, "Web Content"}));
+  EXPECT_EQ(t.meta.threads[1], (ThreadInfo{11, 11, "Web Content"}));  // forked: its own mm
+  EXPECT_EQ(r.count(EventKind::kMmCreate), 1u);
+  const Event& create = t.streams[1][1];
+  EXPECT_EQ(create.kind, EventKind::kMmCreate);
+  EXPECT_EQ(create.arg0, 11u);
+  EXPECT_EQ(create.arg1, 10u);
+  EXPECT_EQ(r.failed_calls, 1u);  // -ENOMEM
+  EXPECT_EQ(r.count(EventKind::kMmap), 1u);
+  EXPECT_EQ(t.streams[1].back().ts_ns, 1000010000u);
+  EXPECT_EQ(t.streams[1].back().duration_ns, 2000u);
+}
+
+TEST(PerfScriptEdge, ImplicitMappingsMergeNearFaultsButNotAcrossMappings) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kPerfScript,
+                       "p 5/5 [0] 1.000000001: exceptions:page_fault_user: address=0x10000 ip=0x1 error_code=0x6\n"
+                       "p 5/5 [0] 1.000000002: exceptions:page_fault_user: address=0x13008 ip=0x1 error_code=0x4\n"
+                       "p 5/5 [0] 1.000000003: syscalls:sys_enter_mmap: addr: 0x20000, len: 0x1000, prot: 0x3, flags: 0x32, fd: 0xffffffff, off: 0x0\n"
+                       "p 5/5 [0] 1.000000004: syscalls:sys_exit_mmap: 0x20000\n"
+                       "p 5/5 [0] 1.000000005: exceptions:page_fault_user: address=0x20010 ip=0x1 error_code=0x6\n"
+                       "p 5/5 [0] 1.000000006: exceptions:page_fault_user: address=0x30000 ip=0x1 error_code=0x6\n",
+                       &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.faults_in_known_mappings, 1u);
+  EXPECT_EQ(r.faults_outside_mappings, 3u);
+  ASSERT_EQ(r.implicit_mappings.size(), 2u);  // 0x10000-0x14000, then 0x30000 (0x20000 between)
+  EXPECT_EQ(r.implicit_mappings[0].start, 0x10000u);
+  EXPECT_EQ(r.implicit_mappings[0].end, 0x14000u);
+  EXPECT_EQ(r.implicit_mappings[0].faults, 2u);
+  EXPECT_EQ(r.implicit_mappings[1].start, 0x30000u);
+  // The write bit of the error code.
+  EXPECT_TRUE(t.streams[0][3].is_write());   // after thread_start and two implicit mmaps
+  EXPECT_FALSE(t.streams[0][4].is_write());
+}
+
+TEST(StraceEdge, MalformedCallNamesLine) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kStrace,
+                       "1.000001 brk(NULL) = 0x1000 <0.000001>\n"
+                       "1.000002 munmap(0x1000, 4096 = 0 <0.000001>\n",
+                       &t, &r);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("in.txt:2:"), std::string::npos) << s.message();
+}
+
+TEST(StraceEdge, PidColumnVectorsFailuresUnknownFlagsAndKills) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(
+      ImportFormat::kStrace,
+      "7 1.000001 process_madvise(3, [{iov_base=0x10000, iov_len=4096}, {iov_base=0x30000, "
+      "iov_len=8192}], 2, MADV_COLD, 0) = 12288 <0.000010>\n"
+      "7 1.000020 mmap(NULL, 4096, PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NEWFLAG, -1, 0) = "
+      "-1 ENOMEM (Cannot allocate memory) <0.000002>\n"
+      "7 1.000030 mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NEWFLAG, "
+      "-1, 0) = 0x7f0000000000 <0.000003>\n"
+      "7 1.000040 <... munmap resumed>) = 0 <0.000001>\n"
+      "7 1.000050 openat(AT_FDCWD, \"/x\", O_RDONLY) = 3 <0.000001>\n"
+      "7 1.000060 madvise(0x7f0000000000, 8192, MADV_FREE <unfinished ...>\n"
+      "7 1.000070 +++ killed by SIGKILL +++\n"
+      "what is this\n",
+      &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_EQ(t.meta.threads.size(), 1u);
+  EXPECT_EQ(t.meta.threads[0].tid, 7u);
+  ASSERT_EQ(r.count(EventKind::kMadviseVector), 1u);
+  const Event& v = t.streams[0][1];
+  ASSERT_EQ(v.kind, EventKind::kMadviseVector);
+  EXPECT_EQ(v.arg0, kMadvCold);
+  ASSERT_EQ(v.range_count, 2u);
+  EXPECT_EQ(t.ranges[v.range_begin + 1], (Range{0x30000, 8192}));
+  EXPECT_EQ(r.failed_calls, 1u);
+  EXPECT_EQ(r.unknown_flag_names, 2u);
+  EXPECT_EQ(r.count(EventKind::kMmap), 1u);
+  EXPECT_EQ(r.unmatched_exits, 1u);
+  EXPECT_EQ(r.ignored_events, 1u);                       // openat
+  EXPECT_EQ(r.unfinished_calls, 1u);                     // madvise, cut by the kill
+  EXPECT_EQ(r.count(EventKind::kMadvise), 1u);           // kept: needs no return value
+  EXPECT_EQ(r.unknown_lines, 1u);
+  EXPECT_EQ(r.count(EventKind::kThreadExit), 1u);
+}
+
+TEST(AddressRangesTest, AddMergesRemoveSplits) {
+  AddressRanges a;
+  a.add(0x1000, 0x3000);
+  a.add(0x3000, 0x4000);  // touches: merges
+  a.add(0x8000, 0x9000);
+  EXPECT_EQ(a.size(), 2u);
+  EXPECT_TRUE(a.contains(0x3fff));
+  EXPECT_FALSE(a.contains(0x4000));
+  a.remove(0x2000, 0x2800);
+  EXPECT_EQ(a.size(), 3u);
+  EXPECT_FALSE(a.contains(0x2000));
+  EXPECT_TRUE(a.contains(0x2800));
+  EXPECT_TRUE(a.intersects(0x4fff, 0x8001));
+  EXPECT_FALSE(a.intersects(0x4000, 0x8000));
+  a.remove(0, ~uint64_t{0});
+  EXPECT_EQ(a.size(), 0u);
+  EXPECT_EQ(a.bytes(), 0u);
+}
+
+}  // namespace
+}  // namespace mmreplay::formats

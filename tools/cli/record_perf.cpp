@@ -1,0 +1,131 @@
+#include "tools/cli/record_perf.h"
+
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+
+extern char** environ;
+
+namespace mmreplay::tools {
+namespace {
+
+// Where the kernel exposes tracepoints (tracefs, and its older place under debugfs).
+constexpr const char* kTracefsSyscalls[] = {"/sys/kernel/tracing/events/syscalls",
+                                            "/sys/kernel/debug/tracing/events/syscalls"};
+constexpr const char* kParanoidPath = "/proc/sys/kernel/perf_event_paranoid";
+// Tracepoints need perf_event_paranoid <= -1 without CAP_PERFMON/CAP_SYS_ADMIN.
+constexpr int kParanoidForTracepoints = -1;
+constexpr int kSignalExitBase = 128;
+
+bool exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+std::vector<std::string> default_record_syscalls() {
+  return {"mmap",    "munmap", "mremap", "mprotect", "brk",   "madvise", "process_madvise",
+          "read",    "pread64", "write", "fsync",    "clone", "clone3",  "exit",
+          "exit_group"};
+}
+
+std::string perf_event_list(const std::vector<std::string>& syscalls, bool faults,
+                            bool ground_truth) {
+  std::string list;
+  auto add = [&list](const std::string& e) { list += (list.empty() ? "" : ",") + e; };
+  for (const std::string& s : syscalls) {
+    add("syscalls:sys_enter_" + s);
+    if (s != "exit" && s != "exit_group") add("syscalls:sys_exit_" + s);
+  }
+  if (faults) add("exceptions:page_fault_user");
+  if (ground_truth) {
+    add("mmap_lock:*");
+    add("lock:contention_begin");
+    add("lock:contention_end");
+    add("tlb:tlb_flush");
+  }
+  return list;
+}
+
+formats::Status find_perf(std::string* path) {
+  const char* env = std::getenv("PATH");
+  std::string dirs = env ? env : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t colon = dirs.find(':', start);
+    const std::string dir = dirs.substr(start, colon - start);
+    const std::string candidate = (dir.empty() ? "." : dir) + "/perf";
+    if (::access(candidate.c_str(), X_OK) == 0) {
+      *path = candidate;
+      return formats::Status::ok();
+    }
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return formats::Status::error(
+      "perf: not found on PATH; install it (Debian: apt-get install linux-perf)");
+}
+
+formats::Status check_perf_permitted() {
+  bool tracefs = false;
+  for (const char* p : kTracefsSyscalls) tracefs = tracefs || exists(p);
+  if (!tracefs) {
+    return formats::Status::error(
+        "tracefs is not mounted (no /sys/kernel/tracing/events/syscalls): run `mount -t tracefs "
+        "nodev /sys/kernel/tracing` as root");
+  }
+  if (::geteuid() == 0) return formats::Status::ok();
+  std::ifstream in(kParanoidPath);
+  int paranoid = 2;
+  in >> paranoid;
+  if (paranoid > kParanoidForTracepoints) {
+    return formats::Status::error(
+        "perf is not permitted to record tracepoints (kernel.perf_event_paranoid = " +
+        std::to_string(paranoid) +
+        "): run as root, or `sysctl -w kernel.perf_event_paranoid=-1` and make tracefs readable");
+  }
+  return formats::Status::ok();
+}
+
+formats::Status run_program(const std::vector<std::string>& argv, const std::string& stdout_path,
+                            bool quiet_stderr, uint64_t* wall_ns, int* exit_status) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!stdout_path.empty()) {
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  if (quiet_stderr) {
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    return formats::Status::error(argv[0] + ": cannot run: " + std::strerror(rc));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return formats::Status::error(argv[0] + ": waitpid failed");
+  }
+  *wall_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                       std::chrono::steady_clock::now() - start)
+                                       .count());
+  *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : kSignalExitBase + WTERMSIG(status);
+  return formats::Status::ok();
+}
+
+}  // namespace mmreplay::tools
