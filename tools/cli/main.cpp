@@ -15,9 +15,14 @@ int main(int argc, char** argv) {
   register_info_command(app, &exit_code);
   register_cat_command(app, &exit_code);
   register_check_command(app, &exit_code);
-#ifdef MMREPLAY_HAVE_GEN
+  register_import_command(app, &exit_code);
+  register_record_command(app, &exit_code);
   register_gen_command(app, &exit_code);
-#endif
+  register_replay_command(app, &exit_code);
+  register_compare_command(app, &exit_code);
+  register_scale_command(app, &exit_code);
+  register_merge_command(app, &exit_code);
+  register_policies_command(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,85 @@
+// Replay throughput: events/s of one run, and a study of 8 runs on 1, 2, ... host workers
+// (parallel efficiency), with the shared chunk cache's hit rate and the peak RSS.
+//
+//   build/release/bench/replay/replay_bench --benchmark_counters_tabular=true
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "replay/policy_spec.h"
+#include "replay/study.h"
+#include "tools/gen/generate.h"
+
+namespace mmreplay::bench {
+namespace {
+
+// jemalloc-purge (seed 002): allocation, touches and purges from 8 threads.
+const formats::TraceReader& trace() {
+  static std::unique_ptr<formats::TraceReader> reader = [] {
+    const auto path = std::filesystem::temp_directory_path() / "mmreplay-bench-replay.mmtrace";
+    gen::PreparedWorkload prepared;
+    gen::GenStats stats;
+    const std::vector<std::string> params = {"--threads", "8", "--loops", "4000", "--scale",
+                                             "small"};
+    formats::Status s = gen::prepare_workload("jemalloc-purge", params, path.string(), &prepared);
+    if (s) s = gen::generate_to_file(prepared, path.string(), formats::WriterOptions(), &stats);
+    std::unique_ptr<formats::TraceReader> r;
+    if (s) r = formats::TraceReader::open(path.string(), formats::ReaderOptions(), &s);
+    if (!r) {
+      std::fprintf(stderr, "bench: %s\n", s.message().c_str());
+      std::exit(1);
+    }
+    return r;
+  }();
+  return *reader;
+}
+
+replay::Study study_of(size_t runs) {
+  static const char* const kPolicies[] = {"per-call", "vector", "broadcast", "linux-3.16",
+                                          "linux-4.5", "linux-6.6", "default", "free"};
+  replay::Study study;
+  study.traces.push_back(&trace());
+  for (size_t i = 0; i < runs; ++i) {
+    replay::StudyRun run;
+    run.spec.policy_name = kPolicies[i % 8];
+    if (!replay::resolve_policy(run.spec.policy_name, &run.spec.policy_knobs)) std::abort();
+    run.spec.cpus = 8;
+    study.runs.push_back(run);
+  }
+  return study;
+}
+
+void BM_Study(benchmark::State& state) {
+  const size_t runs = static_cast<size_t>(state.range(0));
+  const int workers = static_cast<int>(state.range(1));
+  const replay::Study study = study_of(runs);
+  replay::StudyOptions options;
+  options.threads = workers;
+  replay::StudyResult result;
+  for (auto _ : state) {
+    if (!replay::run_study(study, options, &result)) std::abort();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * result.host.events_replayed));
+  state.counters["runs"] = static_cast<double>(runs);
+  state.counters["workers"] = workers;
+  state.counters["cache_hit_rate"] = result.host.cache.hit_rate();
+  state.counters["peak_rss_MiB"] = static_cast<double>(replay::peak_rss_kb()) / 1024.0;
+  state.counters["events"] = static_cast<double>(result.host.events_replayed);
+}
+BENCHMARK(BM_Study)
+    ->Args({1, 1})
+    ->Args({8, 1})
+    ->Args({8, 2})
+    ->Args({8, 4})
+    ->Args({8, 8})
+    ->Args({8, 16})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace mmreplay::bench
+
+BENCHMARK_MAIN();

@@ -1,0 +1,169 @@
+#include "replay/results_json.h"
+
+#include <fstream>
+#include <map>
+
+
+namespace mmreplay::replay {
+namespace {
+
+const char* timing_name(Timing t) { return t == Timing::kOpen ? "open" : "closed"; }
+const char* placement_name(Placement p) { return p == Placement::kPack ? "pack" : "spread"; }
+
+nlohmann::json trace_to_json(const formats::TraceReader& r) {
+  const formats::TraceMeta& m = r.meta();
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [k, v] : m.params) params[k] = v;
+  return {{"path", r.path()},
+          {"generator", m.generator},
+          {"params", params},
+          {"recorded_by", m.recorder.tool},
+          {"command_line", m.recorder.command_line},
+          {"threads", m.threads.size()},
+          {"events", r.total_events()},
+          {"chunks", r.chunks().size()},
+          {"file_bytes", r.file_size()},
+          {"machine",
+           {{"cpus", m.recorder.cpus},
+            {"memory_bytes", m.recorder.memory_bytes},
+            {"swap_bytes", m.recorder.swap_bytes}}}};
+}
+
+}  // namespace
+
+nlohmann::json histogram_to_json(const kernelsim::Histogram& h) {
+  nlohmann::json buckets = nlohmann::json::array();
+  h.for_each_bucket([&](uint64_t low, uint64_t high, uint64_t count) {
+    buckets.push_back({low, high, count});
+  });
+  return {{"count", h.count()},
+          {"mean_ns", h.mean()},
+          {"p50_ns", h.percentile(50)},
+          {"p90_ns", h.percentile(90)},
+          {"p99_ns", h.percentile(99)},
+          {"p999_ns", h.percentile(99.9)},
+          {"max_ns", h.max()},
+          {"min_ns", h.min()},
+          {"sum_ns", h.sum()},
+          {"buckets", buckets}};
+}
+
+nlohmann::json run_to_json(size_t index, const RunResult& r) {
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto& [key, h] : r.ops) ops[key] = histogram_to_json(h);
+  nlohmann::json locks = nlohmann::json::object();
+  for (const auto& [key, l] : r.locks) {
+    locks[key] = {{"acquisitions", l.acquisitions},
+                  {"contentions", l.contentions},
+                  {"bounces", l.bounces},
+                  {"wait", histogram_to_json(l.wait)},
+                  {"hold", histogram_to_json(l.hold)}};
+  }
+  nlohmann::json per_cpu = nlohmann::json::array();
+  for (size_t c = 0; c < r.per_cpu.size(); ++c) {
+    per_cpu.push_back({{"cpu", c},
+                       {"ipis_sent", r.per_cpu[c].ipis_sent},
+                       {"ipis_received", r.per_cpu[c].ipis_received},
+                       {"irq_ns", r.per_cpu[c].irq_ns},
+                       {"context_switches", r.per_cpu[c].context_switches}});
+  }
+  return {{"index", index},
+          {"policy", r.spec.policy_name},
+          {"policy_knobs", r.effective_policy},
+          {"cpus", r.cpus},
+          {"profile", r.spec.profile},
+          {"timing", timing_name(r.spec.timing)},
+          {"placement", placement_name(r.spec.placement)},
+          {"machine", {{"cpus", r.cpus}, {"memory_bytes", r.memory_bytes},
+                       {"swap_bytes", r.spec.swap_bytes}}},
+          {"makespan_ns", r.makespan_ns},
+          {"operations", r.operations},
+          {"throughput_ops_per_s", r.throughput_ops_per_s()},
+          {"events_replayed", r.events_replayed},
+          {"ops", ops},
+          {"locks", locks},
+          {"counters", r.counters},
+          {"open_loop_lateness", histogram_to_json(r.open_loop_lateness)},
+          {"per_cpu", per_cpu}};
+}
+
+nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const StudyResult& result) {
+  nlohmann::json j;
+  j["schema"] = kResultsSchema;
+  nlohmann::json traces = nlohmann::json::array();
+  for (const auto* t : study.traces) traces.push_back(trace_to_json(*t));
+  j["trace"] = traces.empty() ? nlohmann::json::object() : traces.front();
+  j["traces"] = traces;
+  j["study"] = {{"command", info.command},
+                {"runs_total", info.runs_total},
+                {"shard", std::to_string(info.shard.index) + "/" + std::to_string(info.shard.count)}};
+  nlohmann::json runs = nlohmann::json::array();
+  for (size_t i = 0; i < result.runs.size(); ++i) {
+    nlohmann::json run = run_to_json(result.run_index[i], result.runs[i]);
+    run["trace"] = study.runs[result.run_index[i]].trace;
+    runs.push_back(std::move(run));
+  }
+  j["runs"] = runs;
+  const HostStats& h = result.host;
+  j["host"] = {{"wall_seconds", h.wall_seconds},
+               {"threads", h.threads},
+               {"events_replayed", h.events_replayed},
+               {"events_per_second", h.events_per_second},
+               {"cache_hits", h.cache.hits},
+               {"cache_misses", h.cache.misses},
+               {"cache_hit_rate", h.cache.hit_rate()},
+               {"cache_capacity_chunks", h.cache_capacity},
+               {"peak_rss_kb", h.peak_rss_kb}};
+  return j;
+}
+
+formats::Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged) {
+  std::map<uint64_t, nlohmann::json> runs;
+  nlohmann::json host = {{"wall_seconds", 0.0}, {"events_replayed", 0}, {"cache_hits", 0},
+                         {"cache_misses", 0},   {"peak_rss_kb", 0},    {"shards", 0}};
+  for (const std::string& path : paths) {
+    std::ifstream in(path);
+    if (!in) return formats::Status::error(path + ": cannot open");
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) return formats::Status::error(path + ": not JSON");
+    if (j.value("schema", 0) != kResultsSchema || !j.contains("runs") || !j["runs"].is_array()) {
+      return formats::Status::error(path + ": not a schema " + std::to_string(kResultsSchema) +
+                                    " results file");
+    }
+    if (merged->is_null()) {
+      *merged = j;
+    } else if (j["traces"] != (*merged)["traces"] ||
+               j["study"]["command"] != (*merged)["study"]["command"] ||
+               j["study"]["runs_total"] != (*merged)["study"]["runs_total"]) {
+      return formats::Status::error(path + ": a shard of a different study than " + paths.front());
+    }
+    for (const auto& run : j["runs"]) {
+      const uint64_t index = run.value("index", uint64_t{0});
+      if (!runs.emplace(index, run).second) {
+        return formats::Status::error(path + ": run " + std::to_string(index + 1) +
+                                      " is also in another shard");
+      }
+    }
+    const auto& h = j["host"];
+    host["wall_seconds"] = host["wall_seconds"].get<double>() + h.value("wall_seconds", 0.0);
+    for (const char* k : {"events_replayed", "cache_hits", "cache_misses"}) {
+      host[k] = host[k].get<uint64_t>() + h.value(k, uint64_t{0});
+    }
+    host["peak_rss_kb"] = std::max(host["peak_rss_kb"].get<uint64_t>(), h.value("peak_rss_kb", uint64_t{0}));
+    host["shards"] = host["shards"].get<uint64_t>() + 1;
+  }
+  if (merged->is_null()) return formats::Status::error("merge: no input files");
+  const uint64_t total = (*merged)["study"].value("runs_total", uint64_t{0});
+  nlohmann::json list = nlohmann::json::array();
+  for (auto& [index, run] : runs) list.push_back(std::move(run));
+  if (list.size() != total) {
+    return formats::Status::error("merge: " + std::to_string(list.size()) + " of " +
+                                  std::to_string(total) + " runs present; a shard is missing");
+  }
+  (*merged)["runs"] = list;
+  (*merged)["study"]["shard"] = "1/1";
+  (*merged)["host"] = host;
+  return formats::Status::ok();
+}
+
+}  // namespace mmreplay::replay

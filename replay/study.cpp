@@ -1,0 +1,100 @@
+#include "replay/study.h"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+namespace mmreplay::replay {
+namespace {
+
+// Cache sizing when the caller does not choose: every thread of every run in flight holds one
+// chunk while it reads, and the runs drift apart; a few chunks per thread let a trailing run find
+// what a leading run decoded.
+constexpr size_t kCacheChunksPerThread = 4;
+constexpr size_t kMinCacheChunks = 64;
+
+size_t default_cache_chunks(const Study& study, int threads) {
+  size_t widest = 1;
+  for (const auto* t : study.traces) widest = std::max(widest, t->meta().threads.size());
+  return std::max(kMinCacheChunks,
+                  widest * kCacheChunksPerThread * static_cast<size_t>(std::max(threads, 1)));
+}
+
+}  // namespace
+
+uint64_t peak_rss_kb() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      uint64_t kb = 0;
+      status >> kb;
+      return kb;
+    }
+    status.ignore(1 << 16, '\n');
+  }
+  return 0;
+}
+
+formats::Status run_study(const Study& study, const StudyOptions& options, StudyResult* result) {
+  *result = StudyResult();
+  const int threads = options.threads > 0
+                          ? options.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const size_t capacity =
+      options.cache_chunks > 0 ? options.cache_chunks : default_cache_chunks(study, threads);
+  ChunkCache cache(capacity);
+  for (size_t i = 0; i < study.runs.size(); ++i) {
+    if (options.shard.contains(i)) result->run_index.push_back(i);
+  }
+  result->runs.resize(result->run_index.size());
+  std::vector<formats::Status> status(result->run_index.size());
+  std::atomic<uint64_t> events{0};
+  std::mutex progress_mu;
+  size_t done = 0;
+
+  const auto start = std::chrono::steady_clock::now();
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, result->run_index.size(), 1),
+        [&](const tbb::blocked_range<size_t>& range) {
+          for (size_t j = range.begin(); j != range.end(); ++j) {
+            const StudyRun& run = study.runs[result->run_index[j]];
+            status[j] = execute_run(run.spec, *study.traces[run.trace], cache, &result->runs[j]);
+            events += result->runs[j].events_replayed;
+            std::lock_guard lock(progress_mu);
+            ++done;
+            if (options.progress) options.progress(done, status.size(), events.load());
+          }
+        },
+        tbb::simple_partitioner());
+  });
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  HostStats& host = result->host;
+  host.wall_seconds = wall;
+  host.events_replayed = events.load();
+  host.events_per_second = wall > 0 ? static_cast<double>(host.events_replayed) / wall : 0;
+  host.cache = cache.stats();
+  host.cache_capacity = capacity;
+  host.peak_rss_kb = peak_rss_kb();
+  host.threads = threads;
+  for (size_t j = 0; j < status.size(); ++j) {
+    if (!status[j]) {
+      return formats::Status::error("run " + std::to_string(result->run_index[j] + 1) + " (" +
+                                    study.runs[result->run_index[j]].spec.policy_name +
+                                    "): " + status[j].message());
+    }
+  }
+  return formats::Status::ok();
+}
+
+}  // namespace mmreplay::replay

@@ -1,0 +1,70 @@
+// Study: a set of runs (trace x policy x machine) executed side by side on TBB workers.
+//
+// Each run is sequential and deterministic; runs share one ChunkCache, so a trace is decoded
+// once however many runs replay it. Results come back in run order whatever the number of host
+// threads, so `--threads 1` and `--threads N` give identical results. A study can be split into
+// shards (`--shard i/N`: runs whose index is i-1 modulo N) whose results merge exactly.
+
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "formats/status.h"
+#include "formats/trace_reader.h"
+#include "replay/chunk_cache.h"
+#include "replay/run.h"
+
+namespace mmreplay::replay {
+
+struct StudyRun {
+  size_t trace = 0;  // index into Study::traces
+  RunSpec spec;
+};
+
+struct Study {
+  std::vector<const formats::TraceReader*> traces;
+  std::vector<StudyRun> runs;
+};
+
+struct Shard {
+  uint32_t index = 1;  // 1-based
+  uint32_t count = 1;
+  bool contains(size_t run) const { return run % count == index - 1; }
+};
+
+struct StudyOptions {
+  int threads = 0;            // host threads; 0 = all cores
+  size_t cache_chunks = 0;    // 0 = sized from the traces' thread counts and the host threads
+  Shard shard;
+  // Called (serialised) after each run with runs done, runs in this shard and events so far.
+  std::function<void(size_t, size_t, uint64_t)> progress;
+};
+
+// Host-side figures; never part of the deterministic results.
+struct HostStats {
+  double wall_seconds = 0;
+  uint64_t events_replayed = 0;
+  double events_per_second = 0;
+  ChunkCacheStats cache;
+  size_t cache_capacity = 0;
+  uint64_t peak_rss_kb = 0;
+  int threads = 0;
+};
+
+struct StudyResult {
+  std::vector<size_t> run_index;  // which runs of the study these are (shard members)
+  std::vector<RunResult> runs;
+  HostStats host;
+};
+
+// Runs the study's runs in `options.shard`. The first failed run's error is returned (naming
+// the run); results of the others are still filled.
+formats::Status run_study(const Study& study, const StudyOptions& options, StudyResult* result);
+
+// Peak resident set of this process (VmHWM of /proc/self/status), 0 when unknown.
+uint64_t peak_rss_kb();
+
+}  // namespace mmreplay::replay

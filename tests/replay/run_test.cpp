@@ -1,0 +1,92 @@
+// End-to-end runs of generated traces through the model: results a kernel engineer can check.
+
+#include "replay/run.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/formats/random_trace.h"
+#include "tools/gen/generate.h"
+
+namespace mmreplay::replay {
+namespace {
+
+std::unique_ptr<formats::TraceReader> generate(const std::string& name,
+                                               std::vector<std::string> params) {
+  const std::string path = formats::testing::temp_path(name + ".mmtrace");
+  gen::PreparedWorkload prepared;
+  gen::GenStats stats;
+  formats::Status s = gen::prepare_workload(name, params, path, &prepared);
+  if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
+  EXPECT_TRUE(s) << s.message();
+  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
+  EXPECT_TRUE(reader) << s.message();
+  return reader;
+}
+
+TEST(Run, MadvBombFaultsEveryPageOfEveryLoop) {
+  auto reader = generate("madv-bomb", {"--processes", "2", "--size", "1M", "--loops", "3",
+                                       "--advice", "dontneed"});
+  ChunkCache cache(64);
+  RunSpec spec;
+  spec.policy_name = "default";
+  RunResult r;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &r));
+  // DONTNEED drops the pages, so every loop's memset faults all 256 pages again.
+  EXPECT_EQ(r.counters.at("faults"), 2u * 3u * 256u);
+  EXPECT_EQ(r.counters.at("madv_dontneed_pages"), 2u * 3u * 256u);
+  EXPECT_EQ(r.ops.at("madvise").count(), 6u);
+  EXPECT_EQ(r.ops.at("mmap").count(), 2u);
+  EXPECT_GT(r.makespan_ns, 0u);
+  EXPECT_EQ(r.cpus, 12u);  // the trace's machine (seed 000)
+}
+
+TEST(Run, MadvFreeLazyKeepsPagesSoLaterLoopsDoNotFault) {
+  auto reader = generate("madv-bomb", {"--processes", "1", "--size", "1M", "--loops", "3",
+                                       "--advice", "free"});
+  ChunkCache cache(64);
+  RunSpec lazy;
+  lazy.policy_name = "lazy";
+  lazy.policy_knobs = "madv_free=lazy";
+  RunSpec dontneed;
+  dontneed.policy_name = "as-dontneed";
+  dontneed.policy_knobs = "madv_free=as-dontneed";
+  RunResult a, b;
+  ASSERT_TRUE(execute_run(lazy, *reader, cache, &a));
+  ASSERT_TRUE(execute_run(dontneed, *reader, cache, &b));
+  EXPECT_EQ(a.counters.at("faults"), 256u);      // only the first memset faults
+  EXPECT_EQ(b.counters.at("faults"), 3u * 256u); // every loop refaults
+  EXPECT_EQ(a.counters.at("lazyfree_reused"), 2u * 256u);
+}
+
+TEST(Run, SameSpecTwiceGivesIdenticalResults) {
+  auto reader = generate("mmap-munmap", {"--threads", "4", "--loops", "20", "--size", "256K"});
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.cpus = 4;
+  RunResult a, b;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &a));
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &b));
+  EXPECT_EQ(a.makespan_ns, b.makespan_ns);
+  EXPECT_EQ(a.counters, b.counters);
+  for (const auto& [k, h] : a.ops) EXPECT_EQ(h, b.ops.at(k)) << k;
+  EXPECT_GT(a.locks.at("mmap_sem").contentions, 0u);
+}
+
+TEST(Run, BadPolicyAndProfileAreNamed) {
+  auto reader = generate("madv-bomb", {"--processes", "1", "--size", "64K", "--loops", "1"});
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.policy_name = "bogus";
+  spec.policy_knobs = "no_such_knob=1";
+  RunResult r;
+  formats::Status s = execute_run(spec, *reader, cache, &r);
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("no_such_knob"), std::string::npos) << s.message();
+  spec.policy_knobs = "";
+  spec.profile = "nope";
+  s = execute_run(spec, *reader, cache, &r);
+  EXPECT_NE(s.message().find("--profile nope"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace mmreplay::replay

@@ -1,0 +1,207 @@
+// Studies: determinism across host threads, exact shard merges, .hgrm format, timing modes,
+// bounded memory.
+
+#include "replay/study.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "replay/hgrm.h"
+#include "replay/policy_spec.h"
+#include "replay/results_json.h"
+#include "tests/formats/random_trace.h"
+#include "tools/gen/generate.h"
+
+namespace mmreplay::replay {
+namespace {
+
+std::string generate(const std::string& name, std::vector<std::string> params,
+                     const std::string& tag = "") {
+  const std::string path = formats::testing::temp_path(name + tag + ".mmtrace");
+  gen::PreparedWorkload prepared;
+  gen::GenStats stats;
+  formats::Status s = gen::prepare_workload(name, params, path, &prepared);
+  if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
+  EXPECT_TRUE(s) << s.message();
+  return path;
+}
+
+std::unique_ptr<formats::TraceReader> open(const std::string& path) {
+  formats::Status s;
+  auto r = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
+  EXPECT_TRUE(r) << s.message();
+  return r;
+}
+
+Study make_study(const formats::TraceReader& reader, std::vector<std::string> policies,
+                 std::vector<uint32_t> cpus) {
+  Study study;
+  study.traces.push_back(&reader);
+  for (const auto& p : policies) {
+    for (uint32_t c : cpus) {
+      StudyRun run;
+      run.spec.policy_name = p;
+      EXPECT_TRUE(resolve_policy(p, &run.spec.policy_knobs));
+      run.spec.cpus = c;
+      study.runs.push_back(run);
+    }
+  }
+  return study;
+}
+
+nlohmann::json results(const Study& study, int threads, Shard shard = {}) {
+  StudyOptions options;
+  options.threads = threads;
+  options.shard = shard;
+  StudyResult result;
+  formats::Status s = run_study(study, options, &result);
+  EXPECT_TRUE(s) << s.message();
+  nlohmann::json j = study_to_json(StudyInfo{"compare", {}, study.runs.size(), shard}, study, result);
+  return j;
+}
+
+TEST(Study, OneAndTwoHostThreadsGiveByteIdenticalResults) {
+  auto reader = open(generate("jemalloc-purge", {"--threads", "4", "--loops", "400", "--scale",
+                                                 "small"}));
+  const Study study = make_study(*reader, {"per-call", "vector", "linux-4.5+tlb=broadcast"}, {2, 4});
+  nlohmann::json one = results(study, 1), two = results(study, 2);
+  one.erase("host");
+  two.erase("host");
+  EXPECT_EQ(one.dump(), two.dump());
+  EXPECT_EQ(one["runs"].size(), 6u);
+}
+
+TEST(Study, ShardsMergeToTheUnshardedStudy) {
+  auto reader = open(generate("mmap-munmap", {"--threads", "3", "--loops", "10", "--size", "128K"}));
+  const Study study = make_study(*reader, {"default", "linux-3.16"}, {1, 2, 4});
+  nlohmann::json whole = results(study, 2);
+  std::vector<std::string> files;
+  for (uint32_t i = 1; i <= 3; ++i) {
+    files.push_back(formats::testing::temp_path("shard" + std::to_string(i) + ".json"));
+    std::ofstream(files.back()) << results(study, 1, Shard{i, 3}).dump();
+  }
+  nlohmann::json merged;
+  ASSERT_TRUE(merge_results(files, &merged));
+  whole.erase("host");
+  merged.erase("host");
+  EXPECT_EQ(whole.dump(), merged.dump());
+  // A missing shard is an error, not a smaller study.
+  files.pop_back();
+  nlohmann::json partial;
+  formats::Status s = merge_results(files, &partial);
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("a shard is missing"), std::string::npos) << s.message();
+}
+
+TEST(Study, HgrmFollowsTheHdrHistogramLayout) {
+  kernelsim::Histogram h;
+  for (uint64_t v = 1; v <= 1000; ++v) h.record(v * 1000);  // 1 us .. 1 ms
+  std::ostringstream out;
+  write_hgrm(out, h);
+  std::istringstream in(out.str());
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "       Value     Percentile TotalCount 1/(1-Percentile)");
+  std::getline(in, line);
+  EXPECT_EQ(line, "");
+  int rows = 0, footers = 0;
+  double last_p = 0;
+  uint64_t last_count = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("#[", 0) == 0) {
+      ++footers;
+      continue;
+    }
+    std::istringstream row(line);
+    double value, p;
+    uint64_t count;
+    std::string inv;
+    ASSERT_TRUE(row >> value >> p >> count >> inv) << line;
+    EXPECT_GE(p, last_p);
+    EXPECT_GE(count, last_count);
+    last_p = p;
+    last_count = count;
+    ++rows;
+  }
+  EXPECT_GT(rows, 10);
+  EXPECT_EQ(footers, 3);
+  EXPECT_EQ(last_count, 1000u);
+  EXPECT_DOUBLE_EQ(last_p, 1.0);
+  EXPECT_NE(out.str().find("Total count    =         1000"), std::string::npos);
+}
+
+TEST(Study, OpenLoopStartsAtTraceTimestampsClosedLoopAfterThinkTime) {
+  // One thread: mmap, then a madvise 1 ms later in trace time. Closed loop: the madvise starts
+  // 1 ms after the mmap *ended* in the model; open loop: at 1 ms sharp (it is never late here).
+  const std::string path = formats::testing::temp_path("timing.mmtrace");
+  {
+    formats::TraceMeta meta;
+    meta.threads = {{1, 1, "t"}};
+    formats::Status s;
+    auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
+    ASSERT_TRUE(w);
+    ASSERT_TRUE(w->append(0, formats::ev::mmap(1000, 0x7f0000000000, 1 << 20, 3, 0x22)));
+    ASSERT_TRUE(w->append(0, formats::ev::madvise(1001000, 0x7f0000000000, 1 << 20,
+                                                  formats::kMadvDontNeed)));
+    ASSERT_TRUE(w->close());
+  }
+  auto reader = open(path);
+  ChunkCache cache(4);
+  RunSpec closed, opened;
+  opened.timing = Timing::kOpen;
+  RunResult c, o;
+  ASSERT_TRUE(execute_run(closed, *reader, cache, &c));
+  ASSERT_TRUE(execute_run(opened, *reader, cache, &o));
+  const uint64_t mmap_ns = c.ops.at("mmap").max();
+  const uint64_t madvise_ns = c.ops.at("madvise").max();
+  ASSERT_GT(mmap_ns, 0u);
+  EXPECT_EQ(o.ops.at("madvise").max(), madvise_ns);
+  // Closed loop: the madvise starts 1 ms after the mmap ended, so the mmap's latency delays it;
+  // open loop: it starts at its timestamp whatever the mmap took.
+  // (The first op of a task also waits for the task's start-up work; open loop reports that as
+  // lateness of the mmap.)
+  EXPECT_EQ(c.makespan_ns - o.makespan_ns, mmap_ns + o.open_loop_lateness.max());
+  EXPECT_GT(c.makespan_ns, 1000000 + mmap_ns + madvise_ns);
+  // Open loop records how late each op started: the madvise was on time.
+  EXPECT_EQ(o.open_loop_lateness.count(), 2u);
+  EXPECT_EQ(o.open_loop_lateness.min(), 0u);
+}
+
+TEST(Study, PeakMemoryDoesNotGrowWithTraceLength) {
+  // Replaying a 10x longer trace must not need 10x the memory: chunks stream through the cache.
+  auto small = open(generate("tlb_flush2", {"--processes", "2", "--loops", "20"}, "small"));
+  auto large = open(generate("tlb_flush2", {"--processes", "2", "--loops", "200"}, "large"));
+  ASSERT_GE(large->total_events(), 9 * small->total_events());
+  StudyOptions options;
+  options.threads = 1;
+  options.cache_chunks = 4;
+  StudyResult a, b;
+  ASSERT_TRUE(run_study(make_study(*small, {"default"}, {2}), options, &a));
+  const uint64_t rss_small = peak_rss_kb();
+  ASSERT_TRUE(run_study(make_study(*large, {"default"}, {2}), options, &b));
+  const uint64_t rss_large = peak_rss_kb();
+  EXPECT_EQ(b.host.events_replayed, large->total_events());
+  EXPECT_LE(static_cast<double>(rss_large), 1.5 * static_cast<double>(rss_small))
+      << "peak RSS " << rss_small << " kB -> " << rss_large << " kB";
+}
+
+TEST(PolicySpec, PresetsOverridesAndErrors) {
+  std::string knobs;
+  ASSERT_TRUE(resolve_policy("linux-4.5+madvise=vector", &knobs));
+  EXPECT_NE(knobs.find("madvise=vector"), std::string::npos);
+  EXPECT_EQ(knobs.find("madvise=per-call"), std::string::npos);  // overridden, not duplicated
+  ASSERT_TRUE(resolve_policy("tlb=broadcast", &knobs));
+  EXPECT_EQ(knobs, "tlb=broadcast");
+  ASSERT_TRUE(resolve_policy("default", &knobs));
+  EXPECT_EQ(knobs, "");
+  formats::Status s = resolve_policy("linux-9.9", &knobs);
+  EXPECT_NE(s.message().find("no preset 'linux-9.9'"), std::string::npos);
+  s = resolve_policy("free+madvise", &knobs);
+  EXPECT_NE(s.message().find("'madvise' is not knob=value"), std::string::npos);
+  EXPECT_EQ(split_policy_list({"a,b", "c"}), (std::vector<std::string>{"a", "b", "c"}));
+}
+
+}  // namespace
+}  // namespace mmreplay::replay

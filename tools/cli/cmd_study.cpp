@@ -1,0 +1,54 @@
+// trace-replay replay | compare | scale: run a study and report it.
+
+#include <CLI/CLI.hpp>
+
+#include "tools/cli/commands.h"
+#include "tools/cli/study_command.h"
+
+namespace mmreplay::tools {
+
+void register_replay_command(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("replay", "Replay a trace under one policy on one machine");
+  auto args = std::make_shared<StudyArgs>();
+  args->command = "replay";
+  cmd->add_option("trace", args->trace, "the .mmtrace file")->required();
+  add_study_options(cmd, args.get());
+  cmd->callback([args, exit_code] {
+    if (args->policies.size() > 1 || args->cpus.size() > 1) {
+      std::fprintf(stderr, "trace-replay replay: one --policy and one --cpus (use compare or scale)\n");
+      *exit_code = kExitBadInput;
+      return;
+    }
+    *exit_code = run_study_command(*args);
+  });
+}
+
+void register_compare_command(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("compare", "Replay a trace once per policy and compare them");
+  auto args = std::make_shared<StudyArgs>();
+  args->command = "compare";
+  cmd->add_option("trace", args->trace, "the .mmtrace file")->required();
+  add_study_options(cmd, args.get());
+  cmd->callback([args, exit_code] { *exit_code = run_study_command(*args); });
+}
+
+void register_scale_command(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("scale", "Replay across core counts, per policy");
+  auto args = std::make_shared<StudyArgs>();
+  args->command = "scale";
+  cmd->add_option("trace", args->trace, "the .mmtrace file (or use --workload)");
+  cmd->add_option("--workload", args->workload,
+                  "generate this workload per core count, threads following it: "
+                  "\"NAME [--param value ...]\"");
+  add_study_options(cmd, args.get());
+  cmd->callback([args, exit_code] {
+    if (args->trace.empty() == args->workload.empty()) {
+      std::fprintf(stderr, "trace-replay scale: give either TRACE or --workload\n");
+      *exit_code = kExitBadInput;
+      return;
+    }
+    *exit_code = run_study_command(*args);
+  });
+}
+
+}  // namespace mmreplay::tools

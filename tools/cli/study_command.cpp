@@ -1,0 +1,233 @@
+#include "tools/cli/study_command.h"
+
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "formats/trace_reader.h"
+#include "replay/hgrm.h"
+#include "replay/policy_spec.h"
+#include "replay/results_csv.h"
+#include "replay/results_json.h"
+#include "replay/results_table.h"
+#include "replay/study.h"
+#include "tools/cli/cli_util.h"
+#include "tools/cli/commands.h"
+#include "tools/gen/generate.h"
+#include "tools/gen/params.h"
+
+namespace mmreplay::tools {
+namespace {
+
+// Progress lines no more often than this; none at all for studies shorter than it.
+constexpr double kProgressIntervalSeconds = 1.0;
+
+int bad(const std::string& what) {
+  std::fprintf(stderr, "trace-replay: %s\n", what.c_str());
+  return kExitBadInput;
+}
+
+bool parse_shard(const std::string& text, replay::Shard* shard) {
+  unsigned i = 0, n = 0;
+  char slash = 0;
+  std::istringstream in(text);
+  if (!(in >> i >> slash >> n) || slash != '/' || !in.eof() || i < 1 || n < 1 || i > n) {
+    return false;
+  }
+  shard->index = i;
+  shard->count = n;
+  return true;
+}
+
+std::string sanitize(std::string s) {
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  }
+  return s;
+}
+
+// Generates `workload` with its thread (or process) count set to `cpus` into a temporary file.
+formats::Status generate_for_cpus(const std::string& workload, uint32_t cpus, std::string* path) {
+  std::istringstream in(workload);
+  std::string name, word;
+  in >> name;
+  std::vector<std::string> params;
+  while (in >> word) params.push_back(word);
+  gen::PreparedWorkload probe;
+  if (formats::Status s = gen::prepare_workload(name, params, "", &probe); !s) return s;
+  bool fixed = false;
+  for (const auto& p : params) fixed = fixed || p == "--threads" || p == "--processes";
+  if (!fixed) {
+    bool has_threads = false;
+    for (const auto& spec : probe.spec->params) has_threads = has_threads || spec.name == "threads";
+    params.push_back(has_threads ? "--threads" : "--processes");
+    params.push_back(std::to_string(cpus));
+  }
+  *path = (std::filesystem::temp_directory_path() /
+           ("trace-replay-scale-" + std::to_string(::getpid()) + "-" + sanitize(name) + "-" +
+            std::to_string(cpus) + ".mmtrace"))
+              .string();
+  gen::PreparedWorkload prepared;
+  gen::GenStats stats;
+  if (formats::Status s = gen::prepare_workload(name, params, *path, &prepared); !s) return s;
+  return gen::generate_to_file(prepared, *path, formats::WriterOptions(), &stats);
+}
+
+void write_hgrms(const std::string& dir, const replay::StudyResult& result) {
+  std::filesystem::create_directories(dir);
+  for (size_t i = 0; i < result.runs.size(); ++i) {
+    const replay::RunResult& r = result.runs[i];
+    for (const auto& [op, h] : r.ops) {
+      if (h.count() == 0) continue;
+      const std::string file = dir + "/run" + std::to_string(result.run_index[i] + 1) + "-" +
+                               sanitize(r.spec.policy_name) + "-" + std::to_string(r.cpus) +
+                               "cpu-" + op + ".hgrm";
+      std::ofstream out(file);
+      replay::write_hgrm(out, h);
+    }
+  }
+}
+
+}  // namespace
+
+void add_study_options(CLI::App* cmd, StudyArgs* a) {
+  cmd->add_option("--policy", a->policies,
+                  "policy: PRESET[+knob=value...] or knob=value[+...]; repeat or comma-separate "
+                  "for several (trace-replay policies lists them)");
+  cmd->add_option("--cpus", a->cpus, "simulated CPUs (scale: a list, e.g. 1,2,4,8)")
+      ->delimiter(',');
+  cmd->add_option("--memory", a->memory, "simulated memory, e.g. 3G (default: the trace's)");
+  cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G (default: the trace's)");
+  cmd->add_option("--profile", a->profile, "cost profile: default, xeon-2014");
+  cmd->add_option("--timing", a->timing, "closed (next event after the previous ends + think) "
+                                         "or open (at trace timestamps)")
+      ->check(CLI::IsMember({"closed", "open"}));
+  cmd->add_option("--placement", a->placement, "thread placement: spread, pack")
+      ->check(CLI::IsMember({"spread", "pack"}));
+  cmd->add_option("--threads", a->threads, "host worker threads (default: all cores)");
+  cmd->add_option("--shard", a->shard, "run only slice i of N of the study: i/N");
+  cmd->add_option("--json", a->json_path, "write results JSON here");
+  cmd->add_option("--csv", a->csv_path, "write results CSV here");
+  cmd->add_option("--hgrm", a->hgrm_dir, "write one .hgrm per run and operation into DIR");
+  cmd->add_option("--cache-chunks", a->cache_chunks, "decoded chunks the shared cache holds");
+}
+
+int run_study_command(const StudyArgs& a) {
+  replay::Shard shard;
+  if (!parse_shard(a.shard, &shard)) return bad("--shard " + a.shard + ": expected i/N, 1 <= i <= N");
+  uint64_t memory = 0, swap = 0;
+  if (!a.memory.empty() && !gen::parse_bytes(a.memory, &memory)) {
+    return bad("--memory " + a.memory + ": not a size");
+  }
+  if (!a.swap.empty() && !gen::parse_bytes(a.swap, &swap)) return bad("--swap " + a.swap + ": not a size");
+  for (uint32_t c : a.cpus) {
+    if (c == 0) return bad("--cpus 0: at least one CPU");
+  }
+  const std::vector<std::string> policies = replay::split_policy_list(a.policies);
+  std::vector<std::string> knobs(policies.size());
+  for (size_t i = 0; i < policies.size(); ++i) {
+    if (formats::Status s = replay::resolve_policy(policies[i], &knobs[i]); !s) return bad(s.message());
+  }
+  std::vector<uint32_t> cpu_list = a.cpus.empty() ? std::vector<uint32_t>{0} : a.cpus;
+
+  // Traces: one, or one generated per core count.
+  std::vector<std::unique_ptr<formats::TraceReader>> readers;
+  std::vector<std::string> generated;
+  if (!a.workload.empty()) {
+    for (uint32_t c : cpu_list) {
+      std::string path;
+      if (formats::Status s = generate_for_cpus(a.workload, c, &path); !s) {
+        return bad("--workload: " + s.message());
+      }
+      generated.push_back(path);
+      readers.push_back(open_trace_or_report(path));
+      if (!readers.back()) return kExitBadInput;
+    }
+  } else {
+    readers.push_back(open_trace_or_report(a.trace));
+    if (!readers.back()) return kExitBadInput;
+  }
+
+  replay::Study study;
+  for (const auto& r : readers) study.traces.push_back(r.get());
+  for (size_t p = 0; p < policies.size(); ++p) {
+    for (size_t c = 0; c < cpu_list.size(); ++c) {
+      replay::StudyRun run;
+      run.trace = a.workload.empty() ? 0 : c;
+      run.spec.policy_name = policies[p];
+      run.spec.policy_knobs = knobs[p];
+      run.spec.cpus = cpu_list[c];
+      run.spec.memory_bytes = memory;
+      run.spec.swap_bytes = swap;
+      run.spec.profile = a.profile;
+      run.spec.timing = a.timing == "open" ? replay::Timing::kOpen : replay::Timing::kClosed;
+      run.spec.placement = a.placement == "pack" ? replay::Placement::kPack : replay::Placement::kSpread;
+      study.runs.push_back(run);
+    }
+  }
+
+  replay::StudyOptions options;
+  options.threads = a.threads;
+  options.cache_chunks = a.cache_chunks;
+  options.shard = shard;
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  options.progress = [&](size_t done, size_t total, uint64_t events) {
+    const auto now = std::chrono::steady_clock::now();
+    const double since_start = std::chrono::duration<double>(now - start).count();
+    if (since_start < kProgressIntervalSeconds && done < total) return;
+    if (std::chrono::duration<double>(now - last).count() < kProgressIntervalSeconds && done < total) return;
+    if (since_start < kProgressIntervalSeconds) return;  // quick studies print nothing
+    last = now;
+    std::fprintf(stderr, "%s%s: %zu/%zu runs, %llu events, %.1fM events/s%s", tty ? "\r" : "",
+                 a.command.c_str(), done, total, static_cast<unsigned long long>(events),
+                 static_cast<double>(events) / since_start / 1e6, tty && done < total ? "" : "\n");
+  };
+  replay::StudyResult result;
+  const formats::Status status = replay::run_study(study, options, &result);
+  for (const auto& path : generated) std::filesystem::remove(path);
+
+  std::vector<std::string> labels;
+  for (const auto& r : result.runs) {
+    labels.push_back(cpu_list.size() > 1 ? r.spec.policy_name + " @" + std::to_string(r.cpus)
+                                         : r.spec.policy_name);
+  }
+  if (!result.runs.empty() && status) {
+    if (a.command == "scale") {
+      replay::print_scaling(std::cout, result.runs);
+    } else {
+      replay::print_comparison(std::cout, result.runs, labels);
+    }
+    std::printf("host: %zu runs on %d threads in %.2f s, %.1fM events/s, chunk cache hit rate %.1f%%\n",
+                result.runs.size(), result.host.threads, result.host.wall_seconds,
+                result.host.events_per_second / 1e6, 100.0 * result.host.cache.hit_rate());
+  }
+  if (!a.json_path.empty()) {
+    replay::StudyInfo info{a.command, {}, study.runs.size(), shard};
+    std::ofstream out(a.json_path);
+    out << replay::study_to_json(info, study, result).dump(1) << "\n";
+    if (!out) return bad(a.json_path + ": cannot write");
+  }
+  if (!a.csv_path.empty()) {
+    std::ofstream out(a.csv_path);
+    replay::write_csv(out, result.run_index, result.runs);
+    if (!out) return bad(a.csv_path + ": cannot write");
+  }
+  if (!a.hgrm_dir.empty()) write_hgrms(a.hgrm_dir, result);
+  if (!status) {
+    std::fprintf(stderr, "trace-replay %s: %s\n", a.command.c_str(), status.message().c_str());
+    // A bad policy or profile is bad input; anything else is a failed run.
+    const bool input = status.message().find("--") != std::string::npos;
+    return input ? kExitBadInput : kExitRunFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace mmreplay::tools

@@ -1,0 +1,39 @@
+// The options shared by the commands that run studies (replay, compare, scale) and the code that
+// turns them into a replay::Study, runs it, prints the table and writes --json/--csv/--hgrm.
+
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace mmreplay::tools {
+
+struct StudyArgs {
+  std::string command;                 // "replay", "compare", "scale"
+  std::string trace;                   // TRACE (or empty with --workload on scale)
+  std::string workload;                // scale: "NAME --param value ..." generated per CPU count
+  std::vector<std::string> policies;   // each may be a comma-separated list
+  std::vector<uint32_t> cpus;          // scale: the core counts; others: at most one
+  std::string memory;                  // "3G"
+  std::string swap;
+  std::string profile = "default";
+  std::string timing = "closed";
+  std::string placement = "spread";
+  int threads = 0;
+  std::string shard = "1/1";
+  std::string json_path, csv_path, hgrm_dir;
+  size_t cache_chunks = 0;
+};
+
+// Adds the shared options to `cmd`; `args` must outlive parsing.
+void add_study_options(CLI::App* cmd, StudyArgs* args);
+
+// Runs the study described by `args`; returns the process exit code.
+int run_study_command(const StudyArgs& args);
+
+}  // namespace mmreplay::tools
