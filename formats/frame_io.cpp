@@ -92,7 +92,7 @@ Status FrameCompressor::compress(capnp::MessageBuilder& message, std::string* ou
 }
 
 Status decompress_frame(std::span<const uint8_t> frame, uint64_t frame_offset, uint64_t max_bytes,
-                        std::vector<capnp::word>* out) {
+                        WordBuffer* out) {
   const std::string where = "frame at offset " + std::to_string(frame_offset);
   const unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
   if (content == ZSTD_CONTENTSIZE_ERROR) return Status::error(where + ": not a zstd frame");

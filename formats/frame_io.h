@@ -60,11 +60,21 @@ class FrameCompressor {
   ZSTD_CCtx* cctx_;
 };
 
+// Word-aligned storage for a flat Cap'n Proto message. (capnp::word itself is not copyable, which
+// std::vector needs under some standard libraries, so the words are held as uint64_t.)
+using WordBuffer = std::vector<uint64_t>;
+static_assert(sizeof(uint64_t) == sizeof(capnp::word));
+
+// The buffer as the Cap'n Proto reader takes it.
+inline kj::ArrayPtr<const capnp::word> as_words(const WordBuffer& buffer) {
+  return kj::arrayPtr(reinterpret_cast<const capnp::word*>(buffer.data()), buffer.size());
+}
+
 // Decompresses one zstd frame into word-aligned storage for a Cap'n Proto reader. Refuses frames
 // whose content is larger than `max_bytes` before allocating, and anything that is not a whole
 // number of words. Errors name `frame_offset`.
 Status decompress_frame(std::span<const uint8_t> frame, uint64_t frame_offset, uint64_t max_bytes,
-                        std::vector<capnp::word>* out);
+                        WordBuffer* out);
 
 // Cap'n Proto reader limits for a message of `words` words: the traversal limit is a small
 // multiple of the message size (a hostile message cannot make traversal amplify without bound)

@@ -14,8 +14,8 @@ namespace {
 std::string where(uint64_t offset) { return "offset " + std::to_string(offset); }
 
 // Scratch for decompressed frames, one per host thread, reused across calls.
-std::vector<capnp::word>& scratch_words() {
-  thread_local std::vector<capnp::word> words;
+WordBuffer& scratch_words() {
+  thread_local WordBuffer words;
   return words;
 }
 
@@ -50,14 +50,14 @@ Status find_frame(std::span<const uint8_t> file, uint64_t offset, FrameSpan* fra
 
 Status parse_frame(std::span<const uint8_t> file, const FrameSpan& frame, uint64_t max_frame_bytes,
                    ParsedFrame* out) {
-  std::vector<capnp::word>& words = scratch_words();
+  WordBuffer& words = scratch_words();
   if (Status s = decompress_frame(file.subspan(frame.offset, frame.size), frame.offset,
                                   max_frame_bytes, &words);
       !s) {
     return s;
   }
   try {
-    capnp::FlatArrayMessageReader message(kj::arrayPtr(words.data(), words.size()),
+    capnp::FlatArrayMessageReader message(as_words(words),
                                           reader_options_for(words.size()));
     auto root = message.getRoot<capnp_schema::Frame>();
     switch (root.which()) {
@@ -77,14 +77,14 @@ Status parse_frame(std::span<const uint8_t> file, const FrameSpan& frame, uint64
 
 Status decode_chunk_frame(std::span<const uint8_t> file, const FrameSpan& frame,
                           uint64_t max_frame_bytes, DecodedChunk* out) {
-  std::vector<capnp::word>& words = scratch_words();
+  WordBuffer& words = scratch_words();
   if (Status s = decompress_frame(file.subspan(frame.offset, frame.size), frame.offset,
                                   max_frame_bytes, &words);
       !s) {
     return s;
   }
   try {
-    capnp::FlatArrayMessageReader message(kj::arrayPtr(words.data(), words.size()),
+    capnp::FlatArrayMessageReader message(as_words(words),
                                           reader_options_for(words.size()));
     auto root = message.getRoot<capnp_schema::Frame>();
     if (root.which() != capnp_schema::Frame::CHUNK) {

@@ -84,10 +84,10 @@ Status TraceReader::Impl::read_index(std::string* why) {
     *why = "index at offset " + std::to_string(frame_start) + " fails its CRC";
     return Status::ok();
   }
-  std::vector<capnp::word> words(footer.index_bytes / sizeof(capnp::word));
+  WordBuffer words(footer.index_bytes / sizeof(capnp::word));
   std::copy(index_bytes.begin(), index_bytes.end(), reinterpret_cast<uint8_t*>(words.data()));
   try {
-    capnp::FlatArrayMessageReader message(kj::arrayPtr(words.data(), words.size()),
+    capnp::FlatArrayMessageReader message(as_words(words),
                                           reader_options_for(words.size()));
     auto index = message.getRoot<capnp_schema::Index>();
     if (index.getVersionMajor() > kFormatVersionMajor) {
