@@ -5,13 +5,10 @@
 // ship as C++ values: cost_profile_default() (a modern x86 server, 2023-25) and
 // cost_profile_xeon_2014() (the seeds' machines: Xeon E5 v2/v3, Linux 3.x/4.x era).
 //
-// Sources are the rows of ../shared/reference/kernel-mm.md, "Hardware costs". A figure marked
-// (unverified) is a starting point to calibrate, not a measurement; `trace-replay calibrate`
-// is meant to replace them on the running machine.
-//
-// Field                  | unit | default | 2014 | source
-// -----------------------+------+---------+------+------------------------------------------------
-// (see each field's comment; the table columns are the two factory functions in cost_profile.cpp)
+// Every field is a SimTime in nanoseconds; its comment says what it covers. The values and their
+// sources (rows of ../shared/reference/kernel-mm.md, "Hardware costs", or "(unverified)" for a
+// starting point to calibrate) sit beside each assignment in cost_profile.cpp, one column per
+// profile. `trace-replay calibrate` is meant to replace the unverified ones on a real machine.
 
 #pragma once
 

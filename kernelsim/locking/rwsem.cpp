@@ -63,14 +63,6 @@ bool RwSem::down_read_now(Task& t) {
   return false;
 }
 
-bool RwSem::try_down_read_now(Task& t) {
-  assert(sim_.now() == t.clock());
-  count_rmw(t);
-  if (owner_ != nullptr || !wait_list_.empty()) return false;
-  grant(t, false, t.clock(), t.clock(), false);
-  return true;
-}
-
 // Models rwsem_write_trylock() + rwsem_down_write_slowpath() with rwsem_optimistic_spin().
 bool RwSem::down_write_now(Task& t) {
   const SimTime at = sim_.now();

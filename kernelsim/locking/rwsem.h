@@ -75,9 +75,6 @@ class RwSem final : public EventTarget {
   // Models up_write(). REQUIRES: t holds this rwsem for write.
   RwsemUp up_write(Task& t) { return RwsemUp(t, *this, true); }
 
-  // Models down_read_trylock() at now(). REQUIRES: now() == t.clock() (inside a SharedStep).
-  bool try_down_read_now(Task& t);
-
   // Scheduler hook: `owner` is leaving its CPU (sleep or preemption); spinners stop spinning.
   void owner_off_cpu(Task& owner);
 

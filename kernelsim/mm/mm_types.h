@@ -38,6 +38,8 @@ class Mm {
   uint64_t rss_anon = 0;      // MM_ANONPAGES: own pages mapped
   uint64_t rss_file = 0;      // MM_FILEPAGES: page-cache pages mapped
   uint32_t users = 0;         // mm_users: live threads
+  LockClassStats& vma_lock_read;   // lock class "&vma->vm_lock-R" of this mm's VMAs
+  LockClassStats& vma_lock_write;  // lock class "&vma->vm_lock-W"
   bool dead = false;          // exit_mmap() done
 };
 

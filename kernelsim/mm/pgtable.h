@@ -11,7 +11,8 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
+#include <algorithm>
+#include <unordered_set>
 #include <vector>
 
 #include "kernelsim/constants.h"
@@ -38,23 +39,42 @@ inline bool is_mapped(uint8_t p) { return state(p) == kPresent || state(p) == kL
 class PteTables {
  public:
   // Returns true when the PTE page for `addr` had to be allocated (pte_alloc()).
-  bool ensure(uint64_t addr) { return pmds_.insert(addr >> PMD_SHIFT).second; }
+  bool ensure(uint64_t addr) {
+    const uint64_t pmd = addr >> PMD_SHIFT;
+    if (pmd == last_) return false;  // faults come in runs within one 2 MiB region
+    last_ = pmd;
+    return pmds_.insert(pmd).second;
+  }
   bool has(uint64_t addr) const { return pmds_.count(addr >> PMD_SHIFT) != 0; }
   // Drops the PTE page covering `pmd_index`; returns true when it existed.
-  bool drop(uint64_t pmd_index) { return pmds_.erase(pmd_index) != 0; }
+  bool drop(uint64_t pmd_index) {
+    if (pmd_index == last_) last_ = kNoPmd;
+    return pmds_.erase(pmd_index) != 0;
+  }
   size_t size() const { return pmds_.size(); }
   // The pmd indices with a PTE page whose 2 MiB region intersects [start, end).
   std::vector<uint64_t> in_range(uint64_t start, uint64_t end) const {
     std::vector<uint64_t> out;
     if (start >= end) return out;
-    for (auto it = pmds_.lower_bound(start >> PMD_SHIFT); it != pmds_.end() && *it <= (end - 1) >> PMD_SHIFT; ++it) {
-      out.push_back(*it);
+    const uint64_t first = start >> PMD_SHIFT;
+    const uint64_t last = (end - 1) >> PMD_SHIFT;
+    if (last - first < pmds_.size()) {
+      for (uint64_t pmd = first; pmd <= last; ++pmd) {
+        if (pmds_.count(pmd) != 0) out.push_back(pmd);
+      }
+      return out;
     }
+    for (uint64_t pmd : pmds_) {
+      if (pmd >= first && pmd <= last) out.push_back(pmd);
+    }
+    std::sort(out.begin(), out.end());  // hash order is not part of the result
     return out;
   }
 
  private:
-  std::set<uint64_t> pmds_;
+  static constexpr uint64_t kNoPmd = ~uint64_t{0};
+  std::unordered_set<uint64_t> pmds_;
+  uint64_t last_ = kNoPmd;  // the pmd of the last ensure(), known to be present
 };
 
 }  // namespace mmreplay::kernelsim

@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "kernelsim/mm/mm_types.h"
 #include "kernelsim/sim/simulation.h"
 
 namespace mmreplay::kernelsim {
@@ -12,7 +13,7 @@ bool VmaLock::vma_start_read_now(Task& t, uint64_t mm_lock_seq) {
   if (lock_seq_ == mm_lock_seq) return false;
   t.advance_to(line_.atomic_rmw(t.cpu().id, sim.now(), sim.costs(), nullptr));
   ++readers_;
-  sim.lockstat().lock_class("&vma->vm_lock-R").record_acquire(t.cpu().id, 0, false);
+  t.mm()->vma_lock_read.record_acquire(t.cpu().id, 0, false);
   return true;
 }
 
@@ -31,7 +32,7 @@ void VmaLock::vma_end_read_now(Task& t) {
 bool VmaLock::vma_start_write_now(Task& t, uint64_t mm_lock_seq) {
   Simulation& sim = t.sim();
   lock_seq_ = mm_lock_seq;
-  LockClassStats& cls = sim.lockstat().lock_class("&vma->vm_lock-W");
+  LockClassStats& cls = t.mm()->vma_lock_write;
   if (readers_ == 0) {
     cls.record_acquire(t.cpu().id, 0, false);
     return true;

@@ -27,7 +27,7 @@ class VmaLock {
   bool is_write_locked(uint64_t mm_lock_seq) const { return lock_seq_ == mm_lock_seq; }
   uint32_t readers() const { return readers_; }
 
-  // Models vma_start_read() at now(). REQUIRES: now() == t.clock().
+  // Models vma_start_read() at now(). REQUIRES: now() == t.clock(); the VMA is in t.mm().
   bool vma_start_read_now(Task& t, uint64_t mm_lock_seq);
   // Models vma_end_read() at now(). REQUIRES: t entered with vma_start_read_now().
   void vma_end_read_now(Task& t);

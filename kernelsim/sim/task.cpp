@@ -44,11 +44,9 @@ void Task::defer(SharedStep* step, std::coroutine_handle<> h) {
   assert(pending_step_ == nullptr && "invariant (3)");
   resume_ = h;
   pending_step_ = step;
-  if (should_preempt()) {
-    sim_.sched().preempt(*this);
-  } else {
-    sim_.events().schedule(clock_, this, kRun);
-  }
+  // Even a due preemption waits for the event: the task is on its CPU until global time
+  // reaches its clock (fire() preempts it then).
+  sim_.events().schedule(clock_, this, kRun);
 }
 
 void Task::fire(uint64_t arg) {

@@ -222,6 +222,29 @@ TEST(RwsemTest, SpinnerGoesToSleepWhenTheOwnerLeavesItsCpu) {
   EXPECT_GE(w1.granted, w0.released);
 }
 
+TEST(RwsemTest, SpinnerStopsWhenTheOwnerIsPreempted) {
+  auto sim = make_sim(2);
+  RwSem sem(*sim, "test_sem");
+  Rec owner, w;
+  Task& a = sim->create_task(0, nullptr);
+  Task& other = sim->create_task(0, nullptr);  // shares CPU 0 with the owner
+  Task& b = sim->create_task(1, nullptr);
+  // The owner holds the lock over 2 ms of work, longer than a slice: at its next preemption
+  // point (the up_write) it is preempted for the other task, still holding the lock.
+  sim->start_task(a, locker(a, sem, true, SimTime::us(10), SimTime::ms(2), &owner));
+  sim->start_task(other, [](Task& t) -> Co<void> {
+    t.work(SimTime::ms(1));
+    co_await sync_point(t);
+  }(other));
+  sim->start_task(b, locker(b, sem, true, SimTime::us(100), SimTime::us(10), &w));
+  sim->run();
+  EXPECT_EQ(sem.counters().spins, 1u);
+  EXPECT_EQ(sem.counters().spin_aborted, 1u) << "owner off CPU: the spinner must sleep";
+  EXPECT_GE(sim->cpu(0).counters.context_switches, 2u);
+  EXPECT_GE(w.granted, owner.released);
+  EXPECT_GT(owner.released, SimTime::ms(3)) << "the owner waited out the other task's slice";
+}
+
 Co<void> writer_loop(Task& t, RwSem& s, SimTime until) {
   while (t.clock() < until) {
     co_await s.down_write(t);

@@ -117,5 +117,17 @@ TEST(MadviseTest, HoleInTheRangeIsEnomemButMappedPartsAreAdvised) {
   EXPECT_EQ(sim->stats().vm.madv_dontneed_pages, 24u);
 }
 
+TEST(MadviseTest, FullGatherForcesAFlushMidOperation) {
+  // MAX_GATHER_BATCH * MAX_GATHER_BATCH_COUNT pages fill the gather: one forced flush + the final.
+  constexpr uint64_t kBig = 12'000;
+  auto sim = make_sim(1);
+  thread(*sim, 1, 0, {Op::mmap_anon(kBase, kBig * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, kBig * kPage, true),
+                      Op::madvise(kBase, kBig * kPage, MADV_DONTNEED), Op::think(SimTime::ms(100))});
+  sim->run_until(SimTime::ms(50));
+  EXPECT_EQ(sim->stats().vm.gather_forced_flushes, 1u);
+  EXPECT_EQ(sim->stats().vm.nr_tlb_flush_calls, 2u);
+  EXPECT_EQ(sim->stats().vm.pages_free, kBig);
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim

@@ -63,6 +63,18 @@ TEST(SchedTest, ExitOfTheLastThreadTearsTheMmDown) {
   mm->cpumask.for_each([&sim](uint32_t cpu) { EXPECT_TRUE(sim->cpu(cpu).is_lazy) << "cpu " << cpu; });
 }
 
+TEST(SchedTest, MmExitTearsDownWhileOtherThreadsStillRun) {
+  auto sim = make_sim(2);
+  thread(*sim, 1, 0, {Op::mmap_anon(testing::kBase, 64 * testing::kPage, PROT_READ | PROT_WRITE),
+                      Op::touch(testing::kBase, 64 * testing::kPage, true), Op::mm_exit(), Op::think(SimTime::ms(1))});
+  thread(*sim, 1, 1, {Op::think(SimTime::ms(2)), Op::touch(testing::kBase, testing::kPage, true)});
+  sim->run();
+  EXPECT_TRUE(sim->find_mm(1)->dead);
+  EXPECT_EQ(sim->stats().vm.pages_free, 64u);
+  EXPECT_EQ(sim->stats().vm.fault_segv, 1u) << "an access after exit_mmap() faults";
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+}
+
 TEST(SchedTest, MmCreateMovesTheThreadToANewMm) {
   auto sim = make_sim(1);
   thread(*sim, 1, 0, {Op::mmap_anon(testing::kBase, 4 * testing::kPage, PROT_READ | PROT_WRITE),

@@ -33,7 +33,7 @@ std::unique_ptr<Simulation> run_on_k_cpus(uint32_t k, const std::string& policy,
 }
 
 TEST(TlbTest, DontneedSendsOneIpiPerOtherCpuAndFlushesByTheCeiling) {
-  for (uint32_t k : {1u, 2u, 4u, 8u, 64u}) {
+  for (uint32_t k : {1u, 2u, 4u, 8u, 64u, NR_CPUS}) {
     for (uint64_t n : {1ull, 33ull, 34ull, 512ull}) {
       auto sim = run_on_k_cpus(k, "", {Op::madvise(kBase, n * kPage, MADV_DONTNEED)});
       SCOPED_TRACE("k=" + std::to_string(k) + " n=" + std::to_string(n));
