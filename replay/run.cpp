@@ -57,10 +57,12 @@ std::vector<uint32_t> place(const formats::TraceMeta& meta, Placement placement,
 
 void collect(const kernelsim::Simulation& sim, RunResult* r) {
   const kernelsim::Stats& stats = sim.stats();
+  // Operations for throughput: syscalls and page faults (those inside touches included); a
+  // touch itself is user-space work, not an operation.
   r->operations = 0;
   for (const OpKey& k : kOpKeys) {
     r->ops[k.key] = stats.latency(k.kind);
-    r->operations += stats.count(k.kind);
+    if (k.kind != OpKind::kTouch) r->operations += stats.count(k.kind);
   }
   for (const char* key : kFutureOpKeys) r->ops.emplace(key, kernelsim::Histogram());
   // Keys are lock_stat class names without the '&' ("mm->mmap_sem-R", "zone->lock"); the two

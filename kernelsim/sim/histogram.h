@@ -1,8 +1,9 @@
 // Histogram: a log-linear histogram of non-negative integer values (nanoseconds, pages).
 //
 // Values below 2^(b+1) are counted exactly; above, each power of two is split into 2^b equal
-// buckets, so a recorded value is known to within 2^-b of itself (b = 7: 0.8%), the scheme of
-// HdrHistogram. Buckets are allocated as large values arrive, so an unused histogram costs a few
+// buckets, so a recorded value is known to within 2^-b of itself, the scheme of HdrHistogram.
+// The default b = 10 (within 0.1%) is HdrHistogram's "3 significant digits", the precision the
+// results promise. Buckets are allocated as large values arrive, so an unused histogram costs a few
 // bytes. Histograms with the same precision merge exactly (bucket counts add), which lets results
 // of split runs be combined.
 
@@ -16,7 +17,7 @@ namespace mmreplay::kernelsim {
 
 class Histogram {
  public:
-  static constexpr int kDefaultSubBucketBits = 7;
+  static constexpr int kDefaultSubBucketBits = 10;
 
   Histogram() : Histogram(kDefaultSubBucketBits) {}
   explicit Histogram(int sub_bucket_bits);
