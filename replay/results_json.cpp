@@ -65,7 +65,9 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
                        {"ipis_sent", r.per_cpu[c].ipis_sent},
                        {"ipis_received", r.per_cpu[c].ipis_received},
                        {"irq_ns", r.per_cpu[c].irq_ns},
-                       {"context_switches", r.per_cpu[c].context_switches}});
+                       {"context_switches", r.per_cpu[c].context_switches},
+                       {"busy_ns", r.per_cpu[c].busy_ns},
+                       {"idle_ns", r.per_cpu[c].idle_ns}});
   }
   return {{"index", index},
           {"policy", r.spec.policy_name},

@@ -122,12 +122,14 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
       {"lazyfree_reused", vm.lazyfree_reused},
       {"ops_failed", vm.ops_failed},
   };
+  r->makespan_ns = static_cast<uint64_t>(sim.now().count_ns());
   r->per_cpu.clear();
   for (uint32_t c = 0; c < sim.nr_cpus(); ++c) {
     const kernelsim::CpuCounters& cc = sim.cpu(c).counters;
-    r->per_cpu.push_back({cc.ipis_sent, cc.ipis_received, cc.irq_ns, cc.context_switches});
+    const uint64_t idle = r->makespan_ns > cc.busy_ns ? r->makespan_ns - cc.busy_ns : 0;
+    r->per_cpu.push_back(
+        {cc.ipis_sent, cc.ipis_received, cc.irq_ns, cc.context_switches, cc.busy_ns, idle});
   }
-  r->makespan_ns = static_cast<uint64_t>(sim.now().count_ns());
 }
 
 }  // namespace

@@ -51,6 +51,8 @@ struct CpuResult {
   uint64_t ipis_received = 0;
   uint64_t irq_ns = 0;
   uint64_t context_switches = 0;
+  uint64_t busy_ns = 0;  // a task ran or spun here
+  uint64_t idle_ns = 0;  // makespan - busy
 };
 
 struct RunResult {

@@ -55,6 +55,7 @@ void Scheduler::put_prev_task(Task& t) {
   Cpu& cpu = t.cpu();
   assert(cpu.curr == &t && "invariant (1): task leaving a CPU it does not run on");
   t.absorb_steal();
+  cpu.counters.busy_ns += static_cast<uint64_t>((t.clock() - cpu.busy_since).count_ns());
   cpu.curr = nullptr;
   cpu.pending_steal = SimTime::zero();
   // Optimistic spinners watch owner->on_cpu: tell every rwsem this task holds for write.
@@ -82,6 +83,7 @@ void Scheduler::run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost) {
   cpu.curr = &next;
   next.set_state(TaskState::kRunning);
   next.advance_to(max(max(at, cpu.irq_busy_until), sim_.now()));
+  cpu.busy_since = next.clock();
   next.work(cost);
   next.work(switch_mm_irqs_off(sim_, cpu, next.mm()));
   next.slice_start = next.clock();

@@ -32,6 +32,7 @@ struct CpuCounters {
   uint64_t leave_mm = 0;             // times this CPU left a lazy mm in a flush handler
   uint64_t context_switches = 0;
   uint64_t irq_ns = 0;               // time spent in shootdown handlers
+  uint64_t busy_ns = 0;              // time a task ran (or spun) here, switch costs included
   friend bool operator==(const CpuCounters&, const CpuCounters&) = default;
 };
 
@@ -49,6 +50,7 @@ struct Cpu {
 
   SimTime irq_busy_until;           // end of the last interrupt handler queued here
   SimTime pending_steal;            // interrupt time to charge to curr at its next sync point
+  SimTime busy_since;               // when curr got this CPU (valid while curr != nullptr)
 
   CpuCounters counters;
 };

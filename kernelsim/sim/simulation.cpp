@@ -121,6 +121,7 @@ CpuCounters Simulation::cpu_totals() const {
     s.leave_mm += c.counters.leave_mm;
     s.context_switches += c.counters.context_switches;
     s.irq_ns += c.counters.irq_ns;
+    s.busy_ns += c.counters.busy_ns;
   }
   return s;
 }

@@ -90,3 +90,27 @@ TEST(Run, BadPolicyAndProfileAreNamed) {
 
 }  // namespace
 }  // namespace mmreplay::replay
+
+namespace mmreplay::replay {
+namespace {
+
+TEST(Run, PerCpuBusyTimeAddsUpAndIdleCpusStayIdle) {
+  auto reader = generate("mmap-munmap", {"--threads", "2", "--loops", "10", "--size", "128K"});
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.cpus = 4;  // two threads spread over four CPUs: CPUs 2 and 3 never run a task
+  RunResult r;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &r));
+  ASSERT_EQ(r.per_cpu.size(), 4u);
+  EXPECT_GT(r.per_cpu[0].busy_ns, 0u);
+  EXPECT_GT(r.per_cpu[1].busy_ns, 0u);
+  EXPECT_EQ(r.per_cpu[2].busy_ns, 0u);
+  EXPECT_EQ(r.per_cpu[3].idle_ns, r.makespan_ns);
+  for (const CpuResult& c : r.per_cpu) {
+    EXPECT_LE(c.busy_ns, r.makespan_ns);
+    EXPECT_EQ(c.busy_ns + c.idle_ns, r.makespan_ns);
+  }
+}
+
+}  // namespace
+}  // namespace mmreplay::replay
