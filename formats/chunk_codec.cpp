@@ -179,6 +179,7 @@ Status decode_chunk(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, De
       case K::kFsync: read_kind<K::kFsync>(c, e); break;
       case K::kContigAlloc: read_kind<K::kContigAlloc>(c, e); break;
       case K::kContigFree: read_kind<K::kContigFree>(c, e); break;
+      case K::kObservation: read_kind<K::kObservation>(c, e); break;
       default:
         return corrupt(frame_offset, "event " + std::to_string(i) + " has unknown kind " +
                                          std::to_string(op & kOpKindMask) +

@@ -10,8 +10,21 @@ constexpr std::array<std::string_view, kEventKindCount> kKindNames = {
     "thread_start", "thread_exit", "mm_create",     "mm_exit",    "mmap",      "munmap",
     "mprotect",     "mremap",      "brk",           "madvise",    "madvise_vector",
     "page_fault",   "touch",       "file_read",     "file_write", "fsync",     "contig_alloc",
-    "contig_free",
+    "contig_free",  "observation",
 };
+
+struct ObservationName {
+  std::string_view name;        // as `cat` prints it
+  std::string_view tracepoint;  // where it comes from
+};
+constexpr std::array<ObservationName, kObservationKindCount> kObservationNames = {{
+    {"mmap_lock_start_locking", "mmap_lock:mmap_lock_start_locking"},
+    {"mmap_lock_acquired", "mmap_lock:mmap_lock_acquire_returned"},
+    {"mmap_lock_released", "mmap_lock:mmap_lock_released"},
+    {"lock_contention_begin", "lock:contention_begin"},
+    {"lock_contention_end", "lock:contention_end"},
+    {"tlb_flush", "tlb:tlb_flush"},
+}};
 
 Event make(EventKind kind, uint64_t ts) {
   Event e;
@@ -31,6 +44,21 @@ bool kind_from_name(std::string_view name, EventKind* kind) {
   for (size_t i = 0; i < kKindNames.size(); ++i) {
     if (kKindNames[i] == name) {
       *kind = static_cast<EventKind>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view observation_name(ObservationKind kind) {
+  const auto i = static_cast<size_t>(kind);
+  return i < kObservationNames.size() ? kObservationNames[i].name : std::string_view("unknown");
+}
+
+bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* kind) {
+  for (size_t i = 0; i < kObservationNames.size(); ++i) {
+    if (kObservationNames[i].tracepoint == tracepoint) {
+      *kind = static_cast<ObservationKind>(i);
       return true;
     }
   }
@@ -160,6 +188,13 @@ Event contig_alloc(uint64_t ts, uint64_t handle, uint64_t bytes) {
 Event contig_free(uint64_t ts, uint64_t handle) {
   Event e = make(EventKind::kContigFree, ts);
   e.arg0 = handle;
+  return e;
+}
+
+Event observation(uint64_t ts, ObservationKind what, uint64_t value) {
+  Event e = make(EventKind::kObservation, ts);
+  e.arg0 = static_cast<uint64_t>(what);
+  e.arg1 = value;
   return e;
 }
 

@@ -38,8 +38,25 @@ enum class EventKind : uint8_t {
   kFsync = 15,         // arg0 = file id
   kContigAlloc = 16,   // len = bytes, arg0 = allocation handle (matches the free)
   kContigFree = 17,    // arg0 = allocation handle
+  // Format 1.1: what the real kernel did, recorded beside the program's calls for comparison
+  // (record --ground-truth). Never replayed. arg0 = ObservationKind, arg1 = its value.
+  kObservation = 18,
 };
-inline constexpr int kEventKindCount = 18;
+inline constexpr int kEventKindCount = 19;
+
+// What a kObservation event saw, from the tracepoint that recorded it.
+enum class ObservationKind : uint8_t {
+  kMmapLockStartLocking = 0,   // mmap_lock:mmap_lock_start_locking, value = 1 for write
+  kMmapLockAcquired = 1,       // mmap_lock:mmap_lock_acquire_returned, value = 1 for write
+  kMmapLockReleased = 2,       // mmap_lock:mmap_lock_released, value = 1 for write
+  kLockContentionBegin = 3,    // lock:contention_begin, value = lock address
+  kLockContentionEnd = 4,      // lock:contention_end, value = lock address
+  kTlbFlush = 5,               // tlb:tlb_flush, value = pages (-1 = full flush)
+};
+inline constexpr int kObservationKindCount = 6;
+std::string_view observation_name(ObservationKind kind);
+// Inverse of observation_name for tracepoint names ("tlb:tlb_flush"); false when not one of them.
+bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* kind);
 
 // Event::flags bits.
 inline constexpr uint8_t kFlagWrite = 1u << 0;  // fault or touch was a write
@@ -120,6 +137,7 @@ inline constexpr uint8_t kFieldsOf[kEventKindCount] = {
     kFieldArg0,                                                     // fsync
     kFieldLen | kFieldArg0,                                         // contig_alloc
     kFieldArg0,                                                     // contig_free
+    kFieldArg0 | kFieldArg1,                                        // observation
 };
 }  // namespace detail
 
@@ -157,6 +175,7 @@ Event file_write(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len);
 Event fsync(uint64_t ts, uint64_t file_id);
 Event contig_alloc(uint64_t ts, uint64_t handle, uint64_t bytes);
 Event contig_free(uint64_t ts, uint64_t handle);
+Event observation(uint64_t ts, ObservationKind what, uint64_t value);
 }  // namespace ev
 
 }  // namespace mmreplay::formats

@@ -123,6 +123,11 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
     case EventKind::kContigFree:
       put_dec(out, "handle", e.arg0);
       break;
+    case EventKind::kObservation:
+      *out += " what=";
+      *out += observation_name(static_cast<ObservationKind>(e.arg0));
+      put_hex(out, "value", e.arg1);
+      break;
   }
   if (e.kind != EventKind::kPageFault && e.kind != EventKind::kTouch && e.flags != 0) {
     put_hex(out, "eflags", e.flags);

@@ -12,7 +12,7 @@ namespace mmreplay::formats {
 
 // Format version written by this build. A reader refuses a file whose major version is newer.
 inline constexpr uint16_t kFormatVersionMajor = 1;
-inline constexpr uint16_t kFormatVersionMinor = 0;
+inline constexpr uint16_t kFormatVersionMinor = 1;  // 1.1: observation events
 
 // One trace thread. Its stream id is its index in the thread table.
 struct ThreadInfo {

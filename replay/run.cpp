@@ -198,9 +198,11 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
     result->open_loop_lateness.merge(c.open_loop_lateness);
     for (int k = 0; k < formats::kEventKindCount; ++k) {
       if (c.skipped[k] == 0) continue;
-      result->counters[std::string("skipped_") +
-                       std::string(formats::kind_name(static_cast<formats::EventKind>(k)))] +=
-          c.skipped[k];
+      const auto kind = static_cast<formats::EventKind>(k);
+      // Observations are never replayed by design; other kinds wait for their model parts.
+      result->counters[kind == formats::EventKind::kObservation
+                           ? std::string("observations")
+                           : "skipped_" + std::string(formats::kind_name(kind))] += c.skipped[k];
     }
   }
   return formats::Status::ok();

@@ -91,6 +91,8 @@ bool TraceOpSource::translate(Op& op) const {
     case EventKind::kContigAlloc:
     case EventKind::kContigFree:
       return false;  // modelled by the buffer-head / CMA work (issue 7); counted as skipped
+    case EventKind::kObservation:
+      return false;  // what the real kernel did: compared with, never replayed
   }
   return false;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "formats/import/import_builder_impl.h"
+#include "formats/import/text_scan.h"
 
 namespace mmreplay::formats {
 
@@ -190,6 +191,54 @@ void ImportBuilder::page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool wr
   auto& s = impl_->state;
   Item item;
   item.event = ev::page_fault(ts, addr, write, major);
+  item.seq = s.next_seq++;
+  s.thread(tid).items.push_back(item);
+}
+
+namespace {
+
+// The value a ground-truth tracepoint's text carries (print formats from
+// /sys/kernel/tracing/events/*/*/format): pages of a tlb_flush ("pages:%ld", -1 = full),
+// the lock address of a contention event ("%p (flags=...)"), write=true of mmap_lock events.
+uint64_t value_from_payload(ObservationKind kind, std::string_view payload) {
+  switch (kind) {
+    case ObservationKind::kTlbFlush: {
+      const size_t at = payload.find("pages:");
+      if (at == std::string_view::npos) return 0;
+      std::string_view num = payload.substr(at + 6);
+      num = num.substr(0, num.find(' '));
+      uint64_t pages = 0;
+      if (num.starts_with('-')) return ~uint64_t{0};  // TLB_FLUSH_ALL
+      return parse_dec(num, &pages) ? pages : 0;
+    }
+    case ObservationKind::kLockContentionBegin:
+    case ObservationKind::kLockContentionEnd: {
+      uint64_t addr = 0;
+      return parse_u64(payload.substr(0, payload.find(' ')), &addr) ? addr : 0;
+    }
+    default:
+      return payload.find("write=true") != std::string_view::npos ? 1 : 0;
+  }
+}
+
+}  // namespace
+
+void ImportBuilder::observation(uint64_t tid, uint64_t ts, std::string_view tracepoint,
+                                std::string_view payload) {
+  ObservationKind kind;
+  const uint64_t value =
+      observation_from_tracepoint(tracepoint, &kind) ? value_from_payload(kind, payload) : 0;
+  observation_value(tid, ts, tracepoint, value);
+}
+
+void ImportBuilder::observation_value(uint64_t tid, uint64_t ts, std::string_view tracepoint,
+                                      uint64_t value) {
+  ++report_.observations[std::string(tracepoint)];
+  ObservationKind kind;
+  if (!observation_from_tracepoint(tracepoint, &kind)) return;
+  auto& s = impl_->state;
+  Item item;
+  item.event = ev::observation(ts, kind, value);
   item.seq = s.next_seq++;
   s.thread(tid).items.push_back(item);
 }

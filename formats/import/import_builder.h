@@ -85,8 +85,13 @@ class ImportBuilder {
   void ignored_event() { ++report_.ignored_events; }
   void unmatched_exit() { ++report_.unmatched_exits; }
   void unknown_flag_name() { ++report_.unknown_flag_names; }
-  // A ground-truth event (not replayed): counted by name, written as a header param.
-  void observation(std::string_view event_name) { ++report_.observations[std::string(event_name)]; }
+  // A ground-truth tracepoint (record --ground-truth): counted by name (header param
+  // "observed.NAME"), and, when it is one of the kinds of ObservationKind, kept in the thread's
+  // stream as a kObservation event (never replayed). `payload` is the tracepoint's text.
+  void observation(uint64_t tid, uint64_t ts, std::string_view tracepoint,
+                   std::string_view payload);
+  // The same for a binary record whose value was read from its fields.
+  void observation_value(uint64_t tid, uint64_t ts, std::string_view tracepoint, uint64_t value);
 
   // Resolves processes, mappings and files, and returns the trace. `recorder` goes into the
   // header as is. The builder is spent afterwards.

@@ -150,7 +150,7 @@ class PerfScriptParser {
     if (l.event.starts_with(kSysExit)) return exit(l, l.event.substr(kSysExit.size()));
     if (l.event == kPageFaultUser) return fault(l);
     if (is_observation(l.event)) {
-      b_.observation(l.event);
+      b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
       b_.ignored_event();
     }

@@ -83,7 +83,13 @@ int on_record(const mmr_tc_record* rec, void* data) {
       c->builder->page_fault(tid, r.ts, address, (error_code & kX86PfWrite) != 0);
     }
   } else if (is_observation(system, name)) {
-    c->builder->observation(fmt::format("{}:{}", system, name));
+    // Values from the record's fields: pages of a flush, the contended lock, write of mmap_lock.
+    unsigned long long value = 0;
+    const char* field = system == "tlb"    ? "pages"
+                        : system == "lock" ? "lock_addr"
+                                           : "write";
+    if (mmr_tc_field_value(&r, field, &value) != 0) value = 0;
+    c->builder->observation_value(tid, r.ts, fmt::format("{}:{}", system, name), value);
   } else {
     c->builder->ignored_event();
   }

@@ -77,6 +77,10 @@ Event random_event(EventKind kind, uint64_t ts, uint64_t* rng, std::vector<Range
     case EventKind::kFsync: e = ev::fsync(ts, 1 + next(rng) % 3); break;
     case EventKind::kContigAlloc: e = ev::contig_alloc(ts, next(rng) % 64, l); break;
     case EventKind::kContigFree: e = ev::contig_free(ts, next(rng) % 64); break;
+    case EventKind::kObservation:
+      e = ev::observation(ts, static_cast<ObservationKind>(next(rng) % kObservationKindCount),
+                          next(rng) % 2 ? next(rng) : 1);
+      break;
   }
   if (next(rng) % 3 == 0) e.duration_ns = next(rng) % 4 == 0 ? next(rng) >> 1 : next(rng) % 100000;
   return e;

@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   using namespace mmreplay::tools;
   CLI::App app{"trace-replay: replay memory-management traces against a model of Linux mm"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "trace-replay 0.1.0 (.mmtrace format 1.0)");
+  app.set_version_flag("--version", "trace-replay 0.1.0 (.mmtrace format 1.1)");
   int exit_code = kExitOk;
   register_info_command(app, &exit_code);
   register_cat_command(app, &exit_code);

@@ -44,6 +44,37 @@ TEST(PerfScriptEdge, UnknownLinesAreCountedNotFatal) {
   EXPECT_EQ(t.meta.params.at(0), (std::pair<std::string, std::string>{"observed.tlb:tlb_flush", "1"}));
 }
 
+TEST(PerfScriptEdge, GroundTruthTracepointsBecomeObservationEvents) {
+  // record --ground-truth: what the real kernel did, kept in the thread's stream, never replayed.
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kPerfScript,
+                       "a 7/7 [001] 2.000000001: mmap_lock:mmap_lock_start_locking: mm=0xffff8881 memcg_id=0 write=true\n"
+                       "a 7/7 [001] 2.000000002: lock:contention_begin: 0xffff888100aa (flags=WRITE)\n"
+                       "a 7/7 [001] 2.000000300: lock:contention_end: 0xffff888100aa ret=0\n"
+                       "a 7/7 [001] 2.000000400: mmap_lock:mmap_lock_acquire_returned: mm=0xffff8881 memcg_id=0 write=true success=true\n"
+                       "a 7/7 [001] 2.000000500: tlb:tlb_flush: pages:33 reason:local MM shootdown (3)\n"
+                       "a 7/7 [001] 2.000000600: tlb:tlb_flush: pages:-1 reason:remote shootdown (1)\n",
+                       &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  const int stream = testing::stream_of(t, 7);
+  ASSERT_GE(stream, 0);
+  std::vector<Event> obs;
+  for (const Event& e : t.streams[stream]) {
+    if (e.kind == EventKind::kObservation) obs.push_back(e);
+  }
+  ASSERT_EQ(obs.size(), 6u);
+  EXPECT_EQ(obs[0].arg0, static_cast<uint64_t>(ObservationKind::kMmapLockStartLocking));
+  EXPECT_EQ(obs[0].arg1, 1u);  // write
+  EXPECT_EQ(obs[1].arg0, static_cast<uint64_t>(ObservationKind::kLockContentionBegin));
+  EXPECT_EQ(obs[1].arg1, 0xffff888100aau);
+  EXPECT_EQ(obs[2].ts_ns - obs[1].ts_ns, 298u);  // the contention lasted 298 ns
+  EXPECT_EQ(obs[4].arg0, static_cast<uint64_t>(ObservationKind::kTlbFlush));
+  EXPECT_EQ(obs[4].arg1, 33u);
+  EXPECT_EQ(obs[5].arg1, ~uint64_t{0});  // TLB_FLUSH_ALL
+  EXPECT_EQ(r.observations.at("tlb:tlb_flush"), 2u);
+}
+
 TEST(PerfScriptEdge, BareTidCommWithSpacesMicrosecondsAndFork) {
   // -F comm,tid,time,event,trace without --ns; fork through clone without CLONE_VM.
   ImportedTrace t;
