@@ -11,13 +11,14 @@ void build_threads(const std::vector<ThreadInfo>& threads,
     t.setTid(threads[i].tid);
     t.setMmId(threads[i].mm_id);
     t.setName(threads[i].name);
+    t.setCpu(threads[i].cpu);
   }
 }
 
 std::vector<ThreadInfo> read_threads(capnp::List<capnp_schema::Thread>::Reader in) {
   std::vector<ThreadInfo> threads;
   threads.reserve(in.size());
-  for (auto t : in) threads.push_back(ThreadInfo{t.getTid(), t.getMmId(), t.getName().cStr()});
+  for (auto t : in) threads.push_back(ThreadInfo{t.getTid(), t.getMmId(), t.getName().cStr(), t.getCpu()});
   return threads;
 }
 

@@ -47,6 +47,7 @@ struct Thread {
   tid @0 :UInt64;
   mmId @1 :UInt64;
   name @2 :Text;
+  cpu @3 :Int32 = -1;   # CPU it last ran on in the recording, -1 when unknown (format 1.1)
 }
 
 struct File {

@@ -19,6 +19,7 @@ struct ThreadInfo {
   uint64_t tid = 0;    // OS thread id as recorded (or a generator's number)
   uint64_t mm_id = 0;  // which address space it runs in (a process); threads of one mm share it
   std::string name;
+  int32_t cpu = -1;    // CPU it last ran on in the recording (--placement as-recorded), -1 unknown
   friend bool operator==(const ThreadInfo&, const ThreadInfo&) = default;
 };
 

@@ -81,6 +81,21 @@ inline constexpr uint32_t PCP_HIGH = 6 * PCP_BATCH;
 // ---- LRU, reclaim (used by the memory-pressure model; kept here with their kernel names) ----
 inline constexpr uint32_t SWAP_CLUSTER_MAX = 32;  // include/linux/swap.h, all versions
 inline constexpr uint32_t PAGEVEC_SIZE = 15;      // 14 in 3.x, 15 from ~4.15, folio_batch 31 in 6.9
+                                                  // (the model takes it from policy pagevec_size)
+// mm/page_alloc.c: init_per_zone_wmark_min(): min_free_kbytes = int_sqrt(lowmem_kb * 16),
+// clamped to [128, 65536] KB (3.x-5.6); the upper clamp is 262144 KB in later kernels (unverified
+// version, kernel-mm.md section 7).
+inline constexpr uint64_t MIN_FREE_KBYTES_FLOOR = 128;
+inline constexpr uint64_t MIN_FREE_KBYTES_CEIL_3X = 65536;
+inline constexpr uint64_t MIN_FREE_KBYTES_CEIL = 262144;
+// mm/page_alloc.c (4.6+, 795ae7a0de6b): /proc/sys/vm/watermark_scale_factor default, in 1/10000
+// of the zone's managed pages.
+inline constexpr uint64_t watermark_scale_factor = 10;
+// mm/internal.h (4.11+): reclaim rounds without progress before the allocation gives up, and
+// kswapd's failure count before it stops trying (kswapd_failures).
+inline constexpr uint32_t MAX_RECLAIM_RETRIES = 16;
+// mm/swap.c: /proc/sys/vm/page-cluster: swap-in readahead reads 2^page_cluster pages.
+inline constexpr uint32_t page_cluster = 3;
 
 // ---- Scheduler --------------------------------------------------------------------------------
 // kernel/sched/fair.c: sysctl_sched_base_slice (6.6+ EEVDF) = 0.75 ms, the same value as

@@ -8,7 +8,14 @@ namespace mmreplay::replay {
 namespace {
 
 const char* timing_name(Timing t) { return t == Timing::kOpen ? "open" : "closed"; }
-const char* placement_name(Placement p) { return p == Placement::kPack ? "pack" : "spread"; }
+const char* placement_name(Placement p) {
+  switch (p) {
+    case Placement::kPack: return "pack";
+    case Placement::kAsRecorded: return "as-recorded";
+    case Placement::kSpread: break;
+  }
+  return "spread";
+}
 
 nlohmann::json trace_to_json(const formats::TraceReader& r) {
   const formats::TraceMeta& m = r.meta();
@@ -77,7 +84,7 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
           {"timing", timing_name(r.spec.timing)},
           {"placement", placement_name(r.spec.placement)},
           {"machine", {{"cpus", r.cpus}, {"memory_bytes", r.memory_bytes},
-                       {"swap_bytes", r.spec.swap_bytes}}},
+                       {"swap_bytes", r.swap_bytes}}},
           {"makespan_ns", r.makespan_ns},
           {"operations", r.operations},
           {"throughput_ops_per_s", r.throughput_ops_per_s()},

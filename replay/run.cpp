@@ -32,7 +32,7 @@ constexpr OpKey kOpKeys[] = {
 };
 // Operation keys the schema always carries; the model parts that fill them land later.
 constexpr const char* kFutureOpKeys[] = {"major_fault", "read",        "write",         "fsync",
-                                         "contig_alloc", "contig_free", "direct_reclaim"};
+                                         "contig_alloc", "contig_free"};
 
 // The lock_stat class prefix of mm->mmap_sem (kernelsim/mm/mm_types.cpp), '&' dropped.
 constexpr std::string_view kMmapSemClass = "mm->mmap_sem";
@@ -52,6 +52,11 @@ std::vector<uint32_t> place(const formats::TraceMeta& meta, Placement placement,
   }
   std::vector<uint32_t> cpu(meta.threads.size());
   for (uint32_t i = 0; i < order.size(); ++i) cpu[order[i]] = i % cpus;
+  if (placement == Placement::kAsRecorded) {
+    for (uint32_t s = 0; s < meta.threads.size(); ++s) {
+      if (meta.threads[s].cpu >= 0) cpu[s] = static_cast<uint32_t>(meta.threads[s].cpu) % cpus;
+    }
+  }
   return cpu;
 }
 
@@ -64,6 +69,7 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
     r->ops[k.key] = stats.latency(k.kind);
     if (k.kind != OpKind::kTouch) r->operations += stats.count(k.kind);
   }
+  r->ops["direct_reclaim"] = stats.direct_reclaim;
   for (const char* key : kFutureOpKeys) r->ops.emplace(key, kernelsim::Histogram());
   // Keys are lock_stat class names without the '&' ("mm->mmap_sem-R", "zone->lock"); the two
   // mmap_sem classes are also summed under "mmap_sem", the name the results schema promises.
@@ -83,9 +89,9 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
   const kernelsim::VmCounters& vm = stats.vm;
   r->counters = {
       {"faults", vm.pgfault},
-      {"major_faults", 0},
-      {"swapins", 0},
-      {"swapouts", 0},
+      {"major_faults", vm.pgmajfault},
+      {"swapins", vm.pswpin},
+      {"swapouts", vm.pswpout},
       {"tlb_ipis_sent", total.ipis_sent},
       {"tlb_ipis_received", total.ipis_received},
       {"tlb_flush_local", total.tlb_local_single},
@@ -96,8 +102,8 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
       {"tlb_shootdowns", vm.nr_tlb_shootdowns},
       {"tlb_broadcasts", vm.nr_tlb_broadcast},
       {"context_switches", total.context_switches},
-      {"allocstalls", 0},
-      {"kswapd_wakeups", 0},
+      {"allocstalls", vm.allocstall},
+      {"kswapd_wakeups", vm.kswapd_wakeups},
       {"bh_lru_hits", 0},
       {"bh_lru_misses", 0},
       {"bh_lru_invalidations", 0},
@@ -152,6 +158,8 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   } else if (meta.recorder.memory_bytes != 0) {
     machine.memory_bytes = meta.recorder.memory_bytes;
   }
+  // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim).
+  machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
   const auto costs = kernelsim::find_cost_profile(spec.profile);
   if (!costs) return formats::Status::error("--profile " + spec.profile + ": no such cost profile");
   std::string error;
@@ -192,6 +200,7 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   result->effective_policy = sim->policy_config().to_string();
   result->cpus = machine.nr_cpus;
   result->memory_bytes = machine.memory_bytes;
+  result->swap_bytes = machine.swap_bytes;
   collect(*sim, result);
   for (const SourceCounters& c : counters) {
     result->events_replayed += c.events;

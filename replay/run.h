@@ -21,7 +21,8 @@ namespace mmreplay::replay {
 
 enum class Placement {
   kSpread,  // thread i on CPU i mod N, in thread-table order
-  kPack,    // threads of one mm on neighbouring CPUs (sorted by mm, then spread)
+  kPack,        // threads of one mm on neighbouring CPUs (sorted by mm, then spread)
+  kAsRecorded,  // the CPU the recording saw the thread on (mod N); spread where unknown
 };
 
 struct RunSpec {
@@ -60,6 +61,7 @@ struct RunResult {
   std::string effective_policy;  // every knob, defaults included (PolicyConfig::to_string)
   uint32_t cpus = 0;
   uint64_t memory_bytes = 0;
+  uint64_t swap_bytes = 0;
   uint64_t makespan_ns = 0;
   uint64_t operations = 0;  // modelled operations (syscalls, faults, touches)
   OpHistograms ops;

@@ -113,6 +113,8 @@ ImportBuilder::~ImportBuilder() = default;
 
 void ImportBuilder::set_process(uint64_t tid, uint64_t pid) { impl_->state.thread(tid).pid = pid; }
 
+void ImportBuilder::set_cpu(uint64_t tid, int32_t cpu) { impl_->state.thread(tid).cpu = cpu; }
+
 void ImportBuilder::set_name(uint64_t tid, std::string_view name) {
   ThreadState& t = impl_->state.thread(tid);
   if (t.name != name) t.name.assign(name);

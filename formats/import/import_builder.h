@@ -60,6 +60,8 @@ class ImportBuilder {
   // Thread identity. Names may change (exec); the last one wins.
   void set_process(uint64_t tid, uint64_t pid);
   void set_name(uint64_t tid, std::string_view name);
+  // The CPU the thread was seen on (the last one wins): --placement as-recorded.
+  void set_cpu(uint64_t tid, int32_t cpu);
   // Gives the events seen so far under `from` to `to` (strace prints no "[pid N]" while only one
   // thread is traced). Returns false and changes nothing when `to` is already known.
   bool rename_thread(uint64_t from, uint64_t to);

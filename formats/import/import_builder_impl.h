@@ -38,6 +38,7 @@ struct ThreadState {
   uint64_t tid = 0;
   std::optional<uint64_t> pid;
   std::string name;
+  int32_t cpu = -1;
   std::optional<uint64_t> parent_tid;
   Origin origin = Origin::kUnknown;
   std::vector<Item> items;

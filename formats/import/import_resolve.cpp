@@ -201,7 +201,7 @@ void Resolver::assemble(ImportedTrace* out) {
   out->streams.resize(s_.threads.size());
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     const ThreadState& t = s_.threads[i];
-    out->meta.threads.push_back(ThreadInfo{t.tid, mm_[i], t.name});
+    out->meta.threads.push_back(ThreadInfo{t.tid, mm_[i], t.name, t.cpu});
     std::vector<Event>& events = out->streams[i];
     const uint64_t first_ts = t.items.empty() ? 0 : t.items.front().event.ts_ns;
     events.push_back(ev::thread_start(first_ts));

@@ -26,6 +26,7 @@ struct Line {
   bool has_pid = false;
   uint64_t tid = 0;
   uint64_t ts = 0;
+  int32_t cpu = -1;  // the [cpu] column when present
   std::string_view event;
   std::string_view payload;
 };
@@ -58,6 +59,8 @@ bool split_line(std::string_view text, Line* out) {
       size_t id_pos = prev_pos;
       if (is_cpu_token(prev)) {
         if (prev2.empty()) return false;
+        uint64_t cpu = 0;
+        if (parse_dec(prev.substr(1, prev.size() - 2), &cpu)) out->cpu = static_cast<int32_t>(cpu);
         id = prev2;
         id_pos = prev2_pos;
       }
@@ -146,6 +149,7 @@ class PerfScriptParser {
     }
     if (l.has_pid) b_.set_process(l.tid, l.pid);
     if (!l.comm.empty()) b_.set_name(l.tid, l.comm);
+    if (l.cpu >= 0) b_.set_cpu(l.tid, l.cpu);
     if (l.event.starts_with(kSysEnter)) return enter(l, l.event.substr(kSysEnter.size()));
     if (l.event.starts_with(kSysExit)) return exit(l, l.event.substr(kSysExit.size()));
     if (l.event == kPageFaultUser) return fault(l);

@@ -24,6 +24,11 @@ CostProfile cost_profile_default() {
   c.pte_change_prot = SimTime::ns(5);        // (unverified)
   c.pte_move = SimTime::ns(10);              // (unverified)
   c.lru_add_drain = SimTime::ns(50);         // (unverified)
+  c.lru_move_page = SimTime::ns(20);         // (unverified) list_move + PageLRU flags, line hot
+  c.shrink_page = SimTime::ns(400);          // (unverified) rmap walk + unmap of one mapping
+  c.swap_out_page = SimTime::us(2);          // (unverified) add_to_swap + bio submit, NVMe
+  c.swap_in_page = SimTime::us(90);          // kernel-mm.md: NVMe swap-in ~80-100 us (unverified)
+  c.swap_in_readahead_page = SimTime::ns(500);  // (unverified) 4 KiB more in one NVMe read
   c.vma_alloc = SimTime::ns(150);            // (unverified)
   c.vma_split = SimTime::ns(200);            // (unverified)
   c.vma_merge = SimTime::ns(100);            // (unverified)
@@ -65,12 +70,24 @@ CostProfile cost_profile_xeon_2014() {
   c.context_switch = SimTime::ns(1500);      // (unverified)
   c.switch_mm = SimTime::ns(300);            // (unverified) CR3 write without PCID = full flush
   c.wakeup_latency = SimTime::ns(4000);      // (unverified) deeper C-states, slower exits
+  c.swap_out_page = SimTime::us(3);          // (unverified) SATA SSD, bio submit + AHCI
+  c.swap_in_page = SimTime::us(150);         // (unverified) SATA SSD 4 KiB random read ~100-200 us
+  c.swap_in_readahead_page = SimTime::us(1); // (unverified) ~500 MB/s sequential
+  return c;
+}
+
+CostProfile cost_profile_zram() {
+  CostProfile c = cost_profile_default();
+  c.swap_out_page = SimTime::us(4);          // (unverified) LZO/LZ4 compression of 4 KiB
+  c.swap_in_page = SimTime::ns(1800);        // kernel-mm.md: zram ~1.8 us/page (Minchan Kim)
+  c.swap_in_readahead_page = SimTime::ns(1800);  // zram decompresses each page: no batching gain
   return c;
 }
 
 std::optional<CostProfile> find_cost_profile(std::string_view name) {
   if (name == "default") return cost_profile_default();
   if (name == "xeon-2014") return cost_profile_xeon_2014();
+  if (name == "zram") return cost_profile_zram();
   return std::nullopt;
 }
 

@@ -41,6 +41,14 @@ struct CostProfile {
   SimTime pte_change_prot;     // ns: change_pte_range() on one present pte
   SimTime pte_move;            // ns: move_ptes() moving one present pte (mremap)
   SimTime lru_add_drain;       // ns: lru_add_drain() of this CPU's (empty or short) batches
+  // ---- LRU, reclaim and swap (swap device figures: kernel-mm.md "Hardware costs") ----
+  SimTime lru_move_page;       // ns: per page moved between a pagevec / LRU list under lru_lock
+  SimTime shrink_page;         // ns: shrink_page_list() per page: page_check_references() rmap
+                               //     walk, try_to_unmap_one() bookkeeping (not the I/O)
+  SimTime swap_out_page;       // ns: CPU time of pageout() for one anon page: swap slot, bio
+                               //     submission (the write completes asynchronously); zram: compression
+  SimTime swap_in_page;        // ns: a swap-in read of one page, waited for off CPU (major fault)
+  SimTime swap_in_readahead_page;  // ns: each further page of the page-cluster window in the same I/O
   // ---- VMAs ----
   SimTime vma_alloc;           // ns: vm_area_alloc() + insert into the VMA tree
   SimTime vma_split;           // ns: __split_vma()
@@ -73,7 +81,9 @@ struct CostProfile {
 CostProfile cost_profile_default();
 // The seeds' machines: 2014-15 Xeon E5 (IvyBridge/Haswell-EP), Linux 3.x-4.x, no PCID use.
 CostProfile cost_profile_xeon_2014();
-// "default" or "xeon-2014"; nullopt for another name.
+// cost_profile_default() with zram swap instead of NVMe (swap-in ~1.8 us/page, Minchan Kim).
+CostProfile cost_profile_zram();
+// "default", "xeon-2014" or "zram"; nullopt for another name.
 std::optional<CostProfile> find_cost_profile(std::string_view name);
 
 }  // namespace mmreplay::kernelsim

@@ -14,43 +14,57 @@ bool is_supported(int advice) {
   return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_WILLNEED || advice == MADV_NORMAL;
 }
 
-// Models madvise_free_pte_range() over [start, end) of an anonymous VMA.
-void madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuGather& tlb) {
+// Models madvise_free_pte_range() over [start, end) of an anonymous VMA: young/dirty cleared,
+// the page marked lazyfree (mark_page_lazyfree()); swap entries kept (4.5) or freed (seed 000's
+// fix, policy free-swapped).
+Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuGather& tlb) {
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
+  Mm& mm = tlb.mm();
+  const bool free_swapped = sim.policies().madv_free->free_swapped();
   for (uint64_t addr = start; addr < end; addr += PAGE_SIZE) {
     uint8_t& p = vma.ptes[vma.index(addr)];
-    if (pte::state(p) == pte::kSwapped) {  // free_swap_and_cache() + pte_clear()
+    if (pte::state(p) == pte::kSwapped && free_swapped) {  // free_swap_and_cache() + pte_clear()
       p = pte::kNone;
+      sim.swap().swap_free();
+      --mm.swapents;
+      ++sim.vm().madv_free_swap_freed;
       t.work(c.pte_zap);
       continue;
     }
-    if (!pte::is_mapped(p) || !(p & pte::kOwnPage)) {  // none, zero page: nothing to free
+    if (!pte::is_mapped(p) || !(p & pte::kOwnPage)) {  // none, swapped, zero page: nothing to do
       t.work(c.pte_walk);
       continue;
     }
     t.work(c.pte_lazyfree);
     if (p & (pte::kYoung | pte::kDirty)) tlb.tlb_adjust_range(addr);  // tlb_remove_tlb_entry()
     if (pte::state(p) != pte::kLazyFree) ++sim.vm().madv_lazyfree_pages;
-    p = static_cast<uint8_t>(pte::kLazyFree | pte::kOwnPage);  // mark_page_lazyfree()
+    p = static_cast<uint8_t>(pte::kLazyFree | pte::kOwnPage);
+    co_await sim.lruvec().mark_page_lazyfree(t, sim.lruvec().find(mm, addr));
   }
+}
+
+// Models madvise_vma() for MADV_FREE: the policy's view of free memory (seed 000's throttle).
+MadvFreeAction madv_free_action(Simulation& sim, uint64_t nr_pages) {
+  const Zone& z = sim.page_alloc().zone();
+  const MadvFreeView view{nr_pages, z.free_pages, z.managed_pages, z.min_free_kbytes >> (PAGE_SHIFT - 10)};
+  return sim.policies().madv_free->decide(view);
 }
 
 // Advises [start, end) of one VMA into the caller's gather. Returns 0 or -ERRNO_EINVAL.
 Co<int64_t> madvise_vma(Task& t, Vma& vma, uint64_t start, uint64_t end, int advice, MmuGather& tlb) {
   Simulation& sim = t.sim();
   if (advice == MADV_FREE) {
-    const MadvFreeView view{(end - start) >> PAGE_SHIFT, sim.page_alloc().zone().free_pages,
-                            sim.page_alloc().zone().managed_pages};
-    if (sim.policies().madv_free->decide(view) == MadvFreeAction::kLazyFree) {
+    if (madv_free_action(sim, (end - start) >> PAGE_SHIFT) == MadvFreeAction::kLazyFree) {
       if (!vma.is_anonymous()) co_return -ERRNO_EINVAL;
-      madvise_free_pte_range(t, vma, start, end, tlb);
+      co_await sim.lruvec().lru_add_drain(t);  // madvise_free_single_vma()
+      co_await madvise_free_pte_range(t, vma, start, end, tlb);
       co_return 0;
     }
     advice = MADV_DONTNEED;
   }
   if (advice == MADV_DONTNEED) {
-    t.work(sim.costs().lru_add_drain);
+    co_await sim.lruvec().lru_add_drain(t);
     sim.vm().madv_dontneed_pages += co_await zap_pte_range(t, vma, start, end, tlb);
   }
   co_return 0;

@@ -4,10 +4,12 @@
 // MADV_FREE, MADV_WILLNEED, MADV_NORMAL) all take mmap_sem for read.
 //   MADV_DONTNEED  madvise_dontneed_single_vma(): lru_add_drain(), then per VMA an mmu_gather,
 //                  zap_pte_range(), tlb_finish_mmu() (one flush per VMA).
-//   MADV_FREE      policy madv_free: `lazy` runs madvise_free_single_vma(): per VMA an
-//                  mmu_gather; each present own page has young/dirty cleared (a flush entry when
-//                  either was set) and becomes lazyfree, staying mapped; swap entries are
-//                  dropped. Only anonymous VMAs (-ERRNO_EINVAL otherwise). `as-dontneed` zaps.
+//   MADV_FREE      policy madv_free: `lazy` runs madvise_free_single_vma(): lru_add_drain(),
+//                  per VMA an mmu_gather; each present own page has young/dirty cleared (a flush
+//                  entry when either was set), becomes lazyfree, staying mapped, and goes to the
+//                  lru_lazyfree batch; swap entries stay. Only anonymous VMAs (-ERRNO_EINVAL
+//                  otherwise). `as-dontneed` zaps; `throttled` zaps while free pages are at or
+//                  below 1.5 x min_free_kbytes; `free-swapped` also frees the range's swap entries.
 // The vector form under madvise=vector takes the syscall, the lock and ONE mmu_gather for all
 // ranges (one flush in total); under madvise=per-call it is one madvise() per range.
 

@@ -1,7 +1,9 @@
 #include "kernelsim/mm/memory.h"
 
+#include <algorithm>
 #include <cassert>
 
+#include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
 #include "kernelsim/sim/shared_step.h"
@@ -37,9 +39,7 @@ class LockVmaUnderRcu final : public SharedStep {
 
 // Allocates one user or page-table page; false on OOM.
 Co<bool> alloc_one(Task& t, PageUse use) {
-  PageAllocator& pa = t.sim().page_alloc();
-  if (pa.alloc_page_fast(t, use)) co_return true;
-  co_return co_await pa.alloc_page_slow(t, use);
+  co_return co_await alloc_pages(t, use);
 }
 
 Co<void> free_one(Task& t, PageUse use) {
@@ -48,7 +48,7 @@ Co<void> free_one(Task& t, PageUse use) {
 }
 
 // What handle_pte_fault() will do for this pte.
-enum class FaultAction : uint8_t { kZeroPage, kNewPage, kCopyPage, kMapFile, kTouchOnly };
+enum class FaultAction : uint8_t { kZeroPage, kNewPage, kCopyPage, kMapFile, kSwapIn, kTouchOnly };
 
 FaultAction decide(const Vma& vma, uint8_t p, bool write) {
   if (pte::is_mapped(p)) {
@@ -56,7 +56,7 @@ FaultAction decide(const Vma& vma, uint8_t p, bool write) {
     if (write && vma.kind == VmaKind::kFilePrivate && !(p & pte::kOwnPage)) return FaultAction::kCopyPage;
     return FaultAction::kTouchOnly;
   }
-  if (pte::state(p) == pte::kSwapped) return FaultAction::kNewPage;
+  if (pte::state(p) == pte::kSwapped) return FaultAction::kSwapIn;
   if (vma.is_anonymous()) return write ? FaultAction::kNewPage : FaultAction::kZeroPage;
   if (write && vma.kind == VmaKind::kFilePrivate) return FaultAction::kCopyPage;
   return FaultAction::kMapFile;
@@ -70,9 +70,47 @@ void set_pte(Mm& mm, uint8_t& p, FaultAction a, bool write) {
   switch (a) {
     case FaultAction::kZeroPage: p = static_cast<uint8_t>(pte::kPresent | pte::kZeroPage | pte::kYoung); break;
     case FaultAction::kNewPage:
+    case FaultAction::kSwapIn:
     case FaultAction::kCopyPage: p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | ad); ++mm.rss_anon; break;
     case FaultAction::kMapFile: p = static_cast<uint8_t>(pte::kPresent | ad); ++mm.rss_file; break;
     case FaultAction::kTouchOnly: break;
+  }
+}
+
+// The swapped ptes of the page-cluster readahead window around addr (aligned, inside vma).
+uint64_t swap_ra_window(const Vma& vma, uint64_t addr, uint64_t* first) {
+  const uint64_t win = uint64_t{1} << page_cluster;
+  const uint64_t lo = std::max(vma.start, addr & ~(win * PAGE_SIZE - 1));
+  const uint64_t hi = std::min(vma.end, lo + win * PAGE_SIZE);
+  *first = lo;
+  uint64_t n = 0;
+  for (uint64_t a = lo; a < hi; a += PAGE_SIZE) n += pte::state(vma.ptes[vma.index(a)]) == pte::kSwapped ? 1 : 0;
+  return n;
+}
+
+// Maps the other swapped pages of the readahead window, read by the same I/O (swap-cache hits
+// folded into the major fault: the minor faults that would map them are not taken). A page is
+// skipped when no page is free without reclaim.
+Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr) {
+  Simulation& sim = t.sim();
+  Mm& mm = *t.mm();
+  PageAllocator& pa = sim.page_alloc();
+  const uint64_t hi = std::min(vma.end, lo + (uint64_t{1} << page_cluster) * PAGE_SIZE);
+  for (uint64_t a = lo; a < hi; a += PAGE_SIZE) {
+    if (a == fault_addr || pte::state(vma.ptes[vma.index(a)]) != pte::kSwapped) continue;
+    if (!pa.alloc_page_fast(t, PageUse::kUser) && !co_await pa.alloc_page_slow(t, PageUse::kUser)) break;
+    co_await sync_point(t);
+    uint8_t& p = vma.ptes[vma.index(a)];
+    if (pte::state(p) != pte::kSwapped) {  // freed or faulted meanwhile
+      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      continue;
+    }
+    p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage);  // clean, not young
+    ++mm.rss_anon;
+    --mm.swapents;
+    sim.swap().swap_free();
+    ++sim.vm().pswpin;
+    co_await sim.lruvec().lru_cache_add(t, sim.lruvec().page_add_new_anon_rmap(mm, a));
   }
 }
 
@@ -99,10 +137,16 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     }
     t.work(c.clear_page);
   }
-  const bool needs_page = action == FaultAction::kNewPage || action == FaultAction::kCopyPage;
+  const bool needs_page =
+      action == FaultAction::kNewPage || action == FaultAction::kCopyPage || action == FaultAction::kSwapIn;
   if (needs_page && !co_await alloc_one(t, PageUse::kUser)) {
     ++sim.vm().fault_oom;
     co_return FaultResult::kOom;
+  }
+  uint64_t ra_first = 0;
+  if (action == FaultAction::kSwapIn) {  // do_swap_page() -> swapin_readahead(): one read
+    const uint64_t n = swap_ra_window(vma, addr, &ra_first);
+    co_await do_sleep(t, c.swap_in_page + c.swap_in_readahead_page * static_cast<int64_t>(n > 0 ? n - 1 : 0));
   }
   if (action == FaultAction::kNewPage) t.work(c.clear_page);
   if (action == FaultAction::kCopyPage) t.work(c.copy_page);
@@ -116,9 +160,18 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   }
   set_pte(mm, p, action, write);
   VmCounters& vm = sim.vm();
-  ++(action == FaultAction::kZeroPage ? vm.fault_zero_page
-     : action == FaultAction::kNewPage ? vm.fault_anon
-     : action == FaultAction::kCopyPage ? vm.fault_cow : vm.fault_file);
+  if (action == FaultAction::kSwapIn) {
+    --mm.swapents;
+    sim.swap().swap_free();
+    ++vm.pswpin;
+    ++vm.pgmajfault;
+  } else {
+    ++(action == FaultAction::kZeroPage ? vm.fault_zero_page
+       : action == FaultAction::kNewPage ? vm.fault_anon
+       : action == FaultAction::kCopyPage ? vm.fault_cow : vm.fault_file);
+  }
+  if (needs_page) co_await sim.lruvec().lru_cache_add(t, sim.lruvec().page_add_new_anon_rmap(mm, addr));
+  if (action == FaultAction::kSwapIn) co_await map_swap_readahead(t, vma, ra_first, addr);
   co_return FaultResult::kMapped;
 }
 
@@ -165,7 +218,11 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
     uint8_t& p = vma.ptes[vma.index(addr)];
     if (!pte::is_mapped(p)) {
       t.work(c.pte_walk);
-      p = pte::kNone;  // a swap entry is dropped with it (free_swap_and_cache())
+      if (pte::state(p) == pte::kSwapped) {  // free_swap_and_cache()
+        sim.swap().swap_free();
+        --mm.swapents;
+      }
+      p = pte::kNone;
       continue;
     }
     t.work(c.pte_zap);
@@ -176,6 +233,7 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
     p = pte::kNone;
     if (!own) continue;
     --mm.rss_anon;
+    sim.lruvec().page_remove_rmap(mm, addr);
     if (tlb.tlb_remove_page()) {
       ++sim.vm().gather_forced_flushes;
       co_await tlb_flush_mmu(t, tlb);

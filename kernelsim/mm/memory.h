@@ -9,7 +9,12 @@
 //   - mapped zero page or unowned private file page, write: copy into a new page (do_wp_page());
 //   - mapped otherwise: spurious (another thread got there first), young/dirty updated; a write
 //     to a lazyfree page makes it normal again;
-//   - swapped: a new page is mapped (swap-in I/O comes with the reclaim model).
+//   - swapped: do_swap_page(): a major fault; the task waits off CPU for one read of the
+//     page-cluster window (swap_in_page + swap_in_readahead_page per further swapped page), the
+//     other swapped pages of the window are mapped clean too, and their swap slots are freed.
+// Every new own page gets a PageFrame and goes to this CPU's lru_add batch (mm/lru.h); zap drops
+// it (page_remove_rmap()) and frees swap slots of swapped ptes. Allocations go through
+// alloc_pages() (watermarks, kswapd, direct reclaim).
 // A PTE page is allocated on the first fault in each 2 MiB region (pte_alloc()).
 // The pte is set after a sync point (the PTL), rechecking for a racing fault.
 //

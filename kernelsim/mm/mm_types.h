@@ -4,13 +4,15 @@
 // pages, mm_cpumask, the TLB generation, brk and the per-VMA lock sequence.
 //
 // Invariants:
-//  (1) rss_anon == number of ptes with kOwnPage mapped (present or lazyfree) in its VMAs.
+//  (1) rss_anon == number of ptes with kOwnPage mapped (present or lazyfree) in its VMAs
+//      == anon_pages.size(); swapents == number of ptes in state swapped.
 //  (2) cpumask has exactly the CPUs whose loaded_mm is this mm (arch/x86/tlb.h (2)).
 //  (3) After exit_mmap(): no VMAs, no PTE pages, dead == true.
 
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 
 #include "kernelsim/locking/rwsem.h"
 #include "kernelsim/mm/pgtable.h"
@@ -37,6 +39,10 @@ class Mm {
   uint64_t brk = 0;
   uint64_t rss_anon = 0;      // MM_ANONPAGES: own pages mapped
   uint64_t rss_file = 0;      // MM_FILEPAGES: page-cache pages mapped
+  uint64_t swapents = 0;      // MM_SWAPENTS: ptes holding a swap entry
+  // The page frame (mm/lru.h) of each own page, by user address >> PAGE_SHIFT: the model's
+  // stand-in for pte -> struct page (the frame holds the reverse map, page -> mm + address).
+  std::unordered_map<uint64_t, uint32_t> anon_pages;
   uint32_t users = 0;         // mm_users: live threads
   LockClassStats& vma_lock_read;   // lock class "&vma->vm_lock-R" of this mm's VMAs
   LockClassStats& vma_lock_write;  // lock class "&vma->vm_lock-W"

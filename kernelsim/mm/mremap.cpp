@@ -1,5 +1,6 @@
 #include "kernelsim/mm/mremap.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "kernelsim/mm/memory.h"
@@ -45,6 +46,12 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
     }
   }
   co_await sync_point(t);  // the move becomes visible at the end of move_page_tables()
+  for (uint64_t i = 0; i < std::min(vma->nr_pages(), moved->nr_pages()); ++i) {
+    const uint8_t p = vma->ptes[i];
+    if (pte::is_mapped(p) && (p & pte::kOwnPage)) {
+      sim.lruvec().page_move_anon_rmap(mm, old_start + i * PAGE_SIZE, new_addr + i * PAGE_SIZE);
+    }
+  }
   mm.vmas.erase(vma);
   free_pgtables(t, mm, old_start & ~(PMD_SIZE - 1), (old_end + PMD_SIZE - 1) & ~(PMD_SIZE - 1), tlb);
   co_await tlb_finish_mmu(t, tlb);

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
+#include "kernelsim/mm/vmscan.h"
+#include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/simulation.h"
 
 namespace mmreplay::kernelsim {
@@ -12,7 +15,56 @@ Zone::Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr
       lock(sim, "&zone->lock"), pcp(nr_cpus) {}
 
 PageAllocator::PageAllocator(Simulation& sim, uint64_t managed_pages, uint32_t nr_cpus)
-    : sim_(sim), zone_(sim, "Normal", managed_pages, nr_cpus) {}
+    : sim_(sim), zone_(sim, "Normal", managed_pages, nr_cpus) {
+  setup_per_zone_wmarks();
+}
+
+uint64_t calculate_min_free_kbytes(uint64_t managed_pages, uint64_t ceil_kbytes) {
+  const uint64_t lowmem_kbytes = managed_pages * (PAGE_SIZE >> 10);
+  const uint64_t x = lowmem_kbytes * 16;
+  uint64_t r = static_cast<uint64_t>(std::sqrt(static_cast<double>(x)));
+  while (r * r > x) --r;  // int_sqrt(): floor, exact for any double rounding
+  while ((r + 1) * (r + 1) <= x) ++r;
+  return std::clamp(r, MIN_FREE_KBYTES_FLOOR, ceil_kbytes);
+}
+
+void PageAllocator::setup_per_zone_wmarks() {
+  const WatermarkPolicy& policy = *sim_.policies().watermarks;
+  zone_.min_free_kbytes = calculate_min_free_kbytes(zone_.managed_pages, policy.min_free_kbytes_ceil());
+  // One zone holds all lowmem, so its share of pages_min is all of it.
+  const WatermarkView view{zone_.min_free_kbytes >> (PAGE_SHIFT - 10), zone_.managed_pages};
+  zone_.wmark_min = view.min_pages;
+  zone_.wmark_low = view.min_pages + policy.low_gap(view);
+  zone_.wmark_high = view.min_pages + policy.high_gap(view);
+}
+
+namespace {
+
+// Models __alloc_pages_direct_reclaim() and its should_reclaim_retry() loop.
+Co<void> alloc_pages_direct_reclaim(Task& t) {
+  Simulation& sim = t.sim();
+  const Zone& z = sim.page_alloc().zone();
+  const SimTime start = t.clock();
+  uint32_t no_progress = 0;
+  while (z.free_pages <= z.wmark_min && no_progress < MAX_RECLAIM_RETRIES) {
+    no_progress = co_await try_to_free_pages(t) != 0 ? 0 : no_progress + 1;
+  }
+  sim.stats().direct_reclaim.record(static_cast<uint64_t>((t.clock() - start).count_ns()));
+}
+
+}  // namespace
+
+Co<bool> alloc_pages(Task& t, PageUse use) {
+  PageAllocator& pa = t.sim().page_alloc();
+  const Zone& z = pa.zone();
+  if (z.free_pages <= z.wmark_low) {  // zone_watermark_ok(WMARK_LOW) failed: slow path
+    co_await sync_point(t);
+    wakeup_kswapd(t);
+    if (z.free_pages <= z.wmark_min) co_await alloc_pages_direct_reclaim(t);
+  }
+  if (pa.alloc_page_fast(t, use)) co_return true;
+  co_return co_await pa.alloc_page_slow(t, use);
+}
 
 uint64_t PageAllocator::nr_free_pages() const {
   uint64_t n = zone_.free_pages;

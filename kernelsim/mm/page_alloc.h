@@ -7,8 +7,15 @@
 // CPUs contend, with lockstat figures.
 //
 // Pages are counted, not tracked individually (the LRU model tracks the pages it needs).
-// Reclaim plugs in at alloc_page_slow(): when the zone cannot refill, it returns false here
-// (__alloc_pages_slowpath() without reclaim); watermarks and kswapd arrive with that issue.
+//
+// Watermarks (init_per_zone_wmark_min(), __setup_per_zone_wmarks()): min_free_kbytes =
+// int_sqrt(managed KB * 16) clamped to [128 KB, policy ceiling]; WMARK_MIN = min_free_kbytes in
+// pages; low and high per policy `watermarks`. alloc_pages() is the entry for user context:
+// free pages (NR_FREE_PAGES: the buddy lists, pcp lists excluded, as the kernel counts them) at
+// or below low wake kswapd; at or below min the task enters direct reclaim (allocstall; the stall
+// is recorded in Stats::direct_reclaim) until free pages exceed min or MAX_RECLAIM_RETRIES rounds
+// make no progress; then the page comes from the pcp list or the buddy lists while any is left
+// (the OOM killer is not modelled: an empty zone fails the allocation).
 //
 // Invariants (asserted in page_alloc.cpp):
 //  (1) zone.free_pages + sum(pcp.count) + allocated == zone.managed_pages.
@@ -41,12 +48,24 @@ struct Zone {
 
   std::string name;
   uint64_t managed_pages;
+  uint64_t min_free_kbytes = 0;  // /proc/sys/vm/min_free_kbytes
+  uint64_t wmark_min = 0;        // _watermark[WMARK_MIN], pages
+  uint64_t wmark_low = 0;
+  uint64_t wmark_high = 0;
   uint64_t free_pages;        // in the buddy lists (not in pcp lists)
   QSpinLock lock;             // zone->lock
   std::vector<PerCpuPages> pcp;
 };
 
 enum class PageUse : uint8_t { kUser, kPageTable };
+
+// Models mm/page_alloc.c: init_per_zone_wmark_min(): int_sqrt(lowmem_kbytes * 16), clamped.
+uint64_t calculate_min_free_kbytes(uint64_t managed_pages, uint64_t ceil_kbytes);
+
+// Models __alloc_pages() for one order-0 page from user context (faults): watermark checks,
+// kswapd wakeup, direct reclaim, then the pcp list or the buddy lists. False: no page (OOM).
+// REQUIRES: t holds no spinlock.
+Co<bool> alloc_pages(Task& t, PageUse use);
 
 class PageAllocator {
  public:
@@ -63,6 +82,9 @@ class PageAllocator {
   bool free_page_fast(Task& t, PageUse use);
   // Models free_pcppages_bulk(): `batch` pages back to the zone under zone->lock.
   Co<void> free_pcppages_bulk(Task& t);
+
+  // Models __setup_per_zone_wmarks() with the `watermarks` policy.
+  void setup_per_zone_wmarks();
 
   Zone& zone() { return zone_; }
   const Zone& zone() const { return zone_; }

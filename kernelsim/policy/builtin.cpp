@@ -9,6 +9,8 @@ void register_builtin_policies(PolicyRegistry& r) {
   r.add_knob(madv_free_knob());
   r.add_value("madv_free", madv_free_lazy());
   r.add_value("madv_free", madv_free_as_dontneed());
+  r.add_value("madv_free", madv_free_throttled());
+  r.add_value("madv_free", madv_free_free_swapped());
 
   r.add_knob(madvise_vector_knob());
   r.add_value("madvise", madvise_per_call());
@@ -29,6 +31,19 @@ void register_builtin_policies(PolicyRegistry& r) {
   r.add_knob(rwsem_wake_knob());
   r.add_value("rwsem_wake", rwsem_wake_phase_fair());
   r.add_value("rwsem_wake", rwsem_wake_contiguous());
+
+  r.add_knob(watermarks_knob());
+  r.add_value("watermarks", watermarks_3x());
+  r.add_value("watermarks", watermarks_scale_factor());
+
+  r.add_knob(lazyfree_lru_knob());
+  r.add_value("lazyfree_lru", lazyfree_lru_inactive_anon());
+  r.add_value("lazyfree_lru", lazyfree_lru_inactive_file());
+
+  r.add_knob(pagevec_size_knob());
+  r.add_value("pagevec_size", pagevec_size_14());
+  r.add_value("pagevec_size", pagevec_size_15());
+  r.add_value("pagevec_size", pagevec_size_31());
 }
 
 }  // namespace mmreplay::kernelsim

@@ -1,9 +1,13 @@
-// Knob `madv_free`: what MADV_FREE does.
-//   lazy        4.5+ (854e9ed09ded): pages stay mapped, dirty/young cleared, marked lazyfree;
-//               reclaim may discard them while clean; a write makes them normal again.
-//   as-dontneed MADV_FREE behaves as MADV_DONTNEED (the 4.5-4.11 swapless fallback, and what
-//               allocators do on kernels without MADV_FREE).
-// Seed 000's throttled variants plug in here with a view of free memory.
+// Knob `madv_free`: what MADV_FREE does (seed 000, "mm: throttle MADV_FREE").
+//   lazy          4.5+ (854e9ed09ded): pages stay mapped, dirty/young cleared, marked lazyfree;
+//                 reclaim may discard them while clean; a write makes them normal again. Swap
+//                 entries in the range are left alone (`if (!pte_present(ptent)) continue;`).
+//   as-dontneed   MADV_FREE behaves as MADV_DONTNEED (the 4.5-4.11 swapless fallback, and what
+//                 allocators do on kernels without MADV_FREE).
+//   throttled     seed 000 RFC 1/4 (Minchan Kim, 2015): when free pages are at or below
+//                 1.5 x min_free_kbytes (in pages) act as DONTNEED, else lazy.
+//   free-swapped  seed 000 quick fix: lazy, plus free_swap_and_cache() + pte_clear() for swap
+//                 entries in the range.
 
 #pragma once
 
@@ -15,8 +19,9 @@ namespace mmreplay::kernelsim {
 
 struct MadvFreeView {
   uint64_t nr_pages = 0;            // pages in the advised range
-  uint64_t zone_free_pages = 0;     // free pages in the zone now
+  uint64_t zone_free_pages = 0;     // nr_free_pages(): free pages in the zone's buddy lists now
   uint64_t zone_managed_pages = 0;  // pages the zone manages
+  uint64_t min_free_pages = 0;      // min_free_kbytes >> (PAGE_SHIFT - 10)
 };
 
 enum class MadvFreeAction { kLazyFree, kDontNeed };
@@ -25,10 +30,14 @@ class MadvFreePolicy {
  public:
   virtual ~MadvFreePolicy() = default;
   virtual MadvFreeAction decide(const MadvFreeView& view) const = 0;
+  // True when a lazy free also frees the swap entries of the range (seed 000's fix).
+  virtual bool free_swapped() const { return false; }
 };
 
 PolicyKnob madv_free_knob();
 PolicyValue madv_free_lazy();
 PolicyValue madv_free_as_dontneed();
+PolicyValue madv_free_throttled();
+PolicyValue madv_free_free_swapped();
 
 }  // namespace mmreplay::kernelsim

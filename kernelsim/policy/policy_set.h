@@ -10,10 +10,13 @@
 
 #include "kernelsim/policy/fault_lock.h"
 #include "kernelsim/policy/lazy_tlb.h"
+#include "kernelsim/policy/lazyfree_lru.h"
 #include "kernelsim/policy/madv_free.h"
 #include "kernelsim/policy/madvise_vector.h"
+#include "kernelsim/policy/pagevec_size.h"
 #include "kernelsim/policy/rwsem_wake.h"
 #include "kernelsim/policy/tlb_flush.h"
+#include "kernelsim/policy/watermarks.h"
 
 namespace mmreplay::kernelsim {
 
@@ -24,10 +27,13 @@ struct PolicySet {
   std::unique_ptr<const FaultLockPolicy> fault_lock;
   std::unique_ptr<const LazyTlbPolicy> lazy_tlb;
   std::unique_ptr<const RwsemWakePolicy> rwsem_wake;
+  std::unique_ptr<const WatermarkPolicy> watermarks;
+  std::unique_ptr<const LazyfreeLruPolicy> lazyfree_lru;
+  std::unique_ptr<const PagevecSizePolicy> pagevec_size;
 
   // True when every hook has an implementation.
   bool complete() const {
-    return madv_free && madvise && tlb && fault_lock && lazy_tlb && rwsem_wake;
+    return madv_free && madvise && tlb && fault_lock && lazy_tlb && rwsem_wake && watermarks && lazyfree_lru && pagevec_size;
   }
 };
 

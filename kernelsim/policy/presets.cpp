@@ -8,24 +8,27 @@ const std::vector<PolicyPreset>& policy_presets() {
       // Kernel releases. Only knobs the model has are set; see `trace-replay policies`.
       {"linux-3.16",
        "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-       "rwsem_wake=contiguous",
+       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem"},
       {"linux-4.5",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-       "rwsem_wake=contiguous",
+       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14",
        "4.5: MADV_FREE merged (854e9ed09ded), seed 000's kernel"},
       {"linux-5.3",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,"
-       "rwsem_wake=phase-fair",
+       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15",
        "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19)"},
       {"linux-6.6",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=per-vma,lazy_tlb=skip,"
-       "rwsem_wake=phase-fair",
+       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15",
        "6.4-6.6: per-VMA locks for page faults"},
-      // Seed 000 ("mm: throttle MADV_FREE"). free-throttled and free-swapped need the
-      // memory-pressure model (watermarks, reclaim, swap) and are added with it.
+      // Seed 000 ("mm: throttle MADV_FREE").
       {"dontneed", "madv_free=as-dontneed", "seed 000: MADV_FREE handled as MADV_DONTNEED"},
       {"free", "madv_free=lazy", "seed 000: lazy free (4.5, 854e9ed09ded)"},
+      {"free-throttled", "madv_free=throttled",
+       "seed 000 RFC 1/4: DONTNEED while free pages <= 1.5 x min watermark"},
+      {"free-swapped", "madv_free=free-swapped",
+       "seed 000 fix: lazy free that also frees swapped PTEs in the range"},
       // Seed 002 ("mm: add a new vector based madvise syscall").
       {"per-call", "madvise=per-call", "seed 002: one madvise() per range"},
       {"vector", "madvise=vector", "seed 002: madvisev(), one lock and one TLB flush per call"},

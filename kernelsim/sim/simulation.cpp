@@ -25,9 +25,10 @@ std::vector<Cpu> make_cpus(uint32_t n) {
 Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
                        const PolicyConfig& policy)
     : machine_(machine), costs_(costs), policy_config_(policy), policies_(build_policies(policy)),
-      cpus_(make_cpus(machine.nr_cpus)), sched_(*this) {
+      cpus_(make_cpus(machine.nr_cpus)), sched_(*this), swap_(machine.swap_bytes >> PAGE_SHIFT) {
   assert(machine.nr_cpus >= 1 && machine.nr_cpus <= NR_CPUS);
   page_alloc_ = std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT, machine.nr_cpus);
+  lruvec_ = std::make_unique<Lruvec>(*this, machine.nr_cpus);
 }
 
 std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,
@@ -104,7 +105,7 @@ bool Simulation::run_until(SimTime t) {
 
 size_t Simulation::nr_live_tasks() const {
   size_t n = 0;
-  for (const auto& t : tasks_) n += t->state() != TaskState::kDead ? 1 : 0;
+  for (const auto& t : tasks_) n += t->state() != TaskState::kDead && !t->kthread ? 1 : 0;
   return n;
 }
 

@@ -21,7 +21,9 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/locking/lockstat.h"
 #include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/lru.h"
 #include "kernelsim/mm/page_alloc.h"
+#include "kernelsim/mm/swapfile.h"
 #include "kernelsim/policy/registry.h"
 #include "kernelsim/sched/core.h"
 #include "kernelsim/sched/cpu.h"
@@ -36,6 +38,7 @@ struct MachineConfig {
   uint32_t nr_cpus = 4;                                  // 1 .. NR_CPUS
   uint64_t memory_bytes = uint64_t{16} << 30;            // managed by the one zone
   SimTime time_slice = SimTime::ns(sysctl_sched_base_slice_ns);
+  uint64_t swap_bytes = 0;                               // one swap device; 0 = no swap
 };
 
 class Simulation {
@@ -70,7 +73,8 @@ class Simulation {
   // Runs events up to and including time `t` (no task runs past `t`); returns true when events
   // remain.
   bool run_until(SimTime t);
-  // Tasks started and not yet exited (non-zero after run() means a deadlock or a sleeper).
+  // User tasks started and not yet exited (non-zero after run() means a deadlock or a sleeper);
+  // kernel threads (kswapd) are not counted.
   size_t nr_live_tasks() const;
 
   // ---- Results ----
@@ -93,6 +97,13 @@ class Simulation {
   PageAllocator& page_alloc() { return *page_alloc_; }
   const PageAllocator& page_alloc() const { return *page_alloc_; }
   Cpu& cpu(uint32_t id) { return cpus_[id]; }
+  Lruvec& lruvec() { return *lruvec_; }
+  const Lruvec& lruvec() const { return *lruvec_; }
+  SwapInfo& swap() { return swap_; }
+  const SwapInfo& swap() const { return swap_; }
+  // pgdat->kswapd, created on the first wakeup_kswapd() (mm/vmscan.h).
+  Task* kswapd() const { return kswapd_; }
+  void set_kswapd(Task* t) { kswapd_ = t; }
   Stats& stats() { return stats_; }
   VmCounters& vm() { return stats_.vm; }
   const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
@@ -108,6 +119,9 @@ class Simulation {
   std::vector<Cpu> cpus_;
   Scheduler sched_;
   std::unique_ptr<PageAllocator> page_alloc_;
+  std::unique_ptr<Lruvec> lruvec_;
+  SwapInfo swap_;
+  Task* kswapd_ = nullptr;
   std::vector<std::unique_ptr<Mm>> mms_;
   std::vector<std::unique_ptr<Task>> tasks_;
 };

@@ -40,6 +40,23 @@ struct VmCounters {
   uint64_t madv_lazyfree_pages = 0;   // pages made lazyfree by MADV_FREE
   uint64_t lazyfree_reused = 0;       // lazyfree pages written again (lazy free cancelled)
   uint64_t ops_failed = 0;            // syscalls that returned an error
+  // ---- Memory pressure (mm/vmscan.c, mm/page_io.c, mm/memory.c) ----
+  uint64_t allocstall = 0;            // try_to_free_pages() calls by allocating tasks
+  uint64_t kswapd_wakeups = 0;        // wakeup_kswapd() that woke a sleeping kswapd
+  uint64_t pgscan_kswapd = 0;         // pages isolated from inactive lists by kswapd
+  uint64_t pgscan_direct = 0;         // ... by direct reclaim
+  uint64_t pgsteal_kswapd = 0;        // pages reclaimed (freed) by kswapd
+  uint64_t pgsteal_direct = 0;        // ... by direct reclaim
+  uint64_t pgactivate = 0;            // pages moved to an active list (second chance)
+  uint64_t pgdeactivate = 0;          // pages moved from active to inactive
+  uint64_t pglazyfree = 0;            // pages moved to the lazyfree list by MADV_FREE
+  uint64_t pglazyfreed = 0;           // clean lazyfree pages discarded by reclaim
+  uint64_t lazyfree_redirtied = 0;    // lazyfree pages found dirty by reclaim: back to swap-backed
+  uint64_t pswpin = 0;                // pages read from swap
+  uint64_t pswpout = 0;               // pages written to swap
+  uint64_t pgmajfault = 0;            // faults that waited for swap-in I/O
+  uint64_t swap_full = 0;             // anon pages kept because no swap slot was free
+  uint64_t madv_free_swap_freed = 0;  // swap entries freed by MADV_FREE (free-swapped)
   friend bool operator==(const VmCounters&, const VmCounters&) = default;
 };
 
@@ -47,6 +64,9 @@ struct Stats {
   std::array<Histogram, kOpKindCount> op_latency;
   std::array<uint64_t, kOpKindCount> op_count{};
   VmCounters vm;
+  // Direct reclaim stalls: from an allocation entering __alloc_pages_direct_reclaim() to its
+  // return, ns, once per stalled allocation (the replay layer's "direct_reclaim").
+  Histogram direct_reclaim;
 
   const Histogram& latency(OpKind k) const { return op_latency[static_cast<size_t>(k)]; }
   uint64_t count(OpKind k) const { return op_count[static_cast<size_t>(k)]; }

@@ -95,6 +95,7 @@ class Task final : public EventTarget {
   SimTime slice_start;               // when it last got its CPU
   std::vector<HeldRwsem> held_rwsems;
   int64_t last_result = 0;           // return value of the last syscall (address or -errno)
+  bool kthread = false;              // PF_KTHREAD (kswapd): not a trace thread
 
  private:
   Simulation& sim_;

@@ -100,7 +100,8 @@ RandomTrace make_random_trace(uint64_t seed, uint32_t threads, uint32_t events_p
   t.meta.files = {{1, "/data/a", 1ull << 30, 4096}, {2, "/data/b", 4096, 1024}, {3, "", 0, 4096}};
   t.streams.resize(threads);
   for (uint32_t s = 0; s < threads; ++s) {
-    t.meta.threads.push_back({1000 + s, 1 + s % 3, "thread-" + std::to_string(s)});
+    t.meta.threads.push_back({1000 + s, 1 + s % 3, "thread-" + std::to_string(s),
+                              s % 2 ? static_cast<int32_t>(s % 48) : -1});
     uint64_t ts = next(&rng) % 1000000;
     for (uint32_t i = 0; i < events_per_thread; ++i) {
       // Cycle through every kind first, then pick at random.

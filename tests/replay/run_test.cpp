@@ -114,3 +114,39 @@ TEST(Run, PerCpuBusyTimeAddsUpAndIdleCpusStayIdle) {
 
 }  // namespace
 }  // namespace mmreplay::replay
+
+namespace mmreplay::replay {
+namespace {
+
+TEST(Run, AsRecordedPlacementPutsThreadsOnTheirRecordedCpus) {
+  const std::string path = formats::testing::temp_path("placed.mmtrace");
+  {
+    formats::TraceMeta meta;
+    meta.threads = {{1, 1, "a", 3}, {2, 1, "b", 6}, {3, 1, "c", -1}};  // c: unknown, spread
+    formats::Status s;
+    auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
+    ASSERT_TRUE(w);
+    for (uint32_t t = 0; t < 3; ++t) {
+      ASSERT_TRUE(w->append(t, formats::ev::mmap(100, 0x7f0000000000 + (t << 24), 1 << 16, 3, 0x22)));
+      ASSERT_TRUE(w->append(t, formats::ev::touch(200, 0x7f0000000000 + (t << 24), 1 << 16, true)));
+    }
+    ASSERT_TRUE(w->close());
+  }
+  formats::Status s;
+  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
+  ASSERT_TRUE(reader) << s.message();
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.cpus = 4;
+  spec.placement = Placement::kAsRecorded;
+  RunResult r;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &r));
+  // a on CPU 3, b on CPU 6 mod 4 = 2, c where spread puts the third thread: CPU 2 as well.
+  EXPECT_GT(r.per_cpu[3].busy_ns, 0u);
+  EXPECT_GT(r.per_cpu[2].busy_ns, 0u);
+  EXPECT_EQ(r.per_cpu[0].busy_ns, 0u);
+  EXPECT_EQ(r.per_cpu[1].busy_ns, 0u);
+}
+
+}  // namespace
+}  // namespace mmreplay::replay

@@ -108,8 +108,9 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
   cmd->add_option("--timing", a->timing, "closed (next event after the previous ends + think) "
                                          "or open (at trace timestamps)")
       ->check(CLI::IsMember({"closed", "open"}));
-  cmd->add_option("--placement", a->placement, "thread placement: spread, pack")
-      ->check(CLI::IsMember({"spread", "pack"}));
+  cmd->add_option("--placement", a->placement,
+                  "thread placement: spread, pack (threads of an mm together), as-recorded")
+      ->check(CLI::IsMember({"spread", "pack", "as-recorded"}));
   cmd->add_option("--threads", a->threads, "host worker threads (default: all cores)");
   cmd->add_option("--shard", a->shard, "run only slice i of N of the study: i/N");
   cmd->add_option("--json", a->json_path, "write results JSON here");
@@ -167,7 +168,9 @@ int run_study_command(const StudyArgs& a) {
       run.spec.swap_bytes = swap;
       run.spec.profile = a.profile;
       run.spec.timing = a.timing == "open" ? replay::Timing::kOpen : replay::Timing::kClosed;
-      run.spec.placement = a.placement == "pack" ? replay::Placement::kPack : replay::Placement::kSpread;
+      run.spec.placement = a.placement == "pack"          ? replay::Placement::kPack
+                           : a.placement == "as-recorded" ? replay::Placement::kAsRecorded
+                                                          : replay::Placement::kSpread;
       study.runs.push_back(run);
     }
   }

@@ -20,7 +20,8 @@ TEST(PolicyTest, EmptyStringIsAllDefaults) {
   PolicyParse p = parse_policy_config("", r);
   ASSERT_TRUE(p.ok()) << p.error;
   EXPECT_EQ(p.config->to_string(),
-            "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,rwsem_wake=phase-fair");
+            "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,rwsem_wake=phase-fair,"
+            "watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=31");
 }
 
 TEST(PolicyTest, ValuesAreSetAndDefaultsKept) {

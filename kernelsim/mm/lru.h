@@ -1,0 +1,121 @@
+// Lruvec: the node's LRU lists, its lru_lock and the per-CPU LRU batches (mm/swap.c,
+// include/linux/mmzone.h). One node, one lruvec (memcg lruvecs are not modelled).
+//
+// Own pages (anonymous and COW pages, pgtable.h bit kOwnPage) get a PageFrame when they are
+// mapped: the frame records which mm and address map the page (the anon rmap) and where the page
+// is: in a per-CPU lru_add batch, on one of four LRU lists, or isolated by reclaim. Mm::anon_pages
+// leads from a pte to its frame. Page-table pages and page-cache pages (resident, not allocated
+// here) are not on the LRU.
+//
+// Batches: a new page goes to this CPU's lru_add batch (lru_cache_add()); MADV_FREE queues a page
+// on the lru_lazyfree batch (mark_page_lazyfree()); a batch of PAGEVEC_SIZE (policy
+// `pagevec_size`: 14, 15 or 31) drains under
+// lru_lock (pagevec_lru_move_fn()), as does lru_add_drain(). New anon pages go on the active anon
+// list (3.x-5.8 lru_cache_add_active_or_unevictable()). Lazyfree pages move to the inactive anon
+// or inactive file list per policy `lazyfree_lru`; the file lists hold only those (page cache is
+// not on the LRU in this model).
+//
+// A frame whose page is zapped while a batch or reclaim holds it is marked dead (mm == nullptr)
+// and released by the holder, as the kernel's extra page reference defers the final put.
+// Known simplification: the LRU removal in release_pages() takes no lru_lock round here.
+//
+// Invariants (asserted in lru.cpp):
+//  (1) a frame is in exactly one place: free, a lru_add batch, one LRU list, or isolated;
+//  (2) size(list) == the number of frames linked on that list;
+//  (3) a live frame f of mm at addr has mm->anon_pages[addr >> PAGE_SHIFT] == f.
+
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "kernelsim/locking/qspinlock.h"
+#include "kernelsim/sim/co.h"
+
+namespace mmreplay::kernelsim {
+
+class Mm;
+class Simulation;
+class Task;
+
+enum class LruList : uint8_t { kInactiveAnon, kActiveAnon, kInactiveFile, kActiveFile };
+inline constexpr int NR_LRU_LISTS = 4;
+inline constexpr uint32_t kNoFrame = ~uint32_t{0};
+
+enum class FrameWhere : uint8_t { kFree, kPagevec, kLru, kIsolated };
+
+struct PageFrame {
+  Mm* mm = nullptr;         // the mapping mm; nullptr once the page was freed while held
+  uint64_t addr = 0;        // user address it is mapped at
+  uint32_t prev = kNoFrame;
+  uint32_t next = kNoFrame;
+  uint32_t gen = 0;         // bumped when the frame is reused (stale batch entries)
+  FrameWhere where = FrameWhere::kFree;
+  LruList lru = LruList::kActiveAnon;
+  bool swapbacked = true;   // PG_swapbacked
+};
+
+class Lruvec {
+ public:
+  Lruvec(Simulation& sim, uint32_t nr_cpus);
+
+  // Models page_add_new_anon_rmap(): a frame for mm's new own page at addr.
+  uint32_t page_add_new_anon_rmap(Mm& mm, uint64_t addr);
+  // Models page_remove_rmap() for a zapped own page (the caller frees the page itself).
+  void page_remove_rmap(Mm& mm, uint64_t addr);
+  // mremap's move_ptes(): the page at old_addr is now mapped at new_addr.
+  void page_move_anon_rmap(Mm& mm, uint64_t old_addr, uint64_t new_addr);
+  // The frame of mm's own page at addr, or kNoFrame.
+  uint32_t find(const Mm& mm, uint64_t addr) const;
+
+  // Models lru_cache_add(): to t's CPU lru_add batch; drains it under lru_lock when full.
+  Co<void> lru_cache_add(Task& t, uint32_t f);
+  // Models mark_page_lazyfree(): to t's CPU lru_lazyfree batch (only pages on an LRU list);
+  // drains it when full. Returns true when the page was queued.
+  Co<bool> mark_page_lazyfree(Task& t, uint32_t f);
+  // Models lru_add_drain(): drains t's CPU batches (lru_lock taken only when one is non-empty).
+  Co<void> lru_add_drain(Task& t);
+
+  // ---- Reclaim side. REQUIRES: lru_lock held by the caller. ----
+  // Models isolate_lru_pages(): up to n frames from the tail of `list`.
+  std::vector<uint32_t> isolate_lru_pages(LruList list, uint32_t n);
+  // Models putback_lru_page() / move to the head of `list`. REQUIRES: f isolated and live.
+  void putback_lru_page(uint32_t f, LruList list);
+
+  // A holder (reclaim) is done with frame f: its page was freed or unmapped. Drops the rmap.
+  void release_frame(uint32_t f);
+  PageFrame& frame(uint32_t f) { return frames_[f]; }
+  const PageFrame& frame(uint32_t f) const { return frames_[f]; }
+  uint64_t size(LruList list) const { return lists_[static_cast<int>(list)].size; }
+  uint64_t nr_frames_in_use() const { return frames_.size() - free_frames_.size(); }
+
+  QSpinLock lru_lock;  // pgdat->lru_lock (4.8+; zone->lru_lock before)
+  uint32_t kswapd_failures = 0;  // pgdat->kswapd_failures (4.11+)
+
+ private:
+  struct List {
+    uint32_t head = kNoFrame;  // most recently added
+    uint32_t tail = kNoFrame;
+    uint64_t size = 0;
+  };
+  struct CpuBatches {
+    std::vector<uint32_t> lru_add;
+    std::vector<std::pair<uint32_t, uint32_t>> lru_lazyfree;  // frame, gen
+  };
+
+  void link(uint32_t f, LruList list);
+  void unlink(uint32_t f);
+  void free_frame(uint32_t f);
+  Co<void> drain_lru_add(Task& t, std::vector<uint32_t> batch);
+  Co<void> drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
+
+  Simulation& sim_;
+  std::vector<PageFrame> frames_;
+  std::vector<uint32_t> free_frames_;
+  std::array<List, NR_LRU_LISTS> lists_{};
+  std::vector<CpuBatches> cpu_;
+};
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,42 @@
+// SwapInfo: the one swap device (struct swap_info_struct, mm/swapfile.c).
+//
+// Slots are counted, not placed: a swapped pte (pgtable.h state `swapped`) holds one slot until it
+// is swapped in, zapped or freed by MADV_FREE (free-swapped). The device's costs are CostProfile
+// fields (swap_out_page, swap_in_page, swap_in_readahead_page). No swap cache: a slot is freed
+// as soon as its page is read back (as with vm_swap_full() / try_to_free_swap()).
+//
+// Invariant: (1) inuse() <= nr_pages(); inuse() == sum over mms of Mm::swapents.
+
+#pragma once
+
+#include <cassert>
+#include <cstdint>
+
+namespace mmreplay::kernelsim {
+
+class SwapInfo {
+ public:
+  explicit SwapInfo(uint64_t nr_pages) : pages_(nr_pages) {}
+
+  // Models get_swap_page(): takes one slot; false when the device is full or absent.
+  bool get_swap_page() {
+    if (inuse_ >= pages_) return false;
+    ++inuse_;
+    return true;
+  }
+  // Models swap_free() / free_swap_and_cache() of one entry.
+  void swap_free() {
+    assert(inuse_ > 0 && "invariant (1): freeing a slot that is not in use");
+    --inuse_;
+  }
+  // get_nr_swap_pages(): free slots.
+  uint64_t nr_swap_pages() const { return pages_ - inuse_; }
+  uint64_t nr_pages() const { return pages_; }
+  uint64_t inuse() const { return inuse_; }
+
+ private:
+  uint64_t pages_;
+  uint64_t inuse_ = 0;
+};
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,256 @@
+#include "kernelsim/mm/vmscan.h"
+
+#include <utility>
+#include <vector>
+
+#include "kernelsim/arch/x86/tlb.h"
+#include "kernelsim/mm/lru.h"
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/sim/shared_step.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// struct scan_control, the fields the model uses.
+struct ScanControl {
+  uint64_t nr_to_reclaim = SWAP_CLUSTER_MAX;
+  uint64_t nr_reclaimed = 0;
+  bool kswapd = false;
+};
+
+LruList inactive_of(bool file) { return file ? LruList::kInactiveFile : LruList::kInactiveAnon; }
+LruList active_of(bool file) { return file ? LruList::kActiveFile : LruList::kActiveAnon; }
+LruList anon_or_file(const PageFrame& pf, bool active) {
+  if (pf.swapbacked) return active ? LruList::kActiveAnon : LruList::kInactiveAnon;
+  return active ? LruList::kActiveFile : LruList::kInactiveFile;
+}
+
+uint64_t int_sqrt(uint64_t x) {
+  uint64_t r = 0;
+  while ((r + 1) * (r + 1) <= x) ++r;
+  return r;
+}
+
+// Models inactive_list_is_low() (4.10+ form): inactive * inactive_ratio < active, with
+// inactive_ratio = int_sqrt(10 * gb) (1 below 1 GiB).
+bool inactive_list_is_low(Simulation& sim, bool file) {
+  const Lruvec& lru = sim.lruvec();
+  const uint64_t gb = (sim.page_alloc().zone().managed_pages << PAGE_SHIFT) >> 30;
+  const uint64_t ratio = gb != 0 ? int_sqrt(10 * gb) : 1;
+  return lru.size(inactive_of(file)) * ratio < lru.size(active_of(file));
+}
+
+// The pte of frame f's page, or nullptr when it is no longer mapped where the frame says.
+uint8_t* pte_of(const PageFrame& pf) {
+  Vma* vma = pf.mm->vmas.vma_lookup(pf.addr);
+  if (vma == nullptr) return nullptr;
+  uint8_t& p = vma->ptes[vma->index(pf.addr)];
+  return pte::is_mapped(p) && (p & pte::kOwnPage) ? &p : nullptr;
+}
+
+// Models shrink_active_list(): deactivate up to n pages, clearing their references.
+Co<void> shrink_active_list(Task& t, bool file, uint32_t n) {
+  Simulation& sim = t.sim();
+  Lruvec& lru = sim.lruvec();
+  co_await lru.lru_lock.lock(t);
+  std::vector<uint32_t> isolated = lru.isolate_lru_pages(active_of(file), n);
+  t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
+  co_await lru.lru_lock.unlock(t);
+  for (uint32_t f : isolated) {  // page_referenced(): clears the accessed bits
+    t.work(sim.costs().shrink_page);
+    if (lru.frame(f).mm == nullptr) continue;
+    if (uint8_t* p = pte_of(lru.frame(f))) *p = static_cast<uint8_t>(*p & ~pte::kYoung);
+  }
+  co_await lru.lru_lock.lock(t);
+  for (uint32_t f : isolated) {
+    if (lru.frame(f).mm == nullptr) {
+      lru.release_frame(f);
+      continue;
+    }
+    lru.putback_lru_page(f, anon_or_file(lru.frame(f), false));
+    ++sim.vm().pgdeactivate;
+  }
+  t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
+  co_await lru.lru_lock.unlock(t);
+}
+
+enum class PageOutcome : uint8_t { kFreed, kActivate, kGone };
+
+// Models the per-page part of shrink_page_list() / try_to_unmap_one() for one isolated frame.
+// REQUIRES: now() == t.clock() (called right after a sync point).
+PageOutcome shrink_page(Task& t, uint32_t f, Mm** unmapped_mm, uint64_t* unmapped_addr) {
+  Simulation& sim = t.sim();
+  Lruvec& lru = sim.lruvec();
+  PageFrame& pf = lru.frame(f);
+  if (pf.mm == nullptr) return PageOutcome::kGone;  // zapped while isolated: already freed
+  uint8_t* p = pte_of(pf);
+  if (p == nullptr) return PageOutcome::kActivate;  // mid-mremap (no VMA maps it yet): keep
+  VmCounters& vm = sim.vm();
+  if (*p & pte::kYoung) {  // page_check_references(): PAGEREF_ACTIVATE
+    *p = static_cast<uint8_t>(*p & ~pte::kYoung);
+    return PageOutcome::kActivate;
+  }
+  Mm& mm = *pf.mm;
+  // A clean lazyfree page is discarded: 4.12+ only once it lost PG_swapbacked on the lazyfree
+  // list (one still in a batch is swapped as anon); 4.5-4.11 by its clean ptes (TTU_LZFREE).
+  const bool lazyfree = sim.policies().lazyfree_lru->on_file_lru() ? !pf.swapbacked
+                                                                   : pte::state(*p) == pte::kLazyFree;
+  if (lazyfree && pte::state(*p) == pte::kLazyFree && !(*p & pte::kDirty)) {  // discard
+    ++vm.pglazyfreed;
+    *p = pte::kNone;
+  } else if (!pf.swapbacked) {  // written after MADV_FREE: SetPageSwapBacked()
+    pf.swapbacked = true;
+    ++vm.lazyfree_redirtied;
+    return PageOutcome::kActivate;
+  } else {  // add_to_swap() + pageout()
+    if (!sim.swap().get_swap_page()) {
+      ++vm.swap_full;
+      return PageOutcome::kActivate;
+    }
+    t.work(sim.costs().swap_out_page);
+    ++vm.pswpout;
+    ++mm.swapents;
+    *p = pte::kSwapped;
+  }
+  --mm.rss_anon;
+  *unmapped_mm = &mm;
+  *unmapped_addr = pf.addr;
+  return PageOutcome::kFreed;
+}
+
+// Models shrink_page_list(): returns the pages freed; the frames to keep go to `keep`.
+Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated,
+                              std::vector<uint32_t>* keep) {
+  Simulation& sim = t.sim();
+  Lruvec& lru = sim.lruvec();
+  PageAllocator& pa = sim.page_alloc();
+  uint64_t freed = 0;
+  for (uint32_t f : isolated) {
+    t.work(sim.costs().shrink_page);
+    co_await sync_point(t);  // the page's PTL (rmap walk)
+    Mm* mm = nullptr;
+    uint64_t addr = 0;
+    const PageOutcome o = shrink_page(t, f, &mm, &addr);
+    if (o == PageOutcome::kActivate) {
+      ++sim.vm().pgactivate;
+      keep->push_back(f);
+      continue;
+    }
+    lru.release_frame(f);
+    if (o == PageOutcome::kGone) continue;
+    co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
+    if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+    ++freed;
+  }
+  co_return freed;
+}
+
+// Models shrink_inactive_list().
+Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
+  Simulation& sim = t.sim();
+  Lruvec& lru = sim.lruvec();
+  co_await lru.lru_lock.lock(t);
+  std::vector<uint32_t> isolated = lru.isolate_lru_pages(inactive_of(file), SWAP_CLUSTER_MAX);
+  t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
+  co_await lru.lru_lock.unlock(t);
+  (sc.kswapd ? sim.vm().pgscan_kswapd : sim.vm().pgscan_direct) += isolated.size();
+  std::vector<uint32_t> keep;
+  const uint64_t freed = co_await shrink_page_list(t, isolated, &keep);
+  (sc.kswapd ? sim.vm().pgsteal_kswapd : sim.vm().pgsteal_direct) += freed;
+  if (!keep.empty()) {  // putback_inactive_pages()
+    co_await lru.lru_lock.lock(t);
+    for (uint32_t f : keep) {
+      if (lru.frame(f).mm == nullptr) {
+        lru.release_frame(f);
+        continue;
+      }
+      lru.putback_lru_page(f, anon_or_file(lru.frame(f), true));
+    }
+    t.work(sim.costs().lru_move_page * static_cast<int64_t>(keep.size()));
+    co_await lru.lru_lock.unlock(t);
+  }
+  co_return freed;
+}
+
+// Models shrink_node() -> shrink_lruvec() with get_scan_count() reduced to: file lists first,
+// anon lists only while a swap slot is free.
+Co<uint64_t> shrink_node(Task& t, ScanControl& sc) {
+  Simulation& sim = t.sim();
+  for (const bool file : {true, false}) {
+    if (!file && sim.swap().nr_swap_pages() == 0) continue;
+    if (inactive_list_is_low(sim, file)) co_await shrink_active_list(t, file, SWAP_CLUSTER_MAX);
+    if (sim.lruvec().size(inactive_of(file)) == 0) continue;
+    sc.nr_reclaimed += co_await shrink_inactive_list(t, file, sc);
+    if (sc.nr_reclaimed >= sc.nr_to_reclaim) break;
+  }
+  co_return sc.nr_reclaimed;
+}
+
+bool pgdat_balanced(const Simulation& sim) {
+  const Zone& z = sim.page_alloc().zone();
+  return z.free_pages > z.wmark_high;
+}
+
+// Models balance_pgdat(): reclaim until the zone is above its high watermark.
+Co<void> balance_pgdat(Task& t) {
+  Simulation& sim = t.sim();
+  Lruvec& lru = sim.lruvec();
+  while (!pgdat_balanced(sim) && lru.kswapd_failures < MAX_RECLAIM_RETRIES) {
+    ScanControl sc;
+    sc.kswapd = true;
+    const uint64_t n = co_await shrink_node(t, sc);
+    lru.kswapd_failures = n == 0 ? lru.kswapd_failures + 1 : 0;
+    co_await sync_point(t);  // cond_resched()
+  }
+}
+
+// Models kswapd_try_to_sleep(): sleeps when balanced (or given up); a wakeup resumes it.
+class KswapdTryToSleep final : public SharedStep {
+ public:
+  explicit KswapdTryToSleep(Task& t) : SharedStep(t) {}
+  bool run_now() override {
+    Simulation& sim = task_.sim();
+    if (!pgdat_balanced(sim) && sim.lruvec().kswapd_failures < MAX_RECLAIM_RETRIES) return true;
+    sim.sched().sleep(task_);
+    return false;
+  }
+};
+
+// Models kswapd(): the thread's main loop.
+Co<void> kswapd(Task& t) {
+  for (;;) {
+    co_await balance_pgdat(t);
+    co_await KswapdTryToSleep(t);
+  }
+}
+
+}  // namespace
+
+Co<uint64_t> try_to_free_pages(Task& t) {
+  Simulation& sim = t.sim();
+  ++sim.vm().allocstall;
+  ScanControl sc;
+  const uint64_t n = co_await shrink_node(t, sc);
+  if (n != 0) sim.lruvec().kswapd_failures = 0;  // kswapd may help again
+  co_return n;
+}
+
+void wakeup_kswapd(Task& t) {
+  Simulation& sim = t.sim();
+  if (sim.lruvec().kswapd_failures >= MAX_RECLAIM_RETRIES) return;
+  Task* k = sim.kswapd();
+  if (k == nullptr) {
+    k = &sim.create_task(sim.nr_cpus() - 1, nullptr);
+    k->kthread = true;
+    sim.set_kswapd(k);
+    k->start(kswapd(*k), t.clock());
+    ++sim.vm().kswapd_wakeups;
+    return;
+  }
+  if (k->state() != TaskState::kSleeping) return;  // running, runnable or already woken
+  sim.sched().wake_up_process(*k, t.clock());
+  ++sim.vm().kswapd_wakeups;
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,226 @@
+// Memory pressure: direct reclaim, kswapd, lazyfree discard vs swap-out, swap-in major faults,
+// seed 000's MADV_FREE policies, swap full. Machines are small (64 MiB) so that a few tens of
+// thousands of faults make pressure; every figure checked is a count or a page state.
+
+#include "kernelsim/mm/vmscan.h"
+
+#include <gtest/gtest.h>
+
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/pgtable.h"
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::kPage;
+using testing::thread;
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kPagesPerMiB = kMiB / kPage;
+constexpr uint64_t kA = 0x10000000;  // the MADV_FREE'd buffer
+constexpr uint64_t kB = 0x40000000;  // pressure
+constexpr uint64_t kC = 0x80000000;  // more pressure
+
+std::unique_ptr<Simulation> make_machine(uint64_t mem_mib, uint64_t swap_mib, const std::string& policy = "") {
+  std::string error;
+  MachineConfig m;
+  m.nr_cpus = 2;  // the trace thread on CPU 0, kswapd on CPU 1
+  m.memory_bytes = mem_mib * kMiB;
+  m.swap_bytes = swap_mib * kMiB;
+  auto sim = Simulation::create(m, cost_profile_default(), policy, &error);
+  EXPECT_NE(sim, nullptr) << error;
+  return sim;
+}
+
+std::vector<Op> write_anon(uint64_t addr, uint64_t mib) {
+  return {Op::mmap_anon(addr, mib * kMiB, PROT_READ | PROT_WRITE), Op::touch(addr, mib * kMiB, true)};
+}
+
+std::vector<Op> concat(std::initializer_list<std::vector<Op>> parts) {
+  std::vector<Op> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+uint8_t pte_at(const Simulation& sim, uint64_t addr) {
+  const Vma* v = sim.find_mm(1)->vmas.vma_lookup(addr);
+  return v == nullptr ? pte::kNone : v->ptes[v->index(addr)];
+}
+
+// Runs the ops, then keeps the mm alive (think) while the test looks at it.
+void run_then_look(Simulation& sim, std::vector<Op> ops) {
+  ops.push_back(Op::think(SimTime::ms(100000)));
+  thread(sim, 1, 0, std::move(ops));
+  sim.run_until(SimTime::ms(50000));
+}
+
+TEST(ReclaimTest, AllocationBelowMinEntersDirectReclaimAndSwaps) {
+  auto sim = make_machine(64, 64);
+  run_then_look(*sim, write_anon(kB, 80));
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_GT(vm.allocstall, 0u);
+  EXPECT_GT(sim->stats().direct_reclaim.count(), 0u) << "each stalled allocation records its latency";
+  EXPECT_GE(vm.kswapd_wakeups, 1u);
+  EXPECT_GT(vm.pgsteal_kswapd, 0u);
+  EXPECT_GT(vm.pgsteal_direct, 0u);
+  EXPECT_EQ(vm.pswpout, vm.pgsteal_kswapd + vm.pgsteal_direct) << "anon only: every steal is a swap-out";
+  EXPECT_EQ(vm.fault_oom, 0u);
+  EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents);
+  EXPECT_EQ(sim->find_mm(1)->rss_anon + sim->find_mm(1)->swapents, 80 * kPagesPerMiB);
+  EXPECT_GT(sim->lockstat().find("&pgdat->lru_lock")->acquisitions, 0u);
+}
+
+TEST(ReclaimTest, KswapdWokenAtLowSleepsAboveHigh) {
+  auto sim = make_machine(64, 64);
+  run_then_look(*sim, write_anon(kB, 63));  // leaves fewer free pages than low
+  const Zone& z = sim->page_alloc().zone();
+  ASSERT_NE(sim->kswapd(), nullptr) << "woken when free pages reached low";
+  EXPECT_GE(sim->stats().vm.kswapd_wakeups, 1u);
+  EXPECT_EQ(sim->kswapd()->state(), TaskState::kSleeping);
+  EXPECT_GT(z.free_pages, z.wmark_high) << "balance_pgdat() reclaims until above high";
+  EXPECT_EQ(sim->nr_live_tasks(), 1u) << "kswapd is a kernel thread, not counted";
+}
+
+TEST(ReclaimTest, ThrottleThresholdIsOneAndAHalfMin) {
+  auto sim = make_machine(64, 0, "madv_free=throttled");
+  const MadvFreePolicy& p = *sim->policies().madv_free;
+  const uint64_t min = sim->page_alloc().zone().min_free_kbytes >> (PAGE_SHIFT - 10);
+  EXPECT_EQ(min, 256u);
+  EXPECT_EQ(p.decide({1, 384, 16384, min}), MadvFreeAction::kDontNeed);
+  EXPECT_EQ(p.decide({1, 385, 16384, min}), MadvFreeAction::kLazyFree);
+  EXPECT_FALSE(p.free_swapped());
+}
+
+TEST(ReclaimTest, NoAllocstallWithoutPressure) {
+  auto sim = make_machine(64, 64);
+  run_then_look(*sim, write_anon(kB, 16));
+  EXPECT_EQ(sim->stats().vm.allocstall, 0u);
+  EXPECT_EQ(sim->stats().vm.pswpout, 0u);
+  EXPECT_EQ(sim->stats().direct_reclaim.count(), 0u);
+}
+
+// 32 MiB written and MADV_FREE'd; its first 4 MiB written again; then 128 MiB of pressure.
+std::vector<Op> lazyfree_then_pressure(std::vector<Op> after = {}) {
+  return concat({write_anon(kA, 32), {Op::madvise(kA, 32 * kMiB, MADV_FREE), Op::touch(kA, 4 * kMiB, true)},
+                 write_anon(kB, 64), write_anon(kC, 64), after});
+}
+
+TEST(ReclaimTest, CleanLazyfreeIsDiscardedAndRedirtiedIsSwapped) {
+  auto sim = make_machine(64, 256);
+  run_then_look(*sim, lazyfree_then_pressure());
+  const VmCounters& vm = sim->stats().vm;
+  // The last partial lru_lazyfree batch (32 MiB % pagevec_size pages) is never drained: those
+  // pages keep PG_swapbacked and are swapped like any anon page.
+  const uint64_t undrained = 32 * kPagesPerMiB % sim->policies().pagevec_size->size();
+  ASSERT_NE(undrained, 0u);
+  EXPECT_EQ(vm.pglazyfree, 32 * kPagesPerMiB - undrained);
+  EXPECT_EQ(vm.pglazyfreed, 28 * kPagesPerMiB - undrained) << "every clean lazyfree page discarded";
+  EXPECT_EQ(vm.lazyfree_redirtied, 4 * kPagesPerMiB);
+  for (uint64_t a = kA; a < kA + 4 * kMiB; a += kPage) {
+    ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kSwapped) << std::hex << a;
+  }
+  for (uint64_t a = kA + 4 * kMiB; a < kA + 32 * kMiB - undrained * kPage; a += kPage) {
+    ASSERT_EQ(pte_at(*sim, a), pte::kNone) << std::hex << a;
+  }
+  for (uint64_t a = kA + 32 * kMiB - undrained * kPage; a < kA + 32 * kMiB; a += kPage) {
+    ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kSwapped) << std::hex << a;
+  }
+  EXPECT_EQ(vm.pswpout, vm.pgsteal_kswapd + vm.pgsteal_direct - vm.pglazyfreed)
+      << "discarded pages are never written to swap";
+}
+
+TEST(ReclaimTest, LazyfreeOnInactiveAnonBefore412IsDiscardedToo) {
+  auto sim = make_machine(64, 256, "lazyfree_lru=inactive-anon");
+  run_then_look(*sim, lazyfree_then_pressure());
+  EXPECT_EQ(sim->stats().vm.pglazyfreed, 28 * kPagesPerMiB) << "clean ptes decide before 4.12";
+  EXPECT_EQ(sim->stats().vm.lazyfree_redirtied, 0u) << "pages stay swap-backed before 4.12";
+  for (uint64_t a = kA; a < kA + 4 * kMiB; a += kPage) ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kSwapped);
+}
+
+TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
+  auto base = make_machine(64, 256);
+  run_then_look(*base, lazyfree_then_pressure());
+  auto sim = make_machine(64, 256);
+  run_then_look(*sim, lazyfree_then_pressure({Op::touch(kA + 8 * kMiB, kPage, true),  // discarded
+                                              Op::touch(kA, kPage, false)}));           // swapped
+  const VmCounters& b = base->stats().vm;
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.fault_anon - b.fault_anon, 1u) << "the discarded page comes back zero-filled";
+  EXPECT_EQ(vm.pgmajfault - b.pgmajfault, 1u);
+  EXPECT_EQ(vm.pswpin - b.pswpin, uint64_t{1} << page_cluster) << "the page-cluster window is read";
+  EXPECT_EQ(b.pgmajfault, 0u);
+  EXPECT_EQ(pte::state(pte_at(*sim, kA)), pte::kPresent);
+  EXPECT_EQ(pte::state(pte_at(*sim, kA + 7 * kPage)), pte::kPresent) << "readahead mapped";
+  EXPECT_EQ(pte::state(pte_at(*sim, kA + 8 * kPage)), pte::kSwapped) << "outside the window";
+  EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents);
+}
+
+TEST(ReclaimTest, ThrottledActsAsDontneedOnlyUnderPressure) {
+  // No swap: 63 MiB of anon cannot be reclaimed, so free pages stay below 1.5 x min.
+  auto pressed = make_machine(64, 0, "madv_free=throttled");
+  run_then_look(*pressed, concat({write_anon(kB, 63), {Op::madvise(kB, kMiB, MADV_FREE)}}));
+  EXPECT_LE(pressed->page_alloc().zone().free_pages, pressed->page_alloc().zone().wmark_min * 3 / 2);
+  EXPECT_EQ(pressed->stats().vm.madv_dontneed_pages, kPagesPerMiB);
+  EXPECT_EQ(pressed->stats().vm.madv_lazyfree_pages, 0u);
+
+  auto relaxed = make_machine(64, 0, "madv_free=throttled");
+  run_then_look(*relaxed, concat({write_anon(kB, 16), {Op::madvise(kB, kMiB, MADV_FREE)}}));
+  EXPECT_EQ(relaxed->stats().vm.madv_dontneed_pages, 0u);
+  EXPECT_EQ(relaxed->stats().vm.madv_lazyfree_pages, kPagesPerMiB);
+
+  auto lazy = make_machine(64, 0, "madv_free=lazy");
+  run_then_look(*lazy, concat({write_anon(kB, 63), {Op::madvise(kB, kMiB, MADV_FREE)}}));
+  EXPECT_EQ(lazy->stats().vm.madv_lazyfree_pages, kPagesPerMiB) << "lazy ignores pressure";
+}
+
+TEST(ReclaimTest, FreeSwappedDropsSwapEntriesAndLazyKeepsThem) {
+  const auto ops = concat({lazyfree_then_pressure(), {Op::madvise(kA, 4 * kMiB, MADV_FREE)}});
+  auto lazy = make_machine(64, 256, "madv_free=lazy");
+  run_then_look(*lazy, ops);
+  EXPECT_EQ(pte::state(pte_at(*lazy, kA)), pte::kSwapped);
+  EXPECT_EQ(lazy->stats().vm.madv_free_swap_freed, 0u);
+
+  auto fs = make_machine(64, 256, "madv_free=free-swapped");
+  run_then_look(*fs, ops);
+  EXPECT_EQ(fs->stats().vm.madv_free_swap_freed, 4 * kPagesPerMiB);
+  for (uint64_t a = kA; a < kA + 4 * kMiB; a += kPage) ASSERT_EQ(pte_at(*fs, a), pte::kNone);
+  EXPECT_EQ(fs->swap().inuse(), fs->find_mm(1)->swapents);
+}
+
+TEST(ReclaimTest, SwapFullMeansNoAnonReclaimAndTheRunEnds) {
+  auto sim = make_machine(64, 4);
+  thread(*sim, 1, 0, write_anon(kB, 80));
+  sim->run();
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(sim->nr_live_tasks(), 0u) << "no hang: kswapd sleeps, the task finishes";
+  EXPECT_EQ(vm.pswpout, 4 * kPagesPerMiB) << "exactly the swap device's size";
+  EXPECT_EQ(vm.pgsteal_kswapd + vm.pgsteal_direct, 4 * kPagesPerMiB) << "nothing else reclaimed";
+  EXPECT_GT(vm.fault_oom, 0u);
+  EXPECT_EQ(sim->swap().inuse(), 0u) << "exit_mmap() freed the swap entries";
+}
+
+TEST(ReclaimTest, NoSwapNoAnonReclaim) {
+  auto sim = make_machine(64, 0);
+  thread(*sim, 1, 0, write_anon(kB, 80));
+  sim->run();
+  EXPECT_EQ(sim->stats().vm.pswpout, 0u);
+  EXPECT_EQ(sim->stats().vm.pgsteal_direct + sim->stats().vm.pgsteal_kswapd, 0u);
+  EXPECT_GT(sim->stats().vm.allocstall, 0u);
+  EXPECT_GT(sim->stats().vm.fault_oom, 0u);
+  EXPECT_EQ(sim->page_alloc().allocated(), 0u);
+}
+
+TEST(ReclaimTest, SameInputSameResults) {
+  auto one = make_machine(64, 256);
+  auto two = make_machine(64, 256);
+  run_then_look(*one, lazyfree_then_pressure({Op::touch(kA, 8 * kMiB, false)}));
+  run_then_look(*two, lazyfree_then_pressure({Op::touch(kA, 8 * kMiB, false)}));
+  EXPECT_TRUE(one->stats() == two->stats());
+  EXPECT_TRUE(one->lockstat() == two->lockstat());
+  EXPECT_TRUE(one->cpu_totals() == two->cpu_totals());
+  EXPECT_GT(one->stats().vm.pswpin, 0u);
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
