@@ -48,8 +48,11 @@ Status find_frame(std::span<const uint8_t> file, uint64_t offset, FrameSpan* fra
   return Status::ok();
 }
 
-Status parse_frame(std::span<const uint8_t> file, const FrameSpan& frame, uint64_t max_frame_bytes,
-                   ParsedFrame* out) {
+// Decompresses `frame` and hands its Frame root to `use`, turning a malformed message (a kj
+// exception from the reader's bounds and limit checks) into an error naming the offset.
+template <typename Use>
+Status with_frame_root(std::span<const uint8_t> file, const FrameSpan& frame,
+                       uint64_t max_frame_bytes, Use use) {
   WordBuffer& words = scratch_words();
   if (Status s = decompress_frame(file.subspan(frame.offset, frame.size), frame.offset,
                                   max_frame_bytes, &words);
@@ -57,9 +60,17 @@ Status parse_frame(std::span<const uint8_t> file, const FrameSpan& frame, uint64
     return s;
   }
   try {
-    capnp::FlatArrayMessageReader message(as_words(words),
-                                          reader_options_for(words.size()));
-    auto root = message.getRoot<capnp_schema::Frame>();
+    capnp::FlatArrayMessageReader message(as_words(words), reader_options_for(words.size()));
+    return use(message.getRoot<capnp_schema::Frame>());
+  } catch (const kj::Exception& e) {
+    return Status::error("frame at " + where(frame.offset) +
+                         ": malformed Cap'n Proto message: " + e.getDescription().cStr());
+  }
+}
+
+Status parse_frame(std::span<const uint8_t> file, const FrameSpan& frame, uint64_t max_frame_bytes,
+                   ParsedFrame* out) {
+  return with_frame_root(file, frame, max_frame_bytes, [&](capnp_schema::Frame::Reader root) {
     switch (root.which()) {
       case capnp_schema::Frame::HEADER:
         out->is_header = true;
@@ -69,32 +80,17 @@ Status parse_frame(std::span<const uint8_t> file, const FrameSpan& frame, uint64
         return decode_chunk(root.getChunk(), frame.offset, &out->chunk);
     }
     return Status::error("frame at " + where(frame.offset) + ": unknown frame type");
-  } catch (const kj::Exception& e) {
-    return Status::error("frame at " + where(frame.offset) +
-                         ": malformed Cap'n Proto message: " + e.getDescription().cStr());
-  }
+  });
 }
 
 Status decode_chunk_frame(std::span<const uint8_t> file, const FrameSpan& frame,
                           uint64_t max_frame_bytes, DecodedChunk* out) {
-  WordBuffer& words = scratch_words();
-  if (Status s = decompress_frame(file.subspan(frame.offset, frame.size), frame.offset,
-                                  max_frame_bytes, &words);
-      !s) {
-    return s;
-  }
-  try {
-    capnp::FlatArrayMessageReader message(as_words(words),
-                                          reader_options_for(words.size()));
-    auto root = message.getRoot<capnp_schema::Frame>();
+  return with_frame_root(file, frame, max_frame_bytes, [&](capnp_schema::Frame::Reader root) {
     if (root.which() != capnp_schema::Frame::CHUNK) {
       return Status::error("frame at " + where(frame.offset) + ": expected a chunk");
     }
     return decode_chunk(root.getChunk(), frame.offset, out);
-  } catch (const kj::Exception& e) {
-    return Status::error("frame at " + where(frame.offset) +
-                         ": malformed Cap'n Proto message: " + e.getDescription().cStr());
-  }
+  });
 }
 
 ScanResult scan_chunk_frames(std::span<const uint8_t> file, uint64_t start,
