@@ -97,6 +97,15 @@ inline constexpr uint32_t MAX_RECLAIM_RETRIES = 16;
 // mm/swap.c: /proc/sys/vm/page-cluster: swap-in readahead reads 2^page_cluster pages.
 inline constexpr uint32_t page_cluster = 3;
 
+// ---- Buffer heads (fs/buffer.c) ------------------------------------------------------------------
+// Per-CPU bh_lru entries: 8, raised to 16 in 3.18 (86cf78d73de8: creating a file in a large ext4
+// directory with quota touches about 9 buffer heads). The model takes it from policy bh_lru_size.
+inline constexpr uint32_t BH_LRU_SIZE = 16;
+inline constexpr uint32_t BH_LRU_SIZE_PRE_3_18 = 8;
+// The model's file-system block size: mke2fs.conf's ext4 default blocksize (one buffer head per
+// 4 KiB page); MachineConfig::fs_block_size may pick a smaller power of two (1 KiB .. PAGE_SIZE).
+inline constexpr uint64_t EXT4_DEFAULT_BLOCK_SIZE = 4096;
+
 // ---- Scheduler --------------------------------------------------------------------------------
 // kernel/sched/fair.c: sysctl_sched_base_slice (6.6+ EEVDF) = 0.75 ms, the same value as
 // sysctl_sched_min_granularity in 3.x CFS. The model's time slice when tasks share a CPU.

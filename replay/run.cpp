@@ -29,10 +29,11 @@ constexpr OpKey kOpKeys[] = {
     {OpKind::kMprotect, "mprotect"},   {OpKind::kMremap, "mremap"},
     {OpKind::kBrk, "brk"},             {OpKind::kMadvise, "madvise"},
     {OpKind::kMadviseVec, "madvise_vector"},
+    {OpKind::kFileRead, "read"},       {OpKind::kFileWrite, "write"},
+    {OpKind::kFsync, "fsync"},
 };
 // Operation keys the schema always carries; the model parts that fill them land later.
-constexpr const char* kFutureOpKeys[] = {"major_fault", "read",        "write",         "fsync",
-                                         "contig_alloc", "contig_free"};
+constexpr const char* kFutureOpKeys[] = {"major_fault", "contig_alloc", "contig_free"};
 
 // The lock_stat class prefix of mm->mmap_sem (kernelsim/mm/mm_types.cpp), '&' dropped.
 constexpr std::string_view kMmapSemClass = "mm->mmap_sem";
@@ -104,8 +105,8 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
       {"context_switches", total.context_switches},
       {"allocstalls", vm.allocstall},
       {"kswapd_wakeups", vm.kswapd_wakeups},
-      {"bh_lru_hits", 0},
-      {"bh_lru_misses", 0},
+      {"bh_lru_hits", vm.bh_lru_hits},
+      {"bh_lru_misses", vm.bh_lru_misses},
       {"bh_lru_invalidations", 0},
       {"migrations_failed", 0},
       {"fault_anon", vm.fault_anon},

@@ -86,11 +86,15 @@ bool TraceOpSource::translate(Op& op) const {
     case EventKind::kPageFault: op = Op::page_fault(e.addr, e.is_write()); return true;
     case EventKind::kTouch: op = Op::touch(e.addr, e.len, e.is_write(), e.arg0); return true;
     case EventKind::kFileRead:
+      op = Op::file_read(static_cast<uint32_t>(e.arg0), e.arg1, e.len);
+      return true;
     case EventKind::kFileWrite:
-    case EventKind::kFsync:
+      op = Op::file_write(static_cast<uint32_t>(e.arg0), e.arg1, e.len);
+      return true;
+    case EventKind::kFsync: op = Op::fsync(static_cast<uint32_t>(e.arg0)); return true;
     case EventKind::kContigAlloc:
     case EventKind::kContigFree:
-      return false;  // modelled by the buffer-head / CMA work (issue 7); counted as skipped
+      return false;  // modelled by the CMA work (issue 7); counted as skipped
     case EventKind::kObservation:
       return false;  // what the real kernel did: compared with, never replayed
   }

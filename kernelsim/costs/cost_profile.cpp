@@ -29,6 +29,11 @@ CostProfile cost_profile_default() {
   c.swap_out_page = SimTime::us(2);          // (unverified) add_to_swap + bio submit, NVMe
   c.swap_in_page = SimTime::us(90);          // kernel-mm.md: NVMe swap-in ~80-100 us (unverified)
   c.swap_in_readahead_page = SimTime::ns(500);  // (unverified) 4 KiB more in one NVMe read
+  c.bh_lru_irq = SimTime::ns(10);           // (unverified) cli + popf pair, no pending irq
+  c.bh_lru_slot = SimTime::ns(1);            // (unverified) one compare / store in L1
+  c.find_get_block_slow = SimTime::ns(80);   // (unverified) spin_lock + bh ring walk, uncontended
+  c.file_copy_page = SimTime::ns(400);       // (unverified) ~10 GB/s user copy of 4 KiB
+  c.fsync_block = SimTime::us(20);           // (unverified) NVMe 4 KiB write + flush
   c.vma_alloc = SimTime::ns(150);            // (unverified)
   c.vma_split = SimTime::ns(200);            // (unverified)
   c.vma_merge = SimTime::ns(100);            // (unverified)
@@ -73,6 +78,10 @@ CostProfile cost_profile_xeon_2014() {
   c.swap_out_page = SimTime::us(3);          // (unverified) SATA SSD, bio submit + AHCI
   c.swap_in_page = SimTime::us(150);         // (unverified) SATA SSD 4 KiB random read ~100-200 us
   c.swap_in_readahead_page = SimTime::us(1); // (unverified) ~500 MB/s sequential
+  c.bh_lru_irq = SimTime::ns(15);            // (unverified) IvyBridge cli/popf
+  c.find_get_block_slow = SimTime::ns(120);  // (unverified) find_get_page + private_lock, 3.x
+  c.file_copy_page = SimTime::ns(550);       // (unverified) ~7.5 GB/s user copy
+  c.fsync_block = SimTime::us(200);          // (unverified) SATA SSD write + cache flush
   return c;
 }
 

@@ -49,6 +49,13 @@ struct CostProfile {
                                //     submission (the write completes asynchronously); zram: compression
   SimTime swap_in_page;        // ns: a swap-in read of one page, waited for off CPU (major fault)
   SimTime swap_in_readahead_page;  // ns: each further page of the page-cluster window in the same I/O
+  // ---- Buffer heads and file I/O (fs/buffer.c, fs/read_write.c) ----
+  SimTime bh_lru_irq;          // ns: local_irq_disable() + local_irq_enable() around one bh_lru access
+  SimTime bh_lru_slot;         // ns: comparing or shifting one bh_lru slot (a hot per-CPU line)
+  SimTime find_get_block_slow; // ns: __find_get_block_slow() beyond the page-cache lookup:
+                               //     mapping->private_lock (uncontended) + walking the page's buffers
+  SimTime file_copy_page;      // ns: copy_to_user/copy_from_user of 4 KiB of page-cache data
+  SimTime fsync_block;         // ns: fsync writing one dirty block and waiting for it (off CPU)
   // ---- VMAs ----
   SimTime vma_alloc;           // ns: vm_area_alloc() + insert into the VMA tree
   SimTime vma_split;           // ns: __split_vma()

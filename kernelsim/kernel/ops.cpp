@@ -2,6 +2,7 @@
 
 #include "kernelsim/kernel/thread.h"
 
+#include "kernelsim/fs/read_write.h"
 #include "kernelsim/mm/madvise.h"
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
@@ -47,6 +48,9 @@ Co<bool> do_op(Task& t, const Op& op) {
     case OpKind::kMmExit:
       if (t.mm() != nullptr) co_await exit_mmap(t, *t.mm());
       break;
+    case OpKind::kFileRead: set_result(t, co_await ksys_read(t, op.file, op.offset, op.len)); break;
+    case OpKind::kFileWrite: set_result(t, co_await ksys_write(t, op.file, op.offset, op.len)); break;
+    case OpKind::kFsync: set_result(t, co_await do_fsync(t, op.file)); break;
   }
   co_return true;
 }

@@ -44,6 +44,10 @@ void register_builtin_policies(PolicyRegistry& r) {
   r.add_value("pagevec_size", pagevec_size_14());
   r.add_value("pagevec_size", pagevec_size_15());
   r.add_value("pagevec_size", pagevec_size_31());
+
+  r.add_knob(bh_lru_size_knob());
+  r.add_value("bh_lru_size", bh_lru_size_8());
+  r.add_value("bh_lru_size", bh_lru_size_16());
 }
 
 }  // namespace mmreplay::kernelsim

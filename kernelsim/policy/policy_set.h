@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "kernelsim/policy/bh_lru_size.h"
 #include "kernelsim/policy/fault_lock.h"
 #include "kernelsim/policy/lazy_tlb.h"
 #include "kernelsim/policy/lazyfree_lru.h"
@@ -30,10 +31,12 @@ struct PolicySet {
   std::unique_ptr<const WatermarkPolicy> watermarks;
   std::unique_ptr<const LazyfreeLruPolicy> lazyfree_lru;
   std::unique_ptr<const PagevecSizePolicy> pagevec_size;
+  std::unique_ptr<const BhLruSizePolicy> bh_lru_size;
 
   // True when every hook has an implementation.
   bool complete() const {
-    return madv_free && madvise && tlb && fault_lock && lazy_tlb && rwsem_wake && watermarks && lazyfree_lru && pagevec_size;
+    return madv_free && madvise && tlb && fault_lock && lazy_tlb && rwsem_wake && watermarks && lazyfree_lru && pagevec_size &&
+           bh_lru_size;
   }
 };
 

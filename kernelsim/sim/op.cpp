@@ -23,6 +23,9 @@ const char* op_kind_name(OpKind kind) {
     case OpKind::kThreadExit: return "thread_exit";
     case OpKind::kMmCreate: return "mm_create";
     case OpKind::kMmExit: return "mm_exit";
+    case OpKind::kFileRead: return "read";
+    case OpKind::kFileWrite: return "write";
+    case OpKind::kFsync: return "fsync";
   }
   return "?";
 }
@@ -103,5 +106,28 @@ Op Op::touch(uint64_t addr, uint64_t len, bool write, uint64_t stride) {
 Op Op::thread_exit() { Op o; o.kind = OpKind::kThreadExit; return o; }
 Op Op::mm_create(uint32_t mm_id) { Op o; o.kind = OpKind::kMmCreate; o.mm_id = mm_id; return o; }
 Op Op::mm_exit() { Op o; o.kind = OpKind::kMmExit; return o; }
+
+Op Op::file_read(uint32_t file, uint64_t offset, uint64_t len) {
+  Op o;
+  o.kind = OpKind::kFileRead;
+  o.file = file;
+  o.offset = offset;
+  o.len = len;
+  return o;
+}
+
+Op Op::file_write(uint32_t file, uint64_t offset, uint64_t len) {
+  Op o = file_read(file, offset, len);
+  o.kind = OpKind::kFileWrite;
+  o.write = true;
+  return o;
+}
+
+Op Op::fsync(uint32_t file) {
+  Op o;
+  o.kind = OpKind::kFsync;
+  o.file = file;
+  return o;
+}
 
 }  // namespace mmreplay::kernelsim

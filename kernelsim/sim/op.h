@@ -20,6 +20,9 @@
 //   kThreadExit  the thread exits (also at the end of its OpSource)
 //   kMmCreate    mm_id: the thread continues in a new mm (exec / the child side of fork)
 //   kMmExit      the thread's mm is torn down now (exit_mmap()); later ops in it fail
+//   kFileRead    file, offset, len: read(2) of a file range (fs/read_write.h)
+//   kFileWrite   file, offset, len: write(2) of a file range
+//   kFsync       file: fsync(2), writes the file's dirty blocks
 
 #pragma once
 
@@ -47,8 +50,11 @@ enum class OpKind : uint8_t {
   kThreadExit,
   kMmCreate,
   kMmExit,
+  kFileRead,
+  kFileWrite,
+  kFsync,
 };
-inline constexpr int kOpKindCount = 15;
+inline constexpr int kOpKindCount = 18;
 
 const char* op_kind_name(OpKind kind);
 
@@ -93,6 +99,9 @@ struct Op {
   static Op thread_exit();
   static Op mm_create(uint32_t mm_id);
   static Op mm_exit();
+  static Op file_read(uint32_t file, uint64_t offset, uint64_t len);
+  static Op file_write(uint32_t file, uint64_t offset, uint64_t len);
+  static Op fsync(uint32_t file);
 };
 
 // Where a task gets its next Op. Owned by the task.

@@ -29,12 +29,18 @@ Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
   assert(machine.nr_cpus >= 1 && machine.nr_cpus <= NR_CPUS);
   page_alloc_ = std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT, machine.nr_cpus);
   lruvec_ = std::make_unique<Lruvec>(*this, machine.nr_cpus);
+  buffers_ = std::make_unique<BufferCache>(machine.nr_cpus, policies_.bh_lru_size->size(), machine.fs_block_size);
 }
 
 std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,
                                                std::string_view policy, std::string* error) {
   if (machine.nr_cpus < 1 || machine.nr_cpus > NR_CPUS) {
     if (error) *error = "nr_cpus " + std::to_string(machine.nr_cpus) + " outside 1.." + std::to_string(NR_CPUS);
+    return nullptr;
+  }
+  const uint64_t bs = machine.fs_block_size;
+  if (bs == 0 || (bs & (bs - 1)) != 0 || PAGE_SIZE % bs != 0) {
+    if (error) *error = "fs_block_size " + std::to_string(bs) + " is not a power of two dividing the page size";
     return nullptr;
   }
   PolicyRegistry registry;

@@ -18,7 +18,9 @@
 #include <string_view>
 #include <vector>
 
+#include "kernelsim/constants.h"
 #include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/fs/buffer.h"
 #include "kernelsim/locking/lockstat.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/lru.h"
@@ -39,6 +41,7 @@ struct MachineConfig {
   uint64_t memory_bytes = uint64_t{16} << 30;            // managed by the one zone
   SimTime time_slice = SimTime::ns(sysctl_sched_base_slice_ns);
   uint64_t swap_bytes = 0;                               // one swap device; 0 = no swap
+  uint64_t fs_block_size = EXT4_DEFAULT_BLOCK_SIZE;      // block size of every file (fs/buffer.h)
 };
 
 class Simulation {
@@ -100,6 +103,9 @@ class Simulation {
   Lruvec& lruvec() { return *lruvec_; }
   const Lruvec& lruvec() const { return *lruvec_; }
   SwapInfo& swap() { return swap_; }
+  // Buffer heads and the per-CPU bh_lrus (fs/buffer.h).
+  BufferCache& buffers() { return *buffers_; }
+  const BufferCache& buffers() const { return *buffers_; }
   const SwapInfo& swap() const { return swap_; }
   // pgdat->kswapd, created on the first wakeup_kswapd() (mm/vmscan.h).
   Task* kswapd() const { return kswapd_; }
@@ -120,6 +126,7 @@ class Simulation {
   Scheduler sched_;
   std::unique_ptr<PageAllocator> page_alloc_;
   std::unique_ptr<Lruvec> lruvec_;
+  std::unique_ptr<BufferCache> buffers_;
   SwapInfo swap_;
   Task* kswapd_ = nullptr;
   std::vector<std::unique_ptr<Mm>> mms_;

@@ -57,6 +57,11 @@ struct VmCounters {
   uint64_t pgmajfault = 0;            // faults that waited for swap-in I/O
   uint64_t swap_full = 0;             // anon pages kept because no swap slot was free
   uint64_t madv_free_swap_freed = 0;  // swap entries freed by MADV_FREE (free-swapped)
+  // ---- Buffer heads (fs/buffer.c) ----
+  uint64_t bh_lru_hits = 0;           // lookup_bh_lru() found the buffer head
+  uint64_t bh_lru_misses = 0;         // ... did not (__find_get_block_slow() follows)
+  uint64_t bh_lru_installs = 0;       // bh_lru_install() put a new entry (and a reference) in
+  uint64_t bh_lru_evictions = 0;      // ... and pushed the tail out (brelse)
   friend bool operator==(const VmCounters&, const VmCounters&) = default;
 };
 

@@ -40,6 +40,27 @@ TEST(Run, MadvBombFaultsEveryPageOfEveryLoop) {
   EXPECT_EQ(r.cpus, 12u);  // the trace's machine (seed 000)
 }
 
+TEST(Run, CmaBhReadsAndWritesGoThroughTheBhLru) {
+  // 8 blocks per worker file fit the default 16-entry bh_lru: after each CPU's first pass, hits.
+  auto reader = generate("cma-bh", {"--threads", "2", "--loops", "200", "--size", "32K",
+                                    "--io-size", "4K"});
+  ChunkCache cache(64);
+  RunSpec spec;
+  spec.policy_name = "default";
+  RunResult r;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &r));
+  const uint64_t io = r.ops.at("read").count() + r.ops.at("write").count();
+  EXPECT_EQ(io, 2u * 200u);
+  EXPECT_GT(r.ops.at("read").count(), 0u);
+  EXPECT_GT(r.ops.at("read").percentile(50), 0u);
+  EXPECT_GT(r.ops.at("write").count(), 0u);
+  EXPECT_GT(r.ops.at("write").percentile(50), 0u);
+  // One aligned 4 KiB block per I/O: one bh_lru lookup each.
+  EXPECT_EQ(r.counters.at("bh_lru_hits") + r.counters.at("bh_lru_misses"), io);
+  EXPECT_GT(r.counters.at("bh_lru_hits"), 0u);
+  EXPECT_LE(r.counters.at("bh_lru_misses"), 2u * 8u);
+}
+
 TEST(Run, MadvFreeLazyKeepsPagesSoLaterLoopsDoNotFault) {
   auto reader = generate("madv-bomb", {"--processes", "1", "--size", "1M", "--loops", "3",
                                        "--advice", "free"});

@@ -1,0 +1,67 @@
+#include "kernelsim/fs/read_write.h"
+
+#include <algorithm>
+
+#include "kernelsim/constants.h"
+#include "kernelsim/fs/buffer.h"
+#include "kernelsim/kernel/thread.h"
+#include "kernelsim/sim/shared_step.h"
+#include "kernelsim/sim/simulation.h"
+#include "kernelsim/sim/task.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// The block loop shared by read and write: one __find_get_block() per block touched, the copy of
+// the bytes in it, and brelse() of the caller's reference.
+Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool write) {
+  Simulation& sim = t.sim();
+  // The bh_lru is per CPU and shared by the tasks of that CPU: order against them first.
+  co_await sync_point(t);
+  t.work(sim.costs().syscall_entry);
+  BufferCache& cache = sim.buffers();
+  const uint64_t bs = cache.block_size();
+  BhCtx c{cache, t.cpu().id, sim.costs(), sim.vm(), SimTime::zero()};
+  const uint64_t end = offset + len;
+  for (uint64_t pos = offset; pos < end;) {
+    const uint64_t block = pos / bs;
+    const uint64_t chunk = std::min(end, (block + 1) * bs) - pos;
+    BufferHead& bh = __find_get_block(c, BhKey{file, block});
+    // copy_to_user / copy_from_user of `chunk` bytes at the profile's per-page rate.
+    c.spent += SimTime::ns(sim.costs().file_copy_page.count_ns() * static_cast<int64_t>(chunk) /
+                           static_cast<int64_t>(PAGE_SIZE));
+    if (write) bh.dirty = true;  // mark_buffer_dirty()
+    brelse(c, bh);
+    pos += chunk;
+  }
+  t.work(c.spent);
+  co_return static_cast<int64_t>(len);
+}
+
+}  // namespace
+
+// Models fs/read_write.c: ksys_read()
+Co<int64_t> ksys_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
+  co_return co_await rw_blocks(t, file, offset, len, /*write=*/false);
+}
+
+// Models fs/read_write.c: ksys_write()
+Co<int64_t> ksys_write(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
+  co_return co_await rw_blocks(t, file, offset, len, /*write=*/true);
+}
+
+// Models fs/sync.c: do_fsync()
+Co<int64_t> do_fsync(Task& t, uint32_t file) {
+  Simulation& sim = t.sim();
+  co_await sync_point(t);
+  t.work(sim.costs().syscall_entry);
+  const std::vector<BufferHead*> dirty = sim.buffers().dirty_buffers(file);
+  for (BufferHead* bh : dirty) bh->dirty = false;  // clear_buffer_dirty() at submit
+  if (!dirty.empty()) {
+    // The writes and their completion: waited for off CPU (wait_on_buffer()).
+    co_await do_sleep(t, sim.costs().fsync_block * static_cast<int64_t>(dirty.size()));
+  }
+  co_return 0;
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,27 @@
+// read(2), write(2) and fsync(2) of a file range at the level of buffer heads (fs/read_write.c).
+//
+// Simplification: the model walks the range block by block through __find_get_block() (as the
+// buffer-head paths of block devices and ext4 metadata do) instead of filemap_read()'s folio
+// walk; each block touched costs a bh_lru lookup (and on a miss the page-cache slow path and an
+// install) plus the user copy of its bytes. Page-cache misses (disk reads) are not modelled: file
+// pages are resident. A write marks the block's buffer head dirty; fsync writes every dirty block
+// of the file, waiting off CPU (CostProfile::fsync_block each), and cleans them.
+
+#pragma once
+
+#include <cstdint>
+
+#include "kernelsim/sim/co.h"
+
+namespace mmreplay::kernelsim {
+
+class Task;
+
+// Models fs/read_write.c: ksys_read(). Returns the bytes read (len).
+Co<int64_t> ksys_read(Task& t, uint32_t file, uint64_t offset, uint64_t len);
+// Models fs/read_write.c: ksys_write(). Returns the bytes written (len).
+Co<int64_t> ksys_write(Task& t, uint32_t file, uint64_t offset, uint64_t len);
+// Models fs/sync.c: do_fsync(). Returns 0.
+Co<int64_t> do_fsync(Task& t, uint32_t file);
+
+}  // namespace mmreplay::kernelsim
