@@ -8,19 +8,34 @@ const std::vector<PolicyPreset>& policy_presets() {
       // Kernel releases. Only knobs the model has are set; see `trace-replay policies`.
       {"linux-3.16",
        "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14",
-       "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem"},
+       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
+       "bh_lru_size=8",
+       "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
+       "BH_LRU_SIZE 8"},
+      {"linux-3.18",
+       "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
+       "bh_lru_size=16",
+       "3.18: BH_LRU_SIZE 8 -> 16 (86cf78d73de8)"},
       {"linux-4.5",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14",
+       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
+       "bh_lru_size=16",
        "4.5: MADV_FREE merged (854e9ed09ded), seed 000's kernel"},
+      {"linux-4.12",
+       "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+       "rwsem_wake=contiguous,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=14,"
+       "bh_lru_size=16",
+       "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor (4.6)"},
       {"linux-5.3",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,"
-       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15",
+       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15,"
+       "bh_lru_size=16",
        "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19)"},
       {"linux-6.6",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=per-vma,lazy_tlb=skip,"
-       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15",
+       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15,"
+       "bh_lru_size=16",
        "6.4-6.6: per-VMA locks for page faults"},
       // Seed 000 ("mm: throttle MADV_FREE").
       {"dontneed", "madv_free=as-dontneed", "seed 000: MADV_FREE handled as MADV_DONTNEED"},
@@ -32,6 +47,9 @@ const std::vector<PolicyPreset>& policy_presets() {
       // Seed 002 ("mm: add a new vector based madvise syscall").
       {"per-call", "madvise=per-call", "seed 002: one madvise() per range"},
       {"vector", "madvise=vector", "seed 002: madvisev(), one lock and one TLB flush per call"},
+      // Seed 004 ("CMA/HOTPLUG: clear buffer-head lru before page migration").
+      {"bh-lru-8", "bh_lru_size=8", "seed 004: BH_LRU_SIZE 8 (before 3.18)"},
+      {"bh-lru-16", "bh_lru_size=16", "seed 004: BH_LRU_SIZE 16 (3.18+, 86cf78d73de8)"},
       // TLB invalidation mechanism.
       {"ipi", "tlb=ipi", "x86 shootdown IPIs (arch/x86/mm/tlb.c)"},
       {"broadcast", "tlb=broadcast", "AMD INVLPGB / Intel RAR broadcast invalidation (~6.15)"},

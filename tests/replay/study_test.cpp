@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "kernelsim/policy/presets.h"
+#include "kernelsim/policy/registry.h"
 #include "replay/hgrm.h"
 #include "replay/policy_spec.h"
 #include "replay/results_json.h"
@@ -188,6 +190,23 @@ TEST(Study, PeakMemoryDoesNotGrowWithTraceLength) {
   EXPECT_EQ(b.host.events_replayed, large->total_events());
   EXPECT_LE(static_cast<double>(rss_large), 1.5 * static_cast<double>(rss_small))
       << "peak RSS " << rss_small << " kB -> " << rss_large << " kB";
+}
+
+TEST(PolicySpec, EveryPresetIsAValidConfiguration) {
+  // A preset naming a knob or value the model lacks must fail here, not in a user's study.
+  kernelsim::PolicyRegistry registry;
+  kernelsim::register_builtin_policies(registry);
+  for (const kernelsim::PolicyPreset& p : kernelsim::policy_presets()) {
+    std::string knobs;
+    ASSERT_TRUE(resolve_policy(p.name, &knobs)) << p.name;
+    const kernelsim::PolicyParse parsed = kernelsim::parse_policy_config(knobs, registry);
+    EXPECT_TRUE(parsed.config.has_value()) << p.name << ": " << parsed.error;
+  }
+  std::string a, b;
+  ASSERT_TRUE(resolve_policy("linux-3.16", &a));
+  ASSERT_TRUE(resolve_policy("linux-3.18", &b));
+  EXPECT_NE(a.find("bh_lru_size=8"), std::string::npos);
+  EXPECT_NE(b.find("bh_lru_size=16"), std::string::npos);
 }
 
 TEST(PolicySpec, PresetsOverridesAndErrors) {
