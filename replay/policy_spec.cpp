@@ -50,8 +50,20 @@ formats::Status resolve_policy(std::string_view spec, std::string* knobs) {
         return formats::Status::error("--policy " + std::string(spec) + ": no preset '" +
                                       parts[i] + "' (trace-replay policies lists them)");
       }
-      if (!preset->knobs.empty()) {
-        for (const std::string& item : split(preset->knobs, ',')) {
+      // The era's kernel preset first, then the preset's own knobs over it.
+      std::vector<const kernelsim::PolicyPreset*> chain = {preset};
+      while (!chain.back()->base.empty() && chain.size() <= kernelsim::policy_presets().size()) {
+        const kernelsim::PolicyPreset* base = kernelsim::find_policy_preset(chain.back()->base);
+        if (base == nullptr) {
+          return formats::Status::error("--policy " + std::string(spec) + ": preset '" +
+                                        chain.back()->name + "' names a missing base '" +
+                                        chain.back()->base + "'");
+        }
+        chain.push_back(base);
+      }
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if ((*it)->knobs.empty()) continue;
+        for (const std::string& item : split((*it)->knobs, ',')) {
           if (formats::Status s = add(item); !s) return s;
         }
       }

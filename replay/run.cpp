@@ -161,6 +161,7 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   }
   // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim).
   machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
+  machine.min_free_kbytes = spec.min_free_kbytes;
   const auto costs = kernelsim::find_cost_profile(spec.profile);
   if (!costs) return formats::Status::error("--profile " + spec.profile + ": no such cost profile");
   std::string error;

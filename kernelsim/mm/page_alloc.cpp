@@ -30,7 +30,11 @@ uint64_t calculate_min_free_kbytes(uint64_t managed_pages, uint64_t ceil_kbytes)
 
 void PageAllocator::setup_per_zone_wmarks() {
   const WatermarkPolicy& policy = *sim_.policies().watermarks;
-  zone_.min_free_kbytes = calculate_min_free_kbytes(zone_.managed_pages, policy.min_free_kbytes_ceil());
+  // A value written to /proc/sys/vm/min_free_kbytes replaces the boot-time formula
+  // (min_free_kbytes_sysctl_handler() -> setup_per_zone_wmarks()).
+  zone_.min_free_kbytes = sim_.machine().min_free_kbytes != 0
+                              ? sim_.machine().min_free_kbytes
+                              : calculate_min_free_kbytes(zone_.managed_pages, policy.min_free_kbytes_ceil());
   // One zone holds all lowmem, so its share of pages_min is all of it.
   const WatermarkView view{zone_.min_free_kbytes >> (PAGE_SHIFT - 10), zone_.managed_pages};
   zone_.wmark_min = view.min_pages;

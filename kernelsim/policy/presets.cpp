@@ -12,6 +12,12 @@ const std::vector<PolicyPreset>& policy_presets() {
        "bh_lru_size=8",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
        "BH_LRU_SIZE 8"},
+      {"linux-3.17-rc2",
+       "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
+       "bh_lru_size=8",
+       "3.17-rc2 (seed 001's regression): the uncharge rewrite (0a31bc97c80c) batched per pagevec; "
+       "tlb_single_page_flush_ceiling 33 (a5102476a24b)"},
       {"linux-3.18",
        "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
@@ -38,18 +44,19 @@ const std::vector<PolicyPreset>& policy_presets() {
        "bh_lru_size=16",
        "6.4-6.6: per-VMA locks for page faults"},
       // Seed 000 ("mm: throttle MADV_FREE").
-      {"dontneed", "madv_free=as-dontneed", "seed 000: MADV_FREE handled as MADV_DONTNEED"},
-      {"free", "madv_free=lazy", "seed 000: lazy free (4.5, 854e9ed09ded)"},
+      {"dontneed", "madv_free=as-dontneed", "seed 000: MADV_FREE handled as MADV_DONTNEED", "linux-4.5"},
+      {"free", "madv_free=lazy", "seed 000: lazy free (4.5, 854e9ed09ded)", "linux-4.5"},
       {"free-throttled", "madv_free=throttled",
-       "seed 000 RFC 1/4: DONTNEED while free pages <= 1.5 x min watermark"},
+       "seed 000 RFC 1/4: DONTNEED while free pages <= 1.5 x min watermark", "linux-4.5"},
       {"free-swapped", "madv_free=free-swapped",
-       "seed 000 fix: lazy free that also frees swapped PTEs in the range"},
+       "seed 000 fix: lazy free that also frees swapped PTEs in the range", "linux-4.5"},
       // Seed 002 ("mm: add a new vector based madvise syscall").
-      {"per-call", "madvise=per-call", "seed 002: one madvise() per range"},
-      {"vector", "madvise=vector", "seed 002: madvisev(), one lock and one TLB flush per call"},
+      {"per-call", "madvise=per-call", "seed 002: one madvise() per range", "linux-4.5"},
+      {"vector", "madvise=vector", "seed 002: madvisev(), one lock and one TLB flush per call",
+       "linux-4.5"},
       // Seed 004 ("CMA/HOTPLUG: clear buffer-head lru before page migration").
-      {"bh-lru-8", "bh_lru_size=8", "seed 004: BH_LRU_SIZE 8 (before 3.18)"},
-      {"bh-lru-16", "bh_lru_size=16", "seed 004: BH_LRU_SIZE 16 (3.18+, 86cf78d73de8)"},
+      {"bh-lru-8", "bh_lru_size=8", "seed 004: BH_LRU_SIZE 8 (before 3.18)", "linux-3.18"},
+      {"bh-lru-16", "bh_lru_size=16", "seed 004: BH_LRU_SIZE 16 (3.18+, 86cf78d73de8)", "linux-3.18"},
       // TLB invalidation mechanism.
       {"ipi", "tlb=ipi", "x86 shootdown IPIs (arch/x86/mm/tlb.c)"},
       {"broadcast", "tlb=broadcast", "AMD INVLPGB / Intel RAR broadcast invalidation (~6.15)"},

@@ -15,6 +15,9 @@ struct PolicyPreset {
   std::string name;
   std::string knobs;   // "key=value,key=value"; knobs not named keep their defaults
   std::string source;  // the kernel release or seed thread (and commit) it comes from
+  // The kernel preset of the era these knobs override ("" = the model's defaults): a seed's
+  // policies are changes to the kernel the thread measured (issue 9).
+  std::string base = {};
 };
 
 // Every preset, in the order `trace-replay policies` lists them.

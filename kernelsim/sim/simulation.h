@@ -42,6 +42,9 @@ struct MachineConfig {
   SimTime time_slice = SimTime::ns(sysctl_sched_base_slice_ns);
   uint64_t swap_bytes = 0;                               // one swap device; 0 = no swap
   uint64_t fs_block_size = EXT4_DEFAULT_BLOCK_SIZE;      // block size of every file (fs/buffer.h)
+  // vm.min_free_kbytes as an administrator sets it; 0 = the kernel's int_sqrt formula. A scaled
+  // machine sets the full-size value x scale so the watermarks keep their share of memory.
+  uint64_t min_free_kbytes = 0;
 };
 
 class Simulation {

@@ -225,5 +225,26 @@ TEST(PolicySpec, PresetsOverridesAndErrors) {
   EXPECT_EQ(split_policy_list({"a,b", "c"}), (std::vector<std::string>{"a", "b", "c"}));
 }
 
+TEST(PolicySpec, SeedPresetsOverrideTheirEra) {
+  // Issue 9: a seed's policies are changes to the kernel the thread measured. `free` is 4.5 with
+  // lazy free: 4.5's knobs (3.x watermarks, contiguous rwsem wake-up) are in, lazy free wins.
+  std::string era, free, dontneed;
+  ASSERT_TRUE(resolve_policy("linux-4.5", &era));
+  ASSERT_TRUE(resolve_policy("free", &free));
+  ASSERT_TRUE(resolve_policy("dontneed", &dontneed));
+  EXPECT_EQ(free, era);  // 4.5 already had lazy MADV_FREE
+  EXPECT_NE(dontneed.find("madv_free=as-dontneed"), std::string::npos);
+  EXPECT_NE(dontneed.find("watermarks=3.x"), std::string::npos);
+  EXPECT_EQ(dontneed.find("madv_free=lazy"), std::string::npos);
+  // A user override still wins over both layers.
+  ASSERT_TRUE(resolve_policy("free+watermarks=scale-factor", &free));
+  EXPECT_NE(free.find("watermarks=scale-factor"), std::string::npos);
+  EXPECT_EQ(free.find("watermarks=3.x"), std::string::npos);
+  // Every base names a preset.
+  for (const kernelsim::PolicyPreset& p : kernelsim::policy_presets()) {
+    if (!p.base.empty()) EXPECT_NE(kernelsim::find_policy_preset(p.base), nullptr) << p.name;
+  }
+}
+
 }  // namespace
 }  // namespace mmreplay::replay

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <string>
 
 #include "kernelsim/policy/presets.h"
 #include "kernelsim/policy/registry.h"
@@ -15,8 +16,9 @@ void register_policies_command(CLI::App& app, int* exit_code) {
   cmd->callback([exit_code] {
     std::printf("presets (use as --policy NAME or NAME+knob=value+...):\n");
     for (const auto& p : kernelsim::policy_presets()) {
-      std::printf("  %-12s %s\n  %-12s   = %s\n", p.name.c_str(), p.source.c_str(), "",
-                  p.knobs.empty() ? "(defaults)" : p.knobs.c_str());
+      const std::string knobs = p.knobs.empty() ? "(defaults)" : p.knobs;
+      std::printf("  %-12s %s\n  %-12s   = %s%s\n", p.name.c_str(), p.source.c_str(), "",
+                  p.base.empty() ? "" : (p.base + " + ").c_str(), knobs.c_str());
     }
     kernelsim::PolicyRegistry registry;
     kernelsim::register_builtin_policies(registry);

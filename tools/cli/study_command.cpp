@@ -104,6 +104,8 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
       ->delimiter(',');
   cmd->add_option("--memory", a->memory, "simulated memory, e.g. 3G (default: the trace's)");
   cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G (default: the trace's)");
+  cmd->add_option("--min-free-kbytes", a->min_free_kbytes,
+                  "vm.min_free_kbytes of the simulated machine (default: the kernel's formula)");
   cmd->add_option("--profile", a->profile, "cost profile: default, xeon-2014");
   cmd->add_option("--timing", a->timing, "closed (next event after the previous ends + think) "
                                          "or open (at trace timestamps)")
@@ -166,6 +168,7 @@ int run_study_command(const StudyArgs& a) {
       run.spec.cpus = cpu_list[c];
       run.spec.memory_bytes = memory;
       run.spec.swap_bytes = swap;
+      run.spec.min_free_kbytes = a.min_free_kbytes;
       run.spec.profile = a.profile;
       run.spec.timing = a.timing == "open" ? replay::Timing::kOpen : replay::Timing::kClosed;
       run.spec.placement = a.placement == "pack"          ? replay::Placement::kPack

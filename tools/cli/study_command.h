@@ -21,6 +21,7 @@ struct StudyArgs {
   std::vector<uint32_t> cpus;          // scale: the core counts; others: at most one
   std::string memory;                  // "3G"
   std::string swap;
+  uint64_t min_free_kbytes = 0;
   std::string profile = "default";
   std::string timing = "closed";
   std::string placement = "spread";

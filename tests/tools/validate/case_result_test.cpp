@@ -1,0 +1,106 @@
+// The arithmetic of validation verdicts: ratios to the baseline, directions with a tie band,
+// known gaps left out of the check, and per-arm published baselines (seed 000's second run).
+
+#include <gtest/gtest.h>
+
+#include "tools/validate/case_result.h"
+#include "tools/validate/cases.h"
+#include "tools/validate/extract.h"
+
+namespace mmreplay::validate {
+namespace {
+
+replay::RunResult run_with(uint64_t makespan_ns, uint64_t swapins) {
+  replay::RunResult r;
+  r.makespan_ns = makespan_ns;
+  r.cpus = 4;
+  r.counters["swapins"] = swapins;
+  return r;
+}
+
+ValidationCase two_metric_case() {
+  ValidationCase c;
+  c.name = "t";
+  c.arms = {{"base", "dontneed", {}}, {"a", "free", {}}, {"b", "free-swapped", {}}};
+  c.metrics = {
+      {"elapsed", "s", elapsed_seconds(), {10.0, 20.0, 12.0}, {{}, {}, {6.0}}, ""},
+      {"swap-ins", "pages", counter("swapins"), {100, 50000, std::nullopt}, {}, ""},
+  };
+  return c;
+}
+
+TEST(Direction, TieBandAndZeroBase) {
+  EXPECT_EQ(direction_of(1.01, 1.0, 0.02), Direction::kSame);
+  EXPECT_EQ(direction_of(1.03, 1.0, 0.02), Direction::kHigher);
+  EXPECT_EQ(direction_of(0.5, 1.0, 0.02), Direction::kLower);
+  EXPECT_EQ(direction_of(5.0, 0.0, 0.02), Direction::kHigher);
+  EXPECT_EQ(direction_of(0.0, 0.0, 0.02), Direction::kSame);
+  EXPECT_EQ(direction_of(std::nullopt, 1.0, 0.02), Direction::kUnknown);
+  EXPECT_FALSE(ratio_of(3.0, 0.0).has_value());
+  EXPECT_DOUBLE_EQ(*ratio_of(3.0, 2.0), 1.5);
+}
+
+TEST(CaseResult, RowsRatiosAndVerdicts) {
+  const ValidationCase c = two_metric_case();
+  CaseResult cr;
+  cr.vc = &c;
+  cr.runs = {run_with(1'000'000'000, 0), run_with(2'200'000'000, 900), run_with(900'000'000, 3)};
+  compute_rows(&cr);
+  ASSERT_EQ(cr.rows.size(), 6u);
+  // elapsed, arm a: published 2.0x, model 2.2x: same direction, 10% apart.
+  const Row& a = cr.rows[1];
+  EXPECT_EQ(a.arm, "a");
+  EXPECT_DOUBLE_EQ(*a.published_ratio, 2.0);
+  EXPECT_NEAR(*a.model_ratio, 2.2, 1e-12);
+  EXPECT_TRUE(a.direction_agrees());
+  EXPECT_NEAR(*a.ratio_error(), 0.1, 1e-12);
+  EXPECT_TRUE(a.within_tolerance());
+  // elapsed, arm b: published against its own baseline run (12 / 6 = 2x higher); model 0.9x lower.
+  const Row& b = cr.rows[2];
+  EXPECT_DOUBLE_EQ(*b.published_ratio, 2.0);
+  EXPECT_EQ(b.published_direction, Direction::kHigher);
+  EXPECT_EQ(b.model_direction, Direction::kLower);
+  EXPECT_FALSE(b.direction_agrees());
+  // swap-ins: the model's baseline is 0, so no model ratio, but the direction (more) is known.
+  const Row& sa = cr.rows[4];
+  EXPECT_FALSE(sa.model_ratio.has_value());
+  EXPECT_EQ(sa.model_direction, Direction::kHigher);
+  EXPECT_TRUE(sa.direction_agrees());
+  // No published figure for arm b: not comparable, not checked.
+  EXPECT_FALSE(cr.rows[5].comparable());
+  EXPECT_EQ(cr.checked(), 3);
+  EXPECT_EQ(cr.directions_agreeing(), 2);
+  EXPECT_FALSE(cr.passed());
+}
+
+TEST(CaseResult, KnownGapIsReportedButNotChecked) {
+  ValidationCase c = two_metric_case();
+  c.gaps = {{"elapsed", "b", "the model lacks X"}};
+  CaseResult cr;
+  cr.vc = &c;
+  cr.runs = {run_with(1'000'000'000, 0), run_with(2'200'000'000, 900), run_with(900'000'000, 3)};
+  compute_rows(&cr);
+  EXPECT_NE(cr.rows[2].gap, nullptr);
+  EXPECT_EQ(cr.checked(), 2);
+  EXPECT_TRUE(cr.passed());
+}
+
+TEST(Cases, EveryCaseIsWellFormed) {
+  ASSERT_FALSE(all_cases().empty());
+  for (const ValidationCase& c : all_cases()) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(find_case(c.name), &c);
+    EXPECT_GE(c.arms.size(), 2u);
+    EXPECT_FALSE(c.metrics.empty());
+    for (const Metric& m : c.metrics) {
+      EXPECT_EQ(m.published.size(), c.arms.size()) << m.name;
+      EXPECT_FALSE(m.source.empty()) << m.name;
+    }
+    for (const char* scale : {"ci", "default", "full"})
+      EXPECT_NE(c.find_scale(scale), nullptr) << scale;
+    for (const KnownGap& g : c.gaps) EXPECT_FALSE(g.reason.empty());
+  }
+}
+
+}  // namespace
+}  // namespace mmreplay::validate

@@ -1,0 +1,96 @@
+#include "tools/validate/case_result.h"
+
+#include <cmath>
+
+namespace mmreplay::validate {
+
+const char* direction_name(Direction d) {
+  switch (d) {
+    case Direction::kLower:
+      return "lower";
+    case Direction::kSame:
+      return "same";
+    case Direction::kHigher:
+      return "higher";
+    case Direction::kUnknown:
+      break;
+  }
+  return "-";
+}
+
+std::optional<double> ratio_of(std::optional<double> value, std::optional<double> base) {
+  if (!value || !base || *base == 0) return std::nullopt;
+  return *value / *base;
+}
+
+Direction direction_of(std::optional<double> value, std::optional<double> base, double tie_band) {
+  if (!value || !base) return Direction::kUnknown;
+  if (*base == 0) return *value > 0 ? Direction::kHigher : Direction::kSame;
+  const double r = *value / *base;
+  if (r > 1 + tie_band) return Direction::kHigher;
+  if (r < 1 - tie_band) return Direction::kLower;
+  return Direction::kSame;
+}
+
+std::optional<double> Row::ratio_error() const {
+  if (!published_ratio || !model_ratio || *published_ratio == 0) return std::nullopt;
+  return *model_ratio / *published_ratio - 1;
+}
+
+bool Row::within_tolerance() const {
+  const std::optional<double> e = ratio_error();
+  return e && std::fabs(*e) <= kRatioTolerance;
+}
+
+int CaseResult::checked() const {
+  int n = 0;
+  for (const Row& r : rows) n += (!r.baseline && r.comparable() && r.gap == nullptr) ? 1 : 0;
+  return n;
+}
+
+int CaseResult::directions_agreeing() const {
+  int n = 0;
+  for (const Row& r : rows) {
+    n += (!r.baseline && r.gap == nullptr && r.direction_agrees()) ? 1 : 0;
+  }
+  return n;
+}
+
+int CaseResult::ratios_within_tolerance() const {
+  int n = 0;
+  for (const Row& r : rows) n += (!r.baseline && r.gap == nullptr && r.within_tolerance()) ? 1 : 0;
+  return n;
+}
+
+void compute_rows(CaseResult* cr) {
+  const ValidationCase& vc = *cr->vc;
+  cr->rows.clear();
+  for (const Metric& m : vc.metrics) {
+    std::vector<std::optional<double>> model;
+    for (const replay::RunResult& run : cr->runs) model.push_back(m.model(run));
+    for (size_t a = 0; a < vc.arms.size(); ++a) {
+      Row row;
+      row.metric = m.name;
+      row.unit = m.unit;
+      row.arm = vc.arms[a].label;
+      row.baseline = a == 0;
+      row.published = a < m.published.size() ? m.published[a] : std::nullopt;
+      row.model = a < model.size() ? model[a] : std::nullopt;
+      if (a != 0) {
+        std::optional<double> pub_base = m.published.empty() ? std::nullopt : m.published[0];
+        if (a < m.published_base.size() && m.published_base[a]) pub_base = m.published_base[a];
+        row.published_ratio = ratio_of(row.published, pub_base);
+        row.model_ratio = ratio_of(row.model, model.empty() ? std::nullopt : model[0]);
+        const double band = m.tie_band.value_or(vc.tie_band);
+        row.published_direction = direction_of(row.published, pub_base, band);
+        row.model_direction = direction_of(row.model, model[0], band);
+        for (const KnownGap& g : vc.gaps) {
+          if (g.metric == m.name && g.arm == row.arm) row.gap = &g;
+        }
+      }
+      cr->rows.push_back(row);
+    }
+  }
+}
+
+}  // namespace mmreplay::validate

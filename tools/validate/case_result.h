@@ -1,0 +1,67 @@
+// What replaying a validation case gives: per metric and arm, the published and the model's
+// figure, and for every arm but the baseline the two ratios against the baseline, whether their
+// directions agree and how far apart they are.
+
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "replay/run.h"
+#include "tools/validate/validation_case.h"
+
+namespace mmreplay::validate {
+
+enum class Direction { kUnknown, kLower, kSame, kHigher };
+const char* direction_name(Direction d);
+
+// value / base as a direction, with ratios within 1 +- tie_band counting as the same.
+// A zero base: a positive value is higher, zero the same.
+Direction direction_of(std::optional<double> value, std::optional<double> base, double tie_band);
+// value / base, nullopt when either is missing or base is 0.
+std::optional<double> ratio_of(std::optional<double> value, std::optional<double> base);
+
+struct Row {
+  std::string metric;
+  std::string unit;
+  std::string arm;
+  bool baseline = false;
+  std::optional<double> published;
+  std::optional<double> model;
+  // Against the baseline arm (not set on the baseline row).
+  std::optional<double> published_ratio;
+  std::optional<double> model_ratio;
+  Direction published_direction = Direction::kUnknown;
+  Direction model_direction = Direction::kUnknown;
+  const KnownGap* gap = nullptr;
+
+  // Both directions known (a published figure on both sides and a model figure on both).
+  bool comparable() const {
+    return published_direction != Direction::kUnknown && model_direction != Direction::kUnknown;
+  }
+  bool direction_agrees() const { return comparable() && published_direction == model_direction; }
+  // model_ratio / published_ratio - 1, when both exist.
+  std::optional<double> ratio_error() const;
+  bool within_tolerance() const;
+};
+
+struct CaseResult {
+  const ValidationCase* vc = nullptr;
+  const Scale* scale = nullptr;
+  std::vector<replay::RunResult> runs;  // one per arm, in arm order
+  std::vector<Row> rows;                // metric-major, arm order within a metric
+  double wall_seconds = 0;
+
+  // Comparisons checked (comparable, not a known gap) and how many agree in direction / ratio.
+  int checked() const;
+  int directions_agreeing() const;
+  int ratios_within_tolerance() const;
+  // Every checked comparison agrees in direction.
+  bool passed() const { return directions_agreeing() == checked(); }
+};
+
+// Fills cr->rows from cr->runs (one per arm).
+void compute_rows(CaseResult* cr);
+
+}  // namespace mmreplay::validate

@@ -1,0 +1,21 @@
+#include "tools/validate/cases.h"
+
+namespace mmreplay::validate {
+
+const std::vector<ValidationCase>& all_cases() {
+  static const std::vector<ValidationCase> kCases = {
+      seed_000_madv_free(),
+      seed_002_madvisev(),
+      seed_002_bulk_free(),
+  };
+  return kCases;
+}
+
+const ValidationCase* find_case(std::string_view name) {
+  for (const ValidationCase& c : all_cases()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace mmreplay::validate

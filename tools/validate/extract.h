@@ -1,0 +1,30 @@
+// The figures a validation case reads off a run, as Extract functions (validation_case.h).
+
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/validate/validation_case.h"
+
+namespace mmreplay::validate {
+
+// The run's virtual makespan in seconds ("elapsed" of /usr/bin/time).
+Extract elapsed_seconds();
+// A counter of RunResult::counters (e.g. "swapins"); nullopt when the run has no such counter.
+Extract counter(std::string name);
+// A counter divided by the CPUs and the makespan: a per-CPU rate in events per second
+// (seed 002's "TLB flush interrupts per CPU per second").
+Extract per_cpu_rate(std::string counter_name);
+// "faults" per second of makespan over the whole machine (seed 001's faults/s).
+Extract faults_per_second();
+// Total time (count x mean) spent in the latency histograms of `ops`, divided by `per` (e.g. the
+// number of threads): seconds.
+Extract op_time_seconds(std::vector<std::string> ops, double per);
+// A lock's contentions, and its total wait time in seconds.
+Extract lock_contentions(std::string lock);
+Extract lock_wait_seconds(std::string lock);
+// A latency percentile of one operation, in microseconds.
+Extract op_percentile_us(std::string op, double percentile);
+
+}  // namespace mmreplay::validate

@@ -1,0 +1,108 @@
+#include "tools/validate/run_case.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "formats/trace_reader.h"
+#include "replay/policy_spec.h"
+#include "replay/study.h"
+#include "tools/gen/generate.h"
+
+namespace mmreplay::validate {
+
+const Scale* ValidationCase::find_scale(const std::string& wanted) const {
+  for (const Scale& s : scales) {
+    if (s.name == wanted) return &s;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : " ") + s;
+  return out;
+}
+
+}  // namespace
+
+formats::Status run_case(const ValidationCase& vc, const Scale& scale,
+                         const RunCaseOptions& options, CaseResult* result) {
+  const auto start = std::chrono::steady_clock::now();
+  *result = CaseResult();
+  result->vc = &vc;
+  result->scale = &scale;
+  const std::filesystem::path dir = options.work_dir.empty()
+                                        ? std::filesystem::temp_directory_path()
+                                        : std::filesystem::path(options.work_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+
+  // One trace per distinct parameter list: arms that differ only in policy share a trace.
+  std::map<std::string, size_t> trace_of_params;
+  std::vector<std::string> paths;
+  std::vector<std::unique_ptr<formats::TraceReader>> readers;
+  replay::Study study;
+  for (const Arm& arm : vc.arms) {
+    std::vector<std::string> params = scale.params;
+    params.insert(params.end(), arm.extra_params.begin(), arm.extra_params.end());
+    const std::string key = join(params);
+    auto [it, added] = trace_of_params.emplace(key, paths.size());
+    if (added) {
+      const std::string path =
+          (dir / ("validate-" + std::to_string(::getpid()) + "-" + vc.name + "-" + scale.name +
+                  "-" + std::to_string(paths.size()) + ".mmtrace"))
+              .string();
+      gen::PreparedWorkload prepared;
+      if (formats::Status s = gen::prepare_workload(vc.workload, params, path, &prepared); !s) {
+        return formats::Status::error(vc.name + ": " + s.message());
+      }
+      gen::GenStats stats;
+      if (formats::Status s =
+              gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
+          !s) {
+        return formats::Status::error(vc.name + ": " + s.message());
+      }
+      paths.push_back(path);
+      formats::Status open_status;
+      auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &open_status);
+      if (!reader) return formats::Status::error(vc.name + ": " + open_status.message());
+      readers.push_back(std::move(reader));
+      study.traces.push_back(readers.back().get());
+    }
+    replay::StudyRun run;
+    run.trace = it->second;
+    run.spec.policy_name = arm.policy;
+    if (formats::Status s = replay::resolve_policy(arm.policy, &run.spec.policy_knobs); !s) {
+      return formats::Status::error(vc.name + ": " + s.message());
+    }
+    run.spec.cpus = scale.cpus;
+    run.spec.memory_bytes = scale.memory_bytes;
+    run.spec.swap_bytes = scale.swap_bytes;
+    run.spec.min_free_kbytes = scale.min_free_kbytes;
+    run.spec.profile = vc.profile;
+    study.runs.push_back(run);
+  }
+
+  replay::StudyOptions study_options;
+  study_options.threads = options.threads;
+  replay::StudyResult study_result;
+  const formats::Status status = replay::run_study(study, study_options, &study_result);
+  readers.clear();
+  if (!options.keep_traces) {
+    for (const std::string& p : paths) std::filesystem::remove(p, ec);
+  }
+  if (!status) return formats::Status::error(vc.name + ": " + status.message());
+  result->runs = std::move(study_result.runs);
+  compute_rows(result);
+  result->wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return formats::Status::ok();
+}
+
+}  // namespace mmreplay::validate

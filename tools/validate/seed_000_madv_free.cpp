@@ -1,0 +1,99 @@
+// seed-000-madv-free: "mm: throttle MADV_FREE" (Minchan Kim, Feb 2015).
+//
+// 12 processes each mmap 512M and run 5 loops of memset + madvise on a 3G, 12-CPU machine with
+// 8G of swap, so the processes want twice the RAM. Two mails give the figures:
+//   RFC 1/4 (throttle): dontneed 0:48.89 elapsed, madvfree 1:30.67, madvfree + throttle 0:36.52;
+//   the free-swapped fix: dontneed 1,612 swap-ins, madvfree 879,585, fix 1,878; elapsed
+//   dontneed 0:50.44 vs madvfree + fix 1:04.45 (a separate run, so its ratio is taken against
+//   that run's dontneed).
+//
+// Scales: the generator's --scale shrinks the regions, RAM and swap together, so the processes
+// still want twice the RAM and reclaim still decides the outcome; the CPU count stays 12. The
+// ratios depend on that over-commit and on swap-in vs zeroing cost, not on the absolute size.
+// One thing does not shrink by itself: min_free_kbytes grows as the square root of memory, so on
+// a 1/64 machine the watermarks would be 8x their full-size share of RAM and the throttle
+// (free pages below 1.5 x min) would trip at a different point. Each scale therefore sets
+// vm.min_free_kbytes to the full-size machine's value times the scale, as an administrator can.
+
+#include "kernelsim/constants.h"
+#include "kernelsim/mm/page_alloc.h"
+#include "tools/validate/cases.h"
+#include "tools/validate/extract.h"
+
+namespace mmreplay::validate {
+namespace {
+
+constexpr uint64_t kSeed000Memory = uint64_t{3} << 30;
+
+// vm.min_free_kbytes of the thread's 3 GiB machine (3.x formula), times the scale.
+uint64_t scaled_min_free_kbytes(uint64_t denominator) {
+  const uint64_t full = kernelsim::calculate_min_free_kbytes(
+      kSeed000Memory >> kernelsim::PAGE_SHIFT, kernelsim::MIN_FREE_KBYTES_CEIL_3X);
+  return full / denominator;
+}
+
+// 1,878 vs 1,612 swap-ins is noise beside 879,585: the thread reads the fix as back at
+// dontneed's level, so swap-in counts within 25% of each other count as the same.
+constexpr double kSwapInTieBand = 0.25;
+
+}  // namespace
+
+ValidationCase seed_000_madv_free() {
+  ValidationCase c;
+  c.name = "seed-000-madv-free";
+  c.seed = "000";
+  c.title = "MADV_FREE vs MADV_DONTNEED under memory pressure (mm: throttle MADV_FREE, 2015)";
+  c.workload = "madv-bomb";
+  c.machine = "12 CPUs, 3 GiB RAM, 8 GiB swap; 12 processes x 512 MiB x 5 loops";
+  c.profile = "xeon-2014";
+  c.arms = {
+      {"dontneed", "dontneed", {}},
+      {"free", "free", {}},
+      {"free-throttled", "free-throttled", {}},
+      {"free-swapped", "free-swapped", {}},
+  };
+  c.metrics = {
+      {"elapsed",
+       "s",
+       elapsed_seconds(),
+       {48.89, 90.67, 36.52, 64.45},
+       {{}, {}, {}, 50.44},
+       "RFC 1/4 mail: 0:48.89 / 1:30.67 / 0:36.52 elapsed; fix mail: 0:50.44 vs 1:04.45"},
+      {"swap-ins",
+       "pages",
+       counter("swapins"),
+       {1612, 879585, std::nullopt, 1878},
+       {},
+       "fix mail: 1,612 / 879,585 swapin, 'reduced swapin from 879,585 to 1,878'",
+       kSwapInTieBand},
+  };
+  c.gaps = {
+      {"elapsed", "free-throttled",
+       "the thread's throttle beat dontneed (36.5 s vs 48.9 s); the model's runs 1.3-1.8x "
+       "dontneed. "
+       "Its free pages sit near the 3.x high watermark (1.5 x min) after each kswapd pass, so the "
+       "1.5 x min test leaves MADV_FREE lazy about half the time and swapped PTEs survive "
+       "(13k-75k swap-ins). The RFC's exact trigger is not in the thread; the issue's 1.5 x min "
+       "is what the model implements"},
+  };
+  c.scales = {
+      {"ci",
+       {"--scale", "1/64"},
+       12,
+       0,
+       0,
+       scaled_min_free_kbytes(64),
+       "1/64: 12 x 8 MiB regions, 48 MiB RAM, 128 MiB swap, min_free_kbytes / 64"},
+      {"default",
+       {"--scale", "1/16"},
+       12,
+       0,
+       0,
+       scaled_min_free_kbytes(16),
+       "1/16: 12 x 32 MiB regions, 192 MiB RAM, 512 MiB swap, min_free_kbytes / 16"},
+      {"full", {"--scale", "full"}, 12, 0, 0, 0, "full size: 12 x 512 MiB, 3 GiB RAM, 8 GiB swap"},
+  };
+  return c;
+}
+
+}  // namespace mmreplay::validate
