@@ -31,7 +31,7 @@ struct RunSpec {
   uint32_t cpus = 0;           // 0 = the CPUs the trace was recorded on (or 4)
   uint64_t memory_bytes = 0;   // 0 = the trace's machine memory (or the model's default)
   uint64_t swap_bytes = 0;
-  std::string profile = "default";
+  std::string profile = "default";  // a built-in name or a .json path (cost_profile_json.h)
   Timing timing = Timing::kClosed;
   Placement placement = Placement::kSpread;
 };
