@@ -27,5 +27,8 @@ void register_compare_command(CLI::App& app, int* exit_code);  // tools/cli/cmd_
 void register_scale_command(CLI::App& app, int* exit_code);    // tools/cli/cmd_study.cpp
 void register_merge_command(CLI::App& app, int* exit_code);
 void register_policies_command(CLI::App& app, int* exit_code);
+void register_calibrate_command(CLI::App& app, int* exit_code);  // tools/cli/cmd_calibrate.cpp
+// Temporary: `validate --real` only, until the validate command with the seed cases lands.
+void register_validate_real_command(CLI::App& app, int* exit_code);  // cmd_validate_real.cpp
 
 }  // namespace mmreplay::tools
