@@ -104,7 +104,8 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
       ->delimiter(',');
   cmd->add_option("--memory", a->memory, "simulated memory, e.g. 3G (default: the trace's)");
   cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G (default: the trace's)");
-  cmd->add_option("--profile", a->profile, "cost profile: default, xeon-2014, zram, or a .json file (calibrate -o)");
+  cmd->add_option("--profile", a->profile,
+                  "cost profile: default, xeon-2014, zram, or a .json file (calibrate -o)");
   cmd->add_option("--timing", a->timing, "closed (next event after the previous ends + think) "
                                          "or open (at trace timestamps)")
       ->check(CLI::IsMember({"closed", "open"}));
