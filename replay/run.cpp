@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "kernelsim/costs/cost_profile.h"
+#include "replay/cost_profile_json.h"
 #include "kernelsim/sim/simulation.h"
 
 namespace mmreplay::replay {
@@ -162,10 +163,11 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim).
   machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
   machine.min_free_kbytes = spec.min_free_kbytes;
-  const auto costs = kernelsim::find_cost_profile(spec.profile);
-  if (!costs) return formats::Status::error("--profile " + spec.profile + ": no such cost profile");
+  // A built-in profile by name, or a JSON file (calibrate output) by path.
+  kernelsim::CostProfile costs;
+  if (formats::Status s = resolve_cost_profile(spec.profile, &costs); !s) return s;
   std::string error;
-  auto sim = kernelsim::Simulation::create(machine, *costs, spec.policy_knobs, &error);
+  auto sim = kernelsim::Simulation::create(machine, costs, spec.policy_knobs, &error);
   if (!sim) return formats::Status::error("--policy " + spec.policy_name + ": " + error);
 
   // Virtual time zero is the trace's first event.

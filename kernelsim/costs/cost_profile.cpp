@@ -100,4 +100,65 @@ std::optional<CostProfile> find_cost_profile(std::string_view name) {
   return std::nullopt;
 }
 
+// One line per field, in declaration order (append new fields at the end of their section).
+constexpr CostField kCostFields[] = {
+    {"syscall_entry", &CostProfile::syscall_entry},
+    {"fault_entry", &CostProfile::fault_entry},
+    {"find_vma", &CostProfile::find_vma},
+    {"fault_bookkeeping", &CostProfile::fault_bookkeeping},
+    {"clear_page", &CostProfile::clear_page},
+    {"copy_page", &CostProfile::copy_page},
+    {"page_cache_lookup", &CostProfile::page_cache_lookup},
+    {"user_access", &CostProfile::user_access},
+    {"pcp_alloc", &CostProfile::pcp_alloc},
+    {"pcp_free", &CostProfile::pcp_free},
+    {"buddy_page", &CostProfile::buddy_page},
+    {"pte_walk", &CostProfile::pte_walk},
+    {"pte_zap", &CostProfile::pte_zap},
+    {"pte_lazyfree", &CostProfile::pte_lazyfree},
+    {"pte_change_prot", &CostProfile::pte_change_prot},
+    {"pte_move", &CostProfile::pte_move},
+    {"lru_add_drain", &CostProfile::lru_add_drain},
+    {"lru_move_page", &CostProfile::lru_move_page},
+    {"shrink_page", &CostProfile::shrink_page},
+    {"swap_out_page", &CostProfile::swap_out_page},
+    {"swap_in_page", &CostProfile::swap_in_page},
+    {"swap_in_readahead_page", &CostProfile::swap_in_readahead_page},
+    {"bh_lru_irq", &CostProfile::bh_lru_irq},
+    {"bh_lru_slot", &CostProfile::bh_lru_slot},
+    {"find_get_block_slow", &CostProfile::find_get_block_slow},
+    {"file_copy_page", &CostProfile::file_copy_page},
+    {"fsync_block", &CostProfile::fsync_block},
+    {"vma_alloc", &CostProfile::vma_alloc},
+    {"vma_split", &CostProfile::vma_split},
+    {"vma_merge", &CostProfile::vma_merge},
+    {"get_unmapped_area", &CostProfile::get_unmapped_area},
+    {"tlb_flush_overhead", &CostProfile::tlb_flush_overhead},
+    {"tlb_flush_single", &CostProfile::tlb_flush_single},
+    {"tlb_flush_full", &CostProfile::tlb_flush_full},
+    {"ipi_send", &CostProfile::ipi_send},
+    {"ipi_delivery", &CostProfile::ipi_delivery},
+    {"ipi_handler_entry", &CostProfile::ipi_handler_entry},
+    {"invlpgb_per_page", &CostProfile::invlpgb_per_page},
+    {"invlpgb_full", &CostProfile::invlpgb_full},
+    {"tlbsync", &CostProfile::tlbsync},
+    {"cacheline_transfer", &CostProfile::cacheline_transfer},
+    {"atomic_local", &CostProfile::atomic_local},
+    {"context_switch", &CostProfile::context_switch},
+    {"switch_mm", &CostProfile::switch_mm},
+    {"wakeup_latency", &CostProfile::wakeup_latency},
+    {"thread_create", &CostProfile::thread_create},
+    {"thread_exit", &CostProfile::thread_exit},
+    {"mm_create", &CostProfile::mm_create},
+};
+
+std::span<const CostField> cost_fields() { return kCostFields; }
+
+const CostField* find_cost_field(std::string_view name) {
+  for (const CostField& f : kCostFields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace mmreplay::kernelsim

@@ -12,8 +12,9 @@
 
 #pragma once
 
-#include <string_view>
 #include <optional>
+#include <span>
+#include <string_view>
 
 #include "kernelsim/sim/time.h"
 
@@ -92,5 +93,16 @@ CostProfile cost_profile_xeon_2014();
 CostProfile cost_profile_zram();
 // "default", "xeon-2014" or "zram"; nullopt for another name.
 std::optional<CostProfile> find_cost_profile(std::string_view name);
+
+// One CostProfile field by name, for code that reads or writes profiles field by field (the JSON
+// loader in replay/, calibrate). The table lists every field once, in declaration order; a test
+// checks that it covers the struct (sizeof(CostProfile) == count * sizeof(SimTime)).
+struct CostField {
+  std::string_view name;
+  SimTime CostProfile::*member;
+};
+std::span<const CostField> cost_fields();
+// The field called `name`; nullptr for another name.
+const CostField* find_cost_field(std::string_view name);
 
 }  // namespace mmreplay::kernelsim

@@ -1,17 +1,21 @@
 // trace-replay validate [CASE ...] [--scale ci|default|full] [--json FILE] [--list]
+// trace-replay validate --real [--profile NAME|FILE] [--policy P] [--program NAME ...]
 //
 // Replays each seed thread's experiment (tools/validate/cases.h) and prints the published and
 // the model's figures side by side, with the ratio of every arm to the baseline and whether the
 // directions agree. Exit 0 when every checked direction agrees, 1 when one does not, 2 on bad
-// input.
+// input. With --real it records small programs on this machine instead, replays them and
+// prints predicted vs observed percentiles (tools/calibrate/real_validation.h).
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 
+#include "tools/calibrate/real_validation.h"
 #include "tools/cli/commands.h"
 #include "tools/validate/case_output.h"
 #include "tools/validate/cases.h"
@@ -27,7 +31,24 @@ struct ValidateArgs {
   std::string work_dir;
   int threads = 0;
   bool list = false;
+  bool real = false;
+  calibrate::RealValidationOptions real_options;
 };
+
+int validate_real(ValidateArgs& a) {
+  if (!a.cases.empty()) {
+    std::fprintf(stderr, "trace-replay validate: --real takes no case names\n");
+    return kExitBadInput;
+  }
+  std::error_code ec;
+  a.real_options.trace_replay = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) {
+    std::fprintf(stderr, "trace-replay validate --real: cannot find this binary (/proc/self/exe)\n");
+    return kExitRunFailure;
+  }
+  a.real_options.work_dir = a.work_dir;
+  return calibrate::run_real_validation(a.real_options, std::cout, std::cerr);
+}
 
 int list_cases() {
   for (const validate::ValidationCase& c : validate::all_cases()) {
@@ -39,8 +60,9 @@ int list_cases() {
   return kExitOk;
 }
 
-int run_validate(const ValidateArgs& a) {
+int run_validate(ValidateArgs& a) {
   if (a.list) return list_cases();
+  if (a.real) return validate_real(a);
   std::vector<const validate::ValidationCase*> chosen;
   if (a.cases.empty()) {
     for (const validate::ValidationCase& c : validate::all_cases()) chosen.push_back(&c);
@@ -102,6 +124,13 @@ void register_validate_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--work-dir", args->work_dir, "where to generate the traces (default: temp)");
   cmd->add_option("--threads", args->threads, "host worker threads (default: all cores)");
   cmd->add_flag("--list", args->list, "list the cases and their scales");
+  cmd->add_flag("--real", args->real,
+                "record programs on this machine (perf), replay them, print observed vs predicted");
+  cmd->add_option("--profile", args->real_options.profile,
+                  "--real: cost profile: default, xeon-2014, zram, or a .json file (calibrate -o)");
+  cmd->add_option("--policy", args->real_options.policy, "--real: policy to replay with");
+  cmd->add_option("--program", args->real_options.programs,
+                  "--real: programs to record: anon-mmap, madvise, mprotect (default: all)");
   cmd->callback([args, exit_code] { *exit_code = run_validate(*args); });
 }
 

@@ -28,5 +28,6 @@ void register_scale_command(CLI::App& app, int* exit_code);    // tools/cli/cmd_
 void register_merge_command(CLI::App& app, int* exit_code);
 void register_policies_command(CLI::App& app, int* exit_code);
 void register_validate_command(CLI::App& app, int* exit_code);  // tools/cli/cmd_validate.cpp
+void register_calibrate_command(CLI::App& app, int* exit_code);  // tools/cli/cmd_calibrate.cpp
 
 }  // namespace mmreplay::tools

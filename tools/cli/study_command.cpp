@@ -106,7 +106,8 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
   cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G (default: the trace's)");
   cmd->add_option("--min-free-kbytes", a->min_free_kbytes,
                   "vm.min_free_kbytes of the simulated machine (default: the kernel's formula)");
-  cmd->add_option("--profile", a->profile, "cost profile: default, xeon-2014");
+  cmd->add_option("--profile", a->profile,
+                  "cost profile: default, xeon-2014, zram, or a .json file (calibrate -o)");
   cmd->add_option("--timing", a->timing, "closed (next event after the previous ends + think) "
                                          "or open (at trace timestamps)")
       ->check(CLI::IsMember({"closed", "open"}));

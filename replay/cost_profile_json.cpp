@@ -1,0 +1,147 @@
+#include "replay/cost_profile_json.h"
+
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace mmreplay::replay {
+namespace {
+
+using formats::Status;
+using nlohmann::json;
+
+Status field_error(const std::string& path, std::string_view field, const std::string& what) {
+  return Status::error(path + ": costs." + std::string(field) + ": " + what);
+}
+
+// One entry of "costs": a number, or {"ns": number, "source": string}.
+Status parse_field(const json& v, const std::string& path, std::string_view name, int64_t* ns,
+                   std::string* source) {
+  const json* value = &v;
+  if (v.is_object()) {
+    for (const auto& [key, unused] : v.items()) {
+      if (key != "ns" && key != "source")
+        return field_error(path, name, "unknown key '" + key + "'");
+    }
+    if (!v.contains("ns")) return field_error(path, name, "missing \"ns\"");
+    value = &v["ns"];
+    if (v.contains("source")) {
+      if (!v["source"].is_string()) return field_error(path, name, "\"source\" is not a string");
+      *source = v["source"].get<std::string>();
+    }
+  }
+  if (value->is_number_unsigned()) {
+    const uint64_t u = value->get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return field_error(path, name, "value out of range");
+    }
+    *ns = static_cast<int64_t>(u);
+    return Status::ok();
+  }
+  if (value->is_number_integer()) return field_error(path, name, "negative value");
+  return field_error(path, name, "not a whole number of nanoseconds");
+}
+
+}  // namespace
+
+Status parse_cost_profile_json(const std::string& text, const std::string& path,
+                               CostProfileFile* out) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::error(path + ": not valid JSON");
+  if (!doc.is_object()) return Status::error(path + ": not a JSON object");
+  if (!doc.contains("format") || doc["format"] != kCostProfileFormat) {
+    return Status::error(path + ": \"format\" is not \"" + std::string(kCostProfileFormat) + "\"");
+  }
+  for (const auto& [key, unused] : doc.items()) {
+    if (key != "format" && key != "name" && key != "description" && key != "costs") {
+      return Status::error(path + ": unknown key '" + key + "'");
+    }
+  }
+  CostProfileFile p;
+  if (doc.contains("name") && doc["name"].is_string()) p.name = doc["name"].get<std::string>();
+  if (doc.contains("description") && doc["description"].is_string()) {
+    p.description = doc["description"].get<std::string>();
+  }
+  if (!doc.contains("costs") || !doc["costs"].is_object()) {
+    return Status::error(path + ": no \"costs\" object");
+  }
+  std::set<std::string_view> seen;
+  for (const auto& [key, value] : doc["costs"].items()) {
+    const kernelsim::CostField* f = kernelsim::find_cost_field(key);
+    if (f == nullptr) return field_error(path, key, "unknown cost field");
+    int64_t ns = 0;
+    std::string source;
+    if (Status s = parse_field(value, path, key, &ns, &source); !s) return s;
+    p.costs.*f->member = kernelsim::SimTime::ns(ns);
+    if (!source.empty()) p.sources[key] = source;
+    seen.insert(f->name);
+  }
+  for (const kernelsim::CostField& f : kernelsim::cost_fields()) {
+    if (!seen.contains(f.name)) return field_error(path, f.name, "missing");
+  }
+  *out = std::move(p);
+  return Status::ok();
+}
+
+Status load_cost_profile_json(const std::string& path, CostProfileFile* out) {
+  std::ifstream in(path);
+  if (!in) return Status::error(path + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_cost_profile_json(text.str(), path, out);
+}
+
+std::string cost_profile_to_json(const CostProfileFile& profile) {
+  // ordered_json keeps cost_fields() order, so a written profile reads like the C++ table.
+  nlohmann::ordered_json doc;
+  doc["format"] = kCostProfileFormat;
+  doc["name"] = profile.name;
+  doc["description"] = profile.description;
+  nlohmann::ordered_json costs = nlohmann::ordered_json::object();
+  for (const kernelsim::CostField& f : kernelsim::cost_fields()) {
+    nlohmann::ordered_json v;
+    v["ns"] = (profile.costs.*f.member).count_ns();
+    if (auto it = profile.sources.find(std::string(f.name)); it != profile.sources.end()) {
+      v["source"] = it->second;
+    }
+    costs[std::string(f.name)] = v;
+  }
+  doc["costs"] = costs;
+  return doc.dump(2) + "\n";
+}
+
+Status write_cost_profile_json(const std::string& path, const CostProfileFile& profile) {
+  std::ofstream out(path);
+  out << cost_profile_to_json(profile);
+  out.close();
+  if (!out) return Status::error(path + ": cannot write");
+  return Status::ok();
+}
+
+bool is_cost_profile_path(const std::string& spec) {
+  return spec.find('/') != std::string::npos ||
+         (spec.size() > 5 && spec.compare(spec.size() - 5, 5, ".json") == 0);
+}
+
+Status resolve_cost_profile(const std::string& spec, kernelsim::CostProfile* out) {
+  if (!is_cost_profile_path(spec)) {
+    const auto builtin = kernelsim::find_cost_profile(spec);
+    if (!builtin) {
+      return Status::error("--profile " + spec +
+                           ": no such cost profile (default, xeon-2014, zram, or a .json file)");
+    }
+    *out = *builtin;
+    return Status::ok();
+  }
+  CostProfileFile file;
+  if (Status s = load_cost_profile_json(spec, &file); !s) {
+    return Status::error("--profile " + s.message());
+  }
+  *out = file.costs;
+  return Status::ok();
+}
+
+}  // namespace mmreplay::replay

@@ -1,0 +1,112 @@
+// Cost profiles as JSON: every field round-trips, and bad files give one-line errors that name
+// the file and the field.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "replay/cost_profile_json.h"
+
+namespace mmreplay::replay {
+namespace {
+
+using kernelsim::cost_fields;
+using kernelsim::CostField;
+using kernelsim::SimTime;
+
+CostProfileFile distinct_profile() {
+  // Every field a different value, so a field read into the wrong member shows.
+  CostProfileFile p;
+  p.name = "test";
+  p.description = "round trip";
+  int64_t v = 7;
+  for (const CostField& f : cost_fields()) {
+    p.costs.*f.member = SimTime::ns(v);
+    v += 13;
+    if (v % 2 == 0) p.sources[std::string(f.name)] = "source of " + std::string(f.name);
+  }
+  return p;
+}
+
+TEST(CostProfileJson, RoundTripsEveryFieldAndSource) {
+  const CostProfileFile in = distinct_profile();
+  CostProfileFile out;
+  ASSERT_TRUE(parse_cost_profile_json(cost_profile_to_json(in), "p.json", &out));
+  for (const CostField& f : cost_fields()) {
+    EXPECT_EQ(out.costs.*f.member, in.costs.*f.member) << f.name;
+  }
+  EXPECT_EQ(out.sources, in.sources);
+  EXPECT_EQ(out.name, "test");
+  EXPECT_EQ(out.description, "round trip");
+}
+
+TEST(CostProfileJson, BareNumbersAreAccepted) {
+  std::string text = R"({"format": "mmreplay-cost-profile-1", "costs": {)";
+  for (const CostField& f : cost_fields()) text += "\"" + std::string(f.name) + "\": 5,";
+  text.back() = '}';
+  text += "}";
+  CostProfileFile out;
+  ASSERT_TRUE(parse_cost_profile_json(text, "bare.json", &out));
+  EXPECT_EQ(out.costs.tlb_flush_full, SimTime::ns(5));
+  EXPECT_TRUE(out.sources.empty());
+}
+
+// The text of distinct_profile() with `from` replaced by `to` (first occurrence).
+std::string edited(const std::string& from, const std::string& to) {
+  std::string text = cost_profile_to_json(distinct_profile());
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  CostProfileFile out;
+  const formats::Status s = parse_cost_profile_json(text, "bad.json", &out);
+  EXPECT_FALSE(s);
+  EXPECT_EQ(s.message().find('\n'), std::string::npos) << s.message();
+  return s.message();
+}
+
+TEST(CostProfileJson, UnknownFieldNamesFileAndField) {
+  EXPECT_EQ(error_of(edited("\"syscall_entry\"", "\"syscall_entyr\"")),
+            "bad.json: costs.syscall_entyr: unknown cost field");
+}
+
+TEST(CostProfileJson, MissingFieldNamesFileAndField) {
+  std::string text = edited("\"tlb_flush_full\"", "\"x_tlb_flush_full\"");
+  // Drop the renamed entry so that only the missing one is wrong.
+  const size_t at = text.find("\"x_tlb_flush_full\"");
+  const size_t end = text.find('}', at);
+  text.erase(at, end + 2 - at);
+  EXPECT_EQ(error_of(text), "bad.json: costs.tlb_flush_full: missing");
+}
+
+TEST(CostProfileJson, BadValuesNameTheField) {
+  EXPECT_EQ(error_of(edited("\"ns\": 7", "\"ns\": -7")),
+            "bad.json: costs.syscall_entry: negative value");
+  EXPECT_EQ(error_of(edited("\"ns\": 7", "\"ns\": 7.5")),
+            "bad.json: costs.syscall_entry: not a whole number of nanoseconds");
+  EXPECT_EQ(error_of(edited("\"ns\": 7", "\"nanos\": 7")),
+            "bad.json: costs.syscall_entry: unknown key 'nanos'");
+}
+
+TEST(CostProfileJson, BadDocuments) {
+  EXPECT_EQ(error_of("{"), "bad.json: not valid JSON");
+  EXPECT_EQ(error_of(R"({"format": "other", "costs": {}})"),
+            "bad.json: \"format\" is not \"mmreplay-cost-profile-1\"");
+  EXPECT_EQ(error_of(R"({"format": "mmreplay-cost-profile-1"})"), "bad.json: no \"costs\" object");
+}
+
+TEST(CostProfileJson, ResolveNamesAndPaths) {
+  kernelsim::CostProfile c;
+  ASSERT_TRUE(resolve_cost_profile("xeon-2014", &c));
+  EXPECT_EQ(c.swap_in_page, kernelsim::cost_profile_xeon_2014().swap_in_page);
+  const formats::Status unknown = resolve_cost_profile("xeon-2015", &c);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.message().rfind("--profile xeon-2015: no such cost profile", 0), 0u);
+  const formats::Status missing = resolve_cost_profile("/nonexistent/p.json", &c);
+  EXPECT_EQ(missing.message(), "--profile /nonexistent/p.json: cannot open");
+}
+
+}  // namespace
+}  // namespace mmreplay::replay

@@ -1,0 +1,70 @@
+// The small real programs that calibrate runs in-process on this machine, one per figure. Each
+// repeats its measurement and returns the median and spread per unit (call, page, fault, switch).
+// A probe that cannot run here (no swap, affinity refused) returns measured = false and a note.
+//
+// They use Linux syscalls directly (mmap, madvise, mprotect, sched_setaffinity, pipes); nothing
+// here is model code. Figures are wall-clock times and vary from run to run: no test asserts one.
+
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tools/calibrate/sample_stats.h"
+
+namespace mmreplay::tools::calibrate {
+
+struct ProbeOptions {
+  bool quick = false;  // few repetitions and small regions (tests): seconds, not minutes
+  int repetitions() const { return quick ? 9 : 41; }
+  size_t region_pages() const { return quick ? 64 : 256; }
+};
+
+struct Figure {
+  std::string key;   // "syscall", "anon_fault", ... (what profile_fit reads)
+  std::string what;  // what was timed, for the table
+  std::string unit;  // "call", "page", "fault", "switch", ...
+  bool measured = false;
+  Spread ns;         // per unit
+  std::string note;  // how it was derived, or why it was skipped
+};
+
+// A figure not measured yet (measured = false, no note).
+inline Figure figure_of(std::string key, std::string what, std::string unit) {
+  Figure f;
+  f.key = std::move(key);
+  f.what = std::move(what);
+  f.unit = std::move(unit);
+  return f;
+}
+
+// syscall(SYS_getppid), per call.
+Figure probe_syscall(const ProbeOptions& o);
+// Write to each page of a fresh anonymous mapping (THP off): per page, one fault with zeroing.
+Figure probe_anon_fault(const ProbeOptions& o);
+// Read each page of a shared mapping of a file in the page cache: per fault (ru_minflt).
+Figure probe_file_fault(const ProbeOptions& o);
+// madvise(MADV_DONTNEED) of populated pages: the per-page slope between two region sizes.
+Figure probe_madvise_dontneed(const ProbeOptions& o);
+// munmap of a one-page mapping (populated), per call; and the extra cost of unmapping the middle
+// page of three (two VMA splits), per split.
+std::vector<Figure> probe_munmap(const ProbeOptions& o);
+// mprotect(PROT_READ) of populated writable pages: per-page slope at <= 32 pages (one INVLPG per
+// page, tlb_single_page_flush_ceiling = 33) and above it (one full flush), and the full flush
+// (the difference of the two intercepts).
+std::vector<Figure> probe_mprotect(const ProbeOptions& o);
+// mprotect of one page while a sibling thread spins on another CPU in the same mm, minus the
+// same with no sibling: one TLB-shootdown IPI round trip.
+Figure probe_tlb_shootdown(const ProbeOptions& o);
+// Pipe ping-pong between two threads pinned to one CPU: per switch.
+Figure probe_context_switch(const ProbeOptions& o);
+// Major fault on a page pushed to swap with MADV_PAGEOUT, per page; skipped without swap.
+Figure probe_swap_in(const ProbeOptions& o);
+
+// Pins the calling thread to `cpu`; false (errno kept) when the kernel or container refuses.
+bool pin_to_cpu(int cpu);
+// CPUs this process may run on.
+int allowed_cpus();
+
+}  // namespace mmreplay::tools::calibrate

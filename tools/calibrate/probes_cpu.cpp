@@ -1,0 +1,233 @@
+// Probes that need two threads (TLB-shootdown IPI, context switch) and the swap-in probe.
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "tools/calibrate/probes.h"
+
+namespace mmreplay::tools::calibrate {
+namespace {
+
+constexpr size_t kPage = 4096;
+constexpr int kPingPongsPerSample = 500;
+constexpr int kMprotectsPerSample = 200;
+
+// Per-call time of mprotect(PROT_READ) + restore of one written page, the write included.
+double time_one_page_flushes(char* page) {
+  uint64_t timed = 0;
+  for (int i = 0; i < kMprotectsPerSample; ++i) {
+    *static_cast<volatile char*>(page) = 1;
+    const uint64_t a = now_ns();
+    ::mprotect(page, kPage, PROT_READ);
+    timed += now_ns() - a;
+    ::mprotect(page, kPage, PROT_READ | PROT_WRITE);
+  }
+  return static_cast<double>(timed) / kMprotectsPerSample;
+}
+
+// A sibling of the measuring thread, on `cpu`, busy in the same mm until told to stop.
+class Spinner {
+ public:
+  Spinner(int cpu, const char* page) : thread_([this, cpu, page] { run(cpu, page); }) {
+    while (state_.load() == kStarting) std::this_thread::yield();
+  }
+  ~Spinner() {
+    stop_.store(true);
+    thread_.join();
+  }
+  bool pinned() const { return state_.load() == kPinned; }
+
+ private:
+  static constexpr int kStarting = 0, kPinned = 1, kUnpinned = 2;
+  void run(int cpu, const char* page) {
+    state_.store(pin_to_cpu(cpu) ? kPinned : kUnpinned);
+    // Reads the shared page now and then so that its translation is cached on this CPU too.
+    while (!stop_.load(std::memory_order_relaxed)) (void)*static_cast<const volatile char*>(page);
+  }
+  std::atomic<int> state_{kStarting};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+int first_two_allowed_cpus(int* a, int* b) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+  int found = 0;
+  for (int c = 0; c < CPU_SETSIZE && found < 2; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    (found == 0 ? *a : *b) = c;
+    ++found;
+  }
+  return found;
+}
+
+// Restores the calling thread's affinity when the probe ends.
+class AffinityGuard {
+ public:
+  AffinityGuard() { ok_ = ::sched_getaffinity(0, sizeof(saved_), &saved_) == 0; }
+  ~AffinityGuard() {
+    if (ok_) ::sched_setaffinity(0, sizeof(saved_), &saved_);
+  }
+
+ private:
+  cpu_set_t saved_{};
+  bool ok_ = false;
+};
+
+}  // namespace
+
+bool pin_to_cpu(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return ::pthread_setaffinity_np(::pthread_self(), sizeof(set), &set) == 0;
+}
+
+int allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return CPU_COUNT(&set);
+}
+
+Figure probe_tlb_shootdown(const ProbeOptions& o) {
+  Figure f = figure_of(
+      "shootdown", "mprotect of 1 page with a sibling spinning on another CPU, minus alone", "IPI");
+  int a = 0, b = 0;
+  if (first_two_allowed_cpus(&a, &b) < 2) {
+    f.note = "skipped: fewer than 2 CPUs allowed";
+    return f;
+  }
+  AffinityGuard guard;
+  if (!pin_to_cpu(a)) {
+    f.note = std::string("skipped: sched_setaffinity refused (") + std::strerror(errno) + ")";
+    return f;
+  }
+  void* m = ::mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) {
+    f.note = "skipped: mmap failed";
+    return f;
+  }
+  char* page = static_cast<char*>(m);
+  std::vector<double> alone, shared, extra;
+  for (int r = 0; r < o.repetitions(); ++r) alone.push_back(time_one_page_flushes(page));
+  {
+    Spinner spinner(b, page);
+    if (!spinner.pinned()) {
+      ::munmap(m, kPage);
+      f.note = "skipped: could not pin the sibling thread to CPU " + std::to_string(b);
+      return f;
+    }
+    for (int r = 0; r < o.repetitions(); ++r) shared.push_back(time_one_page_flushes(page));
+  }
+  ::munmap(m, kPage);
+  const Spread base = summarize(alone);
+  for (double s : shared) extra.push_back(s - base.median);
+  f.measured = true;
+  f.ns = summarize(extra);
+  f.note = "alone " + std::to_string(static_cast<long>(base.median)) + " ns/call; CPUs " +
+           std::to_string(a) + " and " + std::to_string(b);
+  return f;
+}
+
+Figure probe_context_switch(const ProbeOptions& o) {
+  Figure f = figure_of("context_switch",
+                       "pipe ping-pong between two threads on one CPU, per switch", "switch");
+  int to_b[2], to_a[2];
+  if (::pipe(to_b) != 0 || ::pipe(to_a) != 0) {
+    f.note = "skipped: pipe failed";
+    return f;
+  }
+  AffinityGuard guard;
+  int cpu = 0, unused = 0;
+  first_two_allowed_cpus(&cpu, &unused);
+  const bool pinned_a = pin_to_cpu(cpu);
+  std::atomic<bool> pinned_b{false};
+  const int rounds = o.repetitions() * kPingPongsPerSample;
+  std::thread partner([&] {
+    pinned_b.store(pin_to_cpu(cpu));
+    char c = 0;
+    for (int i = 0; i < rounds; ++i) {
+      if (::read(to_b[0], &c, 1) != 1 || ::write(to_a[1], &c, 1) != 1) break;
+    }
+  });
+  std::vector<double> samples;
+  char c = 0;
+  for (int r = 0; r < o.repetitions(); ++r) {
+    const uint64_t t0 = now_ns();
+    for (int i = 0; i < kPingPongsPerSample; ++i) {
+      if (::write(to_b[1], &c, 1) != 1 || ::read(to_a[0], &c, 1) != 1) break;
+    }
+    // A round trip is two switches; each side's read and write are two syscalls.
+    samples.push_back(static_cast<double>(now_ns() - t0) / (2.0 * kPingPongsPerSample));
+  }
+  partner.join();
+  for (int fd : {to_b[0], to_b[1], to_a[0], to_a[1]}) ::close(fd);
+  f.measured = true;
+  f.ns = summarize(samples);
+  f.note = pinned_a && pinned_b.load()
+               ? "one switch + one pipe write + one pipe read, CPU " + std::to_string(cpu)
+               : "NOT pinned (sched_setaffinity refused): includes cross-CPU wakeups";
+  return f;
+}
+
+Figure probe_swap_in(const ProbeOptions& o) {
+  Figure f = figure_of("swap_in", "major fault on a page pushed out with MADV_PAGEOUT", "page");
+  std::ifstream swaps("/proc/swaps");
+  std::string line;
+  int devices = -1;  // the first line is the header
+  while (std::getline(swaps, line)) ++devices;
+  if (devices <= 0) {
+    f.note = "skipped: no swap device (/proc/swaps is empty)";
+    return f;
+  }
+#ifdef MADV_PAGEOUT
+  const size_t pages = o.region_pages();
+  void* m =
+      ::mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) {
+    f.note = "skipped: mmap failed";
+    return f;
+  }
+  char* p = static_cast<char*>(m);
+  ::madvise(p, pages * kPage, MADV_NOHUGEPAGE);
+  std::vector<double> samples;
+  for (int r = 0; r < o.repetitions(); ++r) {
+    for (size_t i = 0; i < pages; ++i) p[i * kPage] = static_cast<char>(i + 1);
+    if (::madvise(p, pages * kPage, MADV_PAGEOUT) != 0) break;
+    rusage before{}, after{};
+    ::getrusage(RUSAGE_SELF, &before);
+    const uint64_t t0 = now_ns();
+    for (size_t i = 0; i < pages; ++i) (void)*static_cast<volatile char*>(p + i * kPage);
+    const uint64_t t = now_ns() - t0;
+    ::getrusage(RUSAGE_SELF, &after);
+    const long major = after.ru_majflt - before.ru_majflt;
+    if (major > 0) samples.push_back(static_cast<double>(t) / static_cast<double>(major));
+  }
+  ::munmap(m, pages * kPage);
+  if (samples.empty()) {
+    f.note = "skipped: MADV_PAGEOUT pushed no page to swap";
+    return f;
+  }
+  f.measured = true;
+  f.ns = summarize(samples);
+  f.note = "per major fault (swap readahead may bring neighbours in the same I/O)";
+#else
+  (void)o;
+  f.note = "skipped: MADV_PAGEOUT not in these headers";
+#endif
+  return f;
+}
+
+}  // namespace mmreplay::tools::calibrate

@@ -1,0 +1,225 @@
+// Probes of the memory-management syscalls and faults: one thread, no pinning needed.
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "tools/calibrate/probes.h"
+
+namespace mmreplay::tools::calibrate {
+namespace {
+
+constexpr size_t kPage = 4096;
+constexpr int kSyscallsPerSample = 2000;
+// Region sizes, in pages, for the per-page slopes. mprotect flushes page by page up to
+// tlb_single_page_flush_ceiling (33, arch/x86/mm/tlb.c) and flushes everything above it.
+constexpr size_t kSmallFew = 2;
+constexpr size_t kSmallMany = 32;
+constexpr size_t kLargeFew = 64;
+
+// An anonymous private mapping of `pages`, THP off (a huge page would hide the 4 KiB faults).
+char* map_anon(size_t pages) {
+  void* p =
+      ::mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  ::madvise(p, pages * kPage, MADV_NOHUGEPAGE);
+  return static_cast<char*>(p);
+}
+
+void write_pages(char* p, size_t pages) {
+  for (size_t i = 0; i < pages; ++i) *static_cast<volatile char*>(p + i * kPage) = 1;
+}
+
+long minor_faults() {
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
+Figure failed(Figure f, const std::string& why) {
+  f.measured = false;
+  f.note = why;
+  return f;
+}
+
+// Time of madvise(DONTNEED) of `pages` populated pages.
+double time_dontneed(char* p, size_t pages) {
+  write_pages(p, pages);
+  const uint64_t t0 = now_ns();
+  ::madvise(p, pages * kPage, MADV_DONTNEED);
+  return static_cast<double>(now_ns() - t0);
+}
+
+// Time of mprotect(PROT_READ) of `pages` populated writable pages; leaves them writable.
+double time_mprotect_ro(char* p, size_t pages) {
+  write_pages(p, pages);
+  const uint64_t t0 = now_ns();
+  ::mprotect(p, pages * kPage, PROT_READ);
+  const uint64_t t1 = now_ns();
+  ::mprotect(p, pages * kPage, PROT_READ | PROT_WRITE);
+  return static_cast<double>(t1 - t0);
+}
+
+}  // namespace
+
+Figure probe_syscall(const ProbeOptions& o) {
+  Figure f = figure_of("syscall", "syscall(SYS_getppid)", "call");
+  std::vector<double> samples;
+  for (int r = 0; r < o.repetitions(); ++r) {
+    const uint64_t t0 = now_ns();
+    for (int i = 0; i < kSyscallsPerSample; ++i) ::syscall(SYS_getppid);
+    samples.push_back(static_cast<double>(now_ns() - t0) / kSyscallsPerSample);
+  }
+  f.measured = true;
+  f.ns = summarize(samples);
+  return f;
+}
+
+Figure probe_anon_fault(const ProbeOptions& o) {
+  Figure f = figure_of("anon_fault", "write to each page of a fresh anonymous mapping", "page");
+  const size_t pages = o.region_pages();
+  std::vector<double> samples;
+  for (int r = 0; r < o.repetitions(); ++r) {
+    char* p = map_anon(pages);
+    if (p == nullptr) return failed(f, "mmap failed");
+    const uint64_t t0 = now_ns();
+    write_pages(p, pages);
+    samples.push_back(static_cast<double>(now_ns() - t0) / static_cast<double>(pages));
+    ::munmap(p, pages * kPage);
+  }
+  f.measured = true;
+  f.ns = summarize(samples);
+  return f;
+}
+
+Figure probe_file_fault(const ProbeOptions& o) {
+  Figure f =
+      figure_of("file_fault", "read each page of a MAP_SHARED file in the page cache", "fault");
+  const size_t pages = o.region_pages();
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/trace-replay-calibrate.XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) return failed(f, "cannot create a file in " + path);
+  ::unlink(path.c_str());
+  const std::vector<char> block(kPage, 'x');
+  for (size_t i = 0; i < pages; ++i) {
+    if (::write(fd, block.data(), kPage) != static_cast<ssize_t>(kPage)) {
+      ::close(fd);
+      return failed(f, "cannot write the file");
+    }
+  }
+  std::vector<double> samples;
+  long faults = 0;
+  for (int r = 0; r < o.repetitions(); ++r) {
+    void* m = ::mmap(nullptr, pages * kPage, PROT_READ, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) break;
+    const char* p = static_cast<const char*>(m);
+    const long before = minor_faults();
+    const uint64_t t0 = now_ns();
+    for (size_t i = 0; i < pages; ++i) (void)*static_cast<const volatile char*>(p + i * kPage);
+    const uint64_t t = now_ns() - t0;
+    const long n = minor_faults() - before;
+    ::munmap(m, pages * kPage);
+    if (n <= 0) continue;
+    faults = n;
+    samples.push_back(static_cast<double>(t) / static_cast<double>(n));
+  }
+  ::close(fd);
+  if (samples.empty()) return failed(f, "no minor faults seen");
+  f.measured = true;
+  f.ns = summarize(samples);
+  f.note = std::to_string(pages) + " pages took " + std::to_string(faults) +
+           " faults: fault-around maps the neighbours of each faulting page";
+  return f;
+}
+
+Figure probe_madvise_dontneed(const ProbeOptions& o) {
+  Figure f = figure_of("dontneed_page",
+                       "madvise(MADV_DONTNEED) slope between 64 and N populated pages", "page");
+  const size_t many = o.region_pages() * 2;
+  char* p = map_anon(many);
+  if (p == nullptr) return failed(f, "mmap failed");
+  std::vector<double> few_ns, many_ns;
+  for (int r = 0; r < o.repetitions(); ++r) {
+    few_ns.push_back(time_dontneed(p, kLargeFew));
+    many_ns.push_back(time_dontneed(p, many));
+  }
+  ::munmap(p, many * kPage);
+  f.measured = true;
+  f.ns = fit_line(few_ns, kLargeFew, many_ns, many).slope;
+  f.note = "slope: the fixed syscall and flush cost cancels";
+  return f;
+}
+
+std::vector<Figure> probe_munmap(const ProbeOptions& o) {
+  Figure whole = figure_of("munmap_page", "munmap of a one-page mapping, populated", "call");
+  Figure split = figure_of(
+      "munmap_split", "munmap of the middle page of three, minus a whole one-page munmap", "split");
+  std::vector<double> whole_ns, middle_ns;
+  for (int r = 0; r < o.repetitions(); ++r) {
+    char* one = map_anon(1);
+    char* three = map_anon(3);
+    if (one == nullptr || three == nullptr)
+      return {failed(whole, "mmap failed"), failed(split, "mmap failed")};
+    write_pages(one, 1);
+    write_pages(three, 3);
+    const uint64_t t0 = now_ns();
+    ::munmap(one, kPage);
+    const uint64_t t1 = now_ns();
+    ::munmap(three + kPage, kPage);
+    const uint64_t t2 = now_ns();
+    ::munmap(three, 3 * kPage);
+    whole_ns.push_back(static_cast<double>(t1 - t0));
+    middle_ns.push_back(static_cast<double>(t2 - t1));
+  }
+  whole.measured = split.measured = true;
+  whole.ns = summarize(whole_ns);
+  // The middle page: __split_vma() at its start and at its end (mm/vma.c), two splits.
+  split.ns = difference(middle_ns, whole_ns);
+  for (double* v : {&split.ns.median, &split.ns.p10, &split.ns.p90}) *v /= 2;
+  split.note = "(middle-page munmap - whole munmap) / 2 splits";
+  return {whole, split};
+}
+
+std::vector<Figure> probe_mprotect(const ProbeOptions& o) {
+  Figure small = figure_of("mprotect_page_invlpg",
+                           "mprotect(PROT_READ) slope, 2..32 pages (INVLPG each)", "page");
+  Figure large =
+      figure_of("mprotect_page", "mprotect(PROT_READ) slope, 64..N pages (one full flush)", "page");
+  Figure full =
+      figure_of("full_flush", "mprotect intercept above the flush ceiling minus below it", "flush");
+  const size_t many = o.region_pages() * 2;
+  char* p = map_anon(many);
+  if (p == nullptr)
+    return {failed(small, "mmap failed"), failed(large, "mmap failed"),
+            failed(full, "mmap failed")};
+  std::vector<double> s1, s2, l1, l2;
+  for (int r = 0; r < o.repetitions(); ++r) {
+    s1.push_back(time_mprotect_ro(p, kSmallFew));
+    s2.push_back(time_mprotect_ro(p, kSmallMany));
+    l1.push_back(time_mprotect_ro(p, kLargeFew));
+    l2.push_back(time_mprotect_ro(p, many));
+  }
+  ::munmap(p, many * kPage);
+  const LineFit below = fit_line(s1, kSmallFew, s2, kSmallMany);
+  const LineFit above = fit_line(l1, kLargeFew, l2, many);
+  small.measured = large.measured = full.measured = true;
+  small.ns = below.slope;
+  large.ns = above.slope;
+  // The full flush replaces the per-page ones: the intercept above the ceiling minus below it.
+  full.ns = above.intercept;
+  full.ns.median -= below.intercept.median;
+  full.ns.p10 -= below.intercept.median;
+  full.ns.p90 -= below.intercept.median;
+  small.note = "change_pte_range() + one INVLPG per page";
+  large.note = "change_pte_range() per page";
+  return {small, large, full};
+}
+
+}  // namespace mmreplay::tools::calibrate

@@ -1,0 +1,135 @@
+// From measured figures to CostProfile fields. A figure that covers several modelled steps is
+// split in the ratios of the default profile: the machine tells the total, not the parts.
+
+#include <fmt/format.h>
+#include <cmath>
+
+#include "tools/calibrate/calibrate.h"
+
+namespace mmreplay::tools::calibrate {
+namespace {
+
+using kernelsim::CostProfile;
+using kernelsim::SimTime;
+
+constexpr std::string_view kDefaultSource =
+    "default profile (kernelsim/costs/cost_profile.cpp gives its source or \"(unverified)\")";
+
+const Figure* measured(const std::vector<Figure>& figures, std::string_view key) {
+  for (const Figure& f : figures) {
+    if (f.key == key && f.measured) return &f;
+  }
+  return nullptr;
+}
+
+class Fitter {
+ public:
+  Fitter(replay::CostProfileFile* p, std::string stamp, std::vector<std::string>* notes)
+      : p_(p), stamp_(std::move(stamp)), notes_(notes) {}
+
+  SimTime& field(std::string_view name) {
+    return p_->costs.*kernelsim::find_cost_field(name)->member;
+  }
+  double ns(std::string_view name) { return static_cast<double>(field(name).count_ns()); }
+
+  // Sets `name` to `value` ns from figure `f`; keeps the default (with a note) when the value
+  // is not positive, which noise can make of a difference of two figures.
+  void set(std::string_view name, double value, const Figure& f, const std::string& how) {
+    const int64_t v = std::llround(value);
+    if (v <= 0) {
+      notes_->push_back(fmt::format("{}: kept the default {} ns ({} gave {:.0f} ns)", name,
+                                    field(name).count_ns(), f.key, value));
+      return;
+    }
+    field(name) = SimTime::ns(v);
+    p_->sources[std::string(name)] =
+        fmt::format("{} median of {}, spread p10..p90 {:.0f}..{:.0f} ns per {}: {} {}{}", stamp_,
+                    f.ns.samples, f.ns.p10, f.ns.p90, f.unit, f.key,
+                    fmt::format("{:.0f} ns", f.ns.median), how.empty() ? "" : "; " + how);
+  }
+
+  // Splits `total` over `names` in the default profile's ratios.
+  void split(const std::vector<std::string_view>& names, double total, const Figure& f) {
+    double sum = 0;
+    for (std::string_view n : names) sum += ns(n);
+    std::string parts;
+    for (std::string_view n : names) parts += (parts.empty() ? "" : " + ") + std::string(n);
+    const std::string how = "split " + parts + " in the default profile's ratios";
+    std::vector<double> shares;
+    for (std::string_view n : names) shares.push_back(total * ns(n) / sum);
+    for (size_t i = 0; i < names.size(); ++i) set(names[i], shares[i], f, how);
+  }
+
+ private:
+  replay::CostProfileFile* p_;
+  std::string stamp_;
+  std::vector<std::string>* notes_;
+};
+
+}  // namespace
+
+replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const std::string& stamp,
+                                    std::vector<std::string>* notes) {
+  replay::CostProfileFile p;
+  p.name = "calibrated";
+  p.description = stamp + ": the default profile with the fields calibrate measured replaced";
+  p.costs = kernelsim::cost_profile_default();
+  // Every value carries a source (issue 9): the fields not measured keep the default's.
+  for (const kernelsim::CostField& f : kernelsim::cost_fields()) {
+    p.sources[std::string(f.name)] = std::string(kDefaultSource);
+  }
+  Fitter fit(&p, stamp, notes);
+  if (const Figure* f = measured(figures, "syscall"))
+    fit.set("syscall_entry", f->ns.median, *f, "");
+  if (const Figure* f = measured(figures, "anon_fault")) {
+    // do_anonymous_page(): entry, find_vma, pte + rmap + lru, clear_page, one pcp page.
+    fit.split({"fault_entry", "find_vma", "fault_bookkeeping", "clear_page", "pcp_alloc"},
+              f->ns.median, *f);
+  }
+  if (const Figure* f = measured(figures, "file_fault")) {
+    const double rest = fit.ns("fault_entry") + fit.ns("find_vma") + fit.ns("fault_bookkeeping");
+    fit.set("page_cache_lookup", f->ns.median - rest, *f,
+            "minus fault_entry + find_vma + fault_bookkeeping; includes fault-around");
+  }
+  if (const Figure* f = measured(figures, "dontneed_page")) {
+    // zap_pte_range() per present pte, then the page freed from the mmu_gather batch.
+    fit.split({"pte_zap", "pcp_free"}, f->ns.median, *f);
+  }
+  if (const Figure* f = measured(figures, "munmap_split"))
+    fit.set("vma_split", f->ns.median, *f, "");
+  const Figure* invlpg = measured(figures, "mprotect_page_invlpg");
+  const Figure* prot = measured(figures, "mprotect_page");
+  if (prot != nullptr) fit.set("pte_change_prot", prot->ns.median, *prot, "");
+  if (invlpg != nullptr && prot != nullptr) {
+    fit.set("tlb_flush_single", invlpg->ns.median - prot->ns.median, *invlpg,
+            fmt::format("minus mprotect_page {:.0f} ns", prot->ns.median));
+  }
+  if (const Figure* f = measured(figures, "full_flush")) {
+    fit.set("tlb_flush_full", f->ns.median, *f, "");
+    if (fit.field("tlb_flush_full") < fit.field("tlb_flush_single")) {
+      // The model flushes everything above tlb_single_page_flush_ceiling on the premise that
+      // one full flush is not cheaper than one page; keep that premise true.
+      notes->push_back(
+          fmt::format("tlb_flush_full: measured {} ns, below tlb_flush_single; "
+                      "raised to it",
+                      fit.field("tlb_flush_full").count_ns()));
+      fit.set("tlb_flush_full", fit.ns("tlb_flush_single"), *f, "raised to tlb_flush_single");
+    }
+  }
+  if (const Figure* f = measured(figures, "shootdown")) {
+    fit.split({"ipi_send", "ipi_delivery", "ipi_handler_entry"}, f->ns.median, *f);
+  }
+  if (const Figure* f = measured(figures, "context_switch")) {
+    fit.set("context_switch", f->ns.median - 2 * fit.ns("syscall_entry"), *f,
+            "minus two syscall entries (the pipe write and read)");
+  }
+  if (const Figure* f = measured(figures, "swap_in")) fit.set("swap_in_page", f->ns.median, *f, "");
+  if (measured(figures, "munmap_page") != nullptr) {
+    notes->push_back(
+        "munmap_page: shown, not fitted (its parts are fitted from madvise, "
+        "mprotect and the split figure)");
+  }
+  return p;
+}
+
+}  // namespace mmreplay::tools::calibrate

@@ -1,0 +1,218 @@
+#include "tools/calibrate/real_validation.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "formats/trace_reader.h"
+#include "kernelsim/costs/cost_profile.h"
+#include "replay/chunk_cache.h"
+#include "replay/cost_profile_json.h"
+#include "replay/policy_spec.h"
+#include "replay/run.h"
+#include "tools/calibrate/real_programs.h"
+
+extern char** environ;
+
+namespace mmreplay::tools::calibrate {
+namespace {
+
+constexpr int kExitOk = 0, kExitRunFailure = 1, kExitBadInput = 2;
+constexpr size_t kCacheChunks = 64;
+constexpr double kPercentiles[] = {50, 90, 99};
+
+// Runs argv with stdout and stderr to `log`; the exit status, or -1 when it could not start.
+int spawn_and_wait(const std::vector<std::string>& argv, const std::string& log) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  if (::waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The first line of `path` that names an error, else its last line.
+std::string message_of(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (line.find("trace-replay record:") != std::string::npos) return line;
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+// The result key (replay/run.cpp) of a recorded syscall kind, or nullptr.
+const char* op_key(formats::EventKind k) {
+  using formats::EventKind;
+  switch (k) {
+    case EventKind::kMmap:
+      return "mmap";
+    case EventKind::kMunmap:
+      return "munmap";
+    case EventKind::kMprotect:
+      return "mprotect";
+    case EventKind::kMremap:
+      return "mremap";
+    case EventKind::kBrk:
+      return "brk";
+    case EventKind::kMadvise:
+      return "madvise";
+    case EventKind::kMadviseVector:
+      return "madvise_vector";
+    case EventKind::kFileRead:
+      return "read";
+    case EventKind::kFileWrite:
+      return "write";
+    case EventKind::kFsync:
+      return "fsync";
+    case EventKind::kPageFault:
+      return "fault";
+    default:
+      return nullptr;
+  }
+}
+
+struct Observed {
+  std::map<std::string, std::vector<uint64_t>> durations;  // per op key
+  std::map<std::string, uint64_t> counts;
+};
+
+formats::Status observe(const formats::TraceReader& reader, Observed* obs) {
+  for (uint32_t s = 0; s < reader.meta().threads.size(); ++s) {
+    formats::StreamCursor cur(reader, s);
+    while (cur.next()) {
+      const char* key = op_key(cur.event().kind);
+      if (key == nullptr) continue;
+      ++obs->counts[key];
+      if (cur.event().has_duration()) obs->durations[key].push_back(cur.event().duration_ns);
+    }
+    if (!cur.status()) return cur.status();
+  }
+  return formats::Status::ok();
+}
+
+uint64_t nearest_rank(std::vector<uint64_t>& v, double pct) {
+  std::sort(v.begin(), v.end());
+  const double rank = std::ceil(pct / 100.0 * static_cast<double>(v.size()));
+  return v[std::min(v.size() - 1, rank < 1 ? size_t{0} : static_cast<size_t>(rank) - 1)];
+}
+
+std::string triple(const std::vector<uint64_t>& v) {
+  return v.empty() ? "-" : fmt::format("{}/{}/{}", v[0], v[1], v[2]);
+}
+
+void print_program(const std::string& name, Observed& obs, const replay::RunResult& r,
+                   std::ostream& out) {
+  for (const auto& [key, count] : obs.counts) {
+    std::vector<uint64_t> seen, model;
+    auto& d = obs.durations[key];
+    if (!d.empty()) {
+      for (double p : kPercentiles) seen.push_back(nearest_rank(d, p));
+    }
+    uint64_t modelled = 0;
+    if (auto it = r.ops.find(key); it != r.ops.end() && it->second.count() > 0) {
+      modelled = it->second.count();
+      for (double p : kPercentiles) model.push_back(it->second.percentile(p));
+    }
+    const std::string ratio =
+        seen.empty() || model.empty() || seen[0] == 0
+            ? "-"
+            : fmt::format("{:.2f}", static_cast<double>(model[0]) / static_cast<double>(seen[0]));
+    out << fmt::format("{:<10} {:<9} {:>6} {:>6} {:>22} {:>22} {:>8}\n", name, key, count, modelled,
+                       triple(seen), triple(model), ratio);
+  }
+}
+
+}  // namespace
+
+int run_real_validation(const RealValidationOptions& o, std::ostream& out, std::ostream& err) {
+  kernelsim::CostProfile costs;
+  if (formats::Status s = replay::resolve_cost_profile(o.profile, &costs); !s) {
+    err << "trace-replay validate --real: " << s.message() << "\n";
+    return kExitBadInput;
+  }
+  replay::RunSpec spec;
+  spec.policy_name = o.policy;
+  spec.profile = o.profile;
+  if (formats::Status s = replay::resolve_policy(o.policy, &spec.policy_knobs); !s) {
+    err << "trace-replay validate --real: --policy " << o.policy << ": " << s.message() << "\n";
+    return kExitBadInput;
+  }
+  const std::vector<std::string>& programs = o.programs.empty() ? real_program_names() : o.programs;
+  for (const std::string& p : programs) {
+    const auto& known = real_program_names();
+    if (std::find(known.begin(), known.end(), p) == known.end()) {
+      err << "trace-replay validate --real: unknown program '" << p << "'\n";
+      return kExitBadInput;
+    }
+  }
+  std::string dir = o.work_dir;
+  const bool temporary = dir.empty();
+  if (temporary) {
+    char tmpl[] = "/tmp/trace-replay-validate.XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) {
+      err << "trace-replay validate --real: cannot make a temporary folder\n";
+      return kExitRunFailure;
+    }
+    dir = tmpl;
+  }
+  auto cleanup = [&] {
+    if (temporary) std::filesystem::remove_all(dir);
+  };
+  out << fmt::format(
+      "validate --real: profile {}, policy {}; latencies in ns (p50/p90/p99), "
+      "observed by perf syscall enter/exit, predicted by the model\n",
+      o.profile, o.policy);
+  out << fmt::format("{:<10} {:<9} {:>6} {:>6} {:>22} {:>22} {:>8}\n", "program", "op", "seen",
+                     "model", "observed", "predicted", "p50 x");
+  for (const std::string& name : programs) {
+    const std::string trace = dir + "/" + name + ".mmtrace", log = dir + "/" + name + ".log";
+    const int rc =
+        spawn_and_wait({o.trace_replay, "record", "--ground-truth", "--no-baseline", "-o", trace,
+                        "--", o.trace_replay, "calibrate", "--run-program", name},
+                       log);
+    if (rc != 0) {
+      out << "skipped: recording is unavailable here (" << message_of(log) << ")\n";
+      cleanup();
+      return kExitOk;
+    }
+    formats::Status s;
+    auto reader = formats::TraceReader::open(trace, formats::ReaderOptions{}, &s);
+    Observed obs;
+    if (reader && s) s = observe(*reader, &obs);
+    replay::RunResult result;
+    replay::ChunkCache cache(kCacheChunks);
+    if (reader && s) s = replay::execute_run(spec, *reader, cache, &result);
+    if (!reader || !s) {
+      err << "trace-replay validate --real: " << name << ": " << s.message() << "\n";
+      cleanup();
+      return kExitRunFailure;
+    }
+    print_program(name, obs, result, out);
+  }
+  out << "faults: counts only (perf sees no fault duration). The recordings include the "
+         "program's start-up (loader mmaps, brk).\n";
+  cleanup();
+  return kExitOk;
+}
+
+}  // namespace mmreplay::tools::calibrate
