@@ -242,7 +242,9 @@ TEST(PolicySpec, SeedPresetsOverrideTheirEra) {
   EXPECT_EQ(free.find("watermarks=3.x"), std::string::npos);
   // Every base names a preset.
   for (const kernelsim::PolicyPreset& p : kernelsim::policy_presets()) {
-    if (!p.base.empty()) EXPECT_NE(kernelsim::find_policy_preset(p.base), nullptr) << p.name;
+    if (!p.base.empty()) {
+      EXPECT_NE(kernelsim::find_policy_preset(p.base), nullptr) << p.name;
+    }
   }
 }
 
