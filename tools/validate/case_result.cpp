@@ -84,6 +84,11 @@ void compute_rows(CaseResult* cr) {
         const double band = m.tie_band.value_or(vc.tie_band);
         row.published_direction = direction_of(row.published, pub_base, band);
         row.model_direction = direction_of(row.model, model[0], band);
+        if (row.published_direction == Direction::kUnknown && m.expected_sign) {
+          row.published_direction = *m.expected_sign < 0   ? Direction::kLower
+                                    : *m.expected_sign > 0 ? Direction::kHigher
+                                                           : Direction::kSame;
+        }
         for (const KnownGap& g : vc.gaps) {
           if (g.metric == m.name && g.arm == row.arm) row.gap = &g;
         }

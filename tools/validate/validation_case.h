@@ -55,6 +55,10 @@ struct Metric {
   std::string source;  // where in the seed thread the figures are
   // Ratios within 1 +- tie_band count as "no difference"; nullopt = the case's.
   std::optional<double> tie_band = std::nullopt;
+  // Where the thread argues a direction without figures (seed 004: "some usecase might call it
+  // frequently with small request"): the direction every arm is expected to take against the
+  // baseline. Used only where an arm has no published figure.
+  std::optional<int> expected_sign = std::nullopt;  // -1 lower, 0 same, +1 higher
 };
 
 // A comparison the model is known not to reproduce, with what it lacks; printed beside the
