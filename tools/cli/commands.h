@@ -27,5 +27,6 @@ void register_compare_command(CLI::App& app, int* exit_code);  // tools/cli/cmd_
 void register_scale_command(CLI::App& app, int* exit_code);    // tools/cli/cmd_study.cpp
 void register_merge_command(CLI::App& app, int* exit_code);
 void register_policies_command(CLI::App& app, int* exit_code);
+void register_report_command(CLI::App& app, int* exit_code);  // tools/cli/cmd_report.cpp
 
 }  // namespace mmreplay::tools

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   register_scale_command(app, &exit_code);
   register_merge_command(app, &exit_code);
   register_policies_command(app, &exit_code);
+  register_report_command(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
