@@ -99,9 +99,9 @@ void write_hgrms(const std::string& dir, const replay::StudyResult& result) {
 formats::Status write_report_from(const nlohmann::json& results, const StudyArgs& a) {
   if (a.report_path.empty()) return formats::Status::ok();
   report::StudyData data;
-  if (formats::Status s = report::study_from_json(results, a.command + " results", &data); !s) {
-    return s;
-  }
+  // Named as `report` on the --json file would name it, so both give the same page.
+  const std::string name = a.json_path.empty() ? a.command + " results" : a.json_path;
+  if (formats::Status s = report::study_from_json(results, name, &data); !s) return s;
   std::ofstream out(a.report_path, std::ios::binary);
   out << report::build_report({data});
   out.close();

@@ -55,7 +55,11 @@ std::string rate_text(double v) {
 
 std::string study_title(const StudyData& s, size_t n) {
   std::string t = "Study " + std::to_string(n) + ": " + (s.command.empty() ? "results" : s.command);
-  if (!s.trace.empty()) t += " " + s.trace;
+  if (s.trace_count > 1 && !s.generator.empty()) {
+    t += " " + s.generator + " (generated per core count)";
+  } else if (!s.trace.empty()) {
+    t += " " + std::filesystem::path(s.trace).filename().string();
+  }
   return t;
 }
 

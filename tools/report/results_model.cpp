@@ -91,6 +91,7 @@ formats::Status study_from_json(const nlohmann::json& j, const std::string& name
     s->trace = j["trace"].value("path", std::string());
     s->generator = j["trace"].value("generator", std::string());
   }
+  if (j.contains("traces") && j["traces"].is_array()) s->trace_count = j["traces"].size();
   const auto& runs = j["runs"];
   if (runs.empty()) return formats::Status::error(name + ": no runs");
   for (size_t i = 0; i < runs.size(); ++i) {

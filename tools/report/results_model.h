@@ -50,10 +50,11 @@ struct RunData {
 };
 
 struct StudyData {
-  std::string source;     // the file it came from
-  std::string command;    // replay, compare, scale
-  std::string trace;      // the first trace's path
-  std::string generator;  // the first trace's generator, "" if recorded
+  std::string source;      // the file it came from
+  std::string command;     // replay, compare, scale
+  std::string trace;       // the first trace's path
+  std::string generator;   // the first trace's generator, "" if recorded
+  size_t trace_count = 0;  // scale --workload generates one trace per core count
   std::vector<RunData> runs;
 
   // True for a scale study, or any study whose runs differ in CPU count.

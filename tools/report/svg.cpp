@@ -12,7 +12,7 @@ namespace {
 constexpr double kWidth = 760;
 constexpr double kPlotHeight = 300;
 constexpr double kMarginLeft = 78;
-constexpr double kMarginRight = 24;
+constexpr double kMarginRight = 44;  // room for the last x tick label
 constexpr double kMarginTop = 34;
 constexpr double kAxisBelow = 52;  // tick labels and the x axis label
 constexpr double kLegendRow = 20;
