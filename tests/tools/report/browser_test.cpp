@@ -1,7 +1,8 @@
 // Renders the report of the tiny fixture in headless Chromium, where Debian's chromium is
 // installed, and fails on a blank page or an error page: the screenshot must not be (almost) one
 // colour and must show the Okabe-Ito series colours, and the DOM Chromium built must be the
-// report's. Skipped, with the reason, where chromium or libpng is absent.
+// report's. Skipped, with the reason, where chromium or libpng is absent. The pixel check is
+// itself tested on made-up pages, so the browser test can fail.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -33,6 +34,8 @@ constexpr double kBlankShare = 0.995;
 constexpr int kColourTolerance = 12;
 // Pixels of a palette colour needed to say the colour is on the page.
 constexpr size_t kMinColourPixels = 20;
+// Palette colours a rendered report shows at least (the fixture has three policies).
+constexpr size_t kMinPaletteColours = 3;
 
 struct Rgb {
   int r, g, b;
@@ -68,6 +71,53 @@ bool read_png(const std::string& path, std::vector<Rgb>* pixels) {
 }
 #endif
 
+// Empty when the screenshot looks like the report; otherwise why not: a blank page (one colour
+// almost everywhere) or a page without the charts' colours (an error page, a page of text).
+std::string page_problem(const std::vector<Rgb>& pixels, bool verbose) {
+  if (pixels.empty()) return "no pixels";
+  std::map<int, size_t> counts;
+  for (const Rgb& p : pixels) ++counts[(p.r << 16) | (p.g << 8) | p.b];
+  size_t top = 0;
+  for (const auto& [colour, n] : counts) top = std::max(top, n);
+  const double share = static_cast<double>(top) / static_cast<double>(pixels.size());
+  size_t colours_seen = 0;
+  for (const std::string& hex : okabe_ito_colours()) {
+    const Rgb want = parse_hex(hex);
+    size_t n = 0;
+    for (const Rgb& p : pixels) {
+      n += std::abs(p.r - want.r) <= kColourTolerance &&
+           std::abs(p.g - want.g) <= kColourTolerance && std::abs(p.b - want.b) <= kColourTolerance;
+    }
+    colours_seen += n >= kMinColourPixels;
+  }
+  if (verbose) {
+    std::printf(
+        "screenshot %zu pixels: commonest colour %.1f%%, %zu distinct colours, %zu of %zu "
+        "palette colours\n",
+        pixels.size(), share * 100, counts.size(), colours_seen, okabe_ito_colours().size());
+  }
+  if (share >= kBlankShare) return "blank: one colour covers " + std::to_string(share * 100) + "%";
+  if (colours_seen < kMinPaletteColours) return "no chart colours";
+  return "";
+}
+
+TEST(ReportBrowser, PixelCheckRejectsBlankAndColourlessPages) {
+  const Rgb white{255, 255, 255}, grey{90, 90, 90}, orange{0xE6, 0x9F, 0x00}, sky{0x56, 0xB4, 0xE9},
+      green{0x00, 0x9E, 0x73};
+  std::vector<Rgb> page(100000, white);
+  EXPECT_NE(page_problem(page, false).find("blank"), std::string::npos);
+  // Text on a page (an error page): not blank, but no chart colours.
+  for (size_t i = 0; i < 5000; ++i) page[i * 7] = grey;
+  EXPECT_EQ(page_problem(page, false), "no chart colours");
+  // Add three series' colours: a report.
+  for (size_t i = 0; i < 300; ++i) {
+    page[i * 11 + 1] = orange;
+    page[i * 11 + 2] = sky;
+    page[i * 11 + 3] = green;
+  }
+  EXPECT_EQ(page_problem(page, false), "");
+}
+
 TEST(ReportBrowser, ChromiumRendersTheReport) {
   if (!std::filesystem::exists(kChromium)) {
     GTEST_SKIP() << kChromium << " is absent (Debian package chromium; tools/install-deps.sh)";
@@ -93,29 +143,8 @@ TEST(ReportBrowser, ChromiumRendersTheReport) {
   std::vector<Rgb> pixels;
   ASSERT_TRUE(read_png(png, &pixels)) << png << " is not a PNG";
 
-  std::map<int, size_t> counts;
-  for (const Rgb& p : pixels) ++counts[(p.r << 16) | (p.g << 8) | p.b];
-  size_t top = 0;
-  for (const auto& [colour, n] : counts) top = std::max(top, n);
-  const double share = static_cast<double>(top) / static_cast<double>(pixels.size());
-  EXPECT_LT(share, kBlankShare) << "the page is blank: one colour covers " << share * 100 << "%";
-
-  // An error page has no chart: the series colours must be there.
-  size_t colours_seen = 0;
-  for (const std::string& hex : okabe_ito_colours()) {
-    const Rgb want = parse_hex(hex);
-    size_t n = 0;
-    for (const Rgb& p : pixels) {
-      n += std::abs(p.r - want.r) <= kColourTolerance &&
-           std::abs(p.g - want.g) <= kColourTolerance && std::abs(p.b - want.b) <= kColourTolerance;
-    }
-    colours_seen += n >= kMinColourPixels;
-  }
-  EXPECT_GE(colours_seen, 3u) << "no chart colours in " << png;
-  std::printf(
-      "screenshot %zu pixels: commonest colour %.1f%%, %zu distinct colours, %zu of %zu "
-      "palette colours\n",
-      pixels.size(), share * 100, counts.size(), colours_seen, okabe_ito_colours().size());
+  const std::string problem = page_problem(pixels, /*verbose=*/true);
+  EXPECT_EQ(problem, "") << png;
 
   std::ifstream in(dom_file);
   std::stringstream dom;
