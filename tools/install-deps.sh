@@ -11,6 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libtracecmd-dev libtracefs-dev libtraceevent-dev  # trace.dat import (formats/import/trace_cmd.h)
+  chromium libpng-dev                       # report test: render the HTML headless, read the PNG
 )
 EXTRA=("$@")  # callers may ask for more (e.g. clang for the fuzz preset)
 

@@ -29,6 +29,7 @@ void register_compare_command(CLI::App& app, int* exit_code) {
   args->command = "compare";
   cmd->add_option("trace", args->trace, "the .mmtrace file")->required();
   add_study_options(cmd, args.get());
+  add_report_option(cmd, args.get());
   cmd->callback([args, exit_code] { *exit_code = run_study_command(*args); });
 }
 
@@ -41,6 +42,7 @@ void register_scale_command(CLI::App& app, int* exit_code) {
                   "generate this workload per core count, threads following it: "
                   "\"NAME [--param value ...]\"");
   add_study_options(cmd, args.get());
+  add_report_option(cmd, args.get());
   cmd->callback([args, exit_code] {
     if (args->trace.empty() == args->workload.empty()) {
       std::fprintf(stderr, "trace-replay scale: give either TRACE or --workload\n");

@@ -29,5 +29,6 @@ void register_merge_command(CLI::App& app, int* exit_code);
 void register_policies_command(CLI::App& app, int* exit_code);
 void register_validate_command(CLI::App& app, int* exit_code);  // tools/cli/cmd_validate.cpp
 void register_calibrate_command(CLI::App& app, int* exit_code);  // tools/cli/cmd_calibrate.cpp
+void register_report_command(CLI::App& app, int* exit_code);  // tools/cli/cmd_report.cpp
 
 }  // namespace mmreplay::tools

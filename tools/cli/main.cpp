@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   register_policies_command(app, &exit_code);
   register_calibrate_command(app, &exit_code);
   register_validate_command(app, &exit_code);
+  register_report_command(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -21,6 +21,7 @@
 #include "tools/cli/commands.h"
 #include "tools/gen/generate.h"
 #include "tools/gen/params.h"
+#include "tools/report/report_html.h"
 
 namespace mmreplay::tools {
 namespace {
@@ -94,6 +95,20 @@ void write_hgrms(const std::string& dir, const replay::StudyResult& result) {
   }
 }
 
+// --report: the same page trace-replay report makes from the --json output.
+formats::Status write_report_from(const nlohmann::json& results, const StudyArgs& a) {
+  if (a.report_path.empty()) return formats::Status::ok();
+  report::StudyData data;
+  // Named as `report` on the --json file would name it, so both give the same page.
+  const std::string name = a.json_path.empty() ? a.command + " results" : a.json_path;
+  if (formats::Status s = report::study_from_json(results, name, &data); !s) return s;
+  std::ofstream out(a.report_path, std::ios::binary);
+  out << report::build_report({data});
+  out.close();
+  if (!out) return formats::Status::error(a.report_path + ": cannot write");
+  return formats::Status::ok();
+}
+
 }  // namespace
 
 void add_study_options(CLI::App* cmd, StudyArgs* a) {
@@ -120,6 +135,11 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
   cmd->add_option("--csv", a->csv_path, "write results CSV here");
   cmd->add_option("--hgrm", a->hgrm_dir, "write one .hgrm per run and operation into DIR");
   cmd->add_option("--cache-chunks", a->cache_chunks, "decoded chunks the shared cache holds");
+}
+
+void add_report_option(CLI::App* cmd, StudyArgs* a) {
+  cmd->add_option("--report", a->report_path,
+                  "write an HTML report with plots here (as `report` makes from --json)");
 }
 
 int run_study_command(const StudyArgs& a) {
@@ -216,11 +236,17 @@ int run_study_command(const StudyArgs& a) {
                 result.runs.size(), result.host.threads, result.host.wall_seconds,
                 result.host.events_per_second / 1e6, 100.0 * result.host.cache.hit_rate());
   }
-  if (!a.json_path.empty()) {
+  if (!a.json_path.empty() || (!a.report_path.empty() && status && !result.runs.empty())) {
     replay::StudyInfo info{a.command, {}, study.runs.size(), shard};
-    std::ofstream out(a.json_path);
-    out << replay::study_to_json(info, study, result).dump(1) << "\n";
-    if (!out) return bad(a.json_path + ": cannot write");
+    const nlohmann::json results = replay::study_to_json(info, study, result);
+    if (!a.json_path.empty()) {
+      std::ofstream out(a.json_path);
+      out << results.dump(1) << "\n";
+      if (!out) return bad(a.json_path + ": cannot write");
+    }
+    if (status && !result.runs.empty()) {
+      if (formats::Status s = write_report_from(results, a); !s) return bad(s.message());
+    }
   }
   if (!a.csv_path.empty()) {
     std::ofstream out(a.csv_path);

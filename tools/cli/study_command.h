@@ -1,5 +1,6 @@
 // The options shared by the commands that run studies (replay, compare, scale) and the code that
-// turns them into a replay::Study, runs it, prints the table and writes --json/--csv/--hgrm.
+// turns them into a replay::Study, runs it, prints the table and writes --json/--csv/--hgrm and
+// the HTML --report.
 
 #pragma once
 
@@ -29,10 +30,14 @@ struct StudyArgs {
   std::string shard = "1/1";
   std::string json_path, csv_path, hgrm_dir;
   size_t cache_chunks = 0;
+  std::string report_path;             // compare, scale: --report FILE (HTML)
 };
 
 // Adds the shared options to `cmd`; `args` must outlive parsing.
 void add_study_options(CLI::App* cmd, StudyArgs* args);
+
+// Adds --report FILE (compare and scale).
+void add_report_option(CLI::App* cmd, StudyArgs* args);
 
 // Runs the study described by `args`; returns the process exit code.
 int run_study_command(const StudyArgs& args);

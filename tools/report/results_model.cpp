@@ -1,0 +1,119 @@
+#include "tools/report/results_model.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace mmreplay::report {
+namespace {
+
+// The schema this reader understands; replay::kResultsSchema writes it.
+constexpr int kSchema = 1;
+
+// nlohmann's typed getters throw on a wrong type; the callers turn that into one message line.
+HistogramData histogram_from_json(const nlohmann::json& j) {
+  HistogramData h;
+  h.count = j.at("count").get<uint64_t>();
+  h.mean_ns = j.at("mean_ns").get<double>();
+  h.p50_ns = j.at("p50_ns").get<uint64_t>();
+  h.p90_ns = j.at("p90_ns").get<uint64_t>();
+  h.p99_ns = j.at("p99_ns").get<uint64_t>();
+  h.p999_ns = j.at("p999_ns").get<uint64_t>();
+  h.min_ns = j.at("min_ns").get<uint64_t>();
+  h.max_ns = j.at("max_ns").get<uint64_t>();
+  uint64_t total = 0;
+  for (const auto& b : j.at("buckets")) {
+    if (!b.is_array() || b.size() != 3)
+      throw std::invalid_argument("a bucket is not [low, high, count]");
+    h.buckets.push_back({b[0].get<uint64_t>(), b[1].get<uint64_t>(), b[2].get<uint64_t>()});
+    total += h.buckets.back().count;
+  }
+  if (total != h.count) {
+    throw std::invalid_argument("bucket counts add up to " + std::to_string(total) + ", not " +
+                                std::to_string(h.count));
+  }
+  return h;
+}
+
+RunData run_from_json(const nlohmann::json& j) {
+  RunData r;
+  r.index = j.at("index").get<uint64_t>();
+  r.policy = j.at("policy").get<std::string>();
+  r.cpus = j.at("cpus").get<uint32_t>();
+  r.profile = j.value("profile", std::string());
+  r.makespan_ns = j.at("makespan_ns").get<uint64_t>();
+  r.operations = j.at("operations").get<uint64_t>();
+  r.throughput_ops_per_s = j.at("throughput_ops_per_s").get<double>();
+  for (const auto& [name, h] : j.at("ops").items()) {
+    try {
+      r.ops[name] = histogram_from_json(h);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("ops." + name + ": " + e.what());
+    }
+  }
+  for (const auto& [name, l] : j.at("locks").items()) {
+    try {
+      LockData& d = r.locks[name];
+      d.acquisitions = l.at("acquisitions").get<uint64_t>();
+      d.contentions = l.at("contentions").get<uint64_t>();
+      d.bounces = l.value("bounces", uint64_t{0});
+      d.wait = histogram_from_json(l.at("wait"));
+      d.hold = histogram_from_json(l.at("hold"));
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("locks." + name + ": " + e.what());
+    }
+  }
+  for (const auto& [name, v] : j.at("counters").items()) r.counters[name] = v.get<uint64_t>();
+  return r;
+}
+
+}  // namespace
+
+bool StudyData::is_scale() const {
+  if (command == "scale") return true;
+  std::set<uint32_t> cpus;
+  for (const RunData& r : runs) cpus.insert(r.cpus);
+  return cpus.size() > 1;
+}
+
+formats::Status study_from_json(const nlohmann::json& j, const std::string& name, StudyData* s) {
+  if (!j.is_object() || j.value("schema", 0) != kSchema || !j.contains("runs") ||
+      !j["runs"].is_array()) {
+    return formats::Status::error(name + ": not a schema " + std::to_string(kSchema) +
+                                  " results file (no \"schema\": 1 and \"runs\" array)");
+  }
+  *s = StudyData();
+  s->source = name;
+  if (j.contains("study") && j["study"].is_object()) {
+    s->command = j["study"].value("command", std::string());
+  }
+  if (j.contains("trace") && j["trace"].is_object()) {
+    s->trace = j["trace"].value("path", std::string());
+    s->generator = j["trace"].value("generator", std::string());
+  }
+  if (j.contains("traces") && j["traces"].is_array()) s->trace_count = j["traces"].size();
+  const auto& runs = j["runs"];
+  if (runs.empty()) return formats::Status::error(name + ": no runs");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    try {
+      s->runs.push_back(run_from_json(runs[i]));
+    } catch (const std::exception& e) {
+      return formats::Status::error(name + ": run " + std::to_string(i + 1) + ": " + e.what());
+    }
+  }
+  return formats::Status::ok();
+}
+
+formats::Status load_study(const std::string& path, StudyData* study) {
+  std::ifstream in(path);
+  if (!in) return formats::Status::error(path + ": cannot open");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    return formats::Status::error(path + ": not JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  return study_from_json(j, path, study);
+}
+
+}  // namespace mmreplay::report
