@@ -106,6 +106,16 @@ inline constexpr uint32_t BH_LRU_SIZE_PRE_3_18 = 8;
 // 4 KiB page); MachineConfig::fs_block_size may pick a smaller power of two (1 KiB .. PAGE_SIZE).
 inline constexpr uint64_t EXT4_DEFAULT_BLOCK_SIZE = 4096;
 
+// ---- Memory cgroups (mm/memcontrol.c) --------------------------------------------------------
+// Pages charged to the counter at once and kept in the per-CPU stock (memcg_stock_pcp):
+// CHARGE_BATCH 32 in 3.x, MEMCG_CHARGE_BATCH 64 from 6.1 (kernel-mm.md section 5). The model
+// takes it from policy charge_batch.
+inline constexpr uint32_t CHARGE_BATCH = 32;
+inline constexpr uint32_t MEMCG_CHARGE_BATCH = 64;
+// try_charge(): reclaim rounds on the group before it declares a memcg OOM (3.x-5.x;
+// MAX_RECLAIM_RETRIES since 5.9, unverified version).
+inline constexpr uint32_t MEM_CGROUP_RECLAIM_RETRIES = 5;
+
 // ---- Scheduler --------------------------------------------------------------------------------
 // kernel/sched/fair.c: sysctl_sched_base_slice (6.6+ EEVDF) = 0.75 ms, the same value as
 // sysctl_sched_min_granularity in 3.x CFS. The model's time slice when tasks share a CPU.

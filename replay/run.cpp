@@ -129,6 +129,14 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
       {"madv_lazyfree_pages", vm.madv_lazyfree_pages},
       {"lazyfree_reused", vm.lazyfree_reused},
       {"ops_failed", vm.ops_failed},
+      {"memcg_charged_pages", vm.memcg_charged_pages},
+      {"memcg_uncharged_pages", vm.memcg_uncharged_pages},
+      {"memcg_counter_charges", vm.memcg_counter_charges},
+      {"memcg_counter_uncharges", vm.memcg_counter_uncharges},
+      {"memcg_counter_locks", vm.memcg_counter_locks},
+      {"memcg_counter_bounces", vm.memcg_counter_bounces},
+      {"memcg_reclaim", vm.memcg_reclaim},
+      {"memcg_oom", vm.memcg_oom},
   };
   r->makespan_ns = static_cast<uint64_t>(sim.now().count_ns());
   r->per_cpu.clear();
@@ -163,6 +171,7 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim).
   machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
   machine.min_free_kbytes = spec.min_free_kbytes;
+  machine.memcg_limit_bytes = spec.memcg_limit_bytes;
   // A built-in profile by name, or a JSON file (calibrate output) by path.
   kernelsim::CostProfile costs;
   if (formats::Status s = resolve_cost_profile(spec.profile, &costs); !s) return s;

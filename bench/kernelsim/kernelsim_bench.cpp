@@ -63,12 +63,54 @@ void BM_Madvise(benchmark::State& state, uint32_t threads, const char* policy) {
   state.counters["madvise/s"] = benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsRate);
 }
 
+// Seed 001's page_fault2 shape: 16 processes in one memcg on 16 vCPUs, each mapping,
+// write-faulting and unmapping its share of kFaultsPerRun pages in 4 MiB rounds. Reports the
+// model's faults per host second, the simulated memcg counter wait per fault and the simulated
+// fault rate (millions per virtual second, the figure seed 001 quotes).
+void BM_MemcgPageFaults(benchmark::State& state, const char* policy) {
+  constexpr uint32_t kProcs = 16;
+  constexpr uint64_t kRoundPages = 1024;
+  uint64_t faults = 0;
+  double wait_ns = 0;
+  double sim_rate = 0;  // simulated faults per virtual second, in millions
+  for (auto _ : state) {
+    auto sim = make(kProcs, policy);
+    for (uint32_t i = 0; i < kProcs; ++i) {
+      std::vector<Op> ops;
+      for (uint64_t done = 0; done < kFaultsPerRun / kProcs; done += kRoundPages) {
+        ops.push_back(Op::mmap_anon(kBase, kRoundPages * PAGE_SIZE, PROT_READ | PROT_WRITE));
+        ops.push_back(Op::touch(kBase, kRoundPages * PAGE_SIZE, true));
+        ops.push_back(Op::munmap(kBase, kRoundPages * PAGE_SIZE));
+      }
+      sim->spawn_thread(i + 1, i, std::make_unique<VectorOpSource>(std::move(ops)));
+    }
+    sim->run();
+    faults += sim->stats().vm.pgfault;
+    const LockClassStats* l = sim->lockstat().find("&counter->lock");
+    const uint64_t w = l != nullptr ? l->wait_time.sum() : sim->stats().vm.memcg_counter_wait_ns;
+    wait_ns = static_cast<double>(w);
+    sim_rate = static_cast<double>(sim->stats().vm.pgfault) * 1e3 /
+               static_cast<double>(sim->now().count_ns());
+  }
+  state.counters["faults/s"] = benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
+  state.counters["counter_wait_ns/fault"] = wait_ns / static_cast<double>(kFaultsPerRun);
+  state.counters["sim_Mfaults/s"] = sim_rate;
+}
+
 BENCHMARK_CAPTURE(BM_PageFaults, uncontended, 1, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PageFaults, cpus64_mmap_sem, 64, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PageFaults, cpus64_per_vma, 64, "fault_lock=per-vma")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Madvise, uncontended, 1, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Madvise, cpus64_ipi, 64, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Madvise, cpus64_broadcast, 64, "tlb=broadcast")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MemcgPageFaults, cpus16_memcg_off, "memcg=off")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MemcgPageFaults, cpus16_res_counter, "memcg=res_counter,charge_batch=32")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MemcgPageFaults, cpus16_uncharge_pagevec,
+                  "memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,pagevec_size=14")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MemcgPageFaults, cpus16_page_counter, "memcg=page_counter,charge_batch=32")
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace mmreplay::kernelsim

@@ -29,6 +29,9 @@ CostProfile cost_profile_default() {
   c.swap_out_page = SimTime::us(2);          // (unverified) add_to_swap + bio submit, NVMe
   c.swap_in_page = SimTime::us(90);          // kernel-mm.md: NVMe swap-in ~80-100 us (unverified)
   c.swap_in_readahead_page = SimTime::ns(500);  // (unverified) 4 KiB more in one NVMe read
+  c.memcg_counter_update = SimTime::ns(40);  // (unverified) ALU ops + irqsave, line hot
+  c.memcg_stock = SimTime::ns(10);           // (unverified) local_irq_save + per-CPU load/store
+  c.memcg_page = SimTime::ns(30);            // (unverified) pc->mem_cgroup + per-CPU stat updates
   c.bh_lru_irq = SimTime::ns(10);           // (unverified) cli + popf pair, no pending irq
   c.bh_lru_slot = SimTime::ns(1);            // (unverified) one compare / store in L1
   c.find_get_block_slow = SimTime::ns(80);   // (unverified) spin_lock + bh ring walk, uncontended
@@ -78,6 +81,9 @@ CostProfile cost_profile_xeon_2014() {
   c.swap_out_page = SimTime::us(3);          // (unverified) SATA SSD, bio submit + AHCI
   c.swap_in_page = SimTime::us(150);         // (unverified) SATA SSD 4 KiB random read ~100-200 us
   c.swap_in_readahead_page = SimTime::us(1); // (unverified) ~500 MB/s sequential
+  c.memcg_counter_update = SimTime::ns(50);  // (unverified) res_counter_charge_locked()
+  c.memcg_stock = SimTime::ns(15);           // (unverified) 3.x local_irq_save + get_cpu_var
+  c.memcg_page = SimTime::ns(60);            // (unverified) 3.x page_cgroup lock bit + stat updates
   c.bh_lru_irq = SimTime::ns(15);            // (unverified) IvyBridge cli/popf
   c.find_get_block_slow = SimTime::ns(120);  // (unverified) find_get_page + private_lock, 3.x
   c.file_copy_page = SimTime::ns(550);       // (unverified) ~7.5 GB/s user copy
@@ -90,6 +96,9 @@ CostProfile cost_profile_zram() {
   c.swap_out_page = SimTime::us(4);          // (unverified) LZO/LZ4 compression of 4 KiB
   c.swap_in_page = SimTime::ns(1800);        // kernel-mm.md: zram ~1.8 us/page (Minchan Kim)
   c.swap_in_readahead_page = SimTime::ns(1800);  // zram decompresses each page: no batching gain
+  c.memcg_counter_update = SimTime::ns(40);  // (unverified) as default: the CPU is the same
+  c.memcg_stock = SimTime::ns(10);           // (unverified) as default
+  c.memcg_page = SimTime::ns(30);            // (unverified) as default
   return c;
 }
 
@@ -150,6 +159,9 @@ constexpr CostField kCostFields[] = {
     {"thread_create", &CostProfile::thread_create},
     {"thread_exit", &CostProfile::thread_exit},
     {"mm_create", &CostProfile::mm_create},
+    {"memcg_counter_update", &CostProfile::memcg_counter_update},
+    {"memcg_stock", &CostProfile::memcg_stock},
+    {"memcg_page", &CostProfile::memcg_page},
 };
 
 std::span<const CostField> cost_fields() { return kCostFields; }

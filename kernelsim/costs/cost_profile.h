@@ -50,6 +50,11 @@ struct CostProfile {
                                //     submission (the write completes asynchronously); zram: compression
   SimTime swap_in_page;        // ns: a swap-in read of one page, waited for off CPU (major fault)
   SimTime swap_in_readahead_page;  // ns: each further page of the page-cluster window in the same I/O
+  // ---- Memory cgroups (mm/memcontrol.c) ----
+  SimTime memcg_counter_update;  // ns: res_counter charge/uncharge work under counter->lock
+                                 //     (limit compare, usage/max_usage update, irq save/restore)
+  SimTime memcg_stock;         // ns: consume_stock() / refill_stock() on this CPU's memcg_stock_pcp
+  SimTime memcg_page;          // ns: per page charged or uncharged: page->mem_cgroup, statistics
   // ---- Buffer heads and file I/O (fs/buffer.c, fs/read_write.c) ----
   SimTime bh_lru_irq;          // ns: local_irq_disable() + local_irq_enable() around one bh_lru access
   SimTime bh_lru_slot;         // ns: comparing or shifting one bh_lru slot (a hot per-CPU line)

@@ -7,7 +7,29 @@
 
 namespace mmreplay::kernelsim {
 
-Lruvec::Lruvec(Simulation& sim, uint32_t nr_cpus) : lru_lock(sim, "&pgdat->lru_lock"), sim_(sim), cpu_(nr_cpus) {}
+Lruvec::Lruvec(Simulation& sim, uint32_t nr_cpus)
+    : lru_lock(sim, "&pgdat->lru_lock"), sim_(sim), lists_(1), cpu_(nr_cpus) {}
+
+Lruvec::List& Lruvec::list_of(uint32_t memcg, LruList list) {
+  if (memcg >= lists_.size()) lists_.resize(memcg + 1);
+  return lists_[memcg][static_cast<int>(list)];
+}
+
+uint64_t Lruvec::size(LruList list, uint32_t memcg) const {
+  if (memcg == kAnyMemcg) return size(list);
+  return memcg < lists_.size() ? lists_[memcg][static_cast<int>(list)].size : 0;
+}
+
+// Models mem_cgroup_page_lruvec() + the lock it implies: lruvec->lru_lock (5.11+,
+// 6168d0da2b47) or pgdat->lru_lock.
+QSpinLock& Lruvec::lru_lock_of(uint32_t memcg) {
+  if (memcg == kAnyMemcg || memcg == 0 || !sim_.policies().lru_lock->per_lruvec()) return lru_lock;
+  if (memcg >= lruvec_locks_.size()) lruvec_locks_.resize(memcg + 1);
+  if (!lruvec_locks_[memcg]) {
+    lruvec_locks_[memcg] = std::make_unique<QSpinLock>(sim_, "&lruvec->lru_lock");
+  }
+  return *lruvec_locks_[memcg];
+}
 
 uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
   uint32_t f = 0;
@@ -23,6 +45,7 @@ uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
   pf.mm = &mm;
   pf.addr = addr;
   pf.swapbacked = true;
+  pf.memcg = mm.memcg_id;
   const bool inserted = mm.anon_pages.emplace(addr >> PAGE_SHIFT, f).second;
   assert(inserted && "invariant (3): two own pages at one address");
   (void)inserted;
@@ -75,7 +98,8 @@ void Lruvec::page_move_anon_rmap(Mm& mm, uint64_t old_addr, uint64_t new_addr) {
 
 void Lruvec::link(uint32_t f, LruList list) {
   PageFrame& pf = frames_[f];
-  List& l = lists_[static_cast<int>(list)];
+  List& l = list_of(pf.memcg, list);
+  ++node_size_[static_cast<int>(list)];
   pf.where = FrameWhere::kLru;
   pf.lru = list;
   pf.prev = kNoFrame;
@@ -89,7 +113,8 @@ void Lruvec::link(uint32_t f, LruList list) {
 void Lruvec::unlink(uint32_t f) {
   PageFrame& pf = frames_[f];
   assert(pf.where == FrameWhere::kLru && "invariant (1)");
-  List& l = lists_[static_cast<int>(pf.lru)];
+  List& l = list_of(pf.memcg, pf.lru);
+  --node_size_[static_cast<int>(pf.lru)];
   if (pf.prev != kNoFrame) frames_[pf.prev].next = pf.next; else l.head = pf.next;
   if (pf.next != kNoFrame) frames_[pf.next].prev = pf.prev; else l.tail = pf.prev;
   pf.prev = pf.next = kNoFrame;
@@ -98,54 +123,85 @@ void Lruvec::unlink(uint32_t f) {
   pf.where = FrameWhere::kIsolated;
 }
 
-std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n) {
-  assert(lru_lock.holder() != nullptr);
+std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n, uint32_t memcg) {
+  assert(lru_lock_of(memcg).holder() != nullptr);
   std::vector<uint32_t> out;
-  const List& l = lists_[static_cast<int>(list)];
-  while (out.size() < n && l.tail != kNoFrame) {
-    const uint32_t f = l.tail;
-    unlink(f);
-    out.push_back(f);
+  const auto take_from = [&](uint32_t g) {
+    const List& l = list_of(g, list);
+    while (out.size() < n && l.tail != kNoFrame) {
+      const uint32_t f = l.tail;
+      unlink(f);
+      out.push_back(f);
+    }
+  };
+  if (memcg != kAnyMemcg) {
+    take_from(memcg);
+    return out;
   }
+  const uint32_t nr = static_cast<uint32_t>(lists_.size());  // mem_cgroup_iter(): groups in turn
+  for (uint32_t i = 0; i < nr && out.size() < n; ++i) take_from((scan_cursor_ + i) % nr);
+  scan_cursor_ = (scan_cursor_ + 1) % nr;
   return out;
 }
 
 void Lruvec::putback_lru_page(uint32_t f, LruList list) {
-  assert(lru_lock.holder() != nullptr);
+  assert(lru_lock_of(frames_[f].memcg).holder() != nullptr || lru_lock.holder() != nullptr);
   assert(frames_[f].where == FrameWhere::kIsolated && frames_[f].mm != nullptr);
   link(f, list);
 }
 
 // Models mm/swap.c: __pagevec_lru_add() -> pagevec_lru_move_fn(__pagevec_lru_add_fn).
 Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
-  co_await lru_lock.lock(t);
+  QSpinLock* locked = nullptr;
+  int64_t moved = 0;
   for (uint32_t f : batch) {
     PageFrame& pf = frames_[f];
     assert(pf.where == FrameWhere::kPagevec && "invariant (1)");
+    if (QSpinLock& l = lru_lock_of(pf.memcg); &l != locked) {  // relock when the lruvec changes
+      if (locked != nullptr) {
+        t.work(sim_.costs().lru_move_page * std::exchange(moved, 0));
+        co_await locked->unlock(t);
+      }
+      locked = &l;
+      co_await l.lock(t);
+    }
+    ++moved;
     if (pf.mm == nullptr) {
       free_frame(f);  // zapped while in the batch: the batch's reference was the last
       continue;
     }
     link(f, LruList::kActiveAnon);
   }
-  t.work(sim_.costs().lru_move_page * static_cast<int64_t>(batch.size()));
-  co_await lru_lock.unlock(t);
+  if (locked == nullptr) co_return;
+  t.work(sim_.costs().lru_move_page * moved);
+  co_await locked->unlock(t);
 }
 
 // Models mm/swap.c: pagevec_lru_move_fn(lru_lazyfree_fn) (4.12+) / lru_deactivate_fn (4.5).
 Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch) {
   const bool to_file = sim_.policies().lazyfree_lru->on_file_lru();
-  co_await lru_lock.lock(t);
+  QSpinLock* locked = nullptr;
+  int64_t moved = 0;
   for (const auto& [f, gen] : batch) {
     PageFrame& pf = frames_[f];
+    if (QSpinLock& l = lru_lock_of(pf.memcg); &l != locked) {  // relock when the lruvec changes
+      if (locked != nullptr) {
+        t.work(sim_.costs().lru_move_page * std::exchange(moved, 0));
+        co_await locked->unlock(t);
+      }
+      locked = &l;
+      co_await l.lock(t);
+    }
+    ++moved;
     if (pf.gen != gen || pf.where != FrameWhere::kLru) continue;  // freed or isolated meanwhile
     unlink(f);
     if (to_file) pf.swapbacked = false;  // ClearPageSwapBacked()
     link(f, pf.swapbacked ? LruList::kInactiveAnon : LruList::kInactiveFile);
     ++sim_.vm().pglazyfree;
   }
-  t.work(sim_.costs().lru_move_page * static_cast<int64_t>(batch.size()));
-  co_await lru_lock.unlock(t);
+  if (locked == nullptr) co_return;
+  t.work(sim_.costs().lru_move_page * moved);
+  co_await locked->unlock(t);
 }
 
 Co<void> Lruvec::lru_cache_add(Task& t, uint32_t f) {

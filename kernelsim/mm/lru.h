@@ -1,5 +1,10 @@
 // Lruvec: the node's LRU lists, its lru_lock and the per-CPU LRU batches (mm/swap.c,
-// include/linux/mmzone.h). One node, one lruvec (memcg lruvecs are not modelled).
+// include/linux/mmzone.h). One node; with memcg on, each memcg has its own set of the four
+// lists (its lruvec on the node; frame.memcg says which, mm/memcontrol.h) and, under policy
+// `lru_lock=lruvec` (5.11+), its own lru_lock (lock class "&lruvec->lru_lock");
+// `lru_lock=node` or memcg=off: every lruvec uses the node's lock ("&pgdat->lru_lock").
+// Node-wide reclaim visits the groups' lists in turn (mem_cgroup_iter()); known
+// simplification: it takes the node lock even under lru_lock=lruvec.
 //
 // Own pages (anonymous and COW pages, pgtable.h bit kOwnPage) get a PageFrame when they are
 // mapped: the frame records which mm and address map the page (the anon rmap) and where the page
@@ -28,6 +33,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -55,7 +61,10 @@ struct PageFrame {
   FrameWhere where = FrameWhere::kFree;
   LruList lru = LruList::kActiveAnon;
   bool swapbacked = true;   // PG_swapbacked
+  uint32_t memcg = 0;       // the memcg (lruvec) it is charged to; 0: root
 };
+
+inline constexpr uint32_t kAnyMemcg = ~uint32_t{0};  // node-wide: every memcg's lists
 
 class Lruvec {
  public:
@@ -79,8 +88,9 @@ class Lruvec {
   Co<void> lru_add_drain(Task& t);
 
   // ---- Reclaim side. REQUIRES: lru_lock held by the caller. ----
-  // Models isolate_lru_pages(): up to n frames from the tail of `list`.
-  std::vector<uint32_t> isolate_lru_pages(LruList list, uint32_t n);
+  // Models isolate_lru_pages(): up to n frames from the tail of `list` of memcg's lruvec, or
+  // of the groups' lists in turn (kAnyMemcg).
+  std::vector<uint32_t> isolate_lru_pages(LruList list, uint32_t n, uint32_t memcg = kAnyMemcg);
   // Models putback_lru_page() / move to the head of `list`. REQUIRES: f isolated and live.
   void putback_lru_page(uint32_t f, LruList list);
 
@@ -88,7 +98,10 @@ class Lruvec {
   void release_frame(uint32_t f);
   PageFrame& frame(uint32_t f) { return frames_[f]; }
   const PageFrame& frame(uint32_t f) const { return frames_[f]; }
-  uint64_t size(LruList list) const { return lists_[static_cast<int>(list)].size; }
+  uint64_t size(LruList list) const { return node_size_[static_cast<int>(list)]; }
+  uint64_t size(LruList list, uint32_t memcg) const;
+  // The lru_lock that guards memcg's lruvec (policy lru_lock); the node's for kAnyMemcg.
+  QSpinLock& lru_lock_of(uint32_t memcg);
   uint64_t nr_frames_in_use() const { return frames_.size() - free_frames_.size(); }
 
   QSpinLock lru_lock;  // pgdat->lru_lock (4.8+; zone->lru_lock before)
@@ -114,7 +127,12 @@ class Lruvec {
   Simulation& sim_;
   std::vector<PageFrame> frames_;
   std::vector<uint32_t> free_frames_;
-  std::array<List, NR_LRU_LISTS> lists_{};
+  using Lists = std::array<List, NR_LRU_LISTS>;
+  List& list_of(uint32_t memcg, LruList list);
+  std::vector<Lists> lists_;  // by memcg id
+  std::array<uint64_t, NR_LRU_LISTS> node_size_{};
+  uint32_t scan_cursor_ = 0;  // next memcg a node-wide isolate starts from
+  std::vector<std::unique_ptr<QSpinLock>> lruvec_locks_;  // by memcg id (lru_lock=lruvec)
   std::vector<CpuBatches> cpu_;
 };
 

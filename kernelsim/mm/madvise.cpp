@@ -64,7 +64,7 @@ Co<int64_t> madvise_vma(Task& t, Vma& vma, uint64_t start, uint64_t end, int adv
     advice = MADV_DONTNEED;
   }
   if (advice == MADV_DONTNEED) {
-    co_await sim.lruvec().lru_add_drain(t);
+    if (sim.policies().zap_lru_drain->drain()) co_await sim.lruvec().lru_add_drain(t);
     sim.vm().madv_dontneed_pages += co_await zap_pte_range(t, vma, start, end, tlb);
   }
   co_return 0;

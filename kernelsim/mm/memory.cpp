@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "kernelsim/kernel/thread.h"
+#include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
 #include "kernelsim/sim/shared_step.h"
@@ -99,9 +100,14 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr)
   for (uint64_t a = lo; a < hi; a += PAGE_SIZE) {
     if (a == fault_addr || pte::state(vma.ptes[vma.index(a)]) != pte::kSwapped) continue;
     if (!pa.alloc_page_fast(t, PageUse::kUser) && !co_await pa.alloc_page_slow(t, PageUse::kUser)) break;
+    if (!co_await mem_cgroup_charge(t, mm, 1)) {  // the group is full: no more readahead
+      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      break;
+    }
     co_await sync_point(t);
     uint8_t& p = vma.ptes[vma.index(a)];
     if (pte::state(p) != pte::kSwapped) {  // freed or faulted meanwhile
+      co_await mem_cgroup_cancel_charge(t, mm, 1);
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
       continue;
     }
@@ -143,6 +149,11 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     ++sim.vm().fault_oom;
     co_return FaultResult::kOom;
   }
+  if (needs_page && !co_await mem_cgroup_charge(t, mm, 1)) {  // mem_cgroup_try_charge(): memcg OOM
+    co_await free_one(t, PageUse::kUser);
+    ++sim.vm().fault_oom;
+    co_return FaultResult::kOom;
+  }
   uint64_t ra_first = 0;
   if (action == FaultAction::kSwapIn) {  // do_swap_page() -> swapin_readahead(): one read
     const uint64_t n = swap_ra_window(vma, addr, &ra_first);
@@ -154,7 +165,10 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
   uint8_t& p = vma.ptes[vma.index(addr)];
   if (decide(vma, p, write) != action) {
-    if (needs_page) co_await free_one(t, PageUse::kUser);
+    if (needs_page) {
+      co_await mem_cgroup_cancel_charge(t, mm, 1);
+      co_await free_one(t, PageUse::kUser);
+    }
     ++sim.vm().fault_spurious;
     co_return FaultResult::kSpurious;
   }

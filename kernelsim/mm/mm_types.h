@@ -44,6 +44,7 @@ class Mm {
   // stand-in for pte -> struct page (the frame holds the reverse map, page -> mm + address).
   std::unordered_map<uint64_t, uint32_t> anon_pages;
   uint32_t users = 0;         // mm_users: live threads
+  uint32_t memcg_id = 0;      // the memcg its pages are charged to (mm/memcontrol.h; 0: root)
   LockClassStats& vma_lock_read;   // lock class "&vma->vm_lock-R" of this mm's VMAs
   LockClassStats& vma_lock_write;  // lock class "&vma->vm_lock-W"
   bool dead = false;          // exit_mmap() done

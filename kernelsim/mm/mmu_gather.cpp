@@ -1,6 +1,9 @@
 #include "kernelsim/mm/mmu_gather.h"
 
+#include <algorithm>
+
 #include "kernelsim/arch/x86/tlb.h"
+#include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/sim/simulation.h"
 
 namespace mmreplay::kernelsim {
@@ -15,6 +18,21 @@ Co<void> free_gathered(Task& t, uint64_t pages, PageUse use) {
   }
 }
 
+// Models tlb_flush_mmu_free(): the gathered user pages go batch by batch (struct
+// mmu_gather_batch: the on-stack local batch of MMU_GATHER_BUNDLE pages, then batches of
+// MAX_GATHER_BATCH) to free_pages_and_swap_cache(), each batch uncharged from its memcg
+// (mem_cgroup_uncharge_gathered(): per batch or per pagevec, seed 001).
+Co<void> free_gathered_user_pages(Task& t, Mm& mm, uint64_t pages) {
+  uint64_t batch = MMU_GATHER_BUNDLE;
+  while (pages != 0) {
+    const uint64_t n = std::min(pages, batch);
+    co_await mem_cgroup_uncharge_gathered(t, mm, n);
+    co_await free_gathered(t, n, PageUse::kUser);
+    pages -= n;
+    batch = MAX_GATHER_BATCH;
+  }
+}
+
 }  // namespace
 
 Co<void> tlb_flush_mmu(Task& t, MmuGather& tlb) {
@@ -25,7 +43,7 @@ Co<void> tlb_flush_mmu(Task& t, MmuGather& tlb) {
   uint64_t pages = 0;
   uint64_t tables = 0;
   tlb.take_queued(&pages, &tables);
-  if (pages != 0) co_await free_gathered(t, pages, PageUse::kUser);
+  if (pages != 0) co_await free_gathered_user_pages(t, tlb.mm(), pages);
   if (tables != 0) co_await free_gathered(t, tables, PageUse::kPageTable);
 }
 

@@ -1,10 +1,12 @@
 #include "kernelsim/mm/vmscan.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "kernelsim/arch/x86/tlb.h"
 #include "kernelsim/mm/lru.h"
+#include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/simulation.h"
@@ -17,6 +19,7 @@ struct ScanControl {
   uint64_t nr_to_reclaim = SWAP_CLUSTER_MAX;
   uint64_t nr_reclaimed = 0;
   bool kswapd = false;
+  uint32_t memcg = kAnyMemcg;  // target_mem_cgroup: memcg reclaim scans only this group's lruvec
 };
 
 LruList inactive_of(bool file) { return file ? LruList::kInactiveFile : LruList::kInactiveAnon; }
@@ -34,11 +37,11 @@ uint64_t int_sqrt(uint64_t x) {
 
 // Models inactive_list_is_low() (4.10+ form): inactive * inactive_ratio < active, with
 // inactive_ratio = int_sqrt(10 * gb) (1 below 1 GiB).
-bool inactive_list_is_low(Simulation& sim, bool file) {
+bool inactive_list_is_low(Simulation& sim, bool file, uint32_t memcg) {
   const Lruvec& lru = sim.lruvec();
   const uint64_t gb = (sim.page_alloc().zone().managed_pages << PAGE_SHIFT) >> 30;
   const uint64_t ratio = gb != 0 ? int_sqrt(10 * gb) : 1;
-  return lru.size(inactive_of(file)) * ratio < lru.size(active_of(file));
+  return lru.size(inactive_of(file), memcg) * ratio < lru.size(active_of(file), memcg);
 }
 
 // The pte of frame f's page, or nullptr when it is no longer mapped where the frame says.
@@ -50,19 +53,20 @@ uint8_t* pte_of(const PageFrame& pf) {
 }
 
 // Models shrink_active_list(): deactivate up to n pages, clearing their references.
-Co<void> shrink_active_list(Task& t, bool file, uint32_t n) {
+Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t memcg) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
-  co_await lru.lru_lock.lock(t);
-  std::vector<uint32_t> isolated = lru.isolate_lru_pages(active_of(file), n);
+  QSpinLock& lru_lock = lru.lru_lock_of(memcg);
+  co_await lru_lock.lock(t);
+  std::vector<uint32_t> isolated = lru.isolate_lru_pages(active_of(file), n, memcg);
   t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
-  co_await lru.lru_lock.unlock(t);
+  co_await lru_lock.unlock(t);
   for (uint32_t f : isolated) {  // page_referenced(): clears the accessed bits
     t.work(sim.costs().shrink_page);
     if (lru.frame(f).mm == nullptr) continue;
     if (uint8_t* p = pte_of(lru.frame(f))) *p = static_cast<uint8_t>(*p & ~pte::kYoung);
   }
-  co_await lru.lru_lock.lock(t);
+  co_await lru_lock.lock(t);
   for (uint32_t f : isolated) {
     if (lru.frame(f).mm == nullptr) {
       lru.release_frame(f);
@@ -72,7 +76,7 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n) {
     ++sim.vm().pgdeactivate;
   }
   t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
-  co_await lru.lru_lock.unlock(t);
+  co_await lru_lock.unlock(t);
 }
 
 enum class PageOutcome : uint8_t { kFreed, kActivate, kGone };
@@ -126,6 +130,7 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated,
   Lruvec& lru = sim.lruvec();
   PageAllocator& pa = sim.page_alloc();
   uint64_t freed = 0;
+  MemcgUnchargeList uncharge;
   for (uint32_t f : isolated) {
     t.work(sim.costs().shrink_page);
     co_await sync_point(t);  // the page's PTL (rmap walk)
@@ -137,12 +142,14 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated,
       keep->push_back(f);
       continue;
     }
+    if (o == PageOutcome::kFreed) uncharge.add(lru.frame(f).memcg);
     lru.release_frame(f);
     if (o == PageOutcome::kGone) continue;
     co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
     if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
     ++freed;
   }
+  co_await uncharge.uncharge(t);  // mem_cgroup_uncharge_list(&free_pages) (3.17+)
   co_return freed;
 }
 
@@ -150,16 +157,18 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated,
 Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
-  co_await lru.lru_lock.lock(t);
-  std::vector<uint32_t> isolated = lru.isolate_lru_pages(inactive_of(file), SWAP_CLUSTER_MAX);
+  QSpinLock& lru_lock = lru.lru_lock_of(sc.memcg);
+  co_await lru_lock.lock(t);
+  std::vector<uint32_t> isolated =
+      lru.isolate_lru_pages(inactive_of(file), SWAP_CLUSTER_MAX, sc.memcg);
   t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
-  co_await lru.lru_lock.unlock(t);
+  co_await lru_lock.unlock(t);
   (sc.kswapd ? sim.vm().pgscan_kswapd : sim.vm().pgscan_direct) += isolated.size();
   std::vector<uint32_t> keep;
   const uint64_t freed = co_await shrink_page_list(t, isolated, &keep);
   (sc.kswapd ? sim.vm().pgsteal_kswapd : sim.vm().pgsteal_direct) += freed;
   if (!keep.empty()) {  // putback_inactive_pages()
-    co_await lru.lru_lock.lock(t);
+    co_await lru_lock.lock(t);
     for (uint32_t f : keep) {
       if (lru.frame(f).mm == nullptr) {
         lru.release_frame(f);
@@ -168,7 +177,7 @@ Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
       lru.putback_lru_page(f, anon_or_file(lru.frame(f), true));
     }
     t.work(sim.costs().lru_move_page * static_cast<int64_t>(keep.size()));
-    co_await lru.lru_lock.unlock(t);
+    co_await lru_lock.unlock(t);
   }
   co_return freed;
 }
@@ -179,8 +188,10 @@ Co<uint64_t> shrink_node(Task& t, ScanControl& sc) {
   Simulation& sim = t.sim();
   for (const bool file : {true, false}) {
     if (!file && sim.swap().nr_swap_pages() == 0) continue;
-    if (inactive_list_is_low(sim, file)) co_await shrink_active_list(t, file, SWAP_CLUSTER_MAX);
-    if (sim.lruvec().size(inactive_of(file)) == 0) continue;
+    if (inactive_list_is_low(sim, file, sc.memcg)) {
+      co_await shrink_active_list(t, file, SWAP_CLUSTER_MAX, sc.memcg);
+    }
+    if (sim.lruvec().size(inactive_of(file), sc.memcg) == 0) continue;
     sc.nr_reclaimed += co_await shrink_inactive_list(t, file, sc);
     if (sc.nr_reclaimed >= sc.nr_to_reclaim) break;
   }
@@ -234,6 +245,13 @@ Co<uint64_t> try_to_free_pages(Task& t) {
   const uint64_t n = co_await shrink_node(t, sc);
   if (n != 0) sim.lruvec().kswapd_failures = 0;  // kswapd may help again
   co_return n;
+}
+
+Co<uint64_t> try_to_free_mem_cgroup_pages(Task& t, uint32_t memcg, uint64_t nr_pages) {
+  ScanControl sc;
+  sc.memcg = memcg;
+  sc.nr_to_reclaim = std::max<uint64_t>(nr_pages, SWAP_CLUSTER_MAX);
+  co_return co_await shrink_node(t, sc);
 }
 
 void wakeup_kswapd(Task& t) {

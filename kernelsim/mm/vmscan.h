@@ -33,6 +33,11 @@ class Task;
 // REQUIRES: t holds no spinlock.
 Co<uint64_t> try_to_free_pages(Task& t);
 
+// Models try_to_free_mem_cgroup_pages(): reclaim from one memcg's lruvec for a charge that hit
+// the group's limit (mm/memcontrol.h); no allocstall is counted. Returns the pages reclaimed.
+// REQUIRES: t holds no spinlock.
+Co<uint64_t> try_to_free_mem_cgroup_pages(Task& t, uint32_t memcg, uint64_t nr_pages);
+
 // Models wakeup_kswapd(). REQUIRES: called at a sync point of t (t.clock() == now()).
 void wakeup_kswapd(Task& t);
 

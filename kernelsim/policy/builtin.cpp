@@ -48,6 +48,27 @@ void register_builtin_policies(PolicyRegistry& r) {
   r.add_knob(bh_lru_size_knob());
   r.add_value("bh_lru_size", bh_lru_size_8());
   r.add_value("bh_lru_size", bh_lru_size_16());
+
+  r.add_knob(memcg_counter_knob());
+  r.add_value("memcg", memcg_off());
+  r.add_value("memcg", memcg_res_counter());
+  r.add_value("memcg", memcg_page_counter());
+
+  r.add_knob(charge_batch_knob());
+  r.add_value("charge_batch", charge_batch_32());
+  r.add_value("charge_batch", charge_batch_64());
+
+  r.add_knob(uncharge_batch_knob());
+  r.add_value("uncharge_batch", uncharge_batch_pagevec());
+  r.add_value("uncharge_batch", uncharge_batch_gather());
+
+  r.add_knob(lru_lock_knob());
+  r.add_value("lru_lock", lru_lock_node());
+  r.add_value("lru_lock", lru_lock_lruvec());
+
+  r.add_knob(zap_lru_drain_knob());
+  r.add_value("zap_lru_drain", zap_lru_drain_on());
+  r.add_value("zap_lru_drain", zap_lru_drain_off());
 }
 
 }  // namespace mmreplay::kernelsim

@@ -9,15 +9,20 @@
 #include <memory>
 
 #include "kernelsim/policy/bh_lru_size.h"
+#include "kernelsim/policy/charge_batch.h"
 #include "kernelsim/policy/fault_lock.h"
 #include "kernelsim/policy/lazy_tlb.h"
 #include "kernelsim/policy/lazyfree_lru.h"
+#include "kernelsim/policy/lru_lock.h"
 #include "kernelsim/policy/madv_free.h"
 #include "kernelsim/policy/madvise_vector.h"
+#include "kernelsim/policy/memcg_counter.h"
 #include "kernelsim/policy/pagevec_size.h"
 #include "kernelsim/policy/rwsem_wake.h"
 #include "kernelsim/policy/tlb_flush.h"
+#include "kernelsim/policy/uncharge_batch.h"
 #include "kernelsim/policy/watermarks.h"
+#include "kernelsim/policy/zap_lru_drain.h"
 
 namespace mmreplay::kernelsim {
 
@@ -32,11 +37,16 @@ struct PolicySet {
   std::unique_ptr<const LazyfreeLruPolicy> lazyfree_lru;
   std::unique_ptr<const PagevecSizePolicy> pagevec_size;
   std::unique_ptr<const BhLruSizePolicy> bh_lru_size;
+  std::unique_ptr<const MemcgCounterPolicy> memcg;
+  std::unique_ptr<const ChargeBatchPolicy> charge_batch;
+  std::unique_ptr<const UnchargeBatchPolicy> uncharge_batch;
+  std::unique_ptr<const LruLockPolicy> lru_lock;
+  std::unique_ptr<const ZapLruDrainPolicy> zap_lru_drain;
 
   // True when every hook has an implementation.
   bool complete() const {
     return madv_free && madvise && tlb && fault_lock && lazy_tlb && rwsem_wake && watermarks && lazyfree_lru && pagevec_size &&
-           bh_lru_size;
+           bh_lru_size && memcg && charge_batch && uncharge_batch && lru_lock && zap_lru_drain;
   }
 };
 

@@ -9,40 +9,51 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"linux-3.16",
        "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
-       "bh_lru_size=8",
+       "bh_lru_size=8,"
+       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
-       "BH_LRU_SIZE 8"},
+       "BH_LRU_SIZE 8; res_counter memcg, uncharges batched over the whole unmap "
+       "(mem_cgroup_uncharge_start/end), zone->lru_lock"},
       {"linux-3.17-rc2",
        "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
-       "bh_lru_size=8",
-       "3.17-rc2 (seed 001's regression): the uncharge rewrite (0a31bc97c80c) batched per pagevec; "
-       "tlb_single_page_flush_ceiling 33 (a5102476a24b)"},
+       "bh_lru_size=8,"
+       "memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,zap_lru_drain=on",
+       "3.17-rc2 (seed 001's regression): the uncharge rewrite (0a31bc97c80c) uncharges per "
+       "release_pages() list, which free_pages_and_swap_cache() feeds in PAGEVEC_SIZE chunks"},
       {"linux-3.18",
        "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
-       "bh_lru_size=16",
-       "3.18: BH_LRU_SIZE 8 -> 16 (86cf78d73de8)"},
+       "bh_lru_size=16,"
+       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on",
+       "3.18: BH_LRU_SIZE 8 -> 16 (86cf78d73de8); still res_counter (page_counter is 3.19), "
+       "uncharge per gather batch since 3.17 (aabfb57296e3)"},
       {"linux-4.5",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
-       "bh_lru_size=16",
-       "4.5: MADV_FREE merged (854e9ed09ded), seed 000's kernel"},
+       "bh_lru_size=16,"
+       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on",
+       "4.5: MADV_FREE merged (854e9ed09ded), seed 000's kernel; lockless page_counter (3.19, "
+       "3e32cb2e0a12)"},
       {"linux-4.12",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=14,"
-       "bh_lru_size=16",
+       "bh_lru_size=16,"
+       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on",
        "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor (4.6)"},
       {"linux-5.3",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,"
        "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15,"
-       "bh_lru_size=16",
+       "bh_lru_size=16,"
+       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on",
        "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19)"},
       {"linux-6.6",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=per-vma,lazy_tlb=skip,"
        "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15,"
-       "bh_lru_size=16",
-       "6.4-6.6: per-VMA locks for page faults"},
+       "bh_lru_size=16,"
+       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,zap_lru_drain=on",
+       "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
+       "(5.11, 6168d0da2b47)"},
       // Seed 000 ("mm: throttle MADV_FREE").
       {"dontneed", "madv_free=as-dontneed", "seed 000: MADV_FREE handled as MADV_DONTNEED", "linux-4.5"},
       {"free", "madv_free=lazy", "seed 000: lazy free (4.5, 854e9ed09ded)", "linux-4.5"},
@@ -60,6 +71,14 @@ const std::vector<PolicyPreset>& policy_presets() {
       // TLB invalidation mechanism.
       {"ipi", "tlb=ipi", "x86 shootdown IPIs (arch/x86/mm/tlb.c)"},
       {"broadcast", "tlb=broadcast", "AMD INVLPGB / Intel RAR broadcast invalidation (~6.15)"},
+      // Seed 001 ("regression caused by cgroups optimization in 3.17-rc2").
+      {"uncharge-pagevec",
+       "memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,pagevec_size=14",
+       "seed 001: 3.17-rc2, free_pages_and_swap_cache() uncharges per PAGEVEC_SIZE pages",
+       "linux-3.17-rc2"},
+      {"uncharge-gather",
+       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,pagevec_size=14",
+       "seed 001 fix (aabfb57296e3): one uncharge per mmu_gather batch", "linux-3.17-rc2"},
   };
   return kPresets;
 }

@@ -24,6 +24,7 @@
 #include "kernelsim/locking/lockstat.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/lru.h"
+#include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/page_alloc.h"
 #include "kernelsim/mm/swapfile.h"
 #include "kernelsim/policy/registry.h"
@@ -45,6 +46,8 @@ struct MachineConfig {
   // vm.min_free_kbytes as an administrator sets it; 0 = the kernel's int_sqrt formula. A scaled
   // machine sets the full-size value x scale so the watermarks keep their share of memory.
   uint64_t min_free_kbytes = 0;
+  uint64_t memcg_limit_bytes = 0;                        // limit of each memcg; 0 = unlimited
+  uint32_t memcg_nr_groups = 1;                          // memcgs the mms share; 0 = one per mm
 };
 
 class Simulation {
@@ -110,6 +113,9 @@ class Simulation {
   BufferCache& buffers() { return *buffers_; }
   const BufferCache& buffers() const { return *buffers_; }
   const SwapInfo& swap() const { return swap_; }
+  // Memory cgroups and the per-CPU charge stocks (mm/memcontrol.h).
+  MemcgSet& memcg() { return *memcg_; }
+  const MemcgSet& memcg() const { return *memcg_; }
   // pgdat->kswapd, created on the first wakeup_kswapd() (mm/vmscan.h).
   Task* kswapd() const { return kswapd_; }
   void set_kswapd(Task* t) { kswapd_ = t; }
@@ -130,6 +136,7 @@ class Simulation {
   std::unique_ptr<PageAllocator> page_alloc_;
   std::unique_ptr<Lruvec> lruvec_;
   std::unique_ptr<BufferCache> buffers_;
+  std::unique_ptr<MemcgSet> memcg_;
   SwapInfo swap_;
   Task* kswapd_ = nullptr;
   std::vector<std::unique_ptr<Mm>> mms_;

@@ -62,6 +62,17 @@ struct VmCounters {
   uint64_t bh_lru_misses = 0;         // ... did not (__find_get_block_slow() follows)
   uint64_t bh_lru_installs = 0;       // bh_lru_install() put a new entry (and a reference) in
   uint64_t bh_lru_evictions = 0;      // ... and pushed the tail out (brelse)
+  // ---- Memory cgroups (mm/memcontrol.c) ----
+  uint64_t memcg_charged_pages = 0;   // pages committed to a memcg (mem_cgroup_commit_charge())
+  uint64_t memcg_uncharged_pages = 0; // pages uncharged: freed, reclaimed, or charge cancelled
+  uint64_t memcg_stock_hits = 0;      // charges served by this CPU's stock (consume_stock())
+  uint64_t memcg_counter_charges = 0; // counter charges (res_counter / page_counter try_charge)
+  uint64_t memcg_counter_uncharges = 0;  // counter uncharges (uncharge batches, stock drains)
+  uint64_t memcg_counter_locks = 0;   // res_counter: counter->lock acquisitions
+  uint64_t memcg_counter_bounces = 0; // page_counter: atomics that pulled the line from another CPU
+  uint64_t memcg_counter_wait_ns = 0; // page_counter: time atomics waited for the busy line
+  uint64_t memcg_reclaim = 0;         // try_to_free_mem_cgroup_pages() calls (limit reached)
+  uint64_t memcg_oom = 0;             // charges failed after reclaim: memcg OOM
   friend bool operator==(const VmCounters&, const VmCounters&) = default;
 };
 

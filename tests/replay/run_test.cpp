@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "replay/policy_spec.h"
 #include "tests/formats/random_trace.h"
 #include "tools/gen/generate.h"
 
@@ -77,6 +78,36 @@ TEST(Run, MadvFreeLazyKeepsPagesSoLaterLoopsDoNotFault) {
   EXPECT_EQ(a.counters.at("faults"), 256u);      // only the first memset faults
   EXPECT_EQ(b.counters.at("faults"), 3u * 256u); // every loop refaults
   EXPECT_EQ(a.counters.at("lazyfree_reused"), 2u * 256u);
+}
+
+TEST(Run, MemcgCountersReachTheResults) {
+  // Seed 001: the same DONTNEED loop under the 3.17-rc2 uncharge and its fix.
+  auto reader = generate("madv-bomb", {"--processes", "1", "--size", "1M", "--loops", "3",
+                                       "--advice", "dontneed"});
+  ChunkCache cache(64);
+  RunSpec pagevec;
+  pagevec.policy_name = "uncharge-pagevec";
+  ASSERT_TRUE(resolve_policy(pagevec.policy_name, &pagevec.policy_knobs));
+  RunSpec gather;
+  gather.policy_name = "uncharge-gather";
+  ASSERT_TRUE(resolve_policy(gather.policy_name, &gather.policy_knobs));
+  RunResult a, b;
+  ASSERT_TRUE(execute_run(pagevec, *reader, cache, &a));
+  ASSERT_TRUE(execute_run(gather, *reader, cache, &b));
+  EXPECT_EQ(a.counters.at("memcg_charged_pages"), a.counters.at("fault_anon"));
+  EXPECT_EQ(a.counters.at("memcg_counter_locks"),
+            a.counters.at("memcg_counter_charges") + a.counters.at("memcg_counter_uncharges"));
+  EXPECT_GT(a.counters.at("memcg_counter_uncharges"), b.counters.at("memcg_counter_uncharges"));
+  EXPECT_GT(a.locks.at("counter->lock").acquisitions, b.locks.at("counter->lock").acquisitions);
+
+  RunSpec limited;  // 512 KiB per group: the 1 MiB memset must be reclaimed from the group
+  limited.policy_knobs = "memcg=page_counter";
+  limited.memcg_limit_bytes = 512 << 10;
+  RunResult c;
+  ASSERT_TRUE(execute_run(limited, *reader, cache, &c));
+  EXPECT_GT(c.counters.at("memcg_reclaim"), 0u);
+  EXPECT_GT(c.counters.at("swapouts") + c.counters.at("memcg_oom"), 0u) << "swapped out or OOM";
+  EXPECT_EQ(c.counters.at("allocstalls"), 0u) << "the machine is not short of memory";
 }
 
 TEST(Run, SameSpecTwiceGivesIdenticalResults) {

@@ -121,6 +121,8 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
   cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G (default: the trace's)");
   cmd->add_option("--min-free-kbytes", a->min_free_kbytes,
                   "vm.min_free_kbytes of the simulated machine (default: the kernel's formula)");
+  cmd->add_option("--memcg-limit", a->memcg_limit,
+                  "limit of each memory cgroup, e.g. 1G (with policy memcg=...; default: none)");
   cmd->add_option("--profile", a->profile,
                   "cost profile: default, xeon-2014, zram, or a .json file (calibrate -o)");
   cmd->add_option("--timing", a->timing, "closed (next event after the previous ends + think) "
@@ -145,11 +147,14 @@ void add_report_option(CLI::App* cmd, StudyArgs* a) {
 int run_study_command(const StudyArgs& a) {
   replay::Shard shard;
   if (!parse_shard(a.shard, &shard)) return bad("--shard " + a.shard + ": expected i/N, 1 <= i <= N");
-  uint64_t memory = 0, swap = 0;
+  uint64_t memory = 0, swap = 0, memcg_limit = 0;
   if (!a.memory.empty() && !gen::parse_bytes(a.memory, &memory)) {
     return bad("--memory " + a.memory + ": not a size");
   }
   if (!a.swap.empty() && !gen::parse_bytes(a.swap, &swap)) return bad("--swap " + a.swap + ": not a size");
+  if (!a.memcg_limit.empty() && !gen::parse_bytes(a.memcg_limit, &memcg_limit)) {
+    return bad("--memcg-limit " + a.memcg_limit + ": not a size");
+  }
   for (uint32_t c : a.cpus) {
     if (c == 0) return bad("--cpus 0: at least one CPU");
   }
@@ -190,6 +195,7 @@ int run_study_command(const StudyArgs& a) {
       run.spec.memory_bytes = memory;
       run.spec.swap_bytes = swap;
       run.spec.min_free_kbytes = a.min_free_kbytes;
+      run.spec.memcg_limit_bytes = memcg_limit;
       run.spec.profile = a.profile;
       run.spec.timing = a.timing == "open" ? replay::Timing::kOpen : replay::Timing::kClosed;
       run.spec.placement = a.placement == "pack"          ? replay::Placement::kPack

@@ -23,6 +23,7 @@ struct StudyArgs {
   std::string memory;                  // "3G"
   std::string swap;
   uint64_t min_free_kbytes = 0;
+  std::string memcg_limit;
   std::string profile = "default";
   std::string timing = "closed";
   std::string placement = "spread";

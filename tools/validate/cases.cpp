@@ -5,6 +5,7 @@ namespace mmreplay::validate {
 const std::vector<ValidationCase>& all_cases() {
   static const std::vector<ValidationCase> kCases = {
       seed_000_madv_free(),
+      seed_001_uncharge(),
       seed_002_madvisev(),
       seed_002_bulk_free(),
   };

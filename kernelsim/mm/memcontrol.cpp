@@ -1,0 +1,145 @@
+#include "kernelsim/mm/memcontrol.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/vmscan.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// Models consume_stock(): true when this CPU's stock caches memcg and holds nr pages.
+bool consume_stock(Task& t, uint32_t memcg_id, uint64_t nr) {
+  Simulation& sim = t.sim();
+  t.work(sim.costs().memcg_stock);
+  MemcgSet::Stock& s = sim.memcg().stock(t.cpu().id);
+  if (s.cached != memcg_id || s.nr_pages < nr) return false;
+  s.nr_pages -= nr;
+  ++sim.vm().memcg_stock_hits;
+  return true;
+}
+
+// Models drain_stock(): the stock's pages go back to the group it caches.
+Co<void> drain_stock(Task& t, MemcgSet::Stock& s) {
+  if (s.cached != kRootMemcg && s.nr_pages != 0) {
+    const uint64_t n = std::exchange(s.nr_pages, 0);
+    co_await t.sim().memcg().group(s.cached).memory.uncharge(t, n);
+  }
+  s.cached = kRootMemcg;
+}
+
+// Models refill_stock(): nr pages charged ahead go to this CPU's stock (4.x+: a stock over the
+// batch is drained).
+Co<void> refill_stock(Task& t, uint32_t memcg_id, uint64_t nr) {
+  Simulation& sim = t.sim();
+  t.work(sim.costs().memcg_stock);
+  MemcgSet::Stock& s = sim.memcg().stock(t.cpu().id);
+  if (s.cached != memcg_id) {
+    co_await drain_stock(t, s);
+    s.cached = memcg_id;
+  }
+  s.nr_pages += nr;
+  if (s.nr_pages > sim.policies().charge_batch->size()) co_await drain_stock(t, s);
+}
+
+// Models try_charge() (mm/memcontrol.c, 3.17-5.x shape).
+Co<bool> try_charge(Task& t, uint32_t memcg_id, uint64_t nr) {
+  Simulation& sim = t.sim();
+  if (consume_stock(t, memcg_id, nr)) co_return true;
+  MemCgroup& g = sim.memcg().group(memcg_id);
+  uint64_t batch = std::max<uint64_t>(sim.policies().charge_batch->size(), nr);
+  uint32_t retries = MEM_CGROUP_RECLAIM_RETRIES;
+  for (;;) {
+    if (co_await g.memory.try_charge(t, batch)) {
+      if (batch > nr) co_await refill_stock(t, memcg_id, batch - nr);  // done_restock
+      co_return true;
+    }
+    if (batch > nr) {  // the batch does not fit: try the pages themselves
+      batch = nr;
+      continue;
+    }
+    ++sim.vm().memcg_reclaim;
+    co_await try_to_free_mem_cgroup_pages(t, memcg_id, nr);
+    if (g.memory.margin() >= nr) continue;
+    if (retries-- == 0) break;
+  }
+  ++sim.vm().memcg_oom;  // mem_cgroup_oom(): the OOM killer is not modelled
+  co_return false;
+}
+
+}  // namespace
+
+MemcgSet::MemcgSet(Simulation& sim, uint32_t nr_cpus)
+    : sim_(sim),
+      kind_(sim.policies().memcg->kind()),
+      wanted_groups_(sim.machine().memcg_nr_groups),
+      stocks_(nr_cpus) {}
+
+uint32_t MemcgSet::memcg_of(Mm& mm) {
+  if (kind_ == MemcgCounterKind::kOff) return kRootMemcg;
+  if (mm.memcg_id != kRootMemcg) return mm.memcg_id;
+  const uint32_t slot = next_slot_++;
+  const uint32_t id = wanted_groups_ == 0 ? slot + 1 : slot % wanted_groups_ + 1;
+  if (id > groups_.size()) {
+    const uint64_t limit = sim_.machine().memcg_limit_bytes;
+    groups_.push_back(std::make_unique<MemCgroup>(sim_, kind_, id,
+                                                  limit != 0 ? limit >> PAGE_SHIFT : kNoPageLimit));
+  }
+  mm.memcg_id = id;
+  return id;
+}
+
+Co<bool> mem_cgroup_charge(Task& t, Mm& mm, uint64_t nr) {
+  Simulation& sim = t.sim();
+  const uint32_t id = sim.memcg().memcg_of(mm);
+  if (id == kRootMemcg) co_return true;
+  if (!co_await try_charge(t, id, nr)) co_return false;
+  t.work(sim.costs().memcg_page * static_cast<int64_t>(nr));  // commit_charge(): page->mem_cgroup
+  sim.vm().memcg_charged_pages += nr;
+  co_return true;
+}
+
+Co<void> mem_cgroup_cancel_charge(Task& t, Mm& mm, uint64_t nr) {
+  co_await mem_cgroup_uncharge_list(t, t.sim().memcg().memcg_of(mm), nr);
+}
+
+Co<void> mem_cgroup_uncharge_list(Task& t, uint32_t memcg_id, uint64_t nr) {
+  if (memcg_id == kRootMemcg || nr == 0) co_return;
+  Simulation& sim = t.sim();
+  t.work(sim.costs().memcg_page * static_cast<int64_t>(nr));  // uncharge_list(): per page
+  sim.vm().memcg_uncharged_pages += nr;
+  co_await sim.memcg().group(memcg_id).memory.uncharge(t, nr);  // uncharge_batch()
+}
+
+Co<void> mem_cgroup_uncharge_gathered(Task& t, Mm& mm, uint64_t nr) {
+  Simulation& sim = t.sim();
+  const uint32_t id = sim.memcg().memcg_of(mm);
+  if (id == kRootMemcg) co_return;
+  if (sim.policies().uncharge_batch->per_gather_batch()) {
+    co_await mem_cgroup_uncharge_list(t, id, nr);
+    co_return;
+  }
+  const uint64_t chunk =
+      sim.policies().pagevec_size->size();  // free_pages_and_swap_cache() 3.17-rc
+  for (uint64_t done = 0; done < nr; done += chunk)
+    co_await mem_cgroup_uncharge_list(t, id, std::min(chunk, nr - done));
+}
+
+void MemcgUnchargeList::add(uint32_t memcg_id) {
+  if (memcg_id == kRootMemcg) return;
+  for (auto& [id, n] : pages_) {
+    if (id == memcg_id) {
+      ++n;
+      return;
+    }
+  }
+  pages_.emplace_back(memcg_id, 1);
+}
+
+Co<void> MemcgUnchargeList::uncharge(Task& t) {
+  for (const auto& [id, n] : std::exchange(pages_, {})) co_await mem_cgroup_uncharge_list(t, id, n);
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,269 @@
+// Memory cgroups (seed 001): counter lock rounds per charge batch and per uncharge batch,
+// page_counter line bouncing, the group limit (memcg reclaim, then memcg OOM), lru_lock per
+// lruvec, and the lru_add_drain() of the zap path. Every figure checked is a count.
+
+#include "kernelsim/mm/memcontrol.h"
+
+#include <gtest/gtest.h>
+
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/policy/presets.h"
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::kBase;
+using testing::kPage;
+using testing::thread;
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+struct Machine {
+  uint32_t cpus = 1;
+  uint64_t mem_mib = 256;
+  uint64_t swap_mib = 0;
+  uint64_t memcg_limit_mib = 0;
+  uint32_t memcg_groups = 1;
+};
+
+std::unique_ptr<Simulation> make_machine(const Machine& m, const std::string& policy) {
+  std::string error;
+  MachineConfig c;
+  c.nr_cpus = m.cpus;
+  c.memory_bytes = m.mem_mib * kMiB;
+  c.swap_bytes = m.swap_mib * kMiB;
+  c.memcg_limit_bytes = m.memcg_limit_mib * kMiB;
+  c.memcg_nr_groups = m.memcg_groups;
+  auto sim = Simulation::create(c, cost_profile_default(), policy, &error);
+  EXPECT_NE(sim, nullptr) << error;
+  return sim;
+}
+
+std::string preset(const char* name) {
+  const PolicyPreset* p = find_policy_preset(name);
+  EXPECT_NE(p, nullptr) << name;
+  return p != nullptr ? p->knobs : "";
+}
+
+// Write-faults `pages` pages at addr, then `then` (e.g. a DONTNEED of them), then stays alive.
+std::vector<Op> fault_then(uint64_t addr, uint64_t pages, std::vector<Op> then = {}) {
+  std::vector<Op> ops = {Op::mmap_anon(addr, pages * kPage, PROT_READ | PROT_WRITE),
+                         Op::touch(addr, pages * kPage, true)};
+  ops.insert(ops.end(), then.begin(), then.end());
+  ops.push_back(Op::think(SimTime::ms(100000)));
+  return ops;
+}
+
+uint64_t lock_acquisitions(const Simulation& sim, const char* cls) {
+  const LockClassStats* s = sim.lockstat().find(cls);
+  return s == nullptr ? 0 : s->acquisitions;
+}
+
+// 512 = MMU_GATHER_BUNDLE + 36 * 14: one tlb_flush_mmu() frees an 8-page local batch and one
+// 504-page batch.
+constexpr uint64_t kZapped = MMU_GATHER_BUNDLE + 36 * 14;
+
+uint64_t uncharges_for_dontneed(const std::string& policy) {
+  auto sim = make_machine({}, policy);
+  thread(*sim, 1, 0,
+         fault_then(kBase, kZapped, {Op::madvise(kBase, kZapped * kPage, MADV_DONTNEED)}));
+  sim->run_until(SimTime::ms(50000));
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.memcg_charged_pages, kZapped);
+  EXPECT_EQ(vm.memcg_uncharged_pages, kZapped);
+  EXPECT_EQ(sim->memcg().group(1).memory.usage(), sim->memcg().stock(0).nr_pages)
+      << "only the stock stays charged";
+  EXPECT_EQ(lock_acquisitions(*sim, "&counter->lock"),
+            vm.memcg_counter_charges + vm.memcg_counter_uncharges)
+      << "res_counter: one counter->lock round per counter operation";
+  EXPECT_EQ(vm.memcg_counter_charges, kZapped / CHARGE_BATCH)
+      << "no stock drains on one CPU, one group";
+  return vm.memcg_counter_uncharges;
+}
+
+TEST(MemcgTest, UnchargePagevecLocksOncePerPagevec) {
+  // free_pages_and_swap_cache() in PAGEVEC_SIZE chunks: 1 for the 8-page batch + 36 for 504.
+  EXPECT_EQ(uncharges_for_dontneed(preset("uncharge-pagevec")), 1u + 36u);
+  // The chunk follows pagevec_size: 1 + ceil(504 / 31).
+  EXPECT_EQ(uncharges_for_dontneed(
+                "memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,pagevec_size=31"),
+            1u + 17u);
+}
+
+TEST(MemcgTest, UnchargeGatherLocksOncePerGatherBatch) {
+  EXPECT_EQ(uncharges_for_dontneed(preset("uncharge-gather")), 2u)
+      << "the local batch + one MAX_GATHER_BATCH batch";
+}
+
+TEST(MemcgTest, ChargeStockLocksOncePerChargeBatch) {
+  for (const uint32_t batch : {32u, 64u}) {
+    auto sim = make_machine({}, "memcg=res_counter,charge_batch=" + std::to_string(batch));
+    thread(*sim, 1, 0, fault_then(kBase, 640));
+    sim->run_until(SimTime::ms(50000));
+    const VmCounters& vm = sim->stats().vm;
+    EXPECT_EQ(lock_acquisitions(*sim, "&counter->lock"), 640u / batch) << batch;
+    EXPECT_EQ(vm.memcg_stock_hits, 640u - 640u / batch) << batch;
+    EXPECT_EQ(sim->memcg().group(1).memory.usage(), 640u) << "the last batch is used up exactly";
+  }
+}
+
+TEST(MemcgTest, PageCounterHasNoLockButBouncesBetweenCpus) {
+  for (const uint32_t cpus : {1u, 2u}) {
+    auto sim = make_machine({.cpus = cpus}, "memcg=page_counter,charge_batch=32");
+    for (uint32_t c = 0; c < cpus; ++c) thread(*sim, 1, c, fault_then(kBase + c * 64 * kMiB, 640));
+    sim->run_until(SimTime::ms(50000));
+    const VmCounters& vm = sim->stats().vm;
+    EXPECT_EQ(sim->lockstat().find("&counter->lock"), nullptr) << "page_counter is lockless";
+    EXPECT_EQ(vm.memcg_counter_locks, 0u);
+    EXPECT_EQ(vm.memcg_counter_charges, cpus * 640u / 32u);
+    if (cpus == 1) {
+      EXPECT_EQ(vm.memcg_counter_bounces, 0u) << "the line stays on the one CPU";
+    } else {
+      EXPECT_GT(vm.memcg_counter_bounces, 0u)
+          << "two CPUs charging one group pull its line back and forth";
+    }
+  }
+}
+
+TEST(MemcgTest, LimitReclaimsFromTheGroupThenOomsWithoutSwap) {
+  // 8 MiB written into a group limited to 4 MiB, on a machine with plenty of memory.
+  auto sim =
+      make_machine({.mem_mib = 256, .swap_mib = 0, .memcg_limit_mib = 4}, "memcg=page_counter");
+  thread(*sim, 1, 0, fault_then(kBase, 8 * kMiB / kPage));
+  sim->run_until(SimTime::ms(50000));
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_GT(vm.memcg_reclaim, 0u) << "the charge over the limit reclaimed from the group";
+  EXPECT_GT(vm.memcg_oom, 0u) << "no swap: nothing reclaimable, a memcg OOM";
+  EXPECT_EQ(vm.fault_oom, vm.memcg_oom) << "each memcg OOM failed its fault";
+  EXPECT_EQ(vm.pswpout, 0u);
+  EXPECT_EQ(vm.allocstall, 0u) << "the machine itself is not short of memory";
+  EXPECT_LE(sim->memcg().group(1).memory.usage(), 4 * kMiB / kPage);
+  EXPECT_EQ(sim->nr_live_tasks(), 1u) << "the run goes on (no hang)";
+}
+
+TEST(MemcgTest, LimitWithSwapSwapsTheGroupOut) {
+  auto sim =
+      make_machine({.mem_mib = 256, .swap_mib = 64, .memcg_limit_mib = 4}, "memcg=page_counter");
+  thread(*sim, 1, 0, fault_then(kBase, 8 * kMiB / kPage));
+  sim->run_until(SimTime::ms(50000));
+  const VmCounters& vm = sim->stats().vm;
+  const Mm& mm = *sim->find_mm(1);
+  EXPECT_GT(vm.memcg_reclaim, 0u);
+  EXPECT_EQ(vm.memcg_oom, 0u);
+  EXPECT_GT(vm.pswpout, 0u) << "memcg reclaim swaps the group's own anon pages";
+  EXPECT_EQ(vm.allocstall, 0u);
+  EXPECT_EQ(mm.rss_anon + mm.swapents, 8 * kMiB / kPage);
+  EXPECT_EQ(vm.memcg_charged_pages - vm.memcg_uncharged_pages, mm.rss_anon)
+      << "swapped pages were uncharged";
+  EXPECT_LE(sim->memcg().group(1).memory.usage(), 4 * kMiB / kPage);
+}
+
+// kGroups mms in kGroups groups, each faulting on its own CPU; group g thinks g x 300 ns after
+// every 31 pages, so the groups' lru_add drains drift across each other.
+constexpr uint32_t kGroups = 4;
+constexpr uint64_t kFaults = 3100;
+
+std::unique_ptr<Simulation> groups_faulting(const std::string& lru_lock) {
+  auto sim =
+      make_machine({.cpus = kGroups, .memcg_groups = 0}, "memcg=page_counter,lru_lock=" + lru_lock);
+  for (uint32_t g = 0; g < kGroups; ++g) {
+    std::vector<Op> ops = {Op::mmap_anon(kBase, kFaults * kPage, PROT_READ | PROT_WRITE)};
+    for (uint64_t a = kBase; a < kBase + kFaults * kPage; a += 31 * kPage) {
+      ops.push_back(Op::touch(a, 31 * kPage, true));
+      ops.push_back(Op::think(SimTime::ns(300 * g)));
+    }
+    ops.push_back(Op::think(SimTime::ms(100000)));
+    thread(*sim, g + 1, g, ops);
+  }
+  sim->run_until(SimTime::ms(50000));
+  return sim;
+}
+
+TEST(MemcgTest, LruvecLockIsPerGroupAndGroupsDoNotContend) {
+  auto per_lruvec = groups_faulting("lruvec");
+  EXPECT_NE(&per_lruvec->lruvec().lru_lock_of(1), &per_lruvec->lruvec().lru_lock_of(2))
+      << "one lock per lruvec";
+  const LockClassStats* lv = per_lruvec->lockstat().find("&lruvec->lru_lock");
+  ASSERT_NE(lv, nullptr);
+  EXPECT_EQ(lv->acquisitions, kGroups * (kFaults / 31u)) << "one round per full lru_add batch";
+  EXPECT_EQ(lv->contentions, 0u) << "each group drains under its own lruvec's lock";
+  EXPECT_EQ(lock_acquisitions(*per_lruvec, "&pgdat->lru_lock"), 0u);
+
+  auto node = groups_faulting("node");
+  EXPECT_EQ(&node->lruvec().lru_lock_of(1), &node->lruvec().lru_lock_of(2));
+  const LockClassStats* nl = node->lockstat().find("&pgdat->lru_lock");
+  EXPECT_EQ(nl->acquisitions, kGroups * (kFaults / 31u));
+  EXPECT_GT(nl->contentions, 0u) << "the node's one lru_lock serialises the groups' drains";
+}
+
+uint64_t lru_lock_rounds_in_dontneed_loop(const std::string& drain) {
+  auto sim = make_machine({}, "zap_lru_drain=" + drain);
+  std::vector<Op> ops = {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE)};
+  for (int i = 0; i < 100; ++i) {
+    ops.push_back(Op::touch(kBase, 4 * kPage, true));
+    ops.push_back(Op::madvise(kBase, 4 * kPage, MADV_DONTNEED));
+  }
+  thread(*sim, 1, 0, ops);
+  sim->run();
+  return lock_acquisitions(*sim, "&pgdat->lru_lock");
+}
+
+TEST(MemcgTest, ZapLruDrainTakesTheLruLockOncePerDontneed) {
+  EXPECT_EQ(lru_lock_rounds_in_dontneed_loop("on"), 100u)
+      << "each DONTNEED drains its 4 fresh pages";
+  EXPECT_EQ(lru_lock_rounds_in_dontneed_loop("off"), 400u / 31u)
+      << "only full lru_add batches drain";
+}
+
+// page_fault2-like: 16 processes in one memcg, each mapping, write-faulting and unmapping 4 MiB
+// twice on its own CPU.
+uint64_t counter_wait_ns(const std::string& memcg) {
+  auto sim = make_machine({.cpus = 16, .mem_mib = 1024}, "memcg=" + memcg + ",charge_batch=32");
+  for (uint32_t c = 0; c < 16; ++c) {
+    std::vector<Op> ops;
+    for (int loop = 0; loop < 2; ++loop) {
+      ops.push_back(Op::mmap_anon(kBase, 4 * kMiB, PROT_READ | PROT_WRITE));
+      ops.push_back(Op::touch(kBase, 4 * kMiB, true));
+      ops.push_back(Op::munmap(kBase, 4 * kMiB));
+    }
+    thread(*sim, c + 1, c, ops);
+  }
+  sim->run();
+  EXPECT_EQ(sim->stats().vm.memcg_charged_pages, 16u * 2u * 1024u);
+  if (memcg == "res_counter") {
+    const LockClassStats* l = sim->lockstat().find("&counter->lock");
+    EXPECT_GT(l->contentions, 0u);
+    return l->wait_time.sum();
+  }
+  return sim->stats().vm.memcg_counter_wait_ns;
+}
+
+TEST(MemcgTest, PageFaultScalingResCounterContendsMoreThanPageCounter) {
+  const uint64_t res = counter_wait_ns("res_counter");
+  const uint64_t atomic = counter_wait_ns("page_counter");
+  EXPECT_GT(res, atomic) << "res_counter " << res << " ns waited, page_counter " << atomic << " ns";
+}
+
+TEST(MemcgTest, PresetsCarryTheKernelsCounterAndLock) {
+  EXPECT_NE(preset("linux-3.16").find("memcg=res_counter"), std::string::npos);
+  EXPECT_NE(preset("linux-3.16").find("lru_lock=node"), std::string::npos);
+  EXPECT_NE(preset("linux-4.5").find("memcg=page_counter"), std::string::npos);
+  EXPECT_NE(preset("linux-6.6").find("lru_lock=lruvec"), std::string::npos);
+  EXPECT_NE(preset("linux-6.6").find("charge_batch=64"), std::string::npos);
+  EXPECT_NE(preset("uncharge-pagevec").find("uncharge_batch=pagevec"), std::string::npos);
+  EXPECT_NE(preset("uncharge-gather").find("uncharge_batch=gather"), std::string::npos);
+}
+
+TEST(MemcgTest, MemcgOffChargesNothing) {
+  auto sim = make_machine({}, "memcg=off");
+  thread(*sim, 1, 0, fault_then(kBase, 640, {Op::munmap(kBase, 640 * kPage)}));
+  sim->run_until(SimTime::ms(50000));
+  EXPECT_EQ(sim->stats().vm.memcg_charged_pages, 0u);
+  EXPECT_EQ(sim->stats().vm.memcg_counter_charges, 0u);
+  EXPECT_EQ(sim->memcg().nr_groups(), 0u);
+  EXPECT_EQ(sim->lockstat().find("&counter->lock"), nullptr);
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
