@@ -48,6 +48,13 @@ void register_builtin_policies(PolicyRegistry& r) {
   r.add_knob(bh_lru_size_knob());
   r.add_value("bh_lru_size", bh_lru_size_8());
   r.add_value("bh_lru_size", bh_lru_size_16());
+
+  r.add_knob(bh_invalidate_knob());
+  r.add_value("bh_invalidate", bh_invalidate_all());
+  r.add_value("bh_invalidate", bh_invalidate_cond());
+  r.add_value("bh_invalidate", bh_invalidate_selected());
+  r.add_value("bh_invalidate", bh_invalidate_none());
+  r.add_value("bh_invalidate", bh_invalidate_drain());
 }
 
 }  // namespace mmreplay::kernelsim

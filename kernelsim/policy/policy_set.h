@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "kernelsim/policy/bh_invalidate.h"
 #include "kernelsim/policy/bh_lru_size.h"
 #include "kernelsim/policy/fault_lock.h"
 #include "kernelsim/policy/lazy_tlb.h"
@@ -32,11 +33,12 @@ struct PolicySet {
   std::unique_ptr<const LazyfreeLruPolicy> lazyfree_lru;
   std::unique_ptr<const PagevecSizePolicy> pagevec_size;
   std::unique_ptr<const BhLruSizePolicy> bh_lru_size;
+  std::unique_ptr<const BhInvalidatePolicy> bh_invalidate;
 
   // True when every hook has an implementation.
   bool complete() const {
     return madv_free && madvise && tlb && fault_lock && lazy_tlb && rwsem_wake && watermarks && lazyfree_lru && pagevec_size &&
-           bh_lru_size;
+           bh_lru_size && bh_invalidate;
   }
 };
 

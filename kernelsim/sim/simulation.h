@@ -22,6 +22,7 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/fs/buffer.h"
 #include "kernelsim/locking/lockstat.h"
+#include "kernelsim/mm/cma.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/lru.h"
 #include "kernelsim/mm/page_alloc.h"
@@ -42,6 +43,7 @@ struct MachineConfig {
   SimTime time_slice = SimTime::ns(sysctl_sched_base_slice_ns);
   uint64_t swap_bytes = 0;                               // one swap device; 0 = no swap
   uint64_t fs_block_size = EXT4_DEFAULT_BLOCK_SIZE;      // block size of every file (fs/buffer.h)
+  uint64_t cma_bytes = 0;                                // CMA area at the top of the zone (mm/cma.h); 0 = none
 };
 
 class Simulation {
@@ -106,6 +108,9 @@ class Simulation {
   // Buffer heads and the per-CPU bh_lrus (fs/buffer.h).
   BufferCache& buffers() { return *buffers_; }
   const BufferCache& buffers() const { return *buffers_; }
+  // The CMA area and the placement of movable pages in it (mm/cma.h).
+  CmaArea& cma() { return *cma_; }
+  const CmaArea& cma() const { return *cma_; }
   const SwapInfo& swap() const { return swap_; }
   // pgdat->kswapd, created on the first wakeup_kswapd() (mm/vmscan.h).
   Task* kswapd() const { return kswapd_; }
@@ -127,6 +132,7 @@ class Simulation {
   std::unique_ptr<PageAllocator> page_alloc_;
   std::unique_ptr<Lruvec> lruvec_;
   std::unique_ptr<BufferCache> buffers_;
+  std::unique_ptr<CmaArea> cma_;
   SwapInfo swap_;
   Task* kswapd_ = nullptr;
   std::vector<std::unique_ptr<Mm>> mms_;
