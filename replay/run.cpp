@@ -31,9 +31,11 @@ constexpr OpKey kOpKeys[] = {
     {OpKind::kMadviseVec, "madvise_vector"},
     {OpKind::kFileRead, "read"},       {OpKind::kFileWrite, "write"},
     {OpKind::kFsync, "fsync"},
+    {OpKind::kContigAlloc, "contig_alloc"},
+    {OpKind::kContigFree, "contig_free"},
 };
 // Operation keys the schema always carries; the model parts that fill them land later.
-constexpr const char* kFutureOpKeys[] = {"major_fault", "contig_alloc", "contig_free"};
+constexpr const char* kFutureOpKeys[] = {"major_fault"};
 
 // The lock_stat class prefix of mm->mmap_sem (kernelsim/mm/mm_types.cpp), '&' dropped.
 constexpr std::string_view kMmapSemClass = "mm->mmap_sem";
@@ -107,8 +109,14 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
       {"kswapd_wakeups", vm.kswapd_wakeups},
       {"bh_lru_hits", vm.bh_lru_hits},
       {"bh_lru_misses", vm.bh_lru_misses},
-      {"bh_lru_invalidations", 0},
-      {"migrations_failed", 0},
+      {"bh_lru_invalidations", vm.bh_lru_invalidated},
+      {"migrations_failed", vm.pgmigrate_fail},
+      {"pages_migrated", vm.pgmigrate_success},
+      {"contig_allocs", vm.cma_alloc_success},
+      {"contig_alloc_fails", vm.cma_alloc_fail},
+      {"contig_alloc_retries", vm.cma_alloc_retries},
+      {"bh_invalidate_ipis", vm.bh_invalidate_ipis},
+      {"bh_lru_drop_searches", vm.bh_lru_drop_searches},
       {"fault_anon", vm.fault_anon},
       {"fault_zero_page", vm.fault_zero_page},
       {"fault_file", vm.fault_file},
@@ -161,6 +169,11 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   }
   // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim).
   machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
+  // The CMA area for contiguous allocations (kernelsim/mm/cma.h): --cma, else the kernel's
+  // CMA_SIZE_MBYTES default; never more than the memory.
+  machine.cma_bytes =
+      std::min(machine.memory_bytes,
+               spec.cma_bytes != 0 ? spec.cma_bytes : kernelsim::CMA_SIZE_MBYTES << 20);
   const auto costs = kernelsim::find_cost_profile(spec.profile);
   if (!costs) return formats::Status::error("--profile " + spec.profile + ": no such cost profile");
   std::string error;

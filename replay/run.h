@@ -31,6 +31,7 @@ struct RunSpec {
   uint32_t cpus = 0;           // 0 = the CPUs the trace was recorded on (or 4)
   uint64_t memory_bytes = 0;   // 0 = the trace's machine memory (or the model's default)
   uint64_t swap_bytes = 0;
+  uint64_t cma_bytes = 0;  // 0 = CMA_SIZE_MBYTES (kernelsim/constants.h)
   std::string profile = "default";
   Timing timing = Timing::kClosed;
   Placement placement = Placement::kSpread;
