@@ -104,6 +104,7 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
       ->delimiter(',');
   cmd->add_option("--memory", a->memory, "simulated memory, e.g. 3G (default: the trace's)");
   cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G (default: the trace's)");
+  cmd->add_option("--cma", a->cma, "CMA area for contiguous allocations, e.g. 64M (default: 16M)");
   cmd->add_option("--profile", a->profile, "cost profile: default, xeon-2014");
   cmd->add_option("--timing", a->timing, "closed (next event after the previous ends + think) "
                                          "or open (at trace timestamps)")
@@ -127,6 +128,8 @@ int run_study_command(const StudyArgs& a) {
     return bad("--memory " + a.memory + ": not a size");
   }
   if (!a.swap.empty() && !gen::parse_bytes(a.swap, &swap)) return bad("--swap " + a.swap + ": not a size");
+  uint64_t cma = 0;
+  if (!a.cma.empty() && !gen::parse_bytes(a.cma, &cma)) return bad("--cma " + a.cma + ": not a size");
   for (uint32_t c : a.cpus) {
     if (c == 0) return bad("--cpus 0: at least one CPU");
   }
@@ -166,6 +169,7 @@ int run_study_command(const StudyArgs& a) {
       run.spec.cpus = cpu_list[c];
       run.spec.memory_bytes = memory;
       run.spec.swap_bytes = swap;
+      run.spec.cma_bytes = cma;
       run.spec.profile = a.profile;
       run.spec.timing = a.timing == "open" ? replay::Timing::kOpen : replay::Timing::kClosed;
       run.spec.placement = a.placement == "pack"          ? replay::Placement::kPack

@@ -21,6 +21,7 @@ struct StudyArgs {
   std::vector<uint32_t> cpus;          // scale: the core counts; others: at most one
   std::string memory;                  // "3G"
   std::string swap;
+  std::string cma;                     // "64M"
   std::string profile = "default";
   std::string timing = "closed";
   std::string placement = "spread";
