@@ -50,6 +50,7 @@ inline constexpr int MADV_FREE = 8;  // 4.5+, 854e9ed09ded
 inline constexpr int ERRNO_EFAULT = 14;
 inline constexpr int ERRNO_ENOMEM = 12;
 inline constexpr int ERRNO_EINVAL = 22;
+inline constexpr int ERRNO_EBUSY = 16;
 
 // ---- TLB and mmu_gather ---------------------------------------------------------------------
 // arch/x86/mm/tlb.c: ranges up to this many pages are flushed with one INVLPG per page, larger
@@ -115,6 +116,13 @@ inline constexpr uint32_t MEMCG_CHARGE_BATCH = 64;
 // try_charge(): reclaim rounds on the group before it declares a memcg OOM (3.x-5.x;
 // MAX_RECLAIM_RETRIES since 5.9, unverified version).
 inline constexpr uint32_t MEM_CGROUP_RECLAIM_RETRIES = 5;
+// ---- Contiguous allocation (mm/cma.c, mm/page_alloc.c, mm/migrate.c) -------------------------
+// mm/Kconfig CMA_SIZE_MBYTES: the default size of the global CMA area (cma= on the command line
+// overrides it). The replay layer's CMA area when the run does not give one.
+inline constexpr uint64_t CMA_SIZE_MBYTES = 16;
+// mm/page_alloc.c __alloc_contig_migrate_range(): migrate_pages() rounds over the same isolated
+// pages before the range is given up with -EBUSY (`if (++tries == 5)`, 3.x-6.x).
+inline constexpr uint32_t ALLOC_CONTIG_MIGRATE_TRIES = 5;
 
 // ---- Scheduler --------------------------------------------------------------------------------
 // kernel/sched/fair.c: sysctl_sched_base_slice (6.6+ EEVDF) = 0.75 ms, the same value as

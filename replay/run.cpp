@@ -32,9 +32,11 @@ constexpr OpKey kOpKeys[] = {
     {OpKind::kMadviseVec, "madvise_vector"},
     {OpKind::kFileRead, "read"},       {OpKind::kFileWrite, "write"},
     {OpKind::kFsync, "fsync"},
+    {OpKind::kContigAlloc, "contig_alloc"},
+    {OpKind::kContigFree, "contig_free"},
 };
 // Operation keys the schema always carries; the model parts that fill them land later.
-constexpr const char* kFutureOpKeys[] = {"major_fault", "contig_alloc", "contig_free"};
+constexpr const char* kFutureOpKeys[] = {"major_fault"};
 
 // The lock_stat class prefix of mm->mmap_sem (kernelsim/mm/mm_types.cpp), '&' dropped.
 constexpr std::string_view kMmapSemClass = "mm->mmap_sem";
@@ -108,8 +110,14 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
       {"kswapd_wakeups", vm.kswapd_wakeups},
       {"bh_lru_hits", vm.bh_lru_hits},
       {"bh_lru_misses", vm.bh_lru_misses},
-      {"bh_lru_invalidations", 0},
-      {"migrations_failed", 0},
+      {"bh_lru_invalidations", vm.bh_lru_invalidated},
+      {"migrations_failed", vm.pgmigrate_fail},
+      {"pages_migrated", vm.pgmigrate_success},
+      {"contig_allocs", vm.cma_alloc_success},
+      {"contig_alloc_fails", vm.cma_alloc_fail},
+      {"contig_alloc_retries", vm.cma_alloc_retries},
+      {"bh_invalidate_ipis", vm.bh_invalidate_ipis},
+      {"bh_lru_drop_searches", vm.bh_lru_drop_searches},
       {"fault_anon", vm.fault_anon},
       {"fault_zero_page", vm.fault_zero_page},
       {"fault_file", vm.fault_file},
@@ -172,6 +180,10 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
   machine.min_free_kbytes = spec.min_free_kbytes;
   machine.memcg_limit_bytes = spec.memcg_limit_bytes;
+  // The CMA area for contiguous allocations (kernelsim/mm/cma.h): --cma, else the kernel's
+  // CMA_SIZE_MBYTES default; never more than the memory.
+  machine.cma_bytes =
+      std::min(machine.memory_bytes,
   // A built-in profile by name, or a JSON file (calibrate output) by path.
   kernelsim::CostProfile costs;
   if (formats::Status s = resolve_cost_profile(spec.profile, &costs); !s) return s;

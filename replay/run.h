@@ -33,6 +33,7 @@ struct RunSpec {
   uint64_t swap_bytes = 0;
   uint64_t min_free_kbytes = 0;  // vm.min_free_kbytes; 0 = the kernel's formula
   uint64_t memcg_limit_bytes = 0;  // limit of each memcg (policy memcg); 0 = unlimited
+  uint64_t cma_bytes = 0;  // 0 = CMA_SIZE_MBYTES (kernelsim/constants.h)
   std::string profile = "default";  // a built-in name or a .json path (cost_profile_json.h)
   Timing timing = Timing::kClosed;
   Placement placement = Placement::kSpread;

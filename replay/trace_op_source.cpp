@@ -93,8 +93,11 @@ bool TraceOpSource::translate(Op& op) const {
       return true;
     case EventKind::kFsync: op = Op::fsync(static_cast<uint32_t>(e.arg0)); return true;
     case EventKind::kContigAlloc:
+      op = Op::contig_alloc(e.arg0, e.len);
+      return true;
     case EventKind::kContigFree:
-      return false;  // modelled by the CMA work (issue 7); counted as skipped
+      op = Op::contig_free(e.arg0);
+      return true;
     case EventKind::kObservation:
       return false;  // what the real kernel did: compared with, never replayed
   }

@@ -7,8 +7,8 @@
 //    kernel delays everything after it, as it would delay the real program;
 //  - open loop: each event starts at its trace timestamp (relative to the trace's start) or as
 //    soon as the thread is free if it is late; how late it started is recorded.
-// Events the model does not replay yet (file I/O, contiguous allocation) still consume their
-// time gap and are counted per kind in `skipped`.
+// Events the model does not replay (observations) still consume their time gap and are counted
+// per kind in `skipped`.
 
 #pragma once
 

@@ -1,4 +1,4 @@
-// Model throughput: simulated page faults and madvise calls per host second, with one thread on
+// Model throughput: simulated page faults, madvise calls and file reads per host second, with one thread on
 // one virtual CPU (uncontended) and with 64 threads of one mm on 64 virtual CPUs (mmap_sem,
 // zone->lock and TLB-shootdown traffic). Figures are quoted, never asserted.
 //
@@ -97,6 +97,28 @@ void BM_MemcgPageFaults(benchmark::State& state, const char* policy) {
   state.counters["sim_Mfaults/s"] = sim_rate;
 }
 
+constexpr int kReadsPerThread = 1 << 15;
+
+// `threads` threads on their own CPUs each read(2) 4 KiB blocks of their own file, cycling over
+// `blocks` blocks: 8 fit the 16-entry bh_lru (hits), 64 do not (every read misses and refills).
+void BM_FileRead(benchmark::State& state, uint32_t threads, uint64_t blocks) {
+  uint64_t reads = 0;
+  for (auto _ : state) {
+    auto sim = make(threads, "");
+    for (uint32_t i = 0; i < threads; ++i) {
+      std::vector<Op> ops;
+      ops.reserve(kReadsPerThread);
+      for (int r = 0; r < kReadsPerThread; ++r) {
+        ops.push_back(Op::file_read(i + 1, (static_cast<uint64_t>(r) % blocks) * PAGE_SIZE, PAGE_SIZE));
+      }
+      sim->spawn_thread(1, i, std::make_unique<VectorOpSource>(std::move(ops)));
+    }
+    sim->run();
+    reads += sim->stats().count(OpKind::kFileRead);
+  }
+  state.counters["reads/s"] = benchmark::Counter(static_cast<double>(reads), benchmark::Counter::kIsRate);
+}
+
 BENCHMARK_CAPTURE(BM_PageFaults, uncontended, 1, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PageFaults, cpus64_mmap_sem, 64, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PageFaults, cpus64_per_vma, 64, "fault_lock=per-vma")->Unit(benchmark::kMillisecond);
@@ -111,6 +133,9 @@ BENCHMARK_CAPTURE(BM_MemcgPageFaults, cpus16_uncharge_pagevec,
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MemcgPageFaults, cpus16_page_counter, "memcg=page_counter,charge_batch=32")
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FileRead, bh_lru_hits, 1, 8)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FileRead, bh_lru_misses, 1, 64)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FileRead, cpus4_misses, 4, 64)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace mmreplay::kernelsim

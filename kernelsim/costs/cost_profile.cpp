@@ -58,6 +58,11 @@ CostProfile cost_profile_default() {
   c.thread_create = SimTime::us(10);         // (unverified)
   c.thread_exit = SimTime::us(5);            // (unverified)
   c.mm_create = SimTime::us(30);             // (unverified)
+  c.bh_invalidate_handler = SimTime::ns(60);    // (unverified) irq-off loop over BH_LRU_SIZE slots
+  c.migrate_page_rmap = SimTime::ns(600);       // (unverified) anon_vma walk, unmap, remap one pte
+  c.migrate_page_mapping = SimTime::ns(300);    // (unverified) xarray replace + bh b_page moves
+  c.isolate_page_range = SimTime::us(2);        // (unverified) set/undo MIGRATE_ISOLATE, zone->lock
+  c.cma_retry_backoff = SimTime::us(100);       // (unverified) model's back-off between tries
   return c;
 }
 
@@ -88,6 +93,11 @@ CostProfile cost_profile_xeon_2014() {
   c.find_get_block_slow = SimTime::ns(120);  // (unverified) find_get_page + private_lock, 3.x
   c.file_copy_page = SimTime::ns(550);       // (unverified) ~7.5 GB/s user copy
   c.fsync_block = SimTime::us(200);          // (unverified) SATA SSD write + cache flush
+  c.bh_invalidate_handler = SimTime::ns(80);    // (unverified) IvyBridge, 8-16 slots
+  c.migrate_page_rmap = SimTime::ns(800);       // (unverified) 3.x anon_vma walk
+  c.migrate_page_mapping = SimTime::ns(400);    // (unverified) radix tree replace, 3.x
+  c.isolate_page_range = SimTime::us(3);        // (unverified)
+  c.cma_retry_backoff = SimTime::us(100);       // (unverified) model's back-off between tries
   return c;
 }
 
@@ -162,6 +172,11 @@ constexpr CostField kCostFields[] = {
     {"memcg_counter_update", &CostProfile::memcg_counter_update},
     {"memcg_stock", &CostProfile::memcg_stock},
     {"memcg_page", &CostProfile::memcg_page},
+    {"bh_invalidate_handler", &CostProfile::bh_invalidate_handler},
+    {"migrate_page_rmap", &CostProfile::migrate_page_rmap},
+    {"migrate_page_mapping", &CostProfile::migrate_page_mapping},
+    {"isolate_page_range", &CostProfile::isolate_page_range},
+    {"cma_retry_backoff", &CostProfile::cma_retry_backoff},
 };
 
 std::span<const CostField> cost_fields() { return kCostFields; }

@@ -88,6 +88,17 @@ struct CostProfile {
   SimTime thread_create;       // ns: clone(CLONE_VM) as seen by the new thread
   SimTime thread_exit;         // ns: do_exit() of a thread that does not tear down its mm
   SimTime mm_create;           // ns: mm_alloc() + pgd_alloc() + mm_init() (fork/exec)
+  // ---- Contiguous allocation and migration (mm/cma.c, mm/migrate.c, fs/buffer.c) ----
+  SimTime bh_invalidate_handler;  // ns: invalidate_bh_lru() body in its IPI handler (irq entry
+                                  //     is ipi_handler_entry; brelse per entry is atomic_local)
+  SimTime migrate_page_rmap;   // ns: rmap walk + try_to_unmap() to a migration entry +
+                               //     remove_migration_ptes() for one mapping of one page
+  SimTime migrate_page_mapping;  // ns: migrate_page_move_mapping() / buffer_migrate_page():
+                                 //     page-cache slot replaced, buffer heads moved to the new page
+  SimTime isolate_page_range;  // ns: start_isolate_page_range() + undo_isolate_page_range() of a
+                               //     range: pageblock migratetype changes under zone->lock
+  SimTime cma_retry_backoff;   // ns: wait before alloc_contig_range() retries a busy range
+                               //     (cond_resched + the passes of migrate_pages(), model's back-off)
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).

@@ -81,6 +81,8 @@ BufferHead* lookup_bh_lru(BhCtx& c, BhKey key) {
 
 // Models fs/buffer.c: bh_lru_install()
 void bh_lru_install(BhCtx& c, BufferHead& bh) {
+  // 5.13+ (8cc621d2f45d): "if (lru_cache_disabled()) return;" while a migration drains.
+  if (c.cache.lru_cache_disabled()) return;
   std::vector<BufferHead*>& lru = c.cache.lru(c.cpu);
   c.spent += c.costs.bh_lru_irq;
   // 5.13+ form: swap bh into slot 0 and carry each displaced entry one slot down; stopping where

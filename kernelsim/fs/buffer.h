@@ -7,7 +7,7 @@
 //
 // Each CPU has a bh_lru of `bh_lru_size` entries (policy knob, BH_LRU_SIZE), most recent first,
 // accessed with interrupts off; every entry holds a reference (b_count) on its buffer head, which
-// is what pins the page against migration (the CMA part of issue 7, not modelled yet).
+// is what pins the page against migration (mm/migrate.h; dropping entries: fs/bh_invalidate.h).
 //
 // The functions below do the bookkeeping and return nothing but the state change; the time they
 // cost is added to BhCtx::spent from the CostProfile, and the caller charges it to its task
@@ -62,11 +62,17 @@ class BufferCache {
   const std::vector<BufferHead*>& lru(uint32_t cpu) const { return lrus_[cpu]; }
   std::vector<BufferHead*>& lru(uint32_t cpu) { return lrus_[cpu]; }
 
+  // lru_cache_disable() / lru_cache_enable() (5.13+, bh_invalidate=drain): while disabled,
+  // bh_lru_install() installs nothing. Nests.
+  void set_lru_cache_disabled(bool disable) { disabled_ += disable ? 1 : -1; }
+  bool lru_cache_disabled() const { return disabled_ > 0; }
+
  private:
   uint32_t lru_size_;
   uint64_t block_size_;
   std::map<BhKey, BufferHead> bhs_;  // node-based: BufferHead addresses are stable
   std::vector<std::vector<BufferHead*>> lrus_;
+  int disabled_ = 0;
 };
 
 // What a bh_lru operation runs on and where its cost goes.

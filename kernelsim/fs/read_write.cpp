@@ -26,6 +26,7 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
   for (uint64_t pos = offset; pos < end;) {
     const uint64_t block = pos / bs;
     const uint64_t chunk = std::min(end, (block + 1) * bs) - pos;
+    sim.cma().ensure_file_page(file, block * bs >> PAGE_SHIFT);  // where its page sits (mm/cma.h)
     BufferHead& bh = __find_get_block(c, BhKey{file, block});
     // copy_to_user / copy_from_user of `chunk` bytes at the profile's per-page rate.
     c.spent += SimTime::ns(sim.costs().file_copy_page.count_ns() * static_cast<int64_t>(chunk) /
@@ -56,10 +57,19 @@ Co<int64_t> do_fsync(Task& t, uint32_t file) {
   co_await sync_point(t);
   t.work(sim.costs().syscall_entry);
   const std::vector<BufferHead*> dirty = sim.buffers().dirty_buffers(file);
-  for (BufferHead* bh : dirty) bh->dirty = false;  // clear_buffer_dirty() at submit
+  BhCtx c{sim.buffers(), t.cpu().id, sim.costs(), sim.vm(), SimTime::zero()};
+  for (BufferHead* bh : dirty) {
+    bh->dirty = false;  // clear_buffer_dirty() at submit
+    get_bh(c, *bh);     // the I/O in flight holds a reference until end_buffer_write_sync()
+  }
+  t.work(c.spent);
   if (!dirty.empty()) {
     // The writes and their completion: waited for off CPU (wait_on_buffer()).
     co_await do_sleep(t, sim.costs().fsync_block * static_cast<int64_t>(dirty.size()));
+    co_await sync_point(t);
+    c.spent = SimTime::zero();
+    for (BufferHead* bh : dirty) brelse(c, *bh);
+    t.work(c.spent);
   }
   co_return 0;
 }

@@ -3,6 +3,7 @@
 #include "kernelsim/kernel/thread.h"
 
 #include "kernelsim/fs/read_write.h"
+#include "kernelsim/mm/cma_alloc.h"
 #include "kernelsim/mm/madvise.h"
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
@@ -51,6 +52,8 @@ Co<bool> do_op(Task& t, const Op& op) {
     case OpKind::kFileRead: set_result(t, co_await ksys_read(t, op.file, op.offset, op.len)); break;
     case OpKind::kFileWrite: set_result(t, co_await ksys_write(t, op.file, op.offset, op.len)); break;
     case OpKind::kFsync: set_result(t, co_await do_fsync(t, op.file)); break;
+    case OpKind::kContigAlloc: set_result(t, co_await cma_alloc(t, op.handle, op.len)); break;
+    case OpKind::kContigFree: set_result(t, co_await cma_release(t, op.handle)); break;
   }
   co_return true;
 }

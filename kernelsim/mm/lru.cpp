@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "kernelsim/fs/bh_invalidate.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/sim/simulation.h"
 
@@ -46,6 +47,7 @@ uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
   pf.addr = addr;
   pf.swapbacked = true;
   pf.memcg = mm.memcg_id;
+  sim_.cma().place_anon(f);  // where the page sits physically (mm/cma.h)
   const bool inserted = mm.anon_pages.emplace(addr >> PAGE_SHIFT, f).second;
   assert(inserted && "invariant (3): two own pages at one address");
   (void)inserted;
@@ -59,6 +61,7 @@ uint32_t Lruvec::find(const Mm& mm, uint64_t addr) const {
 
 void Lruvec::free_frame(uint32_t f) {
   PageFrame& pf = frames_[f];
+  sim_.cma().anon_freed(f);
   pf.mm = nullptr;
   pf.where = FrameWhere::kFree;
   pf.prev = pf.next = kNoFrame;
@@ -222,6 +225,8 @@ Co<bool> Lruvec::mark_page_lazyfree(Task& t, uint32_t f) {
 
 Co<void> Lruvec::lru_add_drain(Task& t) {
   t.work(sim_.costs().lru_add_drain);
+  // 5.13-5.14 (8cc621d2f45d): lru_add_drain_cpu() also invalidates this CPU's bh_lru.
+  if (sim_.policies().bh_invalidate->mode() == BhInvalidateMode::kDrain) invalidate_bh_lrus_cpu(t);
   CpuBatches& c = cpu_[t.cpu().id];
   if (!c.lru_add.empty()) co_await drain_lru_add(t, std::exchange(c.lru_add, {}));
   if (!c.lru_lazyfree.empty()) co_await drain_lru_lazyfree(t, std::exchange(c.lru_lazyfree, {}));

@@ -134,4 +134,27 @@ Co<void> PageAllocator::free_pcppages_bulk(Task& t) {
   check_invariant();
 }
 
+Co<bool> PageAllocator::alloc_contig_pages(Task& t, uint64_t n) {
+  co_await zone_.lock.lock(t);
+  const bool ok = zone_.free_pages >= n;
+  if (ok) {
+    zone_.free_pages -= n;
+    allocated_ += n;
+    t.work(sim_.costs().buddy_page * static_cast<int64_t>(n));
+  }
+  co_await zone_.lock.unlock(t);
+  check_invariant();
+  co_return ok;
+}
+
+Co<void> PageAllocator::free_contig_pages(Task& t, uint64_t n) {
+  co_await zone_.lock.lock(t);
+  assert(allocated_ >= n);
+  zone_.free_pages += n;
+  allocated_ -= n;
+  t.work(sim_.costs().buddy_page * static_cast<int64_t>(n));
+  co_await zone_.lock.unlock(t);
+  check_invariant();
+}
+
 }  // namespace mmreplay::kernelsim

@@ -83,6 +83,13 @@ class PageAllocator {
   // Models free_pcppages_bulk(): `batch` pages back to the zone under zone->lock.
   Co<void> free_pcppages_bulk(Task& t);
 
+  // Models isolate_freepages_range() at the end of alloc_contig_range(): `n` pages of the zone's
+  // free pages become allocated (the range's own pages, freed by migration, whose movable pages
+  // took free pages elsewhere). False, with nothing taken, when fewer are free.
+  Co<bool> alloc_contig_pages(Task& t, uint64_t n);
+  // Models free_contig_range(): `n` pages back to the buddy lists.
+  Co<void> free_contig_pages(Task& t, uint64_t n);
+
   // Models __setup_per_zone_wmarks() with the `watermarks` policy.
   void setup_per_zone_wmarks();
 

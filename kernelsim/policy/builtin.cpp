@@ -69,6 +69,12 @@ void register_builtin_policies(PolicyRegistry& r) {
   r.add_knob(zap_lru_drain_knob());
   r.add_value("zap_lru_drain", zap_lru_drain_on());
   r.add_value("zap_lru_drain", zap_lru_drain_off());
+  r.add_knob(bh_invalidate_knob());
+  r.add_value("bh_invalidate", bh_invalidate_all());
+  r.add_value("bh_invalidate", bh_invalidate_cond());
+  r.add_value("bh_invalidate", bh_invalidate_selected());
+  r.add_value("bh_invalidate", bh_invalidate_none());
+  r.add_value("bh_invalidate", bh_invalidate_drain());
 }
 
 }  // namespace mmreplay::kernelsim

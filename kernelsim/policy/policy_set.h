@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "kernelsim/policy/bh_invalidate.h"
 #include "kernelsim/policy/bh_lru_size.h"
 #include "kernelsim/policy/charge_batch.h"
 #include "kernelsim/policy/fault_lock.h"
@@ -42,11 +43,13 @@ struct PolicySet {
   std::unique_ptr<const UnchargeBatchPolicy> uncharge_batch;
   std::unique_ptr<const LruLockPolicy> lru_lock;
   std::unique_ptr<const ZapLruDrainPolicy> zap_lru_drain;
+  std::unique_ptr<const BhInvalidatePolicy> bh_invalidate;
 
   // True when every hook has an implementation.
   bool complete() const {
     return madv_free && madvise && tlb && fault_lock && lazy_tlb && rwsem_wake && watermarks && lazyfree_lru && pagevec_size &&
-           bh_lru_size && memcg && charge_batch && uncharge_batch && lru_lock && zap_lru_drain;
+           bh_lru_size && memcg && charge_batch && uncharge_batch && lru_lock && zap_lru_drain &&
+           bh_invalidate;
   }
 };
 

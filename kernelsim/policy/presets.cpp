@@ -10,7 +10,8 @@ const std::vector<PolicyPreset>& policy_presets() {
        "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
        "bh_lru_size=8,"
-       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on",
+       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,"
+       "bh_invalidate=none",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
        "BH_LRU_SIZE 8; res_counter memcg, uncharges batched over the whole unmap "
        "(mem_cgroup_uncharge_start/end), zone->lru_lock"},
@@ -18,40 +19,46 @@ const std::vector<PolicyPreset>& policy_presets() {
        "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
        "bh_lru_size=8,"
-       "memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,zap_lru_drain=on",
+       "memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,zap_lru_drain=on,"
+       "bh_invalidate=none",
        "3.17-rc2 (seed 001's regression): the uncharge rewrite (0a31bc97c80c) uncharges per "
        "release_pages() list, which free_pages_and_swap_cache() feeds in PAGEVEC_SIZE chunks"},
       {"linux-3.18",
        "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
        "bh_lru_size=16,"
-       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on",
+       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,"
+       "bh_invalidate=none",
        "3.18: BH_LRU_SIZE 8 -> 16 (86cf78d73de8); still res_counter (page_counter is 3.19), "
        "uncharge per gather batch since 3.17 (aabfb57296e3)"},
       {"linux-4.5",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
        "bh_lru_size=16,"
-       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on",
+       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,"
+       "bh_invalidate=none",
        "4.5: MADV_FREE merged (854e9ed09ded), seed 000's kernel; lockless page_counter (3.19, "
        "3e32cb2e0a12)"},
       {"linux-4.12",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=14,"
        "bh_lru_size=16,"
-       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on",
+       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,"
+       "bh_invalidate=none",
        "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor (4.6)"},
       {"linux-5.3",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,"
        "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15,"
        "bh_lru_size=16,"
-       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on",
+       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,"
+       "bh_invalidate=none",
        "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19)"},
       {"linux-6.6",
        "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=per-vma,lazy_tlb=skip,"
        "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15,"
        "bh_lru_size=16,"
-       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,zap_lru_drain=on",
+       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,zap_lru_drain=on,"
+       "bh_invalidate=drain",
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
        "(5.11, 6168d0da2b47)"},
       // Seed 000 ("mm: throttle MADV_FREE").
@@ -68,6 +75,12 @@ const std::vector<PolicyPreset>& policy_presets() {
       // Seed 004 ("CMA/HOTPLUG: clear buffer-head lru before page migration").
       {"bh-lru-8", "bh_lru_size=8", "seed 004: BH_LRU_SIZE 8 (before 3.18)", "linux-3.18"},
       {"bh-lru-16", "bh_lru_size=16", "seed 004: BH_LRU_SIZE 16 (3.18+, 86cf78d73de8)", "linux-3.18"},
+      {"bh-invalidate-all", "bh_invalidate=all",
+       "seed 004 patch: invalidate_bh_lrus() on every CPU before alloc_contig_range() migrates",
+       "linux-3.18"},
+      {"bh-drop-selected", "bh_invalidate=selected",
+       "seed 004 alternative (Laura Abbott 2012): drop only the migrated pages' buffer heads",
+       "linux-3.18"},
       // TLB invalidation mechanism.
       {"ipi", "tlb=ipi", "x86 shootdown IPIs (arch/x86/mm/tlb.c)"},
       {"broadcast", "tlb=broadcast", "AMD INVLPGB / Intel RAR broadcast invalidation (~6.15)"},

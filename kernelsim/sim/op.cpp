@@ -26,6 +26,8 @@ const char* op_kind_name(OpKind kind) {
     case OpKind::kFileRead: return "read";
     case OpKind::kFileWrite: return "write";
     case OpKind::kFsync: return "fsync";
+    case OpKind::kContigAlloc: return "contig_alloc";
+    case OpKind::kContigFree: return "contig_free";
   }
   return "?";
 }
@@ -127,6 +129,21 @@ Op Op::fsync(uint32_t file) {
   Op o;
   o.kind = OpKind::kFsync;
   o.file = file;
+  return o;
+}
+
+Op Op::contig_alloc(uint64_t handle, uint64_t bytes) {
+  Op o;
+  o.kind = OpKind::kContigAlloc;
+  o.handle = handle;
+  o.len = bytes;
+  return o;
+}
+
+Op Op::contig_free(uint64_t handle) {
+  Op o;
+  o.kind = OpKind::kContigFree;
+  o.handle = handle;
   return o;
 }
 

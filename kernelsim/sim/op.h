@@ -23,6 +23,8 @@
 //   kFileRead    file, offset, len: read(2) of a file range (fs/read_write.h)
 //   kFileWrite   file, offset, len: write(2) of a file range
 //   kFsync       file: fsync(2), writes the file's dirty blocks
+//   kContigAlloc len (bytes, rounded up to pages), handle: cma_alloc() by a driver (mm/cma.h)
+//   kContigFree  handle: cma_release() of that allocation
 
 #pragma once
 
@@ -53,8 +55,10 @@ enum class OpKind : uint8_t {
   kFileRead,
   kFileWrite,
   kFsync,
+  kContigAlloc,
+  kContigFree,
 };
-inline constexpr int kOpKindCount = 18;
+inline constexpr int kOpKindCount = 20;
 
 const char* op_kind_name(OpKind kind);
 
@@ -80,6 +84,7 @@ struct Op {
   uint64_t stride = 0;       // kTouch
   SimTime duration;          // kThink, kSleep
   std::vector<AddrRange> ranges;  // kMadviseVec
+  uint64_t handle = 0;            // kContigAlloc, kContigFree: the allocation, chosen by the trace
 
   // Builders for the common kinds.
   static Op think(SimTime d);
@@ -102,6 +107,8 @@ struct Op {
   static Op file_read(uint32_t file, uint64_t offset, uint64_t len);
   static Op file_write(uint32_t file, uint64_t offset, uint64_t len);
   static Op fsync(uint32_t file);
+  static Op contig_alloc(uint64_t handle, uint64_t bytes);
+  static Op contig_free(uint64_t handle);
 };
 
 // Where a task gets its next Op. Owned by the task.

@@ -31,6 +31,8 @@ Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
   lruvec_ = std::make_unique<Lruvec>(*this, machine.nr_cpus);
   buffers_ = std::make_unique<BufferCache>(machine.nr_cpus, policies_.bh_lru_size->size(), machine.fs_block_size);
   memcg_ = std::make_unique<MemcgSet>(*this, machine.nr_cpus);
+  assert(machine.cma_bytes <= machine.memory_bytes);
+  cma_ = std::make_unique<CmaArea>(machine.memory_bytes >> PAGE_SHIFT, machine.cma_bytes >> PAGE_SHIFT);
 }
 
 std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,
@@ -42,6 +44,10 @@ std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, con
   const uint64_t bs = machine.fs_block_size;
   if (bs == 0 || (bs & (bs - 1)) != 0 || PAGE_SIZE % bs != 0) {
     if (error) *error = "fs_block_size " + std::to_string(bs) + " is not a power of two dividing the page size";
+    return nullptr;
+  }
+  if (machine.cma_bytes > machine.memory_bytes) {
+    if (error) *error = "cma_bytes " + std::to_string(machine.cma_bytes) + " exceeds memory_bytes";
     return nullptr;
   }
   PolicyRegistry registry;

@@ -22,6 +22,7 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/fs/buffer.h"
 #include "kernelsim/locking/lockstat.h"
+#include "kernelsim/mm/cma.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/lru.h"
 #include "kernelsim/mm/memcontrol.h"
@@ -48,6 +49,7 @@ struct MachineConfig {
   uint64_t min_free_kbytes = 0;
   uint64_t memcg_limit_bytes = 0;                        // limit of each memcg; 0 = unlimited
   uint32_t memcg_nr_groups = 1;                          // memcgs the mms share; 0 = one per mm
+  uint64_t cma_bytes = 0;                                // CMA area at the top of the zone (mm/cma.h); 0 = none
 };
 
 class Simulation {
@@ -112,6 +114,9 @@ class Simulation {
   // Buffer heads and the per-CPU bh_lrus (fs/buffer.h).
   BufferCache& buffers() { return *buffers_; }
   const BufferCache& buffers() const { return *buffers_; }
+  // The CMA area and the placement of movable pages in it (mm/cma.h).
+  CmaArea& cma() { return *cma_; }
+  const CmaArea& cma() const { return *cma_; }
   const SwapInfo& swap() const { return swap_; }
   // Memory cgroups and the per-CPU charge stocks (mm/memcontrol.h).
   MemcgSet& memcg() { return *memcg_; }
@@ -137,6 +142,7 @@ class Simulation {
   std::unique_ptr<Lruvec> lruvec_;
   std::unique_ptr<BufferCache> buffers_;
   std::unique_ptr<MemcgSet> memcg_;
+  std::unique_ptr<CmaArea> cma_;
   SwapInfo swap_;
   Task* kswapd_ = nullptr;
   std::vector<std::unique_ptr<Mm>> mms_;

@@ -73,6 +73,15 @@ struct VmCounters {
   uint64_t memcg_counter_wait_ns = 0; // page_counter: time atomics waited for the busy line
   uint64_t memcg_reclaim = 0;         // try_to_free_mem_cgroup_pages() calls (limit reached)
   uint64_t memcg_oom = 0;             // charges failed after reclaim: memcg OOM
+  // ---- Contiguous allocation and migration (mm/cma.c, mm/migrate.c) ----
+  uint64_t cma_alloc_success = 0;     // cma_alloc() calls that got their range
+  uint64_t cma_alloc_fail = 0;        // ... that failed (no free range, or every range busy)
+  uint64_t cma_alloc_retries = 0;     // alloc_contig_range() tries repeated after a busy page
+  uint64_t pgmigrate_success = 0;     // pages migrated out of a range
+  uint64_t pgmigrate_fail = 0;        // page migrations that failed (busy buffer head, ...)
+  uint64_t bh_invalidate_ipis = 0;    // invalidate_bh_lru() IPIs sent (bh_invalidate all/cond/drain)
+  uint64_t bh_lru_invalidated = 0;    // bh_lru entries dropped by invalidation or selected drops
+  uint64_t bh_lru_drop_searches = 0;  // per-CPU bh_lru searches of bh_invalidate=selected
   friend bool operator==(const VmCounters&, const VmCounters&) = default;
 };
 

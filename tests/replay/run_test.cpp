@@ -42,12 +42,14 @@ TEST(Run, MadvBombFaultsEveryPageOfEveryLoop) {
 }
 
 TEST(Run, CmaBhReadsAndWritesGoThroughTheBhLru) {
-  // 8 blocks per worker file fit the default 16-entry bh_lru: after each CPU's first pass, hits.
+  // 8 blocks per worker file fit the default 16-entry bh_lru: after each CPU's first pass, hits
+  // (bh_invalidate=none: the trace's contiguous allocations invalidate nothing).
   auto reader = generate("cma-bh", {"--threads", "2", "--loops", "200", "--size", "32K",
                                     "--io-size", "4K"});
   ChunkCache cache(64);
   RunSpec spec;
-  spec.policy_name = "default";
+  spec.policy_name = "none";
+  spec.policy_knobs = "bh_invalidate=none";
   RunResult r;
   ASSERT_TRUE(execute_run(spec, *reader, cache, &r));
   const uint64_t io = r.ops.at("read").count() + r.ops.at("write").count();
@@ -60,6 +62,33 @@ TEST(Run, CmaBhReadsAndWritesGoThroughTheBhLru) {
   EXPECT_EQ(r.counters.at("bh_lru_hits") + r.counters.at("bh_lru_misses"), io);
   EXPECT_GT(r.counters.at("bh_lru_hits"), 0u);
   EXPECT_LE(r.counters.at("bh_lru_misses"), 2u * 8u);
+}
+
+TEST(Run, CmaBhContigAllocationsAreReplayedUnderEachInvalidationPolicy) {
+  // An allocation every 10 us beside the file I/O: dozens of cma_alloc()/cma_release().
+  auto reader = generate("cma-bh", {"--threads", "3", "--loops", "300", "--size", "64K",
+                                    "--cma-rate", "100000", "--cma-hold", "5us"});
+  ChunkCache cache(64);
+  RunResult all, selected;
+  RunSpec spec;
+  spec.policy_name = "bh-invalidate-all";
+  spec.policy_knobs = "bh_invalidate=all";
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &all));
+  spec.policy_name = "bh-drop-selected";
+  spec.policy_knobs = "bh_invalidate=selected";
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &selected));
+  for (const RunResult* r : {&all, &selected}) {
+    const uint64_t allocs = r->ops.at("contig_alloc").count();
+    EXPECT_GT(allocs, 2u);
+    EXPECT_EQ(r->ops.at("contig_free").count(), allocs) << "every allocation is freed";
+    EXPECT_EQ(r->counters.at("contig_allocs") + r->counters.at("contig_alloc_fails"), allocs);
+    EXPECT_EQ(r->counters.count("skipped_contig_alloc"), 0u);
+    EXPECT_EQ(r->counters.count("skipped_contig_free"), 0u);
+  }
+  // bh_invalidate=all interrupts the 3 other CPUs of the trace's 4 once per alloc_contig_range().
+  EXPECT_GE(all.counters.at("bh_invalidate_ipis"), 3u * all.counters.at("contig_allocs"));
+  EXPECT_EQ(selected.counters.at("bh_invalidate_ipis"), 0u);
+  EXPECT_GE(all.counters.at("bh_lru_misses"), selected.counters.at("bh_lru_misses"));
 }
 
 TEST(Run, MadvFreeLazyKeepsPagesSoLaterLoopsDoNotFault) {

@@ -123,6 +123,7 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
                   "vm.min_free_kbytes of the simulated machine (default: the kernel's formula)");
   cmd->add_option("--memcg-limit", a->memcg_limit,
                   "limit of each memory cgroup, e.g. 1G (with policy memcg=...; default: none)");
+  cmd->add_option("--cma", a->cma, "CMA area for contiguous allocations, e.g. 64M (default: 16M)");
   cmd->add_option("--profile", a->profile,
                   "cost profile: default, xeon-2014, zram, or a .json file (calibrate -o)");
   cmd->add_option("--timing", a->timing, "closed (next event after the previous ends + think) "
@@ -155,6 +156,8 @@ int run_study_command(const StudyArgs& a) {
   if (!a.memcg_limit.empty() && !gen::parse_bytes(a.memcg_limit, &memcg_limit)) {
     return bad("--memcg-limit " + a.memcg_limit + ": not a size");
   }
+  uint64_t cma = 0;
+  if (!a.cma.empty() && !gen::parse_bytes(a.cma, &cma)) return bad("--cma " + a.cma + ": not a size");
   for (uint32_t c : a.cpus) {
     if (c == 0) return bad("--cpus 0: at least one CPU");
   }
@@ -196,6 +199,7 @@ int run_study_command(const StudyArgs& a) {
       run.spec.swap_bytes = swap;
       run.spec.min_free_kbytes = a.min_free_kbytes;
       run.spec.memcg_limit_bytes = memcg_limit;
+      run.spec.cma_bytes = cma;
       run.spec.profile = a.profile;
       run.spec.timing = a.timing == "open" ? replay::Timing::kOpen : replay::Timing::kClosed;
       run.spec.placement = a.placement == "pack"          ? replay::Placement::kPack

@@ -24,6 +24,7 @@ struct StudyArgs {
   std::string swap;
   uint64_t min_free_kbytes = 0;
   std::string memcg_limit;
+  std::string cma;                     // "64M"
   std::string profile = "default";
   std::string timing = "closed";
   std::string placement = "spread";

@@ -7,8 +7,11 @@
 // Worker, per operation: read or write `io-size` bytes at a random block-aligned offset of its own
 // file. With --lmbench the worker also runs Gioh Kim's lmbench "File & VM system latencies" mix
 // after each I/O: mmap latency (mmap the file, read every page, munmap), protection fault
-// (mprotect a page read-only, write it, restore), page fault (covered by the mmap pass). lmbench's
-// file create/delete has no trace event and is left out.
+// (mprotect a page read-only, write it, restore), page fault (covered by the mmap pass), and
+// lmbench's 0K file create: the trace has no create event, so a create is written as what it does
+// to the buffer-head layer, one read of the 9 metadata blocks it touches (86cf78d73de8: a create
+// in a large ext4 directory with quota touches about 9 buffer heads) in a metadata file shared by
+// the workers (the file system's inode table, bitmaps, directory block and quota file).
 // Device thread (its own mm): contig_alloc(cma-size) every 1/rate seconds, freed `cma-hold` later,
 // until the workers finish.
 
@@ -31,7 +34,8 @@ constexpr uint64_t kDefaultWorkers = 4;
 constexpr uint64_t kDefaultOps = 10000;
 constexpr uint64_t kDefaultCmaPerSecond = 100;
 constexpr uint64_t kNsPerSecond = 1000000000;
-constexpr uint64_t kFileBlockBytes = 4096;  // ext4 default block: one buffer head per block
+constexpr uint64_t kFileBlockBytes = 4096;     // ext4 default block: one buffer head per block
+constexpr uint64_t kCreateMetadataBlocks = 9;  // buffer heads an ext4 create touches (86cf78d73de8)
 
 class CmaBh final : public Workload {
  public:
@@ -60,6 +64,14 @@ class CmaBh final : public Workload {
       file.block_size = kFileBlockBytes;
       files.push_back(std::move(file));
     }
+    if (lmbench_) {
+      formats::FileInfo meta;
+      meta.id = metadata_file();
+      meta.path = "/data/.ext4-metadata";
+      meta.size_bytes = kCreateMetadataBlocks * kFileBlockBytes;
+      meta.block_size = kFileBlockBytes;
+      files.push_back(std::move(meta));
+    }
     return files;
   }
 
@@ -78,6 +90,8 @@ class CmaBh final : public Workload {
   }
 
  private:
+  uint64_t metadata_file() const { return workers_ + 1; }
+
   void run_worker(ProgramThread& worker, SplitMix64& rng, uint64_t file) const {
     worker.start();
     uint64_t prot_page = lmbench_ ? worker.mmap_anon(kPageSize) : 0;
@@ -96,6 +110,8 @@ class CmaBh final : public Workload {
       worker.mprotect(prot_page, kPageSize, kProtRead);  // lat_sig prot
       worker.touch(prot_page, kPageSize, /*write=*/true, user_cost::kWriteBytePerPageNs);
       worker.mprotect(prot_page, kPageSize, kProtRead | kProtWrite);
+      worker.file_read(metadata_file(), 0, kCreateMetadataBlocks * kFileBlockBytes,
+                       user_cost::kFileIoCallNs);  // lat_fs 0K create: its metadata buffer heads
     }
     worker.exit();
   }

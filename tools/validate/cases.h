@@ -14,8 +14,13 @@ const std::vector<ValidationCase>& all_cases();
 // nullptr when no case has that name.
 const ValidationCase* find_case(std::string_view name);
 
-ValidationCase seed_000_madv_free();  // seed_000_madv_free.cpp
-ValidationCase seed_002_madvisev();   // seed_002_madvisev.cpp
-ValidationCase seed_002_bulk_free();  // seed_002_madvisev.cpp
+ValidationCase seed_000_madv_free();     // seed_000_madv_free.cpp
+ValidationCase seed_001_uncharge();      // seed_001_uncharge.cpp
+ValidationCase seed_002_madvisev();      // seed_002_madvisev.cpp
+ValidationCase seed_002_bulk_free();     // seed_002_madvisev.cpp
+ValidationCase seed_003_predictive();    // seed_003_predictive.cpp
+ValidationCase seed_003_mmtests();       // seed_003_predictive.cpp
+ValidationCase seed_004_bh_lru();        // seed_004_bh_lru.cpp
+ValidationCase seed_004_frequent_cma();  // seed_004_bh_lru.cpp
 
 }  // namespace mmreplay::validate

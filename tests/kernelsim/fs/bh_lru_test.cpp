@@ -92,6 +92,31 @@ TEST(BhLru, NineBufferHeadsThrashEightEntriesAndFitSixteen) {
   EXPECT_EQ(misses_cycling(BH_LRU_SIZE, BH_LRU_SIZE + 1, kRounds), (BH_LRU_SIZE + 1) * kRounds);
 }
 
+// A loop over k blocks: after one warm-up round, k < BH_LRU_SIZE never misses and
+// k = BH_LRU_SIZE + 1 always misses (LRU order evicts exactly the block needed next); never more
+// than BH_LRU_SIZE entries.
+TEST(BhLru, CyclingBelowTheSizeNeverMissesAndOneAboveAlwaysMisses) {
+  for (uint32_t size : {BH_LRU_SIZE_PRE_3_18, BH_LRU_SIZE}) {
+    for (uint64_t k : {uint64_t{1}, uint64_t{size} - 1, uint64_t{size} + 1}) {
+      Lru l(size);
+      for (uint64_t b = 0; b < k; ++b) l.access(0, b);  // warm-up round
+      const uint64_t misses = l.vm.bh_lru_misses;
+      for (int round = 0; round < 4; ++round) {
+        for (uint64_t b = 0; b < k; ++b) {
+          l.access(0, b);
+          ASSERT_LE(l.cache.lru(0).size(), size);
+        }
+      }
+      if (k < size) {
+        EXPECT_EQ(l.vm.bh_lru_misses, misses) << "size " << size << " k " << k;
+      } else {
+        EXPECT_EQ(l.vm.bh_lru_misses, misses + 4 * k) << "size " << size << " k " << k;
+        EXPECT_EQ(l.vm.bh_lru_hits, 0u);
+      }
+    }
+  }
+}
+
 TEST(BhLru, CpusHaveIndependentLrus) {
   Lru l(BH_LRU_SIZE);
   l.access(0, 7);

@@ -281,6 +281,15 @@ TEST(GenWorkloads, CmaBhFileTrafficBesideContiguousAllocations) {
   EXPECT_EQ(lmbench.count(EventKind::kMunmap), 100u);
   EXPECT_EQ(lmbench.count(EventKind::kMprotect), 200u);
   EXPECT_EQ(lmbench.count(EventKind::kTouch), 200u);
+  // Each lmbench round's file create reads the 9 metadata blocks of the shared metadata file.
+  EXPECT_EQ(lmbench.count(EventKind::kFileRead) + lmbench.count(EventKind::kFileWrite), 200u);
+  uint64_t creates = 0;
+  for (uint32_t stream = 0; stream < 2; ++stream) {
+    for (const formats::Event& e : lmbench.events(stream)) {
+      creates += e.kind == EventKind::kFileRead && e.arg0 == 3 && e.len == 9 * 4096 ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(creates, 100u);
 }
 
 }  // namespace

@@ -1,0 +1,175 @@
+#include "kernelsim/mm/cma.h"
+
+#include <cassert>
+
+namespace mmreplay::kernelsim {
+
+CmaArea::CmaArea(uint64_t zone_pages, uint64_t count)
+    : base_(zone_pages - count), zone_pages_(zone_pages), pages_(count) {
+  assert(count <= zone_pages);
+  for (uint64_t i = 0; i < count; ++i) free_slots_.insert(i);
+}
+
+bool CmaArea::placeable(uint64_t slot) const {
+  const PhysPage& p = pages_[slot];
+  return p.use == PhysUse::kFree && !p.isolated && !p.bitmap;
+}
+
+void CmaArea::update_free(uint64_t slot) {
+  if (placeable(slot)) {
+    free_slots_.insert(slot);
+  } else {
+    free_slots_.erase(slot);
+  }
+}
+
+uint64_t CmaArea::choose_pfn() {
+  // The area holds less than its share (count / zone_pages) of the movable pages, this one counted.
+  const bool want = movable_in_area_ * zone_pages_ < (movable_total_ + 1) * pages_.size();
+  ++movable_total_;
+  if (!want || free_slots_.empty()) return kNoPfn;
+  ++movable_in_area_;
+  return base_ + *free_slots_.begin();
+}
+
+void CmaArea::place_anon(uint32_t frame) {
+  const uint64_t pfn = choose_pfn();
+  if (pfn == kNoPfn) return;
+  PhysPage& p = pages_[pfn - base_];
+  p.use = PhysUse::kAnon;
+  p.frame = frame;
+  update_free(pfn - base_);
+  anon_[frame] = pfn;
+}
+
+void CmaArea::set_free(uint64_t slot) {
+  pages_[slot].use = PhysUse::kFree;
+  update_free(slot);
+}
+
+void CmaArea::anon_freed(uint32_t frame) {
+  --movable_total_;
+  auto it = anon_.find(frame);
+  if (it == anon_.end()) return;
+  assert(pages_[it->second - base_].use == PhysUse::kAnon && "invariant (2)");
+  set_free(it->second - base_);
+  anon_.erase(it);
+  --movable_in_area_;
+}
+
+void CmaArea::ensure_file_page(uint32_t file, uint64_t index) {
+  auto [it, inserted] = file_.try_emplace({file, index}, kNoPfn);
+  if (!inserted) return;
+  const uint64_t pfn = choose_pfn();
+  it->second = pfn;
+  if (pfn == kNoPfn) return;
+  PhysPage& p = pages_[pfn - base_];
+  p.use = PhysUse::kFile;
+  p.file = file;
+  p.index = index;
+  update_free(pfn - base_);
+}
+
+uint64_t CmaArea::pfn_of_anon(uint32_t frame) const {
+  auto it = anon_.find(frame);
+  return it == anon_.end() ? kNoPfn : it->second;
+}
+
+uint64_t CmaArea::pfn_of_file(uint32_t file, uint64_t index) const {
+  auto it = file_.find({file, index});
+  return it == file_.end() ? kNoPfn : it->second;
+}
+
+uint64_t CmaArea::move_page(uint64_t pfn) {
+  assert(contains(pfn));
+  const PhysPage old = pages_[pfn - base_];
+  assert(old.use == PhysUse::kAnon || old.use == PhysUse::kFile);
+  set_free(pfn - base_);
+  --movable_in_area_;
+  --movable_total_;
+  const uint64_t to = choose_pfn();
+  if (to != kNoPfn) {
+    PhysPage& p = pages_[to - base_];
+    p.use = old.use;
+    p.frame = old.frame;
+    p.file = old.file;
+    p.index = old.index;
+    update_free(to - base_);
+  }
+  if (old.use == PhysUse::kAnon) {
+    if (to == kNoPfn) {
+      anon_.erase(old.frame);
+    } else {
+      anon_[old.frame] = to;
+    }
+  } else {
+    file_[{old.file, old.index}] = to;
+  }
+  return to;
+}
+
+std::optional<uint64_t> CmaArea::find_free_range(uint64_t from, uint64_t n) const {
+  uint64_t run = 0;
+  for (uint64_t slot = from < base_ ? 0 : from - base_; slot < pages_.size(); ++slot) {
+    run = pages_[slot].bitmap ? 0 : run + 1;
+    if (run == n) return base_ + slot + 1 - n;
+  }
+  return std::nullopt;
+}
+
+void CmaArea::set_bitmap(uint64_t pfn, uint64_t n, bool on) {
+  for (uint64_t s = pfn - base_; s < pfn - base_ + n; ++s) {
+    pages_[s].bitmap = on;
+    update_free(s);
+  }
+}
+
+void CmaArea::set_isolated(uint64_t pfn, uint64_t n, bool on) {
+  for (uint64_t s = pfn - base_; s < pfn - base_ + n; ++s) {
+    pages_[s].isolated = on;
+    update_free(s);
+  }
+}
+
+bool CmaArea::range_free(uint64_t pfn, uint64_t n) const {
+  for (uint64_t s = pfn - base_; s < pfn - base_ + n; ++s) {
+    if (pages_[s].use != PhysUse::kFree) return false;
+  }
+  return true;
+}
+
+void CmaArea::take_range(uint64_t handle, uint64_t pfn, uint64_t n) {
+  assert(range_free(pfn, n));
+  for (uint64_t s = pfn - base_; s < pfn - base_ + n; ++s) {
+    assert(pages_[s].bitmap && "invariant (3)");
+    pages_[s].use = PhysUse::kCma;
+    update_free(s);
+  }
+  allocations_[handle] = {pfn, n};
+}
+
+std::optional<CmaAllocation> CmaArea::release(uint64_t handle) {
+  auto it = allocations_.find(handle);
+  if (it == allocations_.end()) return std::nullopt;
+  const CmaAllocation a = it->second;
+  allocations_.erase(it);
+  for (uint64_t s = a.pfn - base_; s < a.pfn - base_ + a.count; ++s) {
+    pages_[s].use = PhysUse::kFree;
+    pages_[s].bitmap = false;
+    update_free(s);
+  }
+  return a;
+}
+
+const CmaAllocation* CmaArea::find_allocation(uint64_t handle) const {
+  auto it = allocations_.find(handle);
+  return it == allocations_.end() ? nullptr : &it->second;
+}
+
+uint64_t CmaArea::nr_allocated() const {
+  uint64_t n = 0;
+  for (const auto& [h, a] : allocations_) n += a.count;
+  return n;
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,27 @@
+#include "kernelsim/mm/page_isolation.h"
+
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+
+// Models mm/page_isolation.c: start_isolate_page_range()
+Co<void> start_isolate_page_range(Task& t, uint64_t pfn, uint64_t n) {
+  Simulation& sim = t.sim();
+  Zone& zone = sim.page_alloc().zone();
+  co_await zone.lock.lock(t);
+  sim.cma().set_isolated(pfn, n, true);
+  t.work(sim.costs().isolate_page_range);
+  co_await zone.lock.unlock(t);
+}
+
+// Models mm/page_isolation.c: undo_isolate_page_range()
+void undo_isolate_page_range(Task& t, uint64_t pfn, uint64_t n) {
+  t.sim().cma().set_isolated(pfn, n, false);
+}
+
+// Models mm/page_isolation.c: test_pages_isolated()
+bool test_pages_isolated(Task& t, uint64_t pfn, uint64_t n) {
+  return t.sim().cma().range_free(pfn, n);
+}
+
+}  // namespace mmreplay::kernelsim
