@@ -28,10 +28,15 @@ struct StudyArgs {
   std::string shard = "1/1";
   std::string json_path, csv_path, hgrm_dir;
   size_t cache_chunks = 0;
+  std::string timeline_path;    // replay: --timeline FILE.json
+  std::string timeline_window;  // replay: --timeline-window START:END
 };
 
 // Adds the shared options to `cmd`; `args` must outlive parsing.
 void add_study_options(CLI::App* cmd, StudyArgs* args);
+
+// Adds replay's --timeline and --timeline-window to `cmd`.
+void add_timeline_options(CLI::App* cmd, StudyArgs* args);
 
 // Runs the study described by `args`; returns the process exit code.
 int run_study_command(const StudyArgs& args);
