@@ -15,6 +15,9 @@ using kernelsim::Track;
 // Thread ids of the three kinds of track (see the header).
 constexpr int64_t kIrqTidBase = 10000;
 constexpr int64_t kTaskTidBase = 100000;
+// Events a task track holds back while a slice is open; past it the open slices are split so
+// that memory stays bounded even for a kswapd run of seconds.
+constexpr size_t kMaxHeldPerTrack = size_t{1} << 16;
 // Room kept for the closing bracket and the truncation label when the size guard is near.
 constexpr uint64_t kTailReserve = 512;
 
@@ -219,7 +222,29 @@ void TimelineJsonWriter::add(Track track, const Event& e) {
     write_event(track, st, e);
   } else {
     st.held.push_back(e);
+    if (st.held.size() >= kMaxHeldPerTrack) split_open(track, st);
   }
+}
+
+void TimelineJsonWriter::split_open(Track track, TrackState& st) {
+  int64_t at = 0;
+  for (const Event& e : st.held) at = std::max(at, e.ts + e.dur);
+  for (OpenSlice& o : st.open) {
+    at = std::max(at, o.start);
+    Event e = make_event('X', o.name, o.cat, o.start, 0);
+    if (o.split) e.args[e.nr_args++] = {"split", 1};
+    st.held.push_back(e);
+  }
+  // Every piece ends at `at`, after everything held: they stay the parents of what they hold.
+  for (size_t i = st.held.size() - st.open.size(); i < st.held.size(); ++i) {
+    st.held[i].dur = at - st.held[i].ts;
+  }
+  for (OpenSlice& o : st.open) {
+    o.start = at;
+    o.split = true;
+    ++stats_.slices_split;
+  }
+  flush(track, st);
 }
 
 void TimelineJsonWriter::flush(Track track, TrackState& st) {

@@ -14,7 +14,8 @@
 // (ts, longer first); CPU, IRQ and counter tracks are written at once. So on every track "X"
 // events nest (no partial overlap) and ts never decreases in file order. A slice ended out of
 // LIFO order splits the slices still open above it at that instant (each keeps its name; the
-// continuation carries "split":1), which keeps nesting.
+// continuation carries "split":1), which keeps nesting. A track holding back 65536 events splits
+// its open slices the same way and writes them, so memory stays bounded.
 //
 // Window: only events that overlap [window_start, window_end] are written, clipped to it.
 // Size guard: bytes are counted as written; when the next event would take the file past
@@ -127,6 +128,8 @@ class TimelineJsonWriter final : public kernelsim::TraceSink {
   TrackState& state(kernelsim::Track track);
   void add(kernelsim::Track track, const Event& e);
   void flush(kernelsim::Track track, TrackState& st);
+  // Ends every open slice of `track` after what it holds, writes it all, and reopens them.
+  void split_open(kernelsim::Track track, TrackState& st);
   void write_event(kernelsim::Track track, TrackState& st, Event e);
   void announce(kernelsim::Track track, TrackState& st);
   void write_counter(std::string_view name, int64_t at, const CounterState& c,

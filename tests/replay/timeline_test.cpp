@@ -152,6 +152,41 @@ TEST(Timeline, TracingChangesNoResult) {
   for (uint32_t c = 0; c < 4; ++c) EXPECT_EQ(plain->cpu(c).counters, traced.sim->cpu(c).counters);
 }
 
+TEST(Timeline, ReclaimStallsKswapdAndSwapCountersAppear) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  kernelsim::MachineConfig m;
+  m.nr_cpus = 2;  // the writer on CPU 0, kswapd on CPU 1
+  m.memory_bytes = 64 * kMiB;
+  m.swap_bytes = 64 * kMiB;
+  std::string error;
+  auto sim = Simulation::create(m, kernelsim::cost_profile_default(), "", &error);
+  ASSERT_NE(sim, nullptr) << error;
+  std::ostringstream out;
+  TimelineJsonWriter writer(out, 2, TimelineOptions());
+  sim->set_trace_sink(&writer);
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, 80 * kMiB, kernelsim::PROT_READ | kernelsim::PROT_WRITE),
+          Op::touch(kBase, 80 * kMiB, true)});
+  sim->run();
+  writer.finish(sim->now());
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  const testing::TimelineSummary s = check_timeline(doc);
+  ASSERT_GT(sim->stats().direct_reclaim.count(), 0u);
+  EXPECT_EQ(count_named(doc, "direct reclaim", "X"), sim->stats().direct_reclaim.count());
+  EXPECT_GT(count_named(doc, "balance_pgdat", "X"), 0u);
+  EXPECT_GT(count_named(doc, "&pgdat->lru_lock", "X"), 0u);
+  bool kswapd_track = false;
+  for (const auto& [tid, name] : s.thread_names) kswapd_track |= name.rfind("kswapd0", 0) == 0;
+  EXPECT_TRUE(kswapd_track);
+  int64_t max_swap = 0;
+  for (const nlohmann::json& e : doc) {
+    if (e.at("ph") == "C" && e.at("name") == "swap pages") {
+      max_swap = std::max<int64_t>(max_swap, e.at("args").at("used"));
+    }
+  }
+  EXPECT_GT(max_swap, 0) << "swap usage is plotted";
+}
+
 TEST(Timeline, EndOutOfLifoOrderSplitsTheInnerSlice) {
   std::ostringstream out;
   {
@@ -169,6 +204,24 @@ TEST(Timeline, EndOutOfLifoOrderSplitsTheInnerSlice) {
   check_timeline(doc);
   EXPECT_EQ(count_named(doc, "B", "X"), 2u) << "B inside A, then its continuation after A";
   EXPECT_EQ(count_named(doc, "A", "X"), 1u);
+}
+
+TEST(Timeline, LongOpenSliceIsSplitToBoundMemory) {
+  std::ostringstream out;
+  constexpr int kInstants = 70000;  // more than a track holds back
+  {
+    TimelineJsonWriter w(out, 1, TimelineOptions());
+    const Track t = Track::task(0);
+    w.begin(t, "balance_pgdat", TraceCat::kReclaim, SimTime::ns(0));
+    for (int i = 0; i < kInstants; ++i) w.instant(t, "IPI", TraceCat::kIpi, SimTime::ns(10 + i));
+    w.end(t, "balance_pgdat", TraceCat::kReclaim, SimTime::ns(100000));
+    w.finish(SimTime::ns(100000));
+    EXPECT_EQ(w.stats().slices_split, 1u);
+  }
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  check_timeline(doc);
+  EXPECT_EQ(count_named(doc, "balance_pgdat", "X"), 2u);
+  EXPECT_EQ(count_named(doc, "IPI", "i"), static_cast<size_t>(kInstants));
 }
 
 TEST(Timeline, WindowArgumentParses) {
