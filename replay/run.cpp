@@ -7,6 +7,7 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "replay/cost_profile_json.h"
 #include "kernelsim/sim/simulation.h"
+#include "replay/run_timeline.h"
 
 namespace mmreplay::replay {
 namespace {
@@ -190,6 +191,10 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   std::string error;
   auto sim = kernelsim::Simulation::create(machine, costs, spec.policy_knobs, &error);
   if (!sim) return formats::Status::error("--policy " + spec.policy_name + ": " + error);
+  std::unique_ptr<RunTimeline> timeline;
+  if (!spec.timeline_path.empty()) {
+    if (formats::Status st = RunTimeline::open(spec, *sim, &timeline); !st) return st;
+  }
 
   // Virtual time zero is the trace's first event.
   uint64_t origin = UINT64_MAX;
@@ -210,9 +215,13 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
         sim->spawn_thread(mm_of(meta.threads[s], s), cpu_of[s], std::move(source),
                           kernelsim::SimTime::ns(static_cast<int64_t>(start)));
     raw->attach(&task);
+    if (timeline) timeline->label_task(task.id(), meta.threads[s]);
     sources.push_back(raw);
   }
   sim->run();
+  if (timeline) {
+    if (formats::Status st = timeline->close(sim->now()); !st) return st;
+  }
   for (const TraceOpSource* s : sources) {
     if (!s->status()) return s->status();
   }

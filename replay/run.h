@@ -37,6 +37,11 @@ struct RunSpec {
   std::string profile = "default";  // a built-in name or a .json path (cost_profile_json.h)
   Timing timing = Timing::kClosed;
   Placement placement = Placement::kSpread;
+  // --timeline: a Chrome trace-event JSON of the run (replay/timeline_json.h); empty = none.
+  std::string timeline_path;
+  int64_t timeline_window_start_ns = 0;  // --timeline-window START:END, virtual ns
+  int64_t timeline_window_end_ns = INT64_MAX;
+  uint64_t timeline_max_bytes = 0;  // size guard; 0 = kTimelineMaxBytes (200 MB)
 };
 
 // Latency and counts of one operation type.

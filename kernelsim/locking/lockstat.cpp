@@ -14,6 +14,11 @@ void LockClassStats::record_acquire(uint32_t cpu, uint64_t wait_ns, bool contend
   last_cpu = static_cast<int32_t>(cpu);
 }
 
+std::string_view LockStat::stored_name(std::string_view name) {
+  lock_class(name);
+  return classes_.find(name)->first;
+}
+
 LockClassStats& LockStat::lock_class(std::string_view name) {
   auto it = classes_.find(name);
   if (it == classes_.end()) it = classes_.emplace(std::string(name), LockClassStats{}).first;

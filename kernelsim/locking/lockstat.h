@@ -36,6 +36,9 @@ class LockStat {
  public:
   // The class named `name`, created empty on first use.
   LockClassStats& lock_class(std::string_view name);
+  // The name of class `name` as stored here (valid for the LockStat's lifetime), created empty on
+  // first use: what a lock hands to tracepoints (sim/trace_sink.h).
+  std::string_view stored_name(std::string_view name);
   // nullptr when no lock of that class was created.
   const LockClassStats* find(std::string_view name) const;
   const std::map<std::string, LockClassStats, std::less<>>& classes() const { return classes_; }

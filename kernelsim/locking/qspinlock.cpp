@@ -13,7 +13,9 @@ bool SpinLockStep::run_now() {
 }
 
 QSpinLock::QSpinLock(Simulation& sim, std::string_view class_name)
-    : sim_(sim), class_(sim.lockstat().lock_class(class_name)) {}
+    : sim_(sim),
+      class_(sim.lockstat().lock_class(class_name)),
+      name_(sim.lockstat().stored_name(class_name)) {}
 
 // Models queued_spin_lock() and queued_spin_lock_slowpath().
 bool QSpinLock::lock_now(Task& t) {
@@ -25,6 +27,8 @@ bool QSpinLock::lock_now(Task& t) {
     holder_ = &t;
     acquired_at_ = t.clock();
     class_.record_acquire(t.cpu().id, 0, false);
+    if (TraceSink* ts = sim_.trace())
+      ts->begin(Track::task(t.id()), name_, TraceCat::kLockHold, t.clock());
     return true;
   }
   queue_.push_back(Waiter{&t, at});
@@ -37,6 +41,7 @@ void QSpinLock::unlock_now(Task& t) {
   assert(holder_ == &t && "unlock by a task that does not hold the lock");
   const SimTime at = sim_.now();
   class_.hold_time.record(static_cast<uint64_t>((at - acquired_at_).count_ns()));
+  if (TraceSink* ts = sim_.trace()) ts->end(Track::task(t.id()), name_, TraceCat::kLockHold, at);
   holder_ = nullptr;
   assert(t.preempt_count > 0 && "invariant (2)");
   --t.preempt_count;
@@ -48,6 +53,8 @@ void QSpinLock::unlock_now(Task& t) {
   holder_ = next.task;
   acquired_at_ = granted;
   class_.record_acquire(next.task->cpu().id, static_cast<uint64_t>((granted - next.since).count_ns()), true);
+  if (TraceSink* ts = sim_.trace())
+    trace_contended_acquire(*ts, next.task->id(), name_, next.since, granted);
   sim_.sched().resume_spinner(*next.task, granted);
 }
 

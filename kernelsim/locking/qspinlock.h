@@ -61,6 +61,7 @@ class QSpinLock {
 
   Simulation& sim_;
   LockClassStats& class_;
+  std::string_view name_;  // the lock_stat class name, for tracepoints
   CacheLine word_;
   Task* holder_ = nullptr;
   SimTime acquired_at_;

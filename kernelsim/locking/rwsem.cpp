@@ -28,7 +28,9 @@ bool RwsemUp::run_now() {
 RwSem::RwSem(Simulation& sim, std::string_view class_name)
     : sim_(sim),
       read_class_(sim.lockstat().lock_class(std::string(class_name) + "-R")),
-      write_class_(sim.lockstat().lock_class(std::string(class_name) + "-W")) {}
+      write_class_(sim.lockstat().lock_class(std::string(class_name) + "-W")),
+      read_name_(sim.lockstat().stored_name(std::string(class_name) + "-R")),
+      write_name_(sim.lockstat().stored_name(std::string(class_name) + "-W")) {}
 
 SimTime RwSem::count_rmw(Task& t) {
   const SimTime done = count_.atomic_rmw(t.cpu().id, sim_.now(), sim_.costs(), nullptr);
@@ -47,6 +49,17 @@ void RwSem::grant(Task& t, bool write, SimTime at, SimTime since, bool contended
   t.held_rwsems.push_back(HeldRwsem{this, at, write});
   LockClassStats& cls = write ? write_class_ : read_class_;
   cls.record_acquire(t.cpu().id, static_cast<uint64_t>((at - since).count_ns()), contended);
+  if (TraceSink* ts = sim_.trace()) trace_grant(*ts, t, write, at, since, contended);
+}
+
+void RwSem::trace_grant(TraceSink& ts, const Task& t, bool write, SimTime at, SimTime since,
+                        bool contended) const {
+  const std::string_view name = write ? write_name_ : read_name_;
+  if (contended) {
+    trace_contended_acquire(ts, t.id(), name, since, at);
+  } else {
+    ts.begin(Track::task(t.id()), name, TraceCat::kLockHold, at);
+  }
 }
 
 // Models rwsem_read_trylock() + rwsem_down_read_slowpath().
@@ -95,6 +108,8 @@ void RwSem::up_now(Task& t, bool write) {
   assert(it != t.held_rwsems.end() && "release of an rwsem the task does not hold");
   (write ? write_class_ : read_class_).hold_time.record(static_cast<uint64_t>((at - it->since).count_ns()));
   t.held_rwsems.erase(it);
+  if (TraceSink* ts = sim_.trace())
+    ts->end(Track::task(t.id()), write ? write_name_ : read_name_, TraceCat::kLockHold, at);
   if (write) {
     assert(owner_ == &t);
     owner_ = nullptr;
@@ -171,6 +186,9 @@ void RwSem::stop_spinner(size_t index, SimTime at) {
   spinners_.erase(spinners_.begin() + static_cast<std::ptrdiff_t>(index));
   wait_list_.push_back(Waiter{s.task, true, at});
   ++counters_.spin_aborted;
+  if (TraceSink* ts = sim_.trace())
+    ts->complete(Track::task(s.task->id()), write_name_, TraceCat::kLockWait, s.since,
+                 at - s.since);
   ++counters_.sleeps;
   s.task->advance_to(at);
   sim_.sched().sleep(*s.task);

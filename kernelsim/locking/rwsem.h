@@ -36,6 +36,7 @@ namespace mmreplay::kernelsim {
 
 class RwSem;
 class Simulation;
+class TraceSink;
 
 // The awaitables. Each is a SharedStep: co_await sem.down_read(t).
 class RwsemDownRead final : public SharedStep {
@@ -122,12 +123,16 @@ class RwSem final : public EventTarget {
   void rwsem_wake(SimTime at);
   void rwsem_mark_wake(SimTime at);
   void grant(Task& t, bool write, SimTime at, SimTime since, bool contended);
+  void trace_grant(TraceSink& ts, const Task& t, bool write, SimTime at, SimTime since,
+                   bool contended) const;
   void stop_spinner(size_t index, SimTime at);
   SimTime count_rmw(Task& t);
 
   Simulation& sim_;
   LockClassStats& read_class_;
   LockClassStats& write_class_;
+  std::string_view read_name_;  // lock_stat class names, for tracepoints
+  std::string_view write_name_;
   CacheLine count_;
   Task* owner_ = nullptr;
   uint32_t readers_ = 0;

@@ -49,11 +49,13 @@ Co<void> alloc_pages_direct_reclaim(Task& t) {
   Simulation& sim = t.sim();
   const Zone& z = sim.page_alloc().zone();
   const SimTime start = t.clock();
+  trace_task_begin(sim.trace(), t.id(), "direct reclaim", TraceCat::kReclaim, start);
   uint32_t no_progress = 0;
   while (z.free_pages <= z.wmark_min && no_progress < MAX_RECLAIM_RETRIES) {
     no_progress = co_await try_to_free_pages(t) != 0 ? 0 : no_progress + 1;
   }
   sim.stats().direct_reclaim.record(static_cast<uint64_t>((t.clock() - start).count_ns()));
+  trace_task_end(sim.trace(), t.id(), "direct reclaim", TraceCat::kReclaim, t.clock());
 }
 
 }  // namespace

@@ -231,7 +231,9 @@ class KswapdTryToSleep final : public SharedStep {
 // Models kswapd(): the thread's main loop.
 Co<void> kswapd(Task& t) {
   for (;;) {
+    trace_task_begin(t.sim().trace(), t.id(), "balance_pgdat", TraceCat::kReclaim, t.clock());
     co_await balance_pgdat(t);
+    trace_task_end(t.sim().trace(), t.id(), "balance_pgdat", TraceCat::kReclaim, t.clock());
     co_await KswapdTryToSleep(t);
   }
 }

@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "kernelsim/kernel/thread.h"
+#include "kernelsim/sim/trace_counters.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -106,14 +107,30 @@ void Simulation::start_task(Task& t, Co<void> body, SimTime start) {
 
 void Simulation::run() {
   while (events_.run_one()) {
+    if (trace_ != nullptr) sample_trace_counters(false);
   }
+  if (trace_ != nullptr) sample_trace_counters(true);
 }
 
 bool Simulation::run_until(SimTime t) {
   events_.set_horizon(t);
-  while (!events_.empty() && events_.next_time() <= t) events_.run_one();
+  while (!events_.empty() && events_.next_time() <= t) {
+    events_.run_one();
+    if (trace_ != nullptr) sample_trace_counters(false);
+  }
   events_.set_horizon(SimTime::infinite());
   return !events_.empty();
+}
+
+void Simulation::set_trace_sink(TraceSink* sink) {
+  trace_ = sink;
+  next_counter_sample_ = now();
+}
+
+void Simulation::sample_trace_counters(bool force) {
+  if (!force && now() < next_counter_sample_) return;
+  trace_vm_counters(*this, *trace_);
+  next_counter_sample_ = now() + trace_->counter_interval();
 }
 
 size_t Simulation::nr_live_tasks() const {

@@ -35,6 +35,7 @@
 #include "kernelsim/sim/op.h"
 #include "kernelsim/sim/stats.h"
 #include "kernelsim/sim/task.h"
+#include "kernelsim/sim/trace_sink.h"
 
 namespace mmreplay::kernelsim {
 
@@ -128,6 +129,12 @@ class Simulation {
   VmCounters& vm() { return stats_.vm; }
   const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
 
+  // ---- Tracing (sim/trace_sink.h) ----
+  // Attaches `sink` (not owned; nullptr detaches). Attach before the first task starts so every
+  // track gets its label. Tracing never changes what the model does.
+  void set_trace_sink(TraceSink* sink);
+  TraceSink* trace() const { return trace_; }
+
  private:
   MachineConfig machine_;
   CostProfile costs_;
@@ -147,6 +154,10 @@ class Simulation {
   Task* kswapd_ = nullptr;
   std::vector<std::unique_ptr<Mm>> mms_;
   std::vector<std::unique_ptr<Task>> tasks_;
+  TraceSink* trace_ = nullptr;
+  SimTime next_counter_sample_;
+  // Samples the vm counters into the sink when counter_interval() has passed (trace_counters.h).
+  void sample_trace_counters(bool force);
 };
 
 }  // namespace mmreplay::kernelsim

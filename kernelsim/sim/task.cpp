@@ -16,6 +16,8 @@ void Task::start(Co<void> body, SimTime at) {
   body_.emplace(std::move(body));
   resume_ = body_->handle();
   clock_ = at;
+  if (TraceSink* ts = sim_.trace())
+    ts->name_task(id_, cpu_->id, mm_ != nullptr ? mm_->id : 0, kthread);
   sim_.events().schedule(at, this, kWake);
 }
 

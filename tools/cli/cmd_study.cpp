@@ -13,6 +13,7 @@ void register_replay_command(CLI::App& app, int* exit_code) {
   args->command = "replay";
   cmd->add_option("trace", args->trace, "the .mmtrace file")->required();
   add_study_options(cmd, args.get());
+  add_timeline_options(cmd, args.get());
   cmd->callback([args, exit_code] {
     if (args->policies.size() > 1 || args->cpus.size() > 1) {
       std::fprintf(stderr, "trace-replay replay: one --policy and one --cpus (use compare or scale)\n");

@@ -17,6 +17,7 @@
 #include "replay/results_json.h"
 #include "replay/results_table.h"
 #include "replay/study.h"
+#include "replay/timeline_json.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 #include "tools/gen/generate.h"
@@ -145,6 +146,14 @@ void add_report_option(CLI::App* cmd, StudyArgs* a) {
                   "write an HTML report with plots here (as `report` makes from --json)");
 }
 
+void add_timeline_options(CLI::App* cmd, StudyArgs* a) {
+  cmd->add_option("--timeline", a->timeline_path,
+                  "write a Chrome/Perfetto trace-event JSON timeline of every simulated CPU here");
+  cmd->add_option("--timeline-window", a->timeline_window,
+                  "only this part of virtual time in the timeline: START:END, e.g. 10ms:20ms "
+                  "(units ns, us, ms, s; no unit: ns)");
+}
+
 int run_study_command(const StudyArgs& a) {
   replay::Shard shard;
   if (!parse_shard(a.shard, &shard)) return bad("--shard " + a.shard + ": expected i/N, 1 <= i <= N");
@@ -165,6 +174,14 @@ int run_study_command(const StudyArgs& a) {
   std::vector<std::string> knobs(policies.size());
   for (size_t i = 0; i < policies.size(); ++i) {
     if (formats::Status s = replay::resolve_policy(policies[i], &knobs[i]); !s) return bad(s.message());
+  }
+  kernelsim::SimTime window_start = kernelsim::SimTime::zero();
+  kernelsim::SimTime window_end = kernelsim::SimTime::infinite();
+  if (!a.timeline_window.empty()) {
+    std::string error;
+    if (!replay::parse_timeline_window(a.timeline_window, &window_start, &window_end, &error))
+      return bad(error);
+    if (a.timeline_path.empty()) return bad("--timeline-window needs --timeline FILE.json");
   }
   std::vector<uint32_t> cpu_list = a.cpus.empty() ? std::vector<uint32_t>{0} : a.cpus;
 
@@ -205,6 +222,9 @@ int run_study_command(const StudyArgs& a) {
       run.spec.placement = a.placement == "pack"          ? replay::Placement::kPack
                            : a.placement == "as-recorded" ? replay::Placement::kAsRecorded
                                                           : replay::Placement::kSpread;
+      run.spec.timeline_path = a.timeline_path;
+      run.spec.timeline_window_start_ns = window_start.count_ns();
+      run.spec.timeline_window_end_ns = window_end.count_ns();
       study.runs.push_back(run);
     }
   }

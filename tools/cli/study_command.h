@@ -33,6 +33,8 @@ struct StudyArgs {
   std::string json_path, csv_path, hgrm_dir;
   size_t cache_chunks = 0;
   std::string report_path;             // compare, scale: --report FILE (HTML)
+  std::string timeline_path;    // replay: --timeline FILE.json
+  std::string timeline_window;  // replay: --timeline-window START:END
 };
 
 // Adds the shared options to `cmd`; `args` must outlive parsing.
@@ -40,6 +42,9 @@ void add_study_options(CLI::App* cmd, StudyArgs* args);
 
 // Adds --report FILE (compare and scale).
 void add_report_option(CLI::App* cmd, StudyArgs* args);
+
+// Adds replay's --timeline and --timeline-window to `cmd`.
+void add_timeline_options(CLI::App* cmd, StudyArgs* args);
 
 // Runs the study described by `args`; returns the process exit code.
 int run_study_command(const StudyArgs& args);

@@ -61,6 +61,21 @@ void count_flush(uint64_t nr_pages, uint64_t& single, uint64_t& full) {
   }
 }
 
+constexpr std::string_view kFlushTraceName = "flush_tlb_mm_range";
+
+// ipi_send_cpu on the sender's track and the handler on the target's IRQ track.
+void trace_shootdown_ipi(TraceSink& ts, const Task& sender, SimTime sent_at, uint32_t target,
+                         SimTime start, SimTime handler, bool lazy) {
+  const int64_t to = target;
+  ts.instant(Track::task(sender.id()), "IPI call_function (TLB shootdown)", TraceCat::kIpi, sent_at,
+             {{"target_cpu", to}});
+  ts.complete(Track::irq(target), lazy ? "flush_tlb_func (lazy: leave_mm)" : "flush_tlb_func",
+              TraceCat::kIpi, start, handler,
+              {{"from_cpu", static_cast<int64_t>(sender.cpu().id)}});
+}
+
+void flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info);
+
 // Models flush_tlb_func() run in an IPI handler on `target`; returns the handler's duration.
 SimTime flush_tlb_func_remote(Simulation& sim, Cpu& target, const FlushTlbInfo& info) {
   const CostProfile& c = sim.costs();
@@ -75,7 +90,9 @@ SimTime flush_tlb_func_remote(Simulation& sim, Cpu& target, const FlushTlbInfo& 
 
 // Models native_flush_tlb_multi(): IPIs to the other CPUs of the mm; returns the last ack time
 // (or `now` when nothing was sent) and the time spent sending.
-SimTime flush_tlb_multi(Simulation& sim, Cpu& self, const FlushTlbInfo& info, SimTime* send_time) {
+SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, SimTime* send_time) {
+  Simulation& sim = t.sim();
+  Cpu& self = t.cpu();
   const CostProfile& c = sim.costs();
   const SimTime now = sim.now();
   const bool freed = info.freed_tables;
@@ -90,7 +107,10 @@ SimTime flush_tlb_multi(Simulation& sim, Cpu& self, const FlushTlbInfo& info, Si
     ++expected;
     sent += c.ipi_send;
     const SimTime start = max(now + sent + c.ipi_delivery, target.irq_busy_until);
+    const bool was_lazy = target.is_lazy;
     const SimTime handler = flush_tlb_func_remote(sim, target, info);
+    if (TraceSink* ts = sim.trace())
+      trace_shootdown_ipi(*ts, t, now + sent, target.id, start, handler, was_lazy);
     target.irq_busy_until = start + handler;
     if (target.curr != nullptr) target.pending_steal += handler;
     target.counters.irq_ns += static_cast<uint64_t>(handler.count_ns());
@@ -108,6 +128,16 @@ SimTime flush_tlb_multi(Simulation& sim, Cpu& self, const FlushTlbInfo& info, Si
 }  // namespace
 
 void flush_tlb_mm_range_now(Task& t, const FlushTlbInfo& info) {
+  TraceSink* ts = t.sim().trace();
+  if (ts != nullptr) ts->begin(Track::task(t.id()), kFlushTraceName, TraceCat::kTlb, t.clock());
+  flush_tlb_mm_range_model(t, info);
+  if (ts != nullptr) ts->end(Track::task(t.id()), kFlushTraceName, TraceCat::kTlb, t.clock());
+}
+
+namespace {
+
+// The flush itself; flush_tlb_mm_range_now() wraps it in the tlb_flush tracepoint's slice.
+void flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info) {
   assert(info.mm != nullptr && info.start < info.end);
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
@@ -129,7 +159,7 @@ void flush_tlb_mm_range_now(Task& t, const FlushTlbInfo& info) {
     return;
   }
   SimTime sent;
-  const SimTime last_ack = flush_tlb_multi(sim, self, info, &sent);
+  const SimTime last_ack = flush_tlb_multi(t, info, &sent);
   SimTime local_end = now + c.tlb_flush_overhead + sent;
   if (local) {
     count_flush(nr, self.counters.tlb_local_single, self.counters.tlb_local_full);
@@ -138,5 +168,7 @@ void flush_tlb_mm_range_now(Task& t, const FlushTlbInfo& info) {
   }
   t.advance_to(max(local_end, last_ack));
 }
+
+}  // namespace
 
 }  // namespace mmreplay::kernelsim
