@@ -185,6 +185,7 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   // CMA_SIZE_MBYTES default; never more than the memory.
   machine.cma_bytes =
       std::min(machine.memory_bytes,
+               spec.cma_bytes != 0 ? spec.cma_bytes : kernelsim::CMA_SIZE_MBYTES << 20);
   // A built-in profile by name, or a JSON file (calibrate output) by path.
   kernelsim::CostProfile costs;
   if (formats::Status s = resolve_cost_profile(spec.profile, &costs); !s) return s;
