@@ -55,6 +55,9 @@ CostProfile cost_profile_default() {
   c.thread_create = SimTime::us(10);         // (unverified)
   c.thread_exit = SimTime::us(5);            // (unverified)
   c.mm_create = SimTime::us(30);             // (unverified)
+  c.page_cache_miss_read = SimTime::us(20);  // (unverified) NVMe 4 KiB read, readahead amortised
+  c.writeback_page = SimTime::ns(2000);      // (unverified) NVMe ~2 GB/s sequential write
+  c.writeback_submit = SimTime::ns(300);     // (unverified) set_page_writeback + bio add/submit
   return c;
 }
 
@@ -82,6 +85,9 @@ CostProfile cost_profile_xeon_2014() {
   c.find_get_block_slow = SimTime::ns(120);  // (unverified) find_get_page + private_lock, 3.x
   c.file_copy_page = SimTime::ns(550);       // (unverified) ~7.5 GB/s user copy
   c.fsync_block = SimTime::us(200);          // (unverified) SATA SSD write + cache flush
+  c.page_cache_miss_read = SimTime::us(100); // (unverified) SATA SSD 4 KiB read, some readahead
+  c.writeback_page = SimTime::ns(8000);      // (unverified) SATA SSD ~500 MB/s sequential write
+  c.writeback_submit = SimTime::ns(400);     // (unverified) 3.x/4.x submit path
   return c;
 }
 
@@ -90,6 +96,7 @@ CostProfile cost_profile_zram() {
   c.swap_out_page = SimTime::us(4);          // (unverified) LZO/LZ4 compression of 4 KiB
   c.swap_in_page = SimTime::ns(1800);        // kernel-mm.md: zram ~1.8 us/page (Minchan Kim)
   c.swap_in_readahead_page = SimTime::ns(1800);  // zram decompresses each page: no batching gain
+  // page_cache_miss_read, writeback_page, writeback_submit: the default's NVMe (files are not on zram)
   return c;
 }
 

@@ -82,6 +82,10 @@ struct CostProfile {
   SimTime thread_create;       // ns: clone(CLONE_VM) as seen by the new thread
   SimTime thread_exit;         // ns: do_exit() of a thread that does not tear down its mm
   SimTime mm_create;           // ns: mm_alloc() + pgd_alloc() + mm_init() (fork/exec)
+  // ---- Page cache and writeback (mm/filemap.h) ----
+  SimTime page_cache_miss_read;  // ns: reading one missing page-cache page, waited for off CPU
+  SimTime writeback_page;        // ns: device time of writing one dirty page (writes queue per device)
+  SimTime writeback_submit;      // ns: CPU time to start writeback of one page (bio build + submit)
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).

@@ -9,7 +9,7 @@ namespace mmreplay::kernelsim {
 
 Lruvec::Lruvec(Simulation& sim, uint32_t nr_cpus) : lru_lock(sim, "&pgdat->lru_lock"), sim_(sim), cpu_(nr_cpus) {}
 
-uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
+uint32_t Lruvec::new_frame() {
   uint32_t f = 0;
   if (!free_frames_.empty()) {
     f = free_frames_.back();
@@ -18,11 +18,37 @@ uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
     f = static_cast<uint32_t>(frames_.size());
     frames_.emplace_back();
   }
+  assert(frames_[f].where == FrameWhere::kFree && "invariant (1)");
+  return f;
+}
+
+uint64_t Lruvec::nr_lru_pages() const {
+  uint64_t n = 0;
+  for (const List& l : lists_) n += l.size;
+  return n;
+}
+
+uint32_t Lruvec::page_add_file_frame(uint32_t file, uint64_t index) {
+  const uint32_t f = new_frame();
   PageFrame& pf = frames_[f];
-  assert(pf.where == FrameWhere::kFree && "invariant (1)");
+  pf.mm = nullptr;
+  pf.addr = index;
+  pf.swapbacked = false;
+  pf.pagecache = true;
+  pf.dirty = false;
+  pf.file = file;
+  pf.dirty_token = 0;
+  pf.writeback_end = SimTime::zero();
+  return f;
+}
+
+uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
+  const uint32_t f = new_frame();
+  PageFrame& pf = frames_[f];
   pf.mm = &mm;
   pf.addr = addr;
   pf.swapbacked = true;
+  pf.pagecache = false;
   const bool inserted = mm.anon_pages.emplace(addr >> PAGE_SHIFT, f).second;
   assert(inserted && "invariant (3): two own pages at one address");
   (void)inserted;
@@ -37,6 +63,7 @@ uint32_t Lruvec::find(const Mm& mm, uint64_t addr) const {
 void Lruvec::free_frame(uint32_t f) {
   PageFrame& pf = frames_[f];
   pf.mm = nullptr;
+  pf.pagecache = false;
   pf.where = FrameWhere::kFree;
   pf.prev = pf.next = kNoFrame;
   ++pf.gen;
@@ -47,6 +74,10 @@ void Lruvec::release_frame(uint32_t f) {
   PageFrame& pf = frames_[f];
   assert(pf.where == FrameWhere::kIsolated && "release by a holder that does not hold it");
   if (pf.mm != nullptr) pf.mm->anon_pages.erase(pf.addr >> PAGE_SHIFT);
+  if (pf.live()) {  // its page is about to be freed by the holder
+    --held_;
+    ++unframed_;
+  }
   free_frame(f);
 }
 
@@ -56,11 +87,14 @@ void Lruvec::page_remove_rmap(Mm& mm, uint64_t addr) {
   const uint32_t f = it->second;
   mm.anon_pages.erase(it);
   PageFrame& pf = frames_[f];
+  ++unframed_;  // the caller frees the page (mmu_gather)
   if (pf.where == FrameWhere::kLru) {
     unlink(f);
+    --held_;
     free_frame(f);
   } else {
     pf.mm = nullptr;  // the batch or reclaim holding it lets go later
+    --held_;
   }
 }
 
@@ -96,6 +130,7 @@ void Lruvec::unlink(uint32_t f) {
   assert(l.size > 0 && "invariant (2)");
   --l.size;
   pf.where = FrameWhere::kIsolated;
+  ++held_;
 }
 
 std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n) {
@@ -112,7 +147,8 @@ std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n) {
 
 void Lruvec::putback_lru_page(uint32_t f, LruList list) {
   assert(lru_lock.holder() != nullptr);
-  assert(frames_[f].where == FrameWhere::kIsolated && frames_[f].mm != nullptr);
+  assert(frames_[f].where == FrameWhere::kIsolated && frames_[f].live());
+  --held_;
   link(f, list);
 }
 
@@ -122,11 +158,14 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
   for (uint32_t f : batch) {
     PageFrame& pf = frames_[f];
     assert(pf.where == FrameWhere::kPagevec && "invariant (1)");
-    if (pf.mm == nullptr) {
+    if (!pf.live()) {
       free_frame(f);  // zapped while in the batch: the batch's reference was the last
       continue;
     }
-    link(f, LruList::kActiveAnon);
+    --held_;
+    // New anon pages start active (lru_cache_add_active_or_unevictable()), page-cache pages
+    // inactive (add_to_page_cache_lru(): use-once until referenced again).
+    link(f, pf.pagecache ? LruList::kInactiveFile : LruList::kActiveAnon);
   }
   t.work(sim_.costs().lru_move_page * static_cast<int64_t>(batch.size()));
   co_await lru_lock.unlock(t);
@@ -140,6 +179,7 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
     PageFrame& pf = frames_[f];
     if (pf.gen != gen || pf.where != FrameWhere::kLru) continue;  // freed or isolated meanwhile
     unlink(f);
+    --held_;
     if (to_file) pf.swapbacked = false;  // ClearPageSwapBacked()
     link(f, pf.swapbacked ? LruList::kInactiveAnon : LruList::kInactiveFile);
     ++sim_.vm().pglazyfree;
@@ -150,6 +190,8 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
 
 Co<void> Lruvec::lru_cache_add(Task& t, uint32_t f) {
   frames_[f].where = FrameWhere::kPagevec;
+  ++held_;
+  --unframed_;  // the new page now has its frame
   std::vector<uint32_t>& b = cpu_[t.cpu().id].lru_add;
   b.push_back(f);
   if (b.size() >= sim_.policies().pagevec_size->size()) co_await drain_lru_add(t, std::exchange(b, {}));

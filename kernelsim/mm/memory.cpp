@@ -6,6 +6,7 @@
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
+#include "kernelsim/mm/oom_kill.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/simulation.h"
 
@@ -133,6 +134,7 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     if (!co_await alloc_one(t, PageUse::kPageTable)) {
       mm.pte_tables.drop(addr >> PMD_SHIFT);
       ++sim.vm().fault_oom;
+      out_of_memory(t);
       co_return FaultResult::kOom;
     }
     t.work(c.clear_page);
@@ -141,6 +143,7 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
       action == FaultAction::kNewPage || action == FaultAction::kCopyPage || action == FaultAction::kSwapIn;
   if (needs_page && !co_await alloc_one(t, PageUse::kUser)) {
     ++sim.vm().fault_oom;
+    out_of_memory(t);
     co_return FaultResult::kOom;
   }
   uint64_t ra_first = 0;

@@ -48,6 +48,15 @@ void register_builtin_policies(PolicyRegistry& r) {
   r.add_knob(bh_lru_size_knob());
   r.add_value("bh_lru_size", bh_lru_size_8());
   r.add_value("bh_lru_size", bh_lru_size_16());
+
+  r.add_knob(reclaim_knob());
+  r.add_value("reclaim", reclaim_reactive());
+  r.add_value("reclaim", reclaim_predictive());
+
+  r.add_knob(predict_window_knob());
+  r.add_value("predict_window", predict_window_8());
+  r.add_value("predict_window", predict_window_16());
+  r.add_value("predict_window", predict_window_32());
 }
 
 }  // namespace mmreplay::kernelsim

@@ -15,6 +15,7 @@
 #include "kernelsim/policy/madv_free.h"
 #include "kernelsim/policy/madvise_vector.h"
 #include "kernelsim/policy/pagevec_size.h"
+#include "kernelsim/policy/reclaim.h"
 #include "kernelsim/policy/rwsem_wake.h"
 #include "kernelsim/policy/tlb_flush.h"
 #include "kernelsim/policy/watermarks.h"
@@ -32,11 +33,13 @@ struct PolicySet {
   std::unique_ptr<const LazyfreeLruPolicy> lazyfree_lru;
   std::unique_ptr<const PagevecSizePolicy> pagevec_size;
   std::unique_ptr<const BhLruSizePolicy> bh_lru_size;
+  std::unique_ptr<const ReclaimPolicy> reclaim;
+  std::unique_ptr<const PredictWindowPolicy> predict_window;
 
   // True when every hook has an implementation.
   bool complete() const {
     return madv_free && madvise && tlb && fault_lock && lazy_tlb && rwsem_wake && watermarks && lazyfree_lru && pagevec_size &&
-           bh_lru_size;
+           bh_lru_size && reclaim && predict_window;
   }
 };
 

@@ -53,6 +53,10 @@ const std::vector<PolicyPreset>& policy_presets() {
       // TLB invalidation mechanism.
       {"ipi", "tlb=ipi", "x86 shootdown IPIs (arch/x86/mm/tlb.c)"},
       {"broadcast", "tlb=broadcast", "AMD INVLPGB / Intel RAR broadcast invalidation (~6.15)"},
+      // Seed 003 ("Add predictive memory reclamation and compaction").
+      {"reclaim-reactive", "reclaim=reactive", "seed 003: kswapd woken at the low watermark (5.3-rc2)"},
+      {"reclaim-predictive", "reclaim=predictive",
+       "seed 003 RFC: least-squares free-page trend wakes kswapd early"},
   };
   return kPresets;
 }

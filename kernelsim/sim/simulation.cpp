@@ -30,6 +30,8 @@ Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
   page_alloc_ = std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT, machine.nr_cpus);
   lruvec_ = std::make_unique<Lruvec>(*this, machine.nr_cpus);
   buffers_ = std::make_unique<BufferCache>(machine.nr_cpus, policies_.bh_lru_size->size(), machine.fs_block_size);
+  page_cache_ = std::make_unique<PageCache>(*this);
+  kswapd_data_ = std::make_unique<KswapdData>(*this, policies_.predict_window->lookback());
 }
 
 std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,

@@ -25,6 +25,8 @@
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/lru.h"
 #include "kernelsim/mm/page_alloc.h"
+#include "kernelsim/mm/filemap.h"
+#include "kernelsim/mm/vmscan.h"
 #include "kernelsim/mm/swapfile.h"
 #include "kernelsim/policy/registry.h"
 #include "kernelsim/sched/core.h"
@@ -113,6 +115,11 @@ class Simulation {
   Stats& stats() { return stats_; }
   VmCounters& vm() { return stats_.vm; }
   const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
+  // The page cache of read/write and its writeback (mm/filemap.h).
+  PageCache& page_cache() { return *page_cache_; }
+  const PageCache& page_cache() const { return *page_cache_; }
+  // kswapd's nap timer and predictive-reclaim state (mm/vmscan.h).
+  KswapdData& kswapd_data() { return *kswapd_data_; }
 
  private:
   MachineConfig machine_;
@@ -129,6 +136,8 @@ class Simulation {
   std::unique_ptr<BufferCache> buffers_;
   SwapInfo swap_;
   Task* kswapd_ = nullptr;
+  std::unique_ptr<PageCache> page_cache_;
+  std::unique_ptr<KswapdData> kswapd_data_;
   std::vector<std::unique_ptr<Mm>> mms_;
   std::vector<std::unique_ptr<Task>> tasks_;
 };

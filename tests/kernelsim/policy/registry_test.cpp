@@ -21,7 +21,8 @@ TEST(PolicyTest, EmptyStringIsAllDefaults) {
   ASSERT_TRUE(p.ok()) << p.error;
   EXPECT_EQ(p.config->to_string(),
             "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,rwsem_wake=phase-fair,"
-            "watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=31,bh_lru_size=16");
+            "watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=31,bh_lru_size=16,reclaim=reactive,"
+            "predict_window=8");
 }
 
 TEST(PolicyTest, ValuesAreSetAndDefaultsKept) {
