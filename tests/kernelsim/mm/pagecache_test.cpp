@@ -87,8 +87,8 @@ TEST(PageCacheTest, DirtyPagesAreWrittenBackBeforeBeingFreed) {
 
 // Three concurrent dd writers of files larger than RAM (seed 003's first test, scaled down).
 std::unique_ptr<Simulation> three_dd(const std::string& policy) {
-  auto sim = make_machine(64, 4, policy);
-  for (uint32_t i = 0; i < 3; ++i) thread(*sim, i + 1, i, dd_write(i + 1, 96u << i));
+  auto sim = make_machine(32, 4, policy);
+  for (uint32_t i = 0; i < 3; ++i) thread(*sim, i + 1, i, dd_write(i + 1, 48u << i));
   sim->run();
   return sim;
 }

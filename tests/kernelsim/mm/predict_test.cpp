@@ -123,12 +123,12 @@ TEST(PredictTest, AWakeupDuringTheNapSendsKswapdBackToWork) {
   EXPECT_GT(sim->stats().vm.kswapd_low_wmark_hit_quickly, 0u) << "woken within HZ/10 of napping";
 }
 
-// Three dd writers on a 64 MiB machine (seed 003's "3 concurrent dd", scaled down).
+// Three dd writers on a 32 MiB machine (seed 003's "3 concurrent dd", scaled down).
 uint64_t dd_allocstalls(const std::string& policy) {
-  auto sim = make_machine(64, 4, policy);
+  auto sim = make_machine(32, 4, policy);
   for (uint32_t i = 0; i < 3; ++i) {
     std::vector<Op> ops;
-    for (uint64_t b = 0; b < (96u << i); ++b) {
+    for (uint64_t b = 0; b < (48u << i); ++b) {
       ops.push_back(Op::think(SimTime::us(50)));
       ops.push_back(Op::file_write(i + 1, b * kMiB, kMiB));
     }
