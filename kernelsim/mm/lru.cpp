@@ -49,15 +49,14 @@ uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
   pf.addr = addr;
   pf.swapbacked = true;
   pf.pagecache = false;
-  const bool inserted = mm.anon_pages.emplace(addr >> PAGE_SHIFT, f).second;
+  const bool inserted = mm.anon_pages.insert(addr, f);
   assert(inserted && "invariant (3): two own pages at one address");
   (void)inserted;
   return f;
 }
 
 uint32_t Lruvec::find(const Mm& mm, uint64_t addr) const {
-  auto it = mm.anon_pages.find(addr >> PAGE_SHIFT);
-  return it == mm.anon_pages.end() ? kNoFrame : it->second;
+  return mm.anon_pages.find(addr);
 }
 
 void Lruvec::free_frame(uint32_t f) {
@@ -73,7 +72,7 @@ void Lruvec::free_frame(uint32_t f) {
 void Lruvec::release_frame(uint32_t f) {
   PageFrame& pf = frames_[f];
   assert(pf.where == FrameWhere::kIsolated && "release by a holder that does not hold it");
-  if (pf.mm != nullptr) pf.mm->anon_pages.erase(pf.addr >> PAGE_SHIFT);
+  if (pf.mm != nullptr) pf.mm->anon_pages.erase(pf.addr);
   if (pf.live()) {  // its page is about to be freed by the holder
     --held_;
     ++unframed_;
@@ -82,10 +81,8 @@ void Lruvec::release_frame(uint32_t f) {
 }
 
 void Lruvec::page_remove_rmap(Mm& mm, uint64_t addr) {
-  auto it = mm.anon_pages.find(addr >> PAGE_SHIFT);
-  assert(it != mm.anon_pages.end() && "invariant (3): an own page without a frame");
-  const uint32_t f = it->second;
-  mm.anon_pages.erase(it);
+  const uint32_t f = mm.anon_pages.erase(addr);
+  assert(f != kNoFrame && "invariant (3): an own page without a frame");
   PageFrame& pf = frames_[f];
   ++unframed_;  // the caller frees the page (mmu_gather)
   if (pf.where == FrameWhere::kLru) {
@@ -99,12 +96,12 @@ void Lruvec::page_remove_rmap(Mm& mm, uint64_t addr) {
 }
 
 void Lruvec::page_move_anon_rmap(Mm& mm, uint64_t old_addr, uint64_t new_addr) {
-  auto it = mm.anon_pages.find(old_addr >> PAGE_SHIFT);
-  if (it == mm.anon_pages.end()) return;
-  const uint32_t f = it->second;
-  mm.anon_pages.erase(it);
+  const uint32_t f = mm.anon_pages.erase(old_addr);
+  if (f == kNoFrame) return;
   frames_[f].addr = new_addr;
-  mm.anon_pages[new_addr >> PAGE_SHIFT] = f;
+  const bool inserted = mm.anon_pages.insert(new_addr, f);
+  assert(inserted && "invariant (3): mremap onto an own page");
+  (void)inserted;
 }
 
 void Lruvec::link(uint32_t f, LruList list) {

@@ -24,7 +24,7 @@
 // Invariants (asserted in lru.cpp):
 //  (1) a frame is in exactly one place: free, a lru_add batch, one LRU list, or isolated;
 //  (2) size(list) == the number of frames linked on that list;
-//  (3) a live frame f of mm at addr has mm->anon_pages[addr >> PAGE_SHIFT] == f;
+//  (3) a live frame f of mm at addr has mm->anon_pages.find(addr) == f;
 //  (4) nr_held() == live frames in lru_add batches or isolated; nr_unframed() == user pages
 //      allocated that no live frame holds (between the allocation and lru_cache_add(), or between
 //      the rmap removal and the free): see check_page_conservation() (page_alloc.h).
@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "kernelsim/locking/qspinlock.h"
+#include "kernelsim/mm/rmap.h"
 #include "kernelsim/sim/co.h"
 #include "kernelsim/sim/time.h"
 
@@ -50,6 +51,7 @@ class Task;
 enum class LruList : uint8_t { kInactiveAnon, kActiveAnon, kInactiveFile, kActiveFile };
 inline constexpr int NR_LRU_LISTS = 4;
 inline constexpr uint32_t kNoFrame = ~uint32_t{0};
+static_assert(kNoFrame == AnonRmap::kNone);
 
 enum class FrameWhere : uint8_t { kFree, kPagevec, kLru, kIsolated };
 

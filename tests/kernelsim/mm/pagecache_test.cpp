@@ -85,32 +85,12 @@ TEST(PageCacheTest, DirtyPagesAreWrittenBackBeforeBeingFreed) {
   EXPECT_LT(background, thresh);
 }
 
-// Three concurrent dd writers of files larger than RAM (seed 003's first test, scaled down).
-std::unique_ptr<Simulation> three_dd(const std::string& policy) {
-  auto sim = make_machine(32, 4, policy);
-  for (uint32_t i = 0; i < 3; ++i) thread(*sim, i + 1, i, dd_write(i + 1, 48u << i));
-  sim->run();
-  return sim;
-}
-
-TEST(PageCacheTest, ParallelDdMakesPressureWithAllocationStalls) {
-  auto sim = three_dd("reclaim=reactive");
-  const VmCounters& vm = sim->stats().vm;
-  EXPECT_EQ(sim->nr_live_tasks(), 0u);
-  EXPECT_EQ(vm.oom, 0u) << "clean page cache is always reclaimable";
-  EXPECT_GT(vm.allocstall, 0u);
-  EXPECT_GT(vm.pgsteal_kswapd, 0u);
-  EXPECT_EQ(vm.pswpout, 0u) << "no anon memory to swap";
-}
-
 TEST(PageCacheTest, PagesAreConservedAcrossAPressureRun) {
   auto sim = make_machine(64, 4);
   thread(*sim, 1, 0, dd_write(1, 96));
   thread(*sim, 2, 1,
          {Op::mmap_anon(0x10000000, 48 * kMiB, PROT_READ | PROT_WRITE),
           Op::touch(0x10000000, 48 * kMiB, true), Op::think(SimTime::ms(500))});
-  std::string error;
-  MachineConfig m;
   sim->run();
   check_page_conservation(*sim);  // asserts in Debug; the equality below holds in every build
   const PageAllocator& pa = sim->page_alloc();
