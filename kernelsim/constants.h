@@ -98,6 +98,16 @@ inline constexpr uint32_t MAX_RECLAIM_RETRIES = 16;
 // mm/swap.c: /proc/sys/vm/page-cluster: swap-in readahead reads 2^page_cluster pages.
 inline constexpr uint32_t page_cluster = 3;
 
+// mm/vmscan.c: kswapd_try_to_sleep(): the short nap after reaching high, schedule_timeout(HZ/10).
+inline constexpr int64_t KSWAPD_NAP_NS = 100'000'000;
+// mm/page-writeback.c: /proc/sys/vm/dirty_background_ratio and dirty_ratio defaults (percent of
+// dirtyable memory), and balance_dirty_pages()'s longest pause, MAX_PAUSE = HZ/5.
+inline constexpr uint64_t dirty_background_ratio = 10;
+inline constexpr uint64_t vm_dirty_ratio = 20;
+inline constexpr int64_t MAX_PAUSE_NS = 200'000'000;
+// fs/fs-writeback.c: pages written per writeback round, MAX_WRITEBACK_PAGES = 4096 KB / page.
+inline constexpr uint64_t MAX_WRITEBACK_PAGES = 1024;
+
 // ---- Buffer heads (fs/buffer.c) ------------------------------------------------------------------
 // Per-CPU bh_lru entries: 8, raised to 16 in 3.18 (86cf78d73de8: creating a file in a large ext4
 // directory with quota touches about 9 buffer heads). The model takes it from policy bh_lru_size.

@@ -146,6 +146,16 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
       {"memcg_counter_bounces", vm.memcg_counter_bounces},
       {"memcg_reclaim", vm.memcg_reclaim},
       {"memcg_oom", vm.memcg_oom},
+      {"oom", vm.oom},
+      {"kswapd_predicted_wakeups", vm.kswapd_predicted_wakeups},
+      {"kswapd_low_wmark_hit_quickly", vm.kswapd_low_wmark_hit_quickly},
+      {"kswapd_high_wmark_hit_quickly", vm.kswapd_high_wmark_hit_quickly},
+      {"pgcache_miss", vm.pgcache_miss},
+      {"pgcache_drop", vm.pgcache_drop},
+      {"nr_writeback_pages", vm.nr_writeback_pages},
+      {"nr_vmscan_write", vm.nr_vmscan_write},
+      {"dirty_throttle_pauses", vm.dirty_throttle_pauses},
+      {"reclaim_throttled", vm.reclaim_throttled},
   };
   r->makespan_ns = static_cast<uint64_t>(sim.now().count_ns());
   r->per_cpu.clear();

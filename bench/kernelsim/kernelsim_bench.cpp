@@ -119,6 +119,36 @@ void BM_FileRead(benchmark::State& state, uint32_t threads, uint64_t blocks) {
   state.counters["reads/s"] = benchmark::Counter(static_cast<double>(reads), benchmark::Counter::kIsRate);
 }
 
+// Faults under memory pressure (reclaim active): 4 threads, each writing 128 MiB and then
+// reading it back, on a 256 MiB machine with 1 GiB of swap: kswapd, direct reclaim, swap-out,
+// major faults with readahead. `reclaim` picks the kswapd trigger (seed 003).
+void BM_PageFaultsUnderPressure(benchmark::State& state, const char* policy) {
+  constexpr uint32_t kThreads = 4;
+  constexpr uint64_t kPerThread = (uint64_t{128} << 20) / PAGE_SIZE;
+  uint64_t faults = 0;
+  uint64_t stalls = 0;
+  for (auto _ : state) {
+    MachineConfig m;
+    m.nr_cpus = kThreads + 1;
+    m.memory_bytes = uint64_t{256} << 20;
+    m.swap_bytes = uint64_t{1} << 30;
+    auto sim = Simulation::create(m, cost_profile_default(), policy, nullptr);
+    for (uint32_t i = 0; i < kThreads; ++i) {
+      const uint64_t base = kBase + i * kPerThread * PAGE_SIZE * 2;
+      const uint64_t len = kPerThread * PAGE_SIZE;
+      std::vector<Op> ops = {Op::mmap_anon(base, len, PROT_READ | PROT_WRITE), Op::touch(base, len, true),
+                             Op::touch(base, len, false)};
+      sim->spawn_thread(i + 1, i, std::make_unique<VectorOpSource>(std::move(ops)));
+    }
+    sim->run();
+    faults += sim->stats().vm.pgfault;
+    stalls += sim->stats().vm.allocstall;
+  }
+  state.counters["faults/s"] = benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
+  state.counters["allocstalls"] =
+      benchmark::Counter(static_cast<double>(stalls), benchmark::Counter::kAvgIterations);
+}
+
 BENCHMARK_CAPTURE(BM_PageFaults, uncontended, 1, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PageFaults, cpus64_mmap_sem, 64, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PageFaults, cpus64_per_vma, 64, "fault_lock=per-vma")->Unit(benchmark::kMillisecond);
@@ -136,6 +166,9 @@ BENCHMARK_CAPTURE(BM_MemcgPageFaults, cpus16_page_counter, "memcg=page_counter,c
 BENCHMARK_CAPTURE(BM_FileRead, bh_lru_hits, 1, 8)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_FileRead, bh_lru_misses, 1, 64)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_FileRead, cpus4_misses, 4, 64)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_CAPTURE(BM_PageFaultsUnderPressure, reactive, "reclaim=reactive")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PageFaultsUnderPressure, predictive, "reclaim=predictive")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace mmreplay::kernelsim

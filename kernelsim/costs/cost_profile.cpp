@@ -63,6 +63,9 @@ CostProfile cost_profile_default() {
   c.migrate_page_mapping = SimTime::ns(300);    // (unverified) xarray replace + bh b_page moves
   c.isolate_page_range = SimTime::us(2);        // (unverified) set/undo MIGRATE_ISOLATE, zone->lock
   c.cma_retry_backoff = SimTime::us(100);       // (unverified) model's back-off between tries
+  c.page_cache_miss_read = SimTime::us(20);  // (unverified) NVMe 4 KiB read, readahead amortised
+  c.writeback_page = SimTime::ns(2000);      // (unverified) NVMe ~2 GB/s sequential write
+  c.writeback_submit = SimTime::ns(300);     // (unverified) set_page_writeback + bio add/submit
   return c;
 }
 
@@ -98,6 +101,9 @@ CostProfile cost_profile_xeon_2014() {
   c.migrate_page_mapping = SimTime::ns(400);    // (unverified) radix tree replace, 3.x
   c.isolate_page_range = SimTime::us(3);        // (unverified)
   c.cma_retry_backoff = SimTime::us(100);       // (unverified) model's back-off between tries
+  c.page_cache_miss_read = SimTime::us(100); // (unverified) SATA SSD 4 KiB read, some readahead
+  c.writeback_page = SimTime::ns(8000);      // (unverified) SATA SSD ~500 MB/s sequential write
+  c.writeback_submit = SimTime::ns(400);     // (unverified) 3.x/4.x submit path
   return c;
 }
 
@@ -109,6 +115,7 @@ CostProfile cost_profile_zram() {
   c.memcg_counter_update = SimTime::ns(40);  // (unverified) as default: the CPU is the same
   c.memcg_stock = SimTime::ns(10);           // (unverified) as default
   c.memcg_page = SimTime::ns(30);            // (unverified) as default
+  // page_cache_miss_read, writeback_page, writeback_submit: the default's NVMe (files are not on zram)
   return c;
 }
 
@@ -177,6 +184,9 @@ constexpr CostField kCostFields[] = {
     {"migrate_page_mapping", &CostProfile::migrate_page_mapping},
     {"isolate_page_range", &CostProfile::isolate_page_range},
     {"cma_retry_backoff", &CostProfile::cma_retry_backoff},
+    {"page_cache_miss_read", &CostProfile::page_cache_miss_read},
+    {"writeback_page", &CostProfile::writeback_page},
+    {"writeback_submit", &CostProfile::writeback_submit},
 };
 
 std::span<const CostField> cost_fields() { return kCostFields; }

@@ -99,6 +99,10 @@ struct CostProfile {
                                //     range: pageblock migratetype changes under zone->lock
   SimTime cma_retry_backoff;   // ns: wait before alloc_contig_range() retries a busy range
                                //     (cond_resched + the passes of migrate_pages(), model's back-off)
+  // ---- Page cache and writeback (mm/filemap.h) ----
+  SimTime page_cache_miss_read;  // ns: reading one missing page-cache page, waited for off CPU
+  SimTime writeback_page;        // ns: device time of writing one dirty page (writes queue per device)
+  SimTime writeback_submit;      // ns: CPU time to start writeback of one page (bio build + submit)
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).

@@ -38,6 +38,13 @@ BufferHead& BufferCache::find_or_create(BhKey key) {
   return it->second;
 }
 
+void BufferCache::drop(BhKey key) {
+  auto it = bhs_.find(key);
+  if (it == bhs_.end()) return;
+  assert(it->second.b_count == 0 && !it->second.dirty);
+  bhs_.erase(it);
+}
+
 std::vector<BufferHead*> BufferCache::dirty_buffers(uint32_t file) {
   std::vector<BufferHead*> out;
   for (auto it = bhs_.lower_bound(BhKey{file, 0}); it != bhs_.end() && it->first.file == file; ++it) {
@@ -113,6 +120,17 @@ BufferHead& __find_get_block(BhCtx& c, BhKey key) {
   get_bh(c, bh);
   bh_lru_install(c, bh);
   return bh;
+}
+
+// Models fs/buffer.c: try_to_free_buffers() -> drop_buffers()
+bool try_to_free_buffers(BufferCache& cache, uint32_t file, uint64_t index) {
+  const std::vector<BhKey> keys = cache.page_buffers(file, index);
+  for (const BhKey& k : keys) {
+    const BufferHead* bh = cache.find(k);
+    if (bh != nullptr && (bh->b_count != 0 || bh->dirty)) return false;  // buffer_busy()
+  }
+  for (const BhKey& k : keys) cache.drop(k);
+  return true;
 }
 
 }  // namespace mmreplay::kernelsim

@@ -55,6 +55,8 @@ class BufferCache {
   const BufferHead* find(BhKey key) const;
   // The buffer head of (file, block), created (b_count 0, clean) when missing.
   BufferHead& find_or_create(BhKey key);
+  // Frees the buffer head of `key` (nothing when it does not exist). REQUIRES: not busy.
+  void drop(BhKey key);
   // The dirty buffer heads of `file`, in block order.
   std::vector<BufferHead*> dirty_buffers(uint32_t file);
 
@@ -94,6 +96,9 @@ BufferHead* lookup_bh_lru(BhCtx& c, BhKey key);
 // Models fs/buffer.c: bh_lru_install(): bh to slot 0; a new entry takes a reference and pushes the
 // tail out (brelse) when the LRU is full; an entry already present only moves to the front.
 void bh_lru_install(BhCtx& c, BufferHead& bh);
+// Models fs/buffer.c: try_to_free_buffers() for page `index` of `file` being reclaimed: false while
+// one of its buffer heads is busy (b_count: a bh_lru entry or a user) or dirty, else frees them.
+bool try_to_free_buffers(BufferCache& cache, uint32_t file, uint64_t index);
 // Models fs/buffer.c: __find_get_block(): bh_lru, then the page cache (__find_get_block_slow())
 // and install. Returns the buffer head with a reference held for the caller (brelse() it).
 BufferHead& __find_get_block(BhCtx& c, BhKey key);

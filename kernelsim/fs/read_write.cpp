@@ -1,10 +1,12 @@
 #include "kernelsim/fs/read_write.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "kernelsim/constants.h"
 #include "kernelsim/fs/buffer.h"
 #include "kernelsim/kernel/thread.h"
+#include "kernelsim/mm/filemap.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/simulation.h"
 #include "kernelsim/sim/task.h"
@@ -12,8 +14,10 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-// The block loop shared by read and write: one __find_get_block() per block touched, the copy of
-// the bytes in it, and brelse() of the caller's reference.
+// The block loop shared by read and write: the page-cache page of each page touched
+// (pagecache_get_page(): a miss allocates, and reads unless a write covers the whole page), then
+// per block one __find_get_block(), the copy of the bytes in it, and brelse() of the caller's
+// reference. Returns len, or -ENOMEM when a page could not be allocated (the task was OOM-killed).
 Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool write) {
   Simulation& sim = t.sim();
   // The bh_lru is per CPU and shared by the tasks of that CPU: order against them first.
@@ -23,7 +27,15 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
   const uint64_t bs = cache.block_size();
   BhCtx c{cache, t.cpu().id, sim.costs(), sim.vm(), SimTime::zero()};
   const uint64_t end = offset + len;
+  uint64_t page = ~uint64_t{0};
   for (uint64_t pos = offset; pos < end;) {
+    if (pos / PAGE_SIZE != page) {
+      page = pos / PAGE_SIZE;
+      const bool whole = write && offset <= page * PAGE_SIZE && end >= (page + 1) * PAGE_SIZE;
+      t.work(std::exchange(c.spent, SimTime::zero()));
+      if (!co_await pagecache_get_page(t, file, page, write, whole)) co_return -ERRNO_ENOMEM;
+      co_await sync_point(t);  // back to the shared bh_lru after the page lookup
+    }
     const uint64_t block = pos / bs;
     const uint64_t chunk = std::min(end, (block + 1) * bs) - pos;
     sim.cma().ensure_file_page(file, block * bs >> PAGE_SHIFT);  // where its page sits (mm/cma.h)
@@ -36,6 +48,7 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
     pos += chunk;
   }
   t.work(c.spent);
+  if (write) co_await balance_dirty_pages_ratelimited(t);
   co_return static_cast<int64_t>(len);
 }
 
@@ -63,6 +76,7 @@ Co<int64_t> do_fsync(Task& t, uint32_t file) {
     get_bh(c, *bh);     // the I/O in flight holds a reference until end_buffer_write_sync()
   }
   t.work(c.spent);
+  sim.page_cache().clean_file(file);
   if (!dirty.empty()) {
     // The writes and their completion: waited for off CPU (wait_on_buffer()).
     co_await do_sleep(t, sim.costs().fsync_block * static_cast<int64_t>(dirty.size()));

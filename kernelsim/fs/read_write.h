@@ -3,9 +3,11 @@
 // Simplification: the model walks the range block by block through __find_get_block() (as the
 // buffer-head paths of block devices and ext4 metadata do) instead of filemap_read()'s folio
 // walk; each block touched costs a bh_lru lookup (and on a miss the page-cache slow path and an
-// install) plus the user copy of its bytes. Page-cache misses (disk reads) are not modelled: file
-// pages are resident. A write marks the block's buffer head dirty; fsync writes every dirty block
-// of the file, waiting off CPU (CostProfile::fsync_block each), and cleans them.
+// install) plus the user copy of its bytes. Each page touched is a page-cache page first
+// (mm/filemap.h: allocated on a miss, read from the device unless a write covers it, dirtied by a
+// write, written back by the flusher or kswapd); a write ends in balance_dirty_pages(). A write
+// marks the block's buffer head dirty; fsync writes every dirty block of the file, waiting off CPU
+// (CostProfile::fsync_block each), and cleans them and their pages.
 
 #pragma once
 

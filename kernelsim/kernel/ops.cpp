@@ -69,7 +69,7 @@ Co<void> run_thread(Task& t, std::unique_ptr<OpSource> source) {
     const SimTime start = t.clock();
     const bool go_on = co_await do_op(t, op);
     t.sim().stats().record_op(op.kind, t.clock() - start);
-    if (!go_on) break;
+    if (!go_on || t.oom_killed) break;
   }
   co_await do_exit(t);
 }

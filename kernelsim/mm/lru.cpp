@@ -32,7 +32,7 @@ QSpinLock& Lruvec::lru_lock_of(uint32_t memcg) {
   return *lruvec_locks_[memcg];
 }
 
-uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
+uint32_t Lruvec::new_frame() {
   uint32_t f = 0;
   if (!free_frames_.empty()) {
     f = free_frames_.back();
@@ -41,28 +41,54 @@ uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
     f = static_cast<uint32_t>(frames_.size());
     frames_.emplace_back();
   }
+  assert(frames_[f].where == FrameWhere::kFree && "invariant (1)");
+  return f;
+}
+
+uint64_t Lruvec::nr_lru_pages() const {
+  uint64_t n = 0;
+  for (const List& l : lists_) n += l.size;
+  return n;
+}
+
+uint32_t Lruvec::page_add_file_frame(uint32_t file, uint64_t index) {
+  const uint32_t f = new_frame();
   PageFrame& pf = frames_[f];
-  assert(pf.where == FrameWhere::kFree && "invariant (1)");
+  pf.mm = nullptr;
+  pf.addr = index;
+  pf.swapbacked = false;
+  pf.pagecache = true;
+  pf.dirty = false;
+  pf.file = file;
+  pf.dirty_token = 0;
+  pf.writeback_end = SimTime::zero();
+  return f;
+}
+
+uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
+  const uint32_t f = new_frame();
+  PageFrame& pf = frames_[f];
   pf.mm = &mm;
   pf.addr = addr;
   pf.swapbacked = true;
   pf.memcg = mm.memcg_id;
   sim_.cma().place_anon(f);  // where the page sits physically (mm/cma.h)
-  const bool inserted = mm.anon_pages.emplace(addr >> PAGE_SHIFT, f).second;
+  pf.pagecache = false;
+  const bool inserted = mm.anon_pages.insert(addr, f);
   assert(inserted && "invariant (3): two own pages at one address");
   (void)inserted;
   return f;
 }
 
 uint32_t Lruvec::find(const Mm& mm, uint64_t addr) const {
-  auto it = mm.anon_pages.find(addr >> PAGE_SHIFT);
-  return it == mm.anon_pages.end() ? kNoFrame : it->second;
+  return mm.anon_pages.find(addr);
 }
 
 void Lruvec::free_frame(uint32_t f) {
   PageFrame& pf = frames_[f];
   sim_.cma().anon_freed(f);
   pf.mm = nullptr;
+  pf.pagecache = false;
   pf.where = FrameWhere::kFree;
   pf.prev = pf.next = kNoFrame;
   ++pf.gen;
@@ -72,31 +98,36 @@ void Lruvec::free_frame(uint32_t f) {
 void Lruvec::release_frame(uint32_t f) {
   PageFrame& pf = frames_[f];
   assert(pf.where == FrameWhere::kIsolated && "release by a holder that does not hold it");
-  if (pf.mm != nullptr) pf.mm->anon_pages.erase(pf.addr >> PAGE_SHIFT);
+  if (pf.mm != nullptr) pf.mm->anon_pages.erase(pf.addr);
+  if (pf.live()) {  // its page is about to be freed by the holder
+    --held_;
+    ++unframed_;
+  }
   free_frame(f);
 }
 
 void Lruvec::page_remove_rmap(Mm& mm, uint64_t addr) {
-  auto it = mm.anon_pages.find(addr >> PAGE_SHIFT);
-  assert(it != mm.anon_pages.end() && "invariant (3): an own page without a frame");
-  const uint32_t f = it->second;
-  mm.anon_pages.erase(it);
+  const uint32_t f = mm.anon_pages.erase(addr);
+  assert(f != kNoFrame && "invariant (3): an own page without a frame");
   PageFrame& pf = frames_[f];
+  ++unframed_;  // the caller frees the page (mmu_gather)
   if (pf.where == FrameWhere::kLru) {
     unlink(f);
+    --held_;
     free_frame(f);
   } else {
     pf.mm = nullptr;  // the batch or reclaim holding it lets go later
+    --held_;
   }
 }
 
 void Lruvec::page_move_anon_rmap(Mm& mm, uint64_t old_addr, uint64_t new_addr) {
-  auto it = mm.anon_pages.find(old_addr >> PAGE_SHIFT);
-  if (it == mm.anon_pages.end()) return;
-  const uint32_t f = it->second;
-  mm.anon_pages.erase(it);
+  const uint32_t f = mm.anon_pages.erase(old_addr);
+  if (f == kNoFrame) return;
   frames_[f].addr = new_addr;
-  mm.anon_pages[new_addr >> PAGE_SHIFT] = f;
+  const bool inserted = mm.anon_pages.insert(new_addr, f);
+  assert(inserted && "invariant (3): mremap onto an own page");
+  (void)inserted;
 }
 
 void Lruvec::link(uint32_t f, LruList list) {
@@ -124,6 +155,7 @@ void Lruvec::unlink(uint32_t f) {
   assert(l.size > 0 && "invariant (2)");
   --l.size;
   pf.where = FrameWhere::kIsolated;
+  ++held_;
 }
 
 std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n, uint32_t memcg) {
@@ -149,7 +181,8 @@ std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n, uint32
 
 void Lruvec::putback_lru_page(uint32_t f, LruList list) {
   assert(lru_lock_of(frames_[f].memcg).holder() != nullptr || lru_lock.holder() != nullptr);
-  assert(frames_[f].where == FrameWhere::kIsolated && frames_[f].mm != nullptr);
+  assert(frames_[f].where == FrameWhere::kIsolated && frames_[f].live());
+  --held_;
   link(f, list);
 }
 
@@ -169,11 +202,14 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
       co_await l.lock(t);
     }
     ++moved;
-    if (pf.mm == nullptr) {
+    if (!pf.live()) {
       free_frame(f);  // zapped while in the batch: the batch's reference was the last
       continue;
     }
-    link(f, LruList::kActiveAnon);
+    --held_;
+    // New anon pages start active (lru_cache_add_active_or_unevictable()), page-cache pages
+    // inactive (add_to_page_cache_lru(): use-once until referenced again).
+    link(f, pf.pagecache ? LruList::kInactiveFile : LruList::kActiveAnon);
   }
   if (locked == nullptr) co_return;
   t.work(sim_.costs().lru_move_page * moved);
@@ -198,6 +234,7 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
     ++moved;
     if (pf.gen != gen || pf.where != FrameWhere::kLru) continue;  // freed or isolated meanwhile
     unlink(f);
+    --held_;
     if (to_file) pf.swapbacked = false;  // ClearPageSwapBacked()
     link(f, pf.swapbacked ? LruList::kInactiveAnon : LruList::kInactiveFile);
     ++sim_.vm().pglazyfree;
@@ -209,6 +246,8 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
 
 Co<void> Lruvec::lru_cache_add(Task& t, uint32_t f) {
   frames_[f].where = FrameWhere::kPagevec;
+  ++held_;
+  --unframed_;  // the new page now has its frame
   std::vector<uint32_t>& b = cpu_[t.cpu().id].lru_add;
   b.push_back(f);
   if (b.size() >= sim_.policies().pagevec_size->size()) co_await drain_lru_add(t, std::exchange(b, {}));

@@ -10,7 +10,9 @@
 // mapped: the frame records which mm and address map the page (the anon rmap) and where the page
 // is: in a per-CPU lru_add batch, on one of four LRU lists, or isolated by reclaim. Mm::anon_pages
 // leads from a pte to its frame. Page-table pages and page-cache pages (resident, not allocated
-// here) are not on the LRU.
+// here) are not on the LRU. Page-cache pages of read/write (mm/filemap.h) get a frame too
+// (add_to_page_cache_lru()): `pagecache` set, `file` and `addr` = page index give (mapping, index);
+// they go to the inactive file list through the same lru_add batch.
 //
 // Batches: a new page goes to this CPU's lru_add batch (lru_cache_add()); MADV_FREE queues a page
 // on the lru_lazyfree batch (mark_page_lazyfree()); a batch of PAGEVEC_SIZE (policy
@@ -27,18 +29,24 @@
 // Invariants (asserted in lru.cpp):
 //  (1) a frame is in exactly one place: free, a lru_add batch, one LRU list, or isolated;
 //  (2) size(list) == the number of frames linked on that list;
-//  (3) a live frame f of mm at addr has mm->anon_pages[addr >> PAGE_SHIFT] == f.
+//  (3) a live frame f of mm at addr has mm->anon_pages.find(addr) == f;
+//  (4) nr_held() == live frames in lru_add batches or isolated; nr_unframed() == user pages
+//      allocated that no live frame holds (between the allocation and lru_cache_add(), or between
+//      the rmap removal and the free): see check_page_conservation() (page_alloc.h).
 
 #pragma once
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "kernelsim/locking/qspinlock.h"
+#include "kernelsim/mm/rmap.h"
 #include "kernelsim/sim/co.h"
+#include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
 
@@ -49,6 +57,7 @@ class Task;
 enum class LruList : uint8_t { kInactiveAnon, kActiveAnon, kInactiveFile, kActiveFile };
 inline constexpr int NR_LRU_LISTS = 4;
 inline constexpr uint32_t kNoFrame = ~uint32_t{0};
+static_assert(kNoFrame == AnonRmap::kNone);
 
 enum class FrameWhere : uint8_t { kFree, kPagevec, kLru, kIsolated };
 
@@ -62,6 +71,14 @@ struct PageFrame {
   LruList lru = LruList::kActiveAnon;
   bool swapbacked = true;   // PG_swapbacked
   uint32_t memcg = 0;       // the memcg (lruvec) it is charged to; 0: root
+  bool pagecache = false;   // a page-cache page of `file`, index `addr` (mm/filemap.h)
+  bool dirty = false;       // PG_dirty (page-cache pages)
+  uint32_t file = 0;
+  uint32_t dirty_token = 0; // PageCache's mark of its latest set_page_dirty() (b_dirty order)
+  SimTime writeback_end;    // PG_writeback until then (page-cache pages)
+
+  // Holds a page: an anon page still mapped by mm, or a page-cache page.
+  bool live() const { return mm != nullptr || pagecache; }
 };
 
 inline constexpr uint32_t kAnyMemcg = ~uint32_t{0};  // node-wide: every memcg's lists
@@ -76,6 +93,9 @@ class Lruvec {
   void page_remove_rmap(Mm& mm, uint64_t addr);
   // mremap's move_ptes(): the page at old_addr is now mapped at new_addr.
   void page_move_anon_rmap(Mm& mm, uint64_t old_addr, uint64_t new_addr);
+  // Models add_to_page_cache_lru()'s frame: page `index` of `file` (the caller inserts it into
+  // the PageCache and calls lru_cache_add()).
+  uint32_t page_add_file_frame(uint32_t file, uint64_t index);
   // The frame of mm's own page at addr, or kNoFrame.
   uint32_t find(const Mm& mm, uint64_t addr) const;
 
@@ -103,6 +123,17 @@ class Lruvec {
   // The lru_lock that guards memcg's lruvec (policy lru_lock); the node's for kAnyMemcg.
   QSpinLock& lru_lock_of(uint32_t memcg);
   uint64_t nr_frames_in_use() const { return frames_.size() - free_frames_.size(); }
+  // Pages on the four lists.
+  uint64_t nr_lru_pages() const;
+  // Invariant (4).
+  uint64_t nr_held() const { return held_; }
+  uint64_t nr_unframed() const { return unframed_; }
+  // The page allocator's side of invariant (4): a user page was allocated / freed.
+  void page_allocated() { ++unframed_; }
+  void page_freed() {
+    assert(unframed_ > 0 && "invariant (4): a user page freed while a frame still holds it");
+    --unframed_;
+  }
 
   QSpinLock lru_lock;  // pgdat->lru_lock (4.8+; zone->lru_lock before)
   uint32_t kswapd_failures = 0;  // pgdat->kswapd_failures (4.11+)
@@ -118,6 +149,7 @@ class Lruvec {
     std::vector<std::pair<uint32_t, uint32_t>> lru_lazyfree;  // frame, gen
   };
 
+  uint32_t new_frame();
   void link(uint32_t f, LruList list);
   void unlink(uint32_t f);
   void free_frame(uint32_t f);
@@ -134,6 +166,8 @@ class Lruvec {
   uint32_t scan_cursor_ = 0;  // next memcg a node-wide isolate starts from
   std::vector<std::unique_ptr<QSpinLock>> lruvec_locks_;  // by memcg id (lru_lock=lruvec)
   std::vector<CpuBatches> cpu_;
+  uint64_t held_ = 0;
+  uint64_t unframed_ = 0;
 };
 
 }  // namespace mmreplay::kernelsim

@@ -7,6 +7,7 @@
 #include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
+#include "kernelsim/mm/oom_kill.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/simulation.h"
 
@@ -139,6 +140,7 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     if (!co_await alloc_one(t, PageUse::kPageTable)) {
       mm.pte_tables.drop(addr >> PMD_SHIFT);
       ++sim.vm().fault_oom;
+      out_of_memory(t);
       co_return FaultResult::kOom;
     }
     t.work(c.clear_page);
@@ -147,6 +149,7 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
       action == FaultAction::kNewPage || action == FaultAction::kCopyPage || action == FaultAction::kSwapIn;
   if (needs_page && !co_await alloc_one(t, PageUse::kUser)) {
     ++sim.vm().fault_oom;
+    out_of_memory(t);
     co_return FaultResult::kOom;
   }
   if (needs_page && !co_await mem_cgroup_charge(t, mm, 1)) {  // mem_cgroup_try_charge(): memcg OOM

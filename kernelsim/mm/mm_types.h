@@ -16,6 +16,7 @@
 
 #include "kernelsim/locking/rwsem.h"
 #include "kernelsim/mm/pgtable.h"
+#include "kernelsim/mm/rmap.h"
 #include "kernelsim/mm/vma.h"
 #include "kernelsim/sched/cpumask.h"
 
@@ -40,9 +41,9 @@ class Mm {
   uint64_t rss_anon = 0;      // MM_ANONPAGES: own pages mapped
   uint64_t rss_file = 0;      // MM_FILEPAGES: page-cache pages mapped
   uint64_t swapents = 0;      // MM_SWAPENTS: ptes holding a swap entry
-  // The page frame (mm/lru.h) of each own page, by user address >> PAGE_SHIFT: the model's
-  // stand-in for pte -> struct page (the frame holds the reverse map, page -> mm + address).
-  std::unordered_map<uint64_t, uint32_t> anon_pages;
+  // The page frame (mm/lru.h) of each own page, by user address: the model's stand-in for
+  // pte -> struct page (the frame holds the reverse map, page -> mm + address).
+  AnonRmap anon_pages;
   uint32_t users = 0;         // mm_users: live threads
   uint32_t memcg_id = 0;      // the memcg its pages are charged to (mm/memcontrol.h; 0: root)
   LockClassStats& vma_lock_read;   // lock class "&vma->vm_lock-R" of this mm's VMAs

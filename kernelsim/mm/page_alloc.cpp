@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernelsim/mm/vmscan.h"
+#include "kernelsim/mm/vmscan_predict.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/simulation.h"
 
@@ -45,6 +46,8 @@ void PageAllocator::setup_per_zone_wmarks() {
 namespace {
 
 // Models __alloc_pages_direct_reclaim() and its should_reclaim_retry() loop.
+// A round that freed nothing but waited for writeback (reclaim_throttle()) is not a failure:
+// the pages it waited for become reclaimable.
 Co<void> alloc_pages_direct_reclaim(Task& t) {
   Simulation& sim = t.sim();
   const Zone& z = sim.page_alloc().zone();
@@ -52,7 +55,9 @@ Co<void> alloc_pages_direct_reclaim(Task& t) {
   trace_task_begin(sim.trace(), t.id(), "direct reclaim", TraceCat::kReclaim, start);
   uint32_t no_progress = 0;
   while (z.free_pages <= z.wmark_min && no_progress < MAX_RECLAIM_RETRIES) {
-    no_progress = co_await try_to_free_pages(t) != 0 ? 0 : no_progress + 1;
+    bool throttled = false;
+    const uint64_t n = co_await try_to_free_pages(t, &throttled);
+    no_progress = n != 0 || throttled ? 0 : no_progress + 1;
   }
   sim.stats().direct_reclaim.record(static_cast<uint64_t>((t.clock() - start).count_ns()));
   trace_task_end(sim.trace(), t.id(), "direct reclaim", TraceCat::kReclaim, t.clock());
@@ -69,7 +74,9 @@ Co<bool> alloc_pages(Task& t, PageUse use) {
     if (z.free_pages <= z.wmark_min) co_await alloc_pages_direct_reclaim(t);
   }
   if (pa.alloc_page_fast(t, use)) co_return true;
-  co_return co_await pa.alloc_page_slow(t, use);
+  const bool ok = co_await pa.alloc_page_slow(t, use);
+  co_await sample_free_pages(t);  // seed 003: a (time, free pages) sample per pcp refill
+  co_return ok;
 }
 
 uint64_t PageAllocator::nr_free_pages() const {
@@ -80,12 +87,33 @@ uint64_t PageAllocator::nr_free_pages() const {
 
 void PageAllocator::check_invariant() const {
   assert(nr_free_pages() + allocated_ == zone_.managed_pages && "invariant (1)");
+  check_page_conservation(sim_);
+}
+
+void check_page_conservation(const Simulation& sim) {
+#ifndef NDEBUG
+  const PageAllocator& pa = sim.page_alloc();
+  const Lruvec& lru = sim.lruvec();
+  const VmCounters& vm = sim.stats().vm;
+  const uint64_t pgtables = vm.pgtable_alloc - vm.pgtable_free;
+  const uint64_t accounted = pa.nr_free_pages() + lru.nr_lru_pages() + lru.nr_held() + lru.nr_unframed() + pgtables;
+  assert(accounted == pa.zone().managed_pages &&
+         "invariant (3): free + LRU + pagevecs/isolated + unframed + page tables != total");
+  (void)accounted;
+#else
+  (void)sim;
+#endif
 }
 
 void PageAllocator::count(PageUse use, bool alloc) {
   VmCounters& vm = sim_.vm();
   if (use == PageUse::kUser) {
     ++(alloc ? vm.pages_alloc : vm.pages_free);
+    if (alloc) {
+      sim_.lruvec().page_allocated();
+    } else {
+      sim_.lruvec().page_freed();
+    }
   } else {
     ++(alloc ? vm.pgtable_alloc : vm.pgtable_free);
   }

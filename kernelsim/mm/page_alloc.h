@@ -15,11 +15,16 @@
 // or below low wake kswapd; at or below min the task enters direct reclaim (allocstall; the stall
 // is recorded in Stats::direct_reclaim) until free pages exceed min or MAX_RECLAIM_RETRIES rounds
 // make no progress; then the page comes from the pcp list or the buddy lists while any is left
-// (the OOM killer is not modelled: an empty zone fails the allocation).
+// (an empty zone fails the allocation; the caller OOM-kills the task, mm/oom_kill.h).
+// Under reclaim=predictive each pcp refill samples free pages for the trend (vmscan_predict.h).
 //
 // Invariants (asserted in page_alloc.cpp):
 //  (1) zone.free_pages + sum(pcp.count) + allocated == zone.managed_pages.
 //  (2) pcp.count <= pcp.high after every free completes its drain.
+//  (3) Conservation (debug builds, at every zone->lock batch and reclaim round): free pages
+//      (buddy + pcp) + pages on the LRU lists + pages held in per-CPU lru_add batches or isolated
+//      by reclaim + user pages between allocation and frame (Lruvec::nr_unframed()) + page-table
+//      pages == managed pages. There is no swap cache (swapfile.h), so no term for it.
 
 #pragma once
 
@@ -61,6 +66,9 @@ enum class PageUse : uint8_t { kUser, kPageTable };
 
 // Models mm/page_alloc.c: init_per_zone_wmark_min(): int_sqrt(lowmem_kbytes * 16), clamped.
 uint64_t calculate_min_free_kbytes(uint64_t managed_pages, uint64_t ceil_kbytes);
+
+// Asserts invariant (3) in debug builds; no-op with NDEBUG.
+void check_page_conservation(const Simulation& sim);
 
 // Models __alloc_pages() for one order-0 page from user context (faults): watermark checks,
 // kswapd wakeup, direct reclaim, then the pcp list or the buddy lists. False: no page (OOM).

@@ -25,7 +25,7 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
   Mm* mm = t.mm();
   co_await sync_point(t);
   Vma* vma = nullptr;
-  for (uint64_t a = addr; a < addr + len; a += stride) {
+  for (uint64_t a = addr; a < addr + len && !t.oom_killed; a += stride) {
     t.work(access);
     if (mm == nullptr || mm->dead) {
       const SimTime start = t.clock();

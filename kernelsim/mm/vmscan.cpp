@@ -1,10 +1,14 @@
 #include "kernelsim/mm/vmscan.h"
 
 #include <algorithm>
+#include <cassert>
 #include <utility>
 #include <vector>
 
 #include "kernelsim/arch/x86/tlb.h"
+#include "kernelsim/fs/buffer.h"
+#include "kernelsim/kernel/thread.h"
+#include "kernelsim/mm/filemap.h"
 #include "kernelsim/mm/lru.h"
 #include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/mm_types.h"
@@ -18,6 +22,7 @@ namespace {
 struct ScanControl {
   uint64_t nr_to_reclaim = SWAP_CLUSTER_MAX;
   uint64_t nr_reclaimed = 0;
+  uint64_t nr_writeback = 0;  // dirty or under-writeback file pages kept (reclaim_throttle())
   bool kswapd = false;
   uint32_t memcg = kAnyMemcg;  // target_mem_cgroup: memcg reclaim scans only this group's lruvec
 };
@@ -63,12 +68,12 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t memcg) {
   co_await lru_lock.unlock(t);
   for (uint32_t f : isolated) {  // page_referenced(): clears the accessed bits
     t.work(sim.costs().shrink_page);
-    if (lru.frame(f).mm == nullptr) continue;
+    if (lru.frame(f).mm == nullptr) continue;  // page cache (unmapped) or dead
     if (uint8_t* p = pte_of(lru.frame(f))) *p = static_cast<uint8_t>(*p & ~pte::kYoung);
   }
   co_await lru_lock.lock(t);
   for (uint32_t f : isolated) {
-    if (lru.frame(f).mm == nullptr) {
+    if (!lru.frame(f).live()) {
       lru.release_frame(f);
       continue;
     }
@@ -79,14 +84,42 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t memcg) {
   co_await lru_lock.unlock(t);
 }
 
-enum class PageOutcome : uint8_t { kFreed, kActivate, kGone };
+enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone };
+
+// Models the page-cache part of shrink_page_list() for one isolated file page:
+// PageWriteback -> keep; PageDirty -> pageout() by kswapd, or left to the flusher by direct
+// reclaim (since 3.2); clean -> try_to_release_page() (buffer heads) and __remove_mapping().
+PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc) {
+  Simulation& sim = t.sim();
+  PageCache& pc = sim.page_cache();
+  if (pf.writeback_end > t.clock()) {
+    ++sc.nr_writeback;
+    return PageOutcome::kKeep;
+  }
+  if (pf.dirty) {
+    ++sc.nr_writeback;
+    if (!sc.kswapd) {
+      wakeup_flusher_threads(t);
+      return PageOutcome::kKeep;
+    }
+    pc.start_page_writeback(f, t.clock());  // pageout(): the write completes later
+    t.work(sim.costs().writeback_submit);
+    ++sim.vm().nr_vmscan_write;
+    return PageOutcome::kKeep;
+  }
+  if (!try_to_free_buffers(sim.buffers(), pf.file, pf.addr)) return PageOutcome::kActivate;
+  pc.remove(pf.file, pf.addr);
+  ++sim.vm().pgcache_drop;
+  return PageOutcome::kFreed;
+}
 
 // Models the per-page part of shrink_page_list() / try_to_unmap_one() for one isolated frame.
 // REQUIRES: now() == t.clock() (called right after a sync point).
-PageOutcome shrink_page(Task& t, uint32_t f, Mm** unmapped_mm, uint64_t* unmapped_addr) {
+PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm, uint64_t* unmapped_addr) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
   PageFrame& pf = lru.frame(f);
+  if (pf.pagecache) return shrink_file_page(t, pf, f, sc);
   if (pf.mm == nullptr) return PageOutcome::kGone;  // zapped while isolated: already freed
   uint8_t* p = pte_of(pf);
   if (p == nullptr) return PageOutcome::kActivate;  // mid-mremap (no VMA maps it yet): keep
@@ -124,8 +157,11 @@ PageOutcome shrink_page(Task& t, uint32_t f, Mm** unmapped_mm, uint64_t* unmappe
 }
 
 // Models shrink_page_list(): returns the pages freed; the frames to keep go to `keep`.
-Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated,
-                              std::vector<uint32_t>* keep) {
+// A kept frame and whether it goes to the active list.
+using Kept = std::pair<uint32_t, bool>;
+
+Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, ScanControl& sc,
+                              std::vector<Kept>* keep) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
   PageAllocator& pa = sim.page_alloc();
@@ -136,16 +172,16 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated,
     co_await sync_point(t);  // the page's PTL (rmap walk)
     Mm* mm = nullptr;
     uint64_t addr = 0;
-    const PageOutcome o = shrink_page(t, f, &mm, &addr);
-    if (o == PageOutcome::kActivate) {
-      ++sim.vm().pgactivate;
-      keep->push_back(f);
+    const PageOutcome o = shrink_page(t, f, sc, &mm, &addr);
+    if (o == PageOutcome::kActivate || o == PageOutcome::kKeep) {
+      if (o == PageOutcome::kActivate) ++sim.vm().pgactivate;
+      keep->emplace_back(f, o == PageOutcome::kActivate);
       continue;
     }
     if (o == PageOutcome::kFreed) uncharge.add(lru.frame(f).memcg);
     lru.release_frame(f);
     if (o == PageOutcome::kGone) continue;
-    co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
+    if (mm != nullptr) co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
     if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
     ++freed;
   }
@@ -164,17 +200,17 @@ Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
   t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
   co_await lru_lock.unlock(t);
   (sc.kswapd ? sim.vm().pgscan_kswapd : sim.vm().pgscan_direct) += isolated.size();
-  std::vector<uint32_t> keep;
-  const uint64_t freed = co_await shrink_page_list(t, isolated, &keep);
+  std::vector<Kept> keep;
+  const uint64_t freed = co_await shrink_page_list(t, isolated, sc, &keep);
   (sc.kswapd ? sim.vm().pgsteal_kswapd : sim.vm().pgsteal_direct) += freed;
   if (!keep.empty()) {  // putback_inactive_pages()
     co_await lru_lock.lock(t);
-    for (uint32_t f : keep) {
-      if (lru.frame(f).mm == nullptr) {
+    for (const auto& [f, active] : keep) {
+      if (!lru.frame(f).live()) {
         lru.release_frame(f);
         continue;
       }
-      lru.putback_lru_page(f, anon_or_file(lru.frame(f), true));
+      lru.putback_lru_page(f, anon_or_file(lru.frame(f), active));
     }
     t.work(sim.costs().lru_move_page * static_cast<int64_t>(keep.size()));
     co_await lru_lock.unlock(t);
@@ -203,30 +239,77 @@ bool pgdat_balanced(const Simulation& sim) {
   return z.free_pages > z.wmark_high;
 }
 
-// Models balance_pgdat(): reclaim until the zone is above its high watermark.
+bool kswapd_gave_up(Simulation& sim) { return sim.lruvec().kswapd_failures >= MAX_RECLAIM_RETRIES; }
+
+// Models prepare_kswapd_sleep(): balanced (or given up), and, under reclaim=predictive, no
+// shortage in sight (seed 003 patch 2: the sample taken here can keep kswapd reclaiming).
+bool prepare_kswapd_sleep(Simulation& sim, SimTime now) {
+  if (kswapd_gave_up(sim)) return true;
+  if (sim.policies().reclaim->predictive()) {
+    sim.kswapd_data().trend.add_sample(now, sim.page_alloc().zone().free_pages);
+    if (kswapd_predicts_shortage(sim, now)) return false;
+  }
+  return pgdat_balanced(sim);
+}
+
+// Models balance_pgdat(): reclaim until the zone is above its high watermark (and, under
+// reclaim=predictive, while the trend predicts a shortage). Pages queued for writeback count as
+// progress for kswapd_failures: they become reclaimable when the write completes.
 Co<void> balance_pgdat(Task& t) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
-  while (!pgdat_balanced(sim) && lru.kswapd_failures < MAX_RECLAIM_RETRIES) {
+  KswapdData& kd = sim.kswapd_data();
+  while (!kswapd_gave_up(sim) && !prepare_kswapd_sleep(sim, t.clock())) {
     ScanControl sc;
     sc.kswapd = true;
+    const SimTime start = t.clock();
     const uint64_t n = co_await shrink_node(t, sc);
-    lru.kswapd_failures = n == 0 ? lru.kswapd_failures + 1 : 0;
+    kd.rate.record(n, t.clock() - start);
+    lru.kswapd_failures = n == 0 && sc.nr_writeback == 0 ? lru.kswapd_failures + 1 : 0;
+    if (n == 0 && sc.nr_writeback != 0) {  // all under writeback: wait for some to complete
+      co_await do_sleep(t, sim.costs().writeback_page * static_cast<int64_t>(SWAP_CLUSTER_MAX));
+    }
     co_await sync_point(t);  // cond_resched()
+    check_page_conservation(sim);
   }
 }
 
-// Models kswapd_try_to_sleep(): sleeps when balanced (or given up); a wakeup resumes it.
-class KswapdTryToSleep final : public SharedStep {
+// The first half of kswapd_try_to_sleep(): the HZ/10 nap when kswapd may sleep.
+class KswapdNap final : public SharedStep {
  public:
-  explicit KswapdTryToSleep(Task& t) : SharedStep(t) {}
+  explicit KswapdNap(Task& t) : SharedStep(t) {}
   bool run_now() override {
     Simulation& sim = task_.sim();
-    if (!pgdat_balanced(sim) && sim.lruvec().kswapd_failures < MAX_RECLAIM_RETRIES) return true;
+    KswapdData& kd = sim.kswapd_data();
+    kd.nap_timed_out = false;
+    if (!prepare_kswapd_sleep(sim, task_.clock())) return true;
+    kd.napping = true;
+    kd.waiting = true;
+    sim.events().schedule(task_.clock() + SimTime::ns(KSWAPD_NAP_NS), &kd, ++kd.nap_seq);
     sim.sched().sleep(task_);
     return false;
   }
 };
+
+// The second half: after a nap that timed out with the node still balanced, sleep until woken.
+class KswapdFullSleep final : public SharedStep {
+ public:
+  explicit KswapdFullSleep(Task& t) : SharedStep(t) {}
+  bool run_now() override {
+    Simulation& sim = task_.sim();
+    if (!prepare_kswapd_sleep(sim, task_.clock())) return true;
+    ++sim.vm().kswapd_high_wmark_hit_quickly;
+    sim.kswapd_data().waiting = true;
+    sim.sched().sleep(task_);
+    return false;
+  }
+};
+
+// Models kswapd_try_to_sleep().
+Co<void> kswapd_try_to_sleep(Task& t) {
+  co_await KswapdNap(t);
+  if (t.sim().kswapd_data().nap_timed_out) co_await KswapdFullSleep(t);
+}
 
 // Models kswapd(): the thread's main loop.
 Co<void> kswapd(Task& t) {
@@ -234,18 +317,25 @@ Co<void> kswapd(Task& t) {
     trace_task_begin(t.sim().trace(), t.id(), "balance_pgdat", TraceCat::kReclaim, t.clock());
     co_await balance_pgdat(t);
     trace_task_end(t.sim().trace(), t.id(), "balance_pgdat", TraceCat::kReclaim, t.clock());
-    co_await KswapdTryToSleep(t);
+    co_await kswapd_try_to_sleep(t);
   }
 }
 
 }  // namespace
 
-Co<uint64_t> try_to_free_pages(Task& t) {
+Co<uint64_t> try_to_free_pages(Task& t, bool* throttled) {
   Simulation& sim = t.sim();
   ++sim.vm().allocstall;
   ScanControl sc;
   const uint64_t n = co_await shrink_node(t, sc);
   if (n != 0) sim.lruvec().kswapd_failures = 0;  // kswapd may help again
+  if (n == 0 && sc.nr_writeback != 0) {
+    // Models reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK): wait for a cluster's writeback.
+    ++sim.vm().reclaim_throttled;
+    co_await do_sleep(t, sim.costs().writeback_page * static_cast<int64_t>(SWAP_CLUSTER_MAX));
+  }
+  if (throttled != nullptr) *throttled = sc.nr_writeback != 0;
+  check_page_conservation(sim);
   co_return n;
 }
 
@@ -256,9 +346,18 @@ Co<uint64_t> try_to_free_mem_cgroup_pages(Task& t, uint32_t memcg, uint64_t nr_p
   co_return co_await shrink_node(t, sc);
 }
 
-void wakeup_kswapd(Task& t) {
+void KswapdData::fire(uint64_t arg) {
+  if (arg != nap_seq || !napping) return;  // a nap cut short by a wakeup
+  napping = false;
+  waiting = false;
+  nap_timed_out = true;
+  Task* k = sim_.kswapd();
+  if (k != nullptr && k->state() == TaskState::kSleeping) sim_.sched().wake_up_process(*k, sim_.now());
+}
+
+bool wakeup_kswapd(Task& t) {
   Simulation& sim = t.sim();
-  if (sim.lruvec().kswapd_failures >= MAX_RECLAIM_RETRIES) return;
+  if (sim.lruvec().kswapd_failures >= MAX_RECLAIM_RETRIES) return false;
   Task* k = sim.kswapd();
   if (k == nullptr) {
     k = &sim.create_task(sim.nr_cpus() - 1, nullptr);
@@ -266,11 +365,19 @@ void wakeup_kswapd(Task& t) {
     sim.set_kswapd(k);
     k->start(kswapd(*k), t.clock());
     ++sim.vm().kswapd_wakeups;
-    return;
+    return true;
   }
-  if (k->state() != TaskState::kSleeping) return;  // running, runnable or already woken
+  KswapdData& kd = sim.kswapd_data();
+  if (!kd.waiting) return false;  // running, runnable, in an I/O wait or already woken
+  assert(k->state() == TaskState::kSleeping);
+  kd.waiting = false;
+  if (kd.napping) {
+    kd.napping = false;  // the nap's timer will find it cut short
+    ++sim.vm().kswapd_low_wmark_hit_quickly;
+  }
   sim.sched().wake_up_process(*k, t.clock());
   ++sim.vm().kswapd_wakeups;
+  return true;
 }
 
 }  // namespace mmreplay::kernelsim

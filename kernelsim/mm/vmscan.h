@@ -14,31 +14,61 @@
 //
 // kswapd is a kernel thread on the last CPU, created at its first wakeup. wakeup_kswapd() wakes
 // it when an allocation finds the zone at or below low; balance_pgdat() reclaims until free
-// pages exceed high, then it sleeps (the HZ/10 nap is not modelled). After MAX_RECLAIM_RETRIES
+// pages exceed high, then kswapd_try_to_sleep() naps for HZ/10 (KSWAPD_NAP_NS) and, if still
+// balanced when the nap times out, sleeps until the next wakeup; a wakeup during the nap sends it
+// straight back to balance_pgdat() (KSWAPD_LOW_WMARK_HIT_QUICKLY). After MAX_RECLAIM_RETRIES
 // rounds without progress it gives up and is not woken again until direct reclaim makes
-// progress (pgdat->kswapd_failures).
+// progress (pgdat->kswapd_failures). Under reclaim=predictive (seed 003, vmscan_predict.h) the
+// free-page trend can wake it earlier and keep it from sleeping.
+//
+// Page-cache pages (mm/filemap.h) on the file lists: a clean one is dropped (its buffer heads
+// freed, or the page kept while one is busy); a dirty one is written by kswapd's pageout() (the
+// write is queued on the device and the page stays on the inactive list until it completes) and
+// skipped by direct reclaim, which wakes the flusher instead (as since 3.2); a page under
+// writeback is kept.
 
 #pragma once
 
 #include <cstdint>
 
+#include "kernelsim/mm/vmscan_predict.h"
 #include "kernelsim/sim/co.h"
+#include "kernelsim/sim/event_queue.h"
 
 namespace mmreplay::kernelsim {
 
 class Task;
+class Simulation;
 
 // Models try_to_free_pages(): one direct reclaim round of SWAP_CLUSTER_MAX pages by an
-// allocating task; counts an allocstall. Returns the pages reclaimed.
+// allocating task; counts an allocstall. Returns the pages reclaimed; *throttled (if given) tells
+// whether the round met dirty or writeback pages (it then waited for writeback when it freed none).
 // REQUIRES: t holds no spinlock.
-Co<uint64_t> try_to_free_pages(Task& t);
+Co<uint64_t> try_to_free_pages(Task& t, bool* throttled = nullptr);
 
 // Models try_to_free_mem_cgroup_pages(): reclaim from one memcg's lruvec for a charge that hit
 // the group's limit (mm/memcontrol.h); no allocstall is counted. Returns the pages reclaimed.
 // REQUIRES: t holds no spinlock.
 Co<uint64_t> try_to_free_mem_cgroup_pages(Task& t, uint32_t memcg, uint64_t nr_pages);
 
-// Models wakeup_kswapd(). REQUIRES: called at a sync point of t (t.clock() == now()).
-void wakeup_kswapd(Task& t);
+// Models wakeup_kswapd(). Returns true when it woke (or created) kswapd.
+// REQUIRES: called at a sync point of t (t.clock() == now()).
+bool wakeup_kswapd(Task& t);
+
+// The kswapd fields of pg_data_t the model adds: the nap timer, and the predictive state.
+class KswapdData final : public EventTarget {
+ public:
+  KswapdData(Simulation& sim, uint32_t lookback) : sim_(sim), trend(lookback) {}
+  // The HZ/10 nap timer (schedule_timeout()): `arg` is the nap it belongs to.
+  void fire(uint64_t arg) override;
+
+  Simulation& sim_;
+  FreePageTrend trend;
+  ReclaimRate rate;
+  uint64_t nap_seq = 0;    // bumped at each nap; a timer of an older nap does nothing
+  bool napping = false;    // in the HZ/10 nap, not woken yet
+  bool waiting = false;    // asleep in kswapd_try_to_sleep() (not in an I/O wait): wakeable
+  bool nap_timed_out = false;
+};
 
 }  // namespace mmreplay::kernelsim

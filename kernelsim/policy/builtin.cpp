@@ -75,6 +75,14 @@ void register_builtin_policies(PolicyRegistry& r) {
   r.add_value("bh_invalidate", bh_invalidate_selected());
   r.add_value("bh_invalidate", bh_invalidate_none());
   r.add_value("bh_invalidate", bh_invalidate_drain());
+  r.add_knob(reclaim_knob());
+  r.add_value("reclaim", reclaim_reactive());
+  r.add_value("reclaim", reclaim_predictive());
+
+  r.add_knob(predict_window_knob());
+  r.add_value("predict_window", predict_window_8());
+  r.add_value("predict_window", predict_window_16());
+  r.add_value("predict_window", predict_window_32());
 }
 
 }  // namespace mmreplay::kernelsim

@@ -19,6 +19,7 @@
 #include "kernelsim/policy/madvise_vector.h"
 #include "kernelsim/policy/memcg_counter.h"
 #include "kernelsim/policy/pagevec_size.h"
+#include "kernelsim/policy/reclaim.h"
 #include "kernelsim/policy/rwsem_wake.h"
 #include "kernelsim/policy/tlb_flush.h"
 #include "kernelsim/policy/uncharge_batch.h"
@@ -44,12 +45,15 @@ struct PolicySet {
   std::unique_ptr<const LruLockPolicy> lru_lock;
   std::unique_ptr<const ZapLruDrainPolicy> zap_lru_drain;
   std::unique_ptr<const BhInvalidatePolicy> bh_invalidate;
+  std::unique_ptr<const ReclaimPolicy> reclaim;
+  std::unique_ptr<const PredictWindowPolicy> predict_window;
 
   // True when every hook has an implementation.
   bool complete() const {
     return madv_free && madvise && tlb && fault_lock && lazy_tlb && rwsem_wake && watermarks && lazyfree_lru && pagevec_size &&
            bh_lru_size && memcg && charge_batch && uncharge_batch && lru_lock && zap_lru_drain &&
-           bh_invalidate;
+           bh_invalidate && reclaim &&
+           predict_window;
   }
 };
 

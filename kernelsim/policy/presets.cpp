@@ -92,6 +92,11 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"uncharge-gather",
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,pagevec_size=14",
        "seed 001 fix (aabfb57296e3): one uncharge per mmu_gather batch", "linux-3.17-rc2"},
+      // Seed 003 ("Add predictive memory reclamation and compaction").
+      {"reclaim-reactive", "reclaim=reactive", "seed 003: kswapd woken at the low watermark (5.3-rc2)",
+       "linux-5.3"},
+      {"reclaim-predictive", "reclaim=predictive",
+       "seed 003 RFC: least-squares free-page trend wakes kswapd early", "linux-5.3"},
   };
   return kPresets;
 }

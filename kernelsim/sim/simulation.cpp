@@ -34,6 +34,8 @@ Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
   memcg_ = std::make_unique<MemcgSet>(*this, machine.nr_cpus);
   assert(machine.cma_bytes <= machine.memory_bytes);
   cma_ = std::make_unique<CmaArea>(machine.memory_bytes >> PAGE_SHIFT, machine.cma_bytes >> PAGE_SHIFT);
+  page_cache_ = std::make_unique<PageCache>(*this);
+  kswapd_data_ = std::make_unique<KswapdData>(*this, policies_.predict_window->lookback());
 }
 
 std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,

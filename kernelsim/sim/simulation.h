@@ -27,6 +27,8 @@
 #include "kernelsim/mm/lru.h"
 #include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/page_alloc.h"
+#include "kernelsim/mm/filemap.h"
+#include "kernelsim/mm/vmscan.h"
 #include "kernelsim/mm/swapfile.h"
 #include "kernelsim/policy/registry.h"
 #include "kernelsim/sched/core.h"
@@ -128,6 +130,11 @@ class Simulation {
   Stats& stats() { return stats_; }
   VmCounters& vm() { return stats_.vm; }
   const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
+  // The page cache of read/write and its writeback (mm/filemap.h).
+  PageCache& page_cache() { return *page_cache_; }
+  const PageCache& page_cache() const { return *page_cache_; }
+  // kswapd's nap timer and predictive-reclaim state (mm/vmscan.h).
+  KswapdData& kswapd_data() { return *kswapd_data_; }
 
   // ---- Tracing (sim/trace_sink.h) ----
   // Attaches `sink` (not owned; nullptr detaches). Attach before the first task starts so every
@@ -152,6 +159,8 @@ class Simulation {
   std::unique_ptr<CmaArea> cma_;
   SwapInfo swap_;
   Task* kswapd_ = nullptr;
+  std::unique_ptr<PageCache> page_cache_;
+  std::unique_ptr<KswapdData> kswapd_data_;
   std::vector<std::unique_ptr<Mm>> mms_;
   std::vector<std::unique_ptr<Task>> tasks_;
   TraceSink* trace_ = nullptr;

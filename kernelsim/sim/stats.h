@@ -82,6 +82,17 @@ struct VmCounters {
   uint64_t bh_invalidate_ipis = 0;    // invalidate_bh_lru() IPIs sent (bh_invalidate all/cond/drain)
   uint64_t bh_lru_invalidated = 0;    // bh_lru entries dropped by invalidation or selected drops
   uint64_t bh_lru_drop_searches = 0;  // per-CPU bh_lru searches of bh_invalidate=selected
+  // ---- Predictive reclaim, page cache, writeback, OOM (issue 6, seed 003) ----
+  uint64_t kswapd_predicted_wakeups = 0;  // kswapd woken by the free-page trend (reclaim=predictive)
+  uint64_t kswapd_low_wmark_hit_quickly = 0;  // woken during its HZ/10 nap
+  uint64_t kswapd_high_wmark_hit_quickly = 0; // nap timed out, still balanced: full sleep
+  uint64_t pgcache_miss = 0;          // page-cache misses read from the device
+  uint64_t pgcache_drop = 0;          // clean page-cache pages dropped by reclaim
+  uint64_t nr_writeback_pages = 0;    // page-cache pages written back (flusher, pageout, not fsync)
+  uint64_t nr_vmscan_write = 0;       // ... of them by kswapd's pageout()
+  uint64_t dirty_throttle_pauses = 0; // balance_dirty_pages() pauses of writers
+  uint64_t reclaim_throttled = 0;     // direct reclaim rounds that waited for writeback
+  uint64_t oom = 0;                   // OOM kills (mm/oom_kill.h): tasks ended by a failed allocation
   friend bool operator==(const VmCounters&, const VmCounters&) = default;
 };
 

@@ -96,6 +96,7 @@ class Task final : public EventTarget {
   std::vector<HeldRwsem> held_rwsems;
   int64_t last_result = 0;           // return value of the last syscall (address or -errno)
   bool kthread = false;              // PF_KTHREAD (kswapd): not a trace thread
+  bool oom_killed = false;           // an OOM victim: its op loop ends (mm/oom_kill.h)
 
  private:
   Simulation& sim_;

@@ -8,6 +8,8 @@ const std::vector<ValidationCase>& all_cases() {
       seed_001_uncharge(),
       seed_002_madvisev(),
       seed_002_bulk_free(),
+      seed_003_predictive(),
+      seed_003_mmtests(),
       seed_004_bh_lru(),
       seed_004_frequent_cma(),
   };

@@ -211,6 +211,30 @@ TEST(ReclaimTest, NoSwapNoAnonReclaim) {
   EXPECT_EQ(sim->page_alloc().allocated(), 0u);
 }
 
+TEST(ReclaimTest, OneAndAHalfTimesRamWithSwapSwapsOutAndRetouchIsMajorFaults) {
+  auto sim = make_machine(64, 256);
+  run_then_look(*sim, concat({write_anon(kB, 96), {Op::touch(kB, 16 * kMiB, false)}}));
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_GT(vm.pswpout, 32 * kPagesPerMiB) << "at least the excess over RAM went to swap";
+  EXPECT_GT(vm.pgmajfault, 0u) << "the first pages written were swapped: reading them back waits";
+  EXPECT_GE(vm.pswpin, vm.pgmajfault) << "page-cluster readahead brings more than the faulting page";
+  EXPECT_EQ(vm.oom, 0u);
+  EXPECT_EQ(sim->find_mm(1)->rss_anon + sim->find_mm(1)->swapents, 96 * kPagesPerMiB);
+}
+
+TEST(ReclaimTest, OneAndAHalfTimesRamWithoutSwapIsOneOomKillNotAHang) {
+  auto sim = make_machine(64, 0);
+  thread(*sim, 1, 0, concat({write_anon(kB, 96), {Op::touch(kC, kPage, false)}}));
+  sim->run();
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(sim->nr_live_tasks(), 0u) << "the run ends";
+  EXPECT_EQ(vm.oom, 1u) << "one victim, killed once";
+  EXPECT_EQ(vm.fault_oom, 1u) << "the killed task took no further faults";
+  EXPECT_EQ(vm.pswpout + vm.pgsteal_kswapd + vm.pgsteal_direct, 0u) << "no anon reclaim without swap";
+  EXPECT_EQ(sim->stats().count(OpKind::kTouch), 1u) << "its ops ended at the failed touch";
+  EXPECT_EQ(sim->page_alloc().allocated(), 0u) << "its exit freed its memory";
+}
+
 TEST(ReclaimTest, SameInputSameResults) {
   auto one = make_machine(64, 256);
   auto two = make_machine(64, 256);

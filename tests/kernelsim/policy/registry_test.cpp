@@ -23,7 +23,7 @@ TEST(PolicyTest, EmptyStringIsAllDefaults) {
             "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,rwsem_wake=phase-fair,"
             "watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=31,bh_lru_size=16,"
             "memcg=off,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,zap_lru_drain=on,"
-            "bh_invalidate=drain");
+            "bh_invalidate=drain,reclaim=reactive,predict_window=8");
 }
 
 TEST(PolicyTest, ValuesAreSetAndDefaultsKept) {

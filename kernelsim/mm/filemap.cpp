@@ -1,0 +1,203 @@
+#include "kernelsim/mm/filemap.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "kernelsim/kernel/thread.h"
+#include "kernelsim/mm/oom_kill.h"
+#include "kernelsim/sim/shared_step.h"
+#include "kernelsim/sim/simulation.h"
+
+namespace mmreplay::kernelsim {
+
+uint32_t PageCache::find_get_page(uint32_t file, uint64_t index) const {
+  auto it = pages_.find(key(file, index));
+  return it == pages_.end() ? kNoFrame : it->second;
+}
+
+void PageCache::add(uint32_t file, uint64_t index, uint32_t frame) {
+  const bool inserted = pages_.emplace(key(file, index), frame).second;
+  assert(inserted && "invariant (2): two pages at one index");
+  (void)inserted;
+}
+
+void PageCache::remove(uint32_t file, uint64_t index) {
+  const size_t n = pages_.erase(key(file, index));
+  assert(n == 1 && "invariant (2)");
+  (void)n;
+}
+
+void PageCache::set_page_dirty(uint32_t f) {
+  PageFrame& pf = sim_.lruvec().frame(f);
+  assert(pf.pagecache);
+  if (pf.dirty) return;
+  pf.dirty = true;
+  ++nr_dirty_;
+  pf.dirty_token = ++dirty_token_;
+  dirty_fifo_.emplace_back(f, pf.dirty_token);
+}
+
+SimTime PageCache::start_page_writeback(uint32_t f, SimTime now) {
+  PageFrame& pf = sim_.lruvec().frame(f);
+  assert(pf.pagecache && pf.dirty && "invariant (1)");
+  pf.dirty = false;
+  --nr_dirty_;
+  SimTime& busy = device_busy_until_[pf.file];
+  busy = max(busy, now) + sim_.costs().writeback_page;
+  pf.writeback_end = busy;
+  // The page's buffers are written with it (block_write_full_page(): clear_buffer_dirty()).
+  for (const BhKey& k : sim_.buffers().page_buffers(pf.file, pf.addr)) {
+    if (BufferHead* bh = sim_.buffers().find(k)) bh->dirty = false;
+  }
+  ++sim_.vm().nr_writeback_pages;
+  return busy;
+}
+
+uint64_t PageCache::nr_writeback(SimTime now) const {
+  const int64_t per_page = std::max<int64_t>(sim_.costs().writeback_page.count_ns(), 1);
+  uint64_t n = 0;
+  for (const auto& [file, busy] : device_busy_until_) {
+    if (busy > now) n += static_cast<uint64_t>(((busy - now).count_ns() + per_page - 1) / per_page);
+  }
+  return n;
+}
+
+std::vector<uint32_t> PageCache::oldest_dirty(uint64_t n, uint32_t file) {
+  std::vector<uint32_t> out;
+  const Lruvec& lru = sim_.lruvec();
+  auto stale = [&](const std::pair<uint32_t, uint32_t>& e) {
+    const PageFrame& pf = lru.frame(e.first);
+    return !pf.pagecache || !pf.dirty || pf.dirty_token != e.second;
+  };
+  while (!dirty_fifo_.empty() && stale(dirty_fifo_.front())) dirty_fifo_.pop_front();
+  for (const auto& e : dirty_fifo_) {
+    if (out.size() >= n) break;
+    if (stale(e) || (file != 0 && lru.frame(e.first).file != file)) continue;
+    out.push_back(e.first);  // one entry per dirtying: the token makes older ones stale
+  }
+  return out;
+}
+
+std::pair<uint64_t, uint64_t> PageCache::dirty_thresholds() const {
+  const uint64_t dirtyable = sim_.page_alloc().zone().free_pages + pages_.size();
+  return {dirtyable * dirty_background_ratio / 100, dirtyable * vm_dirty_ratio / 100};
+}
+
+namespace {
+
+bool over_background(Simulation& sim) {
+  return sim.page_cache().nr_dirty() > sim.page_cache().dirty_thresholds().first;
+}
+
+// Models the flusher's sleep (wb_workfn() returning with no work): sleeps unless over the
+// background threshold; wakeup_flusher_threads() wakes it.
+class FlusherSleep final : public SharedStep {
+ public:
+  explicit FlusherSleep(Task& t) : SharedStep(t) {}
+  bool run_now() override {
+    if (over_background(task_.sim())) return true;
+    task_.sim().page_cache().flusher_idle = true;
+    task_.sim().sched().sleep(task_);
+    return false;
+  }
+};
+
+// Models wb_workfn() -> wb_writeback(): MAX_WRITEBACK_PAGES per round, oldest dirtied first,
+// waiting for each round's writes to complete.
+Co<void> flusher(Task& t) {
+  Simulation& sim = t.sim();
+  PageCache& pc = sim.page_cache();
+  for (;;) {
+    while (over_background(sim)) {
+      co_await sync_point(t);
+      const std::vector<uint32_t> batch = pc.oldest_dirty(MAX_WRITEBACK_PAGES);
+      if (batch.empty()) break;
+      SimTime done = t.clock();
+      for (uint32_t f : batch) done = max(done, pc.start_page_writeback(f, t.clock()));
+      t.work(sim.costs().writeback_submit * static_cast<int64_t>(batch.size()));
+      if (done > t.clock()) co_await do_sleep(t, done - t.clock());
+    }
+    co_await FlusherSleep(t);
+  }
+}
+
+}  // namespace
+
+void wakeup_flusher_threads(Task& t) {
+  Simulation& sim = t.sim();
+  PageCache& pc = sim.page_cache();
+  if (pc.flusher == nullptr) {
+    const uint32_t cpu = sim.nr_cpus() > 1 ? sim.nr_cpus() - 2 : 0;  // kswapd has the last one
+    pc.flusher = &sim.create_task(cpu, nullptr);
+    pc.flusher->kthread = true;
+    pc.flusher->start(flusher(*pc.flusher), t.clock());
+    return;
+  }
+  if (!pc.flusher_idle) return;
+  pc.flusher_idle = false;
+  sim.sched().wake_up_process(*pc.flusher, t.clock());
+}
+
+Co<bool> pagecache_get_page(Task& t, uint32_t file, uint64_t index, bool write,
+                            bool whole_page_write) {
+  Simulation& sim = t.sim();
+  PageCache& pc = sim.page_cache();
+  t.work(sim.costs().page_cache_lookup);
+  co_await sync_point(t);  // the mapping's xarray is shared
+  uint32_t f = pc.find_get_page(file, index);
+  if (f == kNoFrame) {
+    if (!co_await alloc_pages(t, PageUse::kUser)) {
+      out_of_memory(t);
+      co_return false;
+    }
+    if (!whole_page_write) {  // mpage_readpage(): the page is read from the device first
+      ++sim.vm().pgcache_miss;
+      co_await do_sleep(t, sim.costs().page_cache_miss_read);
+    }
+    co_await sync_point(t);
+    f = pc.find_get_page(file, index);
+    if (f != kNoFrame) {  // another task added it meanwhile: ours goes back
+      PageAllocator& pa = sim.page_alloc();
+      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      co_await sync_point(t);
+      f = pc.find_get_page(file, index);
+    }
+    if (f == kNoFrame) {  // add_to_page_cache_lru()
+      f = sim.lruvec().page_add_file_frame(file, index);
+      pc.add(file, index, f);
+      if (write) pc.set_page_dirty(f);
+      co_await sim.lruvec().lru_cache_add(t, f);
+      co_return true;
+    }
+  }
+  if (write) pc.set_page_dirty(f);  // no suspension since the lookup: f is still this page
+  co_return true;
+}
+
+Co<void> balance_dirty_pages_ratelimited(Task& t) {
+  Simulation& sim = t.sim();
+  PageCache& pc = sim.page_cache();
+  co_await sync_point(t);
+  if (over_background(sim)) wakeup_flusher_threads(t);
+  for (;;) {
+    const uint64_t thresh = pc.dirty_thresholds().second;
+    const uint64_t dirty = pc.nr_dirty() + pc.nr_writeback(t.clock());
+    if (dirty <= thresh) break;
+    // Models balance_dirty_pages(): a pause sized to the excess at the device's speed.
+    const SimTime pause = min(SimTime::ns(MAX_PAUSE_NS),
+                              sim.costs().writeback_page * static_cast<int64_t>(dirty - thresh));
+    ++sim.vm().dirty_throttle_pauses;
+    co_await do_sleep(t, pause);
+    co_await sync_point(t);
+    wakeup_flusher_threads(t);
+  }
+}
+
+void PageCache::clean_file(uint32_t file) {
+  for (uint32_t f : oldest_dirty(nr_dirty_, file)) {
+    sim_.lruvec().frame(f).dirty = false;
+    --nr_dirty_;
+  }
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,100 @@
+// The page cache of read(2)/write(2) and its writeback (mm/filemap.c, mm/page-writeback.c,
+// fs/fs-writeback.c).
+//
+// A file page touched by read or write is a real page of the zone with a PageFrame on the file
+// LRU lists (mm/lru.h): pagecache_get_page() finds it, or allocates it (alloc_pages(): watermarks,
+// kswapd, direct reclaim, OOM) and, unless the write covers the whole page, reads it from the
+// file's device first (a page-cache miss, CostProfile::page_cache_miss_read, waited for off CPU).
+// write(2) dirties the page (set_page_dirty(), NR_FILE_DIRTY); each file has its own device (one
+// block device per file, fs/buffer.h) whose writes queue one behind the other at
+// CostProfile::writeback_page each, so a page under writeback (PG_writeback) is one whose queued
+// write has not completed yet (PageFrame::writeback_end > now()).
+//
+// Dirty pages are written by the flusher (a kernel thread, wb_workfn()) once NR_FILE_DIRTY is over
+// the background threshold, MAX_WRITEBACK_PAGES at a time, oldest dirtied first; and by kswapd's
+// pageout() (mm/vmscan.h). A writer over the dirty threshold is paused in balance_dirty_pages() (at
+// most MAX_PAUSE at a time) until dirty + writeback pages are back under it. Thresholds are
+// vm.dirty_background_ratio and vm.dirty_ratio of the dirtyable memory (free + page cache).
+// Writing a page back also cleans its buffer heads; fsync cleans the file's dirty pages.
+// Not modelled: file-backed mmap faults (those pages stay resident: mm/memory.h), truncation,
+// the dirty_expire writeback of old pages, per-bdi dirty limits, page activation on re-access.
+//
+// Invariants (asserted in filemap.cpp):
+//  (1) nr_dirty() == the number of page-cache frames with PG_dirty;
+//  (2) every page-cache frame is in the index under (file, index), and only those are.
+
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "kernelsim/sim/co.h"
+#include "kernelsim/sim/time.h"
+
+namespace mmreplay::kernelsim {
+
+class Simulation;
+class Task;
+
+class PageCache {
+ public:
+  explicit PageCache(Simulation& sim) : sim_(sim) {}
+
+  // Models find_get_page(): the frame of page `index` of `file`, or kNoFrame.
+  uint32_t find_get_page(uint32_t file, uint64_t index) const;
+  // Models __add_to_page_cache_locked() / __delete_from_page_cache() of the index.
+  void add(uint32_t file, uint64_t index, uint32_t frame);
+  void remove(uint32_t file, uint64_t index);
+  uint64_t nr_pages() const { return pages_.size(); }
+
+  // Models set_page_dirty() (account_page_dirtied()) of frame f.
+  void set_page_dirty(uint32_t f);
+  // Models clear_page_dirty_for_io() + set_page_writeback() of frame f at `now`: its write
+  // is queued on the file's device. Returns when it completes.
+  SimTime start_page_writeback(uint32_t f, SimTime now);
+  uint64_t nr_dirty() const { return nr_dirty_; }
+  // Pages whose queued write has not completed at `now` (NR_WRITEBACK).
+  uint64_t nr_writeback(SimTime now) const;
+  // Up to n dirty frames, oldest dirtied first (the b_dirty list of the model), still dirty;
+  // `file` restricts them to one file (0: any).
+  std::vector<uint32_t> oldest_dirty(uint64_t n, uint32_t file = 0);
+
+  // The page side of fsync (filemap_write_and_wait()): the file's dirty pages are clean once its
+  // buffers are written (do_fsync() charges the writes).
+  void clean_file(uint32_t file);
+
+  // Models domain_dirty_limits(): (background, dirty) thresholds in pages.
+  std::pair<uint64_t, uint64_t> dirty_thresholds() const;
+
+  Task* flusher = nullptr;    // the writeback kthread, created on the first wakeup
+  bool flusher_idle = false;  // asleep with no work (not waiting for its writes): wakeable
+
+ private:
+  static uint64_t key(uint32_t file, uint64_t index) { return (uint64_t{file} << 40) | index; }
+
+  Simulation& sim_;
+  std::unordered_map<uint64_t, uint32_t> pages_;
+  std::deque<std::pair<uint32_t, uint32_t>> dirty_fifo_;  // frame, its dirty_token then
+  uint32_t dirty_token_ = 0;
+  std::unordered_map<uint32_t, SimTime> device_busy_until_;  // per file
+  uint64_t nr_dirty_ = 0;
+};
+
+// Models pagecache_get_page(FGP_CREAT) for read or write: the page, created on a miss (read from
+// the device unless `whole_page_write`); a write dirties it (before it can be reclaimed).
+// Returns false when no page could be allocated (the task was OOM-killed).
+// REQUIRES: t holds no spinlock.
+Co<bool> pagecache_get_page(Task& t, uint32_t file, uint64_t index, bool write,
+                            bool whole_page_write);
+
+// Models balance_dirty_pages_ratelimited() after a write: wakes the flusher over the background
+// threshold and pauses the writer over the dirty threshold.
+Co<void> balance_dirty_pages_ratelimited(Task& t);
+
+// Models wakeup_flusher_threads(). REQUIRES: t at a sync point (t.clock() == now()).
+void wakeup_flusher_threads(Task& t);
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,108 @@
+// Page cache on the LRU (mm/filemap.h): misses, dirty pages and their writeback before reclaim
+// frees them, dirty throttling, a dd-like stream that makes real pressure, and the page
+// conservation check across it. Machines are small (64 MiB) so that a few files make pressure.
+
+#include "kernelsim/mm/filemap.h"
+
+#include <gtest/gtest.h>
+
+#include "kernelsim/mm/page_alloc.h"
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::kPage;
+using testing::thread;
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kPagesPerMiB = kMiB / kPage;
+constexpr uint64_t kBlock = kMiB;  // dd bs=1M
+
+std::unique_ptr<Simulation> make_machine(uint64_t mem_mib, uint32_t cpus,
+                                         const std::string& policy = "") {
+  std::string error;
+  MachineConfig m;
+  m.nr_cpus = cpus;
+  m.memory_bytes = mem_mib * kMiB;
+  auto sim = Simulation::create(m, cost_profile_default(), policy, &error);
+  EXPECT_NE(sim, nullptr) << error;
+  return sim;
+}
+
+// One dd: `mib` MiB written to `file` in 1 MiB write(2) calls with `think` of user time each.
+std::vector<Op> dd_write(uint32_t file, uint64_t mib, SimTime think = SimTime::us(50)) {
+  std::vector<Op> ops;
+  for (uint64_t i = 0; i < mib; ++i) {
+    ops.push_back(Op::think(think));
+    ops.push_back(Op::file_write(file, i * kBlock, kBlock));
+  }
+  return ops;
+}
+
+TEST(PageCacheTest, ReadMissesThenHitsAndPagesAreOnTheFileLru) {
+  auto sim = make_machine(64, 2);
+  thread(*sim, 1, 0, {Op::file_read(1, 0, 4 * kMiB), Op::file_read(1, 0, 4 * kMiB)});
+  sim->run();
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.pgcache_miss, 4 * kPagesPerMiB)
+      << "the first read misses every page, the second none";
+  EXPECT_EQ(sim->page_cache().nr_pages(), 4 * kPagesPerMiB);
+  EXPECT_EQ(sim->page_cache().nr_dirty(), 0u);
+  EXPECT_EQ(sim->lruvec().size(LruList::kInactiveFile) + sim->lruvec().nr_held(), 4 * kPagesPerMiB)
+      << "new page-cache pages go to the inactive file list (through the lru_add batch)";
+  EXPECT_EQ(vm.pages_alloc, 4 * kPagesPerMiB) << "each page is a real page of the zone";
+}
+
+TEST(PageCacheTest, WholePageWritesDoNotReadAndDirtyThePages) {
+  auto sim = make_machine(64, 2);
+  thread(*sim, 1, 0, {Op::file_write(1, 0, 2 * kMiB), Op::file_write(1, 2 * kMiB + 100, 10)});
+  sim->run();
+  EXPECT_EQ(sim->stats().vm.pgcache_miss, 1u) << "only the partial write reads its page first";
+  EXPECT_EQ(sim->page_cache().nr_dirty(), 2 * kPagesPerMiB + 1);
+}
+
+TEST(PageCacheTest, FsyncCleansTheFilesPages) {
+  auto sim = make_machine(64, 2);
+  thread(*sim, 1, 0, {Op::file_write(1, 0, kMiB), Op::file_write(2, 0, kMiB), Op::fsync(1)});
+  sim->run();
+  EXPECT_EQ(sim->page_cache().nr_dirty(), kPagesPerMiB) << "file 2 stays dirty";
+}
+
+TEST(PageCacheTest, DirtyPagesAreWrittenBackBeforeBeingFreed) {
+  auto sim = make_machine(64, 4);
+  thread(*sim, 1, 0, dd_write(1, 192));  // 3 x RAM
+  sim->run();
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  EXPECT_EQ(vm.oom, 0u);
+  EXPECT_GT(vm.pgcache_drop, 100 * kPagesPerMiB) << "the stream does not fit: reclaim drops pages";
+  // Every page was dirtied by the write and only written pages are clean: a drop needs a write.
+  EXPECT_LE(vm.pgcache_drop, vm.nr_writeback_pages);
+  EXPECT_EQ(sim->page_cache().nr_pages() + vm.pgcache_drop, 192 * kPagesPerMiB);
+  EXPECT_GT(vm.dirty_throttle_pauses, 0u) << "one writer faster than the device is throttled";
+  const auto [background, thresh] = sim->page_cache().dirty_thresholds();
+  EXPECT_LT(background, thresh);
+}
+
+TEST(PageCacheTest, PagesAreConservedAcrossAPressureRun) {
+  auto sim = make_machine(64, 4);
+  thread(*sim, 1, 0, dd_write(1, 96));
+  thread(*sim, 2, 1,
+         {Op::mmap_anon(0x10000000, 48 * kMiB, PROT_READ | PROT_WRITE),
+          Op::touch(0x10000000, 48 * kMiB, true), Op::think(SimTime::ms(500))});
+  sim->run();
+  check_page_conservation(*sim);  // asserts in Debug; the equality below holds in every build
+  const PageAllocator& pa = sim->page_alloc();
+  const Lruvec& lru = sim->lruvec();
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(lru.nr_unframed(), 0u) << "no page lost between allocation and the LRU, or after";
+  EXPECT_EQ(
+      pa.nr_free_pages() + lru.nr_lru_pages() + lru.nr_held() + vm.pgtable_alloc - vm.pgtable_free,
+      pa.zone().managed_pages);
+  EXPECT_EQ(lru.nr_lru_pages() + lru.nr_held(), sim->page_cache().nr_pages())
+      << "the anon mm exited";
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
