@@ -47,7 +47,9 @@ uint32_t Lruvec::new_frame() {
 
 uint64_t Lruvec::nr_lru_pages() const {
   uint64_t n = 0;
-  for (const List& l : lists_) n += l.size;
+  for (const Lists& group : lists_) {
+    for (const List& l : group) n += l.size;
+  }
   return n;
 }
 

@@ -190,8 +190,8 @@ TEST(ContigAlloc, MigrationKeepsTheAnonPageAndNoPageLeaks) {
       kDriverStart);
   sim->run_until(kDriverStart - SimTime::us(1));
   Mm& mm = *sim->find_mm(1);
-  ASSERT_EQ(mm.anon_pages.count(kAddr >> PAGE_SHIFT), 1u);
-  const uint32_t f = mm.anon_pages.at(kAddr >> PAGE_SHIFT);
+  ASSERT_NE(mm.anon_pages.find(kAddr), AnonRmap::kNone);
+  const uint32_t f = mm.anon_pages.find(kAddr);
   const CmaArea& cma = sim->cma();
   ASSERT_EQ(cma.pfn_of_anon(f), cma.base_pfn()) << "the first movable page takes the first pfn";
   const uint64_t allocated = sim->page_alloc().allocated();
@@ -203,7 +203,7 @@ TEST(ContigAlloc, MigrationKeepsTheAnonPageAndNoPageLeaks) {
   EXPECT_EQ(a->pfn, cma.base_pfn());
   EXPECT_EQ(cma.page(a->pfn).use, PhysUse::kCma);
   // The mapping still leads to the same page (frame), now at another pfn; the pte is unchanged.
-  EXPECT_EQ(mm.anon_pages.at(kAddr >> PAGE_SHIFT), f);
+  EXPECT_EQ(mm.anon_pages.find(kAddr), f);
   EXPECT_NE(cma.pfn_of_anon(f), a->pfn);
   EXPECT_EQ(cma.page(cma.pfn_of_anon(f)).frame, f);
   const Vma* vma = mm.vmas.vma_lookup(kAddr);
