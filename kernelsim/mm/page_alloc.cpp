@@ -96,9 +96,10 @@ void check_page_conservation(const Simulation& sim) {
   const Lruvec& lru = sim.lruvec();
   const VmCounters& vm = sim.stats().vm;
   const uint64_t pgtables = vm.pgtable_alloc - vm.pgtable_free;
-  const uint64_t accounted = pa.nr_free_pages() + lru.nr_lru_pages() + lru.nr_held() + lru.nr_unframed() + pgtables;
+  const uint64_t accounted = pa.nr_free_pages() + lru.nr_lru_pages() + lru.nr_held() + lru.nr_unframed() +
+                             pgtables + pa.nr_contig_pages();
   assert(accounted == pa.zone().managed_pages &&
-         "invariant (3): free + LRU + pagevecs/isolated + unframed + page tables != total");
+         "invariant (3): free + LRU + pagevecs/isolated + unframed + page tables + contig != total");
   (void)accounted;
 #else
   (void)sim;
@@ -170,6 +171,7 @@ Co<bool> PageAllocator::alloc_contig_pages(Task& t, uint64_t n) {
   if (ok) {
     zone_.free_pages -= n;
     allocated_ += n;
+    contig_ += n;
     t.work(sim_.costs().buddy_page * static_cast<int64_t>(n));
   }
   co_await zone_.lock.unlock(t);
@@ -179,9 +181,10 @@ Co<bool> PageAllocator::alloc_contig_pages(Task& t, uint64_t n) {
 
 Co<void> PageAllocator::free_contig_pages(Task& t, uint64_t n) {
   co_await zone_.lock.lock(t);
-  assert(allocated_ >= n);
+  assert(allocated_ >= n && contig_ >= n);
   zone_.free_pages += n;
   allocated_ -= n;
+  contig_ -= n;
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(n));
   co_await zone_.lock.unlock(t);
   check_invariant();

@@ -104,6 +104,8 @@ class PageAllocator {
   Zone& zone() { return zone_; }
   const Zone& zone() const { return zone_; }
   uint64_t allocated() const { return allocated_; }
+  // Pages taken by contiguous allocations (alloc_contig_pages()), part of allocated().
+  uint64_t nr_contig_pages() const { return contig_; }
   // Free pages, pcp lists included (NR_FREE_PAGES + pcp, as /proc/meminfo MemFree).
   uint64_t nr_free_pages() const;
 
@@ -114,6 +116,7 @@ class PageAllocator {
   Simulation& sim_;
   Zone zone_;
   uint64_t allocated_ = 0;
+  uint64_t contig_ = 0;
 };
 
 }  // namespace mmreplay::kernelsim
