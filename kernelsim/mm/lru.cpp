@@ -193,9 +193,8 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
   QSpinLock* locked = nullptr;
   int64_t moved = 0;
   for (uint32_t f : batch) {
-    PageFrame& pf = frames_[f];
-    assert(pf.where == FrameWhere::kPagevec && "invariant (1)");
-    if (QSpinLock& l = lru_lock_of(pf.memcg); &l != locked) {  // relock when the lruvec changes
+    assert(frames_[f].where == FrameWhere::kPagevec && "invariant (1)");
+    if (QSpinLock& l = lru_lock_of(frames_[f].memcg); &l != locked) {  // relock when the lruvec changes
       if (locked != nullptr) {
         t.work(sim_.costs().lru_move_page * std::exchange(moved, 0));
         co_await locked->unlock(t);
@@ -203,6 +202,8 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
       locked = &l;
       co_await l.lock(t);
     }
+    // Taken after the lock: other tasks may grow frames_ while this one waits for it.
+    PageFrame& pf = frames_[f];
     ++moved;
     if (!pf.live()) {
       free_frame(f);  // zapped while in the batch: the batch's reference was the last
@@ -224,8 +225,7 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
   QSpinLock* locked = nullptr;
   int64_t moved = 0;
   for (const auto& [f, gen] : batch) {
-    PageFrame& pf = frames_[f];
-    if (QSpinLock& l = lru_lock_of(pf.memcg); &l != locked) {  // relock when the lruvec changes
+    if (QSpinLock& l = lru_lock_of(frames_[f].memcg); &l != locked) {  // relock when the lruvec changes
       if (locked != nullptr) {
         t.work(sim_.costs().lru_move_page * std::exchange(moved, 0));
         co_await locked->unlock(t);
@@ -233,6 +233,7 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
       locked = &l;
       co_await l.lock(t);
     }
+    PageFrame& pf = frames_[f];  // after the lock: frames_ may have grown meanwhile
     ++moved;
     if (pf.gen != gen || pf.where != FrameWhere::kLru) continue;  // freed or isolated meanwhile
     unlink(f);
