@@ -43,7 +43,8 @@ int validate_real(ValidateArgs& a) {
   std::error_code ec;
   a.real_options.trace_replay = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) {
-    std::fprintf(stderr, "trace-replay validate --real: cannot find this binary (/proc/self/exe)\n");
+    std::fprintf(stderr,
+                 "trace-replay validate --real: cannot find this binary (/proc/self/exe)\n");
     return kExitRunFailure;
   }
   a.real_options.work_dir = a.work_dir;

@@ -24,7 +24,8 @@ ValidationCase seed_001_uncharge() {
   ValidationCase c;
   c.name = "seed-001-uncharge";
   c.seed = "001";
-  c.title = "memcg uncharge per pagevec (3.17-rc2) vs per gather batch vs 3.16 (page-fault scaling)";
+  c.title =
+      "memcg uncharge per pagevec (3.17-rc2) vs per gather batch vs 3.16 (page-fault scaling)";
   c.workload = "page-fault-scale";
   c.machine = "48 CPUs; 96 processes mmap a 256M private file, write-fault it, munmap";
   c.profile = "xeon-2014";
@@ -34,17 +35,35 @@ ValidationCase seed_001_uncharge() {
       {"uncharge-gather", "uncharge-gather", {}},
   };
   c.metrics = {
-      {"faults/s", "1/s", faults_per_second(), {11.5e6, std::nullopt, 10.5e6}, {},
+      {"faults/s",
+       "1/s",
+       faults_per_second(),
+       {11.5e6, std::nullopt, 10.5e6},
+       {},
        "'3.16 settled out at about 11.5M faults/sec ... This patch gets it back up to about 10.5M'",
        kAboutFiguresTieBand},
-      {"memcg counter lock contentions", "count", lock_contentions("counter->lock"),
-       {std::nullopt, std::nullopt, std::nullopt}, {},
+      {"memcg counter lock contentions",
+       "count",
+       lock_contentions("counter->lock"),
+       {std::nullopt, std::nullopt, std::nullopt},
+       {},
        "none in the thread (Michal: 'the res_counter lock didn't show up in the traces much')"},
   };
   c.scales = {
-      {"ci", {"--processes", "96", "--loops", "2", "--scale", "1/64"}, 48, 0, 0, 0,
+      {"ci",
+       {"--processes", "96", "--loops", "2", "--scale", "1/64"},
+       48,
+       0,
+       0,
+       0,
        "96 processes x 4 MiB x 2 rounds"},
-      {"default", {"--processes", "96", "--scale", "1/16"}, 48, 0, 0, 0, "96 processes x 16 MiB x 4 rounds"},
+      {"default",
+       {"--processes", "96", "--scale", "1/16"},
+       48,
+       0,
+       0,
+       0,
+       "96 processes x 16 MiB x 4 rounds"},
       {"full", {"--processes", "96"}, 48, 0, 0, 0, "96 processes x 256 MiB x 4 rounds"},
   };
   return c;

@@ -27,8 +27,9 @@ Extract busy_cpu_seconds() {
   };
 }
 
-ValidationCase predictive_case(std::string name, std::string title, std::vector<std::string> variant,
-                               double reactive_stalls, double predictive_stalls, std::string source) {
+ValidationCase predictive_case(std::string name, std::string title,
+                               std::vector<std::string> variant, double reactive_stalls,
+                               double predictive_stalls, std::string source) {
   ValidationCase c;
   c.name = std::move(name);
   c.seed = "003";
@@ -41,18 +42,27 @@ ValidationCase predictive_case(std::string name, std::string title, std::vector<
       {"reclaim-predictive", "reclaim-predictive", {}},
   };
   c.metrics = {
-      {"allocation stalls", "count", counter("allocstalls"), {reactive_stalls, predictive_stalls}, {},
+      {"allocation stalls",
+       "count",
+       counter("allocstalls"),
+       {reactive_stalls, predictive_stalls},
+       {},
        std::move(source)},
-      {"CPU time", "relative", busy_cpu_seconds(), {1.0, 1.0}, {},
-       "'There was no significant change in system time between these runs'", kSameSystemTimeBand},
+      {"CPU time",
+       "relative",
+       busy_cpu_seconds(),
+       {1.0, 1.0},
+       {},
+       "'There was no significant change in system time between these runs'",
+       kSameSystemTimeBand},
   };
   auto with = [&](std::vector<std::string> p) {
     p.insert(p.begin(), variant.begin(), variant.end());
     return p;
   };
   c.scales = {
-      {"ci", with({"--scale", "1/4096"}), 16, 0, 0, 0, "1/4096: files and memory (8 MiB RAM)"},
-      {"default", with({"--scale", "1/1024"}), 16, 0, 0, 0, "1/1024: files and memory (32 MiB RAM)"},
+      {"ci", with({"--scale", "1/1024"}), 16, 0, 0, 0, "1/1024: files and memory (32 MiB RAM)"},
+      {"default", with({"--scale", "1/256"}), 16, 0, 0, 0, "1/256: files and memory (128 MiB RAM)"},
       {"full", with({"--scale", "full"}), 16, 0, 0, 0, "full size: 66+132+264 GiB through 32 GiB"},
   };
   return c;
@@ -61,15 +71,25 @@ ValidationCase predictive_case(std::string name, std::string title, std::vector<
 }  // namespace
 
 ValidationCase seed_003_predictive() {
-  return predictive_case("seed-003-predictive", "reactive vs predictive kswapd wake-up, 3 concurrent dd",
-                         {"--variant", "seed003"}, 1644, 1544,
-                         "5.3-rc2 'Total = 1644', with the series 'Total = 1544'");
+  ValidationCase c = predictive_case("seed-003-predictive",
+                                     "reactive vs predictive kswapd wake-up, 3 concurrent dd",
+                                     {"--variant", "seed003"}, 1644, 1544,
+                                     "5.3-rc2 'Total = 1644', with the series 'Total = 1544'");
+  c.gaps = {
+      {"allocation stalls", "reclaim-predictive",
+       "with three writers of doubling file sizes the model's predictive kswapd gives 1.1-1.2x "
+       "the reactive stalls (1/1024 and 1/256 scales; the mmtests variant and a 3-writer unit "
+       "test on 32 MiB go the thread's way, -20% and -2.5%). Its early wake-ups reclaim clean "
+       "page cache the writers still dirty and then throttle on; the model lacks the RFC's "
+       "per-order fragmentation trend and its exact sampling points, and the thread's machine"}};
+  return c;
 }
 
 ValidationCase seed_003_mmtests() {
-  return predictive_case("seed-003-mmtests", "reactive vs predictive kswapd wake-up, mmtests parallel dd",
-                         {"--variant", "mmtests"}, 6057, 5584,
-                         "'Average number of stalls over 4 runs ... was 6057 ... after applying ... 5584'");
+  return predictive_case(
+      "seed-003-mmtests", "reactive vs predictive kswapd wake-up, mmtests parallel dd",
+      {"--variant", "mmtests"}, 6057, 5584,
+      "'Average number of stalls over 4 runs ... was 6057 ... after applying ... 5584'");
 }
 
 }  // namespace mmreplay::validate
