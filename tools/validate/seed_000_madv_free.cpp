@@ -73,7 +73,8 @@ ValidationCase seed_000_madv_free() {
        "dontneed. "
        "Its free pages sit near the 3.x high watermark (1.5 x min) after each kswapd pass, so the "
        "1.5 x min test leaves MADV_FREE lazy about half the time and swapped PTEs survive "
-       "(13k-75k swap-ins). The RFC's exact trigger is not in the thread; the issue's 1.5 x min "
+       "(13k swap-ins at 1/64, 1.16M at full size). The RFC's exact trigger is not in the thread; "
+       "the issue's 1.5 x min "
        "is what the model implements"},
   };
   c.scales = {
