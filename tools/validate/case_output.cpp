@@ -79,8 +79,8 @@ void print_case(std::ostream& out, const CaseResult& cr) {
   char buf[160];
   std::snprintf(buf, sizeof buf,
                 "  %d/%d directions agree, %d/%d ratios within 25%%; replayed in %.1f s\n",
-                cr.directions_agreeing(), cr.checked(), cr.ratios_within_tolerance(), cr.checked(),
-                cr.wall_seconds);
+                cr.directions_agreeing(), cr.checked(), cr.ratios_within_tolerance(),
+                cr.ratios_compared(), cr.wall_seconds);
   out << buf;
 }
 
@@ -90,7 +90,7 @@ void print_summary(std::ostream& out, const std::vector<CaseResult>& results) {
     char buf[200];
     std::snprintf(buf, sizeof buf, "  %-24s %-8s directions %d/%d, ratios within 25%% %d/%d  %s\n",
                   cr.vc->name.c_str(), cr.scale->name.c_str(), cr.directions_agreeing(),
-                  cr.checked(), cr.ratios_within_tolerance(), cr.checked(),
+                  cr.checked(), cr.ratios_within_tolerance(), cr.ratios_compared(),
                   cr.passed() ? "PASS" : "FAIL");
     out << buf;
   }
@@ -144,6 +144,7 @@ nlohmann::json case_to_json(const CaseResult& cr) {
   j["checked"] = cr.checked();
   j["directions_agreeing"] = cr.directions_agreeing();
   j["ratios_within_25_percent"] = cr.ratios_within_tolerance();
+  j["ratios_compared"] = cr.ratios_compared();
   j["passed"] = cr.passed();
   j["wall_seconds"] = cr.wall_seconds;
   return j;

@@ -56,6 +56,12 @@ int CaseResult::directions_agreeing() const {
   return n;
 }
 
+int CaseResult::ratios_compared() const {
+  int n = 0;
+  for (const Row& r : rows) n += (!r.baseline && r.gap == nullptr && r.ratio_error()) ? 1 : 0;
+  return n;
+}
+
 int CaseResult::ratios_within_tolerance() const {
   int n = 0;
   for (const Row& r : rows) n += (!r.baseline && r.gap == nullptr && r.within_tolerance()) ? 1 : 0;

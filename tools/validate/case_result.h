@@ -57,6 +57,8 @@ struct CaseResult {
   int checked() const;
   int directions_agreeing() const;
   int ratios_within_tolerance() const;
+  // Checked comparisons that have a ratio on both sides (a published figure for both arms).
+  int ratios_compared() const;
   // Every checked comparison agrees in direction.
   bool passed() const { return directions_agreeing() == checked(); }
 };

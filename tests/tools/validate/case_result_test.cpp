@@ -70,6 +70,8 @@ TEST(CaseResult, RowsRatiosAndVerdicts) {
   EXPECT_FALSE(cr.rows[5].comparable());
   EXPECT_EQ(cr.checked(), 3);
   EXPECT_EQ(cr.directions_agreeing(), 2);
+  EXPECT_EQ(cr.ratios_compared(), 2);  // the swap-in row has no model ratio (zero baseline)
+  EXPECT_EQ(cr.ratios_within_tolerance(), 1);
   EXPECT_FALSE(cr.passed());
 }
 
