@@ -188,19 +188,23 @@ void Lruvec::putback_lru_page(uint32_t f, LruList list) {
   link(f, list);
 }
 
+Co<void> Lruvec::relock_lruvec(Task& t, uint32_t memcg, QSpinLock*& locked, int64_t& moved) {
+  if (locked != nullptr) {
+    t.work(sim_.costs().lru_move_page * std::exchange(moved, 0));
+    co_await locked->unlock(t);
+  }
+  locked = &lru_lock_of(memcg);
+  co_await locked->lock(t);
+}
+
 // Models mm/swap.c: __pagevec_lru_add() -> pagevec_lru_move_fn(__pagevec_lru_add_fn).
 Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
   QSpinLock* locked = nullptr;
   int64_t moved = 0;
   for (uint32_t f : batch) {
     assert(frames_[f].where == FrameWhere::kPagevec && "invariant (1)");
-    if (QSpinLock& l = lru_lock_of(frames_[f].memcg); &l != locked) {  // relock when the lruvec changes
-      if (locked != nullptr) {
-        t.work(sim_.costs().lru_move_page * std::exchange(moved, 0));
-        co_await locked->unlock(t);
-      }
-      locked = &l;
-      co_await l.lock(t);
+    if (const uint32_t memcg = frames_[f].memcg; &lru_lock_of(memcg) != locked) {
+      co_await relock_lruvec(t, memcg, locked, moved);  // the batch reached another lruvec
     }
     // Taken after the lock: other tasks may grow frames_ while this one waits for it.
     PageFrame& pf = frames_[f];
@@ -225,13 +229,8 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
   QSpinLock* locked = nullptr;
   int64_t moved = 0;
   for (const auto& [f, gen] : batch) {
-    if (QSpinLock& l = lru_lock_of(frames_[f].memcg); &l != locked) {  // relock when the lruvec changes
-      if (locked != nullptr) {
-        t.work(sim_.costs().lru_move_page * std::exchange(moved, 0));
-        co_await locked->unlock(t);
-      }
-      locked = &l;
-      co_await l.lock(t);
+    if (const uint32_t memcg = frames_[f].memcg; &lru_lock_of(memcg) != locked) {
+      co_await relock_lruvec(t, memcg, locked, moved);  // the batch reached another lruvec
     }
     PageFrame& pf = frames_[f];  // after the lock: frames_ may have grown meanwhile
     ++moved;

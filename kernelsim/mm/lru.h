@@ -154,6 +154,9 @@ class Lruvec {
   void unlink(uint32_t f);
   void free_frame(uint32_t f);
   Co<void> drain_lru_add(Task& t, std::vector<uint32_t> batch);
+  // pagevec_lru_move_fn()'s relock when the batch reaches a page of another lruvec: charges the
+  // `moved` pages to the lock held, drops it, takes memcg's. Callers test first that it changes.
+  Co<void> relock_lruvec(Task& t, uint32_t memcg, QSpinLock*& locked, int64_t& moved);
   Co<void> drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
 
   Simulation& sim_;

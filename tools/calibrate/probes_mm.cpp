@@ -10,30 +10,18 @@
 #include <string>
 
 #include "tools/calibrate/probes.h"
+#include "tools/calibrate/user_pages.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
 
-constexpr size_t kPage = 4096;
+constexpr size_t kPage = kUserPage;
 constexpr int kSyscallsPerSample = 2000;
 // Region sizes, in pages, for the per-page slopes. mprotect flushes page by page up to
 // tlb_single_page_flush_ceiling (33, arch/x86/mm/tlb.c) and flushes everything above it.
 constexpr size_t kSmallFew = 2;
 constexpr size_t kSmallMany = 32;
 constexpr size_t kLargeFew = 64;
-
-// An anonymous private mapping of `pages`, THP off (a huge page would hide the 4 KiB faults).
-char* map_anon(size_t pages) {
-  void* p =
-      ::mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  ::madvise(p, pages * kPage, MADV_NOHUGEPAGE);
-  return static_cast<char*>(p);
-}
-
-void write_pages(char* p, size_t pages) {
-  for (size_t i = 0; i < pages; ++i) *static_cast<volatile char*>(p + i * kPage) = 1;
-}
 
 long minor_faults() {
   rusage ru{};
@@ -85,7 +73,7 @@ Figure probe_anon_fault(const ProbeOptions& o) {
   const size_t pages = o.region_pages();
   std::vector<double> samples;
   for (int r = 0; r < o.repetitions(); ++r) {
-    char* p = map_anon(pages);
+    char* p = map_anon_pages(pages);
     if (p == nullptr) return failed(f, "mmap failed");
     const uint64_t t0 = now_ns();
     write_pages(p, pages);
@@ -143,7 +131,7 @@ Figure probe_madvise_dontneed(const ProbeOptions& o) {
   Figure f = figure_of("dontneed_page",
                        "madvise(MADV_DONTNEED) slope between 64 and N populated pages", "page");
   const size_t many = o.region_pages() * 2;
-  char* p = map_anon(many);
+  char* p = map_anon_pages(many);
   if (p == nullptr) return failed(f, "mmap failed");
   std::vector<double> few_ns, many_ns;
   for (int r = 0; r < o.repetitions(); ++r) {
@@ -163,8 +151,8 @@ std::vector<Figure> probe_munmap(const ProbeOptions& o) {
       "munmap_split", "munmap of the middle page of three, minus a whole one-page munmap", "split");
   std::vector<double> whole_ns, middle_ns;
   for (int r = 0; r < o.repetitions(); ++r) {
-    char* one = map_anon(1);
-    char* three = map_anon(3);
+    char* one = map_anon_pages(1);
+    char* three = map_anon_pages(3);
     if (one == nullptr || three == nullptr)
       return {failed(whole, "mmap failed"), failed(split, "mmap failed")};
     write_pages(one, 1);
@@ -195,7 +183,7 @@ std::vector<Figure> probe_mprotect(const ProbeOptions& o) {
   Figure full =
       figure_of("full_flush", "mprotect intercept above the flush ceiling minus below it", "flush");
   const size_t many = o.region_pages() * 2;
-  char* p = map_anon(many);
+  char* p = map_anon_pages(many);
   if (p == nullptr)
     return {failed(small, "mmap failed"), failed(large, "mmap failed"),
             failed(full, "mmap failed")};

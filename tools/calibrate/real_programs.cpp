@@ -1,5 +1,7 @@
 #include "tools/calibrate/real_programs.h"
 
+#include "tools/calibrate/user_pages.h"
+
 #include <sys/mman.h>
 
 #include <cstddef>
@@ -7,25 +9,13 @@
 namespace mmreplay::tools::calibrate {
 namespace {
 
-constexpr size_t kPage = 4096;
+constexpr size_t kPage = kUserPage;
 constexpr size_t kPages = 16;
 constexpr int kLoops = 200;
 
-char* map_pages(size_t pages) {
-  void* p =
-      ::mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  ::madvise(p, pages * kPage, MADV_NOHUGEPAGE);
-  return static_cast<char*>(p);
-}
-
-void write_pages(char* p, size_t pages) {
-  for (size_t i = 0; i < pages; ++i) *static_cast<volatile char*>(p + i * kPage) = 1;
-}
-
 bool anon_mmap() {
   for (int i = 0; i < kLoops; ++i) {
-    char* p = map_pages(kPages);
+    char* p = map_anon_pages(kPages);
     if (p == nullptr) return false;
     write_pages(p, kPages);
     ::munmap(p, kPages * kPage);
@@ -34,7 +24,7 @@ bool anon_mmap() {
 }
 
 bool madvise_dontneed() {
-  char* p = map_pages(kPages);
+  char* p = map_anon_pages(kPages);
   if (p == nullptr) return false;
   for (int i = 0; i < kLoops; ++i) {
     write_pages(p, kPages);
@@ -45,7 +35,7 @@ bool madvise_dontneed() {
 }
 
 bool mprotect_loop() {
-  char* p = map_pages(kPages);
+  char* p = map_anon_pages(kPages);
   if (p == nullptr) return false;
   for (int i = 0; i < kLoops; ++i) {
     write_pages(p, kPages);
