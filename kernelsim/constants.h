@@ -81,8 +81,12 @@ inline constexpr uint32_t PCP_HIGH = 6 * PCP_BATCH;
 
 // ---- LRU, reclaim (used by the memory-pressure model; kept here with their kernel names) ----
 inline constexpr uint32_t SWAP_CLUSTER_MAX = 32;  // include/linux/swap.h, all versions
-inline constexpr uint32_t PAGEVEC_SIZE = 15;      // 14 in 3.x, 15 from ~4.15, folio_batch 31 in 6.9
-                                                  // (the model takes it from policy pagevec_size)
+// include/linux/pagevec.h: pages per per-CPU LRU batch: PAGEVEC_SIZE 14 in 3.x, 15 from ~4.15
+// (version unverified, kernel-mm.md section 2), and 31 in the folio_batch of 6.9+ (9cecde80aae0).
+// The model takes it from knob pagevec_size.
+inline constexpr uint32_t PAGEVEC_SIZE_3X = 14;
+inline constexpr uint32_t PAGEVEC_SIZE = 15;
+inline constexpr uint32_t PAGEVEC_SIZE_FOLIO_BATCH = 31;
 // mm/page_alloc.c: init_per_zone_wmark_min(): min_free_kbytes = int_sqrt(lowmem_kb * 16),
 // clamped to [128, 65536] KB (3.x-5.6); the upper clamp is 262144 KB in later kernels (unverified
 // version, kernel-mm.md section 7).
@@ -126,6 +130,10 @@ inline constexpr uint32_t MEMCG_CHARGE_BATCH = 64;
 // try_charge(): reclaim rounds on the group before it declares a memcg OOM (3.x-5.x;
 // MAX_RECLAIM_RETRIES since 5.9, unverified version).
 inline constexpr uint32_t MEM_CGROUP_RECLAIM_RETRIES = 5;
+// ---- Predictive reclaim (seed 003's RFC, mm/lsq.c) ------------------------------------------------
+// (time, free pages) samples in the least-squares lookback window; the model takes the window from
+// knob predict_window.
+inline constexpr uint32_t LSQ_LOOKBACK = 8;
 // ---- Contiguous allocation (mm/cma.c, mm/page_alloc.c, mm/migrate.c) -------------------------
 // mm/Kconfig CMA_SIZE_MBYTES: the default size of the global CMA area (cma= on the command line
 // overrides it). The replay layer's CMA area when the run does not give one.

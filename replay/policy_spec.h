@@ -1,6 +1,7 @@
-// A study's policy as the user writes it: a preset name, optionally followed by "+knob=value"
-// overrides ("linux-4.5+madvise=vector"), or bare overrides of the defaults ("tlb=broadcast").
-// Resolves it into the "key=value,..." string kernelsim parses; later settings win.
+// A study's policies as the user writes them on the command line: a comma-separated list (or
+// repeated --policy) of specs, each a preset optionally followed by "+knob=value" overrides
+// ("linux-4.5+madvise=vector") or bare overrides of the defaults ("tlb=broadcast"). kernelsim
+// expands and validates each (kernelsim/policy/presets.h); this layer adds the flag to errors.
 
 #pragma once
 
@@ -9,12 +10,15 @@
 #include <vector>
 
 #include "formats/status.h"
+#include "kernelsim/policy/kernel_config.h"
 
 namespace mmreplay::replay {
 
-formats::Status resolve_policy(std::string_view spec, std::string* knobs);
+// *config from `spec`; an error names the flag, the spec and the bad preset, knob or value.
+formats::Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config);
 
-// Splits repeated --policy values that may each hold a comma-separated list.
+// Splits repeated --policy values that may each hold a comma-separated list; empty items are an
+// error for resolve_policy, so they are kept. No value at all means "default".
 std::vector<std::string> split_policy_list(const std::vector<std::string>& values);
 
 }  // namespace mmreplay::replay

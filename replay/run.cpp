@@ -5,8 +5,9 @@
 #include <numeric>
 
 #include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/policy/knob_table.h"
+#include "kernelsim/simulation.h"
 #include "replay/cost_profile_json.h"
-#include "kernelsim/sim/simulation.h"
 #include "replay/run_timeline.h"
 
 namespace mmreplay::replay {
@@ -200,8 +201,8 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   kernelsim::CostProfile costs;
   if (formats::Status s = resolve_cost_profile(spec.profile, &costs); !s) return s;
   std::string error;
-  auto sim = kernelsim::Simulation::create(machine, costs, spec.policy_knobs, &error);
-  if (!sim) return formats::Status::error("--policy " + spec.policy_name + ": " + error);
+  auto sim = kernelsim::Simulation::create(machine, costs, spec.config, &error);
+  if (!sim) return formats::Status::error("run " + spec.policy_name + ": " + error);
   std::unique_ptr<RunTimeline> timeline;
   if (!spec.timeline_path.empty()) {
     if (formats::Status st = RunTimeline::open(spec, *sim, &timeline); !st) return st;
@@ -242,7 +243,7 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
                                   std::to_string(sim->nr_live_tasks()) +
                                   " tasks never finished (model deadlock)");
   }
-  result->effective_policy = sim->policy_config().to_string();
+  result->effective_policy = kernelsim::format_knobs(sim->config());
   result->cpus = machine.nr_cpus;
   result->memory_bytes = machine.memory_bytes;
   result->swap_bytes = machine.swap_bytes;

@@ -13,6 +13,7 @@
 
 #include "formats/status.h"
 #include "formats/trace_reader.h"
+#include "kernelsim/policy/kernel_config.h"
 #include "kernelsim/sim/histogram.h"
 #include "replay/chunk_cache.h"
 #include "replay/trace_op_source.h"
@@ -27,7 +28,7 @@ enum class Placement {
 
 struct RunSpec {
   std::string policy_name;     // as the user wrote it ("linux-4.5+madv_free=lazy")
-  std::string policy_knobs;    // what kernelsim parses ("key=value,...")
+  kernelsim::KernelConfig config;  // what it resolved to (replay/policy_spec.h), validated up front
   uint32_t cpus = 0;           // 0 = the CPUs the trace was recorded on (or 4)
   uint64_t memory_bytes = 0;   // 0 = the trace's machine memory (or the model's default)
   uint64_t swap_bytes = 0;
@@ -66,7 +67,7 @@ struct CpuResult {
 
 struct RunResult {
   RunSpec spec;
-  std::string effective_policy;  // every knob, defaults included (PolicyConfig::to_string)
+  std::string effective_policy;  // every knob, defaults included (kernelsim::format_knobs)
   uint32_t cpus = 0;
   uint64_t memory_bytes = 0;
   uint64_t swap_bytes = 0;
@@ -84,7 +85,7 @@ struct RunResult {
   }
 };
 
-// Runs `spec` on `reader`'s trace, reading chunks through `cache`. Errors: a bad policy or
+// Runs `spec` on `reader`'s trace, reading chunks through `cache`. Errors: a bad machine or
 // profile, a decode error, or a run whose tasks never finished (named in the message).
 formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& reader,
                             ChunkCache& cache, RunResult* result);

@@ -1,6 +1,6 @@
 #include "replay/run_timeline.h"
 
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 #include "replay/run.h"
 
 namespace mmreplay::replay {

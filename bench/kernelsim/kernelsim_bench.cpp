@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "replay/chunk_cache.h"
+#include "replay/policy_spec.h"
 #include "replay/run.h"
 #include "tools/gen/generate.h"
 
@@ -57,7 +58,7 @@ void BM_CmaBh(benchmark::State& state, const formats::TraceReader& (*trace)(), c
   replay::ChunkCache cache(kCacheChunks);
   replay::RunSpec spec;
   spec.policy_name = knobs;
-  spec.policy_knobs = knobs;
+  if (!replay::resolve_policy(knobs, &spec.config)) std::abort();
   replay::RunResult r;
   for (auto _ : state) {
     if (!replay::execute_run(spec, trace(), cache, &r)) std::abort();

@@ -45,7 +45,7 @@ replay::Study study_of(size_t runs) {
   for (size_t i = 0; i < runs; ++i) {
     replay::StudyRun run;
     run.spec.policy_name = kPolicies[i % 8];
-    if (!replay::resolve_policy(run.spec.policy_name, &run.spec.policy_knobs)) std::abort();
+    if (!replay::resolve_policy(run.spec.policy_name, &run.spec.config)) std::abort();
     run.spec.cpus = 8;
     study.runs.push_back(run);
   }

@@ -3,7 +3,7 @@
 #include "kernelsim/kernel/smp.h"
 #include "kernelsim/sched/cpumask.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 #include "kernelsim/sim/task.h"
 
 namespace mmreplay::kernelsim {

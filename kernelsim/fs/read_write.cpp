@@ -8,7 +8,7 @@
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/filemap.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 #include "kernelsim/sim/task.h"
 
 namespace mmreplay::kernelsim {

@@ -6,7 +6,7 @@
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmap.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {

@@ -11,7 +11,7 @@
 #include "kernelsim/mm/mprotect.h"
 #include "kernelsim/mm/mremap.h"
 #include "kernelsim/mm/user_access.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cassert>
 
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 

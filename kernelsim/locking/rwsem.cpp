@@ -5,7 +5,7 @@
 #include <string>
 
 #include "kernelsim/constants.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -163,7 +163,7 @@ void RwSem::rwsem_mark_wake(SimTime at) {
     sim_.sched().wake_up_process(*head.task, at);
     return;
   }
-  const bool past_writers = sim_.policies().rwsem_wake->wake_readers_past_writers();
+  const bool past_writers = sim_.config().rwsem_wake == RwsemWakeMode::kPhaseFair;
   uint32_t woken = 0;
   for (auto it = wait_list_.begin(); it != wait_list_.end() && woken < MAX_READERS_WAKEUP;) {
     if (it->write) {

@@ -4,7 +4,7 @@
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/migrate.h"
 #include "kernelsim/mm/page_isolation.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -25,7 +25,7 @@ Co<int64_t> alloc_contig_migrate_range(Task& t, uint64_t pfn, uint64_t n) {
 // Models mm/page_alloc.c: alloc_contig_range()
 Co<int64_t> alloc_contig_range(Task& t, uint64_t pfn, uint64_t n) {
   Simulation& sim = t.sim();
-  const BhInvalidateMode mode = sim.policies().bh_invalidate->mode();
+  const BhInvalidateMode mode = sim.config().bh_invalidate;
   co_await start_isolate_page_range(t, pfn, n);
   if (mode == BhInvalidateMode::kDrain) {
     // lru_cache_disable() -> __lru_add_drain_all(force_all_cpus): every CPU runs

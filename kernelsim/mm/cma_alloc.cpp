@@ -2,7 +2,7 @@
 
 #include "kernelsim/mm/alloc_contig.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 

@@ -6,7 +6,7 @@
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/oom_kill.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 

@@ -4,7 +4,7 @@
 
 #include "kernelsim/fs/bh_invalidate.h"
 #include "kernelsim/mm/mm_types.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 
@@ -24,7 +24,7 @@ uint64_t Lruvec::size(LruList list, uint32_t memcg) const {
 // Models mem_cgroup_page_lruvec() + the lock it implies: lruvec->lru_lock (5.11+,
 // 6168d0da2b47) or pgdat->lru_lock.
 QSpinLock& Lruvec::lru_lock_of(uint32_t memcg) {
-  if (memcg == kAnyMemcg || memcg == 0 || !sim_.policies().lru_lock->per_lruvec()) return lru_lock;
+  if (memcg == kAnyMemcg || memcg == 0 || sim_.config().lru_lock != LruLockScope::kLruvec) return lru_lock;
   if (memcg >= lruvec_locks_.size()) lruvec_locks_.resize(memcg + 1);
   if (!lruvec_locks_[memcg]) {
     lruvec_locks_[memcg] = std::make_unique<QSpinLock>(sim_, "&lruvec->lru_lock");
@@ -225,7 +225,7 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
 
 // Models mm/swap.c: pagevec_lru_move_fn(lru_lazyfree_fn) (4.12+) / lru_deactivate_fn (4.5).
 Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch) {
-  const bool to_file = sim_.policies().lazyfree_lru->on_file_lru();
+  const bool to_file = sim_.config().lazyfree_lru == LazyfreeLru::kInactiveFile;
   QSpinLock* locked = nullptr;
   int64_t moved = 0;
   for (const auto& [f, gen] : batch) {
@@ -252,7 +252,7 @@ Co<void> Lruvec::lru_cache_add(Task& t, uint32_t f) {
   --unframed_;  // the new page now has its frame
   std::vector<uint32_t>& b = cpu_[t.cpu().id].lru_add;
   b.push_back(f);
-  if (b.size() >= sim_.policies().pagevec_size->size()) co_await drain_lru_add(t, std::exchange(b, {}));
+  if (b.size() >= sim_.config().pagevec_size) co_await drain_lru_add(t, std::exchange(b, {}));
 }
 
 Co<bool> Lruvec::mark_page_lazyfree(Task& t, uint32_t f) {
@@ -260,17 +260,21 @@ Co<bool> Lruvec::mark_page_lazyfree(Task& t, uint32_t f) {
   if (frames_[f].where != FrameWhere::kLru) co_return false;  // !PageLRU(page): skipped
   auto& b = cpu_[t.cpu().id].lru_lazyfree;
   b.push_back({f, frames_[f].gen});
-  if (b.size() >= sim_.policies().pagevec_size->size()) co_await drain_lru_lazyfree(t, std::exchange(b, {}));
+  if (b.size() >= sim_.config().pagevec_size) co_await drain_lru_lazyfree(t, std::exchange(b, {}));
   co_return true;
 }
 
 Co<void> Lruvec::lru_add_drain(Task& t) {
   t.work(sim_.costs().lru_add_drain);
   // 5.13-5.14 (8cc621d2f45d): lru_add_drain_cpu() also invalidates this CPU's bh_lru.
-  if (sim_.policies().bh_invalidate->mode() == BhInvalidateMode::kDrain) invalidate_bh_lrus_cpu(t);
+  if (sim_.config().bh_invalidate == BhInvalidateMode::kDrain) invalidate_bh_lrus_cpu(t);
   CpuBatches& c = cpu_[t.cpu().id];
   if (!c.lru_add.empty()) co_await drain_lru_add(t, std::exchange(c.lru_add, {}));
   if (!c.lru_lazyfree.empty()) co_await drain_lru_lazyfree(t, std::exchange(c.lru_lazyfree, {}));
+}
+
+Co<void> Lruvec::lru_add_drain_before_zap(Task& t) {
+  if (sim_.config().zap_lru_drain) co_await lru_add_drain(t);
 }
 
 }  // namespace mmreplay::kernelsim

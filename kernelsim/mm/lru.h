@@ -106,6 +106,10 @@ class Lruvec {
   Co<bool> mark_page_lazyfree(Task& t, uint32_t f);
   // Models lru_add_drain(): drains t's CPU batches (lru_lock taken only when one is non-empty).
   Co<void> lru_add_drain(Task& t);
+  // The lru_add_drain() the zap paths make before tlb_gather_mmu() (madvise_dontneed_single_vma(),
+  // unmap_region()), so the pages about to be freed are on the LRU; knob zap_lru_drain=off skips
+  // it (an experiment: pages still batched are then released when their batch drains).
+  Co<void> lru_add_drain_before_zap(Task& t);
 
   // ---- Reclaim side. REQUIRES: lru_lock held by the caller. ----
   // Models isolate_lru_pages(): up to n frames from the tail of `list` of memcg's lruvec, or

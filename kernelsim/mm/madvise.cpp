@@ -5,7 +5,7 @@
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -64,7 +64,7 @@ Co<int64_t> madvise_vma(Task& t, Vma& vma, uint64_t start, uint64_t end, int adv
     advice = MADV_DONTNEED;
   }
   if (advice == MADV_DONTNEED) {
-    if (sim.policies().zap_lru_drain->drain()) co_await sim.lruvec().lru_add_drain(t);
+    co_await sim.lruvec().lru_add_drain_before_zap(t);
     sim.vm().madv_dontneed_pages += co_await zap_pte_range(t, vma, start, end, tlb);
   }
   co_return 0;
@@ -112,7 +112,7 @@ Co<int64_t> sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
 
 Co<int64_t> sys_madvise_vec(Task& t, const std::vector<AddrRange>& ranges, int advice) {
   Simulation& sim = t.sim();
-  if (!sim.policies().madvise->batch_ranges(ranges.size())) {
+  if (sim.config().madvise != MadviseVectorMode::kVector) {
     int64_t result = 0;
     for (const AddrRange& r : ranges) {
       const int64_t e = co_await sys_madvise(t, r.addr, r.len, advice);

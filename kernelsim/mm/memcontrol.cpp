@@ -5,7 +5,7 @@
 
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/vmscan.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -41,7 +41,7 @@ Co<void> refill_stock(Task& t, uint32_t memcg_id, uint64_t nr) {
     s.cached = memcg_id;
   }
   s.nr_pages += nr;
-  if (s.nr_pages > sim.policies().charge_batch->size()) co_await drain_stock(t, s);
+  if (s.nr_pages > sim.config().charge_batch) co_await drain_stock(t, s);
 }
 
 // Models try_charge() (mm/memcontrol.c, 3.17-5.x shape).
@@ -49,7 +49,7 @@ Co<bool> try_charge(Task& t, uint32_t memcg_id, uint64_t nr) {
   Simulation& sim = t.sim();
   if (consume_stock(t, memcg_id, nr)) co_return true;
   MemCgroup& g = sim.memcg().group(memcg_id);
-  uint64_t batch = std::max<uint64_t>(sim.policies().charge_batch->size(), nr);
+  uint64_t batch = std::max<uint64_t>(sim.config().charge_batch, nr);
   uint32_t retries = MEM_CGROUP_RECLAIM_RETRIES;
   for (;;) {
     if (co_await g.memory.try_charge(t, batch)) {
@@ -73,7 +73,7 @@ Co<bool> try_charge(Task& t, uint32_t memcg_id, uint64_t nr) {
 
 MemcgSet::MemcgSet(Simulation& sim, uint32_t nr_cpus)
     : sim_(sim),
-      kind_(sim.policies().memcg->kind()),
+      kind_(sim.config().memcg),
       wanted_groups_(sim.machine().memcg_nr_groups),
       stocks_(nr_cpus) {}
 
@@ -117,12 +117,12 @@ Co<void> mem_cgroup_uncharge_gathered(Task& t, Mm& mm, uint64_t nr) {
   Simulation& sim = t.sim();
   const uint32_t id = sim.memcg().memcg_of(mm);
   if (id == kRootMemcg) co_return;
-  if (sim.policies().uncharge_batch->per_gather_batch()) {
+  if (sim.config().uncharge_batch == UnchargeBatchMode::kGather) {
     co_await mem_cgroup_uncharge_list(t, id, nr);
     co_return;
   }
   const uint64_t chunk =
-      sim.policies().pagevec_size->size();  // free_pages_and_swap_cache() 3.17-rc
+      sim.config().pagevec_size;  // free_pages_and_swap_cache() 3.17-rc
   for (uint64_t done = 0; done < nr; done += chunk)
     co_await mem_cgroup_uncharge_list(t, id, std::min(chunk, nr - done));
 }

@@ -9,7 +9,7 @@
 #include "kernelsim/mm/mmu_gather.h"
 #include "kernelsim/mm/oom_kill.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {

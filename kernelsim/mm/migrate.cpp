@@ -5,7 +5,7 @@
 #include "kernelsim/mm/cma.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -36,7 +36,7 @@ Co<bool> migrate_file_page(Task& t, uint64_t pfn, uint32_t file, uint64_t index)
   Simulation& sim = t.sim();
   BufferCache& cache = sim.buffers();
   const std::vector<BhKey> keys = cache.page_buffers(file, index);
-  if (sim.policies().bh_invalidate->mode() == BhInvalidateMode::kSelected) {
+  if (sim.config().bh_invalidate == BhInvalidateMode::kSelected) {
     for (const BhKey& k : keys) {
       const BufferHead* bh = cache.find(k);
       if (bh != nullptr && bh->b_count > 0) drop_bh_from_lrus(t, k);

@@ -1,6 +1,6 @@
 #include "kernelsim/mm/mm_types.h"
 
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 

@@ -9,7 +9,7 @@
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -74,8 +74,7 @@ Co<void> do_munmap(Task& t, Mm& mm, uint64_t start, uint64_t end) {
   co_await vma_start_write_range(t, mm, start, end);
   split_at_ends(t, mm, start, end);
   const std::vector<Vma*> victims = mm.vmas.intersecting(start, end);
-  // unmap_region(): lru_add_drain() before tlb_gather_mmu()
-  if (t.sim().policies().zap_lru_drain->drain()) co_await t.sim().lruvec().lru_add_drain(t);
+  co_await t.sim().lruvec().lru_add_drain_before_zap(t);  // unmap_region()
   MmuGather tlb(mm);
   for (Vma* v : victims) co_await zap_pte_range(t, *v, v->start, v->end, tlb);
   co_await sync_point(t);  // the tree changes at the end of the zap, not before

@@ -8,7 +8,7 @@
 #include "kernelsim/mm/mmap.h"
 #include "kernelsim/mm/mmu_gather.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {

@@ -1,6 +1,6 @@
 #include "kernelsim/mm/oom_kill.h"
 
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 

@@ -7,7 +7,7 @@
 #include "kernelsim/mm/vmscan.h"
 #include "kernelsim/mm/vmscan_predict.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 

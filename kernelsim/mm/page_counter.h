@@ -17,7 +17,7 @@
 
 #include "kernelsim/locking/cacheline.h"
 #include "kernelsim/locking/qspinlock.h"
-#include "kernelsim/policy/memcg_counter.h"
+#include "kernelsim/policy/kernel_config.h"
 #include "kernelsim/sim/co.h"
 
 namespace mmreplay::kernelsim {

@@ -1,6 +1,6 @@
 #include "kernelsim/mm/page_isolation.h"
 
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 

@@ -2,7 +2,7 @@
 
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {

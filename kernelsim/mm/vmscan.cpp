@@ -13,7 +13,7 @@
 #include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -131,7 +131,7 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm, 
   Mm& mm = *pf.mm;
   // A clean lazyfree page is discarded: 4.12+ only once it lost PG_swapbacked on the lazyfree
   // list (one still in a batch is swapped as anon); 4.5-4.11 by its clean ptes (TTU_LZFREE).
-  const bool lazyfree = sim.policies().lazyfree_lru->on_file_lru() ? !pf.swapbacked
+  const bool lazyfree = sim.config().lazyfree_lru == LazyfreeLru::kInactiveFile ? !pf.swapbacked
                                                                    : pte::state(*p) == pte::kLazyFree;
   if (lazyfree && pte::state(*p) == pte::kLazyFree && !(*p & pte::kDirty)) {  // discard
     ++vm.pglazyfreed;
@@ -245,7 +245,7 @@ bool kswapd_gave_up(Simulation& sim) { return sim.lruvec().kswapd_failures >= MA
 // shortage in sight (seed 003 patch 2: the sample taken here can keep kswapd reclaiming).
 bool prepare_kswapd_sleep(Simulation& sim, SimTime now) {
   if (kswapd_gave_up(sim)) return true;
-  if (sim.policies().reclaim->predictive()) {
+  if (sim.config().reclaim == ReclaimMode::kPredictive) {
     sim.kswapd_data().trend.add_sample(now, sim.page_alloc().zone().free_pages);
     if (kswapd_predicts_shortage(sim, now)) return false;
   }

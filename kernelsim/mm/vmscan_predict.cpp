@@ -4,7 +4,7 @@
 
 #include "kernelsim/mm/vmscan.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 
@@ -58,7 +58,7 @@ double ReclaimRate::pages_per_ns(SimTime per_page_estimate) const {
 }
 
 bool kswapd_predicts_shortage(Simulation& sim, SimTime now) {
-  if (!sim.policies().reclaim->predictive()) return false;
+  if (sim.config().reclaim != ReclaimMode::kPredictive) return false;
   const Zone& z = sim.page_alloc().zone();
   const uint64_t gap = z.wmark_high - z.wmark_low;
   if (z.free_pages >= z.wmark_high + gap) return false;
@@ -77,7 +77,7 @@ bool kswapd_predicts_shortage(Simulation& sim, SimTime now) {
 
 Co<void> sample_free_pages(Task& t) {
   Simulation& sim = t.sim();
-  if (!sim.policies().reclaim->predictive()) co_return;
+  if (sim.config().reclaim != ReclaimMode::kPredictive) co_return;
   sim.kswapd_data().trend.add_sample(t.clock(), sim.page_alloc().zone().free_pages);
   if (sim.kswapd() != nullptr && !sim.kswapd_data().waiting) co_return;  // awake already
   if (!kswapd_predicts_shortage(sim, t.clock())) co_return;

@@ -1,8 +1,5 @@
 #include "kernelsim/policy/fault_lock.h"
 
-#include <memory>
-
-#include "kernelsim/policy/policy_set.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -20,18 +17,9 @@ class PerVma final : public FaultLockPolicy {
 
 }  // namespace
 
-PolicyKnob fault_lock_knob() {
-  return {"fault_lock", "lock taken by the page-fault path", "mmap_sem", {}};
-}
-
-PolicyValue fault_lock_mmap_sem() {
-  return {"mmap_sem", "every fault takes mmap_sem for read",
-          [](PolicySet& s) { s.fault_lock = std::make_unique<MmapSem>(); }};
-}
-
-PolicyValue fault_lock_per_vma() {
-  return {"per-vma", "per-VMA read lock, falling back to mmap_sem when write-locked (6.4+)",
-          [](PolicySet& s) { s.fault_lock = std::make_unique<PerVma>(); }};
+std::unique_ptr<const FaultLockPolicy> make_fault_lock_policy(FaultLockMode mode) {
+  if (mode == FaultLockMode::kPerVma) return std::make_unique<PerVma>();
+  return std::make_unique<MmapSem>();
 }
 
 }  // namespace mmreplay::kernelsim

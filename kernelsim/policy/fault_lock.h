@@ -1,4 +1,4 @@
-// Knob `fault_lock`: which lock a page fault takes.
+// Knob `fault_lock` (knob_table.cpp): which lock a page fault takes.
 //   mmap_sem  every fault takes mmap_sem for read (all kernels before 6.4).
 //   per-vma   6.4+: lock_vma_under_rcu() read-trylocks the VMA; when the VMA is write-locked (a
 //             writer holds mmap_sem and called vma_start_write()) or not covered, the fault falls
@@ -6,7 +6,9 @@
 
 #pragma once
 
-#include "kernelsim/policy/knob.h"
+#include <memory>
+
+#include "kernelsim/policy/kernel_config.h"
 
 namespace mmreplay::kernelsim {
 
@@ -21,8 +23,7 @@ class FaultLockPolicy {
   virtual bool try_per_vma_lock(const FaultLockView& view) const = 0;
 };
 
-PolicyKnob fault_lock_knob();
-PolicyValue fault_lock_mmap_sem();
-PolicyValue fault_lock_per_vma();
+// The decision procedure of knob fault_lock.
+std::unique_ptr<const FaultLockPolicy> make_fault_lock_policy(FaultLockMode mode);
 
 }  // namespace mmreplay::kernelsim

@@ -1,8 +1,5 @@
 #include "kernelsim/policy/madv_free.h"
 
-#include <memory>
-
-#include "kernelsim/policy/policy_set.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -38,28 +35,14 @@ class FreeSwapped final : public MadvFreePolicy {
 
 }  // namespace
 
-PolicyKnob madv_free_knob() {
-  return {"madv_free", "what MADV_FREE does (seed 000)", "lazy", {}};
-}
-
-PolicyValue madv_free_lazy() {
-  return {"lazy", "pages stay mapped and become lazyfree (4.5+, 854e9ed09ded)",
-          [](PolicySet& s) { s.madv_free = std::make_unique<LazyFree>(); }};
-}
-
-PolicyValue madv_free_as_dontneed() {
-  return {"as-dontneed", "MADV_FREE zaps like MADV_DONTNEED (swapless 4.5-4.11, pre-4.5 allocators)",
-          [](PolicySet& s) { s.madv_free = std::make_unique<AsDontNeed>(); }};
-}
-
-PolicyValue madv_free_throttled() {
-  return {"throttled", "seed 000 RFC: DONTNEED while free pages <= 1.5 x min watermark, else lazy",
-          [](PolicySet& s) { s.madv_free = std::make_unique<Throttled>(); }};
-}
-
-PolicyValue madv_free_free_swapped() {
-  return {"free-swapped", "seed 000 fix: lazy, and swap entries in the range are freed",
-          [](PolicySet& s) { s.madv_free = std::make_unique<FreeSwapped>(); }};
+std::unique_ptr<const MadvFreePolicy> make_madv_free_policy(MadvFreeMode mode) {
+  switch (mode) {
+    case MadvFreeMode::kLazy: return std::make_unique<LazyFree>();
+    case MadvFreeMode::kAsDontneed: return std::make_unique<AsDontNeed>();
+    case MadvFreeMode::kThrottled: return std::make_unique<Throttled>();
+    case MadvFreeMode::kFreeSwapped: return std::make_unique<FreeSwapped>();
+  }
+  return std::make_unique<LazyFree>();
 }
 
 }  // namespace mmreplay::kernelsim

@@ -1,4 +1,4 @@
-// Knob `madv_free`: what MADV_FREE does (seed 000, "mm: throttle MADV_FREE").
+// Knob `madv_free` (knob_table.cpp): what MADV_FREE does (seed 000, "mm: throttle MADV_FREE").
 //   lazy          4.5+ (854e9ed09ded): pages stay mapped, dirty/young cleared, marked lazyfree;
 //                 reclaim may discard them while clean; a write makes them normal again. Swap
 //                 entries in the range are left alone (`if (!pte_present(ptent)) continue;`).
@@ -12,8 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
-#include "kernelsim/policy/knob.h"
+#include "kernelsim/policy/kernel_config.h"
 
 namespace mmreplay::kernelsim {
 
@@ -34,10 +35,7 @@ class MadvFreePolicy {
   virtual bool free_swapped() const { return false; }
 };
 
-PolicyKnob madv_free_knob();
-PolicyValue madv_free_lazy();
-PolicyValue madv_free_as_dontneed();
-PolicyValue madv_free_throttled();
-PolicyValue madv_free_free_swapped();
+// The decision procedure of knob madv_free.
+std::unique_ptr<const MadvFreePolicy> make_madv_free_policy(MadvFreeMode mode);
 
 }  // namespace mmreplay::kernelsim

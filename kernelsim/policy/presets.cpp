@@ -1,102 +1,72 @@
 #include "kernelsim/policy/presets.h"
 
+#include "kernelsim/policy/knob_table.h"
+
 namespace mmreplay::kernelsim {
 
 const std::vector<PolicyPreset>& policy_presets() {
   static const std::vector<PolicyPreset> kPresets = {
-      {"default", "", "the model's defaults: a current kernel (6.x)"},
-      // Kernel releases. Only knobs the model has are set; see `trace-replay policies`.
-      {"linux-3.16",
+      {"default", "", "", "the model's defaults: a current kernel (6.x)"},
+      // Kernel releases. Only knobs the model has are set; see `trace-replay policies`. 3.16 names
+      // every knob the releases differ in, so the chain does not lean on the model's defaults.
+      {"linux-3.16", "",
        "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
        "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
-       "bh_lru_size=8,"
-       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,"
-       "bh_invalidate=none",
+       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
+       "zap_lru_drain=on,bh_invalidate=none",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
        "BH_LRU_SIZE 8; res_counter memcg, uncharges batched over the whole unmap "
        "(mem_cgroup_uncharge_start/end), zone->lru_lock"},
-      {"linux-3.17-rc2",
-       "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
-       "bh_lru_size=8,"
-       "memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,zap_lru_drain=on,"
-       "bh_invalidate=none",
+      {"linux-3.17-rc2", "linux-3.16", "uncharge_batch=pagevec",
        "3.17-rc2 (seed 001's regression): the uncharge rewrite (0a31bc97c80c) uncharges per "
        "release_pages() list, which free_pages_and_swap_cache() feeds in PAGEVEC_SIZE chunks"},
-      {"linux-3.18",
-       "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
-       "bh_lru_size=16,"
-       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,"
-       "bh_invalidate=none",
+      {"linux-3.18", "linux-3.16", "bh_lru_size=16",
        "3.18: BH_LRU_SIZE 8 -> 16 (86cf78d73de8); still res_counter (page_counter is 3.19), "
        "uncharge per gather batch since 3.17 (aabfb57296e3)"},
-      {"linux-4.5",
-       "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
-       "bh_lru_size=16,"
-       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,"
-       "bh_invalidate=none",
+      {"linux-4.5", "linux-3.18", "madv_free=lazy,memcg=page_counter",
        "4.5: MADV_FREE merged (854e9ed09ded), seed 000's kernel; lockless page_counter (3.19, "
        "3e32cb2e0a12)"},
-      {"linux-4.12",
-       "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-       "rwsem_wake=contiguous,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=14,"
-       "bh_lru_size=16,"
-       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,"
-       "bh_invalidate=none",
+      {"linux-4.12", "linux-4.5", "watermarks=scale-factor,lazyfree_lru=inactive-file",
        "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor (4.6)"},
-      {"linux-5.3",
-       "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,"
-       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15,"
-       "bh_lru_size=16,"
-       "memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,"
-       "bh_invalidate=none",
+      {"linux-5.3", "linux-4.12", "lazy_tlb=skip,rwsem_wake=phase-fair,pagevec_size=15",
        "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19)"},
-      {"linux-6.6",
-       "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=per-vma,lazy_tlb=skip,"
-       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=15,"
-       "bh_lru_size=16,"
-       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,zap_lru_drain=on,"
-       "bh_invalidate=drain",
+      {"linux-6.6", "linux-5.3",
+       "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain",
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
        "(5.11, 6168d0da2b47)"},
       // Seed 000 ("mm: throttle MADV_FREE").
-      {"dontneed", "madv_free=as-dontneed", "seed 000: MADV_FREE handled as MADV_DONTNEED", "linux-4.5"},
-      {"free", "madv_free=lazy", "seed 000: lazy free (4.5, 854e9ed09ded)", "linux-4.5"},
-      {"free-throttled", "madv_free=throttled",
-       "seed 000 RFC 1/4: DONTNEED while free pages <= 1.5 x min watermark", "linux-4.5"},
-      {"free-swapped", "madv_free=free-swapped",
-       "seed 000 fix: lazy free that also frees swapped PTEs in the range", "linux-4.5"},
+      {"dontneed", "linux-4.5", "madv_free=as-dontneed", "seed 000: MADV_FREE handled as MADV_DONTNEED"},
+      {"free", "linux-4.5", "madv_free=lazy", "seed 000: lazy free (4.5, 854e9ed09ded)"},
+      {"free-throttled", "linux-4.5", "madv_free=throttled",
+       "seed 000 RFC 1/4: DONTNEED while free pages <= 1.5 x min watermark"},
+      {"free-swapped", "linux-4.5", "madv_free=free-swapped",
+       "seed 000 fix: lazy free that also frees swapped PTEs in the range"},
       // Seed 002 ("mm: add a new vector based madvise syscall").
-      {"per-call", "madvise=per-call", "seed 002: one madvise() per range", "linux-4.5"},
-      {"vector", "madvise=vector", "seed 002: madvisev(), one lock and one TLB flush per call",
-       "linux-4.5"},
+      {"per-call", "linux-4.5", "madvise=per-call", "seed 002: one madvise() per range"},
+      {"vector", "linux-4.5", "madvise=vector",
+       "seed 002: madvisev(), one lock and one TLB flush per call"},
       // Seed 004 ("CMA/HOTPLUG: clear buffer-head lru before page migration").
-      {"bh-lru-8", "bh_lru_size=8", "seed 004: BH_LRU_SIZE 8 (before 3.18)", "linux-3.18"},
-      {"bh-lru-16", "bh_lru_size=16", "seed 004: BH_LRU_SIZE 16 (3.18+, 86cf78d73de8)", "linux-3.18"},
-      {"bh-invalidate-all", "bh_invalidate=all",
-       "seed 004 patch: invalidate_bh_lrus() on every CPU before alloc_contig_range() migrates",
-       "linux-3.18"},
-      {"bh-drop-selected", "bh_invalidate=selected",
-       "seed 004 alternative (Laura Abbott 2012): drop only the migrated pages' buffer heads",
-       "linux-3.18"},
+      {"bh-lru-8", "linux-3.18", "bh_lru_size=8", "seed 004: BH_LRU_SIZE 8 (before 3.18)"},
+      {"bh-lru-16", "linux-3.18", "bh_lru_size=16", "seed 004: BH_LRU_SIZE 16 (3.18+, 86cf78d73de8)"},
+      {"bh-invalidate-all", "linux-3.18", "bh_invalidate=all",
+       "seed 004 patch: invalidate_bh_lrus() on every CPU before alloc_contig_range() migrates"},
+      {"bh-drop-selected", "linux-3.18", "bh_invalidate=selected",
+       "seed 004 alternative (Laura Abbott 2012): drop only the migrated pages' buffer heads"},
       // TLB invalidation mechanism.
-      {"ipi", "tlb=ipi", "x86 shootdown IPIs (arch/x86/mm/tlb.c)"},
-      {"broadcast", "tlb=broadcast", "AMD INVLPGB / Intel RAR broadcast invalidation (~6.15)"},
+      {"ipi", "", "tlb=ipi", "x86 shootdown IPIs (arch/x86/mm/tlb.c)"},
+      {"broadcast", "", "tlb=broadcast", "AMD INVLPGB / Intel RAR broadcast invalidation (~6.15)"},
       // Seed 001 ("regression caused by cgroups optimization in 3.17-rc2").
-      {"uncharge-pagevec",
+      {"uncharge-pagevec", "linux-3.17-rc2",
        "memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,pagevec_size=14",
-       "seed 001: 3.17-rc2, free_pages_and_swap_cache() uncharges per PAGEVEC_SIZE pages",
-       "linux-3.17-rc2"},
-      {"uncharge-gather",
+       "seed 001: 3.17-rc2, free_pages_and_swap_cache() uncharges per PAGEVEC_SIZE pages"},
+      {"uncharge-gather", "linux-3.17-rc2",
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,pagevec_size=14",
-       "seed 001 fix (aabfb57296e3): one uncharge per mmu_gather batch", "linux-3.17-rc2"},
+       "seed 001 fix (aabfb57296e3): one uncharge per mmu_gather batch"},
       // Seed 003 ("Add predictive memory reclamation and compaction").
-      {"reclaim-reactive", "reclaim=reactive", "seed 003: kswapd woken at the low watermark (5.3-rc2)",
-       "linux-5.3"},
-      {"reclaim-predictive", "reclaim=predictive",
-       "seed 003 RFC: least-squares free-page trend wakes kswapd early", "linux-5.3"},
+      {"reclaim-reactive", "linux-5.3", "reclaim=reactive",
+       "seed 003: kswapd woken at the low watermark (5.3-rc2)"},
+      {"reclaim-predictive", "linux-5.3", "reclaim=predictive",
+       "seed 003 RFC: least-squares free-page trend wakes kswapd early"},
   };
   return kPresets;
 }
@@ -106,6 +76,59 @@ const PolicyPreset* find_policy_preset(std::string_view name) {
     if (p.name == name) return &p;
   }
   return nullptr;
+}
+
+namespace {
+
+// Applies `preset` over the model's defaults: its base chain first, oldest first.
+bool apply_preset(const PolicyPreset& preset, KernelConfig* config, std::string* error) {
+  std::vector<const PolicyPreset*> chain = {&preset};
+  while (!chain.back()->base.empty()) {
+    const PolicyPreset* base = find_policy_preset(chain.back()->base);
+    if (base == nullptr || chain.size() > policy_presets().size()) {
+      *error = "preset '" + chain.back()->name + "' names a missing or circular base '" +
+               chain.back()->base + "'";
+      return false;
+    }
+    chain.push_back(base);
+  }
+  *config = KernelConfig{};
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    if (!apply_knobs((*it)->knobs, config, error)) {
+      *error = "preset '" + (*it)->name + "': " + *error;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool resolve_policy(std::string_view spec, KernelConfig* config, std::string* error) {
+  const size_t plus = spec.find('+');
+  const std::string_view head = spec.substr(0, plus);
+  KernelConfig c;
+  std::string_view overrides = spec;
+  if (head.empty()) {
+    *error = spec.empty() ? "empty policy" : "policy '" + std::string(spec) + "' starts with '+'";
+    return false;
+  }
+  if (head.find('=') == std::string_view::npos) {
+    const PolicyPreset* preset = find_policy_preset(head);
+    if (preset == nullptr) {
+      *error = "no preset '" + std::string(head) + "' (trace-replay policies lists them)";
+      return false;
+    }
+    if (!apply_preset(*preset, &c, error)) return false;
+    overrides = plus == std::string_view::npos ? std::string_view{} : spec.substr(plus + 1);
+    if (plus != std::string_view::npos && overrides.empty()) {
+      *error = "policy '" + std::string(spec) + "' ends with '+'";
+      return false;
+    }
+  }
+  if (!apply_knobs(overrides, &c, error)) return false;
+  *config = c;
+  return true;
 }
 
 }  // namespace mmreplay::kernelsim

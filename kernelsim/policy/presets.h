@@ -1,7 +1,11 @@
-// Policy presets: named bundles of knob values, for kernel versions and for the policies the seed
-// threads argued about. A study names a preset, optionally followed by "+knob=value" overrides
-// ("linux-4.5+madvise=vector"); the replay layer expands it into the "key=value,..." string that
-// PolicyConfig parses (registry.h), which validates every knob and value.
+// Policy presets: named bundles of knob values, for kernel releases and for the policies the seed
+// threads argued about. Each preset is data: a base preset plus the knobs it changes, so the
+// kernel releases read as a changelog (each release says what changed since the one before) and a
+// seed's policies are changes to the kernel the thread measured.
+//
+// A policy as a user writes it is a preset optionally followed by "+knob=value" overrides
+// ("linux-4.5+madvise=vector"), or bare overrides of the defaults ("tlb=broadcast");
+// resolve_policy() expands and validates it into a KernelConfig.
 
 #pragma once
 
@@ -9,20 +13,24 @@
 #include <string_view>
 #include <vector>
 
+#include "kernelsim/policy/kernel_config.h"
+
 namespace mmreplay::kernelsim {
 
 struct PolicyPreset {
   std::string name;
-  std::string knobs;   // "key=value,key=value"; knobs not named keep their defaults
+  std::string base;    // the preset these knobs override ("" = the model's defaults)
+  std::string knobs;   // "key=value,key=value": what this preset changes over its base
   std::string source;  // the kernel release or seed thread (and commit) it comes from
-  // The kernel preset of the era these knobs override ("" = the model's defaults): a seed's
-  // policies are changes to the kernel the thread measured (issue 9).
-  std::string base = {};
 };
 
 // Every preset, in the order `trace-replay policies` lists them.
 const std::vector<PolicyPreset>& policy_presets();
 // nullptr when there is no preset of that name.
 const PolicyPreset* find_policy_preset(std::string_view name);
+
+// Expands `spec` ("preset", "preset+knob=value+...", "knob=value+...") into *config. On a bad
+// spec returns false with *error naming the unknown preset, knob or value.
+bool resolve_policy(std::string_view spec, KernelConfig* config, std::string* error);
 
 }  // namespace mmreplay::kernelsim

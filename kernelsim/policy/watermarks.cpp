@@ -1,10 +1,7 @@
 #include "kernelsim/policy/watermarks.h"
 
 #include <algorithm>
-#include <memory>
-
 #include "kernelsim/constants.h"
-#include "kernelsim/policy/policy_set.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -29,18 +26,9 @@ class WmarkScaleFactor final : public WatermarkPolicy {
 
 }  // namespace
 
-PolicyKnob watermarks_knob() {
-  return {"watermarks", "zone low/high watermark formula", "scale-factor", {}};
-}
-
-PolicyValue watermarks_3x() {
-  return {"3.x", "low = min + min/4, high = min + min/2 (before 4.6)",
-          [](PolicySet& s) { s.watermarks = std::make_unique<Wmark3x>(); }};
-}
-
-PolicyValue watermarks_scale_factor() {
-  return {"scale-factor", "gap = max(min/4, managed * watermark_scale_factor / 10000) (4.6+)",
-          [](PolicySet& s) { s.watermarks = std::make_unique<WmarkScaleFactor>(); }};
+std::unique_ptr<const WatermarkPolicy> make_watermark_policy(WatermarkFormula formula) {
+  if (formula == WatermarkFormula::k3x) return std::make_unique<Wmark3x>();
+  return std::make_unique<WmarkScaleFactor>();
 }
 
 }  // namespace mmreplay::kernelsim

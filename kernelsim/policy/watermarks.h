@@ -1,4 +1,4 @@
-// Knob `watermarks`: how a zone's low and high watermarks are placed above min
+// Knob `watermarks` (knob_table.cpp): how a zone's low and high watermarks are placed above min
 // (mm/page_alloc.c: __setup_per_zone_wmarks()).
 //   3.x           low = min + min/4, high = min + min/2; min_free_kbytes clamped at 64 MB.
 //   scale-factor  4.6+ (795ae7a0de6b): gap = max(min/4, managed * watermark_scale_factor / 10000),
@@ -8,8 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
-#include "kernelsim/policy/knob.h"
+#include "kernelsim/policy/kernel_config.h"
 
 namespace mmreplay::kernelsim {
 
@@ -28,8 +29,7 @@ class WatermarkPolicy {
   virtual uint64_t min_free_kbytes_ceil() const = 0;
 };
 
-PolicyKnob watermarks_knob();
-PolicyValue watermarks_3x();
-PolicyValue watermarks_scale_factor();
+// The decision procedure of knob watermarks.
+std::unique_ptr<const WatermarkPolicy> make_watermark_policy(WatermarkFormula formula);
 
 }  // namespace mmreplay::kernelsim

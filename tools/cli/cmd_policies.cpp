@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "kernelsim/policy/knob_table.h"
 #include "kernelsim/policy/presets.h"
-#include "kernelsim/policy/registry.h"
 #include "tools/cli/commands.h"
 
 namespace mmreplay::tools {
@@ -20,14 +20,13 @@ void register_policies_command(CLI::App& app, int* exit_code) {
       std::printf("  %-12s %s\n  %-12s   = %s%s\n", p.name.c_str(), p.source.c_str(), "",
                   p.base.empty() ? "" : (p.base + " + ").c_str(), knobs.c_str());
     }
-    kernelsim::PolicyRegistry registry;
-    kernelsim::register_builtin_policies(registry);
-    std::printf("\nknobs (default first):\n");
-    for (const auto& knob : registry.knobs()) {
-      std::printf("  %s: %s (default %s)\n", knob.key.c_str(), knob.description.c_str(),
-                  knob.default_value.c_str());
-      for (const auto& v : knob.values) {
-        std::printf("      %-14s %s\n", v.name.c_str(), v.description.c_str());
+    std::printf("\nknobs (default marked *):\n");
+    for (const kernelsim::KnobInfo& knob : kernelsim::kernel_knobs()) {
+      const std::string_view def = knob.default_value();
+      std::printf("  %s: %s (default %.*s)\n", knob.key.c_str(), knob.doc.c_str(),
+                  static_cast<int>(def.size()), def.data());
+      for (const kernelsim::KnobValue& v : knob.values) {
+        std::printf("    %s %-14s %s\n", v.name == def ? "*" : " ", v.name.c_str(), v.doc.c_str());
       }
     }
     *exit_code = kExitOk;

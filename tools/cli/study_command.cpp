@@ -171,9 +171,10 @@ int run_study_command(const StudyArgs& a) {
     if (c == 0) return bad("--cpus 0: at least one CPU");
   }
   const std::vector<std::string> policies = replay::split_policy_list(a.policies);
-  std::vector<std::string> knobs(policies.size());
+  // Every policy is expanded and validated here, before any trace is generated or read.
+  std::vector<kernelsim::KernelConfig> configs(policies.size());
   for (size_t i = 0; i < policies.size(); ++i) {
-    if (formats::Status s = replay::resolve_policy(policies[i], &knobs[i]); !s) return bad(s.message());
+    if (formats::Status s = replay::resolve_policy(policies[i], &configs[i]); !s) return bad(s.message());
   }
   kernelsim::SimTime window_start = kernelsim::SimTime::zero();
   kernelsim::SimTime window_end = kernelsim::SimTime::infinite();
@@ -210,7 +211,7 @@ int run_study_command(const StudyArgs& a) {
       replay::StudyRun run;
       run.trace = a.workload.empty() ? 0 : c;
       run.spec.policy_name = policies[p];
-      run.spec.policy_knobs = knobs[p];
+      run.spec.config = configs[p];
       run.spec.cpus = cpu_list[c];
       run.spec.memory_bytes = memory;
       run.spec.swap_bytes = swap;

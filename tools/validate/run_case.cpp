@@ -43,6 +43,14 @@ formats::Status run_case(const ValidationCase& vc, const Scale& scale,
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
 
+  // Every arm's policy is resolved before any trace is generated: a bad one fails at once.
+  std::vector<kernelsim::KernelConfig> configs(vc.arms.size());
+  for (size_t a = 0; a < vc.arms.size(); ++a) {
+    if (formats::Status s = replay::resolve_policy(vc.arms[a].policy, &configs[a]); !s) {
+      return formats::Status::error(vc.name + ": " + s.message());
+    }
+  }
+
   // One trace per distinct parameter list: arms that differ only in policy share a trace.
   std::map<std::string, size_t> trace_of_params;
   std::vector<std::string> paths;
@@ -78,9 +86,7 @@ formats::Status run_case(const ValidationCase& vc, const Scale& scale,
     replay::StudyRun run;
     run.trace = it->second;
     run.spec.policy_name = arm.policy;
-    if (formats::Status s = replay::resolve_policy(arm.policy, &run.spec.policy_knobs); !s) {
-      return formats::Status::error(vc.name + ": " + s.message());
-    }
+    run.spec.config = configs[static_cast<size_t>(&arm - vc.arms.data())];
     run.spec.cpus = scale.cpus;
     run.spec.memory_bytes = scale.memory_bytes;
     run.spec.swap_bytes = scale.swap_bytes;

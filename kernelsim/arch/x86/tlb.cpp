@@ -3,7 +3,7 @@
 #include <cassert>
 
 #include "kernelsim/mm/mm_types.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 
@@ -18,7 +18,7 @@ SimTime switch_mm_irqs_off(Simulation& sim, Cpu& cpu, Mm* next) {
     if (!cpu.is_lazy) return SimTime::zero();
     cpu.is_lazy = false;
     // 4.19+: a lazy CPU skipped by flushes catches up now if its tlb_gen is stale.
-    if (sim.policies().lazy_tlb->check_tlb_gen_on_return() && cpu.loaded_mm_tlb_gen < next->tlb_gen) {
+    if (sim.config().lazy_tlb == LazyTlbMode::kSkip && cpu.loaded_mm_tlb_gen < next->tlb_gen) {
       cpu.loaded_mm_tlb_gen = next->tlb_gen;
       ++cpu.counters.tlb_lazy_flushes;
       return sim.costs().tlb_flush_full;
@@ -103,7 +103,7 @@ SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, SimTime* send_time) {
   info.mm->cpumask.for_each([&](uint32_t id) {
     if (id == self.id) return;
     Cpu& target = sim.cpu(id);
-    if (target.is_lazy && !sim.policies().lazy_tlb->ipi_lazy_cpu(freed)) return;
+    if (target.is_lazy && sim.config().lazy_tlb == LazyTlbMode::kSkip && !freed) return;
     ++expected;
     sent += c.ipi_send;
     const SimTime start = max(now + sent + c.ipi_delivery, target.irq_busy_until);
@@ -148,8 +148,7 @@ void flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info) {
   ++mm.tlb_gen;
   const SimTime now = sim.now();
   const bool local = self.loaded_mm == &mm;
-  const uint32_t nr_remote = mm.cpumask.weight() - (local ? 1u : 0u);
-  if (sim.policies().tlb->method(TlbFlushView{nr, nr_remote}) == TlbFlushMethod::kBroadcast) {
+  if (sim.config().tlb == TlbFlushMethod::kBroadcast) {
     // INVLPGB invalidates every CPU's TLB, this one's included; TLBSYNC waits for completion.
     const SimTime cost = nr > tlb_single_page_flush_ceiling ? c.invlpgb_full
                                                             : c.invlpgb_per_page * static_cast<int64_t>(nr);

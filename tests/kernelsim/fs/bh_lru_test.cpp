@@ -11,7 +11,7 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/fs/buffer.h"
 #include "kernelsim/sim/op.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {

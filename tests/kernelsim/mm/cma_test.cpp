@@ -12,7 +12,7 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/sim/op.h"
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {

@@ -112,7 +112,7 @@ TEST(ReclaimTest, CleanLazyfreeIsDiscardedAndRedirtiedIsSwapped) {
   const VmCounters& vm = sim->stats().vm;
   // The last partial lru_lazyfree batch (32 MiB % pagevec_size pages) is never drained: those
   // pages keep PG_swapbacked and are swapped like any anon page.
-  const uint64_t undrained = 32 * kPagesPerMiB % sim->policies().pagevec_size->size();
+  const uint64_t undrained = 32 * kPagesPerMiB % sim->config().pagevec_size;
   ASSERT_NE(undrained, 0u);
   EXPECT_EQ(vm.pglazyfree, 32 * kPagesPerMiB - undrained);
   EXPECT_EQ(vm.pglazyfreed, 28 * kPagesPerMiB - undrained) << "every clean lazyfree page discarded";

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 #include "tests/kernelsim/test_util.h"
 
 namespace mmreplay::kernelsim {

@@ -1,11 +1,15 @@
 // Simulation: one deterministic run of the model. Everything hangs off it -- there is no global
 // mutable state, so many Simulations may run side by side on different host threads.
 //
-// Lifecycle: construct (machine, cost profile, policy config) -> create mms and tasks (with op
+// It is the top-level assembly of the model: it builds every component (page allocator, LRU,
+// memcgs, buffer heads, CMA, page cache, kswapd) over the floor of sim/ (virtual time, the event
+// queue, tasks and their coroutines) and gives components their way to each other.
+//
+// Lifecycle: construct (machine, cost profile, KernelConfig) -> create mms and tasks (with op
 // streams or, in tests, hand-written coroutine bodies) -> run() -> read stats(), lockstat(),
 // cpu(i).counters. Same inputs give bit-identical results.
 //
-//   Simulation sim(MachineConfig{.nr_cpus = 4}, cost_profile_default(), policy);
+//   Simulation sim(MachineConfig{.nr_cpus = 4}, cost_profile_default(), KernelConfig{});
 //   sim.spawn_thread(/*mm_id=*/1, /*cpu=*/0, std::make_unique<VectorOpSource>(ops));
 //   sim.run();
 
@@ -30,7 +34,8 @@
 #include "kernelsim/mm/filemap.h"
 #include "kernelsim/mm/vmscan.h"
 #include "kernelsim/mm/swapfile.h"
-#include "kernelsim/policy/registry.h"
+#include "kernelsim/policy/kernel_config.h"
+#include "kernelsim/policy/policy_set.h"
 #include "kernelsim/sched/core.h"
 #include "kernelsim/sched/cpu.h"
 #include "kernelsim/sim/event_queue.h"
@@ -57,13 +62,17 @@ struct MachineConfig {
 
 class Simulation {
  public:
-  // REQUIRES: 1 <= machine.nr_cpus <= NR_CPUS; policy from the built-in registry.
-  Simulation(const MachineConfig& machine, const CostProfile& costs, const PolicyConfig& policy);
-  // Parses `policy` ("key=value,..."; "" = defaults). nullopt and *error set on a bad config.
+  // REQUIRES: machine valid (see create()).
+  Simulation(const MachineConfig& machine, const CostProfile& costs, const KernelConfig& config);
+  // nullptr and *error set when `machine` is not one the model can build (CPU count, block size,
+  // CMA area larger than memory).
+  static std::unique_ptr<Simulation> create(const MachineConfig& machine, const CostProfile& costs,
+                                            const KernelConfig& config, std::string* error);
+  // The same with knobs as text ("key=value,..." or a policy "preset+knob=value"; "" = the
+  // defaults), for tests and benchmarks that spell their configuration; nullptr and *error set on
+  // an unknown preset, knob or value.
   static std::unique_ptr<Simulation> create(const MachineConfig& machine, const CostProfile& costs,
                                             std::string_view policy, std::string* error);
-  // The defaults of every built-in knob.
-  static PolicyConfig default_policy();
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -96,7 +105,8 @@ class Simulation {
   const LockStat& lockstat() const { return lockstat_; }
   const Cpu& cpu(uint32_t id) const { return cpus_[id]; }
   uint32_t nr_cpus() const { return static_cast<uint32_t>(cpus_.size()); }
-  const PolicyConfig& policy_config() const { return policy_config_; }
+  // Every knob's value (policy/kernel_config.h); model code reads the fields where it decides.
+  const KernelConfig& config() const { return config_; }
   // Sum of per-CPU counters.
   CpuCounters cpu_totals() const;
 
@@ -104,6 +114,7 @@ class Simulation {
   SimTime now() const { return events_.now(); }
   EventQueue& events() { return events_; }
   const CostProfile& costs() const { return costs_; }
+  // The knobs that are decision procedures (policy/policy_set.h).
   const PolicySet& policies() const { return policies_; }
   const MachineConfig& machine() const { return machine_; }
   Scheduler& sched() { return sched_; }
@@ -145,7 +156,7 @@ class Simulation {
  private:
   MachineConfig machine_;
   CostProfile costs_;
-  PolicyConfig policy_config_;
+  KernelConfig config_;
   PolicySet policies_;
   EventQueue events_;
   LockStat lockstat_;

@@ -1,18 +1,13 @@
-#include "kernelsim/sim/simulation.h"
+#include "kernelsim/simulation.h"
 
 #include <cassert>
 
 #include "kernelsim/kernel/thread.h"
+#include "kernelsim/policy/presets.h"
 #include "kernelsim/sim/trace_counters.h"
 
 namespace mmreplay::kernelsim {
 namespace {
-
-PolicySet build_policies(const PolicyConfig& config) {
-  PolicyRegistry registry;
-  register_builtin_policies(registry);
-  return instantiate_policies(config, registry);
-}
 
 std::vector<Cpu> make_cpus(uint32_t n) {
   std::vector<Cpu> cpus;
@@ -24,22 +19,22 @@ std::vector<Cpu> make_cpus(uint32_t n) {
 }  // namespace
 
 Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
-                       const PolicyConfig& policy)
-    : machine_(machine), costs_(costs), policy_config_(policy), policies_(build_policies(policy)),
+                       const KernelConfig& config)
+    : machine_(machine), costs_(costs), config_(config), policies_(PolicySet::build(config)),
       cpus_(make_cpus(machine.nr_cpus)), sched_(*this), swap_(machine.swap_bytes >> PAGE_SHIFT) {
   assert(machine.nr_cpus >= 1 && machine.nr_cpus <= NR_CPUS);
   page_alloc_ = std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT, machine.nr_cpus);
   lruvec_ = std::make_unique<Lruvec>(*this, machine.nr_cpus);
-  buffers_ = std::make_unique<BufferCache>(machine.nr_cpus, policies_.bh_lru_size->size(), machine.fs_block_size);
+  buffers_ = std::make_unique<BufferCache>(machine.nr_cpus, config.bh_lru_size, machine.fs_block_size);
   memcg_ = std::make_unique<MemcgSet>(*this, machine.nr_cpus);
   assert(machine.cma_bytes <= machine.memory_bytes);
   cma_ = std::make_unique<CmaArea>(machine.memory_bytes >> PAGE_SHIFT, machine.cma_bytes >> PAGE_SHIFT);
   page_cache_ = std::make_unique<PageCache>(*this);
-  kswapd_data_ = std::make_unique<KswapdData>(*this, policies_.predict_window->lookback());
+  kswapd_data_ = std::make_unique<KswapdData>(*this, config.predict_window);
 }
 
 std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,
-                                               std::string_view policy, std::string* error) {
+                                               const KernelConfig& config, std::string* error) {
   if (machine.nr_cpus < 1 || machine.nr_cpus > NR_CPUS) {
     if (error) *error = "nr_cpus " + std::to_string(machine.nr_cpus) + " outside 1.." + std::to_string(NR_CPUS);
     return nullptr;
@@ -53,20 +48,18 @@ std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, con
     if (error) *error = "cma_bytes " + std::to_string(machine.cma_bytes) + " exceeds memory_bytes";
     return nullptr;
   }
-  PolicyRegistry registry;
-  register_builtin_policies(registry);
-  PolicyParse parsed = parse_policy_config(policy, registry);
-  if (!parsed.ok()) {
-    if (error) *error = parsed.error;
-    return nullptr;
-  }
-  return std::make_unique<Simulation>(machine, costs, *parsed.config);
+  return std::make_unique<Simulation>(machine, costs, config);
 }
 
-PolicyConfig Simulation::default_policy() {
-  PolicyRegistry registry;
-  register_builtin_policies(registry);
-  return PolicyConfig::defaults(registry);
+std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,
+                                               std::string_view policy, std::string* error) {
+  KernelConfig config;
+  std::string parse_error;
+  if (!policy.empty() && !resolve_policy(policy, &config, &parse_error)) {
+    if (error) *error = parse_error;
+    return nullptr;
+  }
+  return create(machine, costs, config, error);
 }
 
 Simulation::~Simulation() {

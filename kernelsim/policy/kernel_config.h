@@ -1,0 +1,84 @@
+// KernelConfig: every policy knob of the model as a typed field.
+//
+// A knob is one field here, with the model's default as its initializer, and one row of the knob
+// table (knob_table.cpp) that gives its key, allowed values, documentation and the kernel commit
+// each value comes from. Parsing, `trace-replay policies`, the results' `policy_knobs` and error
+// messages are all derived from that table. Model code reads the fields at its decision points
+// (`sim.config().pagevec_size`); only policies that are real decision procedures over the model's
+// state keep an object (madv_free.h, fault_lock.h, watermarks.h), built from these fields.
+//
+// The defaults describe a current (6.x) kernel as far as the model goes; kernel releases and the
+// seed threads' policies are presets over them (presets.h).
+
+#pragma once
+
+#include <cstdint>
+
+#include "kernelsim/constants.h"
+
+namespace mmreplay::kernelsim {
+
+// What MADV_FREE does (seed 000, "mm: throttle MADV_FREE"); madv_free.h decides per call.
+enum class MadvFreeMode : uint8_t { kLazy, kAsDontneed, kThrottled, kFreeSwapped };
+
+// How a vector madvise (seed 002's madvisev, process_madvise) executes.
+enum class MadviseVectorMode : uint8_t { kPerCall, kVector };
+
+// How remote TLB entries are invalidated (arch/x86/tlb.cpp).
+enum class TlbFlushMethod : uint8_t { kIpi, kBroadcast };
+
+// Which lock a page fault takes first (fault_lock.h decides per fault).
+enum class FaultLockMode : uint8_t { kMmapSem, kPerVma };
+
+// How a CPU in lazy-TLB mode takes a shootdown (arch/x86/tlb.cpp).
+enum class LazyTlbMode : uint8_t { kLeaveMm, kSkip };
+
+// Which readers rwsem_mark_wake() wakes (locking/rwsem.cpp).
+enum class RwsemWakeMode : uint8_t { kPhaseFair, kContiguous };
+
+// How the zone watermarks are placed above min (watermarks.h).
+enum class WatermarkFormula : uint8_t { k3x, kScaleFactor };
+
+// The LRU list MADV_FREE moves a lazyfree page to (mm/lru.cpp).
+enum class LazyfreeLru : uint8_t { kInactiveAnon, kInactiveFile };
+
+// Whether user pages are charged to a memcg, and how its counter is kept (mm/memcontrol.cpp).
+enum class MemcgCounterKind : uint8_t { kOff, kResCounter, kPageCounter };
+
+// Pages per memcg uncharge on the zap path (seed 001).
+enum class UnchargeBatchMode : uint8_t { kPagevec, kGather };
+
+// How fine the lock over the LRU lists is (mm/lru.cpp).
+enum class LruLockScope : uint8_t { kNode, kLruvec };
+
+// How the per-CPU bh_lrus let go of buffer heads a contiguous allocation must migrate (seed 004).
+enum class BhInvalidateMode : uint8_t { kAll, kCond, kSelected, kNone, kDrain };
+
+// When kswapd starts (seed 003): at the low watermark, or earlier on a free-page trend.
+enum class ReclaimMode : uint8_t { kReactive, kPredictive };
+
+struct KernelConfig {
+  MadvFreeMode madv_free = MadvFreeMode::kLazy;
+  MadviseVectorMode madvise = MadviseVectorMode::kPerCall;
+  TlbFlushMethod tlb = TlbFlushMethod::kIpi;
+  FaultLockMode fault_lock = FaultLockMode::kMmapSem;
+  LazyTlbMode lazy_tlb = LazyTlbMode::kSkip;
+  RwsemWakeMode rwsem_wake = RwsemWakeMode::kPhaseFair;
+  WatermarkFormula watermarks = WatermarkFormula::kScaleFactor;
+  LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;
+  uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
+  uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru
+  MemcgCounterKind memcg = MemcgCounterKind::kOff;
+  uint32_t charge_batch = MEMCG_CHARGE_BATCH;        // pages per memcg counter charge
+  UnchargeBatchMode uncharge_batch = UnchargeBatchMode::kGather;
+  LruLockScope lru_lock = LruLockScope::kLruvec;
+  bool zap_lru_drain = true;                         // lru_add_drain() before a zap
+  BhInvalidateMode bh_invalidate = BhInvalidateMode::kDrain;
+  ReclaimMode reclaim = ReclaimMode::kReactive;
+  uint32_t predict_window = LSQ_LOOKBACK;            // samples in the predictive lookback
+
+  bool memcg_enabled() const { return memcg != MemcgCounterKind::kOff; }
+  friend bool operator==(const KernelConfig&, const KernelConfig&) = default;
+};
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,246 @@
+#include "kernelsim/policy/knob_table.h"
+
+#include <initializer_list>
+#include <utility>
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// One allowed value of a field of type T: the typed value, its name and its doc.
+template <typename T>
+struct Allowed {
+  T value;
+  KnobValue text;
+};
+
+// A row: the field `field` of KernelConfig, with its allowed values in the order `policies` lists
+// them. The field's default is its initializer in kernel_config.h.
+template <typename T>
+KnobInfo knob(std::string key, T KernelConfig::*field, std::string doc,
+              std::initializer_list<Allowed<T>> allowed) {
+  KnobInfo k;
+  k.key = std::move(key);
+  k.doc = std::move(doc);
+  std::vector<T> typed;
+  for (const Allowed<T>& a : allowed) {
+    typed.push_back(a.value);
+    k.values.push_back(a.text);
+  }
+  k.index_of = [field, typed](const KernelConfig& c) {
+    size_t i = 0;
+    while (i < typed.size() && !(typed[i] == c.*field)) ++i;
+    return i;
+  };
+  k.set = [field, typed](KernelConfig& c, size_t i) { c.*field = typed[i]; };
+  return k;
+}
+
+// Integer values are named by their number.
+Allowed<uint32_t> n(uint32_t value, std::string doc) {
+  return {value, {std::to_string(value), std::move(doc)}};
+}
+
+std::vector<KnobInfo> build_table() {
+  std::vector<KnobInfo> t;
+  t.push_back(knob("madv_free", &KernelConfig::madv_free, "what MADV_FREE does (seed 000)",
+                   {{MadvFreeMode::kLazy,
+                     {"lazy", "pages stay mapped and become lazyfree (4.5+, 854e9ed09ded)"}},
+                    {MadvFreeMode::kAsDontneed,
+                     {"as-dontneed",
+                      "MADV_FREE zaps like MADV_DONTNEED (swapless 4.5-4.11, pre-4.5 allocators)"}},
+                    {MadvFreeMode::kThrottled,
+                     {"throttled",
+                      "seed 000 RFC: DONTNEED while free pages <= 1.5 x min watermark, else lazy"}},
+                    {MadvFreeMode::kFreeSwapped,
+                     {"free-swapped", "seed 000 fix: lazy, and swap entries in the range are freed"}}}));
+  t.push_back(knob("madvise", &KernelConfig::madvise, "how a vector madvise executes (seed 002)",
+                   {{MadviseVectorMode::kPerCall,
+                     {"per-call", "one madvise() per range: a lock acquisition and a flush each"}},
+                    {MadviseVectorMode::kVector,
+                     {"vector",
+                      "one syscall, one mmap_sem hold and one mmu_gather flush for all ranges"}}}));
+  t.push_back(knob("tlb", &KernelConfig::tlb, "remote TLB invalidation mechanism",
+                   {{TlbFlushMethod::kIpi,
+                     {"ipi", "shootdown IPIs to mm_cpumask, initiator waits for all acks"}},
+                    {TlbFlushMethod::kBroadcast,
+                     {"broadcast", "INVLPGB + TLBSYNC (AMD) / RAR (Intel): no IPIs (~6.15)"}}}));
+  t.push_back(knob("fault_lock", &KernelConfig::fault_lock, "lock taken by the page-fault path",
+                   {{FaultLockMode::kMmapSem, {"mmap_sem", "every fault takes mmap_sem for read"}},
+                    {FaultLockMode::kPerVma,
+                     {"per-vma",
+                      "per-VMA read lock, falling back to mmap_sem when write-locked (6.4+)"}}}));
+  t.push_back(knob("lazy_tlb", &KernelConfig::lazy_tlb, "how lazy-TLB CPUs take shootdowns",
+                   {{LazyTlbMode::kLeaveMm, {"leave_mm", "3.x: lazy CPUs get the IPI and leave the mm"}},
+                    {LazyTlbMode::kSkip,
+                     {"skip", "4.19+: lazy CPUs skipped unless page tables are freed; tlb_gen on "
+                              "return (145f573b89a6)"}}}));
+  t.push_back(knob("rwsem_wake", &KernelConfig::rwsem_wake, "readers woken by one rwsem wake-up",
+                   {{RwsemWakeMode::kPhaseFair,
+                     {"phase-fair", "5.3+: up to MAX_READERS_WAKEUP readers, skipping writers"}},
+                    {RwsemWakeMode::kContiguous,
+                     {"contiguous", "3.x: the readers before the first waiting writer"}}}));
+  t.push_back(knob("watermarks", &KernelConfig::watermarks, "zone low/high watermark formula",
+                   {{WatermarkFormula::k3x, {"3.x", "low = min + min/4, high = min + min/2 (before 4.6)"}},
+                    {WatermarkFormula::kScaleFactor,
+                     {"scale-factor", "gap = max(min/4, managed * watermark_scale_factor / 10000) "
+                                      "(4.6+, 795ae7a0de6b)"}}}));
+  t.push_back(knob("lazyfree_lru", &KernelConfig::lazyfree_lru, "LRU list of MADV_FREE'd pages",
+                   {{LazyfreeLru::kInactiveAnon,
+                     {"inactive-anon", "4.5-4.11: inactive anon list, still swap-backed"}},
+                    {LazyfreeLru::kInactiveFile,
+                     {"inactive-file",
+                      "4.12+: PG_swapbacked cleared, inactive file list (f7ad2a6cb9f7)"}}}));
+  t.push_back(knob("pagevec_size", &KernelConfig::pagevec_size,
+                   "pages per per-CPU LRU batch (lru_add, lru_lazyfree)",
+                   {n(PAGEVEC_SIZE_3X, "3.x PAGEVEC_SIZE"), n(PAGEVEC_SIZE, "~4.15+ PAGEVEC_SIZE"),
+                    n(PAGEVEC_SIZE_FOLIO_BATCH, "6.9+ folio_batch (9cecde80aae0)")}));
+  t.push_back(knob("bh_lru_size", &KernelConfig::bh_lru_size,
+                   "entries per per-CPU buffer-head LRU (BH_LRU_SIZE)",
+                   {n(BH_LRU_SIZE_PRE_3_18, "BH_LRU_SIZE before 3.18"),
+                    n(BH_LRU_SIZE, "3.18+ BH_LRU_SIZE (86cf78d73de8)")}));
+  t.push_back(knob("memcg", &KernelConfig::memcg, "memory cgroup charging of user pages and its counter",
+                   {{MemcgCounterKind::kOff, {"off", "no memcg charging"}},
+                    {MemcgCounterKind::kResCounter,
+                     {"res_counter", "<= 3.18: spinlocked res_counter (seed 001)"}},
+                    {MemcgCounterKind::kPageCounter,
+                     {"page_counter", "3.19+: lockless page_counter (3e32cb2e0a12)"}}}));
+  t.push_back(knob("charge_batch", &KernelConfig::charge_batch,
+                   "pages per memcg counter charge kept in the per-CPU charge stock",
+                   {n(CHARGE_BATCH, "3.x CHARGE_BATCH, MEMCG_CHARGE_BATCH before 6.1"),
+                    n(MEMCG_CHARGE_BATCH, "6.1+ MEMCG_CHARGE_BATCH")}));
+  t.push_back(knob("uncharge_batch", &KernelConfig::uncharge_batch,
+                   "pages per memcg uncharge when a zap frees its gathered pages",
+                   {{UnchargeBatchMode::kPagevec,
+                     {"pagevec", "3.17-rc: one uncharge per PAGEVEC_SIZE pages (seed 001 regression)"}},
+                    {UnchargeBatchMode::kGather,
+                     {"gather", "3.17+: one uncharge per mmu_gather batch (aabfb57296e3)"}}}));
+  t.push_back(knob("lru_lock", &KernelConfig::lru_lock, "granularity of the LRU lock",
+                   {{LruLockScope::kNode, {"node", "<= 5.10: zone->lru_lock, pgdat->lru_lock (4.8)"}},
+                    {LruLockScope::kLruvec,
+                     {"lruvec", "5.11+: lruvec->lru_lock per memcg (6168d0da2b47)"}}}));
+  t.push_back(knob("zap_lru_drain", &KernelConfig::zap_lru_drain,
+                   "lru_add_drain() before zapping (MADV_DONTNEED, munmap)",
+                   {{true, {"on", "lru_add_drain() in the zap paths (all versions)"}},
+                    {false, {"off", "no drain before the zap (experiment)"}}}));
+  t.push_back(knob(
+      "bh_invalidate", &KernelConfig::bh_invalidate,
+      "how bh_lru entries pinning pages are dropped before migration (seed 004)",
+      {{BhInvalidateMode::kAll,
+        {"all", "seed 004 patch: invalidate_bh_lrus() IPI to every CPU in alloc_contig_range()"}},
+       {BhInvalidateMode::kCond, {"cond", "IPIs only to CPUs with has_bh_in_lru() (on_each_cpu_cond)"}},
+       {BhInvalidateMode::kSelected,
+        {"selected",
+         "drop only the migrated pages' buffer heads, searching every CPU's bh_lru (no IPI)"}},
+       {BhInvalidateMode::kNone, {"none", "before 5.13: migration fails and retries on busy buffer heads"}},
+       {BhInvalidateMode::kDrain,
+        {"drain",
+         "5.13+ (8cc621d2f45d): invalidate in lru_add_drain(); lru_cache_disable() skips installs"}}}));
+  t.push_back(knob("reclaim", &KernelConfig::reclaim,
+                   "when kswapd starts: at the low watermark, or earlier on a free-page trend "
+                   "(seed 003)",
+                   {{ReclaimMode::kReactive,
+                     {"reactive", "kswapd woken at the low watermark, asleep above high"}},
+                    {ReclaimMode::kPredictive,
+                     {"predictive",
+                      "seed 003 RFC: least-squares trend of free pages wakes kswapd early"}}}));
+  t.push_back(knob("predict_window", &KernelConfig::predict_window,
+                   "(time, free pages) samples in the reclaim=predictive lookback window",
+                   {n(LSQ_LOOKBACK, "LSQ_LOOKBACK of the seed 003 RFC"),
+                    n(2 * LSQ_LOOKBACK, "twice the RFC's window: slower, smoother trend"),
+                    n(4 * LSQ_LOOKBACK, "four times the RFC's window")}));
+  return t;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string known_keys() {
+  std::string out;
+  for (const KnobInfo& k : kernel_knobs()) out += (out.empty() ? "" : ", ") + k.key;
+  return out;
+}
+
+std::string known_values(const KnobInfo& k) {
+  std::string out;
+  for (const KnobValue& v : k.values) out += (out.empty() ? "" : "|") + v.name;
+  return out;
+}
+
+}  // namespace
+
+std::string_view KnobInfo::value_of(const KernelConfig& c) const {
+  const size_t i = index_of(c);
+  return i < values.size() ? std::string_view(values[i].name) : std::string_view("?");
+}
+
+const KnobValue* KnobInfo::find_value(std::string_view name) const {
+  for (const KnobValue& v : values) {
+    if (v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+const std::vector<KnobInfo>& kernel_knobs() {
+  static const std::vector<KnobInfo> kTable = build_table();
+  return kTable;
+}
+
+const KnobInfo* find_knob(std::string_view key) {
+  for (const KnobInfo& k : kernel_knobs()) {
+    if (k.key == key) return &k;
+  }
+  return nullptr;
+}
+
+std::string format_knobs(const KernelConfig& config) {
+  std::string out;
+  for (const KnobInfo& k : kernel_knobs()) {
+    if (!out.empty()) out += ',';
+    out += k.key;
+    out += '=';
+    out += k.value_of(config);
+  }
+  return out;
+}
+
+bool apply_knobs(std::string_view text, KernelConfig* config, std::string* error) {
+  std::vector<std::string_view> seen;
+  text = trim(text);
+  while (!text.empty()) {
+    const size_t sep = text.find_first_of(",+");
+    const std::string_view item = trim(text.substr(0, sep));
+    text = sep == std::string_view::npos ? std::string_view{} : text.substr(sep + 1);
+    const size_t eq = item.find('=');
+    if (item.empty() || eq == std::string_view::npos) {
+      *error = "policy item '" + std::string(item) + "' is not knob=value";
+      return false;
+    }
+    const std::string_view key = trim(item.substr(0, eq));
+    const std::string_view val = trim(item.substr(eq + 1));
+    const KnobInfo* knob = find_knob(key);
+    if (knob == nullptr) {
+      *error = "unknown policy knob '" + std::string(key) + "' (known: " + known_keys() + ")";
+      return false;
+    }
+    for (std::string_view s : seen) {
+      if (s == key) {
+        *error = "policy knob '" + std::string(key) + "' given twice";
+        return false;
+      }
+    }
+    seen.push_back(key);
+    const KnobValue* v = knob->find_value(val);
+    if (v == nullptr) {
+      *error = "unknown value '" + std::string(val) + "' for policy knob '" + std::string(key) +
+               "' (expected " + known_values(*knob) + ")";
+      return false;
+    }
+    knob->set(*config, static_cast<size_t>(v - knob->values.data()));
+  }
+  return true;
+}
+
+}  // namespace mmreplay::kernelsim

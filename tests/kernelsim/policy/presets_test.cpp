@@ -1,0 +1,107 @@
+// Presets: every preset expands to a valid configuration, the kernel releases expand to the knobs
+// each release had, seed presets override their era, and bad specs are rejected by name.
+
+#include "kernelsim/policy/presets.h"
+
+#include <gtest/gtest.h>
+
+#include "kernelsim/policy/knob_table.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+std::string expand(std::string_view spec) {
+  KernelConfig c;
+  std::string error;
+  EXPECT_TRUE(resolve_policy(spec, &c, &error)) << spec << ": " << error;
+  return format_knobs(c);
+}
+
+std::string error_of(std::string_view spec) {
+  KernelConfig c;
+  std::string error;
+  EXPECT_FALSE(resolve_policy(spec, &c, &error)) << spec;
+  return error;
+}
+
+TEST(PresetsTest, EveryPresetIsAValidConfiguration) {
+  // A preset naming a knob or value the model lacks must fail here, not in a user's study.
+  for (const PolicyPreset& p : policy_presets()) {
+    KernelConfig c;
+    std::string error;
+    EXPECT_TRUE(resolve_policy(p.name, &c, &error)) << p.name << ": " << error;
+    if (!p.base.empty()) {
+      EXPECT_NE(find_policy_preset(p.base), nullptr) << p.name;
+    }
+    EXPECT_FALSE(p.source.empty()) << p.name;
+  }
+}
+
+// The releases written as a chain of changes must give each release's full set of knobs (these
+// strings are what every result of a kernel preset records in `policy_knobs`).
+TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
+  const std::string tail = ",reclaim=reactive,predict_window=8";
+  const std::string v316 =
+      "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+      "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
+      "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
+      "zap_lru_drain=on,bh_invalidate=none";
+  EXPECT_EQ(expand("linux-3.16"), v316 + tail);
+  EXPECT_EQ(expand("linux-3.17-rc2"),
+            "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+            "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
+            "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,"
+            "zap_lru_drain=on,bh_invalidate=none" + tail);
+  EXPECT_EQ(expand("linux-4.5"),
+            "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+            "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
+            "bh_lru_size=16,memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
+            "zap_lru_drain=on,bh_invalidate=none" + tail);
+  EXPECT_EQ(expand("linux-5.3"),
+            "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,"
+            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
+            "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
+            "uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,bh_invalidate=none" + tail);
+  EXPECT_EQ(expand("linux-6.6"),
+            "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=per-vma,lazy_tlb=skip,"
+            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
+            "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
+            "uncharge_batch=gather,lru_lock=lruvec,zap_lru_drain=on,bh_invalidate=drain" + tail);
+  EXPECT_EQ(expand("default"), format_knobs(KernelConfig{}));
+}
+
+TEST(PresetsTest, SeedPresetsOverrideTheirEra) {
+  // Issue 9: a seed's policies are changes to the kernel the thread measured. `free` is 4.5 with
+  // lazy free: 4.5's knobs (3.x watermarks, contiguous rwsem wake-up) are in, lazy free wins.
+  EXPECT_EQ(expand("free"), expand("linux-4.5"));  // 4.5 already had lazy MADV_FREE
+  const std::string dontneed = expand("dontneed");
+  EXPECT_NE(dontneed.find("madv_free=as-dontneed"), std::string::npos);
+  EXPECT_NE(dontneed.find("watermarks=3.x"), std::string::npos);
+  // A user override still wins over both layers.
+  const std::string free = expand("free+watermarks=scale-factor");
+  EXPECT_NE(free.find("watermarks=scale-factor"), std::string::npos);
+  EXPECT_EQ(free.find("watermarks=3.x"), std::string::npos);
+  EXPECT_NE(expand("linux-4.5+madvise=vector").find("madvise=vector"), std::string::npos);
+  EXPECT_NE(expand("linux-3.18").find("bh_lru_size=16"), std::string::npos);
+}
+
+TEST(PresetsTest, BareKnobsOverrideTheDefaults) {
+  KernelConfig want;
+  want.tlb = TlbFlushMethod::kBroadcast;
+  want.madvise = MadviseVectorMode::kVector;
+  EXPECT_EQ(expand("tlb=broadcast+madvise=vector"), format_knobs(want));
+}
+
+TEST(PresetsTest, BadSpecsAreRejectedByName) {
+  EXPECT_NE(error_of("linux-9.9").find("no preset 'linux-9.9'"), std::string::npos);
+  EXPECT_NE(error_of("free+madvise").find("'madvise' is not knob=value"), std::string::npos);
+  EXPECT_NE(error_of("free+madvise=vectr").find("'vectr'"), std::string::npos);
+  EXPECT_NE(error_of("free+zap_lru=off").find("'zap_lru'"), std::string::npos);
+  EXPECT_NE(error_of("").find("empty"), std::string::npos);
+  error_of("free+");
+  error_of("+free");
+  EXPECT_NE(error_of("free+tlb=ipi+tlb=broadcast").find("twice"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
