@@ -20,9 +20,10 @@ std::vector<Cpu> make_cpus(uint32_t n) {
 
 Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
                        const KernelConfig& config)
-    : machine_(machine), costs_(costs), config_(config), policies_(PolicySet::build(config)),
+    : SimFloor(machine.time_slice), machine_(machine), costs_(costs), config_(config), policies_(PolicySet::build(config)),
       cpus_(make_cpus(machine.nr_cpus)), sched_(*this), swap_(machine.swap_bytes >> PAGE_SHIFT) {
   assert(machine.nr_cpus >= 1 && machine.nr_cpus <= NR_CPUS);
+  scheduler_ = &sched_;
   page_alloc_ = std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT, machine.nr_cpus);
   lruvec_ = std::make_unique<Lruvec>(*this, machine.nr_cpus);
   buffers_ = std::make_unique<BufferCache>(machine.nr_cpus, config.bh_lru_size, machine.fs_block_size);
@@ -62,6 +63,10 @@ std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, con
   return create(machine, costs, config, error);
 }
 
+void Simulation::trace_task_start(const Task& t) {
+  trace_->name_task(t.id(), t.cpu().id, t.mm() != nullptr ? t.mm()->id : 0, t.kthread);
+}
+
 Simulation::~Simulation() {
   // Task frames reference mms and locks: destroy them first.
   tasks_.clear();
@@ -82,7 +87,7 @@ Mm* Simulation::find_mm(uint32_t mm_id) const {
 
 Task& Simulation::create_task(uint32_t cpu, Mm* mm) {
   assert(cpu < cpus_.size());
-  tasks_.push_back(std::make_unique<Task>(*this, static_cast<uint32_t>(tasks_.size()), cpus_[cpu]));
+  tasks_.push_back(std::make_unique<Task>(*this, *this, static_cast<uint32_t>(tasks_.size()), cpus_[cpu]));
   Task& t = *tasks_.back();
   t.set_mm(mm);
   if (mm != nullptr) ++mm->users;

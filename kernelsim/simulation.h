@@ -39,6 +39,7 @@
 #include "kernelsim/sched/core.h"
 #include "kernelsim/sched/cpu.h"
 #include "kernelsim/sim/event_queue.h"
+#include "kernelsim/sim/sim_floor.h"
 #include "kernelsim/sim/op.h"
 #include "kernelsim/sim/stats.h"
 #include "kernelsim/sim/task.h"
@@ -60,7 +61,7 @@ struct MachineConfig {
   uint64_t cma_bytes = 0;                                // CMA area at the top of the zone (mm/cma.h); 0 = none
 };
 
-class Simulation {
+class Simulation final : public SimFloor {
  public:
   // REQUIRES: machine valid (see create()).
   Simulation(const MachineConfig& machine, const CostProfile& costs, const KernelConfig& config);
@@ -74,6 +75,7 @@ class Simulation {
   static std::unique_ptr<Simulation> create(const MachineConfig& machine, const CostProfile& costs,
                                             std::string_view policy, std::string* error);
   ~Simulation();
+  void trace_task_start(const Task& t) override;
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
@@ -111,13 +113,10 @@ class Simulation {
   CpuCounters cpu_totals() const;
 
   // ---- Model internals (components reach each other through these) ----
-  SimTime now() const { return events_.now(); }
-  EventQueue& events() { return events_; }
   const CostProfile& costs() const { return costs_; }
   // The knobs that are decision procedures (policy/policy_set.h).
   const PolicySet& policies() const { return policies_; }
   const MachineConfig& machine() const { return machine_; }
-  Scheduler& sched() { return sched_; }
   LockStat& lockstat() { return lockstat_; }
   PageAllocator& page_alloc() { return *page_alloc_; }
   const PageAllocator& page_alloc() const { return *page_alloc_; }
@@ -151,14 +150,12 @@ class Simulation {
   // Attaches `sink` (not owned; nullptr detaches). Attach before the first task starts so every
   // track gets its label. Tracing never changes what the model does.
   void set_trace_sink(TraceSink* sink);
-  TraceSink* trace() const { return trace_; }
 
  private:
   MachineConfig machine_;
   CostProfile costs_;
   KernelConfig config_;
   PolicySet policies_;
-  EventQueue events_;
   LockStat lockstat_;
   Stats stats_;
   std::vector<Cpu> cpus_;
@@ -174,7 +171,6 @@ class Simulation {
   std::unique_ptr<KswapdData> kswapd_data_;
   std::vector<std::unique_ptr<Mm>> mms_;
   std::vector<std::unique_ptr<Task>> tasks_;
-  TraceSink* trace_ = nullptr;
   SimTime next_counter_sample_;
   // Samples the vm counters into the sink when counter_interval() has passed (trace_counters.h).
   void sample_trace_counters(bool force);

@@ -3,11 +3,14 @@
 #include <cassert>
 
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/simulation.h"
+#include "kernelsim/sched/core.h"
+#include "kernelsim/sched/cpu.h"
+#include "kernelsim/sim/sim_floor.h"
 
 namespace mmreplay::kernelsim {
 
-Task::Task(Simulation& sim, uint32_t id, Cpu& cpu) : sim_(sim), id_(id), cpu_(&cpu) {}
+Task::Task(Simulation& sim, SimFloor& floor, uint32_t id, Cpu& cpu)
+    : sim_(sim), floor_(floor), id_(id), cpu_(&cpu) {}
 
 Task::~Task() = default;
 
@@ -16,9 +19,8 @@ void Task::start(Co<void> body, SimTime at) {
   body_.emplace(std::move(body));
   resume_ = body_->handle();
   clock_ = at;
-  if (TraceSink* ts = sim_.trace())
-    ts->name_task(id_, cpu_->id, mm_ != nullptr ? mm_->id : 0, kthread);
-  sim_.events().schedule(at, this, kWake);
+  if (floor_.trace() != nullptr) floor_.trace_task_start(*this);
+  floor_.events().schedule(at, this, kWake);
 }
 
 void Task::absorb_steal() {
@@ -29,14 +31,14 @@ void Task::absorb_steal() {
 
 bool Task::should_preempt() const {
   return preempt_count == 0 && !cpu_->runqueue.empty() &&
-         clock_ - slice_start >= sim_.machine().time_slice;
+         clock_ - slice_start >= floor_.time_slice();
 }
 
 bool Task::try_enter_now() {
   absorb_steal();
-  assert(clock_ >= sim_.now() && "invariant (1): task clock behind global time");
+  assert(clock_ >= floor_.now() && "invariant (1): task clock behind global time");
   if (should_preempt()) return false;
-  EventQueue& q = sim_.events();
+  EventQueue& q = floor_.events();
   if (!q.can_advance_to(clock_)) return false;
   q.advance_to(clock_);
   return true;
@@ -48,23 +50,23 @@ void Task::defer(SharedStep* step, std::coroutine_handle<> h) {
   pending_step_ = step;
   // Even a due preemption waits for the event: the task is on its CPU until global time
   // reaches its clock (fire() preempts it then).
-  sim_.events().schedule(clock_, this, kRun);
+  floor_.events().schedule(clock_, this, kRun);
 }
 
 void Task::fire(uint64_t arg) {
   if (arg == kWake) {
-    sim_.sched().wake_up_process(*this, sim_.now());
+    floor_.sched().wake_up_process(*this, floor_.now());
     return;
   }
   assert(cpu_->curr == this && on_cpu() && "invariant (2): resumed off its CPU");
   absorb_steal();
-  if (clock_ > sim_.now()) {
-    sim_.events().schedule(clock_, this, kRun);
+  if (clock_ > floor_.now()) {
+    floor_.events().schedule(clock_, this, kRun);
     return;
   }
   if (pending_step_ != nullptr) {
     if (should_preempt()) {
-      sim_.sched().preempt(*this);
+      floor_.sched().preempt(*this);
       return;
     }
     SharedStep* step = pending_step_;

@@ -25,6 +25,7 @@
 namespace mmreplay::kernelsim {
 
 class Simulation;
+class SimFloor;
 class SharedStep;
 class RwSem;
 class Mm;
@@ -52,7 +53,8 @@ class Task final : public EventTarget {
   static constexpr uint64_t kRun = 0;   // the task has its CPU: continue at clock()
   static constexpr uint64_t kWake = 1;  // timer or start: wake_up_process() now
 
-  Task(Simulation& sim, uint32_t id, Cpu& cpu);
+  // `floor` is `sim` seen from below (Simulation derives from SimFloor).
+  Task(Simulation& sim, SimFloor& floor, uint32_t id, Cpu& cpu);
   ~Task();
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
@@ -100,6 +102,7 @@ class Task final : public EventTarget {
 
  private:
   Simulation& sim_;
+  SimFloor& floor_;
   uint32_t id_;
   Cpu* cpu_;
   Mm* mm_ = nullptr;
