@@ -12,6 +12,7 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libtracecmd-dev libtracefs-dev libtraceevent-dev  # trace.dat import (formats/import/trace_cmd.h)
   chromium libpng-dev                       # report test: render the HTML headless, read the PNG
+  clang-format                              # tools/check-format.sh (.ci/run): the tree against .clang-format
 )
 EXTRA=("$@")  # callers may ask for more (e.g. clang for the fuzz preset)
 

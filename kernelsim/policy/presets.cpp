@@ -8,12 +8,13 @@ const std::vector<PolicyPreset>& policy_presets() {
   static const std::vector<PolicyPreset> kPresets = {
       {"default", "", "", "the model's defaults: a current kernel (6.x)"},
       // Kernel releases. Only knobs the model has are set; see `trace-replay policies`. 3.16 names
-      // every knob the releases differ in, so the chain does not lean on the model's defaults.
+      // every knob the releases below differ in, so the chain does not lean on the model's
+      // defaults for them; knobs no release changes (madvise, tlb, zap_lru_drain, reclaim) keep
+      // the defaults.
       {"linux-3.16", "",
-       "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
-       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
-       "zap_lru_drain=on,bh_invalidate=none",
+       "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,rwsem_wake=contiguous,"
+       "watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,bh_lru_size=8,"
+       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,bh_invalidate=none",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
        "BH_LRU_SIZE 8; res_counter memcg, uncharges batched over the whole unmap "
        "(mem_cgroup_uncharge_start/end), zone->lru_lock"},
