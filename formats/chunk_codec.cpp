@@ -16,7 +16,8 @@ capnp::Data::Reader as_data(const VarintWriter& w) {
 VarintReader column(capnp::Data::Reader d) { return VarintReader(d.begin(), d.size()); }
 
 Status corrupt(uint64_t offset, const std::string& what) {
-  return Status::error("corrupt chunk in frame at offset " + std::to_string(offset) + ": " + what);
+  return Status::corruption("corrupt chunk in frame at offset " + std::to_string(offset) + ": " +
+                            what);
 }
 
 }  // namespace

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <span>
 
+#include "common/status.h"
 #include "formats/event.h"
-#include "formats/status.h"
 #include "formats/trace.capnp.h"
 #include "formats/trace_reader.h"
 #include "formats/varint.h"

@@ -86,7 +86,8 @@ Status FrameCompressor::compress(capnp::MessageBuilder& message, std::string* ou
   const auto bytes = flat.asBytes();
   out->resize(ZSTD_compressBound(bytes.size()));
   const size_t n = ZSTD_compress2(cctx_, out->data(), out->size(), bytes.begin(), bytes.size());
-  if (ZSTD_isError(n)) return Status::error(std::string("zstd: ") + ZSTD_getErrorName(n));
+  // Cannot fail into a ZSTD_compressBound() buffer but for a broken context or no memory.
+  if (ZSTD_isError(n)) return Status::internal(std::string("zstd: ") + ZSTD_getErrorName(n));
   out->resize(n);
   return Status::ok();
 }
@@ -95,17 +96,18 @@ Status decompress_frame(std::span<const uint8_t> frame, uint64_t frame_offset, u
                         WordBuffer* out) {
   const std::string where = "frame at offset " + std::to_string(frame_offset);
   const unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
-  if (content == ZSTD_CONTENTSIZE_ERROR) return Status::error(where + ": not a zstd frame");
+  if (content == ZSTD_CONTENTSIZE_ERROR) return Status::corruption(where + ": not a zstd frame");
   if (content == ZSTD_CONTENTSIZE_UNKNOWN) {
-    return Status::error(where + ": frame does not declare its content size");
+    return Status::corruption(where + ": frame does not declare its content size");
   }
   if (content > max_bytes) {
-    return Status::error(where + ": declares " + std::to_string(content) +
-                         " bytes, more than the limit of " + std::to_string(max_bytes));
+    return Status::resource_exhausted(where + ": declares " + std::to_string(content) +
+                                      " bytes, more than the limit of " +
+                                      std::to_string(max_bytes));
   }
   if (content % sizeof(capnp::word) != 0 || content == 0) {
-    return Status::error(where + ": content is not a Cap'n Proto message (" +
-                         std::to_string(content) + " bytes)");
+    return Status::corruption(where + ": content is not a Cap'n Proto message (" +
+                              std::to_string(content) + " bytes)");
   }
   out->resize(content / sizeof(capnp::word));
   // One decompression context per host thread: decode() may run on many TBB workers at once.
@@ -115,8 +117,8 @@ Status decompress_frame(std::span<const uint8_t> frame, uint64_t frame_offset, u
   } ctx;
   const size_t n =
       ZSTD_decompressDCtx(ctx.dctx, out->data(), content, frame.data(), frame.size());
-  if (ZSTD_isError(n)) return Status::error(where + ": zstd: " + ZSTD_getErrorName(n));
-  if (n != content) return Status::error(where + ": content shorter than declared");
+  if (ZSTD_isError(n)) return Status::corruption(where + ": zstd: " + ZSTD_getErrorName(n));
+  if (n != content) return Status::corruption(where + ": content shorter than declared");
   return Status::ok();
 }
 
@@ -131,11 +133,14 @@ capnp::ReaderOptions reader_options_for(size_t words) {
 Status MappedFile::open(const std::string& path, MappedFile* out) {
   out->release();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::error(path + ": cannot open: " + std::strerror(errno));
+  if (fd < 0) {
+    const int err = errno;
+    return Status::from_errno(err, path + ": cannot open: " + std::strerror(err));
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::error(path + ": not a regular file");
+    return Status::invalid_argument(path + ": not a regular file");
   }
   out->size_ = static_cast<size_t>(st.st_size);
   if (out->size_ > 0) {
@@ -151,7 +156,7 @@ Status MappedFile::open(const std::string& path, MappedFile* out) {
                                   static_cast<off_t>(done));
         if (n <= 0) {
           ::close(fd);
-          return Status::error(path + ": read failed at offset " + std::to_string(done));
+          return Status::io_error(path + ": read failed at offset " + std::to_string(done));
         }
         done += static_cast<size_t>(n);
       }

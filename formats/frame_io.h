@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 
 namespace mmreplay::formats {
 

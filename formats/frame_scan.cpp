@@ -23,25 +23,25 @@ WordBuffer& scratch_words() {
 
 Status find_frame(std::span<const uint8_t> file, uint64_t offset, FrameSpan* frame) {
   const uint64_t remaining = offset < file.size() ? file.size() - offset : 0;
-  if (remaining < 4) return Status::error(where(offset) + ": frame cut short (no magic)");
+  if (remaining < 4) return Status::corruption(where(offset) + ": frame cut short (no magic)");
   const uint8_t* p = file.data() + offset;
   const uint32_t magic = load_le32(p);
   frame->offset = offset;
   if ((magic & kSkippableMagicMask) == kSkippableMagicFirst) {
     if (remaining < kSkippableHeaderBytes) {
-      return Status::error(where(offset) + ": skippable frame cut short");
+      return Status::corruption(where(offset) + ": skippable frame cut short");
     }
     const uint64_t size = kSkippableHeaderBytes + load_le32(p + 4);
-    if (size > remaining) return Status::error(where(offset) + ": skippable frame cut short");
+    if (size > remaining) return Status::corruption(where(offset) + ": skippable frame cut short");
     frame->size = size;
     frame->kind = FrameKind::kSkippable;
     return Status::ok();
   }
-  if (magic != kZstdFrameMagic) return Status::error(where(offset) + ": not a zstd frame");
+  if (magic != kZstdFrameMagic) return Status::corruption(where(offset) + ": not a zstd frame");
   const size_t size = ZSTD_findFrameCompressedSize(p, remaining);
   if (ZSTD_isError(size)) {
-    return Status::error(where(offset) + ": zstd frame is cut short or damaged (" +
-                         ZSTD_getErrorName(size) + ")");
+    return Status::corruption(where(offset) + ": zstd frame is cut short or damaged (" +
+                              ZSTD_getErrorName(size) + ")");
   }
   frame->size = size;
   frame->kind = FrameKind::kZstd;
@@ -63,8 +63,8 @@ Status with_frame_root(std::span<const uint8_t> file, const FrameSpan& frame,
     capnp::FlatArrayMessageReader message(as_words(words), reader_options_for(words.size()));
     return use(message.getRoot<capnp_schema::Frame>());
   } catch (const kj::Exception& e) {
-    return Status::error("frame at " + where(frame.offset) +
-                         ": malformed Cap'n Proto message: " + e.getDescription().cStr());
+    return Status::corruption("frame at " + where(frame.offset) +
+                              ": malformed Cap'n Proto message: " + e.getDescription().cStr());
   }
 }
 
@@ -79,7 +79,7 @@ Status parse_frame(std::span<const uint8_t> file, const FrameSpan& frame, uint64
         out->is_header = false;
         return decode_chunk(root.getChunk(), frame.offset, &out->chunk);
     }
-    return Status::error("frame at " + where(frame.offset) + ": unknown frame type");
+    return Status::corruption("frame at " + where(frame.offset) + ": unknown frame type");
   });
 }
 
@@ -87,7 +87,7 @@ Status decode_chunk_frame(std::span<const uint8_t> file, const FrameSpan& frame,
                           uint64_t max_frame_bytes, DecodedChunk* out) {
   return with_frame_root(file, frame, max_frame_bytes, [&](capnp_schema::Frame::Reader root) {
     if (root.which() != capnp_schema::Frame::CHUNK) {
-      return Status::error("frame at " + where(frame.offset) + ": expected a chunk");
+      return Status::corruption("frame at " + where(frame.offset) + ": expected a chunk");
     }
     return decode_chunk(root.getChunk(), frame.offset, out);
   });

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "formats/trace_meta.h"
 #include "formats/trace_reader.h"
 

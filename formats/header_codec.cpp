@@ -55,11 +55,12 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   meta->version_major = in.getVersionMajor();
   meta->version_minor = in.getVersionMinor();
   if (meta->version_major > kFormatVersionMajor) {
-    return Status::error(where + ": format version " + std::to_string(meta->version_major) + "." +
-                         std::to_string(meta->version_minor) + " is newer than this reader (" +
-                         std::to_string(kFormatVersionMajor) + ".x); upgrade trace-replay");
+    return Status::corruption(where + ": format version " + std::to_string(meta->version_major) +
+                              "." + std::to_string(meta->version_minor) +
+                              " is newer than this reader (" + std::to_string(kFormatVersionMajor) +
+                              ".x); upgrade trace-replay");
   }
-  if (meta->version_major == 0) return Status::error(where + ": header has no format version");
+  if (meta->version_major == 0) return Status::corruption(where + ": header has no format version");
   auto rec = in.getRecorder();
   meta->recorder.tool = rec.getTool().cStr();
   meta->recorder.command_line = rec.getCommandLine().cStr();

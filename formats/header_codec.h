@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "formats/trace.capnp.h"
 #include "formats/trace_meta.h"
 #include "formats/trace_reader.h"

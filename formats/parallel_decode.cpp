@@ -55,7 +55,8 @@ Status decode_in_order(const TraceReader& reader, std::span<const uint32_t> ids,
                                            slot->status =
                                                slot->id < chunks.size()
                                                    ? reader.decode(chunks[slot->id], &slot->chunk)
-                                                   : Status::error("chunk id out of range");
+                                                   : Status::invalid_argument(
+                                                         "chunk id out of range");
                                            return slot;
                                          }) &
           tbb::make_filter<Slot*, void>(tbb::filter_mode::serial_in_order, [&](Slot* slot) {

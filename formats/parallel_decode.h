@@ -12,7 +12,7 @@
 #include <functional>
 #include <span>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "formats/trace_reader.h"
 
 namespace mmreplay::formats {

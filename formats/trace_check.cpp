@@ -20,24 +20,26 @@ Status walk_frames(const std::string& path, std::span<const uint8_t> bytes, uint
   while (offset < index_start) {
     FrameSpan frame;
     if (Status s = find_frame(bytes.first(index_start), offset, &frame); !s) {
-      return Status::error(path + ": " + s.message());
+      return s.with_context(path);
     }
     ++report->frames;
     if (frame.kind == FrameKind::kSkippable) {
-      return Status::error(path + ": " + off(offset) + ": unexpected skippable frame in the data");
+      return Status::corruption(path + ": " + off(offset) +
+                                ": unexpected skippable frame in the data");
     }
     if (Status s = parse_frame(bytes, frame, ReaderOptions().max_frame_bytes, &parsed); !s) {
-      return Status::error(path + ": " + s.message());
+      return s.with_context(path);
     }
-    if (parsed.is_header) return Status::error(path + ": " + off(offset) + ": second header");
+    if (parsed.is_header) return Status::corruption(path + ": " + off(offset) + ": second header");
     ChunkRef ref = parsed.chunk.ref;
     ref.offset = frame.offset;
     ref.size = frame.size;
     if (ref.stream >= next_seq.size()) next_seq.resize(ref.stream + 1, 0);
     if (ref.seq != next_seq[ref.stream]++) {
-      return Status::error(path + ": " + off(offset) + ": stream " + std::to_string(ref.stream) +
-                           " chunk seq " + std::to_string(ref.seq) + ", expected " +
-                           std::to_string(next_seq[ref.stream] - 1) + " (a chunk is missing)");
+      return Status::corruption(path + ": " + off(offset) + ": stream " +
+                                std::to_string(ref.stream) + " chunk seq " +
+                                std::to_string(ref.seq) + ", expected " +
+                                std::to_string(next_seq[ref.stream] - 1) + " (a chunk is missing)");
     }
     chunks->push_back(ref);
     ++report->chunks;
@@ -60,7 +62,7 @@ Status check_trace(const std::string& path, CheckReport* report) {
   const auto bytes = reader->bytes();
 
   FrameSpan header;
-  if (Status s = find_frame(bytes, 0, &header); !s) return Status::error(path + ": " + s.message());
+  if (Status s = find_frame(bytes, 0, &header); !s) return s.with_context(path);
   report->frames = 1;
   Footer footer;
   decode_footer(bytes.data() + bytes.size() - kFooterBytes, &footer);
@@ -76,22 +78,22 @@ Status check_trace(const std::string& path, CheckReport* report) {
   ++report->frames;  // the index frame
   const auto& indexed = reader->chunks();
   if (indexed.size() != scanned.size()) {
-    return Status::error(path + ": index lists " + std::to_string(indexed.size()) +
-                         " chunks but the file holds " + std::to_string(scanned.size()));
+    return Status::corruption(path + ": index lists " + std::to_string(indexed.size()) +
+                              " chunks but the file holds " + std::to_string(scanned.size()));
   }
   for (size_t i = 0; i < scanned.size(); ++i) {
     if (!(indexed[i] == scanned[i])) {
-      return Status::error(path + ": " + off(scanned[i].offset) +
-                           ": index entry differs from the chunk's content");
+      return Status::corruption(path + ": " + off(scanned[i].offset) +
+                                ": index entry differs from the chunk's content");
     }
   }
   if (scanned.size() > 0) {
     uint32_t streams = 0;
     for (const ChunkRef& c : scanned) streams = std::max(streams, c.stream + 1);
     if (streams > reader->meta().threads.size()) {
-      return Status::error(path + ": chunks name stream " + std::to_string(streams - 1) +
-                           " but the thread table has " +
-                           std::to_string(reader->meta().threads.size()) + " threads");
+      return Status::corruption(path + ": chunks name stream " + std::to_string(streams - 1) +
+                                " but the thread table has " +
+                                std::to_string(reader->meta().threads.size()) + " threads");
     }
   }
   return Status::ok();

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "formats/status.h"
+#include "common/status.h"
 
 namespace mmreplay::formats {
 

@@ -36,20 +36,20 @@ struct TraceReader::Impl {
 
 Status TraceReader::Impl::read_header_frame() {
   const auto bytes = file.bytes();
-  if (bytes.empty()) return Status::error(path + ": empty file (no header frame)");
+  if (bytes.empty()) return Status::corruption(path + ": empty file (no header frame)");
   if (bytes.size() < 4 || load_le32(bytes.data()) != kZstdFrameMagic) {
-    return Status::error(at(0) + ": not an .mmtrace file (no zstd frame at the start)");
+    return Status::corruption(at(0) + ": not an .mmtrace file (no zstd frame at the start)");
   }
   FrameSpan frame;
-  if (Status s = find_frame(bytes, 0, &frame); !s) return Status::error(path + ": " + s.message());
+  if (Status s = find_frame(bytes, 0, &frame); !s) return s.with_context(path);
   if (frame.kind != FrameKind::kZstd) {
-    return Status::error(at(0) + ": not an .mmtrace file (no zstd frame at the start)");
+    return Status::corruption(at(0) + ": not an .mmtrace file (no zstd frame at the start)");
   }
   ParsedFrame parsed;
   if (Status s = parse_frame(bytes, frame, options.max_frame_bytes, &parsed); !s) {
-    return Status::error(path + ": " + s.message());
+    return s.with_context(path);
   }
-  if (!parsed.is_header) return Status::error(at(0) + ": first frame is not a header");
+  if (!parsed.is_header) return Status::corruption(at(0) + ": first frame is not a header");
   meta = std::move(parsed.meta);
   header_end = frame.offset + frame.size;
   return Status::ok();
@@ -91,8 +91,9 @@ Status TraceReader::Impl::read_index(std::string* why) {
                                           reader_options_for(words.size()));
     auto index = message.getRoot<capnp_schema::Index>();
     if (index.getVersionMajor() > kFormatVersionMajor) {
-      return Status::error(path + ": index format version " +
-                           std::to_string(index.getVersionMajor()) + " is newer than this reader");
+      return Status::corruption(path + ": index format version " +
+                                std::to_string(index.getVersionMajor()) +
+                                " is newer than this reader");
     }
     std::vector<ThreadInfo> threads = read_threads(index.getThreads());
     if (threads.size() >= meta.threads.size()) meta.threads = std::move(threads);
@@ -174,7 +175,8 @@ Status TraceReader::Impl::load() {
   std::string why;
   if (Status s = read_index(&why); !s) return s;
   if (!why.empty()) {
-    if (!options.allow_recovery) return Status::error(path + ": " + why + " (recovery disabled)");
+    if (!options.allow_recovery)
+      return Status::corruption(path + ": " + why + " (recovery disabled)");
     recovered = true;
     warnings.push_back(path + ": " + why);
     scan_frames();
@@ -223,17 +225,17 @@ std::span<const uint8_t> TraceReader::bytes() const { return impl_->file.bytes()
 Status TraceReader::decode(const ChunkRef& ref, DecodedChunk* out) const {
   const auto bytes = impl_->file.bytes();
   if (ref.offset >= bytes.size() || ref.size > bytes.size() - ref.offset) {
-    return Status::error(impl_->at(ref.offset) + ": chunk lies past the end of the file");
+    return Status::corruption(impl_->at(ref.offset) + ": chunk lies past the end of the file");
   }
   FrameSpan frame{ref.offset, ref.size, FrameKind::kZstd};
   if (Status s = decode_chunk_frame(bytes, frame, impl_->options.max_frame_bytes, out); !s) {
-    return Status::error(impl_->path + ": " + s.message());
+    return s.with_context(impl_->path);
   }
   if (out->ref.stream != ref.stream || out->ref.seq != ref.seq || out->ref.events != ref.events) {
-    return Status::error(impl_->at(ref.offset) + ": chunk holds stream " +
-                         std::to_string(out->ref.stream) + " seq " +
-                         std::to_string(out->ref.seq) + " but the index says stream " +
-                         std::to_string(ref.stream) + " seq " + std::to_string(ref.seq));
+    return Status::corruption(impl_->at(ref.offset) + ": chunk holds stream " +
+                              std::to_string(out->ref.stream) + " seq " +
+                              std::to_string(out->ref.seq) + " but the index says stream " +
+                              std::to_string(ref.stream) + " seq " + std::to_string(ref.seq));
   }
   out->ref.offset = ref.offset;
   out->ref.size = ref.size;

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "formats/event.h"
-#include "formats/status.h"
 #include "formats/trace_meta.h"
 
 namespace mmreplay::formats {

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/status.h"
 #include "formats/event.h"
-#include "formats/status.h"
 #include "formats/trace_reader.h"
 
 namespace mmreplay::formats {

@@ -34,8 +34,8 @@ struct TraceWriter::Impl {
 
   Status io_error(const char* what) {
     failed = true;
-    return Status::error(path + ": " + what + " failed at offset " + std::to_string(offset) +
-                         ": " + std::strerror(errno));
+    return Status::io_error(path + ": " + what + " failed at offset " + std::to_string(offset) +
+                            ": " + std::strerror(errno));
   }
 
   Status write_bytes(const void* data, size_t size) {
@@ -47,7 +47,7 @@ struct TraceWriter::Impl {
   Status write_message(capnp::MallocMessageBuilder& message) {
     if (Status s = compressor.compress(message, &frame); !s) {
       failed = true;
-      return Status::error(path + ": " + s.message());
+      return s.with_context(path);
     }
     return write_bytes(frame.data(), frame.size());
   }
@@ -116,12 +116,12 @@ struct TraceWriter::Impl {
 std::unique_ptr<TraceWriter> TraceWriter::create(const std::string& path, TraceMeta meta,
                                                  WriterOptions options, Status* status) {
   if (options.chunk_events == 0) {
-    *status = Status::error("writer: chunk_events must be at least 1");
+    *status = Status::invalid_argument("writer: chunk_events must be at least 1");
     return nullptr;
   }
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) {
-    *status = Status::error(path + ": cannot create: " + std::strerror(errno));
+    *status = Status::io_error(path + ": cannot create: " + std::strerror(errno));
     return nullptr;
   }
   meta.version_major = kFormatVersionMajor;
@@ -152,18 +152,24 @@ uint32_t TraceWriter::thread_count() const {
 
 Status TraceWriter::append(uint32_t stream, const Event& event, std::span<const Range> ranges) {
   Impl& w = *impl_;
-  if (w.failed || w.closed) return Status::error(w.path + ": writer is closed or failed");
+  if (w.failed || w.closed) {
+    // After a failed write the file is lost (I/O); appending after close() is the caller's error.
+    std::string message = w.path + ": writer is closed or failed";
+    return w.failed ? Status::io_error(std::move(message))
+                    : Status::invalid_argument(std::move(message));
+  }
   if (stream >= w.streams.size()) {
-    return Status::error(w.path + ": append to stream " + std::to_string(stream) + " but only " +
-                         std::to_string(w.streams.size()) + " threads");
+    return Status::invalid_argument(w.path + ": append to stream " + std::to_string(stream) +
+                                    " but only " + std::to_string(w.streams.size()) + " threads");
   }
   if (ranges.size() > kMaxVectorRanges) {
-    return Status::error(w.path + ": vector madvise with " + std::to_string(ranges.size()) +
-                         " ranges; at most " + std::to_string(kMaxVectorRanges));
+    return Status::resource_exhausted(w.path + ": vector madvise with " +
+                                      std::to_string(ranges.size()) + " ranges; at most " +
+                                      std::to_string(kMaxVectorRanges));
   }
   if (!is_known_kind(static_cast<uint8_t>(event.kind))) {
-    return Status::error(w.path + ": unknown event kind " +
-                         std::to_string(static_cast<unsigned>(event.kind)));
+    return Status::invalid_argument(w.path + ": unknown event kind " +
+                                    std::to_string(static_cast<unsigned>(event.kind)));
   }
   ChunkEncoder& enc = w.streams[stream];
   const size_t before = enc.encoded_bytes();

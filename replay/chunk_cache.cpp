@@ -7,7 +7,7 @@ namespace mmreplay::replay {
 ChunkCache::ChunkCache(size_t capacity) : capacity_(capacity < 1 ? 1 : capacity) {}
 
 ChunkCache::ChunkPtr ChunkCache::get(const formats::TraceReader& reader, uint32_t id,
-                                     formats::Status* status) {
+                                     Status* status) {
   const Key key{&reader, id};
   std::unique_lock lock(mu_);
   auto it = entries_.find(key);
@@ -23,7 +23,7 @@ ChunkCache::ChunkPtr ChunkCache::get(const formats::TraceReader& reader, uint32_
     if (it != entries_.end() && it->second.chunk) {
       ++stats_.hits;
       lru_.splice(lru_.begin(), lru_, it->second.lru);
-      *status = formats::Status::ok();
+      *status = Status::ok();
       return it->second.chunk;
     }
     // The decode we waited for failed (the entry was removed): decode it ourselves below.
@@ -33,10 +33,9 @@ ChunkCache::ChunkPtr ChunkCache::get(const formats::TraceReader& reader, uint32_
   lock.unlock();
 
   auto chunk = std::make_shared<formats::DecodedChunk>();
-  formats::Status s = id < reader.chunks().size()
-                          ? reader.decode(reader.chunks()[id], chunk.get())
-                          : formats::Status::error(reader.path() + ": no chunk " +
-                                                   std::to_string(id));
+  Status s = id < reader.chunks().size()
+                 ? reader.decode(reader.chunks()[id], chunk.get())
+                 : Status::invalid_argument(reader.path() + ": no chunk " + std::to_string(id));
   lock.lock();
   if (!s) {
     entries_.erase(key);
@@ -46,7 +45,7 @@ ChunkCache::ChunkPtr ChunkCache::get(const formats::TraceReader& reader, uint32_
   }
   insert_locked(key, chunk);
   decoded_.notify_all();
-  *status = formats::Status::ok();
+  *status = Status::ok();
   return chunk;
 }
 

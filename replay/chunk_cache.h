@@ -19,7 +19,7 @@
 #include <memory>
 #include <mutex>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "formats/trace_reader.h"
 
 namespace mmreplay::replay {
@@ -43,7 +43,7 @@ class ChunkCache {
   explicit ChunkCache(size_t capacity);
 
   // Returns chunk `id` (an index into reader.chunks()); nullptr with *status set on a decode error.
-  ChunkPtr get(const formats::TraceReader& reader, uint32_t id, formats::Status* status);
+  ChunkPtr get(const formats::TraceReader& reader, uint32_t id, Status* status);
 
   ChunkCacheStats stats() const;
   size_t capacity() const { return capacity_; }

@@ -1,5 +1,6 @@
 #include "replay/cost_profile_json.h"
 
+#include <cerrno>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -10,11 +11,10 @@
 namespace mmreplay::replay {
 namespace {
 
-using formats::Status;
 using nlohmann::json;
 
 Status field_error(const std::string& path, std::string_view field, const std::string& what) {
-  return Status::error(path + ": costs." + std::string(field) + ": " + what);
+  return Status::invalid_argument(path + ": costs." + std::string(field) + ": " + what);
 }
 
 // One entry of "costs": a number, or {"ns": number, "source": string}.
@@ -50,14 +50,17 @@ Status parse_field(const json& v, const std::string& path, std::string_view name
 Status parse_cost_profile_json(const std::string& text, const std::string& path,
                                CostProfileFile* out) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Status::error(path + ": not valid JSON");
-  if (!doc.is_object()) return Status::error(path + ": not a JSON object");
+  // Not JSON, or JSON of another kind: a corrupt or foreign file. A profile with a bad key or
+  // value: a bad argument, like a bad --profile name.
+  if (doc.is_discarded()) return Status::corruption(path + ": not valid JSON");
+  if (!doc.is_object()) return Status::corruption(path + ": not a JSON object");
   if (!doc.contains("format") || doc["format"] != kCostProfileFormat) {
-    return Status::error(path + ": \"format\" is not \"" + std::string(kCostProfileFormat) + "\"");
+    return Status::corruption(path + ": \"format\" is not \"" + std::string(kCostProfileFormat) +
+                              "\"");
   }
   for (const auto& [key, unused] : doc.items()) {
     if (key != "format" && key != "name" && key != "description" && key != "costs") {
-      return Status::error(path + ": unknown key '" + key + "'");
+      return Status::invalid_argument(path + ": unknown key '" + key + "'");
     }
   }
   CostProfileFile p;
@@ -66,7 +69,7 @@ Status parse_cost_profile_json(const std::string& text, const std::string& path,
     p.description = doc["description"].get<std::string>();
   }
   if (!doc.contains("costs") || !doc["costs"].is_object()) {
-    return Status::error(path + ": no \"costs\" object");
+    return Status::invalid_argument(path + ": no \"costs\" object");
   }
   std::set<std::string_view> seen;
   for (const auto& [key, value] : doc["costs"].items()) {
@@ -88,7 +91,7 @@ Status parse_cost_profile_json(const std::string& text, const std::string& path,
 
 Status load_cost_profile_json(const std::string& path, CostProfileFile* out) {
   std::ifstream in(path);
-  if (!in) return Status::error(path + ": cannot open");
+  if (!in) return Status::from_errno(errno, path + ": cannot open");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_cost_profile_json(text.str(), path, out);
@@ -117,7 +120,7 @@ Status write_cost_profile_json(const std::string& path, const CostProfileFile& p
   std::ofstream out(path);
   out << cost_profile_to_json(profile);
   out.close();
-  if (!out) return Status::error(path + ": cannot write");
+  if (!out) return Status::io_error(path + ": cannot write");
   return Status::ok();
 }
 
@@ -130,15 +133,16 @@ Status resolve_cost_profile(const std::string& spec, kernelsim::CostProfile* out
   if (!is_cost_profile_path(spec)) {
     const auto builtin = kernelsim::find_cost_profile(spec);
     if (!builtin) {
-      return Status::error("--profile " + spec +
-                           ": no such cost profile (default, xeon-2014, zram, or a .json file)");
+      return Status::invalid_argument(
+          "--profile " + spec +
+          ": no such cost profile (default, xeon-2014, zram, or a .json file)");
     }
     *out = *builtin;
     return Status::ok();
   }
   CostProfileFile file;
   if (Status s = load_cost_profile_json(spec, &file); !s) {
-    return Status::error("--profile " + s.message());
+    return Status::from_code(s.code(), "--profile " + s.message());
   }
   *out = file.costs;
   return Status::ok();

@@ -14,7 +14,7 @@
 #include <map>
 #include <string>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "kernelsim/costs/cost_profile.h"
 
 namespace mmreplay::replay {
@@ -29,18 +29,18 @@ struct CostProfileFile {
 };
 
 // Parses `text` (read from `path`, named in errors) into *out.
-formats::Status parse_cost_profile_json(const std::string& text, const std::string& path,
-                                        CostProfileFile* out);
-formats::Status load_cost_profile_json(const std::string& path, CostProfileFile* out);
+Status parse_cost_profile_json(const std::string& text, const std::string& path,
+                               CostProfileFile* out);
+Status load_cost_profile_json(const std::string& path, CostProfileFile* out);
 
 // The JSON text of `profile`: every field, in cost_fields() order, with its source when it has one.
 std::string cost_profile_to_json(const CostProfileFile& profile);
-formats::Status write_cost_profile_json(const std::string& path, const CostProfileFile& profile);
+Status write_cost_profile_json(const std::string& path, const CostProfileFile& profile);
 
 // Whether `spec` names a file rather than a built-in profile: it ends in ".json" or has a '/'.
 bool is_cost_profile_path(const std::string& spec);
 // A built-in profile by name (kernelsim::find_cost_profile) or a JSON file by path. Errors
 // start with "--profile SPEC: " (the CLI reports them as bad input).
-formats::Status resolve_cost_profile(const std::string& spec, kernelsim::CostProfile* out);
+Status resolve_cost_profile(const std::string& spec, kernelsim::CostProfile* out);
 
 }  // namespace mmreplay::replay

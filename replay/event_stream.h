@@ -18,7 +18,7 @@ class EventStream {
   bool next();
   const formats::Event& event() const { return chunk_->events[pos_]; }
   std::span<const formats::Range> ranges() const;
-  const formats::Status& status() const { return status_; }
+  const Status& status() const { return status_; }
   uint32_t stream() const { return stream_; }
 
  private:
@@ -29,7 +29,7 @@ class EventStream {
   size_t next_chunk_ = 0;
   ChunkCache::ChunkPtr chunk_;
   size_t pos_ = 0;
-  formats::Status status_;
+  Status status_;
 };
 
 }  // namespace mmreplay::replay

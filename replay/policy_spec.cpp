@@ -4,12 +4,12 @@
 
 namespace mmreplay::replay {
 
-formats::Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config) {
+Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config) {
   std::string error;
   if (!kernelsim::resolve_policy(spec, config, &error)) {
-    return formats::Status::error("--policy '" + std::string(spec) + "': " + error);
+    return Status::invalid_argument("--policy '" + std::string(spec) + "': " + error);
   }
-  return formats::Status::ok();
+  return Status::ok();
 }
 
 std::vector<std::string> split_policy_list(const std::vector<std::string>& values) {

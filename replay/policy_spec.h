@@ -9,13 +9,13 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "kernelsim/policy/kernel_config.h"
 
 namespace mmreplay::replay {
 
 // *config from `spec`; an error names the flag, the spec and the bad preset, knob or value.
-formats::Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config);
+Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config);
 
 // Splits repeated --policy values that may each hold a comma-separated list; empty items are an
 // error for resolve_policy, so they are kept. No value at all means "default".

@@ -1,5 +1,6 @@
 #include "replay/results_json.h"
 
+#include <cerrno>
 #include <fstream>
 #include <map>
 
@@ -127,31 +128,33 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
   return j;
 }
 
-formats::Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged) {
+Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged) {
   std::map<uint64_t, nlohmann::json> runs;
   nlohmann::json host = {{"wall_seconds", 0.0}, {"events_replayed", 0}, {"cache_hits", 0},
                          {"cache_misses", 0},   {"peak_rss_kb", 0},    {"shards", 0}};
   for (const std::string& path : paths) {
     std::ifstream in(path);
-    if (!in) return formats::Status::error(path + ": cannot open");
+    if (!in) return Status::from_errno(errno, path + ": cannot open");
     nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) return formats::Status::error(path + ": not JSON");
+    if (j.is_discarded() || !j.is_object()) return Status::corruption(path + ": not JSON");
     if (j.value("schema", 0) != kResultsSchema || !j.contains("runs") || !j["runs"].is_array()) {
-      return formats::Status::error(path + ": not a schema " + std::to_string(kResultsSchema) +
-                                    " results file");
+      return Status::corruption(path + ": not a schema " + std::to_string(kResultsSchema) +
+                                " results file");
     }
+    // Sound files that do not make up one study: the list of inputs is the bad argument.
     if (merged->is_null()) {
       *merged = j;
     } else if (j["traces"] != (*merged)["traces"] ||
                j["study"]["command"] != (*merged)["study"]["command"] ||
                j["study"]["runs_total"] != (*merged)["study"]["runs_total"]) {
-      return formats::Status::error(path + ": a shard of a different study than " + paths.front());
+      return Status::invalid_argument(path + ": a shard of a different study than " +
+                                      paths.front());
     }
     for (const auto& run : j["runs"]) {
       const uint64_t index = run.value("index", uint64_t{0});
       if (!runs.emplace(index, run).second) {
-        return formats::Status::error(path + ": run " + std::to_string(index + 1) +
-                                      " is also in another shard");
+        return Status::invalid_argument(path + ": run " + std::to_string(index + 1) +
+                                        " is also in another shard");
       }
     }
     const auto& h = j["host"];
@@ -162,18 +165,18 @@ formats::Status merge_results(const std::vector<std::string>& paths, nlohmann::j
     host["peak_rss_kb"] = std::max(host["peak_rss_kb"].get<uint64_t>(), h.value("peak_rss_kb", uint64_t{0}));
     host["shards"] = host["shards"].get<uint64_t>() + 1;
   }
-  if (merged->is_null()) return formats::Status::error("merge: no input files");
+  if (merged->is_null()) return Status::invalid_argument("merge: no input files");
   const uint64_t total = (*merged)["study"].value("runs_total", uint64_t{0});
   nlohmann::json list = nlohmann::json::array();
   for (auto& [index, run] : runs) list.push_back(std::move(run));
   if (list.size() != total) {
-    return formats::Status::error("merge: " + std::to_string(list.size()) + " of " +
-                                  std::to_string(total) + " runs present; a shard is missing");
+    return Status::invalid_argument("merge: " + std::to_string(list.size()) + " of " +
+                                    std::to_string(total) + " runs present; a shard is missing");
   }
   (*merged)["runs"] = list;
   (*merged)["study"]["shard"] = "1/1";
   (*merged)["host"] = host;
-  return formats::Status::ok();
+  return Status::ok();
 }
 
 }  // namespace mmreplay::replay

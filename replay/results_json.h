@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "replay/study.h"
 
 namespace mmreplay::replay {
@@ -31,6 +31,6 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
 
 // Merges shard results: same study, disjoint runs; the result is what the unsharded study gives
 // (runs in index order), with host figures summed. Errors name the file.
-formats::Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged);
+Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged);
 
 }  // namespace mmreplay::replay

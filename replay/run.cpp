@@ -170,8 +170,8 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
 
 }  // namespace
 
-formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& reader,
-                            ChunkCache& cache, RunResult* result) {
+Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, ChunkCache& cache,
+                   RunResult* result) {
   *result = RunResult();
   result->spec = spec;
   const formats::TraceMeta& meta = reader.meta();
@@ -179,9 +179,9 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   machine.nr_cpus = spec.cpus != 0 ? spec.cpus : meta.recorder.cpus != 0 ? meta.recorder.cpus
                                                                          : kDefaultCpus;
   if (machine.nr_cpus > kernelsim::NR_CPUS) {
-    return formats::Status::error("--cpus " + std::to_string(machine.nr_cpus) +
-                                  ": the model supports at most " +
-                                  std::to_string(kernelsim::NR_CPUS));
+    return Status::invalid_argument("--cpus " + std::to_string(machine.nr_cpus) +
+                                    ": the model supports at most " +
+                                    std::to_string(kernelsim::NR_CPUS));
   }
   if (spec.memory_bytes != 0) {
     machine.memory_bytes = spec.memory_bytes;
@@ -199,13 +199,14 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
                spec.cma_bytes != 0 ? spec.cma_bytes : kernelsim::CMA_SIZE_MBYTES << 20);
   // A built-in profile by name, or a JSON file (calibrate output) by path.
   kernelsim::CostProfile costs;
-  if (formats::Status s = resolve_cost_profile(spec.profile, &costs); !s) return s;
+  if (Status s = resolve_cost_profile(spec.profile, &costs); !s) return s;
   std::string error;
   auto sim = kernelsim::Simulation::create(machine, costs, spec.config, &error);
-  if (!sim) return formats::Status::error("run " + spec.policy_name + ": " + error);
+  // Simulation::create() refuses only its machine configuration (CPUs, sizes): a bad argument.
+  if (!sim) return Status::invalid_argument("run " + spec.policy_name + ": " + error);
   std::unique_ptr<RunTimeline> timeline;
   if (!spec.timeline_path.empty()) {
-    if (formats::Status st = RunTimeline::open(spec, *sim, &timeline); !st) return st;
+    if (Status st = RunTimeline::open(spec, *sim, &timeline); !st) return st;
   }
 
   // Virtual time zero is the trace's first event.
@@ -232,16 +233,15 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
   }
   sim->run();
   if (timeline) {
-    if (formats::Status st = timeline->close(sim->now()); !st) return st;
+    if (Status st = timeline->close(sim->now()); !st) return st;
   }
   for (const TraceOpSource* s : sources) {
     if (!s->status()) return s->status();
   }
   if (sim->nr_live_tasks() != 0) {
-    return formats::Status::error("run " + spec.policy_name + " on " +
-                                  std::to_string(machine.nr_cpus) + " CPUs: " +
-                                  std::to_string(sim->nr_live_tasks()) +
-                                  " tasks never finished (model deadlock)");
+    return Status::internal("run " + spec.policy_name + " on " + std::to_string(machine.nr_cpus) +
+                            " CPUs: " + std::to_string(sim->nr_live_tasks()) +
+                            " tasks never finished (model deadlock)");
   }
   result->effective_policy = kernelsim::format_knobs(sim->config());
   result->cpus = machine.nr_cpus;
@@ -260,7 +260,7 @@ formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& rea
                            : "skipped_" + std::string(formats::kind_name(kind))] += c.skipped[k];
     }
   }
-  return formats::Status::ok();
+  return Status::ok();
 }
 
 }  // namespace mmreplay::replay

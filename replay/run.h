@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "formats/trace_reader.h"
 #include "kernelsim/policy/kernel_config.h"
 #include "kernelsim/sim/histogram.h"
@@ -87,7 +87,7 @@ struct RunResult {
 
 // Runs `spec` on `reader`'s trace, reading chunks through `cache`. Errors: a bad machine or
 // profile, a decode error, or a run whose tasks never finished (named in the message).
-formats::Status execute_run(const RunSpec& spec, const formats::TraceReader& reader,
-                            ChunkCache& cache, RunResult* result);
+Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, ChunkCache& cache,
+                   RunResult* result);
 
 }  // namespace mmreplay::replay

@@ -5,13 +5,13 @@
 
 namespace mmreplay::replay {
 
-formats::Status RunTimeline::open(const RunSpec& spec, kernelsim::Simulation& sim,
-                                  std::unique_ptr<RunTimeline>* out) {
+Status RunTimeline::open(const RunSpec& spec, kernelsim::Simulation& sim,
+                         std::unique_ptr<RunTimeline>* out) {
   std::unique_ptr<RunTimeline> t(new RunTimeline());
   t->path_ = spec.timeline_path;
   t->file_.open(spec.timeline_path, std::ios::binary | std::ios::trunc);
   if (!t->file_)
-    return formats::Status::error("--timeline " + spec.timeline_path + ": cannot create the file");
+    return Status::io_error("--timeline " + spec.timeline_path + ": cannot create the file");
   TimelineOptions options;
   options.process_name =
       "replay " + spec.policy_name + " on " + std::to_string(sim.nr_cpus()) + " CPUs";
@@ -22,7 +22,7 @@ formats::Status RunTimeline::open(const RunSpec& spec, kernelsim::Simulation& si
   t->sim_ = &sim;
   sim.set_trace_sink(t->writer_.get());
   *out = std::move(t);
-  return formats::Status::ok();
+  return Status::ok();
 }
 
 RunTimeline::~RunTimeline() {
@@ -35,13 +35,13 @@ void RunTimeline::label_task(uint32_t task_id, const formats::ThreadInfo& thread
   writer_->set_task_label(task_id, std::move(label));
 }
 
-formats::Status RunTimeline::close(kernelsim::SimTime end) {
+Status RunTimeline::close(kernelsim::SimTime end) {
   sim_->set_trace_sink(nullptr);
   sim_ = nullptr;
   writer_->finish(end);
   file_.close();
-  if (!file_) return formats::Status::error("--timeline " + path_ + ": write failed");
-  return formats::Status::ok();
+  if (!file_) return Status::io_error("--timeline " + path_ + ": write failed");
+  return Status::ok();
 }
 
 }  // namespace mmreplay::replay

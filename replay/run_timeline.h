@@ -7,7 +7,7 @@
 #include <fstream>
 #include <memory>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "formats/trace_meta.h"
 #include "replay/timeline_json.h"
 
@@ -22,14 +22,14 @@ struct RunSpec;
 class RunTimeline {
  public:
   // Opens spec.timeline_path and attaches the writer to `sim` (before any task starts).
-  static formats::Status open(const RunSpec& spec, kernelsim::Simulation& sim,
-                              std::unique_ptr<RunTimeline>* out);
+  static Status open(const RunSpec& spec, kernelsim::Simulation& sim,
+                     std::unique_ptr<RunTimeline>* out);
   ~RunTimeline();
 
   // The track of task `task_id` is trace thread `thread`.
   void label_task(uint32_t task_id, const formats::ThreadInfo& thread);
   // Ends open slices at `end`, closes the JSON array and the file.
-  formats::Status close(kernelsim::SimTime end);
+  Status close(kernelsim::SimTime end);
   const TimelineStats& stats() const { return writer_->stats(); }
 
  private:

@@ -42,7 +42,7 @@ uint64_t peak_rss_kb() {
   return 0;
 }
 
-formats::Status run_study(const Study& study, const StudyOptions& options, StudyResult* result) {
+Status run_study(const Study& study, const StudyOptions& options, StudyResult* result) {
   *result = StudyResult();
   const int threads = options.threads > 0
                           ? options.threads
@@ -54,7 +54,7 @@ formats::Status run_study(const Study& study, const StudyOptions& options, Study
     if (options.shard.contains(i)) result->run_index.push_back(i);
   }
   result->runs.resize(result->run_index.size());
-  std::vector<formats::Status> status(result->run_index.size());
+  std::vector<Status> status(result->run_index.size());
   std::atomic<uint64_t> events{0};
   std::mutex progress_mu;
   size_t done = 0;
@@ -89,12 +89,11 @@ formats::Status run_study(const Study& study, const StudyOptions& options, Study
   host.threads = threads;
   for (size_t j = 0; j < status.size(); ++j) {
     if (!status[j]) {
-      return formats::Status::error("run " + std::to_string(result->run_index[j] + 1) + " (" +
-                                    study.runs[result->run_index[j]].spec.policy_name +
-                                    "): " + status[j].message());
+      return status[j].with_context("run " + std::to_string(result->run_index[j] + 1) + " (" +
+                                    study.runs[result->run_index[j]].spec.policy_name + ")");
     }
   }
-  return formats::Status::ok();
+  return Status::ok();
 }
 
 }  // namespace mmreplay::replay

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "formats/trace_reader.h"
 #include "replay/chunk_cache.h"
 #include "replay/run.h"
@@ -62,7 +62,7 @@ struct StudyResult {
 
 // Runs the study's runs in `options.shard`. The first failed run's error is returned (naming
 // the run); results of the others are still filled.
-formats::Status run_study(const Study& study, const StudyOptions& options, StudyResult* result);
+Status run_study(const Study& study, const StudyOptions& options, StudyResult* result);
 
 // Peak resident set of this process (VmHWM of /proc/self/status), 0 when unknown.
 uint64_t peak_rss_kb();

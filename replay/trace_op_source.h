@@ -43,7 +43,7 @@ class TraceOpSource final : public kernelsim::OpSource {
   bool next(kernelsim::Op& op) override;
 
   // A decode error met while reading (the stream then ends early).
-  const formats::Status& status() const { return stream_.status(); }
+  const Status& status() const { return stream_.status(); }
 
  private:
   // Translates the current event; false when the model has no Op for it.

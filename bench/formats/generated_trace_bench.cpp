@@ -45,7 +45,7 @@ const formats::TraceReader& trace_for(size_t i) {
                       ("mmreplay-bench-gen-" + std::to_string(i) + ".mmtrace");
     gen::PreparedWorkload prepared;
     gen::GenStats stats;
-    formats::Status s = gen::prepare_workload(c.name, c.params, path.string(), &prepared);
+    Status s = gen::prepare_workload(c.name, c.params, path.string(), &prepared);
     if (s) s = gen::generate_to_file(prepared, path.string(), formats::WriterOptions(), &stats);
     if (s) r = formats::TraceReader::open(path.string(), formats::ReaderOptions(), &s);
     if (!s || !r) {

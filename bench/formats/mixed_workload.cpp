@@ -17,7 +17,7 @@ uint64_t next(uint64_t* s) {  // splitmix64
   return z ^ (z >> 31);
 }
 
-void check(const formats::Status& s) {
+void check(const Status& s) {
   if (!s) {
     std::fprintf(stderr, "bench: %s\n", s.message().c_str());
     std::exit(1);

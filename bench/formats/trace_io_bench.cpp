@@ -31,7 +31,7 @@ const std::string& bench_trace() {
 }
 
 std::unique_ptr<formats::TraceReader> open_bench_trace() {
-  formats::Status status;
+  Status status;
   auto reader = formats::TraceReader::open(bench_trace(), formats::ReaderOptions(), &status);
   if (!reader) std::abort();
   return reader;

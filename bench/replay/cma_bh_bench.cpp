@@ -29,7 +29,7 @@ std::unique_ptr<formats::TraceReader> generate(const char* file,
   const auto path = std::filesystem::temp_directory_path() / file;
   gen::PreparedWorkload prepared;
   gen::GenStats stats;
-  formats::Status s = gen::prepare_workload("cma-bh", params, path.string(), &prepared);
+  Status s = gen::prepare_workload("cma-bh", params, path.string(), &prepared);
   if (s) s = gen::generate_to_file(prepared, path.string(), formats::WriterOptions(), &stats);
   std::unique_ptr<formats::TraceReader> r;
   if (s) r = formats::TraceReader::open(path.string(), formats::ReaderOptions(), &s);

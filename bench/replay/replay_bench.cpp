@@ -24,7 +24,7 @@ const formats::TraceReader& trace() {
     gen::GenStats stats;
     const std::vector<std::string> params = {"--threads", "8", "--loops", "4000", "--scale",
                                              "small"};
-    formats::Status s = gen::prepare_workload("jemalloc-purge", params, path.string(), &prepared);
+    Status s = gen::prepare_workload("jemalloc-purge", params, path.string(), &prepared);
     if (s) s = gen::generate_to_file(prepared, path.string(), formats::WriterOptions(), &stats);
     std::unique_ptr<formats::TraceReader> r;
     if (s) r = formats::TraceReader::open(path.string(), formats::ReaderOptions(), &s);

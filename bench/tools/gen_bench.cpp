@@ -42,7 +42,7 @@ const std::map<std::string, std::vector<std::string>>& bench_args() {
 
 void BM_GenerateToMemory(benchmark::State& state, std::string name) {
   PreparedWorkload prepared;
-  formats::Status status = prepare_workload(name, bench_args().at(name), "", &prepared);
+  Status status = prepare_workload(name, bench_args().at(name), "", &prepared);
   if (!status.is_ok()) {
     state.SkipWithError(status.message().c_str());
     return;
@@ -62,7 +62,7 @@ void BM_GenerateToFile(benchmark::State& state, std::string name) {
   std::string path = (std::filesystem::temp_directory_path() / ("gen_bench_" + name + ".mmtrace"))
                          .string();
   PreparedWorkload prepared;
-  formats::Status status = prepare_workload(name, bench_args().at(name), path, &prepared);
+  Status status = prepare_workload(name, bench_args().at(name), path, &prepared);
   if (!status.is_ok()) {
     state.SkipWithError(status.message().c_str());
     return;

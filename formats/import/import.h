@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "common/status.h"
 #include "formats/import/import_builder.h"
 #include "formats/import/import_report.h"
-#include "formats/status.h"
 
 namespace mmreplay::formats {
 

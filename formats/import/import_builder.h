@@ -28,10 +28,10 @@
 #include <string_view>
 #include <vector>
 
+#include "common/status.h"
 #include "formats/event.h"
 #include "formats/import/import_report.h"
 #include "formats/import/syscall.h"
-#include "formats/status.h"
 #include "formats/trace_meta.h"
 #include "formats/trace_writer.h"
 

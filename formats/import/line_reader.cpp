@@ -11,7 +11,8 @@ constexpr size_t kReadBlockBytes = 1 << 20;  // one read() per MiB of input
 std::unique_ptr<LineReader> LineReader::open(const std::string& path, Status* status) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
-    *status = Status::error(path + ": cannot open: " + std::strerror(errno));
+    const int err = errno;
+    *status = Status::from_errno(err, path + ": cannot open: " + std::strerror(err));
     return nullptr;
   }
   return std::unique_ptr<LineReader>(new LineReader(path, f));
@@ -39,7 +40,7 @@ bool LineReader::fill() {
   buffer_.resize(old + got);
   bytes_read_ += got;
   if (got < kReadBlockBytes) {
-    if (std::ferror(file_)) status_ = Status::error(name_ + ": read error");
+    if (std::ferror(file_)) status_ = Status::io_error(name_ + ": read error");
     eof_ = true;
   }
   return got > 0;

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "formats/status.h"
+#include "common/status.h"
 
 namespace mmreplay::formats {
 

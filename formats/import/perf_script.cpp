@@ -163,8 +163,8 @@ class PerfScriptParser {
 
  private:
   Status malformed(std::string_view what) const {
-    return Status::error(
-        fmt::format("{}:{}: malformed perf script line: {}", lines_.name(), lines_.line_number(), what));
+    return Status::corruption(fmt::format("{}:{}: malformed perf script line: {}", lines_.name(),
+                                          lines_.line_number(), what));
   }
 
   Status enter(const Line& l, std::string_view name) {

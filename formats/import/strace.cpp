@@ -60,7 +60,7 @@ class StraceParser {
 
  private:
   Status malformed(std::string_view what) const {
-    return Status::error(
+    return Status::corruption(
         fmt::format("{}:{}: malformed strace line: {}", lines_.name(), lines_.line_number(), what));
   }
   uint64_t thread_of(std::string_view* rest, bool* ok);

@@ -16,9 +16,9 @@
 
 #pragma once
 
+#include "common/status.h"
 #include "formats/import/import_builder.h"
 #include "formats/import/line_reader.h"
-#include "formats/status.h"
 #include "formats/trace_meta.h"
 
 namespace mmreplay::formats {

@@ -1,7 +1,9 @@
 #include "formats/import/trace_cmd.h"
 
 #include <array>
+#include <filesystem>
 #include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -29,8 +31,8 @@ bool is_observation(std::string_view system, std::string_view name) {
 }
 
 Status field_error(const Context& c, const mmr_tc_record& r, std::string_view what) {
-  return Status::error(fmt::format("{}: offset {}: {}:{} {}", c.path, r.offset, r.system, r.name,
-                                   what));
+  return Status::corruption(
+      fmt::format("{}: offset {}: {}:{} {}", c.path, r.offset, r.system, r.name, what));
 }
 
 void syscall_record(Context* c, const mmr_tc_record& r, uint64_t tid) {
@@ -105,7 +107,12 @@ Status parse_trace_dat(const std::string& path, ImportBuilder* builder, Recorder
   Context c{builder, path, Status::ok()};
   int cpus = 0;
   if (mmr_tc_read(path.c_str(), on_record, &c, &cpus) != 0) {
-    return Status::error(path + ": cannot open as a trace-cmd trace.dat");
+    // libtracecmd says only that it failed: a missing file is NotFound, anything else is a file
+    // that is not a trace.dat (or a damaged one).
+    std::error_code ec;
+    std::string message = path + ": cannot open as a trace-cmd trace.dat";
+    return std::filesystem::exists(path, ec) ? Status::corruption(std::move(message))
+                                             : Status::not_found(std::move(message));
   }
   recorder->cpus = static_cast<uint32_t>(cpus);
   return c.status;

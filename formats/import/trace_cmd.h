@@ -17,8 +17,8 @@
 
 #include <string>
 
+#include "common/status.h"
 #include "formats/import/import_builder.h"
-#include "formats/status.h"
 #include "formats/trace_meta.h"
 
 namespace mmreplay::formats {

@@ -7,9 +7,11 @@ namespace mmreplay::formats {
 bool have_trace_dat_reader() { return false; }
 
 Status parse_trace_dat(const std::string& path, ImportBuilder*, RecorderInfo*) {
-  return Status::error(path +
-                       ": this build reads no trace.dat (libtracecmd-dev was not found at build "
-                       "time); use `trace-cmd report` and a perf-script-like import, or rebuild");
+  // The request (--from trace-cmd) is one this build cannot serve: a bad argument here.
+  return Status::invalid_argument(
+      path +
+      ": this build reads no trace.dat (libtracecmd-dev was not found at build time); use "
+      "`trace-cmd report` and a perf-script-like import, or rebuild");
 }
 
 }  // namespace mmreplay::formats

@@ -105,9 +105,11 @@ TEST_F(Damaged, CutInsideTheHeaderIsAClearError) {
   Status status;
   EXPECT_FALSE(TraceReader::open(cut_path, ReaderOptions(), &status));
   EXPECT_NE(status.message().find("offset 0"), std::string::npos) << status.message();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption);
   dump(cut_path, "");
   EXPECT_FALSE(TraceReader::open(cut_path, ReaderOptions(), &status));
   EXPECT_NE(status.message().find("empty file"), std::string::npos) << status.message();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption);
 }
 
 TEST_F(Damaged, FlippedByteInAnyFrameIsReportedWithItsOffset) {
@@ -125,6 +127,11 @@ TEST_F(Damaged, FlippedByteInAnyFrameIsReportedWithItsOffset) {
       CheckReport report;
       const Status status = check_trace(bad_path, &report);
       ASSERT_FALSE(status) << "flip at " << pos << " went unnoticed";
+      // Damage is Corruption, or the size guard when the flip made a frame declare a huge size.
+      EXPECT_TRUE(status.code() == StatusCode::kCorruption ||
+                  status.code() == StatusCode::kResourceExhausted)
+          << "flip at " << pos << ": " << status_code_name(status.code()) << ": "
+          << status.message();
       // The message names a byte offset inside the damaged frame (or the index it belongs to).
       bool named = false;
       for (uint64_t o = starts[f]; o <= pos && !named; ++o) {
@@ -153,6 +160,7 @@ TEST_F(Damaged, MissingFooterIsRecoveredAndStrictModeRefuses) {
   strict.allow_recovery = false;
   EXPECT_FALSE(TraceReader::open(cut_path, strict, &status));
   EXPECT_NE(status.message().find("no index footer"), std::string::npos) << status.message();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption);
 }
 
 TEST(Version, NewerMajorVersionIsRefusedByName) {
@@ -169,6 +177,7 @@ TEST(Version, NewerMajorVersionIsRefusedByName) {
   EXPECT_FALSE(TraceReader::open(path, ReaderOptions(), &status));
   EXPECT_NE(status.message().find("is newer than this reader"), std::string::npos)
       << status.message();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption);
 }
 
 TEST(Hostile, FrameDeclaringAHugeContentSizeIsRefusedBeforeAllocating) {
@@ -186,6 +195,7 @@ TEST(Hostile, FrameDeclaringAHugeContentSizeIsRefusedBeforeAllocating) {
   Status status;
   EXPECT_FALSE(TraceReader::open(path, tiny, &status));
   EXPECT_NE(status.message().find("more than the limit"), std::string::npos) << status.message();
+  EXPECT_EQ(status.code(), StatusCode::kResourceExhausted);
 }
 
 TEST(Hostile, NonTraceFileIsRejected) {
@@ -194,8 +204,10 @@ TEST(Hostile, NonTraceFileIsRejected) {
   Status status;
   EXPECT_FALSE(TraceReader::open(path, ReaderOptions(), &status));
   EXPECT_NE(status.message().find("not an .mmtrace file"), std::string::npos) << status.message();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption);
   EXPECT_FALSE(TraceReader::open(temp_path("missing"), ReaderOptions(), &status));
   EXPECT_NE(status.message().find("cannot open"), std::string::npos);
+  EXPECT_EQ(status.code(), StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace mmreplay::formats;
   ReaderOptions options;
   options.max_frame_bytes = kFuzzMaxFrameBytes;
-  Status status;
+  mmreplay::Status status;
   auto reader = TraceReader::open_buffer("fuzz-input", std::vector<uint8_t>(data, data + size),
                                          options, &status);
   if (!reader) return 0;

@@ -16,7 +16,7 @@ class CacheTest : public ::testing::Test {
     options.chunk_events = 32;
     trace_ = formats::testing::make_random_trace(41, 4, 400);
     formats::testing::write_trace(path_, trace_, options);
-    formats::Status status;
+    Status status;
     reader_ = formats::TraceReader::open(path_, formats::ReaderOptions(), &status);
     ASSERT_TRUE(reader_) << status.message();
     ASSERT_EQ(reader_->chunks().size(), 4u * 13u);  // 400 = 12 x 32 + 16 per thread
@@ -28,7 +28,7 @@ class CacheTest : public ::testing::Test {
 
 TEST_F(CacheTest, SecondReaderOfAChunkIsAHitAndGetsTheSameObject) {
   ChunkCache cache(8);
-  formats::Status s;
+  Status s;
   auto a = cache.get(*reader_, 3, &s);
   auto b = cache.get(*reader_, 3, &s);
   ASSERT_TRUE(a);
@@ -39,7 +39,7 @@ TEST_F(CacheTest, SecondReaderOfAChunkIsAHitAndGetsTheSameObject) {
 
 TEST_F(CacheTest, CapacityBoundsTheCacheAndEvictsLeastRecentlyUsed) {
   ChunkCache cache(3);
-  formats::Status s;
+  Status s;
   for (uint32_t id : {0, 1, 2}) cache.get(*reader_, id, &s);
   cache.get(*reader_, 0, &s);  // 0 is now the most recent; 1 is the oldest
   cache.get(*reader_, 5, &s);  // evicts 1
@@ -58,7 +58,7 @@ TEST_F(CacheTest, ManyRunsOnManyWorkersDecodeEveryChunkExactlyOnce) {
   constexpr int kRuns = 8;
   tbb::parallel_for(0, kRuns, [&](int) {
     for (uint32_t id = 0; id < chunks; ++id) {
-      formats::Status s;
+      Status s;
       auto c = cache.get(*reader_, id, &s);
       ASSERT_TRUE(c) << s.message();
       EXPECT_EQ(c->ref, reader_->chunks()[id]);
@@ -93,10 +93,11 @@ TEST_F(CacheTest, StreamReadsThroughTheCacheEqualTheWrittenEvents) {
 
 TEST_F(CacheTest, DecodeErrorIsReturnedNotCached) {
   ChunkCache cache(4);
-  formats::Status s;
+  Status s;
   EXPECT_FALSE(cache.get(*reader_, 100000, &s));
   EXPECT_FALSE(s);
   EXPECT_NE(s.message().find("no chunk 100000"), std::string::npos);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(cache.size(), 0u);
 }
 

@@ -61,7 +61,7 @@ std::string edited(const std::string& from, const std::string& to) {
 
 std::string error_of(const std::string& text) {
   CostProfileFile out;
-  const formats::Status s = parse_cost_profile_json(text, "bad.json", &out);
+  const Status s = parse_cost_profile_json(text, "bad.json", &out);
   EXPECT_FALSE(s);
   EXPECT_EQ(s.message().find('\n'), std::string::npos) << s.message();
   return s.message();
@@ -101,11 +101,13 @@ TEST(CostProfileJson, ResolveNamesAndPaths) {
   kernelsim::CostProfile c;
   ASSERT_TRUE(resolve_cost_profile("xeon-2014", &c));
   EXPECT_EQ(c.swap_in_page, kernelsim::cost_profile_xeon_2014().swap_in_page);
-  const formats::Status unknown = resolve_cost_profile("xeon-2015", &c);
+  const Status unknown = resolve_cost_profile("xeon-2015", &c);
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.message().rfind("--profile xeon-2015: no such cost profile", 0), 0u);
-  const formats::Status missing = resolve_cost_profile("/nonexistent/p.json", &c);
+  EXPECT_EQ(unknown.code(), StatusCode::kInvalidArgument);
+  const Status missing = resolve_cost_profile("/nonexistent/p.json", &c);
   EXPECT_EQ(missing.message(), "--profile /nonexistent/p.json: cannot open");
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
 }
 
 }  // namespace

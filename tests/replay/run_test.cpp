@@ -16,7 +16,7 @@ std::unique_ptr<formats::TraceReader> generate(const std::string& name,
   const std::string path = formats::testing::temp_path(name + ".mmtrace");
   gen::PreparedWorkload prepared;
   gen::GenStats stats;
-  formats::Status s = gen::prepare_workload(name, params, path, &prepared);
+  Status s = gen::prepare_workload(name, params, path, &prepared);
   if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
   EXPECT_TRUE(s) << s.message();
   auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
@@ -158,13 +158,15 @@ TEST(Run, BadPolicyAndProfileAreNamed) {
   ChunkCache cache(8);
   RunSpec spec;
   spec.policy_name = "bogus";
-  formats::Status s = resolve_policy("no_such_knob=1", &spec.config);
+  Status s = resolve_policy("no_such_knob=1", &spec.config);
   EXPECT_FALSE(s);  // a bad policy is stopped before any run (study_command, run_case)
   EXPECT_NE(s.message().find("no_such_knob"), std::string::npos) << s.message();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   RunResult r;
   spec.profile = "nope";
   s = execute_run(spec, *reader, cache, &r);
   EXPECT_NE(s.message().find("--profile nope"), std::string::npos) << s.message();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace
@@ -202,7 +204,7 @@ TEST(Run, AsRecordedPlacementPutsThreadsOnTheirRecordedCpus) {
   {
     formats::TraceMeta meta;
     meta.threads = {{1, 1, "a", 3}, {2, 1, "b", 6}, {3, 1, "c", -1}};  // c: unknown, spread
-    formats::Status s;
+    Status s;
     auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
     ASSERT_TRUE(w);
     for (uint32_t t = 0; t < 3; ++t) {
@@ -211,7 +213,7 @@ TEST(Run, AsRecordedPlacementPutsThreadsOnTheirRecordedCpus) {
     }
     ASSERT_TRUE(w->close());
   }
-  formats::Status s;
+  Status s;
   auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
   ASSERT_TRUE(reader) << s.message();
   ChunkCache cache(8);

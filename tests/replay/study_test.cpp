@@ -23,14 +23,14 @@ std::string generate(const std::string& name, std::vector<std::string> params,
   const std::string path = formats::testing::temp_path(name + tag + ".mmtrace");
   gen::PreparedWorkload prepared;
   gen::GenStats stats;
-  formats::Status s = gen::prepare_workload(name, params, path, &prepared);
+  Status s = gen::prepare_workload(name, params, path, &prepared);
   if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
   EXPECT_TRUE(s) << s.message();
   return path;
 }
 
 std::unique_ptr<formats::TraceReader> open(const std::string& path) {
-  formats::Status s;
+  Status s;
   auto r = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
   EXPECT_TRUE(r) << s.message();
   return r;
@@ -57,7 +57,7 @@ nlohmann::json results(const Study& study, int threads, Shard shard = {}) {
   options.threads = threads;
   options.shard = shard;
   StudyResult result;
-  formats::Status s = run_study(study, options, &result);
+  Status s = run_study(study, options, &result);
   EXPECT_TRUE(s) << s.message();
   nlohmann::json j = study_to_json(StudyInfo{"compare", {}, study.runs.size(), shard}, study, result);
   return j;
@@ -91,9 +91,10 @@ TEST(Study, ShardsMergeToTheUnshardedStudy) {
   // A missing shard is an error, not a smaller study.
   files.pop_back();
   nlohmann::json partial;
-  formats::Status s = merge_results(files, &partial);
+  Status s = merge_results(files, &partial);
   EXPECT_FALSE(s);
   EXPECT_NE(s.message().find("a shard is missing"), std::string::npos) << s.message();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
 }
 
 TEST(Study, HgrmFollowsTheHdrHistogramLayout) {
@@ -140,7 +141,7 @@ TEST(Study, OpenLoopStartsAtTraceTimestampsClosedLoopAfterThinkTime) {
   {
     formats::TraceMeta meta;
     meta.threads = {{1, 1, "t"}};
-    formats::Status s;
+    Status s;
     auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
     ASSERT_TRUE(w);
     ASSERT_TRUE(w->append(0, formats::ev::mmap(1000, 0x7f0000000000, 1 << 20, 3, 0x22)));
@@ -195,9 +196,10 @@ TEST(PolicySpec, ResolvesUpFrontAndNamesTheFlag) {
   kernelsim::KernelConfig config;
   ASSERT_TRUE(resolve_policy("linux-4.5+madvise=vector", &config));
   EXPECT_EQ(config.madvise, kernelsim::MadviseVectorMode::kVector);
-  formats::Status s = resolve_policy("linux-9.9", &config);
+  Status s = resolve_policy("linux-9.9", &config);
   EXPECT_NE(s.message().find("--policy 'linux-9.9': no preset 'linux-9.9'"), std::string::npos)
       << s.message();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(split_policy_list({"a,b", "c"}), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(split_policy_list({}), (std::vector<std::string>{"default"}));
   EXPECT_FALSE(resolve_policy(split_policy_list({""}).front(), &config));

@@ -20,7 +20,7 @@ std::unique_ptr<formats::TraceReader> generate_purge(const std::string& path) {
   gen::PreparedWorkload prepared;
   gen::GenStats stats;
   const std::vector<std::string> params = {"--threads", "4", "--loops", "300", "--scale", "small"};
-  formats::Status s = gen::prepare_workload("jemalloc-purge", params, path, &prepared);
+  Status s = gen::prepare_workload("jemalloc-purge", params, path, &prepared);
   if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
   EXPECT_TRUE(s) << s.message();
   auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
@@ -40,7 +40,7 @@ TEST(TimelineRun, ReplayWritesANestedTimelineAndTheSameResults) {
 
   spec.timeline_path = formats::testing::temp_path("timeline-purge.json");
   RunResult traced;
-  const formats::Status s = execute_run(spec, *reader, cache, &traced);
+  const Status s = execute_run(spec, *reader, cache, &traced);
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(traced.counters, plain.counters);
   EXPECT_EQ(traced.makespan_ns, plain.makespan_ns);
@@ -66,9 +66,10 @@ TEST(TimelineRun, UnwritablePathIsAnErrorNamingIt) {
   spec.policy_name = "default";
   spec.timeline_path = "/nonexistent-dir/t.json";
   RunResult r;
-  const formats::Status s = execute_run(spec, *reader, cache, &r);
+  const Status s = execute_run(spec, *reader, cache, &r);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("/nonexistent-dir/t.json"), std::string::npos) << s.message();
+  EXPECT_EQ(s.code(), StatusCode::kIOError);
 }
 
 }  // namespace

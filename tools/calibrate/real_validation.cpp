@@ -26,7 +26,6 @@ extern char** environ;
 namespace mmreplay::tools::calibrate {
 namespace {
 
-constexpr int kExitOk = 0, kExitRunFailure = 1, kExitBadInput = 2;
 constexpr size_t kCacheChunks = 64;
 constexpr double kPercentiles[] = {50, 90, 99};
 
@@ -96,7 +95,7 @@ struct Observed {
   std::map<std::string, uint64_t> counts;
 };
 
-formats::Status observe(const formats::TraceReader& reader, Observed* obs) {
+Status observe(const formats::TraceReader& reader, Observed* obs) {
   for (uint32_t s = 0; s < reader.meta().threads.size(); ++s) {
     formats::StreamCursor cur(reader, s);
     while (cur.next()) {
@@ -107,7 +106,7 @@ formats::Status observe(const formats::TraceReader& reader, Observed* obs) {
     }
     if (!cur.status()) return cur.status();
   }
-  return formats::Status::ok();
+  return Status::ok();
 }
 
 uint64_t nearest_rank(std::vector<uint64_t>& v, double pct) {
@@ -144,35 +143,25 @@ void print_program(const std::string& name, Observed& obs, const replay::RunResu
 
 }  // namespace
 
-int run_real_validation(const RealValidationOptions& o, std::ostream& out, std::ostream& err) {
+Status run_real_validation(const RealValidationOptions& o, std::ostream& out) {
   kernelsim::CostProfile costs;
-  if (formats::Status s = replay::resolve_cost_profile(o.profile, &costs); !s) {
-    err << "trace-replay validate --real: " << s.message() << "\n";
-    return kExitBadInput;
-  }
+  if (Status s = replay::resolve_cost_profile(o.profile, &costs); !s) return s;
   replay::RunSpec spec;
   spec.policy_name = o.policy;
   spec.profile = o.profile;
-  if (formats::Status s = replay::resolve_policy(o.policy, &spec.config); !s) {
-    err << "trace-replay validate --real: " << s.message() << "\n";
-    return kExitBadInput;
-  }
+  if (Status s = replay::resolve_policy(o.policy, &spec.config); !s) return s;
   const std::vector<std::string>& programs = o.programs.empty() ? real_program_names() : o.programs;
   for (const std::string& p : programs) {
     const auto& known = real_program_names();
     if (std::find(known.begin(), known.end(), p) == known.end()) {
-      err << "trace-replay validate --real: unknown program '" << p << "'\n";
-      return kExitBadInput;
+      return Status::invalid_argument("unknown program '" + p + "'");
     }
   }
   std::string dir = o.work_dir;
   const bool temporary = dir.empty();
   if (temporary) {
     char tmpl[] = "/tmp/trace-replay-validate.XXXXXX";
-    if (::mkdtemp(tmpl) == nullptr) {
-      err << "trace-replay validate --real: cannot make a temporary folder\n";
-      return kExitRunFailure;
-    }
+    if (::mkdtemp(tmpl) == nullptr) return Status::io_error("cannot make a temporary folder");
     dir = tmpl;
   }
   auto cleanup = [&] {
@@ -193,9 +182,9 @@ int run_real_validation(const RealValidationOptions& o, std::ostream& out, std::
     if (rc != 0) {
       out << "skipped: recording is unavailable here (" << message_of(log) << ")\n";
       cleanup();
-      return kExitOk;
+      return Status::ok();
     }
-    formats::Status s;
+    Status s;
     auto reader = formats::TraceReader::open(trace, formats::ReaderOptions{}, &s);
     Observed obs;
     if (reader && s) s = observe(*reader, &obs);
@@ -203,16 +192,15 @@ int run_real_validation(const RealValidationOptions& o, std::ostream& out, std::
     replay::ChunkCache cache(kCacheChunks);
     if (reader && s) s = replay::execute_run(spec, *reader, cache, &result);
     if (!reader || !s) {
-      err << "trace-replay validate --real: " << name << ": " << s.message() << "\n";
       cleanup();
-      return kExitRunFailure;
+      return s.with_context(name);
     }
     print_program(name, obs, result, out);
   }
   out << "faults: counts only (perf sees no fault duration). The recordings include the "
          "program's start-up (loader mmaps, brk).\n";
   cleanup();
-  return kExitOk;
+  return Status::ok();
 }
 
 }  // namespace mmreplay::tools::calibrate

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
+
 namespace mmreplay::tools::calibrate {
 
 struct RealValidationOptions {
@@ -22,8 +24,9 @@ struct RealValidationOptions {
   std::string work_dir;               // empty = a fresh folder under /tmp, removed at the end
 };
 
-// Exit code: 0 (done, or skipped because recording is unavailable), 1 (a run failed),
-// 2 (bad profile, policy or program name; one line on `err`).
-int run_real_validation(const RealValidationOptions& o, std::ostream& out, std::ostream& err);
+// Ok when done, or skipped because recording is unavailable here (it says so on `out`);
+// InvalidArgument for a bad profile, policy or program name; else the error of the recording or
+// replay that failed, its message naming the program.
+Status run_real_validation(const RealValidationOptions& o, std::ostream& out);
 
 }  // namespace mmreplay::tools::calibrate

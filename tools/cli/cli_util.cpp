@@ -6,15 +6,14 @@
 
 namespace mmreplay::tools {
 
-std::unique_ptr<formats::TraceReader> open_trace_or_report(const std::string& path) {
-  formats::Status status;
-  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &status);
-  if (!reader) {
-    std::fprintf(stderr, "trace-replay: %s\n", status.message().c_str());
-    return nullptr;
+Status open_trace(const std::string& path, std::unique_ptr<formats::TraceReader>* reader) {
+  Status status;
+  *reader = formats::TraceReader::open(path, formats::ReaderOptions(), &status);
+  if (!*reader) return status;
+  for (const std::string& w : (*reader)->warnings()) {
+    std::fprintf(stderr, "warning: %s\n", w.c_str());
   }
-  for (const std::string& w : reader->warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  return reader;
+  return Status::ok();
 }
 
 std::string human_bytes(uint64_t bytes) {

@@ -7,13 +7,14 @@
 #include <memory>
 #include <string>
 
+#include "common/status.h"
 #include "formats/trace_reader.h"
 
 namespace mmreplay::tools {
 
-// Opens a trace; prints "warning: ..." lines for a recovered index, or the error line on failure
-// (then returns nullptr; the caller exits with kExitBadInput).
-std::unique_ptr<formats::TraceReader> open_trace_or_report(const std::string& path);
+// Opens a trace into *reader and prints "warning: ..." lines on stderr for a recovered index.
+// On failure returns the reader's status for the caller to report, and *reader is empty.
+Status open_trace(const std::string& path, std::unique_ptr<formats::TraceReader>* reader);
 
 // "1.5 MiB", "812 B".
 std::string human_bytes(uint64_t bytes);

@@ -2,11 +2,11 @@
 // Measures this machine with small real programs (tools/calibrate/probes.h), prints each figure
 // with its median and spread, and writes a cost profile (JSON, for --profile FILE) that is the
 // default profile with the measured fields replaced, each with its source. Exit 1 when the
-// profile cannot be written.
+// profile cannot be written (exit_code.h).
 
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -14,6 +14,7 @@
 #include "tools/calibrate/calibrate.h"
 #include "tools/calibrate/real_programs.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 
 namespace mmreplay::tools {
 namespace {
@@ -24,12 +25,15 @@ struct CalibrateArgs {
   std::string run_program;  // internal: the program validate --real records
 };
 
-int calibrate_machine(const CalibrateArgs& a) {
+Status calibrate_machine(const CalibrateArgs& a) {
   if (!a.run_program.empty()) {
-    if (calibrate::run_real_program(a.run_program)) return kExitOk;
-    std::fprintf(stderr, "trace-replay calibrate: --run-program %s: unknown or failed\n",
-                 a.run_program.c_str());
-    return kExitBadInput;
+    const auto& known = calibrate::real_program_names();
+    if (std::find(known.begin(), known.end(), a.run_program) == known.end()) {
+      return Status::invalid_argument("--run-program " + a.run_program + ": unknown program");
+    }
+    if (calibrate::run_real_program(a.run_program)) return Status::ok();
+    // The programs fail only when this machine refuses them memory or a syscall.
+    return Status::io_error("--run-program " + a.run_program + ": failed");
   }
   std::cerr << "calibrate: measuring this machine" << (a.quick ? " (quick)" : "") << "\n";
   calibrate::CalibrationOptions o;
@@ -38,14 +42,11 @@ int calibrate_machine(const CalibrateArgs& a) {
   calibrate::print_calibration(c, std::cout);
   if (a.output.empty()) {
     std::cout << "(no profile written: -o FILE writes one for --profile FILE)\n";
-    return kExitOk;
+    return Status::ok();
   }
-  if (formats::Status s = replay::write_cost_profile_json(a.output, c.profile); !s) {
-    std::fprintf(stderr, "trace-replay calibrate: %s\n", s.message().c_str());
-    return kExitRunFailure;
-  }
+  if (Status s = replay::write_cost_profile_json(a.output, c.profile); !s) return s;
   std::cout << "wrote " << a.output << "\n";
-  return kExitOk;
+  return Status::ok();
 }
 
 }  // namespace
@@ -58,7 +59,9 @@ void register_calibrate_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--quick", args->quick, "few repetitions and small regions (a second or two)");
   // Hidden (empty group): the child that validate --real records.
   cmd->add_option("--run-program", args->run_program, "run one validate --real program")->group("");
-  cmd->callback([args, exit_code] { *exit_code = calibrate_machine(*args); });
+  cmd->callback([args, exit_code] {
+    *exit_code = report_status("trace-replay calibrate", calibrate_machine(*args));
+  });
 }
 
 }  // namespace mmreplay::tools

@@ -13,6 +13,7 @@
 #include "formats/event_text.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 
 namespace mmreplay::tools {
 namespace {
@@ -28,9 +29,9 @@ struct Source {
   std::unique_ptr<formats::StreamCursor> cursor;
 };
 
-int run_cat(const Args& args) {
-  auto reader = open_trace_or_report(args.path);
-  if (!reader) return kExitBadInput;
+Status run_cat(const Args& args) {
+  std::unique_ptr<formats::TraceReader> reader;
+  if (Status s = open_trace(args.path, &reader); !s) return s;
   const auto& threads = reader->meta().threads;
   std::vector<Source> sources;
   for (uint32_t s = 0; s < threads.size(); ++s) {
@@ -39,24 +40,19 @@ int run_cat(const Args& args) {
     if (wanted) sources.push_back({s, std::make_unique<formats::StreamCursor>(*reader, s)});
   }
   if (!args.tids.empty() && sources.empty()) {
-    std::fprintf(stderr, "trace-replay cat: --thread: no such tid in %s\n", args.path.c_str());
-    return kExitBadInput;
+    return Status::invalid_argument("--thread: no such tid in " + args.path);
   }
   // Min-heap of (timestamp, source index); the index breaks ties, so output is deterministic.
   using Item = std::pair<uint64_t, size_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
-  auto advance = [&](size_t i) -> bool {
+  // Queues source i's next event; a decode error ends the listing with that error.
+  auto advance = [&](size_t i) -> Status {
     formats::StreamCursor& c = *sources[i].cursor;
-    if (c.next()) {
-      heap.emplace(c.event().ts_ns, i);
-      return true;
-    }
-    if (c.status()) return true;
-    std::fprintf(stderr, "trace-replay cat: %s\n", c.status().message().c_str());
-    return false;
+    if (c.next()) heap.emplace(c.event().ts_ns, i);
+    return c.status();
   };
   for (size_t i = 0; i < sources.size(); ++i) {
-    if (!advance(i)) return kExitBadInput;
+    if (Status s = advance(i); !s) return s;
   }
   std::string line;
   for (uint64_t printed = 0; !heap.empty() && (args.limit == 0 || printed < args.limit);
@@ -71,9 +67,9 @@ int run_cat(const Args& args) {
     formats::append_event_fields(c.event(), c.ranges(), &line);
     line += '\n';
     std::fputs(line.c_str(), stdout);
-    if (!advance(i)) return kExitBadInput;
+    if (Status s = advance(i); !s) return s;
   }
-  return kExitOk;
+  return Status::ok();
 }
 
 }  // namespace
@@ -84,7 +80,8 @@ void register_cat_command(CLI::App& app, int* exit_code) {
   cmd->add_option("file", args->path, "the .mmtrace file")->required();
   cmd->add_option("--thread", args->tids, "only these thread ids (repeatable)");
   cmd->add_option("--limit", args->limit, "print at most N events (0 = all)");
-  cmd->callback([args, exit_code] { *exit_code = run_cat(*args); });
+  cmd->callback(
+      [args, exit_code] { *exit_code = report_status("trace-replay cat", run_cat(*args)); });
 }
 
 }  // namespace mmreplay::tools

@@ -1,5 +1,6 @@
 // trace-replay check FILE: verifies every frame, checksum and the index against the content.
-// Exit 0 and one summary line when sound; exit 2 and one line naming the byte offset when not.
+// Exit 0 and one summary line when sound; one line naming the byte offset when not (exit 2 for a
+// corrupt or foreign file, see exit_code.h).
 
 #include <CLI/CLI.hpp>
 
@@ -8,6 +9,7 @@
 
 #include "formats/trace_check.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 
 namespace mmreplay::tools {
 
@@ -17,16 +19,13 @@ void register_check_command(CLI::App& app, int* exit_code) {
   cmd->add_option("file", *path, "the .mmtrace file")->required();
   cmd->callback([path, exit_code] {
     formats::CheckReport report;
-    const formats::Status status = formats::check_trace(*path, &report);
-    if (!status) {
-      std::fprintf(stderr, "trace-replay check: %s\n", status.message().c_str());
-      *exit_code = kExitBadInput;
-      return;
+    const Status status = formats::check_trace(*path, &report);
+    if (status) {
+      std::printf("%s: ok: %" PRIu64 " frames, %" PRIu64 " chunks, %" PRIu64
+                  " events, index matches\n",
+                  path->c_str(), report.frames, report.chunks, report.events);
     }
-    std::printf("%s: ok: %" PRIu64 " frames, %" PRIu64 " chunks, %" PRIu64
-                " events, index matches\n",
-                path->c_str(), report.frames, report.chunks, report.events);
-    *exit_code = kExitOk;
+    *exit_code = report_status("trace-replay check", status);
   });
 }
 

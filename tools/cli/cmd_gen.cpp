@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 #include "tools/gen/gen_command.h"
 
 namespace mmreplay::tools {
@@ -22,7 +23,7 @@ void register_gen_command(CLI::App& app, int* exit_code) {
   gen->prefix_command();
   gen->callback([gen, exit_code]() {
     std::vector<std::string> args = gen->remaining();
-    *exit_code = gen::run_gen_command(args, std::cout, std::cerr);
+    *exit_code = report_status("trace-replay gen", gen::run_gen_command(args, std::cout));
   });
 }
 

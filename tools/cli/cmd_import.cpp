@@ -1,7 +1,7 @@
 // trace-replay import --from perf-script|strace|trace-cmd IN -o OUT.mmtrace
 // Converts a recording made by another tool into an .mmtrace; prints what it found (events per
-// kind, threads, unknown lines, implicit mappings) on stderr. Exit 2 with "FILE:LINE: ..." on a
-// malformed line or an unreadable input, 1 when the output cannot be written.
+// kind, threads, unknown lines, implicit mappings) on stderr. A malformed line is reported as
+// "FILE:LINE: ..." (exit 2, as a missing input is); an output that cannot be written exits 1.
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +11,7 @@
 
 #include "formats/import/import.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 
 namespace mmreplay::tools {
 
@@ -34,25 +35,17 @@ void register_import_command(CLI::App& app, int* exit_code) {
     formats::import_format_from_name(args->from, &format);
     formats::ImportedTrace trace;
     formats::ImportReport report;
-    formats::Status status = formats::import_file(format, args->input, &trace, &report);
-    if (!status) {
-      std::fprintf(stderr, "trace-replay import: %s\n", status.message().c_str());
-      *exit_code = kExitBadInput;
-      return;
+    Status status = formats::import_file(format, args->input, &trace, &report);
+    if (status) {
+      trace.meta.recorder.command_line = trace.meta.recorder.command_line.empty()
+                                             ? "(imported from " + args->input + ")"
+                                             : trace.meta.recorder.command_line;
+      status = formats::write_imported_trace(trace, args->output, formats::WriterOptions{});
     }
-    trace.meta.recorder.command_line = trace.meta.recorder.command_line.empty()
-                                           ? "(imported from " + args->input + ")"
-                                           : trace.meta.recorder.command_line;
-    status = formats::write_imported_trace(trace, args->output, formats::WriterOptions{});
-    if (!status) {
-      std::fprintf(stderr, "trace-replay import: %s\n", status.message().c_str());
-      *exit_code = kExitRunFailure;
-      return;
-    }
-    if (!args->quiet) {
+    if (status && !args->quiet) {
       std::fprintf(stderr, "%s: %s", args->input.c_str(), formats::format_report(report).c_str());
     }
-    *exit_code = kExitOk;
+    *exit_code = report_status("trace-replay import", status);
   });
 }
 

@@ -10,6 +10,7 @@
 #include "formats/trace_stats.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 
 namespace mmreplay::tools {
 namespace {
@@ -99,36 +100,33 @@ void print_text(const formats::TraceReader& reader, const formats::TraceStats& s
   }
 }
 
+struct InfoArgs {
+  std::string path;
+  bool json = false;
+};
+
+Status run_info(const InfoArgs& args) {
+  std::unique_ptr<formats::TraceReader> reader;
+  if (Status s = open_trace(args.path, &reader); !s) return s;
+  formats::TraceStats stats;
+  if (Status s = formats::compute_stats(*reader, &stats); !s) return s;
+  if (args.json) {
+    std::printf("%s\n", to_json(*reader, stats).dump(2).c_str());
+  } else {
+    print_text(*reader, stats);
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 void register_info_command(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("info", "Describe a trace: header, threads, events per kind");
-  struct Args {
-    std::string path;
-    bool json = false;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<InfoArgs>();
   cmd->add_option("file", args->path, "the .mmtrace file")->required();
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
-  cmd->callback([args, exit_code] {
-    auto reader = open_trace_or_report(args->path);
-    if (!reader) {
-      *exit_code = kExitBadInput;
-      return;
-    }
-    formats::TraceStats stats;
-    if (formats::Status s = formats::compute_stats(*reader, &stats); !s) {
-      std::fprintf(stderr, "trace-replay info: %s\n", s.message().c_str());
-      *exit_code = kExitBadInput;
-      return;
-    }
-    if (args->json) {
-      std::printf("%s\n", to_json(*reader, stats).dump(2).c_str());
-    } else {
-      print_text(*reader, stats);
-    }
-    *exit_code = kExitOk;
-  });
+  cmd->callback(
+      [args, exit_code] { *exit_code = report_status("trace-replay info", run_info(*args)); });
 }
 
 }  // namespace mmreplay::tools

@@ -7,6 +7,7 @@
 
 #include "replay/results_json.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 
 namespace mmreplay::tools {
 
@@ -21,21 +22,17 @@ void register_merge_command(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--output", args->output, "merged results JSON")->required();
   cmd->callback([args, exit_code] {
     nlohmann::json merged;
-    if (formats::Status s = replay::merge_results(args->inputs, &merged); !s) {
-      std::fprintf(stderr, "trace-replay merge: %s\n", s.message().c_str());
-      *exit_code = kExitBadInput;
-      return;
+    Status status = replay::merge_results(args->inputs, &merged);
+    if (status) {
+      std::ofstream out(args->output);
+      out << merged.dump(1) << "\n";
+      if (!out) status = Status::io_error(args->output + ": cannot write");
     }
-    std::ofstream out(args->output);
-    out << merged.dump(1) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "trace-replay merge: %s: cannot write\n", args->output.c_str());
-      *exit_code = kExitRunFailure;
-      return;
+    if (status) {
+      std::printf("%s: %zu runs from %zu shards\n", args->output.c_str(), merged["runs"].size(),
+                  args->inputs.size());
     }
-    std::printf("%s: %zu runs from %zu shards\n", args->output.c_str(), merged["runs"].size(),
-                args->inputs.size());
-    *exit_code = kExitOk;
+    *exit_code = report_status("trace-replay merge", status);
   });
 }
 

@@ -3,7 +3,7 @@
 // with the perf script importer and writes an .mmtrace. Reports the recording's overhead: CMD's
 // wall time run plainly (unless --no-baseline) and under perf, and perf.data's size beside the
 // trace's. Exit 1 when perf is missing or not permitted (the message says what to change) or
-// the recording fails; 2 on a bad flag or event name.
+// the recording fails; 2 on a bad flag or event name (exit_code.h).
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -21,6 +21,7 @@
 #include "formats/import/import.h"
 #include "formats/import/syscall.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 #include "tools/cli/record_perf.h"
 
 namespace mmreplay::tools {
@@ -66,27 +67,21 @@ uint64_t file_bytes(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
-int fail(const std::string& message, int code) {
-  std::fprintf(stderr, "trace-replay record: %s\n", message.c_str());
-  return code;
-}
-
-int record(const RecordArgs& a) {
+Status record(const RecordArgs& a) {
   std::vector<std::string> syscalls;
   bool faults = true;
   if (a.events.empty()) {
     syscalls = default_record_syscalls();
   } else if (std::string bad; !parse_events(a.events, &syscalls, &faults, &bad)) {
-    return fail(fmt::format("--events: unknown event '{}' (syscalls the importer reads, or {})",
-                            bad, kFaultEventName),
-                kExitBadInput);
+    return Status::invalid_argument(fmt::format(
+        "--events: unknown event '{}' (syscalls the importer reads, or {})", bad, kFaultEventName));
   }
   std::string perf;
-  if (formats::Status s = find_perf(&perf); !s) return fail(s.message(), kExitRunFailure);
-  if (formats::Status s = check_perf_permitted(); !s) return fail(s.message(), kExitRunFailure);
+  if (Status s = find_perf(&perf); !s) return s;
+  if (Status s = check_perf_permitted(); !s) return s;
 
   char tmpl[] = "/tmp/trace-replay-record.XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr) return fail("cannot make a temporary folder", kExitRunFailure);
+  if (::mkdtemp(tmpl) == nullptr) return Status::io_error("cannot make a temporary folder");
   const std::string dir = tmpl;
   const std::string data = dir + "/perf.data", text = dir + "/perf-script.txt";
   auto cleanup = [&] {
@@ -96,17 +91,17 @@ int record(const RecordArgs& a) {
   uint64_t plain_ns = 0, recorded_ns = 0, script_ns = 0;
   int status = 0;
   if (!a.no_baseline) {
-    if (formats::Status s = run_program(a.command, "", false, &plain_ns, &status); !s) {
+    if (Status s = run_program(a.command, "", false, &plain_ns, &status); !s) {
       cleanup();
-      return fail(s.message(), kExitRunFailure);
+      return s;
     }
   }
   std::vector<std::string> argv = {perf, "record", "-q", "-o", data, "-e",
                                    perf_event_list(syscalls, faults, a.ground_truth), "--"};
   argv.insert(argv.end(), a.command.begin(), a.command.end());
-  formats::Status s = run_program(argv, "", false, &recorded_ns, &status);
+  Status s = run_program(argv, "", false, &recorded_ns, &status);
   if (s && file_bytes(data) == 0) {
-    s = formats::Status::error(fmt::format("perf record wrote no {} (exit {})", data, status));
+    s = Status::io_error(fmt::format("perf record wrote no {} (exit {})", data, status));
   }
   if (s) {
     s = run_program({perf, "script", "-i", data, "--header", "-F",
@@ -118,7 +113,7 @@ int record(const RecordArgs& a) {
   if (s) s = formats::import_file(formats::ImportFormat::kPerfScript, text, &trace, &report);
   if (!s) {
     cleanup();
-    return fail(s.message(), kExitRunFailure);
+    return s;
   }
   trace.meta.recorder.tool = "trace-replay record (perf)";
   std::string cmdline = "trace-replay record";
@@ -136,7 +131,7 @@ int record(const RecordArgs& a) {
   s = formats::write_imported_trace(trace, out, formats::WriterOptions{});
   const uint64_t perf_bytes = file_bytes(data);
   cleanup();
-  if (!s) return fail(s.message(), kExitRunFailure);
+  if (!s) return s;
 
   const double events = static_cast<double>(report.events == 0 ? 1 : report.events);
   std::fprintf(stderr, "%s: %s", out.c_str(), formats::format_report(report).c_str());
@@ -152,7 +147,7 @@ int record(const RecordArgs& a) {
                static_cast<unsigned long long>(perf_bytes), perf_bytes / events,
                static_cast<unsigned long long>(file_bytes(out)), file_bytes(out) / events);
   if (a.keep) std::fprintf(stderr, "  kept %s and %s\n", data.c_str(), text.c_str());
-  return kExitOk;
+  return Status::ok();
 }
 
 }  // namespace
@@ -168,7 +163,8 @@ void register_record_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-baseline", args->no_baseline, "do not run CMD once without recording");
   cmd->add_flag("--keep", args->keep, "keep perf.data and the perf script text");
   cmd->add_option("command", args->command, "the command to record, after --")->required();
-  cmd->callback([args, exit_code] { *exit_code = record(*args); });
+  cmd->callback(
+      [args, exit_code] { *exit_code = report_status("trace-replay record", record(*args)); });
 }
 
 }  // namespace mmreplay::tools

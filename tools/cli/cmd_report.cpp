@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 #include "tools/report/report_html.h"
 
 namespace mmreplay::tools {
@@ -21,14 +22,12 @@ void register_report_command(CLI::App& app, int* exit_code) {
       ->required();
   cmd->add_option("-o,--output", args->output, "the HTML file to write")->required();
   cmd->callback([args, exit_code] {
-    if (formats::Status s = report::write_report(args->inputs, args->output); !s) {
-      std::fprintf(stderr, "trace-replay report: %s\n", s.message().c_str());
-      *exit_code = kExitBadInput;
-      return;
+    const Status status = report::write_report(args->inputs, args->output);
+    if (status) {
+      std::printf("%s: report of %zu results file%s\n", args->output.c_str(), args->inputs.size(),
+                  args->inputs.size() == 1 ? "" : "s");
     }
-    std::printf("%s: report of %zu results file%s\n", args->output.c_str(), args->inputs.size(),
-                args->inputs.size() == 1 ? "" : "s");
-    *exit_code = kExitOk;
+    *exit_code = report_status("trace-replay report", status);
   });
 }
 

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 #include "tools/cli/study_command.h"
 
 namespace mmreplay::tools {
@@ -16,8 +17,9 @@ void register_replay_command(CLI::App& app, int* exit_code) {
   add_timeline_options(cmd, args.get());
   cmd->callback([args, exit_code] {
     if (args->policies.size() > 1 || args->cpus.size() > 1) {
-      std::fprintf(stderr, "trace-replay replay: one --policy and one --cpus (use compare or scale)\n");
-      *exit_code = kExitBadInput;
+      *exit_code = report_status(
+          "trace-replay replay",
+          Status::invalid_argument("one --policy and one --cpus (use compare or scale)"));
       return;
     }
     *exit_code = run_study_command(*args);
@@ -46,8 +48,8 @@ void register_scale_command(CLI::App& app, int* exit_code) {
   add_report_option(cmd, args.get());
   cmd->callback([args, exit_code] {
     if (args->trace.empty() == args->workload.empty()) {
-      std::fprintf(stderr, "trace-replay scale: give either TRACE or --workload\n");
-      *exit_code = kExitBadInput;
+      *exit_code = report_status("trace-replay scale",
+                                 Status::invalid_argument("give either TRACE or --workload"));
       return;
     }
     *exit_code = run_study_command(*args);

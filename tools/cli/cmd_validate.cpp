@@ -3,9 +3,10 @@
 //
 // Replays each seed thread's experiment (tools/validate/cases.h) and prints the published and
 // the model's figures side by side, with the ratio of every arm to the baseline and whether the
-// directions agree. Exit 0 when every checked direction agrees, 1 when one does not, 2 on bad
-// input. With --real it records small programs on this machine instead, replays them and
-// prints predicted vs observed percentiles (tools/calibrate/real_validation.h).
+// directions agree. Exit 0 when every checked direction agrees, 1 when one does not (a verdict,
+// not an error); errors exit as exit_code.h says. With --real it records small programs on this
+// machine instead, replays them and prints predicted vs observed percentiles
+// (tools/calibrate/real_validation.h).
 
 #include <CLI/CLI.hpp>
 
@@ -17,6 +18,7 @@
 
 #include "tools/calibrate/real_validation.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 #include "tools/validate/case_output.h"
 #include "tools/validate/cases.h"
 #include "tools/validate/run_case.h"
@@ -35,34 +37,31 @@ struct ValidateArgs {
   calibrate::RealValidationOptions real_options;
 };
 
-int validate_real(ValidateArgs& a) {
-  if (!a.cases.empty()) {
-    std::fprintf(stderr, "trace-replay validate: --real takes no case names\n");
-    return kExitBadInput;
-  }
+Status validate_real(ValidateArgs& a) {
+  if (!a.cases.empty()) return Status::invalid_argument("--real takes no case names");
   std::error_code ec;
   a.real_options.trace_replay = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) {
-    std::fprintf(stderr,
-                 "trace-replay validate --real: cannot find this binary (/proc/self/exe)\n");
-    return kExitRunFailure;
-  }
+  if (ec) return Status::io_error("--real: cannot find this binary (/proc/self/exe)");
   a.real_options.work_dir = a.work_dir;
-  return calibrate::run_real_validation(a.real_options, std::cout, std::cerr);
+  return calibrate::run_real_validation(a.real_options, std::cout).with_context("--real");
 }
 
-int list_cases() {
+void list_cases() {
   for (const validate::ValidationCase& c : validate::all_cases()) {
     std::printf("%-22s seed %s: %s\n", c.name.c_str(), c.seed.c_str(), c.title.c_str());
     for (const validate::Scale& s : c.scales) {
       std::printf("  %-8s %s\n", s.name.c_str(), s.note.c_str());
     }
   }
-  return kExitOk;
 }
 
-int run_validate(ValidateArgs& a) {
-  if (a.list) return list_cases();
+// Runs the cases; *agreed is false when a checked direction disagrees (exit 1, not an error).
+Status run_validate(ValidateArgs& a, bool* agreed) {
+  *agreed = true;
+  if (a.list) {
+    list_cases();
+    return Status::ok();
+  }
   if (a.real) return validate_real(a);
   std::vector<const validate::ValidationCase*> chosen;
   if (a.cases.empty()) {
@@ -71,9 +70,7 @@ int run_validate(ValidateArgs& a) {
   for (const std::string& name : a.cases) {
     const validate::ValidationCase* c = validate::find_case(name);
     if (c == nullptr) {
-      std::fprintf(stderr, "trace-replay validate: no case '%s' (validate --list shows them)\n",
-                   name.c_str());
-      return kExitBadInput;
+      return Status::invalid_argument("no case '" + name + "' (validate --list shows them)");
     }
     chosen.push_back(c);
   }
@@ -81,18 +78,14 @@ int run_validate(ValidateArgs& a) {
   for (const validate::ValidationCase* c : chosen) {
     const validate::Scale* scale = c->find_scale(a.scale);
     if (scale == nullptr) {
-      std::fprintf(stderr, "trace-replay validate: --scale %s: case %s has no such scale\n",
-                   a.scale.c_str(), c->name.c_str());
-      return kExitBadInput;
+      return Status::invalid_argument("--scale " + a.scale + ": case " + c->name +
+                                      " has no such scale");
     }
     validate::CaseResult result;
     validate::RunCaseOptions options;
     options.threads = a.threads;
     options.work_dir = a.work_dir;
-    if (formats::Status s = validate::run_case(*c, *scale, options, &result); !s) {
-      std::fprintf(stderr, "trace-replay validate: %s\n", s.message().c_str());
-      return kExitRunFailure;
-    }
+    if (Status s = validate::run_case(*c, *scale, options, &result); !s) return s;
     validate::print_case(std::cout, result);
     std::cout << "\n";
     results.push_back(std::move(result));
@@ -101,15 +94,10 @@ int run_validate(ValidateArgs& a) {
   if (!a.json_path.empty()) {
     std::ofstream out(a.json_path);
     out << validate::cases_to_json(results).dump(1) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "trace-replay validate: %s: cannot write\n", a.json_path.c_str());
-      return kExitBadInput;
-    }
+    if (!out) return Status::io_error(a.json_path + ": cannot write");
   }
-  for (const validate::CaseResult& r : results) {
-    if (!r.passed()) return kExitRunFailure;
-  }
-  return kExitOk;
+  for (const validate::CaseResult& r : results) *agreed = *agreed && r.passed();
+  return Status::ok();
 }
 
 }  // namespace
@@ -132,7 +120,15 @@ void register_validate_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--policy", args->real_options.policy, "--real: policy to replay with");
   cmd->add_option("--program", args->real_options.programs,
                   "--real: programs to record: anon-mmap, madvise, mprotect (default: all)");
-  cmd->callback([args, exit_code] { *exit_code = run_validate(*args); });
+  cmd->callback([args, exit_code] {
+    bool agreed = true;
+    const Status status = run_validate(*args, &agreed);
+    if (!status) {
+      *exit_code = report_status("trace-replay validate", status);
+    } else {
+      *exit_code = agreed ? kExitOk : kExitFailure;
+    }
+  });
 }
 
 }  // namespace mmreplay::tools

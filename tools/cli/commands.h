@@ -1,20 +1,17 @@
 // The trace-replay subcommands. Each lives in its own cmd_NAME.cpp and registers itself on the
-// top-level CLI11 app; its callback stores the process exit code in *exit_code.
-//
-// Exit codes (DESIGN.md, "Interface conventions"): 0 success, 1 a run failed, 2 bad input or
-// usage, with one line on stderr that names the file, offset, line or flag.
+// top-level CLI11 app; its callback stores the process exit code in *exit_code, which
+// exit_status() (tools/cli/exit_code.h) derives from the Status the subcommand ended with, after
+// one line on stderr that names the file, offset, line or flag.
 
 #pragma once
+
+#include "tools/cli/exit_code.h"
 
 namespace CLI {
 class App;
 }
 
 namespace mmreplay::tools {
-
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitRunFailure = 1;
-inline constexpr int kExitBadInput = 2;
 
 void register_info_command(CLI::App& app, int* exit_code);
 void register_cat_command(CLI::App& app, int* exit_code);

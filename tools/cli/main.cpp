@@ -2,12 +2,17 @@
 
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
 
+#include "common/status.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 
 int main(int argc, char** argv) {
   using namespace mmreplay::tools;
+  using mmreplay::Status;
   CLI::App app{"trace-replay: replay memory-management traces against a model of Linux mm"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "trace-replay 0.1.0 (.mmtrace format 1.1)");
@@ -35,8 +40,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "trace-replay: %s (see --help)\n", e.what());
-    return kExitBadInput;
+    // CLI11's usage errors (an unknown flag, a missing or malformed value): bad input.
+    return report_status("trace-replay",
+                         Status::invalid_argument(std::string(e.what()) + " (see --help)"));
+  } catch (const std::bad_alloc&) {
+    return report_status("trace-replay", Status::resource_exhausted("out of memory"));
+  } catch (const std::exception& e) {
+    // Subcommands report failures as a Status; an exception escaping one is a bug.
+    return report_status("trace-replay",
+                         Status::internal(std::string("uncaught exception: ") + e.what()));
   }
   return exit_code;
 }

@@ -56,7 +56,7 @@ std::string perf_event_list(const std::vector<std::string>& syscalls, bool fault
   return list;
 }
 
-formats::Status find_perf(std::string* path) {
+Status find_perf(std::string* path) {
   const char* env = std::getenv("PATH");
   std::string dirs = env ? env : "/usr/bin:/bin";
   size_t start = 0;
@@ -66,38 +66,39 @@ formats::Status find_perf(std::string* path) {
     const std::string candidate = (dir.empty() ? "." : dir) + "/perf";
     if (::access(candidate.c_str(), X_OK) == 0) {
       *path = candidate;
-      return formats::Status::ok();
+      return Status::ok();
     }
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
-  return formats::Status::error(
+  // What the machine lacks or forbids is the environment's failure (exit 1), not bad input.
+  return Status::io_error(
       "perf: not found on PATH; install it (Debian: apt-get install linux-perf)");
 }
 
-formats::Status check_perf_permitted() {
+Status check_perf_permitted() {
   bool tracefs = false;
   for (const char* p : kTracefsSyscalls) tracefs = tracefs || exists(p);
   if (!tracefs) {
-    return formats::Status::error(
+    return Status::io_error(
         "tracefs is not mounted (no /sys/kernel/tracing/events/syscalls): run `mount -t tracefs "
         "nodev /sys/kernel/tracing` as root");
   }
-  if (::geteuid() == 0) return formats::Status::ok();
+  if (::geteuid() == 0) return Status::ok();
   std::ifstream in(kParanoidPath);
   int paranoid = 2;
   in >> paranoid;
   if (paranoid > kParanoidForTracepoints) {
-    return formats::Status::error(
+    return Status::io_error(
         "perf is not permitted to record tracepoints (kernel.perf_event_paranoid = " +
         std::to_string(paranoid) +
         "): run as root, or `sysctl -w kernel.perf_event_paranoid=-1` and make tracefs readable");
   }
-  return formats::Status::ok();
+  return Status::ok();
 }
 
-formats::Status run_program(const std::vector<std::string>& argv, const std::string& stdout_path,
-                            bool quiet_stderr, uint64_t* wall_ns, int* exit_status) {
+Status run_program(const std::vector<std::string>& argv, const std::string& stdout_path,
+                   bool quiet_stderr, uint64_t* wall_ns, int* exit_status) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -115,17 +116,17 @@ formats::Status run_program(const std::vector<std::string>& argv, const std::str
   const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
-    return formats::Status::error(argv[0] + ": cannot run: " + std::strerror(rc));
+    return Status::from_errno(rc, argv[0] + ": cannot run: " + std::strerror(rc));
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return formats::Status::error(argv[0] + ": waitpid failed");
+    if (errno != EINTR) return Status::io_error(argv[0] + ": waitpid failed");
   }
   *wall_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                        std::chrono::steady_clock::now() - start)
                                        .count());
   *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : kSignalExitBase + WTERMSIG(status);
-  return formats::Status::ok();
+  return Status::ok();
 }
 
 }  // namespace mmreplay::tools

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 
 namespace mmreplay::tools {
 
@@ -22,15 +22,15 @@ std::string perf_event_list(const std::vector<std::string>& syscalls, bool fault
                             bool ground_truth);
 
 // The `perf` on PATH, or an error saying to install it (Debian: linux-perf).
-formats::Status find_perf(std::string* path);
+Status find_perf(std::string* path);
 // Whether this process may record tracepoints: root, or kernel.perf_event_paranoid <= -1; and
 // tracefs with the syscalls events. The error names the sysctl or the mount to fix it.
-formats::Status check_perf_permitted();
+Status check_perf_permitted();
 
 // Runs argv (argv[0] looked up on PATH), stdout to `stdout_path` when not empty (and stderr to
 // /dev/null when `quiet_stderr`), and waits.
 // *wall_ns gets the wall time; *exit_status the exit code (128+signal when killed).
-formats::Status run_program(const std::vector<std::string>& argv, const std::string& stdout_path,
-                            bool quiet_stderr, uint64_t* wall_ns, int* exit_status);
+Status run_program(const std::vector<std::string>& argv, const std::string& stdout_path,
+                   bool quiet_stderr, uint64_t* wall_ns, int* exit_status);
 
 }  // namespace mmreplay::tools

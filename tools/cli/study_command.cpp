@@ -20,6 +20,7 @@
 #include "replay/timeline_json.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/exit_code.h"
 #include "tools/gen/generate.h"
 #include "tools/gen/params.h"
 #include "tools/report/report_html.h"
@@ -29,11 +30,6 @@ namespace {
 
 // Progress lines no more often than this; none at all for studies shorter than it.
 constexpr double kProgressIntervalSeconds = 1.0;
-
-int bad(const std::string& what) {
-  std::fprintf(stderr, "trace-replay: %s\n", what.c_str());
-  return kExitBadInput;
-}
 
 bool parse_shard(const std::string& text, replay::Shard* shard) {
   unsigned i = 0, n = 0;
@@ -55,14 +51,14 @@ std::string sanitize(std::string s) {
 }
 
 // Generates `workload` with its thread (or process) count set to `cpus` into a temporary file.
-formats::Status generate_for_cpus(const std::string& workload, uint32_t cpus, std::string* path) {
+Status generate_for_cpus(const std::string& workload, uint32_t cpus, std::string* path) {
   std::istringstream in(workload);
   std::string name, word;
   in >> name;
   std::vector<std::string> params;
   while (in >> word) params.push_back(word);
   gen::PreparedWorkload probe;
-  if (formats::Status s = gen::prepare_workload(name, params, "", &probe); !s) return s;
+  if (Status s = gen::prepare_workload(name, params, "", &probe); !s) return s;
   bool fixed = false;
   for (const auto& p : params) fixed = fixed || p == "--threads" || p == "--processes";
   if (!fixed) {
@@ -77,12 +73,14 @@ formats::Status generate_for_cpus(const std::string& workload, uint32_t cpus, st
               .string();
   gen::PreparedWorkload prepared;
   gen::GenStats stats;
-  if (formats::Status s = gen::prepare_workload(name, params, *path, &prepared); !s) return s;
+  if (Status s = gen::prepare_workload(name, params, *path, &prepared); !s) return s;
   return gen::generate_to_file(prepared, *path, formats::WriterOptions(), &stats);
 }
 
-void write_hgrms(const std::string& dir, const replay::StudyResult& result) {
-  std::filesystem::create_directories(dir);
+Status write_hgrms(const std::string& dir, const replay::StudyResult& result) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::io_error("--hgrm " + dir + ": cannot create: " + ec.message());
   for (size_t i = 0; i < result.runs.size(); ++i) {
     const replay::RunResult& r = result.runs[i];
     for (const auto& [op, h] : r.ops) {
@@ -92,22 +90,25 @@ void write_hgrms(const std::string& dir, const replay::StudyResult& result) {
                                "cpu-" + op + ".hgrm";
       std::ofstream out(file);
       replay::write_hgrm(out, h);
+      out.close();
+      if (!out) return Status::io_error(file + ": cannot write");
     }
   }
+  return Status::ok();
 }
 
 // --report: the same page trace-replay report makes from the --json output.
-formats::Status write_report_from(const nlohmann::json& results, const StudyArgs& a) {
-  if (a.report_path.empty()) return formats::Status::ok();
+Status write_report_from(const nlohmann::json& results, const StudyArgs& a) {
+  if (a.report_path.empty()) return Status::ok();
   report::StudyData data;
   // Named as `report` on the --json file would name it, so both give the same page.
   const std::string name = a.json_path.empty() ? a.command + " results" : a.json_path;
-  if (formats::Status s = report::study_from_json(results, name, &data); !s) return s;
+  if (Status s = report::study_from_json(results, name, &data); !s) return s;
   std::ofstream out(a.report_path, std::ios::binary);
   out << report::build_report({data});
   out.close();
-  if (!out) return formats::Status::error(a.report_path + ": cannot write");
-  return formats::Status::ok();
+  if (!out) return Status::io_error(a.report_path + ": cannot write");
+  return Status::ok();
 }
 
 }  // namespace
@@ -154,35 +155,45 @@ void add_timeline_options(CLI::App* cmd, StudyArgs* a) {
                   "(units ns, us, ms, s; no unit: ns)");
 }
 
-int run_study_command(const StudyArgs& a) {
+namespace {
+
+Status run_study_args(const StudyArgs& a) {
   replay::Shard shard;
-  if (!parse_shard(a.shard, &shard)) return bad("--shard " + a.shard + ": expected i/N, 1 <= i <= N");
+  if (!parse_shard(a.shard, &shard)) {
+    return Status::invalid_argument("--shard " + a.shard + ": expected i/N, 1 <= i <= N");
+  }
   uint64_t memory = 0, swap = 0, memcg_limit = 0;
   if (!a.memory.empty() && !gen::parse_bytes(a.memory, &memory)) {
-    return bad("--memory " + a.memory + ": not a size");
+    return Status::invalid_argument("--memory " + a.memory + ": not a size");
   }
-  if (!a.swap.empty() && !gen::parse_bytes(a.swap, &swap)) return bad("--swap " + a.swap + ": not a size");
+  if (!a.swap.empty() && !gen::parse_bytes(a.swap, &swap)) {
+    return Status::invalid_argument("--swap " + a.swap + ": not a size");
+  }
   if (!a.memcg_limit.empty() && !gen::parse_bytes(a.memcg_limit, &memcg_limit)) {
-    return bad("--memcg-limit " + a.memcg_limit + ": not a size");
+    return Status::invalid_argument("--memcg-limit " + a.memcg_limit + ": not a size");
   }
   uint64_t cma = 0;
-  if (!a.cma.empty() && !gen::parse_bytes(a.cma, &cma)) return bad("--cma " + a.cma + ": not a size");
+  if (!a.cma.empty() && !gen::parse_bytes(a.cma, &cma)) {
+    return Status::invalid_argument("--cma " + a.cma + ": not a size");
+  }
   for (uint32_t c : a.cpus) {
-    if (c == 0) return bad("--cpus 0: at least one CPU");
+    if (c == 0) return Status::invalid_argument("--cpus 0: at least one CPU");
   }
   const std::vector<std::string> policies = replay::split_policy_list(a.policies);
   // Every policy is expanded and validated here, before any trace is generated or read.
   std::vector<kernelsim::KernelConfig> configs(policies.size());
   for (size_t i = 0; i < policies.size(); ++i) {
-    if (formats::Status s = replay::resolve_policy(policies[i], &configs[i]); !s) return bad(s.message());
+    if (Status s = replay::resolve_policy(policies[i], &configs[i]); !s) return s;
   }
   kernelsim::SimTime window_start = kernelsim::SimTime::zero();
   kernelsim::SimTime window_end = kernelsim::SimTime::infinite();
   if (!a.timeline_window.empty()) {
     std::string error;
     if (!replay::parse_timeline_window(a.timeline_window, &window_start, &window_end, &error))
-      return bad(error);
-    if (a.timeline_path.empty()) return bad("--timeline-window needs --timeline FILE.json");
+      return Status::invalid_argument(error);
+    if (a.timeline_path.empty()) {
+      return Status::invalid_argument("--timeline-window needs --timeline FILE.json");
+    }
   }
   std::vector<uint32_t> cpu_list = a.cpus.empty() ? std::vector<uint32_t>{0} : a.cpus;
 
@@ -192,16 +203,16 @@ int run_study_command(const StudyArgs& a) {
   if (!a.workload.empty()) {
     for (uint32_t c : cpu_list) {
       std::string path;
-      if (formats::Status s = generate_for_cpus(a.workload, c, &path); !s) {
-        return bad("--workload: " + s.message());
+      if (Status s = generate_for_cpus(a.workload, c, &path); !s) {
+        return s.with_context("--workload");
       }
       generated.push_back(path);
-      readers.push_back(open_trace_or_report(path));
-      if (!readers.back()) return kExitBadInput;
+      readers.emplace_back();
+      if (Status s = open_trace(path, &readers.back()); !s) return s;
     }
   } else {
-    readers.push_back(open_trace_or_report(a.trace));
-    if (!readers.back()) return kExitBadInput;
+    readers.emplace_back();
+    if (Status s = open_trace(a.trace, &readers.back()); !s) return s;
   }
 
   replay::Study study;
@@ -249,7 +260,7 @@ int run_study_command(const StudyArgs& a) {
                  static_cast<double>(events) / since_start / 1e6, tty && done < total ? "" : "\n");
   };
   replay::StudyResult result;
-  const formats::Status status = replay::run_study(study, options, &result);
+  const Status status = replay::run_study(study, options, &result);
   for (const auto& path : generated) std::filesystem::remove(path);
 
   std::vector<std::string> labels;
@@ -273,25 +284,27 @@ int run_study_command(const StudyArgs& a) {
     if (!a.json_path.empty()) {
       std::ofstream out(a.json_path);
       out << results.dump(1) << "\n";
-      if (!out) return bad(a.json_path + ": cannot write");
+      if (!out) return Status::io_error(a.json_path + ": cannot write");
     }
     if (status && !result.runs.empty()) {
-      if (formats::Status s = write_report_from(results, a); !s) return bad(s.message());
+      if (Status s = write_report_from(results, a); !s) return s;
     }
   }
   if (!a.csv_path.empty()) {
     std::ofstream out(a.csv_path);
     replay::write_csv(out, result.run_index, result.runs);
-    if (!out) return bad(a.csv_path + ": cannot write");
+    if (!out) return Status::io_error(a.csv_path + ": cannot write");
   }
-  if (!a.hgrm_dir.empty()) write_hgrms(a.hgrm_dir, result);
-  if (!status) {
-    std::fprintf(stderr, "trace-replay %s: %s\n", a.command.c_str(), status.message().c_str());
-    // A bad policy or profile is bad input; anything else is a failed run.
-    const bool input = status.message().find("--") != std::string::npos;
-    return input ? kExitBadInput : kExitRunFailure;
+  if (!a.hgrm_dir.empty()) {
+    if (Status s = write_hgrms(a.hgrm_dir, result); !s) return s;
   }
-  return kExitOk;
+  return status;
+}
+
+}  // namespace
+
+int run_study_command(const StudyArgs& a) {
+  return report_status("trace-replay " + a.command, run_study_args(a));
 }
 
 }  // namespace mmreplay::tools

@@ -9,7 +9,6 @@ namespace mmreplay::gen {
 using formats::Event;
 using formats::EventKind;
 using formats::Range;
-using formats::Status;
 
 uint32_t WriterSink::add_thread(formats::ThreadInfo info) {
   return writer_->add_thread(std::move(info));
@@ -28,7 +27,7 @@ uint32_t CollectingSink::add_thread(formats::ThreadInfo info) {
 
 Status CollectingSink::append(uint32_t stream, const Event& event, std::span<const Range> ranges) {
   if (stream >= threads_.size()) {
-    return Status::error("append to unknown stream " + std::to_string(stream));
+    return Status::invalid_argument("append to unknown stream " + std::to_string(stream));
   }
   if (event.ts_ns < last_ts_[stream]) monotonic_ = false;
   last_ts_[stream] = event.ts_ns;

@@ -12,8 +12,8 @@
 #include <span>
 #include <vector>
 
+#include "common/status.h"
 #include "formats/event.h"
-#include "formats/status.h"
 #include "formats/trace_meta.h"
 #include "formats/trace_writer.h"
 
@@ -23,8 +23,8 @@ class EventSink {
  public:
   virtual ~EventSink() = default;
   virtual uint32_t add_thread(formats::ThreadInfo info) = 0;
-  virtual formats::Status append(uint32_t stream, const formats::Event& event,
-                                 std::span<const formats::Range> ranges) = 0;
+  virtual Status append(uint32_t stream, const formats::Event& event,
+                        std::span<const formats::Range> ranges) = 0;
 };
 
 // Forwards to a TraceWriter the caller owns and closes.
@@ -32,8 +32,8 @@ class WriterSink final : public EventSink {
  public:
   explicit WriterSink(formats::TraceWriter* writer) : writer_(writer) {}
   uint32_t add_thread(formats::ThreadInfo info) override;
-  formats::Status append(uint32_t stream, const formats::Event& event,
-                         std::span<const formats::Range> ranges) override;
+  Status append(uint32_t stream, const formats::Event& event,
+                std::span<const formats::Range> ranges) override;
 
  private:
   formats::TraceWriter* writer_;  // not owned
@@ -46,8 +46,8 @@ class CollectingSink final : public EventSink {
   explicit CollectingSink(bool keep_events = true) : keep_events_(keep_events) {}
 
   uint32_t add_thread(formats::ThreadInfo info) override;
-  formats::Status append(uint32_t stream, const formats::Event& event,
-                         std::span<const formats::Range> ranges) override;
+  Status append(uint32_t stream, const formats::Event& event,
+                std::span<const formats::Range> ranges) override;
 
   uint64_t count(formats::EventKind kind) const { return counts_[static_cast<size_t>(kind)]; }
   uint64_t total() const { return total_; }

@@ -7,7 +7,7 @@
 
 namespace mmreplay::gen {
 
-formats::Status emit_fault_loop(const FaultLoop& loop, EventSink& sink) {
+Status emit_fault_loop(const FaultLoop& loop, EventSink& sink) {
   for (const Task& task : add_tasks(sink, loop.processes, loop.threads, loop.role)) {
     ProgramThread thread(sink, task, loop.think_ns);
     thread.start();
@@ -22,7 +22,7 @@ formats::Status emit_fault_loop(const FaultLoop& loop, EventSink& sink) {
     thread.exit();
     if (!thread.ok()) return thread.status();
   }
-  return formats::Status::ok();
+  return Status::ok();
 }
 
 }  // namespace mmreplay::gen

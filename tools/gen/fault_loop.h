@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "tools/gen/event_sink.h"
 #include "tools/gen/will_it_scale.h"
 
@@ -27,6 +27,6 @@ struct FaultLoop {
   uint64_t think_ns = 0;
 };
 
-formats::Status emit_fault_loop(const FaultLoop& loop, EventSink& sink);
+Status emit_fault_loop(const FaultLoop& loop, EventSink& sink);
 
 }  // namespace mmreplay::gen

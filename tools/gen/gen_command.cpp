@@ -10,11 +10,6 @@
 namespace mmreplay::gen {
 namespace {
 
-// Exit codes of DESIGN.md's interface conventions (also tools/cli/commands.h).
-constexpr int kExitOk = 0;
-constexpr int kExitRunFailure = 1;
-constexpr int kExitBadInput = 2;
-
 struct GenArgs {
   bool list = false;
   std::string workload;
@@ -49,40 +44,27 @@ bool split_args(std::span<const std::string> args, GenArgs* out, std::string* er
 
 }  // namespace
 
-int run_gen_command(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+Status run_gen_command(std::span<const std::string> args, std::ostream& out) {
   GenArgs gen;
   std::string error;
-  if (!split_args(args, &gen, &error)) {
-    err << "gen: " << error << "\n";
-    return kExitBadInput;
-  }
+  if (!split_args(args, &gen, &error)) return Status::invalid_argument(error);
   if (gen.list) {
     out << describe_workloads();
-    return kExitOk;
+    return Status::ok();
   }
   if (gen.workload.empty()) {
-    err << "gen: missing workload name (gen --list shows them)\n";
-    return kExitBadInput;
+    return Status::invalid_argument("missing workload name (gen --list shows them)");
   }
   PreparedWorkload prepared;
-  formats::Status status = prepare_workload(gen.workload, gen.params, gen.output, &prepared);
-  if (!status.is_ok()) {
-    err << "gen: " << status.message() << "\n";
-    return kExitBadInput;
-  }
-  if (gen.output.empty()) {
-    err << "gen: missing -o FILE.mmtrace\n";
-    return kExitBadInput;
-  }
+  if (Status s = prepare_workload(gen.workload, gen.params, gen.output, &prepared); !s) return s;
+  if (gen.output.empty()) return Status::invalid_argument("missing -o FILE.mmtrace");
   GenStats stats;
-  status = generate_to_file(prepared, gen.output, formats::WriterOptions{}, &stats);
-  if (!status.is_ok()) {
-    err << "gen: " << status.message() << "\n";
-    return kExitRunFailure;
+  if (Status s = generate_to_file(prepared, gen.output, formats::WriterOptions{}, &stats); !s) {
+    return s;
   }
   out << gen.output << ": " << prepared.spec->name << ", " << stats.events << " events, "
       << stats.chunks << " chunks, " << stats.bytes << " bytes\n";
-  return kExitOk;
+  return Status::ok();
 }
 
 }  // namespace mmreplay::gen

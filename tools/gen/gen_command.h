@@ -4,8 +4,10 @@
 //   gen NAME [--param value ...] -o FILE.mmtrace  write the trace
 //
 // Workload parameters differ per workload, so the CLI hands everything after `gen` here.
-// Returns the exit code (tools/cli/commands.h): 0 ok, 1 the trace could not be written,
-// 2 bad usage, with one line on `err` that names the flag, the workload or the file.
+// Prints the list or the summary of the written trace on `out`. Returns ok, InvalidArgument for
+// bad usage (a flag, a value, the workload's name, no -o), or the writer's error (IOError when
+// the trace cannot be written); the message names the flag, the workload or the file, and the
+// CLI turns the code into the exit status (tools/cli/exit_code.h).
 
 #pragma once
 
@@ -13,8 +15,10 @@
 #include <span>
 #include <string>
 
+#include "common/status.h"
+
 namespace mmreplay::gen {
 
-int run_gen_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+Status run_gen_command(std::span<const std::string> args, std::ostream& out);
 
 }  // namespace mmreplay::gen

@@ -6,8 +6,6 @@
 
 namespace mmreplay::gen {
 
-using formats::Status;
-
 namespace {
 
 constexpr const char* kRecorderTool = "trace-replay gen";
@@ -25,12 +23,13 @@ Status prepare_workload(std::string_view name, std::span<const std::string> para
                         const std::string& output_path, PreparedWorkload* out) {
   const WorkloadSpec* spec = find_workload(name);
   if (spec == nullptr) {
-    return Status::error("unknown workload '" + std::string(name) + "' (see gen --list)");
+    return Status::invalid_argument("unknown workload '" + std::string(name) +
+                                    "' (see gen --list)");
   }
   PreparedWorkload prepared;
   prepared.spec = spec;
   Status status = parse_params(spec->params, params, &prepared.values);
-  if (!status.is_ok()) return Status::error(spec->name + ": " + status.message());
+  if (!status.is_ok()) return status.with_context(spec->name);
   prepared.workload = spec->make(prepared.values);
 
   Machine machine = prepared.workload->machine();
@@ -59,7 +58,7 @@ Status generate_to_file(const PreparedWorkload& prepared, const std::string& pat
   std::unique_ptr<formats::TraceWriter> writer =
       formats::TraceWriter::create(path, prepared.meta, options, &status);
   if (writer == nullptr || !status.is_ok()) {
-    return status.is_ok() ? Status::error(path + ": cannot create trace") : status;
+    return status.is_ok() ? Status::io_error(path + ": cannot create trace") : status;
   }
   WriterSink sink(writer.get());
   Status emitted = generate_to_sink(prepared, sink);

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "formats/trace_meta.h"
 #include "formats/trace_writer.h"
 #include "tools/gen/event_sink.h"

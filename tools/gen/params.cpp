@@ -62,7 +62,7 @@ std::string kind_word(ParamKind kind) {
 // Parses one value of `spec`; on error returns the message.
 Status parse_value(const ParamSpec& spec, std::string_view text, uint64_t* number, double* real) {
   auto bad = [&](const std::string& why) {
-    return Status::error("--" + spec.name + ": " + why);
+    return Status::invalid_argument("--" + spec.name + ": " + why);
   };
   bool ok = false;
   switch (spec.kind) {
@@ -184,7 +184,8 @@ Status parse_params(std::span<const ParamSpec> specs, std::span<const std::strin
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view arg = args[i];
     if (arg.size() < 3 || arg.substr(0, 2) != "--") {
-      return Status::error("unexpected argument '" + std::string(arg) + "' (parameters are --name value)");
+      return Status::invalid_argument("unexpected argument '" + std::string(arg) +
+                                      "' (parameters are --name value)");
     }
     std::string_view name = arg.substr(2);
     std::string_view text;
@@ -198,7 +199,8 @@ Status parse_params(std::span<const ParamSpec> specs, std::span<const std::strin
     for (ParamValues::Value& candidate : values.values_) {
       if (candidate.spec->name == name) value = &candidate;
     }
-    if (value == nullptr) return Status::error("unknown parameter --" + std::string(name));
+    if (value == nullptr)
+      return Status::invalid_argument("unknown parameter --" + std::string(name));
     if (!has_inline) {
       bool next_is_flag_word = false;
       if (i + 1 < args.size()) {
@@ -210,7 +212,7 @@ Status parse_params(std::span<const ParamSpec> specs, std::span<const std::strin
       } else if (i + 1 < args.size()) {
         text = args[++i];
       } else {
-        return Status::error("--" + std::string(name) + ": missing value");
+        return Status::invalid_argument("--" + std::string(name) + ": missing value");
       }
     }
     Status status = parse_value(*value->spec, text, &value->number, &value->real);

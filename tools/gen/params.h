@@ -20,11 +20,9 @@
 #include <utility>
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 
 namespace mmreplay::gen {
-
-using formats::Status;
 
 enum class ParamKind : uint8_t {
   kCount,   // a whole number within [min, max]

@@ -54,9 +54,9 @@ uint64_t ProgramThread::mmap_anon(uint64_t len, uint64_t align) {
   uint64_t addr = space_.map(len, std::max(align, kPageSize));
   if (addr == 0) {
     if (status_.is_ok()) {
-      status_ = formats::Status::error("task " + std::to_string(task_.index) + ": mapping of " +
-                                       std::to_string(len) + " bytes does not fit its " +
-                                       std::to_string(kTaskSliceBytes >> 30) + " GiB slice");
+      status_ = Status::resource_exhausted("task " + std::to_string(task_.index) + ": mapping of " +
+                                           std::to_string(len) + " bytes does not fit its " +
+                                           std::to_string(kTaskSliceBytes >> 30) + " GiB slice");
     }
     return 0;
   }
@@ -69,8 +69,8 @@ uint64_t ProgramThread::mmap_file(uint64_t len, uint64_t file_id, bool shared, u
   uint64_t addr = space_.map(len, kPageSize);
   if (addr == 0) {
     if (status_.is_ok()) {
-      status_ = formats::Status::error("task " + std::to_string(task_.index) +
-                                       ": file mapping does not fit its slice");
+      status_ = Status::resource_exhausted("task " + std::to_string(task_.index) +
+                                           ": file mapping does not fit its slice");
     }
     return 0;
   }

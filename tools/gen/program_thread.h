@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "formats/event.h"
-#include "formats/status.h"
 #include "tools/gen/address_space.h"
 #include "tools/gen/event_sink.h"
 
@@ -51,7 +51,7 @@ class ProgramThread {
   uint64_t now() const { return now_ns_; }
   const Task& task() const { return task_; }
   AddressSpace& address_space() { return space_; }
-  const formats::Status& status() const { return status_; }
+  const Status& status() const { return status_; }
   bool ok() const { return status_.is_ok(); }
 
   // User-space work that is no call of its own (computing, copying before a call).
@@ -92,7 +92,7 @@ class ProgramThread {
   AddressSpace space_;
   uint64_t think_ns_;
   uint64_t now_ns_;
-  formats::Status status_;
+  Status status_;
 };
 
 }  // namespace mmreplay::gen

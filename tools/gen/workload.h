@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "formats/trace_meta.h"
 #include "tools/gen/event_sink.h"
 #include "tools/gen/params.h"

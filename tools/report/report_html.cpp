@@ -204,17 +204,17 @@ std::string build_report(const std::vector<StudyData>& studies) {
   return out.str();
 }
 
-formats::Status write_report(const std::vector<std::string>& inputs, const std::string& output) {
+Status write_report(const std::vector<std::string>& inputs, const std::string& output) {
   std::vector<StudyData> studies(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (formats::Status s = load_study(inputs[i], &studies[i]); !s) return s;
+    if (Status s = load_study(inputs[i], &studies[i]); !s) return s;
   }
-  if (studies.empty()) return formats::Status::error("report: no results files");
+  if (studies.empty()) return Status::invalid_argument("report: no results files");
   std::ofstream out(output, std::ios::binary);
   out << build_report(studies);
   out.close();
-  if (!out) return formats::Status::error(output + ": cannot write");
-  return formats::Status::ok();
+  if (!out) return Status::io_error(output + ": cannot write");
+  return Status::ok();
 }
 
 }  // namespace mmreplay::report

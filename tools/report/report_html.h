@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "tools/report/results_model.h"
 
 namespace mmreplay::report {
@@ -19,6 +19,6 @@ namespace mmreplay::report {
 std::string build_report(const std::vector<StudyData>& studies);
 
 // Loads every file in `inputs`, builds the report and writes it to `output`. Errors name the file.
-formats::Status write_report(const std::vector<std::string>& inputs, const std::string& output);
+Status write_report(const std::vector<std::string>& inputs, const std::string& output);
 
 }  // namespace mmreplay::report

@@ -1,5 +1,6 @@
 #include "tools/report/results_model.h"
 
+#include <cerrno>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -76,11 +77,11 @@ bool StudyData::is_scale() const {
   return cpus.size() > 1;
 }
 
-formats::Status study_from_json(const nlohmann::json& j, const std::string& name, StudyData* s) {
+Status study_from_json(const nlohmann::json& j, const std::string& name, StudyData* s) {
   if (!j.is_object() || j.value("schema", 0) != kSchema || !j.contains("runs") ||
       !j["runs"].is_array()) {
-    return formats::Status::error(name + ": not a schema " + std::to_string(kSchema) +
-                                  " results file (no \"schema\": 1 and \"runs\" array)");
+    return Status::corruption(name + ": not a schema " + std::to_string(kSchema) +
+                              " results file (no \"schema\": 1 and \"runs\" array)");
   }
   *s = StudyData();
   s->source = name;
@@ -93,25 +94,25 @@ formats::Status study_from_json(const nlohmann::json& j, const std::string& name
   }
   if (j.contains("traces") && j["traces"].is_array()) s->trace_count = j["traces"].size();
   const auto& runs = j["runs"];
-  if (runs.empty()) return formats::Status::error(name + ": no runs");
+  if (runs.empty()) return Status::invalid_argument(name + ": no runs");
   for (size_t i = 0; i < runs.size(); ++i) {
     try {
       s->runs.push_back(run_from_json(runs[i]));
     } catch (const std::exception& e) {
-      return formats::Status::error(name + ": run " + std::to_string(i + 1) + ": " + e.what());
+      return Status::corruption(name + ": run " + std::to_string(i + 1) + ": " + e.what());
     }
   }
-  return formats::Status::ok();
+  return Status::ok();
 }
 
-formats::Status load_study(const std::string& path, StudyData* study) {
+Status load_study(const std::string& path, StudyData* study) {
   std::ifstream in(path);
-  if (!in) return formats::Status::error(path + ": cannot open");
+  if (!in) return Status::from_errno(errno, path + ": cannot open");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
-    return formats::Status::error(path + ": not JSON (byte " + std::to_string(e.byte) + ")");
+    return Status::corruption(path + ": not JSON (byte " + std::to_string(e.byte) + ")");
   }
   return study_from_json(j, path, study);
 }

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "formats/status.h"
+#include "common/status.h"
 
 namespace mmreplay::report {
 
@@ -62,9 +62,9 @@ struct StudyData {
 };
 
 // Reads `path`; errors read "PATH: what is wrong".
-formats::Status load_study(const std::string& path, StudyData* study);
+Status load_study(const std::string& path, StudyData* study);
 
 // Same, from parsed JSON; `name` stands for the file in messages.
-formats::Status study_from_json(const nlohmann::json& j, const std::string& name, StudyData* study);
+Status study_from_json(const nlohmann::json& j, const std::string& name, StudyData* study);
 
 }  // namespace mmreplay::report

@@ -31,8 +31,8 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
-formats::Status run_case(const ValidationCase& vc, const Scale& scale,
-                         const RunCaseOptions& options, CaseResult* result) {
+Status run_case(const ValidationCase& vc, const Scale& scale, const RunCaseOptions& options,
+                CaseResult* result) {
   const auto start = std::chrono::steady_clock::now();
   *result = CaseResult();
   result->vc = &vc;
@@ -46,8 +46,8 @@ formats::Status run_case(const ValidationCase& vc, const Scale& scale,
   // Every arm's policy is resolved before any trace is generated: a bad one fails at once.
   std::vector<kernelsim::KernelConfig> configs(vc.arms.size());
   for (size_t a = 0; a < vc.arms.size(); ++a) {
-    if (formats::Status s = replay::resolve_policy(vc.arms[a].policy, &configs[a]); !s) {
-      return formats::Status::error(vc.name + ": " + s.message());
+    if (Status s = replay::resolve_policy(vc.arms[a].policy, &configs[a]); !s) {
+      return s.with_context(vc.name);
     }
   }
 
@@ -67,19 +67,17 @@ formats::Status run_case(const ValidationCase& vc, const Scale& scale,
                   "-" + std::to_string(paths.size()) + ".mmtrace"))
               .string();
       gen::PreparedWorkload prepared;
-      if (formats::Status s = gen::prepare_workload(vc.workload, params, path, &prepared); !s) {
-        return formats::Status::error(vc.name + ": " + s.message());
+      if (Status s = gen::prepare_workload(vc.workload, params, path, &prepared); !s) {
+        return s.with_context(vc.name);
       }
       gen::GenStats stats;
-      if (formats::Status s =
-              gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
-          !s) {
-        return formats::Status::error(vc.name + ": " + s.message());
+      if (Status s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats); !s) {
+        return s.with_context(vc.name);
       }
       paths.push_back(path);
-      formats::Status open_status;
+      Status open_status;
       auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &open_status);
-      if (!reader) return formats::Status::error(vc.name + ": " + open_status.message());
+      if (!reader) return open_status.with_context(vc.name);
       readers.push_back(std::move(reader));
       study.traces.push_back(readers.back().get());
     }
@@ -98,17 +96,17 @@ formats::Status run_case(const ValidationCase& vc, const Scale& scale,
   replay::StudyOptions study_options;
   study_options.threads = options.threads;
   replay::StudyResult study_result;
-  const formats::Status status = replay::run_study(study, study_options, &study_result);
+  const Status status = replay::run_study(study, study_options, &study_result);
   readers.clear();
   if (!options.keep_traces) {
     for (const std::string& p : paths) std::filesystem::remove(p, ec);
   }
-  if (!status) return formats::Status::error(vc.name + ": " + status.message());
+  if (!status) return status.with_context(vc.name);
   result->runs = std::move(study_result.runs);
   compute_rows(result);
   result->wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return formats::Status::ok();
+  return Status::ok();
 }
 
 }  // namespace mmreplay::validate

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "formats/status.h"
+#include "common/status.h"
 #include "tools/validate/case_result.h"
 
 namespace mmreplay::validate {
@@ -16,7 +16,7 @@ struct RunCaseOptions {
   bool keep_traces = false;  // leave the generated traces in work_dir
 };
 
-formats::Status run_case(const ValidationCase& vc, const Scale& scale,
-                         const RunCaseOptions& options, CaseResult* result);
+Status run_case(const ValidationCase& vc, const Scale& scale, const RunCaseOptions& options,
+                CaseResult* result);
 
 }  // namespace mmreplay::validate

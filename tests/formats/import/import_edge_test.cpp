@@ -24,6 +24,7 @@ TEST(PerfScriptEdge, MalformedLineNamesFileAndLine) {
                        &t, &r);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("in.txt:3:"), std::string::npos) << s.message();
+  EXPECT_EQ(s.code(), StatusCode::kCorruption);
 }
 
 TEST(PerfScriptEdge, UnknownLinesAreCountedNotFatal) {

@@ -17,7 +17,7 @@ inline CollectingSink run_workload(const std::string& name, const std::vector<st
                                    formats::TraceMeta* meta = nullptr) {
   CollectingSink sink;
   PreparedWorkload prepared;
-  formats::Status status = prepare_workload(name, args, "", &prepared);
+  Status status = prepare_workload(name, args, "", &prepared);
   EXPECT_TRUE(status.is_ok()) << status.message();
   if (!status.is_ok()) return sink;
   status = generate_to_sink(prepared, sink);

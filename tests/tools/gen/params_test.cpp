@@ -64,7 +64,7 @@ TEST(GenParams, DefaultsAndOverridesAreEffective) {
   std::vector<ParamSpec> specs = sample_specs();
   std::vector<std::string> args = {"--threads", "7", "--size=1M", "--vector", "--vlen", "3"};
   ParamValues values;
-  formats::Status status = parse_params(specs, args, &values);
+  Status status = parse_params(specs, args, &values);
   ASSERT_TRUE(status.is_ok()) << status.message();
   EXPECT_EQ(values.count("threads"), 7u);
   EXPECT_EQ(values.bytes("size"), 1u << 20);
@@ -88,7 +88,7 @@ TEST(GenParams, UnknownAndBadValuesAreNamed) {
   std::vector<ParamSpec> specs = sample_specs();
   ParamValues values;
   std::vector<std::string> unknown = {"--thread", "3"};
-  formats::Status status = parse_params(specs, unknown, &values);
+  Status status = parse_params(specs, unknown, &values);
   ASSERT_FALSE(status.is_ok());
   EXPECT_NE(status.message().find("--thread"), std::string::npos) << status.message();
 
@@ -113,7 +113,7 @@ TEST(GenParams, EveryWorkloadRejectsAnUnknownParameterByName) {
   for (const WorkloadSpec& spec : all_workloads()) {
     PreparedWorkload prepared;
     std::vector<std::string> args = {"--no-such-knob", "1"};
-    formats::Status status = prepare_workload(spec.name, args, "", &prepared);
+    Status status = prepare_workload(spec.name, args, "", &prepared);
     ASSERT_FALSE(status.is_ok()) << spec.name;
     EXPECT_NE(status.message().find("--no-such-knob"), std::string::npos) << status.message();
     EXPECT_NE(status.message().find(spec.name), std::string::npos) << status.message();
@@ -123,7 +123,7 @@ TEST(GenParams, EveryWorkloadRejectsAnUnknownParameterByName) {
 TEST(GenParams, EveryWorkloadHeaderRecordsAllParametersAndTheCommand) {
   for (const WorkloadSpec& spec : all_workloads()) {
     PreparedWorkload prepared;
-    formats::Status status = prepare_workload(spec.name, {}, "out.mmtrace", &prepared);
+    Status status = prepare_workload(spec.name, {}, "out.mmtrace", &prepared);
     ASSERT_TRUE(status.is_ok()) << spec.name << ": " << status.message();
     EXPECT_EQ(prepared.meta.generator, spec.name);
     ASSERT_EQ(prepared.meta.params.size(), spec.params.size()) << spec.name;

@@ -64,7 +64,7 @@ class GenTrace : public ::testing::Test {
                     const std::string& file) {
     std::string path = (dir_ / file).string();
     PreparedWorkload prepared;
-    formats::Status status = prepare_workload(name, args, path, &prepared);
+    Status status = prepare_workload(name, args, path, &prepared);
     EXPECT_TRUE(status.is_ok()) << status.message();
     GenStats stats;
     status = generate_to_file(prepared, path, formats::WriterOptions{}, &stats);
@@ -86,7 +86,7 @@ TEST_F(GenTrace, EveryWorkloadWritesACheckedTraceThatReadsBack) {
     const std::vector<std::string>& args = small_args().at(spec.name);
     std::string path = write(spec.name, args, spec.name + ".mmtrace");
     formats::CheckReport report;
-    formats::Status status = formats::check_trace(path, &report);
+    Status status = formats::check_trace(path, &report);
     ASSERT_TRUE(status.is_ok()) << spec.name << ": " << status.message();
 
     CollectingSink expected = testing::run_workload(spec.name, args);
@@ -187,15 +187,25 @@ TEST_F(GenTrace, CliExitCodes) {
   EXPECT_EQ(run_cli({"gen", "madv-bomb"}), tools::kExitBadInput) << "no -o";
   EXPECT_EQ(run_cli({"gen"}), tools::kExitBadInput);
   EXPECT_EQ(run_cli({"gen", "madv-bomb", "--scale", "small", "-o", "/nonexistent/dir/x.mmtrace"}),
-            tools::kExitRunFailure);
+            tools::kExitFailure);
 }
 
 TEST_F(GenTrace, RunGenCommandNamesTheFlag) {
   std::ostringstream out;
-  std::ostringstream err;
   std::vector<std::string> args = {"tlb_flush2", "--thread", "2", "-o", "x.mmtrace"};
-  EXPECT_EQ(run_gen_command(args, out, err), 2);
-  EXPECT_EQ(err.str(), "gen: tlb_flush2: unknown parameter --thread\n");
+  const Status s = run_gen_command(args, out);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "tlb_flush2: unknown parameter --thread");
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST_F(GenTrace, RunGenCommandUnwritableOutputIsIOError) {
+  std::ostringstream out;
+  // Under /dev/null: no one, root included, can create it.
+  std::vector<std::string> args = {"madv-bomb", "--scale", "small", "-o", "/dev/null/x.mmtrace"};
+  const Status s = run_gen_command(args, out);
+  EXPECT_EQ(s.code(), StatusCode::kIOError) << s.message();
+  EXPECT_NE(s.message().find("/dev/null/x.mmtrace"), std::string::npos);
 }
 
 }  // namespace

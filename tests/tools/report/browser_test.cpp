@@ -130,7 +130,7 @@ TEST(ReportBrowser, ChromiumRendersTheReport) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string html = (dir / "report.html").string();
-  const formats::Status s = write_report({kFixtures + "/tiny_results.json"}, html);
+  const Status s = write_report({kFixtures + "/tiny_results.json"}, html);
   ASSERT_TRUE(s) << s.message();
   const std::string url = "file://" + html;
 

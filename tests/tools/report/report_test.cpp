@@ -35,7 +35,7 @@ std::string read(const std::string& path) {
 
 StudyData tiny() {
   StudyData s;
-  const formats::Status st = load_study(kFixtures + "/tiny_results.json", &s);
+  const Status st = load_study(kFixtures + "/tiny_results.json", &s);
   EXPECT_TRUE(st) << st.message();
   return s;
 }
@@ -141,9 +141,10 @@ TEST(Report, BadInputNamesTheFile) {
   const std::string not_json = (dir / "broken.json").string();
   std::ofstream(not_json) << "{\"schema\": 1, \"runs\": [";
   StudyData s;
-  formats::Status st = load_study(not_json, &s);
+  Status st = load_study(not_json, &s);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.message().rfind(not_json + ": not JSON", 0), 0u) << st.message();
+  EXPECT_EQ(st.code(), StatusCode::kCorruption);
 
   const std::string wrong = (dir / "wrong.json").string();
   std::ofstream(wrong) << "{\"schema\": 7, \"runs\": []}";
@@ -158,7 +159,9 @@ TEST(Report, BadInputNamesTheFile) {
   ASSERT_FALSE(st);
   EXPECT_EQ(st.message(), "x.json: run 2: ops.fault: bucket counts add up to 1000, not 5");
 
-  EXPECT_FALSE(load_study((dir / "absent.json").string(), &s));
+  st = load_study((dir / "absent.json").string(), &s);
+  EXPECT_FALSE(st);
+  EXPECT_EQ(st.code(), StatusCode::kNotFound);
   EXPECT_FALSE(write_report({not_json}, (dir / "out.html").string()));
   EXPECT_FALSE(std::filesystem::exists(dir / "out.html"));
   std::filesystem::remove_all(dir);

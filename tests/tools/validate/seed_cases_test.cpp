@@ -23,7 +23,7 @@ TEST_P(SeedCase, DirectionsAgreeWithTheThread) {
   CaseResult result;
   RunCaseOptions options;
   options.work_dir = ::testing::TempDir();
-  const formats::Status s = run_case(*c, *scale, options, &result);
+  const Status s = run_case(*c, *scale, options, &result);
   ASSERT_TRUE(s) << s.message();
   print_case(std::cout, result);
   EXPECT_GT(result.checked(), 0);
