@@ -5,14 +5,6 @@
 namespace mmreplay::formats {
 namespace {
 
-// Names in kind order, as `cat` prints them and importers accept them.
-constexpr std::array<std::string_view, kEventKindCount> kKindNames = {
-    "thread_start", "thread_exit", "mm_create",     "mm_exit",    "mmap",      "munmap",
-    "mprotect",     "mremap",      "brk",           "madvise",    "madvise_vector",
-    "page_fault",   "touch",       "file_read",     "file_write", "fsync",     "contig_alloc",
-    "contig_free",  "observation",
-};
-
 struct ObservationName {
   std::string_view name;        // as `cat` prints it
   std::string_view tracepoint;  // where it comes from
@@ -36,14 +28,14 @@ Event make(EventKind kind, uint64_t ts) {
 }  // namespace
 
 std::string_view kind_name(EventKind kind) {
-  const auto i = static_cast<size_t>(kind);
-  return i < kKindNames.size() ? kKindNames[i] : std::string_view("unknown");
+  return is_known_kind(static_cast<uint8_t>(kind)) ? op_info(kind).name
+                                                   : std::string_view("unknown");
 }
 
 bool kind_from_name(std::string_view name, EventKind* kind) {
-  for (size_t i = 0; i < kKindNames.size(); ++i) {
-    if (kKindNames[i] == name) {
-      *kind = static_cast<EventKind>(i);
+  for (int k = 0; k < kEventKindCount; ++k) {
+    if (common::kOpTable[k].name == name) {
+      *kind = static_cast<EventKind>(k);
       return true;
     }
   }

@@ -16,33 +16,55 @@
 #include <span>
 #include <string_view>
 
+#include "common/op_table.h"
+
 namespace mmreplay::formats {
 
-// Event kinds, as stored in the low six bits of a chunk's op byte.
+// Event kinds, as stored in the low six bits of a chunk's op byte: the trace rows of the op table
+// (common/op_table.h), which holds their numbers and names. Fields per kind:
+//   thread_start    a trace thread begins running
+//   thread_exit     a trace thread ends
+//   mm_create       fork/exec: arg0 = new mm id, arg1 = parent mm id (0 = none)
+//   mm_exit         arg0 = mm id
+//   mmap            addr, len, arg0 = prot | flags << 32, arg1 = file id (0 = anon), arg2 = offset
+//   munmap          addr, len
+//   mprotect        addr, len, arg0 = prot
+//   mremap          addr, len = old range, arg0 = new addr, arg1 = new len, arg2 = flags
+//   brk             addr = new program break
+//   madvise         addr, len, arg0 = advice (MADV_* numbers of Linux)
+//   madvise_vector  arg0 = advice, ranges (madvisev of seed 002 / process_madvise)
+//   page_fault      addr, flags: kFlagWrite, kFlagMajor (as observed)
+//   touch           addr, len, arg0 = stride in bytes (0 = every page), flags: kFlagWrite
+//   file_read       arg0 = file id, arg1 = file offset, len
+//   file_write      arg0 = file id, arg1 = file offset, len
+//   fsync           arg0 = file id
+//   contig_alloc    len = bytes, arg0 = allocation handle (matches the free)
+//   contig_free     arg0 = allocation handle
+//   observation     format 1.1: what the real kernel did, recorded beside the program's calls for
+//                   comparison (record --ground-truth). Never replayed. arg0 = ObservationKind,
+//                   arg1 = its value.
 enum class EventKind : uint8_t {
-  kThreadStart = 0,    // a trace thread begins running
-  kThreadExit = 1,     // a trace thread ends
-  kMmCreate = 2,       // fork/exec: arg0 = new mm id, arg1 = parent mm id (0 = none)
-  kMmExit = 3,         // arg0 = mm id
-  kMmap = 4,           // addr, len, arg0 = prot | flags << 32, arg1 = file id (0 = anon), arg2 = offset
-  kMunmap = 5,         // addr, len
-  kMprotect = 6,       // addr, len, arg0 = prot
-  kMremap = 7,         // addr, len = old range, arg0 = new addr, arg1 = new len, arg2 = flags
-  kBrk = 8,            // addr = new program break
-  kMadvise = 9,        // addr, len, arg0 = advice (MADV_* numbers of Linux)
-  kMadviseVector = 10, // arg0 = advice, ranges (madvisev of seed 002 / process_madvise)
-  kPageFault = 11,     // addr, flags: kFlagWrite, kFlagMajor (as observed)
-  kTouch = 12,         // addr, len, arg0 = stride in bytes (0 = every page), flags: kFlagWrite
-  kFileRead = 13,      // arg0 = file id, arg1 = file offset, len
-  kFileWrite = 14,     // arg0 = file id, arg1 = file offset, len
-  kFsync = 15,         // arg0 = file id
-  kContigAlloc = 16,   // len = bytes, arg0 = allocation handle (matches the free)
-  kContigFree = 17,    // arg0 = allocation handle
-  // Format 1.1: what the real kernel did, recorded beside the program's calls for comparison
-  // (record --ground-truth). Never replayed. arg0 = ObservationKind, arg1 = its value.
-  kObservation = 18,
+#define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk,)
+  MMREPLAY_OPS(MMREPLAY_EVENT_KIND)
+#undef MMREPLAY_EVENT_KIND
 };
-inline constexpr int kEventKindCount = 19;
+#define MMREPLAY_EVENT_KIND_COUNT(Kind, in, ...) MMREPLAY_OP_IF_TRACE_##in(+1)
+inline constexpr int kEventKindCount = 0 MMREPLAY_OPS(MMREPLAY_EVENT_KIND_COUNT);
+#undef MMREPLAY_EVENT_KIND_COUNT
+
+// A kind's row in the op table: trace kinds are the table's first rows, in disk order.
+constexpr const common::OpInfo& op_info(EventKind kind) {
+  return common::kOpTable[static_cast<size_t>(kind)];
+}
+namespace detail {
+constexpr bool trace_rows_in_disk_order() {
+  for (int k = 0; k < kEventKindCount; ++k) {
+    if (common::kOpTable[k].disk != k) return false;
+  }
+  return true;
+}
+}  // namespace detail
+static_assert(detail::trace_rows_in_disk_order(), "op table (1): trace row numbers are on disk");
 
 // What a kObservation event saw, from the tracepoint that recorded it.
 enum class ObservationKind : uint8_t {

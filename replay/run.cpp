@@ -20,23 +20,6 @@ constexpr uint32_t kDefaultCpus = 4;
 // Trace threads with mm id 0 (unknown) each get an mm of their own, numbered from here.
 constexpr uint32_t kPrivateMmBase = 1u << 30;
 
-// Result keys of the modelled operations (issue 5's JSON names); think/sleep/lifecycle are not
-// operations.
-struct OpKey {
-  OpKind kind;
-  const char* key;
-};
-constexpr OpKey kOpKeys[] = {
-    {OpKind::kPageFault, "fault"},     {OpKind::kTouch, "touch"},
-    {OpKind::kMmap, "mmap"},           {OpKind::kMunmap, "munmap"},
-    {OpKind::kMprotect, "mprotect"},   {OpKind::kMremap, "mremap"},
-    {OpKind::kBrk, "brk"},             {OpKind::kMadvise, "madvise"},
-    {OpKind::kMadviseVec, "madvise_vector"},
-    {OpKind::kFileRead, "read"},       {OpKind::kFileWrite, "write"},
-    {OpKind::kFsync, "fsync"},
-    {OpKind::kContigAlloc, "contig_alloc"},
-    {OpKind::kContigFree, "contig_free"},
-};
 // Operation keys the schema always carries; the model parts that fill them land later.
 constexpr const char* kFutureOpKeys[] = {"major_fault"};
 
@@ -71,9 +54,14 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
   // Operations for throughput: syscalls and page faults (those inside touches included); a
   // touch itself is user-space work, not an operation.
   r->operations = 0;
-  for (const OpKey& k : kOpKeys) {
-    r->ops[k.key] = stats.latency(k.kind);
-    if (k.kind != OpKind::kTouch) r->operations += stats.count(k.kind);
+  // Result keys of the modelled operations come from the op table (issue 5's JSON names);
+  // think/sleep/lifecycle steps have none.
+  for (int i = 0; i < kernelsim::kOpKindCount; ++i) {
+    const auto kind = static_cast<OpKind>(i);
+    const std::string_view key = kernelsim::op_info(kind).results_key;
+    if (key.empty()) continue;
+    r->ops[std::string(key)] = stats.latency(kind);
+    if (kind != OpKind::kTouch) r->operations += stats.count(kind);
   }
   r->ops["direct_reclaim"] = stats.direct_reclaim;
   for (const char* key : kFutureOpKeys) r->ops.emplace(key, kernelsim::Histogram());

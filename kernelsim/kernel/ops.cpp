@@ -34,7 +34,7 @@ Co<bool> do_op(Task& t, const Op& op) {
     case OpKind::kMremap: set_result(t, co_await sys_mremap(t, op)); break;
     case OpKind::kBrk: t.last_result = co_await sys_brk(t, op.addr); break;
     case OpKind::kMadvise: set_result(t, co_await sys_madvise(t, op.addr, op.len, op.advice)); break;
-    case OpKind::kMadviseVec: set_result(t, co_await sys_madvise_vec(t, op.ranges, op.advice)); break;
+    case OpKind::kMadviseVector: set_result(t, co_await sys_madvise_vec(t, op.ranges, op.advice)); break;
     case OpKind::kPageFault: {
       const FaultResult r = co_await do_user_addr_fault(t, op.addr & ~(PAGE_SIZE - 1), op.write);
       t.last_result = r == FaultResult::kSegv ? -ERRNO_EFAULT : r == FaultResult::kOom ? -ERRNO_ENOMEM : 0;

@@ -7,29 +7,8 @@
 namespace mmreplay::kernelsim {
 
 const char* op_kind_name(OpKind kind) {
-  switch (kind) {
-    case OpKind::kThink: return "think";
-    case OpKind::kSleep: return "sleep";
-    case OpKind::kMmap: return "mmap";
-    case OpKind::kMunmap: return "munmap";
-    case OpKind::kMprotect: return "mprotect";
-    case OpKind::kMremap: return "mremap";
-    case OpKind::kBrk: return "brk";
-    case OpKind::kMadvise: return "madvise";
-    case OpKind::kMadviseVec: return "madvise_vec";
-    case OpKind::kPageFault: return "page_fault";
-    case OpKind::kTouch: return "touch";
-    case OpKind::kThreadStart: return "thread_start";
-    case OpKind::kThreadExit: return "thread_exit";
-    case OpKind::kMmCreate: return "mm_create";
-    case OpKind::kMmExit: return "mm_exit";
-    case OpKind::kFileRead: return "read";
-    case OpKind::kFileWrite: return "write";
-    case OpKind::kFsync: return "fsync";
-    case OpKind::kContigAlloc: return "contig_alloc";
-    case OpKind::kContigFree: return "contig_free";
-  }
-  return "?";
+  // Table names are literals, so data() is NUL-terminated.
+  return op_info(kind).name.data();
 }
 
 Op Op::think(SimTime d) { Op o; o.kind = OpKind::kThink; o.duration = d; return o; }
@@ -85,7 +64,7 @@ Op Op::madvise(uint64_t addr, uint64_t len, int advice) {
 
 Op Op::madvise_vec(std::vector<AddrRange> ranges, int advice) {
   Op o;
-  o.kind = OpKind::kMadviseVec;
+  o.kind = OpKind::kMadviseVector;
   o.ranges = std::move(ranges);
   o.advice = advice;
   return o;

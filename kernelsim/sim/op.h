@@ -13,7 +13,7 @@
 //   kMremap      addr, len (old), new_len, new_addr (with MREMAP_FIXED), flags (MREMAP_*)
 //   kBrk         addr: the new program break (the first brk of an mm sets its start)
 //   kMadvise     addr, len, advice (MADV_*)
-//   kMadviseVec  advice, ranges: madvisev / process_madvise
+//   kMadviseVector advice, ranges: madvisev / process_madvise
 //   kPageFault   addr, write: one fault as the trace saw it (spurious if already mapped)
 //   kTouch       addr, len, write, stride (bytes, 0 = PAGE_SIZE): accesses that fault as needed
 //   kThreadStart marks the start of the thread (the clone() cost on the new thread)
@@ -32,34 +32,32 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/op_table.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
 
+// The model's rows of the op table (common/op_table.h), in table order.
 enum class OpKind : uint8_t {
-  kThink,
-  kSleep,
-  kMmap,
-  kMunmap,
-  kMprotect,
-  kMremap,
-  kBrk,
-  kMadvise,
-  kMadviseVec,
-  kPageFault,
-  kTouch,
-  kThreadStart,
-  kThreadExit,
-  kMmCreate,
-  kMmExit,
-  kFileRead,
-  kFileWrite,
-  kFsync,
-  kContigAlloc,
-  kContigFree,
+#define MMREPLAY_OP_KIND(Kind, in, ...) MMREPLAY_OP_IF_MODEL_##in(k##Kind,)
+  MMREPLAY_OPS(MMREPLAY_OP_KIND)
+#undef MMREPLAY_OP_KIND
 };
-inline constexpr int kOpKindCount = 20;
+#define MMREPLAY_OP_KIND_COUNT(Kind, in, ...) MMREPLAY_OP_IF_MODEL_##in(+1)
+inline constexpr int kOpKindCount = 0 MMREPLAY_OPS(MMREPLAY_OP_KIND_COUNT);
+#undef MMREPLAY_OP_KIND_COUNT
 
+// The op table's row of each OpKind.
+inline constexpr common::OpRow kOpRowOf[kOpKindCount] = {
+#define MMREPLAY_OP_ROW_OF(Kind, in, ...) MMREPLAY_OP_IF_MODEL_##in(common::OpRow::k##Kind,)
+    MMREPLAY_OPS(MMREPLAY_OP_ROW_OF)
+#undef MMREPLAY_OP_ROW_OF
+};
+constexpr const common::OpInfo& op_info(OpKind kind) {
+  return common::op_info(kOpRowOf[static_cast<size_t>(kind)]);
+}
+
+// The op's name in the op table ("madvise_vector", "page_fault").
 const char* op_kind_name(OpKind kind);
 
 struct AddrRange {
@@ -83,7 +81,7 @@ struct Op {
   uint64_t offset = 0;       // kMmap of a file: byte offset
   uint64_t stride = 0;       // kTouch
   SimTime duration;          // kThink, kSleep
-  std::vector<AddrRange> ranges;  // kMadviseVec
+  std::vector<AddrRange> ranges;  // kMadviseVector
   uint64_t handle = 0;            // kContigAlloc, kContigFree: the allocation, chosen by the trace
 
   // Builders for the common kinds.

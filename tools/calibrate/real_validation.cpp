@@ -59,35 +59,12 @@ std::string message_of(const std::string& path) {
   return last;
 }
 
-// The result key (replay/run.cpp) of a recorded syscall kind, or nullptr.
-const char* op_key(formats::EventKind k) {
-  using formats::EventKind;
-  switch (k) {
-    case EventKind::kMmap:
-      return "mmap";
-    case EventKind::kMunmap:
-      return "munmap";
-    case EventKind::kMprotect:
-      return "mprotect";
-    case EventKind::kMremap:
-      return "mremap";
-    case EventKind::kBrk:
-      return "brk";
-    case EventKind::kMadvise:
-      return "madvise";
-    case EventKind::kMadviseVector:
-      return "madvise_vector";
-    case EventKind::kFileRead:
-      return "read";
-    case EventKind::kFileWrite:
-      return "write";
-    case EventKind::kFsync:
-      return "fsync";
-    case EventKind::kPageFault:
-      return "fault";
-    default:
-      return nullptr;
-  }
+// The results key (common/op_table.h) of what validate --real records: system calls (perf
+// syscalls:sys_enter/sys_exit) and page faults (exceptions:page_fault_user); "" for the rest.
+std::string_view op_key(formats::EventKind k) {
+  const common::OpInfo& op = formats::op_info(k);
+  return op.syscall.empty() && k != formats::EventKind::kPageFault ? std::string_view()
+                                                                    : op.results_key;
 }
 
 struct Observed {
@@ -99,8 +76,8 @@ Status observe(const formats::TraceReader& reader, Observed* obs) {
   for (uint32_t s = 0; s < reader.meta().threads.size(); ++s) {
     formats::StreamCursor cur(reader, s);
     while (cur.next()) {
-      const char* key = op_key(cur.event().kind);
-      if (key == nullptr) continue;
+      const std::string key(op_key(cur.event().kind));
+      if (key.empty()) continue;
       ++obs->counts[key];
       if (cur.event().has_duration()) obs->durations[key].push_back(cur.event().duration_ns);
     }
