@@ -79,73 +79,12 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
       l.hold.merge(lc.hold_time);
     }
   }
-  const kernelsim::CpuCounters total = sim.cpu_totals();
-  const kernelsim::VmCounters& vm = stats.vm;
-  r->counters = {
-      {"faults", vm.pgfault},
-      {"major_faults", vm.pgmajfault},
-      {"swapins", vm.pswpin},
-      {"swapouts", vm.pswpout},
-      {"tlb_ipis_sent", total.ipis_sent},
-      {"tlb_ipis_received", total.ipis_received},
-      {"tlb_flush_local", total.tlb_local_single},
-      {"tlb_flush_full", total.tlb_local_full},
-      {"tlb_flush_remote_single", total.tlb_remote_single},
-      {"tlb_flush_remote_full", total.tlb_remote_full},
-      {"tlb_flush_calls", vm.nr_tlb_flush_calls},
-      {"tlb_shootdowns", vm.nr_tlb_shootdowns},
-      {"tlb_broadcasts", vm.nr_tlb_broadcast},
-      {"context_switches", total.context_switches},
-      {"allocstalls", vm.allocstall},
-      {"kswapd_wakeups", vm.kswapd_wakeups},
-      {"bh_lru_hits", vm.bh_lru_hits},
-      {"bh_lru_misses", vm.bh_lru_misses},
-      {"bh_lru_invalidations", vm.bh_lru_invalidated},
-      {"migrations_failed", vm.pgmigrate_fail},
-      {"pages_migrated", vm.pgmigrate_success},
-      {"contig_allocs", vm.cma_alloc_success},
-      {"contig_alloc_fails", vm.cma_alloc_fail},
-      {"contig_alloc_retries", vm.cma_alloc_retries},
-      {"bh_invalidate_ipis", vm.bh_invalidate_ipis},
-      {"bh_lru_drop_searches", vm.bh_lru_drop_searches},
-      {"fault_anon", vm.fault_anon},
-      {"fault_zero_page", vm.fault_zero_page},
-      {"fault_file", vm.fault_file},
-      {"fault_cow", vm.fault_cow},
-      {"fault_spurious", vm.fault_spurious},
-      {"fault_segv", vm.fault_segv},
-      {"fault_oom", vm.fault_oom},
-      {"fault_vma_lock", vm.fault_vma_lock},
-      {"fault_vma_lock_retry", vm.fault_vma_lock_retry},
-      {"pages_alloc", vm.pages_alloc},
-      {"pages_free", vm.pages_free},
-      {"pgtable_alloc", vm.pgtable_alloc},
-      {"pgtable_free", vm.pgtable_free},
-      {"zone_lock_batches", vm.zone_lock_batches},
-      {"gather_forced_flushes", vm.gather_forced_flushes},
-      {"madv_dontneed_pages", vm.madv_dontneed_pages},
-      {"madv_lazyfree_pages", vm.madv_lazyfree_pages},
-      {"lazyfree_reused", vm.lazyfree_reused},
-      {"ops_failed", vm.ops_failed},
-      {"memcg_charged_pages", vm.memcg_charged_pages},
-      {"memcg_uncharged_pages", vm.memcg_uncharged_pages},
-      {"memcg_counter_charges", vm.memcg_counter_charges},
-      {"memcg_counter_uncharges", vm.memcg_counter_uncharges},
-      {"memcg_counter_locks", vm.memcg_counter_locks},
-      {"memcg_counter_bounces", vm.memcg_counter_bounces},
-      {"memcg_reclaim", vm.memcg_reclaim},
-      {"memcg_oom", vm.memcg_oom},
-      {"oom", vm.oom},
-      {"kswapd_predicted_wakeups", vm.kswapd_predicted_wakeups},
-      {"kswapd_low_wmark_hit_quickly", vm.kswapd_low_wmark_hit_quickly},
-      {"kswapd_high_wmark_hit_quickly", vm.kswapd_high_wmark_hit_quickly},
-      {"pgcache_miss", vm.pgcache_miss},
-      {"pgcache_drop", vm.pgcache_drop},
-      {"nr_writeback_pages", vm.nr_writeback_pages},
-      {"nr_vmscan_write", vm.nr_vmscan_write},
-      {"dirty_throttle_pauses", vm.dirty_throttle_pauses},
-      {"reclaim_throttled", vm.reclaim_throttled},
-  };
+  // Every counter of the two lists (common/counters.h) under its results key; CPU counters as
+  // totals over the CPUs.
+  r->counters.clear();
+  auto put = [r](const common::CounterInfo& c, uint64_t v) { r->counters[std::string(c.key)] = v; };
+  kernelsim::for_each_counter(stats.vm, put);
+  kernelsim::for_each_counter(sim.cpu_totals(), put);
   r->makespan_ns = static_cast<uint64_t>(sim.now().count_ns());
   r->per_cpu.clear();
   for (uint32_t c = 0; c < sim.nr_cpus(); ++c) {

@@ -10,9 +10,11 @@
 
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 
+#include "common/counters.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
@@ -21,20 +23,37 @@ class Mm;
 class Task;
 
 // Per-CPU counters, as /proc/interrupts (TLB shootdowns) and /proc/vmstat (nr_tlb_*) count them.
+// One field per line of MMREPLAY_CPU_COUNTERS (common/counters.h, where each is documented).
 struct CpuCounters {
-  uint64_t ipis_sent = 0;            // shootdown IPIs this CPU sent
-  uint64_t ipis_received = 0;        // shootdown IPIs handled here ("TLB shootdowns" row)
-  uint64_t tlb_local_single = 0;     // INVLPGs on behalf of this CPU's own flushes (pages)
-  uint64_t tlb_local_full = 0;       // full flushes of this CPU's own flushes
-  uint64_t tlb_remote_single = 0;    // INVLPGs done in shootdown handlers here (pages)
-  uint64_t tlb_remote_full = 0;      // full flushes done in shootdown handlers here
-  uint64_t tlb_lazy_flushes = 0;     // full flushes on returning from lazy mode with a stale tlb_gen
-  uint64_t leave_mm = 0;             // times this CPU left a lazy mm in a flush handler
-  uint64_t context_switches = 0;
-  uint64_t irq_ns = 0;               // time spent in shootdown handlers
-  uint64_t busy_ns = 0;              // time a task ran (or spun) here, switch costs included
+#define MMREPLAY_CPU_COUNTER_FIELD(field, key, doc) uint64_t field = 0;
+  MMREPLAY_CPU_COUNTERS(MMREPLAY_CPU_COUNTER_FIELD)
+#undef MMREPLAY_CPU_COUNTER_FIELD
+  // Adds every counter of `o` (totals over CPUs).
+  CpuCounters& operator+=(const CpuCounters& o) {
+#define MMREPLAY_CPU_COUNTER_ADD(field, key, doc) field += o.field;
+    MMREPLAY_CPU_COUNTERS(MMREPLAY_CPU_COUNTER_ADD)
+#undef MMREPLAY_CPU_COUNTER_ADD
+    return *this;
+  }
   friend bool operator==(const CpuCounters&, const CpuCounters&) = default;
 };
+
+// The fields in list order, beside common::kCpuCounterInfo.
+inline constexpr uint64_t CpuCounters::*kCpuCounterFields[] = {
+#define MMREPLAY_CPU_COUNTER_MEMBER(field, key, doc) &CpuCounters::field,
+    MMREPLAY_CPU_COUNTERS(MMREPLAY_CPU_COUNTER_MEMBER)
+#undef MMREPLAY_CPU_COUNTER_MEMBER
+};
+static_assert(sizeof(CpuCounters) == common::kCpuCounterCount * sizeof(uint64_t),
+              "every CpuCounters field is declared in MMREPLAY_CPU_COUNTERS");
+
+// Calls f(const common::CounterInfo&, uint64_t value) for every counter, in list order.
+template <typename F>
+void for_each_counter(const CpuCounters& c, F&& f) {
+  for (size_t i = 0; i < common::kCpuCounterCount; ++i) {
+    f(common::kCpuCounterInfo[i], c.*kCpuCounterFields[i]);
+  }
+}
 
 struct Cpu {
   explicit Cpu(uint32_t cpu_id) : id(cpu_id) {}

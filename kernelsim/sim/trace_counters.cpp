@@ -27,6 +27,13 @@ void trace_vm_counters(const Simulation& sim, TraceSink& sink) {
                 {"inactive_file", as_value(lru.size(LruList::kInactiveFile))},
                 {"active_file", as_value(lru.size(LruList::kActiveFile))}});
   sink.counter("swap pages", at, {{"used", as_value(sim.swap().inuse())}});
+  // The event counters of common/counters.h, one track each under its results key, from the
+  // first sample where it is not zero (a counter the run never moves gets no track).
+  auto track = [&sink, at](const common::CounterInfo& c, uint64_t v) {
+    if (v != 0) sink.counter(c.key, at, {{"count", as_value(v)}});
+  };
+  for_each_counter(sim.stats().vm, track);
+  for_each_counter(sim.cpu_totals(), track);
 }
 
 }  // namespace mmreplay::kernelsim

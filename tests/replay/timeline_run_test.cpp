@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,23 @@ TEST(TimelineRun, ReplayWritesANestedTimelineAndTheSameResults) {
   for (const auto& [tid, name] : sum.thread_names) labelled += name.rfind("tid ", 0) == 0 ? 1 : 0;
   EXPECT_EQ(labelled, 4u);
   EXPECT_LE(static_cast<uint64_t>(sum.max_end), plain.makespan_ns);
+  // Event counters are tracks under their results keys (common/counters.h); the last sample of
+  // each is the run's figure. Counters the run never moved have no track.
+  std::map<std::string, int64_t> last;
+  for (const nlohmann::json& e : doc) {
+    if (e.value("ph", "") == "C" && e["args"].contains("count")) {
+      last[e["name"].get<std::string>()] = e["args"]["count"].get<int64_t>();
+    }
+  }
+  for (const char* key : {"faults", "tlb_flush_calls", "tlb_ipis_sent", "busy_ns"}) {
+    ASSERT_GT(plain.counters.at(key), 0u) << key;
+    EXPECT_EQ(last[key], static_cast<int64_t>(plain.counters.at(key))) << key;
+  }
+  for (const auto& [key, value] : plain.counters) {
+    if (value == 0) {
+      EXPECT_EQ(last.count(key), 0u) << key;
+    }
+  }
   std::filesystem::remove(spec.timeline_path);
 }
 

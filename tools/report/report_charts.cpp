@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "common/counters.h"
 #include "tools/report/percentile_curve.h"
 #include "tools/report/svg.h"
 
@@ -146,14 +147,24 @@ std::string counters_chart(const std::vector<std::string>& labels,
   BarChart c;
   c.title = "counters (ratio to " + labels.front() + ")";
   c.series = labels;
-  std::set<std::string> names;
+  std::set<std::string> nonzero;
   for (const RunData* r : runs) {
     for (const auto& [name, v] : r->counters) {
-      if (v != 0) names.insert(name);
+      if (v != 0) nonzero.insert(name);
     }
   }
+  // The counters of common/counters.h in their list order (related counters together), with
+  // their docs; then any others (observations, skipped_*) by name.
+  std::vector<std::string> names;
+  auto take = [&](const common::CounterInfo& c) {
+    if (nonzero.erase(std::string(c.key)) > 0) names.emplace_back(c.key);
+  };
+  for (const common::CounterInfo& c : common::kVmCounterInfo) take(c);
+  for (const common::CounterInfo& c : common::kCpuCounterInfo) take(c);
+  names.insert(names.end(), nonzero.begin(), nonzero.end());
   for (const std::string& name : names) {
-    BarGroup g{name, {}, {}};
+    const common::CounterInfo* info = common::find_counter(name);
+    BarGroup g{name, {}, {}, info != nullptr ? std::string(info->doc) : std::string()};
     auto get = [&](const RunData* r) {
       auto it = r->counters.find(name);
       return it == r->counters.end() ? uint64_t{0} : it->second;

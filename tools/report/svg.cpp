@@ -338,7 +338,10 @@ std::string render_bar_chart(const BarChart& c) {
   double y = bars_top;
   for (const BarGroup& g : c.groups) {
     out << "<text class=\"group-label\" x=\"12\" y=\"" << num(y + 14) << "\" font-weight=\"bold\">"
-        << xml_escape(g.label) << "</text>";
+        << xml_escape(g.label);
+    if (!g.detail.empty())
+      out << "<tspan font-weight=\"normal\">: " << xml_escape(g.detail) << "</tspan>";
+    out << "</text>";
     y += kGroupHeader;
     double top = 0;
     for (double v : g.values) top = std::max(top, v);

@@ -95,6 +95,7 @@ struct BarGroup {
   std::string label;
   std::vector<double> values;
   std::vector<std::string> notes;
+  std::string detail = {};  // shown after the label in normal weight (a counter's doc); "" = none
 };
 
 // Horizontal grouped bars; each group is scaled to its own largest value, so counters of very

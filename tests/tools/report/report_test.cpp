@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tests/tools/report/xml_check.h"
+#include "tools/report/report_charts.h"
 #include "tools/report/report_summary.h"
 #include "tools/report/svg.h"
 
@@ -119,6 +120,24 @@ TEST(ReportGolden, TinyResultsMatchTheGoldenPage) {
   ASSERT_FALSE(want.empty()) << golden << " missing; run with MMREPLAY_UPDATE_GOLDEN=1";
   EXPECT_TRUE(html == want) << "report differs from " << golden
                             << "; if intended, regenerate with MMREPLAY_UPDATE_GOLDEN=1";
+}
+
+TEST(Report, CountersComeInListOrderWithTheirDocs) {
+  RunData a, b;
+  a.counters = {{"swapins", 5}, {"faults", 10}, {"observations", 2}, {"pgscan_kswapd", 0}};
+  b.counters = {{"swapins", 7}, {"faults", 12}, {"observations", 2}, {"pgscan_kswapd", 0}};
+  const std::string svg = counters_chart({"one", "two"}, {&a, &b});
+  EXPECT_EQ(testing::xml_error(svg), "");
+  // common/counters.h order (faults before swapins), then the counters of no list by name.
+  const size_t faults = svg.find(">faults<"), swapins = svg.find(">swapins<"),
+               observations = svg.find(">observations<");
+  ASSERT_NE(faults, std::string::npos);
+  ASSERT_NE(swapins, std::string::npos);
+  ASSERT_NE(observations, std::string::npos);
+  EXPECT_LT(faults, swapins);
+  EXPECT_LT(swapins, observations);
+  EXPECT_NE(svg.find("faults taken (all kinds)"), std::string::npos);
+  EXPECT_EQ(svg.find("pgscan_kswapd"), std::string::npos);  // zero in every run
 }
 
 TEST(Report, ScaleStudyDrawsThroughputWithIdealAndP99PerCpuCount) {

@@ -1,0 +1,184 @@
+// The counters a run reports, each declared once: the kernel's vm_event_item + vmstat_text[]
+// (include/linux/vm_event_item.h, mm/vmstat.c) as one list per struct.
+//
+//   X(field, results_key, doc)
+//     field        the member of kernelsim::VmCounters (kernelsim/sim/stats.h) or
+//                  kernelsim::CpuCounters (kernelsim/sched/cpu.h); named after /proc/vmstat where
+//                  an equivalent exists. The model reads and writes it by name
+//                  (sim.vm().pgfault++).
+//     results_key  its key under "counters" in the results (replay/run.cpp): issue 5's names for
+//                  the counters it had ("faults" for pgfault), the field name for the rest
+//     doc          what it counts (the report shows it beside the counter)
+//
+// Everything that names a counter comes from these lists: the struct fields, the results keys,
+// the report's counter display (tools/report), the timeline's counter tracks
+// (kernelsim/sim/trace_counters.cpp) and the keys validate accepts (tools/validate). A new
+// counter is one line here; it reaches all of them.
+//
+// Invariants: (1) results keys are unique across both lists (static_assert below); (2) every
+// member of the two structs is declared here (static_asserts on their sizes beside them).
+
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+// clang-format off
+// vm_event_item: counters of the whole machine (kernelsim::VmCounters, Simulation::vm()).
+#define MMREPLAY_VM_COUNTERS(X)                                                                    \
+  /* ---- Faults, pages, TLB flushes, madvise (mm/memory.c, mm/madvise.c, x86 tlb.c) ---- */       \
+  X(pgfault, "faults", "faults taken (all kinds)")                                                 \
+  X(fault_anon, "fault_anon", "do_anonymous_page() with a new page")                               \
+  X(fault_zero_page, "fault_zero_page", "read fault mapped the shared zero page")                  \
+  X(fault_file, "fault_file", "filemap_fault() of a resident page")                                \
+  X(fault_cow, "fault_cow", "do_wp_page() / private file write: page copied")                      \
+  X(fault_spurious, "fault_spurious", "pte already as wanted (another thread won, or trace)")      \
+  X(fault_segv, "fault_segv", "no VMA or access not allowed")                                      \
+  X(fault_oom, "fault_oom", "allocation failed")                                                   \
+  X(fault_vma_lock, "fault_vma_lock", "handled under the per-VMA lock")                            \
+  X(fault_vma_lock_retry, "fault_vma_lock_retry", "per-VMA lock not taken, fell back to mmap_sem") \
+  X(pages_alloc, "pages_alloc", "user pages allocated (anon + COW)")                               \
+  X(pages_free, "pages_free", "user pages freed")                                                  \
+  X(pgtable_alloc, "pgtable_alloc", "PTE pages allocated")                                         \
+  X(pgtable_free, "pgtable_free", "PTE pages freed")                                               \
+  X(zone_lock_batches, "zone_lock_batches", "rmqueue_bulk / free_pcppages_bulk calls")             \
+  X(nr_tlb_flush_calls, "tlb_flush_calls", "flush_tlb_mm_range() calls")                           \
+  X(nr_tlb_shootdowns, "tlb_shootdowns", "flush calls that sent IPIs")                             \
+  X(nr_tlb_broadcast, "tlb_broadcasts", "broadcast (INVLPGB) invalidations")                       \
+  X(gather_forced_flushes, "gather_forced_flushes", "mmu_gather batch filled up mid-operation")    \
+  X(madv_dontneed_pages, "madv_dontneed_pages", "present pages zapped by MADV_DONTNEED")           \
+  X(madv_lazyfree_pages, "madv_lazyfree_pages", "pages made lazyfree by MADV_FREE")                \
+  X(lazyfree_reused, "lazyfree_reused", "lazyfree pages written again (lazy free cancelled)")      \
+  X(ops_failed, "ops_failed", "syscalls that returned an error")                                   \
+  /* ---- Memory pressure (mm/vmscan.c, mm/page_io.c, mm/memory.c) ---- */                         \
+  X(allocstall, "allocstalls", "try_to_free_pages() calls by allocating tasks")                    \
+  X(kswapd_wakeups, "kswapd_wakeups", "wakeup_kswapd() that woke a sleeping kswapd")               \
+  X(pgscan_kswapd, "pgscan_kswapd", "pages isolated from inactive lists by kswapd")                \
+  X(pgscan_direct, "pgscan_direct", "pages isolated from inactive lists by direct reclaim")        \
+  X(pgsteal_kswapd, "pgsteal_kswapd", "pages reclaimed (freed) by kswapd")                         \
+  X(pgsteal_direct, "pgsteal_direct", "pages reclaimed (freed) by direct reclaim")                 \
+  X(pgactivate, "pgactivate", "pages moved to an active list (second chance)")                     \
+  X(pgdeactivate, "pgdeactivate", "pages moved from active to inactive")                           \
+  X(pglazyfree, "pglazyfree", "pages moved to the lazyfree list by MADV_FREE")                     \
+  X(pglazyfreed, "pglazyfreed", "clean lazyfree pages discarded by reclaim")                       \
+  X(lazyfree_redirtied, "lazyfree_redirtied",                                                      \
+    "lazyfree pages found dirty by reclaim: back to swap-backed")                                  \
+  X(pswpin, "swapins", "pages read from swap")                                                     \
+  X(pswpout, "swapouts", "pages written to swap")                                                  \
+  X(pgmajfault, "major_faults", "faults that waited for swap-in I/O")                              \
+  X(swap_full, "swap_full", "anon pages kept because no swap slot was free")                       \
+  X(madv_free_swap_freed, "madv_free_swap_freed",                                                  \
+    "swap entries freed by MADV_FREE (free-swapped)")                                              \
+  /* ---- Buffer heads (fs/buffer.c) ---- */                                                       \
+  X(bh_lru_hits, "bh_lru_hits", "lookup_bh_lru() found the buffer head")                           \
+  X(bh_lru_misses, "bh_lru_misses", "lookup_bh_lru() did not (__find_get_block_slow() follows)")   \
+  X(bh_lru_installs, "bh_lru_installs", "bh_lru_install() put a new entry (and a reference) in")   \
+  X(bh_lru_evictions, "bh_lru_evictions", "bh_lru_install() pushed the tail out (brelse)")         \
+  /* ---- Memory cgroups (mm/memcontrol.c) ---- */                                                 \
+  X(memcg_charged_pages, "memcg_charged_pages",                                                    \
+    "pages committed to a memcg (mem_cgroup_commit_charge())")                                     \
+  X(memcg_uncharged_pages, "memcg_uncharged_pages",                                                \
+    "pages uncharged: freed, reclaimed, or charge cancelled")                                      \
+  X(memcg_stock_hits, "memcg_stock_hits", "charges served by this CPU's stock (consume_stock())")  \
+  X(memcg_counter_charges, "memcg_counter_charges",                                                \
+    "counter charges (res_counter / page_counter try_charge)")                                     \
+  X(memcg_counter_uncharges, "memcg_counter_uncharges",                                            \
+    "counter uncharges (uncharge batches, stock drains)")                                          \
+  X(memcg_counter_locks, "memcg_counter_locks", "res_counter: counter->lock acquisitions")         \
+  X(memcg_counter_bounces, "memcg_counter_bounces",                                                \
+    "page_counter: atomics that pulled the line from another CPU")                                 \
+  X(memcg_counter_wait_ns, "memcg_counter_wait_ns",                                                \
+    "page_counter: time atomics waited for the busy line (ns)")                                    \
+  X(memcg_reclaim, "memcg_reclaim", "try_to_free_mem_cgroup_pages() calls (limit reached)")        \
+  X(memcg_oom, "memcg_oom", "charges failed after reclaim: memcg OOM")                             \
+  /* ---- Contiguous allocation and migration (mm/cma.c, mm/migrate.c) ---- */                     \
+  X(cma_alloc_success, "contig_allocs", "cma_alloc() calls that got their range")                  \
+  X(cma_alloc_fail, "contig_alloc_fails",                                                          \
+    "cma_alloc() calls that failed (no free range, or every range busy)")                          \
+  X(cma_alloc_retries, "contig_alloc_retries",                                                     \
+    "alloc_contig_range() tries repeated after a busy page")                                       \
+  X(pgmigrate_success, "pages_migrated", "pages migrated out of a range")                          \
+  X(pgmigrate_fail, "migrations_failed", "page migrations that failed (busy buffer head, ...)")    \
+  X(bh_invalidate_ipis, "bh_invalidate_ipis",                                                      \
+    "invalidate_bh_lru() IPIs sent (bh_invalidate all/cond/drain)")                                \
+  X(bh_lru_invalidated, "bh_lru_invalidations",                                                    \
+    "bh_lru entries dropped by invalidation or selected drops")                                    \
+  X(bh_lru_drop_searches, "bh_lru_drop_searches",                                                  \
+    "per-CPU bh_lru searches of bh_invalidate=selected")                                           \
+  /* ---- Predictive reclaim, page cache, writeback, OOM (issue 6, seed 003) ---- */               \
+  X(kswapd_predicted_wakeups, "kswapd_predicted_wakeups",                                          \
+    "kswapd woken by the free-page trend (reclaim=predictive)")                                    \
+  X(kswapd_low_wmark_hit_quickly, "kswapd_low_wmark_hit_quickly",                                  \
+    "kswapd woken during its HZ/10 nap")                                                           \
+  X(kswapd_high_wmark_hit_quickly, "kswapd_high_wmark_hit_quickly",                                \
+    "kswapd's nap timed out, still balanced: full sleep")                                          \
+  X(pgcache_miss, "pgcache_miss", "page-cache misses read from the device")                        \
+  X(pgcache_drop, "pgcache_drop", "clean page-cache pages dropped by reclaim")                     \
+  X(nr_writeback_pages, "nr_writeback_pages",                                                      \
+    "page-cache pages written back (flusher, pageout, not fsync)")                                 \
+  X(nr_vmscan_write, "nr_vmscan_write", "page-cache pages written back by kswapd's pageout()")     \
+  X(dirty_throttle_pauses, "dirty_throttle_pauses", "balance_dirty_pages() pauses of writers")     \
+  X(reclaim_throttled, "reclaim_throttled", "direct reclaim rounds that waited for writeback")     \
+  X(oom, "oom", "OOM kills (mm/oom_kill.h): tasks ended by a failed allocation")
+
+
+// Per-CPU counters (kernelsim::CpuCounters, Cpu::counters); the results carry their totals over
+// all CPUs (Simulation::cpu_totals()).
+#define MMREPLAY_CPU_COUNTERS(X)                                                                   \
+  X(ipis_sent, "tlb_ipis_sent", "shootdown IPIs sent")                                             \
+  X(ipis_received, "tlb_ipis_received", "shootdown IPIs handled")                                  \
+  X(tlb_local_single, "tlb_flush_local", "INVLPGs on behalf of a CPU's own flushes (pages)")       \
+  X(tlb_local_full, "tlb_flush_full", "full flushes of a CPU's own flushes")                       \
+  X(tlb_remote_single, "tlb_flush_remote_single", "INVLPGs done in shootdown handlers (pages)")    \
+  X(tlb_remote_full, "tlb_flush_remote_full", "full flushes done in shootdown handlers")           \
+  X(tlb_lazy_flushes, "tlb_lazy_flushes",                                                          \
+    "full flushes on returning from lazy mode with a stale tlb_gen")                               \
+  X(leave_mm, "leave_mm", "times a CPU left a lazy mm in a flush handler")                         \
+  X(context_switches, "context_switches", "context switches")                                      \
+  X(irq_ns, "irq_ns", "time spent in shootdown handlers (ns)")                                     \
+  X(busy_ns, "busy_ns", "time a task ran (or spun), switch costs included (ns)")
+
+// clang-format on
+
+namespace mmreplay::common {
+
+struct CounterInfo {
+  std::string_view field;  // the struct member
+  std::string_view key;    // under "counters" in the results
+  std::string_view doc;
+};
+
+#define MMREPLAY_COUNTER_INFO(field, key, doc) {#field, key, doc},
+// vmstat_text[]: in VmCounters order.
+inline constexpr CounterInfo kVmCounterInfo[] = {MMREPLAY_VM_COUNTERS(MMREPLAY_COUNTER_INFO)};
+// In CpuCounters order.
+inline constexpr CounterInfo kCpuCounterInfo[] = {MMREPLAY_CPU_COUNTERS(MMREPLAY_COUNTER_INFO)};
+#undef MMREPLAY_COUNTER_INFO
+inline constexpr size_t kVmCounterCount = sizeof(kVmCounterInfo) / sizeof(kVmCounterInfo[0]);
+inline constexpr size_t kCpuCounterCount = sizeof(kCpuCounterInfo) / sizeof(kCpuCounterInfo[0]);
+
+// The counter whose results key is `key` in either list, or nullptr.
+constexpr const CounterInfo* find_counter(std::string_view key) {
+  for (const CounterInfo& c : kVmCounterInfo) {
+    if (c.key == key) return &c;
+  }
+  for (const CounterInfo& c : kCpuCounterInfo) {
+    if (c.key == key) return &c;
+  }
+  return nullptr;
+}
+
+namespace detail {
+constexpr bool counter_keys_unique() {
+  for (const CounterInfo& c : kVmCounterInfo) {
+    if (find_counter(c.key) != &c) return false;
+  }
+  for (const CounterInfo& c : kCpuCounterInfo) {
+    if (find_counter(c.key) != &c) return false;
+  }
+  return true;
+}
+}  // namespace detail
+static_assert(detail::counter_keys_unique(), "counters (1): one results key names one counter");
+
+}  // namespace mmreplay::common
