@@ -1,0 +1,46 @@
+// EventKind from the op table (common/op_table.h): the numbers and names are the on-disk format
+// and what `cat` prints, so they are pinned here.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "formats/event.h"
+
+namespace mmreplay::formats {
+namespace {
+
+TEST(EventKind, NumbersAndNamesAreTheFormats) {
+  const std::vector<std::string> disk_order = {
+      "thread_start", "thread_exit",  "mm_create",   "mm_exit",    "mmap",
+      "munmap",       "mprotect",     "mremap",      "brk",        "madvise",
+      "madvise_vector", "page_fault", "touch",       "file_read",  "file_write",
+      "fsync",        "contig_alloc", "contig_free", "observation",
+  };
+  ASSERT_EQ(kEventKindCount, static_cast<int>(disk_order.size()));
+  for (int k = 0; k < kEventKindCount; ++k) {
+    const auto kind = static_cast<EventKind>(k);
+    EXPECT_EQ(kind_name(kind), disk_order[k]) << k;
+    EventKind back;
+    ASSERT_TRUE(kind_from_name(disk_order[k], &back));
+    EXPECT_EQ(back, kind);
+  }
+  EXPECT_EQ(static_cast<int>(EventKind::kMadviseVector), 10);
+  EXPECT_EQ(static_cast<int>(EventKind::kObservation), 18);
+  EXPECT_EQ(kind_name(static_cast<EventKind>(kEventKindCount)), "unknown");
+  EventKind k;
+  EXPECT_FALSE(kind_from_name("think", &k));  // a model op, never in a trace
+  EXPECT_FALSE(kind_from_name("madvise_vec", &k));
+}
+
+TEST(EventKind, RowsCarryResultsKeysAndSyscalls) {
+  EXPECT_EQ(op_info(EventKind::kPageFault).results_key, "fault");
+  EXPECT_EQ(op_info(EventKind::kFileRead).results_key, "read");
+  EXPECT_EQ(op_info(EventKind::kMadviseVector).syscall, "process_madvise");
+  EXPECT_EQ(op_info(EventKind::kObservation).results_key, "");
+  EXPECT_FALSE(op_info(EventKind::kObservation).modelled);
+}
+
+}  // namespace
+}  // namespace mmreplay::formats
