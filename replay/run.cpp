@@ -5,9 +5,11 @@
 #include <numeric>
 
 #include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/locking/lock_classes.h"
 #include "kernelsim/policy/knob_table.h"
 #include "kernelsim/simulation.h"
 #include "replay/cost_profile_json.h"
+#include "replay/result_keys.h"
 #include "replay/run_timeline.h"
 
 namespace mmreplay::replay {
@@ -19,12 +21,6 @@ using kernelsim::OpKind;
 constexpr uint32_t kDefaultCpus = 4;
 // Trace threads with mm id 0 (unknown) each get an mm of their own, numbered from here.
 constexpr uint32_t kPrivateMmBase = 1u << 30;
-
-// Operation keys the schema always carries; the model parts that fill them land later.
-constexpr const char* kFutureOpKeys[] = {"major_fault"};
-
-// The lock_stat class prefix of mm->mmap_sem (kernelsim/mm/mm_types.cpp), '&' dropped.
-constexpr std::string_view kMmapSemClass = "mm->mmap_sem";
 
 uint32_t mm_of(const formats::ThreadInfo& t, uint32_t stream) {
   return t.mm_id == 0 ? kPrivateMmBase + stream : static_cast<uint32_t>(t.mm_id);
@@ -63,13 +59,16 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
     r->ops[std::string(key)] = stats.latency(kind);
     if (kind != OpKind::kTouch) r->operations += stats.count(kind);
   }
-  r->ops["direct_reclaim"] = stats.direct_reclaim;
-  for (const char* key : kFutureOpKeys) r->ops.emplace(key, kernelsim::Histogram());
+  r->ops[std::string(kDirectReclaimOp)] = stats.direct_reclaim;
+  // A key the schema always carries; the model part that fills it lands later.
+  r->ops.emplace(kMajorFaultOp, kernelsim::Histogram());
   // Keys are lock_stat class names without the '&' ("mm->mmap_sem-R", "zone->lock"); the two
   // mmap_sem classes are also summed under "mmap_sem", the name the results schema promises.
+  const std::string mmap_sem_class = lock_key(kernelsim::kMmapSemClass);
   for (const auto& [name, lc] : sim.lockstat().classes()) {
-    const std::string key = name.starts_with('&') ? name.substr(1) : name;
-    for (const std::string& k : {key, std::string(key.starts_with(kMmapSemClass) ? "mmap_sem" : "")}) {
+    const std::string key = lock_key(name);
+    const bool mmap_sem = key.starts_with(mmap_sem_class);
+    for (const std::string& k : {key, std::string(mmap_sem ? kMmapSemLock : "")}) {
       if (k.empty()) continue;
       LockResult& l = r->locks[k];
       l.acquisitions += lc.acquisitions;
@@ -183,8 +182,9 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
       const auto kind = static_cast<formats::EventKind>(k);
       // Observations are never replayed by design; other kinds wait for their model parts.
       result->counters[kind == formats::EventKind::kObservation
-                           ? std::string("observations")
-                           : "skipped_" + std::string(formats::kind_name(kind))] += c.skipped[k];
+                           ? std::string(kObservationsCounter)
+                           : std::string(kSkippedCounterPrefix).append(formats::kind_name(kind))] +=
+          c.skipped[k];
     }
   }
   return Status::ok();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernelsim/constants.h"
+#include "kernelsim/locking/lock_classes.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
@@ -27,10 +28,10 @@ bool RwsemUp::run_now() {
 
 RwSem::RwSem(Simulation& sim, std::string_view class_name)
     : sim_(sim),
-      read_class_(sim.lockstat().lock_class(std::string(class_name) + "-R")),
-      write_class_(sim.lockstat().lock_class(std::string(class_name) + "-W")),
-      read_name_(sim.lockstat().stored_name(std::string(class_name) + "-R")),
-      write_name_(sim.lockstat().stored_name(std::string(class_name) + "-W")) {}
+      read_class_(sim.lockstat().lock_class(std::string(class_name).append(kRwSemReadSuffix))),
+      write_class_(sim.lockstat().lock_class(std::string(class_name).append(kRwSemWriteSuffix))),
+      read_name_(sim.lockstat().stored_name(std::string(class_name).append(kRwSemReadSuffix))),
+      write_name_(sim.lockstat().stored_name(std::string(class_name).append(kRwSemWriteSuffix))) {}
 
 SimTime RwSem::count_rmw(Task& t) {
   const SimTime done = count_.atomic_rmw(t.cpu().id, sim_.now(), sim_.costs(), nullptr);

@@ -3,13 +3,14 @@
 #include <cassert>
 
 #include "kernelsim/fs/bh_invalidate.h"
+#include "kernelsim/locking/lock_classes.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 
 Lruvec::Lruvec(Simulation& sim, uint32_t nr_cpus)
-    : lru_lock(sim, "&pgdat->lru_lock"), sim_(sim), lists_(1), cpu_(nr_cpus) {}
+    : lru_lock(sim, kPgdatLruLockClass), sim_(sim), lists_(1), cpu_(nr_cpus) {}
 
 Lruvec::List& Lruvec::list_of(uint32_t memcg, LruList list) {
   if (memcg >= lists_.size()) lists_.resize(memcg + 1);
@@ -27,7 +28,7 @@ QSpinLock& Lruvec::lru_lock_of(uint32_t memcg) {
   if (memcg == kAnyMemcg || memcg == 0 || sim_.config().lru_lock != LruLockScope::kLruvec) return lru_lock;
   if (memcg >= lruvec_locks_.size()) lruvec_locks_.resize(memcg + 1);
   if (!lruvec_locks_[memcg]) {
-    lruvec_locks_[memcg] = std::make_unique<QSpinLock>(sim_, "&lruvec->lru_lock");
+    lruvec_locks_[memcg] = std::make_unique<QSpinLock>(sim_, kLruvecLruLockClass);
   }
   return *lruvec_locks_[memcg];
 }

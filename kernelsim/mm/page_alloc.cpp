@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 
+#include "kernelsim/locking/lock_classes.h"
 #include "kernelsim/mm/vmscan.h"
 #include "kernelsim/mm/vmscan_predict.h"
 #include "kernelsim/sim/shared_step.h"
@@ -13,7 +14,7 @@ namespace mmreplay::kernelsim {
 
 Zone::Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr_cpus)
     : name(std::move(zone_name)), managed_pages(managed), free_pages(managed),
-      lock(sim, "&zone->lock"), pcp(nr_cpus) {}
+      lock(sim, kZoneLockClass), pcp(nr_cpus) {}
 
 PageAllocator::PageAllocator(Simulation& sim, uint64_t managed_pages, uint32_t nr_cpus)
     : sim_(sim), zone_(sim, "Normal", managed_pages, nr_cpus) {

@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "kernelsim/locking/lock_classes.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
 
@@ -37,7 +38,7 @@ PageCounter::PageCounter(Simulation& sim, MemcgCounterKind kind, uint64_t limit_
     : sim_(sim), kind_(kind), limit_(limit_pages) {
   assert(kind != MemcgCounterKind::kOff);
   if (kind == MemcgCounterKind::kResCounter)
-    lock_ = std::make_unique<QSpinLock>(sim, "&counter->lock");
+    lock_ = std::make_unique<QSpinLock>(sim, kCounterLockClass);
 }
 
 bool PageCounter::apply(int64_t delta) {

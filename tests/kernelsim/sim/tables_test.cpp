@@ -1,6 +1,6 @@
 // The model's side of the op table and the counter lists (common/op_table.h,
 // common/counters.h): OpKind and the counter structs are generated from them and read back by
-// them.
+// them. And the lock class list (locking/lock_classes.h) against the classes runs create.
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 
 #include "common/counters.h"
 #include "common/op_table.h"
+#include "kernelsim/locking/lock_classes.h"
 #include "tests/kernelsim/test_util.h"
 
 namespace mmreplay::kernelsim {
@@ -80,6 +81,32 @@ TEST(CounterListTest, CpuTotalsAddEveryCpuCounter) {
   EXPECT_GT(sum.busy_ns, 0u);
   // Simulation::cpu_totals() sums by hand; it must cover every field of the list.
   EXPECT_EQ(sim->cpu_totals(), sum);
+}
+
+TEST(LockClassTest, EveryClassARunCreatesIsListedAndEveryListedClassIsCreated) {
+  std::set<std::string> seen;
+  for (const char* policy : {"", "fault_lock=per-vma", "memcg=res_counter",
+                             "memcg=page_counter,lru_lock=lruvec"}) {
+    auto sim = make_sim(2, policy);
+    for (uint32_t i = 0; i < 2; ++i) {
+      const uint64_t base = kBase + static_cast<uint64_t>(i) * 256 * kPage;
+      thread(*sim, 1 + i, i,
+             {Op::mmap_anon(base, 128 * kPage, PROT_READ | PROT_WRITE),
+              Op::touch(base, 128 * kPage, true), Op::munmap(base, 128 * kPage)});
+    }
+    sim->run();
+    for (const auto& [name, stats] : sim->lockstat().classes()) {
+      EXPECT_TRUE(is_lock_class(name)) << name << " (policy " << policy << ")";
+      seen.insert(name);
+    }
+  }
+  for (std::string_view c : kLockClasses) EXPECT_EQ(seen.count(std::string(c)), 1u) << c;
+  for (std::string_view c : kRwSemClasses) {
+    EXPECT_EQ(seen.count(std::string(c).append(kRwSemReadSuffix)), 1u) << c;
+    EXPECT_EQ(seen.count(std::string(c).append(kRwSemWriteSuffix)), 1u) << c;
+  }
+  EXPECT_FALSE(is_lock_class("&mm->mmap_sem"));  // an rwsem reports as -R and -W
+  EXPECT_FALSE(is_lock_class("zone->lock"));     // lock_stat names keep the '&'
 }
 
 }  // namespace
