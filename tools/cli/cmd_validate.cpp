@@ -4,7 +4,8 @@
 // Replays each seed thread's experiment (tools/validate/cases.h) and prints the published and
 // the model's figures side by side, with the ratio of every arm to the baseline and whether the
 // directions agree. Exit 0 when every checked direction agrees, 1 when one does not (a verdict,
-// not an error); errors exit as exit_code.h says. With --real it records small programs on this
+// not an error); errors exit as exit_code.h says (a case whose metric names an unknown op, lock
+// or counter is bad input: 2, before anything runs). With --real it records small programs on this
 // machine instead, replays them and prints predicted vs observed percentiles
 // (tools/calibrate/real_validation.h).
 
@@ -21,6 +22,7 @@
 #include "tools/cli/exit_code.h"
 #include "tools/validate/case_output.h"
 #include "tools/validate/cases.h"
+#include "tools/validate/extract.h"
 #include "tools/validate/run_case.h"
 
 namespace mmreplay::tools {
@@ -73,6 +75,10 @@ Status run_validate(ValidateArgs& a, bool* agreed) {
       return Status::invalid_argument("no case '" + name + "' (validate --list shows them)");
     }
     chosen.push_back(c);
+  }
+  // A metric that names an op, lock or counter no run has is a bad case, found before any run.
+  for (const validate::ValidationCase* c : chosen) {
+    if (Status s = validate::check_case(*c); !s) return s;
   }
   std::vector<validate::CaseResult> results;
   for (const validate::ValidationCase* c : chosen) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "tools/validate/validation_case.h"
 
 namespace mmreplay::validate {
@@ -26,5 +27,12 @@ Extract lock_contentions(std::string lock);
 Extract lock_wait_seconds(std::string lock);
 // A latency percentile of one operation, in microseconds.
 Extract op_percentile_us(std::string op, double percentile);
+// The mean latency of one operation, in microseconds.
+Extract op_mean_us(std::string op);
+
+// Every results key the case's metrics read is one a run can hold (replay/result_keys.h): an
+// error naming the case, the metric and the unknown key otherwise. A known lock class may still
+// be absent from a run that never took it; its extractors read that as 0.
+Status check_case(const ValidationCase& vc);
 
 }  // namespace mmreplay::validate

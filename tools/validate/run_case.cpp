@@ -11,6 +11,7 @@
 #include "replay/policy_spec.h"
 #include "replay/study.h"
 #include "tools/gen/generate.h"
+#include "tools/validate/extract.h"
 
 namespace mmreplay::validate {
 
@@ -35,6 +36,7 @@ Status run_case(const ValidationCase& vc, const Scale& scale, const RunCaseOptio
                 CaseResult* result) {
   const auto start = std::chrono::steady_clock::now();
   *result = CaseResult();
+  if (Status s = check_case(vc); !s) return s;
   result->vc = &vc;
   result->scale = &scale;
   const std::filesystem::path dir = options.work_dir.empty()

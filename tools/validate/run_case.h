@@ -16,6 +16,8 @@ struct RunCaseOptions {
   bool keep_traces = false;  // leave the generated traces in work_dir
 };
 
+// Errors: a case that fails check_case() (extract.h), before anything runs; a generator or run
+// failure.
 Status run_case(const ValidationCase& vc, const Scale& scale, const RunCaseOptions& options,
                 CaseResult* result);
 

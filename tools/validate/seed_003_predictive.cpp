@@ -19,12 +19,14 @@ namespace {
 // "There was no significant change in system time between these runs."
 constexpr double kSameSystemTimeBand = 0.05;
 
+// Reads per_cpu, no keyed figure.
 Extract busy_cpu_seconds() {
-  return [](const replay::RunResult& r) -> std::optional<double> {
+  auto read = [](const replay::RunResult& r) -> std::optional<double> {
     uint64_t busy = 0;
     for (const replay::CpuResult& c : r.per_cpu) busy += c.busy_ns;
     return static_cast<double>(busy) / 1e9;
   };
+  return {{}, read};
 }
 
 ValidationCase predictive_case(std::string name, std::string title,

@@ -18,14 +18,6 @@ namespace {
 constexpr double kLmbenchSameBand = 0.01;  // "the same under 1% gap"
 constexpr double kTailPercentile = 99.9;
 
-Extract op_mean_us(std::string op) {
-  return [op](const replay::RunResult& r) -> std::optional<double> {
-    auto it = r.ops.find(op);
-    if (it == r.ops.end() || it->second.count() == 0) return std::nullopt;
-    return it->second.mean() / 1e3;
-  };
-}
-
 }  // namespace
 
 ValidationCase seed_004_bh_lru() {

@@ -39,8 +39,22 @@ struct Scale {
   std::string note;
 };
 
-// What one run yields for a metric; nullopt when the run does not have it.
-using Extract = std::function<std::optional<double>(const replay::RunResult&)>;
+// A results key an Extract reads (replay/result_keys.h says which names exist).
+struct ResultKey {
+  enum class Kind { kOp, kLock, kCounter };
+  Kind kind;
+  std::string name;
+};
+
+// What one run yields for a metric; nullopt when the run does not have it. `keys` names every
+// results key `read` looks up, so a case's keys are checked before it runs (check_case() in
+// extract.h): a typo is an error, not a figure of 0.
+struct Extract {
+  std::vector<ResultKey> keys;
+  std::function<std::optional<double>(const replay::RunResult&)> read;
+
+  std::optional<double> operator()(const replay::RunResult& r) const { return read(r); }
+};
 
 struct Metric {
   std::string name;  // "elapsed", "swap-ins", ...

@@ -1,0 +1,94 @@
+// validate's extractors name the results keys they read, and a case is checked against the keys
+// a run can hold before it runs: a typo in a case is an error naming it, never a figure of 0.
+
+#include <gtest/gtest.h>
+
+#include "replay/result_keys.h"
+#include "tools/validate/cases.h"
+#include "tools/validate/extract.h"
+#include "tools/validate/run_case.h"
+
+namespace mmreplay::validate {
+namespace {
+
+ValidationCase case_reading(Extract e) {
+  ValidationCase c;
+  c.name = "seed-999-typo";
+  c.arms = {{"base", "default", {}}};
+  c.metrics = {{"the metric", "count", std::move(e), {1.0}, {}, ""}};
+  return c;
+}
+
+void expect_rejected(const Extract& e, const std::string& what, const std::string& key) {
+  const Status s = check_case(case_reading(e));
+  ASSERT_FALSE(s) << key;
+  EXPECT_NE(s.message().find("seed-999-typo"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("'the metric'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("unknown " + what + " '" + key + "'"), std::string::npos)
+      << s.message();
+}
+
+TEST(Extract, EveryBuiltInCaseNamesOnlyKnownKeys) {
+  for (const ValidationCase& c : all_cases()) {
+    const Status s = check_case(c);
+    EXPECT_TRUE(s) << s.message();
+  }
+}
+
+TEST(Extract, UnknownLockOpOrCounterIsAnErrorNamingItAndTheCase) {
+  expect_rejected(lock_contentions("counter->lck"), "lock", "counter->lck");
+  expect_rejected(lock_wait_seconds("&zone->lock"), "lock", "&zone->lock");  // results drop '&'
+  expect_rejected(lock_contentions("mm->mmap_sem"), "lock", "mm->mmap_sem");  // -R, -W or mmap_sem
+  expect_rejected(op_mean_us("faults"), "operation", "faults");  // the counter, not the op
+  expect_rejected(op_percentile_us("madvise_vec", 99), "operation", "madvise_vec");
+  expect_rejected(op_time_seconds({"madvise", "madvisev"}, 1), "operation", "madvisev");
+  expect_rejected(counter("swapin"), "counter", "swapin");
+  expect_rejected(per_cpu_rate("pgfault"), "counter", "pgfault");  // a field, not a results key
+}
+
+TEST(Extract, RunCaseRefusesAnUnknownKeyBeforeRunning) {
+  const ValidationCase c = case_reading(counter("tlb_ipi_received"));
+  const Scale scale{"ci", {}, 1, 0, 0, 0, ""};
+  CaseResult result;
+  const Status s = run_case(c, scale, RunCaseOptions(), &result);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("unknown counter 'tlb_ipi_received'"), std::string::npos)
+      << s.message();
+  EXPECT_TRUE(result.runs.empty());
+}
+
+TEST(Extract, KnownLockNeverTakenInARunReadsZero) {
+  // lruvec->lru_lock exists only with lru_lock=lruvec and a memcg: absent from most runs.
+  const Extract e = lock_contentions("lruvec->lru_lock");
+  EXPECT_TRUE(check_case(case_reading(e)));
+  replay::RunResult r;
+  r.locks["zone->lock"].contentions = 3;
+  EXPECT_EQ(e(r), 0.0);
+  EXPECT_EQ(lock_contentions("zone->lock")(r), 3.0);
+}
+
+TEST(ResultKeys, NamesARunCanHold) {
+  for (const char* op : {"fault", "madvise_vector", "read", "direct_reclaim", "major_fault"}) {
+    EXPECT_TRUE(replay::is_op_key(op)) << op;
+  }
+  for (const char* op : {"page_fault", "think", "thread_start", ""}) {
+    EXPECT_FALSE(replay::is_op_key(op)) << op;
+  }
+  for (const char* lock : {"mmap_sem", "mm->mmap_sem-R", "mm->mmap_sem-W", "vma->vm_lock-R",
+                           "zone->lock", "pgdat->lru_lock", "lruvec->lru_lock", "counter->lock"}) {
+    EXPECT_TRUE(replay::is_lock_key(lock)) << lock;
+  }
+  for (const char* lock : {"zone_lock", "mm->mmap_sem", "&zone->lock", ""}) {
+    EXPECT_FALSE(replay::is_lock_key(lock)) << lock;
+  }
+  for (const char* c : {"faults", "swapins", "pgscan_kswapd", "tlb_ipis_sent", "busy_ns",
+                        "observations", "skipped_mmap"}) {
+    EXPECT_TRUE(replay::is_counter_key(c)) << c;
+  }
+  for (const char* c : {"pgfault", "skipped_observation", "skipped_think", "skipped_", ""}) {
+    EXPECT_FALSE(replay::is_counter_key(c)) << c;
+  }
+}
+
+}  // namespace
+}  // namespace mmreplay::validate
