@@ -4,7 +4,7 @@
 
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/policy/presets.h"
-#include "kernelsim/sim/trace_counters.h"
+#include "kernelsim/trace_counters.h"
 
 namespace mmreplay::kernelsim {
 namespace {
@@ -141,19 +141,7 @@ size_t Simulation::nr_live_tasks() const {
 
 CpuCounters Simulation::cpu_totals() const {
   CpuCounters s;
-  for (const Cpu& c : cpus_) {
-    s.ipis_sent += c.counters.ipis_sent;
-    s.ipis_received += c.counters.ipis_received;
-    s.tlb_local_single += c.counters.tlb_local_single;
-    s.tlb_local_full += c.counters.tlb_local_full;
-    s.tlb_remote_single += c.counters.tlb_remote_single;
-    s.tlb_remote_full += c.counters.tlb_remote_full;
-    s.tlb_lazy_flushes += c.counters.tlb_lazy_flushes;
-    s.leave_mm += c.counters.leave_mm;
-    s.context_switches += c.counters.context_switches;
-    s.irq_ns += c.counters.irq_ns;
-    s.busy_ns += c.counters.busy_ns;
-  }
+  for (const Cpu& c : cpus_) s += c.counters;
   return s;
 }
 

@@ -1,4 +1,4 @@
-#include "kernelsim/sim/trace_counters.h"
+#include "kernelsim/trace_counters.h"
 
 #include "kernelsim/simulation.h"
 
