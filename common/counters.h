@@ -12,7 +12,7 @@
 //
 // Everything that names a counter comes from these lists: the struct fields, the results keys,
 // the report's counter display (tools/report), the timeline's counter tracks
-// (kernelsim/sim/trace_counters.cpp) and the keys validate accepts (tools/validate). A new
+// (kernelsim/trace_counters.cpp) and the keys validate accepts (tools/validate). A new
 // counter is one line here; it reaches all of them.
 //
 // Invariants: (1) results keys are unique across both lists (static_assert below); (2) every

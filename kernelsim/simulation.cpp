@@ -55,10 +55,11 @@ std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, con
 std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,
                                                std::string_view policy, std::string* error) {
   KernelConfig config;
-  std::string parse_error;
-  if (!policy.empty() && !resolve_policy(policy, &config, &parse_error)) {
-    if (error) *error = parse_error;
-    return nullptr;
+  if (!policy.empty()) {
+    if (Status s = expand_policy(policy, &config); !s) {
+      if (error) *error = s.message();
+      return nullptr;
+    }
   }
   return create(machine, costs, config, error);
 }

@@ -5,11 +5,7 @@
 namespace mmreplay::replay {
 
 Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config) {
-  std::string error;
-  if (!kernelsim::resolve_policy(spec, config, &error)) {
-    return Status::invalid_argument("--policy '" + std::string(spec) + "': " + error);
-  }
-  return Status::ok();
+  return kernelsim::expand_policy(spec, config).with_context("--policy '" + std::string(spec) + "'");
 }
 
 std::vector<std::string> split_policy_list(const std::vector<std::string>& values) {

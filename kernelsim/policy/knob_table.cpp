@@ -206,7 +206,8 @@ std::string format_knobs(const KernelConfig& config) {
   return out;
 }
 
-bool apply_knobs(std::string_view text, KernelConfig* config, std::string* error) {
+Status apply_knobs(std::string_view text, KernelConfig* config) {
+  KernelConfig c = *config;
   std::vector<std::string_view> seen;
   text = trim(text);
   while (!text.empty()) {
@@ -215,32 +216,29 @@ bool apply_knobs(std::string_view text, KernelConfig* config, std::string* error
     text = sep == std::string_view::npos ? std::string_view{} : text.substr(sep + 1);
     const size_t eq = item.find('=');
     if (item.empty() || eq == std::string_view::npos) {
-      *error = "policy item '" + std::string(item) + "' is not knob=value";
-      return false;
+      return Status::invalid_argument("policy item '" + std::string(item) + "' is not knob=value");
     }
     const std::string_view key = trim(item.substr(0, eq));
     const std::string_view val = trim(item.substr(eq + 1));
     const KnobInfo* knob = find_knob(key);
     if (knob == nullptr) {
-      *error = "unknown policy knob '" + std::string(key) + "' (known: " + known_keys() + ")";
-      return false;
+      return Status::invalid_argument("unknown policy knob '" + std::string(key) + "' (known: " + known_keys() + ")");
     }
     for (std::string_view s : seen) {
       if (s == key) {
-        *error = "policy knob '" + std::string(key) + "' given twice";
-        return false;
+        return Status::invalid_argument("policy knob '" + std::string(key) + "' given twice");
       }
     }
     seen.push_back(key);
     const KnobValue* v = knob->find_value(val);
     if (v == nullptr) {
-      *error = "unknown value '" + std::string(val) + "' for policy knob '" + std::string(key) +
-               "' (expected " + known_values(*knob) + ")";
-      return false;
+      return Status::invalid_argument("unknown value '" + std::string(val) + "' for policy knob '" + std::string(key) +
+               "' (expected " + known_values(*knob) + ")");
     }
-    knob->set(*config, static_cast<size_t>(v - knob->values.data()));
+    knob->set(c, static_cast<size_t>(v - knob->values.data()));
   }
-  return true;
+  *config = c;
+  return Status::ok();
 }
 
 }  // namespace mmreplay::kernelsim

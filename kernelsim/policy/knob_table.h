@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/status.h"
 #include "kernelsim/policy/kernel_config.h"
 
 namespace mmreplay::kernelsim {
@@ -43,8 +44,8 @@ const KnobInfo* find_knob(std::string_view key);
 std::string format_knobs(const KernelConfig& config);
 
 // Applies "key=value" items, separated by ',' or '+', to *config in order. An unknown key or
-// value, a malformed item or a key given twice is rejected: returns false with *error naming it
-// (and the keys or values that would have been accepted). An empty text changes nothing.
-bool apply_knobs(std::string_view text, KernelConfig* config, std::string* error);
+// value, a malformed item or a key given twice is InvalidArgument, naming it (and the keys or
+// values that would have been accepted); *config is then unchanged. An empty text changes nothing.
+Status apply_knobs(std::string_view text, KernelConfig* config);
 
 }  // namespace mmreplay::kernelsim

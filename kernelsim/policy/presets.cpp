@@ -82,54 +82,53 @@ const PolicyPreset* find_policy_preset(std::string_view name) {
 namespace {
 
 // Applies `preset` over the model's defaults: its base chain first, oldest first.
-bool apply_preset(const PolicyPreset& preset, KernelConfig* config, std::string* error) {
+Status apply_preset(const PolicyPreset& preset, KernelConfig* config) {
   std::vector<const PolicyPreset*> chain = {&preset};
   while (!chain.back()->base.empty()) {
     const PolicyPreset* base = find_policy_preset(chain.back()->base);
     if (base == nullptr || chain.size() > policy_presets().size()) {
-      *error = "preset '" + chain.back()->name + "' names a missing or circular base '" +
-               chain.back()->base + "'";
-      return false;
+      return Status::internal("preset '" + chain.back()->name +
+                              "' names a missing or circular base '" + chain.back()->base + "'");
     }
     chain.push_back(base);
   }
-  *config = KernelConfig{};
+  KernelConfig c;
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    if (!apply_knobs((*it)->knobs, config, error)) {
-      *error = "preset '" + (*it)->name + "': " + *error;
-      return false;
+    if (Status s = apply_knobs((*it)->knobs, &c); !s) {
+      return Status::internal("preset '" + (*it)->name + "': " + s.message());
     }
   }
-  return true;
+  *config = c;
+  return Status::ok();
 }
 
 }  // namespace
 
-bool resolve_policy(std::string_view spec, KernelConfig* config, std::string* error) {
+Status expand_policy(std::string_view spec, KernelConfig* config) {
   const size_t plus = spec.find('+');
   const std::string_view head = spec.substr(0, plus);
+  if (head.empty()) {
+    return Status::invalid_argument(spec.empty() ? "empty policy"
+                                                 : "policy '" + std::string(spec) +
+                                                       "' starts with '+'");
+  }
   KernelConfig c;
   std::string_view overrides = spec;
-  if (head.empty()) {
-    *error = spec.empty() ? "empty policy" : "policy '" + std::string(spec) + "' starts with '+'";
-    return false;
-  }
   if (head.find('=') == std::string_view::npos) {
     const PolicyPreset* preset = find_policy_preset(head);
     if (preset == nullptr) {
-      *error = "no preset '" + std::string(head) + "' (trace-replay policies lists them)";
-      return false;
+      return Status::invalid_argument("no preset '" + std::string(head) +
+                                      "' (trace-replay policies lists them)");
     }
-    if (!apply_preset(*preset, &c, error)) return false;
+    if (Status s = apply_preset(*preset, &c); !s) return s;
     overrides = plus == std::string_view::npos ? std::string_view{} : spec.substr(plus + 1);
     if (plus != std::string_view::npos && overrides.empty()) {
-      *error = "policy '" + std::string(spec) + "' ends with '+'";
-      return false;
+      return Status::invalid_argument("policy '" + std::string(spec) + "' ends with '+'");
     }
   }
-  if (!apply_knobs(overrides, &c, error)) return false;
+  if (Status s = apply_knobs(overrides, &c); !s) return s;
   *config = c;
-  return true;
+  return Status::ok();
 }
 
 }  // namespace mmreplay::kernelsim

@@ -5,7 +5,7 @@
 //
 // A policy as a user writes it is a preset optionally followed by "+knob=value" overrides
 // ("linux-4.5+madvise=vector"), or bare overrides of the defaults ("tlb=broadcast");
-// resolve_policy() expands and validates it into a KernelConfig.
+// expand_policy() expands and validates it into a KernelConfig.
 
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/status.h"
 #include "kernelsim/policy/kernel_config.h"
 
 namespace mmreplay::kernelsim {
@@ -29,8 +30,8 @@ const std::vector<PolicyPreset>& policy_presets();
 // nullptr when there is no preset of that name.
 const PolicyPreset* find_policy_preset(std::string_view name);
 
-// Expands `spec` ("preset", "preset+knob=value+...", "knob=value+...") into *config. On a bad
-// spec returns false with *error naming the unknown preset, knob or value.
-bool resolve_policy(std::string_view spec, KernelConfig* config, std::string* error);
+// Expands `spec` ("preset", "preset+knob=value+...", "knob=value+...") into *config. A bad spec
+// is InvalidArgument naming the unknown preset, knob or value; *config is then unchanged.
+Status expand_policy(std::string_view spec, KernelConfig* config);
 
 }  // namespace mmreplay::kernelsim

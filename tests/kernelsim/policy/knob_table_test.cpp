@@ -18,17 +18,18 @@ constexpr const char* kDefaults =
 
 KernelConfig applied(std::string_view text) {
   KernelConfig c;
-  std::string error;
-  EXPECT_TRUE(apply_knobs(text, &c, &error)) << error;
+  const Status s = apply_knobs(text, &c);
+  EXPECT_TRUE(s) << s.message();
   return c;
 }
 
 std::string rejected(std::string_view text) {
   KernelConfig c;
-  std::string error;
-  EXPECT_FALSE(apply_knobs(text, &c, &error)) << text;
+  const Status s = apply_knobs(text, &c);
+  EXPECT_FALSE(s) << text;
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << text;
   EXPECT_EQ(c, KernelConfig{}) << "a rejected text leaves earlier items applied: " << text;
-  return error;
+  return s.message();
 }
 
 TEST(KnobTableTest, EmptyTextIsAllDefaults) {
@@ -62,6 +63,7 @@ TEST(KnobTableTest, UnknownValueIsRejectedWithTheChoices) {
 
 TEST(KnobTableTest, MalformedAndDuplicateItemsAreRejected) {
   rejected("tlb");
+  rejected("tlb=broadcast,tlb");  // the whole text or nothing
   rejected("tlb=ipi,,");
   rejected("=ipi");
   const std::string dup = rejected("tlb=ipi,tlb=broadcast");
