@@ -93,7 +93,9 @@ inline constexpr OpInfo kOpTable[] = {
 };
 inline constexpr size_t kOpRowCount = sizeof(kOpTable) / sizeof(kOpTable[0]);
 
-constexpr const OpInfo& op_info(OpRow row) { return kOpTable[static_cast<size_t>(row)]; }
+constexpr const OpInfo& op_info(OpRow row) {
+  return kOpTable[static_cast<size_t>(row)];
+}
 
 // The row named `name` (an OpInfo::name), or nullptr.
 constexpr const OpInfo* find_op(std::string_view name) {
@@ -107,7 +109,8 @@ namespace detail {
 constexpr bool unique_where_set(std::string_view OpInfo::*column) {
   for (size_t i = 0; i < kOpRowCount; ++i) {
     for (size_t j = i + 1; j < kOpRowCount; ++j) {
-      if (!(kOpTable[i].*column).empty() && kOpTable[i].*column == kOpTable[j].*column) return false;
+      if (!(kOpTable[i].*column).empty() && kOpTable[i].*column == kOpTable[j].*column)
+        return false;
     }
   }
   return true;

@@ -49,13 +49,20 @@ enum class StatusCode {
 // "OK", "InvalidArgument", ... (LevelDB's spelling, for logs and test failure messages).
 constexpr std::string_view status_code_name(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalidArgument: return "InvalidArgument";
-    case StatusCode::kNotFound: return "NotFound";
-    case StatusCode::kCorruption: return "Corruption";
-    case StatusCode::kIOError: return "IOError";
-    case StatusCode::kResourceExhausted: return "ResourceExhausted";
-    case StatusCode::kInternal: return "Internal";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalidArgument:
+      return "InvalidArgument";
+    case StatusCode::kNotFound:
+      return "NotFound";
+    case StatusCode::kCorruption:
+      return "Corruption";
+    case StatusCode::kIOError:
+      return "IOError";
+    case StatusCode::kResourceExhausted:
+      return "ResourceExhausted";
+    case StatusCode::kInternal:
+      return "Internal";
   }
   return "Unknown";
 }

@@ -13,7 +13,9 @@ capnp::Data::Reader as_data(const VarintWriter& w) {
   return capnp::Data::Reader(reinterpret_cast<const capnp::byte*>(w.bytes().data()), w.size());
 }
 
-VarintReader column(capnp::Data::Reader d) { return VarintReader(d.begin(), d.size()); }
+VarintReader column(capnp::Data::Reader d) {
+  return VarintReader(d.begin(), d.size());
+}
 
 Status corrupt(uint64_t offset, const std::string& what) {
   return Status::corruption("corrupt chunk in frame at offset " + std::to_string(offset) + ": " +
@@ -157,30 +159,66 @@ Status decode_chunk(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, De
     if (op & kOpHasFlags) e.flags = static_cast<uint8_t>(c.flags.get());
     using K = EventKind;
     switch (e.kind) {
-      case K::kThreadStart: read_kind<K::kThreadStart>(c, e); break;
-      case K::kThreadExit: read_kind<K::kThreadExit>(c, e); break;
-      case K::kMmCreate: read_kind<K::kMmCreate>(c, e); break;
-      case K::kMmExit: read_kind<K::kMmExit>(c, e); break;
-      case K::kMmap: read_kind<K::kMmap>(c, e); break;
-      case K::kMunmap: read_kind<K::kMunmap>(c, e); break;
-      case K::kMprotect: read_kind<K::kMprotect>(c, e); break;
-      case K::kMremap: read_kind<K::kMremap>(c, e); break;
-      case K::kBrk: read_kind<K::kBrk>(c, e); break;
-      case K::kMadvise: read_kind<K::kMadvise>(c, e); break;
+      case K::kThreadStart:
+        read_kind<K::kThreadStart>(c, e);
+        break;
+      case K::kThreadExit:
+        read_kind<K::kThreadExit>(c, e);
+        break;
+      case K::kMmCreate:
+        read_kind<K::kMmCreate>(c, e);
+        break;
+      case K::kMmExit:
+        read_kind<K::kMmExit>(c, e);
+        break;
+      case K::kMmap:
+        read_kind<K::kMmap>(c, e);
+        break;
+      case K::kMunmap:
+        read_kind<K::kMunmap>(c, e);
+        break;
+      case K::kMprotect:
+        read_kind<K::kMprotect>(c, e);
+        break;
+      case K::kMremap:
+        read_kind<K::kMremap>(c, e);
+        break;
+      case K::kBrk:
+        read_kind<K::kBrk>(c, e);
+        break;
+      case K::kMadvise:
+        read_kind<K::kMadvise>(c, e);
+        break;
       case K::kMadviseVector:
         read_kind<K::kMadviseVector>(c, e);
         if (!read_ranges(c, e, &out->ranges)) {
           return corrupt(frame_offset, "range count past the addr column");
         }
         break;
-      case K::kPageFault: read_kind<K::kPageFault>(c, e); break;
-      case K::kTouch: read_kind<K::kTouch>(c, e); break;
-      case K::kFileRead: read_kind<K::kFileRead>(c, e); break;
-      case K::kFileWrite: read_kind<K::kFileWrite>(c, e); break;
-      case K::kFsync: read_kind<K::kFsync>(c, e); break;
-      case K::kContigAlloc: read_kind<K::kContigAlloc>(c, e); break;
-      case K::kContigFree: read_kind<K::kContigFree>(c, e); break;
-      case K::kObservation: read_kind<K::kObservation>(c, e); break;
+      case K::kPageFault:
+        read_kind<K::kPageFault>(c, e);
+        break;
+      case K::kTouch:
+        read_kind<K::kTouch>(c, e);
+        break;
+      case K::kFileRead:
+        read_kind<K::kFileRead>(c, e);
+        break;
+      case K::kFileWrite:
+        read_kind<K::kFileWrite>(c, e);
+        break;
+      case K::kFsync:
+        read_kind<K::kFsync>(c, e);
+        break;
+      case K::kContigAlloc:
+        read_kind<K::kContigAlloc>(c, e);
+        break;
+      case K::kContigFree:
+        read_kind<K::kContigFree>(c, e);
+        break;
+      case K::kObservation:
+        read_kind<K::kObservation>(c, e);
+        break;
       default:
         return corrupt(frame_offset, "event " + std::to_string(i) + " has unknown kind " +
                                          std::to_string(op & kOpKindMask) +

@@ -59,8 +59,12 @@ bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* k
 
 namespace ev {
 
-Event thread_start(uint64_t ts) { return make(EventKind::kThreadStart, ts); }
-Event thread_exit(uint64_t ts) { return make(EventKind::kThreadExit, ts); }
+Event thread_start(uint64_t ts) {
+  return make(EventKind::kThreadStart, ts);
+}
+Event thread_exit(uint64_t ts) {
+  return make(EventKind::kThreadExit, ts);
+}
 
 Event mm_create(uint64_t ts, uint64_t mm_id, uint64_t parent_mm_id) {
   Event e = make(EventKind::kMmCreate, ts);

@@ -44,7 +44,7 @@ namespace mmreplay::formats {
 //                   comparison (record --ground-truth). Never replayed. arg0 = ObservationKind,
 //                   arg1 = its value.
 enum class EventKind : uint8_t {
-#define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk,)
+#define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk, )
   MMREPLAY_OPS(MMREPLAY_EVENT_KIND)
 #undef MMREPLAY_EVENT_KIND
 };
@@ -68,12 +68,12 @@ static_assert(detail::trace_rows_in_disk_order(), "op table (1): trace row numbe
 
 // What a kObservation event saw, from the tracepoint that recorded it.
 enum class ObservationKind : uint8_t {
-  kMmapLockStartLocking = 0,   // mmap_lock:mmap_lock_start_locking, value = 1 for write
-  kMmapLockAcquired = 1,       // mmap_lock:mmap_lock_acquire_returned, value = 1 for write
-  kMmapLockReleased = 2,       // mmap_lock:mmap_lock_released, value = 1 for write
-  kLockContentionBegin = 3,    // lock:contention_begin, value = lock address
-  kLockContentionEnd = 4,      // lock:contention_end, value = lock address
-  kTlbFlush = 5,               // tlb:tlb_flush, value = pages (-1 = full flush)
+  kMmapLockStartLocking = 0,  // mmap_lock:mmap_lock_start_locking, value = 1 for write
+  kMmapLockAcquired = 1,      // mmap_lock:mmap_lock_acquire_returned, value = 1 for write
+  kMmapLockReleased = 2,      // mmap_lock:mmap_lock_released, value = 1 for write
+  kLockContentionBegin = 3,   // lock:contention_begin, value = lock address
+  kLockContentionEnd = 4,     // lock:contention_end, value = lock address
+  kTlbFlush = 5,              // tlb:tlb_flush, value = pages (-1 = full flush)
 };
 inline constexpr int kObservationKindCount = 6;
 std::string_view observation_name(ObservationKind kind);
@@ -106,8 +106,8 @@ struct Range {
 };
 
 struct Event {
-  uint64_t ts_ns = 0;                 // when the thread issued it (trace clock, ns)
-  uint64_t duration_ns = kNoDuration; // observed duration, kNoDuration when unknown
+  uint64_t ts_ns = 0;                  // when the thread issued it (trace clock, ns)
+  uint64_t duration_ns = kNoDuration;  // observed duration, kNoDuration when unknown
   uint64_t addr = 0;
   uint64_t len = 0;
   uint64_t arg0 = 0;
@@ -164,10 +164,14 @@ inline constexpr uint8_t kFieldsOf[kEventKindCount] = {
 }  // namespace detail
 
 // REQUIRES: is_known_kind(kind).
-inline uint8_t fields_of(EventKind kind) { return detail::kFieldsOf[static_cast<size_t>(kind)]; }
+inline uint8_t fields_of(EventKind kind) {
+  return detail::kFieldsOf[static_cast<size_t>(kind)];
+}
 
 // True when `raw` names a kind this build knows.
-inline bool is_known_kind(uint8_t raw) { return raw < kEventKindCount; }
+inline bool is_known_kind(uint8_t raw) {
+  return raw < kEventKindCount;
+}
 
 // Short lower-case name used by `cat`, `info` and the importers ("mmap", "madvise_vector", ...).
 std::string_view kind_name(EventKind kind);

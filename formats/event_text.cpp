@@ -31,13 +31,20 @@ std::string prot_name(uint32_t prot) {
 
 std::string advice_name(uint64_t advice) {
   switch (advice) {
-    case kMadvNormal: return "normal";
-    case kMadvWillNeed: return "willneed";
-    case kMadvDontNeed: return "dontneed";
-    case kMadvFree: return "free";
-    case kMadvCold: return "cold";
-    case kMadvPageout: return "pageout";
-    default: return std::to_string(advice);
+    case kMadvNormal:
+      return "normal";
+    case kMadvWillNeed:
+      return "willneed";
+    case kMadvDontNeed:
+      return "dontneed";
+    case kMadvFree:
+      return "free";
+    case kMadvCold:
+      return "cold";
+    case kMadvPageout:
+      return "pageout";
+    default:
+      return std::to_string(advice);
   }
 }
 

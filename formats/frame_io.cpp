@@ -79,7 +79,9 @@ FrameCompressor::FrameCompressor(int level) : cctx_(ZSTD_createCCtx()) {
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_contentSizeFlag, 1);
 }
 
-FrameCompressor::~FrameCompressor() { ZSTD_freeCCtx(cctx_); }
+FrameCompressor::~FrameCompressor() {
+  ZSTD_freeCCtx(cctx_);
+}
 
 Status FrameCompressor::compress(capnp::MessageBuilder& message, std::string* out) {
   kj::Array<capnp::word> flat = capnp::messageToFlatArray(message);
@@ -115,8 +117,7 @@ Status decompress_frame(std::span<const uint8_t> frame, uint64_t frame_offset, u
     ZSTD_DCtx* dctx = ZSTD_createDCtx();
     ~Ctx() { ZSTD_freeDCtx(dctx); }
   } ctx;
-  const size_t n =
-      ZSTD_decompressDCtx(ctx.dctx, out->data(), content, frame.data(), frame.size());
+  const size_t n = ZSTD_decompressDCtx(ctx.dctx, out->data(), content, frame.data(), frame.size());
   if (ZSTD_isError(n)) return Status::corruption(where + ": zstd: " + ZSTD_getErrorName(n));
   if (n != content) return Status::corruption(where + ": content shorter than declared");
   return Status::ok();
@@ -124,8 +125,8 @@ Status decompress_frame(std::span<const uint8_t> frame, uint64_t frame_offset, u
 
 capnp::ReaderOptions reader_options_for(size_t words) {
   capnp::ReaderOptions options;
-  options.traversalLimitInWords = std::max<uint64_t>(kTraversalMinimumWords,
-                                                     kTraversalMultiple * words);
+  options.traversalLimitInWords =
+      std::max<uint64_t>(kTraversalMinimumWords, kTraversalMultiple * words);
   options.nestingLimit = kNestingLimit;
   return options;
 }
@@ -152,8 +153,8 @@ Status MappedFile::open(const std::string& path, MappedFile* out) {
       out->fallback_.resize(out->size_);
       size_t done = 0;
       while (done < out->size_) {
-        const ssize_t n = ::pread(fd, out->fallback_.data() + done, out->size_ - done,
-                                  static_cast<off_t>(done));
+        const ssize_t n =
+            ::pread(fd, out->fallback_.data() + done, out->size_ - done, static_cast<off_t>(done));
         if (n <= 0) {
           ::close(fd);
           return Status::io_error(path + ": read failed at offset " + std::to_string(done));
@@ -183,9 +184,13 @@ void MappedFile::release() {
   fallback_.clear();
 }
 
-MappedFile::~MappedFile() { release(); }
+MappedFile::~MappedFile() {
+  release();
+}
 
-MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }
+MappedFile::MappedFile(MappedFile&& other) noexcept {
+  *this = std::move(other);
+}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {

@@ -25,7 +25,7 @@ namespace mmreplay::formats {
 inline constexpr uint32_t kZstdFrameMagic = 0xFD2FB528u;
 inline constexpr uint32_t kSkippableMagicFirst = 0x184D2A50u;  // 16 skippable magics
 inline constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0u;
-inline constexpr uint32_t kIndexFrameMagic = 0x184D2A5Eu;      // the one this format uses
+inline constexpr uint32_t kIndexFrameMagic = 0x184D2A5Eu;        // the one this format uses
 inline constexpr uint64_t kFooterMagic = 0x3158444952544D4Dull;  // "MMTRIDX1" read little-endian
 inline constexpr size_t kFooterBytes = 24;
 inline constexpr size_t kSkippableHeaderBytes = 8;

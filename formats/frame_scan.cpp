@@ -11,7 +11,9 @@
 namespace mmreplay::formats {
 namespace {
 
-std::string where(uint64_t offset) { return "offset " + std::to_string(offset); }
+std::string where(uint64_t offset) {
+  return "offset " + std::to_string(offset);
+}
 
 // Scratch for decompressed frames, one per host thread, reused across calls.
 WordBuffer& scratch_words() {

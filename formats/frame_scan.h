@@ -28,8 +28,8 @@ Status find_frame(std::span<const uint8_t> file, uint64_t offset, FrameSpan* fra
 
 struct ParsedFrame {
   bool is_header = false;
-  TraceMeta meta;     // when is_header
-  DecodedChunk chunk; // otherwise
+  TraceMeta meta;      // when is_header
+  DecodedChunk chunk;  // otherwise
 };
 
 // Decompresses and decodes a zstd frame as a Frame message (header or chunk).

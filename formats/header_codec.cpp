@@ -18,7 +18,8 @@ void build_threads(const std::vector<ThreadInfo>& threads,
 std::vector<ThreadInfo> read_threads(capnp::List<capnp_schema::Thread>::Reader in) {
   std::vector<ThreadInfo> threads;
   threads.reserve(in.size());
-  for (auto t : in) threads.push_back(ThreadInfo{t.getTid(), t.getMmId(), t.getName().cStr(), t.getCpu()});
+  for (auto t : in)
+    threads.push_back(ThreadInfo{t.getTid(), t.getMmId(), t.getName().cStr(), t.getCpu()});
   return threads;
 }
 

@@ -20,8 +20,7 @@ struct Slot {
 }  // namespace
 
 Status decode_in_order(const TraceReader& reader, std::span<const uint32_t> ids,
-                       size_t max_in_flight,
-                       const std::function<bool(const DecodedChunk&)>& sink) {
+                       size_t max_in_flight, const std::function<bool(const DecodedChunk&)>& sink) {
   if (ids.empty()) return Status::ok();
   if (max_in_flight == 0) max_in_flight = 1;
   // Slots are recycled through a free list so decoded storage is reused, not reallocated.
@@ -37,39 +36,32 @@ Status decode_in_order(const TraceReader& reader, std::span<const uint32_t> ids,
 
   tbb::parallel_pipeline(
       max_in_flight,
-      tbb::make_filter<void, Slot*>(
-          tbb::filter_mode::serial_in_order,
-          [&](tbb::flow_control& fc) -> Slot* {
-            Slot* slot = nullptr;
-            if (next >= ids.size() || stop.load(std::memory_order_relaxed) ||
-                !free_slots.try_pop(slot)) {
-              fc.stop();
-              return nullptr;
-            }
-            slot->id = ids[next++];
-            return slot;
-          }) &
-          tbb::make_filter<Slot*, Slot*>(tbb::filter_mode::parallel,
-                                         [&](Slot* slot) {
-                                           const auto& chunks = reader.chunks();
-                                           slot->status =
-                                               slot->id < chunks.size()
-                                                   ? reader.decode(chunks[slot->id], &slot->chunk)
-                                                   : Status::invalid_argument(
-                                                         "chunk id out of range");
-                                           return slot;
-                                         }) &
-          tbb::make_filter<Slot*, void>(tbb::filter_mode::serial_in_order, [&](Slot* slot) {
-            if (!stop.load(std::memory_order_relaxed)) {
-              if (!slot->status) {
-                first_error = slot->status;
-                stop = true;
-              } else if (!sink(slot->chunk)) {
-                stop = true;
-              }
-            }
-            free_slots.push(slot);
-          }));
+      tbb::make_filter<
+          void, Slot*>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control& fc) -> Slot* {
+        Slot* slot = nullptr;
+        if (next >= ids.size() || stop.load(std::memory_order_relaxed) ||
+            !free_slots.try_pop(slot)) {
+          fc.stop();
+          return nullptr;
+        }
+        slot->id = ids[next++];
+        return slot;
+      }) & tbb::make_filter<Slot*, Slot*>(tbb::filter_mode::parallel, [&](Slot* slot) {
+        const auto& chunks = reader.chunks();
+        slot->status = slot->id < chunks.size() ? reader.decode(chunks[slot->id], &slot->chunk)
+                                                : Status::invalid_argument("chunk id out of range");
+        return slot;
+      }) & tbb::make_filter<Slot*, void>(tbb::filter_mode::serial_in_order, [&](Slot* slot) {
+        if (!stop.load(std::memory_order_relaxed)) {
+          if (!slot->status) {
+            first_error = slot->status;
+            stop = true;
+          } else if (!sink(slot->chunk)) {
+            stop = true;
+          }
+        }
+        free_slots.push(slot);
+      }));
   return first_error;
 }
 

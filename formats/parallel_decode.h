@@ -18,7 +18,6 @@
 namespace mmreplay::formats {
 
 Status decode_in_order(const TraceReader& reader, std::span<const uint32_t> ids,
-                       size_t max_in_flight,
-                       const std::function<bool(const DecodedChunk&)>& sink);
+                       size_t max_in_flight, const std::function<bool(const DecodedChunk&)>& sink);
 
 }  // namespace mmreplay::formats

@@ -9,7 +9,9 @@
 namespace mmreplay::formats {
 namespace {
 
-std::string off(uint64_t offset) { return "offset " + std::to_string(offset); }
+std::string off(uint64_t offset) {
+  return "offset " + std::to_string(offset);
+}
 
 // Walks every frame after the header; fails on the first damaged one.
 Status walk_frames(const std::string& path, std::span<const uint8_t> bytes, uint64_t start,
@@ -70,8 +72,8 @@ Status check_trace(const std::string& path, CheckReport* report) {
       bytes.size() - kFooterBytes - footer.index_bytes - kSkippableHeaderBytes;
 
   std::vector<ChunkRef> scanned;
-  if (Status s = walk_frames(path, bytes, header.offset + header.size, index_start, &scanned,
-                             report);
+  if (Status s =
+          walk_frames(path, bytes, header.offset + header.size, index_start, &scanned, report);
       !s) {
     return s;
   }

@@ -19,7 +19,7 @@ struct ThreadInfo {
   uint64_t tid = 0;    // OS thread id as recorded (or a generator's number)
   uint64_t mm_id = 0;  // which address space it runs in (a process); threads of one mm share it
   std::string name;
-  int32_t cpu = -1;    // CPU it last ran on in the recording (--placement as-recorded), -1 unknown
+  int32_t cpu = -1;  // CPU it last ran on in the recording (--placement as-recorded), -1 unknown
   friend bool operator==(const ThreadInfo&, const ThreadInfo&) = default;
 };
 
@@ -48,7 +48,7 @@ struct TraceMeta {
   uint16_t version_major = kFormatVersionMajor;
   uint16_t version_minor = kFormatVersionMinor;
   RecorderInfo recorder;
-  std::string generator;                                     // workload name, "" if captured
+  std::string generator;                                    // workload name, "" if captured
   std::vector<std::pair<std::string, std::string>> params;  // generator parameters as given
   std::vector<ThreadInfo> threads;
   std::vector<FileInfo> files;

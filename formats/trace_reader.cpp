@@ -87,8 +87,7 @@ Status TraceReader::Impl::read_index(std::string* why) {
   WordBuffer words(footer.index_bytes / sizeof(capnp::word));
   std::copy(index_bytes.begin(), index_bytes.end(), reinterpret_cast<uint8_t*>(words.data()));
   try {
-    capnp::FlatArrayMessageReader message(as_words(words),
-                                          reader_options_for(words.size()));
+    capnp::FlatArrayMessageReader message(as_words(words), reader_options_for(words.size()));
     auto index = message.getRoot<capnp_schema::Index>();
     if (index.getVersionMajor() > kFormatVersionMajor) {
       return Status::corruption(path + ": index format version " +
@@ -209,18 +208,34 @@ std::unique_ptr<TraceReader> TraceReader::open_buffer(const std::string& name,
 TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TraceReader::~TraceReader() = default;
 
-const std::string& TraceReader::path() const { return impl_->path; }
-const TraceMeta& TraceReader::meta() const { return impl_->meta; }
-uint64_t TraceReader::file_size() const { return impl_->file.bytes().size(); }
-const std::vector<ChunkRef>& TraceReader::chunks() const { return impl_->chunks; }
+const std::string& TraceReader::path() const {
+  return impl_->path;
+}
+const TraceMeta& TraceReader::meta() const {
+  return impl_->meta;
+}
+uint64_t TraceReader::file_size() const {
+  return impl_->file.bytes().size();
+}
+const std::vector<ChunkRef>& TraceReader::chunks() const {
+  return impl_->chunks;
+}
 std::span<const uint32_t> TraceReader::chunks_of_stream(uint32_t stream) const {
   if (stream >= impl_->by_stream.size()) return {};
   return impl_->by_stream[stream];
 }
-uint64_t TraceReader::total_events() const { return impl_->total_events; }
-bool TraceReader::recovered() const { return impl_->recovered; }
-const std::vector<std::string>& TraceReader::warnings() const { return impl_->warnings; }
-std::span<const uint8_t> TraceReader::bytes() const { return impl_->file.bytes(); }
+uint64_t TraceReader::total_events() const {
+  return impl_->total_events;
+}
+bool TraceReader::recovered() const {
+  return impl_->recovered;
+}
+const std::vector<std::string>& TraceReader::warnings() const {
+  return impl_->warnings;
+}
+std::span<const uint8_t> TraceReader::bytes() const {
+  return impl_->file.bytes();
+}
 
 Status TraceReader::decode(const ChunkRef& ref, DecodedChunk* out) const {
   const auto bytes = impl_->file.bytes();

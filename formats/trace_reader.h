@@ -35,7 +35,7 @@ struct ChunkRef {
   uint64_t offset = 0;  // byte offset of the zstd frame in the file
   uint64_t size = 0;    // compressed size of the frame
   uint32_t stream = 0;
-  uint64_t seq = 0;     // 0, 1, 2, ... within the stream
+  uint64_t seq = 0;  // 0, 1, 2, ... within the stream
   uint64_t first_ts = 0;
   uint64_t last_ts = 0;
   uint32_t events = 0;

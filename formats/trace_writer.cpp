@@ -72,8 +72,8 @@ struct TraceWriter::Impl {
     enc.build(root.initChunk(), stream, seq);
     const uint64_t frame_offset = offset;
     if (Status s = write_message(message); !s) return s;
-    index.push_back(ChunkRef{frame_offset, frame.size(), stream, seq, enc.first_ts(),
-                             enc.last_ts(), enc.count()});
+    index.push_back(ChunkRef{frame_offset, frame.size(), stream, seq, enc.first_ts(), enc.last_ts(),
+                             enc.count()});
     buffered_bytes -= enc.encoded_bytes();
     enc.reset();
     return Status::ok();
@@ -197,8 +197,14 @@ Status TraceWriter::close() {
   return result;
 }
 
-uint64_t TraceWriter::events_written() const { return impl_->events; }
-uint64_t TraceWriter::bytes_written() const { return impl_->offset; }
-uint64_t TraceWriter::chunks_written() const { return impl_->index.size(); }
+uint64_t TraceWriter::events_written() const {
+  return impl_->events;
+}
+uint64_t TraceWriter::bytes_written() const {
+  return impl_->offset;
+}
+uint64_t TraceWriter::chunks_written() const {
+  return impl_->index.size();
+}
 
 }  // namespace mmreplay::formats

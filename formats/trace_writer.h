@@ -26,9 +26,9 @@
 namespace mmreplay::formats {
 
 struct WriterOptions {
-  uint32_t chunk_events = 8192;                 // events per chunk (per thread)
-  int zstd_level = 9;                           // 1..19
-  uint64_t max_buffered_bytes = 64ull << 20;    // all threads' encoded buffers together
+  uint32_t chunk_events = 8192;               // events per chunk (per thread)
+  int zstd_level = 9;                         // 1..19
+  uint64_t max_buffered_bytes = 64ull << 20;  // all threads' encoded buffers together
 };
 
 class TraceWriter {

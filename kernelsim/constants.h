@@ -11,9 +11,9 @@
 namespace mmreplay::kernelsim {
 
 // ---- Pages and page tables (x86-64, 4-level paging) ----------------------------------------
-inline constexpr uint64_t PAGE_SHIFT = 12;                  // arch/x86/include/asm/page_types.h
+inline constexpr uint64_t PAGE_SHIFT = 12;  // arch/x86/include/asm/page_types.h
 inline constexpr uint64_t PAGE_SIZE = uint64_t{1} << PAGE_SHIFT;
-inline constexpr uint64_t PMD_SHIFT = 21;                   // one PTE page maps 2 MiB
+inline constexpr uint64_t PMD_SHIFT = 21;  // one PTE page maps 2 MiB
 inline constexpr uint64_t PMD_SIZE = uint64_t{1} << PMD_SHIFT;
 inline constexpr uint64_t PTRS_PER_PTE = 512;
 
@@ -23,7 +23,8 @@ inline constexpr uint64_t TASK_SIZE = (uint64_t{1} << 47) - PAGE_SIZE;
 inline constexpr uint64_t mmap_min_addr = 65536;
 // The model's mmap_base: TASK_SIZE minus the 8 MiB default stack rlimit gap, rounded down to
 // 1 GiB, without ASLR (arch/x86/mm/mmap.c: mmap_base()); a fixed value keeps replays deterministic.
-inline constexpr uint64_t MODEL_MMAP_BASE = (TASK_SIZE - (uint64_t{8} << 20)) & ~((uint64_t{1} << 30) - 1);
+inline constexpr uint64_t MODEL_MMAP_BASE =
+    (TASK_SIZE - (uint64_t{8} << 20)) & ~((uint64_t{1} << 30) - 1);
 
 // ---- CPUs -------------------------------------------------------------------------------------
 // Largest machine the model supports (CONFIG_NR_CPUS is 8192 on distro kernels; 1024 is the
@@ -112,9 +113,10 @@ inline constexpr int64_t MAX_PAUSE_NS = 200'000'000;
 // fs/fs-writeback.c: pages written per writeback round, MAX_WRITEBACK_PAGES = 4096 KB / page.
 inline constexpr uint64_t MAX_WRITEBACK_PAGES = 1024;
 
-// ---- Buffer heads (fs/buffer.c) ------------------------------------------------------------------
-// Per-CPU bh_lru entries: 8, raised to 16 in 3.18 (86cf78d73de8: creating a file in a large ext4
-// directory with quota touches about 9 buffer heads). The model takes it from policy bh_lru_size.
+// ---- Buffer heads (fs/buffer.c)
+// ------------------------------------------------------------------ Per-CPU bh_lru entries: 8,
+// raised to 16 in 3.18 (86cf78d73de8: creating a file in a large ext4 directory with quota touches
+// about 9 buffer heads). The model takes it from policy bh_lru_size.
 inline constexpr uint32_t BH_LRU_SIZE = 16;
 inline constexpr uint32_t BH_LRU_SIZE_PRE_3_18 = 8;
 // The model's file-system block size: mke2fs.conf's ext4 default blocksize (one buffer head per
@@ -130,9 +132,9 @@ inline constexpr uint32_t MEMCG_CHARGE_BATCH = 64;
 // try_charge(): reclaim rounds on the group before it declares a memcg OOM (3.x-5.x;
 // MAX_RECLAIM_RETRIES since 5.9, unverified version).
 inline constexpr uint32_t MEM_CGROUP_RECLAIM_RETRIES = 5;
-// ---- Predictive reclaim (seed 003's RFC, mm/lsq.c) ------------------------------------------------
-// (time, free pages) samples in the least-squares lookback window; the model takes the window from
-// knob predict_window.
+// ---- Predictive reclaim (seed 003's RFC, mm/lsq.c)
+// ------------------------------------------------ (time, free pages) samples in the least-squares
+// lookback window; the model takes the window from knob predict_window.
 inline constexpr uint32_t LSQ_LOOKBACK = 8;
 // ---- Contiguous allocation (mm/cma.c, mm/page_alloc.c, mm/migrate.c) -------------------------
 // mm/Kconfig CMA_SIZE_MBYTES: the default size of the global CMA area (cma= on the command line

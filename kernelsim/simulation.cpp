@@ -20,29 +20,43 @@ std::vector<Cpu> make_cpus(uint32_t n) {
 
 Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
                        const KernelConfig& config)
-    : SimFloor(machine.time_slice), machine_(machine), costs_(costs), config_(config), policies_(PolicySet::build(config)),
-      cpus_(make_cpus(machine.nr_cpus)), sched_(*this), swap_(machine.swap_bytes >> PAGE_SHIFT) {
+    : SimFloor(machine.time_slice),
+      machine_(machine),
+      costs_(costs),
+      config_(config),
+      policies_(PolicySet::build(config)),
+      cpus_(make_cpus(machine.nr_cpus)),
+      sched_(*this),
+      swap_(machine.swap_bytes >> PAGE_SHIFT) {
   assert(machine.nr_cpus >= 1 && machine.nr_cpus <= NR_CPUS);
   scheduler_ = &sched_;
-  page_alloc_ = std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT, machine.nr_cpus);
+  page_alloc_ =
+      std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT, machine.nr_cpus);
   lruvec_ = std::make_unique<Lruvec>(*this, machine.nr_cpus);
-  buffers_ = std::make_unique<BufferCache>(machine.nr_cpus, config.bh_lru_size, machine.fs_block_size);
+  buffers_ =
+      std::make_unique<BufferCache>(machine.nr_cpus, config.bh_lru_size, machine.fs_block_size);
   memcg_ = std::make_unique<MemcgSet>(*this, machine.nr_cpus);
   assert(machine.cma_bytes <= machine.memory_bytes);
-  cma_ = std::make_unique<CmaArea>(machine.memory_bytes >> PAGE_SHIFT, machine.cma_bytes >> PAGE_SHIFT);
+  cma_ = std::make_unique<CmaArea>(machine.memory_bytes >> PAGE_SHIFT,
+                                   machine.cma_bytes >> PAGE_SHIFT);
   page_cache_ = std::make_unique<PageCache>(*this);
   kswapd_data_ = std::make_unique<KswapdData>(*this, config.predict_window);
 }
 
-std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,
-                                               const KernelConfig& config, std::string* error) {
+std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine,
+                                               const CostProfile& costs, const KernelConfig& config,
+                                               std::string* error) {
   if (machine.nr_cpus < 1 || machine.nr_cpus > NR_CPUS) {
-    if (error) *error = "nr_cpus " + std::to_string(machine.nr_cpus) + " outside 1.." + std::to_string(NR_CPUS);
+    if (error)
+      *error =
+          "nr_cpus " + std::to_string(machine.nr_cpus) + " outside 1.." + std::to_string(NR_CPUS);
     return nullptr;
   }
   const uint64_t bs = machine.fs_block_size;
   if (bs == 0 || (bs & (bs - 1)) != 0 || PAGE_SIZE % bs != 0) {
-    if (error) *error = "fs_block_size " + std::to_string(bs) + " is not a power of two dividing the page size";
+    if (error)
+      *error =
+          "fs_block_size " + std::to_string(bs) + " is not a power of two dividing the page size";
     return nullptr;
   }
   if (machine.cma_bytes > machine.memory_bytes) {
@@ -52,8 +66,9 @@ std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, con
   return std::make_unique<Simulation>(machine, costs, config);
 }
 
-std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine, const CostProfile& costs,
-                                               std::string_view policy, std::string* error) {
+std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine,
+                                               const CostProfile& costs, std::string_view policy,
+                                               std::string* error) {
   KernelConfig config;
   if (!policy.empty()) {
     if (Status s = expand_policy(policy, &config); !s) {
@@ -88,7 +103,8 @@ Mm* Simulation::find_mm(uint32_t mm_id) const {
 
 Task& Simulation::create_task(uint32_t cpu, Mm* mm) {
   assert(cpu < cpus_.size());
-  tasks_.push_back(std::make_unique<Task>(*this, *this, static_cast<uint32_t>(tasks_.size()), cpus_[cpu]));
+  tasks_.push_back(
+      std::make_unique<Task>(*this, *this, static_cast<uint32_t>(tasks_.size()), cpus_[cpu]));
   Task& t = *tasks_.back();
   t.set_mm(mm);
   if (mm != nullptr) ++mm->users;

@@ -27,20 +27,20 @@
 #include "kernelsim/fs/buffer.h"
 #include "kernelsim/locking/lockstat.h"
 #include "kernelsim/mm/cma.h"
-#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/filemap.h"
 #include "kernelsim/mm/lru.h"
 #include "kernelsim/mm/memcontrol.h"
+#include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/page_alloc.h"
-#include "kernelsim/mm/filemap.h"
-#include "kernelsim/mm/vmscan.h"
 #include "kernelsim/mm/swapfile.h"
+#include "kernelsim/mm/vmscan.h"
 #include "kernelsim/policy/kernel_config.h"
 #include "kernelsim/policy/policy_set.h"
 #include "kernelsim/sched/core.h"
 #include "kernelsim/sched/cpu.h"
 #include "kernelsim/sim/event_queue.h"
-#include "kernelsim/sim/sim_floor.h"
 #include "kernelsim/sim/op.h"
+#include "kernelsim/sim/sim_floor.h"
 #include "kernelsim/sim/stats.h"
 #include "kernelsim/sim/task.h"
 #include "kernelsim/sim/trace_sink.h"
@@ -48,17 +48,17 @@
 namespace mmreplay::kernelsim {
 
 struct MachineConfig {
-  uint32_t nr_cpus = 4;                                  // 1 .. NR_CPUS
-  uint64_t memory_bytes = uint64_t{16} << 30;            // managed by the one zone
+  uint32_t nr_cpus = 4;                        // 1 .. NR_CPUS
+  uint64_t memory_bytes = uint64_t{16} << 30;  // managed by the one zone
   SimTime time_slice = SimTime::ns(sysctl_sched_base_slice_ns);
-  uint64_t swap_bytes = 0;                               // one swap device; 0 = no swap
-  uint64_t fs_block_size = EXT4_DEFAULT_BLOCK_SIZE;      // block size of every file (fs/buffer.h)
+  uint64_t swap_bytes = 0;                           // one swap device; 0 = no swap
+  uint64_t fs_block_size = EXT4_DEFAULT_BLOCK_SIZE;  // block size of every file (fs/buffer.h)
   // vm.min_free_kbytes as an administrator sets it; 0 = the kernel's int_sqrt formula. A scaled
   // machine sets the full-size value x scale so the watermarks keep their share of memory.
   uint64_t min_free_kbytes = 0;
-  uint64_t memcg_limit_bytes = 0;                        // limit of each memcg; 0 = unlimited
-  uint32_t memcg_nr_groups = 1;                          // memcgs the mms share; 0 = one per mm
-  uint64_t cma_bytes = 0;                                // CMA area at the top of the zone (mm/cma.h); 0 = none
+  uint64_t memcg_limit_bytes = 0;  // limit of each memcg; 0 = unlimited
+  uint32_t memcg_nr_groups = 1;    // memcgs the mms share; 0 = one per mm
+  uint64_t cma_bytes = 0;          // CMA area at the top of the zone (mm/cma.h); 0 = none
 };
 
 class Simulation final : public SimFloor {

@@ -25,9 +25,9 @@
 namespace mmreplay::replay {
 
 struct ChunkCacheStats {
-  uint64_t hits = 0;       // served from the cache
-  uint64_t misses = 0;     // decoded by the caller
-  uint64_t waits = 0;      // found another run decoding it and waited (counted as hits too)
+  uint64_t hits = 0;    // served from the cache
+  uint64_t misses = 0;  // decoded by the caller
+  uint64_t waits = 0;   // found another run decoding it and waited (counted as hits too)
   uint64_t evictions = 0;
   double hit_rate() const {
     const uint64_t total = hits + misses;

@@ -51,7 +51,8 @@ void write_hgrm(std::ostream& out, const kernelsim::Histogram& h) {
         const double p = reporting + step * tick;
         const auto needed = static_cast<uint64_t>(std::ceil(p * static_cast<double>(total)));
         while (b + 1 < buckets.size() && buckets[b].cumulative < std::max<uint64_t>(needed, 1)) ++b;
-        const double actual = static_cast<double>(buckets[b].cumulative) / static_cast<double>(total);
+        const double actual =
+            static_cast<double>(buckets[b].cumulative) / static_cast<double>(total);
         if (buckets[b].cumulative == total) {
           done = true;
           break;

@@ -5,7 +5,8 @@
 namespace mmreplay::replay {
 
 Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config) {
-  return kernelsim::expand_policy(spec, config).with_context("--policy '" + std::string(spec) + "'");
+  return kernelsim::expand_policy(spec, config)
+      .with_context("--policy '" + std::string(spec) + "'");
 }
 
 std::vector<std::string> split_policy_list(const std::vector<std::string>& values) {

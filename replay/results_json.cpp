@@ -4,16 +4,20 @@
 #include <fstream>
 #include <map>
 
-
 namespace mmreplay::replay {
 namespace {
 
-const char* timing_name(Timing t) { return t == Timing::kOpen ? "open" : "closed"; }
+const char* timing_name(Timing t) {
+  return t == Timing::kOpen ? "open" : "closed";
+}
 const char* placement_name(Placement p) {
   switch (p) {
-    case Placement::kPack: return "pack";
-    case Placement::kAsRecorded: return "as-recorded";
-    case Placement::kSpread: break;
+    case Placement::kPack:
+      return "pack";
+    case Placement::kAsRecorded:
+      return "as-recorded";
+    case Placement::kSpread:
+      break;
   }
   return "spread";
 }
@@ -44,16 +48,11 @@ nlohmann::json histogram_to_json(const kernelsim::Histogram& h) {
   h.for_each_bucket([&](uint64_t low, uint64_t high, uint64_t count) {
     buckets.push_back({low, high, count});
   });
-  return {{"count", h.count()},
-          {"mean_ns", h.mean()},
-          {"p50_ns", h.percentile(50)},
-          {"p90_ns", h.percentile(90)},
-          {"p99_ns", h.percentile(99)},
-          {"p999_ns", h.percentile(99.9)},
-          {"max_ns", h.max()},
-          {"min_ns", h.min()},
-          {"sum_ns", h.sum()},
-          {"buckets", buckets}};
+  return {{"count", h.count()},         {"mean_ns", h.mean()},
+          {"p50_ns", h.percentile(50)}, {"p90_ns", h.percentile(90)},
+          {"p99_ns", h.percentile(99)}, {"p999_ns", h.percentile(99.9)},
+          {"max_ns", h.max()},          {"min_ns", h.min()},
+          {"sum_ns", h.sum()},          {"buckets", buckets}};
 }
 
 nlohmann::json run_to_json(size_t index, const RunResult& r) {
@@ -84,9 +83,11 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
           {"profile", r.spec.profile},
           {"timing", timing_name(r.spec.timing)},
           {"placement", placement_name(r.spec.placement)},
-          {"machine", {{"cpus", r.cpus}, {"memory_bytes", r.memory_bytes},
-                       {"swap_bytes", r.swap_bytes},
-                       {"memcg_limit_bytes", r.spec.memcg_limit_bytes}}},
+          {"machine",
+           {{"cpus", r.cpus},
+            {"memory_bytes", r.memory_bytes},
+            {"swap_bytes", r.swap_bytes},
+            {"memcg_limit_bytes", r.spec.memcg_limit_bytes}}},
           {"makespan_ns", r.makespan_ns},
           {"operations", r.operations},
           {"throughput_ops_per_s", r.throughput_ops_per_s()},
@@ -105,9 +106,10 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
   for (const auto* t : study.traces) traces.push_back(trace_to_json(*t));
   j["trace"] = traces.empty() ? nlohmann::json::object() : traces.front();
   j["traces"] = traces;
-  j["study"] = {{"command", info.command},
-                {"runs_total", info.runs_total},
-                {"shard", std::to_string(info.shard.index) + "/" + std::to_string(info.shard.count)}};
+  j["study"] = {
+      {"command", info.command},
+      {"runs_total", info.runs_total},
+      {"shard", std::to_string(info.shard.index) + "/" + std::to_string(info.shard.count)}};
   nlohmann::json runs = nlohmann::json::array();
   for (size_t i = 0; i < result.runs.size(); ++i) {
     nlohmann::json run = run_to_json(result.run_index[i], result.runs[i]);
@@ -116,14 +118,10 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
   }
   j["runs"] = runs;
   const HostStats& h = result.host;
-  j["host"] = {{"wall_seconds", h.wall_seconds},
-               {"threads", h.threads},
-               {"events_replayed", h.events_replayed},
-               {"events_per_second", h.events_per_second},
-               {"cache_hits", h.cache.hits},
-               {"cache_misses", h.cache.misses},
-               {"cache_hit_rate", h.cache.hit_rate()},
-               {"cache_capacity_chunks", h.cache_capacity},
+  j["host"] = {{"wall_seconds", h.wall_seconds},       {"threads", h.threads},
+               {"events_replayed", h.events_replayed}, {"events_per_second", h.events_per_second},
+               {"cache_hits", h.cache.hits},           {"cache_misses", h.cache.misses},
+               {"cache_hit_rate", h.cache.hit_rate()}, {"cache_capacity_chunks", h.cache_capacity},
                {"peak_rss_kb", h.peak_rss_kb}};
   return j;
 }
@@ -131,7 +129,7 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
 Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged) {
   std::map<uint64_t, nlohmann::json> runs;
   nlohmann::json host = {{"wall_seconds", 0.0}, {"events_replayed", 0}, {"cache_hits", 0},
-                         {"cache_misses", 0},   {"peak_rss_kb", 0},    {"shards", 0}};
+                         {"cache_misses", 0},   {"peak_rss_kb", 0},     {"shards", 0}};
   for (const std::string& path : paths) {
     std::ifstream in(path);
     if (!in) return Status::from_errno(errno, path + ": cannot open");
@@ -162,7 +160,8 @@ Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merg
     for (const char* k : {"events_replayed", "cache_hits", "cache_misses"}) {
       host[k] = host[k].get<uint64_t>() + h.value(k, uint64_t{0});
     }
-    host["peak_rss_kb"] = std::max(host["peak_rss_kb"].get<uint64_t>(), h.value("peak_rss_kb", uint64_t{0}));
+    host["peak_rss_kb"] =
+        std::max(host["peak_rss_kb"].get<uint64_t>(), h.value("peak_rss_kb", uint64_t{0}));
     host["shards"] = host["shards"].get<uint64_t>() + 1;
   }
   if (merged->is_null()) return Status::invalid_argument("merge: no input files");

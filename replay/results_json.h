@@ -19,9 +19,9 @@ inline constexpr int kResultsSchema = 1;
 
 // What the study was, as the command line described it.
 struct StudyInfo {
-  std::string command;                // "replay", "compare", "scale"
+  std::string command;  // "replay", "compare", "scale"
   std::vector<std::string> trace_paths;
-  size_t runs_total = 0;              // runs in the whole study (all shards)
+  size_t runs_total = 0;  // runs in the whole study (all shards)
   Shard shard;
 };
 

@@ -41,7 +41,9 @@ void histogram_rows(std::ostream& out, const std::string& title,
         << pad(format_ns(static_cast<double>(h.percentile(99))), 10)
         << pad(format_ns(static_cast<double>(h.percentile(99.9))), 10)
         << pad(format_ns(static_cast<double>(h.max())), 10) << pad(format_ns(h.mean()), 10)
-        << pad(ratio(static_cast<double>(h.percentile(99)), static_cast<double>(first.percentile(99))), 11)
+        << pad(ratio(static_cast<double>(h.percentile(99)),
+                     static_cast<double>(first.percentile(99))),
+               11)
         << pad(ratio(h.mean(), first.mean()), 11) << "\n";
   }
 }
@@ -117,8 +119,8 @@ void print_comparison(std::ostream& out, const std::vector<RunResult>& runs,
 }
 
 void print_scaling(std::ostream& out, const std::vector<RunResult>& runs) {
-  out << "  " << pad("policy", 24, true) << pad("cpus", 6) << pad("ops/s", 14) << pad("speed-up", 10)
-      << pad("fault p50", 11) << pad("fault p99", 11) << pad("top lock", 26)
+  out << "  " << pad("policy", 24, true) << pad("cpus", 6) << pad("ops/s", 14)
+      << pad("speed-up", 10) << pad("fault p50", 11) << pad("fault p99", 11) << pad("top lock", 26)
       << pad("contended", 11) << "\n";
   std::map<std::string, double> base;
   for (const RunResult& r : runs) {
@@ -134,7 +136,8 @@ void print_scaling(std::ostream& out, const std::vector<RunResult>& runs) {
       }
     }
     out << "  " << pad(r.spec.policy_name, 24, true) << pad(std::to_string(r.cpus), 6)
-        << pad(fixed("%.0f", tput), 14) << pad(fixed("%.2fx", it->second > 0 ? tput / it->second : 0), 10)
+        << pad(fixed("%.0f", tput), 14)
+        << pad(fixed("%.2fx", it->second > 0 ? tput / it->second : 0), 10)
         << pad(format_ns(static_cast<double>(fault.percentile(50))), 11)
         << pad(format_ns(static_cast<double>(fault.percentile(99))), 11) << pad(top, 26)
         << pad(std::to_string(top_contended), 11) << "\n";

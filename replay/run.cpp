@@ -102,8 +102,9 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   result->spec = spec;
   const formats::TraceMeta& meta = reader.meta();
   kernelsim::MachineConfig machine;
-  machine.nr_cpus = spec.cpus != 0 ? spec.cpus : meta.recorder.cpus != 0 ? meta.recorder.cpus
-                                                                         : kDefaultCpus;
+  machine.nr_cpus = spec.cpus != 0            ? spec.cpus
+                    : meta.recorder.cpus != 0 ? meta.recorder.cpus
+                                              : kDefaultCpus;
   if (machine.nr_cpus > kernelsim::NR_CPUS) {
     return Status::invalid_argument("--cpus " + std::to_string(machine.nr_cpus) +
                                     ": the model supports at most " +

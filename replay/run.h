@@ -21,20 +21,20 @@
 namespace mmreplay::replay {
 
 enum class Placement {
-  kSpread,  // thread i on CPU i mod N, in thread-table order
+  kSpread,      // thread i on CPU i mod N, in thread-table order
   kPack,        // threads of one mm on neighbouring CPUs (sorted by mm, then spread)
   kAsRecorded,  // the CPU the recording saw the thread on (mod N); spread where unknown
 };
 
 struct RunSpec {
-  std::string policy_name;     // as the user wrote it ("linux-4.5+madv_free=lazy")
+  std::string policy_name;         // as the user wrote it ("linux-4.5+madv_free=lazy")
   kernelsim::KernelConfig config;  // what it resolved to (replay/policy_spec.h), validated up front
-  uint32_t cpus = 0;           // 0 = the CPUs the trace was recorded on (or 4)
-  uint64_t memory_bytes = 0;   // 0 = the trace's machine memory (or the model's default)
+  uint32_t cpus = 0;               // 0 = the CPUs the trace was recorded on (or 4)
+  uint64_t memory_bytes = 0;       // 0 = the trace's machine memory (or the model's default)
   uint64_t swap_bytes = 0;
-  uint64_t min_free_kbytes = 0;  // vm.min_free_kbytes; 0 = the kernel's formula
-  uint64_t memcg_limit_bytes = 0;  // limit of each memcg (policy memcg); 0 = unlimited
-  uint64_t cma_bytes = 0;  // 0 = CMA_SIZE_MBYTES (kernelsim/constants.h)
+  uint64_t min_free_kbytes = 0;     // vm.min_free_kbytes; 0 = the kernel's formula
+  uint64_t memcg_limit_bytes = 0;   // limit of each memcg (policy memcg); 0 = unlimited
+  uint64_t cma_bytes = 0;           // 0 = CMA_SIZE_MBYTES (kernelsim/constants.h)
   std::string profile = "default";  // a built-in name or a .json path (cost_profile_json.h)
   Timing timing = Timing::kClosed;
   Placement placement = Placement::kSpread;
@@ -80,8 +80,9 @@ struct RunResult {
   kernelsim::Histogram open_loop_lateness;
   uint64_t events_replayed = 0;
   double throughput_ops_per_s() const {
-    return makespan_ns == 0 ? 0.0 : static_cast<double>(operations) * 1e9 /
-                                        static_cast<double>(makespan_ns);
+    return makespan_ns == 0
+               ? 0.0
+               : static_cast<double>(operations) * 1e9 / static_cast<double>(makespan_ns);
   }
 };
 

@@ -36,8 +36,8 @@ struct Shard {
 };
 
 struct StudyOptions {
-  int threads = 0;            // host threads; 0 = all cores
-  size_t cache_chunks = 0;    // 0 = sized from the traces' thread counts and the host threads
+  int threads = 0;          // host threads; 0 = all cores
+  size_t cache_chunks = 0;  // 0 = sized from the traces' thread counts and the host threads
   Shard shard;
   // Called (serialised) after each run with runs done, runs in this shard and events so far.
   std::function<void(size_t, size_t, uint64_t)> progress;

@@ -57,22 +57,32 @@ bool TraceOpSource::translate(Op& op) const {
       op = Op();
       op.kind = OpKind::kThreadStart;
       return true;
-    case EventKind::kThreadExit: op = Op::thread_exit(); return true;
-    case EventKind::kMmCreate: op = Op::mm_create(static_cast<uint32_t>(e.arg0)); return true;
-    case EventKind::kMmExit: op = Op::mm_exit(); return true;
+    case EventKind::kThreadExit:
+      op = Op::thread_exit();
+      return true;
+    case EventKind::kMmCreate:
+      op = Op::mm_create(static_cast<uint32_t>(e.arg0));
+      return true;
+    case EventKind::kMmExit:
+      op = Op::mm_exit();
+      return true;
     case EventKind::kMmap:
       op = e.arg1 == 0 ? Op::mmap_anon(e.addr, e.len, e.prot(), e.map_flags())
                        : Op::mmap_file(e.addr, e.len, e.prot(), e.map_flags(),
                                        static_cast<uint32_t>(e.arg1), e.arg2);
       return true;
-    case EventKind::kMunmap: op = Op::munmap(e.addr, e.len); return true;
+    case EventKind::kMunmap:
+      op = Op::munmap(e.addr, e.len);
+      return true;
     case EventKind::kMprotect:
       op = Op::mprotect(e.addr, e.len, static_cast<uint32_t>(e.arg0));
       return true;
     case EventKind::kMremap:
       op = Op::mremap(e.addr, e.len, e.arg1, static_cast<uint32_t>(e.arg2), e.arg0);
       return true;
-    case EventKind::kBrk: op = Op::brk(e.addr); return true;
+    case EventKind::kBrk:
+      op = Op::brk(e.addr);
+      return true;
     case EventKind::kMadvise:
       op = Op::madvise(e.addr, e.len, static_cast<int>(e.arg0));
       return true;
@@ -83,15 +93,21 @@ bool TraceOpSource::translate(Op& op) const {
       op = Op::madvise_vec(std::move(ranges), static_cast<int>(e.arg0));
       return true;
     }
-    case EventKind::kPageFault: op = Op::page_fault(e.addr, e.is_write()); return true;
-    case EventKind::kTouch: op = Op::touch(e.addr, e.len, e.is_write(), e.arg0); return true;
+    case EventKind::kPageFault:
+      op = Op::page_fault(e.addr, e.is_write());
+      return true;
+    case EventKind::kTouch:
+      op = Op::touch(e.addr, e.len, e.is_write(), e.arg0);
+      return true;
     case EventKind::kFileRead:
       op = Op::file_read(static_cast<uint32_t>(e.arg0), e.arg1, e.len);
       return true;
     case EventKind::kFileWrite:
       op = Op::file_write(static_cast<uint32_t>(e.arg0), e.arg1, e.len);
       return true;
-    case EventKind::kFsync: op = Op::fsync(static_cast<uint32_t>(e.arg0)); return true;
+    case EventKind::kFsync:
+      op = Op::fsync(static_cast<uint32_t>(e.arg0));
+      return true;
     case EventKind::kContigAlloc:
       op = Op::contig_alloc(e.arg0, e.len);
       return true;

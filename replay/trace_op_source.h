@@ -27,9 +27,9 @@ enum class Timing { kClosed, kOpen };
 
 // What a source saw, for the run's results.
 struct SourceCounters {
-  uint64_t events = 0;                                    // trace events consumed
+  uint64_t events = 0;                                       // trace events consumed
   std::array<uint64_t, formats::kEventKindCount> skipped{};  // consumed but not modelled
-  kernelsim::Histogram open_loop_lateness;                // ns an op started after its timestamp
+  kernelsim::Histogram open_loop_lateness;                   // ns an op started after its timestamp
 };
 
 class TraceOpSource final : public kernelsim::OpSource {

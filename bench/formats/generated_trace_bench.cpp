@@ -88,8 +88,8 @@ void BM_ZstdOnlyGenerated(benchmark::State& state) {
   const auto bytes = reader.bytes();
   for (auto _ : state) {
     for (const auto& ref : reader.chunks()) {
-      const size_t n = ZSTD_decompressDCtx(dctx, out.data(), out.size(), bytes.data() + ref.offset,
-                                           ref.size);
+      const size_t n =
+          ZSTD_decompressDCtx(dctx, out.data(), out.size(), bytes.data() + ref.offset, ref.size);
       if (ZSTD_isError(n)) std::abort();
       benchmark::DoNotOptimize(out.data());
     }

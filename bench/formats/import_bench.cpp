@@ -16,8 +16,8 @@ namespace mmreplay::bench {
 namespace {
 
 constexpr int kThreads = 4;
-constexpr int kRounds = 50;           // map/touch/free/unmap rounds per thread
-constexpr int kPagesPerRound = 256;   // 1 MiB of 4 KiB pages
+constexpr int kRounds = 50;          // map/touch/free/unmap rounds per thread
+constexpr int kPagesPerRound = 256;  // 1 MiB of 4 KiB pages
 constexpr uint64_t kBase = 0x7f0000000000;
 constexpr uint64_t kPage = 4096;
 constexpr uint64_t kRoundBytes = kPagesPerRound * kPage;
@@ -49,7 +49,8 @@ std::string perf_text(uint64_t* lines) {
                           "0x00000004",
                           addr, kRoundBytes / 2));
       line(t, "syscalls:sys_exit_madvise: 0x0");
-      line(t, fmt::format("syscalls:sys_enter_munmap: addr: {:#x}, len: {:#010x}", addr, kRoundBytes));
+      line(t,
+           fmt::format("syscalls:sys_enter_munmap: addr: {:#x}, len: {:#010x}", addr, kRoundBytes));
       line(t, "syscalls:sys_exit_munmap: 0x0");
     }
   }
@@ -72,7 +73,8 @@ std::string strace_text(uint64_t* lines) {
       line(t, fmt::format("mmap(NULL, {}, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) "
                           "= {:#x} <0.000021>",
                           kRoundBytes, addr));
-      line(t, fmt::format("madvise({:#x}, {}, MADV_DONTNEED <unfinished ...>", addr, kRoundBytes / 2));
+      line(t,
+           fmt::format("madvise({:#x}, {}, MADV_DONTNEED <unfinished ...>", addr, kRoundBytes / 2));
       line(t, "<... madvise resumed>) = 0 <0.004130>");
       line(t, fmt::format("munmap({:#x}, {}) = 0 <0.000182>", addr, kRoundBytes));
     }
@@ -86,7 +88,8 @@ void run_text(benchmark::State& state, formats::ImportFormat format, const std::
   for (auto _ : state) {
     formats::ImportedTrace trace;
     formats::ImportReport report;
-    if (!formats::import_text(format, "bench", text, &trace, &report)) state.SkipWithError("import");
+    if (!formats::import_text(format, "bench", text, &trace, &report))
+      state.SkipWithError("import");
     events = report.events;
     benchmark::DoNotOptimize(trace);
   }

@@ -60,8 +60,8 @@ void BM_Decode(benchmark::State& state) {
     }
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * reader->total_events()));
-  state.counters["bytes_per_event"] = static_cast<double>(reader->file_size()) /
-                                      static_cast<double>(reader->total_events());
+  state.counters["bytes_per_event"] =
+      static_cast<double>(reader->file_size()) / static_cast<double>(reader->total_events());
 }
 BENCHMARK(BM_Decode)->Unit(benchmark::kMillisecond);
 
@@ -95,8 +95,8 @@ void BM_ZstdOnly(benchmark::State& state) {
   const auto bytes = reader->bytes();
   for (auto _ : state) {
     for (const auto& ref : reader->chunks()) {
-      const size_t n = ZSTD_decompressDCtx(dctx, out.data(), out.size(), bytes.data() + ref.offset,
-                                           ref.size);
+      const size_t n =
+          ZSTD_decompressDCtx(dctx, out.data(), out.size(), bytes.data() + ref.offset, ref.size);
       if (ZSTD_isError(n)) std::abort();
       benchmark::DoNotOptimize(out.data());
     }

@@ -1,6 +1,6 @@
-// Model throughput: simulated page faults, madvise calls and file reads per host second, with one thread on
-// one virtual CPU (uncontended) and with 64 threads of one mm on 64 virtual CPUs (mmap_sem,
-// zone->lock and TLB-shootdown traffic). Figures are quoted, never asserted.
+// Model throughput: simulated page faults, madvise calls and file reads per host second, with one
+// thread on one virtual CPU (uncontended) and with 64 threads of one mm on 64 virtual CPUs
+// (mmap_sem, zone->lock and TLB-shootdown traffic). Figures are quoted, never asserted.
 //
 //   build/release/bench/kernelsim/kernelsim_bench --benchmark_counters_tabular=true
 
@@ -40,7 +40,8 @@ void BM_PageFaults(benchmark::State& state, uint32_t threads, const char* policy
     sim->run();
     faults += sim->stats().vm.pgfault;
   }
-  state.counters["faults/s"] = benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
+  state.counters["faults/s"] =
+      benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
 }
 
 // `threads` threads of one mm each repeat: dirty a 64-page region, MADV_DONTNEED it.
@@ -60,7 +61,8 @@ void BM_Madvise(benchmark::State& state, uint32_t threads, const char* policy) {
     sim->run();
     calls += sim->stats().count(OpKind::kMadvise);
   }
-  state.counters["madvise/s"] = benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsRate);
+  state.counters["madvise/s"] =
+      benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsRate);
 }
 
 // Seed 001's page_fault2 shape: 16 processes in one memcg on 16 vCPUs, each mapping,
@@ -92,7 +94,8 @@ void BM_MemcgPageFaults(benchmark::State& state, const char* policy) {
     sim_rate = static_cast<double>(sim->stats().vm.pgfault) * 1e3 /
                static_cast<double>(sim->now().count_ns());
   }
-  state.counters["faults/s"] = benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
+  state.counters["faults/s"] =
+      benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
   state.counters["counter_wait_ns/fault"] = wait_ns / static_cast<double>(kFaultsPerRun);
   state.counters["sim_Mfaults/s"] = sim_rate;
 }
@@ -109,14 +112,16 @@ void BM_FileRead(benchmark::State& state, uint32_t threads, uint64_t blocks) {
       std::vector<Op> ops;
       ops.reserve(kReadsPerThread);
       for (int r = 0; r < kReadsPerThread; ++r) {
-        ops.push_back(Op::file_read(i + 1, (static_cast<uint64_t>(r) % blocks) * PAGE_SIZE, PAGE_SIZE));
+        ops.push_back(
+            Op::file_read(i + 1, (static_cast<uint64_t>(r) % blocks) * PAGE_SIZE, PAGE_SIZE));
       }
       sim->spawn_thread(1, i, std::make_unique<VectorOpSource>(std::move(ops)));
     }
     sim->run();
     reads += sim->stats().count(OpKind::kFileRead);
   }
-  state.counters["reads/s"] = benchmark::Counter(static_cast<double>(reads), benchmark::Counter::kIsRate);
+  state.counters["reads/s"] =
+      benchmark::Counter(static_cast<double>(reads), benchmark::Counter::kIsRate);
 }
 
 // Faults under memory pressure (reclaim active): 4 threads, each writing 128 MiB and then
@@ -136,22 +141,24 @@ void BM_PageFaultsUnderPressure(benchmark::State& state, const char* policy) {
     for (uint32_t i = 0; i < kThreads; ++i) {
       const uint64_t base = kBase + i * kPerThread * PAGE_SIZE * 2;
       const uint64_t len = kPerThread * PAGE_SIZE;
-      std::vector<Op> ops = {Op::mmap_anon(base, len, PROT_READ | PROT_WRITE), Op::touch(base, len, true),
-                             Op::touch(base, len, false)};
+      std::vector<Op> ops = {Op::mmap_anon(base, len, PROT_READ | PROT_WRITE),
+                             Op::touch(base, len, true), Op::touch(base, len, false)};
       sim->spawn_thread(i + 1, i, std::make_unique<VectorOpSource>(std::move(ops)));
     }
     sim->run();
     faults += sim->stats().vm.pgfault;
     stalls += sim->stats().vm.allocstall;
   }
-  state.counters["faults/s"] = benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
+  state.counters["faults/s"] =
+      benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
   state.counters["allocstalls"] =
       benchmark::Counter(static_cast<double>(stalls), benchmark::Counter::kAvgIterations);
 }
 
 BENCHMARK_CAPTURE(BM_PageFaults, uncontended, 1, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PageFaults, cpus64_mmap_sem, 64, "")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_PageFaults, cpus64_per_vma, 64, "fault_lock=per-vma")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PageFaults, cpus64_per_vma, 64, "fault_lock=per-vma")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Madvise, uncontended, 1, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Madvise, cpus64_ipi, 64, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Madvise, cpus64_broadcast, 64, "tlb=broadcast")->Unit(benchmark::kMillisecond);
@@ -167,8 +174,10 @@ BENCHMARK_CAPTURE(BM_FileRead, bh_lru_hits, 1, 8)->Unit(benchmark::kMillisecond)
 BENCHMARK_CAPTURE(BM_FileRead, bh_lru_misses, 1, 64)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_FileRead, cpus4_misses, 4, 64)->Unit(benchmark::kMillisecond);
 
-BENCHMARK_CAPTURE(BM_PageFaultsUnderPressure, reactive, "reclaim=reactive")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_PageFaultsUnderPressure, predictive, "reclaim=predictive")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PageFaultsUnderPressure, reactive, "reclaim=reactive")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PageFaultsUnderPressure, predictive, "reclaim=predictive")
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace mmreplay::kernelsim

@@ -22,8 +22,8 @@ const formats::TraceReader& trace() {
     const auto path = std::filesystem::temp_directory_path() / "mmreplay-bench-replay.mmtrace";
     gen::PreparedWorkload prepared;
     gen::GenStats stats;
-    const std::vector<std::string> params = {"--threads", "8", "--loops", "4000", "--scale",
-                                             "small"};
+    const std::vector<std::string> params = {"--threads", "8",       "--loops",
+                                             "4000",      "--scale", "small"};
     Status s = gen::prepare_workload("jemalloc-purge", params, path.string(), &prepared);
     if (s) s = gen::generate_to_file(prepared, path.string(), formats::WriterOptions(), &stats);
     std::unique_ptr<formats::TraceReader> r;
@@ -38,8 +38,8 @@ const formats::TraceReader& trace() {
 }
 
 replay::Study study_of(size_t runs) {
-  static const char* const kPolicies[] = {"per-call", "vector", "broadcast", "linux-3.16",
-                                          "linux-4.5", "linux-6.6", "default", "free"};
+  static const char* const kPolicies[] = {"per-call",  "vector",    "broadcast", "linux-3.16",
+                                          "linux-4.5", "linux-6.6", "default",   "free"};
   replay::Study study;
   study.traces.push_back(&trace());
   for (size_t i = 0; i < runs; ++i) {

@@ -54,13 +54,13 @@ void BM_GenerateToMemory(benchmark::State& state, std::string name) {
     events += sink.total();
     benchmark::DoNotOptimize(sink.total());
   }
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events),
-                                                  benchmark::Counter::kIsRate);
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 
 void BM_GenerateToFile(benchmark::State& state, std::string name) {
-  std::string path = (std::filesystem::temp_directory_path() / ("gen_bench_" + name + ".mmtrace"))
-                         .string();
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("gen_bench_" + name + ".mmtrace")).string();
   PreparedWorkload prepared;
   Status status = prepare_workload(name, bench_args().at(name), path, &prepared);
   if (!status.is_ok()) {
@@ -78,16 +78,18 @@ void BM_GenerateToFile(benchmark::State& state, std::string name) {
     events += stats.events;
   }
   std::filesystem::remove(path);
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events),
-                                                  benchmark::Counter::kIsRate);
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
   state.counters["events"] = static_cast<double>(stats.events);
   state.counters["bytes/event"] =
-      stats.events == 0 ? 0.0 : static_cast<double>(stats.bytes) / static_cast<double>(stats.events);
+      stats.events == 0 ? 0.0
+                        : static_cast<double>(stats.bytes) / static_cast<double>(stats.events);
 }
 
 [[maybe_unused]] const bool kRegistered = [] {
   for (const WorkloadSpec& spec : all_workloads()) {
-    benchmark::RegisterBenchmark(("gen_memory/" + spec.name).c_str(), BM_GenerateToMemory, spec.name)
+    benchmark::RegisterBenchmark(("gen_memory/" + spec.name).c_str(), BM_GenerateToMemory,
+                                 spec.name)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("gen_file/" + spec.name).c_str(), BM_GenerateToFile, spec.name)
         ->Unit(benchmark::kMillisecond);

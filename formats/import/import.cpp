@@ -33,9 +33,12 @@ bool import_format_from_name(std::string_view name, ImportFormat* format) {
 
 std::string_view import_format_name(ImportFormat format) {
   switch (format) {
-    case ImportFormat::kPerfScript: return "perf-script";
-    case ImportFormat::kStrace: return "strace";
-    case ImportFormat::kTraceCmd: return "trace-cmd";
+    case ImportFormat::kPerfScript:
+      return "perf-script";
+    case ImportFormat::kStrace:
+      return "strace";
+    case ImportFormat::kTraceCmd:
+      return "trace-cmd";
   }
   return "unknown";
 }

@@ -45,11 +45,21 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       if ((flags & kMapAnonymous) == 0 && fd >= 0) item->fd = fd;
       return true;
     }
-    case Syscall::kMunmap: e = ev::munmap(ts, a[0], a[1]); return true;
-    case Syscall::kMprotect: e = ev::mprotect(ts, a[0], a[1], static_cast<uint32_t>(a[2])); return true;
-    case Syscall::kMremap: e = ev::mremap(ts, a[0], a[1], uret, a[2], a[3]); return true;
-    case Syscall::kBrk: e = ev::brk(ts, uret); return true;
-    case Syscall::kMadvise: e = ev::madvise(ts, a[0], a[1], a[2]); return true;
+    case Syscall::kMunmap:
+      e = ev::munmap(ts, a[0], a[1]);
+      return true;
+    case Syscall::kMprotect:
+      e = ev::mprotect(ts, a[0], a[1], static_cast<uint32_t>(a[2]));
+      return true;
+    case Syscall::kMremap:
+      e = ev::mremap(ts, a[0], a[1], uret, a[2], a[3]);
+      return true;
+    case Syscall::kBrk:
+      e = ev::brk(ts, uret);
+      return true;
+    case Syscall::kMadvise:
+      e = ev::madvise(ts, a[0], a[1], a[2]);
+      return true;
     case Syscall::kProcessMadvise: {
       e = ev::madvise_vector(ts, a[3]);
       const size_t n = std::min(c.ranges.size(), kMaxVectorRanges);
@@ -92,12 +102,16 @@ void note_child(detail::BuilderState* state, uint64_t parent, const SyscallCall&
       if (!c.clone_flags_known) child.origin = Origin::kUnknown;
       break;
     case Syscall::kClone3:
-      child.origin = !c.clone_flags_known      ? Origin::kUnknown
+      child.origin = !c.clone_flags_known     ? Origin::kUnknown
                      : (c.args[0] & kCloneVm) ? Origin::kSharedVm
                                               : Origin::kNewMm;
       break;
-    case Syscall::kVfork: child.origin = Origin::kSharedVm; break;
-    default: child.origin = Origin::kNewMm; break;
+    case Syscall::kVfork:
+      child.origin = Origin::kSharedVm;
+      break;
+    default:
+      child.origin = Origin::kNewMm;
+      break;
   }
 }
 
@@ -111,9 +125,13 @@ ImportBuilder::ImportBuilder(std::string source, uint32_t page_size)
 
 ImportBuilder::~ImportBuilder() = default;
 
-void ImportBuilder::set_process(uint64_t tid, uint64_t pid) { impl_->state.thread(tid).pid = pid; }
+void ImportBuilder::set_process(uint64_t tid, uint64_t pid) {
+  impl_->state.thread(tid).pid = pid;
+}
 
-void ImportBuilder::set_cpu(uint64_t tid, int32_t cpu) { impl_->state.thread(tid).cpu = cpu; }
+void ImportBuilder::set_cpu(uint64_t tid, int32_t cpu) {
+  impl_->state.thread(tid).cpu = cpu;
+}
 
 void ImportBuilder::set_name(uint64_t tid, std::string_view name) {
   ThreadState& t = impl_->state.thread(tid);

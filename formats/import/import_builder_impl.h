@@ -20,9 +20,9 @@ inline constexpr int32_t kNoFd = -1;
 // One event as collected, with what finish() still has to resolve.
 struct Item {
   Event event;
-  uint64_t seq = 0;              // arrival order, breaks timestamp ties across threads
-  int32_t fd = kNoFd;            // file events and file mappings: the descriptor
-  bool offset_from_fd = false;   // read/write: the offset is the descriptor's position
+  uint64_t seq = 0;             // arrival order, breaks timestamp ties across threads
+  int32_t fd = kNoFd;           // file events and file mappings: the descriptor
+  bool offset_from_fd = false;  // read/write: the offset is the descriptor's position
 };
 
 struct PendingCall {

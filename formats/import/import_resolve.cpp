@@ -149,7 +149,9 @@ void Resolver::apply(uint32_t thread, Item* item) {
       m.brk = now;
       break;
     }
-    case EventKind::kPageFault: track_fault(&m, e); break;
+    case EventKind::kPageFault:
+      track_fault(&m, e);
+      break;
     case EventKind::kFileRead:
     case EventKind::kFileWrite: {
       if (item->fd == kNoFd) break;
@@ -166,7 +168,8 @@ void Resolver::apply(uint32_t thread, Item* item) {
     case EventKind::kFsync:
       if (item->fd != kNoFd) e.arg0 = file_id(mm, item->fd);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 

@@ -22,18 +22,26 @@ constexpr uint64_t kFirstThreadPlaceholder = 0;
 // Arguments each call needs to make its event (strace prints them all).
 size_t required_args(Syscall sc) {
   switch (sc) {
-    case Syscall::kMmap: return 6;
-    case Syscall::kMremap: return 4;
+    case Syscall::kMmap:
+      return 6;
+    case Syscall::kMremap:
+      return 4;
     case Syscall::kMprotect:
     case Syscall::kMadvise:
     case Syscall::kRead:
-    case Syscall::kWrite: return 3;
-    case Syscall::kPread64: return 4;
-    case Syscall::kProcessMadvise: return 4;
-    case Syscall::kMunmap: return 2;
+    case Syscall::kWrite:
+      return 3;
+    case Syscall::kPread64:
+      return 4;
+    case Syscall::kProcessMadvise:
+      return 4;
+    case Syscall::kMunmap:
+      return 2;
     case Syscall::kBrk:
-    case Syscall::kFsync: return 1;
-    default: return 0;
+    case Syscall::kFsync:
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -71,10 +79,10 @@ class StraceParser {
 
   LineReader& lines_;
   ImportBuilder& b_;
-  std::string carry_;                // first half of a line cut by "strace: Process N attached"
+  std::string carry_;  // first half of a line cut by "strace: Process N attached"
   std::string joined_;
-  std::set<uint64_t> attached_;      // threads strace announced as attached children
-  bool first_bound_ = false;         // the placeholder got its real id
+  std::set<uint64_t> attached_;  // threads strace announced as attached children
+  bool first_bound_ = false;     // the placeholder got its real id
   uint64_t first_tid_ = kFirstThreadPlaceholder;
   std::map<uint64_t, Unfinished> unfinished_;
   std::vector<std::string_view> args_;
@@ -148,7 +156,8 @@ Status StraceParser::body(uint64_t tid, uint64_t ts, std::string_view text,
   }
   if (text.starts_with(kResumedOpen)) {
     const size_t close = text.find(kResumedClose);
-    if (close == std::string_view::npos) return malformed("'<... NAME resumed>' without 'resumed>'");
+    if (close == std::string_view::npos)
+      return malformed("'<... NAME resumed>' without 'resumed>'");
     const std::string_view name = text.substr(kResumedOpen.size(), close - kResumedOpen.size());
     auto it = unfinished_.find(tid);
     if (it == unfinished_.end() || it->second.name != name) {

@@ -9,8 +9,12 @@ namespace {
 // Bracket nesting beyond this is refused (no real strace line comes close).
 constexpr int kMaxNesting = 64;
 
-bool is_open(char c) { return c == '(' || c == '{' || c == '['; }
-bool is_close(char c) { return c == ')' || c == '}' || c == ']'; }
+bool is_open(char c) {
+  return c == '(' || c == '{' || c == '[';
+}
+bool is_close(char c) {
+  return c == ')' || c == '}' || c == ']';
+}
 
 // Skips a "..." string starting at text[i] == '"'; returns the index after the closing quote,
 // or npos.

@@ -4,8 +4,9 @@ namespace mmreplay::formats {
 namespace {
 
 constexpr std::array<std::string_view, kSyscallCount> kNames = {
-    "mmap",  "munmap", "mprotect", "mremap", "brk",   "madvise", "process_madvise", "read", "pread64",
-    "write", "fsync",  "clone",    "clone3", "fork",  "vfork",   "exit",            "exit_group",
+    "mmap",  "munmap",  "mprotect",   "mremap", "brk",   "madvise", "process_madvise",
+    "read",  "pread64", "write",      "fsync",  "clone", "clone3",  "fork",
+    "vfork", "exit",    "exit_group",
 };
 
 }  // namespace
@@ -20,7 +21,9 @@ bool syscall_from_name(std::string_view name, Syscall* sc) {
   return false;
 }
 
-std::string_view syscall_name(Syscall sc) { return kNames[static_cast<size_t>(sc)]; }
+std::string_view syscall_name(Syscall sc) {
+  return kNames[static_cast<size_t>(sc)];
+}
 
 bool syscall_needs_return(Syscall sc) {
   switch (sc) {

@@ -31,7 +31,9 @@ bool parse_base(std::string_view text, uint64_t base, uint64_t* value) {
 
 }  // namespace
 
-bool parse_dec(std::string_view text, uint64_t* value) { return parse_base(text, kDecBase, value); }
+bool parse_dec(std::string_view text, uint64_t* value) {
+  return parse_base(text, kDecBase, value);
+}
 
 bool parse_u64(std::string_view text, uint64_t* value) {
   bool negative = false;
@@ -74,7 +76,9 @@ bool parse_seconds_ns(std::string_view text, uint64_t* ns) {
   return true;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);

@@ -28,6 +28,8 @@ std::string_view trim(std::string_view s);
 std::string_view next_token(std::string_view* rest);
 
 // True when `s` starts with / ends with `affix`.
-inline bool starts_with(std::string_view s, std::string_view affix) { return s.starts_with(affix); }
+inline bool starts_with(std::string_view s, std::string_view affix) {
+  return s.starts_with(affix);
+}
 
 }  // namespace mmreplay::formats

@@ -87,9 +87,7 @@ int on_record(const mmr_tc_record* rec, void* data) {
   } else if (is_observation(system, name)) {
     // Values from the record's fields: pages of a flush, the contended lock, write of mmap_lock.
     unsigned long long value = 0;
-    const char* field = system == "tlb"    ? "pages"
-                        : system == "lock" ? "lock_addr"
-                                           : "write";
+    const char* field = system == "tlb" ? "pages" : system == "lock" ? "lock_addr" : "write";
     if (mmr_tc_field_value(&r, field, &value) != 0) value = 0;
     c->builder->observation_value(tid, r.ts, fmt::format("{}:{}", system, name), value);
   } else {
@@ -100,7 +98,9 @@ int on_record(const mmr_tc_record* rec, void* data) {
 
 }  // namespace
 
-bool have_trace_dat_reader() { return true; }
+bool have_trace_dat_reader() {
+  return true;
+}
 
 Status parse_trace_dat(const std::string& path, ImportBuilder* builder, RecorderInfo* recorder) {
   recorder->tool = "trace-cmd";
@@ -124,4 +124,6 @@ Status parse_trace_dat(const std::string& path, ImportBuilder* builder, Recorder
 // tep_parse_event(), which tracecmd_open() calls; tracecmd_close() cannot free them. Tell
 // LeakSanitizer (ASan builds) so that sanitized runs of the trace.dat importer stay clean.
 // Ignored by builds without sanitizers.
-extern "C" const char* __lsan_default_suppressions() { return "leak:libtraceevent.so\n"; }
+extern "C" const char* __lsan_default_suppressions() {
+  return "leak:libtraceevent.so\n";
+}

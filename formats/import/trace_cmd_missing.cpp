@@ -4,7 +4,9 @@
 
 namespace mmreplay::formats {
 
-bool have_trace_dat_reader() { return false; }
+bool have_trace_dat_reader() {
+  return false;
+}
 
 Status parse_trace_dat(const std::string& path, ImportBuilder*, RecorderInfo*) {
   // The request (--from trace-cmd) is one this build cannot serve: a bad argument here.

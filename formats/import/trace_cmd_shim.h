@@ -12,11 +12,11 @@ extern "C" {
 #endif
 
 struct mmr_tc_record {
-  unsigned long long ts;      /* ns */
-  unsigned long long offset;  /* in the file */
-  int pid;                    /* the task (thread) id */
-  const char* comm;           /* may be NULL */
-  const char* system;         /* NULL when the file does not describe the event */
+  unsigned long long ts;     /* ns */
+  unsigned long long offset; /* in the file */
+  int pid;                   /* the task (thread) id */
+  const char* comm;          /* may be NULL */
+  const char* system;        /* NULL when the file does not describe the event */
   const char* name;
   void* impl_event;
   void* impl_record;

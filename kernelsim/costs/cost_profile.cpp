@@ -7,115 +7,116 @@ namespace mmreplay::kernelsim {
 
 CostProfile cost_profile_default() {
   CostProfile c{};
-  c.syscall_entry = SimTime::ns(100);        // (unverified) getpid round trip with mitigations
-  c.fault_entry = SimTime::ns(400);          // (unverified) minor fault total ~1-2 us, kernel-mm.md
-  c.find_vma = SimTime::ns(20);              // (unverified) maple tree lookup
-  c.fault_bookkeeping = SimTime::ns(300);    // (unverified) rest of the ~1-2 us minor fault
-  c.clear_page = SimTime::ns(300);           // kernel-mm.md: ~0.3 us, 13.7 GB/s (clear_pages 2025)
-  c.copy_page = SimTime::ns(500);            // (unverified) read + write of 4 KiB
-  c.page_cache_lookup = SimTime::ns(100);    // (unverified) xarray walk + folio_try_get
-  c.user_access = SimTime::ns(2);            // (unverified) L1/L2 hit
-  c.pcp_alloc = SimTime::ns(40);             // (unverified)
-  c.pcp_free = SimTime::ns(40);              // (unverified)
-  c.buddy_page = SimTime::ns(25);            // (unverified) __rmqueue_smallest per page
-  c.pte_walk = SimTime::ns(1);               // (unverified) one 8-byte load
-  c.pte_zap = SimTime::ns(20);               // (unverified) ptep_get_and_clear + rmap + gather
-  c.pte_lazyfree = SimTime::ns(30);          // (unverified) clear young/dirty + lazyfree batch
-  c.pte_change_prot = SimTime::ns(5);        // (unverified)
-  c.pte_move = SimTime::ns(10);              // (unverified)
-  c.lru_add_drain = SimTime::ns(50);         // (unverified)
-  c.lru_move_page = SimTime::ns(20);         // (unverified) list_move + PageLRU flags, line hot
-  c.shrink_page = SimTime::ns(400);          // (unverified) rmap walk + unmap of one mapping
-  c.swap_out_page = SimTime::us(2);          // (unverified) add_to_swap + bio submit, NVMe
-  c.swap_in_page = SimTime::us(90);          // kernel-mm.md: NVMe swap-in ~80-100 us (unverified)
+  c.syscall_entry = SimTime::ns(100);      // (unverified) getpid round trip with mitigations
+  c.fault_entry = SimTime::ns(400);        // (unverified) minor fault total ~1-2 us, kernel-mm.md
+  c.find_vma = SimTime::ns(20);            // (unverified) maple tree lookup
+  c.fault_bookkeeping = SimTime::ns(300);  // (unverified) rest of the ~1-2 us minor fault
+  c.clear_page = SimTime::ns(300);         // kernel-mm.md: ~0.3 us, 13.7 GB/s (clear_pages 2025)
+  c.copy_page = SimTime::ns(500);          // (unverified) read + write of 4 KiB
+  c.page_cache_lookup = SimTime::ns(100);  // (unverified) xarray walk + folio_try_get
+  c.user_access = SimTime::ns(2);          // (unverified) L1/L2 hit
+  c.pcp_alloc = SimTime::ns(40);           // (unverified)
+  c.pcp_free = SimTime::ns(40);            // (unverified)
+  c.buddy_page = SimTime::ns(25);          // (unverified) __rmqueue_smallest per page
+  c.pte_walk = SimTime::ns(1);             // (unverified) one 8-byte load
+  c.pte_zap = SimTime::ns(20);             // (unverified) ptep_get_and_clear + rmap + gather
+  c.pte_lazyfree = SimTime::ns(30);        // (unverified) clear young/dirty + lazyfree batch
+  c.pte_change_prot = SimTime::ns(5);      // (unverified)
+  c.pte_move = SimTime::ns(10);            // (unverified)
+  c.lru_add_drain = SimTime::ns(50);       // (unverified)
+  c.lru_move_page = SimTime::ns(20);       // (unverified) list_move + PageLRU flags, line hot
+  c.shrink_page = SimTime::ns(400);        // (unverified) rmap walk + unmap of one mapping
+  c.swap_out_page = SimTime::us(2);        // (unverified) add_to_swap + bio submit, NVMe
+  c.swap_in_page = SimTime::us(90);        // kernel-mm.md: NVMe swap-in ~80-100 us (unverified)
   c.swap_in_readahead_page = SimTime::ns(500);  // (unverified) 4 KiB more in one NVMe read
-  c.memcg_counter_update = SimTime::ns(40);  // (unverified) ALU ops + irqsave, line hot
-  c.memcg_stock = SimTime::ns(10);           // (unverified) local_irq_save + per-CPU load/store
-  c.memcg_page = SimTime::ns(30);            // (unverified) pc->mem_cgroup + per-CPU stat updates
-  c.bh_lru_irq = SimTime::ns(10);           // (unverified) cli + popf pair, no pending irq
-  c.bh_lru_slot = SimTime::ns(1);            // (unverified) one compare / store in L1
-  c.find_get_block_slow = SimTime::ns(80);   // (unverified) spin_lock + bh ring walk, uncontended
-  c.file_copy_page = SimTime::ns(400);       // (unverified) ~10 GB/s user copy of 4 KiB
-  c.fsync_block = SimTime::us(20);           // (unverified) NVMe 4 KiB write + flush
-  c.vma_alloc = SimTime::ns(150);            // (unverified)
-  c.vma_split = SimTime::ns(200);            // (unverified)
-  c.vma_merge = SimTime::ns(100);            // (unverified)
-  c.get_unmapped_area = SimTime::ns(50);     // (unverified)
-  c.tlb_flush_overhead = SimTime::ns(350);   // Hansen 2014: 1 page 1,276 cycles - 226/page
-  c.tlb_flush_single = SimTime::ns(100);     // arch/x86/mm/tlb.c comment: ~100 ns per INVLPG
-  c.tlb_flush_full = SimTime::ns(400);       // Hansen 2014: full 2,283 cycles - overhead
-  c.ipi_send = SimTime::ns(100);             // (unverified) x2APIC ICR write + csd
-  c.ipi_delivery = SimTime::ns(700);         // ATC'17 (Amit): 1-5 us round trip
-  c.ipi_handler_entry = SimTime::ns(500);    // ATC'17 (Amit): 1-5 us round trip
-  c.invlpgb_per_page = SimTime::ns(30);      // (unverified) AMD Zen 3+ INVLPGB
-  c.invlpgb_full = SimTime::ns(100);         // (unverified)
-  c.tlbsync = SimTime::ns(600);              // (unverified)
-  c.cacheline_transfer = SimTime::ns(90);    // kernel-mm.md: 40-100 ns in a socket (unverified)
-  c.atomic_local = SimTime::ns(5);           // (unverified) lock-prefixed RMW, line owned
-  c.context_switch = SimTime::ns(1200);      // (unverified) lmbench lat_ctx class figure
-  c.switch_mm = SimTime::ns(150);            // (unverified) CR3 write with PCID
-  c.wakeup_latency = SimTime::ns(2000);      // (unverified) ttwu + idle exit from C1
-  c.thread_create = SimTime::us(10);         // (unverified)
-  c.thread_exit = SimTime::us(5);            // (unverified)
-  c.mm_create = SimTime::us(30);             // (unverified)
-  c.bh_invalidate_handler = SimTime::ns(60);    // (unverified) irq-off loop over BH_LRU_SIZE slots
-  c.migrate_page_rmap = SimTime::ns(600);       // (unverified) anon_vma walk, unmap, remap one pte
-  c.migrate_page_mapping = SimTime::ns(300);    // (unverified) xarray replace + bh b_page moves
-  c.isolate_page_range = SimTime::us(2);        // (unverified) set/undo MIGRATE_ISOLATE, zone->lock
-  c.cma_retry_backoff = SimTime::us(100);       // (unverified) model's back-off between tries
-  c.page_cache_miss_read = SimTime::us(20);  // (unverified) NVMe 4 KiB read, readahead amortised
-  c.writeback_page = SimTime::ns(2000);      // (unverified) NVMe ~2 GB/s sequential write
-  c.writeback_submit = SimTime::ns(300);     // (unverified) set_page_writeback + bio add/submit
+  c.memcg_counter_update = SimTime::ns(40);     // (unverified) ALU ops + irqsave, line hot
+  c.memcg_stock = SimTime::ns(10);              // (unverified) local_irq_save + per-CPU load/store
+  c.memcg_page = SimTime::ns(30);             // (unverified) pc->mem_cgroup + per-CPU stat updates
+  c.bh_lru_irq = SimTime::ns(10);             // (unverified) cli + popf pair, no pending irq
+  c.bh_lru_slot = SimTime::ns(1);             // (unverified) one compare / store in L1
+  c.find_get_block_slow = SimTime::ns(80);    // (unverified) spin_lock + bh ring walk, uncontended
+  c.file_copy_page = SimTime::ns(400);        // (unverified) ~10 GB/s user copy of 4 KiB
+  c.fsync_block = SimTime::us(20);            // (unverified) NVMe 4 KiB write + flush
+  c.vma_alloc = SimTime::ns(150);             // (unverified)
+  c.vma_split = SimTime::ns(200);             // (unverified)
+  c.vma_merge = SimTime::ns(100);             // (unverified)
+  c.get_unmapped_area = SimTime::ns(50);      // (unverified)
+  c.tlb_flush_overhead = SimTime::ns(350);    // Hansen 2014: 1 page 1,276 cycles - 226/page
+  c.tlb_flush_single = SimTime::ns(100);      // arch/x86/mm/tlb.c comment: ~100 ns per INVLPG
+  c.tlb_flush_full = SimTime::ns(400);        // Hansen 2014: full 2,283 cycles - overhead
+  c.ipi_send = SimTime::ns(100);              // (unverified) x2APIC ICR write + csd
+  c.ipi_delivery = SimTime::ns(700);          // ATC'17 (Amit): 1-5 us round trip
+  c.ipi_handler_entry = SimTime::ns(500);     // ATC'17 (Amit): 1-5 us round trip
+  c.invlpgb_per_page = SimTime::ns(30);       // (unverified) AMD Zen 3+ INVLPGB
+  c.invlpgb_full = SimTime::ns(100);          // (unverified)
+  c.tlbsync = SimTime::ns(600);               // (unverified)
+  c.cacheline_transfer = SimTime::ns(90);     // kernel-mm.md: 40-100 ns in a socket (unverified)
+  c.atomic_local = SimTime::ns(5);            // (unverified) lock-prefixed RMW, line owned
+  c.context_switch = SimTime::ns(1200);       // (unverified) lmbench lat_ctx class figure
+  c.switch_mm = SimTime::ns(150);             // (unverified) CR3 write with PCID
+  c.wakeup_latency = SimTime::ns(2000);       // (unverified) ttwu + idle exit from C1
+  c.thread_create = SimTime::us(10);          // (unverified)
+  c.thread_exit = SimTime::us(5);             // (unverified)
+  c.mm_create = SimTime::us(30);              // (unverified)
+  c.bh_invalidate_handler = SimTime::ns(60);  // (unverified) irq-off loop over BH_LRU_SIZE slots
+  c.migrate_page_rmap = SimTime::ns(600);     // (unverified) anon_vma walk, unmap, remap one pte
+  c.migrate_page_mapping = SimTime::ns(300);  // (unverified) xarray replace + bh b_page moves
+  c.isolate_page_range = SimTime::us(2);      // (unverified) set/undo MIGRATE_ISOLATE, zone->lock
+  c.cma_retry_backoff = SimTime::us(100);     // (unverified) model's back-off between tries
+  c.page_cache_miss_read = SimTime::us(20);   // (unverified) NVMe 4 KiB read, readahead amortised
+  c.writeback_page = SimTime::ns(2000);       // (unverified) NVMe ~2 GB/s sequential write
+  c.writeback_submit = SimTime::ns(300);      // (unverified) set_page_writeback + bio add/submit
   return c;
 }
 
 CostProfile cost_profile_xeon_2014() {
   CostProfile c = cost_profile_default();
-  c.syscall_entry = SimTime::ns(60);         // (unverified) pre-KPTI syscall
-  c.fault_entry = SimTime::ns(300);          // (unverified) pre-KPTI exception entry
-  c.find_vma = SimTime::ns(40);              // (unverified) rbtree + vmacache (3.15+)
-  c.clear_page = SimTime::ns(400);           // (unverified) ~10 GB/s rep stosq on IvyBridge
-  c.copy_page = SimTime::ns(650);            // (unverified)
-  c.tlb_flush_overhead = SimTime::ns(420);   // Hansen 2014 at 2.5 GHz: ~1,050 cycles
-  c.tlb_flush_single = SimTime::ns(100);     // tlb.c comment (Hansen 2014): ~100 ns
-  c.tlb_flush_full = SimTime::ns(490);       // Hansen 2014 at 2.5 GHz: 2,283 - 1,050 cycles
-  c.ipi_delivery = SimTime::ns(900);         // (unverified) xAPIC, no posted interrupts
-  c.ipi_handler_entry = SimTime::ns(600);    // (unverified)
-  c.cacheline_transfer = SimTime::ns(70);    // (unverified) Haswell-EP ring, one socket
-  c.atomic_local = SimTime::ns(6);           // (unverified)
-  c.context_switch = SimTime::ns(1500);      // (unverified)
-  c.switch_mm = SimTime::ns(300);            // (unverified) CR3 write without PCID = full flush
-  c.wakeup_latency = SimTime::ns(4000);      // (unverified) deeper C-states, slower exits
-  c.swap_out_page = SimTime::us(3);          // (unverified) SATA SSD, bio submit + AHCI
-  c.swap_in_page = SimTime::us(150);         // (unverified) SATA SSD 4 KiB random read ~100-200 us
-  c.swap_in_readahead_page = SimTime::us(1); // (unverified) ~500 MB/s sequential
-  c.memcg_counter_update = SimTime::ns(50);  // (unverified) res_counter_charge_locked()
-  c.memcg_stock = SimTime::ns(15);           // (unverified) 3.x local_irq_save + get_cpu_var
+  c.syscall_entry = SimTime::ns(60);          // (unverified) pre-KPTI syscall
+  c.fault_entry = SimTime::ns(300);           // (unverified) pre-KPTI exception entry
+  c.find_vma = SimTime::ns(40);               // (unverified) rbtree + vmacache (3.15+)
+  c.clear_page = SimTime::ns(400);            // (unverified) ~10 GB/s rep stosq on IvyBridge
+  c.copy_page = SimTime::ns(650);             // (unverified)
+  c.tlb_flush_overhead = SimTime::ns(420);    // Hansen 2014 at 2.5 GHz: ~1,050 cycles
+  c.tlb_flush_single = SimTime::ns(100);      // tlb.c comment (Hansen 2014): ~100 ns
+  c.tlb_flush_full = SimTime::ns(490);        // Hansen 2014 at 2.5 GHz: 2,283 - 1,050 cycles
+  c.ipi_delivery = SimTime::ns(900);          // (unverified) xAPIC, no posted interrupts
+  c.ipi_handler_entry = SimTime::ns(600);     // (unverified)
+  c.cacheline_transfer = SimTime::ns(70);     // (unverified) Haswell-EP ring, one socket
+  c.atomic_local = SimTime::ns(6);            // (unverified)
+  c.context_switch = SimTime::ns(1500);       // (unverified)
+  c.switch_mm = SimTime::ns(300);             // (unverified) CR3 write without PCID = full flush
+  c.wakeup_latency = SimTime::ns(4000);       // (unverified) deeper C-states, slower exits
+  c.swap_out_page = SimTime::us(3);           // (unverified) SATA SSD, bio submit + AHCI
+  c.swap_in_page = SimTime::us(150);          // (unverified) SATA SSD 4 KiB random read ~100-200 us
+  c.swap_in_readahead_page = SimTime::us(1);  // (unverified) ~500 MB/s sequential
+  c.memcg_counter_update = SimTime::ns(50);   // (unverified) res_counter_charge_locked()
+  c.memcg_stock = SimTime::ns(15);            // (unverified) 3.x local_irq_save + get_cpu_var
   c.memcg_page = SimTime::ns(60);            // (unverified) 3.x page_cgroup lock bit + stat updates
   c.bh_lru_irq = SimTime::ns(15);            // (unverified) IvyBridge cli/popf
   c.find_get_block_slow = SimTime::ns(120);  // (unverified) find_get_page + private_lock, 3.x
   c.file_copy_page = SimTime::ns(550);       // (unverified) ~7.5 GB/s user copy
   c.fsync_block = SimTime::us(200);          // (unverified) SATA SSD write + cache flush
-  c.bh_invalidate_handler = SimTime::ns(80);    // (unverified) IvyBridge, 8-16 slots
-  c.migrate_page_rmap = SimTime::ns(800);       // (unverified) 3.x anon_vma walk
-  c.migrate_page_mapping = SimTime::ns(400);    // (unverified) radix tree replace, 3.x
-  c.isolate_page_range = SimTime::us(3);        // (unverified)
-  c.cma_retry_backoff = SimTime::us(100);       // (unverified) model's back-off between tries
-  c.page_cache_miss_read = SimTime::us(100); // (unverified) SATA SSD 4 KiB read, some readahead
-  c.writeback_page = SimTime::ns(8000);      // (unverified) SATA SSD ~500 MB/s sequential write
-  c.writeback_submit = SimTime::ns(400);     // (unverified) 3.x/4.x submit path
+  c.bh_invalidate_handler = SimTime::ns(80);  // (unverified) IvyBridge, 8-16 slots
+  c.migrate_page_rmap = SimTime::ns(800);     // (unverified) 3.x anon_vma walk
+  c.migrate_page_mapping = SimTime::ns(400);  // (unverified) radix tree replace, 3.x
+  c.isolate_page_range = SimTime::us(3);      // (unverified)
+  c.cma_retry_backoff = SimTime::us(100);     // (unverified) model's back-off between tries
+  c.page_cache_miss_read = SimTime::us(100);  // (unverified) SATA SSD 4 KiB read, some readahead
+  c.writeback_page = SimTime::ns(8000);       // (unverified) SATA SSD ~500 MB/s sequential write
+  c.writeback_submit = SimTime::ns(400);      // (unverified) 3.x/4.x submit path
   return c;
 }
 
 CostProfile cost_profile_zram() {
   CostProfile c = cost_profile_default();
-  c.swap_out_page = SimTime::us(4);          // (unverified) LZO/LZ4 compression of 4 KiB
-  c.swap_in_page = SimTime::ns(1800);        // kernel-mm.md: zram ~1.8 us/page (Minchan Kim)
+  c.swap_out_page = SimTime::us(4);              // (unverified) LZO/LZ4 compression of 4 KiB
+  c.swap_in_page = SimTime::ns(1800);            // kernel-mm.md: zram ~1.8 us/page (Minchan Kim)
   c.swap_in_readahead_page = SimTime::ns(1800);  // zram decompresses each page: no batching gain
-  c.memcg_counter_update = SimTime::ns(40);  // (unverified) as default: the CPU is the same
-  c.memcg_stock = SimTime::ns(10);           // (unverified) as default
-  c.memcg_page = SimTime::ns(30);            // (unverified) as default
-  // page_cache_miss_read, writeback_page, writeback_submit: the default's NVMe (files are not on zram)
+  c.memcg_counter_update = SimTime::ns(40);      // (unverified) as default: the CPU is the same
+  c.memcg_stock = SimTime::ns(10);               // (unverified) as default
+  c.memcg_page = SimTime::ns(30);                // (unverified) as default
+  // page_cache_miss_read, writeback_page, writeback_submit: the default's NVMe (files are not on
+  // zram)
   return c;
 }
 
@@ -189,7 +190,9 @@ constexpr CostField kCostFields[] = {
     {"writeback_submit", &CostProfile::writeback_submit},
 };
 
-std::span<const CostField> cost_fields() { return kCostFields; }
+std::span<const CostField> cost_fields() {
+  return kCostFields;
+}
 
 const CostField* find_cost_field(std::string_view name) {
   for (const CostField& f : kCostFields) {

@@ -22,87 +22,92 @@ namespace mmreplay::kernelsim {
 
 struct CostProfile {
   // ---- Entry / exit ----
-  SimTime syscall_entry;       // ns: syscall entry + exit (with speculation mitigations)
-  SimTime fault_entry;         // ns: #PF exception entry/exit and do_user_addr_fault() prologue
+  SimTime syscall_entry;  // ns: syscall entry + exit (with speculation mitigations)
+  SimTime fault_entry;    // ns: #PF exception entry/exit and do_user_addr_fault() prologue
   // ---- Fault path work ----
-  SimTime find_vma;            // ns: find_vma() / maple tree walk for one address
-  SimTime fault_bookkeeping;   // ns: handle_mm_fault() pte lookup, set_pte, rmap, lru add, counters
-  SimTime clear_page;          // ns: zeroing one 4 KiB page (~0.3 us at 13.7 GB/s, kernel-mm.md)
-  SimTime copy_page;           // ns: copying one 4 KiB page (COW)
-  SimTime page_cache_lookup;   // ns: filemap_fault() lookup of a resident page-cache page
-  SimTime user_access;         // ns: one user access to a mapped page with a warm TLB
+  SimTime find_vma;           // ns: find_vma() / maple tree walk for one address
+  SimTime fault_bookkeeping;  // ns: handle_mm_fault() pte lookup, set_pte, rmap, lru add, counters
+  SimTime clear_page;         // ns: zeroing one 4 KiB page (~0.3 us at 13.7 GB/s, kernel-mm.md)
+  SimTime copy_page;          // ns: copying one 4 KiB page (COW)
+  SimTime page_cache_lookup;  // ns: filemap_fault() lookup of a resident page-cache page
+  SimTime user_access;        // ns: one user access to a mapped page with a warm TLB
   // ---- Page allocator ----
-  SimTime pcp_alloc;           // ns: rmqueue_pcplist() taking one page from the per-CPU list
-  SimTime pcp_free;            // ns: free_unref_page() putting one page on the per-CPU list
-  SimTime buddy_page;          // ns: per page moved between buddy lists and pcp under zone->lock
+  SimTime pcp_alloc;   // ns: rmqueue_pcplist() taking one page from the per-CPU list
+  SimTime pcp_free;    // ns: free_unref_page() putting one page on the per-CPU list
+  SimTime buddy_page;  // ns: per page moved between buddy lists and pcp under zone->lock
   // ---- Page-table walks ----
-  SimTime pte_walk;            // ns: visiting one pte that needs no work (none)
-  SimTime pte_zap;             // ns: zap_pte_range() on a present pte: clear, rmap, gather
-  SimTime pte_lazyfree;        // ns: madvise_free_pte_range() on a present pte + mark_page_lazyfree()
-  SimTime pte_change_prot;     // ns: change_pte_range() on one present pte
-  SimTime pte_move;            // ns: move_ptes() moving one present pte (mremap)
-  SimTime lru_add_drain;       // ns: lru_add_drain() of this CPU's (empty or short) batches
+  SimTime pte_walk;         // ns: visiting one pte that needs no work (none)
+  SimTime pte_zap;          // ns: zap_pte_range() on a present pte: clear, rmap, gather
+  SimTime pte_lazyfree;     // ns: madvise_free_pte_range() on a present pte + mark_page_lazyfree()
+  SimTime pte_change_prot;  // ns: change_pte_range() on one present pte
+  SimTime pte_move;         // ns: move_ptes() moving one present pte (mremap)
+  SimTime lru_add_drain;    // ns: lru_add_drain() of this CPU's (empty or short) batches
   // ---- LRU, reclaim and swap (swap device figures: kernel-mm.md "Hardware costs") ----
-  SimTime lru_move_page;       // ns: per page moved between a pagevec / LRU list under lru_lock
-  SimTime shrink_page;         // ns: shrink_page_list() per page: page_check_references() rmap
-                               //     walk, try_to_unmap_one() bookkeeping (not the I/O)
-  SimTime swap_out_page;       // ns: CPU time of pageout() for one anon page: swap slot, bio
-                               //     submission (the write completes asynchronously); zram: compression
-  SimTime swap_in_page;        // ns: a swap-in read of one page, waited for off CPU (major fault)
-  SimTime swap_in_readahead_page;  // ns: each further page of the page-cluster window in the same I/O
+  SimTime lru_move_page;  // ns: per page moved between a pagevec / LRU list under lru_lock
+  SimTime shrink_page;    // ns: shrink_page_list() per page: page_check_references() rmap
+                          //     walk, try_to_unmap_one() bookkeeping (not the I/O)
+  SimTime swap_out_page;  // ns: CPU time of pageout() for one anon page: swap slot, bio
+                          //     submission (the write completes asynchronously); zram: compression
+  SimTime swap_in_page;   // ns: a swap-in read of one page, waited for off CPU (major fault)
+  SimTime
+      swap_in_readahead_page;  // ns: each further page of the page-cluster window in the same I/O
   // ---- Memory cgroups (mm/memcontrol.c) ----
   SimTime memcg_counter_update;  // ns: res_counter charge/uncharge work under counter->lock
                                  //     (limit compare, usage/max_usage update, irq save/restore)
-  SimTime memcg_stock;         // ns: consume_stock() / refill_stock() on this CPU's memcg_stock_pcp
-  SimTime memcg_page;          // ns: per page charged or uncharged: page->mem_cgroup, statistics
+  SimTime memcg_stock;  // ns: consume_stock() / refill_stock() on this CPU's memcg_stock_pcp
+  SimTime memcg_page;   // ns: per page charged or uncharged: page->mem_cgroup, statistics
   // ---- Buffer heads and file I/O (fs/buffer.c, fs/read_write.c) ----
-  SimTime bh_lru_irq;          // ns: local_irq_disable() + local_irq_enable() around one bh_lru access
-  SimTime bh_lru_slot;         // ns: comparing or shifting one bh_lru slot (a hot per-CPU line)
-  SimTime find_get_block_slow; // ns: __find_get_block_slow() beyond the page-cache lookup:
-                               //     mapping->private_lock (uncontended) + walking the page's buffers
-  SimTime file_copy_page;      // ns: copy_to_user/copy_from_user of 4 KiB of page-cache data
-  SimTime fsync_block;         // ns: fsync writing one dirty block and waiting for it (off CPU)
+  SimTime bh_lru_irq;   // ns: local_irq_disable() + local_irq_enable() around one bh_lru access
+  SimTime bh_lru_slot;  // ns: comparing or shifting one bh_lru slot (a hot per-CPU line)
+  SimTime
+      find_get_block_slow;  // ns: __find_get_block_slow() beyond the page-cache lookup:
+                            //     mapping->private_lock (uncontended) + walking the page's buffers
+  SimTime file_copy_page;   // ns: copy_to_user/copy_from_user of 4 KiB of page-cache data
+  SimTime fsync_block;      // ns: fsync writing one dirty block and waiting for it (off CPU)
   // ---- VMAs ----
-  SimTime vma_alloc;           // ns: vm_area_alloc() + insert into the VMA tree
-  SimTime vma_split;           // ns: __split_vma()
-  SimTime vma_merge;           // ns: vma_merge() that succeeds (expand + remove)
-  SimTime get_unmapped_area;   // ns: searching for a free range
+  SimTime vma_alloc;          // ns: vm_area_alloc() + insert into the VMA tree
+  SimTime vma_split;          // ns: __split_vma()
+  SimTime vma_merge;          // ns: vma_merge() that succeeds (expand + remove)
+  SimTime get_unmapped_area;  // ns: searching for a free range
   // ---- TLB ----
-  SimTime tlb_flush_overhead;  // ns: fixed cost of flush_tlb_mm_range() (Hansen 2014: ~1,050 cycles)
-  SimTime tlb_flush_single;    // ns: one INVLPG (tlb.c comment: "about 100 ns"; 100-260 cycles)
-  SimTime tlb_flush_full;      // ns: full flush, CR3 write and direct cost (refill not modelled)
-  SimTime ipi_send;            // ns: per target: csd setup + APIC ICR write by the initiator
-  SimTime ipi_delivery;        // ns: from send to the target's handler start (1-5 us round trips, ATC'17)
-  SimTime ipi_handler_entry;   // ns: irq entry/exit + flush_tlb_func() overhead on the target
-  SimTime invlpgb_per_page;    // ns: INVLPGB broadcast of one page (unverified)
-  SimTime invlpgb_full;        // ns: INVLPGB of a whole ASID (unverified)
-  SimTime tlbsync;             // ns: TLBSYNC wait for all broadcast invalidations (unverified)
+  SimTime
+      tlb_flush_overhead;    // ns: fixed cost of flush_tlb_mm_range() (Hansen 2014: ~1,050 cycles)
+  SimTime tlb_flush_single;  // ns: one INVLPG (tlb.c comment: "about 100 ns"; 100-260 cycles)
+  SimTime tlb_flush_full;    // ns: full flush, CR3 write and direct cost (refill not modelled)
+  SimTime ipi_send;          // ns: per target: csd setup + APIC ICR write by the initiator
+  SimTime ipi_delivery;  // ns: from send to the target's handler start (1-5 us round trips, ATC'17)
+  SimTime ipi_handler_entry;  // ns: irq entry/exit + flush_tlb_func() overhead on the target
+  SimTime invlpgb_per_page;   // ns: INVLPGB broadcast of one page (unverified)
+  SimTime invlpgb_full;       // ns: INVLPGB of a whole ASID (unverified)
+  SimTime tlbsync;            // ns: TLBSYNC wait for all broadcast invalidations (unverified)
   // ---- Caches and locks ----
-  SimTime cacheline_transfer;  // ns: moving a contended line to another core (40-100 ns in a socket)
-  SimTime atomic_local;        // ns: atomic RMW on a line this core already owns
+  SimTime
+      cacheline_transfer;  // ns: moving a contended line to another core (40-100 ns in a socket)
+  SimTime atomic_local;    // ns: atomic RMW on a line this core already owns
   // ---- Scheduler ----
-  SimTime context_switch;      // ns: __schedule() + context_switch() between two tasks
-  SimTime switch_mm;           // ns: switch_mm_irqs_off() to another mm (CR3 write; PCID or not)
-  SimTime wakeup_latency;      // ns: try_to_wake_up() until the woken task runs on an idle CPU
+  SimTime context_switch;  // ns: __schedule() + context_switch() between two tasks
+  SimTime switch_mm;       // ns: switch_mm_irqs_off() to another mm (CR3 write; PCID or not)
+  SimTime wakeup_latency;  // ns: try_to_wake_up() until the woken task runs on an idle CPU
   // ---- Process lifetime ----
-  SimTime thread_create;       // ns: clone(CLONE_VM) as seen by the new thread
-  SimTime thread_exit;         // ns: do_exit() of a thread that does not tear down its mm
-  SimTime mm_create;           // ns: mm_alloc() + pgd_alloc() + mm_init() (fork/exec)
+  SimTime thread_create;  // ns: clone(CLONE_VM) as seen by the new thread
+  SimTime thread_exit;    // ns: do_exit() of a thread that does not tear down its mm
+  SimTime mm_create;      // ns: mm_alloc() + pgd_alloc() + mm_init() (fork/exec)
   // ---- Contiguous allocation and migration (mm/cma.c, mm/migrate.c, fs/buffer.c) ----
   SimTime bh_invalidate_handler;  // ns: invalidate_bh_lru() body in its IPI handler (irq entry
                                   //     is ipi_handler_entry; brelse per entry is atomic_local)
-  SimTime migrate_page_rmap;   // ns: rmap walk + try_to_unmap() to a migration entry +
-                               //     remove_migration_ptes() for one mapping of one page
-  SimTime migrate_page_mapping;  // ns: migrate_page_move_mapping() / buffer_migrate_page():
+  SimTime migrate_page_rmap;      // ns: rmap walk + try_to_unmap() to a migration entry +
+                                  //     remove_migration_ptes() for one mapping of one page
+  SimTime migrate_page_mapping;   // ns: migrate_page_move_mapping() / buffer_migrate_page():
                                  //     page-cache slot replaced, buffer heads moved to the new page
   SimTime isolate_page_range;  // ns: start_isolate_page_range() + undo_isolate_page_range() of a
                                //     range: pageblock migratetype changes under zone->lock
-  SimTime cma_retry_backoff;   // ns: wait before alloc_contig_range() retries a busy range
-                               //     (cond_resched + the passes of migrate_pages(), model's back-off)
+  SimTime
+      cma_retry_backoff;  // ns: wait before alloc_contig_range() retries a busy range
+                          //     (cond_resched + the passes of migrate_pages(), model's back-off)
   // ---- Page cache and writeback (mm/filemap.h) ----
   SimTime page_cache_miss_read;  // ns: reading one missing page-cache page, waited for off CPU
-  SimTime writeback_page;        // ns: device time of writing one dirty page (writes queue per device)
-  SimTime writeback_submit;      // ns: CPU time to start writeback of one page (bio build + submit)
+  SimTime writeback_page;    // ns: device time of writing one dirty page (writes queue per device)
+  SimTime writeback_submit;  // ns: CPU time to start writeback of one page (bio build + submit)
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).

@@ -3,8 +3,8 @@
 #include "kernelsim/kernel/smp.h"
 #include "kernelsim/sched/cpumask.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/simulation.h"
 #include "kernelsim/sim/task.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 

@@ -47,7 +47,8 @@ void BufferCache::drop(BhKey key) {
 
 std::vector<BufferHead*> BufferCache::dirty_buffers(uint32_t file) {
   std::vector<BufferHead*> out;
-  for (auto it = bhs_.lower_bound(BhKey{file, 0}); it != bhs_.end() && it->first.file == file; ++it) {
+  for (auto it = bhs_.lower_bound(BhKey{file, 0}); it != bhs_.end() && it->first.file == file;
+       ++it) {
     if (it->second.dirty) out.push_back(&it->second);
   }
   return out;

@@ -8,8 +8,8 @@
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/filemap.h"
 #include "kernelsim/sim/shared_step.h"
-#include "kernelsim/simulation.h"
 #include "kernelsim/sim/task.h"
+#include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 namespace {

@@ -26,34 +26,70 @@ void set_result(Task& t, int64_t r) {
 
 Co<bool> do_op(Task& t, const Op& op) {
   switch (op.kind) {
-    case OpKind::kThink: co_await do_think(t, op.duration); break;
-    case OpKind::kSleep: co_await do_sleep(t, op.duration); break;
-    case OpKind::kMmap: set_result(t, co_await sys_mmap(t, op)); break;
-    case OpKind::kMunmap: set_result(t, co_await sys_munmap(t, op.addr, op.len)); break;
-    case OpKind::kMprotect: set_result(t, co_await sys_mprotect(t, op.addr, op.len, op.prot)); break;
-    case OpKind::kMremap: set_result(t, co_await sys_mremap(t, op)); break;
-    case OpKind::kBrk: t.last_result = co_await sys_brk(t, op.addr); break;
-    case OpKind::kMadvise: set_result(t, co_await sys_madvise(t, op.addr, op.len, op.advice)); break;
-    case OpKind::kMadviseVector: set_result(t, co_await sys_madvise_vec(t, op.ranges, op.advice)); break;
+    case OpKind::kThink:
+      co_await do_think(t, op.duration);
+      break;
+    case OpKind::kSleep:
+      co_await do_sleep(t, op.duration);
+      break;
+    case OpKind::kMmap:
+      set_result(t, co_await sys_mmap(t, op));
+      break;
+    case OpKind::kMunmap:
+      set_result(t, co_await sys_munmap(t, op.addr, op.len));
+      break;
+    case OpKind::kMprotect:
+      set_result(t, co_await sys_mprotect(t, op.addr, op.len, op.prot));
+      break;
+    case OpKind::kMremap:
+      set_result(t, co_await sys_mremap(t, op));
+      break;
+    case OpKind::kBrk:
+      t.last_result = co_await sys_brk(t, op.addr);
+      break;
+    case OpKind::kMadvise:
+      set_result(t, co_await sys_madvise(t, op.addr, op.len, op.advice));
+      break;
+    case OpKind::kMadviseVector:
+      set_result(t, co_await sys_madvise_vec(t, op.ranges, op.advice));
+      break;
     case OpKind::kPageFault: {
       const FaultResult r = co_await do_user_addr_fault(t, op.addr & ~(PAGE_SIZE - 1), op.write);
-      t.last_result = r == FaultResult::kSegv ? -ERRNO_EFAULT : r == FaultResult::kOom ? -ERRNO_ENOMEM : 0;
+      t.last_result = r == FaultResult::kSegv  ? -ERRNO_EFAULT
+                      : r == FaultResult::kOom ? -ERRNO_ENOMEM
+                                               : 0;
       break;
     }
     case OpKind::kTouch:
-      t.last_result = static_cast<int64_t>(co_await do_touch(t, op.addr, op.len, op.write, op.stride));
+      t.last_result =
+          static_cast<int64_t>(co_await do_touch(t, op.addr, op.len, op.write, op.stride));
       break;
-    case OpKind::kThreadStart: t.work(t.sim().costs().thread_create); break;
-    case OpKind::kThreadExit: co_return false;
-    case OpKind::kMmCreate: co_await do_mm_switch(t, op.mm_id); break;
+    case OpKind::kThreadStart:
+      t.work(t.sim().costs().thread_create);
+      break;
+    case OpKind::kThreadExit:
+      co_return false;
+    case OpKind::kMmCreate:
+      co_await do_mm_switch(t, op.mm_id);
+      break;
     case OpKind::kMmExit:
       if (t.mm() != nullptr) co_await exit_mmap(t, *t.mm());
       break;
-    case OpKind::kFileRead: set_result(t, co_await ksys_read(t, op.file, op.offset, op.len)); break;
-    case OpKind::kFileWrite: set_result(t, co_await ksys_write(t, op.file, op.offset, op.len)); break;
-    case OpKind::kFsync: set_result(t, co_await do_fsync(t, op.file)); break;
-    case OpKind::kContigAlloc: set_result(t, co_await cma_alloc(t, op.handle, op.len)); break;
-    case OpKind::kContigFree: set_result(t, co_await cma_release(t, op.handle)); break;
+    case OpKind::kFileRead:
+      set_result(t, co_await ksys_read(t, op.file, op.offset, op.len));
+      break;
+    case OpKind::kFileWrite:
+      set_result(t, co_await ksys_write(t, op.file, op.offset, op.len));
+      break;
+    case OpKind::kFsync:
+      set_result(t, co_await do_fsync(t, op.file));
+      break;
+    case OpKind::kContigAlloc:
+      set_result(t, co_await cma_alloc(t, op.handle, op.len));
+      break;
+    case OpKind::kContigFree:
+      set_result(t, co_await cma_release(t, op.handle));
+      break;
   }
   co_return true;
 }

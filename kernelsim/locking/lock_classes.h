@@ -31,8 +31,8 @@ inline constexpr std::string_view kCounterLockClass = "&counter->lock";       //
 // The rwsems, each two classes (NAME-R, NAME-W), and every other class.
 inline constexpr std::string_view kRwSemClasses[] = {kMmapSemClass};
 inline constexpr std::string_view kLockClasses[] = {
-    kVmaLockReadClass, kVmaLockWriteClass, kPgdatLruLockClass,
-    kLruvecLruLockClass, kZoneLockClass,   kCounterLockClass,
+    kVmaLockReadClass,   kVmaLockWriteClass, kPgdatLruLockClass,
+    kLruvecLruLockClass, kZoneLockClass,     kCounterLockClass,
 };
 
 // True when `name` is a class the model can create (as LockStat stores it, '&' included).

@@ -21,10 +21,10 @@ namespace mmreplay::kernelsim {
 struct LockClassStats {
   uint64_t acquisitions = 0;
   uint64_t contentions = 0;
-  uint64_t acq_bounces = 0;   // acquired on another CPU than the previous acquisition
-  uint64_t con_bounces = 0;   // contended acquisitions that were also bounces
-  Histogram wait_time;        // ns, contended acquisitions only (lock_stat's waittime)
-  Histogram hold_time;        // ns, every release
+  uint64_t acq_bounces = 0;  // acquired on another CPU than the previous acquisition
+  uint64_t con_bounces = 0;  // contended acquisitions that were also bounces
+  Histogram wait_time;       // ns, contended acquisitions only (lock_stat's waittime)
+  Histogram hold_time;       // ns, every release
 
   void record_acquire(uint32_t cpu, uint64_t wait_ns, bool contended);
   friend bool operator==(const LockClassStats&, const LockClassStats&) = default;

@@ -52,7 +52,8 @@ void QSpinLock::unlock_now(Task& t) {
   word_.hand_to(next.task->cpu().id, granted);
   holder_ = next.task;
   acquired_at_ = granted;
-  class_.record_acquire(next.task->cpu().id, static_cast<uint64_t>((granted - next.since).count_ns()), true);
+  class_.record_acquire(next.task->cpu().id,
+                        static_cast<uint64_t>((granted - next.since).count_ns()), true);
   if (TraceSink* ts = sim_.trace())
     trace_contended_acquire(*ts, next.task->id(), name_, next.since, granted);
   sim_.sched().resume_spinner(*next.task, granted);

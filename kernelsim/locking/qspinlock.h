@@ -31,6 +31,7 @@ class SpinLockStep final : public SharedStep {
  public:
   SpinLockStep(Task& t, QSpinLock& l, bool lock) : SharedStep(t), lock_(l), acquire_(lock) {}
   bool run_now() override;
+
  private:
   QSpinLock& lock_;
   bool acquire_;

@@ -19,8 +19,12 @@ SimTime rwsem_rspin_threshold(uint32_t readers) {
 
 }  // namespace
 
-bool RwsemDownRead::run_now() { return sem_.down_read_now(task_); }
-bool RwsemDownWrite::run_now() { return sem_.down_write_now(task_); }
+bool RwsemDownRead::run_now() {
+  return sem_.down_read_now(task_);
+}
+bool RwsemDownWrite::run_now() {
+  return sem_.down_write_now(task_);
+}
 bool RwsemUp::run_now() {
   sem_.up_now(task_, write_);
   return true;
@@ -91,7 +95,8 @@ bool RwSem::down_write_now(Task& t) {
     spinners_.push_back(Spinner{&t, at, ticket});
     ++counters_.spins;
     t.set_state(TaskState::kSpinning);
-    if (owner_ == nullptr) sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, ticket);
+    if (owner_ == nullptr)
+      sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, ticket);
     return false;
   }
   wait_list_.push_back(Waiter{&t, true, at});
@@ -104,10 +109,12 @@ bool RwSem::down_write_now(Task& t) {
 void RwSem::up_now(Task& t, bool write) {
   count_rmw(t);
   const SimTime at = t.clock();
-  auto it = std::find_if(t.held_rwsems.begin(), t.held_rwsems.end(),
-                         [this, write](const HeldRwsem& h) { return h.sem == this && h.write == write; });
+  auto it =
+      std::find_if(t.held_rwsems.begin(), t.held_rwsems.end(),
+                   [this, write](const HeldRwsem& h) { return h.sem == this && h.write == write; });
   assert(it != t.held_rwsems.end() && "release of an rwsem the task does not hold");
-  (write ? write_class_ : read_class_).hold_time.record(static_cast<uint64_t>((at - it->since).count_ns()));
+  (write ? write_class_ : read_class_)
+      .hold_time.record(static_cast<uint64_t>((at - it->since).count_ns()));
   t.held_rwsems.erase(it);
   if (TraceSink* ts = sim_.trace())
     ts->end(Track::task(t.id()), write ? write_name_ : read_name_, TraceCat::kLockHold, at);

@@ -43,6 +43,7 @@ class RwsemDownRead final : public SharedStep {
  public:
   RwsemDownRead(Task& t, RwSem& s) : SharedStep(t), sem_(s) {}
   bool run_now() override;
+
  private:
   RwSem& sem_;
 };
@@ -50,6 +51,7 @@ class RwsemDownWrite final : public SharedStep {
  public:
   RwsemDownWrite(Task& t, RwSem& s) : SharedStep(t), sem_(s) {}
   bool run_now() override;
+
  private:
   RwSem& sem_;
 };
@@ -57,6 +59,7 @@ class RwsemUp final : public SharedStep {
  public:
   RwsemUp(Task& t, RwSem& s, bool write) : SharedStep(t), sem_(s), write_(write) {}
   bool run_now() override;
+
  private:
   RwSem& sem_;
   bool write_;

@@ -25,7 +25,8 @@ uint64_t Lruvec::size(LruList list, uint32_t memcg) const {
 // Models mem_cgroup_page_lruvec() + the lock it implies: lruvec->lru_lock (5.11+,
 // 6168d0da2b47) or pgdat->lru_lock.
 QSpinLock& Lruvec::lru_lock_of(uint32_t memcg) {
-  if (memcg == kAnyMemcg || memcg == 0 || sim_.config().lru_lock != LruLockScope::kLruvec) return lru_lock;
+  if (memcg == kAnyMemcg || memcg == 0 || sim_.config().lru_lock != LruLockScope::kLruvec)
+    return lru_lock;
   if (memcg >= lruvec_locks_.size()) lruvec_locks_.resize(memcg + 1);
   if (!lruvec_locks_[memcg]) {
     lruvec_locks_[memcg] = std::make_unique<QSpinLock>(sim_, kLruvecLruLockClass);
@@ -152,8 +153,14 @@ void Lruvec::unlink(uint32_t f) {
   assert(pf.where == FrameWhere::kLru && "invariant (1)");
   List& l = list_of(pf.memcg, pf.lru);
   --node_size_[static_cast<int>(pf.lru)];
-  if (pf.prev != kNoFrame) frames_[pf.prev].next = pf.next; else l.head = pf.next;
-  if (pf.next != kNoFrame) frames_[pf.next].prev = pf.prev; else l.tail = pf.prev;
+  if (pf.prev != kNoFrame)
+    frames_[pf.prev].next = pf.next;
+  else
+    l.head = pf.next;
+  if (pf.next != kNoFrame)
+    frames_[pf.next].prev = pf.prev;
+  else
+    l.tail = pf.prev;
   pf.prev = pf.next = kNoFrame;
   assert(l.size > 0 && "invariant (2)");
   --l.size;

@@ -62,20 +62,20 @@ static_assert(kNoFrame == AnonRmap::kNone);
 enum class FrameWhere : uint8_t { kFree, kPagevec, kLru, kIsolated };
 
 struct PageFrame {
-  Mm* mm = nullptr;         // the mapping mm; nullptr once the page was freed while held
-  uint64_t addr = 0;        // user address it is mapped at
+  Mm* mm = nullptr;   // the mapping mm; nullptr once the page was freed while held
+  uint64_t addr = 0;  // user address it is mapped at
   uint32_t prev = kNoFrame;
   uint32_t next = kNoFrame;
-  uint32_t gen = 0;         // bumped when the frame is reused (stale batch entries)
+  uint32_t gen = 0;  // bumped when the frame is reused (stale batch entries)
   FrameWhere where = FrameWhere::kFree;
   LruList lru = LruList::kActiveAnon;
-  bool swapbacked = true;   // PG_swapbacked
-  uint32_t memcg = 0;       // the memcg (lruvec) it is charged to; 0: root
-  bool pagecache = false;   // a page-cache page of `file`, index `addr` (mm/filemap.h)
-  bool dirty = false;       // PG_dirty (page-cache pages)
+  bool swapbacked = true;  // PG_swapbacked
+  uint32_t memcg = 0;      // the memcg (lruvec) it is charged to; 0: root
+  bool pagecache = false;  // a page-cache page of `file`, index `addr` (mm/filemap.h)
+  bool dirty = false;      // PG_dirty (page-cache pages)
   uint32_t file = 0;
-  uint32_t dirty_token = 0; // PageCache's mark of its latest set_page_dirty() (b_dirty order)
-  SimTime writeback_end;    // PG_writeback until then (page-cache pages)
+  uint32_t dirty_token = 0;  // PageCache's mark of its latest set_page_dirty() (b_dirty order)
+  SimTime writeback_end;     // PG_writeback until then (page-cache pages)
 
   // Holds a page: an anon page still mapped by mm, or a page-cache page.
   bool live() const { return mm != nullptr || pagecache; }
@@ -139,7 +139,7 @@ class Lruvec {
     --unframed_;
   }
 
-  QSpinLock lru_lock;  // pgdat->lru_lock (4.8+; zone->lru_lock before)
+  QSpinLock lru_lock;            // pgdat->lru_lock (4.8+; zone->lru_lock before)
   uint32_t kswapd_failures = 0;  // pgdat->kswapd_failures (4.11+)
 
  private:

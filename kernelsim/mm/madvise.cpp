@@ -11,7 +11,8 @@ namespace mmreplay::kernelsim {
 namespace {
 
 bool is_supported(int advice) {
-  return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_WILLNEED || advice == MADV_NORMAL;
+  return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_WILLNEED ||
+         advice == MADV_NORMAL;
 }
 
 // Models madvise_free_pte_range() over [start, end) of an anonymous VMA: young/dirty cleared,
@@ -47,12 +48,14 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
 // Models madvise_vma() for MADV_FREE: the policy's view of free memory (seed 000's throttle).
 MadvFreeAction madv_free_action(Simulation& sim, uint64_t nr_pages) {
   const Zone& z = sim.page_alloc().zone();
-  const MadvFreeView view{nr_pages, z.free_pages, z.managed_pages, z.min_free_kbytes >> (PAGE_SHIFT - 10)};
+  const MadvFreeView view{nr_pages, z.free_pages, z.managed_pages,
+                          z.min_free_kbytes >> (PAGE_SHIFT - 10)};
   return sim.policies().madv_free->decide(view);
 }
 
 // Advises [start, end) of one VMA into the caller's gather. Returns 0 or -ERRNO_EINVAL.
-Co<int64_t> madvise_vma(Task& t, Vma& vma, uint64_t start, uint64_t end, int advice, MmuGather& tlb) {
+Co<int64_t> madvise_vma(Task& t, Vma& vma, uint64_t start, uint64_t end, int advice,
+                        MmuGather& tlb) {
   Simulation& sim = t.sim();
   if (advice == MADV_FREE) {
     if (madv_free_action(sim, (end - start) >> PAGE_SHIFT) == MadvFreeAction::kLazyFree) {
@@ -72,7 +75,8 @@ Co<int64_t> madvise_vma(Task& t, Vma& vma, uint64_t start, uint64_t end, int adv
 
 // Models madvise_walk_vmas() for one range. `shared` is the vector's gather, or nullptr for a
 // gather per VMA (madvise_dontneed_single_vma() / madvise_free_single_vma()).
-Co<int64_t> madvise_walk_vmas(Task& t, Mm& mm, uint64_t start, uint64_t end, int advice, MmuGather* shared) {
+Co<int64_t> madvise_walk_vmas(Task& t, Mm& mm, uint64_t start, uint64_t end, int advice,
+                              MmuGather* shared) {
   int64_t result = mm.vmas.range_is_mapped(start, end) ? 0 : -ERRNO_ENOMEM;
   for (Vma* v : mm.vmas.intersecting(start, end)) {
     const uint64_t s = std::max(start, v->start);
@@ -94,7 +98,9 @@ bool range_ok(uint64_t addr, uint64_t len) {
   return addr % PAGE_SIZE == 0 && addr + len <= TASK_SIZE && addr + len >= addr;
 }
 
-uint64_t page_align(uint64_t v) { return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1); }
+uint64_t page_align(uint64_t v) {
+  return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+}
 
 }  // namespace
 
@@ -102,7 +108,8 @@ Co<int64_t> sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
   t.work(t.sim().costs().syscall_entry);
   Mm* mm = t.mm();
   len = page_align(len);
-  if (mm == nullptr || mm->dead || !is_supported(advice) || !range_ok(addr, len)) co_return -ERRNO_EINVAL;
+  if (mm == nullptr || mm->dead || !is_supported(advice) || !range_ok(addr, len))
+    co_return -ERRNO_EINVAL;
   if (len == 0) co_return 0;
   co_await mm->mmap_sem.down_read(t);  // madvise_need_mmap_write() == false
   const int64_t r = co_await madvise_walk_vmas(t, *mm, addr, addr + len, advice, nullptr);

@@ -25,8 +25,8 @@ namespace mmreplay::kernelsim {
 
 class Task;
 
-// Models do_madvise(). Returns 0, -ERRNO_EINVAL or -ERRNO_ENOMEM (a hole in the range; the mapped parts
-// are still advised, as the kernel does).
+// Models do_madvise(). Returns 0, -ERRNO_EINVAL or -ERRNO_ENOMEM (a hole in the range; the mapped
+// parts are still advised, as the kernel does).
 Co<int64_t> sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice);
 
 // Models madvisev() / process_madvise() on the caller's mm, per policy `madvise`.

@@ -121,8 +121,7 @@ Co<void> mem_cgroup_uncharge_gathered(Task& t, Mm& mm, uint64_t nr) {
     co_await mem_cgroup_uncharge_list(t, id, nr);
     co_return;
   }
-  const uint64_t chunk =
-      sim.config().pagevec_size;  // free_pages_and_swap_cache() 3.17-rc
+  const uint64_t chunk = sim.config().pagevec_size;  // free_pages_and_swap_cache() 3.17-rc
   for (uint64_t done = 0; done < nr; done += chunk)
     co_await mem_cgroup_uncharge_list(t, id, std::min(chunk, nr - done));
 }

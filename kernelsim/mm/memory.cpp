@@ -55,7 +55,8 @@ enum class FaultAction : uint8_t { kZeroPage, kNewPage, kCopyPage, kMapFile, kSw
 FaultAction decide(const Vma& vma, uint8_t p, bool write) {
   if (pte::is_mapped(p)) {
     if (write && (p & pte::kZeroPage)) return FaultAction::kCopyPage;
-    if (write && vma.kind == VmaKind::kFilePrivate && !(p & pte::kOwnPage)) return FaultAction::kCopyPage;
+    if (write && vma.kind == VmaKind::kFilePrivate && !(p & pte::kOwnPage))
+      return FaultAction::kCopyPage;
     return FaultAction::kTouchOnly;
   }
   if (pte::state(p) == pte::kSwapped) return FaultAction::kSwapIn;
@@ -70,12 +71,21 @@ void set_pte(Mm& mm, uint8_t& p, FaultAction a, bool write) {
   if (pte::is_mapped(p) && (p & pte::kOwnPage)) --mm.rss_anon;
   if (pte::is_mapped(p) && !(p & pte::kOwnPage) && !(p & pte::kZeroPage)) --mm.rss_file;
   switch (a) {
-    case FaultAction::kZeroPage: p = static_cast<uint8_t>(pte::kPresent | pte::kZeroPage | pte::kYoung); break;
+    case FaultAction::kZeroPage:
+      p = static_cast<uint8_t>(pte::kPresent | pte::kZeroPage | pte::kYoung);
+      break;
     case FaultAction::kNewPage:
     case FaultAction::kSwapIn:
-    case FaultAction::kCopyPage: p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | ad); ++mm.rss_anon; break;
-    case FaultAction::kMapFile: p = static_cast<uint8_t>(pte::kPresent | ad); ++mm.rss_file; break;
-    case FaultAction::kTouchOnly: break;
+    case FaultAction::kCopyPage:
+      p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | ad);
+      ++mm.rss_anon;
+      break;
+    case FaultAction::kMapFile:
+      p = static_cast<uint8_t>(pte::kPresent | ad);
+      ++mm.rss_file;
+      break;
+    case FaultAction::kTouchOnly:
+      break;
   }
 }
 
@@ -86,7 +96,8 @@ uint64_t swap_ra_window(const Vma& vma, uint64_t addr, uint64_t* first) {
   const uint64_t hi = std::min(vma.end, lo + win * PAGE_SIZE);
   *first = lo;
   uint64_t n = 0;
-  for (uint64_t a = lo; a < hi; a += PAGE_SIZE) n += pte::state(vma.ptes[vma.index(a)]) == pte::kSwapped ? 1 : 0;
+  for (uint64_t a = lo; a < hi; a += PAGE_SIZE)
+    n += pte::state(vma.ptes[vma.index(a)]) == pte::kSwapped ? 1 : 0;
   return n;
 }
 
@@ -100,7 +111,8 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr)
   const uint64_t hi = std::min(vma.end, lo + (uint64_t{1} << page_cluster) * PAGE_SIZE);
   for (uint64_t a = lo; a < hi; a += PAGE_SIZE) {
     if (a == fault_addr || pte::state(vma.ptes[vma.index(a)]) != pte::kSwapped) continue;
-    if (!pa.alloc_page_fast(t, PageUse::kUser) && !co_await pa.alloc_page_slow(t, PageUse::kUser)) break;
+    if (!pa.alloc_page_fast(t, PageUse::kUser) && !co_await pa.alloc_page_slow(t, PageUse::kUser))
+      break;
     if (!co_await mem_cgroup_charge(t, mm, 1)) {  // the group is full: no more readahead
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
       break;
@@ -132,7 +144,8 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   if (action == FaultAction::kTouchOnly) {
     uint8_t& p = vma.ptes[vma.index(addr)];
     if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
-    p = static_cast<uint8_t>((p & ~pte::kStateMask) | pte::kPresent | pte::kYoung | (write ? pte::kDirty : 0));
+    p = static_cast<uint8_t>((p & ~pte::kStateMask) | pte::kPresent | pte::kYoung |
+                             (write ? pte::kDirty : 0));
     ++sim.vm().fault_spurious;
     co_return FaultResult::kSpurious;
   }
@@ -145,8 +158,8 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     }
     t.work(c.clear_page);
   }
-  const bool needs_page =
-      action == FaultAction::kNewPage || action == FaultAction::kCopyPage || action == FaultAction::kSwapIn;
+  const bool needs_page = action == FaultAction::kNewPage || action == FaultAction::kCopyPage ||
+                          action == FaultAction::kSwapIn;
   if (needs_page && !co_await alloc_one(t, PageUse::kUser)) {
     ++sim.vm().fault_oom;
     out_of_memory(t);
@@ -160,11 +173,13 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   uint64_t ra_first = 0;
   if (action == FaultAction::kSwapIn) {  // do_swap_page() -> swapin_readahead(): one read
     const uint64_t n = swap_ra_window(vma, addr, &ra_first);
-    co_await do_sleep(t, c.swap_in_page + c.swap_in_readahead_page * static_cast<int64_t>(n > 0 ? n - 1 : 0));
+    co_await do_sleep(
+        t, c.swap_in_page + c.swap_in_readahead_page * static_cast<int64_t>(n > 0 ? n - 1 : 0));
   }
   if (action == FaultAction::kNewPage) t.work(c.clear_page);
   if (action == FaultAction::kCopyPage) t.work(c.copy_page);
-  if (action == FaultAction::kMapFile || action == FaultAction::kCopyPage) t.work(c.page_cache_lookup);
+  if (action == FaultAction::kMapFile || action == FaultAction::kCopyPage)
+    t.work(c.page_cache_lookup);
   co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
   uint8_t& p = vma.ptes[vma.index(addr)];
   if (decide(vma, p, write) != action) {
@@ -183,11 +198,13 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     ++vm.pswpin;
     ++vm.pgmajfault;
   } else {
-    ++(action == FaultAction::kZeroPage ? vm.fault_zero_page
-       : action == FaultAction::kNewPage ? vm.fault_anon
-       : action == FaultAction::kCopyPage ? vm.fault_cow : vm.fault_file);
+    ++(action == FaultAction::kZeroPage   ? vm.fault_zero_page
+       : action == FaultAction::kNewPage  ? vm.fault_anon
+       : action == FaultAction::kCopyPage ? vm.fault_cow
+                                          : vm.fault_file);
   }
-  if (needs_page) co_await sim.lruvec().lru_cache_add(t, sim.lruvec().page_add_new_anon_rmap(mm, addr));
+  if (needs_page)
+    co_await sim.lruvec().lru_cache_add(t, sim.lruvec().page_add_new_anon_rmap(mm, addr));
   if (action == FaultAction::kSwapIn) co_await map_swap_readahead(t, vma, ra_first, addr);
   co_return FaultResult::kMapped;
 }

@@ -29,26 +29,26 @@ class Mm {
   Mm(Simulation& sim, uint32_t mm_id);
 
   uint32_t id;
-  RwSem mmap_sem;             // mmap_lock since 5.8
+  RwSem mmap_sem;  // mmap_lock since 5.8
   VmaTree vmas;
   PteTables pte_tables;
-  CpuMask cpumask;            // mm_cpumask()
-  uint64_t tlb_gen = 0;       // bumped by every flush (4.14+ mm->context.tlb_gen)
-  uint64_t mm_lock_seq = 0;   // per-VMA locks: bumped by mmap_write_unlock()
+  CpuMask cpumask;           // mm_cpumask()
+  uint64_t tlb_gen = 0;      // bumped by every flush (4.14+ mm->context.tlb_gen)
+  uint64_t mm_lock_seq = 0;  // per-VMA locks: bumped by mmap_write_unlock()
   uint64_t mmap_base = MODEL_MMAP_BASE;
-  uint64_t start_brk = 0;     // 0 until the first brk()
+  uint64_t start_brk = 0;  // 0 until the first brk()
   uint64_t brk = 0;
-  uint64_t rss_anon = 0;      // MM_ANONPAGES: own pages mapped
-  uint64_t rss_file = 0;      // MM_FILEPAGES: page-cache pages mapped
-  uint64_t swapents = 0;      // MM_SWAPENTS: ptes holding a swap entry
+  uint64_t rss_anon = 0;  // MM_ANONPAGES: own pages mapped
+  uint64_t rss_file = 0;  // MM_FILEPAGES: page-cache pages mapped
+  uint64_t swapents = 0;  // MM_SWAPENTS: ptes holding a swap entry
   // The page frame (mm/lru.h) of each own page, by user address: the model's stand-in for
   // pte -> struct page (the frame holds the reverse map, page -> mm + address).
   AnonRmap anon_pages;
-  uint32_t users = 0;         // mm_users: live threads
-  uint32_t memcg_id = 0;      // the memcg its pages are charged to (mm/memcontrol.h; 0: root)
+  uint32_t users = 0;              // mm_users: live threads
+  uint32_t memcg_id = 0;           // the memcg its pages are charged to (mm/memcontrol.h; 0: root)
   LockClassStats& vma_lock_read;   // lock class "&vma->vm_lock-R" of this mm's VMAs
   LockClassStats& vma_lock_write;  // lock class "&vma->vm_lock-W"
-  bool dead = false;          // exit_mmap() done
+  bool dead = false;               // exit_mmap() done
 };
 
 }  // namespace mmreplay::kernelsim

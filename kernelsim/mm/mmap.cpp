@@ -14,7 +14,9 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-uint64_t page_align(uint64_t v) { return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1); }
+uint64_t page_align(uint64_t v) {
+  return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+}
 
 VmaKind kind_of(const Op& op) {
   if ((op.flags & MAP_ANONYMOUS) != 0 || op.file == 0) {
@@ -90,13 +92,15 @@ Co<int64_t> sys_mmap(Task& t, const Op& op) {
   Mm* mm = t.mm();
   const uint64_t len = page_align(op.len);
   const bool fixed = (op.flags & MAP_FIXED) != 0;
-  if (mm == nullptr || mm->dead || len == 0 || len > TASK_SIZE || (fixed && op.addr % PAGE_SIZE != 0)) {
+  if (mm == nullptr || mm->dead || len == 0 || len > TASK_SIZE ||
+      (fixed && op.addr % PAGE_SIZE != 0)) {
     co_return -ERRNO_EINVAL;
   }
   co_await mm->mmap_sem.down_write(t);
   t.work(sim.costs().get_unmapped_area);
   uint64_t addr = 0;
-  const bool hint_ok = op.addr % PAGE_SIZE == 0 && op.addr >= mmap_min_addr && op.addr + len <= TASK_SIZE;
+  const bool hint_ok =
+      op.addr % PAGE_SIZE == 0 && op.addr >= mmap_min_addr && op.addr + len <= TASK_SIZE;
   if (fixed) {
     addr = op.addr;
     co_await do_munmap(t, *mm, addr, addr + len);
@@ -111,7 +115,8 @@ Co<int64_t> sys_mmap(Task& t, const Op& op) {
   }
   co_await sync_point(t);  // lockless (per-VMA) lookups see the VMA from here on
   const VmaKind kind = kind_of(op);
-  const uint64_t pgoff = kind == VmaKind::kAnonPrivate ? addr >> PAGE_SHIFT : op.offset >> PAGE_SHIFT;
+  const uint64_t pgoff =
+      kind == VmaKind::kAnonPrivate ? addr >> PAGE_SHIFT : op.offset >> PAGE_SHIFT;
   vma_link(t, *mm, addr, addr + len, op.prot, kind, op.file, pgoff);
   co_await mmap_write_unlock(t, *mm);
   co_return static_cast<int64_t>(addr);
@@ -141,7 +146,8 @@ static Co<bool> do_brk_flags(Task& t, Mm& mm, uint64_t start, uint64_t end) {
     mm.vmas.set_end(prev, end);
     co_return true;
   }
-  vma_link(t, mm, start, end, PROT_READ | PROT_WRITE, VmaKind::kAnonPrivate, 0, start >> PAGE_SHIFT);
+  vma_link(t, mm, start, end, PROT_READ | PROT_WRITE, VmaKind::kAnonPrivate, 0,
+           start >> PAGE_SHIFT);
   co_return true;
 }
 

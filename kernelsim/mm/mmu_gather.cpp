@@ -37,7 +37,8 @@ Co<void> free_gathered_user_pages(Task& t, Mm& mm, uint64_t pages) {
 
 Co<void> tlb_flush_mmu(Task& t, MmuGather& tlb) {
   if (tlb.need_flush()) {
-    co_await flush_tlb_mm_range(t, FlushTlbInfo{&tlb.mm(), tlb.start(), tlb.end(), tlb.freed_tables()});
+    co_await flush_tlb_mm_range(
+        t, FlushTlbInfo{&tlb.mm(), tlb.start(), tlb.end(), tlb.freed_tables()});
     tlb.reset_range();
   }
   uint64_t pages = 0;

@@ -30,7 +30,8 @@ Co<int64_t> sys_mprotect(Task& t, uint64_t addr, uint64_t len, uint32_t prot) {
   t.work(sim.costs().syscall_entry);
   Mm* mm = t.mm();
   len = (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-  if (mm == nullptr || mm->dead || addr % PAGE_SIZE != 0 || addr + len > TASK_SIZE) co_return -ERRNO_EINVAL;
+  if (mm == nullptr || mm->dead || addr % PAGE_SIZE != 0 || addr + len > TASK_SIZE)
+    co_return -ERRNO_EINVAL;
   if (len == 0) co_return 0;
   const uint64_t end = addr + len;
   co_await mm->mmap_sem.down_write(t);
@@ -53,7 +54,8 @@ Co<int64_t> sys_mprotect(Task& t, uint64_t addr, uint64_t len, uint32_t prot) {
   }
   co_await tlb_finish_mmu(t, tlb);
   uint64_t merges = 0;
-  for (Vma* v = mm->vmas.vma_lookup(addr); v != nullptr && v->start < end; v = mm->vmas.find_vma(v->end)) {
+  for (Vma* v = mm->vmas.vma_lookup(addr); v != nullptr && v->start < end;
+       v = mm->vmas.find_vma(v->end)) {
     v = mm->vmas.merge_around(v, mm->mm_lock_seq, &merges);
   }
   t.work(sim.costs().vma_merge * static_cast<int64_t>(merges));

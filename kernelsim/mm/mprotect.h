@@ -12,7 +12,8 @@ namespace mmreplay::kernelsim {
 
 class Task;
 
-// Models do_mprotect_pkey(). Returns 0, -ERRNO_EINVAL (misaligned) or -ERRNO_ENOMEM (hole in the range).
+// Models do_mprotect_pkey(). Returns 0, -ERRNO_EINVAL (misaligned) or -ERRNO_ENOMEM (hole in the
+// range).
 Co<int64_t> sys_mprotect(Task& t, uint64_t addr, uint64_t len, uint32_t prot);
 
 }  // namespace mmreplay::kernelsim

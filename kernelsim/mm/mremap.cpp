@@ -13,7 +13,9 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-uint64_t page_align(uint64_t v) { return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1); }
+uint64_t page_align(uint64_t v) {
+  return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+}
 
 // Models move_vma() + move_page_tables(): [old, old + old_len) (one whole VMA) moves to
 // [new_addr, new_addr + new_len). Returns false on OOM for a PTE page.
@@ -38,7 +40,8 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
     tlb.tlb_adjust_range(old_start + i * PAGE_SIZE);
     if (mm.pte_tables.ensure(new_addr + i * PAGE_SIZE)) {
       PageAllocator& pa = sim.page_alloc();
-      if (!pa.alloc_page_fast(t, PageUse::kPageTable) && !co_await pa.alloc_page_slow(t, PageUse::kPageTable)) {
+      if (!pa.alloc_page_fast(t, PageUse::kPageTable) &&
+          !co_await pa.alloc_page_slow(t, PageUse::kPageTable)) {
         mm.pte_tables.drop((new_addr + i * PAGE_SIZE) >> PMD_SHIFT);
         co_return false;
       }
@@ -53,7 +56,8 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
     }
   }
   mm.vmas.erase(vma);
-  free_pgtables(t, mm, old_start & ~(PMD_SIZE - 1), (old_end + PMD_SIZE - 1) & ~(PMD_SIZE - 1), tlb);
+  free_pgtables(t, mm, old_start & ~(PMD_SIZE - 1), (old_end + PMD_SIZE - 1) & ~(PMD_SIZE - 1),
+                tlb);
   co_await tlb_finish_mmu(t, tlb);
   Vma* placed = mm.vmas.insert(std::move(moved));
   t.work(sim.costs().vma_alloc);
@@ -72,7 +76,8 @@ Co<int64_t> mremap_locked(Task& t, Mm& mm, const Op& op, uint64_t old_len, uint6
     if (new_len < old_len) co_await do_munmap(t, mm, addr + new_len, addr + old_len);
     co_return static_cast<int64_t>(addr);
   }
-  if (!fixed && vma->end == addr + old_len && mm.vmas.range_is_free(addr + old_len, addr + new_len)) {
+  if (!fixed && vma->end == addr + old_len &&
+      mm.vmas.range_is_free(addr + old_len, addr + new_len)) {
     co_await vma_start_write_range(t, mm, vma->start, vma->end);
     mm.vmas.set_end(vma, addr + new_len);  // vma_expand()
     co_return static_cast<int64_t>(addr);
@@ -89,7 +94,8 @@ Co<int64_t> mremap_locked(Task& t, Mm& mm, const Op& op, uint64_t old_len, uint6
   }
   co_await vma_start_write_range(t, mm, addr, addr + old_len);
   for (uint64_t at : {addr, addr + old_len}) {
-    if (Vma* v = mm.vmas.vma_lookup(at); v != nullptr && v->start < at) mm.vmas.split_vma(v, at, mm.mm_lock_seq);
+    if (Vma* v = mm.vmas.vma_lookup(at); v != nullptr && v->start < at)
+      mm.vmas.split_vma(v, at, mm.mm_lock_seq);
   }
   vma = mm.vmas.vma_lookup(addr);
   if (!co_await move_vma(t, mm, vma, target, new_len)) co_return -ERRNO_ENOMEM;

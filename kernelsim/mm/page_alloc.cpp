@@ -13,8 +13,11 @@
 namespace mmreplay::kernelsim {
 
 Zone::Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr_cpus)
-    : name(std::move(zone_name)), managed_pages(managed), free_pages(managed),
-      lock(sim, kZoneLockClass), pcp(nr_cpus) {}
+    : name(std::move(zone_name)),
+      managed_pages(managed),
+      free_pages(managed),
+      lock(sim, kZoneLockClass),
+      pcp(nr_cpus) {}
 
 PageAllocator::PageAllocator(Simulation& sim, uint64_t managed_pages, uint32_t nr_cpus)
     : sim_(sim), zone_(sim, "Normal", managed_pages, nr_cpus) {
@@ -34,9 +37,10 @@ void PageAllocator::setup_per_zone_wmarks() {
   const WatermarkPolicy& policy = *sim_.policies().watermarks;
   // A value written to /proc/sys/vm/min_free_kbytes replaces the boot-time formula
   // (min_free_kbytes_sysctl_handler() -> setup_per_zone_wmarks()).
-  zone_.min_free_kbytes = sim_.machine().min_free_kbytes != 0
-                              ? sim_.machine().min_free_kbytes
-                              : calculate_min_free_kbytes(zone_.managed_pages, policy.min_free_kbytes_ceil());
+  zone_.min_free_kbytes =
+      sim_.machine().min_free_kbytes != 0
+          ? sim_.machine().min_free_kbytes
+          : calculate_min_free_kbytes(zone_.managed_pages, policy.min_free_kbytes_ceil());
   // One zone holds all lowmem, so its share of pages_min is all of it.
   const WatermarkView view{zone_.min_free_kbytes >> (PAGE_SHIFT - 10), zone_.managed_pages};
   zone_.wmark_min = view.min_pages;
@@ -97,10 +101,11 @@ void check_page_conservation(const Simulation& sim) {
   const Lruvec& lru = sim.lruvec();
   const VmCounters& vm = sim.stats().vm;
   const uint64_t pgtables = vm.pgtable_alloc - vm.pgtable_free;
-  const uint64_t accounted = pa.nr_free_pages() + lru.nr_lru_pages() + lru.nr_held() + lru.nr_unframed() +
-                             pgtables + pa.nr_contig_pages();
-  assert(accounted == pa.zone().managed_pages &&
-         "invariant (3): free + LRU + pagevecs/isolated + unframed + page tables + contig != total");
+  const uint64_t accounted = pa.nr_free_pages() + lru.nr_lru_pages() + lru.nr_held() +
+                             lru.nr_unframed() + pgtables + pa.nr_contig_pages();
+  assert(
+      accounted == pa.zone().managed_pages &&
+      "invariant (3): free + LRU + pagevecs/isolated + unframed + page tables + contig != total");
   (void)accounted;
 #else
   (void)sim;

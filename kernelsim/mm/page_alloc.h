@@ -57,8 +57,8 @@ struct Zone {
   uint64_t wmark_min = 0;        // _watermark[WMARK_MIN], pages
   uint64_t wmark_low = 0;
   uint64_t wmark_high = 0;
-  uint64_t free_pages;        // in the buddy lists (not in pcp lists)
-  QSpinLock lock;             // zone->lock
+  uint64_t free_pages;  // in the buddy lists (not in pcp lists)
+  QSpinLock lock;       // zone->lock
   std::vector<PerCpuPages> pcp;
 };
 

@@ -10,8 +10,8 @@
 
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <unordered_set>
 #include <vector>
 
@@ -30,9 +30,13 @@ inline constexpr uint8_t kYoung = 1u << 3;
 inline constexpr uint8_t kOwnPage = 1u << 4;
 inline constexpr uint8_t kZeroPage = 1u << 5;
 
-inline uint8_t state(uint8_t p) { return p & kStateMask; }
+inline uint8_t state(uint8_t p) {
+  return p & kStateMask;
+}
 // pte_present(): mapped to a page (normal or lazyfree).
-inline bool is_mapped(uint8_t p) { return state(p) == kPresent || state(p) == kLazyFree; }
+inline bool is_mapped(uint8_t p) {
+  return state(p) == kPresent || state(p) == kLazyFree;
+}
 }  // namespace pte
 
 // PMD_SIZE-aligned regions that have a PTE page, as pmd indices (addr >> PMD_SHIFT).

@@ -39,8 +39,9 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
       uint8_t& p = vma->ptes[vma->index(a)];
       if (hardware_access_ok(*vma, p, write)) {
         if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
-        p = static_cast<uint8_t>(write ? ((p & ~pte::kStateMask) | pte::kPresent | pte::kDirty | pte::kYoung)
-                                       : (p | pte::kYoung));
+        p = static_cast<uint8_t>(
+            write ? ((p & ~pte::kStateMask) | pte::kPresent | pte::kDirty | pte::kYoung)
+                  : (p | pte::kYoung));
         continue;
       }
     }

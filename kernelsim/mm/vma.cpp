@@ -36,7 +36,8 @@ bool VmaTree::range_is_mapped(uint64_t start, uint64_t end) const {
 
 std::vector<Vma*> VmaTree::intersecting(uint64_t start, uint64_t end) const {
   std::vector<Vma*> out;
-  for (Vma* v = find_vma(start); v != nullptr && v->start < end; v = find_vma(v->end)) out.push_back(v);
+  for (Vma* v = find_vma(start); v != nullptr && v->start < end; v = find_vma(v->end))
+    out.push_back(v);
   return out;
 }
 

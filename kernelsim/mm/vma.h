@@ -31,8 +31,8 @@ struct Vma {
   uint64_t end = 0;
   uint32_t prot = 0;
   VmaKind kind = VmaKind::kAnonPrivate;
-  uint32_t file = 0;     // file id, 0 for anonymous
-  uint64_t pgoff = 0;    // page offset in the file; anonymous: start >> PAGE_SHIFT at creation
+  uint32_t file = 0;   // file id, 0 for anonymous
+  uint64_t pgoff = 0;  // page offset in the file; anonymous: start >> PAGE_SHIFT at creation
   std::vector<uint8_t> ptes;
   VmaLock lock;
 

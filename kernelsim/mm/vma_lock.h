@@ -47,7 +47,8 @@ class VmaLock {
 class VmaLockStep final : public SharedStep {
  public:
   enum class Kind { kEndRead, kStartWrite };
-  VmaLockStep(Task& t, VmaLock& l, Kind kind, uint64_t seq) : SharedStep(t), lock_(l), kind_(kind), seq_(seq) {}
+  VmaLockStep(Task& t, VmaLock& l, Kind kind, uint64_t seq)
+      : SharedStep(t), lock_(l), kind_(kind), seq_(seq) {}
   bool run_now() override;
 
  private:

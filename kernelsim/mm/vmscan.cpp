@@ -27,8 +27,12 @@ struct ScanControl {
   uint32_t memcg = kAnyMemcg;  // target_mem_cgroup: memcg reclaim scans only this group's lruvec
 };
 
-LruList inactive_of(bool file) { return file ? LruList::kInactiveFile : LruList::kInactiveAnon; }
-LruList active_of(bool file) { return file ? LruList::kActiveFile : LruList::kActiveAnon; }
+LruList inactive_of(bool file) {
+  return file ? LruList::kInactiveFile : LruList::kInactiveAnon;
+}
+LruList active_of(bool file) {
+  return file ? LruList::kActiveFile : LruList::kActiveAnon;
+}
 LruList anon_or_file(const PageFrame& pf, bool active) {
   if (pf.swapbacked) return active ? LruList::kActiveAnon : LruList::kInactiveAnon;
   return active ? LruList::kActiveFile : LruList::kInactiveFile;
@@ -115,7 +119,8 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
 
 // Models the per-page part of shrink_page_list() / try_to_unmap_one() for one isolated frame.
 // REQUIRES: now() == t.clock() (called right after a sync point).
-PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm, uint64_t* unmapped_addr) {
+PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
+                        uint64_t* unmapped_addr) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
   PageFrame& pf = lru.frame(f);
@@ -131,8 +136,9 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm, 
   Mm& mm = *pf.mm;
   // A clean lazyfree page is discarded: 4.12+ only once it lost PG_swapbacked on the lazyfree
   // list (one still in a batch is swapped as anon); 4.5-4.11 by its clean ptes (TTU_LZFREE).
-  const bool lazyfree = sim.config().lazyfree_lru == LazyfreeLru::kInactiveFile ? !pf.swapbacked
-                                                                   : pte::state(*p) == pte::kLazyFree;
+  const bool lazyfree = sim.config().lazyfree_lru == LazyfreeLru::kInactiveFile
+                            ? !pf.swapbacked
+                            : pte::state(*p) == pte::kLazyFree;
   if (lazyfree && pte::state(*p) == pte::kLazyFree && !(*p & pte::kDirty)) {  // discard
     ++vm.pglazyfreed;
     *p = pte::kNone;
@@ -181,7 +187,8 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
     if (o == PageOutcome::kFreed) uncharge.add(lru.frame(f).memcg);
     lru.release_frame(f);
     if (o == PageOutcome::kGone) continue;
-    if (mm != nullptr) co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
+    if (mm != nullptr)
+      co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
     if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
     ++freed;
   }
@@ -239,7 +246,9 @@ bool pgdat_balanced(const Simulation& sim) {
   return z.free_pages > z.wmark_high;
 }
 
-bool kswapd_gave_up(Simulation& sim) { return sim.lruvec().kswapd_failures >= MAX_RECLAIM_RETRIES; }
+bool kswapd_gave_up(Simulation& sim) {
+  return sim.lruvec().kswapd_failures >= MAX_RECLAIM_RETRIES;
+}
 
 // Models prepare_kswapd_sleep(): balanced (or given up), and, under reclaim=predictive, no
 // shortage in sight (seed 003 patch 2: the sample taken here can keep kswapd reclaiming).
@@ -352,7 +361,8 @@ void KswapdData::fire(uint64_t arg) {
   waiting = false;
   nap_timed_out = true;
   Task* k = sim_.kswapd();
-  if (k != nullptr && k->state() == TaskState::kSleeping) sim_.sched().wake_up_process(*k, sim_.now());
+  if (k != nullptr && k->state() == TaskState::kSleeping)
+    sim_.sched().wake_up_process(*k, sim_.now());
 }
 
 bool wakeup_kswapd(Task& t) {

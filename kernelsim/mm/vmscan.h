@@ -65,9 +65,9 @@ class KswapdData final : public EventTarget {
   Simulation& sim_;
   FreePageTrend trend;
   ReclaimRate rate;
-  uint64_t nap_seq = 0;    // bumped at each nap; a timer of an older nap does nothing
-  bool napping = false;    // in the HZ/10 nap, not woken yet
-  bool waiting = false;    // asleep in kswapd_try_to_sleep() (not in an I/O wait): wakeable
+  uint64_t nap_seq = 0;  // bumped at each nap; a timer of an older nap does nothing
+  bool napping = false;  // in the HZ/10 nap, not woken yet
+  bool waiting = false;  // asleep in kswapd_try_to_sleep() (not in an I/O wait): wakeable
   bool nap_timed_out = false;
 };
 

@@ -1,6 +1,5 @@
 #include "kernelsim/policy/fault_lock.h"
 
-
 namespace mmreplay::kernelsim {
 namespace {
 

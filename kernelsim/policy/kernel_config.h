@@ -69,13 +69,13 @@ struct KernelConfig {
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru
   MemcgCounterKind memcg = MemcgCounterKind::kOff;
-  uint32_t charge_batch = MEMCG_CHARGE_BATCH;        // pages per memcg counter charge
+  uint32_t charge_batch = MEMCG_CHARGE_BATCH;  // pages per memcg counter charge
   UnchargeBatchMode uncharge_batch = UnchargeBatchMode::kGather;
   LruLockScope lru_lock = LruLockScope::kLruvec;
-  bool zap_lru_drain = true;                         // lru_add_drain() before a zap
+  bool zap_lru_drain = true;  // lru_add_drain() before a zap
   BhInvalidateMode bh_invalidate = BhInvalidateMode::kDrain;
   ReclaimMode reclaim = ReclaimMode::kReactive;
-  uint32_t predict_window = LSQ_LOOKBACK;            // samples in the predictive lookback
+  uint32_t predict_window = LSQ_LOOKBACK;  // samples in the predictive lookback
 
   bool memcg_enabled() const { return memcg != MemcgCounterKind::kOff; }
   friend bool operator==(const KernelConfig&, const KernelConfig&) = default;

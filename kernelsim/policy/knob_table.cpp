@@ -42,54 +42,58 @@ Allowed<uint32_t> n(uint32_t value, std::string doc) {
 
 std::vector<KnobInfo> build_table() {
   std::vector<KnobInfo> t;
-  t.push_back(knob("madv_free", &KernelConfig::madv_free, "what MADV_FREE does (seed 000)",
-                   {{MadvFreeMode::kLazy,
-                     {"lazy", "pages stay mapped and become lazyfree (4.5+, 854e9ed09ded)"}},
-                    {MadvFreeMode::kAsDontneed,
-                     {"as-dontneed",
-                      "MADV_FREE zaps like MADV_DONTNEED (swapless 4.5-4.11, pre-4.5 allocators)"}},
-                    {MadvFreeMode::kThrottled,
-                     {"throttled",
-                      "seed 000 RFC: DONTNEED while free pages <= 1.5 x min watermark, else lazy"}},
-                    {MadvFreeMode::kFreeSwapped,
-                     {"free-swapped", "seed 000 fix: lazy, and swap entries in the range are freed"}}}));
-  t.push_back(knob("madvise", &KernelConfig::madvise, "how a vector madvise executes (seed 002)",
-                   {{MadviseVectorMode::kPerCall,
-                     {"per-call", "one madvise() per range: a lock acquisition and a flush each"}},
-                    {MadviseVectorMode::kVector,
-                     {"vector",
-                      "one syscall, one mmap_sem hold and one mmu_gather flush for all ranges"}}}));
+  t.push_back(knob(
+      "madv_free", &KernelConfig::madv_free, "what MADV_FREE does (seed 000)",
+      {{MadvFreeMode::kLazy,
+        {"lazy", "pages stay mapped and become lazyfree (4.5+, 854e9ed09ded)"}},
+       {MadvFreeMode::kAsDontneed,
+        {"as-dontneed",
+         "MADV_FREE zaps like MADV_DONTNEED (swapless 4.5-4.11, pre-4.5 allocators)"}},
+       {MadvFreeMode::kThrottled,
+        {"throttled", "seed 000 RFC: DONTNEED while free pages <= 1.5 x min watermark, else lazy"}},
+       {MadvFreeMode::kFreeSwapped,
+        {"free-swapped", "seed 000 fix: lazy, and swap entries in the range are freed"}}}));
+  t.push_back(knob(
+      "madvise", &KernelConfig::madvise, "how a vector madvise executes (seed 002)",
+      {{MadviseVectorMode::kPerCall,
+        {"per-call", "one madvise() per range: a lock acquisition and a flush each"}},
+       {MadviseVectorMode::kVector,
+        {"vector", "one syscall, one mmap_sem hold and one mmu_gather flush for all ranges"}}}));
   t.push_back(knob("tlb", &KernelConfig::tlb, "remote TLB invalidation mechanism",
                    {{TlbFlushMethod::kIpi,
                      {"ipi", "shootdown IPIs to mm_cpumask, initiator waits for all acks"}},
                     {TlbFlushMethod::kBroadcast,
                      {"broadcast", "INVLPGB + TLBSYNC (AMD) / RAR (Intel): no IPIs (~6.15)"}}}));
-  t.push_back(knob("fault_lock", &KernelConfig::fault_lock, "lock taken by the page-fault path",
-                   {{FaultLockMode::kMmapSem, {"mmap_sem", "every fault takes mmap_sem for read"}},
-                    {FaultLockMode::kPerVma,
-                     {"per-vma",
-                      "per-VMA read lock, falling back to mmap_sem when write-locked (6.4+)"}}}));
-  t.push_back(knob("lazy_tlb", &KernelConfig::lazy_tlb, "how lazy-TLB CPUs take shootdowns",
-                   {{LazyTlbMode::kLeaveMm, {"leave_mm", "3.x: lazy CPUs get the IPI and leave the mm"}},
-                    {LazyTlbMode::kSkip,
-                     {"skip", "4.19+: lazy CPUs skipped unless page tables are freed; tlb_gen on "
-                              "return (145f573b89a6)"}}}));
+  t.push_back(knob(
+      "fault_lock", &KernelConfig::fault_lock, "lock taken by the page-fault path",
+      {{FaultLockMode::kMmapSem, {"mmap_sem", "every fault takes mmap_sem for read"}},
+       {FaultLockMode::kPerVma,
+        {"per-vma", "per-VMA read lock, falling back to mmap_sem when write-locked (6.4+)"}}}));
+  t.push_back(
+      knob("lazy_tlb", &KernelConfig::lazy_tlb, "how lazy-TLB CPUs take shootdowns",
+           {{LazyTlbMode::kLeaveMm, {"leave_mm", "3.x: lazy CPUs get the IPI and leave the mm"}},
+            {LazyTlbMode::kSkip,
+             {"skip",
+              "4.19+: lazy CPUs skipped unless page tables are freed; tlb_gen on "
+              "return (145f573b89a6)"}}}));
   t.push_back(knob("rwsem_wake", &KernelConfig::rwsem_wake, "readers woken by one rwsem wake-up",
                    {{RwsemWakeMode::kPhaseFair,
                      {"phase-fair", "5.3+: up to MAX_READERS_WAKEUP readers, skipping writers"}},
                     {RwsemWakeMode::kContiguous,
                      {"contiguous", "3.x: the readers before the first waiting writer"}}}));
-  t.push_back(knob("watermarks", &KernelConfig::watermarks, "zone low/high watermark formula",
-                   {{WatermarkFormula::k3x, {"3.x", "low = min + min/4, high = min + min/2 (before 4.6)"}},
-                    {WatermarkFormula::kScaleFactor,
-                     {"scale-factor", "gap = max(min/4, managed * watermark_scale_factor / 10000) "
-                                      "(4.6+, 795ae7a0de6b)"}}}));
-  t.push_back(knob("lazyfree_lru", &KernelConfig::lazyfree_lru, "LRU list of MADV_FREE'd pages",
-                   {{LazyfreeLru::kInactiveAnon,
-                     {"inactive-anon", "4.5-4.11: inactive anon list, still swap-backed"}},
-                    {LazyfreeLru::kInactiveFile,
-                     {"inactive-file",
-                      "4.12+: PG_swapbacked cleared, inactive file list (f7ad2a6cb9f7)"}}}));
+  t.push_back(
+      knob("watermarks", &KernelConfig::watermarks, "zone low/high watermark formula",
+           {{WatermarkFormula::k3x, {"3.x", "low = min + min/4, high = min + min/2 (before 4.6)"}},
+            {WatermarkFormula::kScaleFactor,
+             {"scale-factor",
+              "gap = max(min/4, managed * watermark_scale_factor / 10000) "
+              "(4.6+, 795ae7a0de6b)"}}}));
+  t.push_back(knob(
+      "lazyfree_lru", &KernelConfig::lazyfree_lru, "LRU list of MADV_FREE'd pages",
+      {{LazyfreeLru::kInactiveAnon,
+        {"inactive-anon", "4.5-4.11: inactive anon list, still swap-backed"}},
+       {LazyfreeLru::kInactiveFile,
+        {"inactive-file", "4.12+: PG_swapbacked cleared, inactive file list (f7ad2a6cb9f7)"}}}));
   t.push_back(knob("pagevec_size", &KernelConfig::pagevec_size,
                    "pages per per-CPU LRU batch (lru_add, lru_lazyfree)",
                    {n(PAGEVEC_SIZE_3X, "3.x PAGEVEC_SIZE"), n(PAGEVEC_SIZE, "~4.15+ PAGEVEC_SIZE"),
@@ -98,7 +102,8 @@ std::vector<KnobInfo> build_table() {
                    "entries per per-CPU buffer-head LRU (BH_LRU_SIZE)",
                    {n(BH_LRU_SIZE_PRE_3_18, "BH_LRU_SIZE before 3.18"),
                     n(BH_LRU_SIZE, "3.18+ BH_LRU_SIZE (86cf78d73de8)")}));
-  t.push_back(knob("memcg", &KernelConfig::memcg, "memory cgroup charging of user pages and its counter",
+  t.push_back(knob("memcg", &KernelConfig::memcg,
+                   "memory cgroup charging of user pages and its counter",
                    {{MemcgCounterKind::kOff, {"off", "no memcg charging"}},
                     {MemcgCounterKind::kResCounter,
                      {"res_counter", "<= 3.18: spinlocked res_counter (seed 001)"}},
@@ -108,16 +113,17 @@ std::vector<KnobInfo> build_table() {
                    "pages per memcg counter charge kept in the per-CPU charge stock",
                    {n(CHARGE_BATCH, "3.x CHARGE_BATCH, MEMCG_CHARGE_BATCH before 6.1"),
                     n(MEMCG_CHARGE_BATCH, "6.1+ MEMCG_CHARGE_BATCH")}));
-  t.push_back(knob("uncharge_batch", &KernelConfig::uncharge_batch,
-                   "pages per memcg uncharge when a zap frees its gathered pages",
-                   {{UnchargeBatchMode::kPagevec,
-                     {"pagevec", "3.17-rc: one uncharge per PAGEVEC_SIZE pages (seed 001 regression)"}},
-                    {UnchargeBatchMode::kGather,
-                     {"gather", "3.17+: one uncharge per mmu_gather batch (aabfb57296e3)"}}}));
-  t.push_back(knob("lru_lock", &KernelConfig::lru_lock, "granularity of the LRU lock",
-                   {{LruLockScope::kNode, {"node", "<= 5.10: zone->lru_lock, pgdat->lru_lock (4.8)"}},
-                    {LruLockScope::kLruvec,
-                     {"lruvec", "5.11+: lruvec->lru_lock per memcg (6168d0da2b47)"}}}));
+  t.push_back(
+      knob("uncharge_batch", &KernelConfig::uncharge_batch,
+           "pages per memcg uncharge when a zap frees its gathered pages",
+           {{UnchargeBatchMode::kPagevec,
+             {"pagevec", "3.17-rc: one uncharge per PAGEVEC_SIZE pages (seed 001 regression)"}},
+            {UnchargeBatchMode::kGather,
+             {"gather", "3.17+: one uncharge per mmu_gather batch (aabfb57296e3)"}}}));
+  t.push_back(knob(
+      "lru_lock", &KernelConfig::lru_lock, "granularity of the LRU lock",
+      {{LruLockScope::kNode, {"node", "<= 5.10: zone->lru_lock, pgdat->lru_lock (4.8)"}},
+       {LruLockScope::kLruvec, {"lruvec", "5.11+: lruvec->lru_lock per memcg (6168d0da2b47)"}}}));
   t.push_back(knob("zap_lru_drain", &KernelConfig::zap_lru_drain,
                    "lru_add_drain() before zapping (MADV_DONTNEED, munmap)",
                    {{true, {"on", "lru_add_drain() in the zap paths (all versions)"}},
@@ -127,22 +133,25 @@ std::vector<KnobInfo> build_table() {
       "how bh_lru entries pinning pages are dropped before migration (seed 004)",
       {{BhInvalidateMode::kAll,
         {"all", "seed 004 patch: invalidate_bh_lrus() IPI to every CPU in alloc_contig_range()"}},
-       {BhInvalidateMode::kCond, {"cond", "IPIs only to CPUs with has_bh_in_lru() (on_each_cpu_cond)"}},
+       {BhInvalidateMode::kCond,
+        {"cond", "IPIs only to CPUs with has_bh_in_lru() (on_each_cpu_cond)"}},
        {BhInvalidateMode::kSelected,
         {"selected",
          "drop only the migrated pages' buffer heads, searching every CPU's bh_lru (no IPI)"}},
-       {BhInvalidateMode::kNone, {"none", "before 5.13: migration fails and retries on busy buffer heads"}},
+       {BhInvalidateMode::kNone,
+        {"none", "before 5.13: migration fails and retries on busy buffer heads"}},
        {BhInvalidateMode::kDrain,
         {"drain",
-         "5.13+ (8cc621d2f45d): invalidate in lru_add_drain(); lru_cache_disable() skips installs"}}}));
-  t.push_back(knob("reclaim", &KernelConfig::reclaim,
-                   "when kswapd starts: at the low watermark, or earlier on a free-page trend "
-                   "(seed 003)",
-                   {{ReclaimMode::kReactive,
-                     {"reactive", "kswapd woken at the low watermark, asleep above high"}},
-                    {ReclaimMode::kPredictive,
-                     {"predictive",
-                      "seed 003 RFC: least-squares trend of free pages wakes kswapd early"}}}));
+         "5.13+ (8cc621d2f45d): invalidate in lru_add_drain(); lru_cache_disable() skips "
+         "installs"}}}));
+  t.push_back(knob(
+      "reclaim", &KernelConfig::reclaim,
+      "when kswapd starts: at the low watermark, or earlier on a free-page trend "
+      "(seed 003)",
+      {{ReclaimMode::kReactive,
+        {"reactive", "kswapd woken at the low watermark, asleep above high"}},
+       {ReclaimMode::kPredictive,
+        {"predictive", "seed 003 RFC: least-squares trend of free pages wakes kswapd early"}}}));
   t.push_back(knob("predict_window", &KernelConfig::predict_window,
                    "(time, free pages) samples in the reclaim=predictive lookback window",
                    {n(LSQ_LOOKBACK, "LSQ_LOOKBACK of the seed 003 RFC"),
@@ -222,7 +231,8 @@ Status apply_knobs(std::string_view text, KernelConfig* config) {
     const std::string_view val = trim(item.substr(eq + 1));
     const KnobInfo* knob = find_knob(key);
     if (knob == nullptr) {
-      return Status::invalid_argument("unknown policy knob '" + std::string(key) + "' (known: " + known_keys() + ")");
+      return Status::invalid_argument("unknown policy knob '" + std::string(key) +
+                                      "' (known: " + known_keys() + ")");
     }
     for (std::string_view s : seen) {
       if (s == key) {
@@ -232,8 +242,9 @@ Status apply_knobs(std::string_view text, KernelConfig* config) {
     seen.push_back(key);
     const KnobValue* v = knob->find_value(val);
     if (v == nullptr) {
-      return Status::invalid_argument("unknown value '" + std::string(val) + "' for policy knob '" + std::string(key) +
-               "' (expected " + known_values(*knob) + ")");
+      return Status::invalid_argument("unknown value '" + std::string(val) + "' for policy knob '" +
+                                      std::string(key) + "' (expected " + known_values(*knob) +
+                                      ")");
     }
     knob->set(c, static_cast<size_t>(v - knob->values.data()));
   }

@@ -1,6 +1,5 @@
 #include "kernelsim/policy/madv_free.h"
 
-
 namespace mmreplay::kernelsim {
 namespace {
 
@@ -37,10 +36,14 @@ class FreeSwapped final : public MadvFreePolicy {
 
 std::unique_ptr<const MadvFreePolicy> make_madv_free_policy(MadvFreeMode mode) {
   switch (mode) {
-    case MadvFreeMode::kLazy: return std::make_unique<LazyFree>();
-    case MadvFreeMode::kAsDontneed: return std::make_unique<AsDontNeed>();
-    case MadvFreeMode::kThrottled: return std::make_unique<Throttled>();
-    case MadvFreeMode::kFreeSwapped: return std::make_unique<FreeSwapped>();
+    case MadvFreeMode::kLazy:
+      return std::make_unique<LazyFree>();
+    case MadvFreeMode::kAsDontneed:
+      return std::make_unique<AsDontNeed>();
+    case MadvFreeMode::kThrottled:
+      return std::make_unique<Throttled>();
+    case MadvFreeMode::kFreeSwapped:
+      return std::make_unique<FreeSwapped>();
   }
   return std::make_unique<LazyFree>();
 }

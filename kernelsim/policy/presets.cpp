@@ -28,7 +28,8 @@ const std::vector<PolicyPreset>& policy_presets() {
        "4.5: MADV_FREE merged (854e9ed09ded), seed 000's kernel; lockless page_counter (3.19, "
        "3e32cb2e0a12)"},
       {"linux-4.12", "linux-4.5", "watermarks=scale-factor,lazyfree_lru=inactive-file",
-       "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor (4.6)"},
+       "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor "
+       "(4.6)"},
       {"linux-5.3", "linux-4.12", "lazy_tlb=skip,rwsem_wake=phase-fair,pagevec_size=15",
        "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19)"},
       {"linux-6.6", "linux-5.3",
@@ -36,7 +37,8 @@ const std::vector<PolicyPreset>& policy_presets() {
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
        "(5.11, 6168d0da2b47)"},
       // Seed 000 ("mm: throttle MADV_FREE").
-      {"dontneed", "linux-4.5", "madv_free=as-dontneed", "seed 000: MADV_FREE handled as MADV_DONTNEED"},
+      {"dontneed", "linux-4.5", "madv_free=as-dontneed",
+       "seed 000: MADV_FREE handled as MADV_DONTNEED"},
       {"free", "linux-4.5", "madv_free=lazy", "seed 000: lazy free (4.5, 854e9ed09ded)"},
       {"free-throttled", "linux-4.5", "madv_free=throttled",
        "seed 000 RFC 1/4: DONTNEED while free pages <= 1.5 x min watermark"},
@@ -48,7 +50,8 @@ const std::vector<PolicyPreset>& policy_presets() {
        "seed 002: madvisev(), one lock and one TLB flush per call"},
       // Seed 004 ("CMA/HOTPLUG: clear buffer-head lru before page migration").
       {"bh-lru-8", "linux-3.18", "bh_lru_size=8", "seed 004: BH_LRU_SIZE 8 (before 3.18)"},
-      {"bh-lru-16", "linux-3.18", "bh_lru_size=16", "seed 004: BH_LRU_SIZE 16 (3.18+, 86cf78d73de8)"},
+      {"bh-lru-16", "linux-3.18", "bh_lru_size=16",
+       "seed 004: BH_LRU_SIZE 16 (3.18+, 86cf78d73de8)"},
       {"bh-invalidate-all", "linux-3.18", "bh_invalidate=all",
        "seed 004 patch: invalidate_bh_lrus() on every CPU before alloc_contig_range() migrates"},
       {"bh-drop-selected", "linux-3.18", "bh_invalidate=selected",
@@ -108,9 +111,8 @@ Status expand_policy(std::string_view spec, KernelConfig* config) {
   const size_t plus = spec.find('+');
   const std::string_view head = spec.substr(0, plus);
   if (head.empty()) {
-    return Status::invalid_argument(spec.empty() ? "empty policy"
-                                                 : "policy '" + std::string(spec) +
-                                                       "' starts with '+'");
+    return Status::invalid_argument(
+        spec.empty() ? "empty policy" : "policy '" + std::string(spec) + "' starts with '+'");
   }
   KernelConfig c;
   std::string_view overrides = spec;

@@ -22,7 +22,8 @@ struct WatermarkView {
 class WatermarkPolicy {
  public:
   virtual ~WatermarkPolicy() = default;
-  // The distance of low above min (high is min + 2 * gap under scale-factor, min + min/2 under 3.x).
+  // The distance of low above min (high is min + 2 * gap under scale-factor, min + min/2
+  // under 3.x).
   virtual uint64_t low_gap(const WatermarkView& v) const = 0;
   virtual uint64_t high_gap(const WatermarkView& v) const = 0;
   // Upper clamp of min_free_kbytes in KB.

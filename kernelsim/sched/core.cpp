@@ -8,7 +8,9 @@
 
 namespace mmreplay::kernelsim {
 
-SimTime Scheduler::time_slice() const { return sim_.machine().time_slice; }
+SimTime Scheduler::time_slice() const {
+  return sim_.machine().time_slice;
+}
 
 void Scheduler::wake_up_process(Task& t, SimTime at) {
   assert(t.state() == TaskState::kSleeping || t.state() == TaskState::kNew);

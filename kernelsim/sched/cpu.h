@@ -59,17 +59,17 @@ struct Cpu {
   explicit Cpu(uint32_t cpu_id) : id(cpu_id) {}
 
   uint32_t id;
-  Task* curr = nullptr;             // running (or spinning) task, nullptr when idle
-  std::deque<Task*> runqueue;       // runnable tasks waiting for this CPU, FIFO
+  Task* curr = nullptr;        // running (or spinning) task, nullptr when idle
+  std::deque<Task*> runqueue;  // runnable tasks waiting for this CPU, FIFO
 
   // arch/x86 cpu_tlbstate: the mm whose translations this CPU may cache.
   Mm* loaded_mm = nullptr;
   bool is_lazy = false;
-  uint64_t loaded_mm_tlb_gen = 0;   // mm->tlb_gen this CPU's TLB is up to date with
+  uint64_t loaded_mm_tlb_gen = 0;  // mm->tlb_gen this CPU's TLB is up to date with
 
-  SimTime irq_busy_until;           // end of the last interrupt handler queued here
-  SimTime pending_steal;            // interrupt time to charge to curr at its next sync point
-  SimTime busy_since;               // when curr got this CPU (valid while curr != nullptr)
+  SimTime irq_busy_until;  // end of the last interrupt handler queued here
+  SimTime pending_steal;   // interrupt time to charge to curr at its next sync point
+  SimTime busy_since;      // when curr got this CPU (valid while curr != nullptr)
 
   CpuCounters counters;
 };

@@ -13,9 +13,18 @@ namespace mmreplay::kernelsim {
 
 class CpuMask {
  public:
-  void set(uint32_t cpu) { assert(cpu < NR_CPUS); words_[cpu / 64] |= bit(cpu); }
-  void clear(uint32_t cpu) { assert(cpu < NR_CPUS); words_[cpu / 64] &= ~bit(cpu); }
-  bool test(uint32_t cpu) const { assert(cpu < NR_CPUS); return (words_[cpu / 64] & bit(cpu)) != 0; }
+  void set(uint32_t cpu) {
+    assert(cpu < NR_CPUS);
+    words_[cpu / 64] |= bit(cpu);
+  }
+  void clear(uint32_t cpu) {
+    assert(cpu < NR_CPUS);
+    words_[cpu / 64] &= ~bit(cpu);
+  }
+  bool test(uint32_t cpu) const {
+    assert(cpu < NR_CPUS);
+    return (words_[cpu / 64] & bit(cpu)) != 0;
+  }
 
   uint32_t weight() const {
     uint32_t n = 0;

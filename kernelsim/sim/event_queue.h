@@ -47,7 +47,9 @@ class EventQueue {
 
   // True when a running task may move now() to `t` inline: nothing queued at or before `t`
   // and `t` within the horizon.
-  bool can_advance_to(SimTime t) const { return t <= horizon_ && (heap_.empty() || t < heap_.front().when); }
+  bool can_advance_to(SimTime t) const {
+    return t <= horizon_ && (heap_.empty() || t < heap_.front().when);
+  }
 
   // Time beyond which nothing may run inline (Simulation::run_until()); infinite otherwise.
   void set_horizon(SimTime t) { horizon_ = t; }

@@ -32,7 +32,9 @@ class Histogram {
   uint64_t sum() const { return sum_; }
   uint64_t min() const { return count_ ? min_ : 0; }
   uint64_t max() const { return max_; }
-  double mean() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0; }
+  double mean() const {
+    return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0;
+  }
   int sub_bucket_bits() const { return bits_; }
 
   // The smallest bucket bound v such that at least `percent`% of values are <= v (clamped to

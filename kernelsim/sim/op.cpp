@@ -11,8 +11,18 @@ const char* op_kind_name(OpKind kind) {
   return op_info(kind).name.data();
 }
 
-Op Op::think(SimTime d) { Op o; o.kind = OpKind::kThink; o.duration = d; return o; }
-Op Op::sleep(SimTime d) { Op o; o.kind = OpKind::kSleep; o.duration = d; return o; }
+Op Op::think(SimTime d) {
+  Op o;
+  o.kind = OpKind::kThink;
+  o.duration = d;
+  return o;
+}
+Op Op::sleep(SimTime d) {
+  Op o;
+  o.kind = OpKind::kSleep;
+  o.duration = d;
+  return o;
+}
 
 Op Op::mmap_anon(uint64_t addr, uint64_t len, uint32_t prot, uint32_t extra_flags) {
   Op o;
@@ -38,14 +48,24 @@ Op Op::mmap_file(uint64_t addr, uint64_t len, uint32_t prot, uint32_t flags, uin
 }
 
 Op Op::munmap(uint64_t addr, uint64_t len) {
-  Op o; o.kind = OpKind::kMunmap; o.addr = addr; o.len = len; return o;
+  Op o;
+  o.kind = OpKind::kMunmap;
+  o.addr = addr;
+  o.len = len;
+  return o;
 }
 
 Op Op::mprotect(uint64_t addr, uint64_t len, uint32_t prot) {
-  Op o; o.kind = OpKind::kMprotect; o.addr = addr; o.len = len; o.prot = prot; return o;
+  Op o;
+  o.kind = OpKind::kMprotect;
+  o.addr = addr;
+  o.len = len;
+  o.prot = prot;
+  return o;
 }
 
-Op Op::mremap(uint64_t addr, uint64_t old_len, uint64_t new_len, uint32_t flags, uint64_t new_addr) {
+Op Op::mremap(uint64_t addr, uint64_t old_len, uint64_t new_len, uint32_t flags,
+              uint64_t new_addr) {
   Op o;
   o.kind = OpKind::kMremap;
   o.addr = addr;
@@ -56,10 +76,20 @@ Op Op::mremap(uint64_t addr, uint64_t old_len, uint64_t new_len, uint32_t flags,
   return o;
 }
 
-Op Op::brk(uint64_t addr) { Op o; o.kind = OpKind::kBrk; o.addr = addr; return o; }
+Op Op::brk(uint64_t addr) {
+  Op o;
+  o.kind = OpKind::kBrk;
+  o.addr = addr;
+  return o;
+}
 
 Op Op::madvise(uint64_t addr, uint64_t len, int advice) {
-  Op o; o.kind = OpKind::kMadvise; o.addr = addr; o.len = len; o.advice = advice; return o;
+  Op o;
+  o.kind = OpKind::kMadvise;
+  o.addr = addr;
+  o.len = len;
+  o.advice = advice;
+  return o;
 }
 
 Op Op::madvise_vec(std::vector<AddrRange> ranges, int advice) {
@@ -71,7 +101,11 @@ Op Op::madvise_vec(std::vector<AddrRange> ranges, int advice) {
 }
 
 Op Op::page_fault(uint64_t addr, bool write) {
-  Op o; o.kind = OpKind::kPageFault; o.addr = addr; o.write = write; return o;
+  Op o;
+  o.kind = OpKind::kPageFault;
+  o.addr = addr;
+  o.write = write;
+  return o;
 }
 
 Op Op::touch(uint64_t addr, uint64_t len, bool write, uint64_t stride) {
@@ -84,9 +118,22 @@ Op Op::touch(uint64_t addr, uint64_t len, bool write, uint64_t stride) {
   return o;
 }
 
-Op Op::thread_exit() { Op o; o.kind = OpKind::kThreadExit; return o; }
-Op Op::mm_create(uint32_t mm_id) { Op o; o.kind = OpKind::kMmCreate; o.mm_id = mm_id; return o; }
-Op Op::mm_exit() { Op o; o.kind = OpKind::kMmExit; return o; }
+Op Op::thread_exit() {
+  Op o;
+  o.kind = OpKind::kThreadExit;
+  return o;
+}
+Op Op::mm_create(uint32_t mm_id) {
+  Op o;
+  o.kind = OpKind::kMmCreate;
+  o.mm_id = mm_id;
+  return o;
+}
+Op Op::mm_exit() {
+  Op o;
+  o.kind = OpKind::kMmExit;
+  return o;
+}
 
 Op Op::file_read(uint32_t file, uint64_t offset, uint64_t len) {
   Op o;

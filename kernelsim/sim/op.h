@@ -7,12 +7,10 @@
 // Field use per kind (unused fields are ignored):
 //   kThink       duration: user-space compute (the CPU stays busy; time-sliced if shared)
 //   kSleep       duration: blocked off CPU (nanosleep, futex wait)
-//   kMmap        addr (hint; with MAP_FIXED the exact place), len, prot, flags (MAP_*), file, offset
-//   kMunmap      addr, len
-//   kMprotect    addr, len, prot
-//   kMremap      addr, len (old), new_len, new_addr (with MREMAP_FIXED), flags (MREMAP_*)
-//   kBrk         addr: the new program break (the first brk of an mm sets its start)
-//   kMadvise     addr, len, advice (MADV_*)
+//   kMmap        addr (hint; with MAP_FIXED the exact place), len, prot, flags (MAP_*), file,
+//   offset kMunmap      addr, len kMprotect    addr, len, prot kMremap      addr, len (old),
+//   new_len, new_addr (with MREMAP_FIXED), flags (MREMAP_*) kBrk         addr: the new program
+//   break (the first brk of an mm sets its start) kMadvise     addr, len, advice (MADV_*)
 //   kMadviseVector advice, ranges: madvisev / process_madvise
 //   kPageFault   addr, write: one fault as the trace saw it (spurious if already mapped)
 //   kTouch       addr, len, write, stride (bytes, 0 = PAGE_SIZE): accesses that fault as needed
@@ -39,7 +37,7 @@ namespace mmreplay::kernelsim {
 
 // The model's rows of the op table (common/op_table.h), in table order.
 enum class OpKind : uint8_t {
-#define MMREPLAY_OP_KIND(Kind, in, ...) MMREPLAY_OP_IF_MODEL_##in(k##Kind,)
+#define MMREPLAY_OP_KIND(Kind, in, ...) MMREPLAY_OP_IF_MODEL_##in(k##Kind, )
   MMREPLAY_OPS(MMREPLAY_OP_KIND)
 #undef MMREPLAY_OP_KIND
 };
@@ -49,7 +47,7 @@ inline constexpr int kOpKindCount = 0 MMREPLAY_OPS(MMREPLAY_OP_KIND_COUNT);
 
 // The op table's row of each OpKind.
 inline constexpr common::OpRow kOpRowOf[kOpKindCount] = {
-#define MMREPLAY_OP_ROW_OF(Kind, in, ...) MMREPLAY_OP_IF_MODEL_##in(common::OpRow::k##Kind,)
+#define MMREPLAY_OP_ROW_OF(Kind, in, ...) MMREPLAY_OP_IF_MODEL_##in(common::OpRow::k##Kind, )
     MMREPLAY_OPS(MMREPLAY_OP_ROW_OF)
 #undef MMREPLAY_OP_ROW_OF
 };
@@ -72,15 +70,15 @@ struct Op {
   int advice = 0;
   uint32_t prot = 0;
   uint32_t flags = 0;
-  uint32_t file = 0;         // file id, 0 = anonymous
-  uint32_t mm_id = 0;        // kMmCreate
+  uint32_t file = 0;   // file id, 0 = anonymous
+  uint32_t mm_id = 0;  // kMmCreate
   uint64_t addr = 0;
   uint64_t len = 0;
-  uint64_t new_len = 0;      // kMremap
-  uint64_t new_addr = 0;     // kMremap with MREMAP_FIXED
-  uint64_t offset = 0;       // kMmap of a file: byte offset
-  uint64_t stride = 0;       // kTouch
-  SimTime duration;          // kThink, kSleep
+  uint64_t new_len = 0;           // kMremap
+  uint64_t new_addr = 0;          // kMremap with MREMAP_FIXED
+  uint64_t offset = 0;            // kMmap of a file: byte offset
+  uint64_t stride = 0;            // kTouch
+  SimTime duration;               // kThink, kSleep
   std::vector<AddrRange> ranges;  // kMadviseVector
   uint64_t handle = 0;            // kContigAlloc, kContigFree: the allocation, chosen by the trace
 

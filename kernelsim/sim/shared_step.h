@@ -57,6 +57,8 @@ class SyncStep final : public SharedStep {
   bool run_now() override { return true; }
 };
 
-inline SyncStep sync_point(Task& t) { return SyncStep(t); }
+inline SyncStep sync_point(Task& t) {
+  return SyncStep(t);
+}
 
 }  // namespace mmreplay::kernelsim

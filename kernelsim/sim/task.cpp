@@ -2,9 +2,9 @@
 
 #include <cassert>
 
-#include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sched/core.h"
 #include "kernelsim/sched/cpu.h"
+#include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/sim_floor.h"
 
 namespace mmreplay::kernelsim {

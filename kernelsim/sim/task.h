@@ -80,7 +80,9 @@ class Task final : public EventTarget {
   // ---- Scheduler and lock interface (model internals) ------------------------------------------
   void set_state(TaskState s) { state_ = s; }
   // Move the clock forward to `t` (no-op when already later).
-  void advance_to(SimTime t) { if (t > clock_) clock_ = t; }
+  void advance_to(SimTime t) {
+    if (t > clock_) clock_ = t;
+  }
   // Charge interrupt time stolen from this task while it held its CPU.
   void absorb_steal();
   // Time-slice expiry with another task waiting and preemption enabled.
@@ -93,12 +95,12 @@ class Task final : public EventTarget {
 
   void fire(uint64_t arg) override;
 
-  int preempt_count = 0;             // spinlocks held or being waited for
-  SimTime slice_start;               // when it last got its CPU
+  int preempt_count = 0;  // spinlocks held or being waited for
+  SimTime slice_start;    // when it last got its CPU
   std::vector<HeldRwsem> held_rwsems;
-  int64_t last_result = 0;           // return value of the last syscall (address or -errno)
-  bool kthread = false;              // PF_KTHREAD (kswapd): not a trace thread
-  bool oom_killed = false;           // an OOM victim: its op loop ends (mm/oom_kill.h)
+  int64_t last_result = 0;  // return value of the last syscall (address or -errno)
+  bool kthread = false;     // PF_KTHREAD (kswapd): not a trace thread
+  bool oom_killed = false;  // an OOM victim: its op loop ends (mm/oom_kill.h)
 
  private:
   Simulation& sim_;

@@ -23,8 +23,14 @@ class SimTime {
 
   constexpr int64_t count_ns() const { return ns_; }
 
-  constexpr SimTime& operator+=(SimTime o) { ns_ += o.ns_; return *this; }
-  constexpr SimTime& operator-=(SimTime o) { ns_ -= o.ns_; return *this; }
+  constexpr SimTime& operator+=(SimTime o) {
+    ns_ += o.ns_;
+    return *this;
+  }
+  constexpr SimTime& operator-=(SimTime o) {
+    ns_ -= o.ns_;
+    return *this;
+  }
   friend constexpr SimTime operator+(SimTime a, SimTime b) { return SimTime(a.ns_ + b.ns_); }
   friend constexpr SimTime operator-(SimTime a, SimTime b) { return SimTime(a.ns_ - b.ns_); }
   friend constexpr SimTime operator*(SimTime a, int64_t k) { return SimTime(a.ns_ * k); }
@@ -37,7 +43,11 @@ class SimTime {
   int64_t ns_ = 0;
 };
 
-constexpr SimTime max(SimTime a, SimTime b) { return a < b ? b : a; }
-constexpr SimTime min(SimTime a, SimTime b) { return a < b ? a : b; }
+constexpr SimTime max(SimTime a, SimTime b) {
+  return a < b ? b : a;
+}
+constexpr SimTime min(SimTime a, SimTime b) {
+  return a < b ? a : b;
+}
 
 }  // namespace mmreplay::kernelsim

@@ -27,7 +27,8 @@ std::string slurp(const std::string& path) {
 }
 
 void dump(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // Decodes everything the reader offers; returns the number of chunks that decoded.

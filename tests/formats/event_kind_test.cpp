@@ -13,10 +13,10 @@ namespace {
 
 TEST(EventKind, NumbersAndNamesAreTheFormats) {
   const std::vector<std::string> disk_order = {
-      "thread_start", "thread_exit",  "mm_create",   "mm_exit",    "mmap",
-      "munmap",       "mprotect",     "mremap",      "brk",        "madvise",
-      "madvise_vector", "page_fault", "touch",       "file_read",  "file_write",
-      "fsync",        "contig_alloc", "contig_free", "observation",
+      "thread_start",   "thread_exit",  "mm_create",   "mm_exit",     "mmap",
+      "munmap",         "mprotect",     "mremap",      "brk",         "madvise",
+      "madvise_vector", "page_fault",   "touch",       "file_read",   "file_write",
+      "fsync",          "contig_alloc", "contig_free", "observation",
   };
   ASSERT_EQ(kEventKindCount, static_cast<int>(disk_order.size()));
   for (int k = 0; k < kEventKindCount; ++k) {

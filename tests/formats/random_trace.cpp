@@ -19,18 +19,25 @@ uint64_t next(uint64_t* s) {  // splitmix64: fixed output on every platform
 // Mostly page-aligned user addresses, sometimes extreme ones.
 uint64_t random_addr(uint64_t* rng) {
   switch (next(rng) % 16) {
-    case 0: return 0;
-    case 1: return ~uint64_t{0};
-    case 2: return next(rng);
-    default: return 0x7f0000000000ull + (next(rng) % (1ull << 30)) * 4096;
+    case 0:
+      return 0;
+    case 1:
+      return ~uint64_t{0};
+    case 2:
+      return next(rng);
+    default:
+      return 0x7f0000000000ull + (next(rng) % (1ull << 30)) * 4096;
   }
 }
 
 uint64_t random_len(uint64_t* rng) {
   switch (next(rng) % 8) {
-    case 0: return next(rng);
-    case 1: return 0;
-    default: return (1 + next(rng) % 512) * 4096;
+    case 0:
+      return next(rng);
+    case 1:
+      return 0;
+    default:
+      return (1 + next(rng) % 512) * 4096;
   }
 }
 
@@ -47,20 +54,34 @@ Event random_event(EventKind kind, uint64_t ts, uint64_t* rng, std::vector<Range
   const uint64_t a = random_addr(rng), l = random_len(rng);
   Event e;
   switch (kind) {
-    case EventKind::kThreadStart: e = ev::thread_start(ts); break;
-    case EventKind::kThreadExit: e = ev::thread_exit(ts); break;
-    case EventKind::kMmCreate: e = ev::mm_create(ts, next(rng) % 100, next(rng) % 100); break;
-    case EventKind::kMmExit: e = ev::mm_exit(ts, next(rng) % 100); break;
+    case EventKind::kThreadStart:
+      e = ev::thread_start(ts);
+      break;
+    case EventKind::kThreadExit:
+      e = ev::thread_exit(ts);
+      break;
+    case EventKind::kMmCreate:
+      e = ev::mm_create(ts, next(rng) % 100, next(rng) % 100);
+      break;
+    case EventKind::kMmExit:
+      e = ev::mm_exit(ts, next(rng) % 100);
+      break;
     case EventKind::kMmap:
       e = ev::mmap(ts, a, l, next(rng) & 7, static_cast<uint32_t>(next(rng)), next(rng) % 4,
                    next(rng) % 3 == 0 ? next(rng) : 4096 * (next(rng) % 100));
       break;
-    case EventKind::kMunmap: e = ev::munmap(ts, a, l); break;
-    case EventKind::kMprotect: e = ev::mprotect(ts, a, l, next(rng) & 7); break;
+    case EventKind::kMunmap:
+      e = ev::munmap(ts, a, l);
+      break;
+    case EventKind::kMprotect:
+      e = ev::mprotect(ts, a, l, next(rng) & 7);
+      break;
     case EventKind::kMremap:
       e = ev::mremap(ts, a, l, random_addr(rng), random_len(rng), next(rng) % 4);
       break;
-    case EventKind::kBrk: e = ev::brk(ts, a); break;
+    case EventKind::kBrk:
+      e = ev::brk(ts, a);
+      break;
     case EventKind::kMadvise:
       e = ev::madvise(ts, a, l, next(rng) % 2 ? kMadvDontNeed : kMadvFree);
       break;
@@ -70,13 +91,27 @@ Event random_event(EventKind kind, uint64_t ts, uint64_t* rng, std::vector<Range
       for (uint64_t i = 0; i < n; ++i) ranges->push_back({random_addr(rng), random_len(rng)});
       break;
     }
-    case EventKind::kPageFault: e = ev::page_fault(ts, a, next(rng) % 2, next(rng) % 5 == 0); break;
-    case EventKind::kTouch: e = ev::touch(ts, a, l, next(rng) % 2, (next(rng) % 3) * 4096); break;
-    case EventKind::kFileRead: e = ev::file_read(ts, 1 + next(rng) % 3, next(rng), l); break;
-    case EventKind::kFileWrite: e = ev::file_write(ts, 1 + next(rng) % 3, next(rng), l); break;
-    case EventKind::kFsync: e = ev::fsync(ts, 1 + next(rng) % 3); break;
-    case EventKind::kContigAlloc: e = ev::contig_alloc(ts, next(rng) % 64, l); break;
-    case EventKind::kContigFree: e = ev::contig_free(ts, next(rng) % 64); break;
+    case EventKind::kPageFault:
+      e = ev::page_fault(ts, a, next(rng) % 2, next(rng) % 5 == 0);
+      break;
+    case EventKind::kTouch:
+      e = ev::touch(ts, a, l, next(rng) % 2, (next(rng) % 3) * 4096);
+      break;
+    case EventKind::kFileRead:
+      e = ev::file_read(ts, 1 + next(rng) % 3, next(rng), l);
+      break;
+    case EventKind::kFileWrite:
+      e = ev::file_write(ts, 1 + next(rng) % 3, next(rng), l);
+      break;
+    case EventKind::kFsync:
+      e = ev::fsync(ts, 1 + next(rng) % 3);
+      break;
+    case EventKind::kContigAlloc:
+      e = ev::contig_alloc(ts, next(rng) % 64, l);
+      break;
+    case EventKind::kContigFree:
+      e = ev::contig_free(ts, next(rng) % 64);
+      break;
     case EventKind::kObservation:
       e = ev::observation(ts, static_cast<ObservationKind>(next(rng) % kObservationKindCount),
                           next(rng) % 2 ? next(rng) : 1);
@@ -105,8 +140,8 @@ RandomTrace make_random_trace(uint64_t seed, uint32_t threads, uint32_t events_p
     uint64_t ts = next(&rng) % 1000000;
     for (uint32_t i = 0; i < events_per_thread; ++i) {
       // Cycle through every kind first, then pick at random.
-      const auto kind = static_cast<EventKind>(i < kEventKindCount ? i
-                                                                   : next(&rng) % kEventKindCount);
+      const auto kind =
+          static_cast<EventKind>(i < kEventKindCount ? i : next(&rng) % kEventKindCount);
       ts += next(&rng) % 4 == 0 ? next(&rng) % 10000000 : next(&rng) % 2000;
       std::vector<Range> ranges;
       t.streams[s].events.push_back(random_event(kind, ts, &rng, &ranges));

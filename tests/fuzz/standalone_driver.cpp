@@ -32,10 +32,16 @@ std::vector<uint8_t> mutate(std::vector<uint8_t> in, const std::vector<uint8_t>&
   for (int r = 0; r < rounds && !in.empty(); ++r) {
     const size_t pos = next(rng) % in.size();
     switch (next(rng) % 6) {
-      case 0: in[pos] ^= static_cast<uint8_t>(1u << (next(rng) % 8)); break;
-      case 1: in[pos] = static_cast<uint8_t>(next(rng)); break;
-      case 2: in.resize(pos); break;  // cut
-      case 3: {                        // run of 0x00 / 0xff (lengths, counts)
+      case 0:
+        in[pos] ^= static_cast<uint8_t>(1u << (next(rng) % 8));
+        break;
+      case 1:
+        in[pos] = static_cast<uint8_t>(next(rng));
+        break;
+      case 2:
+        in.resize(pos);
+        break;   // cut
+      case 3: {  // run of 0x00 / 0xff (lengths, counts)
         const size_t n = std::min<size_t>(in.size() - pos, 1 + next(rng) % 8);
         std::memset(in.data() + pos, next(rng) % 2 ? 0xff : 0x00, n);
         break;

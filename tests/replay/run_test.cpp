@@ -26,8 +26,8 @@ std::unique_ptr<formats::TraceReader> generate(const std::string& name,
 }
 
 TEST(Run, MadvBombFaultsEveryPageOfEveryLoop) {
-  auto reader = generate("madv-bomb", {"--processes", "2", "--size", "1M", "--loops", "3",
-                                       "--advice", "dontneed"});
+  auto reader = generate(
+      "madv-bomb", {"--processes", "2", "--size", "1M", "--loops", "3", "--advice", "dontneed"});
   ChunkCache cache(64);
   RunSpec spec;
   spec.policy_name = "default";
@@ -43,8 +43,8 @@ TEST(Run, MadvBombFaultsEveryPageOfEveryLoop) {
 }
 
 TEST(Run, EveryCounterOfTheListsReachesTheResultsUnderItsKey) {
-  auto reader = generate("madv-bomb", {"--processes", "2", "--size", "1M", "--loops", "3",
-                                       "--advice", "free"});
+  auto reader = generate("madv-bomb",
+                         {"--processes", "2", "--size", "1M", "--loops", "3", "--advice", "free"});
   ChunkCache cache(64);
   RunSpec spec;
   spec.policy_name = "default";
@@ -75,8 +75,8 @@ TEST(Run, EveryCounterOfTheListsReachesTheResultsUnderItsKey) {
 TEST(Run, CmaBhReadsAndWritesGoThroughTheBhLru) {
   // 8 blocks per worker file fit the default 16-entry bh_lru: after each CPU's first pass, hits
   // (bh_invalidate=none: the trace's contiguous allocations invalidate nothing).
-  auto reader = generate("cma-bh", {"--threads", "2", "--loops", "200", "--size", "32K",
-                                    "--io-size", "4K"});
+  auto reader =
+      generate("cma-bh", {"--threads", "2", "--loops", "200", "--size", "32K", "--io-size", "4K"});
   ChunkCache cache(64);
   RunSpec spec;
   spec.policy_name = "none";
@@ -123,8 +123,8 @@ TEST(Run, CmaBhContigAllocationsAreReplayedUnderEachInvalidationPolicy) {
 }
 
 TEST(Run, MadvFreeLazyKeepsPagesSoLaterLoopsDoNotFault) {
-  auto reader = generate("madv-bomb", {"--processes", "1", "--size", "1M", "--loops", "3",
-                                       "--advice", "free"});
+  auto reader = generate("madv-bomb",
+                         {"--processes", "1", "--size", "1M", "--loops", "3", "--advice", "free"});
   ChunkCache cache(64);
   RunSpec lazy;
   lazy.policy_name = "lazy";
@@ -135,15 +135,15 @@ TEST(Run, MadvFreeLazyKeepsPagesSoLaterLoopsDoNotFault) {
   RunResult a, b;
   ASSERT_TRUE(execute_run(lazy, *reader, cache, &a));
   ASSERT_TRUE(execute_run(dontneed, *reader, cache, &b));
-  EXPECT_EQ(a.counters.at("faults"), 256u);      // only the first memset faults
-  EXPECT_EQ(b.counters.at("faults"), 3u * 256u); // every loop refaults
+  EXPECT_EQ(a.counters.at("faults"), 256u);       // only the first memset faults
+  EXPECT_EQ(b.counters.at("faults"), 3u * 256u);  // every loop refaults
   EXPECT_EQ(a.counters.at("lazyfree_reused"), 2u * 256u);
 }
 
 TEST(Run, MemcgCountersReachTheResults) {
   // Seed 001: the same DONTNEED loop under the 3.17-rc2 uncharge and its fix.
-  auto reader = generate("madv-bomb", {"--processes", "1", "--size", "1M", "--loops", "3",
-                                       "--advice", "dontneed"});
+  auto reader = generate(
+      "madv-bomb", {"--processes", "1", "--size", "1M", "--loops", "3", "--advice", "dontneed"});
   ChunkCache cache(64);
   RunSpec pagevec;
   pagevec.policy_name = "uncharge-pagevec";
@@ -239,7 +239,8 @@ TEST(Run, AsRecordedPlacementPutsThreadsOnTheirRecordedCpus) {
     auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
     ASSERT_TRUE(w);
     for (uint32_t t = 0; t < 3; ++t) {
-      ASSERT_TRUE(w->append(t, formats::ev::mmap(100, 0x7f0000000000 + (t << 24), 1 << 16, 3, 0x22)));
+      ASSERT_TRUE(
+          w->append(t, formats::ev::mmap(100, 0x7f0000000000 + (t << 24), 1 << 16, 3, 0x22)));
       ASSERT_TRUE(w->append(t, formats::ev::touch(200, 0x7f0000000000 + (t << 24), 1 << 16, true)));
     }
     ASSERT_TRUE(w->close());

@@ -59,14 +59,16 @@ nlohmann::json results(const Study& study, int threads, Shard shard = {}) {
   StudyResult result;
   Status s = run_study(study, options, &result);
   EXPECT_TRUE(s) << s.message();
-  nlohmann::json j = study_to_json(StudyInfo{"compare", {}, study.runs.size(), shard}, study, result);
+  nlohmann::json j =
+      study_to_json(StudyInfo{"compare", {}, study.runs.size(), shard}, study, result);
   return j;
 }
 
 TEST(Study, OneAndTwoHostThreadsGiveByteIdenticalResults) {
-  auto reader = open(generate("jemalloc-purge", {"--threads", "4", "--loops", "400", "--scale",
-                                                 "small"}));
-  const Study study = make_study(*reader, {"per-call", "vector", "linux-4.5+tlb=broadcast"}, {2, 4});
+  auto reader =
+      open(generate("jemalloc-purge", {"--threads", "4", "--loops", "400", "--scale", "small"}));
+  const Study study =
+      make_study(*reader, {"per-call", "vector", "linux-4.5+tlb=broadcast"}, {2, 4});
   nlohmann::json one = results(study, 1), two = results(study, 2);
   one.erase("host");
   two.erase("host");
@@ -75,7 +77,8 @@ TEST(Study, OneAndTwoHostThreadsGiveByteIdenticalResults) {
 }
 
 TEST(Study, ShardsMergeToTheUnshardedStudy) {
-  auto reader = open(generate("mmap-munmap", {"--threads", "3", "--loops", "10", "--size", "128K"}));
+  auto reader =
+      open(generate("mmap-munmap", {"--threads", "3", "--loops", "10", "--size", "128K"}));
   const Study study = make_study(*reader, {"default", "linux-3.16"}, {1, 2, 4});
   nlohmann::json whole = results(study, 2);
   std::vector<std::string> files;
@@ -145,8 +148,8 @@ TEST(Study, OpenLoopStartsAtTraceTimestampsClosedLoopAfterThinkTime) {
     auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
     ASSERT_TRUE(w);
     ASSERT_TRUE(w->append(0, formats::ev::mmap(1000, 0x7f0000000000, 1 << 20, 3, 0x22)));
-    ASSERT_TRUE(w->append(0, formats::ev::madvise(1001000, 0x7f0000000000, 1 << 20,
-                                                  formats::kMadvDontNeed)));
+    ASSERT_TRUE(w->append(
+        0, formats::ev::madvise(1001000, 0x7f0000000000, 1 << 20, formats::kMadvDontNeed)));
     ASSERT_TRUE(w->close());
   }
   auto reader = open(path);

@@ -64,7 +64,7 @@ std::string message_of(const std::string& path) {
 std::string_view op_key(formats::EventKind k) {
   const common::OpInfo& op = formats::op_info(k);
   return op.syscall.empty() && k != formats::EventKind::kPageFault ? std::string_view()
-                                                                    : op.results_key;
+                                                                   : op.results_key;
 }
 
 struct Observed {

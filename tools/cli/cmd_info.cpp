@@ -1,8 +1,8 @@
 // trace-replay info FILE [--json]: header, threads, events per kind, time span, compressed size
 // and bytes per event.
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -23,21 +23,29 @@ nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceS
   nlohmann::json j;
   j["file"] = reader.path();
   j["format_version"] = fmt::format("{}.{}", m.version_major, m.version_minor);
-  j["recorder"] = {{"tool", m.recorder.tool},           {"command_line", m.recorder.command_line},
-                   {"kernel_release", m.recorder.kernel_release}, {"cpus", m.recorder.cpus},
-                   {"memory_bytes", m.recorder.memory_bytes},     {"page_size", m.recorder.page_size},
+  j["recorder"] = {{"tool", m.recorder.tool},
+                   {"command_line", m.recorder.command_line},
+                   {"kernel_release", m.recorder.kernel_release},
+                   {"cpus", m.recorder.cpus},
+                   {"memory_bytes", m.recorder.memory_bytes},
+                   {"page_size", m.recorder.page_size},
                    {"swap_bytes", m.recorder.swap_bytes}};
   j["generator"] = m.generator;
   j["params"] = nlohmann::json::object();
   for (const auto& [k, v] : m.params) j["params"][k] = v;
   j["threads"] = nlohmann::json::array();
   for (size_t i = 0; i < m.threads.size(); ++i) {
-    j["threads"].push_back({{"stream", i}, {"tid", m.threads[i].tid}, {"mm", m.threads[i].mm_id},
-                            {"name", m.threads[i].name}, {"events", stats.per_stream[i]}});
+    j["threads"].push_back({{"stream", i},
+                            {"tid", m.threads[i].tid},
+                            {"mm", m.threads[i].mm_id},
+                            {"name", m.threads[i].name},
+                            {"events", stats.per_stream[i]}});
   }
   j["files"] = nlohmann::json::array();
   for (const auto& f : m.files) {
-    j["files"].push_back({{"id", f.id}, {"path", f.path}, {"size_bytes", f.size_bytes},
+    j["files"].push_back({{"id", f.id},
+                          {"path", f.path},
+                          {"size_bytes", f.size_bytes},
                           {"block_size", f.block_size}});
   }
   j["events"] = stats.events;

@@ -5,11 +5,11 @@
 // trace's. Exit 1 when perf is missing or not permitted (the message says what to change) or
 // the recording fails; 2 on a bad flag or event name (exit_code.h).
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -96,17 +96,18 @@ Status record(const RecordArgs& a) {
       return s;
     }
   }
-  std::vector<std::string> argv = {perf, "record", "-q", "-o", data, "-e",
-                                   perf_event_list(syscalls, faults, a.ground_truth), "--"};
+  std::vector<std::string> argv = {
+      perf, "record", "-q", "-o", data, "-e", perf_event_list(syscalls, faults, a.ground_truth),
+      "--"};
   argv.insert(argv.end(), a.command.begin(), a.command.end());
   Status s = run_program(argv, "", false, &recorded_ns, &status);
   if (s && file_bytes(data) == 0) {
     s = Status::io_error(fmt::format("perf record wrote no {} (exit {})", data, status));
   }
   if (s) {
-    s = run_program({perf, "script", "-i", data, "--header", "-F",
-                     "comm,pid,tid,cpu,time,event,trace", "--ns"},
-                    text, true, &script_ns, &status);
+    s = run_program(
+        {perf, "script", "-i", data, "--header", "-F", "comm,pid,tid,cpu,time,event,trace", "--ns"},
+        text, true, &script_ns, &status);
   }
   formats::ImportedTrace trace;
   formats::ImportReport report;
@@ -125,9 +126,9 @@ Status record(const RecordArgs& a) {
   if (struct utsname u; trace.meta.recorder.kernel_release.empty() && ::uname(&u) == 0) {
     trace.meta.recorder.kernel_release = u.release;
   }
-  const std::string out =
-      a.output.empty() ? std::filesystem::path(a.command[0]).filename().string() + ".mmtrace"
-                       : a.output;
+  const std::string out = a.output.empty()
+                              ? std::filesystem::path(a.command[0]).filename().string() + ".mmtrace"
+                              : a.output;
   s = formats::write_imported_trace(trace, out, formats::WriterOptions{});
   const uint64_t perf_bytes = file_bytes(data);
   cleanup();
@@ -135,17 +136,18 @@ Status record(const RecordArgs& a) {
 
   const double events = static_cast<double>(report.events == 0 ? 1 : report.events);
   std::fprintf(stderr, "%s: %s", out.c_str(), formats::format_report(report).c_str());
-  std::fprintf(stderr, "  wall time: %s%.3f s under perf record (perf script %.3f s)\n",
-               a.no_baseline ? ""
-                             : fmt::format("{:.3f} s plain, ", plain_ns / kNsPerSecond).c_str(),
-               recorded_ns / kNsPerSecond, script_ns / kNsPerSecond);
+  std::fprintf(
+      stderr, "  wall time: %s%.3f s under perf record (perf script %.3f s)\n",
+      a.no_baseline ? "" : fmt::format("{:.3f} s plain, ", plain_ns / kNsPerSecond).c_str(),
+      recorded_ns / kNsPerSecond, script_ns / kNsPerSecond);
   if (!a.no_baseline && plain_ns > 0) {
     std::fprintf(stderr, "  overhead: %.2fx the plain run\n",
                  static_cast<double>(recorded_ns) / static_cast<double>(plain_ns));
   }
-  std::fprintf(stderr, "  perf.data %llu bytes (%.1f bytes/event), .mmtrace %llu bytes (%.2f bytes/event)\n",
-               static_cast<unsigned long long>(perf_bytes), perf_bytes / events,
-               static_cast<unsigned long long>(file_bytes(out)), file_bytes(out) / events);
+  std::fprintf(
+      stderr, "  perf.data %llu bytes (%.1f bytes/event), .mmtrace %llu bytes (%.2f bytes/event)\n",
+      static_cast<unsigned long long>(perf_bytes), perf_bytes / events,
+      static_cast<unsigned long long>(file_bytes(out)), file_bytes(out) / events);
   if (a.keep) std::fprintf(stderr, "  kept %s and %s\n", data.c_str(), text.c_str());
   return Status::ok();
 }
@@ -156,8 +158,9 @@ void register_record_command(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("record", "Run a command under perf record and write an .mmtrace");
   auto args = std::make_shared<RecordArgs>();
   cmd->add_option("-o,--output", args->output, "the .mmtrace to write (default CMD.mmtrace)");
-  cmd->add_option("--events", args->events,
-                  "comma list of syscalls to record, and page_fault (default: all the importer reads)");
+  cmd->add_option(
+      "--events", args->events,
+      "comma list of syscalls to record, and page_fault (default: all the importer reads)");
   cmd->add_flag("--ground-truth", args->ground_truth,
                 "also record mmap_lock:*, lock:contention_*, tlb:tlb_flush (kept as counts)");
   cmd->add_flag("--no-baseline", args->no_baseline, "do not run CMD once without recording");

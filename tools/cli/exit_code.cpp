@@ -8,13 +8,17 @@ namespace mmreplay::tools {
 
 int exit_status(const Status& status) {
   switch (status.code()) {
-    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kOk:
+      return kExitOk;
     case StatusCode::kInvalidArgument:
     case StatusCode::kNotFound:
-    case StatusCode::kCorruption: return kExitBadInput;
+    case StatusCode::kCorruption:
+      return kExitBadInput;
     case StatusCode::kIOError:
-    case StatusCode::kResourceExhausted: return kExitFailure;
-    case StatusCode::kInternal: return kExitSoftware;
+    case StatusCode::kResourceExhausted:
+      return kExitFailure;
+    case StatusCode::kInternal:
+      return kExitSoftware;
   }
   return kExitSoftware;
 }

@@ -5,11 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 
 extern char** environ;
@@ -33,9 +33,8 @@ bool exists(const std::string& p) {
 }  // namespace
 
 std::vector<std::string> default_record_syscalls() {
-  return {"mmap",    "munmap", "mremap", "mprotect", "brk",   "madvise", "process_madvise",
-          "read",    "pread64", "write", "fsync",    "clone", "clone3",  "exit",
-          "exit_group"};
+  return {"mmap",    "munmap", "mremap", "mprotect", "brk",    "madvise", "process_madvise", "read",
+          "pread64", "write",  "fsync",  "clone",    "clone3", "exit",    "exit_group"};
 }
 
 std::string perf_event_list(const std::vector<std::string>& syscalls, bool faults,
@@ -122,9 +121,9 @@ Status run_program(const std::vector<std::string>& argv, const std::string& stdo
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) return Status::io_error(argv[0] + ": waitpid failed");
   }
-  *wall_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                       std::chrono::steady_clock::now() - start)
-                                       .count());
+  *wall_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count());
   *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : kSignalExitBase + WTERMSIG(status);
   return Status::ok();
 }

@@ -1,7 +1,7 @@
 #include "tools/cli/study_command.h"
 
-#include <CLI/CLI.hpp>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -128,8 +128,9 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
   cmd->add_option("--cma", a->cma, "CMA area for contiguous allocations, e.g. 64M (default: 16M)");
   cmd->add_option("--profile", a->profile,
                   "cost profile: default, xeon-2014, zram, or a .json file (calibrate -o)");
-  cmd->add_option("--timing", a->timing, "closed (next event after the previous ends + think) "
-                                         "or open (at trace timestamps)")
+  cmd->add_option("--timing", a->timing,
+                  "closed (next event after the previous ends + think) "
+                  "or open (at trace timestamps)")
       ->check(CLI::IsMember({"closed", "open"}));
   cmd->add_option("--placement", a->placement,
                   "thread placement: spread, pack (threads of an mm together), as-recorded")
@@ -252,7 +253,9 @@ Status run_study_args(const StudyArgs& a) {
     const auto now = std::chrono::steady_clock::now();
     const double since_start = std::chrono::duration<double>(now - start).count();
     if (since_start < kProgressIntervalSeconds && done < total) return;
-    if (std::chrono::duration<double>(now - last).count() < kProgressIntervalSeconds && done < total) return;
+    if (std::chrono::duration<double>(now - last).count() < kProgressIntervalSeconds &&
+        done < total)
+      return;
     if (since_start < kProgressIntervalSeconds) return;  // quick studies print nothing
     last = now;
     std::fprintf(stderr, "%s%s: %zu/%zu runs, %llu events, %.1fM events/s%s", tty ? "\r" : "",
@@ -274,9 +277,10 @@ Status run_study_args(const StudyArgs& a) {
     } else {
       replay::print_comparison(std::cout, result.runs, labels);
     }
-    std::printf("host: %zu runs on %d threads in %.2f s, %.1fM events/s, chunk cache hit rate %.1f%%\n",
-                result.runs.size(), result.host.threads, result.host.wall_seconds,
-                result.host.events_per_second / 1e6, 100.0 * result.host.cache.hit_rate());
+    std::printf(
+        "host: %zu runs on %d threads in %.2f s, %.1fM events/s, chunk cache hit rate %.1f%%\n",
+        result.runs.size(), result.host.threads, result.host.wall_seconds,
+        result.host.events_per_second / 1e6, 100.0 * result.host.cache.hit_rate());
   }
   if (!a.json_path.empty() || (!a.report_path.empty() && status && !result.runs.empty())) {
     replay::StudyInfo info{a.command, {}, study.runs.size(), shard};

@@ -15,16 +15,16 @@ class App;
 namespace mmreplay::tools {
 
 struct StudyArgs {
-  std::string command;                 // "replay", "compare", "scale"
-  std::string trace;                   // TRACE (or empty with --workload on scale)
-  std::string workload;                // scale: "NAME --param value ..." generated per CPU count
-  std::vector<std::string> policies;   // each may be a comma-separated list
-  std::vector<uint32_t> cpus;          // scale: the core counts; others: at most one
-  std::string memory;                  // "3G"
+  std::string command;                // "replay", "compare", "scale"
+  std::string trace;                  // TRACE (or empty with --workload on scale)
+  std::string workload;               // scale: "NAME --param value ..." generated per CPU count
+  std::vector<std::string> policies;  // each may be a comma-separated list
+  std::vector<uint32_t> cpus;         // scale: the core counts; others: at most one
+  std::string memory;                 // "3G"
   std::string swap;
   uint64_t min_free_kbytes = 0;
   std::string memcg_limit;
-  std::string cma;                     // "64M"
+  std::string cma;  // "64M"
   std::string profile = "default";
   std::string timing = "closed";
   std::string placement = "spread";
@@ -32,7 +32,7 @@ struct StudyArgs {
   std::string shard = "1/1";
   std::string json_path, csv_path, hgrm_dir;
   size_t cache_chunks = 0;
-  std::string report_path;             // compare, scale: --report FILE (HTML)
+  std::string report_path;      // compare, scale: --report FILE (HTML)
   std::string timeline_path;    // replay: --timeline FILE.json
   std::string timeline_window;  // replay: --timeline-window START:END
 };

@@ -64,9 +64,9 @@ class Ebizzy final : public Workload {
       for (uint64_t i = 0; i < loops_ && worker.ok(); ++i) {
         uint64_t src = chunks[rng.below(chunks.size())];
         uint64_t buf = use_mmap_ ? worker.mmap_anon(size_) : heap.malloc(size_);
-        worker.touch(src, size_, /*write=*/false, user_cost::kReadPageNs);   // memcpy source
-        worker.touch(buf, size_, /*write=*/true, user_cost::kCopyPageNs);    // memcpy target
-        worker.touch(buf, size_, /*write=*/false, user_cost::kSearchPageNs); // search_mem()
+        worker.touch(src, size_, /*write=*/false, user_cost::kReadPageNs);    // memcpy source
+        worker.touch(buf, size_, /*write=*/true, user_cost::kCopyPageNs);     // memcpy target
+        worker.touch(buf, size_, /*write=*/false, user_cost::kSearchPageNs);  // search_mem()
         if (use_mmap_) {
           worker.munmap(buf, size_);
         } else {

@@ -12,10 +12,10 @@ Status emit_fault_loop(const FaultLoop& loop, EventSink& sink) {
     ProgramThread thread(sink, task, loop.think_ns);
     thread.start();
     for (uint64_t i = 0; i < loop.loops && thread.ok(); ++i) {
-      uint64_t addr = loop.backing == Backing::kAnonymous
-                          ? thread.mmap_anon(loop.size)
-                          : thread.mmap_file(loop.size, task.index + 1,
-                                             loop.backing == Backing::kSharedFile);
+      uint64_t addr =
+          loop.backing == Backing::kAnonymous
+              ? thread.mmap_anon(loop.size)
+              : thread.mmap_file(loop.size, task.index + 1, loop.backing == Backing::kSharedFile);
       thread.touch(addr, loop.size, /*write=*/true, user_cost::kWriteBytePerPageNs);
       thread.munmap(addr, loop.size);
     }

@@ -17,9 +17,11 @@ constexpr uint64_t kMaxLgDirtyMult = 20;
 
 std::vector<ParamSpec> arena_param_specs() {
   return {
-      bytes_param("chunk", "2M", "jemalloc chunk (opt.lg_chunk 21), a power of two", kMinChunkBytes),
+      bytes_param("chunk", "2M", "jemalloc chunk (opt.lg_chunk 21), a power of two",
+                  kMinChunkBytes),
       count_param("lg-dirty-mult", kJemallocLgDirtyMult, "log2",
-                  "purge when dirty pages > active >> this (opt.lg_dirty_mult)", 0, kMaxLgDirtyMult),
+                  "purge when dirty pages > active >> this (opt.lg_dirty_mult)", 0,
+                  kMaxLgDirtyMult),
   };
 }
 
@@ -39,7 +41,9 @@ uint64_t HeapThread::map_chunk(uint64_t bytes, uint64_t align) {
   return thread_->mmap_anon(bytes, align);
 }
 
-void HeapThread::unmap_chunk(uint64_t addr, uint64_t bytes) { thread_->munmap(addr, bytes); }
+void HeapThread::unmap_chunk(uint64_t addr, uint64_t bytes) {
+  thread_->munmap(addr, bytes);
+}
 
 void HeapThread::purge_pending() {
   if (purged_.empty()) return;

@@ -13,13 +13,18 @@ using formats::Range;
 
 JemallocArena::JemallocArena(ArenaConfig config, ChunkSource* source)
     : config_(config), source_(source) {
-  assert(config_.chunk_bytes % kPageSize == 0 && (config_.chunk_bytes & (config_.chunk_bytes - 1)) == 0);
+  assert(config_.chunk_bytes % kPageSize == 0 &&
+         (config_.chunk_bytes & (config_.chunk_bytes - 1)) == 0);
   assert(chunk_pages() > kChunkHeaderPages);
 }
 
-uint64_t JemallocArena::pages_for(uint64_t bytes) { return (bytes + kPageSize - 1) / kPageSize; }
+uint64_t JemallocArena::pages_for(uint64_t bytes) {
+  return (bytes + kPageSize - 1) / kPageSize;
+}
 
-uint64_t JemallocArena::chunk_pages() const { return config_.chunk_bytes / kPageSize; }
+uint64_t JemallocArena::chunk_pages() const {
+  return config_.chunk_bytes / kPageSize;
+}
 
 void JemallocArena::insert_run(uint64_t addr, uint64_t pages, bool dirty, uint64_t seq) {
   runs_[addr] = FreeRun{pages, dirty, seq};
@@ -90,7 +95,8 @@ uint64_t JemallocArena::allocate(uint64_t bytes) {
   }
   uint64_t addr = best->second;
   FreeRun run = remove_run(addr);
-  if (run.pages > pages) insert_run(addr + pages * kPageSize, run.pages - pages, run.dirty, run.seq);
+  if (run.pages > pages)
+    insert_run(addr + pages * kPageSize, run.pages - pages, run.dirty, run.seq);
   nactive_ += pages;
   return addr;
 }
@@ -150,7 +156,8 @@ bool JemallocArena::resize_in_place(uint64_t addr, uint64_t old_bytes, uint64_t 
     return false;
   }
   FreeRun run = remove_run(tail);
-  if (run.pages > extra) insert_run(tail + extra * kPageSize, run.pages - extra, run.dirty, run.seq);
+  if (run.pages > extra)
+    insert_run(tail + extra * kPageSize, run.pages - extra, run.dirty, run.seq);
   nactive_ += extra;
   return true;
 }
@@ -162,16 +169,16 @@ bool JemallocArena::check_invariants() const {
   bool prev_dirty = false;
   for (const auto& [addr, run] : runs_) {
     uint64_t end = addr + run.pages * kPageSize;
-    if (run.pages == 0 || addr < prev_end) return false;                    // (1) overlap
-    if (chunk_of(addr) != chunk_of(end - 1)) return false;                  // (1) crosses a chunk
+    if (run.pages == 0 || addr < prev_end) return false;    // (1) overlap
+    if (chunk_of(addr) != chunk_of(end - 1)) return false;  // (1) crosses a chunk
     if (addr == prev_end && chunk_of(addr) == chunk_of(prev_end - 1) && run.dirty == prev_dirty) {
-      return false;                                                         // (2) unmerged
+      return false;  // (2) unmerged
     }
     if (run.dirty) {
       ++dirty_runs;
       dirty += run.pages;
       auto lru = dirty_lru_.find(run.seq);
-      if (lru == dirty_lru_.end() || lru->second != addr) return false;    // (3)
+      if (lru == dirty_lru_.end() || lru->second != addr) return false;  // (3)
     }
     prev_end = end;
     prev_dirty = run.dirty;

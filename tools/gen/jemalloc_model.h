@@ -42,7 +42,7 @@ namespace mmreplay::gen {
 // jemalloc 4.0 defaults (src/jemalloc.c, include/jemalloc/internal/arena.h).
 inline constexpr uint64_t kJemallocChunkBytes = 2ull << 20;  // opt.lg_chunk = 21
 inline constexpr uint32_t kJemallocLgDirtyMult = 3;          // opt.lg_dirty_mult
-inline constexpr uint64_t kChunkHeaderPages = 1;             // map_bias for 2 MiB chunks, 4 KiB pages
+inline constexpr uint64_t kChunkHeaderPages = 1;  // map_bias for 2 MiB chunks, 4 KiB pages
 
 struct ArenaConfig {
   uint64_t chunk_bytes = kJemallocChunkBytes;
@@ -101,11 +101,11 @@ class JemallocArena {
   bool map_new_chunk();
 
   ArenaConfig config_;
-  ChunkSource* source_;  // not owned
-  std::map<uint64_t, FreeRun> runs_;                    // free runs by address
-  std::set<std::pair<uint64_t, uint64_t>> avail_;       // (pages, addr): best fit
-  std::map<uint64_t, uint64_t> dirty_lru_;              // seq -> addr, oldest first
-  std::map<uint64_t, uint64_t> huge_;                   // huge allocations: addr -> mapped bytes
+  ChunkSource* source_;                            // not owned
+  std::map<uint64_t, FreeRun> runs_;               // free runs by address
+  std::set<std::pair<uint64_t, uint64_t>> avail_;  // (pages, addr): best fit
+  std::map<uint64_t, uint64_t> dirty_lru_;         // seq -> addr, oldest first
+  std::map<uint64_t, uint64_t> huge_;              // huge allocations: addr -> mapped bytes
   uint64_t next_seq_ = 0;
   uint64_t nactive_ = 0;
   uint64_t ndirty_ = 0;

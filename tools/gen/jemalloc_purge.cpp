@@ -9,8 +9,8 @@
 //   full, p = R%   -> realloc(size'): in place or moved (copy); then write the grown tail
 //   full, else     -> free (the arena may purge)
 // Sizes are log-uniform in [min-size, max-size]. --scale multiplies the slot count, hence the
-// live heap (never below kMinScaledSlots). With and without --vector the same seed touches the same pages and purges the same
-// runs; only the grouping of runs into calls (and so the clock) differs.
+// live heap (never below kMinScaledSlots). With and without --vector the same seed touches the same
+// pages and purges the same runs; only the grouping of runs into calls (and so the clock) differs.
 
 #include <memory>
 #include <vector>
@@ -42,9 +42,9 @@ class JemallocPurge final : public Workload {
   explicit JemallocPurge(const ParamValues& values)
       : threads_(values.count("threads")),
         ops_(values.count("loops")),
-        slots_(std::max(std::min(kMinScaledSlots, values.count("slots")),
-                        static_cast<uint64_t>(static_cast<double>(values.count("slots")) *
-                                              values.scale()))),
+        slots_(std::max(
+            std::min(kMinScaledSlots, values.count("slots")),
+            static_cast<uint64_t>(static_cast<double>(values.count("slots")) * values.scale()))),
         min_size_(values.bytes("min-size")),
         max_size_(std::max(values.bytes("max-size"), values.bytes("min-size"))),
         realloc_percent_(values.count("realloc-pct")),
@@ -62,7 +62,8 @@ class JemallocPurge final : public Workload {
       SplitMix64 rng = SplitMix64::for_stream(seed_, task.index);
       std::vector<Slot> slots(slots_);
       thread.start();
-      for (uint64_t op = 0; op < ops_ && thread.ok(); ++op) one_op(heap, rng, slots[rng.below(slots_)]);
+      for (uint64_t op = 0; op < ops_ && thread.ok(); ++op)
+        one_op(heap, rng, slots[rng.below(slots_)]);
       thread.exit();
       if (!thread.ok()) return thread.status();
     }
@@ -116,7 +117,8 @@ WorkloadSpec jemalloc_purge_spec() {
       count_param("slots", 1024, "objects", "live-object table per thread (scaled by --scale)"),
       bytes_param("min-size", "4K", "smallest allocation"),
       bytes_param("max-size", "256K", "largest allocation"),
-      count_param("realloc-pct", 25, "%", "share of operations on a live object that realloc", 0, 100),
+      count_param("realloc-pct", 25, "%", "share of operations on a live object that realloc", 0,
+                  100),
       shared_params::vector("purge the runs of one pass with vector madvise calls"),
       shared_params::vlen(kUioMaxIov, "most runs per vector call"),
       shared_params::seed(),
@@ -126,7 +128,8 @@ WorkloadSpec jemalloc_purge_spec() {
   for (ParamSpec& spec : arena_param_specs()) params.push_back(std::move(spec));
   return WorkloadSpec{
       "jemalloc-purge",
-      "seed 002: T threads malloc/free/realloc through a jemalloc arena model that purges dirty runs",
+      "seed 002: T threads malloc/free/realloc through a jemalloc arena model that purges dirty "
+      "runs",
       std::move(params),
       [](const ParamValues& values) { return std::make_unique<JemallocPurge>(values); },
   };

@@ -48,7 +48,9 @@ WorkloadSpec page_fault_spec(std::string name, std::string description, Backing 
   params.push_back(shared_params::think());
   std::string role = name;
   return WorkloadSpec{
-      std::move(name), std::move(description), std::move(params),
+      std::move(name),
+      std::move(description),
+      std::move(params),
       [role, backing](const ParamValues& values) {
         return std::make_unique<PageFault>(values, role, backing);
       },

@@ -106,9 +106,11 @@ WorkloadSpec parallel_dd_spec() {
       "parallel-dd",
       "seed 003: concurrent dd writers streaming large files (or mmtests: one file, P readers)",
       {
-          choice_param("variant", {"seed003", "mmtests"}, "three writers of seed 003, or mmtests' one file"),
+          choice_param("variant", {"seed003", "mmtests"},
+                       "three writers of seed 003, or mmtests' one file"),
           shared_params::processes(kSeed003Writers, "dd writers (seed003) or readers (mmtests)"),
-          shared_params::size("66G", "first writer's file (writer i: size x 2^i); mmtests: the file"),
+          shared_params::size("66G",
+                              "first writer's file (writer i: size x 2^i); mmtests: the file"),
           bytes_param("block", "1M", "dd bs: bytes per read/write call", kPageSize),
           shared_params::scale(),
           shared_params::think(),

@@ -48,13 +48,20 @@ bool iequals(std::string_view a, std::string_view b) {
 
 std::string kind_word(ParamKind kind) {
   switch (kind) {
-    case ParamKind::kCount: return "number";
-    case ParamKind::kBytes: return "size";
-    case ParamKind::kNanos: return "duration";
-    case ParamKind::kFlag: return "on/off value";
-    case ParamKind::kChoice: return "choice";
-    case ParamKind::kScale: return "scale";
-    case ParamKind::kSeed: return "seed";
+    case ParamKind::kCount:
+      return "number";
+    case ParamKind::kBytes:
+      return "size";
+    case ParamKind::kNanos:
+      return "duration";
+    case ParamKind::kFlag:
+      return "on/off value";
+    case ParamKind::kChoice:
+      return "choice";
+    case ParamKind::kScale:
+      return "scale";
+    case ParamKind::kSeed:
+      return "seed";
   }
   return "value";
 }
@@ -66,11 +73,21 @@ Status parse_value(const ParamSpec& spec, std::string_view text, uint64_t* numbe
   };
   bool ok = false;
   switch (spec.kind) {
-    case ParamKind::kCount: ok = parse_count(text, number); break;
-    case ParamKind::kBytes: ok = parse_bytes(text, number); break;
-    case ParamKind::kNanos: ok = parse_nanos(text, number); break;
-    case ParamKind::kSeed: ok = parse_count(text, number); break;
-    case ParamKind::kScale: ok = parse_scale(text, real); break;
+    case ParamKind::kCount:
+      ok = parse_count(text, number);
+      break;
+    case ParamKind::kBytes:
+      ok = parse_bytes(text, number);
+      break;
+    case ParamKind::kNanos:
+      ok = parse_nanos(text, number);
+      break;
+    case ParamKind::kSeed:
+      ok = parse_count(text, number);
+      break;
+    case ParamKind::kScale:
+      ok = parse_scale(text, real);
+      break;
     case ParamKind::kFlag: {
       bool flag = false;
       ok = parse_flag(text, &flag);
@@ -111,12 +128,18 @@ bool parse_bytes(std::string_view text, uint64_t* bytes) {
   if (suffix.size() == 3 && iequals(suffix.substr(1), "ib")) suffix = suffix.substr(0, 1);
   if (suffix.size() == 2 && iequals(suffix.substr(1), "b")) suffix = suffix.substr(0, 1);
   uint64_t unit = 1;
-  if (suffix.empty() || iequals(suffix, "b")) unit = 1;
-  else if (iequals(suffix, "k")) unit = kKiB;
-  else if (iequals(suffix, "m")) unit = kKiB * kKiB;
-  else if (iequals(suffix, "g")) unit = kKiB * kKiB * kKiB;
-  else if (iequals(suffix, "t")) unit = kKiB * kKiB * kKiB * kKiB;
-  else return false;
+  if (suffix.empty() || iequals(suffix, "b"))
+    unit = 1;
+  else if (iequals(suffix, "k"))
+    unit = kKiB;
+  else if (iequals(suffix, "m"))
+    unit = kKiB * kKiB;
+  else if (iequals(suffix, "g"))
+    unit = kKiB * kKiB * kKiB;
+  else if (iequals(suffix, "t"))
+    unit = kKiB * kKiB * kKiB * kKiB;
+  else
+    return false;
   return checked_mul(number, unit, bytes);
 }
 
@@ -125,19 +148,36 @@ bool parse_nanos(std::string_view text, uint64_t* nanos) {
   std::string_view suffix;
   if (!split_number(text, &number, &suffix)) return false;
   uint64_t unit = 0;
-  if (suffix.empty() || suffix == "ns") unit = 1;
-  else if (suffix == "us") unit = kNsPerUs;
-  else if (suffix == "ms") unit = kNsPerMs;
-  else if (suffix == "s") unit = kNsPerS;
-  else return false;
+  if (suffix.empty() || suffix == "ns")
+    unit = 1;
+  else if (suffix == "us")
+    unit = kNsPerUs;
+  else if (suffix == "ms")
+    unit = kNsPerMs;
+  else if (suffix == "s")
+    unit = kNsPerS;
+  else
+    return false;
   return checked_mul(number, unit, nanos);
 }
 
 bool parse_scale(std::string_view text, double* scale) {
-  if (text == "full") { *scale = kScaleFull; return true; }
-  if (text == "medium") { *scale = kScaleMedium; return true; }
-  if (text == "small") { *scale = kScaleSmall; return true; }
-  if (text == "tiny") { *scale = kScaleTiny; return true; }
+  if (text == "full") {
+    *scale = kScaleFull;
+    return true;
+  }
+  if (text == "medium") {
+    *scale = kScaleMedium;
+    return true;
+  }
+  if (text == "small") {
+    *scale = kScaleSmall;
+    return true;
+  }
+  if (text == "tiny") {
+    *scale = kScaleTiny;
+    return true;
+  }
   size_t slash = text.find('/');
   if (slash != std::string_view::npos) {
     uint64_t num = 0;
@@ -162,10 +202,16 @@ bool parse_scale(std::string_view text, double* scale) {
 
 bool parse_flag(std::string_view text, bool* flag) {
   for (std::string_view yes : {"on", "true", "yes", "1"}) {
-    if (iequals(text, yes)) { *flag = true; return true; }
+    if (iequals(text, yes)) {
+      *flag = true;
+      return true;
+    }
   }
   for (std::string_view no : {"off", "false", "no", "0"}) {
-    if (iequals(text, no)) { *flag = false; return true; }
+    if (iequals(text, no)) {
+      *flag = false;
+      return true;
+    }
   }
   return false;
 }
@@ -238,10 +284,18 @@ const ParamValues::Value& ParamValues::find(std::string_view name, ParamKind kin
   return *value;
 }
 
-uint64_t ParamValues::count(std::string_view name) const { return find(name, ParamKind::kCount).number; }
-uint64_t ParamValues::bytes(std::string_view name) const { return find(name, ParamKind::kBytes).number; }
-uint64_t ParamValues::nanos(std::string_view name) const { return find(name, ParamKind::kNanos).number; }
-bool ParamValues::flag(std::string_view name) const { return find(name, ParamKind::kFlag).number != 0; }
+uint64_t ParamValues::count(std::string_view name) const {
+  return find(name, ParamKind::kCount).number;
+}
+uint64_t ParamValues::bytes(std::string_view name) const {
+  return find(name, ParamKind::kBytes).number;
+}
+uint64_t ParamValues::nanos(std::string_view name) const {
+  return find(name, ParamKind::kNanos).number;
+}
+bool ParamValues::flag(std::string_view name) const {
+  return find(name, ParamKind::kFlag).number != 0;
+}
 const std::string& ParamValues::choice(std::string_view name) const {
   return find(name, ParamKind::kChoice).text;
 }
@@ -262,7 +316,9 @@ uint64_t ParamValues::scaled(uint64_t bytes) const {
   return pages * kPageSize;
 }
 
-uint64_t ParamValues::scaled_bytes(std::string_view name) const { return scaled(bytes(name)); }
+uint64_t ParamValues::scaled_bytes(std::string_view name) const {
+  return scaled(bytes(name));
+}
 
 std::vector<std::pair<std::string, std::string>> ParamValues::effective() const {
   std::vector<std::pair<std::string, std::string>> out;
@@ -359,12 +415,15 @@ ParamSpec seed() {
   spec.help = "seed of the SplitMix64 generator (same seed, same trace)";
   return spec;
 }
-ParamSpec vector(std::string help) { return flag_param("vector", false, std::move(help)); }
+ParamSpec vector(std::string help) {
+  return flag_param("vector", false, std::move(help));
+}
 ParamSpec vlen(uint64_t default_value, std::string help) {
   return count_param("vlen", default_value, "ranges", std::move(help), 1, kUioMaxIov);
 }
 ParamSpec think() {
-  return nanos_param("think", "0", "extra user-space time after every operation (cost table + this)");
+  return nanos_param("think", "0",
+                     "extra user-space time after every operation (cost table + this)");
 }
 
 }  // namespace shared_params

@@ -35,12 +35,12 @@ enum class ParamKind : uint8_t {
 };
 
 struct ParamSpec {
-  std::string name;          // without the leading "--"
+  std::string name;  // without the leading "--"
   ParamKind kind = ParamKind::kCount;
   std::string default_text;  // parsed like a value given on the command line
   std::string unit;          // shown by `gen --list`: "processes", "bytes", "ns", ...
   std::string help;
-  uint64_t min = 0;          // kCount, kBytes, kNanos: smallest accepted value
+  uint64_t min = 0;  // kCount, kBytes, kNanos: smallest accepted value
   uint64_t max = std::numeric_limits<uint64_t>::max();
   std::vector<std::string> choices = {};  // kChoice only; the first is the default
 };
@@ -72,8 +72,8 @@ class ParamValues {
   uint64_t nanos(std::string_view name) const;
   bool flag(std::string_view name) const;
   const std::string& choice(std::string_view name) const;
-  uint64_t seed() const;   // --seed, or 0 when the workload takes none
-  double scale() const;    // --scale, or 1 when the workload takes none
+  uint64_t seed() const;  // --seed, or 0 when the workload takes none
+  double scale() const;   // --scale, or 1 when the workload takes none
 
   // (name, text) of every parameter in declaration order, defaults included.
   std::vector<std::pair<std::string, std::string>> effective() const;

@@ -59,7 +59,8 @@ class SplitMix64 {
 inline uint64_t SplitMix64::log_uniform(uint64_t lo, uint64_t hi) {
   int lo_octave = 63 - __builtin_clzll(lo);
   int hi_octave = 63 - __builtin_clzll(hi);
-  int octave = lo_octave + static_cast<int>(below(static_cast<uint64_t>(hi_octave - lo_octave) + 1));
+  int octave =
+      lo_octave + static_cast<int>(below(static_cast<uint64_t>(hi_octave - lo_octave) + 1));
   uint64_t base = uint64_t{1} << octave;
   uint64_t value = base + below(base);
   if (value < lo) value = lo;

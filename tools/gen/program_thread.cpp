@@ -47,8 +47,12 @@ void ProgramThread::emit(const Event& event, uint64_t user_ns, std::span<const R
   now_ns_ += user_ns + think_ns_;
 }
 
-void ProgramThread::start() { emit(ev::thread_start(now_ns_), 0); }
-void ProgramThread::exit() { emit(ev::thread_exit(now_ns_), 0); }
+void ProgramThread::start() {
+  emit(ev::thread_start(now_ns_), 0);
+}
+void ProgramThread::exit() {
+  emit(ev::thread_exit(now_ns_), 0);
+}
 
 uint64_t ProgramThread::mmap_anon(uint64_t len, uint64_t align) {
   uint64_t addr = space_.map(len, std::max(align, kPageSize));

@@ -57,7 +57,9 @@ class ProgramThread {
   // User-space work that is no call of its own (computing, copying before a call).
   void spend(uint64_t ns) { now_ns_ += ns; }
   // A barrier: waits until `ts` when it lies ahead.
-  void wait_until(uint64_t ts) { if (ts > now_ns_) now_ns_ = ts; }
+  void wait_until(uint64_t ts) {
+    if (ts > now_ns_) now_ns_ = ts;
+  }
 
   void start();
   void exit();

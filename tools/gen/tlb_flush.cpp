@@ -40,9 +40,10 @@ class TlbFlush final : public Workload {
     for (const Task& task : add_tasks(sink, processes_, threads_, role_)) {
       ProgramThread thread(sink, task, think_);
       thread.start();
-      uint64_t base = backing_ == Backing::kAnonymous
-                          ? thread.mmap_anon(size_)
-                          : thread.mmap_file(size_, task.index + 1, backing_ == Backing::kSharedFile);
+      uint64_t base =
+          backing_ == Backing::kAnonymous
+              ? thread.mmap_anon(size_)
+              : thread.mmap_file(size_, task.index + 1, backing_ == Backing::kSharedFile);
       for (uint64_t pass = 0; pass < passes_ && thread.ok(); ++pass) {
         for (uint64_t page = base; page < base + size_; page += kPageSize) {
           thread.touch(page, kPageSize, /*write=*/true, user_cost::kWriteBytePerPageNs);
@@ -69,12 +70,15 @@ WorkloadSpec tlb_flush_spec(std::string name, std::string description, Backing b
                             const char* default_size) {
   std::vector<ParamSpec> params = task_mode_params(kDefaultWillItScaleTasks, 1);
   params.push_back(shared_params::size(default_size, "mapping per task"));
-  params.push_back(shared_params::loops(kDefaultPasses, "passes of write + madvise over every page"));
+  params.push_back(
+      shared_params::loops(kDefaultPasses, "passes of write + madvise over every page"));
   params.push_back(shared_params::scale());
   params.push_back(shared_params::think());
   std::string role = name;
   return WorkloadSpec{
-      std::move(name), std::move(description), std::move(params),
+      std::move(name),
+      std::move(description),
+      std::move(params),
       [role, backing](const ParamValues& values) {
         return std::make_unique<TlbFlush>(values, role, backing);
       },
@@ -85,21 +89,21 @@ WorkloadSpec tlb_flush_spec(std::string name, std::string description, Backing b
 
 // Sizes: MEMSIZE of will-it-scale's tlb_flush1.c / tlb_flush2.c / tlb_flush3.c.
 WorkloadSpec tlb_flush1_spec() {
-  return tlb_flush_spec("tlb_flush1",
-                        "will-it-scale: per page of a private file mapping, write + madvise DONTNEED",
-                        Backing::kPrivateFile, "128M");
+  return tlb_flush_spec(
+      "tlb_flush1", "will-it-scale: per page of a private file mapping, write + madvise DONTNEED",
+      Backing::kPrivateFile, "128M");
 }
 
 WorkloadSpec tlb_flush2_spec() {
-  return tlb_flush_spec("tlb_flush2",
-                        "will-it-scale: per page of 1 MiB anonymous memory, write + madvise DONTNEED",
-                        Backing::kAnonymous, "1M");
+  return tlb_flush_spec(
+      "tlb_flush2", "will-it-scale: per page of 1 MiB anonymous memory, write + madvise DONTNEED",
+      Backing::kAnonymous, "1M");
 }
 
 WorkloadSpec tlb_flush3_spec() {
-  return tlb_flush_spec("tlb_flush3",
-                        "will-it-scale: per page of a shared file mapping, write + madvise DONTNEED",
-                        Backing::kSharedFile, "128M");
+  return tlb_flush_spec(
+      "tlb_flush3", "will-it-scale: per page of a shared file mapping, write + madvise DONTNEED",
+      Backing::kSharedFile, "128M");
 }
 
 }  // namespace mmreplay::gen

@@ -10,19 +10,19 @@
 //
 //   operation                         cost      reasoning
 //   ---------------------------------  --------  ------------------------------------------------
-//   syscall argument set-up/return     50 ns    a few loads and the libc wrapper, outside the kernel
-//   write a whole page (memset)        250 ns    4 KiB at ~16 GB/s, cache-resident store bandwidth
-//   write one byte per page            2 ns      one store and the loop step (will-it-scale loops)
-//   read a whole page                  150 ns    4 KiB at ~27 GB/s load bandwidth
-//   copy a page (memcpy)               400 ns    a read and a write of 4 KiB
-//   search a page (ebizzy)             300 ns    ebizzy's memcmp-based scan of its records
-//   malloc fast path (jemalloc)        60 ns     arena lookup, run/bin selection, bookkeeping
-//   free fast path (jemalloc)          40 ns     run lookup and dirty accounting
-//   realloc (no move)                  80 ns     size-class check and in-place resize
-//   prepare a purge range list         10 ns     per range, filling the iovec for madvisev()
-//   file I/O call set-up (dd loop)     200 ns    dd's loop, buffer bookkeeping per block
-//   fill a buffer from /dev/zero       150 ns    per page; dd's input side, never a trace event
-//   device driver work between CMA     0 ns      the device thread's rate is its own parameter
+//   syscall argument set-up/return     50 ns    a few loads and the libc wrapper, outside the
+//   kernel write a whole page (memset)        250 ns    4 KiB at ~16 GB/s, cache-resident store
+//   bandwidth write one byte per page            2 ns      one store and the loop step
+//   (will-it-scale loops) read a whole page                  150 ns    4 KiB at ~27 GB/s load
+//   bandwidth copy a page (memcpy)               400 ns    a read and a write of 4 KiB search a
+//   page (ebizzy)             300 ns    ebizzy's memcmp-based scan of its records malloc fast path
+//   (jemalloc)        60 ns     arena lookup, run/bin selection, bookkeeping free fast path
+//   (jemalloc)          40 ns     run lookup and dirty accounting realloc (no move) 80 ns
+//   size-class check and in-place resize prepare a purge range list         10 ns     per range,
+//   filling the iovec for madvisev() file I/O call set-up (dd loop)     200 ns    dd's loop, buffer
+//   bookkeeping per block fill a buffer from /dev/zero       150 ns    per page; dd's input side,
+//   never a trace event device driver work between CMA     0 ns      the device thread's rate is
+//   its own parameter
 
 #pragma once
 

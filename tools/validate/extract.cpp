@@ -8,9 +8,15 @@ namespace {
 constexpr double kNsPerSecond = 1e9;
 constexpr double kNsPerMicrosecond = 1e3;
 
-ResultKey op_key(std::string name) { return {ResultKey::Kind::kOp, std::move(name)}; }
-ResultKey lock_key(std::string name) { return {ResultKey::Kind::kLock, std::move(name)}; }
-ResultKey counter_key(std::string name) { return {ResultKey::Kind::kCounter, std::move(name)}; }
+ResultKey op_key(std::string name) {
+  return {ResultKey::Kind::kOp, std::move(name)};
+}
+ResultKey lock_key(std::string name) {
+  return {ResultKey::Kind::kLock, std::move(name)};
+}
+ResultKey counter_key(std::string name) {
+  return {ResultKey::Kind::kCounter, std::move(name)};
+}
 
 }  // namespace
 
@@ -117,8 +123,8 @@ Status check_case(const ValidationCase& vc) {
           break;
       }
       if (what != nullptr) {
-        return Status::invalid_argument("case " + vc.name + ", metric '" + m.name +
-                                        "': unknown " + what + " '" + k.name + "' (no run has it)");
+        return Status::invalid_argument("case " + vc.name + ", metric '" + m.name + "': unknown " +
+                                        what + " '" + k.name + "' (no run has it)");
       }
     }
   }

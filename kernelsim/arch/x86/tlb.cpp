@@ -49,8 +49,9 @@ void leave_mm(Cpu& cpu) {
 namespace {
 
 SimTime flush_cost(const CostProfile& c, uint64_t nr_pages) {
-  return nr_pages > tlb_single_page_flush_ceiling ? c.tlb_flush_full
-                                                  : c.tlb_flush_single * static_cast<int64_t>(nr_pages);
+  return nr_pages > tlb_single_page_flush_ceiling
+             ? c.tlb_flush_full
+             : c.tlb_flush_single * static_cast<int64_t>(nr_pages);
 }
 
 void count_flush(uint64_t nr_pages, uint64_t& single, uint64_t& full) {
@@ -150,8 +151,9 @@ void flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info) {
   const bool local = self.loaded_mm == &mm;
   if (sim.config().tlb == TlbFlushMethod::kBroadcast) {
     // INVLPGB invalidates every CPU's TLB, this one's included; TLBSYNC waits for completion.
-    const SimTime cost = nr > tlb_single_page_flush_ceiling ? c.invlpgb_full
-                                                            : c.invlpgb_per_page * static_cast<int64_t>(nr);
+    const SimTime cost = nr > tlb_single_page_flush_ceiling
+                             ? c.invlpgb_full
+                             : c.invlpgb_per_page * static_cast<int64_t>(nr);
     ++sim.vm().nr_tlb_broadcast;
     if (local) self.loaded_mm_tlb_gen = mm.tlb_gen;
     t.advance_to(now + c.tlb_flush_overhead + cost + c.tlbsync);

@@ -41,9 +41,9 @@ void leave_mm(Cpu& cpu);
 // The range of one flush, as struct flush_tlb_info.
 struct FlushTlbInfo {
   Mm* mm = nullptr;
-  uint64_t start = 0;        // first byte
-  uint64_t end = 0;          // one past the last byte
-  bool freed_tables = false; // page-table pages were freed (lazy CPUs must be told)
+  uint64_t start = 0;         // first byte
+  uint64_t end = 0;           // one past the last byte
+  bool freed_tables = false;  // page-table pages were freed (lazy CPUs must be told)
 
   uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
 };
@@ -66,6 +66,8 @@ class FlushTlbStep final : public SharedStep {
 };
 
 // co_await flush_tlb_mm_range(t, info);
-inline FlushTlbStep flush_tlb_mm_range(Task& t, const FlushTlbInfo& info) { return FlushTlbStep(t, info); }
+inline FlushTlbStep flush_tlb_mm_range(Task& t, const FlushTlbInfo& info) {
+  return FlushTlbStep(t, info);
+}
 
 }  // namespace mmreplay::kernelsim

@@ -42,21 +42,25 @@ TEST(PerfScriptEdge, UnknownLinesAreCountedNotFatal) {
   EXPECT_EQ(r.unknown_examples[0], "line 1: garbage line");
   EXPECT_EQ(r.ignored_events, 1u);
   EXPECT_EQ(r.observations.at("tlb:tlb_flush"), 1u);
-  EXPECT_EQ(t.meta.params.at(0), (std::pair<std::string, std::string>{"observed.tlb:tlb_flush", "1"}));
+  EXPECT_EQ(t.meta.params.at(0),
+            (std::pair<std::string, std::string>{"observed.tlb:tlb_flush", "1"}));
 }
 
 TEST(PerfScriptEdge, GroundTruthTracepointsBecomeObservationEvents) {
   // record --ground-truth: what the real kernel did, kept in the thread's stream, never replayed.
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kPerfScript,
-                       "a 7/7 [001] 2.000000001: mmap_lock:mmap_lock_start_locking: mm=0xffff8881 memcg_id=0 write=true\n"
-                       "a 7/7 [001] 2.000000002: lock:contention_begin: 0xffff888100aa (flags=WRITE)\n"
-                       "a 7/7 [001] 2.000000300: lock:contention_end: 0xffff888100aa ret=0\n"
-                       "a 7/7 [001] 2.000000400: mmap_lock:mmap_lock_acquire_returned: mm=0xffff8881 memcg_id=0 write=true success=true\n"
-                       "a 7/7 [001] 2.000000500: tlb:tlb_flush: pages:33 reason:local MM shootdown (3)\n"
-                       "a 7/7 [001] 2.000000600: tlb:tlb_flush: pages:-1 reason:remote shootdown (1)\n",
-                       &t, &r);
+  const Status s =
+      run(ImportFormat::kPerfScript,
+          "a 7/7 [001] 2.000000001: mmap_lock:mmap_lock_start_locking: mm=0xffff8881 memcg_id=0 "
+          "write=true\n"
+          "a 7/7 [001] 2.000000002: lock:contention_begin: 0xffff888100aa (flags=WRITE)\n"
+          "a 7/7 [001] 2.000000300: lock:contention_end: 0xffff888100aa ret=0\n"
+          "a 7/7 [001] 2.000000400: mmap_lock:mmap_lock_acquire_returned: mm=0xffff8881 memcg_id=0 "
+          "write=true success=true\n"
+          "a 7/7 [001] 2.000000500: tlb:tlb_flush: pages:33 reason:local MM shootdown (3)\n"
+          "a 7/7 [001] 2.000000600: tlb:tlb_flush: pages:-1 reason:remote shootdown (1)\n",
+          &t, &r);
   ASSERT_TRUE(s) << s.message();
   const int stream = testing::stream_of(t, 7);
   ASSERT_GE(stream, 0);
@@ -80,26 +84,32 @@ TEST(PerfScriptEdge, BareTidCommWithSpacesMicrosecondsAndFork) {
   // -F comm,tid,time,event,trace without --ns; fork through clone without CLONE_VM.
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kPerfScript,
-                       "Web Content 10 1.000001: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
-                       "Web Content 10 1.000003: syscalls:sys_exit_clone: 0xb\n"
-                       "Web Content 11 1.000004: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, flags: 0x22, fd: 0xffffffff, off: 0x0\n"
-                       "Web Content 11 1.000006: syscalls:sys_exit_mmap: 0xffffffffffffffff4\n"
-                       "Web Content 11 1.000007: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, flags: 0x22, fd: 0xffffffff, off: 0x0\n"
-                       "Web Content 11 1.000009: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n",
-                       &t, &r);
+  const Status s =
+      run(ImportFormat::kPerfScript,
+          "Web Content 10 1.000001: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
+          "Web Content 10 1.000003: syscalls:sys_exit_clone: 0xb\n"
+          "Web Content 11 1.000004: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
+          "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+          "Web Content 11 1.000006: syscalls:sys_exit_mmap: 0xffffffffffffffff4\n"
+          "Web Content 11 1.000007: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
+          "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+          "Web Content 11 1.000009: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n",
+          &t, &r);
   // The first exit is 17 hex digits: not a number, so malformed at line 4.
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("in.txt:4:"), std::string::npos) << s.message();
 
-  const Status s2 = run(ImportFormat::kPerfScript,
-                        "Web Content 10 1.000001: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
-                        "Web Content 10 1.000003: syscalls:sys_exit_clone: 0xb\n"
-                        "Web Content 11 1.000007: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, flags: 0x22, fd: 0xffffffff, off: 0x0\n"
-                        "Web Content 11 1.000009: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n"
-                        "Web Content 11 1.000010: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, flags: 0x22, fd: 0xffffffff, off: 0x0\n"
-                        "Web Content 11 1.000012: syscalls:sys_exit_mmap: 0x7f0000000000\n",
-                        &t, &r);
+  const Status s2 =
+      run(ImportFormat::kPerfScript,
+          "Web Content 10 1.000001: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
+          "Web Content 10 1.000003: syscalls:sys_exit_clone: 0xb\n"
+          "Web Content 11 1.000007: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
+          "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+          "Web Content 11 1.000009: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n"
+          "Web Content 11 1.000010: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
+          "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+          "Web Content 11 1.000012: syscalls:sys_exit_mmap: 0x7f0000000000\n",
+          &t, &r);
   ASSERT_TRUE(s2) << s2.message();
   ASSERT_EQ(t.meta.threads.size(), 2u);
   EXPECT_EQ(t.meta.threads[0], (ThreadInfo{10, 10, "Web Content"}));
@@ -118,14 +128,16 @@ TEST(PerfScriptEdge, BareTidCommWithSpacesMicrosecondsAndFork) {
 TEST(PerfScriptEdge, ImplicitMappingsMergeNearFaultsButNotAcrossMappings) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kPerfScript,
-                       "p 5/5 [0] 1.000000001: exceptions:page_fault_user: address=0x10000 ip=0x1 error_code=0x6\n"
-                       "p 5/5 [0] 1.000000002: exceptions:page_fault_user: address=0x13008 ip=0x1 error_code=0x4\n"
-                       "p 5/5 [0] 1.000000003: syscalls:sys_enter_mmap: addr: 0x20000, len: 0x1000, prot: 0x3, flags: 0x32, fd: 0xffffffff, off: 0x0\n"
-                       "p 5/5 [0] 1.000000004: syscalls:sys_exit_mmap: 0x20000\n"
-                       "p 5/5 [0] 1.000000005: exceptions:page_fault_user: address=0x20010 ip=0x1 error_code=0x6\n"
-                       "p 5/5 [0] 1.000000006: exceptions:page_fault_user: address=0x30000 ip=0x1 error_code=0x6\n",
-                       &t, &r);
+  const Status s = run(
+      ImportFormat::kPerfScript,
+      "p 5/5 [0] 1.000000001: exceptions:page_fault_user: address=0x10000 ip=0x1 error_code=0x6\n"
+      "p 5/5 [0] 1.000000002: exceptions:page_fault_user: address=0x13008 ip=0x1 error_code=0x4\n"
+      "p 5/5 [0] 1.000000003: syscalls:sys_enter_mmap: addr: 0x20000, len: 0x1000, prot: 0x3, "
+      "flags: 0x32, fd: 0xffffffff, off: 0x0\n"
+      "p 5/5 [0] 1.000000004: syscalls:sys_exit_mmap: 0x20000\n"
+      "p 5/5 [0] 1.000000005: exceptions:page_fault_user: address=0x20010 ip=0x1 error_code=0x6\n"
+      "p 5/5 [0] 1.000000006: exceptions:page_fault_user: address=0x30000 ip=0x1 error_code=0x6\n",
+      &t, &r);
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(r.faults_in_known_mappings, 1u);
   EXPECT_EQ(r.faults_outside_mappings, 3u);
@@ -135,7 +147,7 @@ TEST(PerfScriptEdge, ImplicitMappingsMergeNearFaultsButNotAcrossMappings) {
   EXPECT_EQ(r.implicit_mappings[0].faults, 2u);
   EXPECT_EQ(r.implicit_mappings[1].start, 0x30000u);
   // The write bit of the error code.
-  EXPECT_TRUE(t.streams[0][3].is_write());   // after thread_start and two implicit mmaps
+  EXPECT_TRUE(t.streams[0][3].is_write());  // after thread_start and two implicit mmaps
   EXPECT_FALSE(t.streams[0][4].is_write());
 }
 
@@ -180,9 +192,9 @@ TEST(StraceEdge, PidColumnVectorsFailuresUnknownFlagsAndKills) {
   EXPECT_EQ(r.unknown_flag_names, 2u);
   EXPECT_EQ(r.count(EventKind::kMmap), 1u);
   EXPECT_EQ(r.unmatched_exits, 1u);
-  EXPECT_EQ(r.ignored_events, 1u);                       // openat
-  EXPECT_EQ(r.unfinished_calls, 1u);                     // madvise, cut by the kill
-  EXPECT_EQ(r.count(EventKind::kMadvise), 1u);           // kept: needs no return value
+  EXPECT_EQ(r.ignored_events, 1u);              // openat
+  EXPECT_EQ(r.unfinished_calls, 1u);            // madvise, cut by the kill
+  EXPECT_EQ(r.count(EventKind::kMadvise), 1u);  // kept: needs no return value
   EXPECT_EQ(r.unknown_lines, 1u);
   EXPECT_EQ(r.count(EventKind::kThreadExit), 1u);
 }

@@ -22,8 +22,8 @@ constexpr uint64_t kPage = 4096;
 class PerfScriptFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    const Status s =
-        import_file(ImportFormat::kPerfScript, fixture("mmtouch.perf-script.txt"), &trace_, &report_);
+    const Status s = import_file(ImportFormat::kPerfScript, fixture("mmtouch.perf-script.txt"),
+                                 &trace_, &report_);
     ASSERT_TRUE(s) << s.message();
   }
   ImportedTrace trace_;
@@ -133,9 +133,8 @@ TEST_F(PerfScriptFixture, FaultsTiedToMappingsOrToImplicitOnes) {
 
 TEST_F(PerfScriptFixture, FileEventsGetFileIdsAndOffsets) {
   ASSERT_EQ(trace_.meta.files.size(), 1u);  // fd 3 of the process: ld.so's libc, then the temp file
-  EXPECT_EQ(count_if(trace_, [](const Event& e) {
-              return e.kind == EventKind::kFileRead && e.arg0 == 1;
-            }),
+  EXPECT_EQ(count_if(trace_,
+                     [](const Event& e) { return e.kind == EventKind::kFileRead && e.arg0 == 1; }),
             3u);
 }
 

@@ -18,8 +18,8 @@ constexpr uint64_t kWorkerBytes = 1 << 20;
 class StraceFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    const Status s = import_file(ImportFormat::kStrace, fixture("mmtouch.strace.txt"), &trace_,
-                                 &report_);
+    const Status s =
+        import_file(ImportFormat::kStrace, fixture("mmtouch.strace.txt"), &trace_, &report_);
     ASSERT_TRUE(s) << s.message();
   }
   ImportedTrace trace_;

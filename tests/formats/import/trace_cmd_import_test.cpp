@@ -19,8 +19,8 @@ TEST(TraceCmdImport, RealRecording) {
   if (!have_trace_dat_reader()) GTEST_SKIP() << "built without libtracecmd-dev";
   ImportedTrace trace;
   ImportReport report;
-  const Status s = import_file(ImportFormat::kTraceCmd, fixture("mmtouch.trace.dat"), &trace,
-                               &report);
+  const Status s =
+      import_file(ImportFormat::kTraceCmd, fixture("mmtouch.trace.dat"), &trace, &report);
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(report.count(EventKind::kMmap), 12u + report.implicit_mappings.size());
   EXPECT_EQ(report.count(EventKind::kMunmap), 3u);

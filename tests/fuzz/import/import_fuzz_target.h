@@ -17,8 +17,8 @@ inline void fuzz_import(ImportFormat format, const uint8_t* data, size_t size) {
   ImportedTrace trace;
   ImportReport report;
   const std::string name = "fuzz-input";
-  const Status s = import_text(format, name, std::string_view(reinterpret_cast<const char*>(data), size),
-                               &trace, &report);
+  const Status s = import_text(
+      format, name, std::string_view(reinterpret_cast<const char*>(data), size), &trace, &report);
   if (!s) {
     // "fuzz-input:LINE: ..." with a line number.
     const std::string& m = s.message();

@@ -162,7 +162,8 @@ std::unique_ptr<Simulation> file_sim(const char* policy, std::vector<Op> ops, ui
 std::vector<Op> nine_block_loop() {
   std::vector<Op> ops;
   for (int r = 0; r < 5; ++r) {
-    for (uint64_t b = 0; b < 9; ++b) ops.push_back(Op::file_read(1, b * EXT4_DEFAULT_BLOCK_SIZE, 100));
+    for (uint64_t b = 0; b < 9; ++b)
+      ops.push_back(Op::file_read(1, b * EXT4_DEFAULT_BLOCK_SIZE, 100));
   }
   ops.push_back(Op::file_write(1, 0, 3 * EXT4_DEFAULT_BLOCK_SIZE));
   ops.push_back(Op::fsync(1));
@@ -190,7 +191,8 @@ TEST(BhLruSim, FileOpsRecordLatencyAndTheKnobDecidesHits) {
 
 TEST(BhLruSim, SmallBlocksMeanSeveralBufferHeadsPerPage) {
   auto sim = file_sim("", {Op::file_read(1, 0, PAGE_SIZE)}, 1024);
-  // Four buffer heads per page; each CPU misses them in its own LRU (the bhs themselves are shared).
+  // Four buffer heads per page; each CPU misses them in its own LRU (the bhs themselves are
+  // shared).
   EXPECT_EQ(sim->vm().bh_lru_misses, 2 * PAGE_SIZE / 1024);
   EXPECT_EQ(sim->vm().bh_lru_installs, 2 * PAGE_SIZE / 1024);
 }

@@ -65,7 +65,8 @@ TEST(QSpinLockTest, GrantsInArrivalOrderNotCpuOrder) {
   sim->start_task(th, spinner(th, lock, SimTime::us(10), SimTime::us(50), &holder));
   for (int k = 0; k < 4; ++k) {
     Task& t = sim->create_task(static_cast<uint32_t>(k + 1), nullptr);
-    sim->start_task(t, spinner(t, lock, SimTime::us(arrival_us[k]), SimTime::us(1), &w[static_cast<size_t>(k)]));
+    sim->start_task(t, spinner(t, lock, SimTime::us(arrival_us[k]), SimTime::us(1),
+                               &w[static_cast<size_t>(k)]));
   }
   sim->run();
   // Arrival order: CPU 2 (20), CPU 4 (21), CPU 3 (22), CPU 1 (23).

@@ -71,8 +71,8 @@ TEST(RwsemTest, ReaderArrivingAfterWaitingWriterIsGrantedAfterIt) {
   EXPECT_EQ(w.granted >= r0.released, true);
   EXPECT_GT(r1.granted, w.granted);
   EXPECT_GE(r1.granted, w.released) << "reader shared the lock with the writer";
-  EXPECT_EQ(sem.counters().spins, 1u);          // the writer first spun on the reader owner
-  EXPECT_EQ(sem.counters().spin_aborted, 1u);   // ... until the rspin threshold
+  EXPECT_EQ(sem.counters().spins, 1u);         // the writer first spun on the reader owner
+  EXPECT_EQ(sem.counters().spin_aborted, 1u);  // ... until the rspin threshold
 }
 
 Co<void> reader_loop(Task& t, RwSem& s, SimTime offset, int n) {

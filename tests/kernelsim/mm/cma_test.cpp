@@ -53,7 +53,8 @@ void spawn_readers(Simulation& sim, const std::vector<uint32_t>& cpus, std::vect
   }
 }
 
-void spawn_driver(Simulation& sim, uint64_t bytes, bool free_it = true, SimTime start = kDriverStart) {
+void spawn_driver(Simulation& sim, uint64_t bytes, bool free_it = true,
+                  SimTime start = kDriverStart) {
   std::vector<Op> ops{Op::contig_alloc(1, bytes)};
   if (free_it) ops.push_back(Op::contig_free(1));
   sim.spawn_thread(kDriverMm, 0, std::make_unique<VectorOpSource>(std::move(ops)), start);
@@ -135,7 +136,8 @@ TEST(ContigAlloc, NoneFailsExactlyWhileAHeldBufferHeadSitsInTheRange) {
   evicted->spawn_thread(1, 1, std::make_unique<VectorOpSource>(ops));
   // Each of the 17 reads misses the page cache and waits for the device: start the driver once
   // they are all done, so block 0 has left the bh_lru.
-  const SimTime after_reads = kDriverStart + evicted->costs().page_cache_miss_read * (2 * (BH_LRU_SIZE + 1));
+  const SimTime after_reads =
+      kDriverStart + evicted->costs().page_cache_miss_read * (2 * (BH_LRU_SIZE + 1));
   spawn_driver(*evicted, PAGE_SIZE, /*free_it=*/true, after_reads);
   evicted->run();
   EXPECT_EQ(evicted->vm().cma_alloc_success, 1u);

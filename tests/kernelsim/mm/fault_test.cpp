@@ -17,8 +17,10 @@ using testing::thread;
 
 TEST(FaultTest, ReadThenWriteGoesZeroPageThenCow) {
   auto sim = make_sim(1);
-  thread(*sim, 1, 0, {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 4 * kPage, false),
-                      Op::touch(kBase, 4 * kPage, true), Op::think(SimTime::ms(1))});
+  thread(
+      *sim, 1, 0,
+      {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 4 * kPage, false),
+       Op::touch(kBase, 4 * kPage, true), Op::think(SimTime::ms(1))});
   sim->run_until(SimTime::us(500));
   const VmCounters& vm = sim->stats().vm;
   EXPECT_EQ(vm.fault_zero_page, 4u);
@@ -29,10 +31,11 @@ TEST(FaultTest, ReadThenWriteGoesZeroPageThenCow) {
 
 TEST(FaultTest, FileMappingsMapPageCacheOrCopy) {
   auto sim = make_sim(1);
-  thread(*sim, 1, 0, {Op::mmap_file(kBase, 4 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, 3, 0),
-                      Op::mmap_file(kBase + 16 * kPage, 4 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE, 3, 0),
-                      Op::touch(kBase, 4 * kPage, true), Op::touch(kBase + 16 * kPage, 2 * kPage, false),
-                      Op::touch(kBase + 18 * kPage, 2 * kPage, true), Op::think(SimTime::ms(1))});
+  thread(*sim, 1, 0,
+         {Op::mmap_file(kBase, 4 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, 3, 0),
+          Op::mmap_file(kBase + 16 * kPage, 4 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE, 3, 0),
+          Op::touch(kBase, 4 * kPage, true), Op::touch(kBase + 16 * kPage, 2 * kPage, false),
+          Op::touch(kBase + 18 * kPage, 2 * kPage, true), Op::think(SimTime::ms(1))});
   sim->run_until(SimTime::us(500));
   const VmCounters& vm = sim->stats().vm;
   EXPECT_EQ(vm.fault_file, 6u);  // 4 shared writes + 2 private reads
@@ -52,8 +55,9 @@ TEST(FaultTest, FaultOnUnmappedAddressIsSegv) {
 TEST(FaultTest, FaultPathTakesMmapSemOrTheVmaLockPerPolicy) {
   for (const char* policy : {"fault_lock=mmap_sem", "fault_lock=per-vma"}) {
     auto sim = make_sim(1, policy);
-    thread(*sim, 1, 0, {Op::mmap_anon(kBase, 16 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 16 * kPage, true),
-                        Op::think(SimTime::ms(1))});
+    thread(*sim, 1, 0,
+           {Op::mmap_anon(kBase, 16 * kPage, PROT_READ | PROT_WRITE),
+            Op::touch(kBase, 16 * kPage, true), Op::think(SimTime::ms(1))});
     sim->run_until(SimTime::us(500));
     const LockClassStats* r = sim->lockstat().find("&mm->mmap_sem-R");
     ASSERT_NE(r, nullptr);
@@ -69,8 +73,9 @@ TEST(FaultTest, FaultPathTakesMmapSemOrTheVmaLockPerPolicy) {
 
 TEST(FaultTest, ZoneLockIsTakenOncePerPcpBatch) {
   auto sim = make_sim(1);
-  thread(*sim, 1, 0, {Op::mmap_anon(kBase, 1000 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 1000 * kPage, true),
-                      Op::think(SimTime::ms(10))});
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, 1000 * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, 1000 * kPage, true), Op::think(SimTime::ms(10))});
   sim->run_until(SimTime::ms(5));
   const uint64_t pages = 1000 + sim->find_mm(1)->pte_tables.size();
   EXPECT_EQ(sim->stats().vm.zone_lock_batches, (pages + PCP_BATCH - 1) / PCP_BATCH);

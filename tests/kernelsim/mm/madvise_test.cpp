@@ -49,16 +49,18 @@ TEST(MadviseTest, MadvFreeLeavesPagesMappedAndLazyfree) {
 
 TEST(MadviseTest, WriteAfterMadvFreeMakesThePageNormalWithoutAFault) {
   auto sim = make_sim(1);
-  thread(*sim, 1, 0, dirty_then({Op::madvise(kBase, kPages * kPage, MADV_FREE),
-                                 Op::touch(kBase, 4 * kPage, true),              // write 4 pages
-                                 Op::touch(kBase + 4 * kPage, 4 * kPage, false)}));  // read 4 more
+  thread(*sim, 1, 0,
+         dirty_then({Op::madvise(kBase, kPages * kPage, MADV_FREE),
+                     Op::touch(kBase, 4 * kPage, true),                  // write 4 pages
+                     Op::touch(kBase + 4 * kPage, 4 * kPage, false)}));  // read 4 more
   sim->run_until(SimTime::ms(5));
   for (uint64_t i = 0; i < 4; ++i) {
     const uint8_t p = pte_at(*sim, kBase + i * kPage);
     EXPECT_EQ(pte::state(p), pte::kPresent);
     EXPECT_NE(p & pte::kDirty, 0);
   }
-  for (uint64_t i = 4; i < 8; ++i) EXPECT_EQ(pte::state(pte_at(*sim, kBase + i * kPage)), pte::kLazyFree);
+  for (uint64_t i = 4; i < 8; ++i)
+    EXPECT_EQ(pte::state(pte_at(*sim, kBase + i * kPage)), pte::kLazyFree);
   EXPECT_EQ(sim->stats().vm.lazyfree_reused, 4u);
   EXPECT_EQ(sim->stats().vm.pgfault, kPages) << "only the first-touch faults";
 }
@@ -72,8 +74,9 @@ TEST(MadviseTest, DontneedZapsAndTheNextTouchFaultsAndZeroFills) {
   for (uint64_t i = 0; i < kPages; ++i) EXPECT_EQ(pte_at(*sim, kBase + i * kPage), pte::kNone);
 
   auto again = make_sim(1);
-  thread(*again, 1, 0, dirty_then({Op::madvise(kBase, kPages * kPage, MADV_DONTNEED),
-                                   Op::touch(kBase, kPages * kPage, true)}));
+  thread(*again, 1, 0,
+         dirty_then({Op::madvise(kBase, kPages * kPage, MADV_DONTNEED),
+                     Op::touch(kBase, kPages * kPage, true)}));
   again->run_until(SimTime::ms(5));
   EXPECT_EQ(again->stats().vm.pgfault, 2 * kPages);
   EXPECT_EQ(again->stats().vm.fault_anon, 2 * kPages) << "each refault allocates a zeroed page";
@@ -83,8 +86,9 @@ TEST(MadviseTest, DontneedZapsAndTheNextTouchFaultsAndZeroFills) {
 
 TEST(MadviseTest, ReadAfterDontneedMapsTheZeroPage) {
   auto sim = make_sim(1);
-  thread(*sim, 1, 0, dirty_then({Op::madvise(kBase, kPages * kPage, MADV_DONTNEED),
-                                 Op::touch(kBase, kPages * kPage, false)}));
+  thread(*sim, 1, 0,
+         dirty_then({Op::madvise(kBase, kPages * kPage, MADV_DONTNEED),
+                     Op::touch(kBase, kPages * kPage, false)}));
   sim->run_until(SimTime::ms(5));
   EXPECT_EQ(sim->stats().vm.fault_zero_page, kPages);
   EXPECT_NE(pte_at(*sim, kBase) & pte::kZeroPage, 0);
@@ -102,16 +106,18 @@ TEST(MadviseTest, MadvFreeAsDontneedPolicyZaps) {
 
 TEST(MadviseTest, MadvFreeOnAFileMappingIsEinval) {
   auto sim = make_sim(1);
-  thread(*sim, 1, 0, {Op::mmap_file(kBase, 4 * kPage, PROT_READ, MAP_PRIVATE, 7, 0),
-                      Op::madvise(kBase, 4 * kPage, MADV_FREE)});
+  thread(*sim, 1, 0,
+         {Op::mmap_file(kBase, 4 * kPage, PROT_READ, MAP_PRIVATE, 7, 0),
+          Op::madvise(kBase, 4 * kPage, MADV_FREE)});
   sim->run();
   EXPECT_EQ(sim->stats().vm.ops_failed, 1u);
 }
 
 TEST(MadviseTest, HoleInTheRangeIsEnomemButMappedPartsAreAdvised) {
   auto sim = make_sim(1);
-  thread(*sim, 1, 0, dirty_then({Op::munmap(kBase + 8 * kPage, 8 * kPage),
-                                 Op::madvise(kBase, 32 * kPage, MADV_DONTNEED)}));
+  thread(*sim, 1, 0,
+         dirty_then({Op::munmap(kBase + 8 * kPage, 8 * kPage),
+                     Op::madvise(kBase, 32 * kPage, MADV_DONTNEED)}));
   sim->run_until(SimTime::ms(5));
   EXPECT_EQ(sim->stats().vm.ops_failed, 1u);
   EXPECT_EQ(sim->stats().vm.madv_dontneed_pages, 24u);
@@ -121,8 +127,10 @@ TEST(MadviseTest, FullGatherForcesAFlushMidOperation) {
   // MAX_GATHER_BATCH * MAX_GATHER_BATCH_COUNT pages fill the gather: one forced flush + the final.
   constexpr uint64_t kBig = 12'000;
   auto sim = make_sim(1);
-  thread(*sim, 1, 0, {Op::mmap_anon(kBase, kBig * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, kBig * kPage, true),
-                      Op::madvise(kBase, kBig * kPage, MADV_DONTNEED), Op::think(SimTime::ms(100))});
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, kBig * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, kBig * kPage, true), Op::madvise(kBase, kBig * kPage, MADV_DONTNEED),
+          Op::think(SimTime::ms(100))});
   sim->run_until(SimTime::ms(50));
   EXPECT_EQ(sim->stats().vm.gather_forced_flushes, 1u);
   EXPECT_EQ(sim->stats().vm.nr_tlb_flush_calls, 2u);

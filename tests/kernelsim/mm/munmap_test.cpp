@@ -28,9 +28,10 @@ void check_balance(const Simulation& sim) {
 std::unique_ptr<Simulation> run_race(const std::string& policy) {
   auto sim = make_sim(4, policy);
   // CPU 0 maps and populates, then unmaps the whole range while CPUs 1-3 keep faulting in it.
-  thread(*sim, 1, 0, {Op::mmap_anon(kBase, kPages * kPage, PROT_READ | PROT_WRITE),
-                      Op::touch(kBase, kPages * kPage / 2, true), Op::munmap(kBase, kPages * kPage),
-                      Op::think(SimTime::ms(100))});
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, kPages * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, kPages * kPage / 2, true), Op::munmap(kBase, kPages * kPage),
+          Op::think(SimTime::ms(100))});
   for (uint32_t cpu = 1; cpu < 4; ++cpu) {
     std::vector<Op> ops = {Op::think(SimTime::ms(2))};  // let the mapping appear
     for (uint64_t i = 0; i < 400; ++i) {  // ~8 ms of faults, across the munmap at ~5.5 ms
@@ -56,20 +57,25 @@ std::unique_ptr<Simulation> run_race(const std::string& policy) {
   return sim;
 }
 
-TEST(MunmapTest, ConcurrentFaultsWaitForTheWriterAndNothingLeaks) { run_race(""); }
+TEST(MunmapTest, ConcurrentFaultsWaitForTheWriterAndNothingLeaks) {
+  run_race("");
+}
 
 TEST(MunmapTest, PerVmaLockFaultsFallBackWhileTheVmaIsWriteLocked) {
   auto sim = run_race("fault_lock=per-vma");
   EXPECT_GT(sim->stats().vm.fault_vma_lock, 0u);
-  EXPECT_GT(sim->stats().vm.fault_vma_lock_retry, 0u) << "write-locked VMA must send faults to mmap_sem";
+  EXPECT_GT(sim->stats().vm.fault_vma_lock_retry, 0u)
+      << "write-locked VMA must send faults to mmap_sem";
 }
 
 TEST(MunmapTest, CountsBalanceWhilePagesAreStillMapped) {
   auto sim = make_sim(2);
-  thread(*sim, 1, 0, {Op::mmap_anon(kBase, 1024 * kPage, PROT_READ | PROT_WRITE),
-                      Op::touch(kBase, 1024 * kPage, true), Op::munmap(kBase + 100 * kPage, 300 * kPage),
-                      Op::think(SimTime::ms(10))});
-  thread(*sim, 1, 1, {Op::think(SimTime::us(50)), Op::touch(kBase + 600 * kPage, 100 * kPage, true)});
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, 1024 * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, 1024 * kPage, true), Op::munmap(kBase + 100 * kPage, 300 * kPage),
+          Op::think(SimTime::ms(10))});
+  thread(*sim, 1, 1,
+         {Op::think(SimTime::us(50)), Op::touch(kBase + 600 * kPage, 100 * kPage, true)});
   sim->run_until(SimTime::ms(5));
   EXPECT_EQ(sim->find_mm(1)->rss_anon, 724u);
   check_balance(*sim);

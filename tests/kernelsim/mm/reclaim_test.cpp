@@ -22,7 +22,8 @@ constexpr uint64_t kA = 0x10000000;  // the MADV_FREE'd buffer
 constexpr uint64_t kB = 0x40000000;  // pressure
 constexpr uint64_t kC = 0x80000000;  // more pressure
 
-std::unique_ptr<Simulation> make_machine(uint64_t mem_mib, uint64_t swap_mib, const std::string& policy = "") {
+std::unique_ptr<Simulation> make_machine(uint64_t mem_mib, uint64_t swap_mib,
+                                         const std::string& policy = "") {
   std::string error;
   MachineConfig m;
   m.nr_cpus = 2;  // the trace thread on CPU 0, kswapd on CPU 1
@@ -34,7 +35,8 @@ std::unique_ptr<Simulation> make_machine(uint64_t mem_mib, uint64_t swap_mib, co
 }
 
 std::vector<Op> write_anon(uint64_t addr, uint64_t mib) {
-  return {Op::mmap_anon(addr, mib * kMiB, PROT_READ | PROT_WRITE), Op::touch(addr, mib * kMiB, true)};
+  return {Op::mmap_anon(addr, mib * kMiB, PROT_READ | PROT_WRITE),
+          Op::touch(addr, mib * kMiB, true)};
 }
 
 std::vector<Op> concat(std::initializer_list<std::vector<Op>> parts) {
@@ -60,11 +62,13 @@ TEST(ReclaimTest, AllocationBelowMinEntersDirectReclaimAndSwaps) {
   run_then_look(*sim, write_anon(kB, 80));
   const VmCounters& vm = sim->stats().vm;
   EXPECT_GT(vm.allocstall, 0u);
-  EXPECT_GT(sim->stats().direct_reclaim.count(), 0u) << "each stalled allocation records its latency";
+  EXPECT_GT(sim->stats().direct_reclaim.count(), 0u)
+      << "each stalled allocation records its latency";
   EXPECT_GE(vm.kswapd_wakeups, 1u);
   EXPECT_GT(vm.pgsteal_kswapd, 0u);
   EXPECT_GT(vm.pgsteal_direct, 0u);
-  EXPECT_EQ(vm.pswpout, vm.pgsteal_kswapd + vm.pgsteal_direct) << "anon only: every steal is a swap-out";
+  EXPECT_EQ(vm.pswpout, vm.pgsteal_kswapd + vm.pgsteal_direct)
+      << "anon only: every steal is a swap-out";
   EXPECT_EQ(vm.fault_oom, 0u);
   EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents);
   EXPECT_EQ(sim->find_mm(1)->rss_anon + sim->find_mm(1)->swapents, 80 * kPagesPerMiB);
@@ -102,8 +106,11 @@ TEST(ReclaimTest, NoAllocstallWithoutPressure) {
 
 // 32 MiB written and MADV_FREE'd; its first 4 MiB written again; then 128 MiB of pressure.
 std::vector<Op> lazyfree_then_pressure(std::vector<Op> after = {}) {
-  return concat({write_anon(kA, 32), {Op::madvise(kA, 32 * kMiB, MADV_FREE), Op::touch(kA, 4 * kMiB, true)},
-                 write_anon(kB, 64), write_anon(kC, 64), after});
+  return concat({write_anon(kA, 32),
+                 {Op::madvise(kA, 32 * kMiB, MADV_FREE), Op::touch(kA, 4 * kMiB, true)},
+                 write_anon(kB, 64),
+                 write_anon(kC, 64),
+                 after});
 }
 
 TEST(ReclaimTest, CleanLazyfreeIsDiscardedAndRedirtiedIsSwapped) {
@@ -135,7 +142,8 @@ TEST(ReclaimTest, LazyfreeOnInactiveAnonBefore412IsDiscardedToo) {
   run_then_look(*sim, lazyfree_then_pressure());
   EXPECT_EQ(sim->stats().vm.pglazyfreed, 28 * kPagesPerMiB) << "clean ptes decide before 4.12";
   EXPECT_EQ(sim->stats().vm.lazyfree_redirtied, 0u) << "pages stay swap-backed before 4.12";
-  for (uint64_t a = kA; a < kA + 4 * kMiB; a += kPage) ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kSwapped);
+  for (uint64_t a = kA; a < kA + 4 * kMiB; a += kPage)
+    ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kSwapped);
 }
 
 TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
@@ -143,7 +151,7 @@ TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
   run_then_look(*base, lazyfree_then_pressure());
   auto sim = make_machine(64, 256);
   run_then_look(*sim, lazyfree_then_pressure({Op::touch(kA + 8 * kMiB, kPage, true),  // discarded
-                                              Op::touch(kA, kPage, false)}));           // swapped
+                                              Op::touch(kA, kPage, false)}));         // swapped
   const VmCounters& b = base->stats().vm;
   const VmCounters& vm = sim->stats().vm;
   EXPECT_EQ(vm.fault_anon - b.fault_anon, 1u) << "the discarded page comes back zero-filled";
@@ -160,7 +168,8 @@ TEST(ReclaimTest, ThrottledActsAsDontneedOnlyUnderPressure) {
   // No swap: 63 MiB of anon cannot be reclaimed, so free pages stay below 1.5 x min.
   auto pressed = make_machine(64, 0, "madv_free=throttled");
   run_then_look(*pressed, concat({write_anon(kB, 63), {Op::madvise(kB, kMiB, MADV_FREE)}}));
-  EXPECT_LE(pressed->page_alloc().zone().free_pages, pressed->page_alloc().zone().wmark_min * 3 / 2);
+  EXPECT_LE(pressed->page_alloc().zone().free_pages,
+            pressed->page_alloc().zone().wmark_min * 3 / 2);
   EXPECT_EQ(pressed->stats().vm.madv_dontneed_pages, kPagesPerMiB);
   EXPECT_EQ(pressed->stats().vm.madv_lazyfree_pages, 0u);
 
@@ -217,7 +226,8 @@ TEST(ReclaimTest, OneAndAHalfTimesRamWithSwapSwapsOutAndRetouchIsMajorFaults) {
   const VmCounters& vm = sim->stats().vm;
   EXPECT_GT(vm.pswpout, 32 * kPagesPerMiB) << "at least the excess over RAM went to swap";
   EXPECT_GT(vm.pgmajfault, 0u) << "the first pages written were swapped: reading them back waits";
-  EXPECT_GE(vm.pswpin, vm.pgmajfault) << "page-cluster readahead brings more than the faulting page";
+  EXPECT_GE(vm.pswpin, vm.pgmajfault)
+      << "page-cluster readahead brings more than the faulting page";
   EXPECT_EQ(vm.oom, 0u);
   EXPECT_EQ(sim->find_mm(1)->rss_anon + sim->find_mm(1)->swapents, 96 * kPagesPerMiB);
 }
@@ -230,7 +240,8 @@ TEST(ReclaimTest, OneAndAHalfTimesRamWithoutSwapIsOneOomKillNotAHang) {
   EXPECT_EQ(sim->nr_live_tasks(), 0u) << "the run ends";
   EXPECT_EQ(vm.oom, 1u) << "one victim, killed once";
   EXPECT_EQ(vm.fault_oom, 1u) << "the killed task took no further faults";
-  EXPECT_EQ(vm.pswpout + vm.pgsteal_kswapd + vm.pgsteal_direct, 0u) << "no anon reclaim without swap";
+  EXPECT_EQ(vm.pswpout + vm.pgsteal_kswapd + vm.pgsteal_direct, 0u)
+      << "no anon reclaim without swap";
   EXPECT_EQ(sim->stats().count(OpKind::kTouch), 1u) << "its ops ended at the failed touch";
   EXPECT_EQ(sim->page_alloc().allocated(), 0u) << "its exit freed its memory";
 }

@@ -24,7 +24,9 @@ std::unique_ptr<Simulation> run_ops(std::vector<Op> ops) {
   return sim;
 }
 
-const Mm& mm1(const Simulation& sim) { return *sim.find_mm(1); }
+const Mm& mm1(const Simulation& sim) {
+  return *sim.find_mm(1);
+}
 
 TEST(VmaTest, MprotectSplitsAndMergesBack) {
   auto sim = run_ops({Op::mmap_anon(kBase, 10 * kPage, PROT_READ | PROT_WRITE),
@@ -42,8 +44,9 @@ TEST(VmaTest, MprotectSplitsAndMergesBack) {
 }
 
 TEST(VmaTest, WriteToReadOnlyPageIsSegv) {
-  auto sim = run_ops({Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 4 * kPage, true),
-                      Op::mprotect(kBase, 4 * kPage, PROT_READ), Op::touch(kBase, kPage, true)});
+  auto sim = run_ops({Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE),
+                      Op::touch(kBase, 4 * kPage, true), Op::mprotect(kBase, 4 * kPage, PROT_READ),
+                      Op::touch(kBase, kPage, true)});
   EXPECT_EQ(sim->stats().vm.fault_segv, 1u);
 }
 
@@ -65,7 +68,8 @@ TEST(VmaTest, MmapWithoutHintGoesTopDownBelowMmapBase) {
 }
 
 TEST(VmaTest, MapFixedReplacesWhatWasThere) {
-  auto sim = run_ops({Op::mmap_anon(kBase, 8 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 8 * kPage, true),
+  auto sim = run_ops({Op::mmap_anon(kBase, 8 * kPage, PROT_READ | PROT_WRITE),
+                      Op::touch(kBase, 8 * kPage, true),
                       Op::mmap_anon(kBase + 2 * kPage, 2 * kPage, PROT_READ, MAP_FIXED)});
   const Mm& mm = mm1(*sim);
   EXPECT_EQ(mm.vmas.size(), 3u);
@@ -74,14 +78,16 @@ TEST(VmaTest, MapFixedReplacesWhatWasThere) {
 }
 
 TEST(VmaTest, MremapGrowsInPlaceOrMovesWithItsPages) {
-  auto grow = run_ops({Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 4 * kPage, true),
+  auto grow = run_ops({Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE),
+                       Op::touch(kBase, 4 * kPage, true),
                        Op::mremap(kBase, 4 * kPage, 8 * kPage, MREMAP_MAYMOVE)});
   EXPECT_EQ(static_cast<uint64_t>(grow->tasks()[0]->last_result), kBase);
   EXPECT_EQ(mm1(*grow).vmas.vma_lookup(kBase)->end, kBase + 8 * kPage);
 
-  auto move = run_ops({Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 4 * kPage, true),
-                       Op::mmap_anon(kBase + 4 * kPage, kPage, PROT_READ),  // blocks growth in place
-                       Op::mremap(kBase, 4 * kPage, 8 * kPage, MREMAP_MAYMOVE)});
+  auto move = run_ops(
+      {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 4 * kPage, true),
+       Op::mmap_anon(kBase + 4 * kPage, kPage, PROT_READ),  // blocks growth in place
+       Op::mremap(kBase, 4 * kPage, 8 * kPage, MREMAP_MAYMOVE)});
   const uint64_t to = static_cast<uint64_t>(move->tasks()[0]->last_result);
   EXPECT_NE(to, kBase);
   const Vma* v = mm1(*move).vmas.vma_lookup(to);
@@ -95,8 +101,8 @@ TEST(VmaTest, MremapGrowsInPlaceOrMovesWithItsPages) {
 
 TEST(VmaTest, BrkGrowsAndShrinks) {
   const uint64_t start = 0x600000;
-  auto sim = run_ops({Op::brk(start), Op::brk(start + 64 * kPage), Op::touch(start, 64 * kPage, true),
-                      Op::brk(start + 16 * kPage)});
+  auto sim = run_ops({Op::brk(start), Op::brk(start + 64 * kPage),
+                      Op::touch(start, 64 * kPage, true), Op::brk(start + 16 * kPage)});
   const Mm& mm = mm1(*sim);
   EXPECT_EQ(mm.brk, start + 16 * kPage);
   EXPECT_EQ(mm.vmas.vma_lookup(start)->end, start + 16 * kPage);
@@ -106,7 +112,8 @@ TEST(VmaTest, BrkGrowsAndShrinks) {
 
 TEST(VmaTest, A512MiBMappingCostsAByteOfStatePerPage) {
   constexpr uint64_t kLen = uint64_t{512} << 20;
-  auto sim = run_ops({Op::mmap_anon(kBase, kLen, PROT_READ | PROT_WRITE), Op::touch(kBase, kLen, true)});
+  auto sim =
+      run_ops({Op::mmap_anon(kBase, kLen, PROT_READ | PROT_WRITE), Op::touch(kBase, kLen, true)});
   const Vma* v = mm1(*sim).vmas.vma_lookup(kBase);
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(mm1(*sim).rss_anon, kLen / kPage);

@@ -21,7 +21,8 @@ struct Expected {
   uint64_t min, low, high;
 };
 
-const Zone& zone_of(const std::string& policy, uint64_t mem_mib, std::unique_ptr<Simulation>* keep) {
+const Zone& zone_of(const std::string& policy, uint64_t mem_mib,
+                    std::unique_ptr<Simulation>* keep) {
   std::string error;
   MachineConfig m;
   m.nr_cpus = 1;
@@ -32,18 +33,22 @@ const Zone& zone_of(const std::string& policy, uint64_t mem_mib, std::unique_ptr
 }
 
 TEST(WatermarkTest, MinFreeKbytesIsIntSqrtOfLowmemTimes16Clamped) {
-  EXPECT_EQ(calculate_min_free_kbytes(262144, MIN_FREE_KBYTES_CEIL_3X), 4096u);      // 1 GiB
-  EXPECT_EQ(calculate_min_free_kbytes(786432, MIN_FREE_KBYTES_CEIL_3X), 7094u);      // 3 GiB: sqrt(50331648)
-  EXPECT_EQ(calculate_min_free_kbytes(4194304, MIN_FREE_KBYTES_CEIL_3X), 16384u);    // 16 GiB
-  EXPECT_EQ(calculate_min_free_kbytes(256, MIN_FREE_KBYTES_CEIL_3X), 128u);          // 1 MiB: floor
-  EXPECT_EQ(calculate_min_free_kbytes(uint64_t{1} << 27, MIN_FREE_KBYTES_CEIL_3X), 65536u);  // 512 GiB
-  EXPECT_EQ(calculate_min_free_kbytes(uint64_t{1} << 27, MIN_FREE_KBYTES_CEIL), 92681u);     // not clamped
+  EXPECT_EQ(calculate_min_free_kbytes(262144, MIN_FREE_KBYTES_CEIL_3X), 4096u);  // 1 GiB
+  EXPECT_EQ(calculate_min_free_kbytes(786432, MIN_FREE_KBYTES_CEIL_3X),
+            7094u);  // 3 GiB: sqrt(50331648)
+  EXPECT_EQ(calculate_min_free_kbytes(4194304, MIN_FREE_KBYTES_CEIL_3X), 16384u);  // 16 GiB
+  EXPECT_EQ(calculate_min_free_kbytes(256, MIN_FREE_KBYTES_CEIL_3X), 128u);        // 1 MiB: floor
+  EXPECT_EQ(calculate_min_free_kbytes(uint64_t{1} << 27, MIN_FREE_KBYTES_CEIL_3X),
+            65536u);  // 512 GiB
+  EXPECT_EQ(calculate_min_free_kbytes(uint64_t{1} << 27, MIN_FREE_KBYTES_CEIL),
+            92681u);  // not clamped
 }
 
 TEST(WatermarkTest, ThreeXFormula) {
   // low = min + min/4, high = min + min/2 (3.x __setup_per_zone_wmarks()).
-  for (const Expected& e : {Expected{1024, 4096, 1024, 1280, 1536}, Expected{3072, 7094, 1773, 2216, 2659},
-                            Expected{16384, 16384, 4096, 5120, 6144}, Expected{524288, 65536, 16384, 20480, 24576}}) {
+  for (const Expected& e :
+       {Expected{1024, 4096, 1024, 1280, 1536}, Expected{3072, 7094, 1773, 2216, 2659},
+        Expected{16384, 16384, 4096, 5120, 6144}, Expected{524288, 65536, 16384, 20480, 24576}}) {
     std::unique_ptr<Simulation> sim;
     const Zone& z = zone_of("watermarks=3.x", e.mem_mib, &sim);
     EXPECT_EQ(z.min_free_kbytes, e.min_free_kbytes) << e.mem_mib << " MiB";
@@ -55,8 +60,9 @@ TEST(WatermarkTest, ThreeXFormula) {
 
 TEST(WatermarkTest, ScaleFactorFormula) {
   // gap = max(min/4, managed * 10 / 10000); low = min + gap, high = min + 2 gap (4.6+).
-  for (const Expected& e : {Expected{1024, 4096, 1024, 1286, 1548}, Expected{3072, 7094, 1773, 2559, 3345},
-                            Expected{16384, 16384, 4096, 8290, 12484}, Expected{64, 1024, 256, 320, 384}}) {
+  for (const Expected& e :
+       {Expected{1024, 4096, 1024, 1286, 1548}, Expected{3072, 7094, 1773, 2559, 3345},
+        Expected{16384, 16384, 4096, 8290, 12484}, Expected{64, 1024, 256, 320, 384}}) {
     std::unique_ptr<Simulation> sim;
     const Zone& z = zone_of("watermarks=scale-factor", e.mem_mib, &sim);
     EXPECT_EQ(z.min_free_kbytes, e.min_free_kbytes) << e.mem_mib << " MiB";
@@ -70,8 +76,9 @@ TEST(WatermarkTest, LruLockTakenOncePerPagevecOfFaultedPages) {
   for (const uint32_t n : {14u, 15u, 31u}) {
     std::unique_ptr<Simulation> sim = testing::make_sim(1, "pagevec_size=" + std::to_string(n));
     const uint64_t pages = uint64_t{n} * 100;
-    thread(*sim, 1, 0, {Op::mmap_anon(kBase, pages * kPage, PROT_READ | PROT_WRITE),
-                        Op::touch(kBase, pages * kPage, true), Op::think(SimTime::ms(1))});
+    thread(*sim, 1, 0,
+           {Op::mmap_anon(kBase, pages * kPage, PROT_READ | PROT_WRITE),
+            Op::touch(kBase, pages * kPage, true), Op::think(SimTime::ms(1))});
     sim->run();
     const LockClassStats* lru_lock = sim->lockstat().find("&pgdat->lru_lock");
     ASSERT_NE(lru_lock, nullptr);

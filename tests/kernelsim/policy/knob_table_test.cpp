@@ -73,7 +73,8 @@ TEST(KnobTableTest, MalformedAndDuplicateItemsAreRejected) {
 // Every value of every knob survives format -> parse, and only changes its own field.
 TEST(KnobTableTest, EveryValueRoundTrips) {
   for (const KnobInfo& k : kernel_knobs()) {
-    ASSERT_NE(k.find_value(k.default_value()), nullptr) << k.key << ": default not among its values";
+    ASSERT_NE(k.find_value(k.default_value()), nullptr)
+        << k.key << ": default not among its values";
     ASSERT_FALSE(k.doc.empty()) << k.key;
     for (size_t i = 0; i < k.values.size(); ++i) {
       KernelConfig c;
@@ -92,7 +93,8 @@ TEST(KnobTableTest, KeysAreUnique) {
 
 TEST(KnobTableTest, SimulationCreateReportsBadConfig) {
   std::string error;
-  EXPECT_EQ(Simulation::create(MachineConfig{}, cost_profile_default(), "fault_lock=rcu", &error), nullptr);
+  EXPECT_EQ(Simulation::create(MachineConfig{}, cost_profile_default(), "fault_lock=rcu", &error),
+            nullptr);
   EXPECT_NE(error.find("fault_lock"), std::string::npos);
   MachineConfig big;
   big.nr_cpus = NR_CPUS + 1;

@@ -54,22 +54,26 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
             "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,"
-            "zap_lru_drain=on,bh_invalidate=none" + tail);
+            "zap_lru_drain=on,bh_invalidate=none" +
+                tail);
   EXPECT_EQ(expand("linux-4.5"),
             "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
             "bh_lru_size=16,memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
-            "zap_lru_drain=on,bh_invalidate=none" + tail);
+            "zap_lru_drain=on,bh_invalidate=none" +
+                tail);
   EXPECT_EQ(expand("linux-5.3"),
             "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,"
             "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
-            "uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,bh_invalidate=none" + tail);
+            "uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,bh_invalidate=none" +
+                tail);
   EXPECT_EQ(expand("linux-6.6"),
             "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=per-vma,lazy_tlb=skip,"
             "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
-            "uncharge_batch=gather,lru_lock=lruvec,zap_lru_drain=on,bh_invalidate=drain" + tail);
+            "uncharge_batch=gather,lru_lock=lruvec,zap_lru_drain=on,bh_invalidate=drain" +
+                tail);
   EXPECT_EQ(expand("default"), format_knobs(KernelConfig{}));
 }
 

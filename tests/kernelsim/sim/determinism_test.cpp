@@ -26,7 +26,8 @@ std::unique_ptr<Simulation> workload(const std::string& policy) {
       ops.push_back(Op::mmap_anon(base, 512 * kPage, PROT_READ | PROT_WRITE));
       ops.push_back(Op::touch(base, 512 * kPage, (round + i) % 3 != 0, kPage * (1 + i % 3)));
       ops.push_back(Op::madvise(base, 64 * kPage, round % 2 ? MADV_FREE : MADV_DONTNEED));
-      ops.push_back(Op::madvise_vec({{base + 128 * kPage, 8 * kPage}, {base + 256 * kPage, 40 * kPage}}, MADV_DONTNEED));
+      ops.push_back(Op::madvise_vec(
+          {{base + 128 * kPage, 8 * kPage}, {base + 256 * kPage, 40 * kPage}}, MADV_DONTNEED));
       ops.push_back(Op::think(SimTime::us(37 * (i + 1))));
       ops.push_back(Op::munmap(base, 512 * kPage));
     }
@@ -46,7 +47,8 @@ TEST(DeterminismTest, SameInputTwiceGivesIdenticalResults) {
     EXPECT_EQ(a->now(), b->now());
     EXPECT_TRUE(a->stats() == b->stats());
     EXPECT_TRUE(a->lockstat() == b->lockstat());
-    for (uint32_t c = 0; c < a->nr_cpus(); ++c) EXPECT_TRUE(a->cpu(c).counters == b->cpu(c).counters);
+    for (uint32_t c = 0; c < a->nr_cpus(); ++c)
+      EXPECT_TRUE(a->cpu(c).counters == b->cpu(c).counters);
     EXPECT_EQ(a->events().events_fired(), b->events().events_fired());
     // And the run did real work.
     EXPECT_GT(a->stats().vm.pgfault, 10'000u);

@@ -24,7 +24,8 @@ TEST(SchedTest, TwoTasksOnOneCpuTimeShare) {
   EXPECT_GE(sim->cpu(0).counters.context_switches, 2 * slices - 1);
   EXPECT_GE(sim->now(), SimTime::ms(6));
   EXPECT_LT(sim->now(), SimTime::ms(7));
-  EXPECT_GT(sim->stats().latency(OpKind::kThink).min(), static_cast<uint64_t>(SimTime::ms(5).count_ns()));
+  EXPECT_GT(sim->stats().latency(OpKind::kThink).min(),
+            static_cast<uint64_t>(SimTime::ms(5).count_ns()));
 }
 
 TEST(SchedTest, SleepingTaskFreesItsCpu) {
@@ -34,7 +35,8 @@ TEST(SchedTest, SleepingTaskFreesItsCpu) {
   sim->run();
   // The thinker ran while the sleeper slept: the whole run takes ~5 ms, not 6.
   EXPECT_LT(sim->now(), SimTime::ms(5) + SimTime::us(100));
-  EXPECT_LT(sim->stats().latency(OpKind::kThink).max(), static_cast<uint64_t>(SimTime::ms(1).count_ns() + 10'000));
+  EXPECT_LT(sim->stats().latency(OpKind::kThink).max(),
+            static_cast<uint64_t>(SimTime::ms(1).count_ns() + 10'000));
 }
 
 TEST(SchedTest, IdleCpuKeepsItsLastMmLazily) {
@@ -51,8 +53,9 @@ TEST(SchedTest, IdleCpuKeepsItsLastMmLazily) {
 
 TEST(SchedTest, ExitOfTheLastThreadTearsTheMmDown) {
   auto sim = make_sim(2);
-  thread(*sim, 1, 0, {Op::mmap_anon(testing::kBase, 64 * testing::kPage, PROT_READ | PROT_WRITE),
-                      Op::touch(testing::kBase, 64 * testing::kPage, true)});
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(testing::kBase, 64 * testing::kPage, PROT_READ | PROT_WRITE),
+          Op::touch(testing::kBase, 64 * testing::kPage, true)});
   thread(*sim, 1, 1, {Op::think(SimTime::ms(1))});
   sim->run();
   const Mm* mm = sim->find_mm(1);
@@ -60,13 +63,16 @@ TEST(SchedTest, ExitOfTheLastThreadTearsTheMmDown) {
   EXPECT_TRUE(mm->vmas.empty());
   EXPECT_EQ(sim->page_alloc().allocated(), 0u);
   // The exiting CPU keeps the dead mm only lazily, until it switches to another (mmdrop()).
-  mm->cpumask.for_each([&sim](uint32_t cpu) { EXPECT_TRUE(sim->cpu(cpu).is_lazy) << "cpu " << cpu; });
+  mm->cpumask.for_each(
+      [&sim](uint32_t cpu) { EXPECT_TRUE(sim->cpu(cpu).is_lazy) << "cpu " << cpu; });
 }
 
 TEST(SchedTest, MmExitTearsDownWhileOtherThreadsStillRun) {
   auto sim = make_sim(2);
-  thread(*sim, 1, 0, {Op::mmap_anon(testing::kBase, 64 * testing::kPage, PROT_READ | PROT_WRITE),
-                      Op::touch(testing::kBase, 64 * testing::kPage, true), Op::mm_exit(), Op::think(SimTime::ms(1))});
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(testing::kBase, 64 * testing::kPage, PROT_READ | PROT_WRITE),
+          Op::touch(testing::kBase, 64 * testing::kPage, true), Op::mm_exit(),
+          Op::think(SimTime::ms(1))});
   thread(*sim, 1, 1, {Op::think(SimTime::ms(2)), Op::touch(testing::kBase, testing::kPage, true)});
   sim->run();
   EXPECT_TRUE(sim->find_mm(1)->dead);
@@ -77,9 +83,10 @@ TEST(SchedTest, MmExitTearsDownWhileOtherThreadsStillRun) {
 
 TEST(SchedTest, MmCreateMovesTheThreadToANewMm) {
   auto sim = make_sim(1);
-  thread(*sim, 1, 0, {Op::mmap_anon(testing::kBase, 4 * testing::kPage, PROT_READ | PROT_WRITE),
-                      Op::touch(testing::kBase, 4 * testing::kPage, true), Op::mm_create(2),
-                      Op::mmap_anon(testing::kBase, 4 * testing::kPage, PROT_READ), Op::think(SimTime::ms(1))});
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(testing::kBase, 4 * testing::kPage, PROT_READ | PROT_WRITE),
+          Op::touch(testing::kBase, 4 * testing::kPage, true), Op::mm_create(2),
+          Op::mmap_anon(testing::kBase, 4 * testing::kPage, PROT_READ), Op::think(SimTime::ms(1))});
   sim->run_until(SimTime::us(500));
   EXPECT_TRUE(sim->find_mm(1)->dead) << "exec drops the old mm";
   EXPECT_EQ(sim->find_mm(2)->vmas.size(), 1u);

@@ -55,9 +55,8 @@ TEST(CounterListTest, ForEachCounterVisitsEveryFieldOnceWithItsInfo) {
   one.pgfault = 7;
   one.pgscan_kswapd = 3;
   std::map<std::string, uint64_t> by_key;
-  for_each_counter(one, [&](const common::CounterInfo& c, uint64_t v) {
-    by_key[std::string(c.key)] = v;
-  });
+  for_each_counter(
+      one, [&](const common::CounterInfo& c, uint64_t v) { by_key[std::string(c.key)] = v; });
   EXPECT_EQ(by_key.at("faults"), 7u);
   EXPECT_EQ(by_key.at("pgscan_kswapd"), 3u);
   EXPECT_EQ(common::find_counter("faults")->field, "pgfault");
@@ -85,8 +84,8 @@ TEST(CounterListTest, CpuTotalsAddEveryCpuCounter) {
 
 TEST(LockClassTest, EveryClassARunCreatesIsListedAndEveryListedClassIsCreated) {
   std::set<std::string> seen;
-  for (const char* policy : {"", "fault_lock=per-vma", "memcg=res_counter",
-                             "memcg=page_counter,lru_lock=lruvec"}) {
+  for (const char* policy :
+       {"", "fault_lock=per-vma", "memcg=res_counter", "memcg=page_counter,lru_lock=lruvec"}) {
     auto sim = make_sim(2, policy);
     for (uint32_t i = 0; i < 2; ++i) {
       const uint64_t base = kBase + static_cast<uint64_t>(i) * 256 * kPage;

@@ -25,7 +25,9 @@ class FakeSource final : public ChunkSource {
     mapped.push_back(Range{addr, bytes});
     return addr;
   }
-  void unmap_chunk(uint64_t addr, uint64_t bytes) override { unmapped.push_back(Range{addr, bytes}); }
+  void unmap_chunk(uint64_t addr, uint64_t bytes) override {
+    unmapped.push_back(Range{addr, bytes});
+  }
   std::vector<Range> mapped;
   std::vector<Range> unmapped;
 

@@ -81,7 +81,7 @@ TEST(GenParams, ScaleShrinksSizesToWholePages) {
   ParamValues values;
   ASSERT_TRUE(parse_params(specs, args, &values).is_ok());
   EXPECT_EQ(values.scaled_bytes("size"), 2u << 20);  // 512M / 256
-  EXPECT_EQ(values.scaled(100), kPageSize);           // never below one page
+  EXPECT_EQ(values.scaled(100), kPageSize);          // never below one page
 }
 
 TEST(GenParams, UnknownAndBadValuesAreNamed) {
@@ -141,10 +141,10 @@ TEST(GenParams, EveryWorkloadHeaderRecordsAllParametersAndTheCommand) {
 
 TEST(GenParams, ListShowsEveryWorkloadWithDefaultsAndUnits) {
   std::string list = describe_workloads();
-  for (const char* name : {"madv-bomb", "jemalloc-purge", "bulk-free", "page-fault-scale",
-                           "parallel-dd", "cma-bh", "page_fault1", "page_fault2", "page_fault3",
-                           "tlb_flush1", "tlb_flush2", "tlb_flush3", "ebizzy", "madvise-vector",
-                           "mmap-munmap"}) {
+  for (const char* name :
+       {"madv-bomb", "jemalloc-purge", "bulk-free", "page-fault-scale", "parallel-dd", "cma-bh",
+        "page_fault1", "page_fault2", "page_fault3", "tlb_flush1", "tlb_flush2", "tlb_flush3",
+        "ebizzy", "madvise-vector", "mmap-munmap"}) {
     EXPECT_NE(list.find(std::string(name) + "\n"), std::string::npos) << name;
   }
   EXPECT_NE(list.find("512M bytes"), std::string::npos) << list.substr(0, 600);

@@ -111,9 +111,9 @@ TEST_F(GenTrace, EveryWorkloadWritesACheckedTraceThatReadsBack) {
         formats::Event got = cursor.event();
         formats::Event want = events[i];
         if (want.kind == EventKind::kMadviseVector) {
-          std::vector<formats::Range> want_ranges(expected.ranges().begin() + want.range_begin,
-                                                  expected.ranges().begin() + want.range_begin +
-                                                      want.range_count);
+          std::vector<formats::Range> want_ranges(
+              expected.ranges().begin() + want.range_begin,
+              expected.ranges().begin() + want.range_begin + want.range_count);
           std::span<const formats::Range> got_ranges = cursor.ranges();
           EXPECT_EQ(std::vector<formats::Range>(got_ranges.begin(), got_ranges.end()), want_ranges);
           got.range_begin = want.range_begin = 0;
@@ -130,8 +130,8 @@ TEST_F(GenTrace, EveryWorkloadWritesACheckedTraceThatReadsBack) {
 
 TEST_F(GenTrace, SameSeedSameBytesOtherSeedOtherBytes) {
   // One file name throughout: the recorded command line (-o PATH) is part of the bytes.
-  std::vector<std::string> seed7 = {"--threads", "3", "--loops", "1000", "--scale", "small",
-                                    "--seed", "7"};
+  std::vector<std::string> seed7 = {"--threads", "3",     "--loops", "1000",
+                                    "--scale",   "small", "--seed",  "7"};
   std::vector<std::string> seed8 = seed7;
   seed8.back() = "8";
   std::string path = write("jemalloc-purge", seed7, "same.mmtrace");

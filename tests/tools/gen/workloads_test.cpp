@@ -30,7 +30,8 @@ std::vector<Range> madvised_ranges(const CollectingSink& sink, uint32_t stream) 
   for (const Event& event : sink.events(stream)) {
     if (event.kind == EventKind::kMadvise) out.push_back(Range{event.addr, event.len});
     if (event.kind == EventKind::kMadviseVector) {
-      for (uint32_t i = 0; i < event.range_count; ++i) out.push_back(sink.ranges()[event.range_begin + i]);
+      for (uint32_t i = 0; i < event.range_count; ++i)
+        out.push_back(sink.ranges()[event.range_begin + i]);
     }
   }
   return out;
@@ -47,8 +48,8 @@ std::vector<std::tuple<uint64_t, uint64_t, uint8_t>> touches(const CollectingSin
 
 TEST(GenWorkloads, MadvBombIsPMmapsAndPxLTouchesAndFrees) {
   const uint64_t p = 3, l = 4, size = 256 * kKiB;
-  CollectingSink sink = run_workload(
-      "madv-bomb", {"--processes", "3", "--loops", "4", "--size", "256K"});
+  CollectingSink sink =
+      run_workload("madv-bomb", {"--processes", "3", "--loops", "4", "--size", "256K"});
   EXPECT_EQ(sink.threads().size(), p);
   EXPECT_EQ(sink.count(EventKind::kThreadStart), p);
   EXPECT_EQ(sink.count(EventKind::kThreadExit), p);
@@ -84,8 +85,8 @@ TEST(GenWorkloads, MadvBombScaleSmallShrinksRegionAndMachine) {
 }
 
 TEST(GenWorkloads, JemallocPurgeVectorOnlyRegroupsThePurges) {
-  std::vector<std::string> base = {"--threads", "3", "--loops", "3000", "--slots", "64",
-                                   "--seed", "42"};
+  std::vector<std::string> base = {"--threads", "3",  "--loops", "3000",
+                                   "--slots",   "64", "--seed",  "42"};
   std::vector<std::string> vec = base;
   vec.insert(vec.end(), {"--vector", "--vlen", "8"});
   CollectingSink plain = run_workload("jemalloc-purge", base);
@@ -101,7 +102,9 @@ TEST(GenWorkloads, JemallocPurgeVectorOnlyRegroupsThePurges) {
     EXPECT_EQ(touches(vector, s), touches(plain, s)) << "stream " << s;
     std::vector<Range> a = madvised_ranges(plain, s);
     std::vector<Range> b = madvised_ranges(vector, s);
-    auto by_addr = [](const Range& x, const Range& y) { return x.addr < y.addr || (x.addr == y.addr && x.len < y.len); };
+    auto by_addr = [](const Range& x, const Range& y) {
+      return x.addr < y.addr || (x.addr == y.addr && x.len < y.len);
+    };
     std::sort(a.begin(), a.end(), by_addr);
     std::sort(b.begin(), b.end(), by_addr);
     EXPECT_EQ(a, b) << "stream " << s;
@@ -140,7 +143,8 @@ TEST(GenWorkloads, BulkFreeFreesEverythingInManySmallPurges) {
   uint64_t first_purge = ~0ull;
   for (uint32_t s = 0; s < 4; ++s) {
     for (const Event& event : plain.events(s)) {
-      if (event.kind == EventKind::kTouch) last_alloc_touch = std::max(last_alloc_touch, event.ts_ns);
+      if (event.kind == EventKind::kTouch)
+        last_alloc_touch = std::max(last_alloc_touch, event.ts_ns);
       if (event.kind == EventKind::kMadvise) first_purge = std::min(first_purge, event.ts_ns);
     }
   }
@@ -149,8 +153,8 @@ TEST(GenWorkloads, BulkFreeFreesEverythingInManySmallPurges) {
 
 TEST(GenWorkloads, PageFaultScaleMapsAPrivateFilePerProcess) {
   formats::TraceMeta meta;
-  CollectingSink sink = run_workload(
-      "page-fault-scale", {"--processes", "4", "--loops", "3", "--size", "64K"}, &meta);
+  CollectingSink sink = run_workload("page-fault-scale",
+                                     {"--processes", "4", "--loops", "3", "--size", "64K"}, &meta);
   EXPECT_EQ(sink.count(EventKind::kMmap), 12u);
   EXPECT_EQ(sink.count(EventKind::kTouch), 12u);
   EXPECT_EQ(sink.count(EventKind::kMunmap), 12u);
@@ -204,7 +208,8 @@ TEST(GenWorkloads, TlbFlushWritesAndDropsEveryPage) {
 
 TEST(GenWorkloads, EbizzyMallocModePurgesEveryBufferAndMmapModeUnmaps) {
   const uint64_t threads = 2, chunks = 4, loops = 5;
-  std::vector<std::string> args = {"--threads", "2", "--chunks", "4", "--size", "16K", "--loops", "5"};
+  std::vector<std::string> args = {"--threads", "2",   "--chunks", "4",
+                                   "--size",    "16K", "--loops",  "5"};
   CollectingSink heap = run_workload("ebizzy", args);
   EXPECT_EQ(heap.threads().size(), threads + 1) << "main + workers";
   EXPECT_EQ(heap.count(EventKind::kTouch), chunks + 3 * threads * loops);
@@ -233,7 +238,8 @@ TEST(GenWorkloads, MadviseVectorGroupsRangesVlenPerCall) {
 }
 
 TEST(GenWorkloads, MmapMunmapThreadsUseDisjointRegions) {
-  CollectingSink sink = run_workload("mmap-munmap", {"--threads", "4", "--loops", "3", "--size", "1M"});
+  CollectingSink sink =
+      run_workload("mmap-munmap", {"--threads", "4", "--loops", "3", "--size", "1M"});
   EXPECT_EQ(sink.count(EventKind::kMmap), 12u);
   EXPECT_EQ(sink.count(EventKind::kTouch), 12u);
   EXPECT_EQ(sink.count(EventKind::kMunmap), 12u);
@@ -258,8 +264,8 @@ TEST(GenWorkloads, ParallelDdWritersAndMmtestsReaders) {
   ASSERT_EQ(meta.files.size(), 3u);
   EXPECT_EQ(meta.files[2].size_bytes, 4 * 64 * kKiB);
   CollectingSink mmtests = run_workload(
-      "parallel-dd", {"--variant", "mmtests", "--processes", "2", "--size", "64K", "--block", "16K"},
-      &meta);
+      "parallel-dd",
+      {"--variant", "mmtests", "--processes", "2", "--size", "64K", "--block", "16K"}, &meta);
   EXPECT_EQ(mmtests.count(EventKind::kFileWrite), 4u);
   EXPECT_EQ(mmtests.count(EventKind::kFileRead), 2u * 4u);
   EXPECT_EQ(meta.files.size(), 1u);

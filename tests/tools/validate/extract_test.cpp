@@ -37,7 +37,7 @@ TEST(Extract, EveryBuiltInCaseNamesOnlyKnownKeys) {
 
 TEST(Extract, UnknownLockOpOrCounterIsAnErrorNamingItAndTheCase) {
   expect_rejected(lock_contentions("counter->lck"), "lock", "counter->lck");
-  expect_rejected(lock_wait_seconds("&zone->lock"), "lock", "&zone->lock");  // results drop '&'
+  expect_rejected(lock_wait_seconds("&zone->lock"), "lock", "&zone->lock");   // results drop '&'
   expect_rejected(lock_contentions("mm->mmap_sem"), "lock", "mm->mmap_sem");  // -R, -W or mmap_sem
   expect_rejected(op_mean_us("faults"), "operation", "faults");  // the counter, not the op
   expect_rejected(op_percentile_us("madvise_vec", 99), "operation", "madvise_vec");

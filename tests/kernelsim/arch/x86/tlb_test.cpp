@@ -20,7 +20,8 @@ constexpr uint64_t kMapPages = 1024;
 
 // Thread 0 on CPU 0 maps and dirties kMapPages pages, then runs `advice_ops` at ~100 us. Threads
 // on CPUs 1..k-1 of the same mm run user code meanwhile (they keep the mm loaded, not lazy).
-std::unique_ptr<Simulation> run_on_k_cpus(uint32_t k, const std::string& policy, std::vector<Op> advice_ops) {
+std::unique_ptr<Simulation> run_on_k_cpus(uint32_t k, const std::string& policy,
+                                          std::vector<Op> advice_ops) {
   auto sim = make_sim(k, policy);
   std::vector<Op> ops = {Op::mmap_anon(kBase, kMapPages * kPage, PROT_READ | PROT_WRITE),
                          Op::touch(kBase, kMapPages * kPage, true), Op::think(SimTime::us(100))};
@@ -66,15 +67,18 @@ TEST(TlbTest, BroadcastSendsNoIpis) {
 
 TEST(TlbTest, HandlerTimeIsStolenFromTheTargetsTask) {
   auto sim = make_sim(2);
-  thread(*sim, 1, 0, {Op::mmap_anon(kBase, 8 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 8 * kPage, true),
-                      Op::think(SimTime::us(100)), Op::madvise(kBase, 8 * kPage, MADV_DONTNEED)});
+  thread(
+      *sim, 1, 0,
+      {Op::mmap_anon(kBase, 8 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 8 * kPage, true),
+       Op::think(SimTime::us(100)), Op::madvise(kBase, 8 * kPage, MADV_DONTNEED)});
   thread(*sim, 1, 1, {Op::think(SimTime::ms(1))});
   sim->run();
   const CostProfile& c = sim->costs();
   const SimTime handler = c.ipi_handler_entry + c.tlb_flush_single * 8;
   EXPECT_EQ(sim->cpu(1).counters.irq_ns, static_cast<uint64_t>(handler.count_ns()));
   // The 1 ms of user code on CPU 1 took 1 ms + the handler.
-  EXPECT_EQ(sim->stats().latency(OpKind::kThink).max(), static_cast<uint64_t>((SimTime::ms(1) + handler).count_ns()));
+  EXPECT_EQ(sim->stats().latency(OpKind::kThink).max(),
+            static_cast<uint64_t>((SimTime::ms(1) + handler).count_ns()));
 }
 
 // CPU 3's thread sleeps across the madvise: CPU 3 is idle with the mm loaded (lazy TLB).
@@ -89,7 +93,8 @@ std::unique_ptr<Simulation> run_with_lazy_cpu(const std::string& policy, int mad
   thread(*sim, 1, 0, ops);
   thread(*sim, 1, 1, {Op::think(SimTime::ms(5))});
   thread(*sim, 1, 2, {Op::think(SimTime::ms(5))});
-  thread(*sim, 1, 3, {Op::think(SimTime::us(10)), Op::sleep(SimTime::ms(1)), Op::think(SimTime::us(10))});
+  thread(*sim, 1, 3,
+         {Op::think(SimTime::us(10)), Op::sleep(SimTime::ms(1)), Op::think(SimTime::us(10))});
   sim->run_until(SimTime::ms(3));
   return sim;
 }
@@ -113,8 +118,10 @@ TEST(TlbTest, LazyCpuTakesOneIpiAndLeavesTheMmIn3x) {
 
 TEST(TlbTest, UnmapThatFreesPageTablesReachesLazyCpus) {
   auto sim = make_sim(2, "lazy_tlb=skip");
-  thread(*sim, 1, 0, {Op::mmap_anon(kBase, 2 * PMD_SIZE, PROT_READ | PROT_WRITE), Op::touch(kBase, 2 * PMD_SIZE, true),
-                      Op::think(SimTime::us(200)), Op::munmap(kBase, 2 * PMD_SIZE), Op::think(SimTime::ms(5))});
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, 2 * PMD_SIZE, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, 2 * PMD_SIZE, true), Op::think(SimTime::us(200)),
+          Op::munmap(kBase, 2 * PMD_SIZE), Op::think(SimTime::ms(5))});
   thread(*sim, 1, 1, {Op::think(SimTime::us(10))});  // exits early: CPU 1 goes lazy
   sim->run_until(SimTime::ms(2));
   EXPECT_EQ(sim->cpu(1).counters.ipis_received, 1u);
@@ -124,7 +131,8 @@ TEST(TlbTest, UnmapThatFreesPageTablesReachesLazyCpus) {
 
 std::vector<AddrRange> ranges(int r) {
   std::vector<AddrRange> out;
-  for (int i = 0; i < r; ++i) out.push_back({kBase + static_cast<uint64_t>(i) * 16 * kPage, 4 * kPage});
+  for (int i = 0; i < r; ++i)
+    out.push_back({kBase + static_cast<uint64_t>(i) * 16 * kPage, 4 * kPage});
   return out;
 }
 
