@@ -76,6 +76,12 @@ BENCHMARK(BM_Study)
     ->Args({8, 4})
     ->Args({8, 8})
     ->Args({8, 16})
+    // 16 runs (two of each policy) for scaling up to 16 host workers (the lent 16-core machine).
+    ->Args({16, 1})
+    ->Args({16, 2})
+    ->Args({16, 4})
+    ->Args({16, 8})
+    ->Args({16, 16})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
