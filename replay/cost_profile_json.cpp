@@ -13,6 +13,9 @@ namespace {
 
 using nlohmann::json;
 
+// The most one cost may be. Issue 15: 2^63-1 was accepted and latencies wrapped to 1.8e19 ns.
+constexpr uint64_t kMaxCostNs = 1'000'000'000;
+
 Status field_error(const std::string& path, std::string_view field, const std::string& what) {
   return Status::invalid_argument(path + ": costs." + std::string(field) + ": " + what);
 }
@@ -35,8 +38,10 @@ Status parse_field(const json& v, const std::string& path, std::string_view name
   }
   if (value->is_number_unsigned()) {
     const uint64_t u = value->get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return field_error(path, name, "value out of range");
+    if (u > kMaxCostNs) {
+      return field_error(path, name,
+                         std::to_string(u) + " ns is outside 0.." + std::to_string(kMaxCostNs) +
+                             " (1 s): no modelled step costs more, and sums of such would wrap");
     }
     *ns = static_cast<int64_t>(u);
     return Status::ok();

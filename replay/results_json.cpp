@@ -4,6 +4,8 @@
 #include <fstream>
 #include <map>
 
+#include "kernelsim/policy/knob_table.h"
+
 namespace mmreplay::replay {
 namespace {
 
@@ -99,6 +101,56 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
           {"per_cpu", per_cpu}};
 }
 
+namespace {
+
+// What makes two results files shards of one study: every run's spec, the shard count and the
+// traces. Every shard writes it for the whole study, so merge can compare shards that hold
+// different runs (issue 15: shards of `--cpus 4` and `--cpus 8` merged silently).
+nlohmann::json study_identity(const Study& study, const Shard& shard) {
+  nlohmann::json specs = nlohmann::json::array();
+  for (const StudyRun& run : study.runs) {
+    const RunSpec& s = run.spec;
+    specs.push_back({{"trace", run.trace},
+                     {"policy", s.policy_name},
+                     {"policy_knobs", kernelsim::format_knobs(s.config)},
+                     {"cpus", s.cpus},
+                     {"memory_bytes", s.memory_bytes},
+                     {"swap_bytes", s.swap_bytes},
+                     {"min_free_kbytes", s.min_free_kbytes},
+                     {"memcg_limit_bytes", s.memcg_limit_bytes},
+                     {"cma_bytes", s.cma_bytes},
+                     {"profile", s.profile},
+                     {"timing", timing_name(s.timing)},
+                     {"placement", placement_name(s.placement)}});
+  }
+  return {{"shards", shard.count}, {"runs", specs}};
+}
+
+// The first difference between two identities, as "run 2: cpus 4 vs 8"; "" when equal.
+std::string identity_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.value("shards", nlohmann::json()) != b.value("shards", nlohmann::json())) {
+    return "shard count " + a.value("shards", nlohmann::json()).dump() + " vs " +
+           b.value("shards", nlohmann::json()).dump();
+  }
+  const nlohmann::json& ra = a["runs"];
+  const nlohmann::json& rb = b["runs"];
+  if (ra.size() != rb.size()) {
+    return std::to_string(ra.size()) + " vs " + std::to_string(rb.size()) + " runs";
+  }
+  for (size_t i = 0; i < ra.size(); ++i) {
+    for (const auto& [key, value] : ra[i].items()) {
+      const nlohmann::json other = rb[i].value(key, nlohmann::json());
+      if (value != other) {
+        return "run " + std::to_string(i + 1) + ": " + key + " " + value.dump() + " vs " +
+               other.dump();
+      }
+    }
+  }
+  return a == b ? "" : "study description";
+}
+
+}  // namespace
+
 nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const StudyResult& result) {
   nlohmann::json j;
   j["schema"] = kResultsSchema;
@@ -109,7 +161,8 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
   j["study"] = {
       {"command", info.command},
       {"runs_total", info.runs_total},
-      {"shard", std::to_string(info.shard.index) + "/" + std::to_string(info.shard.count)}};
+      {"shard", std::to_string(info.shard.index) + "/" + std::to_string(info.shard.count)},
+      {"identity", study_identity(study, info.shard)}};
   nlohmann::json runs = nlohmann::json::array();
   for (size_t i = 0; i < result.runs.size(); ++i) {
     nlohmann::json run = run_to_json(result.run_index[i], result.runs[i]);
@@ -126,11 +179,15 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
   return j;
 }
 
-Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged) {
+namespace {
+
+Status merge_results_checked(const std::vector<std::string>& paths, nlohmann::json* merged,
+                             std::string* current) {
   std::map<uint64_t, nlohmann::json> runs;
   nlohmann::json host = {{"wall_seconds", 0.0}, {"events_replayed", 0}, {"cache_hits", 0},
                          {"cache_misses", 0},   {"peak_rss_kb", 0},     {"shards", 0}};
   for (const std::string& path : paths) {
+    *current = path;
     std::ifstream in(path);
     if (!in) return Status::from_errno(errno, path + ": cannot open");
     nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -139,23 +196,43 @@ Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merg
       return Status::corruption(path + ": not a schema " + std::to_string(kResultsSchema) +
                                 " results file");
     }
+    const nlohmann::json& study = j["study"];
+    if (!study.is_object() || !study.contains("command") || !study["command"].is_string() ||
+        !study.contains("runs_total") || !study["runs_total"].is_number_unsigned() ||
+        !study.contains("identity") || !study["identity"].is_object() ||
+        !study["identity"].contains("runs") || !study["identity"]["runs"].is_array() ||
+        !j.contains("traces") || !j["traces"].is_array() ||
+        (j.contains("host") && !j["host"].is_object())) {
+      return Status::corruption(path + ": results without a complete \"study\" section " +
+                                "(written by an older trace-replay, or damaged)");
+    }
     // Sound files that do not make up one study: the list of inputs is the bad argument.
     if (merged->is_null()) {
       *merged = j;
-    } else if (j["traces"] != (*merged)["traces"] ||
-               j["study"]["command"] != (*merged)["study"]["command"] ||
-               j["study"]["runs_total"] != (*merged)["study"]["runs_total"]) {
-      return Status::invalid_argument(path + ": a shard of a different study than " +
-                                      paths.front());
+    } else {
+      std::string difference;
+      if (j["traces"] != (*merged)["traces"]) difference = "traces";
+      if (study["command"] != (*merged)["study"]["command"]) difference = "command";
+      if (study["runs_total"] != (*merged)["study"]["runs_total"]) difference = "runs_total";
+      if (difference.empty()) {
+        difference = identity_difference((*merged)["study"]["identity"], study["identity"]);
+      }
+      if (!difference.empty()) {
+        return Status::invalid_argument(path + ": a shard of a different study than " +
+                                        paths.front() + " (" + difference + ")");
+      }
     }
     for (const auto& run : j["runs"]) {
+      if (!run.is_object() || !run.contains("index") || !run["index"].is_number_unsigned()) {
+        return Status::corruption(path + ": a run without an index");
+      }
       const uint64_t index = run.value("index", uint64_t{0});
       if (!runs.emplace(index, run).second) {
         return Status::invalid_argument(path + ": run " + std::to_string(index + 1) +
                                         " is also in another shard");
       }
     }
-    const auto& h = j["host"];
+    const nlohmann::json h = j.value("host", nlohmann::json::object());
     host["wall_seconds"] = host["wall_seconds"].get<double>() + h.value("wall_seconds", 0.0);
     for (const char* k : {"events_replayed", "cache_hits", "cache_misses"}) {
       host[k] = host[k].get<uint64_t>() + h.value(k, uint64_t{0});
@@ -174,8 +251,22 @@ Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merg
   }
   (*merged)["runs"] = list;
   (*merged)["study"]["shard"] = "1/1";
+  (*merged)["study"]["identity"]["shards"] = 1;
   (*merged)["host"] = host;
   return Status::ok();
+}
+
+}  // namespace
+
+Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged) {
+  // A results file of the right schema whose fields have the wrong types would otherwise throw
+  // from nlohmann's accessors; it is a damaged or foreign file like any other.
+  std::string current;
+  try {
+    return merge_results_checked(paths, merged, &current);
+  } catch (const nlohmann::json::exception& e) {
+    return Status::corruption(current + ": malformed results (" + e.what() + ")");
+  }
 }
 
 }  // namespace mmreplay::replay

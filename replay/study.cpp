@@ -44,6 +44,10 @@ uint64_t peak_rss_kb() {
 
 Status run_study(const Study& study, const StudyOptions& options, StudyResult* result) {
   *result = StudyResult();
+  if (options.threads < 0 || options.threads > kMaxHostThreads) {
+    return Status::invalid_argument("--threads " + std::to_string(options.threads) +
+                                    ": outside 1.." + std::to_string(kMaxHostThreads));
+  }
   const int threads = options.threads > 0
                           ? options.threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

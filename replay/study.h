@@ -35,6 +35,10 @@ struct Shard {
   bool contains(size_t run) const { return run % count == index - 1; }
 };
 
+// The most host worker threads a study takes (--threads): beyond the cores of any machine this runs
+// on, and far below what makes oneTBB's arena fail (65537 crashed it).
+inline constexpr int kMaxHostThreads = 1024;
+
 struct StudyOptions {
   int threads = 0;          // host threads; 0 = all cores
   size_t cache_chunks = 0;  // 0 = sized from the traces' thread counts and the host threads

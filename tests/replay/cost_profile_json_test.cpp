@@ -88,6 +88,13 @@ TEST(CostProfileJson, BadValuesNameTheField) {
             "bad.json: costs.syscall_entry: not a whole number of nanoseconds");
   EXPECT_EQ(error_of(edited("\"ns\": 7", "\"nanos\": 7")),
             "bad.json: costs.syscall_entry: unknown key 'nanos'");
+  // Issue 15: 2^63-1 was accepted and latencies wrapped; every cost is bounded by 1 s.
+  EXPECT_EQ(error_of(edited("\"ns\": 7", "\"ns\": 9223372036854775807")),
+            "bad.json: costs.syscall_entry: 9223372036854775807 ns is outside 0..1000000000 (1 "
+            "s): no modelled step costs more, and sums of such would wrap");
+  CostProfileFile at_bound;
+  EXPECT_TRUE(
+      parse_cost_profile_json(edited("\"ns\": 7", "\"ns\": 1000000000"), "ok.json", &at_bound));
 }
 
 TEST(CostProfileJson, BadDocuments) {

@@ -100,6 +100,49 @@ TEST(Study, ShardsMergeToTheUnshardedStudy) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
 }
 
+// Issue 15: shards of different studies (here --cpus 4 and --cpus 8) were merged silently.
+TEST(Study, MergeRefusesShardsOfAnotherStudyAndNamesTheDifference) {
+  auto reader = open(generate("mmap-munmap", {"--threads", "2", "--loops", "5", "--size", "64K"}));
+  const Study four = make_study(*reader, {"default", "linux-3.16"}, {4});
+  const Study eight = make_study(*reader, {"default", "linux-3.16"}, {8});
+  const Study other_policy = make_study(*reader, {"default", "linux-4.5"}, {4});
+  auto write = [](const std::string& name, const nlohmann::json& j) {
+    const std::string path = formats::testing::temp_path(name);
+    std::ofstream(path) << j.dump();
+    return path;
+  };
+  const std::string a = write("id-a.json", results(four, 1, Shard{1, 2}));
+  nlohmann::json merged;
+  Status s = merge_results({a, write("id-b.json", results(eight, 1, Shard{2, 2}))}, &merged);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  EXPECT_NE(s.message().find("run 1: cpus 4 vs 8"), std::string::npos) << s.message();
+  merged = nlohmann::json();
+  s = merge_results({a, write("id-c.json", results(other_policy, 1, Shard{2, 2}))}, &merged);
+  EXPECT_NE(s.message().find("run 2: policy \"linux-3.16\" vs \"linux-4.5\""), std::string::npos)
+      << s.message();
+  merged = nlohmann::json();
+  s = merge_results({a, write("id-d.json", results(four, 1, Shard{2, 3}))}, &merged);
+  EXPECT_NE(s.message().find("shard count 2 vs 3"), std::string::npos) << s.message();
+}
+
+// A results file of the right schema but without a study section, or with fields of the wrong
+// type, is a damaged file (exit 2), not an uncaught exception.
+TEST(Study, MergeRefusesMalformedResults) {
+  const std::string path = formats::testing::temp_path("malformed.json");
+  for (const char* text :
+       {R"({"schema":1,"runs":[]})", R"({"schema":1,"runs":[],"traces":[],"study":{"command":1}})",
+        R"({"schema":1,"runs":[{"index":"x"}],"traces":[],"study":{"command":"compare",)"
+        R"("runs_total":1,"identity":{"shards":1,"runs":[]}}})",
+        R"({"schema":1,"runs":[{"index":0}],"traces":[],"study":{"command":"compare",)"
+        R"("runs_total":1,"identity":{"shards":1,"runs":[]}},"host":{"wall_seconds":"x"}})"}) {
+    std::ofstream(path) << text;
+    nlohmann::json merged;
+    const Status s = merge_results({path}, &merged);
+    EXPECT_EQ(s.code(), StatusCode::kCorruption) << text << ": " << s.message();
+    EXPECT_NE(s.message().find(path), std::string::npos) << s.message();
+  }
+}
+
 TEST(Study, HgrmFollowsTheHdrHistogramLayout) {
   kernelsim::Histogram h;
   for (uint64_t v = 1; v <= 1000; ++v) h.record(v * 1000);  // 1 us .. 1 ms

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <memory>
 
+#include "replay/study.h"
 #include "tools/calibrate/real_validation.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
@@ -117,7 +118,8 @@ void register_validate_command(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"ci", "default", "full"}));
   cmd->add_option("--json", args->json_path, "write the results as JSON here");
   cmd->add_option("--work-dir", args->work_dir, "where to generate the traces (default: temp)");
-  cmd->add_option("--threads", args->threads, "host worker threads (default: all cores)");
+  cmd->add_option("--threads", args->threads, "host worker threads (default: all cores)")
+      ->check(CLI::Range(1, replay::kMaxHostThreads));
   cmd->add_flag("--list", args->list, "list the cases and their scales");
   cmd->add_flag("--real", args->real,
                 "record programs on this machine (perf), replay them, print observed vs predicted");

@@ -135,7 +135,8 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
   cmd->add_option("--placement", a->placement,
                   "thread placement: spread, pack (threads of an mm together), as-recorded")
       ->check(CLI::IsMember({"spread", "pack", "as-recorded"}));
-  cmd->add_option("--threads", a->threads, "host worker threads (default: all cores)");
+  cmd->add_option("--threads", a->threads, "host worker threads (default: all cores)")
+      ->check(CLI::Range(1, replay::kMaxHostThreads));
   cmd->add_option("--shard", a->shard, "run only slice i of N of the study: i/N");
   cmd->add_option("--json", a->json_path, "write results JSON here");
   cmd->add_option("--csv", a->csv_path, "write results CSV here");
@@ -177,8 +178,14 @@ Status run_study_args(const StudyArgs& a) {
   if (!a.cma.empty() && !gen::parse_bytes(a.cma, &cma)) {
     return Status::invalid_argument("--cma " + a.cma + ": not a size");
   }
+  if (!a.memory.empty() && memory == 0) {
+    return Status::invalid_argument("--memory " + a.memory + ": must be above 0");
+  }
   for (uint32_t c : a.cpus) {
-    if (c == 0) return Status::invalid_argument("--cpus 0: at least one CPU");
+    if (c == 0 || c > kernelsim::NR_CPUS) {
+      return Status::invalid_argument("--cpus " + std::to_string(c) + ": outside 1.." +
+                                      std::to_string(kernelsim::NR_CPUS));
+    }
   }
   const std::vector<std::string> policies = replay::split_policy_list(a.policies);
   // Every policy is expanded and validated here, before any trace is generated or read.

@@ -15,10 +15,20 @@ constexpr uint64_t kMaxChunkBytes = 1ull << 30;
 // lg_dirty_mult above 20 would purge only past a million active pages per dirty page: off.
 constexpr uint64_t kMaxLgDirtyMult = 20;
 
+namespace {
+
+ParamSpec chunk_param() {
+  ParamSpec chunk = bytes_param("chunk", "2M", "jemalloc chunk (opt.lg_chunk 21), a power of two",
+                                kMinChunkBytes);
+  chunk.power_of_two = true;  // chunks are mapped aligned to their size
+  return chunk;
+}
+
+}  // namespace
+
 std::vector<ParamSpec> arena_param_specs() {
   return {
-      bytes_param("chunk", "2M", "jemalloc chunk (opt.lg_chunk 21), a power of two",
-                  kMinChunkBytes),
+      chunk_param(),
       count_param("lg-dirty-mult", kJemallocLgDirtyMult, "log2",
                   "purge when dirty pages > active >> this (opt.lg_dirty_mult)", 0,
                   kMaxLgDirtyMult),

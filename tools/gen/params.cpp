@@ -110,6 +110,12 @@ Status parse_value(const ParamSpec& spec, std::string_view text, uint64_t* numbe
     return bad(std::string(text) + " is outside [" + std::to_string(spec.min) + ", " +
                std::to_string(spec.max) + "]");
   }
+  if (spec.power_of_two && (*number & (*number - 1)) != 0) {
+    return bad(std::string(text) + " is not a power of two");
+  }
+  if (spec.kind == ParamKind::kScale && *real > kScaleMax) {
+    return bad(std::string(text) + " is outside (0, 1e6]");
+  }
   return Status::ok();
 }
 
@@ -264,6 +270,15 @@ Status parse_params(std::span<const ParamSpec> specs, std::span<const std::strin
     Status status = parse_value(*value->spec, text, &value->number, &value->real);
     if (!status.is_ok()) return status;
     value->text = std::string(text);
+  }
+  // A range given as --min-NAME and --max-NAME must not be empty.
+  for (const ParamValues::Value& lo : values.values_) {
+    if (!lo.spec->name.starts_with("min-")) continue;
+    const ParamValues::Value* hi = values.lookup("max-" + lo.spec->name.substr(4));
+    if (hi != nullptr && hi->spec->kind == lo.spec->kind && lo.number > hi->number) {
+      return Status::invalid_argument("--" + lo.spec->name + " " + lo.text + " is above --" +
+                                      hi->spec->name + " " + hi->text);
+    }
   }
   *out = std::move(values);
   return Status::ok();

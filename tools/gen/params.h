@@ -43,6 +43,7 @@ struct ParamSpec {
   uint64_t min = 0;  // kCount, kBytes, kNanos: smallest accepted value
   uint64_t max = std::numeric_limits<uint64_t>::max();
   std::vector<std::string> choices = {};  // kChoice only; the first is the default
+  bool power_of_two = false;              // kBytes, kCount: only powers of two are accepted
 };
 
 // The page size every generator lays memory out in (x86-64, the seeds' machines).
@@ -61,6 +62,8 @@ inline constexpr double kScaleFull = 1.0;
 inline constexpr double kScaleMedium = 1.0 / 16;
 inline constexpr double kScaleSmall = 1.0 / 256;
 inline constexpr double kScaleTiny = 1.0 / 4096;
+// The largest --scale: a million times a seed's sizes is already past any disk's worth of trace.
+inline constexpr double kScaleMax = 1e6;
 
 class ParamValues {
  public:

@@ -109,6 +109,29 @@ TEST(GenParams, UnknownAndBadValuesAreNamed) {
   EXPECT_FALSE(parse_params(specs, stray, &values).is_ok());
 }
 
+// Issue 15's loose inputs: a scale of 1e300, an empty size range, a chunk that is no power of two.
+TEST(GenParams, BoundsAndRangesAreEnforcedWithTheBoundInTheMessage) {
+  PreparedWorkload prepared;
+  auto error_of = [&](std::vector<std::string> args) {
+    const Status s = prepare_workload("jemalloc-purge", args, "", &prepared);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    return s.message();
+  };
+  EXPECT_NE(error_of({"--scale", "1e300"}).find("--scale: 1e300 is outside (0, 1e6]"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--min-size", "64K", "--max-size", "4K"})
+                .find("--min-size 64K is above --max-size 4K"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--chunk", "3M"}).find("--chunk: 3M is not a power of two"),
+            std::string::npos);
+  EXPECT_TRUE(prepare_workload("jemalloc-purge",
+                               std::vector<std::string>{"--chunk", "4M", "--scale", "1e6"}, "",
+                               &prepared));
+  EXPECT_TRUE(prepare_workload("jemalloc-purge",
+                               std::vector<std::string>{"--min-size", "8K", "--max-size", "8K"}, "",
+                               &prepared));
+}
+
 TEST(GenParams, EveryWorkloadRejectsAnUnknownParameterByName) {
   for (const WorkloadSpec& spec : all_workloads()) {
     PreparedWorkload prepared;
