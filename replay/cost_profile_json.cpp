@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "formats/atomic_file.h"
+
 namespace mmreplay::replay {
 namespace {
 
@@ -122,11 +124,8 @@ std::string cost_profile_to_json(const CostProfileFile& profile) {
 }
 
 Status write_cost_profile_json(const std::string& path, const CostProfileFile& profile) {
-  std::ofstream out(path);
-  out << cost_profile_to_json(profile);
-  out.close();
-  if (!out) return Status::io_error(path + ": cannot write");
-  return Status::ok();
+  return formats::write_file_atomically(
+      path, [&](std::ostream& out) { out << cost_profile_to_json(profile); });
 }
 
 bool is_cost_profile_path(const std::string& spec) {

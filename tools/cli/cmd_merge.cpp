@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "formats/atomic_file.h"
 #include "replay/results_json.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
@@ -24,9 +25,8 @@ void register_merge_command(CLI::App& app, int* exit_code) {
     nlohmann::json merged;
     Status status = replay::merge_results(args->inputs, &merged);
     if (status) {
-      std::ofstream out(args->output);
-      out << merged.dump(1) << "\n";
-      if (!out) status = Status::io_error(args->output + ": cannot write");
+      status = formats::write_file_atomically(
+          args->output, [&](std::ostream& out) { out << merged.dump(1) << "\n"; });
     }
     if (status) {
       std::printf("%s: %zu runs from %zu shards\n", args->output.c_str(), merged["runs"].size(),

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <memory>
 
+#include "formats/atomic_file.h"
 #include "replay/study.h"
 #include "tools/calibrate/real_validation.h"
 #include "tools/cli/commands.h"
@@ -99,9 +100,12 @@ Status run_validate(ValidateArgs& a, bool* agreed) {
   }
   validate::print_summary(std::cout, results);
   if (!a.json_path.empty()) {
-    std::ofstream out(a.json_path);
-    out << validate::cases_to_json(results).dump(1) << "\n";
-    if (!out) return Status::io_error(a.json_path + ": cannot write");
+    if (Status s = formats::write_file_atomically(
+            a.json_path,
+            [&](std::ostream& out) { out << validate::cases_to_json(results).dump(1) << "\n"; });
+        !s) {
+      return s;
+    }
   }
   for (const validate::CaseResult& r : results) *agreed = *agreed && r.passed();
   return Status::ok();

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "formats/atomic_file.h"
 #include "formats/trace_reader.h"
 #include "replay/hgrm.h"
 #include "replay/policy_spec.h"
@@ -88,10 +89,11 @@ Status write_hgrms(const std::string& dir, const replay::StudyResult& result) {
       const std::string file = dir + "/run" + std::to_string(result.run_index[i] + 1) + "-" +
                                sanitize(r.spec.policy_name) + "-" + std::to_string(r.cpus) +
                                "cpu-" + op + ".hgrm";
-      std::ofstream out(file);
-      replay::write_hgrm(out, h);
-      out.close();
-      if (!out) return Status::io_error(file + ": cannot write");
+      if (Status s = formats::write_file_atomically(
+              file, [&](std::ostream& out) { replay::write_hgrm(out, h); });
+          !s) {
+        return s;
+      }
     }
   }
   return Status::ok();
@@ -104,11 +106,8 @@ Status write_report_from(const nlohmann::json& results, const StudyArgs& a) {
   // Named as `report` on the --json file would name it, so both give the same page.
   const std::string name = a.json_path.empty() ? a.command + " results" : a.json_path;
   if (Status s = report::study_from_json(results, name, &data); !s) return s;
-  std::ofstream out(a.report_path, std::ios::binary);
-  out << report::build_report({data});
-  out.close();
-  if (!out) return Status::io_error(a.report_path + ": cannot write");
-  return Status::ok();
+  return formats::write_file_atomically(
+      a.report_path, [&](std::ostream& out) { out << report::build_report({data}); });
 }
 
 }  // namespace
@@ -188,6 +187,19 @@ Status run_study_args(const StudyArgs& a) {
     }
   }
   const std::vector<std::string> policies = replay::split_policy_list(a.policies);
+  // Outputs are checked before any work: a missing or read-only directory fails now, not after
+  // the simulation.
+  for (const auto& [flag, path] :
+       {std::pair<const char*, const std::string&>{"--json", a.json_path},
+        {"--csv", a.csv_path},
+        {"--report", a.report_path},
+        {"--timeline", a.timeline_path}}) {
+    if (path.empty()) continue;
+    if (Status s = formats::check_output_path(path, flag); !s) return s;
+  }
+  if (!a.hgrm_dir.empty()) {
+    if (Status s = formats::check_output_dir(a.hgrm_dir, "--hgrm"); !s) return s;
+  }
   // Every policy is expanded and validated here, before any trace is generated or read.
   std::vector<kernelsim::KernelConfig> configs(policies.size());
   for (size_t i = 0; i < policies.size(); ++i) {
@@ -289,22 +301,30 @@ Status run_study_args(const StudyArgs& a) {
         result.runs.size(), result.host.threads, result.host.wall_seconds,
         result.host.events_per_second / 1e6, 100.0 * result.host.cache.hit_rate());
   }
-  if (!a.json_path.empty() || (!a.report_path.empty() && status && !result.runs.empty())) {
+  // A failed study writes no results: files from an earlier run stay as they were, and no file
+  // of zeroed runs can be merged or reported as if it were a result (issue 15).
+  if (!status) return status;
+  if (!a.json_path.empty() || (!a.report_path.empty() && !result.runs.empty())) {
     replay::StudyInfo info{a.command, {}, study.runs.size(), shard};
     const nlohmann::json results = replay::study_to_json(info, study, result);
     if (!a.json_path.empty()) {
-      std::ofstream out(a.json_path);
-      out << results.dump(1) << "\n";
-      if (!out) return Status::io_error(a.json_path + ": cannot write");
+      if (Status s = formats::write_file_atomically(
+              a.json_path, [&](std::ostream& out) { out << results.dump(1) << "\n"; });
+          !s) {
+        return s;
+      }
     }
-    if (status && !result.runs.empty()) {
+    if (!result.runs.empty()) {
       if (Status s = write_report_from(results, a); !s) return s;
     }
   }
   if (!a.csv_path.empty()) {
-    std::ofstream out(a.csv_path);
-    replay::write_csv(out, result.run_index, result.runs);
-    if (!out) return Status::io_error(a.csv_path + ": cannot write");
+    if (Status s = formats::write_file_atomically(
+            a.csv_path,
+            [&](std::ostream& out) { replay::write_csv(out, result.run_index, result.runs); });
+        !s) {
+      return s;
+    }
   }
   if (!a.hgrm_dir.empty()) {
     if (Status s = write_hgrms(a.hgrm_dir, result); !s) return s;

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "formats/atomic_file.h"
 #include "tools/report/report_charts.h"
 #include "tools/report/report_summary.h"
 #include "tools/report/svg.h"
@@ -210,11 +211,8 @@ Status write_report(const std::vector<std::string>& inputs, const std::string& o
     if (Status s = load_study(inputs[i], &studies[i]); !s) return s;
   }
   if (studies.empty()) return Status::invalid_argument("report: no results files");
-  std::ofstream out(output, std::ios::binary);
-  out << build_report(studies);
-  out.close();
-  if (!out) return Status::io_error(output + ": cannot write");
-  return Status::ok();
+  return formats::write_file_atomically(output,
+                                        [&](std::ostream& out) { out << build_report(studies); });
 }
 
 }  // namespace mmreplay::report
