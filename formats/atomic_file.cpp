@@ -33,51 +33,72 @@ Status errno_status(const std::string& what, int err) {
   return Status::io_error(what + ": " + std::strerror(err));
 }
 
-// Writes in place: for paths that are not regular files (devices, FIFOs).
-Status write_in_place(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return errno_status(path + ": cannot open", errno);
-  write(out);
-  out.flush();
-  if (!out) return Status::io_error(path + ": cannot write");
+}  // namespace
+
+AtomicOutputFile::AtomicOutputFile(std::string path, std::string tmp)
+    : path_(std::move(path)), tmp_(std::move(tmp)) {}
+
+Status AtomicOutputFile::open(const std::string& path, std::unique_ptr<AtomicOutputFile>* out) {
+  struct stat st;
+  std::string tmp;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status::io_error(path + ": is a directory");
+  }
+  // Renaming over a device or FIFO would replace it: those are written in place.
+  const bool in_place = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  if (!in_place) tmp = temporary_beside(path);
+  std::unique_ptr<AtomicOutputFile> f(new AtomicOutputFile(path, tmp));
+  f->out_.open(in_place ? path : tmp, std::ios::binary | std::ios::trunc);
+  if (!f->out_) {
+    f->done_ = true;  // nothing to remove
+    return errno_status(path + ": cannot create a file in " + parent_of(path), errno);
+  }
+  *out = std::move(f);
   return Status::ok();
 }
 
-}  // namespace
+AtomicOutputFile::~AtomicOutputFile() {
+  if (done_ || tmp_.empty()) return;
+  out_.close();
+  std::error_code ec;
+  fs::remove(tmp_, ec);
+}
 
-Status write_file_atomically(const std::string& path,
-                             const std::function<void(std::ostream&)>& write) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return Status::io_error(path + ": is a directory");
-    if (!S_ISREG(st.st_mode)) return write_in_place(path, write);
+Status AtomicOutputFile::commit() {
+  if (done_) return Status::io_error(path_ + ": already committed or failed");
+  out_.flush();
+  const bool written = static_cast<bool>(out_);
+  const int write_errno = errno;
+  out_.close();
+  done_ = true;
+  if (tmp_.empty()) {
+    return written ? Status::ok() : errno_status(path_ + ": cannot write", write_errno);
   }
-  const std::string tmp = temporary_beside(path);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return errno_status(path + ": cannot create a file in " + parent_of(path), errno);
-    write(out);
-    out.flush();
-    if (!out) {
-      const int err = errno;
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return errno_status(path + ": cannot write", err != 0 ? err : EIO);
-    }
+  std::error_code ec;
+  if (!written) {
+    fs::remove(tmp_, ec);
+    return errno_status(path_ + ": cannot write", write_errno != 0 ? write_errno : EIO);
   }
   // The data reaches the disk before the name points at it: after a crash the path holds the old
   // file or the new one, not an empty one (ext4's auto_da_alloc is not something to rely on).
-  const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(tmp_.c_str(), O_RDONLY | O_CLOEXEC);
   const int sync_result = fd >= 0 ? ::fsync(fd) : -1;
   const int sync_errno = errno;
   if (fd >= 0) ::close(fd);
-  if (sync_result != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (sync_result != 0 || ::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int err = sync_result != 0 ? sync_errno : errno;
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    return errno_status(path + (sync_result != 0 ? ": fsync" : ": rename"), err);
+    fs::remove(tmp_, ec);
+    return errno_status(path_ + (sync_result != 0 ? ": fsync" : ": rename"), err);
   }
   return Status::ok();
+}
+
+Status write_file_atomically(const std::string& path,
+                             const std::function<void(std::ostream&)>& write) {
+  std::unique_ptr<AtomicOutputFile> f;
+  if (Status s = AtomicOutputFile::open(path, &f); !s) return s;
+  write(f->stream());
+  return f->commit();
 }
 
 Status check_output_path(const std::string& path, std::string_view flag) {
@@ -110,7 +131,8 @@ Status check_output_dir(const std::string& dir, std::string_view flag) {
   if (::stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     return Status::io_error(prefix + ": " + base + " is not a directory");
   }
-  if (::access(base.c_str(), W_OK) != 0) return errno_status(prefix + ": cannot create in " + base, errno);
+  if (::access(base.c_str(), W_OK) != 0)
+    return errno_status(prefix + ": cannot create in " + base, errno);
   return Status::ok();
 }
 

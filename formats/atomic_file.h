@@ -10,7 +10,9 @@
 
 #pragma once
 
+#include <fstream>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -19,9 +21,34 @@
 
 namespace mmreplay::formats {
 
+// A file being written: stream() goes to a temporary beside the path, commit() makes it the path.
+// Destroyed without a successful commit(), it removes the temporary and leaves the path as it was.
+class AtomicOutputFile {
+ public:
+  // IOError naming the path when the temporary cannot be created (missing or read-only directory).
+  static Status open(const std::string& path, std::unique_ptr<AtomicOutputFile>* out);
+  ~AtomicOutputFile();
+  AtomicOutputFile(const AtomicOutputFile&) = delete;
+  AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
+
+  std::ostream& stream() { return out_; }
+  const std::string& path() const { return path_; }
+  // Flushes, fsync()s and renames the temporary over the path. IOError when any step failed
+  // (including earlier writes to stream()); the temporary is then removed.
+  Status commit();
+
+ private:
+  AtomicOutputFile(std::string path, std::string tmp);
+  std::string path_;
+  std::string tmp_;  // empty when writing in place (a device or FIFO)
+  std::ofstream out_;
+  bool done_ = false;
+};
+
 // Writes what `write` puts into the stream to `path`. IOError naming the path when the directory
 // is missing or read-only, the disk is full, or the rename fails.
-Status write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+Status write_file_atomically(const std::string& path,
+                             const std::function<void(std::ostream&)>& write);
 
 // Checks, before any work, that `path` can be written as an output: its directory exists and is
 // writable, and the path is not a directory. `flag` names the option in the message

@@ -9,16 +9,17 @@ Status RunTimeline::open(const RunSpec& spec, kernelsim::Simulation& sim,
                          std::unique_ptr<RunTimeline>* out) {
   std::unique_ptr<RunTimeline> t(new RunTimeline());
   t->path_ = spec.timeline_path;
-  t->file_.open(spec.timeline_path, std::ios::binary | std::ios::trunc);
-  if (!t->file_)
-    return Status::io_error("--timeline " + spec.timeline_path + ": cannot create the file");
+  if (Status s = formats::AtomicOutputFile::open(spec.timeline_path, &t->file_); !s) {
+    return s.with_context("--timeline");
+  }
   TimelineOptions options;
   options.process_name =
       "replay " + spec.policy_name + " on " + std::to_string(sim.nr_cpus()) + " CPUs";
   options.window_start = kernelsim::SimTime::ns(spec.timeline_window_start_ns);
   options.window_end = kernelsim::SimTime::ns(spec.timeline_window_end_ns);
   if (spec.timeline_max_bytes != 0) options.max_bytes = spec.timeline_max_bytes;
-  t->writer_ = std::make_unique<TimelineJsonWriter>(t->file_, sim.nr_cpus(), std::move(options));
+  t->writer_ =
+      std::make_unique<TimelineJsonWriter>(t->file_->stream(), sim.nr_cpus(), std::move(options));
   t->sim_ = &sim;
   sim.set_trace_sink(t->writer_.get());
   *out = std::move(t);
@@ -39,9 +40,7 @@ Status RunTimeline::close(kernelsim::SimTime end) {
   sim_->set_trace_sink(nullptr);
   sim_ = nullptr;
   writer_->finish(end);
-  file_.close();
-  if (!file_) return Status::io_error("--timeline " + path_ + ": write failed");
-  return Status::ok();
+  return file_->commit().with_context("--timeline");
 }
 
 }  // namespace mmreplay::replay

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "common/status.h"
+#include "formats/atomic_file.h"
 #include "formats/trace_meta.h"
 #include "replay/timeline_json.h"
 
@@ -36,7 +37,7 @@ class RunTimeline {
   RunTimeline() = default;
   std::string path_;
   kernelsim::Simulation* sim_ = nullptr;
-  std::ofstream file_;
+  std::unique_ptr<formats::AtomicOutputFile> file_;  // whole or absent (formats/atomic_file.h)
   std::unique_ptr<TimelineJsonWriter> writer_;
 };
 
