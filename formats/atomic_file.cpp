@@ -21,7 +21,7 @@ std::string parent_of(const std::string& path) {
 }
 
 // A name no other writer in this or another process picks: pid and a per-process sequence.
-std::string temporary_beside(const std::string& path) {
+std::string fresh_name_beside(const std::string& path) {
   static std::atomic<uint64_t> sequence{0};
   const fs::path p(path);
   return (p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()) +
@@ -35,6 +35,29 @@ Status errno_status(const std::string& what, int err) {
 
 }  // namespace
 
+std::string temporary_path_beside(const std::string& path) {
+  struct stat st;
+  // Renaming over a device or FIFO would replace it: those are written in place.
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return "";
+  return fresh_name_beside(path);
+}
+
+Status commit_temporary(const std::string& tmp, const std::string& path) {
+  // The data reaches the disk before the name points at it: after a crash the path holds the old
+  // file or the new one, not an empty one (ext4's auto_da_alloc is not something to rely on).
+  const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  const int sync_result = fd >= 0 ? ::fsync(fd) : -1;
+  const int sync_errno = errno;
+  if (fd >= 0) ::close(fd);
+  if (sync_result != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = sync_result != 0 ? sync_errno : errno;
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    return errno_status(path + (sync_result != 0 ? ": fsync" : ": rename"), err);
+  }
+  return Status::ok();
+}
+
 AtomicOutputFile::AtomicOutputFile(std::string path, std::string tmp)
     : path_(std::move(path)), tmp_(std::move(tmp)) {}
 
@@ -44,9 +67,8 @@ Status AtomicOutputFile::open(const std::string& path, std::unique_ptr<AtomicOut
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     return Status::io_error(path + ": is a directory");
   }
-  // Renaming over a device or FIFO would replace it: those are written in place.
-  const bool in_place = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
-  if (!in_place) tmp = temporary_beside(path);
+  tmp = temporary_path_beside(path);
+  const bool in_place = tmp.empty();
   std::unique_ptr<AtomicOutputFile> f(new AtomicOutputFile(path, tmp));
   f->out_.open(in_place ? path : tmp, std::ios::binary | std::ios::trunc);
   if (!f->out_) {
@@ -79,18 +101,7 @@ Status AtomicOutputFile::commit() {
     fs::remove(tmp_, ec);
     return errno_status(path_ + ": cannot write", write_errno != 0 ? write_errno : EIO);
   }
-  // The data reaches the disk before the name points at it: after a crash the path holds the old
-  // file or the new one, not an empty one (ext4's auto_da_alloc is not something to rely on).
-  const int fd = ::open(tmp_.c_str(), O_RDONLY | O_CLOEXEC);
-  const int sync_result = fd >= 0 ? ::fsync(fd) : -1;
-  const int sync_errno = errno;
-  if (fd >= 0) ::close(fd);
-  if (sync_result != 0 || ::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    const int err = sync_result != 0 ? sync_errno : errno;
-    fs::remove(tmp_, ec);
-    return errno_status(path_ + (sync_result != 0 ? ": fsync" : ": rename"), err);
-  }
-  return Status::ok();
+  return commit_temporary(tmp_, path_);
 }
 
 Status write_file_atomically(const std::string& path,

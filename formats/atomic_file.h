@@ -45,6 +45,14 @@ class AtomicOutputFile {
   bool done_ = false;
 };
 
+// The two steps AtomicOutputFile is made of, for writers that keep their own FILE*
+// (trace_writer.cpp). temporary_path_beside() names a fresh temporary in the path's directory,
+// or returns "" when the path is an existing device or FIFO that must be written in place.
+// commit_temporary() fsync()s the closed temporary and renames it over the path; on failure it
+// removes the temporary and returns IOError.
+std::string temporary_path_beside(const std::string& path);
+Status commit_temporary(const std::string& tmp, const std::string& path);
+
 // Writes what `write` puts into the stream to `path`. IOError naming the path when the directory
 // is missing or read-only, the disk is full, or the rename fails.
 Status write_file_atomically(const std::string& path,

@@ -4,8 +4,10 @@
 #include <capnp/serialize.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
+#include "formats/atomic_file.h"
 #include "formats/chunk_codec.h"
 #include "formats/frame_io.h"
 #include "formats/header_codec.h"
@@ -28,6 +30,7 @@ struct TraceWriter::Impl {
   bool header_written = false;
   bool failed = false;
   bool closed = false;
+  std::string tmp;  // the temporary being written; "" when writing a device in place
 
   Impl(std::string p, TraceMeta m, WriterOptions o, std::FILE* f)
       : path(std::move(p)), meta(std::move(m)), options(o), file(f), compressor(o.zstd_level) {}
@@ -119,7 +122,10 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const std::string& path, TraceM
     *status = Status::invalid_argument("writer: chunk_events must be at least 1");
     return nullptr;
   }
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  // The trace is written beside the path and renamed over it by close(): a reader never sees half
+  // a trace, and a failed or abandoned write leaves the old file (formats/atomic_file.h).
+  const std::string tmp = temporary_path_beside(path);
+  std::FILE* f = std::fopen(tmp.empty() ? path.c_str() : tmp.c_str(), "wb");
   if (f == nullptr) {
     *status = Status::io_error(path + ": cannot create: " + std::strerror(errno));
     return nullptr;
@@ -127,6 +133,7 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const std::string& path, TraceM
   meta.version_major = kFormatVersionMajor;
   meta.version_minor = kFormatVersionMinor;
   auto impl = std::make_unique<Impl>(path, std::move(meta), options, f);
+  impl->tmp = tmp;
   impl->streams.resize(impl->meta.threads.size());
   impl->next_seq.resize(impl->meta.threads.size());
   *status = Status::ok();
@@ -136,7 +143,11 @@ std::unique_ptr<TraceWriter> TraceWriter::create(const std::string& path, TraceM
 TraceWriter::TraceWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 TraceWriter::~TraceWriter() {
-  if (!impl_->closed) (void)close();
+  Impl& w = *impl_;
+  if (w.closed) return;
+  // Abandoned without close(): the trace is incomplete, so the path keeps what it had.
+  std::fclose(w.file);
+  if (!w.tmp.empty()) std::remove(w.tmp.c_str());
 }
 
 uint32_t TraceWriter::add_thread(ThreadInfo info) {
@@ -194,7 +205,12 @@ Status TraceWriter::close() {
   if (result.is_ok() && !w.failed) result = w.write_index();
   if (std::fclose(w.file) != 0 && result.is_ok()) result = w.io_error("close");
   w.file = nullptr;
-  return result;
+  if (w.tmp.empty()) return result;
+  if (!result.is_ok()) {
+    std::remove(w.tmp.c_str());
+    return result;
+  }
+  return commit_temporary(w.tmp, w.path);
 }
 
 uint64_t TraceWriter::events_written() const {

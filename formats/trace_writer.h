@@ -38,7 +38,8 @@ class TraceWriter {
   // the index.
   static std::unique_ptr<TraceWriter> create(const std::string& path, TraceMeta meta,
                                              WriterOptions options, Status* status);
-  ~TraceWriter();  // closes if the caller did not; errors are then lost, so call close()
+  // Without a successful close() the trace is abandoned: the path keeps what it had before.
+  ~TraceWriter();
 
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
@@ -51,7 +52,8 @@ class TraceWriter {
   // ignored). Returns an error on I/O failure or a bad stream id; the writer is then unusable.
   Status append(uint32_t stream, const Event& event, std::span<const Range> ranges = {});
 
-  // Flushes every buffer, writes the index and footer, and closes the file.
+  // Flushes every buffer, writes the index and footer, closes the file and renames it over the
+  // path (it was written beside it; formats/atomic_file.h).
   Status close();
 
   uint64_t events_written() const;

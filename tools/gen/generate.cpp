@@ -62,7 +62,8 @@ Status generate_to_file(const PreparedWorkload& prepared, const std::string& pat
   }
   WriterSink sink(writer.get());
   Status emitted = generate_to_sink(prepared, sink);
-  Status closed = writer->close();
+  // A generator that failed part-way leaves no trace: the writer is abandoned, not closed.
+  Status closed = emitted.is_ok() ? writer->close() : Status::ok();
   if (stats != nullptr) {
     stats->events = writer->events_written();
     stats->bytes = writer->bytes_written();
