@@ -93,7 +93,7 @@ TEST(VmaTest, MremapGrowsInPlaceOrMovesWithItsPages) {
   const Vma* v = mm1(*move).vmas.vma_lookup(to);
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->nr_pages(), 8u);
-  for (uint64_t i = 0; i < 4; ++i) EXPECT_TRUE(pte::is_mapped(v->ptes[i]));
+  for (uint64_t i = 0; i < 4; ++i) EXPECT_TRUE(pte::is_mapped(v->ptes.get(to + i * kPage)));
   EXPECT_EQ(mm1(*move).vmas.vma_lookup(kBase), nullptr);
   EXPECT_EQ(mm1(*move).rss_anon, 4u);
   EXPECT_EQ(move->stats().vm.nr_tlb_flush_calls, 1u);  // the old range
@@ -110,14 +110,15 @@ TEST(VmaTest, BrkGrowsAndShrinks) {
   EXPECT_EQ(sim->stats().vm.pages_free, 48u);
 }
 
-TEST(VmaTest, A512MiBMappingCostsAByteOfStatePerPage) {
+TEST(VmaTest, A512MiBMappingCostsAByteOfStatePerTouchedPage) {
   constexpr uint64_t kLen = uint64_t{512} << 20;
   auto sim =
       run_ops({Op::mmap_anon(kBase, kLen, PROT_READ | PROT_WRITE), Op::touch(kBase, kLen, true)});
   const Vma* v = mm1(*sim).vmas.vma_lookup(kBase);
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(mm1(*sim).rss_anon, kLen / kPage);
-  EXPECT_LE(v->ptes.capacity(), kLen / kPage);  // 128 KiB of host memory for 512 MiB
+  EXPECT_EQ(v->ptes.nr_leaves(), kLen / PMD_SIZE);  // one leaf per touched 2 MiB region
+  EXPECT_LE(v->ptes.bytes(), kLen / kPage);         // 128 KiB of host memory for 512 MiB
   EXPECT_EQ(mm1(*sim).pte_tables.size(), kLen / PMD_SIZE);
 }
 
