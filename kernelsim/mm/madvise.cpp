@@ -24,7 +24,14 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
   Mm& mm = tlb.mm();
   const bool free_swapped = sim.policies().madv_free->free_swapped();
   for (uint64_t addr = start; addr < end; addr += PAGE_SIZE) {
-    uint8_t& p = vma.ptes[vma.index(addr)];
+    // A region without a leaf is all none: one pte_walk a page, charged at once.
+    const uint64_t next = vma.ptes.next_populated(addr, end);
+    if (next != addr) {
+      t.work(c.pte_walk * static_cast<int64_t>((next - addr) >> PAGE_SHIFT));
+      addr = next;
+      if (addr == end) break;
+    }
+    uint8_t& p = vma.ptes.ref(addr);
     if (pte::state(p) == pte::kSwapped && free_swapped) {  // free_swap_and_cache() + pte_clear()
       p = pte::kNone;
       sim.swap().swap_free();

@@ -97,7 +97,7 @@ uint64_t swap_ra_window(const Vma& vma, uint64_t addr, uint64_t* first) {
   *first = lo;
   uint64_t n = 0;
   for (uint64_t a = lo; a < hi; a += PAGE_SIZE)
-    n += pte::state(vma.ptes[vma.index(a)]) == pte::kSwapped ? 1 : 0;
+    n += pte::state(vma.ptes.get(a)) == pte::kSwapped ? 1 : 0;
   return n;
 }
 
@@ -110,7 +110,7 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr)
   PageAllocator& pa = sim.page_alloc();
   const uint64_t hi = std::min(vma.end, lo + (uint64_t{1} << page_cluster) * PAGE_SIZE);
   for (uint64_t a = lo; a < hi; a += PAGE_SIZE) {
-    if (a == fault_addr || pte::state(vma.ptes[vma.index(a)]) != pte::kSwapped) continue;
+    if (a == fault_addr || pte::state(vma.ptes.get(a)) != pte::kSwapped) continue;
     if (!pa.alloc_page_fast(t, PageUse::kUser) && !co_await pa.alloc_page_slow(t, PageUse::kUser))
       break;
     if (!co_await mem_cgroup_charge(t, mm, 1)) {  // the group is full: no more readahead
@@ -118,7 +118,7 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr)
       break;
     }
     co_await sync_point(t);
-    uint8_t& p = vma.ptes[vma.index(a)];
+    uint8_t& p = vma.ptes.ref(a);
     if (pte::state(p) != pte::kSwapped) {  // freed or faulted meanwhile
       co_await mem_cgroup_cancel_charge(t, mm, 1);
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
@@ -140,9 +140,9 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   const CostProfile& c = sim.costs();
   Mm& mm = *t.mm();
   t.work(c.fault_bookkeeping);
-  const FaultAction action = decide(vma, vma.ptes[vma.index(addr)], write);
+  const FaultAction action = decide(vma, vma.ptes.get(addr), write);
   if (action == FaultAction::kTouchOnly) {
-    uint8_t& p = vma.ptes[vma.index(addr)];
+    uint8_t& p = vma.ptes.ref(addr);
     if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
     p = static_cast<uint8_t>((p & ~pte::kStateMask) | pte::kPresent | pte::kYoung |
                              (write ? pte::kDirty : 0));
@@ -181,8 +181,7 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   if (action == FaultAction::kMapFile || action == FaultAction::kCopyPage)
     t.work(c.page_cache_lookup);
   co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
-  uint8_t& p = vma.ptes[vma.index(addr)];
-  if (decide(vma, p, write) != action) {
+  if (decide(vma, vma.ptes.get(addr), write) != action) {
     if (needs_page) {
       co_await mem_cgroup_cancel_charge(t, mm, 1);
       co_await free_one(t, PageUse::kUser);
@@ -190,7 +189,7 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     ++sim.vm().fault_spurious;
     co_return FaultResult::kSpurious;
   }
-  set_pte(mm, p, action, write);
+  set_pte(mm, vma.ptes.ref(addr), action, write);
   VmCounters& vm = sim.vm();
   if (action == FaultAction::kSwapIn) {
     --mm.swapents;
@@ -249,7 +248,14 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
   Mm& mm = tlb.mm();
   uint64_t zapped = 0;
   for (uint64_t addr = start; addr < end; addr += PAGE_SIZE) {
-    uint8_t& p = vma.ptes[vma.index(addr)];
+    // A region without a leaf is all none: its pages cost one pte_walk each, charged at once.
+    const uint64_t next = vma.ptes.next_populated(addr, end);
+    if (next != addr) {
+      t.work(c.pte_walk * static_cast<int64_t>((next - addr) >> PAGE_SHIFT));
+      addr = next;
+      if (addr == end) break;
+    }
+    uint8_t& p = vma.ptes.ref(addr);
     if (!pte::is_mapped(p)) {
       t.work(c.pte_walk);
       if (pte::state(p) == pte::kSwapped) {  // free_swap_and_cache()

@@ -20,7 +20,7 @@ Co<bool> migrate_anon_page(Task& t, uint64_t pfn, uint32_t f) {
   const uint64_t addr = pf.addr;
   t.work(sim.costs().migrate_page_rmap);  // rmap walk, pte -> migration entry, later back
   const Vma* vma = mm.vmas.vma_lookup(addr);
-  if (vma != nullptr && pte::is_mapped(vma->ptes[vma->index(addr)])) {
+  if (vma != nullptr && pte::is_mapped(vma->ptes.get(addr))) {
     co_await flush_tlb_mm_range(t, FlushTlbInfo{&mm, addr, addr + PAGE_SIZE, false});
   }
   t.work(sim.costs().copy_page);  // migrate_page_copy()

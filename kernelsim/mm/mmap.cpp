@@ -35,7 +35,6 @@ Vma* vma_link(Task& t, Mm& mm, uint64_t start, uint64_t end, uint32_t prot, VmaK
   v->kind = kind;
   v->file = file;
   v->pgoff = pgoff;
-  v->ptes.assign(v->nr_pages(), pte::kNone);
   v->lock.mark_write_locked(mm.mm_lock_seq);
   Vma* vma = mm.vmas.insert(std::move(v));
   t.work(t.sim().costs().vma_alloc);

@@ -14,7 +14,14 @@ namespace {
 void change_pte_range(Task& t, Vma& vma, MmuGather& tlb) {
   const CostProfile& c = t.sim().costs();
   for (uint64_t addr = vma.start; addr < vma.end; addr += PAGE_SIZE) {
-    if (!pte::is_mapped(vma.ptes[vma.index(addr)])) {
+    // A region without a leaf is all none: one pte_walk a page, charged at once.
+    const uint64_t next = vma.ptes.next_populated(addr, vma.end);
+    if (next != addr) {
+      t.work(c.pte_walk * static_cast<int64_t>((next - addr) >> PAGE_SHIFT));
+      addr = next;
+      if (addr == vma.end) break;
+    }
+    if (!pte::is_mapped(vma.ptes.get(addr))) {
       t.work(c.pte_walk);
       continue;
     }

@@ -30,12 +30,19 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
   moved->kind = vma->kind;
   moved->file = vma->file;
   moved->pgoff = vma->pgoff;
-  moved->ptes = vma->ptes;
-  moved->ptes.resize(moved->nr_pages(), pte::kNone);
+  // move_ptes(): the ptes keep their offset in the VMA (a leafless region has nothing to move).
+  const uint64_t kept_end = old_start + std::min(old_end - old_start, new_len);
+  for (uint64_t a = vma->ptes.next_populated(old_start, kept_end); a < kept_end;
+       a = vma->ptes.next_populated(a + PAGE_SIZE, kept_end)) {
+    const uint8_t p = vma->ptes.get(a);
+    if (p != pte::kNone) moved->ptes.ref(new_addr + (a - old_start)) = p;
+  }
   moved->lock.mark_write_locked(mm.mm_lock_seq);
   MmuGather tlb(mm);
-  for (uint64_t i = 0; i < vma->nr_pages(); ++i) {
-    if (!pte::is_mapped(vma->ptes[i])) continue;
+  for (uint64_t a = vma->ptes.next_populated(old_start, old_end); a < old_end;
+       a = vma->ptes.next_populated(a + PAGE_SIZE, old_end)) {
+    const uint64_t i = (a - old_start) >> PAGE_SHIFT;
+    if (!pte::is_mapped(vma->ptes.get(a))) continue;
     t.work(sim.costs().pte_move);
     tlb.tlb_adjust_range(old_start + i * PAGE_SIZE);
     if (mm.pte_tables.ensure(new_addr + i * PAGE_SIZE)) {
@@ -49,10 +56,11 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
     }
   }
   co_await sync_point(t);  // the move becomes visible at the end of move_page_tables()
-  for (uint64_t i = 0; i < std::min(vma->nr_pages(), moved->nr_pages()); ++i) {
-    const uint8_t p = vma->ptes[i];
+  for (uint64_t a = vma->ptes.next_populated(old_start, kept_end); a < kept_end;
+       a = vma->ptes.next_populated(a + PAGE_SIZE, kept_end)) {
+    const uint8_t p = vma->ptes.get(a);
     if (pte::is_mapped(p) && (p & pte::kOwnPage)) {
-      sim.lruvec().page_move_anon_rmap(mm, old_start + i * PAGE_SIZE, new_addr + i * PAGE_SIZE);
+      sim.lruvec().page_move_anon_rmap(mm, a, new_addr + (a - old_start));
     }
   }
   mm.vmas.erase(vma);

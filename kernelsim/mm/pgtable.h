@@ -1,7 +1,11 @@
-// Page-table state: one byte per page of a VMA, and the set of PTE pages an mm has allocated.
+// Page-table state: one byte per touched page of a VMA (PteMap), and the set of PTE pages an mm
+// has allocated (PteTables).
 //
-// A 512 MiB mapping is 131,072 bytes of pte state, so a large address space costs host memory in
-// proportion to its mapped size / 4096. The byte holds what the paths and reclaim need:
+// PteMap is sparse like the kernel's radix page table (pgd/p4d/pud/pmd/pte, mm/memory.c
+// __pte_alloc()): one leaf of PTRS_PER_PTE bytes per 2 MiB region, allocated on the first store
+// into it. A region without a leaf reads as pte::kNone (pmd_none()), so an untouched range costs
+// nothing: a 64 TiB MAP_NORESERVE reservation holds no leaves until it is touched. The byte holds
+// what the paths and reclaim need:
 //   bits 0-1  state: none, present, lazyfree (present, MADV_FREE'd, clean), swapped
 //   bit 2     dirty     (_PAGE_DIRTY)
 //   bit 3     young     (_PAGE_ACCESSED)
@@ -11,7 +15,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <unordered_set>
 #include <vector>
 
@@ -38,6 +45,87 @@ inline bool is_mapped(uint8_t p) {
   return state(p) == kPresent || state(p) == kLazyFree;
 }
 }  // namespace pte
+
+// The pte bytes of one VMA, keyed by absolute address (so a split or merge moves whole leaves
+// and re-keys nothing). Leaves are std::map nodes: a reference from ref() stays valid until the
+// leaf is moved or dropped by split_at(), merge_from() or truncate().
+//
+// A leaf lives until its VMA does (like a PTE page until free_pgtables()), except one that
+// split_at() or truncate() leave all-none: that one is dropped. Zapped regions keep their leaf,
+// so memory follows the pages touched, not the pages currently present.
+class PteMap {
+ public:
+  using Leaf = std::array<uint8_t, PTRS_PER_PTE>;
+
+  PteMap() = default;
+  PteMap(PteMap&& o) noexcept : leaves_(std::move(o.leaves_)) { o.forget(); }
+  PteMap& operator=(PteMap&& o) noexcept {
+    leaves_ = std::move(o.leaves_);
+    forget();
+    o.forget();
+    return *this;
+  }
+  PteMap(const PteMap&) = delete;
+  PteMap& operator=(const PteMap&) = delete;
+
+  // The pte of addr; pte::kNone where no leaf covers it (pmd_none()).
+  uint8_t get(uint64_t addr) const {
+    const Leaf* l = find_leaf(addr >> PMD_SHIFT);
+    return l == nullptr ? pte::kNone : (*l)[slot(addr)];
+  }
+  // The pte of addr for a store; allocates its leaf on the first touch (__pte_alloc()).
+  uint8_t& ref(uint64_t addr) {
+    const uint64_t key = addr >> PMD_SHIFT;
+    Leaf* l = find_leaf(key);
+    if (l == nullptr) {
+      l = &leaves_.try_emplace(key).first->second;  // value-initialized: all pte::kNone
+      last_key_ = key;
+      last_ = l;
+    }
+    return (*l)[slot(addr)];
+  }
+  // The first page-aligned address in [addr, end) inside a region with a leaf, or end when there
+  // is none: a walk skips leafless regions as zap_pmd_range() skips pmd_none() entries.
+  uint64_t next_populated(uint64_t addr, uint64_t end) const;
+
+  // Models the pte half of __split_vma(): moves the state of [addr, ...) into `tail`.
+  // REQUIRES: tail is empty; addr page aligned.
+  void split_at(uint64_t addr, PteMap* tail);
+  // Models the pte half of vma_merge(): takes every pte of `other`.
+  // REQUIRES: other's non-none ptes and this map's lie in disjoint ranges.
+  void merge_from(PteMap&& other);
+  // Drops the state of [addr, ...) (a VMA shrunk to end at addr).
+  void truncate(uint64_t addr);
+
+  size_t nr_leaves() const { return leaves_.size(); }
+  // Host bytes held by leaves (map nodes' payload; the node overhead is about 48 bytes each).
+  size_t bytes() const { return leaves_.size() * sizeof(Leaf); }
+  bool empty() const { return leaves_.empty(); }
+
+ private:
+  static size_t slot(uint64_t addr) {
+    return static_cast<size_t>((addr >> PAGE_SHIFT) & (PTRS_PER_PTE - 1));
+  }
+  // Faults and walks come in runs within one 2 MiB region: the last leaf found is kept.
+  Leaf* find_leaf(uint64_t key) const {
+    if (key == last_key_) return last_;
+    auto it = leaves_.find(key);
+    if (it == leaves_.end()) return nullptr;
+    last_key_ = key;
+    last_ = const_cast<Leaf*>(&it->second);
+    return last_;
+  }
+  void forget() const {
+    last_key_ = kNoKey;
+    last_ = nullptr;
+  }
+  static bool is_empty(const Leaf& l);
+
+  static constexpr uint64_t kNoKey = ~uint64_t{0};
+  std::map<uint64_t, Leaf> leaves_;  // pmd index (addr >> PMD_SHIFT) -> its PTRS_PER_PTE ptes
+  mutable uint64_t last_key_ = kNoKey;
+  mutable Leaf* last_ = nullptr;
+};
 
 // PMD_SIZE-aligned regions that have a PTE page, as pmd indices (addr >> PMD_SHIFT).
 class PteTables {

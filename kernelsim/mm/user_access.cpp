@@ -36,8 +36,8 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
     }
     if (vma == nullptr || !vma->contains(a)) vma = mm->vmas.vma_lookup(a);
     if (vma != nullptr) {
-      uint8_t& p = vma->ptes[vma->index(a)];
-      if (hardware_access_ok(*vma, p, write)) {
+      if (hardware_access_ok(*vma, vma->ptes.get(a), write)) {
+        uint8_t& p = vma->ptes.ref(a);
         if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
         p = static_cast<uint8_t>(
             write ? ((p & ~pte::kStateMask) | pte::kPresent | pte::kDirty | pte::kYoung)

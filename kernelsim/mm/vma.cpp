@@ -44,7 +44,9 @@ std::vector<Vma*> VmaTree::intersecting(uint64_t start, uint64_t end) const {
 Vma* VmaTree::insert(std::unique_ptr<Vma> vma) {
   assert(vma->start < vma->end && vma->start % PAGE_SIZE == 0 && vma->end % PAGE_SIZE == 0);
   assert(range_is_free(vma->start, vma->end) && "invariant (1)");
-  assert(vma->ptes.size() == vma->nr_pages() && "invariant (2)");
+  assert(vma->ptes.next_populated(0, vma->start & ~(PMD_SIZE - 1)) ==
+             (vma->start & ~(PMD_SIZE - 1)) &&
+         "invariant (2): no leaf below the VMA's first 2 MiB region");
   Vma* raw = vma.get();
   by_start_.emplace(raw->start, std::move(vma));
   return raw;
@@ -67,11 +69,8 @@ Vma* VmaTree::split_vma(Vma* vma, uint64_t addr, uint64_t mm_lock_seq) {
   tail->kind = vma->kind;
   tail->file = vma->file;
   tail->pgoff = vma->pgoff + ((addr - vma->start) >> PAGE_SHIFT);
-  const size_t cut = vma->index(addr);
-  tail->ptes.assign(vma->ptes.begin() + static_cast<std::ptrdiff_t>(cut), vma->ptes.end());
+  vma->ptes.split_at(addr, &tail->ptes);
   tail->lock.mark_write_locked(mm_lock_seq);
-  vma->ptes.resize(cut);
-  vma->ptes.shrink_to_fit();
   vma->end = addr;
   return insert(std::move(tail));
 }
@@ -84,7 +83,7 @@ bool VmaTree::can_merge(const Vma& a, const Vma& b) {
 Vma* VmaTree::merge_around(Vma* vma, uint64_t mm_lock_seq, uint64_t* merges) {
   Vma* next = find_vma(vma->end);
   if (next != nullptr && can_merge(*vma, *next)) {
-    vma->ptes.insert(vma->ptes.end(), next->ptes.begin(), next->ptes.end());
+    vma->ptes.merge_from(std::move(next->ptes));
     vma->end = next->end;
     erase(next);
     vma->lock.mark_write_locked(mm_lock_seq);
@@ -94,7 +93,7 @@ Vma* VmaTree::merge_around(Vma* vma, uint64_t mm_lock_seq, uint64_t* merges) {
   if (it != by_start_.begin()) {
     Vma* prev = std::prev(it)->second.get();
     if (can_merge(*prev, *vma)) {
-      prev->ptes.insert(prev->ptes.end(), vma->ptes.begin(), vma->ptes.end());
+      prev->ptes.merge_from(std::move(vma->ptes));
       prev->end = vma->end;
       erase(vma);
       prev->lock.mark_write_locked(mm_lock_seq);
@@ -108,8 +107,8 @@ Vma* VmaTree::merge_around(Vma* vma, uint64_t mm_lock_seq, uint64_t* merges) {
 void VmaTree::set_end(Vma* vma, uint64_t new_end) {
   assert(new_end > vma->start && new_end % PAGE_SIZE == 0);
   assert(new_end <= vma->end || range_is_free(vma->end, new_end));
+  if (new_end < vma->end) vma->ptes.truncate(new_end);
   vma->end = new_end;
-  vma->ptes.resize(vma->nr_pages(), 0);
 }
 
 uint64_t VmaTree::get_unmapped_area(uint64_t len, uint64_t below) const {

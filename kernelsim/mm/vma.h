@@ -1,13 +1,14 @@
 // Vma and VmaTree: an mm's virtual memory areas (struct vm_area_struct and the VMA tree).
 //
 // A Vma covers [start, end), page aligned, with one protection and one backing: anonymous
-// private, file private or file shared. It carries its pages' pte state (mm/pgtable.h) and its
+// private, file private or file shared. It carries its pages' pte state (mm/pgtable.h: sparse,
+// one leaf per touched 2 MiB region) and its
 // per-VMA lock. The tree keeps VMAs sorted and non-overlapping and does the structural edits of
 // mm/mmap.c and mm/vma.c: split (__split_vma()) and merge (vma_merge()).
 //
 // Invariants (asserted in vma.cpp):
 //  (1) VMAs do not overlap; start < end; both page aligned.
-//  (2) ptes.size() == (end - start) / PAGE_SIZE for every VMA.
+//  (2) every non-none pte of a VMA's PteMap lies in [start, end).
 //  (3) Two adjacent VMAs with the same prot, kind, file and contiguous pgoff are merged whenever
 //      the tree is asked to merge at their boundary (and their locks allow it).
 
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "kernelsim/constants.h"
+#include "kernelsim/mm/pgtable.h"
 #include "kernelsim/mm/vma_lock.h"
 
 namespace mmreplay::kernelsim {
@@ -33,11 +35,10 @@ struct Vma {
   VmaKind kind = VmaKind::kAnonPrivate;
   uint32_t file = 0;   // file id, 0 for anonymous
   uint64_t pgoff = 0;  // page offset in the file; anonymous: start >> PAGE_SHIFT at creation
-  std::vector<uint8_t> ptes;
+  PteMap ptes;         // by address: ptes.get(addr), ptes.ref(addr)
   VmaLock lock;
 
   uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
-  size_t index(uint64_t addr) const { return static_cast<size_t>((addr - start) >> PAGE_SHIFT); }
   bool contains(uint64_t addr) const { return addr >= start && addr < end; }
   // vma_is_anonymous()
   bool is_anonymous() const { return kind == VmaKind::kAnonPrivate; }

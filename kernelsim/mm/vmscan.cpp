@@ -57,8 +57,8 @@ bool inactive_list_is_low(Simulation& sim, bool file, uint32_t memcg) {
 uint8_t* pte_of(const PageFrame& pf) {
   Vma* vma = pf.mm->vmas.vma_lookup(pf.addr);
   if (vma == nullptr) return nullptr;
-  uint8_t& p = vma->ptes[vma->index(pf.addr)];
-  return pte::is_mapped(p) && (p & pte::kOwnPage) ? &p : nullptr;
+  const uint8_t p = vma->ptes.get(pf.addr);
+  return pte::is_mapped(p) && (p & pte::kOwnPage) ? &vma->ptes.ref(pf.addr) : nullptr;
 }
 
 // Models shrink_active_list(): deactivate up to n pages, clearing their references.

@@ -213,7 +213,7 @@ TEST(ContigAlloc, MigrationKeepsTheAnonPageAndNoPageLeaks) {
   EXPECT_EQ(cma.page(cma.pfn_of_anon(f)).frame, f);
   const Vma* vma = mm.vmas.vma_lookup(kAddr);
   ASSERT_NE(vma, nullptr);
-  const uint8_t p = vma->ptes[vma->index(kAddr)];
+  const uint8_t p = vma->ptes.get(kAddr);
   EXPECT_TRUE(pte::is_mapped(p));
   EXPECT_NE(p & pte::kDirty, 0) << "the data (dirty page) went along";
   EXPECT_EQ(mm.rss_anon, 1u);

@@ -27,7 +27,7 @@ std::vector<Op> dirty_then(std::vector<Op> more) {
 
 uint8_t pte_at(Simulation& sim, uint64_t addr) {
   const Vma* v = sim.find_mm(1)->vmas.vma_lookup(addr);
-  return v == nullptr ? pte::kNone : v->ptes[v->index(addr)];
+  return v == nullptr ? pte::kNone : v->ptes.get(addr);
 }
 
 TEST(MadviseTest, MadvFreeLeavesPagesMappedAndLazyfree) {

@@ -47,7 +47,7 @@ std::vector<Op> concat(std::initializer_list<std::vector<Op>> parts) {
 
 uint8_t pte_at(const Simulation& sim, uint64_t addr) {
   const Vma* v = sim.find_mm(1)->vmas.vma_lookup(addr);
-  return v == nullptr ? pte::kNone : v->ptes[v->index(addr)];
+  return v == nullptr ? pte::kNone : v->ptes.get(addr);
 }
 
 // Runs the ops, then keeps the mm alive (think) while the test looks at it.

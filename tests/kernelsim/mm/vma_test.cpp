@@ -1,4 +1,5 @@
-// VMA structure: split and merge on mprotect/munmap, mremap, brk, and the compact page state.
+// VMA structure: split and merge on mprotect/munmap, mremap, brk, and the sparse page state
+// (PteMap: a leaf per touched 2 MiB region).
 
 #include "kernelsim/mm/vma.h"
 
@@ -26,6 +27,112 @@ std::unique_ptr<Simulation> run_ops(std::vector<Op> ops) {
 
 const Mm& mm1(const Simulation& sim) {
   return *sim.find_mm(1);
+}
+
+// Like run_ops, for op lists whose walks over huge ranges take simulated seconds (a 64 TiB zap
+// charges one pte_walk per page: 2^34 ns).
+std::unique_ptr<Simulation> run_long(std::vector<Op> ops) {
+  auto sim = make_sim(1);
+  ops.push_back(Op::think(SimTime::ms(10'000'000)));
+  thread(*sim, 1, 0, std::move(ops));
+  sim->run_until(SimTime::ms(5'000'000));
+  return sim;
+}
+
+size_t leaves_of(const Mm& mm) {
+  size_t n = 0;
+  mm.vmas.for_each([&](const Vma& v) { n += v.ptes.nr_leaves(); });
+  return n;
+}
+
+TEST(PteMapTest, LeavesAreAllocatedOnFirstStoreAndReadAsNoneElsewhere) {
+  PteMap m;
+  EXPECT_EQ(m.get(kBase), pte::kNone);
+  EXPECT_EQ(m.nr_leaves(), 0u) << "a read allocates nothing";
+  m.ref(kBase + 3 * kPage) = pte::kPresent;
+  m.ref(kBase + 5 * PMD_SIZE) = pte::kSwapped;
+  EXPECT_EQ(m.nr_leaves(), 2u);
+  EXPECT_EQ(m.bytes(), 2 * PTRS_PER_PTE);
+  EXPECT_EQ(m.get(kBase + 3 * kPage), pte::kPresent);
+  EXPECT_EQ(m.get(kBase + 4 * kPage), pte::kNone);
+  const uint64_t end = kBase + 64 * PMD_SIZE;
+  EXPECT_EQ(m.next_populated(kBase + 4 * kPage, end), kBase + 4 * kPage) << "inside a leaf";
+  EXPECT_EQ(m.next_populated(kBase + PMD_SIZE, end), kBase + 5 * PMD_SIZE) << "skips 4 regions";
+  EXPECT_EQ(m.next_populated(kBase + 6 * PMD_SIZE, end), end);
+  EXPECT_EQ(m.next_populated(kBase + PMD_SIZE, kBase + 2 * PMD_SIZE), kBase + 2 * PMD_SIZE);
+}
+
+TEST(PteMapTest, SplitInsideALeafAndMergeBackKeepEveryPte) {
+  PteMap m;
+  for (uint64_t i = 0; i < 2 * PTRS_PER_PTE; i += 7) m.ref(kBase + i * kPage) = pte::kPresent;
+  const uint64_t cut = kBase + 100 * kPage;  // inside the first leaf
+  PteMap tail;
+  m.split_at(cut, &tail);
+  EXPECT_EQ(m.nr_leaves(), 1u);
+  EXPECT_EQ(tail.nr_leaves(), 2u) << "the straddling leaf is copied, the next one moved";
+  for (uint64_t i = 0; i < 2 * PTRS_PER_PTE; ++i) {
+    const uint64_t a = kBase + i * kPage;
+    const uint8_t want = i % 7 == 0 ? pte::kPresent : pte::kNone;
+    EXPECT_EQ(m.get(a), a < cut ? want : pte::kNone) << i;
+    EXPECT_EQ(tail.get(a), a < cut ? pte::kNone : want) << i;
+  }
+  m.merge_from(std::move(tail));
+  EXPECT_EQ(m.nr_leaves(), 2u);
+  for (uint64_t i = 0; i < 2 * PTRS_PER_PTE; ++i)
+    EXPECT_EQ(m.get(kBase + i * kPage), i % 7 == 0 ? pte::kPresent : pte::kNone) << i;
+  m.truncate(kBase + PMD_SIZE);
+  EXPECT_EQ(m.nr_leaves(), 1u);
+  EXPECT_EQ(m.get(kBase + PMD_SIZE + 7 * kPage), pte::kNone);
+  m.truncate(kBase + kPage);  // the leaf keeps page 0
+  EXPECT_EQ(m.nr_leaves(), 1u);
+  m.truncate(kBase);
+  EXPECT_EQ(m.nr_leaves(), 0u) << "a leaf left all none by the cut is dropped";
+}
+
+TEST(VmaTest, A64TiBNoreserveReservationCostsOnlyItsTouchedRegions) {
+  constexpr uint64_t kLen = uint64_t{64} << 40;
+  constexpr uint32_t kMapNoreserve = 0x4000;  // MAP_NORESERVE: the model has no overcommit
+  const uint64_t mid = kBase + kLen / 2;
+  const std::vector<Op> touched = {
+      Op::mmap_anon(kBase, kLen, PROT_READ | PROT_WRITE, kMapNoreserve),
+      Op::touch(kBase, kPage, true), Op::touch(mid, 4 * kPage, true),
+      Op::touch(kBase + kLen - kPage, kPage, true)};
+  auto sim = run_long(touched);
+  ASSERT_EQ(mm1(*sim).vmas.size(), 1u);
+  EXPECT_EQ(mm1(*sim).vmas.vma_lookup(kBase)->end, kBase + kLen);
+  EXPECT_EQ(mm1(*sim).rss_anon, 6u);
+  EXPECT_EQ(leaves_of(mm1(*sim)), 3u) << "three 2 MiB regions touched of 32M";
+
+  // mprotect inside a touched leaf splits it three ways; mprotect back merges: ptes unchanged.
+  std::vector<Op> ops = touched;
+  ops.push_back(Op::mprotect(mid + kPage, 2 * kPage, PROT_READ));
+  auto split = run_long(ops);
+  EXPECT_EQ(mm1(*split).vmas.size(), 3u);
+  EXPECT_EQ(leaves_of(mm1(*split)), 5u);
+  EXPECT_EQ(split->stats().vm.nr_tlb_flush_calls, 1u);
+  ops.push_back(Op::mprotect(mid + kPage, 2 * kPage, PROT_READ | PROT_WRITE));
+  auto merged = run_long(ops);
+  ASSERT_EQ(mm1(*merged).vmas.size(), 1u);
+  EXPECT_EQ(leaves_of(mm1(*merged)), 3u);
+  const Vma& v = *mm1(*merged).vmas.vma_lookup(kBase);
+  for (uint64_t a :
+       {kBase, mid, mid + kPage, mid + 2 * kPage, mid + 3 * kPage, kBase + kLen - kPage})
+    EXPECT_TRUE(pte::is_mapped(v.ptes.get(a))) << std::hex << a;
+  EXPECT_EQ(v.ptes.get(mid + 4 * kPage), pte::kNone);
+
+  // MADV_FREE and MADV_DONTNEED over all 64 TiB, then munmap: only the touched pages matter.
+  ops.push_back(Op::madvise(kBase, kLen, MADV_FREE));
+  ops.push_back(Op::madvise(kBase, kLen, MADV_DONTNEED));
+  auto zapped = run_long(ops);
+  EXPECT_EQ(zapped->stats().vm.madv_lazyfree_pages, 6u);
+  EXPECT_EQ(zapped->stats().vm.madv_dontneed_pages, 6u);
+  EXPECT_EQ(mm1(*zapped).rss_anon, 0u);
+  EXPECT_LE(leaves_of(mm1(*zapped)), 3u) << "a zap allocates no leaf";
+  ops.push_back(Op::munmap(kBase, kLen));
+  auto unmapped = run_long(ops);
+  EXPECT_TRUE(mm1(*unmapped).vmas.empty());
+  EXPECT_EQ(unmapped->stats().vm.pages_free, 6u);
+  EXPECT_EQ(mm1(*unmapped).pte_tables.size(), 0u);
 }
 
 TEST(VmaTest, MprotectSplitsAndMergesBack) {
@@ -93,7 +200,7 @@ TEST(VmaTest, MremapGrowsInPlaceOrMovesWithItsPages) {
   const Vma* v = mm1(*move).vmas.vma_lookup(to);
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->nr_pages(), 8u);
-  for (uint64_t i = 0; i < 4; ++i) EXPECT_TRUE(pte::is_mapped(v->ptes[i]));
+  for (uint64_t i = 0; i < 4; ++i) EXPECT_TRUE(pte::is_mapped(v->ptes.get(to + i * kPage)));
   EXPECT_EQ(mm1(*move).vmas.vma_lookup(kBase), nullptr);
   EXPECT_EQ(mm1(*move).rss_anon, 4u);
   EXPECT_EQ(move->stats().vm.nr_tlb_flush_calls, 1u);  // the old range
@@ -110,14 +217,15 @@ TEST(VmaTest, BrkGrowsAndShrinks) {
   EXPECT_EQ(sim->stats().vm.pages_free, 48u);
 }
 
-TEST(VmaTest, A512MiBMappingCostsAByteOfStatePerPage) {
+TEST(VmaTest, A512MiBMappingCostsAByteOfStatePerTouchedPage) {
   constexpr uint64_t kLen = uint64_t{512} << 20;
   auto sim =
       run_ops({Op::mmap_anon(kBase, kLen, PROT_READ | PROT_WRITE), Op::touch(kBase, kLen, true)});
   const Vma* v = mm1(*sim).vmas.vma_lookup(kBase);
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(mm1(*sim).rss_anon, kLen / kPage);
-  EXPECT_LE(v->ptes.capacity(), kLen / kPage);  // 128 KiB of host memory for 512 MiB
+  EXPECT_EQ(v->ptes.nr_leaves(), kLen / PMD_SIZE);  // one leaf per touched 2 MiB region
+  EXPECT_LE(v->ptes.bytes(), kLen / kPage);         // 128 KiB of host memory for 512 MiB
   EXPECT_EQ(mm1(*sim).pte_tables.size(), kLen / PMD_SIZE);
 }
 
