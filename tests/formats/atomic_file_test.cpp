@@ -9,6 +9,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "formats/event.h"
+#include "formats/trace_reader.h"
+#include "formats/trace_writer.h"
+
 namespace mmreplay::formats {
 namespace {
 
@@ -79,6 +83,40 @@ TEST(AtomicFile, UnwritablePlacesAreNamedBeforeAnyWork) {
   EXPECT_FALSE(check_output_path("/dev/null/x.json", "--json"));
   const Status is_dir = write_file_atomically(dir.string(), [](std::ostream&) {});
   EXPECT_EQ(is_dir.code(), StatusCode::kIOError);
+}
+
+}  // namespace
+}  // namespace mmreplay::formats
+
+namespace mmreplay::formats {
+namespace {
+
+// gen and import write through TraceWriter: an abandoned writer (a generator that failed part-way)
+// leaves the trace that was there, and close() replaces it whole.
+TEST(AtomicFile, AnAbandonedTraceWriterLeavesTheOldTrace) {
+  const fs::path dir = fresh_dir("trace");
+  const std::string path = (dir / "t.mmtrace").string();
+  TraceMeta meta;
+  meta.threads = {{1, 1, "t"}};
+  auto write = [&](uint64_t events, bool close) {
+    Status s;
+    auto w = TraceWriter::create(path, meta, WriterOptions(), &s);
+    ASSERT_TRUE(w) << s.message();
+    for (uint64_t i = 0; i < events; ++i) ASSERT_TRUE(w->append(0, ev::thread_start(i)));
+    if (close) {
+      ASSERT_TRUE(w->close());
+    }
+  };
+  write(3, true);
+  const std::string first = slurp(path);
+  write(5000, false);
+  EXPECT_EQ(slurp(path), first);
+  EXPECT_EQ(entries(dir), 1u) << "the abandoned temporary is removed";
+  write(7, true);
+  Status s;
+  auto reader = TraceReader::open(path, ReaderOptions(), &s);
+  ASSERT_TRUE(reader) << s.message();
+  EXPECT_EQ(reader->total_events(), 7u);
 }
 
 }  // namespace
