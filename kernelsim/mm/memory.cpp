@@ -248,10 +248,10 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
   Mm& mm = tlb.mm();
   uint64_t zapped = 0;
   for (uint64_t addr = start; addr < end; addr += PAGE_SIZE) {
-    // A region without a leaf is all none: its pages cost one pte_walk each, charged at once.
+    // A region without a leaf is pmd_none(): the walk skips it in one step per pmd entry.
     const uint64_t next = vma.ptes.next_populated(addr, end);
     if (next != addr) {
-      t.work(c.pte_walk * static_cast<int64_t>((next - addr) >> PAGE_SHIFT));
+      t.work(c.pte_walk * static_cast<int64_t>(PteMap::pmd_entries(addr, next)));
       addr = next;
       if (addr == end) break;
     }

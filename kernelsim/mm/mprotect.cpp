@@ -14,10 +14,10 @@ namespace {
 void change_pte_range(Task& t, Vma& vma, MmuGather& tlb) {
   const CostProfile& c = t.sim().costs();
   for (uint64_t addr = vma.start; addr < vma.end; addr += PAGE_SIZE) {
-    // A region without a leaf is all none: one pte_walk a page, charged at once.
+    // A region without a leaf is pmd_none(): the walk skips it in one step per pmd entry.
     const uint64_t next = vma.ptes.next_populated(addr, vma.end);
     if (next != addr) {
-      t.work(c.pte_walk * static_cast<int64_t>((next - addr) >> PAGE_SHIFT));
+      t.work(c.pte_walk * static_cast<int64_t>(PteMap::pmd_entries(addr, next)));
       addr = next;
       if (addr == vma.end) break;
     }

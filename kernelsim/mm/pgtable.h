@@ -87,6 +87,13 @@ class PteMap {
   // The first page-aligned address in [addr, end) inside a region with a leaf, or end when there
   // is none: a walk skips leafless regions as zap_pmd_range() skips pmd_none() entries.
   uint64_t next_populated(uint64_t addr, uint64_t end) const;
+  // The pmd entries a walk of [start, end) reads: the 2 MiB regions the range touches. A walk
+  // pays one step for each leafless region, as zap_pmd_range(), change_pmd_range() and
+  // walk_pmd_range() (mm/memory.c, mm/mprotect.c, mm/pagewalk.c) `continue` past a pmd_none().
+  // REQUIRES: start < end.
+  static uint64_t pmd_entries(uint64_t start, uint64_t end) {
+    return ((end - 1) >> PMD_SHIFT) - (start >> PMD_SHIFT) + 1;
+  }
 
   // Models the pte half of __split_vma(): moves the state of [addr, ...) into `tail`.
   // REQUIRES: tail is empty; addr page aligned.

@@ -133,6 +133,13 @@ TEST(VmaTest, A64TiBNoreserveReservationCostsOnlyItsTouchedRegions) {
   EXPECT_TRUE(mm1(*unmapped).vmas.empty());
   EXPECT_EQ(unmapped->stats().vm.pages_free, 6u);
   EXPECT_EQ(mm1(*unmapped).pte_tables.size(), 0u);
+  // The zap walks 32M pmd entries, one step each (pmd_none() is skipped), not 16G ptes: the
+  // munmap costs 32M pte_walks at most plus the six pages, in virtual time.
+  const CostProfile& c = unmapped->costs();
+  const uint64_t pmds = kLen >> PMD_SHIFT;
+  EXPECT_LT(
+      unmapped->stats().latency(OpKind::kMunmap).max(),
+      static_cast<uint64_t>((c.pte_walk * static_cast<int64_t>(2 * pmds)).count_ns()) + 1'000'000u);
 }
 
 TEST(VmaTest, MprotectSplitsAndMergesBack) {
