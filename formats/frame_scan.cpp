@@ -4,6 +4,9 @@
 #include <kj/exception.h>
 #include <zstd.h>
 
+#include <map>
+#include <utility>
+
 #include "formats/chunk_codec.h"
 #include "formats/frame_io.h"
 #include "formats/header_codec.h"
@@ -71,12 +74,13 @@ Status with_frame_root(std::span<const uint8_t> file, const FrameSpan& frame,
 }
 
 Status parse_frame(std::span<const uint8_t> file, const FrameSpan& frame, uint64_t max_frame_bytes,
-                   ParsedFrame* out) {
+                   ParsedFrame* out, uint32_t max_threads) {
   return with_frame_root(file, frame, max_frame_bytes, [&](capnp_schema::Frame::Reader root) {
     switch (root.which()) {
       case capnp_schema::Frame::HEADER:
         out->is_header = true;
-        return read_header(root.getHeader(), "frame at " + where(frame.offset), &out->meta);
+        return read_header(root.getHeader(), "frame at " + where(frame.offset), &out->meta,
+                           max_threads);
       case capnp_schema::Frame::CHUNK:
         out->is_header = false;
         return decode_chunk(root.getChunk(), frame.offset, &out->chunk);
@@ -100,6 +104,7 @@ ScanResult scan_chunk_frames(std::span<const uint8_t> file, uint64_t start,
   ScanResult result;
   uint64_t offset = start;
   ParsedFrame parsed;
+  std::map<std::pair<uint32_t, uint64_t>, uint64_t> first_at;  // (stream, seq) -> frame offset
   while (offset < file.size()) {
     FrameSpan frame;
     if (Status s = find_frame(file, offset, &frame); !s) {
@@ -112,17 +117,27 @@ ScanResult scan_chunk_frames(std::span<const uint8_t> file, uint64_t start,
       if (Status s = parse_frame(file, frame, max_frame_bytes, &parsed); !s) {
         result.problems.push_back("skipped damaged " + s.message());
       } else if (parsed.is_header) {
-        result.problems.push_back("skipped a second header frame at " + where(offset));
+        result.refused = Status::corruption(
+            where(offset) + ": a second header frame (two traces in one file?); refusing the file");
+        break;
       } else {
         ChunkRef ref = parsed.chunk.ref;
         ref.offset = frame.offset;
         ref.size = frame.size;
+        const auto [seen, fresh] = first_at.try_emplace({ref.stream, ref.seq}, ref.offset);
+        if (!fresh) {
+          result.refused =
+              Status::corruption(where(offset) + ": chunk of stream " + std::to_string(ref.stream) +
+                                 " seq " + std::to_string(ref.seq) + " repeats the chunk at " +
+                                 where(seen->second) + " (a duplicated chunk); refusing the file");
+          break;
+        }
         result.chunks.push_back(ref);
       }
     }
     offset += frame.size;
   }
-  if (result.lost_bytes == 0) result.lost_offset = file.size();
+  if (result.lost_bytes == 0 && result.refused.is_ok()) result.lost_offset = file.size();
   return result;
 }
 

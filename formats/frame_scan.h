@@ -33,8 +33,9 @@ struct ParsedFrame {
 };
 
 // Decompresses and decodes a zstd frame as a Frame message (header or chunk).
+// A header naming more than `max_threads` threads is refused (see read_header).
 Status parse_frame(std::span<const uint8_t> file, const FrameSpan& frame, uint64_t max_frame_bytes,
-                   ParsedFrame* out);
+                   ParsedFrame* out, uint32_t max_threads = kDefaultMaxThreads);
 
 // Decompresses and decodes a frame that must hold a chunk.
 Status decode_chunk_frame(std::span<const uint8_t> file, const FrameSpan& frame,
@@ -46,10 +47,14 @@ struct ScanResult {
   uint64_t lost_offset = 0;           // where the readable part of the file ends
   uint64_t lost_bytes = 0;            // bytes after it that could not be read as frames
   std::string lost_reason;
+  // Not ok when the file is not one trace: a second header frame (two traces concatenated) or a
+  // chunk whose (stream, seq) repeats one seen before. Names the offset; the scan stops there.
+  Status refused;
 };
 
 // Scans the frames from `start` to the end of the file. A damaged zstd frame whose extent is
-// known is skipped and reported; a cut frame or unknown bytes end the scan.
+// known is skipped and reported; a cut frame or unknown bytes end the scan. A second header or a
+// repeated (stream, seq) sets `refused` and ends the scan.
 ScanResult scan_chunk_frames(std::span<const uint8_t> file, uint64_t start,
                              uint64_t max_frame_bytes);
 

@@ -52,7 +52,8 @@ void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::He
   out.setChunkEvents(chunk_events);
 }
 
-Status read_header(capnp_schema::Header::Reader in, const std::string& where, TraceMeta* meta) {
+Status read_header(capnp_schema::Header::Reader in, const std::string& where, TraceMeta* meta,
+                   uint32_t max_threads) {
   meta->version_major = in.getVersionMajor();
   meta->version_minor = in.getVersionMinor();
   if (meta->version_major > kFormatVersionMajor) {
@@ -73,6 +74,11 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   meta->generator = in.getGenerator().cStr();
   meta->params.clear();
   for (auto p : in.getParams()) meta->params.emplace_back(p.getKey().cStr(), p.getValue().cStr());
+  if (const uint32_t n = in.getThreads().size(); n > max_threads) {
+    return Status::resource_exhausted(
+        where + ": header names " + std::to_string(n) + " threads, more than the limit of " +
+        std::to_string(max_threads) + " (ReaderOptions::max_threads)");
+  }
   meta->threads = read_threads(in.getThreads());
   meta->files.clear();
   for (auto f : in.getFiles()) {

@@ -13,7 +13,9 @@ namespace mmreplay::formats {
 
 void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::Header::Builder out);
 // Reads the header; refuses a newer major version. `where` names the file in messages.
-Status read_header(capnp_schema::Header::Reader in, const std::string& where, TraceMeta* meta);
+// Refuses (ResourceExhausted) a thread table longer than `max_threads` before reading it.
+Status read_header(capnp_schema::Header::Reader in, const std::string& where, TraceMeta* meta,
+                   uint32_t max_threads = kDefaultMaxThreads);
 
 void build_threads(const std::vector<ThreadInfo>& threads,
                    capnp::List<capnp_schema::Thread>::Builder out);

@@ -15,9 +15,10 @@ std::string off(uint64_t offset) {
 
 // Walks every frame after the header; fails on the first damaged one.
 Status walk_frames(const std::string& path, std::span<const uint8_t> bytes, uint64_t start,
-                   uint64_t index_start, std::vector<ChunkRef>* chunks, CheckReport* report) {
+                   uint64_t index_start, size_t threads, std::vector<ChunkRef>* chunks,
+                   CheckReport* report) {
   ParsedFrame parsed;
-  std::vector<uint64_t> next_seq;
+  std::vector<uint64_t> next_seq(threads, 0);
   uint64_t offset = start;
   while (offset < index_start) {
     FrameSpan frame;
@@ -32,11 +33,23 @@ Status walk_frames(const std::string& path, std::span<const uint8_t> bytes, uint
     if (Status s = parse_frame(bytes, frame, ReaderOptions().max_frame_bytes, &parsed); !s) {
       return s.with_context(path);
     }
-    if (parsed.is_header) return Status::corruption(path + ": " + off(offset) + ": second header");
+    if (parsed.is_header) {
+      return Status::corruption(path + ": " + off(offset) +
+                                ": a second header frame (two traces in one file?)");
+    }
     ChunkRef ref = parsed.chunk.ref;
     ref.offset = frame.offset;
     ref.size = frame.size;
-    if (ref.stream >= next_seq.size()) next_seq.resize(ref.stream + 1, 0);
+    if (ref.stream >= next_seq.size()) {
+      return Status::corruption(path + ": " + off(offset) + ": chunk names stream " +
+                                std::to_string(ref.stream) + " but the thread table has " +
+                                std::to_string(threads) + " threads");
+    }
+    if (ref.seq < next_seq[ref.stream]) {
+      return Status::corruption(path + ": " + off(offset) + ": stream " +
+                                std::to_string(ref.stream) + " chunk seq " +
+                                std::to_string(ref.seq) + " repeats (a duplicated chunk)");
+    }
     if (ref.seq != next_seq[ref.stream]++) {
       return Status::corruption(path + ": " + off(offset) + ": stream " +
                                 std::to_string(ref.stream) + " chunk seq " +
@@ -72,8 +85,8 @@ Status check_trace(const std::string& path, CheckReport* report) {
       bytes.size() - kFooterBytes - footer.index_bytes - kSkippableHeaderBytes;
 
   std::vector<ChunkRef> scanned;
-  if (Status s =
-          walk_frames(path, bytes, header.offset + header.size, index_start, &scanned, report);
+  if (Status s = walk_frames(path, bytes, header.offset + header.size, index_start,
+                             reader->meta().threads.size(), &scanned, report);
       !s) {
     return s;
   }
@@ -87,15 +100,6 @@ Status check_trace(const std::string& path, CheckReport* report) {
     if (!(indexed[i] == scanned[i])) {
       return Status::corruption(path + ": " + off(scanned[i].offset) +
                                 ": index entry differs from the chunk's content");
-    }
-  }
-  if (scanned.size() > 0) {
-    uint32_t streams = 0;
-    for (const ChunkRef& c : scanned) streams = std::max(streams, c.stream + 1);
-    if (streams > reader->meta().threads.size()) {
-      return Status::corruption(path + ": chunks name stream " + std::to_string(streams - 1) +
-                                " but the thread table has " +
-                                std::to_string(reader->meta().threads.size()) + " threads");
     }
   }
   return Status::ok();

@@ -14,6 +14,12 @@ namespace mmreplay::formats {
 inline constexpr uint16_t kFormatVersionMajor = 1;
 inline constexpr uint16_t kFormatVersionMinor = 1;  // 1.1: observation events
 
+// Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
+// a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost
+// gigabytes; 1M is far above any recorded program (Linux's default threads-max is ~128K per 16
+// GiB).
+inline constexpr uint32_t kDefaultMaxThreads = 1u << 20;
+
 // One trace thread. Its stream id is its index in the thread table.
 struct ThreadInfo {
   uint64_t tid = 0;    // OS thread id as recorded (or a generator's number)

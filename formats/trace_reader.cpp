@@ -17,7 +17,8 @@ struct TraceReader::Impl {
   ReaderOptions options;
   MappedFile file;
   TraceMeta meta;
-  uint64_t header_end = 0;  // offset just past the header frame
+  uint64_t header_end = 0;   // offset just past the header frame
+  uint64_t index_start = 0;  // offset of the index frame (while reading the index)
   std::vector<ChunkRef> chunks;
   std::vector<std::vector<uint32_t>> by_stream;
   uint64_t total_events = 0;
@@ -29,9 +30,10 @@ struct TraceReader::Impl {
   Status load();
   Status read_header_frame();
   Status read_index(std::string* why_unusable);
-  Status validate_index(std::string* why) const;
-  void scan_frames();
-  void finish_tables();
+  void validate_index(std::string* why) const;
+  Status scan_frames();
+  Status check_streams() const;
+  Status finish_tables();
 };
 
 Status TraceReader::Impl::read_header_frame() {
@@ -46,7 +48,8 @@ Status TraceReader::Impl::read_header_frame() {
     return Status::corruption(at(0) + ": not an .mmtrace file (no zstd frame at the start)");
   }
   ParsedFrame parsed;
-  if (Status s = parse_frame(bytes, frame, options.max_frame_bytes, &parsed); !s) {
+  if (Status s = parse_frame(bytes, frame, options.max_frame_bytes, &parsed, options.max_threads);
+      !s) {
     return s.with_context(path);
   }
   if (!parsed.is_header) return Status::corruption(at(0) + ": first frame is not a header");
@@ -73,6 +76,7 @@ Status TraceReader::Impl::read_index(std::string* why) {
     return Status::ok();
   }
   const uint64_t frame_start = size - kFooterBytes - footer.index_bytes - kSkippableHeaderBytes;
+  index_start = frame_start;
   const uint8_t* head = bytes.data() + frame_start;
   if (load_le32(head) != kIndexFrameMagic ||
       load_le32(head + 4) != footer.index_bytes + kFooterBytes) {
@@ -94,6 +98,12 @@ Status TraceReader::Impl::read_index(std::string* why) {
                                 std::to_string(index.getVersionMajor()) +
                                 " is newer than this reader");
     }
+    if (const uint32_t n = index.getThreads().size(); n > options.max_threads) {
+      return Status::resource_exhausted(at(frame_start) + ": index names " + std::to_string(n) +
+                                        " threads, more than the limit of " +
+                                        std::to_string(options.max_threads) +
+                                        " (ReaderOptions::max_threads)");
+    }
     std::vector<ThreadInfo> threads = read_threads(index.getThreads());
     if (threads.size() >= meta.threads.size()) meta.threads = std::move(threads);
     chunks.clear();
@@ -107,32 +117,40 @@ Status TraceReader::Impl::read_index(std::string* why) {
     chunks.clear();
     return Status::ok();
   }
-  if (Status s = validate_index(why); !s || !why->empty()) chunks.clear();
+  validate_index(why);
+  if (!why->empty()) chunks.clear();
   return Status::ok();
 }
 
-// An index is trusted only if every entry lies between the header and the index frame, entries
-// do not overlap, and every stream's sequence numbers run 0, 1, 2, ...
-Status TraceReader::Impl::validate_index(std::string* why) const {
-  const uint64_t size = file.bytes().size();
+// An index is trusted only if its entries tile the data exactly: the first starts where the header
+// ends, each starts where the one before ends, the last ends where the index frame starts (so no
+// frame, such as a second trace's header, hides between them), every stream id is in the thread
+// table, and every stream's sequence numbers run 0, 1, 2, ...
+void TraceReader::Impl::validate_index(std::string* why) const {
   uint64_t prev_end = header_end;
   std::vector<uint64_t> next_seq(meta.threads.size(), 0);
   for (const ChunkRef& c : chunks) {
-    if (c.offset < prev_end || c.size == 0 || c.offset + c.size > size) {
-      *why = "index entry for offset " + std::to_string(c.offset) + " lies outside the data";
-      return Status::ok();
+    if (c.offset != prev_end || c.size == 0 || c.size > index_start - c.offset) {
+      *why = "index entry for offset " + std::to_string(c.offset) + " (size " +
+             std::to_string(c.size) + ") does not follow the frame ending at offset " +
+             std::to_string(prev_end);
+      return;
     }
     if (c.stream >= next_seq.size() || c.seq != next_seq[c.stream]++) {
       *why = "index entry for offset " + std::to_string(c.offset) + " has a bad stream or seq";
-      return Status::ok();
+      return;
     }
     prev_end = c.offset + c.size;
   }
-  return Status::ok();
+  if (prev_end != index_start) {
+    *why = "index leaves offsets " + std::to_string(prev_end) + ".." + std::to_string(index_start) +
+           " unlisted";
+  }
 }
 
-void TraceReader::Impl::scan_frames() {
+Status TraceReader::Impl::scan_frames() {
   ScanResult scan = scan_chunk_frames(file.bytes(), header_end, options.max_frame_bytes);
+  if (!scan.refused) return scan.refused.with_context(path);
   chunks = std::move(scan.chunks);
   for (std::string& w : scan.problems) warnings.push_back(path + ": " + w);
   uint64_t events = 0;
@@ -145,9 +163,26 @@ void TraceReader::Impl::scan_frames() {
             std::to_string(scan.lost_offset) + " (" + scan.lost_reason + ")";
   }
   warnings.push_back(note);
+  return Status::ok();
 }
 
-void TraceReader::Impl::finish_tables() {
+// A chunk naming a stream at or above ReaderOptions::max_threads is refused before anything is
+// allocated for it (finish_tables keeps a table entry per stream id).
+Status TraceReader::Impl::check_streams() const {
+  for (const ChunkRef& c : chunks) {
+    if (c.stream >= options.max_threads) {
+      return Status::corruption(at(c.offset) + ": chunk names stream " + std::to_string(c.stream) +
+                                "; the thread table has " + std::to_string(meta.threads.size()) +
+                                " threads and the limit is " + std::to_string(options.max_threads) +
+                                " (ReaderOptions::max_threads)");
+    }
+  }
+  return Status::ok();
+}
+
+// Streams missing from the thread table (a recovered capture whose header predates some threads)
+// get entries named after their ids. REQUIRES: check_streams() passed (no id reaches the limit).
+Status TraceReader::Impl::finish_tables() {
   uint32_t max_stream = 0;
   for (const ChunkRef& c : chunks) max_stream = std::max(max_stream, c.stream + 1);
   if (max_stream > meta.threads.size()) {
@@ -167,6 +202,7 @@ void TraceReader::Impl::finish_tables() {
     std::stable_sort(ids.begin(), ids.end(),
                      [&](uint32_t a, uint32_t b) { return chunks[a].seq < chunks[b].seq; });
   }
+  return Status::ok();
 }
 
 Status TraceReader::Impl::load() {
@@ -174,14 +210,17 @@ Status TraceReader::Impl::load() {
   std::string why;
   if (Status s = read_index(&why); !s) return s;
   if (!why.empty()) {
-    if (!options.allow_recovery)
-      return Status::corruption(path + ": " + why + " (recovery disabled)");
     recovered = true;
     warnings.push_back(path + ": " + why);
-    scan_frames();
+    // Scan even when recovery is disabled: a file that is not one trace (a second header, a
+    // repeated chunk) is refused with that reason rather than only "index unusable".
+    if (Status s = scan_frames(); !s) return s;
+    if (Status s = check_streams(); !s) return s;
+    if (!options.allow_recovery) {
+      return Status::corruption(path + ": " + why + " (recovery disabled)");
+    }
   }
-  finish_tables();
-  return Status::ok();
+  return finish_tables();
 }
 
 std::unique_ptr<TraceReader> TraceReader::open(const std::string& path, ReaderOptions options,

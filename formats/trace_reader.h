@@ -9,7 +9,12 @@
 //
 // Hostile input: frames larger than ReaderOptions::max_frame_bytes are refused before they are
 // decompressed, Cap'n Proto traversal and nesting limits are set from the frame size, every
-// column read is bounds-checked. Errors name the file and the byte offset of the frame.
+// column read is bounds-checked. Errors name the file and the byte offset of the frame. Every
+// header and index field is checked before anything is allocated by it: a thread table longer
+// than ReaderOptions::max_threads is refused (ResourceExhausted, with its length); a chunk naming a
+// stream at or above the limit is Corruption; index entries must tile the data between the header
+// and the index exactly, in stream sequence. A second header frame (two traces concatenated) or
+// a chunk whose (stream, seq) repeats is refused with its offset, with or without the index.
 
 #pragma once
 
@@ -26,8 +31,9 @@
 namespace mmreplay::formats {
 
 struct ReaderOptions {
-  bool allow_recovery = true;               // scan the file when the footer/index is unusable
-  uint64_t max_frame_bytes = 256ull << 20;  // largest decompressed frame accepted
+  bool allow_recovery = true;                 // scan the file when the footer/index is unusable
+  uint64_t max_frame_bytes = 256ull << 20;    // largest decompressed frame accepted
+  uint32_t max_threads = kDefaultMaxThreads;  // most threads a header, index or stream id may name
 };
 
 // Where one chunk lives and what it holds, from the index (or from the recovery scan).
