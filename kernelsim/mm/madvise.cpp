@@ -24,13 +24,8 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
   Mm& mm = tlb.mm();
   const bool free_swapped = sim.policies().madv_free->free_swapped();
   for (uint64_t addr = start; addr < end; addr += PAGE_SIZE) {
-    // A region without a leaf is pmd_none(): the walk skips it in one step per pmd entry.
-    const uint64_t next = vma.ptes.next_populated(addr, end);
-    if (next != addr) {
-      t.work(c.pte_walk * static_cast<int64_t>(PteMap::pmd_entries(addr, next)));
-      addr = next;
-      if (addr == end) break;
-    }
+    addr = skip_pmd_none(t, vma, addr, end);
+    if (addr == end) break;
     uint8_t& p = vma.ptes.ref(addr);
     if (pte::state(p) == pte::kSwapped && free_swapped) {  // free_swap_and_cache() + pte_clear()
       p = pte::kNone;

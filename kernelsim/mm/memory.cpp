@@ -241,6 +241,14 @@ Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write) {
   co_return r;
 }
 
+uint64_t skip_pmd_none(Task& t, const Vma& vma, uint64_t addr, uint64_t end) {
+  const uint64_t next = vma.ptes.next_populated(addr, end);
+  if (next != addr) {
+    t.work(t.sim().costs().pte_walk * static_cast<int64_t>(PteMap::pmd_entries(addr, next)));
+  }
+  return next;
+}
+
 Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuGather& tlb) {
   assert(start >= vma.start && end <= vma.end && start < end);
   Simulation& sim = t.sim();
@@ -248,13 +256,8 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
   Mm& mm = tlb.mm();
   uint64_t zapped = 0;
   for (uint64_t addr = start; addr < end; addr += PAGE_SIZE) {
-    // A region without a leaf is pmd_none(): the walk skips it in one step per pmd entry.
-    const uint64_t next = vma.ptes.next_populated(addr, end);
-    if (next != addr) {
-      t.work(c.pte_walk * static_cast<int64_t>(PteMap::pmd_entries(addr, next)));
-      addr = next;
-      if (addr == end) break;
-    }
+    addr = skip_pmd_none(t, vma, addr, end);
+    if (addr == end) break;
     uint8_t& p = vma.ptes.ref(addr);
     if (!pte::is_mapped(p)) {
       t.work(c.pte_walk);

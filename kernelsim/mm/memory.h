@@ -44,6 +44,11 @@ Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write);
 // REQUIRES: mmap_sem held for read, or vma's per-VMA lock held for read; access checked.
 Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write);
 
+// Models the pmd level of a page-table walk over [addr, end) of vma (zap_pmd_range(),
+// change_pmd_range(), walk_pmd_range()): pmd_none() entries, regions without a PTE page, are
+// skipped at one pte_walk each. Returns the first address in a populated region, or end.
+uint64_t skip_pmd_none(Task& t, const Vma& vma, uint64_t addr, uint64_t end);
+
 // Models unmap_page_range() / zap_pte_range() for [start, end) of vma. Returns the number of
 // present ptes cleared.
 // REQUIRES: mmap_sem held (read or write); [start, end) inside vma, page aligned.

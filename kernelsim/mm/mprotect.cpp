@@ -1,6 +1,7 @@
 #include "kernelsim/mm/mprotect.h"
 
 #include "kernelsim/arch/x86/tlb.h"
+#include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmap.h"
 #include "kernelsim/mm/mmu_gather.h"
@@ -14,13 +15,8 @@ namespace {
 void change_pte_range(Task& t, Vma& vma, MmuGather& tlb) {
   const CostProfile& c = t.sim().costs();
   for (uint64_t addr = vma.start; addr < vma.end; addr += PAGE_SIZE) {
-    // A region without a leaf is pmd_none(): the walk skips it in one step per pmd entry.
-    const uint64_t next = vma.ptes.next_populated(addr, vma.end);
-    if (next != addr) {
-      t.work(c.pte_walk * static_cast<int64_t>(PteMap::pmd_entries(addr, next)));
-      addr = next;
-      if (addr == vma.end) break;
-    }
+    addr = skip_pmd_none(t, vma, addr, vma.end);
+    if (addr == vma.end) break;
     if (!pte::is_mapped(vma.ptes.get(addr))) {
       t.work(c.pte_walk);
       continue;

@@ -12,6 +12,7 @@
 #include "formats/event.h"
 #include "formats/trace_reader.h"
 #include "formats/trace_writer.h"
+#include "tests/formats/random_trace.h"
 
 namespace mmreplay::formats {
 namespace {
@@ -26,13 +27,6 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 size_t entries(const fs::path& dir) {
   size_t n = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
@@ -44,7 +38,7 @@ TEST(AtomicFile, ReplacesTheFileWhole) {
   const std::string path = (dir / "out.json").string();
   ASSERT_TRUE(write_file_atomically(path, [](std::ostream& o) { o << "old\n"; }));
   ASSERT_TRUE(write_file_atomically(path, [](std::ostream& o) { o << "new\n"; }));
-  EXPECT_EQ(slurp(path), "new\n");
+  EXPECT_EQ(testing::read_file(path), "new\n");
   EXPECT_EQ(entries(dir), 1u) << "no temporary left behind";
 }
 
@@ -58,7 +52,7 @@ TEST(AtomicFile, AFailedWriteKeepsTheOldFile) {
   });
   EXPECT_EQ(s.code(), StatusCode::kIOError);
   EXPECT_NE(s.message().find(path), std::string::npos) << s.message();
-  EXPECT_EQ(slurp(path), "old\n");
+  EXPECT_EQ(testing::read_file(path), "old\n");
   EXPECT_EQ(entries(dir), 1u);
 }
 
@@ -108,9 +102,9 @@ TEST(AtomicFile, AnAbandonedTraceWriterLeavesTheOldTrace) {
     }
   };
   write(3, true);
-  const std::string first = slurp(path);
+  const std::string first = testing::read_file(path);
   write(5000, false);
-  EXPECT_EQ(slurp(path), first);
+  EXPECT_EQ(testing::read_file(path), first);
   EXPECT_EQ(entries(dir), 1u) << "the abandoned temporary is removed";
   write(7, true);
   Status s;

@@ -18,18 +18,10 @@ namespace mmreplay::formats {
 namespace {
 
 using testing::make_random_trace;
+using testing::read_file;
 using testing::temp_path;
+using testing::write_file;
 using testing::write_trace;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void dump(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary)
-      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 // Decodes everything the reader offers; returns the number of chunks that decoded.
 size_t decode_all(const TraceReader& reader) {
@@ -45,7 +37,7 @@ class Damaged : public ::testing::Test {
     WriterOptions options;
     options.chunk_events = 64;
     write_trace(path_, make_random_trace(21, 3, 300), options);
-    original_ = slurp(path_);
+    original_ = read_file(path_);
     Status status;
     auto reader = TraceReader::open(path_, ReaderOptions(), &status);
     ASSERT_TRUE(reader) << status.message();
@@ -61,7 +53,7 @@ TEST_F(Damaged, CutAtEveryChunkBoundaryKeepsEveryChunkBefore) {
   const std::string cut_path = temp_path("cut.mmtrace");
   for (size_t k = 0; k < chunks_.size(); ++k) {
     const uint64_t cut = chunks_[k].offset + chunks_[k].size;  // just after chunk k
-    dump(cut_path, original_.substr(0, cut));
+    write_file(cut_path, original_.substr(0, cut));
     Status status;
     auto reader = TraceReader::open(cut_path, ReaderOptions(), &status);
     ASSERT_TRUE(reader) << status.message();
@@ -83,7 +75,7 @@ TEST_F(Damaged, CutAtRandomOffsetsReturnsCompleteChunksAndNamesTheLoss) {
   for (int trial = 0; trial < 60; ++trial) {
     rng = rng * 6364136223846793005ull + 1442695040888963407ull;
     const uint64_t cut = header_end + (rng >> 33) % (original_.size() - header_end);
-    dump(cut_path, original_.substr(0, cut));
+    write_file(cut_path, original_.substr(0, cut));
     Status status;
     auto reader = TraceReader::open(cut_path, ReaderOptions(), &status);
     ASSERT_TRUE(reader) << status.message();
@@ -102,12 +94,12 @@ TEST_F(Damaged, CutAtRandomOffsetsReturnsCompleteChunksAndNamesTheLoss) {
 
 TEST_F(Damaged, CutInsideTheHeaderIsAClearError) {
   const std::string cut_path = temp_path("cut.mmtrace");
-  dump(cut_path, original_.substr(0, chunks_.front().offset / 2));
+  write_file(cut_path, original_.substr(0, chunks_.front().offset / 2));
   Status status;
   EXPECT_FALSE(TraceReader::open(cut_path, ReaderOptions(), &status));
   EXPECT_NE(status.message().find("offset 0"), std::string::npos) << status.message();
   EXPECT_EQ(status.code(), StatusCode::kCorruption);
-  dump(cut_path, "");
+  write_file(cut_path, "");
   EXPECT_FALSE(TraceReader::open(cut_path, ReaderOptions(), &status));
   EXPECT_NE(status.message().find("empty file"), std::string::npos) << status.message();
   EXPECT_EQ(status.code(), StatusCode::kCorruption);
@@ -124,7 +116,7 @@ TEST_F(Damaged, FlippedByteInAnyFrameIsReportedWithItsOffset) {
     for (uint64_t pos : {starts[f], (starts[f] + starts[f + 1]) / 2, starts[f + 1] - 1}) {
       std::string bytes = original_;
       bytes[pos] = static_cast<char>(bytes[pos] ^ 0x5a);
-      dump(bad_path, bytes);
+      write_file(bad_path, bytes);
       CheckReport report;
       const Status status = check_trace(bad_path, &report);
       ASSERT_FALSE(status) << "flip at " << pos << " went unnoticed";
@@ -151,7 +143,7 @@ TEST_F(Damaged, FlippedByteInAnyFrameIsReportedWithItsOffset) {
 TEST_F(Damaged, MissingFooterIsRecoveredAndStrictModeRefuses) {
   const std::string cut_path = temp_path("nofooter.mmtrace");
   const uint64_t data_end = chunks_.back().offset + chunks_.back().size;
-  dump(cut_path, original_.substr(0, data_end));
+  write_file(cut_path, original_.substr(0, data_end));
   Status status;
   auto reader = TraceReader::open(cut_path, ReaderOptions(), &status);
   ASSERT_TRUE(reader) << status.message();
@@ -173,7 +165,7 @@ TEST(Version, NewerMajorVersionIsRefusedByName) {
   FrameCompressor compressor(3);
   std::string frame;
   ASSERT_TRUE(compressor.compress(message, &frame));
-  dump(path, frame);
+  write_file(path, frame);
   Status status;
   EXPECT_FALSE(TraceReader::open(path, ReaderOptions(), &status));
   EXPECT_NE(status.message().find("is newer than this reader"), std::string::npos)
@@ -190,7 +182,7 @@ TEST(Hostile, FrameDeclaringAHugeContentSizeIsRefusedBeforeAllocating) {
   std::string frame;
   ASSERT_TRUE(compressor.compress(message, &frame));
   const std::string path = temp_path("big.mmtrace");
-  dump(path, frame);
+  write_file(path, frame);
   ReaderOptions tiny;
   tiny.max_frame_bytes = 1024;
   Status status;
@@ -201,7 +193,7 @@ TEST(Hostile, FrameDeclaringAHugeContentSizeIsRefusedBeforeAllocating) {
 
 TEST(Hostile, NonTraceFileIsRejected) {
   const std::string path = temp_path("text.mmtrace");
-  dump(path, "this is not a trace\n");
+  write_file(path, "this is not a trace\n");
   Status status;
   EXPECT_FALSE(TraceReader::open(path, ReaderOptions(), &status));
   EXPECT_NE(status.message().find("not an .mmtrace file"), std::string::npos) << status.message();

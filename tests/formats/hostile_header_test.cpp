@@ -18,20 +18,12 @@ namespace mmreplay::formats {
 namespace {
 
 using testing::make_random_trace;
+using testing::read_file;
 using testing::splice;
 using testing::temp_path;
 using testing::with_chunk_stream;
+using testing::write_file;
 using testing::write_trace;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void dump(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary)
-      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 std::string offset_of(uint64_t offset) {
   return "offset " + std::to_string(offset) + ":";
@@ -43,7 +35,7 @@ class Crafted : public ::testing::Test {
     WriterOptions options;
     options.chunk_events = 64;
     write_trace(path_, make_random_trace(15, 3, 300), options);
-    original_ = slurp(path_);
+    original_ = read_file(path_);
     Status status;
     auto reader = TraceReader::open(path_, ReaderOptions(), &status);
     ASSERT_TRUE(reader) << status.message();
@@ -60,7 +52,7 @@ class Crafted : public ::testing::Test {
   void expect_refused(const std::string& name, const std::string& bytes, StatusCode code,
                       std::initializer_list<std::string> parts, ReaderOptions options = {}) {
     const std::string path = temp_path(name);
-    dump(path, bytes);
+    write_file(path, bytes);
     for (bool recovery : {true, false}) {
       options.allow_recovery = recovery;
       Status status;
@@ -96,7 +88,7 @@ TEST_F(Crafted, StreamIdsPastTheLimitAreRefusedWithTheirOffset) {
                      {offset_of(c.offset), part});
     } else {
       const std::string path = temp_path("stream-indexed.mmtrace");
-      dump(path, indexed);
+      write_file(path, indexed);
       Status status;
       auto reader = TraceReader::open(path, ReaderOptions(), &status);
       ASSERT_TRUE(reader) << status.message();
@@ -119,7 +111,7 @@ TEST_F(Crafted, MaxThreadsIsSettable) {
   const std::string bytes =
       splice(data_only(), c.offset, c.size, with_chunk_stream(frame_at(original_, c), 9));
   const std::string path = temp_path("stream9.mmtrace");
-  dump(path, bytes);
+  write_file(path, bytes);
   Status status;
   auto reader = TraceReader::open(path, ReaderOptions(), &status);
   ASSERT_TRUE(reader) << status.message();
@@ -147,7 +139,7 @@ TEST_F(Crafted, TwoTracesInOneFileAreRefusedAtTheSecondHeader) {
                  {offset_of(data_only().size()), "a second header frame"});
   CheckReport report;
   const std::string path = temp_path("twice-check.mmtrace");
-  dump(path, original_ + original_);
+  write_file(path, original_ + original_);
   const Status status = check_trace(path, &report);
   EXPECT_EQ(status.code(), StatusCode::kCorruption);
   EXPECT_NE(status.message().find(offset_of(original_.size()) + " a second header frame"),
@@ -169,7 +161,7 @@ TEST_F(Crafted, RepeatedChunkIsRefusedAtTheCopy) {
                  {offset_of(original_.size()), part});
   CheckReport report;
   const std::string path = temp_path("dup-check.mmtrace");
-  dump(path, splice(original_, copy_at, 0, frame));
+  write_file(path, splice(original_, copy_at, 0, frame));
   const Status status = check_trace(path, &report);
   EXPECT_EQ(status.code(), StatusCode::kCorruption);
   EXPECT_NE(status.message().find(offset_of(copy_at)), std::string::npos) << status.message();

@@ -40,4 +40,8 @@ RandomTrace read_trace(const std::string& path);
 // A per-test temporary path under the build tree's temp dir.
 std::string temp_path(const std::string& name);
 
+// A whole file as bytes, and bytes written as a whole file (for tests that damage traces).
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& bytes);
+
 }  // namespace mmreplay::formats::testing

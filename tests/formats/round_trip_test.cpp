@@ -20,11 +20,6 @@ using testing::read_trace;
 using testing::temp_path;
 using testing::write_trace;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void expect_same(const RandomTrace& a, const RandomTrace& b) {
   EXPECT_EQ(a.meta, b.meta);
   ASSERT_EQ(a.streams.size(), b.streams.size());
@@ -58,7 +53,7 @@ TEST_P(RoundTrip, EventsComeBackExactlyAndRewriteIsByteIdentical) {
 
   const std::string second = temp_path("second.mmtrace");
   write_trace(second, back, options);
-  EXPECT_EQ(slurp(first), slurp(second));
+  EXPECT_EQ(testing::read_file(first), testing::read_file(second));
   std::filesystem::remove(first);
   std::filesystem::remove(second);
 }
