@@ -9,6 +9,7 @@ PRESET="${1:-release}"
 JOBS="$(nproc)"
 
 bash tools/install-deps.sh
+bash tools/check-format.sh  # the tree against .clang-format (clang-format --dry-run --Werror)
 cmake --preset "$PRESET" >/dev/null
 cmake --build --preset "$PRESET" -j "$JOBS"
 ctest --preset "$PRESET" -j "$JOBS"
