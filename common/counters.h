@@ -157,6 +157,14 @@ inline constexpr CounterInfo kCpuCounterInfo[] = {MMREPLAY_CPU_COUNTERS(MMREPLAY
 inline constexpr size_t kVmCounterCount = sizeof(kVmCounterInfo) / sizeof(kVmCounterInfo[0]);
 inline constexpr size_t kCpuCounterCount = sizeof(kCpuCounterInfo) / sizeof(kCpuCounterInfo[0]);
 
+// Calls f(info[i], s.*fields[i]) for every counter of a struct generated from one of the lists,
+// in list order: the one loop behind for_each_counter() of VmCounters and CpuCounters.
+template <typename S, size_t N, typename F>
+void for_each_listed_counter(const S& s, const uint64_t S::*const (&fields)[N],
+                             const CounterInfo (&info)[N], F&& f) {
+  for (size_t i = 0; i < N; ++i) f(info[i], s.*fields[i]);
+}
+
 // The counter whose results key is `key` in either list, or nullptr.
 constexpr const CounterInfo* find_counter(std::string_view key) {
   for (const CounterInfo& c : kVmCounterInfo) {

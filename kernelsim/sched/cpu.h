@@ -50,9 +50,7 @@ static_assert(sizeof(CpuCounters) == common::kCpuCounterCount * sizeof(uint64_t)
 // Calls f(const common::CounterInfo&, uint64_t value) for every counter, in list order.
 template <typename F>
 void for_each_counter(const CpuCounters& c, F&& f) {
-  for (size_t i = 0; i < common::kCpuCounterCount; ++i) {
-    f(common::kCpuCounterInfo[i], c.*kCpuCounterFields[i]);
-  }
+  common::for_each_listed_counter(c, kCpuCounterFields, common::kCpuCounterInfo, f);
 }
 
 struct Cpu {

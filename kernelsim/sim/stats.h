@@ -39,9 +39,7 @@ static_assert(sizeof(VmCounters) == common::kVmCounterCount * sizeof(uint64_t),
 // Calls f(const common::CounterInfo&, uint64_t value) for every counter, in list order.
 template <typename F>
 void for_each_counter(const VmCounters& vm, F&& f) {
-  for (size_t i = 0; i < common::kVmCounterCount; ++i) {
-    f(common::kVmCounterInfo[i], vm.*kVmCounterFields[i]);
-  }
+  common::for_each_listed_counter(vm, kVmCounterFields, common::kVmCounterInfo, f);
 }
 
 struct Stats {
