@@ -99,6 +99,28 @@ Status decode_chunk_frame(std::span<const uint8_t> file, const FrameSpan& frame,
   });
 }
 
+namespace {
+
+// The offset of the next frame that parses, searching from `from`: a skippable frame whose
+// extent fits, or a zstd frame that decompresses (its content checksum holds) and decodes. A magic
+// number that turns up inside compressed bytes fails those checks and the search goes on.
+// Returns file.size() when no frame follows.
+uint64_t next_readable_frame(std::span<const uint8_t> file, uint64_t from,
+                             uint64_t max_frame_bytes) {
+  ParsedFrame parsed;
+  for (uint64_t at = from; at + 4 <= file.size(); ++at) {
+    const uint32_t magic = load_le32(file.data() + at);
+    const bool skippable = (magic & kSkippableMagicMask) == kSkippableMagicFirst;
+    if (magic != kZstdFrameMagic && !skippable) continue;
+    FrameSpan frame;
+    if (!find_frame(file, at, &frame)) continue;
+    if (skippable || parse_frame(file, frame, max_frame_bytes, &parsed)) return at;
+  }
+  return file.size();
+}
+
+}  // namespace
+
 ScanResult scan_chunk_frames(std::span<const uint8_t> file, uint64_t start,
                              uint64_t max_frame_bytes) {
   ScanResult result;
@@ -107,20 +129,15 @@ ScanResult scan_chunk_frames(std::span<const uint8_t> file, uint64_t start,
   std::map<std::pair<uint32_t, uint64_t>, uint64_t> first_at;  // (stream, seq) -> frame offset
   while (offset < file.size()) {
     FrameSpan frame;
-    if (Status s = find_frame(file, offset, &frame); !s) {
-      result.lost_offset = offset;
-      result.lost_bytes = file.size() - offset;
-      result.lost_reason = s.message();
-      break;
-    }
-    if (frame.kind == FrameKind::kZstd) {
-      if (Status s = parse_frame(file, frame, max_frame_bytes, &parsed); !s) {
-        result.problems.push_back("skipped damaged " + s.message());
-      } else if (parsed.is_header) {
+    Status damage = find_frame(file, offset, &frame);
+    if (damage && frame.kind == FrameKind::kZstd) {
+      damage = parse_frame(file, frame, max_frame_bytes, &parsed);
+      if (damage && parsed.is_header) {
         result.refused = Status::corruption(
             where(offset) + ": a second header frame (two traces in one file?); refusing the file");
         break;
-      } else {
+      }
+      if (damage) {
         ChunkRef ref = parsed.chunk.ref;
         ref.offset = frame.offset;
         ref.size = frame.size;
@@ -135,7 +152,26 @@ ScanResult scan_chunk_frames(std::span<const uint8_t> file, uint64_t start,
         result.chunks.push_back(ref);
       }
     }
-    offset += frame.size;
+    if (damage) {
+      offset += frame.size;
+      continue;
+    }
+    // Bytes that are not a frame, a frame whose extent cannot be read, or one that does not
+    // decode: resume at the next frame that parses. A damaged size field may make a frame look
+    // longer than it is, so the search starts right after the damaged frame's first byte rather
+    // than after its apparent end: one damaged frame costs only its own chunk.
+    const uint64_t next = next_readable_frame(file, offset + 1, max_frame_bytes);
+    if (next == file.size()) {
+      result.lost_offset = offset;
+      result.lost_bytes = file.size() - offset;
+      result.lost_reason = damage.message();
+      break;
+    }
+    result.skipped_bytes += next - offset;
+    result.problems.push_back("skipped " + std::to_string(next - offset) + " bytes at " +
+                              where(offset) + " (" + damage.message() +
+                              "); the next frame starts at " + where(next));
+    offset = next;
   }
   if (result.lost_bytes == 0 && result.refused.is_ok()) result.lost_offset = file.size();
   return result;

@@ -43,7 +43,8 @@ Status decode_chunk_frame(std::span<const uint8_t> file, const FrameSpan& frame,
 
 struct ScanResult {
   std::vector<ChunkRef> chunks;       // every chunk that decoded, in file order
-  std::vector<std::string> problems;  // damaged frames that were skipped, with offsets
+  std::vector<std::string> problems;  // damaged frames and unreadable bytes skipped, with offsets
+  uint64_t skipped_bytes = 0;         // bytes of those, in all
   uint64_t lost_offset = 0;           // where the readable part of the file ends
   uint64_t lost_bytes = 0;            // bytes after it that could not be read as frames
   std::string lost_reason;
@@ -53,8 +54,9 @@ struct ScanResult {
 };
 
 // Scans the frames from `start` to the end of the file. A damaged zstd frame whose extent is
-// known is skipped and reported; a cut frame or unknown bytes end the scan. A second header or a
-// repeated (stream, seq) sets `refused` and ends the scan.
+// known is skipped and reported. Unknown bytes, or a frame whose extent cannot be read, are skipped
+// up to the next frame that parses and reported; when none follows, they are the lost tail. A
+// second header or a repeated (stream, seq) sets `refused` and ends the scan.
 ScanResult scan_chunk_frames(std::span<const uint8_t> file, uint64_t start,
                              uint64_t max_frame_bytes);
 

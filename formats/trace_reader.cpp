@@ -2,6 +2,8 @@
 
 #include <capnp/serialize.h>
 #include <kj/exception.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 
@@ -158,6 +160,10 @@ Status TraceReader::Impl::scan_frames() {
   std::string note = path + ": rebuilt the index by scanning: recovered " +
                      std::to_string(chunks.size()) + " chunks (" + std::to_string(events) +
                      " events)";
+  if (scan.skipped_bytes > 0) {
+    note += "; skipped " + std::to_string(scan.skipped_bytes) + " damaged bytes in " +
+            std::to_string(scan.problems.size()) + " places";
+  }
   if (scan.lost_bytes > 0) {
     note += "; lost " + std::to_string(scan.lost_bytes) + " bytes from offset " +
             std::to_string(scan.lost_offset) + " (" + scan.lost_reason + ")";
@@ -294,6 +300,39 @@ Status TraceReader::decode(const ChunkRef& ref, DecodedChunk* out) const {
   out->ref.offset = ref.offset;
   out->ref.size = ref.size;
   return Status::ok();
+}
+
+std::vector<std::string> TraceReader::drop_damaged_chunks() {
+  const std::vector<ChunkRef>& all = impl_->chunks;
+  std::vector<Status> status(all.size());
+  tbb::enumerable_thread_specific<DecodedChunk> scratch;
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, all.size()),
+                    [&](const tbb::blocked_range<size_t>& range) {
+                      DecodedChunk& chunk = scratch.local();
+                      for (size_t i = range.begin(); i != range.end(); ++i) {
+                        status[i] = decode(all[i], &chunk);
+                      }
+                    });
+  std::vector<std::string> dropped;
+  std::vector<ChunkRef> kept;
+  kept.reserve(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (status[i]) {
+      kept.push_back(all[i]);
+      continue;
+    }
+    const ChunkRef& c = all[i];
+    std::string why = status[i].message();
+    if (why.starts_with(impl_->path + ": ")) why.erase(0, impl_->path.size() + 2);
+    dropped.push_back(impl_->at(c.offset) + ": dropped the chunk of stream " +
+                      std::to_string(c.stream) + " seq " + std::to_string(c.seq) + " (" +
+                      std::to_string(c.events) + " events): " + why);
+  }
+  if (dropped.empty()) return dropped;
+  impl_->chunks = std::move(kept);
+  impl_->finish_tables();
+  impl_->warnings.insert(impl_->warnings.end(), dropped.begin(), dropped.end());
+  return dropped;
 }
 
 StreamCursor::StreamCursor(const TraceReader& reader, uint32_t stream)

@@ -80,6 +80,12 @@ class TraceReader {
   bool recovered() const;
   const std::vector<std::string>& warnings() const;
 
+  // Decodes every chunk (on TBB workers) and drops those that do not decode, so that the rest can
+  // be replayed (`replay --skip-damaged`). Returns one line per dropped chunk naming its offset,
+  // stream, sequence, events and why; each is also added to warnings(). A stream that loses a
+  // chunk goes on with its next one. Not thread-safe: call it before the reader is shared.
+  std::vector<std::string> drop_damaged_chunks();
+
   // Decodes one chunk. Reuses `out`'s storage.
   Status decode(const ChunkRef& ref, DecodedChunk* out) const;
 

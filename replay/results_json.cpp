@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 
+#include "formats/trace_hash.h"
 #include "kernelsim/policy/knob_table.h"
 
 namespace mmreplay::replay {
@@ -28,7 +29,12 @@ nlohmann::json trace_to_json(const formats::TraceReader& r) {
   const formats::TraceMeta& m = r.meta();
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [k, v] : m.params) params[k] = v;
+  // What reading the trace reported: recovery, chunks dropped by --skip-damaged.
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const std::string& w : r.warnings()) warnings.push_back(w);
   return {{"path", r.path()},
+          {"content_hash", formats::trace_content_hash(r)},
+          {"warnings", warnings},
           {"generator", m.generator},
           {"params", params},
           {"recorded_by", m.recorder.tool},
@@ -151,6 +157,37 @@ std::string identity_difference(const nlohmann::json& a, const nlohmann::json& b
 
 }  // namespace
 
+namespace {
+
+// The first difference between two results files' traces, as "trace 1 content_hash: a vs b"; ""
+// when they replayed the same traces. Paths (and the warnings that name them) are not compared:
+// shards run on other machines keep their copies elsewhere, and the content hash says whether the
+// copies are the same trace.
+std::string traces_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  if (!a.is_array() || !b.is_array() || a.size() != b.size()) return "traces";
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].is_object() || !b[i].is_object()) return "traces";
+    const auto field = [&](const std::string& key, const nlohmann::json& value) {
+      const nlohmann::json other = b[i].value(key, nlohmann::json());
+      return value == other ? std::string()
+                            : "trace " + std::to_string(i + 1) + " " + key + ": " + value.dump() +
+                                  " vs " + other.dump();
+    };
+    // The content hash first: it is what says whether two traces are the same.
+    if (std::string d = field("content_hash", a[i].value("content_hash", nlohmann::json()));
+        !d.empty()) {
+      return d;
+    }
+    for (const auto& [key, value] : a[i].items()) {
+      if (key == "path" || key == "warnings") continue;  // both name the file where it lies
+      if (std::string d = field(key, value); !d.empty()) return d;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const StudyResult& result) {
   nlohmann::json j;
   j["schema"] = kResultsSchema;
@@ -165,8 +202,15 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
       {"identity", study_identity(study, info.shard)}};
   nlohmann::json runs = nlohmann::json::array();
   for (size_t i = 0; i < result.runs.size(); ++i) {
-    nlohmann::json run = run_to_json(result.run_index[i], result.runs[i]);
-    run["trace"] = study.runs[result.run_index[i]].trace;
+    const size_t index = result.run_index[i];
+    const bool failed = i < result.run_status.size() && !result.run_status[i];
+    // A failed run keeps only what names it and why: its figures are not results (merge and
+    // report refuse the file, issue 15).
+    nlohmann::json run = failed ? nlohmann::json{{"index", index},
+                                                 {"policy", study.runs[index].spec.policy_name},
+                                                 {"failed", result.run_status[i].message()}}
+                                : run_to_json(index, result.runs[i]);
+    run["trace"] = study.runs[index].trace;
     runs.push_back(std::move(run));
   }
   j["runs"] = runs;
@@ -210,8 +254,7 @@ Status merge_results_checked(const std::vector<std::string>& paths, nlohmann::js
     if (merged->is_null()) {
       *merged = j;
     } else {
-      std::string difference;
-      if (j["traces"] != (*merged)["traces"]) difference = "traces";
+      std::string difference = traces_difference((*merged)["traces"], j["traces"]);
       if (study["command"] != (*merged)["study"]["command"]) difference = "command";
       if (study["runs_total"] != (*merged)["study"]["runs_total"]) difference = "runs_total";
       if (difference.empty()) {
@@ -225,6 +268,11 @@ Status merge_results_checked(const std::vector<std::string>& paths, nlohmann::js
     for (const auto& run : j["runs"]) {
       if (!run.is_object() || !run.contains("index") || !run["index"].is_number_unsigned()) {
         return Status::corruption(path + ": a run without an index");
+      }
+      if (run.contains("failed")) {
+        return Status::invalid_argument(
+            path + ": run " + std::to_string(run["index"].get<uint64_t>() + 1) +
+            " failed and holds no results (" + run["failed"].dump() + "); rerun it");
       }
       const uint64_t index = run.value("index", uint64_t{0});
       if (!runs.emplace(index, run).second) {

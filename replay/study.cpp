@@ -58,7 +58,8 @@ Status run_study(const Study& study, const StudyOptions& options, StudyResult* r
     if (options.shard.contains(i)) result->run_index.push_back(i);
   }
   result->runs.resize(result->run_index.size());
-  std::vector<Status> status(result->run_index.size());
+  std::vector<Status>& status = result->run_status;
+  status.assign(result->run_index.size(), Status::ok());
   std::atomic<uint64_t> events{0};
   std::mutex progress_mu;
   size_t done = 0;
@@ -93,11 +94,21 @@ Status run_study(const Study& study, const StudyOptions& options, StudyResult* r
   host.threads = threads;
   for (size_t j = 0; j < status.size(); ++j) {
     if (!status[j]) {
-      return status[j].with_context("run " + std::to_string(result->run_index[j] + 1) + " (" +
-                                    study.runs[result->run_index[j]].spec.policy_name + ")");
+      status[j] = status[j].with_context("run " + std::to_string(result->run_index[j] + 1) + " (" +
+                                         study.runs[result->run_index[j]].spec.policy_name + ")");
     }
   }
+  for (size_t j = 0; j < status.size(); ++j) {
+    if (!status[j]) return status[j];
+  }
   return Status::ok();
+}
+
+bool StudyResult::all_ok() const {
+  for (const Status& s : run_status) {
+    if (!s) return false;
+  }
+  return true;
 }
 
 }  // namespace mmreplay::replay

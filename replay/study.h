@@ -61,11 +61,13 @@ struct HostStats {
 struct StudyResult {
   std::vector<size_t> run_index;  // which runs of the study these are (shard members)
   std::vector<RunResult> runs;
+  std::vector<Status> run_status;  // per run: ok, or why it failed (its result is then unusable)
   HostStats host;
+  bool all_ok() const;
 };
 
 // Runs the study's runs in `options.shard`. The first failed run's error is returned (naming
-// the run); results of the others are still filled.
+// the run); results of the others are still filled, and run_status says which failed.
 Status run_study(const Study& study, const StudyOptions& options, StudyResult* result);
 
 // Peak resident set of this process (VmHWM of /proc/self/status), 0 when unknown.

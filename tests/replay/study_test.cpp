@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "formats/trace_hash.h"
 #include "kernelsim/policy/presets.h"
 #include "replay/hgrm.h"
 #include "replay/policy_spec.h"
@@ -123,6 +125,81 @@ TEST(Study, MergeRefusesShardsOfAnotherStudyAndNamesTheDifference) {
   merged = nlohmann::json();
   s = merge_results({a, write("id-d.json", results(four, 1, Shard{2, 3}))}, &merged);
   EXPECT_NE(s.message().find("shard count 2 vs 3"), std::string::npos) << s.message();
+}
+
+// Issue 15: merge compares what was replayed, not where the file lay. A copy of the trace
+// elsewhere merges; another trace is named by its content hash first.
+TEST(Study, MergeComparesTheTraceContentNotItsPath) {
+  const std::vector<std::string> params = {"--threads", "2", "--loops", "5", "--size", "64K"};
+  const std::string path = generate("mmap-munmap", params, "-orig");
+  const std::string copy = formats::testing::temp_path("mmap-munmap-copy.mmtrace");
+  std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+  auto a = open(path), b = open(copy);
+  auto c = open(generate("mmap-munmap", {"--threads", "2", "--loops", "6", "--size", "64K"}, "-6"));
+  auto write = [](const std::string& name, const nlohmann::json& j) {
+    const std::string out = formats::testing::temp_path(name);
+    std::ofstream(out) << j.dump();
+    return out;
+  };
+  const std::string first =
+      write("hash-a.json", results(make_study(*a, {"default", "linux-3.16"}, {2}), 1, {1, 2}));
+  nlohmann::json merged;
+  Status s = merge_results(
+      {first,
+       write("hash-b.json", results(make_study(*b, {"default", "linux-3.16"}, {2}), 1, {2, 2}))},
+      &merged);
+  EXPECT_TRUE(s) << s.message();
+  merged = nlohmann::json();
+  s = merge_results(
+      {first,
+       write("hash-c.json", results(make_study(*c, {"default", "linux-3.16"}, {2}), 1, {2, 2}))},
+      &merged);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  EXPECT_NE(s.message().find("trace 1 content_hash: \"" + formats::trace_content_hash(*a) +
+                             "\" vs \"" + formats::trace_content_hash(*c) + "\""),
+            std::string::npos)
+      << s.message();
+}
+
+// A study whose runs fail on one trace and finish on another: run_status says which, the JSON
+// marks the failed runs without figures, and merge and report refuse the file.
+TEST(Study, FailedRunsAreMarkedAndMergeRefusesThem) {
+  const std::string good =
+      generate("mmap-munmap", {"--threads", "2", "--loops", "5", "--size", "64K"}, "-good");
+  std::string bytes = formats::testing::read_file(good);
+  const std::string bad = formats::testing::temp_path("study-bad.mmtrace");
+  auto sound = open(good);
+  const formats::ChunkRef& victim = sound->chunks().front();
+  bytes[victim.offset + victim.size / 2] ^= 0x21;
+  formats::testing::write_file(bad, bytes);
+  auto damaged = open(bad);
+  ASSERT_TRUE(damaged);
+  Study study = make_study(*sound, {"default"}, {2});
+  Study other = make_study(*damaged, {"default"}, {2});
+  study.traces.push_back(damaged.get());
+  study.runs.push_back(other.runs.front());
+  study.runs.back().trace = 1;
+  StudyOptions options;
+  options.threads = 2;
+  StudyResult result;
+  const Status s = run_study(study, options, &result);
+  EXPECT_EQ(s.code(), StatusCode::kCorruption);
+  EXPECT_NE(s.message().find("run 2 (default)"), std::string::npos) << s.message();
+  ASSERT_EQ(result.run_status.size(), 2u);
+  EXPECT_TRUE(result.run_status[0]);
+  EXPECT_FALSE(result.run_status[1]);
+  EXPECT_FALSE(result.all_ok());
+  const nlohmann::json j = study_to_json(StudyInfo{"compare", {}, 2, {}}, study, result);
+  EXPECT_FALSE(j["runs"][0].contains("failed"));
+  EXPECT_TRUE(j["runs"][1].contains("failed"));
+  EXPECT_FALSE(j["runs"][1].contains("ops"));
+  const std::string path = formats::testing::temp_path("partial.json");
+  std::ofstream(path) << j.dump();
+  nlohmann::json merged;
+  const Status m = merge_results({path}, &merged);
+  EXPECT_EQ(m.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(m.message().find("run 2 failed and holds no results"), std::string::npos)
+      << m.message();
 }
 
 // A results file of the right schema but without a study section, or with fields of the wrong

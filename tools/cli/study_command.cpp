@@ -110,6 +110,42 @@ Status write_report_from(const nlohmann::json& results, const StudyArgs& a) {
       a.report_path, [&](std::ostream& out) { out << report::build_report({data}); });
 }
 
+// --skip-damaged: decodes the whole trace once, drops what does not decode and says so.
+Status drop_damaged_chunks(const std::string& command, formats::TraceReader* reader) {
+  const size_t before = reader->chunks().size();
+  const uint64_t events_before = reader->total_events();
+  const std::vector<std::string> dropped = reader->drop_damaged_chunks();
+  for (const std::string& line : dropped) std::fprintf(stderr, "warning: %s\n", line.c_str());
+  if (dropped.empty()) return Status::ok();
+  if (reader->chunks().empty()) {
+    return Status::corruption(reader->path() + ": every chunk is damaged; nothing to replay");
+  }
+  std::fprintf(stderr, "%s: --skip-damaged dropped %zu of %zu chunks (%llu of %llu events)\n",
+               command.c_str(), dropped.size(), before,
+               static_cast<unsigned long long>(events_before - reader->total_events()),
+               static_cast<unsigned long long>(events_before));
+  return Status::ok();
+}
+
+// --keep-going after a failed run: the runs that finished, and the failed ones marked.
+Status write_partial_json(const StudyArgs& a, const replay::Study& study,
+                          const replay::Shard& shard, const replay::StudyResult& result) {
+  size_t failed = 0;
+  for (const Status& s : result.run_status) failed += s ? 0 : 1;
+  replay::StudyInfo info{a.command, {}, study.runs.size(), shard};
+  const nlohmann::json results = replay::study_to_json(info, study, result);
+  if (Status s = formats::write_file_atomically(
+          a.json_path, [&](std::ostream& out) { out << results.dump(1) << "\n"; });
+      !s) {
+    return s;
+  }
+  std::fprintf(stderr,
+               "%s: --keep-going: %zu of %zu runs failed; %s holds the others and marks the failed "
+               "ones (merge and report refuse it until they are rerun)\n",
+               a.command.c_str(), failed, result.runs.size(), a.json_path.c_str());
+  return Status::ok();
+}
+
 }  // namespace
 
 void add_study_options(CLI::App* cmd, StudyArgs* a) {
@@ -141,6 +177,13 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
   cmd->add_option("--csv", a->csv_path, "write results CSV here");
   cmd->add_option("--hgrm", a->hgrm_dir, "write one .hgrm per run and operation into DIR");
   cmd->add_option("--cache-chunks", a->cache_chunks, "decoded chunks the shared cache holds");
+  cmd->add_flag("--skip-damaged", a->skip_damaged,
+                "decode every chunk first and drop those that are damaged, saying which; replay "
+                "the rest (without it a damaged chunk stops the study, exit 2)");
+  cmd->add_flag("--keep-going", a->keep_going,
+                "when a run fails, still write --json with the runs that finished and the failed "
+                "ones marked (merge and report refuse it until they are rerun); exit as the "
+                "failure says");
 }
 
 void add_report_option(CLI::App* cmd, StudyArgs* a) {
@@ -233,6 +276,9 @@ Status run_study_args(const StudyArgs& a) {
   } else {
     readers.emplace_back();
     if (Status s = open_trace(a.trace, &readers.back()); !s) return s;
+    if (a.skip_damaged) {
+      if (Status s = drop_damaged_chunks(a.command, readers.back().get()); !s) return s;
+    }
   }
 
   replay::Study study;
@@ -302,8 +348,19 @@ Status run_study_args(const StudyArgs& a) {
         result.host.events_per_second / 1e6, 100.0 * result.host.cache.hit_rate());
   }
   // A failed study writes no results: files from an earlier run stay as they were, and no file
-  // of zeroed runs can be merged or reported as if it were a result (issue 15).
-  if (!status) return status;
+  // of zeroed runs can be merged or reported as if it were a result (issue 15). With --keep-going
+  // the --json keeps the runs that finished and marks the failed ones, which merge and report
+  // refuse.
+  if (!status) {
+    if (a.keep_going && !a.json_path.empty() && !result.runs.empty()) {
+      if (Status s = write_partial_json(a, study, shard, result); !s) return s;
+    }
+    if (status.code() == StatusCode::kCorruption && !a.skip_damaged && a.workload.empty()) {
+      return Status::corruption(status.message() +
+                                " (--skip-damaged drops damaged chunks and replays the rest)");
+    }
+    return status;
+  }
   if (!a.json_path.empty() || (!a.report_path.empty() && !result.runs.empty())) {
     replay::StudyInfo info{a.command, {}, study.runs.size(), shard};
     const nlohmann::json results = replay::study_to_json(info, study, result);

@@ -32,6 +32,8 @@ struct StudyArgs {
   std::string shard = "1/1";
   std::string json_path, csv_path, hgrm_dir;
   size_t cache_chunks = 0;
+  bool skip_damaged = false;    // --skip-damaged: drop chunks that do not decode, replay the rest
+  bool keep_going = false;      // --keep-going: a failed run does not discard the others' results
   std::string report_path;      // compare, scale: --report FILE (HTML)
   std::string timeline_path;    // replay: --timeline FILE.json
   std::string timeline_window;  // replay: --timeline-window START:END

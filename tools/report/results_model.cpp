@@ -96,6 +96,13 @@ Status study_from_json(const nlohmann::json& j, const std::string& name, StudyDa
   const auto& runs = j["runs"];
   if (runs.empty()) return Status::invalid_argument(name + ": no runs");
   for (size_t i = 0; i < runs.size(); ++i) {
+    // A study that kept going past a failed run marks it; a page drawn without it would compare
+    // the policies that finished as if they were all (issue 15).
+    if (runs[i].is_object() && runs[i].contains("failed")) {
+      return Status::invalid_argument(name + ": run " + std::to_string(i + 1) +
+                                      " failed and holds no results (" + runs[i]["failed"].dump() +
+                                      "); rerun it");
+    }
     try {
       s->runs.push_back(run_from_json(runs[i]));
     } catch (const std::exception& e) {

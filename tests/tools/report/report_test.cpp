@@ -178,6 +178,15 @@ TEST(Report, BadInputNamesTheFile) {
   ASSERT_FALSE(st);
   EXPECT_EQ(st.message(), "x.json: run 2: ops.fault: bucket counts add up to 1000, not 5");
 
+  // A run that failed in a --keep-going study: refused, named, never drawn.
+  j = nlohmann::json::parse(read(kFixtures + "/tiny_results.json"));
+  j["runs"][1] = {{"index", 1}, {"policy", "free"}, {"failed", "x.mmtrace: offset 9: damaged"}};
+  st = study_from_json(j, "x.json", &s);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("x.json: run 2 failed and holds no results"), std::string::npos)
+      << st.message();
+
   st = load_study((dir / "absent.json").string(), &s);
   EXPECT_FALSE(st);
   EXPECT_EQ(st.code(), StatusCode::kNotFound);
