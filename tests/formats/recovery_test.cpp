@@ -75,8 +75,8 @@ TEST_F(Recovery, IndexLostDamagedChunkCostsOnlyItself) {
   const std::string bad = temp_path("recovery-bad.mmtrace");
   for (size_t k = 0; k < chunks_.size(); ++k) {
     const ChunkRef& c = chunks_[k];
-    for (uint64_t at : {c.offset, c.offset + 5, c.offset + 7, c.offset + c.size / 2,
-                        c.offset + c.size - 1}) {
+    for (uint64_t at :
+         {c.offset, c.offset + 5, c.offset + 7, c.offset + c.size / 2, c.offset + c.size - 1}) {
       std::string bytes = original_.substr(0, data_end_);  // no index, no footer
       bytes[at] = static_cast<char>(bytes[at] ^ 0xa5);
       write_file(bad, bytes);
