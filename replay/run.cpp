@@ -159,11 +159,13 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
     sources.push_back(raw);
   }
   sim->run();
-  if (timeline) {
-    if (Status st = timeline->close(sim->now()); !st) return st;
-  }
+  // A run that failed (a damaged chunk) leaves no timeline: the abandoned temporary is removed
+  // and an earlier file at the path stays (issue 15).
   for (const TraceOpSource* s : sources) {
     if (!s->status()) return s->status();
+  }
+  if (timeline) {
+    if (Status st = timeline->close(sim->now()); !st) return st;
   }
   if (sim->nr_live_tasks() != 0) {
     return Status::internal("run " + spec.policy_name + " on " + std::to_string(machine.nr_cpus) +

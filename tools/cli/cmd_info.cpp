@@ -1,5 +1,6 @@
-// trace-replay info FILE [--json]: header, threads, events per kind, time span, compressed size
-// and bytes per event.
+// trace-replay info FILE [--json] [--chunks]: header, threads, events per kind, time span,
+// compressed size, bytes per event and the content hash `merge` compares; --chunks lists the
+// index (where each chunk lies, for a user cutting or repairing a damaged trace).
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -7,6 +8,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "formats/trace_hash.h"
 #include "formats/trace_stats.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
@@ -18,7 +20,8 @@ namespace {
 // Threads listed one per line in the text form before it summarises the rest.
 constexpr size_t kThreadsShown = 16;
 
-nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceStats& stats) {
+nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceStats& stats,
+                       bool list_chunks) {
   const formats::TraceMeta& m = reader.meta();
   nlohmann::json j;
   j["file"] = reader.path();
@@ -64,14 +67,29 @@ nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceS
   j["file_bytes"] = stats.file_bytes;
   j["bytes_per_event"] = stats.bytes_per_event();
   j["index_recovered"] = reader.recovered();
+  j["content_hash"] = formats::trace_content_hash(reader);
+  if (list_chunks) {
+    j["chunk_index"] = nlohmann::json::array();
+    for (const formats::ChunkRef& c : reader.chunks()) {
+      j["chunk_index"].push_back({{"offset", c.offset},
+                                  {"size", c.size},
+                                  {"stream", c.stream},
+                                  {"seq", c.seq},
+                                  {"events", c.events},
+                                  {"first_ts_ns", c.first_ts},
+                                  {"last_ts_ns", c.last_ts}});
+    }
+  }
   return j;
 }
 
-void print_text(const formats::TraceReader& reader, const formats::TraceStats& stats) {
+void print_text(const formats::TraceReader& reader, const formats::TraceStats& stats,
+                bool list_chunks) {
   const formats::TraceMeta& m = reader.meta();
   fmt::print("file          {} ({}, {} chunks{})\n", reader.path(), human_bytes(stats.file_bytes),
              reader.chunks().size(), reader.recovered() ? ", index rebuilt" : ", indexed");
-  fmt::print("format        {}.{}\n", m.version_major, m.version_minor);
+  fmt::print("format        {}.{}, content hash {}\n", m.version_major, m.version_minor,
+             formats::trace_content_hash(reader));
   fmt::print("recorded by   {}\n", m.recorder.tool.empty() ? "(unknown)" : m.recorder.tool);
   if (!m.recorder.command_line.empty()) fmt::print("remake with   {}\n", m.recorder.command_line);
   if (!m.generator.empty()) {
@@ -106,11 +124,20 @@ void print_text(const formats::TraceReader& reader, const formats::TraceStats& s
     fmt::print("file {:>4}     {} ({}, block {})\n", f.id, f.path, human_bytes(f.size_bytes),
                f.block_size);
   }
+  if (!list_chunks) return;
+  fmt::print("chunks        {}\n", reader.chunks().size());
+  fmt::print("  {:>12} {:>9} {:>6} {:>6} {:>7}  {}\n", "offset", "size", "stream", "seq", "events",
+             "first_ts .. last_ts (s)");
+  for (const formats::ChunkRef& c : reader.chunks()) {
+    fmt::print("  {:>12} {:>9} {:>6} {:>6} {:>7}  {} .. {}\n", c.offset, c.size, c.stream, c.seq,
+               c.events, seconds_from_ns(c.first_ts), seconds_from_ns(c.last_ts));
+  }
 }
 
 struct InfoArgs {
   std::string path;
   bool json = false;
+  bool chunks = false;
 };
 
 Status run_info(const InfoArgs& args) {
@@ -119,9 +146,9 @@ Status run_info(const InfoArgs& args) {
   formats::TraceStats stats;
   if (Status s = formats::compute_stats(*reader, &stats); !s) return s;
   if (args.json) {
-    std::printf("%s\n", to_json(*reader, stats).dump(2).c_str());
+    std::printf("%s\n", to_json(*reader, stats, args.chunks).dump(2).c_str());
   } else {
-    print_text(*reader, stats);
+    print_text(*reader, stats, args.chunks);
   }
   return Status::ok();
 }
@@ -133,6 +160,8 @@ void register_info_command(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<InfoArgs>();
   cmd->add_option("file", args->path, "the .mmtrace file")->required();
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
+  cmd->add_flag("--chunks", args->chunks,
+                "list every chunk: offset, size, stream, seq, events, time span");
   cmd->callback(
       [args, exit_code] { *exit_code = report_status("trace-replay info", run_info(*args)); });
 }
