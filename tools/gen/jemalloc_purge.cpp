@@ -13,6 +13,7 @@
 // pages and purges the same runs; only the grouping of runs into calls (and so the clock) differs.
 
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "tools/gen/heap_thread.h"
@@ -60,7 +61,9 @@ class JemallocPurge final : public Workload {
       ProgramThread thread(sink, task, think_);
       HeapThread heap(&thread, config_, per_call_);
       SplitMix64 rng = SplitMix64::for_stream(seed_, task.index);
-      std::vector<Slot> slots(slots_);
+      // Sparse: an operation fills at most one slot, so a thread holds at most `loops` objects
+      // however many slots --scale asks for (--scale 1e6: a billion slots, 16 GiB as a vector).
+      std::unordered_map<uint64_t, Slot> slots;
       thread.start();
       for (uint64_t op = 0; op < ops_ && thread.ok(); ++op)
         one_op(heap, rng, slots[rng.below(slots_)]);
