@@ -33,6 +33,12 @@ constexpr Machine kSeed002Machine{32, 64 * kGiB, 0};
 // no purges at all, which is what the workload is about.
 constexpr uint64_t kMinScaledSlots = 64;
 
+// Events per operation, from gen output: 2534887 events / (32 threads x 100000 operations) = 0.79
+// at the defaults (a malloc's touch, a realloc's copy touches, the purges a free triggers, chunk
+// mmaps); with a huge --scale nearly every operation is a malloc (touch + an occasional chunk
+// mmap), about 1. The larger figure keeps the estimate on the safe side.
+constexpr long double kEventsPerOp = 1.0;
+
 struct Slot {
   uint64_t addr = 0;
   uint64_t bytes = 0;
@@ -55,6 +61,14 @@ class JemallocPurge final : public Workload {
         think_(values.nanos("think")) {}
 
   Machine machine() const override { return kSeed002Machine; }
+
+  TraceEstimate estimate() const override {
+    TraceEstimate estimate;
+    estimate.threads = static_cast<long double>(threads_);
+    // thread_start and exit, and the operations.
+    estimate.events = estimate.threads * (2 + static_cast<long double>(ops_) * kEventsPerOp);
+    return estimate;
+  }
 
   Status emit(EventSink& sink) const override {
     for (const Task& task : add_tasks(sink, 1, threads_, "jemalloc-purge")) {
