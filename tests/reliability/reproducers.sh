@@ -220,6 +220,21 @@ case_bounds() {
   [[ ! -e x.mmtrace ]] && echo "ok: no trace written" || fail "a refused gen wrote x.mmtrace"
 }
 
+# 11b. `gen --loops 2^64-1` ran until the disk was full and `gen bulk-free --scale 1e6` practically
+#      forever: gen estimates its trace first and refuses one over --max-bytes (64 GiB) at once.
+case_gen_runaway() {
+  local w
+  for w in madv-bomb jemalloc-purge cma-bh page-fault-scale page_fault1 tlb_flush1 ebizzy madvise-vector mmap-munmap; do
+    expect 2 "over --max-bytes 68719476736 \(64.0 GiB\): lower --loops" "$TR" gen "$w" --loops 18446744073709551615 -o runaway.mmtrace
+  done
+  for w in bulk-free parallel-dd; do
+    expect 2 "lower --size or --scale" "$TR" gen "$w" --scale 1e6 -o runaway.mmtrace
+  done
+  # jemalloc-purge's scaled slot table is sparse: its trace stays ~10 MB, refused only below that.
+  expect 2 "over --max-bytes 1048576 \(1.0 MiB\)" "$TR" gen jemalloc-purge --scale 1e6 --max-bytes 1M -o runaway.mmtrace
+  [[ ! -e runaway.mmtrace ]] && echo "ok: no trace written" || fail "a refused gen wrote runaway.mmtrace"
+}
+
 if [[ "$CASE" == setup ]]; then
   case_setup
 else

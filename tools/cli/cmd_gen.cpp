@@ -18,12 +18,17 @@ void register_gen_command(CLI::App& app, int* exit_code) {
       "gen", "make a workload's trace: gen NAME [--param value ...] -o FILE.mmtrace");
   gen->footer(
       "  gen --list   lists the workloads with their parameters, defaults and units\n"
+      "  --max-bytes SIZE\n"
+      "               largest trace to write (default 64G): gen prints its estimate and refuses\n"
+      "               (exit 2) before writing when the estimate is larger, and stops a trace that\n"
+      "               outgrows it, leaving no file\n"
       "  example:     gen madv-bomb --scale small -o bomb.mmtrace");
   // Every argument after `gen` (workload name, its parameters, -o) is ours to parse.
   gen->prefix_command();
   gen->callback([gen, exit_code]() {
     std::vector<std::string> args = gen->remaining();
-    *exit_code = report_status("trace-replay gen", gen::run_gen_command(args, std::cout));
+    *exit_code =
+        report_status("trace-replay gen", gen::run_gen_command(args, std::cout, std::cerr));
   });
 }
 

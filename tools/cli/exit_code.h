@@ -3,10 +3,12 @@
 //
 //   0   ok
 //   1   the environment or I/O failed: IOError, ResourceExhausted (an unwritable output, a full
-//       disk, perf missing or not permitted, over a size limit); also validate's verdict when a
+//       disk, perf missing or not permitted, a reader limit such as
+//       ReaderOptions::max_threads); also validate's verdict when a
 //       model direction disagrees with the published one, which is a result, not an error
 //   2   bad input: InvalidArgument, NotFound, Corruption (a bad flag or value, a missing input
-//       file, a corrupt or foreign file); CLI11's usage errors too (main.cpp)
+//       file, a corrupt or foreign file, parameters whose trace gen estimates over --max-bytes);
+//       CLI11's usage errors too (main.cpp)
 //   70  Internal (EX_SOFTWARE of sysexits.h): a bug, such as a model deadlock or an uncaught
 //       exception
 //

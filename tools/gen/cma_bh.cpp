@@ -36,6 +36,12 @@ constexpr uint64_t kDefaultCmaPerSecond = 100;
 constexpr uint64_t kNsPerSecond = 1000000000;
 constexpr uint64_t kFileBlockBytes = 4096;     // ext4 default block: one buffer head per block
 constexpr uint64_t kCreateMetadataBlocks = 9;  // buffer heads an ext4 create touches (86cf78d73de8)
+// With --lmbench, the calls and accesses run_worker() adds per operation (mmap, touch, munmap,
+// mprotect, touch, mprotect, metadata read).
+constexpr long double kLmbenchEventsPerOp = 7;
+// Compressed bytes per event: `gen cma-bh` is 68484 bytes for 40012 events, 1.7 per event
+// (random block offsets into 1 MiB files); rounded up.
+constexpr double kCmaBhBytesPerEvent = 2.0;
 
 class CmaBh final : public Workload {
  public:
@@ -53,6 +59,28 @@ class CmaBh final : public Workload {
         think_(values.nanos("think")) {}
 
   Machine machine() const override { return kSeed004Machine; }
+
+  TraceEstimate estimate() const override {
+    TraceEstimate estimate;
+    long double workers = static_cast<long double>(workers_);
+    long double ops = static_cast<long double>(ops_);
+    long double think = static_cast<long double>(think_);
+    estimate.threads = workers + 1;
+    // A worker: start, exit, the lmbench protection page, and per operation its I/O call plus
+    // lmbench's seven calls and accesses.
+    long double per_op = 1 + (lmbench_ ? kLmbenchEventsPerOp : 0);
+    long double worker_events = 2 + (lmbench_ ? 1 : 0) + ops * per_op;
+    // The device allocates once per --cma-rate period while the workers run, and frees each.
+    long double file_pages = ceil_div(static_cast<long double>(file_size_), kPageSize);
+    long double op_ns = user_cost::kFileIoCallNs + think +
+                        (lmbench_ ? kLmbenchEventsPerOp * (user_cost::kSyscallNs + think) +
+                                        file_pages * user_cost::kWriteBytePerPageNs
+                                  : 0);
+    long double allocations = ceil_div(ops * op_ns, static_cast<long double>(cma_period_));
+    estimate.events = workers * worker_events + 2 + 2 * allocations;
+    estimate.bytes_per_event = kCmaBhBytesPerEvent;
+    return estimate;
+  }
 
   std::vector<formats::FileInfo> files() const override {
     std::vector<formats::FileInfo> files;

@@ -15,6 +15,14 @@ uint32_t WriterSink::add_thread(formats::ThreadInfo info) {
 }
 
 Status WriterSink::append(uint32_t stream, const Event& event, std::span<const Range> ranges) {
+  if (writer_->bytes_written() > max_bytes_) {
+    return Status::invalid_argument(
+        "trace passed --max-bytes " + std::to_string(max_bytes_) + " after " +
+        std::to_string(writer_->events_written()) + " events (" +
+        std::to_string(writer_->bytes_written()) +
+        " bytes written); stopped, no trace written: lower the workload's parameters or raise "
+        "--max-bytes");
+  }
   return writer_->append(stream, event, ranges);
 }
 

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -27,16 +28,23 @@ class EventSink {
                         std::span<const formats::Range> ranges) = 0;
 };
 
-// Forwards to a TraceWriter the caller owns and closes.
+// Forwards to a TraceWriter the caller owns and closes. With a byte limit, the append that
+// finds the trace grown past it fails with InvalidArgument naming --max-bytes (the gen option
+// that sets it), and so does every later one; the caller then abandons the writer, which leaves
+// no trace. The check sees what the writer has flushed, so a trace may pass the limit by up to
+// WriterOptions::max_buffered_bytes before it is stopped.
 class WriterSink final : public EventSink {
  public:
-  explicit WriterSink(formats::TraceWriter* writer) : writer_(writer) {}
+  explicit WriterSink(formats::TraceWriter* writer,
+                      uint64_t max_bytes = std::numeric_limits<uint64_t>::max())
+      : writer_(writer), max_bytes_(max_bytes) {}
   uint32_t add_thread(formats::ThreadInfo info) override;
   Status append(uint32_t stream, const formats::Event& event,
                 std::span<const formats::Range> ranges) override;
 
  private:
   formats::TraceWriter* writer_;  // not owned
+  uint64_t max_bytes_;
 };
 
 // Counts events per kind and per stream; with keep_events, also keeps every event (and the

@@ -25,4 +25,13 @@ Status emit_fault_loop(const FaultLoop& loop, EventSink& sink) {
   return Status::ok();
 }
 
+TraceEstimate estimate_fault_loop(const FaultLoop& loop) {
+  TraceEstimate estimate;
+  estimate.threads =
+      static_cast<long double>(loop.processes) * static_cast<long double>(loop.threads);
+  estimate.events = estimate.threads * (2 + 3 * static_cast<long double>(loop.loops));
+  estimate.bytes_per_event = kRepetitiveBytesPerEvent;
+  return estimate;
+}
+
 }  // namespace mmreplay::gen

@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "tools/gen/event_sink.h"
+#include "tools/gen/size_estimate.h"
 #include "tools/gen/will_it_scale.h"
 
 namespace mmreplay::gen {
@@ -28,5 +29,7 @@ struct FaultLoop {
 };
 
 Status emit_fault_loop(const FaultLoop& loop, EventSink& sink);
+// What emit_fault_loop() writes: per task, start, exit, and mmap + touch + munmap per loop.
+TraceEstimate estimate_fault_loop(const FaultLoop& loop);
 
 }  // namespace mmreplay::gen

@@ -53,14 +53,15 @@ Status generate_to_sink(const PreparedWorkload& prepared, EventSink& sink) {
 }
 
 Status generate_to_file(const PreparedWorkload& prepared, const std::string& path,
-                        const formats::WriterOptions& options, GenStats* stats) {
+                        const formats::WriterOptions& options, GenStats* stats,
+                        uint64_t max_bytes) {
   Status status;
   std::unique_ptr<formats::TraceWriter> writer =
       formats::TraceWriter::create(path, prepared.meta, options, &status);
   if (writer == nullptr || !status.is_ok()) {
     return status.is_ok() ? Status::io_error(path + ": cannot create trace") : status;
   }
-  WriterSink sink(writer.get());
+  WriterSink sink(writer.get(), max_bytes);
   Status emitted = generate_to_sink(prepared, sink);
   // A generator that failed part-way leaves no trace: the writer is abandoned, not closed.
   Status closed = emitted.is_ok() ? writer->close() : Status::ok();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -42,8 +43,10 @@ struct GenStats {
   uint64_t chunks = 0;
 };
 
-// Writes the trace to `path` and closes it.
+// Writes the trace to `path` and closes it. A trace that grows past `max_bytes` is stopped and
+// abandoned (`path` keeps what it had) with WriterSink's InvalidArgument naming --max-bytes.
 Status generate_to_file(const PreparedWorkload& prepared, const std::string& path,
-                        const formats::WriterOptions& options, GenStats* stats);
+                        const formats::WriterOptions& options, GenStats* stats,
+                        uint64_t max_bytes = std::numeric_limits<uint64_t>::max());
 
 }  // namespace mmreplay::gen

@@ -32,6 +32,14 @@ class MadvBomb final : public Workload {
 
   Machine machine() const override { return kSeed000Machine; }
 
+  TraceEstimate estimate() const override {
+    TraceEstimate estimate;
+    estimate.threads = static_cast<long double>(processes_);
+    // thread_start, mmap, exit, and a touch + madvise per loop.
+    estimate.events = estimate.threads * (3 + 2 * static_cast<long double>(loops_));
+    return estimate;
+  }
+
   Status emit(EventSink& sink) const override {
     for (const Task& task : add_tasks(sink, processes_, 1, "madv-bomb")) {
       ProgramThread thread(sink, task, think_);

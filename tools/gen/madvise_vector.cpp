@@ -33,6 +33,18 @@ class MadviseVector final : public Workload {
 
   Machine machine() const override { return kSeed002Machine; }
 
+  TraceEstimate estimate() const override {
+    TraceEstimate estimate;
+    estimate.threads = 1;
+    long double ranges =
+        ceil_div(static_cast<long double>(size_), static_cast<long double>(stride_));
+    long double calls = vlen_ <= 1 ? ranges : ceil_div(ranges, static_cast<long double>(vlen_));
+    // start, mmap, exit, and per loop a touch and the madvise calls.
+    estimate.events = 3 + static_cast<long double>(loops_) * (1 + calls);
+    estimate.bytes_per_event = kRepetitiveBytesPerEvent;
+    return estimate;
+  }
+
   Status emit(EventSink& sink) const override {
     Task task = add_tasks(sink, 1, 1, "madvise-vector").front();
     ProgramThread thread(sink, task, think_);

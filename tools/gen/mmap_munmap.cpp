@@ -27,6 +27,15 @@ class MmapMunmap final : public Workload {
 
   Machine machine() const override { return kSeed001Machine; }
 
+  TraceEstimate estimate() const override {
+    TraceEstimate estimate;
+    estimate.threads = static_cast<long double>(processes_) * static_cast<long double>(threads_);
+    // start, exit, and mmap + touch + munmap per loop.
+    estimate.events = estimate.threads * (2 + 3 * static_cast<long double>(loops_));
+    estimate.bytes_per_event = kRepetitiveBytesPerEvent;
+    return estimate;
+  }
+
   Status emit(EventSink& sink) const override {
     for (const Task& task : add_tasks(sink, processes_, threads_, "mmap-munmap")) {
       ProgramThread thread(sink, task, think_);

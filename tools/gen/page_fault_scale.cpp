@@ -33,6 +33,7 @@ class PageFaultScale final : public Workload {
     return per_task_files(loop_.processes, loop_.size);
   }
   Status emit(EventSink& sink) const override { return emit_fault_loop(loop_, sink); }
+  TraceEstimate estimate() const override { return estimate_fault_loop(loop_); }
 
  private:
   FaultLoop loop_;

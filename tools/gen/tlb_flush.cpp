@@ -36,6 +36,16 @@ class TlbFlush final : public Workload {
     return per_task_files(processes_ * threads_, size_);
   }
 
+  TraceEstimate estimate() const override {
+    TraceEstimate estimate;
+    estimate.threads = static_cast<long double>(processes_) * static_cast<long double>(threads_);
+    long double pages = ceil_div(static_cast<long double>(size_), kPageSize);
+    // start, mmap, exit, and a touch + madvise per page per pass.
+    estimate.events = estimate.threads * (3 + 2 * pages * static_cast<long double>(passes_));
+    estimate.bytes_per_event = kRepetitiveBytesPerEvent;
+    return estimate;
+  }
+
   Status emit(EventSink& sink) const override {
     for (const Task& task : add_tasks(sink, processes_, threads_, role_)) {
       ProgramThread thread(sink, task, think_);

@@ -2,7 +2,8 @@
 //
 // Lifecycle: the gen command parses parameters against WorkloadSpec::params, builds the workload
 // with make(), asks it for the machine it was meant for and the files it uses (both go into the
-// trace header, which must be complete before the first event), then calls emit() once.
+// trace header, which must be complete before the first event), asks how big the trace will be
+// (estimate(), which gen checks against --max-bytes), then calls emit() once.
 
 #pragma once
 
@@ -16,6 +17,7 @@
 #include "formats/trace_meta.h"
 #include "tools/gen/event_sink.h"
 #include "tools/gen/params.h"
+#include "tools/gen/size_estimate.h"
 
 namespace mmreplay::gen {
 
@@ -35,6 +37,9 @@ class Workload {
   virtual std::vector<formats::FileInfo> files() const { return {}; }
   // Adds the threads and appends every event. Returns the first error of the sink.
   virtual Status emit(EventSink& sink) const = 0;
+  // The threads and events emit() will write, counted from the parameters without generating:
+  // cheap, and finite for any parameters (long double, never wrapping).
+  virtual TraceEstimate estimate() const = 0;
 };
 
 struct WorkloadSpec {

@@ -193,7 +193,7 @@ TEST_F(GenTrace, CliExitCodes) {
 TEST_F(GenTrace, RunGenCommandNamesTheFlag) {
   std::ostringstream out;
   std::vector<std::string> args = {"tlb_flush2", "--thread", "2", "-o", "x.mmtrace"};
-  const Status s = run_gen_command(args, out);
+  const Status s = run_gen_command(args, out, out);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "tlb_flush2: unknown parameter --thread");
   EXPECT_EQ(out.str(), "");
@@ -203,7 +203,7 @@ TEST_F(GenTrace, RunGenCommandUnwritableOutputIsIOError) {
   std::ostringstream out;
   // Under /dev/null: no one, root included, can create it.
   std::vector<std::string> args = {"madv-bomb", "--scale", "small", "-o", "/dev/null/x.mmtrace"};
-  const Status s = run_gen_command(args, out);
+  const Status s = run_gen_command(args, out, out);
   EXPECT_EQ(s.code(), StatusCode::kIOError) << s.message();
   EXPECT_NE(s.message().find("/dev/null/x.mmtrace"), std::string::npos);
 }
