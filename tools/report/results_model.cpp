@@ -105,16 +105,22 @@ Status study_from_json(const nlohmann::json& j, const std::string& name, StudyDa
   return Status::ok();
 }
 
+Status parse_study(const std::string& text, const std::string& name, StudyData* study) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return Status::corruption(name + ": not JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  return study_from_json(j, name, study);
+}
+
 Status load_study(const std::string& path, StudyData* study) {
   std::ifstream in(path);
   if (!in) return Status::from_errno(errno, path + ": cannot open");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    return Status::corruption(path + ": not JSON (byte " + std::to_string(e.byte) + ")");
-  }
-  return study_from_json(j, path, study);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_study(text.str(), path, study);
 }
 
 }  // namespace mmreplay::report
