@@ -2,12 +2,13 @@
 //
 // Why a file per input: the importer hands a path to libtracecmd's tracecmd_open(), which reads
 // the file itself (headers, zstd/zlib sections, per-CPU pages); it has no entry point that takes
-// a buffer, and our side (formats/import/trace_cmd.cpp) holds no parser of its own to fuzz apart
-// from it, only the record callback. So each input is written to one memfd (memory, no disk: a
-// ftruncate and a write per input, cheap beside tracecmd_open) and imported by its
-// /proc/self/fd path, through import_file(), exactly as `import --from trace-cmd FILE` runs.
-// libtracecmd is not built with coverage, so the fuzzer sees only our callback's edges: it finds
-// what reaches us (odd records, fields, pids) and crashes inside the library, blind to the rest.
+// a buffer, and our side holds no parser of its own to fuzz apart from it, only the decoding of
+// the records it sends. So each input is written to one memfd (memory, no disk: a ftruncate and
+// a write per input, cheap beside libtracecmd's own work) and imported by its /proc/self/fd path
+// through import_file(), exactly as `import --from trace-cmd FILE` runs.
+// libtracecmd is not built with coverage and runs in a child process (trace_cmd_records.h), so
+// the fuzzer is guided only by our side's edges. The child was this target's first finding:
+// libtraceevent 1.7 crashed (SIGSEGV, double free) on damaged files; now that is a Status.
 //
 // The import either succeeds with a sound trace or fails with a Status naming the file.
 
