@@ -159,8 +159,10 @@ inline constexpr size_t kCpuCounterCount = sizeof(kCpuCounterInfo) / sizeof(kCpu
 
 // Calls f(info[i], s.*fields[i]) for every counter of a struct generated from one of the lists,
 // in list order: the one loop behind for_each_counter() of VmCounters and CpuCounters.
+// `fields` holds non-const member pointers, as the tables declare them: clang (the fuzz preset)
+// will not deduce S through the qualification conversion to `const uint64_t S::*` that g++ makes.
 template <typename S, size_t N, typename F>
-void for_each_listed_counter(const S& s, const uint64_t S::*const (&fields)[N],
+void for_each_listed_counter(const S& s, uint64_t S::*const (&fields)[N],
                              const CounterInfo (&info)[N], F&& f) {
   for (size_t i = 0; i < N; ++i) f(info[i], s.*fields[i]);
 }

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "formats/trace_hash.h"
 #include "kernelsim/policy/knob_table.h"
@@ -225,16 +226,15 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
 
 namespace {
 
-Status merge_results_checked(const std::vector<std::string>& paths, nlohmann::json* merged,
+Status merge_results_checked(const std::vector<ResultsText>& inputs, nlohmann::json* merged,
                              std::string* current) {
   std::map<uint64_t, nlohmann::json> runs;
   nlohmann::json host = {{"wall_seconds", 0.0}, {"events_replayed", 0}, {"cache_hits", 0},
                          {"cache_misses", 0},   {"peak_rss_kb", 0},     {"shards", 0}};
-  for (const std::string& path : paths) {
+  for (const ResultsText& input : inputs) {
+    const std::string& path = input.name;
     *current = path;
-    std::ifstream in(path);
-    if (!in) return Status::from_errno(errno, path + ": cannot open");
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    nlohmann::json j = nlohmann::json::parse(input.text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) return Status::corruption(path + ": not JSON");
     if (j.value("schema", 0) != kResultsSchema || !j.contains("runs") || !j["runs"].is_array()) {
       return Status::corruption(path + ": not a schema " + std::to_string(kResultsSchema) +
@@ -262,7 +262,7 @@ Status merge_results_checked(const std::vector<std::string>& paths, nlohmann::js
       }
       if (!difference.empty()) {
         return Status::invalid_argument(path + ": a shard of a different study than " +
-                                        paths.front() + " (" + difference + ")");
+                                        inputs.front().name + " (" + difference + ")");
       }
     }
     for (const auto& run : j["runs"]) {
@@ -306,15 +306,27 @@ Status merge_results_checked(const std::vector<std::string>& paths, nlohmann::js
 
 }  // namespace
 
-Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged) {
+Status merge_results_text(const std::vector<ResultsText>& inputs, nlohmann::json* merged) {
   // A results file of the right schema whose fields have the wrong types would otherwise throw
   // from nlohmann's accessors; it is a damaged or foreign file like any other.
   std::string current;
   try {
-    return merge_results_checked(paths, merged, &current);
+    return merge_results_checked(inputs, merged, &current);
   } catch (const nlohmann::json::exception& e) {
     return Status::corruption(current + ": malformed results (" + e.what() + ")");
   }
+}
+
+Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged) {
+  std::vector<ResultsText> inputs;
+  for (const std::string& path : paths) {
+    std::ifstream in(path);
+    if (!in) return Status::from_errno(errno, path + ": cannot open");
+    std::ostringstream text;
+    text << in.rdbuf();
+    inputs.push_back({path, text.str()});
+  }
+  return merge_results_text(inputs, merged);
 }
 
 }  // namespace mmreplay::replay

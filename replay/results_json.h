@@ -33,4 +33,13 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
 // (runs in index order), with host figures summed. Errors name the file.
 Status merge_results(const std::vector<std::string>& paths, nlohmann::json* merged);
 
+// One results file's text and the name that stands for it in messages.
+struct ResultsText {
+  std::string name;
+  std::string text;
+};
+// merge_results on files already read: what it does after reading them, apart so that the fuzz
+// target can feed it bytes.
+Status merge_results_text(const std::vector<ResultsText>& inputs, nlohmann::json* merged);
+
 }  // namespace mmreplay::replay

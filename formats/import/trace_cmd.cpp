@@ -1,13 +1,11 @@
 #include "formats/import/trace_cmd.h"
 
 #include <array>
-#include <filesystem>
 #include <string_view>
-#include <system_error>
 
 #include <fmt/format.h>
 
-#include "formats/import/trace_cmd_shim.h"
+#include "formats/import/trace_cmd_records.h"
 
 namespace mmreplay::formats {
 namespace {
@@ -30,18 +28,18 @@ bool is_observation(std::string_view system, std::string_view name) {
          (system == "tlb" && name == "tlb_flush");
 }
 
-Status field_error(const Context& c, const mmr_tc_record& r, std::string_view what) {
+Status field_error(const Context& c, const TcRecord& r, std::string_view what) {
   return Status::corruption(
       fmt::format("{}: offset {}: {}:{} {}", c.path, r.offset, r.system, r.name, what));
 }
 
-void syscall_record(Context* c, const mmr_tc_record& r, uint64_t tid) {
+void syscall_record(Context* c, const TcRecord& r, uint64_t tid) {
   const std::string_view name = r.name;
   SyscallCall call;
   if (name.starts_with(kEnter) && syscall_from_name(name.substr(kEnter.size()), &call.sc)) {
-    std::array<unsigned long long, kMaxSyscallArgs> v{};
+    std::array<uint64_t, kMaxSyscallArgs> v{};
     size_t n = 0;
-    if (mmr_tc_field_values(&r, kSkipSyscallNr, v.data(), v.size(), &n) != 0) {
+    if (!r.field_values(kSkipSyscallNr, v.data(), v.size(), &n)) {
       c->status = field_error(*c, r, "fields cannot be read");
       return;
     }
@@ -51,8 +49,8 @@ void syscall_record(Context* c, const mmr_tc_record& r, uint64_t tid) {
     return;
   }
   if (name.starts_with(kExit) && syscall_from_name(name.substr(kExit.size()), &call.sc)) {
-    unsigned long long ret = 0;
-    if (mmr_tc_field_value(&r, "ret", &ret) != 0) {
+    uint64_t ret = 0;
+    if (!r.field_value("ret", &ret)) {
       c->status = field_error(*c, r, "has no ret field");
       return;
     }
@@ -62,38 +60,36 @@ void syscall_record(Context* c, const mmr_tc_record& r, uint64_t tid) {
   c->builder->ignored_event();
 }
 
-int on_record(const mmr_tc_record* rec, void* data) {
-  auto* c = static_cast<Context*>(data);
-  const mmr_tc_record& r = *rec;
+// false stops the walk.
+bool on_record(Context* c, const TcRecord& r) {
   c->builder->count_line();
-  if (r.system == nullptr || r.name == nullptr) {
+  if (!r.described) {
     c->builder->unknown_line(r.offset, "record of an event the file does not describe");
-    return 0;
+    return true;
   }
   const auto tid = static_cast<uint64_t>(r.pid);
-  if (r.comm != nullptr) c->builder->set_name(tid, r.comm);
+  if (r.has_comm) c->builder->set_name(tid, r.comm);
   const std::string_view system = r.system;
   const std::string_view name = r.name;
   if (system == kSyscalls) {
     syscall_record(c, r, tid);
   } else if (system == "exceptions" && name == "page_fault_user") {
-    unsigned long long address = 0, error_code = 0;
-    if (mmr_tc_field_value(&r, "address", &address) != 0 ||
-        mmr_tc_field_value(&r, "error_code", &error_code) != 0) {
+    uint64_t address = 0, error_code = 0;
+    if (!r.field_value("address", &address) || !r.field_value("error_code", &error_code)) {
       c->status = field_error(*c, r, "has no address or error_code");
     } else {
       c->builder->page_fault(tid, r.ts, address, (error_code & kX86PfWrite) != 0);
     }
   } else if (is_observation(system, name)) {
     // Values from the record's fields: pages of a flush, the contended lock, write of mmap_lock.
-    unsigned long long value = 0;
+    uint64_t value = 0;
     const char* field = system == "tlb" ? "pages" : system == "lock" ? "lock_addr" : "write";
-    if (mmr_tc_field_value(&r, field, &value) != 0) value = 0;
+    if (!r.field_value(field, &value)) value = 0;
     c->builder->observation_value(tid, r.ts, fmt::format("{}:{}", system, name), value);
   } else {
     c->builder->ignored_event();
   }
-  return c->status ? 0 : 1;  // non-zero stops the walk
+  return static_cast<bool>(c->status);
 }
 
 }  // namespace
@@ -106,13 +102,10 @@ Status parse_trace_dat(const std::string& path, ImportBuilder* builder, Recorder
   recorder->tool = "trace-cmd";
   Context c{builder, path, Status::ok()};
   int cpus = 0;
-  if (mmr_tc_read(path.c_str(), on_record, &c, &cpus) != 0) {
-    // libtracecmd says only that it failed: a missing file is NotFound, anything else is a file
-    // that is not a trace.dat (or a damaged one).
-    std::error_code ec;
-    std::string message = path + ": cannot open as a trace-cmd trace.dat";
-    return std::filesystem::exists(path, ec) ? Status::corruption(std::move(message))
-                                             : Status::not_found(std::move(message));
+  if (Status s = read_trace_dat_records(
+          path, [&c](const TcRecord& r) { return on_record(&c, r); }, &cpus);
+      !s) {
+    return s;
   }
   recorder->cpus = static_cast<uint32_t>(cpus);
   return c.status;

@@ -6,7 +6,8 @@
 // merged in time order, and each event's own format description from the file, so fields are
 // read by the layout the recording kernel declared instead of by parsing `trace-cmd report`
 // text, whose column layout changes between trace-cmd releases. It is used when CMake finds it
-// (pkg-config libtracecmd); otherwise import_trace_dat() says the build lacks it.
+// (pkg-config libtracecmd); otherwise import_trace_dat() says the build lacks it. It runs in a
+// child process (trace_cmd_records.h): it is not safe on damaged files.
 //
 // Syscall arguments are the event's fields after __syscall_nr, in order (positional, like the
 // perf importer). trace.dat saved without record-tgid has no process ids: threads take their

@@ -47,29 +47,15 @@ int mmr_tc_read(const char* path, int (*callback)(const struct mmr_tc_record*, v
   return 0;
 }
 
-int mmr_tc_field_values(const struct mmr_tc_record* r, size_t skip, unsigned long long* values,
-                        size_t max, size_t* count) {
-  struct tep_event* event = r->impl_event;
-  struct tep_record* record = r->impl_record;
-  struct tep_format_field* f;
-  size_t index = 0;
-  *count = 0;
-  if (event == NULL) return -1;
-  for (f = event->format.fields; f != NULL; f = f->next, ++index) {
-    if (index < skip) continue;
-    if (*count >= max) break;
-    if (tep_read_number_field(f, record->data, &values[*count]) != 0) return -1;
-    ++*count;
-  }
-  return 0;
-}
-
-int mmr_tc_field_value(const struct mmr_tc_record* r, const char* name, unsigned long long* value) {
+int mmr_tc_field_at(const struct mmr_tc_record* r, size_t index, const char** name,
+                    unsigned long long* value, int* ok) {
   struct tep_event* event = r->impl_event;
   struct tep_record* record = r->impl_record;
   struct tep_format_field* f;
   if (event == NULL) return -1;
-  f = tep_find_field(event, name);
+  for (f = event->format.fields; f != NULL && index > 0; f = f->next) --index;
   if (f == NULL) return -1;
-  return tep_read_number_field(f, record->data, value);
+  *name = f->name;
+  *ok = tep_read_number_field(f, record->data, value) == 0;
+  return 0;
 }

@@ -1,6 +1,7 @@
 /* A C shim over libtracecmd for trace_cmd.cpp: Debian's tracefs.h (pulled in by trace-cmd.h)
  * does not compile as C++, so the one file that includes it is C. Records come out in time order
- * with their event's system, name and task; fields are read by position or by name. */
+ * with their event's system, name and task; fields are read by position. It runs in the child
+ * process of trace_cmd_records.cpp, never in the importer's own. */
 
 #ifndef MMREPLAY_FORMATS_IMPORT_TRACE_CMD_SHIM_H
 #define MMREPLAY_FORMATS_IMPORT_TRACE_CMD_SHIM_H
@@ -27,11 +28,10 @@ struct mmr_tc_record {
 int mmr_tc_read(const char* path, int (*callback)(const struct mmr_tc_record*, void*), void* data,
                 int* cpus);
 
-/* The record's own fields from index `skip` on (in declared order), at most `max`. 0 on success. */
-int mmr_tc_field_values(const struct mmr_tc_record* r, size_t skip, unsigned long long* values,
-                        size_t max, size_t* count);
-/* One field by name. 0 on success. */
-int mmr_tc_field_value(const struct mmr_tc_record* r, const char* name, unsigned long long* value);
+/* The record's field number `index` (declared order): its name, and *ok = 1 with its value when it
+ * reads as a number. -1 past the last field. */
+int mmr_tc_field_at(const struct mmr_tc_record* r, size_t index, const char** name,
+                    unsigned long long* value, int* ok);
 
 #ifdef __cplusplus
 }

@@ -84,7 +84,10 @@ Status write_hgrms(const std::string& dir, const replay::StudyResult& result) {
   if (ec) return Status::io_error("--hgrm " + dir + ": cannot create: " + ec.message());
   for (size_t i = 0; i < result.runs.size(); ++i) {
     const replay::RunResult& r = result.runs[i];
-    for (const auto& [op, h] : r.ops) {
+    for (const auto& [op, histogram] : r.ops) {
+      // A named reference for the lambda: clang 14 (the fuzz preset) cannot capture a structured
+      // binding.
+      const auto& h = histogram;
       if (h.count() == 0) continue;
       const std::string file = dir + "/run" + std::to_string(result.run_index[i] + 1) + "-" +
                                sanitize(r.spec.policy_name) + "-" + std::to_string(r.cpus) +

@@ -77,7 +77,9 @@ bool StudyData::is_scale() const {
   return cpus.size() > 1;
 }
 
-Status study_from_json(const nlohmann::json& j, const std::string& name, StudyData* s) {
+namespace {
+
+Status study_from_json_checked(const nlohmann::json& j, const std::string& name, StudyData* s) {
   if (!j.is_object() || j.value("schema", 0) != kSchema || !j.contains("runs") ||
       !j["runs"].is_array()) {
     return Status::corruption(name + ": not a schema " + std::to_string(kSchema) +
@@ -112,16 +114,35 @@ Status study_from_json(const nlohmann::json& j, const std::string& name, StudyDa
   return Status::ok();
 }
 
+}  // namespace
+
+Status study_from_json(const nlohmann::json& j, const std::string& name, StudyData* s) {
+  // value() throws as the typed getters do when the key holds another type ({"schema": "1"},
+  // "command": 5), and `report` died of the uncaught type_error (issue 15's fuzzing; the inputs are
+  // in tests/fuzz/json/results_corpus/crash_*). Such a file is damaged like any other.
+  try {
+    return study_from_json_checked(j, name, s);
+  } catch (const nlohmann::json::exception& e) {
+    return Status::corruption(name + ": malformed results (" + e.what() + ")");
+  }
+}
+
+Status parse_study(const std::string& text, const std::string& name, StudyData* study) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return Status::corruption(name + ": not JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  return study_from_json(j, name, study);
+}
+
 Status load_study(const std::string& path, StudyData* study) {
   std::ifstream in(path);
   if (!in) return Status::from_errno(errno, path + ": cannot open");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    return Status::corruption(path + ": not JSON (byte " + std::to_string(e.byte) + ")");
-  }
-  return study_from_json(j, path, study);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_study(text.str(), path, study);
 }
 
 }  // namespace mmreplay::report

@@ -64,6 +64,10 @@ struct StudyData {
 // Reads `path`; errors read "PATH: what is wrong".
 Status load_study(const std::string& path, StudyData* study);
 
+// Same, from the file's text; `name` stands for the file in messages. What load_study does after
+// reading, apart so that the fuzz target can feed it bytes.
+Status parse_study(const std::string& text, const std::string& name, StudyData* study);
+
 // Same, from parsed JSON; `name` stands for the file in messages.
 Status study_from_json(const nlohmann::json& j, const std::string& name, StudyData* study);
 

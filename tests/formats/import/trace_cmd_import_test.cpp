@@ -1,6 +1,11 @@
 // The trace.dat importer (libtracecmd) on a real recording of mmtouch.c (1 MiB, 2 threads).
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "formats/import/import.h"
 #include "formats/import/trace_cmd.h"
@@ -63,6 +68,40 @@ TEST(TraceCmdImport, NotATraceDat) {
   const Status s = import_file(ImportFormat::kTraceCmd, fixture("mmtouch.c"), &trace, &report);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("mmtouch.c"), std::string::npos) << s.message();
+}
+
+// Imports `bytes` from a file of its own; the import must fail and say libtracecmd died.
+void expect_library_death_is_an_error(const std::string& bytes) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("trace_cmd_damaged_" + std::to_string(::getpid()) + ".dat"))
+                               .string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  ImportedTrace trace;
+  ImportReport report;
+  const Status s = import_file(ImportFormat::kTraceCmd, path, &trace, &report);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.code(), StatusCode::kCorruption);
+  EXPECT_EQ(s.message().rfind(path + ": libtracecmd died reading it", 0), 0u) << s.message();
+}
+
+// Two inputs fuzz_import_trace_cmd found that kill libtraceevent 1.7 (trace_cmd_records.h): the
+// import reports a damaged file instead of dying with it.
+TEST(TraceCmdImport, LibraryDeathIsAnError) {
+  if (!have_trace_dat_reader()) GTEST_SKIP() << "built without libtracecmd-dev";
+  std::ifstream in(fixture("mmtouch.trace.dat"), std::ios::binary);
+  const std::string recording((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+  // Its first 36 bytes (version, compression, up to the first section): a double free.
+  constexpr size_t kCut = 36;
+  ASSERT_GT(recording.size(), kCut);
+  expect_library_death_is_an_error(recording.substr(0, kCut));
+  // One bit flipped inside a compressed section: SIGSEGV in tep_parse_event().
+  constexpr size_t kFlippedByte = 118434;
+  ASSERT_GT(recording.size(), kFlippedByte);
+  std::string flipped = recording;
+  flipped[kFlippedByte] ^= 0x01;
+  expect_library_death_is_an_error(flipped);
 }
 
 }  // namespace

@@ -195,5 +195,19 @@ TEST(Report, BadInputNamesTheFile) {
   std::filesystem::remove_all(dir);
 }
 
+// A key of the wrong type outside a run (the fuzz corpus's crash_* inputs) is a damaged file, not
+// an uncaught exception.
+TEST(Report, WrongTypesOutsideRunsAreDamagedFiles) {
+  StudyData s;
+  for (const char* text :
+       {R"({"schema": "1", "runs": []})", R"({"schema": 1, "runs": [{}], "study": {"command": 5}})",
+        R"({"schema": 1, "runs": [{}], "trace": {"path": []}})"}) {
+    const Status st = parse_study(text, "x.json", &s);
+    ASSERT_FALSE(st) << text;
+    EXPECT_EQ(st.code(), StatusCode::kCorruption) << text;
+    EXPECT_EQ(st.message().rfind("x.json: ", 0), 0u) << st.message();
+  }
+}
+
 }  // namespace
 }  // namespace mmreplay::report
