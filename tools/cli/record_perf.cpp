@@ -1,6 +1,7 @@
 #include "tools/cli/record_perf.h"
 
 #include <spawn.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,8 @@ namespace {
 // Where the kernel exposes tracepoints (tracefs, and its older place under debugfs).
 constexpr const char* kTracefsSyscalls[] = {"/sys/kernel/tracing/events/syscalls",
                                             "/sys/kernel/debug/tracing/events/syscalls"};
+// Where record mounts tracefs when it is missing (the kernel's own mount point since 4.1).
+constexpr const char* kTracefsMountPoint = "/sys/kernel/tracing";
 constexpr const char* kParanoidPath = "/proc/sys/kernel/perf_event_paranoid";
 // Tracepoints need perf_event_paranoid <= -1 without CAP_PERFMON/CAP_SYS_ADMIN.
 constexpr int kParanoidForTracepoints = -1;
@@ -55,29 +58,67 @@ std::string perf_event_list(const std::vector<std::string>& syscalls, bool fault
   return list;
 }
 
-Status find_perf(std::string* path) {
+namespace {
+
+// The first executable `name` in the folders of PATH, or "".
+std::string search_path(const std::string& name) {
   const char* env = std::getenv("PATH");
-  std::string dirs = env ? env : "/usr/bin:/bin";
+  const std::string dirs = env ? env : "/usr/bin:/bin";
   size_t start = 0;
   while (start <= dirs.size()) {
     const size_t colon = dirs.find(':', start);
     const std::string dir = dirs.substr(start, colon - start);
-    const std::string candidate = (dir.empty() ? "." : dir) + "/perf";
-    if (::access(candidate.c_str(), X_OK) == 0) {
-      *path = candidate;
-      return Status::ok();
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    struct stat st;
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
     }
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
+  return "";
+}
+
+}  // namespace
+
+Status find_perf(std::string* path) {
+  *path = search_path("perf");
+  if (!path->empty()) return Status::ok();
   // What the machine lacks or forbids is the environment's failure (exit 1), not bad input.
   return Status::io_error(
       "perf: not found on PATH; install it (Debian: apt-get install linux-perf)");
 }
 
+Status resolve_command(const std::string& name, std::string* path) {
+  if (name.find('/') == std::string::npos) {
+    *path = search_path(name);
+    if (path->empty()) return Status::not_found(name + ": command not found on PATH");
+    return Status::ok();
+  }
+  struct stat st;
+  if (::stat(name.c_str(), &st) != 0) {
+    return Status::not_found(name + ": cannot run: " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode) || ::access(name.c_str(), X_OK) != 0) {
+    return Status::not_found(name + ": cannot run: not an executable file");
+  }
+  *path = name;
+  return Status::ok();
+}
+
+std::vector<std::string> perf_script_argv(const std::string& perf, const std::string& data) {
+  return {perf,  "script", "-i", data, "--header", "-F", "comm,pid,tid,cpu,time,event,trace",
+          "--ns"};
+}
+
 Status check_perf_permitted() {
   bool tracefs = false;
   for (const char* p : kTracefsSyscalls) tracefs = tracefs || exists(p);
+  if (!tracefs && ::geteuid() == 0 &&
+      ::mount("nodev", kTracefsMountPoint, "tracefs", 0, nullptr) == 0) {
+    tracefs = exists(kTracefsSyscalls[0]);
+  }
   if (!tracefs) {
     return Status::io_error(
         "tracefs is not mounted (no /sys/kernel/tracing/events/syscalls): run `mount -t tracefs "
