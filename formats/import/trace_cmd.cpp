@@ -59,7 +59,11 @@ void syscall_record(Context* c, const mmr_tc_record& r, uint64_t tid) {
     c->builder->syscall_exit(tid, r.ts, call.sc, static_cast<int64_t>(ret));
     return;
   }
-  c->builder->ignored_event();
+  if (name.starts_with(kEnter)) {
+    c->builder->ignored_event(name.substr(kEnter.size()));  // a call is named at its enter
+  } else {
+    c->builder->ignored_event();
+  }
 }
 
 int on_record(const mmr_tc_record* rec, void* data) {
@@ -91,7 +95,7 @@ int on_record(const mmr_tc_record* rec, void* data) {
     if (mmr_tc_field_value(&r, field, &value) != 0) value = 0;
     c->builder->observation_value(tid, r.ts, fmt::format("{}:{}", system, name), value);
   } else {
-    c->builder->ignored_event();
+    c->builder->ignored_event(fmt::format("{}:{}", system, name));
   }
   return c->status ? 0 : 1;  // non-zero stops the walk
 }

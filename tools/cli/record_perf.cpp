@@ -13,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "formats/import/perf_script.h"
+
 extern char** environ;
 
 namespace mmreplay::tools {
