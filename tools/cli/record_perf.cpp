@@ -121,6 +121,12 @@ Status check_perf_permitted() {
       ::mount("nodev", kTracefsMountPoint, "tracefs", 0, nullptr) == 0) {
     tracefs = exists(kTracefsSyscalls[0]);
   }
+  if (!tracefs && ::geteuid() != 0 && ::access(kTracefsMountPoint, R_OK | X_OK) != 0 &&
+      errno == EACCES) {
+    return Status::io_error(
+        "perf is not permitted to read tracefs (/sys/kernel/tracing is root's only): run as root, "
+        "or make it readable (`chmod -R o+rx /sys/kernel/tracing` as root)");
+  }
   if (!tracefs) {
     return Status::io_error(
         "tracefs is not mounted (no /sys/kernel/tracing/events/syscalls): run `mount -t tracefs "
