@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/atomic_file.h"
 #include "formats/import/import.h"
 #include "formats/import/syscall.h"
 #include "tools/cli/commands.h"
@@ -246,6 +247,9 @@ int run_record(const RecordArgs& a) {
       report_status(kWho, s);
       return kExitCannotRun;
     }
+  }
+  if (Status s = formats::check_output_path(output_path(a), "-o"); !s) {
+    return report_status(kWho, s);
   }
   int exit = kExitOk;
   if (Status s = record(a, &exit); !s) return report_status(kWho, s);
