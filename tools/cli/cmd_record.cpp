@@ -1,9 +1,13 @@
-// trace-replay record [-o FILE] [--events LIST] [--ground-truth] [--baseline] -- CMD ARGS...
-// trace-replay record [-o FILE] [--events LIST] [--ground-truth] --pid PID --duration S
+// trace-replay record [-o FILE] [--events LIST|--all-syscalls] [--ground-truth] [--baseline]
+//                     -- CMD ARGS...
+// trace-replay record [-o FILE] [--events LIST|--all-syscalls] [--ground-truth]
+//                     --pid PID --duration S
 // Runs CMD once under `perf record` with the memory-management tracepoints (its stdin, stdout
 // and stderr are record's), or attaches to the running process PID (and the children it makes
 // meanwhile) for S seconds; converts the recording with the perf script importer and writes an
-// .mmtrace. Reports the events by kind, the events it ignored by name, and the recording's
+// .mmtrace. Reports the events by kind, the events it ignored by name (with --all-syscalls,
+// every syscall the importer does not model; otherwise only those asked for are traced), and the
+// recording's
 // cost: the traced span (first to last event of the trace, so perf's own start-up is left out)
 // and, with --baseline, the wall time of one untraced run of CMD made first (its output is
 // discarded; a command with side effects, such as `xz f`, should not be given --baseline).
@@ -47,6 +51,7 @@ struct RecordArgs {
   std::string output;
   std::string events;
   bool ground_truth = false;
+  bool all_syscalls = false;
   bool baseline = false;
   bool no_baseline = false;  // accepted for old scripts; no baseline is the default now
   bool keep = false;
@@ -106,6 +111,9 @@ Status check_args(const RecordArgs& a) {
     return Status::invalid_argument("--duration: only with --pid");
   }
   if (a.pid != 0 && a.baseline) return Status::invalid_argument("--baseline: not with --pid");
+  if (a.all_syscalls && !a.events.empty()) {
+    return Status::invalid_argument("--all-syscalls: not with --events");
+  }
   if (a.pid != 0 && ::kill(static_cast<pid_t>(a.pid), 0) != 0 && errno == ESRCH) {
     return Status::invalid_argument(fmt::format("--pid {}: no such process", a.pid));
   }
@@ -149,6 +157,7 @@ void fill_recorder(const RecordArgs& a, formats::ImportedTrace* trace) {
   trace->meta.recorder.tool = "trace-replay record (perf)";
   std::string cmdline = "trace-replay record";
   if (a.ground_truth) cmdline += " --ground-truth";
+  if (a.all_syscalls) cmdline += " --all-syscalls";
   if (!a.events.empty()) cmdline += " --events " + a.events;
   if (a.pid != 0) cmdline += fmt::format(" --pid {} --duration {}", a.pid, a.duration_s);
   if (!a.command.empty()) cmdline += " --";
@@ -218,8 +227,10 @@ Status record(const RecordArgs& a, int* exit) {
     if (!a.keep) std::filesystem::remove_all(dir);
   };
   Recording r;
-  Status s =
-      run_recording(a, perf, perf_event_list(syscalls, faults, a.ground_truth), data, text, &r);
+  const std::string events = a.all_syscalls
+                                 ? "syscalls:*," + perf_event_list({}, faults, a.ground_truth)
+                                 : perf_event_list(syscalls, faults, a.ground_truth);
+  Status s = run_recording(a, perf, events, data, text, &r);
   formats::ImportedTrace trace;
   formats::ImportReport report;
   if (s) s = formats::import_file(formats::ImportFormat::kPerfScript, text, &trace, &report);
@@ -267,6 +278,9 @@ void register_record_command(CLI::App& app, int* exit_code) {
       "comma list of syscalls to record, and page_fault (default: all the importer reads)");
   cmd->add_flag("--ground-truth", args->ground_truth,
                 "also record mmap_lock:*, lock:contention_*, tlb:tlb_flush (kept as counts)");
+  cmd->add_flag("--all-syscalls", args->all_syscalls,
+                "trace every syscall (syscalls:*), so the report counts the ones not modelled; "
+                "costs more");
   cmd->add_flag("--baseline", args->baseline,
                 "first run CMD once untraced (output discarded) to time it; not for commands "
                 "with side effects");

@@ -71,6 +71,13 @@ case "$CASE" in
     rc=$?
     [[ $rc -eq 0 ]] || fail "the recorded run did not find f (run before?): exit $rc"
     ;;
+  all_syscalls)
+    # Every syscall traced: the ones not modelled are counted by name.
+    skip_without_perf
+    "$TR" record --all-syscalls -o cat.mmtrace -- cat /dev/null 2>cat.err || fail "$(cat cat.err)"
+    grep -Eq "ignored \(not modelled\):.* openat x[0-9]+" cat.err || fail "$(cat cat.err)"
+    grep -Eq "ignored \(not modelled\):.* close x[0-9]+" cat.err || fail "$(cat cat.err)"
+    ;;
   *)
     fail "unknown case $CASE"
     ;;
