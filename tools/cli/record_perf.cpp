@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -159,17 +160,34 @@ Status run_program(const std::vector<std::string>& argv, const std::string& stdo
   if (quiet_stderr) {
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   }
+  // As system() does: Ctrl-C and Ctrl-\ go to the program (perf stops recording and writes its
+  // data) while record waits for it and goes on to convert what was recorded.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  struct sigaction ignore = {}, old_int = {}, old_quit = {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  int status = 0;
+  bool waited = rc == 0;
+  while (waited && ::waitpid(pid, &status, 0) < 0) waited = errno == EINTR;
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
   if (rc != 0) {
     return Status::from_errno(rc, argv[0] + ": cannot run: " + std::strerror(rc));
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return Status::io_error(argv[0] + ": waitpid failed");
-  }
+  if (!waited) return Status::io_error(argv[0] + ": waitpid failed");
   *wall_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
           .count());

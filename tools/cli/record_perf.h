@@ -41,7 +41,8 @@ Status resolve_command(const std::string& name, std::string* path);
 std::vector<std::string> perf_script_argv(const std::string& perf, const std::string& data);
 
 // Runs argv (argv[0] looked up on PATH), stdout to `stdout_path` when not empty (and stderr to
-// /dev/null when `quiet_stderr`), and waits. Its stdin is record's.
+// /dev/null when `quiet_stderr`), and waits, ignoring SIGINT and SIGQUIT meanwhile (the program
+// gets them with their default action). Its stdin is record's.
 // *wall_ns gets the wall time; *exit_status the exit code (128+signal when killed).
 Status run_program(const std::vector<std::string>& argv, const std::string& stdout_path,
                    bool quiet_stderr, uint64_t* wall_ns, int* exit_status);
