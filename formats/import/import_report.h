@@ -30,20 +30,20 @@ struct ImportReport {
   uint64_t lines = 0;                         // input lines (or records, for trace.dat)
   uint64_t unknown_lines = 0;                 // lines of no form the importer knows: skipped
   std::vector<std::string> unknown_examples;  // "line N: TEXT", the first few
-  uint64_t ignored_events = 0;  // well-formed records of events the model has no use for
-  // Of those, the calls and tracepoints by name ("futex", "writev", "sched:sched_switch",
-  // "signal SIGCHLD"): a syscall once per call (its enter, or strace's line), so the exits of
-  // ignored calls count in ignored_events only.
-  std::map<std::string, uint64_t> ignored_by_name;
-  uint64_t failed_calls = 0;                   // calls that returned -errno: not replayed
-  uint64_t unmatched_exits = 0;                // exits (or resumes) with no enter seen
-  uint64_t unfinished_calls = 0;               // enters with no exit by the end of the input
-  uint64_t dropped_unfinished = 0;             // of those, calls whose event needs the return value
+  uint64_t ignored_events = 0;      // well-formed records of events the model has no use for
+  uint64_t failed_calls = 0;        // calls that returned -errno: not replayed
+  uint64_t unmatched_exits = 0;     // exits (or resumes) with no enter seen
+  uint64_t unfinished_calls = 0;    // enters with no exit by the end of the input
+  uint64_t dropped_unfinished = 0;  // of those, calls whose event needs the return value
   uint64_t vector_madvise_without_ranges = 0;  // process_madvise whose iovec was not decoded
   uint64_t unknown_flag_names = 0;  // strace flag names this build does not know (taken as 0)
   // Ground-truth events (mmap_lock:*, lock:contention_*, tlb:tlb_flush) by name: kept as counts
   // in the header's params ("observed.NAME"), not replayed.
   std::map<std::string, uint64_t> observations;
+  // Of ignored_events, the calls and tracepoints by name ("futex", "writev",
+  // "sched:sched_switch", "signal SIGCHLD"): a syscall once per call (its enter, or strace's
+  // line), so the exits of ignored calls count in ignored_events only.
+  std::map<std::string, uint64_t> ignored_by_name;
 
   std::array<uint64_t, kEventKindCount> events_per_kind{};
   uint64_t events = 0;
