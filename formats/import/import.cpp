@@ -1,5 +1,7 @@
 #include "formats/import/import.h"
 
+#include <fmt/format.h>
+
 #include <cassert>
 
 #include "formats/import/line_reader.h"
@@ -14,6 +16,29 @@ Status parse_lines(ImportFormat format, LineReader* lines, ImportBuilder* builde
                    RecorderInfo* recorder) {
   if (format == ImportFormat::kPerfScript) return parse_perf_script(lines, builder, recorder);
   return parse_strace(lines, builder, recorder);
+}
+
+// A file whose lines all failed to read as `format` (or that is empty) is not an input of it.
+Status check_recognised(ImportFormat format, const std::string& path, const ImportReport& r) {
+  const bool recognised = r.events > 0 || r.ignored_events > 0 || !r.observations.empty();
+  if (recognised || (r.unknown_lines == 0 && r.lines > 0)) return Status::ok();
+  if (r.lines == 0) {
+    return Status::invalid_argument(
+        fmt::format("{}: empty: no {} input", path, import_format_name(format)));
+  }
+  return Status::invalid_argument(
+      fmt::format("{}: no line reads as {} input ({} unknown lines; {}); is --from right?", path,
+                  import_format_name(format), r.unknown_lines,
+                  r.unknown_examples.empty() ? "" : "first " + r.unknown_examples.front()));
+}
+
+// perf script without --header gives no machine (CPUs, memory) to replay on.
+Status check_perf_header(const std::string& path, const RecorderInfo& recorder) {
+  if (recorder.cpus > 0 && recorder.memory_bytes > 0) return Status::ok();
+  return Status::invalid_argument(fmt::format(
+      "{}: perf script output without its header (\"# nrcpus avail\", \"# total memory\": the "
+      "machine to replay on): make it with `{}`",
+      path, kPerfScriptCommand));
 }
 
 }  // namespace
@@ -56,7 +81,15 @@ Status import_file(ImportFormat format, const std::string& path, ImportedTrace* 
     status = parse_lines(format, lines.get(), &builder, &recorder);
   }
   if (!status) return status;
-  *trace = builder.finish(std::move(recorder), report);
+  const bool has_machine =
+      format != ImportFormat::kPerfScript || (recorder.cpus > 0 && recorder.memory_bytes > 0);
+  const RecorderInfo machine = recorder;
+  ImportReport r;
+  ImportedTrace t = builder.finish(std::move(recorder), &r);
+  if (status = check_recognised(format, path, r); !status) return status;
+  if (!has_machine && r.events > 0) return check_perf_header(path, machine);
+  *trace = std::move(t);
+  *report = std::move(r);
   return Status::ok();
 }
 

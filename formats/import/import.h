@@ -1,8 +1,12 @@
 // The importers' front door: pick a format by name, read a file (or, for the text formats, a
 // buffer) and get the trace and a report back. `trace-replay import` and `record` call this.
 //
-// Errors (Status): the input cannot be opened, or a malformed line, named "FILE:LINE: ...".
-// Unknown lines are not errors; they are counted in the report.
+// Errors (Status): the input cannot be opened, or a malformed line, named "FILE:LINE: ...";
+// an input the format cannot be read from says which options make a readable one: strace
+// without -ttt, and (import_file) perf script without --header, which gives no machine.
+// import_file also rejects a file in which nothing reads as the format (every line unknown, or
+// none). All of these are InvalidArgument/Corruption/NotFound (exit 2); the caller writes no
+// output then. Single unknown lines are not errors; they are counted in the report.
 
 #pragma once
 
@@ -24,7 +28,8 @@ std::string_view import_format_name(ImportFormat format);
 Status import_file(ImportFormat format, const std::string& path, ImportedTrace* trace,
                    ImportReport* report);
 
-// The text formats from memory; `name` stands for the file name in messages.
+// The text formats from memory; `name` stands for the file name in messages. Snippets are
+// welcome here: no perf header is needed and an input of unknown lines gives an empty trace.
 // REQUIRES: format != kTraceCmd.
 Status import_text(ImportFormat format, const std::string& name, std::string_view text,
                    ImportedTrace* trace, ImportReport* report);

@@ -85,6 +85,11 @@ class ImportBuilder {
   void count_line() { ++report_.lines; }
   void unknown_line(uint64_t line_number, std::string_view text);
   void ignored_event() { ++report_.ignored_events; }
+  // An ignored call or tracepoint, also counted under `name` (ImportReport::ignored_by_name).
+  void ignored_event(std::string_view name) {
+    ++report_.ignored_events;
+    ++report_.ignored_by_name[std::string(name)];
+  }
   void unmatched_exit() { ++report_.unmatched_exits; }
   void unknown_flag_name() { ++report_.unknown_flag_names; }
   // A ground-truth tracepoint (record --ground-truth): counted by name (header param

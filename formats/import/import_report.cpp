@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 namespace mmreplay::formats {
 
 std::string format_report(const ImportReport& r) {
@@ -28,6 +32,16 @@ std::string format_report(const ImportReport& r) {
         "events\n",
         r.failed_calls, r.unmatched_exits, r.unfinished_calls, r.dropped_unfinished,
         r.ignored_events);
+  }
+  if (!r.ignored_by_name.empty()) {
+    // Most frequent first, so the calls a workload leans on show at the front.
+    std::vector<std::pair<std::string, uint64_t>> by_count(r.ignored_by_name.begin(),
+                                                           r.ignored_by_name.end());
+    std::stable_sort(by_count.begin(), by_count.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::string names;
+    for (const auto& [name, n] : by_count) names += fmt::format(" {} x{}", name, n);
+    out += fmt::format("  ignored (not modelled):{}\n", names);
   }
   if (r.vector_madvise_without_ranges > 0) {
     out += fmt::format("  {} process_madvise calls without decoded ranges\n",

@@ -40,6 +40,10 @@ struct ImportReport {
   // Ground-truth events (mmap_lock:*, lock:contention_*, tlb:tlb_flush) by name: kept as counts
   // in the header's params ("observed.NAME"), not replayed.
   std::map<std::string, uint64_t> observations;
+  // Of ignored_events, the calls and tracepoints by name ("futex", "writev",
+  // "sched:sched_switch", "signal SIGCHLD"): a syscall once per call (its enter, or strace's
+  // line), so the exits of ignored calls count in ignored_events only.
+  std::map<std::string, uint64_t> ignored_by_name;
 
   std::array<uint64_t, kEventKindCount> events_per_kind{};
   uint64_t events = 0;

@@ -156,7 +156,7 @@ class PerfScriptParser {
     if (is_observation(l.event)) {
       b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
-      b_.ignored_event();
+      b_.ignored_event(l.event);
     }
     return Status::ok();
   }
@@ -170,7 +170,7 @@ class PerfScriptParser {
   Status enter(const Line& l, std::string_view name) {
     SyscallCall call;
     if (!syscall_from_name(name, &call.sc)) {
-      b_.ignored_event();
+      b_.ignored_event(name);
       return Status::ok();
     }
     size_t n = 0;

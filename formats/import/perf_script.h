@@ -20,12 +20,19 @@
 
 #pragma once
 
+#include <string_view>
+
 #include "common/status.h"
 #include "formats/import/import_builder.h"
 #include "formats/import/line_reader.h"
 #include "formats/trace_meta.h"
 
 namespace mmreplay::formats {
+
+// The fields record asks perf script for (-F), and the command for messages.
+inline constexpr std::string_view kPerfScriptFields = "comm,pid,tid,cpu,time,event,trace";
+inline constexpr std::string_view kPerfScriptCommand =
+    "perf script -i perf.data --header -F comm,pid,tid,cpu,time,event,trace --ns";
 
 Status parse_perf_script(LineReader* lines, ImportBuilder* builder, RecorderInfo* recorder);
 

@@ -51,6 +51,30 @@ bool is_buffer_arg(Syscall sc, size_t index) {
   return (io && index == 1) || (sc == Syscall::kProcessMadvise && index == 1);
 }
 
+// "20:03:45" or "20:03:45.123456": the clock time of strace -t / -tt, which has no date.
+bool is_clock_time(std::string_view tok) {
+  const std::string_view hms = tok.substr(0, tok.find('.'));
+  size_t colons = 0;
+  for (char c : hms) {
+    if (c == ':') {
+      ++colons;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return colons == 2 && hms.size() >= 7 && hms.size() <= 8;
+}
+
+// "mmap(NULL," : a call with no timestamp in front (strace without -t).
+bool is_call_start(std::string_view tok) {
+  const size_t paren = tok.find('(');
+  if (paren == std::string_view::npos || paren == 0) return false;
+  for (char c : tok.substr(0, paren)) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
 struct Unfinished {
   uint64_t ts = 0;
   std::string name;
@@ -70,6 +94,14 @@ class StraceParser {
   Status malformed(std::string_view what) const {
     return Status::corruption(
         fmt::format("{}:{}: malformed strace line: {}", lines_.name(), lines_.line_number(), what));
+  }
+  // The log was made without -ttt: its calls cannot be placed in time (or across threads).
+  Status no_absolute_time(std::string_view what) const {
+    return Status::invalid_argument(fmt::format(
+        "{}:{}: strace line {}, not the seconds since the epoch of -ttt: record with `strace -f "
+        "-ttt -T -o LOG CMD` (-ttt is needed; -f follows threads and children, -T gives each "
+        "call's duration)",
+        lines_.name(), lines_.line_number(), what));
   }
   uint64_t thread_of(std::string_view* rest, bool* ok);
   Status body(uint64_t tid, uint64_t ts, std::string_view text, std::string_view whole);
@@ -137,7 +169,15 @@ Status StraceParser::line(std::string_view text) {
   const uint64_t tid = thread_of(&rest, &ok);
   std::string_view ts_text = next_token(&rest);
   uint64_t ts = 0;
-  if (!ok || !parse_seconds_ns(ts_text, &ts)) {
+  // -ttt always prints a fraction; a bare integer here is the PID of -f -o LOG with no -ttt.
+  const bool epoch = ts_text.find('.') != std::string_view::npos && parse_seconds_ns(ts_text, &ts);
+  if (!ok || !epoch) {
+    if (ok) {
+      uint64_t pid = 0;
+      if (parse_dec(ts_text, &pid)) ts_text = next_token(&rest);  // "PID TIME" of -f -o LOG
+      if (is_clock_time(ts_text)) return no_absolute_time("with a clock time (-t or -tt)");
+      if (is_call_start(ts_text)) return no_absolute_time("without a timestamp");
+    }
     b_.unknown_line(lines_.line_number(), text);
     return Status::ok();
   }
@@ -150,8 +190,9 @@ Status StraceParser::body(uint64_t tid, uint64_t ts, std::string_view text,
     b_.thread_ended(tid, ts);
     return Status::ok();
   }
-  if (text.starts_with("--- ")) {  // a signal
-    b_.ignored_event();
+  if (text.starts_with("--- ")) {  // a signal: "--- SIGCHLD {si_signo=...} ---"
+    std::string_view rest = text.substr(4);
+    b_.ignored_event(fmt::format("signal {}", next_token(&rest)));
     return Status::ok();
   }
   if (text.starts_with(kResumedOpen)) {
@@ -226,7 +267,7 @@ Status StraceParser::call(uint64_t tid, uint64_t ts, std::string_view name,
                           std::string_view args_text, std::string_view result) {
   SyscallCall c;
   if (!syscall_from_name(name, &c.sc)) {
-    b_.ignored_event();
+    b_.ignored_event(name);
     return Status::ok();
   }
   if (!read_args(c.sc, args_text, &c)) {

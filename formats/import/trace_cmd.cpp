@@ -57,7 +57,11 @@ void syscall_record(Context* c, const TcRecord& r, uint64_t tid) {
     c->builder->syscall_exit(tid, r.ts, call.sc, static_cast<int64_t>(ret));
     return;
   }
-  c->builder->ignored_event();
+  if (name.starts_with(kEnter)) {
+    c->builder->ignored_event(name.substr(kEnter.size()));  // a call is named at its enter
+  } else {
+    c->builder->ignored_event();
+  }
 }
 
 // false stops the walk.
@@ -87,7 +91,7 @@ bool on_record(Context* c, const TcRecord& r) {
     if (!r.field_value(field, &value)) value = 0;
     c->builder->observation_value(tid, r.ts, fmt::format("{}:{}", system, name), value);
   } else {
-    c->builder->ignored_event();
+    c->builder->ignored_event(fmt::format("{}:{}", system, name));
   }
   return static_cast<bool>(c->status);
 }

@@ -1,7 +1,9 @@
 // trace-replay import --from perf-script|strace|trace-cmd IN -o OUT.mmtrace
 // Converts a recording made by another tool into an .mmtrace; prints what it found (events per
 // kind, threads, unknown lines, implicit mappings) on stderr. A malformed line is reported as
-// "FILE:LINE: ..." (exit 2, as a missing input is); an output that cannot be written exits 1.
+// "FILE:LINE: ..." (exit 2, as a missing input is), and so is an input the format cannot be read
+// from (the message names the options to record it with) or one in which nothing reads as the
+// format; then the output is not touched. An output that cannot be written exits 1.
 
 #include <CLI/CLI.hpp>
 
@@ -9,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "formats/atomic_file.h"
 #include "formats/import/import.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
@@ -35,7 +38,9 @@ void register_import_command(CLI::App& app, int* exit_code) {
     formats::import_format_from_name(args->from, &format);
     formats::ImportedTrace trace;
     formats::ImportReport report;
-    Status status = formats::import_file(format, args->input, &trace, &report);
+    // The output is checked before the input is read (exit 1 for an unwritable one).
+    Status status = formats::check_output_path(args->output, "-o");
+    if (status) status = formats::import_file(format, args->input, &trace, &report);
     if (status) {
       trace.meta.recorder.command_line = trace.meta.recorder.command_line.empty()
                                              ? "(imported from " + args->input + ")"

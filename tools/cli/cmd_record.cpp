@@ -1,23 +1,40 @@
-// trace-replay record [-o FILE] [--events LIST] [--ground-truth] [--no-baseline] -- CMD ARGS...
-// Runs CMD under `perf record` with the memory-management tracepoints, converts the recording
-// with the perf script importer and writes an .mmtrace. Reports the recording's overhead: CMD's
-// wall time run plainly (unless --no-baseline) and under perf, and perf.data's size beside the
-// trace's. Exit 1 when perf is missing or not permitted (the message says what to change) or
-// the recording fails; 2 on a bad flag or event name (exit_code.h).
+// trace-replay record [-o FILE] [--events LIST|--all-syscalls] [--ground-truth] [--baseline]
+//                     -- CMD ARGS...
+// trace-replay record [-o FILE] [--events LIST|--all-syscalls] [--ground-truth]
+//                     --pid PID --duration S
+// Runs CMD once under `perf record` with the memory-management tracepoints (its stdin, stdout
+// and stderr are record's), or attaches to the running process PID (and the children it makes
+// meanwhile) for S seconds; converts the recording with the perf script importer and writes an
+// .mmtrace. Reports the events by kind, the events it ignored by name (with --all-syscalls,
+// every syscall the importer does not model; otherwise only those asked for are traced), and the
+// recording's
+// cost: the traced span (first to last event of the trace, so perf's own start-up is left out)
+// and, with --baseline, the wall time of one untraced run of CMD made first (its output is
+// discarded; a command with side effects, such as `xz f`, should not be given --baseline).
+//
+// Exit status: CMD's own (a trace is written however CMD ended); 127 when CMD cannot be run (not
+// found, not executable), and then no trace is written; 1 when perf is missing or not permitted
+// (the message says what to change) or the recording fails; 2 on a bad flag, event name or PID
+// (exit_code.h). With --pid, 0 once the trace is written.
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "formats/atomic_file.h"
 #include "formats/import/import.h"
 #include "formats/import/syscall.h"
 #include "tools/cli/commands.h"
@@ -34,8 +51,12 @@ struct RecordArgs {
   std::string output;
   std::string events;
   bool ground_truth = false;
-  bool no_baseline = false;
+  bool all_syscalls = false;
+  bool baseline = false;
+  bool no_baseline = false;  // accepted for old scripts; no baseline is the default now
   bool keep = false;
+  int64_t pid = 0;
+  double duration_s = 0;
   std::vector<std::string> command;
 };
 
@@ -67,7 +88,125 @@ uint64_t file_bytes(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
-Status record(const RecordArgs& a) {
+// What one recording produced, for the report.
+struct Recording {
+  uint64_t plain_ns = 0;     // the --baseline run's wall time
+  uint64_t recorded_ns = 0;  // perf record's wall time, its start-up included
+  uint64_t script_ns = 0;
+  int command_status = 0;
+};
+
+Status check_args(const RecordArgs& a) {
+  if (a.pid == 0 && a.command.empty()) {
+    return Status::invalid_argument("give the command to record after --, or --pid PID");
+  }
+  if (a.pid != 0 && !a.command.empty()) {
+    return Status::invalid_argument("--pid: give either a command or --pid, not both");
+  }
+  if (a.pid < 0) return Status::invalid_argument(fmt::format("--pid {}: not a process id", a.pid));
+  if (a.pid != 0 && !(a.duration_s > 0)) {
+    return Status::invalid_argument("--pid needs --duration S (seconds, more than 0)");
+  }
+  if (a.pid == 0 && a.duration_s != 0) {
+    return Status::invalid_argument("--duration: only with --pid");
+  }
+  if (a.pid != 0 && a.baseline) return Status::invalid_argument("--baseline: not with --pid");
+  if (a.all_syscalls && !a.events.empty()) {
+    return Status::invalid_argument("--all-syscalls: not with --events");
+  }
+  if (a.pid != 0 && ::kill(static_cast<pid_t>(a.pid), 0) != 0 && errno == ESRCH) {
+    return Status::invalid_argument(fmt::format("--pid {}: no such process", a.pid));
+  }
+  return Status::ok();
+}
+
+// perf record's argv: the events, then the command, or the process and a timer.
+std::vector<std::string> perf_record_argv(const RecordArgs& a, const std::string& perf,
+                                          const std::string& data, const std::string& events) {
+  std::vector<std::string> argv = {perf, "record", "-q", "-o", data, "-e", events};
+  if (a.pid != 0) {
+    // -p follows the threads of PID and what they create while recording (perf inherits by
+    // default); the command after -- only times the recording and is not recorded itself.
+    argv.insert(argv.end(),
+                {"-p", std::to_string(a.pid), "--", "sleep", fmt::format("{:.3f}", a.duration_s)});
+  } else {
+    argv.push_back("--");
+    argv.insert(argv.end(), a.command.begin(), a.command.end());
+  }
+  return argv;
+}
+
+// Runs the baseline (when asked), perf record and perf script; the text lands in `text`.
+Status run_recording(const RecordArgs& a, const std::string& perf, const std::string& events,
+                     const std::string& data, const std::string& text, Recording* r) {
+  int status = 0;
+  if (a.baseline) {
+    if (Status s = run_program(a.command, "/dev/null", true, &r->plain_ns, &status); !s) return s;
+  }
+  Status s = run_program(perf_record_argv(a, perf, data, events), "", false, &r->recorded_ns,
+                         &r->command_status);
+  if (!s) return s;
+  if (file_bytes(data) == 0) {
+    return Status::io_error(
+        fmt::format("perf record wrote no {} (exit {})", data, r->command_status));
+  }
+  return run_program(perf_script_argv(perf, data), text, true, &r->script_ns, &status);
+}
+
+void fill_recorder(const RecordArgs& a, formats::ImportedTrace* trace) {
+  trace->meta.recorder.tool = "trace-replay record (perf)";
+  std::string cmdline = "trace-replay record";
+  if (a.ground_truth) cmdline += " --ground-truth";
+  if (a.all_syscalls) cmdline += " --all-syscalls";
+  if (!a.events.empty()) cmdline += " --events " + a.events;
+  if (a.pid != 0) cmdline += fmt::format(" --pid {} --duration {}", a.pid, a.duration_s);
+  if (!a.command.empty()) cmdline += " --";
+  for (const std::string& w : a.command) cmdline += " " + w;
+  trace->meta.recorder.command_line = cmdline;
+  if (struct utsname u; trace->meta.recorder.kernel_release.empty() && ::uname(&u) == 0) {
+    trace->meta.recorder.kernel_release = u.release;
+  }
+}
+
+// First to last event of the trace, in ns (0 for fewer than two events).
+uint64_t traced_span_ns(const formats::ImportedTrace& trace) {
+  uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
+  for (const auto& stream : trace.streams) {
+    for (const formats::Event& e : stream) {
+      first = std::min(first, e.ts_ns);
+      last = std::max(last, e.ts_ns);
+    }
+  }
+  return last > first ? last - first : 0;
+}
+
+void print_report(const RecordArgs& a, const std::string& out, const formats::ImportReport& report,
+                  const Recording& r, uint64_t span_ns, uint64_t perf_bytes) {
+  const double events = static_cast<double>(report.events == 0 ? 1 : report.events);
+  std::fprintf(stderr, "%s: %s", out.c_str(), formats::format_report(report).c_str());
+  std::fprintf(stderr,
+               "  wall time: %s%.3f s under perf record (its start-up included), perf script "
+               "%.3f s; traced span %.6f s (first to last event)\n",
+               a.baseline ? fmt::format("{:.6f} s plain, ", r.plain_ns / kNsPerSecond).c_str() : "",
+               r.recorded_ns / kNsPerSecond, r.script_ns / kNsPerSecond, span_ns / kNsPerSecond);
+  if (a.baseline && r.plain_ns > 0) {
+    std::fprintf(stderr, "  overhead: %.2fx (traced span / plain wall time)\n",
+                 static_cast<double>(span_ns) / static_cast<double>(r.plain_ns));
+  }
+  std::fprintf(
+      stderr, "  perf.data %llu bytes (%.1f bytes/event), .mmtrace %llu bytes (%.2f bytes/event)\n",
+      static_cast<unsigned long long>(perf_bytes), perf_bytes / events,
+      static_cast<unsigned long long>(file_bytes(out)), file_bytes(out) / events);
+}
+
+std::string output_path(const RecordArgs& a) {
+  if (!a.output.empty()) return a.output;
+  if (a.pid != 0) return fmt::format("pid-{}.mmtrace", a.pid);
+  return std::filesystem::path(a.command[0]).filename().string() + ".mmtrace";
+}
+
+// Records, converts and writes; *exit gets CMD's exit status.
+Status record(const RecordArgs& a, int* exit) {
   std::vector<std::string> syscalls;
   bool faults = true;
   if (a.events.empty()) {
@@ -87,69 +226,45 @@ Status record(const RecordArgs& a) {
   auto cleanup = [&] {
     if (!a.keep) std::filesystem::remove_all(dir);
   };
-
-  uint64_t plain_ns = 0, recorded_ns = 0, script_ns = 0;
-  int status = 0;
-  if (!a.no_baseline) {
-    if (Status s = run_program(a.command, "", false, &plain_ns, &status); !s) {
-      cleanup();
-      return s;
-    }
-  }
-  std::vector<std::string> argv = {
-      perf, "record", "-q", "-o", data, "-e", perf_event_list(syscalls, faults, a.ground_truth),
-      "--"};
-  argv.insert(argv.end(), a.command.begin(), a.command.end());
-  Status s = run_program(argv, "", false, &recorded_ns, &status);
-  if (s && file_bytes(data) == 0) {
-    s = Status::io_error(fmt::format("perf record wrote no {} (exit {})", data, status));
-  }
-  if (s) {
-    s = run_program(
-        {perf, "script", "-i", data, "--header", "-F", "comm,pid,tid,cpu,time,event,trace", "--ns"},
-        text, true, &script_ns, &status);
-  }
+  Recording r;
+  const std::string events = a.all_syscalls
+                                 ? "syscalls:*," + perf_event_list({}, faults, a.ground_truth)
+                                 : perf_event_list(syscalls, faults, a.ground_truth);
+  Status s = run_recording(a, perf, events, data, text, &r);
   formats::ImportedTrace trace;
   formats::ImportReport report;
   if (s) s = formats::import_file(formats::ImportFormat::kPerfScript, text, &trace, &report);
-  if (!s) {
-    cleanup();
-    return s;
+  const std::string out = output_path(a);
+  if (s) {
+    fill_recorder(a, &trace);
+    s = formats::write_imported_trace(trace, out, formats::WriterOptions{});
   }
-  trace.meta.recorder.tool = "trace-replay record (perf)";
-  std::string cmdline = "trace-replay record";
-  if (a.ground_truth) cmdline += " --ground-truth";
-  if (!a.events.empty()) cmdline += " --events " + a.events;
-  cmdline += " --";
-  for (const std::string& w : a.command) cmdline += " " + w;
-  trace.meta.recorder.command_line = cmdline;
-  if (struct utsname u; trace.meta.recorder.kernel_release.empty() && ::uname(&u) == 0) {
-    trace.meta.recorder.kernel_release = u.release;
-  }
-  const std::string out = a.output.empty()
-                              ? std::filesystem::path(a.command[0]).filename().string() + ".mmtrace"
-                              : a.output;
-  s = formats::write_imported_trace(trace, out, formats::WriterOptions{});
   const uint64_t perf_bytes = file_bytes(data);
   cleanup();
   if (!s) return s;
-
-  const double events = static_cast<double>(report.events == 0 ? 1 : report.events);
-  std::fprintf(stderr, "%s: %s", out.c_str(), formats::format_report(report).c_str());
-  std::fprintf(
-      stderr, "  wall time: %s%.3f s under perf record (perf script %.3f s)\n",
-      a.no_baseline ? "" : fmt::format("{:.3f} s plain, ", plain_ns / kNsPerSecond).c_str(),
-      recorded_ns / kNsPerSecond, script_ns / kNsPerSecond);
-  if (!a.no_baseline && plain_ns > 0) {
-    std::fprintf(stderr, "  overhead: %.2fx the plain run\n",
-                 static_cast<double>(recorded_ns) / static_cast<double>(plain_ns));
-  }
-  std::fprintf(
-      stderr, "  perf.data %llu bytes (%.1f bytes/event), .mmtrace %llu bytes (%.2f bytes/event)\n",
-      static_cast<unsigned long long>(perf_bytes), perf_bytes / events,
-      static_cast<unsigned long long>(file_bytes(out)), file_bytes(out) / events);
+  print_report(a, out, report, r, traced_span_ns(trace), perf_bytes);
   if (a.keep) std::fprintf(stderr, "  kept %s and %s\n", data.c_str(), text.c_str());
+  *exit = a.pid != 0 ? kExitOk : r.command_status;
   return Status::ok();
+}
+
+// record's exit status (the table at the top).
+int run_record(const RecordArgs& a) {
+  constexpr std::string_view kWho = "trace-replay record";
+  if (Status s = check_args(a); !s) return report_status(kWho, s);
+  if (a.pid == 0) {
+    std::string resolved;
+    if (Status s = resolve_command(a.command[0], &resolved); !s) {
+      report_status(kWho, s);
+      return kExitCannotRun;
+    }
+  }
+  if (Status s = formats::check_output_path(output_path(a), "-o"); !s) {
+    return report_status(kWho, s);
+  }
+  int exit = kExitOk;
+  if (Status s = record(a, &exit); !s) return report_status(kWho, s);
+  return exit;
 }
 
 }  // namespace
@@ -163,11 +278,20 @@ void register_record_command(CLI::App& app, int* exit_code) {
       "comma list of syscalls to record, and page_fault (default: all the importer reads)");
   cmd->add_flag("--ground-truth", args->ground_truth,
                 "also record mmap_lock:*, lock:contention_*, tlb:tlb_flush (kept as counts)");
-  cmd->add_flag("--no-baseline", args->no_baseline, "do not run CMD once without recording");
+  cmd->add_flag("--all-syscalls", args->all_syscalls,
+                "trace every syscall (syscalls:*), so the report counts the ones not modelled; "
+                "costs more");
+  cmd->add_flag("--baseline", args->baseline,
+                "first run CMD once untraced (output discarded) to time it; not for commands "
+                "with side effects");
+  cmd->add_flag("--no-baseline", args->no_baseline,
+                "no effect (kept for old scripts): no baseline run is the default");
+  cmd->add_option("--pid", args->pid,
+                  "record the running process PID (and what it creates meanwhile) instead");
+  cmd->add_option("--duration", args->duration_s, "with --pid: seconds to record");
   cmd->add_flag("--keep", args->keep, "keep perf.data and the perf script text");
-  cmd->add_option("command", args->command, "the command to record, after --")->required();
-  cmd->callback(
-      [args, exit_code] { *exit_code = report_status("trace-replay record", record(*args)); });
+  cmd->add_option("command", args->command, "the command to record, after --");
+  cmd->callback([args, exit_code] { *exit_code = run_record(*args); });
 }
 
 }  // namespace mmreplay::tools

@@ -1,16 +1,20 @@
 #include "tools/cli/record_perf.h"
 
 #include <spawn.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+
+#include "formats/import/perf_script.h"
 
 extern char** environ;
 
@@ -20,6 +24,8 @@ namespace {
 // Where the kernel exposes tracepoints (tracefs, and its older place under debugfs).
 constexpr const char* kTracefsSyscalls[] = {"/sys/kernel/tracing/events/syscalls",
                                             "/sys/kernel/debug/tracing/events/syscalls"};
+// Where record mounts tracefs when it is missing (the kernel's own mount point since 4.1).
+constexpr const char* kTracefsMountPoint = "/sys/kernel/tracing";
 constexpr const char* kParanoidPath = "/proc/sys/kernel/perf_event_paranoid";
 // Tracepoints need perf_event_paranoid <= -1 without CAP_PERFMON/CAP_SYS_ADMIN.
 constexpr int kParanoidForTracepoints = -1;
@@ -55,29 +61,73 @@ std::string perf_event_list(const std::vector<std::string>& syscalls, bool fault
   return list;
 }
 
-Status find_perf(std::string* path) {
+namespace {
+
+// The first executable `name` in the folders of PATH, or "".
+std::string search_path(const std::string& name) {
   const char* env = std::getenv("PATH");
-  std::string dirs = env ? env : "/usr/bin:/bin";
+  const std::string dirs = env ? env : "/usr/bin:/bin";
   size_t start = 0;
   while (start <= dirs.size()) {
     const size_t colon = dirs.find(':', start);
     const std::string dir = dirs.substr(start, colon - start);
-    const std::string candidate = (dir.empty() ? "." : dir) + "/perf";
-    if (::access(candidate.c_str(), X_OK) == 0) {
-      *path = candidate;
-      return Status::ok();
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    struct stat st;
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
     }
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
+  return "";
+}
+
+}  // namespace
+
+Status find_perf(std::string* path) {
+  *path = search_path("perf");
+  if (!path->empty()) return Status::ok();
   // What the machine lacks or forbids is the environment's failure (exit 1), not bad input.
   return Status::io_error(
       "perf: not found on PATH; install it (Debian: apt-get install linux-perf)");
 }
 
+Status resolve_command(const std::string& name, std::string* path) {
+  if (name.find('/') == std::string::npos) {
+    *path = search_path(name);
+    if (path->empty()) return Status::not_found(name + ": command not found on PATH");
+    return Status::ok();
+  }
+  struct stat st;
+  if (::stat(name.c_str(), &st) != 0) {
+    return Status::not_found(name + ": cannot run: " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode) || ::access(name.c_str(), X_OK) != 0) {
+    return Status::not_found(name + ": cannot run: not an executable file");
+  }
+  *path = name;
+  return Status::ok();
+}
+
+std::vector<std::string> perf_script_argv(const std::string& perf, const std::string& data) {
+  return {perf,  "script", "-i", data, "--header", "-F", "comm,pid,tid,cpu,time,event,trace",
+          "--ns"};
+}
+
 Status check_perf_permitted() {
   bool tracefs = false;
   for (const char* p : kTracefsSyscalls) tracefs = tracefs || exists(p);
+  if (!tracefs && ::geteuid() == 0 &&
+      ::mount("nodev", kTracefsMountPoint, "tracefs", 0, nullptr) == 0) {
+    tracefs = exists(kTracefsSyscalls[0]);
+  }
+  if (!tracefs && ::geteuid() != 0 && ::access(kTracefsMountPoint, R_OK | X_OK) != 0 &&
+      errno == EACCES) {
+    return Status::io_error(
+        "perf is not permitted to read tracefs (/sys/kernel/tracing is root's only): run as root, "
+        "or make it readable (`chmod -R o+rx /sys/kernel/tracing` as root)");
+  }
   if (!tracefs) {
     return Status::io_error(
         "tracefs is not mounted (no /sys/kernel/tracing/events/syscalls): run `mount -t tracefs "
@@ -110,17 +160,34 @@ Status run_program(const std::vector<std::string>& argv, const std::string& stdo
   if (quiet_stderr) {
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   }
+  // As system() does: Ctrl-C and Ctrl-\ go to the program (perf stops recording and writes its
+  // data) while record waits for it and goes on to convert what was recorded.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  struct sigaction ignore = {}, old_int = {}, old_quit = {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  int status = 0;
+  bool waited = rc == 0;
+  while (waited && ::waitpid(pid, &status, 0) < 0) waited = errno == EINTR;
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
   if (rc != 0) {
     return Status::from_errno(rc, argv[0] + ": cannot run: " + std::strerror(rc));
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return Status::io_error(argv[0] + ": waitpid failed");
-  }
+  if (!waited) return Status::io_error(argv[0] + ": waitpid failed");
   *wall_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
           .count());

@@ -1,6 +1,7 @@
 // Running a command under `perf record` for `trace-replay record`: the tracepoint list, the
-// permission checks with the sysctl to change, running a program with its wall time, and
-// turning perf.data into the perf script text the importer reads.
+// permission checks with the sysctl to change (mounting tracefs when root), finding the command
+// to run, running a program with its wall time, and the perf script command that turns
+// perf.data into the text the importer reads.
 
 #pragma once
 
@@ -11,6 +12,9 @@
 #include "common/status.h"
 
 namespace mmreplay::tools {
+
+// record's exit status when the command cannot be run (not found, not executable), as a shell's.
+inline constexpr int kExitCannotRun = 127;
 
 // The syscalls recorded by default (enter and exit), as the importer knows them.
 std::vector<std::string> default_record_syscalls();
@@ -24,11 +28,21 @@ std::string perf_event_list(const std::vector<std::string>& syscalls, bool fault
 // The `perf` on PATH, or an error saying to install it (Debian: linux-perf).
 Status find_perf(std::string* path);
 // Whether this process may record tracepoints: root, or kernel.perf_event_paranoid <= -1; and
-// tracefs with the syscalls events. The error names the sysctl or the mount to fix it.
+// tracefs with the syscalls events, which it mounts at /sys/kernel/tracing when it is missing and
+// this process is root. The error names the sysctl or the mount to fix it.
 Status check_perf_permitted();
 
+// The file `name` runs as: `name` itself when it holds a '/', else the first executable `name`
+// on PATH. NotFound, naming it, when there is none or it is not an executable file.
+Status resolve_command(const std::string& name, std::string* path);
+
+// The perf script command that turns `data` into the importer's text (the header included: it
+// gives the machine's CPUs and memory).
+std::vector<std::string> perf_script_argv(const std::string& perf, const std::string& data);
+
 // Runs argv (argv[0] looked up on PATH), stdout to `stdout_path` when not empty (and stderr to
-// /dev/null when `quiet_stderr`), and waits.
+// /dev/null when `quiet_stderr`), and waits, ignoring SIGINT and SIGQUIT meanwhile (the program
+// gets them with their default action). Its stdin is record's.
 // *wall_ns gets the wall time; *exit_status the exit code (128+signal when killed).
 Status run_program(const std::vector<std::string>& argv, const std::string& stdout_path,
                    bool quiet_stderr, uint64_t* wall_ns, int* exit_status);

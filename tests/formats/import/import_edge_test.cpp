@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "formats/import/address_ranges.h"
 #include "formats/import/import.h"
 #include "tests/formats/import/import_test_util.h"
@@ -44,6 +47,28 @@ TEST(PerfScriptEdge, UnknownLinesAreCountedNotFatal) {
   EXPECT_EQ(r.observations.at("tlb:tlb_flush"), 1u);
   EXPECT_EQ(t.meta.params.at(0),
             (std::pair<std::string, std::string>{"observed.tlb:tlb_flush", "1"}));
+}
+
+TEST(PerfScriptEdge, IgnoredCallsAndTracepointsAreCountedByName) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kPerfScript,
+                       "a 1/1 [000] 1.1: syscalls:sys_enter_futex: uaddr: 0x1, op: 0x81\n"
+                       "a 1/1 [000] 1.2: syscalls:sys_exit_futex: 0x0\n"
+                       "a 1/1 [000] 1.3: syscalls:sys_enter_writev: fd: 0x1, vec: 0x2, vlen: 0x1\n"
+                       "a 1/1 [000] 1.4: syscalls:sys_exit_writev: 0x1\n"
+                       "a 1/1 [000] 1.5: syscalls:sys_enter_futex: uaddr: 0x1, op: 0x81\n"
+                       "a 1/1 [000] 1.6: sched:sched_switch: prev_comm=a\n",
+                       &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.ignored_events, 6u);  // every record; by name, each call once (its enter)
+  EXPECT_EQ(r.ignored_by_name, (std::map<std::string, uint64_t>{
+                                   {"futex", 2}, {"writev", 1}, {"sched:sched_switch", 1}}));
+  // Most frequent first, ties by name.
+  EXPECT_NE(format_report(r).find("ignored (not modelled): futex x2 sched:sched_switch x1 writev "
+                                  "x1\n"),
+            std::string::npos)
+      << format_report(r);
 }
 
 TEST(PerfScriptEdge, GroundTruthTracepointsBecomeObservationEvents) {
@@ -216,6 +241,38 @@ TEST(AddressRangesTest, AddMergesRemoveSplits) {
   a.remove(0, ~uint64_t{0});
   EXPECT_EQ(a.size(), 0u);
   EXPECT_EQ(a.bytes(), 0u);
+}
+
+TEST(StraceEdge, IgnoredCallsAndSignalsAreCountedByName) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kStrace,
+                       "7 1.000001 execve(\"/bin/x\", [\"x\"], 0x1 /* 1 var */) = 0 <0.000100>\n"
+                       "7 1.000002 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n"
+                       "7 1.000003 pwrite64(3, \"a\", 1, 0) = 1 <0.000001>\n"
+                       "7 1.000004 --- SIGCHLD {si_signo=SIGCHLD} ---\n"
+                       "7 1.000005 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n",
+                       &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.ignored_events, 5u);
+  EXPECT_EQ(r.ignored_by_name,
+            (std::map<std::string, uint64_t>{
+                {"execve", 1}, {"futex", 2}, {"pwrite64", 1}, {"signal SIGCHLD", 1}}));
+}
+
+// strace -t/-tt print a clock time, and strace without -t none: the calls cannot be placed.
+TEST(StraceEdge, WithoutEpochTimestampsSaysToUseTtt) {
+  for (const char* text :
+       {"12:00:01.000001 brk(NULL) = 0x1000 <0.000001>\n", "7 12:00:01 brk(NULL) = 0x1000\n",
+        "brk(NULL) = 0x1000\n", "[pid 7] brk(NULL) = 0x1000\n", "7 brk(NULL) = 0x1000\n"}) {
+    ImportedTrace t;
+    ImportReport r;
+    const Status s = run(ImportFormat::kStrace, text, &t, &r);
+    ASSERT_FALSE(s) << text;
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(s.message().find("in.txt:1: strace line"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("strace -f -ttt -T"), std::string::npos) << s.message();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# `trace-replay record` as a user runs it (issue 19): one run of the command, its output once,
+# its exit status passed on, 127 and no trace when it cannot run. `record_cli.sh CASE`, in a
+# scratch folder of its own.
+#
+# Environment (tests/formats/import/CMakeLists.txt): TR (trace-replay), WORK (a scratch folder).
+# Cases that need perf exit 77 (CTest's SKIP_RETURN_CODE), saying why, when record reports that
+# perf is missing or not permitted here.
+set -uo pipefail
+
+CASE="$1"
+readonly SKIP=77
+mkdir -p "$WORK/$CASE" && cd "$WORK/$CASE" || exit 1
+rm -f ./*.mmtrace ./*.out ./*.err
+
+# Exits 77 when record cannot use perf here (its message names the fix).
+skip_without_perf() {
+  "$TR" record -o probe.mmtrace -- true >/dev/null 2>probe.err
+  if [[ $? -eq 1 ]] && grep -Eq "not found on PATH|not permitted|tracefs is not mounted" probe.err
+  then
+    echo "SKIP: perf cannot record here: $(cat probe.err)"
+    exit "$SKIP"
+  fi
+}
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+case "$CASE" in
+  command_status)
+    skip_without_perf
+    "$TR" record -o false.mmtrace -- false 2>false.err
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "record -- false exited $rc, not false's 1: $(cat false.err)"
+    [[ -s false.mmtrace ]] || fail "record -- false wrote no trace"
+    "$TR" record -o three.mmtrace -- sh -c 'exit 3' 2>three.err
+    rc=$?
+    [[ $rc -eq 3 ]] || fail "record -- sh -c 'exit 3' exited $rc: $(cat three.err)"
+    ;;
+  cannot_run)
+    # Decided before perf is looked for: needs no perf.
+    "$TR" record -o none.mmtrace -- /nonexistent 2>none.err
+    rc=$?
+    [[ $rc -eq 127 ]] || fail "record -- /nonexistent exited $rc, not 127"
+    grep -q "/nonexistent: cannot run" none.err || fail "message: $(cat none.err)"
+    [[ -e none.mmtrace ]] && fail "record -- /nonexistent left none.mmtrace"
+    echo keep >kept.mmtrace
+    "$TR" record -o kept.mmtrace -- no-such-command-here 2>kept.err
+    rc=$?
+    [[ $rc -eq 127 ]] || fail "record -- no-such-command-here exited $rc, not 127"
+    [[ "$(cat kept.mmtrace)" == keep ]] || fail "an existing output was overwritten"
+    ;;
+  output_once)
+    skip_without_perf
+    "$TR" record -o echo.mmtrace -- echo hello >echo.out 2>echo.err || fail "$(cat echo.err)"
+    [[ "$(grep -c hello echo.out)" -eq 1 ]] || fail "hello came out $(grep -c hello echo.out) times"
+    grep -q "baseline\|plain" echo.err && fail "a baseline run without --baseline: $(cat echo.err)"
+    "$TR" record --baseline -o base.mmtrace -- echo hello >base.out 2>base.err ||
+      fail "$(cat base.err)"
+    [[ "$(grep -c hello base.out)" -eq 1 ]] || fail "with --baseline hello came out twice"
+    grep -q "overhead: .*x (traced span / plain wall time)" base.err ||
+      fail "no overhead line: $(cat base.err)"
+    ;;
+  run_once)
+    # A command with a side effect (it removes its own input, as `xz f` does) records fine.
+    skip_without_perf
+    echo data >f
+    "$TR" record -o rm.mmtrace -- sh -c 'test -e f && rm f' 2>rm.err
+    rc=$?
+    [[ $rc -eq 0 ]] || fail "the recorded run did not find f (run before?): exit $rc"
+    ;;
+  all_syscalls)
+    # Every syscall traced: the ones not modelled are counted by name.
+    skip_without_perf
+    "$TR" record --all-syscalls -o cat.mmtrace -- cat /dev/null 2>cat.err || fail "$(cat cat.err)"
+    grep -Eq "ignored \(not modelled\):.* openat x[0-9]+" cat.err || fail "$(cat cat.err)"
+    grep -Eq "ignored \(not modelled\):.* close x[0-9]+" cat.err || fail "$(cat cat.err)"
+    ;;
+  *)
+    fail "unknown case $CASE"
+    ;;
+esac
+echo "ok: $CASE"
