@@ -18,7 +18,8 @@
 //     results_key  key of the op's latency histogram in the results ("ops"); "" = not reported
 //                  (lifecycle steps, think time, observations)
 //     syscall      the system call whose entry-to-exit time the op models; "" = none (faults,
-//                  user-space accesses, lifecycle steps, driver calls)
+//                  user-space accesses, lifecycle steps, driver calls, `block`, which stands for
+//                  any of several blocking calls and names its call in the event)
 //
 // Invariants (static_asserts here and in formats/event.h):
 //  (1) a trace row's disk number is its row number.
@@ -51,6 +52,7 @@
   X(ContigAlloc,   TRACE_AND_MODEL, 16, "contig_alloc",   "contig_alloc",   "")                   \
   X(ContigFree,    TRACE_AND_MODEL, 17, "contig_free",    "contig_free",    "")                   \
   X(Observation,   TRACE_ONLY,      18, "observation",    "",               "")                   \
+  X(Block,         TRACE_AND_MODEL, 19, "block",          "",               "")                   \
   X(Think,         MODEL_ONLY,      -1, "think",          "",               "")                   \
   X(Sleep,         MODEL_ONLY,      -1, "sleep",          "",               "")
 // clang-format on

@@ -18,6 +18,11 @@ constexpr std::array<ObservationName, kObservationKindCount> kObservationNames =
     {"tlb_flush", "tlb:tlb_flush"},
 }};
 
+constexpr std::array<std::string_view, kBlockCallCount> kBlockCallNames = {
+    "futex",       "nanosleep", "clock_nanosleep", "poll",  "ppoll",  "epoll_wait",
+    "epoll_pwait", "select",    "pselect6",        "wait4", "waitid",
+};
+
 Event make(EventKind kind, uint64_t ts) {
   Event e;
   e.kind = kind;
@@ -45,6 +50,11 @@ bool kind_from_name(std::string_view name, EventKind* kind) {
 std::string_view observation_name(ObservationKind kind) {
   const auto i = static_cast<size_t>(kind);
   return i < kObservationNames.size() ? kObservationNames[i].name : std::string_view("unknown");
+}
+
+std::string_view block_call_name(BlockCall call) {
+  const auto i = static_cast<size_t>(call);
+  return i < kBlockCallNames.size() ? kBlockCallNames[i] : std::string_view("unknown");
 }
 
 bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* kind) {
@@ -191,6 +201,13 @@ Event observation(uint64_t ts, ObservationKind what, uint64_t value) {
   Event e = make(EventKind::kObservation, ts);
   e.arg0 = static_cast<uint64_t>(what);
   e.arg1 = value;
+  return e;
+}
+
+Event block(uint64_t ts, BlockCall call, uint64_t duration_ns) {
+  Event e = make(EventKind::kBlock, ts);
+  e.arg0 = static_cast<uint64_t>(call);
+  e.duration_ns = duration_ns;
   return e;
 }
 

@@ -43,6 +43,9 @@ namespace mmreplay::formats {
 //   observation     format 1.1: what the real kernel did, recorded beside the program's calls for
 //                   comparison (record --ground-truth). Never replayed. arg0 = ObservationKind,
 //                   arg1 = its value.
+//   block           format 1.2: the thread was off its CPU in a blocking system call (sleep,
+//                   futex wait, poll, wait4) for duration_ns; arg0 = BlockCall. Replayed as sleep:
+//                   the CPU is free for other tasks meanwhile. Without a duration it is skipped.
 enum class EventKind : uint8_t {
 #define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk, )
   MMREPLAY_OPS(MMREPLAY_EVENT_KIND)
@@ -76,6 +79,26 @@ enum class ObservationKind : uint8_t {
   kTlbFlush = 5,              // tlb:tlb_flush, value = pages (-1 = full flush)
 };
 inline constexpr int kObservationKindCount = 6;
+
+// Which system call a kBlock event blocked in (its arg0; part of the on-disk format: append,
+// never renumber). Reads of pipes and sockets block too, but traces do not yet know which file
+// descriptors those are, so reads stay file_read.
+enum class BlockCall : uint8_t {
+  kFutex = 0,  // FUTEX_WAIT and the other waiting futex ops (not WAKE/REQUEUE)
+  kNanosleep = 1,
+  kClockNanosleep = 2,
+  kPoll = 3,
+  kPpoll = 4,
+  kEpollWait = 5,
+  kEpollPwait = 6,
+  kSelect = 7,
+  kPselect6 = 8,
+  kWait4 = 9,
+  kWaitid = 10,
+};
+inline constexpr int kBlockCallCount = 11;
+// The system call's name ("futex", "clock_nanosleep"), "unknown" past the list.
+std::string_view block_call_name(BlockCall call);
 std::string_view observation_name(ObservationKind kind);
 // Inverse of observation_name for tracepoint names ("tlb:tlb_flush"); false when not one of them.
 bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* kind);
@@ -160,6 +183,7 @@ inline constexpr uint8_t kFieldsOf[kEventKindCount] = {
     kFieldLen | kFieldArg0,                                         // contig_alloc
     kFieldArg0,                                                     // contig_free
     kFieldArg0 | kFieldArg1,                                        // observation
+    kFieldArg0,                                                     // block
 };
 }  // namespace detail
 
@@ -202,6 +226,8 @@ Event fsync(uint64_t ts, uint64_t file_id);
 Event contig_alloc(uint64_t ts, uint64_t handle, uint64_t bytes);
 Event contig_free(uint64_t ts, uint64_t handle);
 Event observation(uint64_t ts, ObservationKind what, uint64_t value);
+// Blocked in `call` for `duration_ns` (kNoDuration when the capture did not time it).
+Event block(uint64_t ts, BlockCall call, uint64_t duration_ns);
 }  // namespace ev
 
 }  // namespace mmreplay::formats

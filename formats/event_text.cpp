@@ -135,6 +135,10 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
       *out += observation_name(static_cast<ObservationKind>(e.arg0));
       put_hex(out, "value", e.arg1);
       break;
+    case EventKind::kBlock:
+      *out += " call=";
+      *out += block_call_name(static_cast<BlockCall>(e.arg0));
+      break;
   }
   if (e.kind != EventKind::kPageFault && e.kind != EventKind::kTouch && e.flags != 0) {
     put_hex(out, "eflags", e.flags);

@@ -12,7 +12,9 @@ namespace mmreplay::formats {
 
 // Format version written by this build. A reader refuses a file whose major version is newer.
 inline constexpr uint16_t kFormatVersionMajor = 1;
-inline constexpr uint16_t kFormatVersionMinor = 1;  // 1.1: observation events
+// 1.1: observation events; 1.2: block events. A minor version only adds kinds, so a reader
+// reads every older minor version of its major one.
+inline constexpr uint16_t kFormatVersionMinor = 2;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
 // a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost

@@ -116,6 +116,11 @@ bool TraceOpSource::translate(Op& op) const {
       return true;
     case EventKind::kObservation:
       return false;  // what the real kernel did: compared with, never replayed
+    case EventKind::kBlock:
+      // Off CPU for the recorded time; unknown when the capture did not time the call.
+      if (!e.has_duration()) return false;
+      op = Op::block(SimTime::ns(static_cast<int64_t>(e.duration_ns)));
+      return true;
   }
   return false;
 }

@@ -7,8 +7,10 @@
 //    kernel delays everything after it, as it would delay the real program;
 //  - open loop: each event starts at its trace timestamp (relative to the trace's start) or as
 //    soon as the thread is free if it is late; how late it started is recorded.
-// Events the model does not replay (observations) still consume their time gap and are counted
-// per kind in `skipped`.
+// A `block` event (a blocking syscall) replays as sleep for its recorded duration: the task is off
+// its CPU and the gap after it is measured from its end, so think time stays on-CPU user time.
+// Events the model does not replay (observations, blocks without a duration) still consume their
+// time gap and are counted per kind in `skipped`.
 
 #pragma once
 

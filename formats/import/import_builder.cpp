@@ -84,8 +84,12 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       e = ev::fsync(ts, 0);
       item->fd = static_cast<int32_t>(a[0]);
       return true;
-    default:
-      return false;
+    default: {
+      BlockCall call;
+      if (!syscall_block_call(c.sc, a, &call)) return false;
+      e = ev::block(ts, call, kNoDuration);  // the caller sets the duration
+      return true;
+    }
   }
 }
 
@@ -184,7 +188,9 @@ void ImportBuilder::syscall_exit(uint64_t tid, uint64_t ts, Syscall sc, int64_t 
 void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duration_ns,
                                      SyscallCall call, int64_t ret) {
   auto& s = impl_->state;
-  if (is_error_return(ret)) {
+  BlockCall block;
+  // A blocking call that failed (EINTR, ETIMEDOUT, EAGAIN) still spent its time off the CPU.
+  if (is_error_return(ret) && !syscall_block_call(call.sc, call.args, &block)) {
     ++report_.failed_calls;
     return;
   }

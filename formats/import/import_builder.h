@@ -14,7 +14,10 @@
 //       mapping, placed at the start of the mm's first thread and listed in the report;
 //   (4) gives file descriptors file ids (one per process and fd) and tracks the file offset that
 //       read/write advance.
-// Calls that failed (-errno) are counted, not replayed. Nothing here is fatal: odd input (an
+//   (5) turns blocking calls (futex waits, nanosleep, poll, epoll_wait, select, wait4, ...) into
+//       block events carrying their duration, failed ones included (EINTR, ETIMEDOUT: the time
+//       was spent off the CPU all the same).
+// Other calls that failed (-errno) are counted, not replayed. Nothing here is fatal: odd input (an
 // exit without enter, a clone loop) is counted in the report.
 //
 // Memory: every event is held until finish() (64 bytes plus a little per event), which is less

@@ -36,6 +36,7 @@ size_t required_args(Syscall sc) {
     case Syscall::kProcessMadvise:
       return 4;
     case Syscall::kMunmap:
+    case Syscall::kFutex:  // uaddr, op: FUTEX_WAKE does not block
       return 2;
     case Syscall::kBrk:
     case Syscall::kFsync:
@@ -281,6 +282,12 @@ Status StraceParser::call(uint64_t tid, uint64_t ts, std::string_view name,
   }
   if (c.sc == Syscall::kExit || c.sc == Syscall::kExitGroup) {
     b_.syscall_enter(tid, ts, std::move(c));  // the thread ends here
+    return Status::ok();
+  }
+  BlockCall block;
+  if (!has_return && duration != kNoDuration && syscall_block_call(c.sc, c.args, &block)) {
+    // "= ? ERESTART_RESTARTBLOCK (Interrupted by signal) <0.1>": blocked that long, then a signal
+    b_.syscall_complete(tid, ts, duration, std::move(c), 0);
     return Status::ok();
   }
   if (!has_return) {  // killed inside the call

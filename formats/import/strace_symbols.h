@@ -1,6 +1,7 @@
 // The symbolic constants strace prints for the calls the importer reads (PROT_*, MAP_*, MADV_*,
-// MREMAP_*, CLONE_*, and the exit signal in clone flags), with their Linux x86-64 values from
-// include/uapi/asm-generic/mman-common.h, mman.h, linux/sched.h and asm/signal.h.
+// MREMAP_*, CLONE_*, FUTEX_* ops, and the exit signal in clone flags), with their Linux x86-64
+// values from include/uapi/asm-generic/mman-common.h, mman.h, linux/sched.h, linux/futex.h and
+// asm/signal.h.
 
 #pragma once
 

@@ -4,9 +4,35 @@ namespace mmreplay::formats {
 namespace {
 
 constexpr std::array<std::string_view, kSyscallCount> kNames = {
-    "mmap",  "munmap",  "mprotect",   "mremap", "brk",   "madvise", "process_madvise",
-    "read",  "pread64", "write",      "fsync",  "clone", "clone3",  "fork",
-    "vfork", "exit",    "exit_group",
+    "mmap",
+    "munmap",
+    "mprotect",
+    "mremap",
+    "brk",
+    "madvise",
+    "process_madvise",
+    "read",
+    "pread64",
+    "write",
+    "fsync",
+    "clone",
+    "clone3",
+    "fork",
+    "vfork",
+    "exit",
+    "exit_group",
+    // blocking
+    "futex",
+    "nanosleep",
+    "clock_nanosleep",
+    "poll",
+    "ppoll",
+    "epoll_wait",
+    "epoll_pwait",
+    "select",
+    "pselect6",
+    "wait4",
+    "waitid",
 };
 
 }  // namespace
@@ -41,6 +67,26 @@ bool syscall_needs_return(Syscall sc) {
     default:
       return false;
   }
+}
+
+bool syscall_block_call(Syscall sc, const std::array<uint64_t, kMaxSyscallArgs>& args,
+                        BlockCall* call) {
+  if (sc < Syscall::kFutex) return false;
+  if (sc == Syscall::kFutex) {
+    switch (args[1] & kFutexCmdMask) {
+      case kFutexWait:
+      case kFutexLockPi:
+      case kFutexWaitBitset:
+      case kFutexWaitRequeuePi:
+      case kFutexLockPi2:
+        break;
+      default:
+        return false;
+    }
+  }
+  // The blocking calls are listed in BlockCall's order.
+  *call = static_cast<BlockCall>(static_cast<size_t>(sc) - static_cast<size_t>(Syscall::kFutex));
+  return true;
 }
 
 }  // namespace mmreplay::formats

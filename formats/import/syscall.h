@@ -31,8 +31,20 @@ enum class Syscall : uint8_t {
   kVfork,           // (none)                                     -> child pid
   kExit,            // code
   kExitGroup,       // code
+  // Calls that block the thread off its CPU: they become kBlock events (see syscall_block_call).
+  kFutex,           // uaddr, op, val, timeout, uaddr2, val3
+  kNanosleep,       // req, rem
+  kClockNanosleep,  // clockid, flags, req, rem
+  kPoll,            // fds, nfds, timeout_ms
+  kPpoll,           // fds, nfds, tsp, sigmask, sigsetsize
+  kEpollWait,       // epfd, events, maxevents, timeout
+  kEpollPwait,      // epfd, events, maxevents, timeout, sigmask, sigsetsize
+  kSelect,          // n, inp, outp, exp, tvp
+  kPselect6,        // n, inp, outp, exp, tsp, sig
+  kWait4,           // pid, status, options, rusage
+  kWaitid,          // which, pid, infop, options, rusage
 };
-inline constexpr size_t kSyscallCount = 17;
+inline constexpr size_t kSyscallCount = 28;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -43,6 +55,13 @@ std::string_view syscall_name(Syscall sc);
 // the bytes moved, the child's id). Calls that need none can still be kept when their exit is
 // missing.
 bool syscall_needs_return(Syscall sc);
+
+// True when the call can block its thread off the CPU, with the BlockCall its event records.
+// futex counts only for the ops that wait (FUTEX_WAIT, _BITSET, _REQUEUE_PI, LOCK_PI, LOCK_PI2),
+// read from args[1]; FUTEX_WAKE and the requeues run on the CPU and are dropped. Reads of pipes
+// and sockets block too, but the importers do not know fd kinds yet: they stay file reads.
+bool syscall_block_call(Syscall sc, const std::array<uint64_t, kMaxSyscallArgs>& args,
+                        BlockCall* call);
 
 // One call as a parser saw it.
 struct SyscallCall {
@@ -61,6 +80,13 @@ inline constexpr uint32_t kMapFixed = 0x10;
 inline constexpr uint32_t kProtRead = 0x1;
 inline constexpr uint32_t kProtWrite = 0x2;
 inline constexpr uint64_t kMremapDontUnmap = 0x4;
+// include/uapi/linux/futex.h
+inline constexpr uint64_t kFutexCmdMask = 0x7f;  // FUTEX_CMD_MASK without PRIVATE/CLOCK_REALTIME
+inline constexpr uint64_t kFutexWait = 0;
+inline constexpr uint64_t kFutexLockPi = 6;
+inline constexpr uint64_t kFutexWaitBitset = 9;
+inline constexpr uint64_t kFutexWaitRequeuePi = 11;
+inline constexpr uint64_t kFutexLockPi2 = 13;
 // Return values in [-4095, -1] are -errno (include/linux/err.h, MAX_ERRNO).
 inline constexpr uint64_t kMaxErrno = 4095;
 inline bool is_error_return(int64_t ret) {

@@ -23,6 +23,12 @@ Op Op::sleep(SimTime d) {
   o.duration = d;
   return o;
 }
+Op Op::block(SimTime d) {
+  Op o;
+  o.kind = OpKind::kBlock;
+  o.duration = d;
+  return o;
+}
 
 Op Op::mmap_anon(uint64_t addr, uint64_t len, uint32_t prot, uint32_t extra_flags) {
   Op o;

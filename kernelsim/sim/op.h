@@ -7,6 +7,8 @@
 // Field use per kind (unused fields are ignored):
 //   kThink       duration: user-space compute (the CPU stays busy; time-sliced if shared)
 //   kSleep       duration: blocked off CPU (nanosleep, futex wait)
+//   kBlock       duration: a trace's blocking syscall (futex, nanosleep, poll, wait4, ...): the
+//                same sleep, counted apart from the replay layer's own kSleep
 //   kMmap        addr (hint; with MAP_FIXED the exact place), len, prot, flags (MAP_*), file,
 //   offset kMunmap      addr, len kMprotect    addr, len, prot kMremap      addr, len (old),
 //   new_len, new_addr (with MREMAP_FIXED), flags (MREMAP_*) kBrk         addr: the new program
@@ -78,13 +80,14 @@ struct Op {
   uint64_t new_addr = 0;          // kMremap with MREMAP_FIXED
   uint64_t offset = 0;            // kMmap of a file: byte offset
   uint64_t stride = 0;            // kTouch
-  SimTime duration;               // kThink, kSleep
+  SimTime duration;               // kThink, kSleep, kBlock
   std::vector<AddrRange> ranges;  // kMadviseVector
   uint64_t handle = 0;            // kContigAlloc, kContigFree: the allocation, chosen by the trace
 
   // Builders for the common kinds.
   static Op think(SimTime d);
   static Op sleep(SimTime d);
+  static Op block(SimTime d);
   static Op mmap_anon(uint64_t addr, uint64_t len, uint32_t prot, uint32_t extra_flags = 0);
   static Op mmap_file(uint64_t addr, uint64_t len, uint32_t prot, uint32_t flags, uint32_t file,
                       uint64_t offset);

@@ -16,7 +16,7 @@ TEST(EventKind, NumbersAndNamesAreTheFormats) {
       "thread_start",   "thread_exit",  "mm_create",   "mm_exit",     "mmap",
       "munmap",         "mprotect",     "mremap",      "brk",         "madvise",
       "madvise_vector", "page_fault",   "touch",       "file_read",   "file_write",
-      "fsync",          "contig_alloc", "contig_free", "observation",
+      "fsync",          "contig_alloc", "contig_free", "observation", "block",
   };
   ASSERT_EQ(kEventKindCount, static_cast<int>(disk_order.size()));
   for (int k = 0; k < kEventKindCount; ++k) {
@@ -28,6 +28,7 @@ TEST(EventKind, NumbersAndNamesAreTheFormats) {
   }
   EXPECT_EQ(static_cast<int>(EventKind::kMadviseVector), 10);
   EXPECT_EQ(static_cast<int>(EventKind::kObservation), 18);
+  EXPECT_EQ(static_cast<int>(EventKind::kBlock), 19);
   EXPECT_EQ(kind_name(static_cast<EventKind>(kEventKindCount)), "unknown");
   EventKind k;
   EXPECT_FALSE(kind_from_name("think", &k));  // a model op, never in a trace
@@ -40,6 +41,19 @@ TEST(EventKind, RowsCarryResultsKeysAndSyscalls) {
   EXPECT_EQ(op_info(EventKind::kMadviseVector).syscall, "process_madvise");
   EXPECT_EQ(op_info(EventKind::kObservation).results_key, "");
   EXPECT_FALSE(op_info(EventKind::kObservation).modelled);
+  EXPECT_TRUE(op_info(EventKind::kBlock).modelled);
+  EXPECT_EQ(op_info(EventKind::kBlock).results_key, "");
+}
+
+TEST(EventKind, BlockCallNamesAreTheSyscalls) {
+  EXPECT_EQ(block_call_name(BlockCall::kFutex), "futex");
+  EXPECT_EQ(block_call_name(BlockCall::kClockNanosleep), "clock_nanosleep");
+  EXPECT_EQ(block_call_name(BlockCall::kWaitid), "waitid");
+  EXPECT_EQ(block_call_name(static_cast<BlockCall>(kBlockCallCount)), "unknown");
+  const Event e = ev::block(5, BlockCall::kPoll, 1000);
+  EXPECT_EQ(e.kind, EventKind::kBlock);
+  EXPECT_EQ(e.arg0, static_cast<uint64_t>(BlockCall::kPoll));
+  EXPECT_EQ(e.duration_ns, 1000u);
 }
 
 }  // namespace

@@ -118,6 +118,9 @@ Event random_event(EventKind kind, uint64_t ts, uint64_t* rng, std::vector<Range
       e = ev::observation(ts, static_cast<ObservationKind>(next(rng) % kObservationKindCount),
                           next(rng) % 2 ? next(rng) : 1);
       break;
+    case EventKind::kBlock:
+      e = ev::block(ts, static_cast<BlockCall>(next(rng) % kBlockCallCount), kNoDuration);
+      break;
   }
   if (next(rng) % 3 == 0) e.duration_ns = next(rng) % 4 == 0 ? next(rng) >> 1 : next(rng) % 100000;
   return e;

@@ -59,7 +59,7 @@ TEST_P(RoundTrip, EventsComeBackExactlyAndRewriteIsByteIdentical) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, RoundTrip,
-                         ::testing::Values(Shape{1, 1, 18, 8192}, Shape{2, 4, 1000, 64},
+                         ::testing::Values(Shape{1, 1, 20, 8192}, Shape{2, 4, 1000, 64},
                                            Shape{3, 7, 5000, 8192}, Shape{4, 2, 3000, 1},
                                            Shape{5, 16, 700, 100}));
 
@@ -115,6 +115,33 @@ TEST(RoundTripEdges, HugeAddressesLengthsAndDurations) {
   const std::string path = temp_path("huge.mmtrace");
   write_trace(path, trace, WriterOptions());
   expect_same(trace, read_trace(path));
+}
+
+// Format 1.2: a block event keeps its call and its duration (the blocked time); one the capture
+// did not time keeps no duration; the file says 1.2.
+TEST(RoundTripEdges, BlockEventsKeepCallAndDuration) {
+  RandomTrace trace;
+  trace.meta.threads = {{1, 1, "sleeper"}, {2, 1, "waiter"}};
+  trace.streams.resize(2);
+  auto add = [&](uint32_t s, Event e) {
+    trace.streams[s].events.push_back(e);
+    trace.streams[s].ranges.emplace_back();
+  };
+  add(0, ev::block(1000, BlockCall::kNanosleep, 1'000'000'000));
+  add(0, ev::block(1'000'002'000, BlockCall::kClockNanosleep, 0));
+  add(1, ev::block(1500, BlockCall::kFutex, 999'999'000));
+  add(1, ev::block(1'000'001'000, BlockCall::kWait4, kNoDuration));
+  add(1, ev::block(1'000'003'000, BlockCall::kWaitid, ~uint64_t{0} - 1));
+  const std::string path = temp_path("block.mmtrace");
+  write_trace(path, trace, WriterOptions());
+  const RandomTrace back = read_trace(path);
+  expect_same(trace, back);
+  EXPECT_EQ(back.meta.version_major, 1);
+  EXPECT_EQ(back.meta.version_minor, 2);
+  EXPECT_EQ(back.streams[0].events[0].kind, EventKind::kBlock);
+  EXPECT_EQ(back.streams[1].events[0].arg0, static_cast<uint64_t>(BlockCall::kFutex));
+  EXPECT_FALSE(back.streams[1].events[1].has_duration());
+  std::filesystem::remove(path);
 }
 
 TEST(RoundTripEdges, ThreadsAddedAfterTheHeaderReachTheReaderThroughTheIndex) {

@@ -39,8 +39,11 @@ bool exists(const std::string& p) {
 }  // namespace
 
 std::vector<std::string> default_record_syscalls() {
-  return {"mmap",    "munmap", "mremap", "mprotect", "brk",    "madvise", "process_madvise", "read",
-          "pread64", "write",  "fsync",  "clone",    "clone3", "exit",    "exit_group"};
+  return {"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "process_madvise", "read",
+          "pread64", "write", "fsync", "clone", "clone3", "exit", "exit_group",
+          // blocking calls: their durations are the threads' off-CPU time (block events)
+          "futex", "nanosleep", "clock_nanosleep", "poll", "ppoll", "epoll_wait", "epoll_pwait",
+          "select", "pselect6", "wait4", "waitid"};
 }
 
 std::string perf_event_list(const std::vector<std::string>& syscalls, bool faults,

@@ -22,7 +22,7 @@ using testing::make_sim;
 using testing::thread;
 
 TEST(OpTableTest, EveryOpKindHasItsRowAndTheTableName) {
-  EXPECT_EQ(kOpKindCount, 20);
+  EXPECT_EQ(kOpKindCount, 21);
   std::set<std::string> names;
   for (int k = 0; k < kOpKindCount; ++k) {
     const common::OpInfo& row = op_info(static_cast<OpKind>(k));
@@ -36,6 +36,7 @@ TEST(OpTableTest, EveryOpKindHasItsRowAndTheTableName) {
   EXPECT_EQ(op_info(OpKind::kPageFault).results_key, "fault");
   EXPECT_EQ(op_info(OpKind::kMadviseVector).syscall, "process_madvise");
   EXPECT_EQ(op_info(OpKind::kThink).disk, -1);
+  EXPECT_EQ(op_info(OpKind::kBlock).disk, 19);  // a trace kind after observation, before think
   // Observations are recorded, never run.
   EXPECT_FALSE(common::op_info(common::OpRow::kObservation).modelled);
 }
