@@ -79,10 +79,11 @@ TEST(MremapTest, RecordedInPlaceGrowthStaysPut) {
 }
 
 TEST(MremapTest, ARecordedMoveOntoAModelMappingReplacesItAndCounts) {
-  auto sim = run_ops({Op::mmap_anon(kBase, 4 * kPage, kRw), Op::touch(kBase, 4 * kPage, true),
-                      Op::mmap_anon(kBase + 4 * kPage, kPage, PROT_READ),   // blocks growth
-                      Op::mmap_anon(kElsewhere + kPage, kPage, PROT_READ),  // stale in the model
-                      recorded(Op::mremap(kBase, 4 * kPage, 8 * kPage, MREMAP_MAYMOVE, kElsewhere))});
+  auto sim =
+      run_ops({Op::mmap_anon(kBase, 4 * kPage, kRw), Op::touch(kBase, 4 * kPage, true),
+               Op::mmap_anon(kBase + 4 * kPage, kPage, PROT_READ),   // blocks growth
+               Op::mmap_anon(kElsewhere + kPage, kPage, PROT_READ),  // stale in the model
+               recorded(Op::mremap(kBase, 4 * kPage, 8 * kPage, MREMAP_MAYMOVE, kElsewhere))});
   EXPECT_EQ(result(*sim), kElsewhere);
   const Vma* v = mm1(*sim).vmas.vma_lookup(kElsewhere + kPage);
   ASSERT_NE(v, nullptr);
@@ -92,8 +93,9 @@ TEST(MremapTest, ARecordedMoveOntoAModelMappingReplacesItAndCounts) {
 }
 
 TEST(MremapTest, ARecordedMoveWhereTheModelCouldGrowCounts) {
-  auto sim = run_ops({Op::mmap_anon(kBase, 4 * kPage, kRw),
-                      recorded(Op::mremap(kBase, 4 * kPage, 8 * kPage, MREMAP_MAYMOVE, kElsewhere))});
+  auto sim =
+      run_ops({Op::mmap_anon(kBase, 4 * kPage, kRw),
+               recorded(Op::mremap(kBase, 4 * kPage, 8 * kPage, MREMAP_MAYMOVE, kElsewhere))});
   EXPECT_EQ(result(*sim), kElsewhere) << "the trace is followed";
   EXPECT_EQ(mm1(*sim).vmas.vma_lookup(kBase), nullptr);
   EXPECT_EQ(sim->stats().vm.addr_mismatch, 1u);
@@ -112,8 +114,8 @@ TEST(MremapTest, RecordedInPlaceGrowthOverAModelMappingCounts) {
 }
 
 TEST(MremapTest, ARecordedMmapOverAModelMappingTakesItsPlaceAndCounts) {
-  auto sim = run_ops({Op::mmap_anon(kBase, 4 * kPage, PROT_READ),
-                      recorded(Op::mmap_anon(kBase, 2 * kPage, kRw))});
+  auto sim = run_ops(
+      {Op::mmap_anon(kBase, 4 * kPage, PROT_READ), recorded(Op::mmap_anon(kBase, 2 * kPage, kRw))});
   EXPECT_EQ(result(*sim), kBase);
   EXPECT_EQ(mm1(*sim).vmas.vma_lookup(kBase)->prot, kRw);
   EXPECT_EQ(sim->stats().vm.addr_mismatch, 1u);
