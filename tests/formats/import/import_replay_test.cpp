@@ -35,8 +35,8 @@ replay::RunResult import_and_replay(ImportFormat format, const std::string& name
 }
 
 TEST(ImportReplay, PerfRecordingOfMovingMremapsFaultsInTheMovedRanges) {
-  const replay::RunResult r = import_and_replay(ImportFormat::kPerfScript,
-                                                "mremap_move.perf-script.txt");
+  const replay::RunResult r =
+      import_and_replay(ImportFormat::kPerfScript, "mremap_move.perf-script.txt");
   EXPECT_EQ(r.ops.at("mremap").count(), 8u);
   EXPECT_GT(r.counters.at("faults"), 144u);  // 16 pages, then 16 more per step: 144 writes
   EXPECT_EQ(r.counters.at("fault_segv"), 0u);
