@@ -50,6 +50,8 @@
   X(madv_lazyfree_pages, "madv_lazyfree_pages", "pages made lazyfree by MADV_FREE")                \
   X(lazyfree_reused, "lazyfree_reused", "lazyfree pages written again (lazy free cancelled)")      \
   X(ops_failed, "ops_failed", "syscalls that returned an error")                                   \
+  X(addr_mismatch, "addr_mismatch",                                                                \
+    "recorded mmap/mremap/brk address taken in the model's view (the trace was followed)")        \
   /* ---- Memory pressure (mm/vmscan.c, mm/page_io.c, mm/memory.c) ---- */                         \
   X(allocstall, "allocstalls", "try_to_free_pages() calls by allocating tasks")                    \
   X(kswapd_wakeups, "kswapd_wakeups", "wakeup_kswapd() that woke a sleeping kswapd")               \

@@ -26,11 +26,13 @@ namespace mmreplay::formats {
 //   thread_exit     a trace thread ends
 //   mm_create       fork/exec: arg0 = new mm id, arg1 = parent mm id (0 = none)
 //   mm_exit         arg0 = mm id
-//   mmap            addr, len, arg0 = prot | flags << 32, arg1 = file id (0 = anon), arg2 = offset
+//   mmap            addr (where the kernel put it; 0 = the replay chooses), len,
+//                   arg0 = prot | flags << 32, arg1 = file id (0 = anon), arg2 = offset
 //   munmap          addr, len
 //   mprotect        addr, len, arg0 = prot
-//   mremap          addr, len = old range, arg0 = new addr, arg1 = new len, arg2 = flags
-//   brk             addr = new program break
+//   mremap          addr, len = old range, arg0 = new addr (the kernel's result, moved or not;
+//                   0 = the replay chooses), arg1 = new len, arg2 = flags
+//   brk             addr = new program break (the kernel's result)
 //   madvise         addr, len, arg0 = advice (MADV_* numbers of Linux)
 //   madvise_vector  arg0 = advice, ranges (madvisev of seed 002 / process_madvise)
 //   page_fault      addr, flags: kFlagWrite, kFlagMajor (as observed)

@@ -70,6 +70,7 @@ bool TraceOpSource::translate(Op& op) const {
       op = e.arg1 == 0 ? Op::mmap_anon(e.addr, e.len, e.prot(), e.map_flags())
                        : Op::mmap_file(e.addr, e.len, e.prot(), e.map_flags(),
                                        static_cast<uint32_t>(e.arg1), e.arg2);
+      op.addr_recorded = true;  // events carry the address the kernel returned (event.h)
       return true;
     case EventKind::kMunmap:
       op = Op::munmap(e.addr, e.len);
@@ -79,9 +80,11 @@ bool TraceOpSource::translate(Op& op) const {
       return true;
     case EventKind::kMremap:
       op = Op::mremap(e.addr, e.len, e.arg1, static_cast<uint32_t>(e.arg2), e.arg0);
+      op.addr_recorded = true;  // arg0: the new address, moved or not (0: not recorded)
       return true;
     case EventKind::kBrk:
       op = Op::brk(e.addr);
+      op.addr_recorded = true;
       return true;
     case EventKind::kMadvise:
       op = Op::madvise(e.addr, e.len, static_cast<int>(e.arg0));

@@ -46,7 +46,7 @@ Co<bool> do_op(Task& t, const Op& op) {
       set_result(t, co_await sys_mremap(t, op));
       break;
     case OpKind::kBrk:
-      t.last_result = co_await sys_brk(t, op.addr);
+      t.last_result = co_await sys_brk(t, op.addr, op.addr_recorded);
       break;
     case OpKind::kMadvise:
       set_result(t, co_await sys_madvise(t, op.addr, op.len, op.advice));

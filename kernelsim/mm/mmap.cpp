@@ -105,6 +105,12 @@ Co<int64_t> sys_mmap(Task& t, const Op& op) {
     co_await do_munmap(t, *mm, addr, addr + len);
   } else if (hint_ok && mm->vmas.range_is_free(op.addr, op.addr + len)) {
     addr = op.addr;
+  } else if (hint_ok && op.addr_recorded) {
+    // The kernel put it here, so the range was free there: what the model has in it is stale
+    // (a mapping the trace did not show going away). Follow the trace, as MAP_FIXED would.
+    ++sim.vm().addr_mismatch;
+    addr = op.addr;
+    co_await do_munmap(t, *mm, addr, addr + len);
   } else {
     addr = mm->vmas.get_unmapped_area(len, mm->mmap_base);
   }
@@ -134,10 +140,15 @@ Co<int64_t> sys_munmap(Task& t, uint64_t addr, uint64_t len) {
   co_return 0;
 }
 
-// Models do_brk_flags(): grow the brk VMA in place or add one.
-static Co<bool> do_brk_flags(Task& t, Mm& mm, uint64_t start, uint64_t end) {
+// Models do_brk_flags(): grow the brk VMA in place or add one. A recorded break (the kernel
+// grew it) takes the range even where the model has a mapping there, and counts the mismatch.
+static Co<bool> do_brk_flags(Task& t, Mm& mm, uint64_t start, uint64_t end, bool recorded) {
   co_await sync_point(t);
-  if (!mm.vmas.range_is_free(start, end)) co_return false;
+  if (!mm.vmas.range_is_free(start, end)) {
+    if (!recorded) co_return false;
+    ++t.sim().vm().addr_mismatch;
+    co_await do_munmap(t, mm, start, end);
+  }
   Vma* prev = start > 0 ? mm.vmas.vma_lookup(start - 1) : nullptr;
   if (prev != nullptr && prev->end == start && prev->is_anonymous() &&
       prev->prot == (PROT_READ | PROT_WRITE)) {
@@ -150,7 +161,7 @@ static Co<bool> do_brk_flags(Task& t, Mm& mm, uint64_t start, uint64_t end) {
   co_return true;
 }
 
-Co<int64_t> sys_brk(Task& t, uint64_t new_brk) {
+Co<int64_t> sys_brk(Task& t, uint64_t new_brk, bool recorded) {
   t.work(t.sim().costs().syscall_entry);
   Mm* mm = t.mm();
   if (mm == nullptr || mm->dead) co_return -ERRNO_EINVAL;
@@ -164,7 +175,7 @@ Co<int64_t> sys_brk(Task& t, uint64_t new_brk) {
     const uint64_t new_end = page_align(new_brk);
     bool ok = true;
     if (new_end < old_end) co_await do_munmap(t, *mm, new_end, old_end);
-    if (new_end > old_end) ok = co_await do_brk_flags(t, *mm, old_end, new_end);
+    if (new_end > old_end) ok = co_await do_brk_flags(t, *mm, old_end, new_end, recorded);
     if (ok) mm->brk = new_brk;
     result = static_cast<int64_t>(mm->brk);
   }

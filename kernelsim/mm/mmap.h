@@ -33,13 +33,16 @@ Co<void> vma_start_write_range(Task& t, Mm& mm, uint64_t start, uint64_t end);
 Co<void> do_munmap(Task& t, Mm& mm, uint64_t start, uint64_t end);
 
 // Models ksys_mmap_pgoff() -> do_mmap(). Op fields: addr (hint or MAP_FIXED), len, prot,
-// flags, file, offset. Returns the address or -errno.
+// flags, file, offset. With op.addr_recorded, addr is where the kernel put it: taken even where
+// the model has a mapping (unmapped first, counted in addr_mismatch). Returns the address or
+// -errno.
 Co<int64_t> sys_mmap(Task& t, const Op& op);
 // Models __vm_munmap(). Returns 0 or -errno.
 Co<int64_t> sys_munmap(Task& t, uint64_t addr, uint64_t len);
 // Models sys_brk(). The first brk of an mm sets start_brk. Returns the new break (the old one
-// when the request fails), as the syscall does.
-Co<int64_t> sys_brk(Task& t, uint64_t new_brk);
+// when the request fails), as the syscall does. `recorded`: new_brk is the break the kernel
+// returned, so growth takes the range even where the model has a mapping (addr_mismatch).
+Co<int64_t> sys_brk(Task& t, uint64_t new_brk, bool recorded = false);
 // Models exit_mmap(): tear down every VMA and PTE page, one gather, one flush.
 // REQUIRES: t holds no lock of mm.
 Co<void> exit_mmap(Task& t, Mm& mm);

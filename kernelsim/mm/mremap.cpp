@@ -74,30 +74,70 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
   co_return true;
 }
 
+// Models vma_expand() as mremap uses it: the VMA ending at addr + old_len grows in place.
+// `recorded`: the kernel grew it here, so a mapping in the way in the model is stale: it goes.
+Co<void> mremap_expand(Task& t, Mm& mm, uint64_t addr, uint64_t old_len, uint64_t new_len,
+                       bool recorded) {
+  if (recorded && !mm.vmas.range_is_free(addr + old_len, addr + new_len)) {
+    ++t.sim().vm().addr_mismatch;
+    co_await do_munmap(t, mm, addr + old_len, addr + new_len);
+  }
+  Vma* vma = mm.vmas.vma_lookup(addr);
+  co_await vma_start_write_range(t, mm, vma->start, vma->end);
+  mm.vmas.set_end(vma, addr + new_len);
+}
+
+// Where a moving mremap goes: the recorded address (the kernel's result, with the model's
+// mappings there unmapped as by MREMAP_FIXED, and counted), or get_unmapped_area().
+// Returns 0 when there is no room.
+Co<uint64_t> mremap_target(Task& t, Mm& mm, const Op& op, uint64_t old_len, uint64_t new_len) {
+  const uint64_t want = op.new_addr;
+  if (op.addr_recorded && want != 0 && want % PAGE_SIZE == 0 && want + new_len <= TASK_SIZE) {
+    const bool on_source = want < op.addr + old_len && op.addr < want + new_len;
+    if (!on_source) {
+      if (!mm.vmas.range_is_free(want, want + new_len)) {
+        ++t.sim().vm().addr_mismatch;
+        co_await do_munmap(t, mm, want, want + new_len);
+      }
+      co_return want;
+    }
+    ++t.sim().vm().addr_mismatch;  // the kernel cannot have moved it onto itself
+  }
+  t.work(t.sim().costs().get_unmapped_area);
+  co_return mm.vmas.get_unmapped_area(new_len, mm.mmap_base);
+}
+
 // The locked part of sys_mremap(). Returns the new address or -errno.
 Co<int64_t> mremap_locked(Task& t, Mm& mm, const Op& op, uint64_t old_len, uint64_t new_len) {
   const uint64_t addr = op.addr;
   Vma* vma = mm.vmas.vma_lookup(addr);
   if (vma == nullptr || addr + old_len > vma->end) co_return -ERRNO_EFAULT;
   const bool fixed = (op.flags & MREMAP_FIXED) != 0;
-  if (!fixed && new_len <= old_len) {
+  // A recorded result says whether the kernel moved it; without one the model decides.
+  const bool recorded = op.addr_recorded && op.new_addr != 0 && !fixed;
+  const bool stays = recorded && op.new_addr == addr;
+  if (!fixed && new_len <= old_len && (!recorded || stays)) {
     if (new_len < old_len) co_await do_munmap(t, mm, addr + new_len, addr + old_len);
     co_return static_cast<int64_t>(addr);
   }
-  if (!fixed && vma->end == addr + old_len &&
-      mm.vmas.range_is_free(addr + old_len, addr + new_len)) {
-    co_await vma_start_write_range(t, mm, vma->start, vma->end);
-    mm.vmas.set_end(vma, addr + new_len);  // vma_expand()
+  const bool expandable = new_len > old_len && vma->end == addr + old_len &&
+                          mm.vmas.range_is_free(addr + old_len, addr + new_len);
+  if (stays || (!fixed && !recorded && expandable)) {
+    if (stays && vma->end != addr + old_len) {  // the model's VMA goes on: mremap_expand()
+      co_await vma_start_write_range(t, mm, vma->start, vma->end);
+      mm.vmas.split_vma(vma, addr + old_len, mm.mm_lock_seq);
+    }
+    co_await mremap_expand(t, mm, addr, old_len, new_len, stays);
     co_return static_cast<int64_t>(addr);
   }
-  if (!fixed && (op.flags & MREMAP_MAYMOVE) == 0) co_return -ERRNO_ENOMEM;
+  if (recorded && expandable) ++t.sim().vm().addr_mismatch;  // the kernel found no room here
+  if (!fixed && !recorded && (op.flags & MREMAP_MAYMOVE) == 0) co_return -ERRNO_ENOMEM;
   uint64_t target = op.new_addr;
   if (fixed) {
     if (target % PAGE_SIZE != 0 || target + new_len > TASK_SIZE) co_return -ERRNO_EINVAL;
     co_await do_munmap(t, mm, target, target + new_len);
   } else {
-    t.work(t.sim().costs().get_unmapped_area);
-    target = mm.vmas.get_unmapped_area(new_len, mm.mmap_base);
+    target = co_await mremap_target(t, mm, op, old_len, new_len);
     if (target == 0) co_return -ERRNO_ENOMEM;
   }
   co_await vma_start_write_range(t, mm, addr, addr + old_len);

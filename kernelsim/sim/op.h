@@ -83,6 +83,12 @@ struct Op {
   SimTime duration;               // kThink, kSleep, kBlock
   std::vector<AddrRange> ranges;  // kMadviseVector
   uint64_t handle = 0;            // kContigAlloc, kContigFree: the allocation, chosen by the trace
+  // kMmap, kMremap, kBrk: the address fields hold what the real kernel returned (a recorded
+  // trace): the mmap's addr (not a hint), the mremap's new_addr (moved or not), the brk's new
+  // break. The model puts the mapping there and counts addr_mismatch where its own view of the
+  // address space disagrees (the range is taken). A zero address still leaves the choice to the
+  // model (generated traces).
+  bool addr_recorded = false;
 
   // Builders for the common kinds.
   static Op think(SimTime d);
