@@ -98,8 +98,9 @@ void set_pte(Mm& mm, uint8_t& p, FaultAction a, bool write) {
       p = static_cast<uint8_t>(pte::kPresent | ad);
       ++mm.rss_file;
       break;
-    case FaultAction::kWpReuse:
+    case FaultAction::kWpReuse:  // still its own page
       p = static_cast<uint8_t>((p & ~(pte::kCowShared | pte::kStateMask)) | pte::kPresent | ad);
+      ++mm.rss_anon;
       break;
     case FaultAction::kTouchOnly:
       break;

@@ -74,9 +74,9 @@ TEST(ForkTest, ChildWriteCopiesAndReadShares) {
   EXPECT_EQ(vm.fault_segv, 0u);
   EXPECT_EQ(sim->find_mm(kChild)->rss_anon, 1u);
   EXPECT_EQ(sim->find_mm(kParent)->rss_anon, 4u);
-  EXPECT_TRUE(pte_of(*sim, kChild, kBase) & pte::kOwnPage);       // its own copy
+  EXPECT_TRUE(pte_of(*sim, kChild, kBase) & pte::kOwnPage);           // its own copy
   EXPECT_FALSE(pte_of(*sim, kChild, kBase + kPage) & pte::kOwnPage);  // still the parent's
-  EXPECT_TRUE(pte_of(*sim, kParent, kBase) & pte::kOwnPage);      // the parent keeps its page
+  EXPECT_TRUE(pte_of(*sim, kParent, kBase) & pte::kOwnPage);          // the parent keeps its page
 }
 
 TEST(ForkTest, ParentWriteCopiesWhileTheChildMapsAndReusesAfterItExited) {
@@ -89,6 +89,7 @@ TEST(ForkTest, ParentWriteCopiesWhileTheChildMapsAndReusesAfterItExited) {
   EXPECT_EQ(sim->stats().vm.fault_wp_reuse, 4u);
   EXPECT_EQ(sim->stats().vm.fault_cow, 0u);
   EXPECT_EQ(sim->stats().vm.pages_alloc, alloc_before);
+  EXPECT_EQ(sim->stats().vm.pages_free, sim->stats().vm.pages_alloc);  // all freed at exit
 
   // A child still mapping the pages: the parent copies, the child is left the old page.
   auto sim2 = fork_sim({Op::sleep(SimTime::ms(5))}, {Op::touch(kBase, 2 * kPage, true)});
