@@ -4,6 +4,7 @@
 // thread_start (and mm_create for a forked child) and the mm's implicit mappings.
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -218,13 +219,21 @@ void Resolver::assemble(ImportedTrace* out) {
   std::map<uint64_t, uint32_t> first_thread;  // mm -> stream that opens it
   for (uint32_t i = 0; i < s_.threads.size(); ++i) first_thread.try_emplace(mm_[i], i);
 
+  // Where a thread with neither an event nor a known clone starts: the recording's first event
+  // (not time 0, which would stretch the replay's time origin back to it).
+  uint64_t trace_first = UINT64_MAX;
+  for (const ThreadState& t : s_.threads) {
+    if (!t.items.empty()) trace_first = std::min(trace_first, t.items.front().event.ts_ns);
+    if (t.clone_ts) trace_first = std::min(trace_first, *t.clone_ts);
+  }
+  if (trace_first == UINT64_MAX) trace_first = 0;
   out->streams.resize(s_.threads.size());
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     const ThreadState& t = s_.threads[i];
     out->meta.threads.push_back(ThreadInfo{t.tid, mm_[i], t.name, t.cpu});
     std::vector<Event>& events = out->streams[i];
     // A task exists from its clone: its stream starts there (else at its first event).
-    uint64_t first_ts = t.items.empty() ? 0 : t.items.front().event.ts_ns;
+    uint64_t first_ts = t.items.empty() ? trace_first : t.items.front().event.ts_ns;
     if (t.clone_ts && (t.items.empty() || *t.clone_ts < first_ts)) first_ts = *t.clone_ts;
     events.push_back(ev::thread_start(first_ts));
     if (forked_from_[i]) events.push_back(ev::mm_create(first_ts, mm_[i], *forked_from_[i]));
