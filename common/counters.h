@@ -32,6 +32,7 @@
   X(fault_zero_page, "fault_zero_page", "read fault mapped the shared zero page")                  \
   X(fault_file, "fault_file", "filemap_fault() of a resident page")                                \
   X(fault_cow, "fault_cow", "do_wp_page() / private file write: page copied")                      \
+  X(fault_wp_reuse, "fault_wp_reuse", "do_wp_page() on a fork-shared page no one else maps: reused") \
   X(fault_spurious, "fault_spurious", "pte already as wanted (another thread won, or trace)")      \
   X(fault_segv, "fault_segv", "no VMA or access not allowed")                                      \
   X(fault_oom, "fault_oom", "allocation failed")                                                   \
@@ -41,6 +42,7 @@
   X(pages_free, "pages_free", "user pages freed")                                                  \
   X(pgtable_alloc, "pgtable_alloc", "PTE pages allocated")                                         \
   X(pgtable_free, "pgtable_free", "PTE pages freed")                                               \
+  X(fork_ptes_copied, "fork_ptes_copied", "ptes copied by fork's copy_page_range()")              \
   X(zone_lock_batches, "zone_lock_batches", "rmqueue_bulk / free_pcppages_bulk calls")             \
   X(nr_tlb_flush_calls, "tlb_flush_calls", "flush_tlb_mm_range() calls")                           \
   X(nr_tlb_shootdowns, "tlb_shootdowns", "flush calls that sent IPIs")                             \

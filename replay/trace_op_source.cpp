@@ -61,7 +61,7 @@ bool TraceOpSource::translate(Op& op) const {
       op = Op::thread_exit();
       return true;
     case EventKind::kMmCreate:
-      op = Op::mm_create(static_cast<uint32_t>(e.arg0));
+      op = Op::mm_create(static_cast<uint32_t>(e.arg0), static_cast<uint32_t>(e.arg1));
       return true;
     case EventKind::kMmExit:
       op = Op::mm_exit();

@@ -94,12 +94,15 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
 }
 
 // Notes the thread a clone/fork created; its mm is resolved at finish().
-void note_child(detail::BuilderState* state, uint64_t parent, const SyscallCall& c, int64_t ret) {
+// The child exists from then (`ts`): its stream starts there even if it has no event of its own.
+void note_child(detail::BuilderState* state, uint64_t parent, const SyscallCall& c, int64_t ret,
+                uint64_t ts) {
   const bool creates = c.sc == Syscall::kClone || c.sc == Syscall::kClone3 ||
                        c.sc == Syscall::kFork || c.sc == Syscall::kVfork;
   if (!creates || ret <= 0) return;  // not a clone, the child's own return (0), or an error
   ThreadState& child = state->thread(static_cast<uint64_t>(ret));
   child.parent_tid = parent;
+  child.clone_ts = ts;
   switch (c.sc) {
     case Syscall::kClone:
       child.origin = (c.args[0] & kCloneVm) ? Origin::kSharedVm : Origin::kNewMm;
@@ -194,7 +197,7 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     ++report_.failed_calls;
     return;
   }
-  note_child(&s, tid, call, ret);
+  note_child(&s, tid, call, ret, duration_ns == kNoDuration ? ts : ts + duration_ns);
   Item item;
   if (!make_item(call, ts, ret, &s, &item, &report_)) return;
   item.event.duration_ns = duration_ns;

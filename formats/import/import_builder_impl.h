@@ -41,6 +41,7 @@ struct ThreadState {
   int32_t cpu = -1;
   std::optional<uint64_t> parent_tid;
   Origin origin = Origin::kUnknown;
+  std::optional<uint64_t> clone_ts;  // when the clone/fork that made it returned in the parent
   std::vector<Item> items;
   PendingCall pending;
   bool has_exit = false;

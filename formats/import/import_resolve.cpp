@@ -4,6 +4,7 @@
 // thread_start (and mm_create for a forked child) and the mm's implicit mappings.
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -64,6 +65,14 @@ void resolve_mms(const BuilderState& s, std::vector<uint64_t>* mm,
   }
 }
 
+// True when im lies inside one of the parent's implicit mappings.
+bool inherited(const std::vector<ImplicitMapping>& parent, const ImplicitMapping& im) {
+  for (const ImplicitMapping& p : parent) {
+    if (p.start <= im.start && im.end <= p.end) return true;
+  }
+  return false;
+}
+
 struct Ref {
   uint64_t ts;
   uint64_t seq;
@@ -116,7 +125,16 @@ void Resolver::track_fault(MmState* m, const Event& e) {
 
 void Resolver::apply(uint32_t thread, Item* item) {
   const uint64_t mm = mm_[thread];
-  MmState& m = mms_[mm];
+  auto [it, first] = mms_.try_emplace(mm);
+  MmState& m = it->second;
+  if (first && forked_from_[thread]) {
+    // A forked child starts with its parent's mappings (dup_mmap()), as the parent has them now.
+    const MmState& parent = mms_[*forked_from_[thread]];
+    m.mapped = parent.mapped;
+    m.ever = parent.mapped;
+    m.brk_known = parent.brk_known;
+    m.brk = parent.brk;
+  }
   Event& e = item->event;
   const uint64_t page = s_.page_size;
   switch (e.kind) {
@@ -201,16 +219,29 @@ void Resolver::assemble(ImportedTrace* out) {
   std::map<uint64_t, uint32_t> first_thread;  // mm -> stream that opens it
   for (uint32_t i = 0; i < s_.threads.size(); ++i) first_thread.try_emplace(mm_[i], i);
 
+  // Where a thread with neither an event nor a known clone starts: the recording's first event
+  // (not time 0, which would stretch the replay's time origin back to it).
+  uint64_t trace_first = UINT64_MAX;
+  for (const ThreadState& t : s_.threads) {
+    if (!t.items.empty()) trace_first = std::min(trace_first, t.items.front().event.ts_ns);
+    if (t.clone_ts) trace_first = std::min(trace_first, *t.clone_ts);
+  }
+  if (trace_first == UINT64_MAX) trace_first = 0;
   out->streams.resize(s_.threads.size());
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     const ThreadState& t = s_.threads[i];
     out->meta.threads.push_back(ThreadInfo{t.tid, mm_[i], t.name, t.cpu});
     std::vector<Event>& events = out->streams[i];
-    const uint64_t first_ts = t.items.empty() ? 0 : t.items.front().event.ts_ns;
+    // A task exists from its clone: its stream starts there (else at its first event).
+    uint64_t first_ts = t.items.empty() ? trace_first : t.items.front().event.ts_ns;
+    if (t.clone_ts && (t.items.empty() || *t.clone_ts < first_ts)) first_ts = *t.clone_ts;
     events.push_back(ev::thread_start(first_ts));
     if (forked_from_[i]) events.push_back(ev::mm_create(first_ts, mm_[i], *forked_from_[i]));
     if (first_thread[mm_[i]] == i) {
       for (const ImplicitMapping& im : implicit[mm_[i]]) {
+        // A forked child inherits its parent's implicit mappings: mapping them again
+        // (MAP_FIXED) would throw away the pages fork shared.
+        if (forked_from_[i] && inherited(implicit[*forked_from_[i]], im)) continue;
         events.push_back(ev::mmap(first_ts, im.start, im.end - im.start, kProtRead | kProtWrite,
                                   kMapPrivate | kMapAnonymous | kMapFixed));
       }

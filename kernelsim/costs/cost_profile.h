@@ -92,6 +92,7 @@ struct CostProfile {
   SimTime thread_create;  // ns: clone(CLONE_VM) as seen by the new thread
   SimTime thread_exit;    // ns: do_exit() of a thread that does not tear down its mm
   SimTime mm_create;      // ns: mm_alloc() + pgd_alloc() + mm_init() (fork/exec)
+  SimTime fork_pte_copy;  // ns: copy_present_pte() of one pte at fork (wrprotect, rmap dup)
   // ---- Contiguous allocation and migration (mm/cma.c, mm/migrate.c, fs/buffer.c) ----
   SimTime bh_invalidate_handler;  // ns: invalidate_bh_lru() body in its IPI handler (irq entry
                                   //     is ipi_handler_entry; brelse per entry is atomic_local)

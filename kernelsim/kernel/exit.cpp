@@ -2,6 +2,7 @@
 // ways a thread spends time outside the kernel paths (think, sleep).
 
 #include "kernelsim/arch/x86/tlb.h"
+#include "kernelsim/kernel/fork.h"
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmap.h"
@@ -50,14 +51,23 @@ Co<void> do_exit(Task& t) {
   co_await ExitStep(t);  // never resumed
 }
 
-Co<void> do_mm_switch(Task& t, uint32_t mm_id) {
+Co<void> do_mm_switch(Task& t, uint32_t mm_id, uint32_t parent_mm_id) {
   Simulation& sim = t.sim();
   Mm& next = sim.mm(mm_id);
   t.work(sim.costs().mm_create);
+  // Fork: the new mm is a copy of the parent's at this moment (copy_mm() -> dup_mm()), made
+  // once, by the first task of the child that gets here.
+  Mm* parent = parent_mm_id != 0 ? sim.find_mm(parent_mm_id) : nullptr;
+  if (parent != nullptr && parent != &next && !parent->dead && !next.forked && next.vmas.empty())
+    co_await dup_mmap(t, next, *parent);
   co_await sync_point(t);  // mm_users is shared
-  if (Mm* prev = t.mm()) co_await mmput(t, *prev);
-  ++next.users;
-  t.set_mm(&next);
+  // A task spawned already in `next` (the replay starts a child in its own mm) keeps it: only a
+  // real switch drops the old mm (mmput()), so an mm is torn down by its last user's exit.
+  if (Mm* prev = t.mm(); prev != &next) {
+    if (prev != nullptr) co_await mmput(t, *prev);
+    ++next.users;
+    t.set_mm(&next);
+  }
   t.work(switch_mm_irqs_off(sim, t.cpu(), &next));
 }
 

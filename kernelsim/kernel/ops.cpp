@@ -71,7 +71,7 @@ Co<bool> do_op(Task& t, const Op& op) {
     case OpKind::kThreadExit:
       co_return false;
     case OpKind::kMmCreate:
-      co_await do_mm_switch(t, op.mm_id);
+      co_await do_mm_switch(t, op.mm_id, op.parent_mm_id);
       break;
     case OpKind::kMmExit:
       if (t.mm() != nullptr) co_await exit_mmap(t, *t.mm());

@@ -32,8 +32,9 @@ Co<bool> do_op(Task& t, const Op& op);
 Co<void> do_exit(Task& t);
 
 // Models the mm side of exec / the child of fork: t continues in mm `mm_id` (created if
-// needed), dropping its old mm (mmput()).
-Co<void> do_mm_switch(Task& t, uint32_t mm_id);
+// needed), dropping its old mm (mmput()) unless it is already in it. With a parent (fork),
+// a fresh mm_id is first filled from the parent's (dup_mmap(), kernel/fork.h).
+Co<void> do_mm_switch(Task& t, uint32_t mm_id, uint32_t parent_mm_id = 0);
 
 // User-space work for `d` on t's CPU, time-sliced with other tasks of that CPU.
 Co<void> do_think(Task& t, SimTime d);

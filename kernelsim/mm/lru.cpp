@@ -134,6 +134,15 @@ void Lruvec::page_move_anon_rmap(Mm& mm, uint64_t old_addr, uint64_t new_addr) {
   (void)inserted;
 }
 
+void Lruvec::page_hand_over_anon_rmap(Mm& from, Mm& to, uint64_t addr) {
+  const uint32_t f = from.anon_pages.erase(addr);
+  assert(f != kNoFrame && "invariant (3): an own page without a frame");
+  frames_[f].mm = &to;
+  const bool inserted = to.anon_pages.insert(addr, f);
+  assert(inserted && "invariant (3): hand-over onto an own page");
+  (void)inserted;
+}
+
 void Lruvec::link(uint32_t f, LruList list) {
   PageFrame& pf = frames_[f];
   List& l = list_of(pf.memcg, list);

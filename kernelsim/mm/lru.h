@@ -93,6 +93,9 @@ class Lruvec {
   void page_remove_rmap(Mm& mm, uint64_t addr);
   // mremap's move_ptes(): the page at old_addr is now mapped at new_addr.
   void page_move_anon_rmap(Mm& mm, uint64_t old_addr, uint64_t new_addr);
+  // A fork-shared page (pgtable.h kCowShared) at addr passes from `from`, which stops mapping
+  // it (its copy on write, its zap), to `to`, the mm left mapping it: the frame's rmap follows.
+  void page_hand_over_anon_rmap(Mm& from, Mm& to, uint64_t addr);
   // Models add_to_page_cache_lru()'s frame: page `index` of `file` (the caller inserts it into
   // the PageCache and calls lru_cache_add()).
   uint32_t page_add_file_frame(uint32_t file, uint64_t index);

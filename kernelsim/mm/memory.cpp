@@ -50,10 +50,24 @@ Co<void> free_one(Task& t, PageUse use) {
 }
 
 // What handle_pte_fault() will do for this pte.
-enum class FaultAction : uint8_t { kZeroPage, kNewPage, kCopyPage, kMapFile, kSwapIn, kTouchOnly };
+enum class FaultAction : uint8_t {
+  kZeroPage,
+  kNewPage,
+  kCopyPage,
+  kWpReuse,
+  kMapFile,
+  kSwapIn,
+  kTouchOnly
+};
 
-FaultAction decide(const Vma& vma, uint8_t p, bool write) {
+FaultAction decide(const Mm& mm, const Vma& vma, uint64_t addr, uint8_t p, bool write) {
   if (pte::is_mapped(p)) {
+    // do_wp_page() on a page fork write-protected: the owner reuses it once no one else maps it
+    // (wp_page_reuse()); otherwise, and always for a mapper that does not own it, wp_page_copy().
+    if (write && (p & pte::kCowShared) && vma.kind != VmaKind::kFileShared) {
+      return (p & pte::kOwnPage) && cow_sharer(mm, addr) == nullptr ? FaultAction::kWpReuse
+                                                                    : FaultAction::kCopyPage;
+    }
     if (write && (p & pte::kZeroPage)) return FaultAction::kCopyPage;
     if (write && vma.kind == VmaKind::kFilePrivate && !(p & pte::kOwnPage))
       return FaultAction::kCopyPage;
@@ -69,7 +83,7 @@ FaultAction decide(const Vma& vma, uint8_t p, bool write) {
 void set_pte(Mm& mm, uint8_t& p, FaultAction a, bool write) {
   const uint8_t ad = static_cast<uint8_t>(pte::kYoung | (write ? pte::kDirty : 0));
   if (pte::is_mapped(p) && (p & pte::kOwnPage)) --mm.rss_anon;
-  if (pte::is_mapped(p) && !(p & pte::kOwnPage) && !(p & pte::kZeroPage)) --mm.rss_file;
+  if (pte::is_mapped(p) && !(p & (pte::kOwnPage | pte::kZeroPage | pte::kCowShared))) --mm.rss_file;
   switch (a) {
     case FaultAction::kZeroPage:
       p = static_cast<uint8_t>(pte::kPresent | pte::kZeroPage | pte::kYoung);
@@ -83,6 +97,10 @@ void set_pte(Mm& mm, uint8_t& p, FaultAction a, bool write) {
     case FaultAction::kMapFile:
       p = static_cast<uint8_t>(pte::kPresent | ad);
       ++mm.rss_file;
+      break;
+    case FaultAction::kWpReuse:  // still its own page
+      p = static_cast<uint8_t>((p & ~(pte::kCowShared | pte::kStateMask)) | pte::kPresent | ad);
+      ++mm.rss_anon;
       break;
     case FaultAction::kTouchOnly:
       break;
@@ -140,7 +158,7 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   const CostProfile& c = sim.costs();
   Mm& mm = *t.mm();
   t.work(c.fault_bookkeeping);
-  const FaultAction action = decide(vma, vma.ptes.get(addr), write);
+  const FaultAction action = decide(mm, vma, addr, vma.ptes.get(addr), write);
   if (action == FaultAction::kTouchOnly) {
     uint8_t& p = vma.ptes.ref(addr);
     if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
@@ -181,7 +199,7 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   if (action == FaultAction::kMapFile || action == FaultAction::kCopyPage)
     t.work(c.page_cache_lookup);
   co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
-  if (decide(vma, vma.ptes.get(addr), write) != action) {
+  if (decide(mm, vma, addr, vma.ptes.get(addr), write) != action) {
     if (needs_page) {
       co_await mem_cgroup_cancel_charge(t, mm, 1);
       co_await free_one(t, PageUse::kUser);
@@ -189,7 +207,16 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     ++sim.vm().fault_spurious;
     co_return FaultResult::kSpurious;
   }
-  set_pte(mm, vma.ptes.ref(addr), action, write);
+  uint8_t& p = vma.ptes.ref(addr);
+  if (action == FaultAction::kCopyPage && (p & pte::kOwnPage)) {
+    // wp_page_copy() by the owner of a fork-shared page: the other mapper keeps the old page.
+    if (Mm* other = cow_sharer(mm, addr)) {
+      sim.lruvec().page_hand_over_anon_rmap(mm, *other, addr);
+      other->vmas.vma_lookup(addr)->ptes.ref(addr) |= pte::kOwnPage;
+      ++other->rss_anon;
+    }
+  }
+  set_pte(mm, p, action, write);
   VmCounters& vm = sim.vm();
   if (action == FaultAction::kSwapIn) {
     --mm.swapents;
@@ -200,6 +227,7 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     ++(action == FaultAction::kZeroPage   ? vm.fault_zero_page
        : action == FaultAction::kNewPage  ? vm.fault_anon
        : action == FaultAction::kCopyPage ? vm.fault_cow
+       : action == FaultAction::kWpReuse  ? vm.fault_wp_reuse
                                           : vm.fault_file);
   }
   if (needs_page)
@@ -272,10 +300,18 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
     tlb.tlb_adjust_range(addr);
     ++zapped;
     const bool own = (p & pte::kOwnPage) != 0;
-    if (!own && !(p & pte::kZeroPage)) --mm.rss_file;
+    const bool cow_shared = (p & pte::kCowShared) != 0;
+    if (!own && !(p & (pte::kZeroPage | pte::kCowShared))) --mm.rss_file;
     p = pte::kNone;
     if (!own) continue;
     --mm.rss_anon;
+    if (Mm* other = cow_shared ? cow_sharer(mm, addr) : nullptr) {
+      // The page stays mapped by the other side of the fork (page_mapcount() > 1): it takes it.
+      sim.lruvec().page_hand_over_anon_rmap(mm, *other, addr);
+      other->vmas.vma_lookup(addr)->ptes.ref(addr) |= pte::kOwnPage;
+      ++other->rss_anon;
+      continue;
+    }
     sim.lruvec().page_remove_rmap(mm, addr);
     if (tlb.tlb_remove_page()) {
       ++sim.vm().gather_forced_flushes;
@@ -293,6 +329,63 @@ void free_pgtables(Task& t, Mm& mm, uint64_t start, uint64_t end, MmuGather& tlb
     tlb.tlb_remove_table(lo);
     t.work(t.sim().costs().pte_walk);
   }
+}
+
+Mm* cow_sharer(const Mm& mm, uint64_t addr) {
+  for (Mm* peer : mm.cow_peers) {
+    if (peer->dead) continue;
+    const Vma* v = peer->vmas.vma_lookup(addr);
+    if (v == nullptr) continue;
+    const uint8_t p = v->ptes.get(addr);
+    if (pte::is_mapped(p) && (p & pte::kCowShared) && !(p & pte::kOwnPage)) return peer;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Models copy_present_pte(): the child's pte for a present parent pte p (which it may
+// write-protect), and the child's rss.
+uint8_t copy_present_pte(Mm& dst_mm, uint8_t& p) {
+  if (p & (pte::kOwnPage | pte::kCowShared)) {
+    // An anonymous page: shared, write-protected in both (ptep_set_wrprotect()); the child's
+    // pte is old (pte_mkold()).
+    p = static_cast<uint8_t>(p | pte::kCowShared);
+    return static_cast<uint8_t>(pte::kPresent | pte::kCowShared);
+  }
+  if (!(p & pte::kZeroPage)) ++dst_mm.rss_file;  // a page-cache page (get_page(), rss)
+  return static_cast<uint8_t>(pte::kPresent | (p & (pte::kZeroPage | pte::kDirty)));
+}
+
+}  // namespace
+
+Co<bool> copy_page_range(Task& t, Mm& dst_mm, Vma& dst, Mm& src_mm, Vma& src) {
+  (void)src_mm;
+  if (src.kind == VmaKind::kFileShared) co_return true;  // vma_needs_copy()
+  Simulation& sim = t.sim();
+  const CostProfile& c = sim.costs();
+  uint64_t copied = 0;
+  for (uint64_t addr = src.start; addr < src.end; addr += PAGE_SIZE) {
+    addr = skip_pmd_none(t, src, addr, src.end);
+    if (addr == src.end) break;
+    if (!pte::is_mapped(src.ptes.get(addr))) {  // none, or a swap entry (not copied here)
+      t.work(c.pte_walk);
+      continue;
+    }
+    if (dst_mm.pte_tables.ensure(addr)) {  // copy_pte_range() -> pte_alloc_map_lock()
+      if (!co_await alloc_one(t, PageUse::kPageTable)) {
+        dst_mm.pte_tables.drop(addr >> PMD_SHIFT);
+        co_return false;
+      }
+    }
+    uint8_t& p = src.ptes.ref(addr);
+    if (!pte::is_mapped(p)) continue;  // zapped while the PTE page was allocated
+    dst.ptes.ref(addr) = copy_present_pte(dst_mm, p);
+    t.work(c.fork_pte_copy);
+    ++copied;
+  }
+  sim.vm().fork_ptes_copied += copied;
+  co_return true;
 }
 
 }  // namespace mmreplay::kernelsim

@@ -20,6 +20,15 @@
 //
 // zap_pte_range() clears a VMA range into an mmu_gather; free_pgtables() frees the PTE pages
 // no VMA covers any more.
+//
+// Fork (kernel/fork.h): copy_page_range() gives the child the parent's ptes. An own page becomes
+// fork-shared (pte bit kCowShared in both, Mm invariant (4)): the parent keeps the frame, the
+// child maps it without owning it. A read shares it; a write copies it (do_wp_page() ->
+// wp_page_copy(), fault_cow), except in the owner once no one else maps it, which reuses it
+// (wp_page_reuse(), fault_wp_reuse). When the owner copies or zaps a page still mapped by the
+// other side, the frame passes to that side (the kernel's page stays while its mapcount > 0).
+// Known simplifications: swap entries are not copied (the child faults those pages anew), and
+// reclaim unmaps only the owner's pte (the kernel's rmap walk unmaps every mapper).
 
 #pragma once
 
@@ -53,6 +62,17 @@ uint64_t skip_pmd_none(Task& t, const Vma& vma, uint64_t addr, uint64_t end);
 // present ptes cleared.
 // REQUIRES: mmap_sem held (read or write); [start, end) inside vma, page aligned.
 Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuGather& tlb);
+
+// Models copy_page_range() (mm/memory.c) of one VMA at fork: src's ptes into dst, private own
+// pages fork-shared in both (copy_present_pte(): write-protected, the child's pte old); shared
+// mappings are not copied (vma_needs_copy(): the child faults them in). Returns false when a PTE
+// page could not be allocated.
+// REQUIRES: src_mm's mmap_sem held for write; dst a fresh copy of src's range in dst_mm.
+Co<bool> copy_page_range(Task& t, Mm& dst_mm, Vma& dst, Mm& src_mm, Vma& src);
+
+// The model's page_mapcount() > 1 for a fork-shared page: the mm, other than mm, that maps the
+// page at addr without owning it (one of mm.cow_peers), or nullptr.
+Mm* cow_sharer(const Mm& mm, uint64_t addr);
 
 // Models free_pgtables(): queues into tlb the PTE pages of [start, end) that no VMA covers now.
 // REQUIRES: mmap_sem held for write; the VMAs of the range already removed.

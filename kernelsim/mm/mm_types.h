@@ -8,11 +8,15 @@
 //      == anon_pages.size(); swapents == number of ptes in state swapped.
 //  (2) cpumask has exactly the CPUs whose loaded_mm is this mm (arch/x86/tlb.h (2)).
 //  (3) After exit_mmap(): no VMAs, no PTE pages, dead == true.
+//  (4) A page shared by fork (pgtable.h kCowShared) has one frame, owned by one mm (kOwnPage in
+//      its pte, counted in its rss_anon); the other mms map it without kOwnPage and count it in
+//      no rss (known simplification: the kernel counts it in each mapper's MM_ANONPAGES).
 
 #pragma once
 
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "kernelsim/locking/rwsem.h"
 #include "kernelsim/mm/pgtable.h"
@@ -49,6 +53,10 @@ class Mm {
   LockClassStats& vma_lock_read;   // lock class "&vma->vm_lock-R" of this mm's VMAs
   LockClassStats& vma_lock_write;  // lock class "&vma->vm_lock-W"
   bool dead = false;               // exit_mmap() done
+  bool forked = false;             // dup_mmap() filled it from a parent (kernel/fork.h)
+  // The mms it shares COW pages with through fork (parent and children): where a write fault
+  // looks for the other mapper of a kCowShared page (the model's page_mapcount()).
+  std::vector<Mm*> cow_peers;
 };
 
 }  // namespace mmreplay::kernelsim

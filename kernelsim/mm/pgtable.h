@@ -11,6 +11,8 @@
 //   bit 3     young     (_PAGE_ACCESSED)
 //   bit 4     own page  (an anonymous or COW page allocated for this mapping: zap frees it)
 //   bit 5     zero page (read fault on anonymous memory mapped the shared zero page)
+//   bit 6     cow shared (fork's copy_present_pte() write-protected it: the page is mapped by
+//             another mm too; with kOwnPage this mm owns the frame, without it another mm does)
 
 #pragma once
 
@@ -36,6 +38,7 @@ inline constexpr uint8_t kDirty = 1u << 2;
 inline constexpr uint8_t kYoung = 1u << 3;
 inline constexpr uint8_t kOwnPage = 1u << 4;
 inline constexpr uint8_t kZeroPage = 1u << 5;
+inline constexpr uint8_t kCowShared = 1u << 6;
 
 inline uint8_t state(uint8_t p) {
   return p & kStateMask;

@@ -12,6 +12,8 @@ bool hardware_access_ok(const Vma& vma, uint8_t p, bool write) {
   if (!pte::is_mapped(p)) return false;
   if (!write) return vma.access_ok(false);
   if (!vma.access_ok(true) || (p & pte::kZeroPage)) return false;
+  // Fork write-protected a shared private page (copy_present_pte()).
+  if ((p & pte::kCowShared) && vma.kind != VmaKind::kFileShared) return false;
   return vma.kind != VmaKind::kFilePrivate || (p & pte::kOwnPage);
 }
 

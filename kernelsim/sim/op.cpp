@@ -129,10 +129,11 @@ Op Op::thread_exit() {
   o.kind = OpKind::kThreadExit;
   return o;
 }
-Op Op::mm_create(uint32_t mm_id) {
+Op Op::mm_create(uint32_t mm_id, uint32_t parent_mm_id) {
   Op o;
   o.kind = OpKind::kMmCreate;
   o.mm_id = mm_id;
+  o.parent_mm_id = parent_mm_id;
   return o;
 }
 Op Op::mm_exit() {

@@ -18,7 +18,8 @@
 //   kTouch       addr, len, write, stride (bytes, 0 = PAGE_SIZE): accesses that fault as needed
 //   kThreadStart marks the start of the thread (the clone() cost on the new thread)
 //   kThreadExit  the thread exits (also at the end of its OpSource)
-//   kMmCreate    mm_id: the thread continues in a new mm (exec / the child side of fork)
+//   kMmCreate    mm_id, parent_mm_id: the thread continues in mm_id (exec: a fresh one; the
+//                child side of fork: a copy of parent_mm_id's, kernel/fork.h)
 //   kMmExit      the thread's mm is torn down now (exit_mmap()); later ops in it fail
 //   kFileRead    file, offset, len: read(2) of a file range (fs/read_write.h)
 //   kFileWrite   file, offset, len: write(2) of a file range
@@ -72,8 +73,9 @@ struct Op {
   int advice = 0;
   uint32_t prot = 0;
   uint32_t flags = 0;
-  uint32_t file = 0;   // file id, 0 = anonymous
-  uint32_t mm_id = 0;  // kMmCreate
+  uint32_t file = 0;          // file id, 0 = anonymous
+  uint32_t mm_id = 0;         // kMmCreate
+  uint32_t parent_mm_id = 0;  // kMmCreate: the mm forked from (0: exec, a fresh mm)
   uint64_t addr = 0;
   uint64_t len = 0;
   uint64_t new_len = 0;           // kMremap
@@ -107,7 +109,7 @@ struct Op {
   static Op page_fault(uint64_t addr, bool write);
   static Op touch(uint64_t addr, uint64_t len, bool write, uint64_t stride = 0);
   static Op thread_exit();
-  static Op mm_create(uint32_t mm_id);
+  static Op mm_create(uint32_t mm_id, uint32_t parent_mm_id = 0);
   static Op mm_exit();
   static Op file_read(uint32_t file, uint64_t offset, uint64_t len);
   static Op file_write(uint32_t file, uint64_t offset, uint64_t len);

@@ -150,6 +150,33 @@ TEST(PerfScriptEdge, BareTidCommWithSpacesMicrosecondsAndFork) {
   EXPECT_EQ(t.streams[1].back().duration_ns, 2000u);
 }
 
+TEST(PerfScriptEdge, ATaskStartsAtItsCloneEvenWithoutEventsOfItsOwn) {
+  // A thread (CLONE_VM) with no event and a forked child whose first event comes later: both
+  // streams start when the clone returned in the parent; the fork's mm_create is then too.
+  ImportedTrace t;
+  ImportReport r;
+  const Status s =
+      run(ImportFormat::kPerfScript,
+          "p 5/5 [0] 2.000000000: syscalls:sys_enter_clone: clone_flags: 0x3d0f00, newsp: 0x1\n"
+          "p 5/5 [0] 2.000001000: syscalls:sys_exit_clone: 0x6\n"
+          "p 5/5 [0] 2.000002000: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
+          "p 5/5 [0] 2.000003000: syscalls:sys_exit_clone: 0x7\n"
+          "p 7/7 [0] 2.000500000: syscalls:sys_enter_munmap: addr: 0x10000, len: 0x1000\n"
+          "p 7/7 [0] 2.000500010: syscalls:sys_exit_munmap: 0x0\n"
+          "p 5/5 [0] 2.001000000: syscalls:sys_enter_munmap: addr: 0x10000, len: 0x1000\n"
+          "p 5/5 [0] 2.001000010: syscalls:sys_exit_munmap: 0x0\n",
+          &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_EQ(t.meta.threads.size(), 3u);
+  EXPECT_EQ(t.streams[0].front().ts_ns, 2001000000u);  // its first event: the clones are none
+  EXPECT_EQ(t.streams[1].front().kind, EventKind::kThreadStart);
+  EXPECT_EQ(t.streams[1].front().ts_ns, 2000001000u);  // not 0
+  ASSERT_GE(t.streams[2].size(), 2u);
+  EXPECT_EQ(t.streams[2][0].ts_ns, 2000003000u);
+  EXPECT_EQ(t.streams[2][1].kind, EventKind::kMmCreate);
+  EXPECT_EQ(t.streams[2][1].ts_ns, 2000003000u);  // the fork moment
+}
+
 TEST(PerfScriptEdge, ImplicitMappingsMergeNearFaultsButNotAcrossMappings) {
   ImportedTrace t;
   ImportReport r;

@@ -1,0 +1,58 @@
+// Models kernel/fork.c: dup_mmap(), the mm copy of fork without CLONE_VM (copy_mm() -> dup_mm()).
+
+#include "kernelsim/kernel/fork.h"
+
+#include <cassert>
+#include <memory>
+#include <vector>
+
+#include "kernelsim/arch/x86/tlb.h"
+#include "kernelsim/mm/memory.h"
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/mmap.h"
+#include "kernelsim/simulation.h"
+
+namespace mmreplay::kernelsim {
+
+Co<bool> dup_mmap(Task& t, Mm& mm, Mm& oldmm) {
+  assert(&mm != &oldmm && !oldmm.dead && mm.vmas.empty() && !mm.forked);
+  Simulation& sim = t.sim();
+  co_await oldmm.mmap_sem.down_write(t);  // mmap_write_lock_killable(oldmm)
+  mm.forked = true;
+  mm.mmap_base = oldmm.mmap_base;
+  mm.start_brk = oldmm.start_brk;
+  mm.brk = oldmm.brk;
+  mm.memcg_id = oldmm.memcg_id;
+  mm.cow_peers.push_back(&oldmm);
+  oldmm.cow_peers.push_back(&mm);
+  std::vector<Vma*> vmas;
+  oldmm.vmas.for_each([&](Vma& v) { vmas.push_back(&v); });
+  if (!vmas.empty()) {  // vma_start_write() of each: per-VMA-lock faults wait for the copy
+    co_await vma_start_write_range(t, oldmm, vmas.front()->start, vmas.back()->end);
+  }
+  bool ok = true;
+  for (Vma* src : vmas) {
+    t.work(sim.costs().vma_alloc);  // vm_area_dup()
+    auto v = std::make_unique<Vma>();
+    v->start = src->start;
+    v->end = src->end;
+    v->prot = src->prot;
+    v->kind = src->kind;
+    v->file = src->file;
+    v->pgoff = src->pgoff;
+    Vma* dst = mm.vmas.insert(std::move(v));
+    if (!co_await copy_page_range(t, mm, *dst, oldmm, *src)) {
+      ok = false;
+      break;
+    }
+  }
+  // flush_tlb_mm(oldmm): the parent's ptes were write-protected. The span of its VMAs stands
+  // for TLB_FLUSH_ALL (over the flush ceiling it is a full flush).
+  if (!vmas.empty()) {
+    co_await flush_tlb_mm_range(t, FlushTlbInfo{&oldmm, vmas.front()->start, vmas.back()->end});
+  }
+  co_await mmap_write_unlock(t, oldmm);
+  co_return ok;
+}
+
+}  // namespace mmreplay::kernelsim

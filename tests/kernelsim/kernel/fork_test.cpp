@@ -1,0 +1,126 @@
+// Fork (kernel/fork.h): the child's mm is a copy of the parent's, private pages shared
+// copy-on-write; an mm is torn down by its last user's exit.
+
+#include "kernelsim/kernel/fork.h"
+
+#include <gtest/gtest.h>
+
+#include "kernelsim/mm/mm_types.h"
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::kBase;
+using testing::kPage;
+using testing::make_sim;
+using testing::thread;
+
+constexpr uint32_t kParent = 1;
+constexpr uint32_t kChild = 2;
+
+// The parent maps 4 pages and writes them, then `after` (from 1 ms on); the child forks at
+// 100 us (mm_create with a parent, as the replay gives it) and runs `child_ops`.
+std::unique_ptr<Simulation> fork_sim(std::vector<Op> child_ops, std::vector<Op> after = {}) {
+  auto sim = make_sim(2);
+  std::vector<Op> parent = {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE),
+                            Op::touch(kBase, 4 * kPage, true), Op::sleep(SimTime::ms(1))};
+  parent.insert(parent.end(), after.begin(), after.end());
+  parent.push_back(Op::sleep(SimTime::ms(1)));
+  thread(*sim, kParent, 0, std::move(parent));
+  child_ops.insert(child_ops.begin(), Op::mm_create(kChild, kParent));
+  thread(*sim, kChild, 1, std::move(child_ops), SimTime::us(100));
+  return sim;
+}
+
+uint8_t pte_of(Simulation& sim, uint32_t mm, uint64_t addr) {
+  return sim.find_mm(mm)->vmas.vma_lookup(addr)->ptes.get(addr);
+}
+
+TEST(ForkTest, ChildSeesTheParentsVmasAndPagesSharedWriteProtected) {
+  auto sim = fork_sim({Op::sleep(SimTime::ms(1))});
+  sim->run_until(SimTime::us(99));
+  const uint64_t flushes_before = sim->stats().vm.nr_tlb_flush_calls;
+  sim->run_until(SimTime::us(500));
+  Mm& parent = *sim->find_mm(kParent);
+  Mm& child = *sim->find_mm(kChild);
+  ASSERT_EQ(child.vmas.size(), parent.vmas.size());
+  const Vma* v = child.vmas.vma_lookup(kBase);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->start, kBase);
+  EXPECT_EQ(v->end, kBase + 4 * kPage);
+  EXPECT_EQ(sim->stats().vm.fork_ptes_copied, 4u);
+  EXPECT_EQ(parent.rss_anon, 4u);  // the parent owns the frames (Mm invariant (4))
+  EXPECT_EQ(child.rss_anon, 0u);
+  for (uint64_t a = kBase; a < kBase + 4 * kPage; a += kPage) {
+    EXPECT_TRUE(pte_of(*sim, kParent, a) & pte::kCowShared);
+    EXPECT_TRUE(pte_of(*sim, kParent, a) & pte::kOwnPage);
+    EXPECT_TRUE(pte_of(*sim, kChild, a) & pte::kCowShared);
+    EXPECT_FALSE(pte_of(*sim, kChild, a) & pte::kOwnPage);
+  }
+  // flush_tlb_mm(oldmm) after write-protecting the parent's ptes.
+  EXPECT_EQ(sim->stats().vm.nr_tlb_flush_calls, flushes_before + 1);
+}
+
+TEST(ForkTest, ChildWriteCopiesAndReadShares) {
+  auto sim = fork_sim({Op::page_fault(kBase, true), Op::page_fault(kBase + kPage, false),
+                       Op::sleep(SimTime::ms(1))});
+  sim->run_until(SimTime::us(99));
+  const uint64_t alloc_before = sim->stats().vm.pages_alloc;
+  sim->run_until(SimTime::us(500));
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.fault_cow, 1u);
+  EXPECT_EQ(vm.pages_alloc, alloc_before + 1);
+  EXPECT_EQ(vm.fault_segv, 0u);
+  EXPECT_EQ(sim->find_mm(kChild)->rss_anon, 1u);
+  EXPECT_EQ(sim->find_mm(kParent)->rss_anon, 4u);
+  EXPECT_TRUE(pte_of(*sim, kChild, kBase) & pte::kOwnPage);           // its own copy
+  EXPECT_FALSE(pte_of(*sim, kChild, kBase + kPage) & pte::kOwnPage);  // still the parent's
+  EXPECT_TRUE(pte_of(*sim, kParent, kBase) & pte::kOwnPage);          // the parent keeps its page
+}
+
+TEST(ForkTest, ParentWriteCopiesWhileTheChildMapsAndReusesAfterItExited) {
+  // The child exits at once for page 0..3; the parent writes at 1 ms: no one else maps them.
+  auto sim = fork_sim({}, {Op::touch(kBase, 4 * kPage, true)});
+  sim->run_until(SimTime::us(500));
+  EXPECT_TRUE(sim->find_mm(kChild)->dead);
+  const uint64_t alloc_before = sim->stats().vm.pages_alloc;
+  sim->run();
+  EXPECT_EQ(sim->stats().vm.fault_wp_reuse, 4u);
+  EXPECT_EQ(sim->stats().vm.fault_cow, 0u);
+  EXPECT_EQ(sim->stats().vm.pages_alloc, alloc_before);
+  EXPECT_EQ(sim->stats().vm.pages_free, sim->stats().vm.pages_alloc);  // all freed at exit
+
+  // A child still mapping the pages: the parent copies, the child is left the old page.
+  auto sim2 = fork_sim({Op::sleep(SimTime::ms(5))}, {Op::touch(kBase, 2 * kPage, true)});
+  sim2->run_until(SimTime::us(1500));
+  EXPECT_EQ(sim2->stats().vm.fault_cow, 2u);
+  EXPECT_EQ(sim2->stats().vm.fault_wp_reuse, 0u);
+  EXPECT_TRUE(pte_of(*sim2, kChild, kBase) & pte::kOwnPage);
+  EXPECT_EQ(sim2->find_mm(kChild)->rss_anon, 2u);
+  EXPECT_EQ(sim2->find_mm(kParent)->rss_anon, 4u);
+  // The parent exits: the two pages only the child maps now pass to it, not to the free list.
+  sim2->run_until(SimTime::ms(4));
+  EXPECT_TRUE(sim2->find_mm(kParent)->dead);
+  EXPECT_EQ(sim2->find_mm(kChild)->rss_anon, 4u);
+  sim2->run();
+  EXPECT_EQ(sim2->nr_live_tasks(), 0u);
+}
+
+TEST(ForkTest, MmCreateOfTheMmATaskIsInDoesNotTearItDown) {
+  // Two threads of the child: the first runs mm_create then exits; the second keeps faulting.
+  auto sim = fork_sim({});
+  thread(*sim, kChild, 1,
+         {Op::sleep(SimTime::us(300)), Op::page_fault(kBase, true), Op::sleep(SimTime::ms(1))},
+         SimTime::us(100));
+  sim->run_until(SimTime::us(500));
+  EXPECT_FALSE(sim->find_mm(kChild)->dead);
+  EXPECT_EQ(sim->stats().vm.fault_segv, 0u);
+  EXPECT_EQ(sim->stats().vm.fault_cow, 1u);
+  sim->run();
+  EXPECT_TRUE(sim->find_mm(kChild)->dead);  // torn down by its last user's exit
+  EXPECT_TRUE(sim->find_mm(kParent)->dead);
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
