@@ -93,13 +93,17 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
   }
 }
 
+bool creates_task(Syscall sc) {
+  return sc == Syscall::kClone || sc == Syscall::kClone3 || sc == Syscall::kFork ||
+         sc == Syscall::kVfork;
+}
+
 // Notes the thread a clone/fork created; its mm is resolved at finish().
 // The child exists from then (`ts`): its stream starts there even if it has no event of its own.
 void note_child(detail::BuilderState* state, uint64_t parent, const SyscallCall& c, int64_t ret,
                 uint64_t ts) {
-  const bool creates = c.sc == Syscall::kClone || c.sc == Syscall::kClone3 ||
-                       c.sc == Syscall::kFork || c.sc == Syscall::kVfork;
-  if (!creates || ret <= 0) return;  // not a clone, the child's own return (0), or an error
+  if (!creates_task(c.sc) || ret <= 0)
+    return;  // not a clone, the child's own return (0), or an error
   ThreadState& child = state->thread(static_cast<uint64_t>(ret));
   child.parent_tid = parent;
   child.clone_ts = ts;
@@ -199,7 +203,12 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   }
   note_child(&s, tid, call, ret, duration_ns == kNoDuration ? ts : ts + duration_ns);
   Item item;
-  if (!make_item(call, ts, ret, &s, &item, &report_)) return;
+  if (!make_item(call, ts, ret, &s, &item, &report_)) {
+    // A known call with no event of its own (a futex wake): counted by name, never silently
+    // dropped (issue 19). Thread and process creation became the child's stream above.
+    if (!creates_task(call.sc)) ignored_event(syscall_name(call.sc));
+    return;
+  }
   item.event.duration_ns = duration_ns;
   item.seq = s.next_seq++;
   s.thread(tid).items.push_back(item);
