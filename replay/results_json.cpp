@@ -1,5 +1,6 @@
 #include "replay/results_json.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <map>
@@ -110,6 +111,26 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
 
 namespace {
 
+// The first key of object `a` whose value in `b` differs ("" when none): `first` before the
+// others, the keys in `skip` not at all.
+std::string first_differing_key(const nlohmann::json& a, const nlohmann::json& b,
+                                const std::string& first = "",
+                                std::initializer_list<std::string_view> skip = {}) {
+  const auto differs = [&](const std::string& key) {
+    return a.value(key, nlohmann::json()) != b.value(key, nlohmann::json());
+  };
+  if (!first.empty() && differs(first)) return first;
+  for (const auto& [key, value] : a.items()) {
+    if (std::find(skip.begin(), skip.end(), key) == skip.end() && differs(key)) return key;
+  }
+  return "";
+}
+
+// "A vs B": the two values of `key`.
+std::string values_of(const nlohmann::json& a, const nlohmann::json& b, const std::string& key) {
+  return a.value(key, nlohmann::json()).dump() + " vs " + b.value(key, nlohmann::json()).dump();
+}
+
 // What makes two results files shards of one study: every run's spec, the shard count and the
 // traces. Every shard writes it for the whole study, so merge can compare shards that hold
 // different runs (issue 15: shards of `--cpus 4` and `--cpus 8` merged silently).
@@ -145,20 +166,12 @@ std::string identity_difference(const nlohmann::json& a, const nlohmann::json& b
     return std::to_string(ra.size()) + " vs " + std::to_string(rb.size()) + " runs";
   }
   for (size_t i = 0; i < ra.size(); ++i) {
-    for (const auto& [key, value] : ra[i].items()) {
-      const nlohmann::json other = rb[i].value(key, nlohmann::json());
-      if (value != other) {
-        return "run " + std::to_string(i + 1) + ": " + key + " " + value.dump() + " vs " +
-               other.dump();
-      }
+    if (const std::string key = first_differing_key(ra[i], rb[i]); !key.empty()) {
+      return "run " + std::to_string(i + 1) + ": " + key + " " + values_of(ra[i], rb[i], key);
     }
   }
   return a == b ? "" : "study description";
 }
-
-}  // namespace
-
-namespace {
 
 // The first difference between two results files' traces, as "trace 1 content_hash: a vs b"; ""
 // when they replayed the same traces. Paths (and the warnings that name them) are not compared:
@@ -168,20 +181,12 @@ std::string traces_difference(const nlohmann::json& a, const nlohmann::json& b) 
   if (!a.is_array() || !b.is_array() || a.size() != b.size()) return "traces";
   for (size_t i = 0; i < a.size(); ++i) {
     if (!a[i].is_object() || !b[i].is_object()) return "traces";
-    const auto field = [&](const std::string& key, const nlohmann::json& value) {
-      const nlohmann::json other = b[i].value(key, nlohmann::json());
-      return value == other ? std::string()
-                            : "trace " + std::to_string(i + 1) + " " + key + ": " + value.dump() +
-                                  " vs " + other.dump();
-    };
-    // The content hash first: it is what says whether two traces are the same.
-    if (std::string d = field("content_hash", a[i].value("content_hash", nlohmann::json()));
-        !d.empty()) {
-      return d;
-    }
-    for (const auto& [key, value] : a[i].items()) {
-      if (key == "path" || key == "warnings") continue;  // both name the file where it lies
-      if (std::string d = field(key, value); !d.empty()) return d;
+    // The content hash first: it is what says whether two traces are the same. The path and
+    // the warnings name the file where it lies.
+    if (const std::string key =
+            first_differing_key(a[i], b[i], "content_hash", {"path", "warnings"});
+        !key.empty()) {
+      return "trace " + std::to_string(i + 1) + " " + key + ": " + values_of(a[i], b[i], key);
     }
   }
   return "";

@@ -92,16 +92,14 @@ Status run_study(const Study& study, const StudyOptions& options, StudyResult* r
   host.cache_capacity = capacity;
   host.peak_rss_kb = peak_rss_kb();
   host.threads = threads;
+  Status first_failure = Status::ok();
   for (size_t j = 0; j < status.size(); ++j) {
-    if (!status[j]) {
-      status[j] = status[j].with_context("run " + std::to_string(result->run_index[j] + 1) + " (" +
-                                         study.runs[result->run_index[j]].spec.policy_name + ")");
-    }
+    if (status[j]) continue;
+    status[j] = status[j].with_context("run " + std::to_string(result->run_index[j] + 1) + " (" +
+                                       study.runs[result->run_index[j]].spec.policy_name + ")");
+    if (first_failure) first_failure = status[j];
   }
-  for (size_t j = 0; j < status.size(); ++j) {
-    if (!status[j]) return status[j];
-  }
-  return Status::ok();
+  return first_failure;
 }
 
 bool StudyResult::all_ok() const {

@@ -49,6 +49,14 @@ Co<void> free_one(Task& t, PageUse use) {
   if (pa.free_page_fast(t, use)) co_await pa.free_pcppages_bulk(t);
 }
 
+// A fork-shared page that `mm` (its owner) stops mapping, by a COW copy or a zap, while `other`
+// still maps it: the page, its rmap and its rss move to `other` rather than being freed.
+void hand_over_cow_page(Simulation& sim, Mm& mm, Mm& other, uint64_t addr) {
+  sim.lruvec().page_hand_over_anon_rmap(mm, other, addr);
+  other.vmas.vma_lookup(addr)->ptes.ref(addr) |= pte::kOwnPage;
+  ++other.rss_anon;
+}
+
 // What handle_pte_fault() will do for this pte.
 enum class FaultAction : uint8_t {
   kZeroPage,
@@ -210,11 +218,7 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   uint8_t& p = vma.ptes.ref(addr);
   if (action == FaultAction::kCopyPage && (p & pte::kOwnPage)) {
     // wp_page_copy() by the owner of a fork-shared page: the other mapper keeps the old page.
-    if (Mm* other = cow_sharer(mm, addr)) {
-      sim.lruvec().page_hand_over_anon_rmap(mm, *other, addr);
-      other->vmas.vma_lookup(addr)->ptes.ref(addr) |= pte::kOwnPage;
-      ++other->rss_anon;
-    }
+    if (Mm* other = cow_sharer(mm, addr)) hand_over_cow_page(sim, mm, *other, addr);
   }
   set_pte(mm, p, action, write);
   VmCounters& vm = sim.vm();
@@ -307,9 +311,7 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
     --mm.rss_anon;
     if (Mm* other = cow_shared ? cow_sharer(mm, addr) : nullptr) {
       // The page stays mapped by the other side of the fork (page_mapcount() > 1): it takes it.
-      sim.lruvec().page_hand_over_anon_rmap(mm, *other, addr);
-      other->vmas.vma_lookup(addr)->ptes.ref(addr) |= pte::kOwnPage;
-      ++other->rss_anon;
+      hand_over_cow_page(sim, mm, *other, addr);
       continue;
     }
     sim.lruvec().page_remove_rmap(mm, addr);
