@@ -146,10 +146,11 @@ Event madvise_vector(uint64_t ts, uint64_t advice) {
   return e;
 }
 
-Event page_fault(uint64_t ts, uint64_t addr, bool write, bool major) {
+Event page_fault(uint64_t ts, uint64_t addr, bool write, bool major, bool kernel) {
   Event e = make(EventKind::kPageFault, ts);
   e.addr = addr;
-  e.flags = static_cast<uint8_t>((write ? kFlagWrite : 0) | (major ? kFlagMajor : 0));
+  e.flags = static_cast<uint8_t>((write ? kFlagWrite : 0) | (major ? kFlagMajor : 0) |
+                                 (kernel ? kFlagKernel : 0));
   return e;
 }
 

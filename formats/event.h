@@ -35,7 +35,8 @@ namespace mmreplay::formats {
 //   brk             addr = new program break (the kernel's result)
 //   madvise         addr, len, arg0 = advice (MADV_* numbers of Linux)
 //   madvise_vector  arg0 = advice, ranges (madvisev of seed 002 / process_madvise)
-//   page_fault      addr, flags: kFlagWrite, kFlagMajor (as observed)
+//   page_fault      addr, flags: kFlagWrite, kFlagMajor (as observed), kFlagKernel (taken by
+//                   the kernel on a user address inside the syscall before it; format 1.3)
 //   touch           addr, len, arg0 = stride in bytes (0 = every page), flags: kFlagWrite
 //   file_read       arg0 = file id, arg1 = file offset, len
 //   file_write      arg0 = file id, arg1 = file offset, len
@@ -108,6 +109,9 @@ bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* k
 // Event::flags bits.
 inline constexpr uint8_t kFlagWrite = 1u << 0;  // fault or touch was a write
 inline constexpr uint8_t kFlagMajor = 1u << 1;  // fault was observed as major
+// Format 1.3: the fault was taken in kernel mode on a user address (copy_to_user into a fresh
+// buffer, exceptions:page_fault_kernel): it lies inside the syscall before it in the stream.
+inline constexpr uint8_t kFlagKernel = 1u << 2;
 
 // Most ranges one vector madvise may carry (process_madvise takes at most IOV_MAX = 1024).
 inline constexpr size_t kMaxVectorRanges = 65535;
@@ -146,6 +150,7 @@ struct Event {
   bool has_duration() const { return duration_ns != kNoDuration; }
   bool is_write() const { return (flags & kFlagWrite) != 0; }
   bool is_major() const { return (flags & kFlagMajor) != 0; }
+  bool is_kernel_mode() const { return (flags & kFlagKernel) != 0; }
   // kMmap accessors.
   uint32_t prot() const { return static_cast<uint32_t>(arg0 & 0xffffffffu); }
   uint32_t map_flags() const { return static_cast<uint32_t>(arg0 >> 32); }
@@ -220,7 +225,7 @@ Event brk(uint64_t ts, uint64_t new_break);
 Event madvise(uint64_t ts, uint64_t addr, uint64_t len, uint64_t advice);
 // The ranges are passed to TraceWriter::append beside this event.
 Event madvise_vector(uint64_t ts, uint64_t advice);
-Event page_fault(uint64_t ts, uint64_t addr, bool write, bool major = false);
+Event page_fault(uint64_t ts, uint64_t addr, bool write, bool major = false, bool kernel = false);
 Event touch(uint64_t ts, uint64_t addr, uint64_t len, bool write, uint64_t stride = 0);
 Event file_read(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len);
 Event file_write(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len);

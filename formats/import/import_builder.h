@@ -52,6 +52,9 @@ struct ImportedTrace {
 // closer than this; distinct ones are usually separated by mapped ranges or larger gaps.
 inline constexpr uint64_t kImplicitMergeGapBytes = 1ull << 20;
 
+// The name ignored kernel-mode faults on kernel addresses are counted under.
+inline constexpr std::string_view kKernelAddressFault = "page_fault_kernel on a kernel address";
+
 class ImportBuilder {
  public:
   // `source` names the input in messages; `page_size` rounds mapping lengths.
@@ -83,6 +86,12 @@ class ImportBuilder {
   // The thread ended without an exit call being seen ("+++ exited", "+++ killed").
   void thread_ended(uint64_t tid, uint64_t ts);
   void page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool write, bool major = false);
+  // A fault the kernel took in kernel mode (exceptions:page_fault_kernel). On a user address it
+  // is the kernel touching the program's memory for it (copy_to_user into a fresh buffer) and
+  // becomes a page_fault with kFlagKernel, in time order inside the syscall that took it; on a
+  // kernel address (vmalloc, kernel stacks) it is none of the program's business and is counted
+  // as ignored under kKernelAddressFault.
+  void kernel_page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool write);
 
   // Counting for the report.
   void count_line() { ++report_.lines; }

@@ -10,6 +10,7 @@ namespace {
 constexpr std::string_view kSysEnter = "syscalls:sys_enter_";
 constexpr std::string_view kSysExit = "syscalls:sys_exit_";
 constexpr std::string_view kPageFaultUser = "exceptions:page_fault_user";
+constexpr std::string_view kPageFaultKernel = "exceptions:page_fault_kernel";
 // x86 page fault error code bits (arch/x86/include/asm/trap_pf.h).
 constexpr uint64_t kX86PfWrite = 1u << 1;
 constexpr uint64_t kKiB = 1024;
@@ -152,7 +153,8 @@ class PerfScriptParser {
     if (l.cpu >= 0) b_.set_cpu(l.tid, l.cpu);
     if (l.event.starts_with(kSysEnter)) return enter(l, l.event.substr(kSysEnter.size()));
     if (l.event.starts_with(kSysExit)) return exit(l, l.event.substr(kSysExit.size()));
-    if (l.event == kPageFaultUser) return fault(l);
+    if (l.event == kPageFaultUser) return fault(l, false);
+    if (l.event == kPageFaultKernel) return fault(l, true);
     if (is_observation(l.event)) {
       b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
@@ -196,12 +198,19 @@ class PerfScriptParser {
     return Status::ok();
   }
 
-  Status fault(const Line& l) {
+  // Both tracepoints print "address=%ps ip=%ps error_code=0x%lx" (arch/x86/include/asm/trace/
+  // exceptions.h); `kernel`: page_fault_kernel, a fault taken in kernel mode.
+  Status fault(const Line& l, bool kernel) {
     uint64_t address = 0, error_code = 0;
     if (!parse_fault(l.payload, &address, &error_code)) {
-      return malformed("page_fault_user without numeric address= and error_code=");
+      return malformed(fmt::format("{} without numeric address= and error_code=", l.event));
     }
-    b_.page_fault(l.tid, l.ts, address, (error_code & kX86PfWrite) != 0);
+    const bool write = (error_code & kX86PfWrite) != 0;
+    if (kernel) {
+      b_.kernel_page_fault(l.tid, l.ts, address, write);
+    } else {
+      b_.page_fault(l.tid, l.ts, address, write);
+    }
     return Status::ok();
   }
 
