@@ -51,7 +51,7 @@ class ThinkClock {
  private:
   GapCosts costs_;
   bool first_ = true;
-  uint64_t prev_end_ns_ = 0;         // latest end of an event so far
+  uint64_t prev_end_ns_ = 0;          // latest end of an event so far
   bool prev_was_user_fault_ = false;  // the event that set prev_end_ns_ was a user-mode fault
 };
 

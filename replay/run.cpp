@@ -148,9 +148,9 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
     const auto ids = reader.chunks_of_stream(s);
     if (ids.empty()) continue;
     const uint64_t start = reader.chunks()[ids.front()].first_ts - origin;
-    auto source = std::make_unique<TraceOpSource>(EventStream(cache, reader, s), spec.timing,
-                                                  origin, &counters[s],
-                                                  formats::GapCosts::from(meta.recorder));
+    auto source =
+        std::make_unique<TraceOpSource>(EventStream(cache, reader, s), spec.timing, origin,
+                                        &counters[s], formats::GapCosts::from(meta.recorder));
     TraceOpSource* raw = source.get();
     kernelsim::Task& task =
         sim->spawn_thread(mm_of(meta.threads[s], s), cpu_of[s], std::move(source),

@@ -72,7 +72,7 @@ class TraceOpSource final : public kernelsim::OpSource {
   const kernelsim::Task* task_ = nullptr;
   bool have_event_ = false;     // the current event is read but its Op is not yet returned
   bool think_emitted_ = false;  // the think Op before the current event was returned
-  formats::ThinkClock think_;  // closed loop
+  formats::ThinkClock think_;   // closed loop
 };
 
 }  // namespace mmreplay::replay

@@ -54,7 +54,12 @@ std::string perf_event_list(const std::vector<std::string>& syscalls, bool fault
     add("syscalls:sys_enter_" + s);
     if (s != "exit" && s != "exit_group") add("syscalls:sys_exit_" + s);
   }
-  if (faults) add("exceptions:page_fault_user");
+  if (faults) {
+    add("exceptions:page_fault_user");
+    // Faults the kernel takes on user memory (copy_to_user into a fresh buffer): dd's 64 MiB
+    // read from /dev/zero faults here, not in user mode.
+    add("exceptions:page_fault_kernel");
+  }
   if (ground_truth) {
     add("mmap_lock:*");
     add("lock:contention_begin");

@@ -20,7 +20,8 @@ inline constexpr int kExitCannotRun = 127;
 std::vector<std::string> default_record_syscalls();
 
 // perf -e list: syscalls:sys_enter_X / sys_exit_X for each syscall (exit and exit_group have no
-// exit event), exceptions:page_fault_user when `faults`, and with `ground_truth` mmap_lock:*,
+// exit event), exceptions:page_fault_user and page_fault_kernel when `faults`, and with
+// `ground_truth` mmap_lock:*,
 // lock:contention_begin/end and tlb:tlb_flush.
 std::string perf_event_list(const std::vector<std::string>& syscalls, bool faults,
                             bool ground_truth);
