@@ -80,8 +80,13 @@ enum class ObservationKind : uint8_t {
   kLockContentionBegin = 3,   // lock:contention_begin, value = lock address
   kLockContentionEnd = 4,     // lock:contention_end, value = lock address
   kTlbFlush = 5,              // tlb:tlb_flush, value = pages (-1 = full flush)
+  // Format 1.3: the thread was off its CPU from ts for duration_ns between two of its events
+  // (perf's PERF_RECORD_SWITCH out and in, record --switch-events), value = 1 when it was
+  // preempted (still runnable), 0 when it slept. Time neither the program nor the recorder
+  // spent on the CPU: the gap around it is think time without it (formats/think_time.h).
+  kOffCpu = 6,
 };
-inline constexpr int kObservationKindCount = 6;
+inline constexpr int kObservationKindCount = 7;
 
 // Which system call a kBlock event blocked in (its arg0; part of the on-disk format: append,
 // never renumber). Reads of pipes and sockets block too, but traces do not yet know which file
@@ -233,6 +238,8 @@ Event fsync(uint64_t ts, uint64_t file_id);
 Event contig_alloc(uint64_t ts, uint64_t handle, uint64_t bytes);
 Event contig_free(uint64_t ts, uint64_t handle);
 Event observation(uint64_t ts, ObservationKind what, uint64_t value);
+// Off the CPU from `ts` for `duration_ns` (ObservationKind::kOffCpu).
+Event off_cpu(uint64_t ts, uint64_t duration_ns, bool preempted);
 // Blocked in `call` for `duration_ns` (kNoDuration when the capture did not time it).
 Event block(uint64_t ts, BlockCall call, uint64_t duration_ns);
 }  // namespace ev

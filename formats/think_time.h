@@ -13,10 +13,15 @@
 // (RecorderInfo, format 1.3); a trace without them (older files, other recorders) has both 0 and
 // its gaps are replayed as recorded.
 //
-// Invariants: (1) a gap is never negative: costs larger than the recorded gap clamp it to 0 and
-// count a clamp; (2) an event that starts inside the previous one (a kernel-mode fault inside its
-// syscall) has no gap, takes nothing out and does not move the end back; (3) with zero costs
-// the gap is exactly the recorded one.
+// Time the thread spent off its CPU inside a gap (an off_cpu observation: preempted, or asleep in
+// a fault) is not think time either: the off_cpu event ends where the thread ran again, so the gap
+// splits in two around it, and the costs of the one recorded gap are taken from its pieces in
+// order.
+//
+// Invariants: (1) a gap is never negative: costs larger than the recorded gap (its pieces
+// together) clamp it to 0 and count one clamp; (2) an event that starts inside the previous one
+// (a kernel-mode fault inside its syscall) has no gap, takes nothing out and does not move the
+// end back; (3) with zero costs and no off_cpu events the gaps are exactly the recorded ones.
 
 #pragma once
 
@@ -53,6 +58,8 @@ class ThinkClock {
   bool first_ = true;
   uint64_t prev_end_ns_ = 0;          // latest end of an event so far
   bool prev_was_user_fault_ = false;  // the event that set prev_end_ns_ was a user-mode fault
+  uint64_t debt_ns_ = 0;              // costs of the current gap not yet taken from its pieces
+  bool in_gap_ = false;               // an off_cpu event split the current gap
 };
 
 }  // namespace mmreplay::formats

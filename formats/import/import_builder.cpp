@@ -258,6 +258,26 @@ void ImportBuilder::kernel_page_fault(uint64_t tid, uint64_t ts, uint64_t addr, 
   s.thread(tid).items.push_back(item);
 }
 
+void ImportBuilder::switch_out(uint64_t tid, uint64_t ts, bool preempted) {
+  ThreadState& t = impl_->state.thread(tid);
+  t.switched_out = ts;
+  t.preempted = preempted;
+}
+
+void ImportBuilder::switch_in(uint64_t tid, uint64_t ts) {
+  auto& s = impl_->state;
+  ThreadState& t = s.thread(tid);
+  if (!t.switched_out || ts < *t.switched_out) return;
+  Item item;
+  item.event = ev::off_cpu(*t.switched_out, ts - *t.switched_out, t.preempted);
+  item.seq = s.next_seq++;
+  t.items.push_back(item);
+  ++report_.off_cpu_intervals;
+  report_.off_cpu_ns += ts - *t.switched_out;
+  if (t.preempted) report_.preempted_ns += ts - *t.switched_out;
+  t.switched_out.reset();
+}
+
 namespace {
 
 // The value a ground-truth tracepoint's text carries (print formats from

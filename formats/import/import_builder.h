@@ -92,6 +92,12 @@ class ImportBuilder {
   // kernel address (vmalloc, kernel stacks) it is none of the program's business and is counted
   // as ignored under kKernelAddressFault.
   void kernel_page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool write);
+  // The thread left its CPU (perf's PERF_RECORD_SWITCH OUT; `preempted`: still runnable) and came
+  // back (IN): each out-in pair becomes an off_cpu observation with its duration, so the time is
+  // not taken for think time (formats/think_time.h). An IN without an OUT (the first one) is
+  // ignored; a second OUT replaces the first.
+  void switch_out(uint64_t tid, uint64_t ts, bool preempted);
+  void switch_in(uint64_t tid, uint64_t ts);
 
   // Counting for the report.
   void count_line() { ++report_.lines; }

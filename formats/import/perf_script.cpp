@@ -11,6 +11,9 @@ constexpr std::string_view kSysEnter = "syscalls:sys_enter_";
 constexpr std::string_view kSysExit = "syscalls:sys_exit_";
 constexpr std::string_view kPageFaultUser = "exceptions:page_fault_user";
 constexpr std::string_view kPageFaultKernel = "exceptions:page_fault_kernel";
+// perf record --switch-events, perf script --show-switch-events: "PERF_RECORD_SWITCH OUT
+// preempt", "PERF_RECORD_SWITCH OUT", "PERF_RECORD_SWITCH IN" (tools/perf/util/event.c).
+constexpr std::string_view kSwitchRecord = "PERF_RECORD_SWITCH";
 // x86 page fault error code bits (arch/x86/include/asm/trap_pf.h).
 constexpr uint64_t kX86PfWrite = 1u << 1;
 constexpr uint64_t kKiB = 1024;
@@ -82,6 +85,11 @@ bool split_line(std::string_view text, Line* out) {
     prev_pos = pos;
   }
   std::string_view event = next_token(&rest);
+  if (event == kSwitchRecord) {  // --show-switch-events: no colon after the name
+    out->event = event;
+    out->payload = trim(rest);
+    return true;
+  }
   if (event.size() < 2 || event.back() != ':') return false;
   out->event = event.substr(0, event.size() - 1);
   out->payload = trim(rest);
@@ -155,6 +163,7 @@ class PerfScriptParser {
     if (l.event.starts_with(kSysExit)) return exit(l, l.event.substr(kSysExit.size()));
     if (l.event == kPageFaultUser) return fault(l, false);
     if (l.event == kPageFaultKernel) return fault(l, true);
+    if (l.event == kSwitchRecord) return context_switch(l);
     if (is_observation(l.event)) {
       b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
@@ -210,6 +219,19 @@ class PerfScriptParser {
       b_.kernel_page_fault(l.tid, l.ts, address, write);
     } else {
       b_.page_fault(l.tid, l.ts, address, write);
+    }
+    return Status::ok();
+  }
+
+  Status context_switch(const Line& l) {
+    std::string_view rest = l.payload;
+    const std::string_view direction = next_token(&rest);
+    if (direction == "OUT") {
+      b_.switch_out(l.tid, l.ts, next_token(&rest) == "preempt");
+    } else if (direction == "IN") {
+      b_.switch_in(l.tid, l.ts);
+    } else {
+      return malformed("PERF_RECORD_SWITCH neither IN nor OUT");
     }
     return Status::ok();
   }

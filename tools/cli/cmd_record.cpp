@@ -129,7 +129,10 @@ Status check_args(const RecordArgs& a) {
 // perf record's argv: the events, then the command, or the process and a timer.
 std::vector<std::string> perf_record_argv(const RecordArgs& a, const std::string& perf,
                                           const std::string& data, const std::string& events) {
-  std::vector<std::string> argv = {perf, "record", "-q", "-o", data, "-e", events};
+  // --switch-events: when the threads left and regained their CPUs, so time they were
+  // preempted between events is not replayed as think time (formats/think_time.h).
+  std::vector<std::string> argv = {perf, "record", "-q", "--switch-events",
+                                   "-o", data,     "-e", events};
   if (a.pid != 0) {
     // -p follows the threads of PID and what they create while recording (perf inherits by
     // default); the command after -- only times the recording and is not recorded itself.

@@ -119,8 +119,15 @@ Status resolve_command(const std::string& name, std::string* path) {
 }
 
 std::vector<std::string> perf_script_argv(const std::string& perf, const std::string& data) {
-  return {perf,  "script", "-i", data, "--header", "-F", "comm,pid,tid,cpu,time,event,trace",
-          "--ns"};
+  return {perf,
+          "script",
+          "-i",
+          data,
+          "--header",
+          "-F",
+          "comm,pid,tid,cpu,time,event,trace",
+          "--ns",
+          "--show-switch-events"};
 }
 
 Status check_perf_permitted() {

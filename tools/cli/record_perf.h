@@ -38,7 +38,7 @@ Status check_perf_permitted();
 Status resolve_command(const std::string& name, std::string* path);
 
 // The perf script command that turns `data` into the importer's text (the header included: it
-// gives the machine's CPUs and memory).
+// gives the machine's CPUs and memory; the switch events give the threads' off-CPU time).
 std::vector<std::string> perf_script_argv(const std::string& perf, const std::string& data);
 
 // Runs argv (argv[0] looked up on PATH), stdout to `stdout_path` when not empty (and stderr to

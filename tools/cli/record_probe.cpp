@@ -125,8 +125,8 @@ Status measure_tracing_cost(const std::string& perf, const std::string& events, 
       traces_madvise(events) ? events : events + (events.empty() ? "" : ",") + kMadviseEvents;
   uint64_t wall_ns = 0;
   int status = 0;
-  Status s = run_program({perf, "record", "-q", "-o", data, "-e", probe_events, "--", self,
-                          kProbeCommand},
+  Status s = run_program({perf, "record", "-q", "--switch-events", "-o", data, "-e", probe_events,
+                          "--", self, kProbeCommand},
                          "/dev/null", true, &wall_ns, &status);
   if (s && status != 0) {
     s = Status::io_error("record: the tracing-cost probe under perf record failed (exit " +

@@ -31,10 +31,10 @@ inline constexpr uint64_t kProbePages = 4096;
 inline constexpr uint64_t kProbeCalls = 4096;
 
 struct TracingCost {
-  uint64_t tracing_ns = 0;         // median traced gap between probe syscalls
-  uint64_t fault_ns = 0;           // median traced gap between probe faults, less tracing_ns
-  uint64_t native_fault_ns = 0;    // untraced fault loop, per page (a check, not stored)
-  uint64_t syscall_samples = 0;    // gaps the medians came from
+  uint64_t tracing_ns = 0;       // median traced gap between probe syscalls
+  uint64_t fault_ns = 0;         // median traced gap between probe faults, less tracing_ns
+  uint64_t native_fault_ns = 0;  // untraced fault loop, per page (a check, not stored)
+  uint64_t syscall_samples = 0;  // gaps the medians came from
   uint64_t fault_samples = 0;
 };
 
