@@ -30,8 +30,9 @@ std::vector<uint64_t> gaps(GapCosts costs, const std::vector<Event>& events, Gap
 
 TEST(ThinkTime, WithoutCostsTheGapIsTheRecordedOneFromThePreviousEnd) {
   GapTally tally;
-  const auto g = gaps({}, {ev::thread_start(0), timed(ev::madvise(10 * kUs, 0, 4096, 4), 5 * kUs),
-                           ev::page_fault(40 * kUs, 0x1000, true), ev::munmap(41 * kUs, 0, 4096)},
+  const auto g = gaps({},
+                      {ev::thread_start(0), timed(ev::madvise(10 * kUs, 0, 4096, 4), 5 * kUs),
+                       ev::page_fault(40 * kUs, 0x1000, true), ev::munmap(41 * kUs, 0, 4096)},
                       &tally);
   EXPECT_EQ(g, (std::vector<uint64_t>{0, 10 * kUs, 25 * kUs, 1 * kUs}));
   EXPECT_EQ(tally.removed_ns, 0u);
@@ -54,10 +55,11 @@ TEST(ThinkTime, TracingCostComesOutOfEveryGapAndFaultCostAfterAUserFault) {
 
 TEST(ThinkTime, CostsLargerThanTheGapClampToZeroAndAreCounted) {
   GapTally tally;
-  const auto g = gaps({700, 1500},
-                      {ev::page_fault(0, 0x1000, true), ev::page_fault(2 * kUs, 0x2000, true),
-                       ev::page_fault(3 * kUs, 0x3000, true), ev::page_fault(3 * kUs + 100, 0x4000, true)},
-                      &tally);
+  const auto g =
+      gaps({700, 1500},
+           {ev::page_fault(0, 0x1000, true), ev::page_fault(2 * kUs, 0x2000, true),
+            ev::page_fault(3 * kUs, 0x3000, true), ev::page_fault(3 * kUs + 100, 0x4000, true)},
+           &tally);
   // 2000 - 2200 clamps; 1000 - 2200 clamps; 100 - 2200 clamps: never negative.
   EXPECT_EQ(g, (std::vector<uint64_t>{0, 0, 0, 0}));
   EXPECT_EQ(tally.clamps, 3u);
@@ -67,12 +69,12 @@ TEST(ThinkTime, CostsLargerThanTheGapClampToZeroAndAreCounted) {
 TEST(ThinkTime, AKernelFaultInsideItsSyscallHasNoGapAndKeepsTheSyscallsEnd) {
   GapTally tally;
   // read() from 10 us for 100 us, two kernel-mode faults inside it, then a call at 130 us.
-  const auto g = gaps({700, 1500},
-                      {ev::thread_start(0), timed(ev::file_read(10 * kUs, 1, 0, 8192), 100 * kUs),
-                       ev::page_fault(20 * kUs, 0x1000, true, false, true),
-                       ev::page_fault(30 * kUs, 0x2000, true, false, true),
-                       ev::munmap(130 * kUs, 0, 4096)},
-                      &tally);
+  const auto g =
+      gaps({700, 1500},
+           {ev::thread_start(0), timed(ev::file_read(10 * kUs, 1, 0, 8192), 100 * kUs),
+            ev::page_fault(20 * kUs, 0x1000, true, false, true),
+            ev::page_fault(30 * kUs, 0x2000, true, false, true), ev::munmap(130 * kUs, 0, 4096)},
+           &tally);
   // The kernel faults take nothing out (their time is inside the read's duration), and the gap
   // after the read runs from its end (110 us), not from the last fault, with no fault cost.
   EXPECT_EQ(g, (std::vector<uint64_t>{0, 10 * kUs - 700, 0, 0, 20 * kUs - 700}));
@@ -94,8 +96,9 @@ TEST(ThinkTime, OffCpuTimeIsNotThinkTimeAndTheGapsCostsAreTakenOnce) {
   EXPECT_EQ(tally.clamps, 0u);
   // Without costs the off-CPU 500 us still are not think time.
   GapTally none;
-  const auto plain = gaps({}, {ev::page_fault(0, 0x1000, true), ev::off_cpu(1 * kUs, 500 * kUs, true),
-                               ev::page_fault(503 * kUs, 0x2000, true)},
+  const auto plain = gaps({},
+                          {ev::page_fault(0, 0x1000, true), ev::off_cpu(1 * kUs, 500 * kUs, true),
+                           ev::page_fault(503 * kUs, 0x2000, true)},
                           &none);
   EXPECT_EQ(plain, (std::vector<uint64_t>{0, 1 * kUs, 2 * kUs}));
 }

@@ -11,9 +11,9 @@
 // cost: the traced span (first to last event of the trace, so perf's own start-up is left out)
 // and, with --baseline, the wall time of one untraced run of CMD made first (its output is
 // discarded; a command with side effects, such as `xz f`, should not be given --baseline).
-// Then, unless --no-probe, it measures its own cost under the same events (record_probe.h: perf's
-// cost per event and a page fault's kernel time, about a second, mostly perf's start-up) and
-// stores them in the trace header, for replay to take out of the gaps between events.
+// Then, unless --no-probe, it measures its own cost in a perf session like the recording's
+// (record_probe.h: perf's cost per event and a page fault's kernel time; about a second, mostly
+// perf's start-up) and stores them in the trace header, for replay to take out of the gaps.
 //
 // Exit status: CMD's own (a trace is written however CMD ended); 127 when CMD cannot be run (not
 // found, not executable), and then no trace is written; 1 when perf is missing or not permitted
@@ -255,7 +255,7 @@ Status record(const RecordArgs& a, int* exit) {
   Status s = run_recording(a, perf, events, data, text, &r);
   if (s && !a.no_probe) {
     // The recording stands without it: replay then keeps the gaps as recorded.
-    if (Status p = measure_tracing_cost(perf, events, faults, dir, &r.cost); !p) {
+    if (Status p = measure_tracing_cost(perf, faults, dir, &r.cost); !p) {
       std::fprintf(stderr, "trace-replay record: warning: %s\n", p.message().c_str());
       r.cost = TracingCost{};
     }

@@ -16,8 +16,6 @@
 namespace mmreplay::tools {
 namespace {
 
-constexpr const char* kMadviseEvents = "syscalls:sys_enter_madvise,syscalls:sys_exit_madvise";
-
 uint64_t page_bytes() {
   return static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
@@ -62,11 +60,6 @@ uint64_t native_fault_ns() {
   }
   ::munmap(region, kProbePages * page_bytes());
   return median(&times);
-}
-
-bool traces_madvise(const std::string& events) {
-  return events.find("syscalls:*") != std::string::npos ||
-         events.find("syscalls:sys_enter_madvise,") != std::string::npos;
 }
 
 }  // namespace
@@ -114,15 +107,14 @@ void tracing_cost_from_trace(const formats::ImportedTrace& trace, uint64_t regio
   cost->fault_ns = fault_gap > cost->tracing_ns ? fault_gap - cost->tracing_ns : 0;
 }
 
-Status measure_tracing_cost(const std::string& perf, const std::string& events, bool faults,
-                            const std::string& dir, TracingCost* cost) {
+Status measure_tracing_cost(const std::string& perf, bool faults, const std::string& dir,
+                            TracingCost* cost) {
   char self[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) return Status::io_error("record: cannot find its own binary (/proc/self/exe)");
   self[n] = '\0';
   const std::string data = dir + "/probe.data", text = dir + "/probe.txt";
-  const std::string probe_events =
-      traces_madvise(events) ? events : events + (events.empty() ? "" : ",") + kMadviseEvents;
+  const std::string probe_events = perf_event_list({"madvise"}, faults, false);
   uint64_t wall_ns = 0;
   int status = 0;
   Status s = run_program({perf, "record", "-q", "--switch-events", "-o", data, "-e", probe_events,

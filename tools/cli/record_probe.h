@@ -4,8 +4,12 @@
 // Method: the probe program (this binary's hidden `record-probe` subcommand) maps kProbePages
 // pages and writes each once (one page fault each, nothing else between them), then calls
 // madvise(addr, 0, MADV_NORMAL) kProbeCalls times (a syscall that returns at once). It runs
-// under `perf record` with the same event list as the recording, and the recording is imported
-// with the same importer. In that trace the loops' gaps hold almost no user work:
+// under `perf record` as the recording does (--switch-events, the madvise tracepoints, and the
+// fault tracepoints when the recording has them), and the recording is imported with the same
+// importer. Only those events fire in the loops; the recording's other tracepoints would not
+// change what one costs (any enabled syscall tracepoint already sends every syscall of the task
+// through the tracing entry path), but perf takes seconds to set up syscalls:* alone, so they are
+// left out. In that trace the loops' gaps hold almost no user work:
 //   - the median gap between two probe madvise calls (one's exit to the next one's entry) is
 //     what one recorded event adds to a gap: perf's work outside the call's timestamps plus the
 //     syscall entry and exit, which the model charges again itself: the tracing cost;
@@ -41,10 +45,10 @@ struct TracingCost {
 // The probe loops (the record-probe subcommand's body). Returns 0, or 1 when mmap fails.
 int run_probe_loops();
 
-// Runs the probe under `perf record -e events` in `dir` and reads its trace; fills *cost.
-// `faults`: the event list records page faults (otherwise fault_ns stays 0).
-Status measure_tracing_cost(const std::string& perf, const std::string& events, bool faults,
-                            const std::string& dir, TracingCost* cost);
+// Runs the probe under `perf record` in `dir` and reads its trace; fills *cost. `faults`: the
+// recording records page faults (otherwise fault_ns stays 0).
+Status measure_tracing_cost(const std::string& perf, bool faults, const std::string& dir,
+                            TracingCost* cost);
 
 // The tracing and fault costs from an imported probe trace (what measure_tracing_cost reads):
 // medians over the streams that hold the probe's zero-length madvise calls, with faults taken

@@ -83,9 +83,8 @@ TEST(KernelFaultImport, ASwitchOutAndInIsAnOffCpuInterval) {
 TEST(KernelFaultImport, ASwitchRecordWithoutDirectionIsMalformed) {
   ImportedTrace t;
   ImportReport r;
-  const Status s =
-      import_text(ImportFormat::kPerfScript, "sw.txt",
-                  "p 5/5 [0] 1.000000001: PERF_RECORD_SWITCH SIDEWAYS\n", &t, &r);
+  const Status s = import_text(ImportFormat::kPerfScript, "sw.txt",
+                               "p 5/5 [0] 1.000000001: PERF_RECORD_SWITCH SIDEWAYS\n", &t, &r);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("sw.txt:1"), std::string::npos) << s.message();
 }
