@@ -109,6 +109,8 @@ class ImportBuilder {
     ++report_.ignored_by_name[std::string(name)];
   }
   void unmatched_exit() { ++report_.unmatched_exits; }
+  // The recorder dropped `n` events (perf's buffer was full): the trace is short of them.
+  void lost_events(uint64_t n) { report_.lost_events += n; }
   void unknown_flag_name() { ++report_.unknown_flag_names; }
   // A ground-truth tracepoint (record --ground-truth): counted by name (header param
   // "observed.NAME"), and, when it is one of the kinds of ObservationKind, kept in the thread's

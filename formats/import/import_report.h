@@ -53,6 +53,7 @@ struct ImportReport {
   uint64_t processes = 0;
   uint64_t files = 0;
 
+  uint64_t lost_events = 0;  // dropped by the recorder (PERF_RECORD_LOST), not in the trace
   // Off-CPU intervals between events (perf --switch-events), kept as off_cpu observations.
   uint64_t off_cpu_intervals = 0;
   uint64_t off_cpu_ns = 0;

@@ -14,6 +14,8 @@ constexpr std::string_view kPageFaultKernel = "exceptions:page_fault_kernel";
 // perf record --switch-events, perf script --show-switch-events: "PERF_RECORD_SWITCH OUT
 // preempt", "PERF_RECORD_SWITCH OUT", "PERF_RECORD_SWITCH IN" (tools/perf/util/event.c).
 constexpr std::string_view kSwitchRecord = "PERF_RECORD_SWITCH";
+// --show-lost-events: "PERF_RECORD_LOST lost N", events perf dropped when its buffer was full.
+constexpr std::string_view kLostRecord = "PERF_RECORD_LOST";
 // x86 page fault error code bits (arch/x86/include/asm/trap_pf.h).
 constexpr uint64_t kX86PfWrite = 1u << 1;
 constexpr uint64_t kKiB = 1024;
@@ -85,7 +87,7 @@ bool split_line(std::string_view text, Line* out) {
     prev_pos = pos;
   }
   std::string_view event = next_token(&rest);
-  if (event == kSwitchRecord) {  // --show-switch-events: no colon after the name
+  if (event == kSwitchRecord || event == kLostRecord) {  // no colon after these names
     out->event = event;
     out->payload = trim(rest);
     return true;
@@ -164,6 +166,7 @@ class PerfScriptParser {
     if (l.event == kPageFaultUser) return fault(l, false);
     if (l.event == kPageFaultKernel) return fault(l, true);
     if (l.event == kSwitchRecord) return context_switch(l);
+    if (l.event == kLostRecord) return lost(l);
     if (is_observation(l.event)) {
       b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
@@ -233,6 +236,16 @@ class PerfScriptParser {
     } else {
       return malformed("PERF_RECORD_SWITCH neither IN nor OUT");
     }
+    return Status::ok();
+  }
+
+  Status lost(const Line& l) {
+    std::string_view rest = l.payload;
+    uint64_t n = 0;
+    if (next_token(&rest) != "lost" || !parse_dec(next_token(&rest), &n)) {
+      return malformed("PERF_RECORD_LOST without 'lost N'");
+    }
+    b_.lost_events(n);
     return Status::ok();
   }
 

@@ -119,15 +119,11 @@ Status resolve_command(const std::string& name, std::string* path) {
 }
 
 std::vector<std::string> perf_script_argv(const std::string& perf, const std::string& data) {
-  return {perf,
-          "script",
-          "-i",
-          data,
-          "--header",
-          "-F",
-          "comm,pid,tid,cpu,time,event,trace",
-          "--ns",
-          "--show-switch-events"};
+  // Switch events: the threads' off-CPU time; lost events: what perf dropped, said in the report.
+  std::vector<std::string> argv = {perf, "script", "-i", data, "--header", "-F"};
+  argv.insert(argv.end(), {"comm,pid,tid,cpu,time,event,trace", "--ns", "--show-switch-events",
+                           "--show-lost-events"});
+  return argv;
 }
 
 Status check_perf_permitted() {
