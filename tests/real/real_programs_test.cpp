@@ -3,7 +3,8 @@
 // profile from `trace-replay calibrate --quick` made on this machine (issue 19). Each checks what
 // a user comparing the replay with the real run would check:
 //   - no SEGV faults and no failed ops (the programs have none);
-//   - the replay's faults within 2% of perf stat's;
+//   - the replay's faults within 2% of perf stat's (of the range of 3 runs: a threaded allocator's
+//     fault count moves from run to run, e.g. 253..300 for the jemalloc churn);
 //   - the replay's makespan within 25% of the native wall time (median of 3).
 // Where recording is not possible here (no perf, no permission, no tracefs) every test is skipped
 // with record's own message. Each test prints one summary line with the figures.
@@ -148,13 +149,19 @@ class RealPrograms : public ::testing::Test {
     std::sort(walls.begin(), walls.end());
     double native_s = walls[kNativeRuns / 2];
 
-    fs::path stat_csv = dir / "perf-stat.csv";
-    std::vector<std::string> stat = {
-        "perf", "stat", "-x,", "-e", "page-faults", "-o", stat_csv.string(), "--"};
-    stat.insert(stat.end(), cmd.begin(), cmd.end());
-    ASSERT_EQ(run(stat, p.env, log).status, 0) << "perf stat failed; see " << log;
-    std::optional<uint64_t> perf_faults = perf_stat_faults(stat_csv);
-    ASSERT_TRUE(perf_faults.has_value()) << "no page-faults count in " << stat_csv;
+    uint64_t perf_min = UINT64_MAX;
+    uint64_t perf_max = 0;
+    for (int i = 0; i < kNativeRuns; ++i) {
+      fs::path stat_csv = dir / ("perf-stat-" + std::to_string(i) + ".csv");
+      std::vector<std::string> stat = {
+          "perf", "stat", "-x,", "-e", "page-faults", "-o", stat_csv.string(), "--"};
+      stat.insert(stat.end(), cmd.begin(), cmd.end());
+      ASSERT_EQ(run(stat, p.env, log).status, 0) << "perf stat failed; see " << log;
+      std::optional<uint64_t> counted = perf_stat_faults(stat_csv);
+      ASSERT_TRUE(counted.has_value()) << "no page-faults count in " << stat_csv;
+      perf_min = std::min(perf_min, *counted);
+      perf_max = std::max(perf_max, *counted);
+    }
 
     fs::path trace = dir / (p.name + ".mmtrace");
     std::vector<std::string> record = {REAL_TRACE_REPLAY, "record", "-o", trace.string(), "--"};
@@ -182,14 +189,17 @@ class RealPrograms : public ::testing::Test {
 
     std::cout << "real: " << p.name << " native " << native_s * 1e3 << " ms, replay "
               << makespan_s * 1e3 << " ms (" << makespan_s / native_s << "x); faults perf stat "
-              << *perf_faults << ", replay " << faults << "; segv " << segv << ", failed ops "
-              << failed << "\n";
+              << perf_min << ".." << perf_max << ", replay " << faults << "; segv " << segv
+              << ", failed ops " << failed << "\n";
     EXPECT_EQ(segv, 0u) << p.name;
     EXPECT_EQ(failed, 0u) << p.name;
-    double fault_error = std::abs(static_cast<double>(faults) - static_cast<double>(*perf_faults)) /
-                         static_cast<double>(*perf_faults);
-    EXPECT_LE(fault_error, kFaultTolerance)
-        << p.name << ": replay faults " << faults << " vs perf stat " << *perf_faults;
+    const double faults_d = static_cast<double>(faults);
+    EXPECT_GE(faults_d, static_cast<double>(perf_min) * (1 - kFaultTolerance))
+        << p.name << ": replay faults " << faults << " vs perf stat " << perf_min << ".."
+        << perf_max;
+    EXPECT_LE(faults_d, static_cast<double>(perf_max) * (1 + kFaultTolerance))
+        << p.name << ": replay faults " << faults << " vs perf stat " << perf_min << ".."
+        << perf_max;
     EXPECT_LE(std::abs(makespan_s - native_s) / native_s, kMakespanTolerance)
         << p.name << ": replay makespan " << makespan_s << " s vs native " << native_s << " s";
   }
