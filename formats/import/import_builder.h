@@ -12,8 +12,8 @@
 //       munmap, mremap, brk) and ties each page fault to the mapping that holds it; faults
 //       outside every known mapping (made before recording began) get an implicit anonymous
 //       mapping, placed at the start of the mm's first thread and listed in the report;
-//   (4) gives file descriptors file ids (one per process and fd) and tracks the file offset that
-//       read/write advance.
+//   (4) follows each process's descriptor table (open, socket, pipe, dup, close, fork's copy:
+//       formats/import/fd_table.h) to give each fd its file, kind and offset.
 //   (5) turns blocking calls (futex waits, nanosleep, poll, epoll_wait, select, wait4, ...) into
 //       block events carrying their duration, failed ones included (EINTR, ETIMEDOUT: the time
 //       was spent off the CPU all the same).

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "formats/import/perf_script.h"
@@ -41,6 +42,9 @@ bool exists(const std::string& p) {
 std::vector<std::string> default_record_syscalls() {
   return {"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "process_madvise", "read",
           "pread64", "write", "fsync", "clone", "clone3", "exit", "exit_group",
+          // descriptors: which file each fd is, of which kind (formats/import/fd_table.h)
+          "open", "openat", "creat", "socket", "socketpair", "pipe", "pipe2", "dup", "dup2",
+          "dup3", "fcntl", "close", "accept", "accept4", "eventfd", "eventfd2", "memfd_create",
           // blocking calls: their durations are the threads' off-CPU time (block events)
           "futex", "nanosleep", "clock_nanosleep", "poll", "ppoll", "epoll_wait", "epoll_pwait",
           "select", "pselect6", "wait4", "waitid"};
@@ -196,6 +200,22 @@ Status run_program(const std::vector<std::string>& argv, const std::string& stdo
           .count());
   *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : kSignalExitBase + WTERMSIG(status);
   return Status::ok();
+}
+
+std::vector<std::pair<int32_t, std::string>> open_fds(const std::string& proc_fd_dir,
+                                                      int32_t max_fd) {
+  std::vector<std::pair<int32_t, std::string>> fds;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(proc_fd_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    char* end = nullptr;
+    const long fd = std::strtol(name.c_str(), &end, 10);
+    if (end == name.c_str() || *end != '\0' || fd < 0 || fd > max_fd) continue;
+    std::error_code link_ec;
+    const auto target = std::filesystem::read_symlink(entry.path(), link_ec);
+    if (!link_ec) fds.emplace_back(static_cast<int32_t>(fd), target.string());
+  }
+  return fds;
 }
 
 }  // namespace mmreplay::tools

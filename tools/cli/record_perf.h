@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -46,5 +47,12 @@ std::vector<std::string> perf_script_argv(const std::string& perf, const std::st
 // *wall_ns gets the wall time; *exit_status the exit code (128+signal when killed).
 Status run_program(const std::vector<std::string>& argv, const std::string& stdout_path,
                    bool quiet_stderr, uint64_t* wall_ns, int* exit_status);
+
+// The descriptors 0..max_fd listed in `proc_fd_dir` ("/proc/self/fd", "/proc/PID/fd") with what
+// each points at (readlink: "/dev/null", "pipe:[123]", "socket:[9]", "/dev/pts/0"), for the
+// importer to name the fds a recorded process had before recording (fd_table.h (5)). Empty when
+// the folder cannot be read.
+std::vector<std::pair<int32_t, std::string>> open_fds(const std::string& proc_fd_dir,
+                                                      int32_t max_fd);
 
 }  // namespace mmreplay::tools
