@@ -86,11 +86,9 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   for (auto f : in.getFiles()) {
     // A kind newer than this reader (or a crafted value) reads as unknown: replayed as regular.
     const auto kind = static_cast<uint16_t>(f.getKind());
-    meta->files.push_back(FileInfo{f.getId(), f.getPath().cStr(), f.getSizeBytes(),
-                                   f.getBlockSize(),
-                                   kind < kFileKindCount ? static_cast<FileKind>(kind)
-                                                         : FileKind::kUnknown,
-                                   f.getCreated()});
+    meta->files.push_back(FileInfo{
+        f.getId(), f.getPath().cStr(), f.getSizeBytes(), f.getBlockSize(),
+        kind < kFileKindCount ? static_cast<FileKind>(kind) : FileKind::kUnknown, f.getCreated()});
   }
   return Status::ok();
 }

@@ -100,8 +100,8 @@ void set_files(const formats::TraceMeta& meta, CacheStart cache, kernelsim::File
   using formats::FileKind;
   using kernelsim::FileType;
   // Files of generated traces and of traces before kinds were recorded stayed cold (format 1.3).
-  const bool kinds_recorded = meta.generator.empty() &&
-                              (meta.version_major > 1 || meta.version_minor >= 3);
+  const bool kinds_recorded =
+      meta.generator.empty() && (meta.version_major > 1 || meta.version_minor >= 3);
   for (const formats::FileInfo& f : meta.files) {
     if (f.id == 0 || f.id > UINT32_MAX) continue;
     kernelsim::FileSpec spec;
@@ -129,8 +129,8 @@ void set_files(const formats::TraceMeta& meta, CacheStart cache, kernelsim::File
         spec.type = FileType::kRegular;
         break;
     }
-    spec.cached_at_start = cache == CacheStart::kWarm ||
-                           (cache == CacheStart::kAuto && kinds_recorded && !f.created);
+    spec.cached_at_start =
+        cache == CacheStart::kWarm || (cache == CacheStart::kAuto && kinds_recorded && !f.created);
     table->set(static_cast<uint32_t>(f.id), spec);
   }
 }

@@ -48,9 +48,9 @@ FileKind file_kind_of_path(std::string_view path) {
     return FileKind::kTty;
   }
   // Disks, partitions and their mappers (drivers/block, drivers/nvme, drivers/md).
-  if (starts_with_any(path, {"/dev/sd", "/dev/nvme", "/dev/vd", "/dev/xvd", "/dev/hd", "/dev/loop",
-                             "/dev/dm-", "/dev/mapper/", "/dev/md", "/dev/zram", "/dev/ram",
-                             "/dev/mmcblk", "/dev/nbd"})) {
+  if (starts_with_any(
+          path, {"/dev/sd", "/dev/nvme", "/dev/vd", "/dev/xvd", "/dev/hd", "/dev/loop", "/dev/dm-",
+                 "/dev/mapper/", "/dev/md", "/dev/zram", "/dev/ram", "/dev/mmcblk", "/dev/nbd"})) {
     return FileKind::kBlockDevice;
   }
   // Other device nodes are character devices: null, zero, full, random, urandom, kmsg, ...

@@ -267,7 +267,6 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   s.thread(tid).items.push_back(item);
 }
 
-
 void ImportBuilder::thread_ended(uint64_t tid, uint64_t ts) {
   auto& s = impl_->state;
   ThreadState& t = s.thread(tid);

@@ -77,8 +77,7 @@ struct Ref {
 
 class Resolver {
  public:
-  Resolver(BuilderState* s, ImportReport* report)
-      : s_(*s), report_(*report), fds_(&file_table_) {}
+  Resolver(BuilderState* s, ImportReport* report) : s_(*s), report_(*report), fds_(&file_table_) {}
 
   ImportedTrace run(RecorderInfo recorder);
 

@@ -90,11 +90,11 @@ struct SyscallCall {
   bool clone_flags_known = true;  // false for clone3 seen by perf (flags sit behind a pointer)
   std::vector<Range> ranges;      // process_madvise, where the tool decoded the iovec
   // What strace shows and perf does not (formats/import/fd_table.h):
-  std::string path;               // open/openat/creat: the file name; memfd_create: its name
-  std::string fd_path;            // -y: what the call's first fd argument points at ("/dev/null",
-                                  //     "pipe:[123]", "TCP:[...]"), "" when not printed
-  std::string ret_path;           // -y: what a returned fd points at ("= 3</tmp/x>")
-  std::vector<int32_t> fds_out;   // pipe, pipe2, socketpair: the two fds of "[3, 4]"
+  std::string path;              // open/openat/creat: the file name; memfd_create: its name
+  std::string fd_path;           // -y: what the call's first fd argument points at ("/dev/null",
+                                 //     "pipe:[123]", "TCP:[...]"), "" when not printed
+  std::string ret_path;          // -y: what a returned fd points at ("= 3</tmp/x>")
+  std::vector<int32_t> fds_out;  // pipe, pipe2, socketpair: the two fds of "[3, 4]"
   std::vector<std::string> fds_out_paths;  // and their -y paths, where printed
 };
 

@@ -69,8 +69,8 @@ CostProfile cost_profile_default() {
   c.page_cache_miss_read = SimTime::us(20);   // (unverified) NVMe 4 KiB read, readahead amortised
   c.writeback_page = SimTime::ns(2000);       // (unverified) NVMe ~2 GB/s sequential write
   c.writeback_submit = SimTime::ns(300);      // (unverified) set_page_writeback + bio add/submit
-  c.pipe_rw = SimTime::ns(300);    // (unverified) lmbench lat_pipe ~4 us round trip is mostly the
-                                   //     two wake-ups and switches, which the scheduler models
+  c.pipe_rw = SimTime::ns(300);     // (unverified) lmbench lat_pipe ~4 us round trip is mostly the
+                                    //     two wake-ups and switches, which the scheduler models
   c.socket_rw = SimTime::ns(1500);  // (unverified) loopback TCP send+recv ~3 us per message pair
   return c;
 }

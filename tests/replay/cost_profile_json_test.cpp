@@ -61,8 +61,8 @@ TEST(CostProfileJson, AProfileFromBeforePipeAndSocketCostsTakesTheDefaultOnes) {
   text += "}";
   CostProfileFile out;
   ASSERT_TRUE(parse_cost_profile_json(text, "old.json", &out));
-  EXPECT_EQ(out.costs.pipe_rw, cost_profile_default().pipe_rw);
-  EXPECT_EQ(out.costs.socket_rw, cost_profile_default().socket_rw);
+  EXPECT_EQ(out.costs.pipe_rw, kernelsim::cost_profile_default().pipe_rw);
+  EXPECT_EQ(out.costs.socket_rw, kernelsim::cost_profile_default().socket_rw);
   EXPECT_EQ(out.costs.tlb_flush_full, SimTime::ns(5));
 }
 

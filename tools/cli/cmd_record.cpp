@@ -242,7 +242,7 @@ Status record(const RecordArgs& a, int* exit) {
   const std::string out = output_path(a);
   if (s) {
     // The command is the first thread perf saw (perf enables the events at its exec).
-    const uint64_t root = a.pid != 0                  ? static_cast<uint64_t>(a.pid)
+    const uint64_t root = a.pid != 0                    ? static_cast<uint64_t>(a.pid)
                           : !trace.meta.threads.empty() ? trace.meta.threads[0].mm_id
                                                         : 0;
     formats::name_inherited_fds(root, inherited, &trace.meta.files);

@@ -43,8 +43,8 @@ std::vector<std::string> default_record_syscalls() {
   return {"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "process_madvise", "read",
           "pread64", "write", "fsync", "clone", "clone3", "exit", "exit_group",
           // descriptors: which file each fd is, of which kind (formats/import/fd_table.h)
-          "open", "openat", "creat", "socket", "socketpair", "pipe", "pipe2", "dup", "dup2",
-          "dup3", "fcntl", "close", "accept", "accept4", "eventfd", "eventfd2", "memfd_create",
+          "open", "openat", "creat", "socket", "socketpair", "pipe", "pipe2", "dup", "dup2", "dup3",
+          "fcntl", "close", "accept", "accept4", "eventfd", "eventfd2", "memfd_create",
           // blocking calls: their durations are the threads' off-CPU time (block events)
           "futex", "nanosleep", "clock_nanosleep", "poll", "ppoll", "epoll_wait", "epoll_pwait",
           "select", "pselect6", "wait4", "waitid"};

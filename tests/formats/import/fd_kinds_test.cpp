@@ -69,9 +69,9 @@ TEST(FdKinds, StraceNamesKindsFromPathsAndYAnnotations) {
   const std::vector<Event> io = file_events(t, 7);
   ASSERT_EQ(io.size(), 10u);
   const std::vector<std::pair<FileKind, bool>> want = {
-      {FileKind::kRegular, false},     {FileKind::kCharDevice, false}, {FileKind::kTty, false},
-      {FileKind::kSocket, true},       {FileKind::kAnon, true},        {FileKind::kAnon, true},
-      {FileKind::kRegular, true},      {FileKind::kBlockDevice, false}, {FileKind::kPipe, true},
+      {FileKind::kRegular, false}, {FileKind::kCharDevice, false},  {FileKind::kTty, false},
+      {FileKind::kSocket, true},   {FileKind::kAnon, true},         {FileKind::kAnon, true},
+      {FileKind::kRegular, true},  {FileKind::kBlockDevice, false}, {FileKind::kPipe, true},
       {FileKind::kPipe, true}};
   for (size_t i = 0; i < want.size(); ++i) {
     const FileInfo& f = file_of(t, io[i]);
