@@ -188,8 +188,16 @@ bool ImportBuilder::rename_thread(uint64_t from, uint64_t to) {
   return true;
 }
 
+void ImportBuilder::open_path(uint64_t tid, std::string_view path) {
+  impl_->state.thread(tid).open_path.assign(path);
+}
+
 void ImportBuilder::syscall_enter(uint64_t tid, uint64_t ts, SyscallCall call) {
   ThreadState& t = impl_->state.thread(tid);
+  const bool opens =
+      call.sc == Syscall::kOpen || call.sc == Syscall::kOpenat || call.sc == Syscall::kCreat;
+  if (opens && call.path.empty()) call.path = std::move(t.open_path);
+  t.open_path.clear();
   if (call.sc == Syscall::kExit || call.sc == Syscall::kExitGroup) {
     thread_ended(tid, ts);
     return;

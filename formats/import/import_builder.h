@@ -83,6 +83,9 @@ class ImportBuilder {
   // The thread ended without an exit call being seen ("+++ exited", "+++ killed").
   void thread_ended(uint64_t tid, uint64_t ts);
   void page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool write, bool major = false);
+  // The path the thread's next syscall opens (a uprobe on the libc open function that makes it,
+  // seen before the syscall's enter). Any other syscall enter on the thread drops it.
+  void open_path(uint64_t tid, std::string_view path);
 
   // Counting for the report.
   void count_line() { ++report_.lines; }

@@ -48,6 +48,7 @@ struct ThreadState {
   std::optional<uint64_t> clone_ts;  // when the clone/fork that made it returned in the parent
   std::vector<Item> items;
   PendingCall pending;
+  std::string open_path;  // ImportBuilder::open_path(), for the next syscall enter
   bool has_exit = false;
 };
 

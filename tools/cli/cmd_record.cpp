@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -232,9 +233,16 @@ Status record(const RecordArgs& a, int* exit) {
   const auto inherited = a.pid != 0 ? open_fds(fmt::format("/proc/{}/fd", a.pid), INT32_MAX)
                                     : open_fds("/proc/self/fd", STDERR_FILENO);
   Recording r;
-  const std::string events = a.all_syscalls
-                                 ? "syscalls:*," + perf_event_list({}, faults, a.ground_truth)
-                                 : perf_event_list(syscalls, faults, a.ground_truth);
+  std::string events = a.all_syscalls ? "syscalls:*," + perf_event_list({}, faults, a.ground_truth)
+                                      : perf_event_list(syscalls, faults, a.ground_truth);
+  // The paths of opens (fd_table.h): uprobes on libc's open functions, removed when done.
+  const bool traces_opens =
+      a.all_syscalls || std::any_of(syscalls.begin(), syscalls.end(), [](const std::string& c) {
+        return c == "open" || c == "openat" || c == "creat";
+      });
+  std::optional<OpenProbes> probes;
+  if (traces_opens) probes.emplace(perf);
+  if (probes && !probes->events().empty()) events += "," + probes->events();
   Status s = run_recording(a, perf, events, data, text, &r);
   formats::ImportedTrace trace;
   formats::ImportReport report;

@@ -1,5 +1,7 @@
 #include "tools/cli/record_perf.h"
 
+#include <fmt/format.h>
+
 #include <spawn.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -200,6 +202,54 @@ Status run_program(const std::vector<std::string>& argv, const std::string& stdo
           .count());
   *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : kSignalExitBase + WTERMSIG(status);
   return Status::ok();
+}
+
+namespace {
+
+// Where Debian, Fedora and most distributions keep glibc.
+constexpr const char* kLibcPaths[] = {"/lib/x86_64-linux-gnu/libc.so.6",
+                                      "/usr/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6",
+                                      "/usr/lib64/libc.so.6"};
+
+}  // namespace
+
+OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
+#if defined(__x86_64__)
+  std::string libc;
+  for (const char* p : kLibcPaths) {
+    if (exists(p)) {
+      libc = p;
+      break;
+    }
+  }
+  if (libc.empty()) return;
+  // The path is the first argument of open64 (%di) and the second of openat64 (%si) in the
+  // x86-64 calling convention; glibc's internal __open calls are the same function as open64.
+  const std::pair<const char*, const char*> probes[] = {{"open64", "+0(%di):string"},
+                                                        {"openat64", "+0(%si):string"}};
+  for (const auto& [function, fetch] : probes) {
+    const std::string name =
+        fmt::format("{}{}_{}", formats::kOpenProbePrefix,
+                    function == std::string_view("open64") ? "" : "at", ::getpid());
+    uint64_t wall = 0;
+    int status = 0;
+    const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a",
+                                  fmt::format("{}={} path={}", name, function, fetch)},
+                                 "/dev/null", /*quiet_stderr=*/true, &wall, &status);
+    if (!s || status != 0) continue;
+    added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
+    events_ += (events_.empty() ? "" : ",") + added_.back();
+  }
+#endif
+}
+
+OpenProbes::~OpenProbes() {
+  for (const std::string& event : added_) {
+    uint64_t wall = 0;
+    int status = 0;
+    (void)run_program({perf_, "probe", "-q", "-d", event}, "/dev/null", /*quiet_stderr=*/true,
+                      &wall, &status);
+  }
 }
 
 std::vector<std::pair<int32_t, std::string>> open_fds(const std::string& proc_fd_dir,

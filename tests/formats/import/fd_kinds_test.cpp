@@ -183,6 +183,26 @@ TEST(FdKinds, ForkCopiesTheTableAndCloneFilesSharesIt) {
   EXPECT_NE(parent[2].arg0, child[1].arg0);
 }
 
+TEST(FdKinds, PerfOpenProbesNameTheNextOpenOfTheirThreadOnly) {
+  // record's uprobes on libc's open64 (tools/cli/record_perf.h OpenProbes) print the path.
+  ImportReport r;
+  const std::string text =
+      "p 5/5 [0] 0.999999000: probe_libc:mmreplay_open_42: (7f0166f98fc0) path=\"/dev/null\"\n" +
+      perf_call(5, 5, 1.0, "openat", kOpen, "0x3") +
+      "p 5/5 [0] 1.099999000: probe_libc:mmreplay_openat_42: (7f0166f98fc0) path=\"/a b\"\n" +
+      perf_call(5, 5, 1.1, "munmap", "addr: 0x10000, len: 0x1000", "0x0") +
+      perf_call(5, 5, 1.2, "openat", kOpen, "0x4") +
+      perf_call(5, 5, 1.3, "write", "fd: 0x3, buf: 0x1000, count: 0x10", "0x10") +
+      perf_call(5, 5, 1.4, "write", "fd: 0x4, buf: 0x1000, count: 0x10", "0x10");
+  const ImportedTrace t = import(ImportFormat::kPerfScript, text, &r);
+  const std::vector<Event> io = file_events(t, 5);
+  ASSERT_EQ(io.size(), 2u);
+  EXPECT_EQ(file_of(t, io[0]).path, "/dev/null");
+  EXPECT_EQ(file_of(t, io[0]).kind, FileKind::kCharDevice);
+  EXPECT_EQ(file_of(t, io[1]).kind, FileKind::kUnknown) << "a syscall came between: not its path";
+  EXPECT_EQ(r.ignored_by_name.count("probe_libc:mmreplay_open_42"), 0u);
+}
+
 TEST(FdKinds, PathsHaveTheirKinds) {
   EXPECT_EQ(file_kind_of_path("/dev/null"), FileKind::kCharDevice);
   EXPECT_EQ(file_kind_of_path("/dev/zero"), FileKind::kCharDevice);
