@@ -77,6 +77,7 @@ size_t name_inherited_fds(uint64_t mm, const std::vector<std::pair<int32_t, std:
 namespace detail {
 
 bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
+  if (!c.fd_args_known) return false;
   const auto& a = c.args;
   const int32_t fd = returned_fd(ret);
   std::string path = !c.ret_path.empty() ? c.ret_path : c.path;

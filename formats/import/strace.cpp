@@ -258,7 +258,9 @@ bool StraceParser::read_args(Syscall sc, std::string_view args_text, SyscallCall
     }
     c->clone_flags_known = !flags.empty() && strace_arg_value(flags, &c->args[0], &unknown);
   } else if (sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) {
-    if (!read_fd_args(sc, c, &unknown)) return false;
+    // A descriptor call strace could not decode (a bad pointer: "pipe2(0x1, 0) = -1 EFAULT")
+    // is not a malformed line: it changes no table (fd_op_of_call) and is counted by name.
+    c->fd_args_known = read_fd_args(sc, c, &unknown);
   } else {
     if (args_.size() < required_args(sc)) return false;
     for (size_t i = 0; i < args_.size() && i < kMaxSyscallArgs; ++i) {

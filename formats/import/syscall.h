@@ -96,6 +96,7 @@ struct SyscallCall {
   std::string ret_path;          // -y: what a returned fd points at ("= 3</tmp/x>")
   std::vector<int32_t> fds_out;  // pipe, pipe2, socketpair: the two fds of "[3, 4]"
   std::vector<std::string> fds_out_paths;  // and their -y paths, where printed
+  bool fd_args_known = true;  // false: strace printed a descriptor call it could not decode
 };
 
 // Linux constants the importers interpret (include/uapi/linux/sched.h, mman-common.h).
