@@ -224,13 +224,20 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
   }
   if (libc.empty()) return;
   // The path is the first argument of open64 (%di) and the second of openat64 (%si) in the
-  // x86-64 calling convention; glibc's internal __open calls are the same function as open64.
-  const std::pair<const char*, const char*> probes[] = {{"open64", "+0(%di):string"},
-                                                        {"openat64", "+0(%si):string"}};
-  for (const auto& [function, fetch] : probes) {
-    const std::string name =
-        fmt::format("{}{}_{}", formats::kOpenProbePrefix,
-                    function == std::string_view("open64") ? "" : "at", ::getpid());
+  // x86-64 calling convention; glibc's internal __open calls are the same function as open64,
+  // and its _nocancel variants open locale, gconv and nss files. A function this glibc does not
+  // have (the _nocancel ones are internal symbols) is skipped.
+  struct Probe {
+    const char* suffix;
+    const char* function;
+    const char* fetch;
+  };
+  constexpr Probe kProbes[] = {{"", "open64", "+0(%di):string"},
+                               {"at", "openat64", "+0(%si):string"},
+                               {"_nc", "__open64_nocancel", "+0(%di):string"},
+                               {"at_nc", "__openat64_nocancel", "+0(%si):string"}};
+  for (const auto& [suffix, function, fetch] : kProbes) {
+    const std::string name = fmt::format("{}{}_{}", formats::kOpenProbePrefix, suffix, ::getpid());
     uint64_t wall = 0;
     int status = 0;
     const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a",
