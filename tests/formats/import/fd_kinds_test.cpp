@@ -205,13 +205,12 @@ TEST(FdKinds, PerfOpenProbesNameTheNextOpenOfTheirThreadOnly) {
 
 TEST(FdKinds, AStraceDescriptorCallItCouldNotDecodeIsCountedNotFatal) {
   ImportReport r;
-  const ImportedTrace t =
-      import(ImportFormat::kStrace,
-             "7 1.000000 pipe2(0x1, O_CLOEXEC) = 0 <0.000001>\n"
-             "7 1.000010 close(3</x>, 9) = 0 <0.000001>\n"
-             "7 1.000020 dup2({x}, 1) = 1 <0.000001>\n"
-             "7 1.000030 write(1, \"a\", 1) = 1 <0.000001>\n",
-             &r);
+  const ImportedTrace t = import(ImportFormat::kStrace,
+                                 "7 1.000000 pipe2(0x1, O_CLOEXEC) = 0 <0.000001>\n"
+                                 "7 1.000010 close(3</x>, 9) = 0 <0.000001>\n"
+                                 "7 1.000020 dup2({x}, 1) = 1 <0.000001>\n"
+                                 "7 1.000030 write(1, \"a\", 1) = 1 <0.000001>\n",
+                                 &r);
   EXPECT_EQ(r.ignored_by_name.at("pipe2"), 1u);
   EXPECT_EQ(r.ignored_by_name.at("dup2"), 1u);
   EXPECT_EQ(file_events(t, 7).size(), 1u);
