@@ -64,6 +64,8 @@ struct FdOp {
   std::string path2;     // kOpenPair: the second fd's path
   uint64_t child_tid = 0;
   bool share = false;
+  bool share_known = true;  // false: clone flags not seen (clone3 under perf): the child shares
+                            // the table when it shares the address space, as threads do
 };
 
 // The descriptor change a completed call makes, or false when it makes none (a failed dup, a

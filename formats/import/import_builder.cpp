@@ -238,9 +238,9 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     op.child_tid = static_cast<uint64_t>(ret);
     const bool flags_known =
         (call.sc == Syscall::kClone || call.sc == Syscall::kClone3) && call.clone_flags_known;
-    op.share = flags_known ? (call.args[0] & kCloneFiles) != 0
-                           : s.thread(op.child_tid).origin == Origin::kSharedVm &&
-                                 call.sc != Syscall::kVfork;
+    const bool forks = call.sc == Syscall::kFork || call.sc == Syscall::kVfork;
+    op.share = flags_known && (call.args[0] & kCloneFiles) != 0;
+    op.share_known = flags_known || forks;  // else decided by the child's mm (resolver)
     push_fd_op(&s, tid, ts, std::move(op), /*item=*/nullptr);
   }
   if (is_fd_call(call.sc)) {

@@ -112,7 +112,7 @@ void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
   auto it = s_.index_of.find(op.child_tid);
   if (it == s_.index_of.end()) return;
   const uint32_t child = it->second;
-  if (op.share) {
+  if (op.share_known ? op.share : mm_[child] == mm_[thread]) {
     table_of_[child] = table_of_[thread];
   } else {
     table_of_[child] = next_private_table_++;

@@ -183,6 +183,25 @@ TEST(FdKinds, ForkCopiesTheTableAndCloneFilesSharesIt) {
   EXPECT_NE(parent[2].arg0, child[1].arg0);
 }
 
+TEST(FdKinds, AClone3ThreadUnderPerfSharesTheTableOfItsProcess) {
+  // perf cannot read clone3's flags (a struct behind a pointer): a child of the same pid is a
+  // thread, and shares the table; one of another pid got a copy.
+  ImportReport r;
+  const std::string text = perf_call(5, 5, 1.0, "openat", kOpen, "0x3") +
+                           perf_call(5, 5, 1.1, "clone3", "uargs: 0x7ffd0000, size: 0x58", "0x7") +
+                           perf_call(5, 5, 1.2, "clone3", "uargs: 0x7ffd0000, size: 0x58", "0x8") +
+                           perf_call(5, 7, 1.3, "close", "fd: 0x3", "0x0") +
+                           perf_call(5, 7, 1.4, "openat", kOpen, "0x3") + perf_read(8, 8, 1.5, 3) +
+                           perf_read(5, 5, 1.6, 3);
+  const ImportedTrace t = import(ImportFormat::kPerfScript, text, &r);
+  const std::vector<Event> parent = file_events(t, 5);
+  const std::vector<Event> child = file_events(t, 8);
+  ASSERT_EQ(parent.size(), 1u);
+  ASSERT_EQ(child.size(), 1u);
+  EXPECT_NE(parent[0].arg0, child[0].arg0)
+      << "the thread reopened fd 3 in the shared table; the other process kept its copy";
+}
+
 TEST(FdKinds, PerfOpenProbesNameTheNextOpenOfTheirThreadOnly) {
   // record's uprobes on libc's open64 (tools/cli/record_perf.h OpenProbes) print the path.
   ImportReport r;
