@@ -79,7 +79,8 @@ bool syscall_needs_return(Syscall sc);
 // True when the call can block its thread off the CPU, with the BlockCall its event records.
 // futex counts only for the ops that wait (FUTEX_WAIT, _BITSET, _REQUEUE_PI, LOCK_PI, LOCK_PI2),
 // read from args[1]; FUTEX_WAKE and the requeues run on the CPU and are dropped. Reads of pipes
-// and sockets block too, but the importers do not know fd kinds yet: they stay file reads.
+// and sockets block too; their kind is known only once the descriptor tables are followed
+// (fd_table.h, at finish()), and they stay reads: the time they waited is not replayed as sleep.
 bool syscall_block_call(Syscall sc, const std::array<uint64_t, kMaxSyscallArgs>& args,
                         BlockCall* call);
 
