@@ -118,6 +118,15 @@
     "kswapd's nap timed out, still balanced: full sleep")                                          \
   X(pgcache_miss, "pgcache_miss", "page-cache misses read from the device")                        \
   X(pgcache_drop, "pgcache_drop", "clean page-cache pages dropped by reclaim")                     \
+  X(pgcache_warm, "pgcache_warm",                                                                  \
+    "file pages found in the page cache from before the run (--cache warm)")                      \
+  /* ---- reads and writes by file kind (kernelsim/fs/file.h, issue 19) ---- */                   \
+  X(fd_io_regular, "fd_io_regular", "reads/writes of regular files and block devices (page cache)")\
+  X(fd_io_socket, "fd_io_socket", "reads/writes of sockets (a syscall and a copy)")               \
+  X(fd_io_pipe, "fd_io_pipe", "reads/writes of pipes (a syscall and a copy)")                     \
+  X(fd_io_char, "fd_io_char", "reads/writes of char devices such as /dev/null (a syscall)")       \
+  X(fd_io_tty, "fd_io_tty", "reads/writes of terminals (a syscall and a copy)")                   \
+  X(fd_io_anon, "fd_io_anon", "reads/writes of anon inodes: eventfd, memfd (a syscall and a copy)")\
   X(nr_writeback_pages, "nr_writeback_pages",                                                      \
     "page-cache pages written back (flusher, pageout, not fsync)")                                 \
   X(nr_vmscan_write, "nr_vmscan_write", "page-cache pages written back by kswapd's pageout()")     \

@@ -50,6 +50,8 @@ void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::He
     f.setPath(meta.files[i].path);
     f.setSizeBytes(meta.files[i].size_bytes);
     f.setBlockSize(meta.files[i].block_size);
+    f.setKind(static_cast<capnp_schema::FileKind>(meta.files[i].kind));
+    f.setCreated(meta.files[i].created);
   }
   out.setChunkEvents(chunk_events);
 }
@@ -86,8 +88,11 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   meta->threads = read_threads(in.getThreads());
   meta->files.clear();
   for (auto f : in.getFiles()) {
-    meta->files.push_back(
-        FileInfo{f.getId(), f.getPath().cStr(), f.getSizeBytes(), f.getBlockSize()});
+    // A kind newer than this reader (or a crafted value) reads as unknown: replayed as regular.
+    const auto kind = static_cast<uint16_t>(f.getKind());
+    meta->files.push_back(FileInfo{
+        f.getId(), f.getPath().cStr(), f.getSizeBytes(), f.getBlockSize(),
+        kind < kFileKindCount ? static_cast<FileKind>(kind) : FileKind::kUnknown, f.getCreated()});
   }
   return Status::ok();
 }

@@ -60,6 +60,22 @@ struct File {
   path @1 :Text;
   sizeBytes @2 :UInt64;
   blockSize @3 :UInt32;
+  kind @4 :FileKind;     # what the descriptor pointed at (format 1.3; unknown in older files)
+  created @5 :Bool;      # made during the recording (O_CREAT|O_TRUNC, creat, memfd, pipe, socket):
+                         # its page cache starts empty; false = it existed before (format 1.3)
+}
+
+# Only regular files and block devices reach the page cache (replay: kernelsim/fs/file.h).
+# A reader treats unknown, and a value newer than it knows, as regular: what older files meant.
+enum FileKind {
+  unknown @0;
+  regular @1;
+  blockDevice @2;
+  socket @3;
+  pipe @4;
+  charDevice @5;   # /dev/null, /dev/zero, /dev/urandom
+  tty @6;          # /dev/tty*, /dev/pts/*, /dev/console
+  anon @7;         # anon inodes: eventfd, memfd, epoll, signalfd, timerfd
 }
 
 # Up to Header.chunkEvents events of one thread, stored by column. Every column is a byte string

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,8 +14,9 @@ namespace mmreplay::formats {
 // Format version written by this build. A reader refuses a file whose major version is newer.
 inline constexpr uint16_t kFormatVersionMajor = 1;
 // 1.1: observation events; 1.2: block events; 1.3: the recorder's measured tracing and fault
-// costs, and kernel-mode page faults (kFlagKernel). A minor version only adds kinds and fields,
-// so a reader reads every older minor version of its major one.
+// costs, kernel-mode page faults (kFlagKernel), file kinds (FileInfo::kind, created), and the
+// lifecycle events of captured programs. A minor version only adds kinds and fields, so a reader
+// reads every older minor version of its major one.
 inline constexpr uint16_t kFormatVersionMinor = 3;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
@@ -32,12 +34,31 @@ struct ThreadInfo {
   friend bool operator==(const ThreadInfo&, const ThreadInfo&) = default;
 };
 
+// What a descriptor points at (trace.capnp enum FileKind, same numbers). Only regular files and
+// block devices go through the page cache; kUnknown (files before format 1.3, descriptors whose
+// opening was not seen) is replayed as regular, as those files always were.
+enum class FileKind : uint8_t {
+  kUnknown = 0,
+  kRegular,
+  kBlockDevice,
+  kSocket,
+  kPipe,
+  kCharDevice,  // /dev/null, /dev/zero, /dev/urandom
+  kTty,         // /dev/tty*, /dev/pts/*, /dev/console
+  kAnon,        // anon inodes: eventfd, memfd, epoll, signalfd, timerfd
+};
+inline constexpr size_t kFileKindCount = 8;
+// "unknown", "regular", "block", "socket", "pipe", "char", "tty", "anon".
+std::string_view file_kind_name(FileKind kind);
+
 // One file that file events and file mappings refer to by id (ids start at 1; 0 = no file).
 struct FileInfo {
   uint64_t id = 0;
   std::string path;
   uint64_t size_bytes = 0;
   uint32_t block_size = 4096;
+  FileKind kind = FileKind::kUnknown;
+  bool created = false;  // made during the recording: no page-cache pages at its start
   friend bool operator==(const FileInfo&, const FileInfo&) = default;
 };
 

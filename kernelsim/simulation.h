@@ -25,6 +25,7 @@
 #include "kernelsim/constants.h"
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/fs/buffer.h"
+#include "kernelsim/fs/file.h"
 #include "kernelsim/locking/lockstat.h"
 #include "kernelsim/mm/cma.h"
 #include "kernelsim/mm/filemap.h"
@@ -127,6 +128,9 @@ class Simulation final : public SimFloor {
   // Buffer heads and the per-CPU bh_lrus (fs/buffer.h).
   BufferCache& buffers() { return *buffers_; }
   const BufferCache& buffers() const { return *buffers_; }
+  // What each file id is and whether it starts cached (fs/file.h); the replay fills it.
+  FileTable& files() { return files_; }
+  const FileTable& files() const { return files_; }
   // The CMA area and the placement of movable pages in it (mm/cma.h).
   CmaArea& cma() { return *cma_; }
   const CmaArea& cma() const { return *cma_; }
@@ -163,6 +167,7 @@ class Simulation final : public SimFloor {
   std::unique_ptr<PageAllocator> page_alloc_;
   std::unique_ptr<Lruvec> lruvec_;
   std::unique_ptr<BufferCache> buffers_;
+  FileTable files_;
   std::unique_ptr<MemcgSet> memcg_;
   std::unique_ptr<CmaArea> cma_;
   SwapInfo swap_;

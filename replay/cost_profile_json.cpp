@@ -89,8 +89,11 @@ Status parse_cost_profile_json(const std::string& text, const std::string& path,
     if (!source.empty()) p.sources[key] = source;
     seen.insert(f->name);
   }
+  const kernelsim::CostProfile defaults = kernelsim::cost_profile_default();
   for (const kernelsim::CostField& f : kernelsim::cost_fields()) {
-    if (!seen.contains(f.name)) return field_error(path, f.name, "missing");
+    if (seen.contains(f.name)) continue;
+    if (!f.added_later) return field_error(path, f.name, "missing");
+    p.costs.*f.member = defaults.*f.member;  // a profile written before the field existed
   }
   *out = std::move(p);
   return Status::ok();

@@ -93,6 +93,7 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
           {"profile", r.spec.profile},
           {"timing", timing_name(r.spec.timing)},
           {"placement", placement_name(r.spec.placement)},
+          {"cache", cache_start_name(r.spec.cache)},
           {"machine",
            {{"cpus", r.cpus},
             {"memory_bytes", r.memory_bytes},
@@ -149,7 +150,8 @@ nlohmann::json study_identity(const Study& study, const Shard& shard) {
                      {"cma_bytes", s.cma_bytes},
                      {"profile", s.profile},
                      {"timing", timing_name(s.timing)},
-                     {"placement", placement_name(s.placement)}});
+                     {"placement", placement_name(s.placement)},
+                     {"cache", cache_start_name(s.cache)}});
   }
   return {{"shards", shard.count}, {"runs", specs}};
 }

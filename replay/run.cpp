@@ -94,7 +94,60 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
   }
 }
 
+// The model's file table from the trace's (kernelsim/fs/file.h): kinds, and which files start
+// cached. A kind this build does not know, or none (older formats), is a regular file.
+void set_files(const formats::TraceMeta& meta, CacheStart cache, kernelsim::FileTable* table) {
+  using formats::FileKind;
+  using kernelsim::FileType;
+  // Files of generated traces and of traces before kinds were recorded stayed cold (format 1.3).
+  const bool kinds_recorded =
+      meta.generator.empty() && (meta.version_major > 1 || meta.version_minor >= 3);
+  for (const formats::FileInfo& f : meta.files) {
+    if (f.id == 0 || f.id > UINT32_MAX) continue;
+    kernelsim::FileSpec spec;
+    switch (f.kind) {
+      case FileKind::kBlockDevice:
+        spec.type = FileType::kBlockDevice;
+        break;
+      case FileKind::kSocket:
+        spec.type = FileType::kSocket;
+        break;
+      case FileKind::kPipe:
+        spec.type = FileType::kPipe;
+        break;
+      case FileKind::kCharDevice:
+        spec.type = FileType::kCharDevice;
+        break;
+      case FileKind::kTty:
+        spec.type = FileType::kTty;
+        break;
+      case FileKind::kAnon:
+        spec.type = FileType::kAnon;
+        break;
+      case FileKind::kUnknown:
+      case FileKind::kRegular:
+        spec.type = FileType::kRegular;
+        break;
+    }
+    spec.cached_at_start =
+        cache == CacheStart::kWarm || (cache == CacheStart::kAuto && kinds_recorded && !f.created);
+    table->set(static_cast<uint32_t>(f.id), spec);
+  }
+}
+
 }  // namespace
+
+const char* cache_start_name(CacheStart c) {
+  switch (c) {
+    case CacheStart::kWarm:
+      return "warm";
+    case CacheStart::kCold:
+      return "cold";
+    case CacheStart::kAuto:
+      break;
+  }
+  return "auto";
+}
 
 Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, ChunkCache& cache,
                    RunResult* result) {
@@ -131,6 +184,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   auto sim = kernelsim::Simulation::create(machine, costs, spec.config, &error);
   // Simulation::create() refuses only its machine configuration (CPUs, sizes): a bad argument.
   if (!sim) return Status::invalid_argument("run " + spec.policy_name + ": " + error);
+  set_files(meta, spec.cache, &sim->files());
   std::unique_ptr<RunTimeline> timeline;
   if (!spec.timeline_path.empty()) {
     if (Status st = RunTimeline::open(spec, *sim, &timeline); !st) return st;

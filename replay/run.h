@@ -26,6 +26,15 @@ enum class Placement {
   kAsRecorded,  // the CPU the recording saw the thread on (mod N); spread where unknown
 };
 
+// The page-cache state of the trace's files when the run starts (--cache).
+enum class CacheStart {
+  kAuto,  // warm for files that existed before the recording, cold for those it created; cold
+          // for every file of a generated trace or of one older than format 1.3 (as before)
+  kWarm,  // every regular file's pages are resident at the start
+  kCold,  // none are: every first read goes to the device
+};
+const char* cache_start_name(CacheStart c);
+
 struct RunSpec {
   std::string policy_name;         // as the user wrote it ("linux-4.5+madv_free=lazy")
   kernelsim::KernelConfig config;  // what it resolved to (replay/policy_spec.h), validated up front
@@ -38,6 +47,7 @@ struct RunSpec {
   std::string profile = "default";  // a built-in name or a .json path (cost_profile_json.h)
   Timing timing = Timing::kClosed;
   Placement placement = Placement::kSpread;
+  CacheStart cache = CacheStart::kAuto;
   // --timeline: a Chrome trace-event JSON of the run (replay/timeline_json.h); empty = none.
   std::string timeline_path;
   int64_t timeline_window_start_ns = 0;  // --timeline-window START:END, virtual ns

@@ -7,6 +7,7 @@
 
 namespace mmreplay::formats {
 
+using detail::FdOp;
 using detail::Item;
 using detail::Origin;
 using detail::ThreadState;
@@ -93,6 +94,25 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
   }
 }
 
+bool is_fd_call(Syscall sc) {
+  return sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate;
+}
+
+// Queues a descriptor change of `tid` at `ts`: on `item` (an event that uses the fd) or, with
+// item == nullptr, as an item of its own that makes no event.
+void push_fd_op(detail::BuilderState* state, uint64_t tid, uint64_t ts, FdOp op, Item* item) {
+  Item own;
+  if (item == nullptr) {
+    own.event.ts_ns = ts;
+    own.emit = false;
+    item = &own;
+  }
+  item->fd_op = static_cast<uint32_t>(state->fd_ops.size());
+  state->fd_ops.push_back(std::move(op));
+  item->seq = state->next_seq++;
+  state->thread(tid).items.push_back(*item);
+}
+
 bool creates_task(Syscall sc) {
   return sc == Syscall::kClone || sc == Syscall::kClone3 || sc == Syscall::kFork ||
          sc == Syscall::kVfork;
@@ -168,8 +188,16 @@ bool ImportBuilder::rename_thread(uint64_t from, uint64_t to) {
   return true;
 }
 
+void ImportBuilder::open_path(uint64_t tid, std::string_view path) {
+  impl_->state.thread(tid).open_path.assign(path);
+}
+
 void ImportBuilder::syscall_enter(uint64_t tid, uint64_t ts, SyscallCall call) {
   ThreadState& t = impl_->state.thread(tid);
+  const bool opens =
+      call.sc == Syscall::kOpen || call.sc == Syscall::kOpenat || call.sc == Syscall::kCreat;
+  if (opens && call.path.empty()) call.path = std::move(t.open_path);
+  t.open_path.clear();
   if (call.sc == Syscall::kExit || call.sc == Syscall::kExitGroup) {
     thread_ended(tid, ts);
     return;
@@ -202,6 +230,30 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     return;
   }
   note_child(&s, tid, call, ret, duration_ns == kNoDuration ? ts : ts + duration_ns);
+  if (creates_task(call.sc) && ret > 0) {
+    // The child's descriptor table, from the clone's start: the child may run before the
+    // parent's clone returns.
+    FdOp op;
+    op.type = FdOp::Type::kCloneTable;
+    op.child_tid = static_cast<uint64_t>(ret);
+    const bool flags_known =
+        (call.sc == Syscall::kClone || call.sc == Syscall::kClone3) && call.clone_flags_known;
+    const bool forks = call.sc == Syscall::kFork || call.sc == Syscall::kVfork;
+    op.share = flags_known && (call.args[0] & kCloneFiles) != 0;
+    op.share_known = flags_known || forks;  // else decided by the child's mm (resolver)
+    push_fd_op(&s, tid, ts, std::move(op), /*item=*/nullptr);
+  }
+  if (is_fd_call(call.sc)) {
+    FdOp op;
+    ++report_.fd_calls;
+    if (fd_op_of_call(call, ret, &op)) {
+      push_fd_op(&s, tid, ts, std::move(op), nullptr);
+    } else {
+      // fcntl other than F_DUPFD; pipe or socketpair whose fds perf did not see
+      ignored_event(syscall_name(call.sc));
+    }
+    return;
+  }
   Item item;
   if (!make_item(call, ts, ret, &s, &item, &report_)) {
     // A known call with no event of its own (a futex wake): counted by name, never silently
@@ -210,6 +262,15 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     return;
   }
   item.event.duration_ns = duration_ns;
+  if (item.fd != detail::kNoFd && !call.fd_path.empty()) {
+    // strace -y named what the fd points at: an fd opened before the recording gets its kind.
+    FdOp note;
+    note.type = FdOp::Type::kNote;
+    note.fd = item.fd;
+    note.path = std::move(call.fd_path);
+    push_fd_op(&s, tid, ts, std::move(note), &item);
+    return;
+  }
   item.seq = s.next_seq++;
   s.thread(tid).items.push_back(item);
 }

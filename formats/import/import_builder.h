@@ -12,8 +12,8 @@
 //       munmap, mremap, brk) and ties each page fault to the mapping that holds it; faults
 //       outside every known mapping (made before recording began) get an implicit anonymous
 //       mapping, placed at the start of the mm's first thread and listed in the report;
-//   (4) gives file descriptors file ids (one per process and fd) and tracks the file offset that
-//       read/write advance.
+//   (4) follows each process's descriptor table (open, socket, pipe, dup, close, fork's copy:
+//       formats/import/fd_table.h) to give each fd its file, kind and offset.
 //   (5) turns blocking calls (futex waits, nanosleep, poll, epoll_wait, select, wait4, ...) into
 //       block events carrying their duration, failed ones included (EINTR, ETIMEDOUT: the time
 //       was spent off the CPU all the same).
@@ -98,6 +98,9 @@ class ImportBuilder {
   // ignored; a second OUT replaces the first.
   void switch_out(uint64_t tid, uint64_t ts, bool preempted);
   void switch_in(uint64_t tid, uint64_t ts);
+  // The path the thread's next syscall opens (a uprobe on the libc open function that makes it,
+  // seen before the syscall's enter). Any other syscall enter on the thread drops it.
+  void open_path(uint64_t tid, std::string_view path);
 
   // Counting for the report.
   void count_line() { ++report_.lines; }

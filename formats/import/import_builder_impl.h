@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "formats/event.h"
+#include "formats/import/fd_table.h"
 #include "formats/import/import_builder.h"
 #include "formats/import/syscall.h"
 
 namespace mmreplay::formats::detail {
 
 inline constexpr int32_t kNoFd = -1;
+inline constexpr uint32_t kNoFdOp = UINT32_MAX;
 
 // One event as collected, with what finish() still has to resolve.
 struct Item {
@@ -23,6 +25,8 @@ struct Item {
   uint64_t seq = 0;             // arrival order, breaks timestamp ties across threads
   int32_t fd = kNoFd;           // file events and file mappings: the descriptor
   bool offset_from_fd = false;  // read/write: the offset is the descriptor's position
+  bool emit = true;             // false: a descriptor change only, no event of the trace
+  uint32_t fd_op = kNoFdOp;     // index in BuilderState::fd_ops, applied before the event
 };
 
 struct PendingCall {
@@ -44,6 +48,7 @@ struct ThreadState {
   std::optional<uint64_t> clone_ts;  // when the clone/fork that made it returned in the parent
   std::vector<Item> items;
   PendingCall pending;
+  std::string open_path;  // ImportBuilder::open_path(), for the next syscall enter
   bool has_exit = false;
   std::optional<uint64_t> switched_out;  // when it left its CPU, until it is back
   bool preempted = false;                // that switch was a preemption
@@ -55,6 +60,7 @@ struct BuilderState {
   std::vector<ThreadState> threads;  // in order of first appearance = stream order
   std::unordered_map<uint64_t, uint32_t> index_of;
   std::vector<Range> ranges;
+  std::vector<FdOp> fd_ops;
   uint64_t next_seq = 0;
 
   ThreadState& thread(uint64_t tid);

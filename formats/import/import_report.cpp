@@ -26,6 +26,13 @@ std::string format_report(const ImportReport& r) {
     out += fmt::format("    implicit mapping mm {} [{:#x}, {:#x}) {} KiB, {} faults\n", m.mm_id,
                        m.start, m.end, (m.end - m.start) >> 10, m.faults);
   }
+  std::string files;
+  for (size_t k = 0; k < kFileKindCount; ++k) {
+    if (r.files_per_kind[k] == 0) continue;
+    files += fmt::format(" {}={}", file_kind_name(static_cast<FileKind>(k)), r.files_per_kind[k]);
+  }
+  out += fmt::format("  {} descriptor calls (open, pipe, socket, dup, close, ...); files:{}\n",
+                     r.fd_calls, files.empty() ? " none" : files);
   if (r.failed_calls + r.unmatched_exits + r.unfinished_calls + r.ignored_events > 0) {
     out += fmt::format(
         "  {} failed calls, {} exits without enter, {} unfinished calls ({} dropped), {} ignored "

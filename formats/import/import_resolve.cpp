@@ -26,11 +26,6 @@ struct MmState {
   uint32_t first_thread = 0;
 };
 
-struct FileState {
-  uint64_t id = 0;
-  uint64_t position = 0;
-};
-
 uint64_t round_up(uint64_t v, uint64_t page) {
   const uint64_t r = v + (page - 1);
   return r < v ? ~(page - 1) : r & ~(page - 1);  // saturate at the top page
@@ -83,14 +78,17 @@ struct Ref {
 
 class Resolver {
  public:
-  Resolver(BuilderState* s, ImportReport* report) : s_(*s), report_(*report) {}
+  Resolver(BuilderState* s, ImportReport* report) : s_(*s), report_(*report), fds_(&file_table_) {}
 
   ImportedTrace run(RecorderInfo recorder);
 
  private:
   void apply(uint32_t thread, Item* item);
   void track_fault(MmState* m, const Event& e);
-  uint64_t file_id(uint64_t mm, int32_t fd);
+  void apply_fd_op(uint32_t thread, const FdOp& op);
+  FdTables::Description& fd(uint32_t thread, int32_t fd) {
+    return fds_.lookup(table_of_[thread], mm_[thread], fd);
+  }
   std::vector<ImplicitMapping> implicit_mappings(uint64_t mm_id, const MmState& m) const;
   void assemble(ImportedTrace* out);
 
@@ -99,20 +97,28 @@ class Resolver {
   std::vector<uint64_t> mm_;
   std::vector<std::optional<uint64_t>> forked_from_;
   std::map<uint64_t, MmState> mms_;
-  std::map<std::pair<uint64_t, int32_t>, FileState> files_;
-  std::vector<FileInfo> file_table_;
+  std::vector<FileInfo> file_table_;  // before fds_, which extends it
+  FdTables fds_;
+  // Each thread's descriptor table: its mm's (threads share it) unless a clone without
+  // CLONE_FILES gave it a copy of its own (fd_table.h (1)).
+  std::vector<uint64_t> table_of_;
+  uint64_t next_private_table_ = uint64_t{1} << 63;  // above every mm id
 };
 
-uint64_t Resolver::file_id(uint64_t mm, int32_t fd) {
-  auto [it, added] = files_.try_emplace({mm, fd});
-  if (added) {
-    it->second.id = file_table_.size() + 1;
-    FileInfo info;
-    info.id = it->second.id;
-    info.path = fmt::format("pid {} fd {}", mm, fd);
-    file_table_.push_back(info);
+void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
+  if (op.type != FdOp::Type::kCloneTable) {
+    fds_.apply(table_of_[thread], mm_[thread], op);
+    return;
   }
-  return it->second.id;
+  auto it = s_.index_of.find(op.child_tid);
+  if (it == s_.index_of.end()) return;
+  const uint32_t child = it->second;
+  if (op.share_known ? op.share : mm_[child] == mm_[thread]) {
+    table_of_[child] = table_of_[thread];
+  } else {
+    table_of_[child] = next_private_table_++;
+    fds_.copy_table(table_of_[thread], table_of_[child]);
+  }
 }
 
 void Resolver::track_fault(MmState* m, const Event& e) {
@@ -136,6 +142,8 @@ void Resolver::apply(uint32_t thread, Item* item) {
     m.brk_known = parent.brk_known;
     m.brk = parent.brk;
   }
+  if (item->fd_op != kNoFdOp) apply_fd_op(thread, s_.fd_ops[item->fd_op]);
+  if (!item->emit) return;
   Event& e = item->event;
   const uint64_t page = s_.page_size;
   switch (e.kind) {
@@ -143,7 +151,7 @@ void Resolver::apply(uint32_t thread, Item* item) {
       const uint64_t end = e.addr + round_up(e.len, page);
       m.mapped.add(e.addr, std::max(end, e.addr));
       m.ever.add(e.addr, std::max(end, e.addr));
-      if (item->fd != kNoFd) e.arg1 = file_id(mm, item->fd);
+      if (item->fd != kNoFd) e.arg1 = fd(thread, item->fd).file_id;
       break;
     }
     case EventKind::kMunmap:
@@ -174,8 +182,8 @@ void Resolver::apply(uint32_t thread, Item* item) {
     case EventKind::kFileRead:
     case EventKind::kFileWrite: {
       if (item->fd == kNoFd) break;
-      e.arg0 = file_id(mm, item->fd);
-      FileState& f = files_[{mm, item->fd}];
+      FdTables::Description& f = fd(thread, item->fd);
+      e.arg0 = f.file_id;
       if (item->offset_from_fd) {
         e.arg1 = f.position;
         f.position += e.len;
@@ -185,7 +193,7 @@ void Resolver::apply(uint32_t thread, Item* item) {
       break;
     }
     case EventKind::kFsync:
-      if (item->fd != kNoFd) e.arg0 = file_id(mm, item->fd);
+      if (item->fd != kNoFd) e.arg0 = fd(thread, item->fd).file_id;
       break;
     default:
       break;
@@ -222,9 +230,16 @@ void Resolver::assemble(ImportedTrace* out) {
 
   // Where a thread with neither an event nor a known clone starts: the recording's first event
   // (not time 0, which would stretch the replay's time origin back to it).
+  // Descriptor changes make no event: a stream starts at its first event or its clone.
+  auto first_event = [](const ThreadState& t) -> const Item* {
+    for (const Item& item : t.items) {
+      if (item.emit) return &item;
+    }
+    return nullptr;
+  };
   uint64_t trace_first = UINT64_MAX;
   for (const ThreadState& t : s_.threads) {
-    if (!t.items.empty()) trace_first = std::min(trace_first, t.items.front().event.ts_ns);
+    if (const Item* first = first_event(t)) trace_first = std::min(trace_first, first->event.ts_ns);
     if (t.clone_ts) trace_first = std::min(trace_first, *t.clone_ts);
   }
   if (trace_first == UINT64_MAX) trace_first = 0;
@@ -234,8 +249,9 @@ void Resolver::assemble(ImportedTrace* out) {
     out->meta.threads.push_back(ThreadInfo{t.tid, mm_[i], t.name, t.cpu});
     std::vector<Event>& events = out->streams[i];
     // A task exists from its clone: its stream starts there (else at its first event).
-    uint64_t first_ts = t.items.empty() ? trace_first : t.items.front().event.ts_ns;
-    if (t.clone_ts && (t.items.empty() || *t.clone_ts < first_ts)) first_ts = *t.clone_ts;
+    const Item* first = first_event(t);
+    uint64_t first_ts = first == nullptr ? trace_first : first->event.ts_ns;
+    if (t.clone_ts && (first == nullptr || *t.clone_ts < first_ts)) first_ts = *t.clone_ts;
     events.push_back(ev::thread_start(first_ts));
     if (forked_from_[i]) events.push_back(ev::mm_create(first_ts, mm_[i], *forked_from_[i]));
     if (first_thread[mm_[i]] == i) {
@@ -247,7 +263,9 @@ void Resolver::assemble(ImportedTrace* out) {
                                   kMapPrivate | kMapAnonymous | kMapFixed));
       }
     }
-    for (const Item& item : t.items) events.push_back(item.event);
+    for (const Item& item : t.items) {
+      if (item.emit) events.push_back(item.event);
+    }
     // Think time: the gaps between one event's end and the next one's start, as recorded (the
     // recorder's costs are taken out at replay, formats/think_time.h).
     ThinkClock clock(GapCosts{});
@@ -262,11 +280,13 @@ void Resolver::assemble(ImportedTrace* out) {
   report_.threads = s_.threads.size();
   report_.processes = first_thread.size();
   report_.files = file_table_.size();
+  for (const FileInfo& f : file_table_) ++report_.files_per_kind[static_cast<size_t>(f.kind)];
   out->meta.files = file_table_;
 }
 
 ImportedTrace Resolver::run(RecorderInfo recorder) {
   resolve_mms(s_, &mm_, &forked_from_);
+  table_of_ = mm_;
   std::vector<Ref> order;
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     auto& items = s_.threads[i].items;

@@ -167,6 +167,7 @@ class PerfScriptParser {
     if (l.event == kPageFaultKernel) return fault(l, true);
     if (l.event == kSwitchRecord) return context_switch(l);
     if (l.event == kLostRecord) return lost(l);
+    if (is_open_probe(l.event)) return open_path(l);
     if (is_observation(l.event)) {
       b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
@@ -207,6 +208,24 @@ class PerfScriptParser {
       return malformed(fmt::format("return value of sys_exit_{} is not a number", name));
     }
     b_.syscall_exit(l.tid, l.ts, sc, static_cast<int64_t>(ret));
+    return Status::ok();
+  }
+
+  static bool is_open_probe(std::string_view event) {
+    return event.starts_with(kOpenProbeGroup) && event.size() > kOpenProbeGroup.size() &&
+           event[kOpenProbeGroup.size()] == ':' &&
+           event.substr(kOpenProbeGroup.size() + 1).starts_with(kOpenProbePrefix);
+  }
+
+  // "(7f0166f98fc0) path=\"/dev/null\"": the name the thread's next open gets.
+  Status open_path(const Line& l) {
+    constexpr std::string_view kPath = "path=\"";
+    const size_t at = l.payload.find(kPath);
+    const size_t end = l.payload.rfind('"');
+    if (at == std::string_view::npos || end < at + kPath.size()) {
+      return malformed("open probe without path=\"...\"");
+    }
+    b_.open_path(l.tid, l.payload.substr(at + kPath.size(), end - at - kPath.size()));
     return Status::ok();
   }
 

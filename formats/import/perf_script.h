@@ -33,6 +33,12 @@
 
 namespace mmreplay::formats {
 
+// The uprobes `record` puts on glibc's open64 and openat64 (tools/cli/record_perf.h OpenProbes):
+// "probe_libc:mmreplay_open_PID: (7f..) path=\"/dev/null\"". The path names the open that the
+// thread's next syscall makes (perf prints the syscall's filename only as a pointer).
+inline constexpr std::string_view kOpenProbeGroup = "probe_libc";
+inline constexpr std::string_view kOpenProbePrefix = "mmreplay_open";
+
 // The fields record asks perf script for (-F), and the command for messages.
 inline constexpr std::string_view kPerfScriptFields = "comm,pid,tid,cpu,time,event,trace";
 inline constexpr std::string_view kPerfScriptCommand =

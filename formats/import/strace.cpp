@@ -52,6 +52,12 @@ bool is_buffer_arg(Syscall sc, size_t index) {
   return (io && index == 1) || (sc == Syscall::kProcessMadvise && index == 1);
 }
 
+// Calls whose first argument (mmap: fifth) is a descriptor that -y may annotate.
+bool uses_fd(Syscall sc) {
+  return sc == Syscall::kRead || sc == Syscall::kWrite || sc == Syscall::kPread64 ||
+         sc == Syscall::kFsync || sc == Syscall::kMmap;
+}
+
 // "20:03:45" or "20:03:45.123456": the clock time of strace -t / -tt, which has no date.
 bool is_clock_time(std::string_view tok) {
   const std::string_view hms = tok.substr(0, tok.find('.'));
@@ -109,6 +115,7 @@ class StraceParser {
   Status call(uint64_t tid, uint64_t ts, std::string_view name, std::string_view args,
               std::string_view result);
   bool read_args(Syscall sc, std::string_view args_text, SyscallCall* call);
+  bool read_fd_args(Syscall sc, SyscallCall* call, uint64_t* unknown);
 
   LineReader& lines_;
   ImportBuilder& b_;
@@ -250,6 +257,10 @@ bool StraceParser::read_args(Syscall sc, std::string_view args_text, SyscallCall
       if (!flags.empty()) break;
     }
     c->clone_flags_known = !flags.empty() && strace_arg_value(flags, &c->args[0], &unknown);
+  } else if (sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) {
+    // A descriptor call strace could not decode (a bad pointer: "pipe2(0x1, 0) = -1 EFAULT")
+    // is not a malformed line: it changes no table (fd_op_of_call) and is counted by name.
+    c->fd_args_known = read_fd_args(sc, c, &unknown);
   } else {
     if (args_.size() < required_args(sc)) return false;
     for (size_t i = 0; i < args_.size() && i < kMaxSyscallArgs; ++i) {
@@ -259,9 +270,80 @@ bool StraceParser::read_args(Syscall sc, std::string_view args_text, SyscallCall
       }
     }
     if (sc == Syscall::kProcessMadvise && !strace_iovec(args_[1], &c->ranges)) c->ranges.clear();
+    // -y: what the fd of read, write, pread64, fsync and mmap points at.
+    const size_t fd_index = sc == Syscall::kMmap ? 4 : 0;
+    if (uses_fd(sc) && fd_index < args_.size()) c->fd_path = strace_fd_path(args_[fd_index]);
   }
   for (uint64_t i = 0; i < unknown; ++i) b_.unknown_flag_name();
   return true;
+}
+
+// The arguments of the descriptor calls (fd_table.h): the path of open/openat/creat and the name
+// of memfd_create, the fds of pipe and socketpair ("[3, 4]" or "[3<pipe:[9]>, 4<pipe:[9]>]"), the
+// fd arguments of dup*, close, accept* and fcntl with their -y paths, and the flags that say
+// whether an open made the file. Calls whose arguments say nothing (socket, eventfd) read none.
+bool StraceParser::read_fd_args(Syscall sc, SyscallCall* c, uint64_t* unknown) {
+  auto fd_arg = [&](size_t i) {
+    if (i >= args_.size() || !strace_arg_value(args_[i], &c->args[i], unknown)) return false;
+    if (i == 0) c->fd_path = strace_fd_path(args_[i]);
+    return true;
+  };
+  // O_ flags by name: only the three that say "created" matter here.
+  auto open_flags = [&](size_t i) {
+    if (i >= args_.size()) return false;
+    const std::string_view f = args_[i];
+    uint64_t numeric = 0;
+    if (parse_u64(trim(f), &numeric)) {
+      c->args[i] = numeric;
+      return true;
+    }
+    c->args[i] = (f.find("O_TRUNC") != std::string_view::npos ? kOTrunc : 0) |
+                 (f.find("O_CREAT") != std::string_view::npos ? kOCreat : 0) |
+                 (f.find("O_EXCL") != std::string_view::npos ? kOExcl : 0);
+    return true;
+  };
+  auto fd_pair = [&](size_t i) {
+    if (i >= args_.size() || args_[i].size() < 2 || args_[i].front() != '[') return false;
+    std::vector<std::string_view> fds;
+    if (!split_strace_args(args_[i].substr(1, args_[i].size() - 2), &fds)) return false;
+    for (std::string_view fd : fds) {
+      uint64_t v = 0;
+      if (!strace_arg_value(fd, &v, unknown)) return false;
+      c->fds_out.push_back(static_cast<int32_t>(v));
+      c->fds_out_paths.emplace_back(strace_fd_path(fd));
+    }
+    return true;
+  };
+  switch (sc) {
+    case Syscall::kOpen:
+      return strace_string(args_.empty() ? "" : args_[0], &c->path) && open_flags(1);
+    case Syscall::kOpenat:
+      return args_.size() >= 3 && strace_string(args_[1], &c->path) && open_flags(2);
+    case Syscall::kCreat:
+    case Syscall::kMemfdCreate:
+      return strace_string(args_.empty() ? "" : args_[0], &c->path);
+    case Syscall::kPipe:
+    case Syscall::kPipe2:
+      return fd_pair(0);
+    case Syscall::kSocketpair:
+      return fd_pair(3);
+    case Syscall::kDup2:
+    case Syscall::kDup3:
+      return fd_arg(0) && fd_arg(1);
+    case Syscall::kFcntl:
+      if (!fd_arg(0) || args_.size() < 2) return false;
+      c->args[1] = trim(args_[1]) == "F_DUPFD"           ? kFDupfd
+                   : trim(args_[1]) == "F_DUPFD_CLOEXEC" ? kFDupfdCloexec
+                                                         : kFDupfd + 1;  // another command
+      return true;
+    case Syscall::kDup:
+    case Syscall::kClose:
+    case Syscall::kAccept:
+    case Syscall::kAccept4:
+      return fd_arg(0);
+    default:  // socket, eventfd, eventfd2: the kind is the call's
+      return true;
+  }
 }
 
 Status StraceParser::call(uint64_t tid, uint64_t ts, std::string_view name,
@@ -277,9 +359,11 @@ Status StraceParser::call(uint64_t tid, uint64_t ts, std::string_view name,
   bool has_return = false;
   int64_t ret = 0;
   uint64_t duration = kNoDuration;
-  if (!strace_result(result, &has_return, &ret, &duration)) {
+  std::string_view ret_path;
+  if (!strace_result(result, &has_return, &ret, &duration, &ret_path)) {
     return malformed(fmt::format("{}() has no ' = RESULT'", name));
   }
+  c.ret_path.assign(ret_path);
   if (c.sc == Syscall::kExit || c.sc == Syscall::kExitGroup) {
     b_.syscall_enter(tid, ts, std::move(c));  // the thread ends here
     return Status::ok();

@@ -1,5 +1,7 @@
 #include "formats/import/strace_args.h"
 
+#include <string>
+
 #include "formats/import/strace_symbols.h"
 #include "formats/import/text_scan.h"
 
@@ -140,18 +142,27 @@ bool strace_iovec(std::string_view arg, std::vector<Range>* ranges) {
   return true;
 }
 
-bool strace_result(std::string_view text, bool* has_return, int64_t* ret, uint64_t* duration_ns) {
+bool strace_result(std::string_view text, bool* has_return, int64_t* ret, uint64_t* duration_ns,
+                   std::string_view* ret_path) {
   text = trim(text);
   if (!text.starts_with("= ")) return false;
   text.remove_prefix(2);
   *duration_ns = kNoDuration;
+  if (ret_path != nullptr) *ret_path = {};
   if (text.size() >= 2 && text.back() == '>') {
     const size_t lt = text.rfind('<');
-    if (lt != std::string_view::npos) {
-      uint64_t ns = 0;
-      if (parse_seconds_ns(text.substr(lt + 1, text.size() - lt - 2), &ns)) *duration_ns = ns;
+    uint64_t ns = 0;
+    if (lt != std::string_view::npos &&
+        parse_seconds_ns(text.substr(lt + 1, text.size() - lt - 2), &ns)) {
+      *duration_ns = ns;
       text = trim(text.substr(0, lt));
     }
+  }
+  // -y: "3</tmp/x>", the returned descriptor and what it points at.
+  if (const size_t lt = text.find('<'); lt != std::string_view::npos && lt > 0) {
+    const std::string_view path = strace_fd_path(text);
+    if (ret_path != nullptr) *ret_path = path;
+    text = text.substr(0, lt);
   }
   std::string_view first = next_token(&text);
   if (first == "?") {
@@ -162,6 +173,25 @@ bool strace_result(std::string_view text, bool* has_return, int64_t* ret, uint64
   if (!parse_u64(first, &v)) return false;
   *has_return = true;
   *ret = static_cast<int64_t>(v);
+  return true;
+}
+
+std::string_view strace_fd_path(std::string_view arg) {
+  arg = trim(arg);
+  const size_t lt = arg.find('<');
+  const size_t gt = arg.rfind('>');
+  if (lt == std::string_view::npos || lt == 0 || gt == std::string_view::npos || gt <= lt) {
+    return {};
+  }
+  return arg.substr(lt + 1, gt - lt - 1);
+}
+
+bool strace_string(std::string_view arg, std::string* out) {
+  arg = trim(arg);
+  if (arg.size() < 2 || arg.front() != '"') return false;
+  const size_t end = skip_string(arg, 0);
+  if (end == std::string_view::npos) return false;
+  out->assign(arg.substr(1, end - 2));
   return true;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,6 +35,17 @@ bool strace_iovec(std::string_view arg, std::vector<Range>* ranges);
 
 // After the ')': " = RET <DUR>", " = -1 ENOMEM (...) <DUR>", " = ?". `has_return` false for
 // "?"; `duration_ns` kNoDuration when no "<secs>" follows. False when there is no " = ".
-bool strace_result(std::string_view text, bool* has_return, int64_t* ret, uint64_t* duration_ns);
+// `ret_path`, when given, receives what a returned descriptor points at under -y
+// ("= 3</tmp/x> <0.000012>" -> "/tmp/x"), "" when not printed.
+bool strace_result(std::string_view text, bool* has_return, int64_t* ret, uint64_t* duration_ns,
+                   std::string_view* ret_path = nullptr);
+
+// What a descriptor argument points at under -y/-yy: "3</dev/null>" -> "/dev/null",
+// "5<TCP:[1.2.3.4:80->5.6.7.8:9]>" -> "TCP:[1.2.3.4:80->5.6.7.8:9]"; "" without an annotation.
+std::string_view strace_fd_path(std::string_view arg);
+
+// The text of a string argument ("\"/tmp/x\"" -> /tmp/x; escapes are kept as printed). False when
+// the argument is no string (NULL, an address).
+bool strace_string(std::string_view arg, std::string* out);
 
 }  // namespace mmreplay::formats

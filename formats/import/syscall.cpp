@@ -21,6 +21,24 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     "vfork",
     "exit",
     "exit_group",
+    // file descriptors
+    "open",
+    "openat",
+    "creat",
+    "socket",
+    "socketpair",
+    "pipe",
+    "pipe2",
+    "dup",
+    "dup2",
+    "dup3",
+    "fcntl",
+    "close",
+    "accept",
+    "accept4",
+    "eventfd",
+    "eventfd2",
+    "memfd_create",
     // blocking
     "futex",
     "nanosleep",
@@ -63,6 +81,18 @@ bool syscall_needs_return(Syscall sc) {
     case Syscall::kClone3:
     case Syscall::kFork:
     case Syscall::kVfork:
+    // a new descriptor: its number is the return value
+    case Syscall::kOpen:
+    case Syscall::kOpenat:
+    case Syscall::kCreat:
+    case Syscall::kSocket:
+    case Syscall::kDup:
+    case Syscall::kFcntl:
+    case Syscall::kAccept:
+    case Syscall::kAccept4:
+    case Syscall::kEventfd:
+    case Syscall::kEventfd2:
+    case Syscall::kMemfdCreate:
       return true;
     default:
       return false;

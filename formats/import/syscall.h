@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,25 @@ enum class Syscall : uint8_t {
   kVfork,           // (none)                                     -> child pid
   kExit,            // code
   kExitGroup,       // code
+  // File descriptors (formats/import/fd_table.h): they make no event of their own but give each
+  // descriptor its file, kind and offset.
+  kOpen,         // filename, flags, mode                       -> fd
+  kOpenat,       // dfd, filename, flags, mode                  -> fd
+  kCreat,        // pathname, mode                              -> fd
+  kSocket,       // family, type, protocol                      -> fd
+  kSocketpair,   // family, type, protocol, usockvec            -> 0 (fds behind the pointer)
+  kPipe,         // fildes                                      -> 0 (fds behind the pointer)
+  kPipe2,        // fildes, flags                               -> 0 (fds behind the pointer)
+  kDup,          // fildes                                      -> fd
+  kDup2,         // oldfd, newfd                                -> newfd
+  kDup3,         // oldfd, newfd, flags                         -> newfd
+  kFcntl,        // fd, cmd, arg                                -> fd for F_DUPFD(_CLOEXEC)
+  kClose,        // fd
+  kAccept,       // fd, upeer_sockaddr, upeer_addrlen           -> fd
+  kAccept4,      // fd, upeer_sockaddr, upeer_addrlen, flags    -> fd
+  kEventfd,      // count                                       -> fd
+  kEventfd2,     // count, flags                                -> fd
+  kMemfdCreate,  // uname, flags                                -> fd
   // Calls that block the thread off its CPU: they become kBlock events (see syscall_block_call).
   kFutex,           // uaddr, op, val, timeout, uaddr2, val3
   kNanosleep,       // req, rem
@@ -44,7 +64,7 @@ enum class Syscall : uint8_t {
   kWait4,           // pid, status, options, rusage
   kWaitid,          // which, pid, infop, options, rusage
 };
-inline constexpr size_t kSyscallCount = 28;
+inline constexpr size_t kSyscallCount = 45;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -59,7 +79,8 @@ bool syscall_needs_return(Syscall sc);
 // True when the call can block its thread off the CPU, with the BlockCall its event records.
 // futex counts only for the ops that wait (FUTEX_WAIT, _BITSET, _REQUEUE_PI, LOCK_PI, LOCK_PI2),
 // read from args[1]; FUTEX_WAKE and the requeues run on the CPU and are dropped. Reads of pipes
-// and sockets block too, but the importers do not know fd kinds yet: they stay file reads.
+// and sockets block too; their kind is known only once the descriptor tables are followed
+// (fd_table.h, at finish()), and they stay reads: the time they waited is not replayed as sleep.
 bool syscall_block_call(Syscall sc, const std::array<uint64_t, kMaxSyscallArgs>& args,
                         BlockCall* call);
 
@@ -69,6 +90,14 @@ struct SyscallCall {
   std::array<uint64_t, kMaxSyscallArgs> args{};
   bool clone_flags_known = true;  // false for clone3 seen by perf (flags sit behind a pointer)
   std::vector<Range> ranges;      // process_madvise, where the tool decoded the iovec
+  // What strace shows and perf does not (formats/import/fd_table.h):
+  std::string path;              // open/openat/creat: the file name; memfd_create: its name
+  std::string fd_path;           // -y: what the call's first fd argument points at ("/dev/null",
+                                 //     "pipe:[123]", "TCP:[...]"), "" when not printed
+  std::string ret_path;          // -y: what a returned fd points at ("= 3</tmp/x>")
+  std::vector<int32_t> fds_out;  // pipe, pipe2, socketpair: the two fds of "[3, 4]"
+  std::vector<std::string> fds_out_paths;  // and their -y paths, where printed
+  bool fd_args_known = true;  // false: strace printed a descriptor call it could not decode
 };
 
 // Linux constants the importers interpret (include/uapi/linux/sched.h, mman-common.h).
@@ -80,6 +109,13 @@ inline constexpr uint32_t kMapFixed = 0x10;
 inline constexpr uint32_t kProtRead = 0x1;
 inline constexpr uint32_t kProtWrite = 0x2;
 inline constexpr uint64_t kMremapDontUnmap = 0x4;
+inline constexpr uint64_t kCloneFiles = 0x00000400;
+// include/uapi/asm-generic/fcntl.h
+inline constexpr uint64_t kOCreat = 0100;
+inline constexpr uint64_t kOExcl = 0200;
+inline constexpr uint64_t kOTrunc = 01000;
+inline constexpr uint64_t kFDupfd = 0;
+inline constexpr uint64_t kFDupfdCloexec = 1030;
 // include/uapi/linux/futex.h
 inline constexpr uint64_t kFutexCmdMask = 0x7f;  // FUTEX_CMD_MASK without PRIVATE/CLOCK_REALTIME
 inline constexpr uint64_t kFutexWait = 0;

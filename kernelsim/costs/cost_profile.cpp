@@ -69,6 +69,9 @@ CostProfile cost_profile_default() {
   c.page_cache_miss_read = SimTime::us(20);   // (unverified) NVMe 4 KiB read, readahead amortised
   c.writeback_page = SimTime::ns(2000);       // (unverified) NVMe ~2 GB/s sequential write
   c.writeback_submit = SimTime::ns(300);      // (unverified) set_page_writeback + bio add/submit
+  c.pipe_rw = SimTime::ns(300);     // (unverified) lmbench lat_pipe ~4 us round trip is mostly the
+                                    //     two wake-ups and switches, which the scheduler models
+  c.socket_rw = SimTime::ns(1500);  // (unverified) loopback TCP send+recv ~3 us per message pair
   return c;
 }
 
@@ -107,6 +110,8 @@ CostProfile cost_profile_xeon_2014() {
   c.page_cache_miss_read = SimTime::us(100);  // (unverified) SATA SSD 4 KiB read, some readahead
   c.writeback_page = SimTime::ns(8000);       // (unverified) SATA SSD ~500 MB/s sequential write
   c.writeback_submit = SimTime::ns(400);      // (unverified) 3.x/4.x submit path
+  c.pipe_rw = SimTime::ns(400);               // (unverified) default scaled to a 2.5 GHz core
+  c.socket_rw = SimTime::ns(2000);            // (unverified) default scaled to a 2.5 GHz core
   return c;
 }
 
@@ -192,6 +197,8 @@ constexpr CostField kCostFields[] = {
     {"page_cache_miss_read", &CostProfile::page_cache_miss_read},
     {"writeback_page", &CostProfile::writeback_page},
     {"writeback_submit", &CostProfile::writeback_submit},
+    {"pipe_rw", &CostProfile::pipe_rw, /*added_later=*/true},
+    {"socket_rw", &CostProfile::socket_rw, /*added_later=*/true},
 };
 
 std::span<const CostField> cost_fields() {

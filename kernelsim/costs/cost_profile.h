@@ -109,6 +109,13 @@ struct CostProfile {
   SimTime page_cache_miss_read;  // ns: reading one missing page-cache page, waited for off CPU
   SimTime writeback_page;    // ns: device time of writing one dirty page (writes queue per device)
   SimTime writeback_submit;  // ns: CPU time to start writeback of one page (bio build + submit)
+  // ---- Pipes and sockets (fs/pipe.c, net/socket.c; kernelsim/fs/file.h) ----
+  // Per read or write call, beyond syscall_entry; the bytes cost file_copy_page per 4 KiB.
+  SimTime pipe_rw;    // ns: pipe_read()/pipe_write(): pipe->mutex, pipe_buffer bookkeeping,
+                      //     waking the other end. Ttys (n_tty) and anon inodes (eventfd,
+                      //     memfd) are charged the same: a model simplification
+  SimTime socket_rw;  // ns: sock_read_iter()/sock_write_iter() on a connected socket: socket
+                      //     lock, skb alloc/free, protocol send and receive (loopback TCP)
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).
@@ -126,6 +133,9 @@ std::optional<CostProfile> find_cost_profile(std::string_view name);
 struct CostField {
   std::string_view name;
   SimTime CostProfile::*member;
+  // Added after profiles were first written: a JSON profile without it (calibrate output of an
+  // older build) takes cost_profile_default()'s value instead of being refused.
+  bool added_later = false;
 };
 std::span<const CostField> cost_fields();
 // The field called `name`; nullptr for another name.

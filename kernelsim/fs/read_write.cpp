@@ -5,6 +5,7 @@
 
 #include "kernelsim/constants.h"
 #include "kernelsim/fs/buffer.h"
+#include "kernelsim/fs/file.h"
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/filemap.h"
 #include "kernelsim/sim/shared_step.h"
@@ -52,16 +53,66 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
   co_return static_cast<int64_t>(len);
 }
 
+// A read or write of a file with no page cache (fs/file.h): the syscall, the f_op's own work
+// (pipe_read()/pipe_write(), sock_read_iter()/sock_write_iter()) and one copy of the bytes;
+// read_null()/write_null() of a char device move nothing. Private work: no shared state is
+// touched, so no sync point. Returns len.
+int64_t rw_stream(Task& t, FileType type, uint64_t len) {
+  Simulation& sim = t.sim();
+  const CostProfile& costs = sim.costs();
+  SimTime cost = costs.syscall_entry;
+  if (type != FileType::kCharDevice) {
+    cost += SimTime::ns(costs.file_copy_page.count_ns() * static_cast<int64_t>(len) /
+                        static_cast<int64_t>(PAGE_SIZE));
+  }
+  if (type == FileType::kSocket) cost += costs.socket_rw;
+  if (type == FileType::kPipe || type == FileType::kTty || type == FileType::kAnon) {
+    cost += costs.pipe_rw;
+  }
+  t.work(cost);
+  return static_cast<int64_t>(len);
+}
+
+// The read/write path of `file` by its kind (the f_op the kernel's vfs_read()/vfs_write() call),
+// counted by kind.
+Co<int64_t> rw_file(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool write) {
+  Simulation& sim = t.sim();
+  VmCounters& vm = sim.vm();
+  const FileType type = sim.files().get(file).type;
+  switch (type) {
+    case FileType::kRegular:
+    case FileType::kBlockDevice:
+      ++vm.fd_io_regular;
+      co_return co_await rw_blocks(t, file, offset, len, write);
+    case FileType::kSocket:
+      ++vm.fd_io_socket;
+      break;
+    case FileType::kPipe:
+      ++vm.fd_io_pipe;
+      break;
+    case FileType::kCharDevice:
+      ++vm.fd_io_char;
+      break;
+    case FileType::kTty:
+      ++vm.fd_io_tty;
+      break;
+    case FileType::kAnon:
+      ++vm.fd_io_anon;
+      break;
+  }
+  co_return rw_stream(t, type, len);
+}
+
 }  // namespace
 
 // Models fs/read_write.c: ksys_read()
 Co<int64_t> ksys_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
-  co_return co_await rw_blocks(t, file, offset, len, /*write=*/false);
+  co_return co_await rw_file(t, file, offset, len, /*write=*/false);
 }
 
 // Models fs/read_write.c: ksys_write()
 Co<int64_t> ksys_write(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
-  co_return co_await rw_blocks(t, file, offset, len, /*write=*/true);
+  co_return co_await rw_file(t, file, offset, len, /*write=*/true);
 }
 
 // Models fs/sync.c: do_fsync()
@@ -69,6 +120,7 @@ Co<int64_t> do_fsync(Task& t, uint32_t file) {
   Simulation& sim = t.sim();
   co_await sync_point(t);
   t.work(sim.costs().syscall_entry);
+  if (!sim.files().uses_page_cache(file)) co_return 0;  // no buffers to write (pipe, socket)
   const std::vector<BufferHead*> dirty = sim.buffers().dirty_buffers(file);
   BhCtx c{sim.buffers(), t.cpu().id, sim.costs(), sim.vm(), SimTime::zero()};
   for (BufferHead* bh : dirty) {

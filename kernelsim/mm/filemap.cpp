@@ -16,6 +16,7 @@ uint32_t PageCache::find_get_page(uint32_t file, uint64_t index) const {
 }
 
 void PageCache::add(uint32_t file, uint64_t index, uint32_t frame) {
+  ever_cached_.insert(key(file, index));
   const bool inserted = pages_.emplace(key(file, index), frame).second;
   assert(inserted && "invariant (2): two pages at one index");
   (void)inserted;
@@ -150,7 +151,11 @@ Co<bool> pagecache_get_page(Task& t, uint32_t file, uint64_t index, bool write,
       out_of_memory(t);
       co_return false;
     }
-    if (!whole_page_write) {  // mpage_readpage(): the page is read from the device first
+    if (sim.files().get(file).cached_at_start && !pc.was_ever_cached(file, index)) {
+      // The page was in the cache before the run began (--cache warm): the model only
+      // materialises it now, with no device read. Once dropped, it is read again.
+      ++sim.vm().pgcache_warm;
+    } else if (!whole_page_write) {  // mpage_readpage(): the page is read from the device first
       ++sim.vm().pgcache_miss;
       co_await do_sleep(t, sim.costs().page_cache_miss_read);
     }

@@ -16,6 +16,9 @@
 // most MAX_PAUSE at a time) until dirty + writeback pages are back under it. Thresholds are
 // vm.dirty_background_ratio and vm.dirty_ratio of the dirtyable memory (free + page cache).
 // Writing a page back also cleans its buffer heads; fsync cleans the file's dirty pages.
+// A file cached at the start of the run (fs/file.h, --cache warm) has every page resident until it
+// is dropped: its first touch of a page allocates the frame (the model's memory did not hold it)
+// without a device read (pgcache_warm).
 // Not modelled: file-backed mmap faults (those pages stay resident: mm/memory.h), truncation,
 // the dirty_expire writeback of old pages, per-bdi dirty limits, page activation on re-access.
 //
@@ -28,6 +31,7 @@
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -49,6 +53,11 @@ class PageCache {
   void add(uint32_t file, uint64_t index, uint32_t frame);
   void remove(uint32_t file, uint64_t index);
   uint64_t nr_pages() const { return pages_.size(); }
+  // True when page `index` of `file` has been in the cache at some time of this run: a warm
+  // file's page (fs/file.h, cached_at_start) counts as resident only until it is first dropped.
+  bool was_ever_cached(uint32_t file, uint64_t index) const {
+    return ever_cached_.count(key(file, index)) != 0;
+  }
 
   // Models set_page_dirty() (account_page_dirtied()) of frame f.
   void set_page_dirty(uint32_t f);
@@ -77,6 +86,7 @@ class PageCache {
 
   Simulation& sim_;
   std::unordered_map<uint64_t, uint32_t> pages_;
+  std::unordered_set<uint64_t> ever_cached_;  // keys added at some time (warm start, see above)
   std::deque<std::pair<uint32_t, uint32_t>> dirty_fifo_;  // frame, its dirty_token then
   uint32_t dirty_token_ = 0;
   std::unordered_map<uint32_t, SimTime> device_busy_until_;  // per file

@@ -51,6 +51,21 @@ TEST(CostProfileJson, BareNumbersAreAccepted) {
   EXPECT_TRUE(out.sources.empty());
 }
 
+TEST(CostProfileJson, AProfileFromBeforePipeAndSocketCostsTakesTheDefaultOnes) {
+  // calibrate output of a build before issue 19's file kinds: no pipe_rw, no socket_rw.
+  std::string text = R"({"format": "mmreplay-cost-profile-1", "costs": {)";
+  for (const CostField& f : cost_fields()) {
+    if (!f.added_later) text += "\"" + std::string(f.name) + "\": 5,";
+  }
+  text.back() = '}';
+  text += "}";
+  CostProfileFile out;
+  ASSERT_TRUE(parse_cost_profile_json(text, "old.json", &out));
+  EXPECT_EQ(out.costs.pipe_rw, kernelsim::cost_profile_default().pipe_rw);
+  EXPECT_EQ(out.costs.socket_rw, kernelsim::cost_profile_default().socket_rw);
+  EXPECT_EQ(out.costs.tlb_flush_full, SimTime::ns(5));
+}
+
 // The text of distinct_profile() with `from` replaced by `to` (first occurrence).
 std::string edited(const std::string& from, const std::string& to) {
   std::string text = cost_profile_to_json(distinct_profile());

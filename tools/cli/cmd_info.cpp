@@ -51,7 +51,9 @@ nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceS
     j["files"].push_back({{"id", f.id},
                           {"path", f.path},
                           {"size_bytes", f.size_bytes},
-                          {"block_size", f.block_size}});
+                          {"block_size", f.block_size},
+                          {"kind", formats::file_kind_name(f.kind)},
+                          {"created", f.created}});
   }
   j["events"] = stats.events;
   j["events_per_kind"] = nlohmann::json::object();
@@ -127,8 +129,9 @@ void print_text(const formats::TraceReader& reader, const formats::TraceStats& s
     fmt::print("  ... {} more (--json lists all)\n", m.threads.size() - kThreadsShown);
   }
   for (const auto& f : m.files) {
-    fmt::print("file {:>4}     {} ({}, block {})\n", f.id, f.path, human_bytes(f.size_bytes),
-               f.block_size);
+    fmt::print("file {:>4}     {} ({}, {}, {}, block {})\n", f.id, f.path,
+               formats::file_kind_name(f.kind), f.created ? "created" : "existed",
+               human_bytes(f.size_bytes), f.block_size);
   }
   if (!list_chunks) return;
   fmt::print("chunks        {}\n", reader.chunks().size());

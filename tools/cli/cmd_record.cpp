@@ -34,10 +34,12 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "formats/atomic_file.h"
+#include "formats/import/fd_table.h"
 #include "formats/import/import.h"
 #include "formats/import/syscall.h"
 #include "tools/cli/commands.h"
@@ -248,10 +250,21 @@ Status record(const RecordArgs& a, int* exit) {
   auto cleanup = [&] {
     if (!a.keep) std::filesystem::remove_all(dir);
   };
+  // What the traced process holds before it runs: the command inherits record's fds 0-2; an
+  // attached process has its own (fd_table.h (5)).
+  const auto inherited = a.pid != 0 ? open_fds(fmt::format("/proc/{}/fd", a.pid), INT32_MAX)
+                                    : open_fds("/proc/self/fd", STDERR_FILENO);
   Recording r;
-  const std::string events = a.all_syscalls
-                                 ? "syscalls:*," + perf_event_list({}, faults, a.ground_truth)
-                                 : perf_event_list(syscalls, faults, a.ground_truth);
+  std::string events = a.all_syscalls ? "syscalls:*," + perf_event_list({}, faults, a.ground_truth)
+                                      : perf_event_list(syscalls, faults, a.ground_truth);
+  // The paths of opens (fd_table.h): uprobes on libc's open functions, removed when done.
+  const bool traces_opens =
+      a.all_syscalls || std::any_of(syscalls.begin(), syscalls.end(), [](const std::string& c) {
+        return c == "open" || c == "openat" || c == "creat";
+      });
+  std::optional<OpenProbes> probes;
+  if (traces_opens) probes.emplace(perf);
+  if (probes && !probes->events().empty()) events += "," + probes->events();
   Status s = run_recording(a, perf, events, data, text, &r);
   if (s && !a.no_probe) {
     // The recording stands without it: replay then keeps the gaps as recorded.
@@ -265,6 +278,13 @@ Status record(const RecordArgs& a, int* exit) {
   if (s) s = formats::import_file(formats::ImportFormat::kPerfScript, text, &trace, &report);
   const std::string out = output_path(a);
   if (s) {
+    // The command is the first thread perf saw (perf enables the events at its exec).
+    const uint64_t root = a.pid != 0                    ? static_cast<uint64_t>(a.pid)
+                          : !trace.meta.threads.empty() ? trace.meta.threads[0].mm_id
+                                                        : 0;
+    formats::name_inherited_fds(root, inherited, &trace.meta.files);
+    report.files_per_kind = {};
+    for (const auto& f : trace.meta.files) ++report.files_per_kind[static_cast<size_t>(f.kind)];
     fill_recorder(a, r.cost, &trace);
     s = formats::write_imported_trace(trace, out, formats::WriterOptions{});
   }

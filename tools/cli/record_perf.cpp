@@ -1,5 +1,7 @@
 #include "tools/cli/record_perf.h"
 
+#include <fmt/format.h>
+
 #include <spawn.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -12,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "formats/import/perf_script.h"
@@ -41,6 +44,9 @@ bool exists(const std::string& p) {
 std::vector<std::string> default_record_syscalls() {
   return {"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "process_madvise", "read",
           "pread64", "write", "fsync", "clone", "clone3", "exit", "exit_group",
+          // descriptors: which file each fd is, of which kind (formats/import/fd_table.h)
+          "open", "openat", "creat", "socket", "socketpair", "pipe", "pipe2", "dup", "dup2", "dup3",
+          "fcntl", "close", "accept", "accept4", "eventfd", "eventfd2", "memfd_create",
           // blocking calls: their durations are the threads' off-CPU time (block events)
           "futex", "nanosleep", "clock_nanosleep", "poll", "ppoll", "epoll_wait", "epoll_pwait",
           "select", "pselect6", "wait4", "waitid"};
@@ -204,6 +210,77 @@ Status run_program(const std::vector<std::string>& argv, const std::string& stdo
           .count());
   *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : kSignalExitBase + WTERMSIG(status);
   return Status::ok();
+}
+
+namespace {
+
+// Where Debian, Fedora and most distributions keep glibc.
+constexpr const char* kLibcPaths[] = {"/lib/x86_64-linux-gnu/libc.so.6",
+                                      "/usr/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6",
+                                      "/usr/lib64/libc.so.6"};
+
+}  // namespace
+
+OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
+#if defined(__x86_64__)
+  std::string libc;
+  for (const char* p : kLibcPaths) {
+    if (exists(p)) {
+      libc = p;
+      break;
+    }
+  }
+  if (libc.empty()) return;
+  // The path is the first argument of open64 (%di) and the second of openat64 (%si) in the
+  // x86-64 calling convention; glibc's internal __open calls are the same function as open64,
+  // and its _nocancel variants open locale, gconv and nss files. A function this glibc does not
+  // have (the _nocancel ones are internal symbols) is skipped.
+  struct Probe {
+    const char* suffix;
+    const char* function;
+    const char* fetch;
+  };
+  constexpr Probe kProbes[] = {{"", "open64", "+0(%di):string"},
+                               {"at", "openat64", "+0(%si):string"},
+                               {"_nc", "__open64_nocancel", "+0(%di):string"},
+                               {"at_nc", "__openat64_nocancel", "+0(%si):string"}};
+  for (const auto& [suffix, function, fetch] : kProbes) {
+    const std::string name = fmt::format("{}{}_{}", formats::kOpenProbePrefix, suffix, ::getpid());
+    uint64_t wall = 0;
+    int status = 0;
+    const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a",
+                                  fmt::format("{}={} path={}", name, function, fetch)},
+                                 "/dev/null", /*quiet_stderr=*/true, &wall, &status);
+    if (!s || status != 0) continue;
+    added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
+    events_ += (events_.empty() ? "" : ",") + added_.back();
+  }
+#endif
+}
+
+OpenProbes::~OpenProbes() {
+  for (const std::string& event : added_) {
+    uint64_t wall = 0;
+    int status = 0;
+    (void)run_program({perf_, "probe", "-q", "-d", event}, "/dev/null", /*quiet_stderr=*/true,
+                      &wall, &status);
+  }
+}
+
+std::vector<std::pair<int32_t, std::string>> open_fds(const std::string& proc_fd_dir,
+                                                      int32_t max_fd) {
+  std::vector<std::pair<int32_t, std::string>> fds;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(proc_fd_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    char* end = nullptr;
+    const long fd = std::strtol(name.c_str(), &end, 10);
+    if (end == name.c_str() || *end != '\0' || fd < 0 || fd > max_fd) continue;
+    std::error_code link_ec;
+    const auto target = std::filesystem::read_symlink(entry.path(), link_ec);
+    if (!link_ec) fds.emplace_back(static_cast<int32_t>(fd), target.string());
+  }
+  return fds;
 }
 
 }  // namespace mmreplay::tools

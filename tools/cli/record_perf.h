@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -47,5 +48,33 @@ std::vector<std::string> perf_script_argv(const std::string& perf, const std::st
 // *wall_ns gets the wall time; *exit_status the exit code (128+signal when killed).
 Status run_program(const std::vector<std::string>& argv, const std::string& stdout_path,
                    bool quiet_stderr, uint64_t* wall_ns, int* exit_status);
+
+// Uprobes on glibc's open64 and openat64 that fetch the path argument as a string
+// (formats/import/perf_script.h kOpenProbePrefix): perf's syscall tracepoints print the file name
+// only as a pointer, so without them an open's file has no name and no kind. Added for one
+// recording (the names carry record's pid, so two recordings do not clash) and removed when the
+// object goes. events() is "" where they cannot be added (no glibc at the usual places, not
+// x86-64, perf probe refused): opens are then recorded without names, as before.
+class OpenProbes {
+ public:
+  explicit OpenProbes(const std::string& perf);
+  ~OpenProbes();
+  OpenProbes(const OpenProbes&) = delete;
+  OpenProbes& operator=(const OpenProbes&) = delete;
+  // The -e list entries of the probes that were added, comma-separated.
+  const std::string& events() const { return events_; }
+
+ private:
+  std::string perf_;
+  std::vector<std::string> added_;  // "probe_libc:NAME"
+  std::string events_;
+};
+
+// The descriptors 0..max_fd listed in `proc_fd_dir` ("/proc/self/fd", "/proc/PID/fd") with what
+// each points at (readlink: "/dev/null", "pipe:[123]", "socket:[9]", "/dev/pts/0"), for the
+// importer to name the fds a recorded process had before recording (fd_table.h (5)). Empty when
+// the folder cannot be read.
+std::vector<std::pair<int32_t, std::string>> open_fds(const std::string& proc_fd_dir,
+                                                      int32_t max_fd);
 
 }  // namespace mmreplay::tools

@@ -173,6 +173,10 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
   cmd->add_option("--placement", a->placement,
                   "thread placement: spread, pack (threads of an mm together), as-recorded")
       ->check(CLI::IsMember({"spread", "pack", "as-recorded"}));
+  cmd->add_option("--cache", a->cache,
+                  "page cache of the trace's files at the start: warm, cold, or auto (warm for "
+                  "files that existed before the recording, cold for those it created)")
+      ->check(CLI::IsMember({"auto", "warm", "cold"}));
   cmd->add_option("--threads", a->threads, "host worker threads (default: all cores)")
       ->check(CLI::Range(1, replay::kMaxHostThreads));
   cmd->add_option("--shard", a->shard, "run only slice i of N of the study: i/N");
@@ -303,6 +307,9 @@ Status run_study_args(const StudyArgs& a) {
       run.spec.placement = a.placement == "pack"          ? replay::Placement::kPack
                            : a.placement == "as-recorded" ? replay::Placement::kAsRecorded
                                                           : replay::Placement::kSpread;
+      run.spec.cache = a.cache == "warm"   ? replay::CacheStart::kWarm
+                       : a.cache == "cold" ? replay::CacheStart::kCold
+                                           : replay::CacheStart::kAuto;
       run.spec.timeline_path = a.timeline_path;
       run.spec.timeline_window_start_ns = window_start.count_ns();
       run.spec.timeline_window_end_ns = window_end.count_ns();

@@ -28,6 +28,7 @@ struct StudyArgs {
   std::string profile = "default";
   std::string timing = "closed";
   std::string placement = "spread";
+  std::string cache = "auto";  // --cache: page-cache state of the trace's files at the start
   int threads = 0;
   std::string shard = "1/1";
   std::string json_path, csv_path, hgrm_dir;

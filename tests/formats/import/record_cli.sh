@@ -75,8 +75,24 @@ case "$CASE" in
     # Every syscall traced: the ones not modelled are counted by name.
     skip_without_perf
     "$TR" record --all-syscalls -o cat.mmtrace -- cat /dev/null 2>cat.err || fail "$(cat cat.err)"
-    grep -Eq "ignored \(not modelled\):.* openat x[0-9]+" cat.err || fail "$(cat cat.err)"
-    grep -Eq "ignored \(not modelled\):.* close x[0-9]+" cat.err || fail "$(cat cat.err)"
+    grep -Eq "ignored \(not modelled\):.* newfstatat x[0-9]+" cat.err || fail "$(cat cat.err)"
+    # openat and close are descriptor calls now (issue 19): modelled, not ignored.
+    grep -Eq "ignored \(not modelled\):.* (openat|close) x" cat.err && fail "$(cat cat.err)"
+    grep -Eq "[1-9][0-9]* descriptor calls" cat.err || fail "$(cat cat.err)"
+    ;;
+  fd_kinds)
+    # cat of a file to /dev/null: the input's open is named by the uprobe on glibc's open64, and
+    # stdout, inherited from record, by record's look at its own fd 1 (issue 19 item 5).
+    skip_without_perf
+    head -c 65536 /dev/zero >input.bin
+    "$TR" record -o cat.mmtrace -- cat "$PWD/input.bin" >/dev/null 2>cat.err || fail "$(cat cat.err)"
+    "$TR" info cat.mmtrace >info.out || fail "info: $(cat info.out)"
+    grep -Eq "/dev/null \(char, existed" info.out || fail "stdout not a char device: $(cat info.out)"
+    if grep -q "probe_libc" cat.err; then fail "probe events not read: $(cat cat.err)"; fi
+    # The uprobes need glibc at a usual place; without them the input stays unknown (README).
+    if [[ -e /lib/x86_64-linux-gnu/libc.so.6 ]]; then
+      grep -Eq "input.bin \(regular, existed" info.out || fail "input not named: $(cat info.out)"
+    fi
     ;;
   *)
     fail "unknown case $CASE"

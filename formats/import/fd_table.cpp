@@ -1,0 +1,225 @@
+#include "formats/import/fd_table.h"
+
+#include <array>
+
+#include <fmt/format.h>
+
+namespace mmreplay::formats {
+using detail::FdOp;
+namespace {
+
+bool starts_with_any(std::string_view s, std::initializer_list<std::string_view> prefixes) {
+  for (std::string_view p : prefixes) {
+    if (s.starts_with(p)) return true;
+  }
+  return false;
+}
+
+// The new fd of a call that returns one, or -1 on an error return.
+int32_t returned_fd(int64_t ret) {
+  return ret >= 0 && ret <= INT32_MAX ? static_cast<int32_t>(ret) : -1;
+}
+
+// A description made by a call whose kind is known from the call itself; -y may name it more
+// precisely (a path is kept either way).
+bool open_op(int32_t fd, FileKind kind, bool created, std::string path, FdOp* op) {
+  if (fd < 0) return false;
+  op->type = FdOp::Type::kOpen;
+  op->fd = fd;
+  op->created = created;
+  const FileKind by_path = file_kind_of_path(path);
+  op->kind = by_path != FileKind::kUnknown ? by_path : kind;
+  op->path = std::move(path);
+  return true;
+}
+
+}  // namespace
+
+FileKind file_kind_of_path(std::string_view path) {
+  if (path.empty()) return FileKind::kUnknown;
+  if (path.starts_with("pipe:")) return FileKind::kPipe;
+  // strace -y prints socket:[ino]; -yy prints the protocol and the addresses.
+  if (starts_with_any(path, {"socket:", "TCP:", "TCPv6:", "UDP:", "UDPv6:", "UNIX:", "UNIX-",
+                             "NETLINK:", "RAW:", "RAWv6:", "PACKET:"})) {
+    return FileKind::kSocket;
+  }
+  if (starts_with_any(path, {"anon_inode:", "/memfd:"})) return FileKind::kAnon;
+  if (starts_with_any(path, {"/dev/tty", "/dev/pts/", "/dev/console", "/dev/ptmx"})) {
+    return FileKind::kTty;
+  }
+  // Disks, partitions and their mappers (drivers/block, drivers/nvme, drivers/md).
+  if (starts_with_any(
+          path, {"/dev/sd", "/dev/nvme", "/dev/vd", "/dev/xvd", "/dev/hd", "/dev/loop", "/dev/dm-",
+                 "/dev/mapper/", "/dev/md", "/dev/zram", "/dev/ram", "/dev/mmcblk", "/dev/nbd"})) {
+    return FileKind::kBlockDevice;
+  }
+  // Other device nodes are character devices: null, zero, full, random, urandom, kmsg, ...
+  if (path.starts_with("/dev/") && !path.starts_with("/dev/shm/")) return FileKind::kCharDevice;
+  if (path.starts_with('/')) return FileKind::kRegular;
+  return FileKind::kUnknown;
+}
+
+size_t name_inherited_fds(uint64_t mm, const std::vector<std::pair<int32_t, std::string>>& fds,
+                          std::vector<FileInfo>* files) {
+  size_t named = 0;
+  for (const auto& [fd, path] : fds) {
+    const std::string unnamed = fmt::format("pid {} fd {}", mm, fd);
+    for (FileInfo& f : *files) {
+      if (f.path != unnamed) continue;
+      f.path = path;
+      f.kind = file_kind_of_path(path);
+      ++named;
+    }
+  }
+  return named;
+}
+
+namespace detail {
+
+bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
+  if (!c.fd_args_known) return false;
+  const auto& a = c.args;
+  const int32_t fd = returned_fd(ret);
+  std::string path = !c.ret_path.empty() ? c.ret_path : c.path;
+  switch (c.sc) {
+    case Syscall::kOpen:
+    case Syscall::kOpenat: {
+      // An existing file opened with O_TRUNC loses its pages; O_CREAT|O_EXCL made a new one.
+      // O_CREAT alone may have found the file there: taken as existing.
+      const uint64_t flags = c.sc == Syscall::kOpen ? a[1] : a[2];
+      const bool created =
+          (flags & kOTrunc) != 0 || (flags & (kOCreat | kOExcl)) == (kOCreat | kOExcl);
+      return open_op(fd, FileKind::kUnknown, created, std::move(path), op);
+    }
+    case Syscall::kCreat:  // open(O_CREAT|O_WRONLY|O_TRUNC)
+      return open_op(fd, FileKind::kUnknown, true, std::move(path), op);
+    case Syscall::kSocket:
+    case Syscall::kAccept:
+    case Syscall::kAccept4:
+      return open_op(fd, FileKind::kSocket, true, std::move(path), op);
+    case Syscall::kEventfd:
+    case Syscall::kEventfd2:
+      return open_op(fd, FileKind::kAnon, true, std::move(path), op);
+    case Syscall::kMemfdCreate:
+      return open_op(fd, FileKind::kAnon, true,
+                     !c.ret_path.empty() ? c.ret_path : fmt::format("/memfd:{}", c.path), op);
+    case Syscall::kPipe:
+    case Syscall::kPipe2:
+    case Syscall::kSocketpair: {
+      if (ret != 0 || c.fds_out.size() != 2) return false;  // perf: the fds sit behind a pointer
+      op->type = FdOp::Type::kOpenPair;
+      op->fd = c.fds_out[0];
+      op->fd2 = c.fds_out[1];
+      op->kind = c.sc == Syscall::kSocketpair ? FileKind::kSocket : FileKind::kPipe;
+      op->created = true;
+      if (c.fds_out_paths.size() == 2) {
+        op->path = c.fds_out_paths[0];
+        op->path2 = c.fds_out_paths[1];
+      }
+      return true;
+    }
+    case Syscall::kDup:
+    case Syscall::kDup2:
+    case Syscall::kDup3:
+    case Syscall::kFcntl: {
+      if (c.sc == Syscall::kFcntl && a[1] != kFDupfd && a[1] != kFDupfdCloexec) return false;
+      if (fd < 0 || static_cast<int64_t>(a[0]) == fd) return false;  // dup2(fd, fd) does nothing
+      op->type = FdOp::Type::kDup;
+      op->fd = static_cast<int32_t>(a[0]);
+      op->fd2 = fd;
+      return true;
+    }
+    case Syscall::kClose:
+      op->type = FdOp::Type::kClose;
+      op->fd = static_cast<int32_t>(a[0]);
+      return true;
+    default:
+      return false;
+  }
+}
+
+uint64_t FdTables::file_of_path(const std::string& path, FileKind kind, bool created) {
+  if (!path.empty()) {
+    if (auto it = by_path_.find(path); it != by_path_.end()) {
+      FileInfo& f = files_[it->second - 1];
+      if (f.kind == FileKind::kUnknown) f.kind = kind;
+      return it->second;
+    }
+  }
+  FileInfo info;
+  info.id = files_.size() + 1;
+  info.path = path;
+  info.kind = kind;
+  info.created = created;
+  files_.push_back(info);
+  if (!path.empty()) by_path_.emplace(path, info.id);
+  return info.id;
+}
+
+uint32_t FdTables::new_description(uint64_t mm, int32_t fd, FileKind kind, bool created,
+                                   const std::string& path, bool opened) {
+  const uint64_t id = file_of_path(path, kind, created);
+  if (path.empty()) {
+    // A description with no path gets its own file, named after the fd that made it; an fd
+    // from before the recording is "pid P fd N" (name_inherited_fds() looks for that name).
+    files_[id - 1].path = opened ? fmt::format("{} pid {} fd {}", file_kind_name(kind), mm, fd)
+                                 : fmt::format("pid {} fd {}", mm, fd);
+  }
+  descriptions_.push_back(Description{id, 0});
+  return static_cast<uint32_t>(descriptions_.size() - 1);
+}
+
+FdTables::Description& FdTables::lookup(uint64_t table, uint64_t mm, int32_t fd) {
+  auto& fds = tables_[table];
+  auto it = fds.find(fd);
+  if (it == fds.end()) {
+    // (5): opened before the recording; it existed then.
+    it = fds.emplace(fd, new_description(mm, fd, FileKind::kUnknown, false, "", false)).first;
+  }
+  return descriptions_[it->second];
+}
+
+void FdTables::apply(uint64_t table, uint64_t mm, const FdOp& op) {
+  auto& fds = tables_[table];
+  switch (op.type) {
+    case FdOp::Type::kOpen:
+      fds[op.fd] = new_description(mm, op.fd, op.kind, op.created, op.path);
+      break;
+    case FdOp::Type::kOpenPair: {
+      fds[op.fd] = new_description(mm, op.fd, op.kind, op.created, op.path);
+      // The two ends of one pipe are one inode: strace names both "pipe:[ino]"; without names
+      // the write end shares the read end's file.
+      const uint64_t first = descriptions_[fds[op.fd]].file_id;
+      if (op.path2.empty() || op.path2 == op.path) {
+        descriptions_.push_back(Description{first, 0});
+        fds[op.fd2] = static_cast<uint32_t>(descriptions_.size() - 1);
+      } else {
+        fds[op.fd2] = new_description(mm, op.fd2, op.kind, op.created, op.path2);
+      }
+      break;
+    }
+    case FdOp::Type::kDup: {
+      lookup(table, mm, op.fd);  // an inherited fd duplicated: it exists from now on
+      fds[op.fd2] = fds[op.fd];
+      break;
+    }
+    case FdOp::Type::kClose:
+      fds.erase(op.fd);
+      break;
+    case FdOp::Type::kNote: {
+      const FileKind kind = file_kind_of_path(op.path);
+      if (fds.count(op.fd) == 0) {
+        fds[op.fd] = new_description(mm, op.fd, kind, false, op.path, false);
+        break;
+      }
+      FileInfo& f = files_[descriptions_[fds[op.fd]].file_id - 1];
+      if (f.kind == FileKind::kUnknown) f.kind = kind;
+      break;
+    }
+    case FdOp::Type::kCloneTable:
+      break;  // the resolver's (copy_table)
+  }
+}
+
+}  // namespace detail
+}  // namespace mmreplay::formats

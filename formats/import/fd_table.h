@@ -1,0 +1,105 @@
+// Descriptors of a recording: which file each fd of each process points at, its kind, and the
+// file offset that read/write advance.
+//
+// The kernel's model, as the importers follow it:
+//   (1) a task has a descriptor table (struct files_struct); threads made with CLONE_FILES share
+//       their parent's, fork and vfork give the child a copy (dup_fd()) whose fds point at the same
+//       open files;
+//   (2) an fd points at an open file description (struct file): dup, dup2, dup3, fcntl(F_DUPFD)
+//       and fork share it, offset included; open/socket/pipe/accept/eventfd/memfd make a new one;
+//   (3) a description points at a file of the trace's file table: opens of one path share the file
+//       (one page cache), both ends of one pipe share theirs ("pipe:[ino]");
+//   (4) close ends the fd; a later call on that number (reused) gets the next open;
+//   (5) an fd used but never opened in the recording (inherited: 0, 1, 2, or opened before an
+//       attach) gets a file "pid P fd N" of unknown kind that existed before the recording, unless
+//       strace's -y or record's look at the inherited fds named it.
+// Kinds come from the creating call (socket, accept: socket; pipe: pipe; eventfd, memfd: anon)
+// and from paths (file_kind_of_path()). An open whose path is not known (perf prints filename as a
+// pointer) stays unknown, which the replay treats as regular.
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "formats/import/syscall.h"
+#include "formats/trace_meta.h"
+
+namespace mmreplay::formats {
+
+// The kind of a path as strace -y/-yy prints it or as open() names it: "/dev/null" char device,
+// "/dev/pts/3" tty, "pipe:[123]" pipe, "socket:[9]" or "TCP:[..]" socket, "anon_inode:[eventfd]"
+// and "/memfd:x" anon, "/dev/sda1" block device, another absolute path regular, "" unknown.
+FileKind file_kind_of_path(std::string_view path);
+
+// Names the descriptors a recorder saw open in the traced process `mm` before it ran (record
+// reads its own fds 0-2, which the command inherits; or /proc/PID/fd at attach): the file
+// "pid MM fd N" of each becomes `path` with its kind (file_kind_of_path). Returns how many files
+// were named.
+size_t name_inherited_fds(uint64_t mm, const std::vector<std::pair<int32_t, std::string>>& fds,
+                          std::vector<FileInfo>* files);
+
+namespace detail {
+
+// One change to a descriptor table, in the order the calls happened.
+struct FdOp {
+  enum class Type : uint8_t {
+    kOpen,        // fd = a new description of (path, kind, created)
+    kOpenPair,    // fd and fd2 = two new descriptions of one pipe or socket pair
+    kDup,         // fd2 = fd's description (fd2 closed first when open)
+    kClose,       // fd ends
+    kNote,        // what fd points at (strace -y on a read/write): names an fd never opened
+    kCloneTable,  // the child `child_tid` shares (share) or copies the caller's table
+  };
+  Type type = Type::kOpen;
+  int32_t fd = -1;
+  int32_t fd2 = -1;
+  FileKind kind = FileKind::kUnknown;
+  bool created = false;  // the call made the file (O_TRUNC, O_CREAT|O_EXCL, creat, memfd, pipe)
+  std::string path;      // "" when unknown
+  std::string path2;     // kOpenPair: the second fd's path
+  uint64_t child_tid = 0;
+  bool share = false;
+  bool share_known = true;  // false: clone flags not seen (clone3 under perf): the child shares
+                            // the table when it shares the address space, as threads do
+};
+
+// The descriptor change a completed call makes, or false when it makes none (a failed dup, a
+// pipe whose fds perf did not see).
+bool fd_op_of_call(const SyscallCall& call, int64_t ret, FdOp* op);
+
+// The resolver's descriptor tables. Table ids are chosen by the caller (the mm by default).
+class FdTables {
+ public:
+  // File ids are 1 + the index in `files`, which the tables extend.
+  explicit FdTables(std::vector<FileInfo>* files) : files_(*files) {}
+
+  struct Description {
+    uint64_t file_id = 0;
+    uint64_t position = 0;  // the offset read/write advance
+  };
+  // What `fd` of `table` points at; an fd never opened gets "pid `mm` fd N" (5).
+  Description& lookup(uint64_t table, uint64_t mm, int32_t fd);
+  // Applies op (not kCloneTable) to `table`.
+  void apply(uint64_t table, uint64_t mm, const FdOp& op);
+  // `child` becomes a copy of `parent` (dup_fd()): same fds, same descriptions.
+  void copy_table(uint64_t parent, uint64_t child) { tables_[child] = tables_[parent]; }
+
+ private:
+  // `opened`: made by a call of the trace (else an fd inherited from before it, (5)).
+  uint32_t new_description(uint64_t mm, int32_t fd, FileKind kind, bool created,
+                           const std::string& path, bool opened = true);
+  uint64_t file_of_path(const std::string& path, FileKind kind, bool created);
+
+  std::vector<FileInfo>& files_;
+  std::vector<Description> descriptions_;
+  std::map<uint64_t, std::map<int32_t, uint32_t>> tables_;  // table -> fd -> description
+  std::map<std::string, uint64_t, std::less<>> by_path_;    // path -> file id
+};
+
+}  // namespace detail
+}  // namespace mmreplay::formats

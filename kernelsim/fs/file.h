@@ -1,0 +1,47 @@
+// What each file id of a run points at, and whether its pages are in the page cache at the start.
+//
+// The replay fills the table from the trace's file table. A file's kind decides its read/write
+// path (fs/read_write.h), as the file's f_op does in the kernel: regular files and block devices
+// go through the page cache and buffer heads (generic_file_read_iter() / blkdev_read_iter());
+// pipes (pipe_read()), sockets (sock_read_iter()), ttys and anon inodes move the bytes with one
+// copy and no page cache; char devices such as /dev/null (read_null()/write_null()) move nothing.
+// A file id the table does not list is regular and cold: what every file was before kinds.
+
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace mmreplay::kernelsim {
+
+enum class FileType : uint8_t {
+  kRegular,
+  kBlockDevice,
+  kSocket,
+  kPipe,
+  kCharDevice,
+  kTty,
+  kAnon,
+};
+
+struct FileSpec {
+  FileType type = FileType::kRegular;
+  bool cached_at_start = false;  // its pages sit in the page cache when the run starts (warm)
+};
+
+class FileTable {
+ public:
+  // REQUIRES: file != 0 (0 is no file).
+  void set(uint32_t file, FileSpec spec);
+  const FileSpec& get(uint32_t file) const;
+  // Regular files and block devices: reads and writes go through the page cache.
+  bool uses_page_cache(uint32_t file) const {
+    const FileType t = get(file).type;
+    return t == FileType::kRegular || t == FileType::kBlockDevice;
+  }
+
+ private:
+  std::vector<FileSpec> specs_;  // by file id
+};
+
+}  // namespace mmreplay::kernelsim
