@@ -53,6 +53,7 @@
   X(ContigFree,    TRACE_AND_MODEL, 17, "contig_free",    "contig_free",    "")                   \
   X(Observation,   TRACE_ONLY,      18, "observation",    "",               "")                   \
   X(Block,         TRACE_AND_MODEL, 19, "block",          "",               "")                   \
+  X(Clone,         TRACE_AND_MODEL, 20, "clone",          "",               "")                   \
   X(Think,         MODEL_ONLY,      -1, "think",          "",               "")                   \
   X(Sleep,         MODEL_ONLY,      -1, "sleep",          "",               "")
 // clang-format on

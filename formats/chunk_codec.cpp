@@ -222,6 +222,9 @@ Status decode_chunk(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, De
       case K::kBlock:
         read_kind<K::kBlock>(c, e);
         break;
+      case K::kClone:
+        read_kind<K::kClone>(c, e);
+        break;
       default:
         return corrupt(frame_offset, "event " + std::to_string(i) + " has unknown kind " +
                                          std::to_string(op & kOpKindMask) +

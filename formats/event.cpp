@@ -211,5 +211,12 @@ Event block(uint64_t ts, BlockCall call, uint64_t duration_ns) {
   return e;
 }
 
+Event clone(uint64_t ts, uint64_t child_tid, uint64_t clone_flags) {
+  Event e = make(EventKind::kClone, ts);
+  e.arg0 = child_tid;
+  e.arg1 = clone_flags;
+  return e;
+}
+
 }  // namespace ev
 }  // namespace mmreplay::formats

@@ -48,6 +48,11 @@ namespace mmreplay::formats {
 //   block           format 1.2: the thread was off its CPU in a blocking system call (sleep,
 //                   futex wait, poll, wait4) for duration_ns; arg0 = BlockCall. Replayed as sleep:
 //                   the CPU is free for other tasks meanwhile. Without a duration it is skipped.
+//   clone           format 1.3: the thread created another one (clone, clone3, fork, vfork) at
+//                   this point of its stream; arg0 = the child's tid (a row of the thread table
+//                   whose parent_tid is this thread), arg1 = clone flags as far as the capture
+//                   knew them (kCloneFlagsUnknown when it did not). The child's task starts when
+//                   this event replays, and a fork copies the address space here (dup_mmap()).
 enum class EventKind : uint8_t {
 #define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk, )
   MMREPLAY_OPS(MMREPLAY_EVENT_KIND)
@@ -104,6 +109,10 @@ std::string_view block_call_name(BlockCall call);
 std::string_view observation_name(ObservationKind kind);
 // Inverse of observation_name for tracepoint names ("tlb:tlb_flush"); false when not one of them.
 bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* kind);
+
+// kClone's arg1 when the capture did not see the flags (clone3 under perf: they sit behind a
+// pointer). No real flag word has every bit set.
+inline constexpr uint64_t kCloneFlagsUnknown = ~uint64_t{0};
 
 // Event::flags bits.
 inline constexpr uint8_t kFlagWrite = 1u << 0;  // fault or touch was a write
@@ -186,6 +195,7 @@ inline constexpr uint8_t kFieldsOf[kEventKindCount] = {
     kFieldArg0,                                                     // contig_free
     kFieldArg0 | kFieldArg1,                                        // observation
     kFieldArg0,                                                     // block
+    kFieldArg0 | kFieldArg1,                                        // clone
 };
 }  // namespace detail
 
@@ -230,6 +240,8 @@ Event contig_free(uint64_t ts, uint64_t handle);
 Event observation(uint64_t ts, ObservationKind what, uint64_t value);
 // Blocked in `call` for `duration_ns` (kNoDuration when the capture did not time it).
 Event block(uint64_t ts, BlockCall call, uint64_t duration_ns);
+// Created thread `child_tid` with `clone_flags` (kCloneFlagsUnknown when not known).
+Event clone(uint64_t ts, uint64_t child_tid, uint64_t clone_flags);
 }  // namespace ev
 
 }  // namespace mmreplay::formats

@@ -124,6 +124,9 @@ bool TraceOpSource::translate(Op& op) const {
       if (!e.has_duration()) return false;
       op = Op::block(SimTime::ns(static_cast<int64_t>(e.duration_ns)));
       return true;
+    case EventKind::kClone:
+      op = Op::clone(e.arg0);  // starts the child's task (run.cpp spawned it waiting for this)
+      return true;
   }
   return false;
 }

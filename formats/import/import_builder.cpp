@@ -84,6 +84,24 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       e = ev::fsync(ts, 0);
       item->fd = static_cast<int32_t>(a[0]);
       return true;
+    case Syscall::kClone:
+    case Syscall::kClone3:
+    case Syscall::kFork:
+    case Syscall::kVfork: {
+      if (ret <= 0) return false;  // the child's own return (0): its stream starts at the clone
+      const uint64_t flags = c.sc == Syscall::kFork    ? 0
+                             : c.sc == Syscall::kVfork ? kCloneVm | kCloneVfork
+                             : c.clone_flags_known     ? a[0]
+                                                       : kCloneFlagsUnknown;
+      e = ev::clone(ts, uret, flags);
+      return true;
+    }
+    case Syscall::kExecve:
+    case Syscall::kExecveat:
+      // A new mm for the thread (exec_mmap()); finish() gives it its id.
+      if (ret != 0) return false;
+      e = ev::mm_create(ts, 0, 0);
+      return true;
     default: {
       BlockCall call;
       if (!syscall_block_call(c.sc, a, &call)) return false;
@@ -205,7 +223,7 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   Item item;
   if (!make_item(call, ts, ret, &s, &item, &report_)) {
     // A known call with no event of its own (a futex wake): counted by name, never silently
-    // dropped (issue 19). Thread and process creation became the child's stream above.
+    // dropped (issue 19). A clone's return in the child (0) is where the child's stream starts.
     if (!creates_task(call.sc)) ignored_event(syscall_name(call.sc));
     return;
   }

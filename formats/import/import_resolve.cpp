@@ -2,10 +2,18 @@
 // follows each mm's mappings, ties faults to them and gives descriptors file ids and offsets,
 // (3) implicit mappings for faults outside every known mapping, (4) the streams, each opened by
 // thread_start (and mm_create for a forked child) and the mm's implicit mappings.
+//
+// A process's mm changes at each successful execve (an mm_create item in the exec'ing thread):
+// the mm in force at time T is the process's base id (its pid, or the root of its clone chain)
+// before its first exec, and base + g * kPidMaxLimit after its g-th. Ids stay unique because a
+// pid is below PID_MAX_LIMIT. The implicit mappings of an exec's mm (the new binary, its stack)
+// follow the exec's mm_create in the thread's stream.
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -15,6 +23,9 @@
 
 namespace mmreplay::formats::detail {
 namespace {
+
+// include/linux/threads.h: PID_MAX_LIMIT on 64-bit, above every pid.
+constexpr uint64_t kPidMaxLimit = uint64_t{4} * 1024 * 1024;
 
 struct MmState {
   AddressRanges mapped;  // now
@@ -35,13 +46,11 @@ uint64_t round_up(uint64_t v, uint64_t page) {
   return r < v ? ~(page - 1) : r & ~(page - 1);  // saturate at the top page
 }
 
-// The mm of every thread: the pid where known, else through the clone chain, else its own tid.
-// Also returns, per thread, the parent mm when the thread starts a new mm by fork.
-void resolve_mms(const BuilderState& s, std::vector<uint64_t>* mm,
-                 std::vector<std::optional<uint64_t>>* forked_from) {
+// The base mm of every thread (its mm before any exec): the pid where known, else through the
+// clone chain, else its own tid.
+void resolve_base_mms(const BuilderState& s, std::vector<uint64_t>* mm) {
   const size_t n = s.threads.size();
   mm->assign(n, 0);
-  forked_from->assign(n, std::nullopt);
   for (size_t i = 0; i < n; ++i) {
     // Walk up while the mm is inherited; at most n steps, so a clone loop in bad input ends.
     size_t cur = i;
@@ -54,14 +63,6 @@ void resolve_mms(const BuilderState& s, std::vector<uint64_t>* mm,
     }
     const ThreadState& root = s.threads[cur];
     (*mm)[i] = root.pid ? *root.pid : root.tid;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    const ThreadState& t = s.threads[i];
-    if (!t.parent_tid) continue;
-    auto it = s.index_of.find(*t.parent_tid);
-    if (it == s.index_of.end()) continue;
-    const uint64_t parent_mm = (*mm)[it->second];
-    if (parent_mm != (*mm)[i]) (*forked_from)[i] = parent_mm;
   }
 }
 
@@ -87,6 +88,10 @@ class Resolver {
   ImportedTrace run(RecorderInfo recorder);
 
  private:
+  void resolve_mms();
+  uint64_t mm_at(uint32_t thread, uint64_t ts) const;
+  uint64_t first_ts(uint32_t thread, uint64_t trace_first) const;
+  MmState& state_of(uint32_t thread, uint64_t mm);
   void apply(uint32_t thread, Item* item);
   void track_fault(MmState* m, const Event& e);
   uint64_t file_id(uint64_t mm, int32_t fd);
@@ -95,8 +100,10 @@ class Resolver {
 
   BuilderState& s_;
   ImportReport& report_;
-  std::vector<uint64_t> mm_;
+  std::vector<uint64_t> base_;  // per thread: its process's mm before any exec
+  std::vector<uint64_t> mm_;    // per thread: its mm at its start (the header's)
   std::vector<std::optional<uint64_t>> forked_from_;
+  std::map<uint64_t, std::vector<uint64_t>> execs_;  // base mm -> its execs' times, in order
   std::map<uint64_t, MmState> mms_;
   std::map<std::pair<uint64_t, int32_t>, FileState> files_;
   std::vector<FileInfo> file_table_;
@@ -123,11 +130,57 @@ void Resolver::track_fault(MmState* m, const Event& e) {
   ++m->outside_pages[e.addr & ~uint64_t{s_.page_size - 1}];
 }
 
-void Resolver::apply(uint32_t thread, Item* item) {
-  const uint64_t mm = mm_[thread];
+uint64_t Resolver::mm_at(uint32_t thread, uint64_t ts) const {
+  const uint64_t base = base_[thread];
+  auto it = execs_.find(base);
+  if (it == execs_.end()) return base;
+  // An exec's own mm_create and everything from its time on are in the new mm.
+  const auto gen = static_cast<uint64_t>(
+      std::upper_bound(it->second.begin(), it->second.end(), ts) - it->second.begin());
+  return base + gen * kPidMaxLimit;
+}
+
+// Where a thread's stream starts: its clone, else its first event, else the recording's first.
+uint64_t Resolver::first_ts(uint32_t thread, uint64_t trace_first) const {
+  const ThreadState& t = s_.threads[thread];
+  uint64_t first = t.items.empty() ? trace_first : t.items.front().event.ts_ns;
+  if (t.clone_ts && (t.items.empty() || *t.clone_ts < first)) first = *t.clone_ts;
+  return first;
+}
+
+void Resolver::resolve_mms() {
+  resolve_base_mms(s_, &base_);
+  const size_t n = s_.threads.size();
+  for (uint32_t i = 0; i < n; ++i) {
+    for (const Item& item : s_.threads[i].items) {
+      if (item.event.kind == EventKind::kMmCreate) execs_[base_[i]].push_back(item.event.ts_ns);
+    }
+  }
+  for (auto& [base, times] : execs_) std::sort(times.begin(), times.end());
+  for (uint32_t i = 0; i < n; ++i) {
+    for (Item& item : s_.threads[i].items) {
+      if (item.event.kind == EventKind::kMmCreate) item.event.arg0 = mm_at(i, item.event.ts_ns);
+    }
+  }
+  uint64_t trace_first = UINT64_MAX;
+  for (uint32_t i = 0; i < n; ++i) trace_first = std::min(trace_first, first_ts(i, UINT64_MAX));
+  mm_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) mm_[i] = mm_at(i, first_ts(i, trace_first));
+  // A thread whose process differs from its parent's was forked from the parent's mm of then.
+  forked_from_.assign(n, std::nullopt);
+  for (uint32_t i = 0; i < n; ++i) {
+    const ThreadState& t = s_.threads[i];
+    if (!t.parent_tid) continue;
+    auto it = s_.index_of.find(*t.parent_tid);
+    if (it == s_.index_of.end() || base_[it->second] == base_[i]) continue;
+    forked_from_[i] = mm_at(it->second, t.clone_ts ? *t.clone_ts : first_ts(i, trace_first));
+  }
+}
+
+MmState& Resolver::state_of(uint32_t thread, uint64_t mm) {
   auto [it, first] = mms_.try_emplace(mm);
   MmState& m = it->second;
-  if (first && forked_from_[thread]) {
+  if (first && mm == mm_[thread] && forked_from_[thread]) {
     // A forked child starts with its parent's mappings (dup_mmap()), as the parent has them now.
     const MmState& parent = mms_[*forked_from_[thread]];
     m.mapped = parent.mapped;
@@ -135,7 +188,13 @@ void Resolver::apply(uint32_t thread, Item* item) {
     m.brk_known = parent.brk_known;
     m.brk = parent.brk;
   }
+  return m;
+}
+
+void Resolver::apply(uint32_t thread, Item* item) {
   Event& e = item->event;
+  const uint64_t mm = mm_at(thread, e.ts_ns);
+  MmState& m = state_of(thread, mm);
   const uint64_t page = s_.page_size;
   switch (e.kind) {
     case EventKind::kMmap: {
@@ -169,6 +228,12 @@ void Resolver::apply(uint32_t thread, Item* item) {
     }
     case EventKind::kPageFault:
       track_fault(&m, e);
+      break;
+    case EventKind::kClone:
+      // The fork moment: a forked child's mappings are its parent's as of now.
+      if (auto it = s_.index_of.find(e.arg0); it != s_.index_of.end()) {
+        state_of(it->second, mm_[it->second]);
+      }
       break;
     case EventKind::kFileRead:
     case EventKind::kFileWrite: {
@@ -216,37 +281,58 @@ void Resolver::assemble(ImportedTrace* out) {
     report_.implicit_mappings.insert(report_.implicit_mappings.end(), list.begin(), list.end());
     implicit[mm_id] = std::move(list);
   }
-  std::map<uint64_t, uint32_t> first_thread;  // mm -> stream that opens it
-  for (uint32_t i = 0; i < s_.threads.size(); ++i) first_thread.try_emplace(mm_[i], i);
+  // mm -> stream that opens it: an exec's mm is opened by its mm_create, others by their first
+  // thread.
+  std::map<uint64_t, uint32_t> first_thread;
+  std::set<uint64_t> exec_mms;
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    for (const Item& item : s_.threads[i].items) {
+      if (item.event.kind == EventKind::kMmCreate) exec_mms.insert(item.event.arg0);
+    }
+  }
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    if (!exec_mms.contains(mm_[i])) first_thread.try_emplace(mm_[i], i);
+  }
+  auto put_implicit = [&](std::vector<Event>& events, uint64_t ts, uint64_t mm,
+                          std::optional<uint64_t> forked_from) {
+    for (const ImplicitMapping& im : implicit[mm]) {
+      // A forked child inherits its parent's implicit mappings: mapping them again
+      // (MAP_FIXED) would throw away the pages fork shared.
+      if (forked_from && inherited(implicit[*forked_from], im)) continue;
+      events.push_back(ev::mmap(ts, im.start, im.end - im.start, kProtRead | kProtWrite,
+                                kMapPrivate | kMapAnonymous | kMapFixed));
+    }
+  };
 
   // Where a thread with neither an event nor a known clone starts: the recording's first event
   // (not time 0, which would stretch the replay's time origin back to it).
   uint64_t trace_first = UINT64_MAX;
-  for (const ThreadState& t : s_.threads) {
-    if (!t.items.empty()) trace_first = std::min(trace_first, t.items.front().event.ts_ns);
-    if (t.clone_ts) trace_first = std::min(trace_first, *t.clone_ts);
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    trace_first = std::min(trace_first, first_ts(i, UINT64_MAX));
   }
   if (trace_first == UINT64_MAX) trace_first = 0;
   out->streams.resize(s_.threads.size());
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     const ThreadState& t = s_.threads[i];
-    out->meta.threads.push_back(ThreadInfo{t.tid, mm_[i], t.name, t.cpu});
+    out->meta.threads.push_back(
+        ThreadInfo{t.tid, mm_[i], t.name, t.cpu, t.parent_tid.value_or(0)});
     std::vector<Event>& events = out->streams[i];
     // A task exists from its clone: its stream starts there (else at its first event).
-    uint64_t first_ts = t.items.empty() ? trace_first : t.items.front().event.ts_ns;
-    if (t.clone_ts && (t.items.empty() || *t.clone_ts < first_ts)) first_ts = *t.clone_ts;
-    events.push_back(ev::thread_start(first_ts));
-    if (forked_from_[i]) events.push_back(ev::mm_create(first_ts, mm_[i], *forked_from_[i]));
-    if (first_thread[mm_[i]] == i) {
-      for (const ImplicitMapping& im : implicit[mm_[i]]) {
-        // A forked child inherits its parent's implicit mappings: mapping them again
-        // (MAP_FIXED) would throw away the pages fork shared.
-        if (forked_from_[i] && inherited(implicit[*forked_from_[i]], im)) continue;
-        events.push_back(ev::mmap(first_ts, im.start, im.end - im.start, kProtRead | kProtWrite,
-                                  kMapPrivate | kMapAnonymous | kMapFixed));
+    const uint64_t start = first_ts(i, trace_first);
+    events.push_back(ev::thread_start(start));
+    if (forked_from_[i]) events.push_back(ev::mm_create(start, mm_[i], *forked_from_[i]));
+    auto opener = first_thread.find(mm_[i]);
+    if (opener != first_thread.end() && opener->second == i) {
+      put_implicit(events, start, mm_[i], forked_from_[i]);
+    }
+    for (const Item& item : t.items) {
+      events.push_back(item.event);
+      if (item.event.kind == EventKind::kMmCreate) {  // at the exec's return
+        const Event& e = item.event;
+        put_implicit(events, e.ts_ns + (e.has_duration() ? e.duration_ns : 0), e.arg0,
+                     std::nullopt);
       }
     }
-    for (const Item& item : t.items) events.push_back(item.event);
     // Think time: the gaps between one event's end and the next one's start.
     for (size_t k = 1; k < events.size(); ++k) {
       const Event& prev = events[k - 1];
@@ -260,13 +346,13 @@ void Resolver::assemble(ImportedTrace* out) {
     }
   }
   report_.threads = s_.threads.size();
-  report_.processes = first_thread.size();
+  report_.processes = first_thread.size() + exec_mms.size();
   report_.files = file_table_.size();
   out->meta.files = file_table_;
 }
 
 ImportedTrace Resolver::run(RecorderInfo recorder) {
-  resolve_mms(s_, &mm_, &forked_from_);
+  resolve_mms();
   std::vector<Ref> order;
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     auto& items = s_.threads[i].items;

@@ -33,6 +33,9 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     "pselect6",
     "wait4",
     "waitid",
+    // process lifecycle
+    "execve",
+    "execveat",
 };
 
 }  // namespace
@@ -63,6 +66,8 @@ bool syscall_needs_return(Syscall sc) {
     case Syscall::kClone3:
     case Syscall::kFork:
     case Syscall::kVfork:
+    case Syscall::kExecve:  // only a successful exec (0) replaces the mm
+    case Syscall::kExecveat:
       return true;
     default:
       return false;
@@ -71,7 +76,7 @@ bool syscall_needs_return(Syscall sc) {
 
 bool syscall_block_call(Syscall sc, const std::array<uint64_t, kMaxSyscallArgs>& args,
                         BlockCall* call) {
-  if (sc < Syscall::kFutex) return false;
+  if (sc < Syscall::kFutex || sc > Syscall::kWaitid) return false;
   if (sc == Syscall::kFutex) {
     switch (args[1] & kFutexCmdMask) {
       case kFutexWait:

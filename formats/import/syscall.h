@@ -43,8 +43,11 @@ enum class Syscall : uint8_t {
   kPselect6,        // n, inp, outp, exp, tsp, sig
   kWait4,           // pid, status, options, rusage
   kWaitid,          // which, pid, infop, options, rusage
+  // Process lifecycle beyond clone/exit.
+  kExecve,    // filename, argv, envp                               -> 0 in the new image
+  kExecveat,  // dfd, filename, argv, envp, flags                   -> 0 in the new image
 };
-inline constexpr size_t kSyscallCount = 28;
+inline constexpr size_t kSyscallCount = 30;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -74,6 +77,7 @@ struct SyscallCall {
 // Linux constants the importers interpret (include/uapi/linux/sched.h, mman-common.h).
 inline constexpr uint64_t kCloneVm = 0x00000100;
 inline constexpr uint64_t kCloneThread = 0x00010000;
+inline constexpr uint64_t kCloneVfork = 0x00004000;
 inline constexpr uint32_t kMapAnonymous = 0x20;
 inline constexpr uint32_t kMapPrivate = 0x02;
 inline constexpr uint32_t kMapFixed = 0x10;

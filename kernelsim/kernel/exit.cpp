@@ -58,8 +58,7 @@ Co<void> do_mm_switch(Task& t, uint32_t mm_id, uint32_t parent_mm_id) {
   // Fork: the new mm is a copy of the parent's at this moment (copy_mm() -> dup_mm()), made
   // once, by the first task of the child that gets here.
   Mm* parent = parent_mm_id != 0 ? sim.find_mm(parent_mm_id) : nullptr;
-  if (parent != nullptr && parent != &next && !parent->dead && !next.forked && next.vmas.empty())
-    co_await dup_mmap(t, next, *parent);
+  if (parent != nullptr && needs_dup_mmap(next, *parent)) co_await dup_mmap(t, next, *parent);
   co_await sync_point(t);  // mm_users is shared
   // A task spawned already in `next` (the replay starts a child in its own mm) keeps it: only a
   // real switch drops the old mm (mmput()), so an mm is torn down by its last user's exit.

@@ -180,4 +180,11 @@ Op Op::contig_free(uint64_t handle) {
   return o;
 }
 
+Op Op::clone(uint64_t child) {
+  Op o;
+  o.kind = OpKind::kClone;
+  o.child = child;
+  return o;
+}
+
 }  // namespace mmreplay::kernelsim

@@ -26,6 +26,8 @@
 //   kFsync       file: fsync(2), writes the file's dirty blocks
 //   kContigAlloc len (bytes, rounded up to pages), handle: cma_alloc() by a driver (mm/cma.h)
 //   kContigFree  handle: cma_release() of that allocation
+//   kClone       child: the task waiting for this clone (Simulation::spawn_thread_on_clone())
+//                starts now; a child in another mm gets the copy of this task's (fork)
 
 #pragma once
 
@@ -85,6 +87,7 @@ struct Op {
   SimTime duration;               // kThink, kSleep, kBlock
   std::vector<AddrRange> ranges;  // kMadviseVector
   uint64_t handle = 0;            // kContigAlloc, kContigFree: the allocation, chosen by the trace
+  uint64_t child = 0;             // kClone: the key the child task waits under (its trace tid)
   // kMmap, kMremap, kBrk: the address fields hold what the real kernel returned (a recorded
   // trace): the mmap's addr (not a hint), the mremap's new_addr (moved or not), the brk's new
   // break. The model puts the mapping there and counts addr_mismatch where its own view of the
@@ -116,6 +119,7 @@ struct Op {
   static Op fsync(uint32_t file);
   static Op contig_alloc(uint64_t handle, uint64_t bytes);
   static Op contig_free(uint64_t handle);
+  static Op clone(uint64_t child);
 };
 
 // Where a task gets its next Op. Owned by the task.

@@ -114,6 +114,9 @@ Event random_event(EventKind kind, uint64_t ts, uint64_t* rng, std::vector<Range
     case EventKind::kContigFree:
       e = ev::contig_free(ts, next(rng) % 64);
       break;
+    case EventKind::kClone:
+      e = ev::clone(ts, next(rng) % 100, next(rng) % 2 ? next(rng) : kCloneFlagsUnknown);
+      break;
     case EventKind::kObservation:
       e = ev::observation(ts, static_cast<ObservationKind>(next(rng) % kObservationKindCount),
                           next(rng) % 2 ? next(rng) : 1);

@@ -137,7 +137,7 @@ TEST(RoundTripEdges, BlockEventsKeepCallAndDuration) {
   const RandomTrace back = read_trace(path);
   expect_same(trace, back);
   EXPECT_EQ(back.meta.version_major, 1);
-  EXPECT_EQ(back.meta.version_minor, 2);
+  EXPECT_EQ(back.meta.version_minor, kFormatVersionMinor);
   EXPECT_EQ(back.streams[0].events[0].kind, EventKind::kBlock);
   EXPECT_EQ(back.streams[1].events[0].arg0, static_cast<uint64_t>(BlockCall::kFutex));
   EXPECT_FALSE(back.streams[1].events[1].has_duration());

@@ -140,7 +140,11 @@ TEST(PerfScriptEdge, BareTidCommWithSpacesMicrosecondsAndFork) {
   ASSERT_TRUE(s2) << s2.message();
   ASSERT_EQ(t.meta.threads.size(), 2u);
   EXPECT_EQ(t.meta.threads[0], (ThreadInfo{10, 10, "Web Content"}));
-  EXPECT_EQ(t.meta.threads[1], (ThreadInfo{11, 11, "Web Content"}));  // forked: its own mm
+  // Forked: its own mm, started by the clone event of thread 10.
+  EXPECT_EQ(t.meta.threads[1], (ThreadInfo{11, 11, "Web Content", -1, 10}));
+  EXPECT_EQ(t.streams[0][1].kind, EventKind::kClone);
+  EXPECT_EQ(t.streams[0][1].arg0, 11u);
+  EXPECT_EQ(t.streams[0][1].arg1, 0x1200011u);
   EXPECT_EQ(r.count(EventKind::kMmCreate), 1u);
   const Event& create = t.streams[1][1];
   EXPECT_EQ(create.kind, EventKind::kMmCreate);
@@ -170,7 +174,9 @@ TEST(PerfScriptEdge, ATaskStartsAtItsCloneEvenWithoutEventsOfItsOwn) {
           &t, &r);
   ASSERT_TRUE(s) << s.message();
   ASSERT_EQ(t.meta.threads.size(), 3u);
-  EXPECT_EQ(t.streams[0].front().ts_ns, 2001000000u);  // its first event: the clones are none
+  EXPECT_EQ(t.streams[0].front().ts_ns, 2000000000u);  // its first event: the first clone
+  EXPECT_EQ(t.streams[0][1].kind, EventKind::kClone);
+  EXPECT_EQ(t.streams[0][2].kind, EventKind::kClone);
   EXPECT_EQ(t.streams[1].front().kind, EventKind::kThreadStart);
   EXPECT_EQ(t.streams[1].front().ts_ns, 2000001000u);  // not 0
   ASSERT_GE(t.streams[2].size(), 2u);
@@ -283,10 +289,10 @@ TEST(StraceEdge, IgnoredCallsAndSignalsAreCountedByName) {
                        "7 1.000005 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n",
                        &t, &r);
   ASSERT_TRUE(s) << s.message();
-  EXPECT_EQ(r.ignored_events, 5u);
-  EXPECT_EQ(r.ignored_by_name,
-            (std::map<std::string, uint64_t>{
-                {"execve", 1}, {"futex", 2}, {"pwrite64", 1}, {"signal SIGCHLD", 1}}));
+  EXPECT_EQ(r.ignored_events, 4u);  // execve is an event now (mm_create)
+  EXPECT_EQ(r.ignored_by_name, (std::map<std::string, uint64_t>{
+                                   {"futex", 2}, {"pwrite64", 1}, {"signal SIGCHLD", 1}}));
+  EXPECT_EQ(r.count(EventKind::kMmCreate), 1u);
 }
 
 // strace -t/-tt print a clock time, and strace without -t none: the calls cannot be placed.
