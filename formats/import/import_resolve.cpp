@@ -314,8 +314,7 @@ void Resolver::assemble(ImportedTrace* out) {
   out->streams.resize(s_.threads.size());
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     const ThreadState& t = s_.threads[i];
-    out->meta.threads.push_back(
-        ThreadInfo{t.tid, mm_[i], t.name, t.cpu, t.parent_tid.value_or(0)});
+    out->meta.threads.push_back(ThreadInfo{t.tid, mm_[i], t.name, t.cpu, t.parent_tid.value_or(0)});
     std::vector<Event>& events = out->streams[i];
     // A task exists from its clone: its stream starts there (else at its first event).
     const uint64_t start = first_ts(i, trace_first);
