@@ -54,6 +54,7 @@
   X(Observation,   TRACE_ONLY,      18, "observation",    "",               "")                   \
   X(Block,         TRACE_AND_MODEL, 19, "block",          "",               "")                   \
   X(Clone,         TRACE_AND_MODEL, 20, "clone",          "",               "")                   \
+  X(WaitChild,     TRACE_AND_MODEL, 21, "wait_child",     "",               "")                   \
   X(Think,         MODEL_ONLY,      -1, "think",          "",               "")                   \
   X(Sleep,         MODEL_ONLY,      -1, "sleep",          "",               "")
 // clang-format on

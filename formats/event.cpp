@@ -218,5 +218,13 @@ Event clone(uint64_t ts, uint64_t child_tid, uint64_t clone_flags) {
   return e;
 }
 
+Event wait_child(uint64_t ts, uint64_t child_tid, BlockCall call, uint64_t duration_ns) {
+  Event e = make(EventKind::kWaitChild, ts);
+  e.arg0 = child_tid;
+  e.arg1 = static_cast<uint64_t>(call);
+  e.duration_ns = duration_ns;
+  return e;
+}
+
 }  // namespace ev
 }  // namespace mmreplay::formats

@@ -53,6 +53,10 @@ namespace mmreplay::formats {
 //                   whose parent_tid is this thread), arg1 = clone flags as far as the capture
 //                   knew them (kCloneFlagsUnknown when it did not). The child's task starts when
 //                   this event replays, and a fork copies the address space here (dup_mmap()).
+//   wait_child      format 1.3: a wait4 that reaped child arg0 (its tid = pid), blocked for
+//                   duration_ns; arg1 = BlockCall. Replayed as sleep until that child's task has
+//                   exited in the replay (the recorded wake-up order), or for the duration when
+//                   the child is not in the trace.
 enum class EventKind : uint8_t {
 #define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk, )
   MMREPLAY_OPS(MMREPLAY_EVENT_KIND)
@@ -196,6 +200,7 @@ inline constexpr uint8_t kFieldsOf[kEventKindCount] = {
     kFieldArg0 | kFieldArg1,                                        // observation
     kFieldArg0,                                                     // block
     kFieldArg0 | kFieldArg1,                                        // clone
+    kFieldArg0 | kFieldArg1,                                        // wait_child
 };
 }  // namespace detail
 
@@ -242,6 +247,8 @@ Event observation(uint64_t ts, ObservationKind what, uint64_t value);
 Event block(uint64_t ts, BlockCall call, uint64_t duration_ns);
 // Created thread `child_tid` with `clone_flags` (kCloneFlagsUnknown when not known).
 Event clone(uint64_t ts, uint64_t child_tid, uint64_t clone_flags);
+// `call` (wait4) reaped `child_tid` after blocking `duration_ns`.
+Event wait_child(uint64_t ts, uint64_t child_tid, BlockCall call, uint64_t duration_ns);
 }  // namespace ev
 
 }  // namespace mmreplay::formats

@@ -122,7 +122,13 @@ Task& Simulation::spawn_thread_on_clone(uint64_t clone_key, uint32_t mm_id, uint
                                         std::unique_ptr<OpSource> source) {
   Task& t = create_task(cpu, &mm(mm_id));
   clone_children_.emplace(clone_key, CloneChild{&t, std::move(source)});
+  clone_tasks_[clone_key] = &t;
   return t;
+}
+
+Task* Simulation::clone_task(uint64_t clone_key) const {
+  auto it = clone_tasks_.find(clone_key);
+  return it == clone_tasks_.end() ? nullptr : it->second;
 }
 
 Task* Simulation::clone_child(uint64_t clone_key) const {

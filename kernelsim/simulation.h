@@ -99,6 +99,9 @@ class Simulation final : public SimFloor {
   // the clone) starts when nothing else is left to run.
   Task& spawn_thread_on_clone(uint64_t clone_key, uint32_t mm_id, uint32_t cpu,
                               std::unique_ptr<OpSource> source);
+  // The last task created under `clone_key` by spawn_thread_on_clone(), started or not (do_wait()
+  // looks the child up by it), or nullptr.
+  Task* clone_task(uint64_t clone_key) const;
   // The first task waiting under `clone_key`, or nullptr.
   Task* clone_child(uint64_t clone_key) const;
   // Starts clone_child(clone_key) at `at`. REQUIRES: there is one; at >= now().
@@ -189,6 +192,7 @@ class Simulation final : public SimFloor {
     std::unique_ptr<OpSource> source;
   };
   std::multimap<uint64_t, CloneChild> clone_children_;
+  std::map<uint64_t, Task*> clone_tasks_;
   SimTime next_counter_sample_;
   // Samples the vm counters into the sink when counter_interval() has passed (trace_counters.h).
   void sample_trace_counters(bool force);

@@ -102,6 +102,15 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       if (ret != 0) return false;
       e = ev::mm_create(ts, 0, 0);
       return true;
+    case Syscall::kWait4:
+      // A reaped child (the pid returned): its exit is the recorded wake-up (wait_child). Else
+      // (WNOHANG's 0, an error) a plain block.
+      if (ret > 0) {
+        e = ev::wait_child(ts, uret, BlockCall::kWait4, kNoDuration);  // the caller sets it
+        return true;
+      }
+      e = ev::block(ts, BlockCall::kWait4, kNoDuration);
+      return true;
     default: {
       BlockCall call;
       if (!syscall_block_call(c.sc, a, &call)) return false;

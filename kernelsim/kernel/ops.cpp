@@ -92,6 +92,9 @@ Co<bool> do_op(Task& t, const Op& op) {
     case OpKind::kContigFree:
       set_result(t, co_await cma_release(t, op.handle));
       break;
+    case OpKind::kWaitChild:
+      co_await do_wait(t, op.child, op.duration);
+      break;
     case OpKind::kClone:
       t.last_result = co_await do_clone(t, op.child) ? static_cast<int64_t>(op.child) : 0;
       break;

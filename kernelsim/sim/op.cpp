@@ -180,6 +180,14 @@ Op Op::contig_free(uint64_t handle) {
   return o;
 }
 
+Op Op::wait_child(uint64_t child, SimTime fallback) {
+  Op o;
+  o.kind = OpKind::kWaitChild;
+  o.child = child;
+  o.duration = fallback;
+  return o;
+}
+
 Op Op::clone(uint64_t child) {
   Op o;
   o.kind = OpKind::kClone;

@@ -28,6 +28,8 @@
 //   kContigFree  handle: cma_release() of that allocation
 //   kClone       child: the task waiting for this clone (Simulation::spawn_thread_on_clone())
 //                starts now; a child in another mm gets the copy of this task's (fork)
+//   kWaitChild   child, duration: wait4 until that clone child's task has exited (do_wait());
+//                for `duration` when no task has that key
 
 #pragma once
 
@@ -84,10 +86,10 @@ struct Op {
   uint64_t new_addr = 0;          // kMremap with MREMAP_FIXED
   uint64_t offset = 0;            // kMmap of a file: byte offset
   uint64_t stride = 0;            // kTouch
-  SimTime duration;               // kThink, kSleep, kBlock
+  SimTime duration;               // kThink, kSleep, kBlock, kWaitChild (fallback)
   std::vector<AddrRange> ranges;  // kMadviseVector
   uint64_t handle = 0;            // kContigAlloc, kContigFree: the allocation, chosen by the trace
-  uint64_t child = 0;             // kClone: the key the child task waits under (its trace tid)
+  uint64_t child = 0;             // kClone, kWaitChild: the child's clone key (its trace tid)
   // kMmap, kMremap, kBrk: the address fields hold what the real kernel returned (a recorded
   // trace): the mmap's addr (not a hint), the mremap's new_addr (moved or not), the brk's new
   // break. The model puts the mapping there and counts addr_mismatch where its own view of the
@@ -120,6 +122,7 @@ struct Op {
   static Op contig_alloc(uint64_t handle, uint64_t bytes);
   static Op contig_free(uint64_t handle);
   static Op clone(uint64_t child);
+  static Op wait_child(uint64_t child, SimTime fallback);
 };
 
 // Where a task gets its next Op. Owned by the task.

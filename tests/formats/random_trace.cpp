@@ -117,6 +117,10 @@ Event random_event(EventKind kind, uint64_t ts, uint64_t* rng, std::vector<Range
     case EventKind::kClone:
       e = ev::clone(ts, next(rng) % 100, next(rng) % 2 ? next(rng) : kCloneFlagsUnknown);
       break;
+    case EventKind::kWaitChild:
+      e = ev::wait_child(ts, next(rng) % 100, BlockCall::kWait4,
+                         next(rng) % 2 ? next(rng) % 1000000 : kNoDuration);
+      break;
     case EventKind::kObservation:
       e = ev::observation(ts, static_cast<ObservationKind>(next(rng) % kObservationKindCount),
                           next(rng) % 2 ? next(rng) : 1);

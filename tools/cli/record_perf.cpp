@@ -43,7 +43,9 @@ std::vector<std::string> default_record_syscalls() {
           "pread64", "write", "fsync", "clone", "clone3", "exit", "exit_group",
           // blocking calls: their durations are the threads' off-CPU time (block events)
           "futex", "nanosleep", "clock_nanosleep", "poll", "ppoll", "epoll_wait", "epoll_pwait",
-          "select", "pselect6", "wait4", "waitid"};
+          "select", "pselect6", "wait4", "waitid",
+          // process lifecycle: forks start children, execs give a process a new mm
+          "fork", "vfork", "execve", "execveat"};
 }
 
 std::string perf_event_list(const std::vector<std::string>& syscalls, bool faults,

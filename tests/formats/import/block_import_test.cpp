@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "formats/import/import.h"
 #include "tests/formats/import/import_test_util.h"
 
@@ -53,16 +55,23 @@ TEST(BlockImport, StraceSleepsAndFutexWaitsWithTheirDurations) {
   EXPECT_EQ(r.failed_calls, 0u);  // ETIMEDOUT, EINTR: the time was spent blocked all the same
 
   const std::vector<Event> sleeper = blocks(t, 100);
-  ASSERT_EQ(sleeper.size(), 5u);  // the FUTEX_WAKE is no block
+  ASSERT_EQ(sleeper.size(), 4u);  // the FUTEX_WAKE is no block; the reaping wait4 a wait_child
   EXPECT_EQ(sleeper[0].ts_ns, 1'000'000'000u);
   EXPECT_EQ(sleeper[0].duration_ns, 1'000'123'000u);
   EXPECT_EQ(sleeper[0].arg0, static_cast<uint64_t>(BlockCall::kNanosleep));
   EXPECT_EQ(sleeper[1].arg0, static_cast<uint64_t>(BlockCall::kClockNanosleep));
   EXPECT_EQ(sleeper[1].duration_ns, 560'000u);
-  EXPECT_EQ(sleeper[2].arg0, static_cast<uint64_t>(BlockCall::kWait4));
-  EXPECT_EQ(sleeper[2].duration_ns, 300'000'000u);
-  EXPECT_EQ(sleeper[3].duration_ns, 100'000'000u);  // interrupted by a signal ("= ?")
-  EXPECT_EQ(sleeper[4].duration_ns, 50'000'000u);   // EINTR
+  EXPECT_EQ(sleeper[2].duration_ns, 100'000'000u);  // interrupted by a signal ("= ?")
+  EXPECT_EQ(sleeper[3].duration_ns, 50'000'000u);   // EINTR
+  // wait4 that reaped child 102: ordered after that child's exit in the replay.
+  const int s100 = stream_of(t, 100);
+  ASSERT_GE(s100, 0);
+  const auto wait = std::find_if(t.streams[s100].begin(), t.streams[s100].end(),
+                                 [](const Event& e) { return e.kind == EventKind::kWaitChild; });
+  ASSERT_NE(wait, t.streams[s100].end());
+  EXPECT_EQ(wait->arg0, 102u);
+  EXPECT_EQ(wait->arg1, static_cast<uint64_t>(BlockCall::kWait4));
+  EXPECT_EQ(wait->duration_ns, 300'000'000u);
 
   const std::vector<Event> waiter = blocks(t, 101);
   ASSERT_EQ(waiter.size(), 3u);
@@ -73,7 +82,8 @@ TEST(BlockImport, StraceSleepsAndFutexWaitsWithTheirDurations) {
   EXPECT_EQ(waiter[1].duration_ns, 10'000'000u);  // ETIMEDOUT
   EXPECT_EQ(waiter[2].arg0, static_cast<uint64_t>(BlockCall::kPoll));
   EXPECT_EQ(waiter[2].duration_ns, 5'100'000u);
-  EXPECT_EQ(r.count(EventKind::kBlock), 8u);
+  EXPECT_EQ(r.count(EventKind::kBlock), 7u);
+  EXPECT_EQ(r.count(EventKind::kWaitChild), 1u);
 }
 
 // perf script with syscalls:sys_enter_X/sys_exit_X: the duration is exit - enter; the futex op

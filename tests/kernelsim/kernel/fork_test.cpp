@@ -187,5 +187,45 @@ TEST(ForkTest, ACloneNoTaskWaitsForDoesNothingAndAnUnclaimedChildStillRuns) {
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
 }
 
+// wait4 (do_wait()): the parent sleeps until the child's exit, the recorded wake-up, however
+// short its recorded wait was; then the pages it shared with the child are its own again.
+TEST(WaitTest, TheParentWakesAtTheChildsExitNotAfterItsRecordedTime) {
+  auto sim = make_sim(2);
+  Task& parent =
+      thread(*sim, kParent, 0,
+             {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE),
+              Op::touch(kBase, 4 * kPage, true), Op::clone(kChildTid),
+              Op::wait_child(kChildTid, SimTime::us(1)), Op::touch(kBase, 4 * kPage, true)});
+  Task& child = sim->spawn_thread_on_clone(
+      kChildTid, kChild, 1,
+      std::make_unique<VectorOpSource>(std::vector<Op>{
+          Op::mm_create(kChild, kParent), Op::think(SimTime::ms(5)), Op::sleep(SimTime::ms(1))}));
+  sim->run_until(SimTime::ms(3));
+  EXPECT_EQ(parent.state(), TaskState::kSleeping);  // not woken after 1 us
+  EXPECT_FALSE(child.finished());
+  sim->run();
+  EXPECT_TRUE(child.finished());
+  EXPECT_GE(sim->now(), SimTime::ms(6));
+  // The child's mm was gone before the parent wrote: its writes reuse its pages, no copies.
+  EXPECT_EQ(sim->stats().vm.fault_wp_reuse, 4u);
+  EXPECT_EQ(sim->stats().vm.fault_cow, 0u);
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+}
+
+TEST(WaitTest, AnExitedChildReturnsAtOnceAndAnUntracedOneSleepsTheRecordedTime) {
+  auto sim = make_sim(2);
+  thread(
+      *sim, kParent, 0,
+      {Op::clone(kChildTid), Op::think(SimTime::ms(2)), Op::wait_child(kChildTid, SimTime::ms(50)),
+       Op::wait_child(kChildTid + 1, SimTime::ms(3))});
+  sim->spawn_thread_on_clone(
+      kChildTid, kChild, 1,
+      std::make_unique<VectorOpSource>(std::vector<Op>{Op::think(SimTime::ms(1))}));
+  sim->run();
+  // 2 ms of thinking, no wait for the exited child, 3 ms for the untraced one.
+  EXPECT_GE(sim->now(), SimTime::ms(5));
+  EXPECT_LT(sim->now(), SimTime::ms(6));
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
