@@ -226,5 +226,20 @@ Event wait_child(uint64_t ts, uint64_t child_tid, BlockCall call, uint64_t durat
   return e;
 }
 
+Event futex_wake(uint64_t ts, uint64_t wake_id, uint64_t uaddr) {
+  Event e = make(EventKind::kFutexWake, ts);
+  e.arg0 = wake_id;
+  e.arg1 = uaddr;
+  return e;
+}
+
+Event futex_wait(uint64_t ts, uint64_t wake_id, uint64_t uaddr, uint64_t duration_ns) {
+  Event e = make(EventKind::kFutexWait, ts);
+  e.arg0 = wake_id;
+  e.arg1 = uaddr;
+  e.duration_ns = duration_ns;
+  return e;
+}
+
 }  // namespace ev
 }  // namespace mmreplay::formats

@@ -57,6 +57,13 @@ namespace mmreplay::formats {
 //                   duration_ns; arg1 = BlockCall. Replayed as sleep until that child's task has
 //                   exited in the replay (the recorded wake-up order), or for the duration when
 //                   the child is not in the trace.
+//   futex_wake      format 1.3: a futex call that woke waiters (FUTEX_WAKE and the other waking
+//                   ops, returning n > 0); arg0 = wake id (0: it ended no recorded wait),
+//                   arg1 = uaddr.
+//   futex_wait      format 1.3: a futex wait that returned 0; arg0 = the wake id of the
+//                   futex_wake that ended it (0: none found), arg1 = uaddr, duration_ns as
+//                   block's. Replayed as sleep until that wake has replayed (the recorded
+//                   wake-up order), or for the duration without one.
 enum class EventKind : uint8_t {
 #define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk, )
   MMREPLAY_OPS(MMREPLAY_EVENT_KIND)
@@ -201,6 +208,8 @@ inline constexpr uint8_t kFieldsOf[kEventKindCount] = {
     kFieldArg0,                                                     // block
     kFieldArg0 | kFieldArg1,                                        // clone
     kFieldArg0 | kFieldArg1,                                        // wait_child
+    kFieldArg0 | kFieldArg1,                                        // futex_wake
+    kFieldArg0 | kFieldArg1,                                        // futex_wait
 };
 }  // namespace detail
 
@@ -249,6 +258,10 @@ Event block(uint64_t ts, BlockCall call, uint64_t duration_ns);
 Event clone(uint64_t ts, uint64_t child_tid, uint64_t clone_flags);
 // `call` (wait4) reaped `child_tid` after blocking `duration_ns`.
 Event wait_child(uint64_t ts, uint64_t child_tid, BlockCall call, uint64_t duration_ns);
+// A futex wake at `uaddr` that ended the waits paired with `wake_id` (0: none).
+Event futex_wake(uint64_t ts, uint64_t wake_id, uint64_t uaddr);
+// A futex wait at `uaddr` ended by wake `wake_id` (0: none recorded).
+Event futex_wait(uint64_t ts, uint64_t wake_id, uint64_t uaddr, uint64_t duration_ns);
 }  // namespace ev
 
 }  // namespace mmreplay::formats

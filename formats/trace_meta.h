@@ -12,8 +12,8 @@ namespace mmreplay::formats {
 
 // Format version written by this build. A reader refuses a file whose major version is newer.
 inline constexpr uint16_t kFormatVersionMajor = 1;
-// 1.1: observation events; 1.2: block events; 1.3: clone and wait_child events and the thread
-// table's parent_tid. A minor version only adds kinds, so a reader
+// 1.1: observation events; 1.2: block events; 1.3: clone, wait_child, futex_wake and futex_wait
+// events and the thread table's parent_tid. A minor version only adds kinds, so a reader
 // reads every older minor version of its major one.
 inline constexpr uint16_t kFormatVersionMinor = 3;
 

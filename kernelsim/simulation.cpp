@@ -154,6 +154,8 @@ void Simulation::run() {
     while (events_.run_one()) {
       if (trace_ != nullptr) sample_trace_counters(false);
     }
+    // Waits whose wake never replayed end now rather than hang the run.
+    if (futex_wake_all(futex_wakes_, now()) != 0) continue;
     if (clone_children_.empty()) break;
     // Children no clone claimed: start them now rather than leave them out.
     while (!clone_children_.empty()) start_clone_child(clone_children_.begin()->first, now());

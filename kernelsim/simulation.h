@@ -26,6 +26,7 @@
 #include "kernelsim/constants.h"
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/fs/buffer.h"
+#include "kernelsim/kernel/futex.h"
 #include "kernelsim/locking/lockstat.h"
 #include "kernelsim/mm/cma.h"
 #include "kernelsim/mm/filemap.h"
@@ -102,6 +103,8 @@ class Simulation final : public SimFloor {
   // The last task created under `clone_key` by spawn_thread_on_clone(), started or not (do_wait()
   // looks the child up by it), or nullptr.
   Task* clone_task(uint64_t clone_key) const;
+  // Recorded futex wake-ups and their waiters (kernel/futex.h).
+  FutexWakes& futex_wakes() { return futex_wakes_; }
   // The first task waiting under `clone_key`, or nullptr.
   Task* clone_child(uint64_t clone_key) const;
   // Starts clone_child(clone_key) at `at`. REQUIRES: there is one; at >= now().
@@ -193,6 +196,7 @@ class Simulation final : public SimFloor {
   };
   std::multimap<uint64_t, CloneChild> clone_children_;
   std::map<uint64_t, Task*> clone_tasks_;
+  FutexWakes futex_wakes_;
   SimTime next_counter_sample_;
   // Samples the vm counters into the sink when counter_interval() has passed (trace_counters.h).
   void sample_trace_counters(bool force);

@@ -102,6 +102,37 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       if (ret != 0) return false;
       e = ev::mm_create(ts, 0, 0);
       return true;
+    case Syscall::kFutex: {
+      switch (a[1] & kFutexCmdMask) {
+        case kFutexWakeOp:
+        case kFutexRequeue:
+        case kFutexCmpRequeue:
+        case kFutexCmpRequeuePi:
+          item->uaddr2 = a[4];
+          [[fallthrough]];
+        case kFutexWake:
+        case kFutexWakeBitset:
+        case kFutexUnlockPi:
+          // Woke n > 0 waiters: finish() pairs it with the waits it ended.
+          if (ret <= 0) return false;
+          e = ev::futex_wake(ts, 0, a[0]);
+          return true;
+        case kFutexWait:
+        case kFutexWaitBitset:
+          // Woken (0): finish() looks for its waker. A timeout or EAGAIN stays a plain block.
+          if (ret == 0) {
+            e = ev::futex_wait(ts, 0, a[0], kNoDuration);  // the caller sets the duration
+            return true;
+          }
+          break;
+        default:
+          break;
+      }
+      BlockCall call;
+      if (!syscall_block_call(c.sc, a, &call)) return false;
+      e = ev::block(ts, call, kNoDuration);
+      return true;
+    }
     case Syscall::kWait4:
       // A reaped child (the pid returned): its exit is the recorded wake-up (wait_child). Else
       // (WNOHANG's 0, an error) a plain block.

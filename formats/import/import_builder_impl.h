@@ -23,6 +23,7 @@ struct Item {
   uint64_t seq = 0;             // arrival order, breaks timestamp ties across threads
   int32_t fd = kNoFd;           // file events and file mappings: the descriptor
   bool offset_from_fd = false;  // read/write: the offset is the descriptor's position
+  uint64_t uaddr2 = 0;          // futex_wake by WAKE_OP or a requeue: the second futex word
 };
 
 struct PendingCall {

@@ -47,6 +47,11 @@ std::string format_report(const ImportReport& r) {
     out += fmt::format("  {} process_madvise calls without decoded ranges\n",
                        r.vector_madvise_without_ranges);
   }
+  if (r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)] > 0) {
+    out += fmt::format("  {} of {} futex waits paired with the wake that ended them\n",
+                       r.futex_waits_paired,
+                       r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)]);
+  }
   if (r.unknown_flag_names > 0) {
     out += fmt::format("  {} unknown flag names taken as 0\n", r.unknown_flag_names);
   }

@@ -89,6 +89,7 @@ class Resolver {
 
  private:
   void resolve_mms();
+  void pair_futexes();
   uint64_t mm_at(uint32_t thread, uint64_t ts) const;
   uint64_t first_ts(uint32_t thread, uint64_t trace_first) const;
   MmState& state_of(uint32_t thread, uint64_t mm);
@@ -174,6 +175,53 @@ void Resolver::resolve_mms() {
     auto it = s_.index_of.find(*t.parent_tid);
     if (it == s_.index_of.end() || base_[it->second] == base_[i]) continue;
     forked_from_[i] = mm_at(it->second, t.clone_ts ? *t.clone_ts : first_ts(i, trace_first));
+  }
+}
+
+// Each futex wait that returned 0 gets the id of the wake that ended it: the last futex_wake
+// of the same mm and word (or second word, for WAKE_OP and requeues) that entered before the
+// wait returned and had not returned before the wait entered. Waits with none keep id 0.
+void Resolver::pair_futexes() {
+  struct Wake {
+    uint64_t ts;
+    uint64_t end;
+    Item* item;
+  };
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<Wake>> wakes;
+  auto end_of = [](const Event& e) { return e.ts_ns + (e.has_duration() ? e.duration_ns : 0); };
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    for (Item& item : s_.threads[i].items) {
+      const Event& e = item.event;
+      if (e.kind != EventKind::kFutexWake) continue;
+      const uint64_t mm = mm_at(i, e.ts_ns);
+      wakes[{mm, e.arg1}].push_back(Wake{e.ts_ns, end_of(e), &item});
+      if (item.uaddr2 != 0 && item.uaddr2 != e.arg1) {
+        wakes[{mm, item.uaddr2}].push_back(Wake{e.ts_ns, end_of(e), &item});
+      }
+    }
+  }
+  for (auto& [key, list] : wakes) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const Wake& a, const Wake& b) { return a.ts < b.ts; });
+  }
+  uint64_t next_id = 1;
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    for (Item& item : s_.threads[i].items) {
+      Event& e = item.event;
+      if (e.kind != EventKind::kFutexWait) continue;
+      auto it = wakes.find({mm_at(i, e.ts_ns), e.arg1});
+      if (it == wakes.end()) continue;
+      const std::vector<Wake>& list = it->second;
+      const uint64_t end = end_of(e);
+      auto after = std::upper_bound(list.begin(), list.end(), end,
+                                    [](uint64_t t, const Wake& w) { return t < w.ts; });
+      if (after == list.begin()) continue;
+      const Wake& w = *std::prev(after);
+      if (w.end < e.ts_ns) continue;  // that wake was over before this wait began
+      if (w.item->event.arg0 == 0) w.item->event.arg0 = next_id++;
+      e.arg0 = w.item->event.arg0;
+      ++report_.futex_waits_paired;
+    }
   }
 }
 
@@ -352,6 +400,7 @@ void Resolver::assemble(ImportedTrace* out) {
 
 ImportedTrace Resolver::run(RecorderInfo recorder) {
   resolve_mms();
+  pair_futexes();
   std::vector<Ref> order;
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     auto& items = s_.threads[i].items;

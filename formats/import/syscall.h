@@ -91,6 +91,13 @@ inline constexpr uint64_t kFutexLockPi = 6;
 inline constexpr uint64_t kFutexWaitBitset = 9;
 inline constexpr uint64_t kFutexWaitRequeuePi = 11;
 inline constexpr uint64_t kFutexLockPi2 = 13;
+inline constexpr uint64_t kFutexWake = 1;
+inline constexpr uint64_t kFutexRequeue = 3;
+inline constexpr uint64_t kFutexCmpRequeue = 4;
+inline constexpr uint64_t kFutexWakeOp = 5;
+inline constexpr uint64_t kFutexUnlockPi = 7;
+inline constexpr uint64_t kFutexWakeBitset = 10;
+inline constexpr uint64_t kFutexCmpRequeuePi = 12;
 // Return values in [-4095, -1] are -errno (include/linux/err.h, MAX_ERRNO).
 inline constexpr uint64_t kMaxErrno = 4095;
 inline bool is_error_return(int64_t ret) {

@@ -30,6 +30,8 @@
 //                starts now; a child in another mm gets the copy of this task's (fork)
 //   kWaitChild   child, duration: wait4 until that clone child's task has exited (do_wait());
 //                for `duration` when no task has that key
+//   kFutexWake   handle: the wake id that replayed (kernel/futex.h); 0 = none
+//   kFutexWait   handle, duration: sleep until wake `handle` replayed; `duration` when 0
 
 #pragma once
 
@@ -123,6 +125,8 @@ struct Op {
   static Op contig_free(uint64_t handle);
   static Op clone(uint64_t child);
   static Op wait_child(uint64_t child, SimTime fallback);
+  static Op futex_wake(uint64_t wake_id);
+  static Op futex_wait(uint64_t wake_id, SimTime fallback);
 };
 
 // Where a task gets its next Op. Owned by the task.
