@@ -133,6 +133,28 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       e = ev::block(ts, call, kNoDuration);
       return true;
     }
+    case Syscall::kShmget:
+      state->shm_size[uret] = a[1];
+      return false;  // no event of its own: the attach is the mapping
+    case Syscall::kShmat: {
+      // A shared mapping of the segment's size at the address the kernel chose (do_shmat()).
+      auto it = state->shm_size.find(a[0]);
+      if (it == state->shm_size.end()) {
+        ++report->shm_attach_without_size;
+        return false;
+      }
+      const uint32_t prot = (a[2] & kShmRdonly) ? kProtRead : kProtRead | kProtWrite;
+      e = ev::mmap(ts, uret, it->second, prot, kMapShared | kMapAnonymous);
+      state->shm_attached[uret] = it->second;
+      return true;
+    }
+    case Syscall::kShmdt: {
+      auto it = state->shm_attached.find(a[0]);
+      if (it == state->shm_attached.end()) return false;
+      e = ev::munmap(ts, a[0], it->second);
+      state->shm_attached.erase(it);
+      return true;
+    }
     case Syscall::kWait4:
       // A reaped child (the pid returned): its exit is the recorded wake-up (wait_child). Else
       // (WNOHANG's 0, an error) a plain block.
@@ -264,7 +286,10 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   if (!make_item(call, ts, ret, &s, &item, &report_)) {
     // A known call with no event of its own (a futex wake): counted by name, never silently
     // dropped (issue 19). A clone's return in the child (0) is where the child's stream starts.
-    if (!creates_task(call.sc)) ignored_event(syscall_name(call.sc));
+    // shmget only gives its segment's size to the attaches.
+    if (!creates_task(call.sc) && call.sc != Syscall::kShmget) {
+      ignored_event(syscall_name(call.sc));
+    }
     return;
   }
   item.event.duration_ns = duration_ns;

@@ -55,6 +55,11 @@ struct BuilderState {
   std::unordered_map<uint64_t, uint32_t> index_of;
   std::vector<Range> ranges;
   uint64_t next_seq = 0;
+  // System V shared memory: segment sizes by shmid (from shmget), and attaches by address (from
+  // shmat) for the size shmdt unmaps. Ids are system-wide; attaches are keyed by address alone,
+  // so two processes attaching at one address share an entry (the later one wins).
+  std::unordered_map<uint64_t, uint64_t> shm_size;
+  std::unordered_map<uint64_t, uint64_t> shm_attached;
 
   ThreadState& thread(uint64_t tid);
 };

@@ -52,6 +52,10 @@ std::string format_report(const ImportReport& r) {
                        r.futex_waits_paired,
                        r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)]);
   }
+  if (r.shm_attach_without_size > 0) {
+    out += fmt::format("  {} shmat calls of segments created before the recording (size unknown)\n",
+                       r.shm_attach_without_size);
+  }
   if (r.unknown_flag_names > 0) {
     out += fmt::format("  {} unknown flag names taken as 0\n", r.unknown_flag_names);
   }

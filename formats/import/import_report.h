@@ -37,6 +37,7 @@ struct ImportReport {
   uint64_t dropped_unfinished = 0;  // of those, calls whose event needs the return value
   uint64_t vector_madvise_without_ranges = 0;  // process_madvise whose iovec was not decoded
   uint64_t futex_waits_paired = 0;             // futex waits given the wake that ended them
+  uint64_t shm_attach_without_size = 0;        // shmat of a segment whose shmget was not seen
   uint64_t unknown_flag_names = 0;  // strace flag names this build does not know (taken as 0)
   // Ground-truth events (mmap_lock:*, lock:contention_*, tlb:tlb_flush) by name: kept as counts
   // in the header's params ("observed.NAME"), not replayed.

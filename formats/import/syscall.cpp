@@ -36,6 +36,10 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     // process lifecycle
     "execve",
     "execveat",
+    // System V shared memory
+    "shmget",
+    "shmat",
+    "shmdt",
 };
 
 }  // namespace
@@ -68,6 +72,8 @@ bool syscall_needs_return(Syscall sc) {
     case Syscall::kVfork:
     case Syscall::kExecve:  // only a successful exec (0) replaces the mm
     case Syscall::kExecveat:
+    case Syscall::kShmget:
+    case Syscall::kShmat:
       return true;
     default:
       return false;

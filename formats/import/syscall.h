@@ -46,8 +46,12 @@ enum class Syscall : uint8_t {
   // Process lifecycle beyond clone/exit.
   kExecve,    // filename, argv, envp                               -> 0 in the new image
   kExecveat,  // dfd, filename, argv, envp, flags                   -> 0 in the new image
+  // System V shared memory: attaches are mappings.
+  kShmget,  // key, size, shmflg                                    -> shmid
+  kShmat,   // shmid, shmaddr, shmflg                               -> address
+  kShmdt,   // shmaddr
 };
-inline constexpr size_t kSyscallCount = 30;
+inline constexpr size_t kSyscallCount = 33;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -79,6 +83,8 @@ inline constexpr uint64_t kCloneVm = 0x00000100;
 inline constexpr uint64_t kCloneThread = 0x00010000;
 inline constexpr uint64_t kCloneVfork = 0x00004000;
 inline constexpr uint32_t kMapAnonymous = 0x20;
+inline constexpr uint32_t kMapShared = 0x01;
+inline constexpr uint64_t kShmRdonly = 010000;  // include/uapi/linux/shm.h: SHM_RDONLY
 inline constexpr uint32_t kMapPrivate = 0x02;
 inline constexpr uint32_t kMapFixed = 0x10;
 inline constexpr uint32_t kProtRead = 0x1;

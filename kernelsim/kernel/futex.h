@@ -26,7 +26,7 @@ namespace mmreplay::kernelsim {
 class Task;
 
 struct FutexWakes {
-  std::set<uint64_t> woken;                 // wake ids replayed so far
+  std::set<uint64_t> woken;                // wake ids replayed so far
   std::multimap<uint64_t, Task*> waiters;  // wake id -> tasks asleep for it
 };
 

@@ -45,7 +45,9 @@ std::vector<std::string> default_record_syscalls() {
           "futex", "nanosleep", "clock_nanosleep", "poll", "ppoll", "epoll_wait", "epoll_pwait",
           "select", "pselect6", "wait4", "waitid",
           // process lifecycle: forks start children, execs give a process a new mm
-          "fork", "vfork", "execve", "execveat"};
+          "fork", "vfork", "execve", "execveat",
+          // System V shared memory: attaches are mappings
+          "shmget", "shmat", "shmdt"};
 }
 
 std::string perf_event_list(const std::vector<std::string>& syscalls, bool faults,
