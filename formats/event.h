@@ -48,19 +48,19 @@ namespace mmreplay::formats {
 //   block           format 1.2: the thread was off its CPU in a blocking system call (sleep,
 //                   futex wait, poll, wait4) for duration_ns; arg0 = BlockCall. Replayed as sleep:
 //                   the CPU is free for other tasks meanwhile. Without a duration it is skipped.
-//   clone           format 1.3: the thread created another one (clone, clone3, fork, vfork) at
+//   clone           format 1.4: the thread created another one (clone, clone3, fork, vfork) at
 //                   this point of its stream; arg0 = the child's tid (a row of the thread table
 //                   whose parent_tid is this thread), arg1 = clone flags as far as the capture
 //                   knew them (kCloneFlagsUnknown when it did not). The child's task starts when
 //                   this event replays, and a fork copies the address space here (dup_mmap()).
-//   wait_child      format 1.3: a wait4 that reaped child arg0 (its tid = pid), blocked for
+//   wait_child      format 1.4: a wait4 that reaped child arg0 (its tid = pid), blocked for
 //                   duration_ns; arg1 = BlockCall. Replayed as sleep until that child's task has
 //                   exited in the replay (the recorded wake-up order), or for the duration when
 //                   the child is not in the trace.
-//   futex_wake      format 1.3: a futex call that woke waiters (FUTEX_WAKE and the other waking
+//   futex_wake      format 1.4: a futex call that woke waiters (FUTEX_WAKE and the other waking
 //                   ops, returning n > 0); arg0 = wake id (0: it ended no recorded wait),
 //                   arg1 = uaddr.
-//   futex_wait      format 1.3: a futex wait that returned 0; arg0 = the wake id of the
+//   futex_wait      format 1.4: a futex wait that returned 0; arg0 = the wake id of the
 //                   futex_wake that ended it (0: none found), arg1 = uaddr, duration_ns as
 //                   block's. Replayed as sleep until that wake has replayed (the recorded
 //                   wake-up order), or for the duration without one.

@@ -164,7 +164,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
                                                   origin, &counters[s]);
     TraceOpSource* raw = source.get();
     // A thread whose parent's stream holds its clone starts when that clone replays (format
-    // 1.3); others at their recorded start.
+    // 1.4); others at their recorded start.
     const formats::ThreadInfo& info = meta.threads[s];
     kernelsim::Task& task =
         by_clone[s]

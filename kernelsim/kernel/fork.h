@@ -8,7 +8,7 @@
 //
 // The fork moment is the parent's clone (do_clone()): the parent's task does the copy, as the
 // kernel does it in the parent's fork(), and the child starts after it, so the copy holds what
-// the parent's replay had written up to there. Traces without clone events (format < 1.3) give
+// the parent's replay had written up to there. Traces without clone events (format < 1.4) give
 // the moment to the child's stream instead (its mm_create, do_mm_switch()): the child's task then
 // does the copy at its recorded start, and its flush reaches the parent's CPUs by IPI.
 

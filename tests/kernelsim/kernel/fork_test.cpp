@@ -122,7 +122,7 @@ TEST(ForkTest, MmCreateOfTheMmATaskIsInDoesNotTearItDown) {
   EXPECT_TRUE(sim->find_mm(kParent)->dead);
 }
 
-// The replay of format 1.3: the child waits for the parent's clone (do_clone()).
+// The replay of format 1.4: the child waits for the parent's clone (do_clone()).
 constexpr uint64_t kChildTid = 77;
 
 // The parent maps 8 pages, writes the first 4, thinks 10 ms, clones, then writes the other 4.
