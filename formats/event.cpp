@@ -16,6 +16,7 @@ constexpr std::array<ObservationName, kObservationKindCount> kObservationNames =
     {"lock_contention_begin", "lock:contention_begin"},
     {"lock_contention_end", "lock:contention_end"},
     {"tlb_flush", "tlb:tlb_flush"},
+    {"off_cpu", "PERF_RECORD_SWITCH"},
 }};
 
 constexpr std::array<std::string_view, kBlockCallCount> kBlockCallNames = {
@@ -146,10 +147,11 @@ Event madvise_vector(uint64_t ts, uint64_t advice) {
   return e;
 }
 
-Event page_fault(uint64_t ts, uint64_t addr, bool write, bool major) {
+Event page_fault(uint64_t ts, uint64_t addr, bool write, bool major, bool kernel) {
   Event e = make(EventKind::kPageFault, ts);
   e.addr = addr;
-  e.flags = static_cast<uint8_t>((write ? kFlagWrite : 0) | (major ? kFlagMajor : 0));
+  e.flags = static_cast<uint8_t>((write ? kFlagWrite : 0) | (major ? kFlagMajor : 0) |
+                                 (kernel ? kFlagKernel : 0));
   return e;
 }
 
@@ -201,6 +203,12 @@ Event observation(uint64_t ts, ObservationKind what, uint64_t value) {
   Event e = make(EventKind::kObservation, ts);
   e.arg0 = static_cast<uint64_t>(what);
   e.arg1 = value;
+  return e;
+}
+
+Event off_cpu(uint64_t ts, uint64_t duration_ns, bool preempted) {
+  Event e = observation(ts, ObservationKind::kOffCpu, preempted ? 1 : 0);
+  e.duration_ns = duration_ns;
   return e;
 }
 

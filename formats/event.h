@@ -35,7 +35,8 @@ namespace mmreplay::formats {
 //   brk             addr = new program break (the kernel's result)
 //   madvise         addr, len, arg0 = advice (MADV_* numbers of Linux)
 //   madvise_vector  arg0 = advice, ranges (madvisev of seed 002 / process_madvise)
-//   page_fault      addr, flags: kFlagWrite, kFlagMajor (as observed)
+//   page_fault      addr, flags: kFlagWrite, kFlagMajor (as observed), kFlagKernel (taken by
+//                   the kernel on a user address inside the syscall before it; format 1.3)
 //   touch           addr, len, arg0 = stride in bytes (0 = every page), flags: kFlagWrite
 //   file_read       arg0 = file id, arg1 = file offset, len
 //   file_write      arg0 = file id, arg1 = file offset, len
@@ -95,8 +96,13 @@ enum class ObservationKind : uint8_t {
   kLockContentionBegin = 3,   // lock:contention_begin, value = lock address
   kLockContentionEnd = 4,     // lock:contention_end, value = lock address
   kTlbFlush = 5,              // tlb:tlb_flush, value = pages (-1 = full flush)
+  // Format 1.3: the thread was off its CPU from ts for duration_ns between two of its events
+  // (perf's PERF_RECORD_SWITCH out and in, record --switch-events), value = 1 when it was
+  // preempted (still runnable), 0 when it slept. Time neither the program nor the recorder
+  // spent on the CPU: the gap around it is think time without it (formats/think_time.h).
+  kOffCpu = 6,
 };
-inline constexpr int kObservationKindCount = 6;
+inline constexpr int kObservationKindCount = 7;
 
 // Which system call a kBlock event blocked in (its arg0; part of the on-disk format: append,
 // never renumber). Reads of pipes and sockets block too, but traces do not yet know which file
@@ -128,6 +134,9 @@ inline constexpr uint64_t kCloneFlagsUnknown = ~uint64_t{0};
 // Event::flags bits.
 inline constexpr uint8_t kFlagWrite = 1u << 0;  // fault or touch was a write
 inline constexpr uint8_t kFlagMajor = 1u << 1;  // fault was observed as major
+// Format 1.3: the fault was taken in kernel mode on a user address (copy_to_user into a fresh
+// buffer, exceptions:page_fault_kernel): it lies inside the syscall before it in the stream.
+inline constexpr uint8_t kFlagKernel = 1u << 2;
 
 // Most ranges one vector madvise may carry (process_madvise takes at most IOV_MAX = 1024).
 inline constexpr size_t kMaxVectorRanges = 65535;
@@ -166,6 +175,7 @@ struct Event {
   bool has_duration() const { return duration_ns != kNoDuration; }
   bool is_write() const { return (flags & kFlagWrite) != 0; }
   bool is_major() const { return (flags & kFlagMajor) != 0; }
+  bool is_kernel_mode() const { return (flags & kFlagKernel) != 0; }
   // kMmap accessors.
   uint32_t prot() const { return static_cast<uint32_t>(arg0 & 0xffffffffu); }
   uint32_t map_flags() const { return static_cast<uint32_t>(arg0 >> 32); }
@@ -244,7 +254,7 @@ Event brk(uint64_t ts, uint64_t new_break);
 Event madvise(uint64_t ts, uint64_t addr, uint64_t len, uint64_t advice);
 // The ranges are passed to TraceWriter::append beside this event.
 Event madvise_vector(uint64_t ts, uint64_t advice);
-Event page_fault(uint64_t ts, uint64_t addr, bool write, bool major = false);
+Event page_fault(uint64_t ts, uint64_t addr, bool write, bool major = false, bool kernel = false);
 Event touch(uint64_t ts, uint64_t addr, uint64_t len, bool write, uint64_t stride = 0);
 Event file_read(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len);
 Event file_write(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len);
@@ -252,6 +262,8 @@ Event fsync(uint64_t ts, uint64_t file_id);
 Event contig_alloc(uint64_t ts, uint64_t handle, uint64_t bytes);
 Event contig_free(uint64_t ts, uint64_t handle);
 Event observation(uint64_t ts, ObservationKind what, uint64_t value);
+// Off the CPU from `ts` for `duration_ns` (ObservationKind::kOffCpu).
+Event off_cpu(uint64_t ts, uint64_t duration_ns, bool preempted);
 // Blocked in `call` for `duration_ns` (kNoDuration when the capture did not time it).
 Event block(uint64_t ts, BlockCall call, uint64_t duration_ns);
 // Created thread `child_tid` with `clone_flags` (kCloneFlagsUnknown when not known).

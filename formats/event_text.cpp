@@ -107,6 +107,7 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
       put_hex(out, "addr", e.addr);
       *out += e.is_write() ? " write" : " read";
       if (e.is_major()) *out += " major";
+      if (e.is_kernel_mode()) *out += " kernel";
       break;
     case EventKind::kTouch:
       put_hex(out, "addr", e.addr);

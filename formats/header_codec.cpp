@@ -36,6 +36,8 @@ void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::He
   rec.setMemoryBytes(meta.recorder.memory_bytes);
   rec.setPageSize(meta.recorder.page_size);
   rec.setSwapBytes(meta.recorder.swap_bytes);
+  rec.setTracingCostNs(meta.recorder.tracing_cost_ns);
+  rec.setFaultCostNs(meta.recorder.fault_cost_ns);
   out.setGenerator(meta.generator);
   auto params = out.initParams(static_cast<unsigned>(meta.params.size()));
   for (size_t i = 0; i < meta.params.size(); ++i) {
@@ -73,6 +75,8 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   meta->recorder.memory_bytes = rec.getMemoryBytes();
   meta->recorder.page_size = rec.getPageSize();
   meta->recorder.swap_bytes = rec.getSwapBytes();
+  meta->recorder.tracing_cost_ns = rec.getTracingCostNs();
+  meta->recorder.fault_cost_ns = rec.getFaultCostNs();
   meta->generator = in.getGenerator().cStr();
   meta->params.clear();
   for (auto p : in.getParams()) meta->params.emplace_back(p.getKey().cStr(), p.getValue().cStr());

@@ -36,6 +36,11 @@ struct Recorder {
   memoryBytes @4 :UInt64;
   pageSize @5 :UInt32;
   swapBytes @6 :UInt64;
+  # Format 1.3: what `record` measured of its own cost on the recording machine, so replay can
+  # take it out of the gaps between events (replay/trace_op_source.h). 0 = not measured (older
+  # traces, imports of other recordings): the gaps are replayed as recorded.
+  tracingCostNs @7 :UInt64;   # trace time one recorded event adds to the gap before the next
+  faultCostNs @8 :UInt64;     # kernel time of one page fault (a fault has no exit event)
 }
 
 struct Param {

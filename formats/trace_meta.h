@@ -12,10 +12,10 @@ namespace mmreplay::formats {
 
 // Format version written by this build. A reader refuses a file whose major version is newer.
 inline constexpr uint16_t kFormatVersionMajor = 1;
-// 1.1: observation events; 1.2: block events; 1.3: the recorder's costs (issue 19, tracing
-// overhead); 1.4: clone, wait_child, futex_wake and futex_wait
-// events and the thread table's parent_tid. A minor version only adds kinds, so a reader
-// reads every older minor version of its major one.
+// 1.1: observation events; 1.2: block events; 1.3: the recorder's measured tracing and fault
+// costs, and kernel-mode page faults (kFlagKernel); 1.4: clone, wait_child, futex_wake and
+// futex_wait events and the thread table's parent_tid. A minor version only adds kinds and
+// fields, so a reader reads every older minor version of its major one.
 inline constexpr uint16_t kFormatVersionMinor = 4;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
@@ -54,6 +54,12 @@ struct RecorderInfo {
   uint64_t memory_bytes = 0;
   uint32_t page_size = 4096;
   uint64_t swap_bytes = 0;
+  // Format 1.3, measured by `record` on the recording machine (0 = not measured, and replay then
+  // takes nothing out of the gaps): the trace time each recorded event adds to the gap after it
+  // (perf's own work, and the syscall entry and exit the model charges itself), and the kernel
+  // time of one page fault, which stays in the gap after a fault because a fault has no exit.
+  uint64_t tracing_cost_ns = 0;
+  uint64_t fault_cost_ns = 0;
   friend bool operator==(const RecorderInfo&, const RecorderInfo&) = default;
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "common/tsan_handoff.h"
 #include "formats/chunk_codec.h"
 #include "formats/frame_io.h"
 #include "formats/frame_scan.h"
@@ -305,14 +306,24 @@ Status TraceReader::decode(const ChunkRef& ref, DecodedChunk* out) const {
 std::vector<std::string> TraceReader::drop_damaged_chunks() {
   const std::vector<ChunkRef>& all = impl_->chunks;
   std::vector<Status> status(all.size());
-  tbb::enumerable_thread_specific<DecodedChunk> scratch;
+  struct Shared {
+    const TraceReader& reader;
+    const std::vector<ChunkRef>& all;
+    std::vector<Status>& status;
+    tbb::enumerable_thread_specific<DecodedChunk> scratch;
+  } shared{*this, all, status, {}};
+  // The chunks go to TBB's workers and the statuses come back through its join, which TSan
+  // cannot see into (common/tsan_handoff.h).
   tbb::parallel_for(tbb::blocked_range<size_t>(0, all.size()),
-                    [&](const tbb::blocked_range<size_t>& range) {
-                      DecodedChunk& chunk = scratch.local();
+                    [state = TbbShared<Shared>(&shared)](const tbb::blocked_range<size_t>& range) {
+                      Shared& s = *state;
+                      DecodedChunk& chunk = s.scratch.local();
                       for (size_t i = range.begin(); i != range.end(); ++i) {
-                        status[i] = decode(all[i], &chunk);
+                        s.status[i] = s.reader.decode(s.all[i], &chunk);
                       }
+                      tsan_publish(&s.status);
                     });
+  tsan_observe(&status);
   std::vector<std::string> dropped;
   std::vector<ChunkRef> kept;
   kept.reserve(all.size());

@@ -27,7 +27,11 @@ bool is_lock_key(std::string_view key) {
 }
 
 bool is_counter_key(std::string_view key) {
-  if (common::find_counter(key) != nullptr || key == kObservationsCounter) return true;
+  if (common::find_counter(key) != nullptr || key == kObservationsCounter ||
+      key == kThinkRemovedCounter || key == kThinkClampedCounter ||
+      key == kKernelModeFaultsCounter) {
+    return true;
+  }
   if (!key.starts_with(kSkippedCounterPrefix)) return false;
   formats::EventKind kind;
   return formats::kind_from_name(key.substr(kSkippedCounterPrefix.size()), &kind) &&

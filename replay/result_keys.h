@@ -6,8 +6,9 @@
 //   locks     a lock class of the model (kernelsim/locking/lock_classes.h) without its '&', and
 //             "mmap_sem" (the read and write classes of mm->mmap_sem summed). A run holds only the
 //             classes whose locks it created: a known class may be absent (never taken)
-//   counters  the keys of common/counters.h, "observations", and "skipped_<trace kind>" for
-//             trace events the model does not replay
+//   counters  the keys of common/counters.h, "observations", "skipped_<trace kind>" for
+//             trace events the model does not replay, and the replay layer's own timing
+//             counters (think_removed_ns, think_clamped, kernel_mode_faults)
 
 #pragma once
 
@@ -21,6 +22,12 @@ inline constexpr std::string_view kMajorFaultOp = "major_fault";
 inline constexpr std::string_view kMmapSemLock = "mmap_sem";
 inline constexpr std::string_view kObservationsCounter = "observations";
 inline constexpr std::string_view kSkippedCounterPrefix = "skipped_";
+// Closed-loop timing (formats/think_time.h): recorded gap time taken out as tracing and fault
+// cost, and gaps those costs exceeded (clamped to 0).
+inline constexpr std::string_view kThinkRemovedCounter = "think_removed_ns";
+inline constexpr std::string_view kThinkClampedCounter = "think_clamped";
+// Trace page faults taken in kernel mode (copy_to_user), replayed inside their syscall.
+inline constexpr std::string_view kKernelModeFaultsCounter = "kernel_mode_faults";
 
 // The results key of lock_stat class `name`: the name without its '&' ("zone->lock").
 std::string lock_key(std::string_view class_name);

@@ -160,8 +160,9 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
     const auto ids = reader.chunks_of_stream(s);
     if (ids.empty()) continue;
     const uint64_t start = reader.chunks()[ids.front()].first_ts - origin;
-    auto source = std::make_unique<TraceOpSource>(EventStream(cache, reader, s), spec.timing,
-                                                  origin, &counters[s]);
+    auto source =
+        std::make_unique<TraceOpSource>(EventStream(cache, reader, s), spec.timing, origin,
+                                        &counters[s], formats::GapCosts::from(meta.recorder));
     TraceOpSource* raw = source.get();
     // A thread whose parent's stream holds its clone starts when that clone replays (format
     // 1.4); others at their recorded start.
@@ -197,6 +198,14 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   for (const SourceCounters& c : counters) {
     result->events_replayed += c.events;
     result->open_loop_lateness.merge(c.open_loop_lateness);
+    // Present only when they count something, so traces without tracing costs or kernel-mode
+    // faults give the results they always gave.
+    auto add = [result](std::string_view key, uint64_t n) {
+      if (n != 0) result->counters[std::string(key)] += n;
+    };
+    add(kThinkRemovedCounter, c.gaps.removed_ns);
+    add(kThinkClampedCounter, c.gaps.clamps);
+    add(kKernelModeFaultsCounter, c.kernel_mode_faults);
     for (int k = 0; k < formats::kEventKindCount; ++k) {
       if (c.skipped[k] == 0) continue;
       const auto kind = static_cast<formats::EventKind>(k);

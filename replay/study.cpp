@@ -10,6 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include "common/tsan_handoff.h"
+
 namespace mmreplay::replay {
 namespace {
 
@@ -60,33 +62,47 @@ Status run_study(const Study& study, const StudyOptions& options, StudyResult* r
   result->runs.resize(result->run_index.size());
   std::vector<Status>& status = result->run_status;
   status.assign(result->run_index.size(), Status::ok());
-  std::atomic<uint64_t> events{0};
-  std::mutex progress_mu;
-  size_t done = 0;
+  // What the workers share. It reaches them, and each run's result comes back, through TBB,
+  // which TSan cannot see into (common/tsan_handoff.h).
+  struct Shared {
+    const Study& study;
+    const StudyOptions& options;
+    StudyResult* result;
+    ChunkCache& cache;
+    std::atomic<uint64_t> events{0};
+    std::mutex progress_mu;
+    size_t done = 0;
+  } shared{study, options, result, cache, {0}, {}, 0};
 
   const auto start = std::chrono::steady_clock::now();
   tbb::task_arena arena(threads);
-  arena.execute([&] {
+  arena.execute([&shared, n = result->run_index.size()] {
     tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, result->run_index.size(), 1),
-        [&](const tbb::blocked_range<size_t>& range) {
+        tbb::blocked_range<size_t>(0, n, 1),
+        [state = TbbShared<Shared>(&shared)](const tbb::blocked_range<size_t>& range) {
+          Shared& s = *state;
+          StudyResult& r = *s.result;
           for (size_t j = range.begin(); j != range.end(); ++j) {
-            const StudyRun& run = study.runs[result->run_index[j]];
-            status[j] = execute_run(run.spec, *study.traces[run.trace], cache, &result->runs[j]);
-            events += result->runs[j].events_replayed;
-            std::lock_guard lock(progress_mu);
-            ++done;
-            if (options.progress) options.progress(done, status.size(), events.load());
+            const StudyRun& run = s.study.runs[r.run_index[j]];
+            r.run_status[j] =
+                execute_run(run.spec, *s.study.traces[run.trace], s.cache, &r.runs[j]);
+            s.events += r.runs[j].events_replayed;
+            std::lock_guard lock(s.progress_mu);
+            ++s.done;
+            if (s.options.progress)
+              s.options.progress(s.done, r.run_status.size(), s.events.load());
           }
+          tsan_publish(&r);
         },
         tbb::simple_partitioner());
   });
+  tsan_observe(result);
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   HostStats& host = result->host;
   host.wall_seconds = wall;
-  host.events_replayed = events.load();
+  host.events_replayed = shared.events.load();
   host.events_per_second = wall > 0 ? static_cast<double>(host.events_replayed) / wall : 0;
   host.cache = cache.stats();
   host.cache_capacity = capacity;

@@ -8,8 +8,12 @@ using kernelsim::OpKind;
 using kernelsim::SimTime;
 
 TraceOpSource::TraceOpSource(EventStream stream, Timing timing, uint64_t origin_ns,
-                             SourceCounters* counters)
-    : stream_(std::move(stream)), timing_(timing), origin_ns_(origin_ns), counters_(counters) {}
+                             SourceCounters* counters, formats::GapCosts costs)
+    : stream_(std::move(stream)),
+      timing_(timing),
+      origin_ns_(origin_ns),
+      counters_(counters),
+      think_(costs) {}
 
 uint64_t TraceOpSource::gap_before_current() {
   const formats::Event& e = stream_.event();
@@ -24,10 +28,7 @@ uint64_t TraceOpSource::gap_before_current() {
     return due - now;
   }
   // The thread's first event is where its task starts (Replayer spawns it at that time).
-  const uint64_t gap = first_ || e.ts_ns <= prev_end_ns_ ? 0 : e.ts_ns - prev_end_ns_;
-  first_ = false;
-  prev_end_ns_ = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
-  return gap;
+  return think_.gap_before(e, &counters_->gaps);
 }
 
 bool TraceOpSource::next(Op& op) {
@@ -98,6 +99,7 @@ bool TraceOpSource::translate(Op& op) const {
     }
     case EventKind::kPageFault:
       op = Op::page_fault(e.addr, e.is_write());
+      if (e.is_kernel_mode()) ++counters_->kernel_mode_faults;
       return true;
     case EventKind::kTouch:
       op = Op::touch(e.addr, e.len, e.is_write(), e.arg0);

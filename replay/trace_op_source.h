@@ -3,8 +3,10 @@
 // Timing (DESIGN.md, "Replay timing"):
 //  - closed loop (default): before each event the thread thinks for the user-space time the trace
 //    saw between the previous event's end and this event's start (its start gap minus the
-//    observed duration of the previous event when the capture knew it), so a slower simulated
-//    kernel delays everything after it, as it would delay the real program;
+//    observed duration of the previous event when the capture knew it), net of the recorder's
+//    own per-event cost and of a user fault's kernel time where the header has them
+//    (formats/think_time.h), so a slower simulated kernel delays everything after it, as it
+//    would delay the real program;
 //  - open loop: each event starts at its trace timestamp (relative to the trace's start) or as
 //    soon as the thread is free if it is late; how late it started is recorded.
 // A `block` event (a blocking syscall) replays as sleep for its recorded duration: the task is off
@@ -12,7 +14,12 @@
 // A `clone` event starts the child's task (run.cpp creates it waiting); a `wait_child` sleeps
 // until that child's task has exited.
 // Events the model does not replay (observations, blocks without a duration) still consume their
-// time gap and are counted per kind in `skipped`.
+// time gap and are counted per kind in `skipped`. A kernel-mode fault (kFlagKernel) starts inside
+// the syscall before it, so it replays right after that syscall with no think time between.
+//
+// Why the tracing costs come out here and not at import: the stored timestamps stay the ones the
+// recording saw (open-loop timing and `cat` read them), traces recorded before the costs were
+// measured replay unchanged, and a better estimate later needs no re-import.
 
 #pragma once
 
@@ -20,6 +27,7 @@
 #include <cstdint>
 
 #include "formats/event.h"
+#include "formats/think_time.h"
 #include "kernelsim/sim/histogram.h"
 #include "kernelsim/sim/op.h"
 #include "kernelsim/sim/task.h"
@@ -33,13 +41,17 @@ enum class Timing { kClosed, kOpen };
 struct SourceCounters {
   uint64_t events = 0;                                       // trace events consumed
   std::array<uint64_t, formats::kEventKindCount> skipped{};  // consumed but not modelled
+  formats::GapTally gaps;                                    // tracing cost taken out (closed loop)
+  uint64_t kernel_mode_faults = 0;                           // page faults with kFlagKernel
   kernelsim::Histogram open_loop_lateness;                   // ns an op started after its timestamp
 };
 
 class TraceOpSource final : public kernelsim::OpSource {
  public:
-  // `origin_ns`: the trace timestamp that is virtual time zero.
-  TraceOpSource(EventStream stream, Timing timing, uint64_t origin_ns, SourceCounters* counters);
+  // `origin_ns`: the trace timestamp that is virtual time zero. `costs`: what closed-loop timing
+  // takes out of each recorded gap (the trace header's, GapCosts::from(meta.recorder)).
+  TraceOpSource(EventStream stream, Timing timing, uint64_t origin_ns, SourceCounters* counters,
+                formats::GapCosts costs = {});
 
   // The task running this source (open-loop timing reads its clock). Set before the run starts.
   void attach(const kernelsim::Task* task) { task_ = task; }
@@ -62,8 +74,7 @@ class TraceOpSource final : public kernelsim::OpSource {
   const kernelsim::Task* task_ = nullptr;
   bool have_event_ = false;     // the current event is read but its Op is not yet returned
   bool think_emitted_ = false;  // the think Op before the current event was returned
-  uint64_t prev_end_ns_ = 0;    // trace time the previous event ended (closed loop)
-  bool first_ = true;
+  formats::ThinkClock think_;   // closed loop
 };
 
 }  // namespace mmreplay::replay

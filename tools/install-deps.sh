@@ -13,6 +13,7 @@ PACKAGES=(
   libtracecmd-dev libtracefs-dev libtraceevent-dev  # trace.dat import (formats/import/trace_cmd.h)
   chromium libpng-dev                       # report test: render the HTML headless, read the PNG
   clang-format                              # tools/check-format.sh (.ci/run): the tree against .clang-format
+  linux-perf strace libjemalloc2            # record/import, and tests/real (label real: jemalloc churn)
 )
 EXTRA=("$@")  # callers may ask for more (e.g. clang for the fuzz preset)
 

@@ -318,6 +318,51 @@ void ImportBuilder::page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool wr
 
 namespace {
 
+// x86-64 gives user space the lower half of the canonical address space and the kernel the upper
+// half (arch/x86/include/asm/page_64_types.h: TASK_SIZE_MAX below, __PAGE_OFFSET above, with 4-
+// or 5-level paging alike), so the top bit tells a kernel address.
+constexpr uint64_t kKernelHalfBit = 1ull << 63;
+
+bool is_user_address(uint64_t addr) {
+  return (addr & kKernelHalfBit) == 0;
+}
+
+}  // namespace
+
+void ImportBuilder::kernel_page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool write) {
+  if (!is_user_address(addr)) {
+    ignored_event(kKernelAddressFault);
+    return;
+  }
+  auto& s = impl_->state;
+  Item item;
+  item.event = ev::page_fault(ts, addr, write, /*major=*/false, /*kernel=*/true);
+  item.seq = s.next_seq++;
+  s.thread(tid).items.push_back(item);
+}
+
+void ImportBuilder::switch_out(uint64_t tid, uint64_t ts, bool preempted) {
+  ThreadState& t = impl_->state.thread(tid);
+  t.switched_out = ts;
+  t.preempted = preempted;
+}
+
+void ImportBuilder::switch_in(uint64_t tid, uint64_t ts) {
+  auto& s = impl_->state;
+  ThreadState& t = s.thread(tid);
+  if (!t.switched_out || ts < *t.switched_out) return;
+  Item item;
+  item.event = ev::off_cpu(*t.switched_out, ts - *t.switched_out, t.preempted);
+  item.seq = s.next_seq++;
+  t.items.push_back(item);
+  ++report_.off_cpu_intervals;
+  report_.off_cpu_ns += ts - *t.switched_out;
+  if (t.preempted) report_.preempted_ns += ts - *t.switched_out;
+  t.switched_out.reset();
+}
+
+namespace {
+
 // The value a ground-truth tracepoint's text carries (print formats from
 // /sys/kernel/tracing/events/*/*/format): pages of a tlb_flush ("pages:%ld", -1 = full),
 // the lock address of a contention event ("%p (flags=...)"), write=true of mmap_lock events.

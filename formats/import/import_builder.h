@@ -55,6 +55,9 @@ struct ImportedTrace {
 // closer than this; distinct ones are usually separated by mapped ranges or larger gaps.
 inline constexpr uint64_t kImplicitMergeGapBytes = 1ull << 20;
 
+// The name ignored kernel-mode faults on kernel addresses are counted under.
+inline constexpr std::string_view kKernelAddressFault = "page_fault_kernel on a kernel address";
+
 class ImportBuilder {
  public:
   // `source` names the input in messages; `page_size` rounds mapping lengths.
@@ -86,6 +89,18 @@ class ImportBuilder {
   // The thread ended without an exit call being seen ("+++ exited", "+++ killed").
   void thread_ended(uint64_t tid, uint64_t ts);
   void page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool write, bool major = false);
+  // A fault the kernel took in kernel mode (exceptions:page_fault_kernel). On a user address it
+  // is the kernel touching the program's memory for it (copy_to_user into a fresh buffer) and
+  // becomes a page_fault with kFlagKernel, in time order inside the syscall that took it; on a
+  // kernel address (vmalloc, kernel stacks) it is none of the program's business and is counted
+  // as ignored under kKernelAddressFault.
+  void kernel_page_fault(uint64_t tid, uint64_t ts, uint64_t addr, bool write);
+  // The thread left its CPU (perf's PERF_RECORD_SWITCH OUT; `preempted`: still runnable) and came
+  // back (IN): each out-in pair becomes an off_cpu observation with its duration, so the time is
+  // not taken for think time (formats/think_time.h). An IN without an OUT (the first one) is
+  // ignored; a second OUT replaces the first.
+  void switch_out(uint64_t tid, uint64_t ts, bool preempted);
+  void switch_in(uint64_t tid, uint64_t ts);
 
   // Counting for the report.
   void count_line() { ++report_.lines; }
@@ -97,6 +112,8 @@ class ImportBuilder {
     ++report_.ignored_by_name[std::string(name)];
   }
   void unmatched_exit() { ++report_.unmatched_exits; }
+  // The recorder dropped `n` events (perf's buffer was full): the trace is short of them.
+  void lost_events(uint64_t n) { report_.lost_events += n; }
   void unknown_flag_name() { ++report_.unknown_flag_names; }
   // A ground-truth tracepoint (record --ground-truth): counted by name (header param
   // "observed.NAME"), and, when it is one of the kinds of ObservationKind, kept in the thread's

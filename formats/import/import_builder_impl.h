@@ -46,6 +46,8 @@ struct ThreadState {
   std::vector<Item> items;
   PendingCall pending;
   bool has_exit = false;
+  std::optional<uint64_t> switched_out;  // when it left its CPU, until it is back
+  bool preempted = false;                // that switch was a preemption
 };
 
 struct BuilderState {

@@ -60,6 +60,17 @@ std::string format_report(const ImportReport& r) {
     out += fmt::format("  {} unknown flag names taken as 0\n", r.unknown_flag_names);
   }
   for (const auto& [name, n] : r.observations) out += fmt::format("  observed {} x{}\n", name, n);
+  if (r.lost_events > 0) {
+    out += fmt::format(
+        "  perf LOST {} events (its buffer was full): the trace is short of them, faults "
+        "included\n",
+        r.lost_events);
+  }
+  if (r.off_cpu_intervals > 0) {
+    out += fmt::format("  off CPU {} times, {:.6f} s ({:.6f} s preempted): not think time\n",
+                       r.off_cpu_intervals, static_cast<double>(r.off_cpu_ns) / 1e9,
+                       static_cast<double>(r.preempted_ns) / 1e9);
+  }
   out += fmt::format("  {} unknown lines skipped\n", r.unknown_lines);
   for (const std::string& ex : r.unknown_examples) out += fmt::format("    {}\n", ex);
   return out;

@@ -55,6 +55,12 @@ struct ImportReport {
   uint64_t processes = 0;
   uint64_t files = 0;
 
+  uint64_t lost_events = 0;  // dropped by the recorder (PERF_RECORD_LOST), not in the trace
+  // Off-CPU intervals between events (perf --switch-events), kept as off_cpu observations.
+  uint64_t off_cpu_intervals = 0;
+  uint64_t off_cpu_ns = 0;
+  uint64_t preempted_ns = 0;  // of which the thread was runnable (preempted)
+
   uint64_t faults_in_known_mappings = 0;
   uint64_t faults_outside_mappings = 0;  // went to implicit mappings
   std::vector<ImplicitMapping> implicit_mappings;

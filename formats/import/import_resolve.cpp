@@ -20,6 +20,7 @@
 
 #include "formats/import/address_ranges.h"
 #include "formats/import/import_builder_impl.h"
+#include "formats/think_time.h"
 
 namespace mmreplay::formats::detail {
 namespace {
@@ -380,12 +381,11 @@ void Resolver::assemble(ImportedTrace* out) {
                      std::nullopt);
       }
     }
-    // Think time: the gaps between one event's end and the next one's start.
-    for (size_t k = 1; k < events.size(); ++k) {
-      const Event& prev = events[k - 1];
-      const uint64_t end = prev.ts_ns + (prev.has_duration() ? prev.duration_ns : 0);
-      if (events[k].ts_ns > end) report_.think_time_ns += events[k].ts_ns - end;
-    }
+    // Think time: the gaps between one event's end and the next one's start, as recorded (the
+    // recorder's costs are taken out at replay, formats/think_time.h).
+    ThinkClock clock(GapCosts{});
+    GapTally tally;
+    for (const Event& e : events) report_.think_time_ns += clock.gap_before(e, &tally);
     for (const Event& e : events) {
       ++report_.events_per_kind[static_cast<size_t>(e.kind)];
       ++report_.events;

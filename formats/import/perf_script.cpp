@@ -10,6 +10,12 @@ namespace {
 constexpr std::string_view kSysEnter = "syscalls:sys_enter_";
 constexpr std::string_view kSysExit = "syscalls:sys_exit_";
 constexpr std::string_view kPageFaultUser = "exceptions:page_fault_user";
+constexpr std::string_view kPageFaultKernel = "exceptions:page_fault_kernel";
+// perf record --switch-events, perf script --show-switch-events: "PERF_RECORD_SWITCH OUT
+// preempt", "PERF_RECORD_SWITCH OUT", "PERF_RECORD_SWITCH IN" (tools/perf/util/event.c).
+constexpr std::string_view kSwitchRecord = "PERF_RECORD_SWITCH";
+// --show-lost-events: "PERF_RECORD_LOST lost N", events perf dropped when its buffer was full.
+constexpr std::string_view kLostRecord = "PERF_RECORD_LOST";
 // x86 page fault error code bits (arch/x86/include/asm/trap_pf.h).
 constexpr uint64_t kX86PfWrite = 1u << 1;
 constexpr uint64_t kKiB = 1024;
@@ -81,6 +87,11 @@ bool split_line(std::string_view text, Line* out) {
     prev_pos = pos;
   }
   std::string_view event = next_token(&rest);
+  if (event == kSwitchRecord || event == kLostRecord) {  // no colon after these names
+    out->event = event;
+    out->payload = trim(rest);
+    return true;
+  }
   if (event.size() < 2 || event.back() != ':') return false;
   out->event = event.substr(0, event.size() - 1);
   out->payload = trim(rest);
@@ -152,7 +163,10 @@ class PerfScriptParser {
     if (l.cpu >= 0) b_.set_cpu(l.tid, l.cpu);
     if (l.event.starts_with(kSysEnter)) return enter(l, l.event.substr(kSysEnter.size()));
     if (l.event.starts_with(kSysExit)) return exit(l, l.event.substr(kSysExit.size()));
-    if (l.event == kPageFaultUser) return fault(l);
+    if (l.event == kPageFaultUser) return fault(l, false);
+    if (l.event == kPageFaultKernel) return fault(l, true);
+    if (l.event == kSwitchRecord) return context_switch(l);
+    if (l.event == kLostRecord) return lost(l);
     if (is_observation(l.event)) {
       b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
@@ -196,12 +210,42 @@ class PerfScriptParser {
     return Status::ok();
   }
 
-  Status fault(const Line& l) {
+  // Both tracepoints print "address=%ps ip=%ps error_code=0x%lx" (arch/x86/include/asm/trace/
+  // exceptions.h); `kernel`: page_fault_kernel, a fault taken in kernel mode.
+  Status fault(const Line& l, bool kernel) {
     uint64_t address = 0, error_code = 0;
     if (!parse_fault(l.payload, &address, &error_code)) {
-      return malformed("page_fault_user without numeric address= and error_code=");
+      return malformed(fmt::format("{} without numeric address= and error_code=", l.event));
     }
-    b_.page_fault(l.tid, l.ts, address, (error_code & kX86PfWrite) != 0);
+    const bool write = (error_code & kX86PfWrite) != 0;
+    if (kernel) {
+      b_.kernel_page_fault(l.tid, l.ts, address, write);
+    } else {
+      b_.page_fault(l.tid, l.ts, address, write);
+    }
+    return Status::ok();
+  }
+
+  Status context_switch(const Line& l) {
+    std::string_view rest = l.payload;
+    const std::string_view direction = next_token(&rest);
+    if (direction == "OUT") {
+      b_.switch_out(l.tid, l.ts, next_token(&rest) == "preempt");
+    } else if (direction == "IN") {
+      b_.switch_in(l.tid, l.ts);
+    } else {
+      return malformed("PERF_RECORD_SWITCH neither IN nor OUT");
+    }
+    return Status::ok();
+  }
+
+  Status lost(const Line& l) {
+    std::string_view rest = l.payload;
+    uint64_t n = 0;
+    if (next_token(&rest) != "lost" || !parse_dec(next_token(&rest), &n)) {
+      return malformed("PERF_RECORD_LOST without 'lost N'");
+    }
+    b_.lost_events(n);
     return Status::ok();
   }
 

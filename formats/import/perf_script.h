@@ -14,7 +14,11 @@
 //
 // Syscall arguments are read by position (the syscall ABI fixes it; the names perf prints drift
 // across kernels). A page fault is a write when error_code bit 1 is set (x86 X86_PF_WRITE).
-// mmap_lock:*, lock:contention_begin/end and tlb:tlb_flush are counted as observations. Other
+// mmap_lock:*, lock:contention_begin/end and tlb:tlb_flush are counted as observations.
+// exceptions:page_fault_kernel on a user address is a fault inside the syscall that took it
+// (kFlagKernel). PERF_RECORD_SWITCH lines (--show-switch-events) give the threads' off-CPU
+// intervals (off_cpu observations); PERF_RECORD_LOST lines (--show-lost-events) count the
+// events perf dropped. Other
 // events are counted as ignored; lines of no known form are counted as unknown. A line that
 // names a known event but cannot be read is malformed: the import stops with "FILE:LINE: ...".
 

@@ -77,10 +77,12 @@ bool on_record(Context* c, const TcRecord& r) {
   const std::string_view name = r.name;
   if (system == kSyscalls) {
     syscall_record(c, r, tid);
-  } else if (system == "exceptions" && name == "page_fault_user") {
+  } else if (system == "exceptions" && (name == "page_fault_user" || name == "page_fault_kernel")) {
     uint64_t address = 0, error_code = 0;
     if (!r.field_value("address", &address) || !r.field_value("error_code", &error_code)) {
       c->status = field_error(*c, r, "has no address or error_code");
+    } else if (name == "page_fault_kernel") {
+      c->builder->kernel_page_fault(tid, r.ts, address, (error_code & kX86PfWrite) != 0);
     } else {
       c->builder->page_fault(tid, r.ts, address, (error_code & kX86PfWrite) != 0);
     }

@@ -1,5 +1,5 @@
 // Importer for trace-cmd's trace.dat (recorded with the tracepoints `trace-replay record` uses:
-// syscalls:sys_enter_* / sys_exit_* and exceptions:page_fault_user).
+// syscalls:sys_enter_* / sys_exit_* and exceptions:page_fault_user / page_fault_kernel).
 //
 // Which reader, and why: Debian's libtracecmd (package libtracecmd-dev, trace-cmd 3.1) reads
 // trace.dat natively: every version of the file format, compressed sections, per-CPU buffers

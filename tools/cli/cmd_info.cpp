@@ -32,7 +32,9 @@ nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceS
                    {"cpus", m.recorder.cpus},
                    {"memory_bytes", m.recorder.memory_bytes},
                    {"page_size", m.recorder.page_size},
-                   {"swap_bytes", m.recorder.swap_bytes}};
+                   {"swap_bytes", m.recorder.swap_bytes},
+                   {"tracing_cost_ns", m.recorder.tracing_cost_ns},
+                   {"fault_cost_ns", m.recorder.fault_cost_ns}};
   j["generator"] = m.generator;
   j["params"] = nlohmann::json::object();
   for (const auto& [k, v] : m.params) j["params"][k] = v;
@@ -101,6 +103,10 @@ void print_text(const formats::TraceReader& reader, const formats::TraceStats& s
              human_bytes(m.recorder.memory_bytes), human_bytes(m.recorder.swap_bytes),
              m.recorder.page_size,
              m.recorder.kernel_release.empty() ? "" : ", kernel " + m.recorder.kernel_release);
+  if (m.recorder.tracing_cost_ns != 0 || m.recorder.fault_cost_ns != 0) {
+    fmt::print("tracing cost  {} ns per event, {} ns per page fault (taken out of replay gaps)\n",
+               m.recorder.tracing_cost_ns, m.recorder.fault_cost_ns);
+  }
   fmt::print("events        {} ({:.2f} bytes/event)\n", stats.events, stats.bytes_per_event());
   fmt::print("time span     {} s .. {} s ({} s)\n", seconds_from_ns(stats.first_ts),
              seconds_from_ns(stats.last_ts), seconds_from_ns(stats.last_ts - stats.first_ts));

@@ -11,6 +11,9 @@
 // cost: the traced span (first to last event of the trace, so perf's own start-up is left out)
 // and, with --baseline, the wall time of one untraced run of CMD made first (its output is
 // discarded; a command with side effects, such as `xz f`, should not be given --baseline).
+// Then, unless --no-probe, it measures its own cost in a perf session like the recording's
+// (record_probe.h: perf's cost per event and a page fault's kernel time; about a second, mostly
+// perf's start-up) and stores them in the trace header, for replay to take out of the gaps.
 //
 // Exit status: CMD's own (a trace is written however CMD ended); 127 when CMD cannot be run (not
 // found, not executable), and then no trace is written; 1 when perf is missing or not permitted
@@ -40,6 +43,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
 #include "tools/cli/record_perf.h"
+#include "tools/cli/record_probe.h"
 
 namespace mmreplay::tools {
 namespace {
@@ -55,6 +59,7 @@ struct RecordArgs {
   bool baseline = false;
   bool no_baseline = false;  // accepted for old scripts; no baseline is the default now
   bool keep = false;
+  bool no_probe = false;
   int64_t pid = 0;
   double duration_s = 0;
   std::vector<std::string> command;
@@ -94,6 +99,7 @@ struct Recording {
   uint64_t recorded_ns = 0;  // perf record's wall time, its start-up included
   uint64_t script_ns = 0;
   int command_status = 0;
+  TracingCost cost;  // the probe's (all 0 with --no-probe or when it failed)
 };
 
 Status check_args(const RecordArgs& a) {
@@ -123,7 +129,10 @@ Status check_args(const RecordArgs& a) {
 // perf record's argv: the events, then the command, or the process and a timer.
 std::vector<std::string> perf_record_argv(const RecordArgs& a, const std::string& perf,
                                           const std::string& data, const std::string& events) {
-  std::vector<std::string> argv = {perf, "record", "-q", "-o", data, "-e", events};
+  // --switch-events: when the threads left and regained their CPUs, so time they were
+  // preempted between events is not replayed as think time (formats/think_time.h).
+  std::vector<std::string> argv = {perf, "record", "-q", "--switch-events",
+                                   "-o", data,     "-e", events};
   if (a.pid != 0) {
     // -p follows the threads of PID and what they create while recording (perf inherits by
     // default); the command after -- only times the recording and is not recorded itself.
@@ -153,10 +162,13 @@ Status run_recording(const RecordArgs& a, const std::string& perf, const std::st
   return run_program(perf_script_argv(perf, data), text, true, &r->script_ns, &status);
 }
 
-void fill_recorder(const RecordArgs& a, formats::ImportedTrace* trace) {
+void fill_recorder(const RecordArgs& a, const TracingCost& cost, formats::ImportedTrace* trace) {
   trace->meta.recorder.tool = "trace-replay record (perf)";
+  trace->meta.recorder.tracing_cost_ns = cost.tracing_ns;
+  trace->meta.recorder.fault_cost_ns = cost.fault_ns;
   std::string cmdline = "trace-replay record";
   if (a.ground_truth) cmdline += " --ground-truth";
+  if (a.no_probe) cmdline += " --no-probe";
   if (a.all_syscalls) cmdline += " --all-syscalls";
   if (!a.events.empty()) cmdline += " --events " + a.events;
   if (a.pid != 0) cmdline += fmt::format(" --pid {} --duration {}", a.pid, a.duration_s);
@@ -192,6 +204,16 @@ void print_report(const RecordArgs& a, const std::string& out, const formats::Im
   if (a.baseline && r.plain_ns > 0) {
     std::fprintf(stderr, "  overhead: %.2fx (traced span / plain wall time)\n",
                  static_cast<double>(span_ns) / static_cast<double>(r.plain_ns));
+  }
+  if (r.cost.syscall_samples > 0) {
+    std::fprintf(stderr,
+                 "  tracing cost: %llu ns per event, page fault %llu ns (untraced %llu ns), from "
+                 "%llu and %llu probe gaps; replay takes them out of the gaps\n",
+                 static_cast<unsigned long long>(r.cost.tracing_ns),
+                 static_cast<unsigned long long>(r.cost.fault_ns),
+                 static_cast<unsigned long long>(r.cost.native_fault_ns),
+                 static_cast<unsigned long long>(r.cost.syscall_samples),
+                 static_cast<unsigned long long>(r.cost.fault_samples));
   }
   std::fprintf(
       stderr, "  perf.data %llu bytes (%.1f bytes/event), .mmtrace %llu bytes (%.2f bytes/event)\n",
@@ -231,12 +253,19 @@ Status record(const RecordArgs& a, int* exit) {
                                  ? "syscalls:*," + perf_event_list({}, faults, a.ground_truth)
                                  : perf_event_list(syscalls, faults, a.ground_truth);
   Status s = run_recording(a, perf, events, data, text, &r);
+  if (s && !a.no_probe) {
+    // The recording stands without it: replay then keeps the gaps as recorded.
+    if (Status p = measure_tracing_cost(perf, faults, dir, &r.cost); !p) {
+      std::fprintf(stderr, "trace-replay record: warning: %s\n", p.message().c_str());
+      r.cost = TracingCost{};
+    }
+  }
   formats::ImportedTrace trace;
   formats::ImportReport report;
   if (s) s = formats::import_file(formats::ImportFormat::kPerfScript, text, &trace, &report);
   const std::string out = output_path(a);
   if (s) {
-    fill_recorder(a, &trace);
+    fill_recorder(a, r.cost, &trace);
     s = formats::write_imported_trace(trace, out, formats::WriterOptions{});
   }
   const uint64_t perf_bytes = file_bytes(data);
@@ -290,6 +319,9 @@ void register_record_command(CLI::App& app, int* exit_code) {
                   "record the running process PID (and what it creates meanwhile) instead");
   cmd->add_option("--duration", args->duration_s, "with --pid: seconds to record");
   cmd->add_flag("--keep", args->keep, "keep perf.data and the perf script text");
+  cmd->add_flag("--no-probe", args->no_probe,
+                "skip the short probe that measures perf's cost per event and a page fault's "
+                "kernel time (replay then keeps the recorded gaps whole)");
   cmd->add_option("command", args->command, "the command to record, after --");
   cmd->callback([args, exit_code] { *exit_code = run_record(*args); });
 }

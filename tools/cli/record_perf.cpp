@@ -58,7 +58,12 @@ std::string perf_event_list(const std::vector<std::string>& syscalls, bool fault
     add("syscalls:sys_enter_" + s);
     if (s != "exit" && s != "exit_group") add("syscalls:sys_exit_" + s);
   }
-  if (faults) add("exceptions:page_fault_user");
+  if (faults) {
+    add("exceptions:page_fault_user");
+    // Faults the kernel takes on user memory (copy_to_user into a fresh buffer): dd's 64 MiB
+    // read from /dev/zero faults here, not in user mode.
+    add("exceptions:page_fault_kernel");
+  }
   if (ground_truth) {
     add("mmap_lock:*");
     add("lock:contention_begin");
@@ -118,8 +123,11 @@ Status resolve_command(const std::string& name, std::string* path) {
 }
 
 std::vector<std::string> perf_script_argv(const std::string& perf, const std::string& data) {
-  return {perf,  "script", "-i", data, "--header", "-F", "comm,pid,tid,cpu,time,event,trace",
-          "--ns"};
+  // Switch events: the threads' off-CPU time; lost events: what perf dropped, said in the report.
+  std::vector<std::string> argv = {perf, "script", "-i", data, "--header", "-F"};
+  argv.insert(argv.end(), {"comm,pid,tid,cpu,time,event,trace", "--ns", "--show-switch-events",
+                           "--show-lost-events"});
+  return argv;
 }
 
 Status check_perf_permitted() {

@@ -20,7 +20,8 @@ inline constexpr int kExitCannotRun = 127;
 std::vector<std::string> default_record_syscalls();
 
 // perf -e list: syscalls:sys_enter_X / sys_exit_X for each syscall (exit and exit_group have no
-// exit event), exceptions:page_fault_user when `faults`, and with `ground_truth` mmap_lock:*,
+// exit event), exceptions:page_fault_user and page_fault_kernel when `faults`, and with
+// `ground_truth` mmap_lock:*,
 // lock:contention_begin/end and tlb:tlb_flush.
 std::string perf_event_list(const std::vector<std::string>& syscalls, bool faults,
                             bool ground_truth);
@@ -37,7 +38,7 @@ Status check_perf_permitted();
 Status resolve_command(const std::string& name, std::string* path);
 
 // The perf script command that turns `data` into the importer's text (the header included: it
-// gives the machine's CPUs and memory).
+// gives the machine's CPUs and memory; the switch events give the threads' off-CPU time).
 std::vector<std::string> perf_script_argv(const std::string& perf, const std::string& data);
 
 // Runs argv (argv[0] looked up on PATH), stdout to `stdout_path` when not empty (and stderr to

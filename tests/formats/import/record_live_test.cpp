@@ -73,6 +73,11 @@ TEST(RecordLive, MapTouchDontneedHalfUnmap) {
   EXPECT_EQ(dontneed, 1u);
   EXPECT_EQ(unmaps, 1u);
   EXPECT_NE(message.find("perf.data"), std::string::npos) << message;  // the size report
+  // The probe ran under the same events and left its measures for replay (format 1.3): a
+  // recorded event costs something, and a fault has kernel time the trace cannot see end.
+  EXPECT_GT(reader->meta().recorder.tracing_cost_ns, 0u) << message;
+  EXPECT_GT(reader->meta().recorder.fault_cost_ns, 0u) << message;
+  EXPECT_NE(message.find("tracing cost:"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -1,0 +1,119 @@
+// Replay of recorded timing (issue 19, items 4 and 6): a kernel-mode fault replays inside the
+// syscall that took it, and the recorder's costs in the header come out of the think time.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "replay/run.h"
+#include "tests/formats/random_trace.h"
+
+namespace mmreplay::replay {
+namespace {
+
+namespace ev = formats::ev;
+using formats::Event;
+
+constexpr uint64_t kUs = 1000;
+constexpr uint64_t kBuffer = 0x7f0000000000;
+constexpr uint64_t kPage = 4096;
+
+Event timed(Event e, uint64_t duration_ns) {
+  e.duration_ns = duration_ns;
+  return e;
+}
+
+uint64_t counter(const RunResult& r, const char* key) {
+  const auto it = r.counters.find(key);
+  return it == r.counters.end() ? 0 : it->second;
+}
+
+RunResult replay(const std::string& name, const formats::RecorderInfo& recorder,
+                 const std::vector<Event>& events) {
+  const std::string path = formats::testing::temp_path(name);
+  {
+    formats::TraceMeta meta;
+    meta.recorder = recorder;
+    meta.threads = {{1, 1, "dd"}};
+    meta.files = {{1, "/dev/zero", 1 << 20, 4096}};
+    Status s;
+    auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
+    EXPECT_TRUE(w) << s.message();
+    for (const Event& e : events) EXPECT_TRUE(w->append(0, e));
+    EXPECT_TRUE(w->close());
+  }
+  Status s;
+  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
+  EXPECT_TRUE(reader) << s.message();
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.cpus = 1;
+  RunResult r;
+  EXPECT_TRUE(execute_run(spec, *reader, cache, &r));
+  return r;
+}
+
+// mmap a 2-page buffer, read() into it for 1 ms (the kernel faults both pages in copy_to_user,
+// at 100 us and 200 us), then 5 us of user time before munmap.
+std::vector<Event> read_into_fresh_buffer(bool kernel_faults) {
+  std::vector<Event> v = {ev::thread_start(0),
+                          timed(ev::mmap(0, kBuffer, 2 * kPage, 3, 0x22), 1 * kUs),
+                          timed(ev::file_read(10 * kUs, 1, 0, 2 * kPage), 1000 * kUs)};
+  if (kernel_faults) {
+    v.push_back(ev::page_fault(100 * kUs, kBuffer, true, false, true));
+    v.push_back(ev::page_fault(200 * kUs, kBuffer + kPage, true, false, true));
+  }
+  v.push_back(timed(ev::munmap(1015 * kUs, kBuffer, 2 * kPage), 1 * kUs));
+  v.push_back(ev::thread_exit(1020 * kUs));
+  return v;
+}
+
+TEST(TracingCostReplay, KernelFaultsReplayInsideTheirSyscall) {
+  const RunResult with = replay("kfault.mmtrace", {}, read_into_fresh_buffer(true));
+  const RunResult without = replay("nokfault.mmtrace", {}, read_into_fresh_buffer(false));
+  EXPECT_EQ(with.counters.at("faults"), 2u);
+  EXPECT_EQ(with.counters.at("kernel_mode_faults"), 2u);
+  EXPECT_EQ(counter(with, "fault_segv"), 0u);
+  EXPECT_EQ(without.counters.count("kernel_mode_faults"), 0u);
+  // The faults add their modelled cost and nothing else: the 5 us after the read still run from
+  // the read's end, not from the last fault (which would add 800 us of think time).
+  ASSERT_GT(with.makespan_ns, without.makespan_ns);
+  EXPECT_LT(with.makespan_ns - without.makespan_ns, 100 * kUs);
+}
+
+// Two user faults 3 us apart, then a call 4 us after the second.
+std::vector<Event> fault_loop() {
+  return {ev::thread_start(0),
+          timed(ev::mmap(0, kBuffer, 2 * kPage, 3, 0x22), 1 * kUs),
+          ev::page_fault(10 * kUs, kBuffer, true),
+          ev::page_fault(13 * kUs, kBuffer + kPage, true),
+          timed(ev::munmap(17 * kUs, kBuffer, 2 * kPage), 1 * kUs),
+          ev::thread_exit(20 * kUs)};
+}
+
+TEST(TracingCostReplay, TheHeadersCostsComeOutOfTheThinkTime) {
+  formats::RecorderInfo measured;
+  measured.tracing_cost_ns = 700;
+  measured.fault_cost_ns = 1500;
+  const RunResult net = replay("costs.mmtrace", measured, fault_loop());
+  const RunResult raw = replay("nocosts.mmtrace", {}, fault_loop());
+  // Gaps: 9 us (after mmap), 3 us (fault to fault), 4 us (fault to munmap), 2 us (to exit):
+  // 700 from each, 1500 more after each fault.
+  const uint64_t removed = 4 * 700 + 2 * 1500;
+  EXPECT_EQ(net.counters.at("think_removed_ns"), removed);
+  EXPECT_EQ(net.counters.count("think_clamped"), 0u);
+  EXPECT_EQ(raw.counters.count("think_removed_ns"), 0u);  // an old trace replays as it did
+  EXPECT_EQ(raw.makespan_ns - net.makespan_ns, removed);
+}
+
+TEST(TracingCostReplay, CostsAboveAGapClampItAndAreCounted) {
+  formats::RecorderInfo measured;
+  measured.tracing_cost_ns = 700;
+  measured.fault_cost_ns = 3500;  // with 700: more than the 3 and 4 us after each fault
+  const RunResult r = replay("clamp.mmtrace", measured, fault_loop());
+  EXPECT_EQ(r.counters.at("think_clamped"), 2u);  // fault to fault, fault to munmap
+  EXPECT_GT(r.makespan_ns, 0u);
+}
+
+}  // namespace
+}  // namespace mmreplay::replay

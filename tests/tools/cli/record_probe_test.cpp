@@ -1,0 +1,68 @@
+// record's tracing-cost probe read from its trace (tools/cli/record_probe.h): the medians of the
+// probe's syscall and fault gaps, found by the probe's zero-length madvise calls.
+
+#include <gtest/gtest.h>
+
+#include "tools/cli/record_probe.h"
+
+namespace mmreplay::tools {
+namespace {
+
+namespace ev = formats::ev;
+using formats::Event;
+
+constexpr uint64_t kRegion = 0x7f0000000000;
+constexpr uint64_t kRegionBytes = 16 * 4096;
+
+Event timed(Event e, uint64_t duration_ns) {
+  e.duration_ns = duration_ns;
+  return e;
+}
+
+TEST(RecordProbe, MediansOfTheProbeGapsGiveTheTracingAndFaultCosts) {
+  formats::ImportedTrace t;
+  t.streams.resize(2);
+  auto& s = t.streams[1];
+  // Start-up noise: a fault elsewhere and a real madvise, which must not count.
+  s.push_back(ev::page_fault(0, 0x400000, false));
+  s.push_back(timed(ev::madvise(100, kRegion, kRegionBytes, 14), 500));
+  // Faults 2500, 2500, 9000 (preempted), 2400 ns apart: median 2500.
+  uint64_t ts = 1000;
+  const uint64_t fault_gaps[] = {2500, 2500, 9000, 2400};
+  s.push_back(ev::page_fault(ts, kRegion, true));
+  for (size_t i = 0; i < 4; ++i) {
+    ts += fault_gaps[i];
+    s.push_back(ev::page_fault(ts, kRegion + (i + 1) * 4096, true));
+  }
+  // madvise(region, 0) calls of 300 ns, 800, 800, 5000, 700 ns between: median 800.
+  ts += 1000;
+  const uint64_t call_gaps[] = {800, 800, 5000, 700};
+  s.push_back(timed(ev::madvise(ts, kRegion, 0, 0), 300));
+  for (uint64_t gap : call_gaps) {
+    ts += 300 + gap;
+    s.push_back(timed(ev::madvise(ts, kRegion, 0, 0), 300));
+  }
+  // A fault outside the region between probe faults would not be a probe gap.
+  s.push_back(ev::page_fault(ts + 10, kRegion + kRegionBytes, true));
+  TracingCost c;
+  tracing_cost_from_trace(t, kRegionBytes, &c);
+  EXPECT_EQ(c.syscall_samples, 4u);
+  EXPECT_EQ(c.fault_samples, 4u);
+  EXPECT_EQ(c.tracing_ns, 800u);
+  EXPECT_EQ(c.fault_ns, 2500u - 800u);
+}
+
+TEST(RecordProbe, NoProbeEventsGiveNoCost) {
+  formats::ImportedTrace t;
+  t.streams.resize(1);
+  t.streams[0].push_back(ev::page_fault(0, kRegion, true));
+  t.streams[0].push_back(ev::page_fault(1000, kRegion + 4096, true));
+  TracingCost c;
+  tracing_cost_from_trace(t, kRegionBytes, &c);
+  EXPECT_EQ(c.tracing_ns, 0u);
+  EXPECT_EQ(c.fault_ns, 0u);
+  EXPECT_EQ(c.syscall_samples, 0u);
+}
+
+}  // namespace
+}  // namespace mmreplay::tools
