@@ -53,6 +53,10 @@
   X(ContigFree,    TRACE_AND_MODEL, 17, "contig_free",    "contig_free",    "")                   \
   X(Observation,   TRACE_ONLY,      18, "observation",    "",               "")                   \
   X(Block,         TRACE_AND_MODEL, 19, "block",          "",               "")                   \
+  X(Clone,         TRACE_AND_MODEL, 20, "clone",          "",               "")                   \
+  X(WaitChild,     TRACE_AND_MODEL, 21, "wait_child",     "",               "")                   \
+  X(FutexWake,     TRACE_AND_MODEL, 22, "futex_wake",     "",               "")                   \
+  X(FutexWait,     TRACE_AND_MODEL, 23, "futex_wait",     "",               "")                   \
   X(Think,         MODEL_ONLY,      -1, "think",          "",               "")                   \
   X(Sleep,         MODEL_ONLY,      -1, "sleep",          "",               "")
 // clang-format on

@@ -222,6 +222,18 @@ Status decode_chunk(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, De
       case K::kBlock:
         read_kind<K::kBlock>(c, e);
         break;
+      case K::kClone:
+        read_kind<K::kClone>(c, e);
+        break;
+      case K::kWaitChild:
+        read_kind<K::kWaitChild>(c, e);
+        break;
+      case K::kFutexWake:
+        read_kind<K::kFutexWake>(c, e);
+        break;
+      case K::kFutexWait:
+        read_kind<K::kFutexWait>(c, e);
+        break;
       default:
         return corrupt(frame_offset, "event " + std::to_string(i) + " has unknown kind " +
                                          std::to_string(op & kOpKindMask) +

@@ -219,5 +219,35 @@ Event block(uint64_t ts, BlockCall call, uint64_t duration_ns) {
   return e;
 }
 
+Event clone(uint64_t ts, uint64_t child_tid, uint64_t clone_flags) {
+  Event e = make(EventKind::kClone, ts);
+  e.arg0 = child_tid;
+  e.arg1 = clone_flags;
+  return e;
+}
+
+Event wait_child(uint64_t ts, uint64_t child_tid, BlockCall call, uint64_t duration_ns) {
+  Event e = make(EventKind::kWaitChild, ts);
+  e.arg0 = child_tid;
+  e.arg1 = static_cast<uint64_t>(call);
+  e.duration_ns = duration_ns;
+  return e;
+}
+
+Event futex_wake(uint64_t ts, uint64_t wake_id, uint64_t uaddr) {
+  Event e = make(EventKind::kFutexWake, ts);
+  e.arg0 = wake_id;
+  e.arg1 = uaddr;
+  return e;
+}
+
+Event futex_wait(uint64_t ts, uint64_t wake_id, uint64_t uaddr, uint64_t duration_ns) {
+  Event e = make(EventKind::kFutexWait, ts);
+  e.arg0 = wake_id;
+  e.arg1 = uaddr;
+  e.duration_ns = duration_ns;
+  return e;
+}
+
 }  // namespace ev
 }  // namespace mmreplay::formats

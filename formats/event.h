@@ -49,6 +49,22 @@ namespace mmreplay::formats {
 //   block           format 1.2: the thread was off its CPU in a blocking system call (sleep,
 //                   futex wait, poll, wait4) for duration_ns; arg0 = BlockCall. Replayed as sleep:
 //                   the CPU is free for other tasks meanwhile. Without a duration it is skipped.
+//   clone           format 1.4: the thread created another one (clone, clone3, fork, vfork) at
+//                   this point of its stream; arg0 = the child's tid (a row of the thread table
+//                   whose parent_tid is this thread), arg1 = clone flags as far as the capture
+//                   knew them (kCloneFlagsUnknown when it did not). The child's task starts when
+//                   this event replays, and a fork copies the address space here (dup_mmap()).
+//   wait_child      format 1.4: a wait4 that reaped child arg0 (its tid = pid), blocked for
+//                   duration_ns; arg1 = BlockCall. Replayed as sleep until that child's task has
+//                   exited in the replay (the recorded wake-up order), or for the duration when
+//                   the child is not in the trace.
+//   futex_wake      format 1.4: a futex call that woke waiters (FUTEX_WAKE and the other waking
+//                   ops, returning n > 0); arg0 = wake id (0: it ended no recorded wait),
+//                   arg1 = uaddr.
+//   futex_wait      format 1.4: a futex wait that returned 0; arg0 = the wake id of the
+//                   futex_wake that ended it (0: none found), arg1 = uaddr, duration_ns as
+//                   block's. Replayed as sleep until that wake has replayed (the recorded
+//                   wake-up order), or for the duration without one.
 enum class EventKind : uint8_t {
 #define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk, )
   MMREPLAY_OPS(MMREPLAY_EVENT_KIND)
@@ -110,6 +126,10 @@ std::string_view block_call_name(BlockCall call);
 std::string_view observation_name(ObservationKind kind);
 // Inverse of observation_name for tracepoint names ("tlb:tlb_flush"); false when not one of them.
 bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* kind);
+
+// kClone's arg1 when the capture did not see the flags (clone3 under perf: they sit behind a
+// pointer). No real flag word has every bit set.
+inline constexpr uint64_t kCloneFlagsUnknown = ~uint64_t{0};
 
 // Event::flags bits.
 inline constexpr uint8_t kFlagWrite = 1u << 0;  // fault or touch was a write
@@ -196,6 +216,10 @@ inline constexpr uint8_t kFieldsOf[kEventKindCount] = {
     kFieldArg0,                                                     // contig_free
     kFieldArg0 | kFieldArg1,                                        // observation
     kFieldArg0,                                                     // block
+    kFieldArg0 | kFieldArg1,                                        // clone
+    kFieldArg0 | kFieldArg1,                                        // wait_child
+    kFieldArg0 | kFieldArg1,                                        // futex_wake
+    kFieldArg0 | kFieldArg1,                                        // futex_wait
 };
 }  // namespace detail
 
@@ -242,6 +266,14 @@ Event observation(uint64_t ts, ObservationKind what, uint64_t value);
 Event off_cpu(uint64_t ts, uint64_t duration_ns, bool preempted);
 // Blocked in `call` for `duration_ns` (kNoDuration when the capture did not time it).
 Event block(uint64_t ts, BlockCall call, uint64_t duration_ns);
+// Created thread `child_tid` with `clone_flags` (kCloneFlagsUnknown when not known).
+Event clone(uint64_t ts, uint64_t child_tid, uint64_t clone_flags);
+// `call` (wait4) reaped `child_tid` after blocking `duration_ns`.
+Event wait_child(uint64_t ts, uint64_t child_tid, BlockCall call, uint64_t duration_ns);
+// A futex wake at `uaddr` that ended the waits paired with `wake_id` (0: none).
+Event futex_wake(uint64_t ts, uint64_t wake_id, uint64_t uaddr);
+// A futex wait at `uaddr` ended by wake `wake_id` (0: none recorded).
+Event futex_wait(uint64_t ts, uint64_t wake_id, uint64_t uaddr, uint64_t duration_ns);
 }  // namespace ev
 
 }  // namespace mmreplay::formats

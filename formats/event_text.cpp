@@ -140,6 +140,20 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
       *out += " call=";
       *out += block_call_name(static_cast<BlockCall>(e.arg0));
       break;
+    case EventKind::kClone:
+      put_dec(out, "child", e.arg0);
+      if (e.arg1 != kCloneFlagsUnknown) put_hex(out, "clone_flags", e.arg1);
+      break;
+    case EventKind::kFutexWake:
+    case EventKind::kFutexWait:
+      put_dec(out, "wake", e.arg0);
+      put_hex(out, "uaddr", e.arg1);
+      break;
+    case EventKind::kWaitChild:
+      put_dec(out, "child", e.arg0);
+      *out += " call=";
+      *out += block_call_name(static_cast<BlockCall>(e.arg1));
+      break;
   }
   if (e.kind != EventKind::kPageFault && e.kind != EventKind::kTouch && e.flags != 0) {
     put_hex(out, "eflags", e.flags);

@@ -12,6 +12,7 @@ void build_threads(const std::vector<ThreadInfo>& threads,
     t.setMmId(threads[i].mm_id);
     t.setName(threads[i].name);
     t.setCpu(threads[i].cpu);
+    t.setParentTid(threads[i].parent_tid);
   }
 }
 
@@ -19,7 +20,8 @@ std::vector<ThreadInfo> read_threads(capnp::List<capnp_schema::Thread>::Reader i
   std::vector<ThreadInfo> threads;
   threads.reserve(in.size());
   for (auto t : in)
-    threads.push_back(ThreadInfo{t.getTid(), t.getMmId(), t.getName().cStr(), t.getCpu()});
+    threads.push_back(
+        ThreadInfo{t.getTid(), t.getMmId(), t.getName().cStr(), t.getCpu(), t.getParentTid()});
   return threads;
 }
 

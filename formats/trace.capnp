@@ -53,6 +53,7 @@ struct Thread {
   mmId @1 :UInt64;
   name @2 :Text;
   cpu @3 :Int32 = -1;   # CPU it last ran on in the recording, -1 when unknown (format 1.1)
+  parentTid @4 :UInt64; # the thread whose clone event starts this one; 0 = none (format 1.4)
 }
 
 struct File {

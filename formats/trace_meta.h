@@ -14,10 +14,10 @@ namespace mmreplay::formats {
 // Format version written by this build. A reader refuses a file whose major version is newer.
 inline constexpr uint16_t kFormatVersionMajor = 1;
 // 1.1: observation events; 1.2: block events; 1.3: the recorder's measured tracing and fault
-// costs, kernel-mode page faults (kFlagKernel), file kinds (FileInfo::kind, created), and the
-// lifecycle events of captured programs. A minor version only adds kinds and fields, so a reader
-// reads every older minor version of its major one.
-inline constexpr uint16_t kFormatVersionMinor = 3;
+// costs, kernel-mode page faults (kFlagKernel), file kinds (FileInfo::kind, created); 1.4: clone,
+// wait_child, futex_wake and futex_wait events and the thread table's parent_tid. A minor version
+// only adds kinds and fields, so a reader reads every older minor version of its major one.
+inline constexpr uint16_t kFormatVersionMinor = 4;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
 // a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost
@@ -31,6 +31,9 @@ struct ThreadInfo {
   uint64_t mm_id = 0;  // which address space it runs in (a process); threads of one mm share it
   std::string name;
   int32_t cpu = -1;  // CPU it last ran on in the recording (--placement as-recorded), -1 unknown
+  // The thread whose stream holds the clone event that created this one (format 1.4); 0: none,
+  // the thread starts at its first event's time.
+  uint64_t parent_tid = 0;
   friend bool operator==(const ThreadInfo&, const ThreadInfo&) = default;
 };
 

@@ -42,6 +42,7 @@ inline constexpr uint32_t MAP_FIXED = 0x10;
 inline constexpr uint32_t MAP_ANONYMOUS = 0x20;
 inline constexpr uint32_t MREMAP_MAYMOVE = 1;
 inline constexpr uint32_t MREMAP_FIXED = 2;
+inline constexpr uint32_t MREMAP_DONTUNMAP = 4;  // 5.7+, e346b3813067: the old range stays, empty
 inline constexpr int MADV_NORMAL = 0;
 inline constexpr int MADV_WILLNEED = 3;
 inline constexpr int MADV_DONTNEED = 4;

@@ -118,13 +118,47 @@ Task& Simulation::spawn_thread(uint32_t mm_id, uint32_t cpu, std::unique_ptr<OpS
   return t;
 }
 
+Task& Simulation::spawn_thread_on_clone(uint64_t clone_key, uint32_t mm_id, uint32_t cpu,
+                                        std::unique_ptr<OpSource> source) {
+  Task& t = create_task(cpu, &mm(mm_id));
+  clone_children_.emplace(clone_key, CloneChild{&t, std::move(source)});
+  clone_tasks_[clone_key] = &t;
+  return t;
+}
+
+Task* Simulation::clone_task(uint64_t clone_key) const {
+  auto it = clone_tasks_.find(clone_key);
+  return it == clone_tasks_.end() ? nullptr : it->second;
+}
+
+Task* Simulation::clone_child(uint64_t clone_key) const {
+  auto it = clone_children_.find(clone_key);
+  return it == clone_children_.end() ? nullptr : it->second.task;
+}
+
+void Simulation::start_clone_child(uint64_t clone_key, SimTime at) {
+  auto it = clone_children_.find(clone_key);
+  assert(it != clone_children_.end());
+  Task& t = *it->second.task;
+  std::unique_ptr<OpSource> source = std::move(it->second.source);
+  clone_children_.erase(it);
+  t.start(run_thread(t, std::move(source)), at);
+}
+
 void Simulation::start_task(Task& t, Co<void> body, SimTime start) {
   t.start(run_body(t, std::move(body)), start);
 }
 
 void Simulation::run() {
-  while (events_.run_one()) {
-    if (trace_ != nullptr) sample_trace_counters(false);
+  for (;;) {
+    while (events_.run_one()) {
+      if (trace_ != nullptr) sample_trace_counters(false);
+    }
+    // Waits whose wake never replayed end now rather than hang the run.
+    if (futex_wake_all(futex_wakes_, now()) != 0) continue;
+    if (clone_children_.empty()) break;
+    // Children no clone claimed: start them now rather than leave them out.
+    while (!clone_children_.empty()) start_clone_child(clone_children_.begin()->first, now());
   }
   if (trace_ != nullptr) sample_trace_counters(true);
 }

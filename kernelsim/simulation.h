@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/fs/buffer.h"
 #include "kernelsim/fs/file.h"
+#include "kernelsim/kernel/futex.h"
 #include "kernelsim/locking/lockstat.h"
 #include "kernelsim/mm/cma.h"
 #include "kernelsim/mm/filemap.h"
@@ -92,6 +94,22 @@ class Simulation final : public SimFloor {
   // A trace thread: a task of mm `mm_id` on `cpu` that runs the ops of `source` from `start`.
   Task& spawn_thread(uint32_t mm_id, uint32_t cpu, std::unique_ptr<OpSource> source,
                      SimTime start = SimTime::zero());
+  // A trace thread created by another task's clone: it waits, not started, until a task runs
+  // Op::clone(clone_key) (do_clone(), kernel/fork.h), which starts it at that task's clock, so
+  // the child begins where its parent's replay is, not at its recorded time. Tasks waiting under
+  // one key start in creation order. One that no clone ever claims (its parent was killed before
+  // the clone) starts when nothing else is left to run.
+  Task& spawn_thread_on_clone(uint64_t clone_key, uint32_t mm_id, uint32_t cpu,
+                              std::unique_ptr<OpSource> source);
+  // The last task created under `clone_key` by spawn_thread_on_clone(), started or not (do_wait()
+  // looks the child up by it), or nullptr.
+  Task* clone_task(uint64_t clone_key) const;
+  // Recorded futex wake-ups and their waiters (kernel/futex.h).
+  FutexWakes& futex_wakes() { return futex_wakes_; }
+  // The first task waiting under `clone_key`, or nullptr.
+  Task* clone_child(uint64_t clone_key) const;
+  // Starts clone_child(clone_key) at `at`. REQUIRES: there is one; at >= now().
+  void start_clone_child(uint64_t clone_key, SimTime at);
 
   // ---- Running ----
   // Runs until no event is left.
@@ -176,6 +194,14 @@ class Simulation final : public SimFloor {
   std::unique_ptr<KswapdData> kswapd_data_;
   std::vector<std::unique_ptr<Mm>> mms_;
   std::vector<std::unique_ptr<Task>> tasks_;
+  // Trace threads waiting for their parent's clone (spawn_thread_on_clone()).
+  struct CloneChild {
+    Task* task;
+    std::unique_ptr<OpSource> source;
+  };
+  std::multimap<uint64_t, CloneChild> clone_children_;
+  std::map<uint64_t, Task*> clone_tasks_;
+  FutexWakes futex_wakes_;
   SimTime next_counter_sample_;
   // Samples the vm counters into the sink when counter_interval() has passed (trace_counters.h).
   void sample_trace_counters(bool force);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <unordered_set>
 
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/locking/lock_classes.h"
@@ -24,6 +25,16 @@ constexpr uint32_t kPrivateMmBase = 1u << 30;
 
 uint32_t mm_of(const formats::ThreadInfo& t, uint32_t stream) {
   return t.mm_id == 0 ? kPrivateMmBase + stream : static_cast<uint32_t>(t.mm_id);
+}
+
+// The threads whose parent is in the thread table: its stream's clone event starts them.
+std::vector<bool> started_by_clone(const formats::TraceMeta& meta) {
+  std::unordered_set<uint64_t> tids;
+  for (const formats::ThreadInfo& t : meta.threads) tids.insert(t.tid);
+  std::vector<bool> out;
+  for (const formats::ThreadInfo& t : meta.threads)
+    out.push_back(t.parent_tid != 0 && tids.count(t.parent_tid) != 0);
+  return out;
 }
 
 // CPU of each stream under the placement.
@@ -197,6 +208,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
 
   const std::vector<uint32_t> cpu_of = place(meta, spec.placement, machine.nr_cpus);
   std::vector<SourceCounters> counters(meta.threads.size());
+  const std::vector<bool> by_clone = started_by_clone(meta);
   std::vector<TraceOpSource*> sources;
   for (uint32_t s = 0; s < meta.threads.size(); ++s) {
     const auto ids = reader.chunks_of_stream(s);
@@ -206,9 +218,14 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
         std::make_unique<TraceOpSource>(EventStream(cache, reader, s), spec.timing, origin,
                                         &counters[s], formats::GapCosts::from(meta.recorder));
     TraceOpSource* raw = source.get();
+    // A thread whose parent's stream holds its clone starts when that clone replays (format
+    // 1.4); others at their recorded start.
+    const formats::ThreadInfo& info = meta.threads[s];
     kernelsim::Task& task =
-        sim->spawn_thread(mm_of(meta.threads[s], s), cpu_of[s], std::move(source),
-                          kernelsim::SimTime::ns(static_cast<int64_t>(start)));
+        by_clone[s]
+            ? sim->spawn_thread_on_clone(info.tid, mm_of(info, s), cpu_of[s], std::move(source))
+            : sim->spawn_thread(mm_of(info, s), cpu_of[s], std::move(source),
+                                kernelsim::SimTime::ns(static_cast<int64_t>(start)));
     raw->attach(&task);
     if (timeline) timeline->label_task(task.id(), meta.threads[s]);
     sources.push_back(raw);

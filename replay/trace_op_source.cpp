@@ -126,6 +126,21 @@ bool TraceOpSource::translate(Op& op) const {
       if (!e.has_duration()) return false;
       op = Op::block(SimTime::ns(static_cast<int64_t>(e.duration_ns)));
       return true;
+    case EventKind::kFutexWake:
+      op = Op::futex_wake(e.arg0);
+      return true;
+    case EventKind::kFutexWait:
+      op = Op::futex_wait(e.arg0,
+                          SimTime::ns(e.has_duration() ? static_cast<int64_t>(e.duration_ns) : 0));
+      return true;
+    case EventKind::kWaitChild:
+      // Until the child exits in the replay; its recorded time when the child is not traced.
+      op = Op::wait_child(e.arg0,
+                          SimTime::ns(e.has_duration() ? static_cast<int64_t>(e.duration_ns) : 0));
+      return true;
+    case EventKind::kClone:
+      op = Op::clone(e.arg0);  // starts the child's task (run.cpp spawned it waiting for this)
+      return true;
   }
   return false;
 }

@@ -11,6 +11,8 @@
 //    soon as the thread is free if it is late; how late it started is recorded.
 // A `block` event (a blocking syscall) replays as sleep for its recorded duration: the task is off
 // its CPU and the gap after it is measured from its end, so think time stays on-CPU user time.
+// A `clone` event starts the child's task (run.cpp creates it waiting); a `wait_child` sleeps
+// until that child's task has exited.
 // Events the model does not replay (observations, blocks without a duration) still consume their
 // time gap and are counted per kind in `skipped`. A kernel-mode fault (kFlagKernel) starts inside
 // the syscall before it, so it replays right after that syscall with no think time between.

@@ -85,6 +85,86 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       e = ev::fsync(ts, 0);
       item->fd = static_cast<int32_t>(a[0]);
       return true;
+    case Syscall::kClone:
+    case Syscall::kClone3:
+    case Syscall::kFork:
+    case Syscall::kVfork: {
+      if (ret <= 0) return false;  // the child's own return (0): its stream starts at the clone
+      const uint64_t flags = c.sc == Syscall::kFork    ? 0
+                             : c.sc == Syscall::kVfork ? kCloneVm | kCloneVfork
+                             : c.clone_flags_known     ? a[0]
+                                                       : kCloneFlagsUnknown;
+      e = ev::clone(ts, uret, flags);
+      return true;
+    }
+    case Syscall::kExecve:
+    case Syscall::kExecveat:
+      // A new mm for the thread (exec_mmap()); finish() gives it its id.
+      if (ret != 0) return false;
+      e = ev::mm_create(ts, 0, 0);
+      return true;
+    case Syscall::kFutex: {
+      switch (a[1] & kFutexCmdMask) {
+        case kFutexWakeOp:
+        case kFutexRequeue:
+        case kFutexCmpRequeue:
+        case kFutexCmpRequeuePi:
+          item->uaddr2 = a[4];
+          [[fallthrough]];
+        case kFutexWake:
+        case kFutexWakeBitset:
+        case kFutexUnlockPi:
+          // Woke n > 0 waiters: finish() pairs it with the waits it ended.
+          if (ret <= 0) return false;
+          e = ev::futex_wake(ts, 0, a[0]);
+          return true;
+        case kFutexWait:
+        case kFutexWaitBitset:
+          // Woken (0): finish() looks for its waker. A timeout or EAGAIN stays a plain block.
+          if (ret == 0) {
+            e = ev::futex_wait(ts, 0, a[0], kNoDuration);  // the caller sets the duration
+            return true;
+          }
+          break;
+        default:
+          break;
+      }
+      BlockCall call;
+      if (!syscall_block_call(c.sc, a, &call)) return false;
+      e = ev::block(ts, call, kNoDuration);
+      return true;
+    }
+    case Syscall::kShmget:
+      state->shm_size[uret] = a[1];
+      return false;  // no event of its own: the attach is the mapping
+    case Syscall::kShmat: {
+      // A shared mapping of the segment's size at the address the kernel chose (do_shmat()).
+      auto it = state->shm_size.find(a[0]);
+      if (it == state->shm_size.end()) {
+        ++report->shm_attach_without_size;
+        return false;
+      }
+      const uint32_t prot = (a[2] & kShmRdonly) ? kProtRead : kProtRead | kProtWrite;
+      e = ev::mmap(ts, uret, it->second, prot, kMapShared | kMapAnonymous);
+      state->shm_attached[uret] = it->second;
+      return true;
+    }
+    case Syscall::kShmdt: {
+      auto it = state->shm_attached.find(a[0]);
+      if (it == state->shm_attached.end()) return false;
+      e = ev::munmap(ts, a[0], it->second);
+      state->shm_attached.erase(it);
+      return true;
+    }
+    case Syscall::kWait4:
+      // A reaped child (the pid returned): its exit is the recorded wake-up (wait_child). Else
+      // (WNOHANG's 0, an error) a plain block.
+      if (ret > 0) {
+        e = ev::wait_child(ts, uret, BlockCall::kWait4, kNoDuration);  // the caller sets it
+        return true;
+      }
+      e = ev::block(ts, BlockCall::kWait4, kNoDuration);
+      return true;
     default: {
       BlockCall call;
       if (!syscall_block_call(c.sc, a, &call)) return false;
@@ -257,8 +337,11 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   Item item;
   if (!make_item(call, ts, ret, &s, &item, &report_)) {
     // A known call with no event of its own (a futex wake): counted by name, never silently
-    // dropped (issue 19). Thread and process creation became the child's stream above.
-    if (!creates_task(call.sc)) ignored_event(syscall_name(call.sc));
+    // dropped (issue 19). A clone's return in the child (0) is where the child's stream starts.
+    // shmget only gives its segment's size to the attaches.
+    if (!creates_task(call.sc) && call.sc != Syscall::kShmget) {
+      ignored_event(syscall_name(call.sc));
+    }
     return;
   }
   item.event.duration_ns = duration_ns;

@@ -5,7 +5,9 @@
 //   (1) keeps a thread table keyed by OS thread id, in order of first appearance, and resolves
 //       each thread's address space (mm) from the process id where the tool printed one, else
 //       from the clone/fork that created it (CLONE_VM: same mm; fork: a new mm and an mm_create
-//       event), else the thread is its own process;
+//       event), else the thread is its own process. The clone stays in the parent's stream as
+//       a clone event (the replay starts the child there) and names the child's parent_tid; a
+//       successful execve becomes an mm_create of a fresh mm;
 //   (2) pairs each enter with the next exit of the same thread, so an event carries the observed
 //       duration (exit - enter); the gap to the thread's next event is its think time;
 //   (3) at finish(), replays the calls of each mm in time order to follow its mappings (mmap,
@@ -16,7 +18,8 @@
 //       formats/import/fd_table.h) to give each fd its file, kind and offset.
 //   (5) turns blocking calls (futex waits, nanosleep, poll, epoll_wait, select, wait4, ...) into
 //       block events carrying their duration, failed ones included (EINTR, ETIMEDOUT: the time
-//       was spent off the CPU all the same).
+//       was spent off the CPU all the same); a wait4 that reaped a child becomes wait_child,
+//       which the replay ends at that child's exit.
 // Other calls that failed (-errno) are counted, not replayed. Nothing here is fatal: odd input (an
 // exit without enter, a clone loop) is counted in the report.
 //

@@ -27,6 +27,7 @@ struct Item {
   bool offset_from_fd = false;  // read/write: the offset is the descriptor's position
   bool emit = true;             // false: a descriptor change only, no event of the trace
   uint32_t fd_op = kNoFdOp;     // index in BuilderState::fd_ops, applied before the event
+  uint64_t uaddr2 = 0;          // futex_wake by WAKE_OP or a requeue: the second futex word
 };
 
 struct PendingCall {
@@ -62,6 +63,11 @@ struct BuilderState {
   std::vector<Range> ranges;
   std::vector<FdOp> fd_ops;
   uint64_t next_seq = 0;
+  // System V shared memory: segment sizes by shmid (from shmget), and attaches by address (from
+  // shmat) for the size shmdt unmaps. Ids are system-wide; attaches are keyed by address alone,
+  // so two processes attaching at one address share an entry (the later one wins).
+  std::unordered_map<uint64_t, uint64_t> shm_size;
+  std::unordered_map<uint64_t, uint64_t> shm_attached;
 
   ThreadState& thread(uint64_t tid);
 };

@@ -54,6 +54,15 @@ std::string format_report(const ImportReport& r) {
     out += fmt::format("  {} process_madvise calls without decoded ranges\n",
                        r.vector_madvise_without_ranges);
   }
+  if (r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)] > 0) {
+    out += fmt::format("  {} of {} futex waits paired with the wake that ended them\n",
+                       r.futex_waits_paired,
+                       r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)]);
+  }
+  if (r.shm_attach_without_size > 0) {
+    out += fmt::format("  {} shmat calls of segments created before the recording (size unknown)\n",
+                       r.shm_attach_without_size);
+  }
   if (r.unknown_flag_names > 0) {
     out += fmt::format("  {} unknown flag names taken as 0\n", r.unknown_flag_names);
   }

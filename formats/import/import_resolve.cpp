@@ -2,10 +2,18 @@
 // follows each mm's mappings, ties faults to them and gives descriptors file ids and offsets,
 // (3) implicit mappings for faults outside every known mapping, (4) the streams, each opened by
 // thread_start (and mm_create for a forked child) and the mm's implicit mappings.
+//
+// A process's mm changes at each successful execve (an mm_create item in the exec'ing thread):
+// the mm in force at time T is the process's base id (its pid, or the root of its clone chain)
+// before its first exec, and base + g * kPidMaxLimit after its g-th. Ids stay unique because a
+// pid is below PID_MAX_LIMIT. The implicit mappings of an exec's mm (the new binary, its stack)
+// follow the exec's mm_create in the thread's stream.
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -16,6 +24,9 @@
 
 namespace mmreplay::formats::detail {
 namespace {
+
+// include/linux/threads.h: PID_MAX_LIMIT on 64-bit, above every pid.
+constexpr uint64_t kPidMaxLimit = uint64_t{4} * 1024 * 1024;
 
 struct MmState {
   AddressRanges mapped;  // now
@@ -31,13 +42,11 @@ uint64_t round_up(uint64_t v, uint64_t page) {
   return r < v ? ~(page - 1) : r & ~(page - 1);  // saturate at the top page
 }
 
-// The mm of every thread: the pid where known, else through the clone chain, else its own tid.
-// Also returns, per thread, the parent mm when the thread starts a new mm by fork.
-void resolve_mms(const BuilderState& s, std::vector<uint64_t>* mm,
-                 std::vector<std::optional<uint64_t>>* forked_from) {
+// The base mm of every thread (its mm before any exec): the pid where known, else through the
+// clone chain, else its own tid.
+void resolve_base_mms(const BuilderState& s, std::vector<uint64_t>* mm) {
   const size_t n = s.threads.size();
   mm->assign(n, 0);
-  forked_from->assign(n, std::nullopt);
   for (size_t i = 0; i < n; ++i) {
     // Walk up while the mm is inherited; at most n steps, so a clone loop in bad input ends.
     size_t cur = i;
@@ -50,14 +59,6 @@ void resolve_mms(const BuilderState& s, std::vector<uint64_t>* mm,
     }
     const ThreadState& root = s.threads[cur];
     (*mm)[i] = root.pid ? *root.pid : root.tid;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    const ThreadState& t = s.threads[i];
-    if (!t.parent_tid) continue;
-    auto it = s.index_of.find(*t.parent_tid);
-    if (it == s.index_of.end()) continue;
-    const uint64_t parent_mm = (*mm)[it->second];
-    if (parent_mm != (*mm)[i]) (*forked_from)[i] = parent_mm;
   }
 }
 
@@ -83,6 +84,11 @@ class Resolver {
   ImportedTrace run(RecorderInfo recorder);
 
  private:
+  void resolve_mms();
+  void pair_futexes();
+  uint64_t mm_at(uint32_t thread, uint64_t ts) const;
+  uint64_t first_ts(uint32_t thread, uint64_t trace_first) const;
+  MmState& state_of(uint32_t thread, uint64_t mm);
   void apply(uint32_t thread, Item* item);
   void track_fault(MmState* m, const Event& e);
   void apply_fd_op(uint32_t thread, const FdOp& op);
@@ -94,8 +100,10 @@ class Resolver {
 
   BuilderState& s_;
   ImportReport& report_;
-  std::vector<uint64_t> mm_;
+  std::vector<uint64_t> base_;  // per thread: its process's mm before any exec
+  std::vector<uint64_t> mm_;    // per thread: its mm at its start (the header's)
   std::vector<std::optional<uint64_t>> forked_from_;
+  std::map<uint64_t, std::vector<uint64_t>> execs_;  // base mm -> its execs' times, in order
   std::map<uint64_t, MmState> mms_;
   std::vector<FileInfo> file_table_;  // before fds_, which extends it
   FdTables fds_;
@@ -130,11 +138,112 @@ void Resolver::track_fault(MmState* m, const Event& e) {
   ++m->outside_pages[e.addr & ~uint64_t{s_.page_size - 1}];
 }
 
-void Resolver::apply(uint32_t thread, Item* item) {
-  const uint64_t mm = mm_[thread];
+uint64_t Resolver::mm_at(uint32_t thread, uint64_t ts) const {
+  const uint64_t base = base_[thread];
+  auto it = execs_.find(base);
+  if (it == execs_.end()) return base;
+  // An exec's own mm_create and everything from its time on are in the new mm.
+  const auto gen = static_cast<uint64_t>(
+      std::upper_bound(it->second.begin(), it->second.end(), ts) - it->second.begin());
+  return base + gen * kPidMaxLimit;
+}
+
+// Where a thread's stream starts: its clone, else its first event, else the recording's first.
+uint64_t Resolver::first_ts(uint32_t thread, uint64_t trace_first) const {
+  // Descriptor changes make no event: a stream starts at its first event or its clone.
+  const ThreadState& t = s_.threads[thread];
+  const Item* first_event = nullptr;
+  for (const Item& item : t.items) {
+    if (item.emit) {
+      first_event = &item;
+      break;
+    }
+  }
+  uint64_t first = first_event == nullptr ? trace_first : first_event->event.ts_ns;
+  if (t.clone_ts && (first_event == nullptr || *t.clone_ts < first)) first = *t.clone_ts;
+  return first;
+}
+
+void Resolver::resolve_mms() {
+  resolve_base_mms(s_, &base_);
+  const size_t n = s_.threads.size();
+  for (uint32_t i = 0; i < n; ++i) {
+    for (const Item& item : s_.threads[i].items) {
+      if (item.event.kind == EventKind::kMmCreate) execs_[base_[i]].push_back(item.event.ts_ns);
+    }
+  }
+  for (auto& [base, times] : execs_) std::sort(times.begin(), times.end());
+  for (uint32_t i = 0; i < n; ++i) {
+    for (Item& item : s_.threads[i].items) {
+      if (item.event.kind == EventKind::kMmCreate) item.event.arg0 = mm_at(i, item.event.ts_ns);
+    }
+  }
+  uint64_t trace_first = UINT64_MAX;
+  for (uint32_t i = 0; i < n; ++i) trace_first = std::min(trace_first, first_ts(i, UINT64_MAX));
+  mm_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) mm_[i] = mm_at(i, first_ts(i, trace_first));
+  // A thread whose process differs from its parent's was forked from the parent's mm of then.
+  forked_from_.assign(n, std::nullopt);
+  for (uint32_t i = 0; i < n; ++i) {
+    const ThreadState& t = s_.threads[i];
+    if (!t.parent_tid) continue;
+    auto it = s_.index_of.find(*t.parent_tid);
+    if (it == s_.index_of.end() || base_[it->second] == base_[i]) continue;
+    forked_from_[i] = mm_at(it->second, t.clone_ts ? *t.clone_ts : first_ts(i, trace_first));
+  }
+}
+
+// Each futex wait that returned 0 gets the id of the wake that ended it: the last futex_wake
+// of the same mm and word (or second word, for WAKE_OP and requeues) that entered before the
+// wait returned and had not returned before the wait entered. Waits with none keep id 0.
+void Resolver::pair_futexes() {
+  struct Wake {
+    uint64_t ts;
+    uint64_t end;
+    Item* item;
+  };
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<Wake>> wakes;
+  auto end_of = [](const Event& e) { return e.ts_ns + (e.has_duration() ? e.duration_ns : 0); };
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    for (Item& item : s_.threads[i].items) {
+      const Event& e = item.event;
+      if (e.kind != EventKind::kFutexWake) continue;
+      const uint64_t mm = mm_at(i, e.ts_ns);
+      wakes[{mm, e.arg1}].push_back(Wake{e.ts_ns, end_of(e), &item});
+      if (item.uaddr2 != 0 && item.uaddr2 != e.arg1) {
+        wakes[{mm, item.uaddr2}].push_back(Wake{e.ts_ns, end_of(e), &item});
+      }
+    }
+  }
+  for (auto& [key, list] : wakes) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const Wake& a, const Wake& b) { return a.ts < b.ts; });
+  }
+  uint64_t next_id = 1;
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    for (Item& item : s_.threads[i].items) {
+      Event& e = item.event;
+      if (e.kind != EventKind::kFutexWait) continue;
+      auto it = wakes.find({mm_at(i, e.ts_ns), e.arg1});
+      if (it == wakes.end()) continue;
+      const std::vector<Wake>& list = it->second;
+      const uint64_t end = end_of(e);
+      auto after = std::upper_bound(list.begin(), list.end(), end,
+                                    [](uint64_t t, const Wake& w) { return t < w.ts; });
+      if (after == list.begin()) continue;
+      const Wake& w = *std::prev(after);
+      if (w.end < e.ts_ns) continue;  // that wake was over before this wait began
+      if (w.item->event.arg0 == 0) w.item->event.arg0 = next_id++;
+      e.arg0 = w.item->event.arg0;
+      ++report_.futex_waits_paired;
+    }
+  }
+}
+
+MmState& Resolver::state_of(uint32_t thread, uint64_t mm) {
   auto [it, first] = mms_.try_emplace(mm);
   MmState& m = it->second;
-  if (first && forked_from_[thread]) {
+  if (first && mm == mm_[thread] && forked_from_[thread]) {
     // A forked child starts with its parent's mappings (dup_mmap()), as the parent has them now.
     const MmState& parent = mms_[*forked_from_[thread]];
     m.mapped = parent.mapped;
@@ -142,9 +251,15 @@ void Resolver::apply(uint32_t thread, Item* item) {
     m.brk_known = parent.brk_known;
     m.brk = parent.brk;
   }
+  return m;
+}
+
+void Resolver::apply(uint32_t thread, Item* item) {
   if (item->fd_op != kNoFdOp) apply_fd_op(thread, s_.fd_ops[item->fd_op]);
   if (!item->emit) return;
   Event& e = item->event;
+  const uint64_t mm = mm_at(thread, e.ts_ns);
+  MmState& m = state_of(thread, mm);
   const uint64_t page = s_.page_size;
   switch (e.kind) {
     case EventKind::kMmap: {
@@ -178,6 +293,12 @@ void Resolver::apply(uint32_t thread, Item* item) {
     }
     case EventKind::kPageFault:
       track_fault(&m, e);
+      break;
+    case EventKind::kClone:
+      // The fork moment: a forked child's mappings are its parent's as of now.
+      if (auto it = s_.index_of.find(e.arg0); it != s_.index_of.end()) {
+        state_of(it->second, mm_[it->second]);
+      }
       break;
     case EventKind::kFileRead:
     case EventKind::kFileWrite: {
@@ -225,46 +346,57 @@ void Resolver::assemble(ImportedTrace* out) {
     report_.implicit_mappings.insert(report_.implicit_mappings.end(), list.begin(), list.end());
     implicit[mm_id] = std::move(list);
   }
-  std::map<uint64_t, uint32_t> first_thread;  // mm -> stream that opens it
-  for (uint32_t i = 0; i < s_.threads.size(); ++i) first_thread.try_emplace(mm_[i], i);
+  // mm -> stream that opens it: an exec's mm is opened by its mm_create, others by their first
+  // thread.
+  std::map<uint64_t, uint32_t> first_thread;
+  std::set<uint64_t> exec_mms;
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    for (const Item& item : s_.threads[i].items) {
+      if (item.event.kind == EventKind::kMmCreate) exec_mms.insert(item.event.arg0);
+    }
+  }
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    if (!exec_mms.contains(mm_[i])) first_thread.try_emplace(mm_[i], i);
+  }
+  auto put_implicit = [&](std::vector<Event>& events, uint64_t ts, uint64_t mm,
+                          std::optional<uint64_t> forked_from) {
+    for (const ImplicitMapping& im : implicit[mm]) {
+      // A forked child inherits its parent's implicit mappings: mapping them again
+      // (MAP_FIXED) would throw away the pages fork shared.
+      if (forked_from && inherited(implicit[*forked_from], im)) continue;
+      events.push_back(ev::mmap(ts, im.start, im.end - im.start, kProtRead | kProtWrite,
+                                kMapPrivate | kMapAnonymous | kMapFixed));
+    }
+  };
 
   // Where a thread with neither an event nor a known clone starts: the recording's first event
   // (not time 0, which would stretch the replay's time origin back to it).
-  // Descriptor changes make no event: a stream starts at its first event or its clone.
-  auto first_event = [](const ThreadState& t) -> const Item* {
-    for (const Item& item : t.items) {
-      if (item.emit) return &item;
-    }
-    return nullptr;
-  };
   uint64_t trace_first = UINT64_MAX;
-  for (const ThreadState& t : s_.threads) {
-    if (const Item* first = first_event(t)) trace_first = std::min(trace_first, first->event.ts_ns);
-    if (t.clone_ts) trace_first = std::min(trace_first, *t.clone_ts);
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    trace_first = std::min(trace_first, first_ts(i, UINT64_MAX));
   }
   if (trace_first == UINT64_MAX) trace_first = 0;
   out->streams.resize(s_.threads.size());
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     const ThreadState& t = s_.threads[i];
-    out->meta.threads.push_back(ThreadInfo{t.tid, mm_[i], t.name, t.cpu});
+    out->meta.threads.push_back(ThreadInfo{t.tid, mm_[i], t.name, t.cpu, t.parent_tid.value_or(0)});
     std::vector<Event>& events = out->streams[i];
     // A task exists from its clone: its stream starts there (else at its first event).
-    const Item* first = first_event(t);
-    uint64_t first_ts = first == nullptr ? trace_first : first->event.ts_ns;
-    if (t.clone_ts && (first == nullptr || *t.clone_ts < first_ts)) first_ts = *t.clone_ts;
-    events.push_back(ev::thread_start(first_ts));
-    if (forked_from_[i]) events.push_back(ev::mm_create(first_ts, mm_[i], *forked_from_[i]));
-    if (first_thread[mm_[i]] == i) {
-      for (const ImplicitMapping& im : implicit[mm_[i]]) {
-        // A forked child inherits its parent's implicit mappings: mapping them again
-        // (MAP_FIXED) would throw away the pages fork shared.
-        if (forked_from_[i] && inherited(implicit[*forked_from_[i]], im)) continue;
-        events.push_back(ev::mmap(first_ts, im.start, im.end - im.start, kProtRead | kProtWrite,
-                                  kMapPrivate | kMapAnonymous | kMapFixed));
-      }
+    const uint64_t start = first_ts(i, trace_first);
+    events.push_back(ev::thread_start(start));
+    if (forked_from_[i]) events.push_back(ev::mm_create(start, mm_[i], *forked_from_[i]));
+    auto opener = first_thread.find(mm_[i]);
+    if (opener != first_thread.end() && opener->second == i) {
+      put_implicit(events, start, mm_[i], forked_from_[i]);
     }
     for (const Item& item : t.items) {
-      if (item.emit) events.push_back(item.event);
+      if (!item.emit) continue;  // a descriptor change only
+      events.push_back(item.event);
+      if (item.event.kind == EventKind::kMmCreate) {  // at the exec's return
+        const Event& e = item.event;
+        put_implicit(events, e.ts_ns + (e.has_duration() ? e.duration_ns : 0), e.arg0,
+                     std::nullopt);
+      }
     }
     // Think time: the gaps between one event's end and the next one's start, as recorded (the
     // recorder's costs are taken out at replay, formats/think_time.h).
@@ -278,15 +410,16 @@ void Resolver::assemble(ImportedTrace* out) {
     }
   }
   report_.threads = s_.threads.size();
-  report_.processes = first_thread.size();
+  report_.processes = first_thread.size() + exec_mms.size();
   report_.files = file_table_.size();
   for (const FileInfo& f : file_table_) ++report_.files_per_kind[static_cast<size_t>(f.kind)];
   out->meta.files = file_table_;
 }
 
 ImportedTrace Resolver::run(RecorderInfo recorder) {
-  resolve_mms(s_, &mm_, &forked_from_);
+  resolve_mms();
   table_of_ = mm_;
+  pair_futexes();
   std::vector<Ref> order;
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     auto& items = s_.threads[i].items;

@@ -38,8 +38,13 @@ size_t required_args(Syscall sc) {
     case Syscall::kMunmap:
     case Syscall::kFutex:  // uaddr, op: FUTEX_WAKE does not block
       return 2;
+    case Syscall::kShmat:  // shmid, shmaddr, shmflg
+      return 3;
+    case Syscall::kShmget:  // key, size
+      return 2;
     case Syscall::kBrk:
     case Syscall::kFsync:
+    case Syscall::kShmdt:
       return 1;
     default:
       return 0;

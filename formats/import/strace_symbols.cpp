@@ -10,7 +10,7 @@ namespace {
 constexpr uint64_t kMapHugeShift = 26;  // MAP_HUGE_SHIFT
 
 // Kept sorted by name (checked once below) for binary search.
-constexpr std::array<std::pair<std::string_view, uint64_t>, 105> kSymbols = {{
+constexpr std::array<std::pair<std::string_view, uint64_t>, 109> kSymbols = {{
     {"CLONE_CHILD_CLEARTID", 0x00200000},
     {"CLONE_CHILD_SETTID", 0x01000000},
     {"CLONE_CLEAR_SIGHAND", 0x100000000},
@@ -115,6 +115,10 @@ constexpr std::array<std::pair<std::string_view, uint64_t>, 105> kSymbols = {{
     {"PROT_NONE", 0x0},
     {"PROT_READ", 0x1},
     {"PROT_WRITE", 0x2},
+    {"SHM_EXEC", 0100000},  // include/uapi/linux/shm.h
+    {"SHM_RDONLY", 010000},
+    {"SHM_REMAP", 040000},
+    {"SHM_RND", 020000},
     {"SIGCHLD", 17},
 }};
 

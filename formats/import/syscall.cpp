@@ -51,6 +51,13 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     "pselect6",
     "wait4",
     "waitid",
+    // process lifecycle
+    "execve",
+    "execveat",
+    // System V shared memory
+    "shmget",
+    "shmat",
+    "shmdt",
 };
 
 }  // namespace
@@ -93,6 +100,10 @@ bool syscall_needs_return(Syscall sc) {
     case Syscall::kEventfd:
     case Syscall::kEventfd2:
     case Syscall::kMemfdCreate:
+    case Syscall::kExecve:  // only a successful exec (0) replaces the mm
+    case Syscall::kExecveat:
+    case Syscall::kShmget:
+    case Syscall::kShmat:
       return true;
     default:
       return false;
@@ -101,7 +112,7 @@ bool syscall_needs_return(Syscall sc) {
 
 bool syscall_block_call(Syscall sc, const std::array<uint64_t, kMaxSyscallArgs>& args,
                         BlockCall* call) {
-  if (sc < Syscall::kFutex) return false;
+  if (sc < Syscall::kFutex || sc > Syscall::kWaitid) return false;
   if (sc == Syscall::kFutex) {
     switch (args[1] & kFutexCmdMask) {
       case kFutexWait:

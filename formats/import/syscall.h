@@ -63,8 +63,15 @@ enum class Syscall : uint8_t {
   kPselect6,        // n, inp, outp, exp, tsp, sig
   kWait4,           // pid, status, options, rusage
   kWaitid,          // which, pid, infop, options, rusage
+  // Process lifecycle beyond clone/exit.
+  kExecve,    // filename, argv, envp                               -> 0 in the new image
+  kExecveat,  // dfd, filename, argv, envp, flags                   -> 0 in the new image
+  // System V shared memory: attaches are mappings.
+  kShmget,  // key, size, shmflg                                    -> shmid
+  kShmat,   // shmid, shmaddr, shmflg                               -> address
+  kShmdt,   // shmaddr
 };
-inline constexpr size_t kSyscallCount = 45;
+inline constexpr size_t kSyscallCount = 50;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -103,7 +110,10 @@ struct SyscallCall {
 // Linux constants the importers interpret (include/uapi/linux/sched.h, mman-common.h).
 inline constexpr uint64_t kCloneVm = 0x00000100;
 inline constexpr uint64_t kCloneThread = 0x00010000;
+inline constexpr uint64_t kCloneVfork = 0x00004000;
 inline constexpr uint32_t kMapAnonymous = 0x20;
+inline constexpr uint32_t kMapShared = 0x01;
+inline constexpr uint64_t kShmRdonly = 010000;  // include/uapi/linux/shm.h: SHM_RDONLY
 inline constexpr uint32_t kMapPrivate = 0x02;
 inline constexpr uint32_t kMapFixed = 0x10;
 inline constexpr uint32_t kProtRead = 0x1;
@@ -123,6 +133,13 @@ inline constexpr uint64_t kFutexLockPi = 6;
 inline constexpr uint64_t kFutexWaitBitset = 9;
 inline constexpr uint64_t kFutexWaitRequeuePi = 11;
 inline constexpr uint64_t kFutexLockPi2 = 13;
+inline constexpr uint64_t kFutexWake = 1;
+inline constexpr uint64_t kFutexRequeue = 3;
+inline constexpr uint64_t kFutexCmpRequeue = 4;
+inline constexpr uint64_t kFutexWakeOp = 5;
+inline constexpr uint64_t kFutexUnlockPi = 7;
+inline constexpr uint64_t kFutexWakeBitset = 10;
+inline constexpr uint64_t kFutexCmpRequeuePi = 12;
 // Return values in [-4095, -1] are -errno (include/linux/err.h, MAX_ERRNO).
 inline constexpr uint64_t kMaxErrno = 4095;
 inline bool is_error_return(int64_t ret) {

@@ -23,6 +23,9 @@ class ExitStep final : public SharedStep {
  public:
   explicit ExitStep(Task& t) : SharedStep(t) {}
   bool run_now() override {
+    // Wakes the parents waiting for this exit (do_notify_parent() -> __wake_up_parent()).
+    for (Task* w : task_.exit_waiters) task_.sim().events().schedule(task_.clock(), w, Task::kWake);
+    task_.exit_waiters.clear();
     task_.sim().sched().exit(task_);
     return false;
   }
@@ -42,7 +45,31 @@ class SleepStep final : public SharedStep {
   SimTime d_;
 };
 
+// Models do_wait()'s sleep on wait_chldexit: off CPU until `child` has exited.
+class WaitChildStep final : public SharedStep {
+ public:
+  WaitChildStep(Task& t, Task& child) : SharedStep(t), child_(child) {}
+  bool run_now() override {
+    if (child_.finished()) return true;
+    child_.exit_waiters.push_back(&task_);
+    task_.sim().sched().sleep(task_);
+    return false;
+  }
+
+ private:
+  Task& child_;
+};
+
 }  // namespace
+
+Co<void> do_wait(Task& t, uint64_t child, SimTime fallback) {
+  Task* c = t.sim().clone_task(child);
+  if (c == nullptr || c == &t) {
+    co_await do_sleep(t, fallback);
+    co_return;
+  }
+  co_await WaitChildStep(t, *c);
+}
 
 Co<void> do_exit(Task& t) {
   t.work(t.sim().costs().thread_exit);
@@ -58,8 +85,7 @@ Co<void> do_mm_switch(Task& t, uint32_t mm_id, uint32_t parent_mm_id) {
   // Fork: the new mm is a copy of the parent's at this moment (copy_mm() -> dup_mm()), made
   // once, by the first task of the child that gets here.
   Mm* parent = parent_mm_id != 0 ? sim.find_mm(parent_mm_id) : nullptr;
-  if (parent != nullptr && parent != &next && !parent->dead && !next.forked && next.vmas.empty())
-    co_await dup_mmap(t, next, *parent);
+  if (parent != nullptr && needs_dup_mmap(next, *parent)) co_await dup_mmap(t, next, *parent);
   co_await sync_point(t);  // mm_users is shared
   // A task spawned already in `next` (the replay starts a child in its own mm) keeps it: only a
   // real switch drops the old mm (mmput()), so an mm is torn down by its last user's exit.

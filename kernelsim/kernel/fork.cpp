@@ -1,4 +1,5 @@
-// Models kernel/fork.c: dup_mmap(), the mm copy of fork without CLONE_VM (copy_mm() -> dup_mm()).
+// Models kernel/fork.c: dup_mmap(), the mm copy of fork without CLONE_VM (copy_mm() -> dup_mm()),
+// and the parent's side of kernel_clone() that starts the child.
 
 #include "kernelsim/kernel/fork.h"
 
@@ -10,6 +11,7 @@
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmap.h"
+#include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
@@ -53,6 +55,23 @@ Co<bool> dup_mmap(Task& t, Mm& mm, Mm& oldmm) {
   }
   co_await mmap_write_unlock(t, oldmm);
   co_return ok;
+}
+
+bool needs_dup_mmap(const Mm& mm, const Mm& oldmm) {
+  return &mm != &oldmm && !oldmm.dead && !mm.forked && mm.vmas.empty();
+}
+
+Co<bool> do_clone(Task& t, uint64_t child_key) {
+  Simulation& sim = t.sim();
+  Task* child = sim.clone_child(child_key);
+  if (child == nullptr) co_return false;
+  // copy_mm(): CLONE_VM shares t's mm (the child was created in it); fork copies it now.
+  if (Mm* mm = child->mm(); mm != nullptr && t.mm() != nullptr && needs_dup_mmap(*mm, *t.mm())) {
+    co_await dup_mmap(t, *mm, *t.mm());
+  }
+  co_await sync_point(t);  // wake_up_new_task(): the child becomes runnable at the parent's time
+  sim.start_clone_child(child_key, t.clock());
+  co_return true;
 }
 
 }  // namespace mmreplay::kernelsim

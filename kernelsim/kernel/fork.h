@@ -6,11 +6,15 @@
 // (flush_tlb_mm()), since its ptes were write-protected. The two mms become each other's
 // cow_peers (mm_types.h).
 //
-// Known simplification: the trace gives the fork moment to the child's stream (its mm_create),
-// so the child's task does the copy and its flush reaches the parent's CPUs by IPI; the kernel
-// does it in the parent's fork().
+// The fork moment is the parent's clone (do_clone()): the parent's task does the copy, as the
+// kernel does it in the parent's fork(), and the child starts after it, so the copy holds what
+// the parent's replay had written up to there. Traces without clone events (format < 1.4) give
+// the moment to the child's stream instead (its mm_create, do_mm_switch()): the child's task then
+// does the copy at its recorded start, and its flush reaches the parent's CPUs by IPI.
 
 #pragma once
+
+#include <cstdint>
 
 #include "kernelsim/sim/co.h"
 
@@ -24,5 +28,15 @@ class Task;
 // REQUIRES: mm has no VMAs and was not forked before; oldmm is not mm and not dead; t holds
 // neither mm's mmap_sem.
 Co<bool> dup_mmap(Task& t, Mm& mm, Mm& oldmm);
+
+// True when `mm` still waits for its fork copy from `oldmm`: a fresh mm, never forked, not
+// oldmm itself, and oldmm alive.
+bool needs_dup_mmap(const Mm& mm, const Mm& oldmm);
+
+// Models kernel/fork.c: kernel_clone() in the parent. Starts the task that waits under
+// `child_key` (Simulation::spawn_thread_on_clone()) at t's clock; when that task's mm is not t's
+// and needs_dup_mmap(), t first copies its own mm into it (copy_mm() -> dup_mm() -> dup_mmap()).
+// Returns false when no task waits under the key (the child was not traced).
+Co<bool> do_clone(Task& t, uint64_t child_key);
 
 }  // namespace mmreplay::kernelsim

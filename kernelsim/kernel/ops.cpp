@@ -3,6 +3,8 @@
 #include "kernelsim/kernel/thread.h"
 
 #include "kernelsim/fs/read_write.h"
+#include "kernelsim/kernel/fork.h"
+#include "kernelsim/kernel/futex.h"
 #include "kernelsim/mm/cma_alloc.h"
 #include "kernelsim/mm/madvise.h"
 #include "kernelsim/mm/memory.h"
@@ -90,6 +92,18 @@ Co<bool> do_op(Task& t, const Op& op) {
       break;
     case OpKind::kContigFree:
       set_result(t, co_await cma_release(t, op.handle));
+      break;
+    case OpKind::kFutexWake:
+      co_await futex_wake(t, op.handle);
+      break;
+    case OpKind::kFutexWait:
+      co_await futex_wait(t, op.handle, op.duration);
+      break;
+    case OpKind::kWaitChild:
+      co_await do_wait(t, op.child, op.duration);
+      break;
+    case OpKind::kClone:
+      t.last_result = co_await do_clone(t, op.child) ? static_cast<int64_t>(op.child) : 0;
       break;
   }
   co_return true;

@@ -42,4 +42,9 @@ Co<void> do_think(Task& t, SimTime d);
 // Blocks t off its CPU for `d` (nanosleep, futex wait).
 Co<void> do_sleep(Task& t, SimTime d);
 
+// Models kernel/exit.c: do_wait() for one child: t sleeps off its CPU until the task started by
+// the clone keyed `child` (Simulation::clone_task()) has exited, and returns at once when it
+// already has. With no such task (the child was not traced), sleeps `fallback` instead.
+Co<void> do_wait(Task& t, uint64_t child, SimTime fallback);
+
 }  // namespace mmreplay::kernelsim

@@ -18,8 +18,10 @@ uint64_t page_align(uint64_t v) {
 }
 
 // Models move_vma() + move_page_tables(): [old, old + old_len) (one whole VMA) moves to
-// [new_addr, new_addr + new_len). Returns false on OOM for a PTE page.
-Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len) {
+// [new_addr, new_addr + new_len). With MREMAP_DONTUNMAP (`dontunmap`) the old VMA stays, its
+// ptes empty (the pages went with the move), so later accesses there fault in fresh pages.
+// Returns false on OOM for a PTE page.
+Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len, bool dontunmap) {
   Simulation& sim = t.sim();
   const uint64_t old_start = vma->start;
   const uint64_t old_end = vma->end;
@@ -63,9 +65,16 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
       sim.lruvec().page_move_anon_rmap(mm, a, new_addr + (a - old_start));
     }
   }
-  mm.vmas.erase(vma);
-  free_pgtables(t, mm, old_start & ~(PMD_SIZE - 1), (old_end + PMD_SIZE - 1) & ~(PMD_SIZE - 1),
-                tlb);
+  if (dontunmap) {
+    for (uint64_t a = vma->ptes.next_populated(old_start, old_end); a < old_end;
+         a = vma->ptes.next_populated(a + PAGE_SIZE, old_end)) {
+      vma->ptes.ref(a) = pte::kNone;
+    }
+  } else {
+    mm.vmas.erase(vma);
+    free_pgtables(t, mm, old_start & ~(PMD_SIZE - 1), (old_end + PMD_SIZE - 1) & ~(PMD_SIZE - 1),
+                  tlb);
+  }
   co_await tlb_finish_mmu(t, tlb);
   Vma* placed = mm.vmas.insert(std::move(moved));
   t.work(sim.costs().vma_alloc);
@@ -113,16 +122,21 @@ Co<int64_t> mremap_locked(Task& t, Mm& mm, const Op& op, uint64_t old_len, uint6
   Vma* vma = mm.vmas.vma_lookup(addr);
   if (vma == nullptr || addr + old_len > vma->end) co_return -ERRNO_EFAULT;
   const bool fixed = (op.flags & MREMAP_FIXED) != 0;
+  // MREMAP_DONTUNMAP always moves (the kernel requires MAYMOVE and old_len == new_len).
+  const bool dontunmap = (op.flags & MREMAP_DONTUNMAP) != 0;
+  if (dontunmap && (old_len != new_len || (op.flags & MREMAP_MAYMOVE) == 0)) {
+    co_return -ERRNO_EINVAL;
+  }
   // A recorded result says whether the kernel moved it; without one the model decides.
   const bool recorded = op.addr_recorded && op.new_addr != 0 && !fixed;
   const bool stays = recorded && op.new_addr == addr;
-  if (!fixed && new_len <= old_len && (!recorded || stays)) {
+  if (!dontunmap && !fixed && new_len <= old_len && (!recorded || stays)) {
     if (new_len < old_len) co_await do_munmap(t, mm, addr + new_len, addr + old_len);
     co_return static_cast<int64_t>(addr);
   }
   const bool expandable = new_len > old_len && vma->end == addr + old_len &&
                           mm.vmas.range_is_free(addr + old_len, addr + new_len);
-  if (stays || (!fixed && !recorded && expandable)) {
+  if (!dontunmap && (stays || (!fixed && !recorded && expandable))) {
     if (stays && vma->end != addr + old_len) {  // the model's VMA goes on: mremap_expand()
       co_await vma_start_write_range(t, mm, vma->start, vma->end);
       mm.vmas.split_vma(vma, addr + old_len, mm.mm_lock_seq);
@@ -146,7 +160,7 @@ Co<int64_t> mremap_locked(Task& t, Mm& mm, const Op& op, uint64_t old_len, uint6
       mm.vmas.split_vma(v, at, mm.mm_lock_seq);
   }
   vma = mm.vmas.vma_lookup(addr);
-  if (!co_await move_vma(t, mm, vma, target, new_len)) co_return -ERRNO_ENOMEM;
+  if (!co_await move_vma(t, mm, vma, target, new_len, dontunmap)) co_return -ERRNO_ENOMEM;
   co_return static_cast<int64_t>(target);
 }
 

@@ -180,4 +180,34 @@ Op Op::contig_free(uint64_t handle) {
   return o;
 }
 
+Op Op::wait_child(uint64_t child, SimTime fallback) {
+  Op o;
+  o.kind = OpKind::kWaitChild;
+  o.child = child;
+  o.duration = fallback;
+  return o;
+}
+
+Op Op::futex_wake(uint64_t wake_id) {
+  Op o;
+  o.kind = OpKind::kFutexWake;
+  o.handle = wake_id;
+  return o;
+}
+
+Op Op::futex_wait(uint64_t wake_id, SimTime fallback) {
+  Op o;
+  o.kind = OpKind::kFutexWait;
+  o.handle = wake_id;
+  o.duration = fallback;
+  return o;
+}
+
+Op Op::clone(uint64_t child) {
+  Op o;
+  o.kind = OpKind::kClone;
+  o.child = child;
+  return o;
+}
+
 }  // namespace mmreplay::kernelsim

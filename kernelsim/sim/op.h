@@ -26,6 +26,12 @@
 //   kFsync       file: fsync(2), writes the file's dirty blocks
 //   kContigAlloc len (bytes, rounded up to pages), handle: cma_alloc() by a driver (mm/cma.h)
 //   kContigFree  handle: cma_release() of that allocation
+//   kClone       child: the task waiting for this clone (Simulation::spawn_thread_on_clone())
+//                starts now; a child in another mm gets the copy of this task's (fork)
+//   kWaitChild   child, duration: wait4 until that clone child's task has exited (do_wait());
+//                for `duration` when no task has that key
+//   kFutexWake   handle: the wake id that replayed (kernel/futex.h); 0 = none
+//   kFutexWait   handle, duration: sleep until wake `handle` replayed; `duration` when 0
 
 #pragma once
 
@@ -82,9 +88,10 @@ struct Op {
   uint64_t new_addr = 0;          // kMremap with MREMAP_FIXED
   uint64_t offset = 0;            // kMmap of a file: byte offset
   uint64_t stride = 0;            // kTouch
-  SimTime duration;               // kThink, kSleep, kBlock
+  SimTime duration;               // kThink, kSleep, kBlock, kWaitChild (fallback)
   std::vector<AddrRange> ranges;  // kMadviseVector
   uint64_t handle = 0;            // kContigAlloc, kContigFree: the allocation, chosen by the trace
+  uint64_t child = 0;             // kClone, kWaitChild: the child's clone key (its trace tid)
   // kMmap, kMremap, kBrk: the address fields hold what the real kernel returned (a recorded
   // trace): the mmap's addr (not a hint), the mremap's new_addr (moved or not), the brk's new
   // break. The model puts the mapping there and counts addr_mismatch where its own view of the
@@ -116,6 +123,10 @@ struct Op {
   static Op fsync(uint32_t file);
   static Op contig_alloc(uint64_t handle, uint64_t bytes);
   static Op contig_free(uint64_t handle);
+  static Op clone(uint64_t child);
+  static Op wait_child(uint64_t child, SimTime fallback);
+  static Op futex_wake(uint64_t wake_id);
+  static Op futex_wait(uint64_t wake_id, SimTime fallback);
 };
 
 // Where a task gets its next Op. Owned by the task.

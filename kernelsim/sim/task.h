@@ -101,6 +101,8 @@ class Task final : public EventTarget {
   int64_t last_result = 0;  // return value of the last syscall (address or -errno)
   bool kthread = false;     // PF_KTHREAD (kswapd): not a trace thread
   bool oom_killed = false;  // an OOM victim: its op loop ends (mm/oom_kill.h)
+  // Tasks asleep in do_wait() for this one's exit (signal->wait_chldexit); woken by do_exit().
+  std::vector<Task*> exit_waiters;
 
  private:
   Simulation& sim_;

@@ -27,7 +27,7 @@ TEST(FileKindHeader, KindAndCreatedRoundTrip) {
   ASSERT_TRUE(read_header(message.getRoot<capnp_schema::Header>().asReader(), "h", &back,
                           kDefaultMaxThreads));
   EXPECT_EQ(back.files, meta.files);
-  EXPECT_EQ(back.version_minor, 3);
+  EXPECT_EQ(back.version_minor, kFormatVersionMinor);  // 1.3 brought file kinds
 }
 
 TEST(FileKindHeader, AKindValueBeyondTheEnumReadsAsUnknown) {

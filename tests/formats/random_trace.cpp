@@ -114,6 +114,19 @@ Event random_event(EventKind kind, uint64_t ts, uint64_t* rng, std::vector<Range
     case EventKind::kContigFree:
       e = ev::contig_free(ts, next(rng) % 64);
       break;
+    case EventKind::kClone:
+      e = ev::clone(ts, next(rng) % 100, next(rng) % 2 ? next(rng) : kCloneFlagsUnknown);
+      break;
+    case EventKind::kWaitChild:
+      e = ev::wait_child(ts, next(rng) % 100, BlockCall::kWait4,
+                         next(rng) % 2 ? next(rng) % 1000000 : kNoDuration);
+      break;
+    case EventKind::kFutexWake:
+      e = ev::futex_wake(ts, next(rng) % 10, a);
+      break;
+    case EventKind::kFutexWait:
+      e = ev::futex_wait(ts, next(rng) % 10, a, next(rng) % 2 ? next(rng) % 1000000 : kNoDuration);
+      break;
     case EventKind::kObservation:
       e = ev::observation(ts, static_cast<ObservationKind>(next(rng) % kObservationKindCount),
                           next(rng) % 2 ? next(rng) : 1);

@@ -49,7 +49,11 @@ std::vector<std::string> default_record_syscalls() {
           "fcntl", "close", "accept", "accept4", "eventfd", "eventfd2", "memfd_create",
           // blocking calls: their durations are the threads' off-CPU time (block events)
           "futex", "nanosleep", "clock_nanosleep", "poll", "ppoll", "epoll_wait", "epoll_pwait",
-          "select", "pselect6", "wait4", "waitid"};
+          "select", "pselect6", "wait4", "waitid",
+          // process lifecycle: forks start children, execs give a process a new mm
+          "fork", "vfork", "execve", "execveat",
+          // System V shared memory: attaches are mappings
+          "shmget", "shmat", "shmdt"};
 }
 
 std::string perf_event_list(const std::vector<std::string>& syscalls, bool faults,

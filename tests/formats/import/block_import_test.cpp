@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "formats/import/import.h"
 #include "tests/formats/import/import_test_util.h"
 
@@ -15,22 +17,29 @@ Status run(ImportFormat f, std::string_view text, ImportedTrace* t, ImportReport
   return import_text(f, "in.txt", text, t, r);
 }
 
-std::vector<Event> blocks(const ImportedTrace& t, uint64_t tid) {
+std::vector<Event> of_kind(const ImportedTrace& t, uint64_t tid, EventKind kind) {
   std::vector<Event> out;
   const int s = stream_of(t, tid);
   if (s < 0) return out;
   for (const Event& e : t.streams[static_cast<size_t>(s)]) {
-    if (e.kind == EventKind::kBlock) out.push_back(e);
+    if (e.kind == kind) out.push_back(e);
   }
   return out;
 }
 
-// `strace -f -ttt -T` of a thread sleeping and one waiting on a futex the first wakes.
+std::vector<Event> blocks(const ImportedTrace& t, uint64_t tid) {
+  return of_kind(t, tid, EventKind::kBlock);
+}
+
+// `strace -f -ttt -T` of a thread sleeping and one (its thread: same mm) waiting on a futex the
+// first wakes.
 TEST(BlockImport, StraceSleepsAndFutexWaitsWithTheirDurations) {
   ImportedTrace t;
   ImportReport r;
   const Status s = run(
       ImportFormat::kStrace,
+      "100 0.900000 clone(child_stack=0x7f0000100000, flags=CLONE_VM|CLONE_FS|CLONE_FILES|"
+      "CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM) = 101 <0.000050>\n"
       "100 1.000000 nanosleep({tv_sec=1, tv_nsec=0}, NULL) = 0 <1.000123>\n"
       "101 1.000010 futex(0x7f0000001000, FUTEX_WAIT_PRIVATE, 2, NULL <unfinished ...>\n"
       "100 2.000200 futex(0x7f0000001000, FUTEX_WAKE_PRIVATE, 1) = 1 <0.000015>\n"
@@ -53,27 +62,43 @@ TEST(BlockImport, StraceSleepsAndFutexWaitsWithTheirDurations) {
   EXPECT_EQ(r.failed_calls, 0u);  // ETIMEDOUT, EINTR: the time was spent blocked all the same
 
   const std::vector<Event> sleeper = blocks(t, 100);
-  ASSERT_EQ(sleeper.size(), 5u);  // the FUTEX_WAKE is no block
+  ASSERT_EQ(sleeper.size(), 4u);  // the FUTEX_WAKE is no block; the reaping wait4 a wait_child
   EXPECT_EQ(sleeper[0].ts_ns, 1'000'000'000u);
   EXPECT_EQ(sleeper[0].duration_ns, 1'000'123'000u);
   EXPECT_EQ(sleeper[0].arg0, static_cast<uint64_t>(BlockCall::kNanosleep));
   EXPECT_EQ(sleeper[1].arg0, static_cast<uint64_t>(BlockCall::kClockNanosleep));
   EXPECT_EQ(sleeper[1].duration_ns, 560'000u);
-  EXPECT_EQ(sleeper[2].arg0, static_cast<uint64_t>(BlockCall::kWait4));
-  EXPECT_EQ(sleeper[2].duration_ns, 300'000'000u);
-  EXPECT_EQ(sleeper[3].duration_ns, 100'000'000u);  // interrupted by a signal ("= ?")
-  EXPECT_EQ(sleeper[4].duration_ns, 50'000'000u);   // EINTR
+  EXPECT_EQ(sleeper[2].duration_ns, 100'000'000u);  // interrupted by a signal ("= ?")
+  EXPECT_EQ(sleeper[3].duration_ns, 50'000'000u);   // EINTR
+  // wait4 that reaped child 102: ordered after that child's exit in the replay.
+  const int s100 = stream_of(t, 100);
+  ASSERT_GE(s100, 0);
+  const auto wait = std::find_if(t.streams[s100].begin(), t.streams[s100].end(),
+                                 [](const Event& e) { return e.kind == EventKind::kWaitChild; });
+  ASSERT_NE(wait, t.streams[s100].end());
+  EXPECT_EQ(wait->arg0, 102u);
+  EXPECT_EQ(wait->arg1, static_cast<uint64_t>(BlockCall::kWait4));
+  EXPECT_EQ(wait->duration_ns, 300'000'000u);
 
+  // The woken wait is a futex_wait paired with thread 100's FUTEX_WAKE (the recorded order).
   const std::vector<Event> waiter = blocks(t, 101);
-  ASSERT_EQ(waiter.size(), 3u);
+  ASSERT_EQ(waiter.size(), 2u);
   EXPECT_EQ(waiter[0].arg0, static_cast<uint64_t>(BlockCall::kFutex));
-  EXPECT_EQ(waiter[0].ts_ns, 1'000'010'000u);  // from the unfinished line
-  EXPECT_EQ(waiter[0].duration_ns, 1'000'220'000u);
-  EXPECT_EQ(waiter[1].arg0, static_cast<uint64_t>(BlockCall::kFutex));
-  EXPECT_EQ(waiter[1].duration_ns, 10'000'000u);  // ETIMEDOUT
-  EXPECT_EQ(waiter[2].arg0, static_cast<uint64_t>(BlockCall::kPoll));
-  EXPECT_EQ(waiter[2].duration_ns, 5'100'000u);
-  EXPECT_EQ(r.count(EventKind::kBlock), 8u);
+  EXPECT_EQ(waiter[0].duration_ns, 10'000'000u);  // ETIMEDOUT: no waker, a plain block
+  EXPECT_EQ(waiter[1].arg0, static_cast<uint64_t>(BlockCall::kPoll));
+  EXPECT_EQ(waiter[1].duration_ns, 5'100'000u);
+  const std::vector<Event> futex_wait = of_kind(t, 101, EventKind::kFutexWait);
+  ASSERT_EQ(futex_wait.size(), 1u);
+  EXPECT_EQ(futex_wait[0].ts_ns, 1'000'010'000u);  // from the unfinished line
+  EXPECT_EQ(futex_wait[0].duration_ns, 1'000'220'000u);
+  EXPECT_EQ(futex_wait[0].arg1, 0x7f0000001000u);
+  const std::vector<Event> wake = of_kind(t, 100, EventKind::kFutexWake);
+  ASSERT_EQ(wake.size(), 1u);
+  EXPECT_NE(wake[0].arg0, 0u);
+  EXPECT_EQ(futex_wait[0].arg0, wake[0].arg0);
+  EXPECT_EQ(r.futex_waits_paired, 1u);
+  EXPECT_EQ(r.count(EventKind::kBlock), 6u);
+  EXPECT_EQ(r.count(EventKind::kWaitChild), 1u);
 }
 
 // perf script with syscalls:sys_enter_X/sys_exit_X: the duration is exit - enter; the futex op
@@ -97,12 +122,18 @@ TEST(BlockImport, PerfScriptEnterExitPairs) {
           &t, &r);
   ASSERT_TRUE(s) << s.message();
   const std::vector<Event> main = blocks(t, 10);
-  ASSERT_EQ(main.size(), 2u);
-  EXPECT_EQ(main[0].arg0, static_cast<uint64_t>(BlockCall::kFutex));
-  EXPECT_EQ(main[0].duration_ns, 500'004'000u);
+  ASSERT_EQ(main.size(), 1u);
   // Cut off by the end of the recording: kept (it needs no return value) but untimed.
-  EXPECT_EQ(main[1].arg0, static_cast<uint64_t>(BlockCall::kSelect));
-  EXPECT_FALSE(main[1].has_duration());
+  EXPECT_EQ(main[0].arg0, static_cast<uint64_t>(BlockCall::kSelect));
+  EXPECT_FALSE(main[0].has_duration());
+  // The woken FUTEX_WAIT waits for thread 11's FUTEX_WAKE in the replay.
+  const std::vector<Event> wait = of_kind(t, 10, EventKind::kFutexWait);
+  ASSERT_EQ(wait.size(), 1u);
+  EXPECT_EQ(wait[0].duration_ns, 500'004'000u);
+  const std::vector<Event> wake = of_kind(t, 11, EventKind::kFutexWake);
+  ASSERT_EQ(wake.size(), 1u);
+  EXPECT_NE(wait[0].arg0, 0u);
+  EXPECT_EQ(wait[0].arg0, wake[0].arg0);
   const std::vector<Event> other = blocks(t, 11);
   ASSERT_EQ(other.size(), 1u);  // the wake is no block
   EXPECT_EQ(other[0].arg0, static_cast<uint64_t>(BlockCall::kEpollWait));

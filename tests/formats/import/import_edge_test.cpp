@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "formats/import/address_ranges.h"
 #include "formats/import/import.h"
@@ -140,7 +141,11 @@ TEST(PerfScriptEdge, BareTidCommWithSpacesMicrosecondsAndFork) {
   ASSERT_TRUE(s2) << s2.message();
   ASSERT_EQ(t.meta.threads.size(), 2u);
   EXPECT_EQ(t.meta.threads[0], (ThreadInfo{10, 10, "Web Content"}));
-  EXPECT_EQ(t.meta.threads[1], (ThreadInfo{11, 11, "Web Content"}));  // forked: its own mm
+  // Forked: its own mm, started by the clone event of thread 10.
+  EXPECT_EQ(t.meta.threads[1], (ThreadInfo{11, 11, "Web Content", -1, 10}));
+  EXPECT_EQ(t.streams[0][1].kind, EventKind::kClone);
+  EXPECT_EQ(t.streams[0][1].arg0, 11u);
+  EXPECT_EQ(t.streams[0][1].arg1, 0x1200011u);
   EXPECT_EQ(r.count(EventKind::kMmCreate), 1u);
   const Event& create = t.streams[1][1];
   EXPECT_EQ(create.kind, EventKind::kMmCreate);
@@ -170,7 +175,9 @@ TEST(PerfScriptEdge, ATaskStartsAtItsCloneEvenWithoutEventsOfItsOwn) {
           &t, &r);
   ASSERT_TRUE(s) << s.message();
   ASSERT_EQ(t.meta.threads.size(), 3u);
-  EXPECT_EQ(t.streams[0].front().ts_ns, 2001000000u);  // its first event: the clones are none
+  EXPECT_EQ(t.streams[0].front().ts_ns, 2000000000u);  // its first event: the first clone
+  EXPECT_EQ(t.streams[0][1].kind, EventKind::kClone);
+  EXPECT_EQ(t.streams[0][2].kind, EventKind::kClone);
   EXPECT_EQ(t.streams[1].front().kind, EventKind::kThreadStart);
   EXPECT_EQ(t.streams[1].front().ts_ns, 2000001000u);  // not 0
   ASSERT_GE(t.streams[2].size(), 2u);
@@ -284,10 +291,10 @@ TEST(StraceEdge, IgnoredCallsAndSignalsAreCountedByName) {
                        "7 1.000005 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n",
                        &t, &r);
   ASSERT_TRUE(s) << s.message();
-  EXPECT_EQ(r.ignored_events, 5u);
-  EXPECT_EQ(r.ignored_by_name,
-            (std::map<std::string, uint64_t>{
-                {"execve", 1}, {"futex", 2}, {"pwrite64", 1}, {"signal SIGCHLD", 1}}));
+  EXPECT_EQ(r.ignored_events, 4u);  // execve is an event now (mm_create)
+  EXPECT_EQ(r.ignored_by_name, (std::map<std::string, uint64_t>{
+                                   {"futex", 2}, {"pwrite64", 1}, {"signal SIGCHLD", 1}}));
+  EXPECT_EQ(r.count(EventKind::kMmCreate), 1u);
 }
 
 // strace -t/-tt print a clock time, and strace without -t none: the calls cannot be placed.
@@ -303,6 +310,53 @@ TEST(StraceEdge, WithoutEpochTimestampsSaysToUseTtt) {
     EXPECT_NE(s.message().find("in.txt:1: strace line"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find("strace -f -ttt -T"), std::string::npos) << s.message();
   }
+}
+
+// System V shared memory: shmat is a shared mapping of shmget's size at the address the kernel
+// returned (SHM_RDONLY: read-only); shmdt unmaps it. Both from strace and perf.
+TEST(ShmImport, AttachesAreSharedMappingsAtTheRecordedAddress) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kStrace,
+                       "7 1.000001 shmget(IPC_PRIVATE, 4194304, IPC_CREAT|0600) = 5 <0.000010>\n"
+                       "7 1.000002 shmat(5, NULL, 0) = 0x7f1000000000 <0.000010>\n"
+                       "7 1.000003 shmat(5, NULL, SHM_RDONLY) = 0x7f2000000000 <0.000010>\n"
+                       "7 1.000004 shmdt(0x7f1000000000) = 0 <0.000010>\n"
+                       "7 1.000005 shmat(9, NULL, 0) = 0x7f3000000000 <0.000010>\n",
+                       &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  std::vector<Event> maps, unmaps;
+  for (const Event& e : t.streams[0]) {
+    if (e.kind == EventKind::kMmap) maps.push_back(e);
+    if (e.kind == EventKind::kMunmap) unmaps.push_back(e);
+  }
+  ASSERT_EQ(maps.size(), 2u);
+  EXPECT_EQ(maps[0].addr, 0x7f1000000000u);
+  EXPECT_EQ(maps[0].len, 4194304u);
+  EXPECT_EQ(maps[0].prot(), kProtRead | kProtWrite);
+  EXPECT_EQ(maps[0].map_flags(), kMapShared | kMapAnonymous);
+  EXPECT_EQ(maps[1].prot(), kProtRead);
+  ASSERT_EQ(unmaps.size(), 1u);
+  EXPECT_EQ(unmaps[0].addr, 0x7f1000000000u);
+  EXPECT_EQ(unmaps[0].len, 4194304u);
+  EXPECT_EQ(r.shm_attach_without_size, 1u);  // segment 9 predates the recording
+  EXPECT_EQ(r.ignored_by_name.count("shmget"), 0u);
+
+  const Status p =
+      run(ImportFormat::kPerfScript,
+          "p 7/7 [0] 1.000001000: syscalls:sys_enter_shmget: key: 0x0, size: 0x2000, shmflg: "
+          "0x380\n"
+          "p 7/7 [0] 1.000002000: syscalls:sys_exit_shmget: 0x3\n"
+          "p 7/7 [0] 1.000003000: syscalls:sys_enter_shmat: shmid: 0x3, shmaddr: 0x0, shmflg: "
+          "0x0\n"
+          "p 7/7 [0] 1.000004000: syscalls:sys_exit_shmat: 0x7f4000000000\n",
+          &t, &r);
+  ASSERT_TRUE(p) << p.message();
+  EXPECT_EQ(r.count(EventKind::kMmap), 1u);
+  const Event& m = t.streams[0].back();
+  EXPECT_EQ(m.kind, EventKind::kMmap);
+  EXPECT_EQ(m.addr, 0x7f4000000000u);
+  EXPECT_EQ(m.len, 0x2000u);
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ TEST(TraceCmdImport, RealRecording) {
   EXPECT_EQ(report.count(EventKind::kMprotect), 5u);
   EXPECT_EQ(report.count(EventKind::kPageFault), 574u);
   EXPECT_EQ(report.count(EventKind::kThreadExit), 3u);
-  EXPECT_EQ(report.events_with_duration, 32u);
+  EXPECT_EQ(report.count(EventKind::kClone), 2u);  // the two threads' clones, in the parent
+  EXPECT_EQ(report.events_with_duration, 34u);
   EXPECT_EQ(report.unknown_lines, 0u);
   ASSERT_EQ(trace.meta.threads.size(), 3u);
   // No tgid in this trace.dat: the workers take the main thread's mm from clone3.

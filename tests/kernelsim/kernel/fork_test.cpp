@@ -122,5 +122,110 @@ TEST(ForkTest, MmCreateOfTheMmATaskIsInDoesNotTearItDown) {
   EXPECT_TRUE(sim->find_mm(kParent)->dead);
 }
 
+// The replay of format 1.4: the child waits for the parent's clone (do_clone()).
+constexpr uint64_t kChildTid = 77;
+
+// The parent maps 8 pages, writes the first 4, thinks 10 ms, clones, then writes the other 4.
+// The child, in mm kChild (fork) or kParent (CLONE_VM), runs mm_create (fork) and sleeps 1 ms.
+std::unique_ptr<Simulation> clone_sim(bool fork) {
+  auto sim = make_sim(2);
+  thread(*sim, kParent, 0,
+         {Op::mmap_anon(kBase, 8 * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, 4 * kPage, true), Op::think(SimTime::ms(10)), Op::clone(kChildTid),
+          Op::touch(kBase + 4 * kPage, 4 * kPage, true), Op::sleep(SimTime::ms(1))});
+  std::vector<Op> child;
+  if (fork) child.push_back(Op::mm_create(kChild, kParent));
+  child.push_back(Op::sleep(SimTime::ms(1)));
+  sim->spawn_thread_on_clone(kChildTid, fork ? kChild : kParent, 1,
+                             std::make_unique<VectorOpSource>(std::move(child)));
+  return sim;
+}
+
+TEST(ForkTest, TheParentsCloneCopiesWhatItWroteBeforeAndStartsTheChildThen) {
+  auto sim = clone_sim(true);
+  const Task* child = sim->clone_child(kChildTid);
+  ASSERT_NE(child, nullptr);
+  sim->run_until(SimTime::ms(9));
+  EXPECT_EQ(child->state(), TaskState::kNew);  // not at a recorded time: at the clone
+  EXPECT_TRUE(sim->find_mm(kChild)->vmas.empty());
+  sim->run_until(SimTime::ms(11));
+  EXPECT_EQ(sim->clone_child(kChildTid), nullptr);
+  EXPECT_NE(child->state(), TaskState::kNew);
+  // Copied by the parent: the 4 pages written before the fork, not the 4 written after it.
+  EXPECT_EQ(sim->stats().vm.fork_ptes_copied, 4u);
+  EXPECT_TRUE(sim->find_mm(kChild)->forked);
+  for (uint64_t i = 0; i < 8; ++i) {
+    const uint8_t p = pte_of(*sim, kChild, kBase + i * kPage);
+    EXPECT_EQ((p & pte::kCowShared) != 0, i < 4) << i;
+  }
+  sim->run();
+  EXPECT_EQ(sim->stats().vm.fault_segv, 0u);
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  EXPECT_TRUE(sim->find_mm(kChild)->dead);
+}
+
+TEST(ForkTest, ACloneWithVmSharesTheMmAndCopiesNothing) {
+  auto sim = clone_sim(false);
+  sim->run_until(SimTime::ms(11));
+  EXPECT_EQ(sim->stats().vm.fork_ptes_copied, 0u);
+  EXPECT_EQ(sim->find_mm(kParent)->users, 2u);
+  sim->run();
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  EXPECT_TRUE(sim->find_mm(kParent)->dead);  // by the last of its two users
+}
+
+TEST(ForkTest, ACloneNoTaskWaitsForDoesNothingAndAnUnclaimedChildStillRuns) {
+  auto sim = make_sim(2);
+  Task& parent = thread(*sim, kParent, 0, {Op::clone(kChildTid), Op::think(SimTime::ms(1))});
+  Task& orphan = sim->spawn_thread_on_clone(
+      kChildTid + 1, kChild, 1,
+      std::make_unique<VectorOpSource>(std::vector<Op>{Op::think(SimTime::ms(2))}));
+  sim->run();
+  EXPECT_EQ(parent.last_result, 0);  // no child under that key
+  EXPECT_TRUE(orphan.finished());    // started once nothing else was left, not left waiting
+  EXPECT_GE(sim->now(), SimTime::ms(3));
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+}
+
+// wait4 (do_wait()): the parent sleeps until the child's exit, the recorded wake-up, however
+// short its recorded wait was; then the pages it shared with the child are its own again.
+TEST(WaitTest, TheParentWakesAtTheChildsExitNotAfterItsRecordedTime) {
+  auto sim = make_sim(2);
+  Task& parent =
+      thread(*sim, kParent, 0,
+             {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE),
+              Op::touch(kBase, 4 * kPage, true), Op::clone(kChildTid),
+              Op::wait_child(kChildTid, SimTime::us(1)), Op::touch(kBase, 4 * kPage, true)});
+  Task& child = sim->spawn_thread_on_clone(
+      kChildTid, kChild, 1,
+      std::make_unique<VectorOpSource>(std::vector<Op>{
+          Op::mm_create(kChild, kParent), Op::think(SimTime::ms(5)), Op::sleep(SimTime::ms(1))}));
+  sim->run_until(SimTime::ms(3));
+  EXPECT_EQ(parent.state(), TaskState::kSleeping);  // not woken after 1 us
+  EXPECT_FALSE(child.finished());
+  sim->run();
+  EXPECT_TRUE(child.finished());
+  EXPECT_GE(sim->now(), SimTime::ms(6));
+  // The child's mm was gone before the parent wrote: its writes reuse its pages, no copies.
+  EXPECT_EQ(sim->stats().vm.fault_wp_reuse, 4u);
+  EXPECT_EQ(sim->stats().vm.fault_cow, 0u);
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+}
+
+TEST(WaitTest, AnExitedChildReturnsAtOnceAndAnUntracedOneSleepsTheRecordedTime) {
+  auto sim = make_sim(2);
+  thread(
+      *sim, kParent, 0,
+      {Op::clone(kChildTid), Op::think(SimTime::ms(2)), Op::wait_child(kChildTid, SimTime::ms(50)),
+       Op::wait_child(kChildTid + 1, SimTime::ms(3))});
+  sim->spawn_thread_on_clone(
+      kChildTid, kChild, 1,
+      std::make_unique<VectorOpSource>(std::vector<Op>{Op::think(SimTime::ms(1))}));
+  sim->run();
+  // 2 ms of thinking, no wait for the exited child, 3 ms for the untraced one.
+  EXPECT_GE(sim->now(), SimTime::ms(5));
+  EXPECT_LT(sim->now(), SimTime::ms(6));
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim

@@ -62,6 +62,43 @@ TEST(MremapTest, AMoveGoesToTheRecordedAddressWithItsPages) {
   EXPECT_EQ(vm.addr_mismatch, 0u);
 }
 
+// MREMAP_DONTUNMAP (5.7+): the pages move, the old range stays mapped and empty, so a later
+// access there faults in a fresh zeroed page (what userfaultfd-based GCs rely on).
+TEST(MremapTest, DontUnmapMovesThePagesAndLeavesTheOldRangeMappedAndEmpty) {
+  auto sim = run_ops({Op::mmap_anon(kBase, 4 * kPage, kRw), Op::touch(kBase, 4 * kPage, true),
+                      recorded(Op::mremap(kBase, 4 * kPage, 4 * kPage,
+                                          MREMAP_MAYMOVE | MREMAP_DONTUNMAP, kElsewhere))});
+  const Mm& mm = mm1(*sim);
+  EXPECT_EQ(result(*sim), kElsewhere);
+  const Vma* old_vma = mm.vmas.vma_lookup(kBase);
+  ASSERT_NE(old_vma, nullptr);
+  EXPECT_EQ(old_vma->nr_pages(), 4u);
+  const Vma* moved = mm.vmas.vma_lookup(kElsewhere);
+  ASSERT_NE(moved, nullptr);
+  for (uint64_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(old_vma->ptes.get(kBase + i * kPage), pte::kNone) << i;
+    EXPECT_TRUE(pte::is_mapped(moved->ptes.get(kElsewhere + i * kPage))) << i;
+  }
+  EXPECT_EQ(mm.rss_anon, 4u);
+  EXPECT_EQ(sim->stats().vm.pages_alloc, 4u);
+
+  // Touching both ranges afterwards: the old one faults in 4 new pages, the moved one none.
+  auto sim2 = run_ops({Op::mmap_anon(kBase, 4 * kPage, kRw), Op::touch(kBase, 4 * kPage, true),
+                       recorded(Op::mremap(kBase, 4 * kPage, 4 * kPage,
+                                           MREMAP_MAYMOVE | MREMAP_DONTUNMAP, kElsewhere)),
+                       Op::touch(kElsewhere, 4 * kPage, true), Op::touch(kBase, 4 * kPage, true)});
+  const VmCounters& vm = sim2->stats().vm;
+  EXPECT_EQ(vm.pages_alloc, 8u);
+  EXPECT_EQ(vm.fault_segv, 0u);
+  EXPECT_EQ(vm.ops_failed, 0u);
+  EXPECT_EQ(mm1(*sim2).rss_anon, 8u);
+
+  // The kernel refuses DONTUNMAP with a size change.
+  auto sim3 = run_ops({Op::mmap_anon(kBase, 4 * kPage, kRw),
+                       Op::mremap(kBase, 4 * kPage, 8 * kPage, MREMAP_MAYMOVE | MREMAP_DONTUNMAP)});
+  EXPECT_EQ(sim3->tasks()[0]->last_result, -ERRNO_EINVAL);
+}
+
 TEST(MremapTest, WithoutARecordedAddressTheModelChooses) {
   auto sim = run_ops({Op::mmap_anon(kBase, 4 * kPage, kRw),
                       Op::mmap_anon(kBase + 4 * kPage, kPage, PROT_READ),

@@ -1,0 +1,69 @@
+#include "kernelsim/kernel/futex.h"
+
+#include "kernelsim/kernel/thread.h"
+#include "kernelsim/sim/shared_step.h"
+#include "kernelsim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// futex_wait_queue(): off CPU on the wake id unless it already replayed.
+class FutexWaitStep final : public SharedStep {
+ public:
+  FutexWaitStep(Task& t, uint64_t id) : SharedStep(t), id_(id) {}
+  bool run_now() override {
+    FutexWakes& f = task_.sim().futex_wakes();
+    if (f.woken.contains(id_)) return true;
+    f.waiters.emplace(id_, &task_);
+    task_.sim().sched().sleep(task_);
+    return false;
+  }
+
+ private:
+  uint64_t id_;
+};
+
+// futex_wake() -> wake_up_q(): the waiters become runnable now.
+class FutexWakeStep final : public SharedStep {
+ public:
+  FutexWakeStep(Task& t, uint64_t id) : SharedStep(t), id_(id) {}
+  bool run_now() override {
+    FutexWakes& f = task_.sim().futex_wakes();
+    f.woken.insert(id_);
+    auto [first, last] = f.waiters.equal_range(id_);
+    for (auto it = first; it != last; ++it) {
+      task_.sim().events().schedule(task_.clock(), it->second, Task::kWake);
+    }
+    f.waiters.erase(first, last);
+    return true;
+  }
+
+ private:
+  uint64_t id_;
+};
+
+}  // namespace
+
+Co<void> futex_wait(Task& t, uint64_t wake_id, SimTime fallback) {
+  if (wake_id == 0) {
+    co_await do_sleep(t, fallback);
+    co_return;
+  }
+  co_await FutexWaitStep(t, wake_id);
+}
+
+Co<void> futex_wake(Task& t, uint64_t wake_id) {
+  if (wake_id != 0) co_await FutexWakeStep(t, wake_id);
+}
+
+size_t futex_wake_all(FutexWakes& f, SimTime now) {
+  size_t n = 0;
+  for (auto& [id, task] : f.waiters) {
+    task->sim().events().schedule(now, task, Task::kWake);
+    ++n;
+  }
+  f.waiters.clear();
+  return n;
+}
+
+}  // namespace mmreplay::kernelsim

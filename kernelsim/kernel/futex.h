@@ -1,0 +1,45 @@
+// Futex waits in the recorded wake-up order (kernel/futex/waitwake.c: futex_wait(),
+// futex_wake()).
+//
+// A trace does not say what a futex word held, only who woke whom: the importer pairs each wait
+// that returned 0 with the FUTEX_WAKE that ended it (same mm and address, entered before the
+// wait returned) and gives the pair a wake id. In the replay the waiter sleeps until that wake
+// has replayed, so the recorded order holds however fast either side replays; a wait whose wake
+// replayed first returns at once. A wait without a recorded waker (timed out, interrupted,
+// requeued, a shared futex of another process) sleeps its recorded duration instead.
+//
+// Invariants:
+//  (1) a task waits for at most one wake id at a time, and is in `waiters` only while asleep;
+//  (2) a wake id, once in `woken`, stays there (a later waiter for it never sleeps).
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+
+#include "kernelsim/sim/co.h"
+#include "kernelsim/sim/time.h"
+
+namespace mmreplay::kernelsim {
+
+class Task;
+
+struct FutexWakes {
+  std::set<uint64_t> woken;                // wake ids replayed so far
+  std::multimap<uint64_t, Task*> waiters;  // wake id -> tasks asleep for it
+};
+
+// Models futex_wait(): t sleeps until wake `wake_id` has replayed (at once when it has), or
+// `fallback` when wake_id is 0 (no recorded waker).
+Co<void> futex_wait(Task& t, uint64_t wake_id, SimTime fallback);
+
+// Models futex_wake(): marks `wake_id` replayed and wakes the tasks waiting for it. 0: a wake
+// that ended no recorded wait (nothing to do).
+Co<void> futex_wake(Task& t, uint64_t wake_id);
+
+// Wakes every waiter still asleep (the end of a run with wakes that never replayed, e.g. their
+// task was OOM-killed). Returns how many.
+size_t futex_wake_all(FutexWakes& f, SimTime now);
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,53 @@
+// Futex waits in the recorded wake-up order (kernel/futex.h).
+
+#include "kernelsim/kernel/futex.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::make_sim;
+using testing::thread;
+
+constexpr uint32_t kMm = 1;
+constexpr uint64_t kWakeId = 5;
+
+TEST(FutexTest, AWaitEndsAtItsWakeNotAfterItsRecordedTime) {
+  // The waiter recorded 1 us asleep; its waker replays the wake after 4 ms of work.
+  auto sim = make_sim(2);
+  Task& waiter = thread(*sim, kMm, 0, {Op::futex_wait(kWakeId, SimTime::us(1))});
+  thread(*sim, kMm, 1, {Op::think(SimTime::ms(4)), Op::futex_wake(kWakeId)});
+  sim->run_until(SimTime::ms(3));
+  EXPECT_EQ(waiter.state(), TaskState::kSleeping);
+  sim->run();
+  EXPECT_TRUE(waiter.finished());
+  EXPECT_GE(sim->now(), SimTime::ms(4));
+  EXPECT_TRUE(sim->futex_wakes().waiters.empty());
+}
+
+TEST(FutexTest, AWaitWhoseWakeAlreadyReplayedReturnsAtOnceAndOneWithoutAWakeSleepsItsTime) {
+  auto sim = make_sim(2);
+  thread(*sim, kMm, 1, {Op::futex_wake(kWakeId)});
+  Task& late = thread(*sim, kMm, 0,
+                      {Op::think(SimTime::ms(1)), Op::futex_wait(kWakeId, SimTime::ms(100)),
+                       Op::futex_wait(0, SimTime::ms(2))});
+  sim->run();
+  EXPECT_TRUE(late.finished());
+  // 1 ms of work, no sleep for the wake that came first, 2 ms for the unpaired wait.
+  EXPECT_GE(sim->now(), SimTime::ms(3));
+  EXPECT_LT(sim->now(), SimTime::ms(4));
+}
+
+TEST(FutexTest, AWakeThatNeverReplaysDoesNotHangTheRun) {
+  auto sim = make_sim(1);
+  Task& waiter = thread(*sim, kMm, 0, {Op::futex_wait(kWakeId, SimTime::us(1))});
+  sim->run();
+  EXPECT_TRUE(waiter.finished());
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
