@@ -1,11 +1,11 @@
 // tests/real: a thread that is created and then only waits (blocked on a condition variable)
-// while the main thread writes 32 MiB; the main thread then wakes and joins it. The idle thread
+// while the main thread writes 256 MiB; the main thread then wakes and joins it. The idle thread
 // must not stretch the replay: it exists from its clone to its exit and is off the CPU between.
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/mman.h>
 
-enum { kMappingBytes = 32 << 20, kPageBytes = 4096 };
+enum { kMappingBytes = 256 << 20, kPageBytes = 4096 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;

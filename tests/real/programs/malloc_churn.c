@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-enum { kThreads = 4, kRounds = 4000, kSlots = 64, kPageBytes = 4096 };
+enum { kThreads = 4, kRounds = 100000, kSlots = 64, kPageBytes = 4096 };
 
 static void* churn(void* arg) {
   uint32_t state = (uint32_t)(uintptr_t)arg * 2654435761u + 1;

@@ -1,12 +1,12 @@
 // tests/real: a buffer grown 64 times by one page with mremap(MREMAP_MAYMOVE), a one-page mapping
 // placed right after it each time so that the kernel has to move it, and every page of the new
-// buffer written after each step (the faults land at the address the kernel returned). 40 rounds,
+// buffer written after each step (the faults land at the address the kernel returned). 160 rounds,
 // so that the program runs for tens of milliseconds rather than its own start-up's one.
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <sys/mman.h>
 
-enum { kPageBytes = 4096, kSteps = 64, kRounds = 40 };
+enum { kPageBytes = 4096, kSteps = 64, kRounds = 160 };
 
 static int grow_and_move(void) {
   size_t len = kPageBytes;

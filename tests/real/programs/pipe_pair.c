@@ -1,5 +1,5 @@
-// tests/real: a parent writes 16 MiB into a pipe in 64 KiB blocks; its child reads them into a
-// heap buffer and writes every page of a 16 MiB mapping as the data arrives. Neither process's
+// tests/real: a parent writes 64 MiB into a pipe in 64 KiB blocks; its child reads them into a
+// heap buffer and writes every page of a 64 MiB mapping as the data arrives. Neither process's
 // memory is a file: the pipe is a pipe.
 #include <stddef.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { kTotalBytes = 16 << 20, kBlockBytes = 64 << 10, kPageBytes = 4096 };
+enum { kTotalBytes = 64 << 20, kBlockBytes = 64 << 10, kPageBytes = 4096 };
 
 static int child_reads(int fd) {
   char* sink = mmap(NULL, kTotalBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
