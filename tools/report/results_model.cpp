@@ -133,6 +133,10 @@ Status parse_study(const std::string& text, const std::string& name, StudyData* 
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     return Status::corruption(name + ": not JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::exception& e) {
+    // A number past double's range (1e999) is out_of_range, not parse_error: the 10-minute
+    // fuzz run found it (tests/fuzz/json/results_corpus/crash_number_out_of_range.json).
+    return Status::corruption(name + ": not JSON (" + e.what() + ")");
   }
   return study_from_json(j, name, study);
 }
