@@ -10,7 +10,7 @@
 
 #include "formats/import/import.h"
 #include "replay/run.h"
-#include "tests/formats/random_trace.h"
+#include "tests/formats/import/replay_imported.h"
 
 namespace mmreplay::formats {
 namespace {
@@ -21,20 +21,10 @@ replay::RunResult import_and_replay(std::string_view strace_text, const std::str
   ImportReport report;
   Status s = import_text(ImportFormat::kStrace, name, strace_text, &trace, &report);
   EXPECT_TRUE(s) << s.message();
-  const std::string path = testing::temp_path(name + ".mmtrace");
-  s = write_imported_trace(trace, path, WriterOptions{});
-  EXPECT_TRUE(s) << s.message();
-  auto reader = TraceReader::open(path, ReaderOptions(), &s);
-  EXPECT_TRUE(reader) << s.message();
-  replay::RunResult r;
-  if (!reader) return r;
-  replay::ChunkCache chunks(64);
   replay::RunSpec spec;
   spec.policy_name = "default";
   spec.cache = cache;
-  s = replay::execute_run(spec, *reader, chunks, &r);
-  EXPECT_TRUE(s) << s.message();
-  return r;
+  return testing::replay_imported(trace, name, spec);
 }
 
 // A parent maps 8 KiB, makes a pipe and forks; the child unmaps the inherited range, writes

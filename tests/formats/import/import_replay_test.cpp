@@ -8,7 +8,7 @@
 #include "formats/import/import.h"
 #include "replay/run.h"
 #include "tests/formats/import/import_test_util.h"
-#include "tests/formats/random_trace.h"
+#include "tests/formats/import/replay_imported.h"
 
 namespace mmreplay::formats {
 namespace {
@@ -19,19 +19,9 @@ replay::RunResult import_and_replay(ImportFormat format, const std::string& name
   Status s = import_file(format, testing::fixture(name), &trace, &report);
   EXPECT_TRUE(s) << s.message();
   EXPECT_EQ(report.count(EventKind::kMremap), 8u);
-  const std::string path = testing::temp_path(name + ".mmtrace");
-  s = write_imported_trace(trace, path, WriterOptions{});
-  EXPECT_TRUE(s) << s.message();
-  auto reader = TraceReader::open(path, ReaderOptions(), &s);
-  EXPECT_TRUE(reader) << s.message();
-  replay::RunResult r;
-  if (!reader) return r;
-  replay::ChunkCache cache(64);
   replay::RunSpec spec;
   spec.policy_name = "default";
-  s = replay::execute_run(spec, *reader, cache, &r);
-  EXPECT_TRUE(s) << s.message();
-  return r;
+  return testing::replay_imported(trace, name, spec);
 }
 
 TEST(ImportReplay, PerfRecordingOfMovingMremapsFaultsInTheMovedRanges) {
