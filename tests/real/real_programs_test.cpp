@@ -286,7 +286,12 @@ TEST_F(RealPrograms, SpinBesideSleepOnOneCpu) {
 }
 
 TEST_F(RealPrograms, PipeBetweenProcesses) {
-  check({"pipe_pair", {}, {}, {}, "", ""});
+  Program p{"pipe_pair", {}, {}, {}, "", ""};
+  // On a quiet machine it replays at about 1.7x native (96 ms against 53-57 ms; under load the
+  // native run took 88-101 ms and passed): a read that waited for the writer replays as a
+  // syscall and a copy, not as sleep, and the time it blocked stays in the recorded gaps.
+  p.makespan_gap = "pipe reads that blocked on the writer are not replayed as sleep";
+  check(p);
 }
 
 TEST_F(RealPrograms, ThreadedMallocChurn) {
