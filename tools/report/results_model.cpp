@@ -2,8 +2,10 @@
 
 #include <cerrno>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace mmreplay::report {
 namespace {
@@ -12,21 +14,36 @@ namespace {
 constexpr int kSchema = 1;
 
 // nlohmann's typed getters throw on a wrong type; the callers turn that into one message line.
+// A whole number of type T from a results field. nlohmann's get<T>() casts a floating value
+// (2.7e115) to the integer type, which is undefined past its range: the 10-minute fuzz run of
+// fuzz_results_json found it (results_corpus/crash_float_count.json).
+template <class T>
+T whole(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) {
+    const uint64_t n = v.get<uint64_t>();
+    if (n <= std::numeric_limits<T>::max()) return static_cast<T>(n);
+  } else if (v.is_number_integer() && v.get<int64_t>() >= 0) {
+    const uint64_t n = static_cast<uint64_t>(v.get<int64_t>());
+    if (n <= std::numeric_limits<T>::max()) return static_cast<T>(n);
+  }
+  throw std::invalid_argument(v.dump() + " is not a whole number of its field's range");
+}
+
 HistogramData histogram_from_json(const nlohmann::json& j) {
   HistogramData h;
-  h.count = j.at("count").get<uint64_t>();
+  h.count = whole<uint64_t>(j.at("count"));
   h.mean_ns = j.at("mean_ns").get<double>();
-  h.p50_ns = j.at("p50_ns").get<uint64_t>();
-  h.p90_ns = j.at("p90_ns").get<uint64_t>();
-  h.p99_ns = j.at("p99_ns").get<uint64_t>();
-  h.p999_ns = j.at("p999_ns").get<uint64_t>();
-  h.min_ns = j.at("min_ns").get<uint64_t>();
-  h.max_ns = j.at("max_ns").get<uint64_t>();
+  h.p50_ns = whole<uint64_t>(j.at("p50_ns"));
+  h.p90_ns = whole<uint64_t>(j.at("p90_ns"));
+  h.p99_ns = whole<uint64_t>(j.at("p99_ns"));
+  h.p999_ns = whole<uint64_t>(j.at("p999_ns"));
+  h.min_ns = whole<uint64_t>(j.at("min_ns"));
+  h.max_ns = whole<uint64_t>(j.at("max_ns"));
   uint64_t total = 0;
   for (const auto& b : j.at("buckets")) {
     if (!b.is_array() || b.size() != 3)
       throw std::invalid_argument("a bucket is not [low, high, count]");
-    h.buckets.push_back({b[0].get<uint64_t>(), b[1].get<uint64_t>(), b[2].get<uint64_t>()});
+    h.buckets.push_back({whole<uint64_t>(b[0]), whole<uint64_t>(b[1]), whole<uint64_t>(b[2])});
     total += h.buckets.back().count;
   }
   if (total != h.count) {
@@ -38,12 +55,12 @@ HistogramData histogram_from_json(const nlohmann::json& j) {
 
 RunData run_from_json(const nlohmann::json& j) {
   RunData r;
-  r.index = j.at("index").get<uint64_t>();
+  r.index = whole<uint64_t>(j.at("index"));
   r.policy = j.at("policy").get<std::string>();
-  r.cpus = j.at("cpus").get<uint32_t>();
+  r.cpus = whole<uint32_t>(j.at("cpus"));
   r.profile = j.value("profile", std::string());
-  r.makespan_ns = j.at("makespan_ns").get<uint64_t>();
-  r.operations = j.at("operations").get<uint64_t>();
+  r.makespan_ns = whole<uint64_t>(j.at("makespan_ns"));
+  r.operations = whole<uint64_t>(j.at("operations"));
   r.throughput_ops_per_s = j.at("throughput_ops_per_s").get<double>();
   for (const auto& [name, h] : j.at("ops").items()) {
     try {
@@ -55,16 +72,16 @@ RunData run_from_json(const nlohmann::json& j) {
   for (const auto& [name, l] : j.at("locks").items()) {
     try {
       LockData& d = r.locks[name];
-      d.acquisitions = l.at("acquisitions").get<uint64_t>();
-      d.contentions = l.at("contentions").get<uint64_t>();
-      d.bounces = l.value("bounces", uint64_t{0});
+      d.acquisitions = whole<uint64_t>(l.at("acquisitions"));
+      d.contentions = whole<uint64_t>(l.at("contentions"));
+      d.bounces = l.contains("bounces") ? whole<uint64_t>(l.at("bounces")) : 0;
       d.wait = histogram_from_json(l.at("wait"));
       d.hold = histogram_from_json(l.at("hold"));
     } catch (const std::exception& e) {
       throw std::invalid_argument("locks." + name + ": " + e.what());
     }
   }
-  for (const auto& [name, v] : j.at("counters").items()) r.counters[name] = v.get<uint64_t>();
+  for (const auto& [name, v] : j.at("counters").items()) r.counters[name] = whole<uint64_t>(v);
   return r;
 }
 
