@@ -32,4 +32,17 @@ inline Task& thread(Simulation& sim, uint32_t mm_id, uint32_t cpu, std::vector<O
 constexpr uint64_t kBase = 0x10000000;  // a mapping address the tests use
 constexpr uint64_t kPage = PAGE_SIZE;
 
+// Runs ops on one thread of mm 1 and stops before it exits (its mm stays intact for the checks).
+inline std::unique_ptr<Simulation> run_ops(std::vector<Op> ops) {
+  auto sim = make_sim(1);
+  ops.push_back(Op::think(SimTime::ms(10'000)));
+  thread(*sim, 1, 0, std::move(ops));
+  sim->run_until(SimTime::ms(5'000));
+  return sim;
+}
+
+inline const Mm& mm1(const Simulation& sim) {
+  return *sim.find_mm(1);
+}
+
 }  // namespace mmreplay::kernelsim::testing

@@ -20,18 +20,8 @@ using testing::thread;
 constexpr uint64_t kRw = PROT_READ | PROT_WRITE;
 constexpr uint64_t kElsewhere = kBase + 1024 * kPage;  // where the "kernel" put it
 
-// Runs ops on one thread and stops before it exits (its mm stays intact for the checks).
-std::unique_ptr<Simulation> run_ops(std::vector<Op> ops) {
-  auto sim = make_sim(1);
-  ops.push_back(Op::think(SimTime::ms(10'000)));
-  thread(*sim, 1, 0, std::move(ops));
-  sim->run_until(SimTime::ms(5'000));
-  return sim;
-}
-
-const Mm& mm1(const Simulation& sim) {
-  return *sim.find_mm(1);
-}
+using testing::mm1;
+using testing::run_ops;
 
 Op recorded(Op op) {
   op.addr_recorded = true;

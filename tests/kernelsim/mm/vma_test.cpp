@@ -16,18 +16,8 @@ using testing::kPage;
 using testing::make_sim;
 using testing::thread;
 
-// Runs ops on one thread and stops before it exits (its mm stays intact for the checks).
-std::unique_ptr<Simulation> run_ops(std::vector<Op> ops) {
-  auto sim = make_sim(1);
-  ops.push_back(Op::think(SimTime::ms(10'000)));
-  thread(*sim, 1, 0, std::move(ops));
-  sim->run_until(SimTime::ms(5'000));
-  return sim;
-}
-
-const Mm& mm1(const Simulation& sim) {
-  return *sim.find_mm(1);
-}
+using testing::mm1;
+using testing::run_ops;
 
 // Like run_ops, for op lists whose walks over huge ranges take simulated seconds (a 64 TiB zap
 // charges one pte_walk per page: 2^34 ns).
