@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "formats/trace_hash.h"
 #include "kernelsim/policy/knob_table.h"
@@ -233,6 +234,28 @@ nlohmann::json study_to_json(const StudyInfo& info, const Study& study, const St
 
 namespace {
 
+// A host counter of a shard: absent is 0; anything but a whole number in range is damage.
+// nlohmann's value<uint64_t>() casts a floating value (2.7e115) to the integer type, which is
+// undefined behaviour past its range, so the type is checked first (as report's whole<T>()).
+uint64_t host_count(const nlohmann::json& host, const char* key) {
+  if (!host.contains(key)) return 0;
+  const nlohmann::json& v = host[key];
+  if (!v.is_number_unsigned()) {
+    throw std::invalid_argument(std::string("host.") + key + " is " + v.dump() +
+                                ", not a whole number");
+  }
+  return v.get<uint64_t>();
+}
+
+double host_seconds(const nlohmann::json& host) {
+  if (!host.contains("wall_seconds")) return 0.0;
+  const nlohmann::json& v = host["wall_seconds"];
+  if (!v.is_number() || !(v.get<double>() >= 0.0)) {
+    throw std::invalid_argument("host.wall_seconds is " + v.dump() + ", not a number of seconds");
+  }
+  return v.get<double>();
+}
+
 Status merge_results_checked(const std::vector<ResultsText>& inputs, nlohmann::json* merged,
                              std::string* current) {
   std::map<uint64_t, nlohmann::json> runs;
@@ -243,7 +266,9 @@ Status merge_results_checked(const std::vector<ResultsText>& inputs, nlohmann::j
     *current = path;
     nlohmann::json j = nlohmann::json::parse(input.text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) return Status::corruption(path + ": not JSON");
-    if (j.value("schema", 0) != kResultsSchema || !j.contains("runs") || !j["runs"].is_array()) {
+    if (!j.contains("schema") || !j["schema"].is_number_integer() ||
+        j["schema"].get<int64_t>() != kResultsSchema || !j.contains("runs") ||
+        !j["runs"].is_array()) {
       return Status::corruption(path + ": not a schema " + std::to_string(kResultsSchema) +
                                 " results file");
     }
@@ -288,12 +313,12 @@ Status merge_results_checked(const std::vector<ResultsText>& inputs, nlohmann::j
       }
     }
     const nlohmann::json h = j.value("host", nlohmann::json::object());
-    host["wall_seconds"] = host["wall_seconds"].get<double>() + h.value("wall_seconds", 0.0);
+    host["wall_seconds"] = host["wall_seconds"].get<double>() + host_seconds(h);
     for (const char* k : {"events_replayed", "cache_hits", "cache_misses"}) {
-      host[k] = host[k].get<uint64_t>() + h.value(k, uint64_t{0});
+      host[k] = host[k].get<uint64_t>() + host_count(h, k);
     }
     host["peak_rss_kb"] =
-        std::max(host["peak_rss_kb"].get<uint64_t>(), h.value("peak_rss_kb", uint64_t{0}));
+        std::max(host["peak_rss_kb"].get<uint64_t>(), host_count(h, "peak_rss_kb"));
     host["shards"] = host["shards"].get<uint64_t>() + 1;
   }
   if (merged->is_null()) return Status::invalid_argument("merge: no input files");
@@ -320,6 +345,8 @@ Status merge_results_text(const std::vector<ResultsText>& inputs, nlohmann::json
   try {
     return merge_results_checked(inputs, merged, &current);
   } catch (const nlohmann::json::exception& e) {
+    return Status::corruption(current + ": malformed results (" + e.what() + ")");
+  } catch (const std::invalid_argument& e) {
     return Status::corruption(current + ": malformed results (" + e.what() + ")");
   }
 }
