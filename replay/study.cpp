@@ -28,7 +28,29 @@ size_t default_cache_chunks(const Study& study, int threads) {
                   widest * kCacheChunksPerThread * static_cast<size_t>(std::max(threads, 1)));
 }
 
+// What a run costs the host, for ordering only: its events, times the simulated CPUs whose
+// per-CPU state (TLB flushes, LRU drains, lock queues) those events touch. A study is as fast
+// as its slowest run, so the largest runs start first and short ones fill in behind them
+// (longest-processing-time-first); results still land in each run's own slot.
+uint64_t run_weight(const Study& study, const StudyRun& run) {
+  const formats::TraceReader& trace = *study.traces[run.trace];
+  const uint32_t cpus = run.spec.cpus != 0 ? run.spec.cpus : trace.meta().recorder.cpus;
+  return trace.total_events() * std::max<uint64_t>(cpus, 1);
+}
+
 }  // namespace
+
+std::vector<size_t> heaviest_first(const Study& study, const std::vector<size_t>& run_index) {
+  std::vector<uint64_t> weight(run_index.size());
+  for (size_t j = 0; j < run_index.size(); ++j) {
+    weight[j] = run_weight(study, study.runs[run_index[j]]);
+  }
+  std::vector<size_t> order(run_index.size());
+  for (size_t j = 0; j < order.size(); ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(),
+                   [&weight](size_t a, size_t b) { return weight[a] > weight[b]; });
+  return order;
+}
 
 uint64_t peak_rss_kb() {
   std::ifstream status("/proc/self/status");
@@ -69,20 +91,26 @@ Status run_study(const Study& study, const StudyOptions& options, StudyResult* r
     const StudyOptions& options;
     StudyResult* result;
     ChunkCache& cache;
+    const std::vector<size_t> order;  // heaviest first
+    std::atomic<size_t> next{0};      // the next entry of `order` a worker takes
     std::atomic<uint64_t> events{0};
     std::mutex progress_mu;
     size_t done = 0;
-  } shared{study, options, result, cache, {0}, {}, 0};
+  } shared{study, options, result, cache, heaviest_first(study, result->run_index),
+           {0},   {0},     {},     0};
 
   const auto start = std::chrono::steady_clock::now();
   tbb::task_arena arena(threads);
-  arena.execute([&shared, n = result->run_index.size()] {
+  // One body per worker, each taking the next heaviest run until none is left. parallel_for
+  // over the runs themselves would split the range in halves and start runs in no useful order.
+  arena.execute([&shared, threads] {
     tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, n, 1),
-        [state = TbbShared<Shared>(&shared)](const tbb::blocked_range<size_t>& range) {
+        tbb::blocked_range<int>(0, threads, 1),
+        [state = TbbShared<Shared>(&shared)](const tbb::blocked_range<int>&) {
           Shared& s = *state;
           StudyResult& r = *s.result;
-          for (size_t j = range.begin(); j != range.end(); ++j) {
+          for (size_t k = s.next++; k < s.order.size(); k = s.next++) {
+            const size_t j = s.order[k];
             const StudyRun& run = s.study.runs[r.run_index[j]];
             r.run_status[j] =
                 execute_run(run.spec, *s.study.traces[run.trace], s.cache, &r.runs[j]);

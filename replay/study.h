@@ -66,7 +66,12 @@ struct StudyResult {
   bool all_ok() const;
 };
 
-// Runs the study's runs in `options.shard`. The first failed run's error is returned (naming
+// The order in which run_study starts the runs `run_index` names: positions into run_index,
+// heaviest first (a run's trace events times its simulated CPUs), ties in the study's order.
+std::vector<size_t> heaviest_first(const Study& study, const std::vector<size_t>& run_index);
+
+// Runs the study's runs in `options.shard`, heaviest first (a study is as fast as its slowest
+// run; see heaviest_first). The first failed run's error is returned (naming
 // the run); results of the others are still filled, and run_status says which failed.
 Status run_study(const Study& study, const StudyOptions& options, StudyResult* result);
 

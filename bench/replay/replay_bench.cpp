@@ -85,6 +85,25 @@ BENCHMARK(BM_Study)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// Four runs of unequal weight (the same trace on 8, 4, 2 and 1 simulated CPUs), as a compare
+// across CPU counts makes: the study is as fast as its longest run, so it reaches linear
+// scaling only if that run starts first (run_study schedules heaviest first).
+void BM_StudyUnequal(benchmark::State& state) {
+  const int workers = static_cast<int>(state.range(0));
+  replay::Study study = study_of(4);
+  const uint32_t cpus[] = {1, 2, 4, 8};  // listed lightest first, the worst order to start in
+  for (size_t i = 0; i < study.runs.size(); ++i) study.runs[i].spec.cpus = cpus[i];
+  replay::StudyOptions options;
+  options.threads = workers;
+  replay::StudyResult result;
+  for (auto _ : state) {
+    if (!replay::run_study(study, options, &result)) std::abort();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * result.host.events_replayed));
+  state.counters["workers"] = workers;
+}
+BENCHMARK(BM_StudyUnequal)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace
 }  // namespace mmreplay::bench
 

@@ -102,6 +102,61 @@ TEST(Study, ShardsMergeToTheUnshardedStudy) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
 }
 
+// Issue 18: a study is as fast as its slowest run, so the heaviest runs (events x CPUs) start
+// first; equal runs keep the study's order, the same on every host.
+TEST(Study, HeaviestRunsStartFirst) {
+  auto small = open(generate("mmap-munmap", {"--threads", "2", "--loops", "5"}));
+  auto large = open(generate("mmap-munmap", {"--threads", "2", "--loops", "50"}));
+  ASSERT_GT(large->total_events(), 4 * small->total_events());
+  Study study;
+  study.traces = {small.get(), large.get()};
+  auto add = [&study](size_t trace, uint32_t cpus) {
+    StudyRun run;
+    run.trace = trace;
+    run.spec.cpus = cpus;
+    study.runs.push_back(run);
+  };
+  add(0, 2);  // the lightest
+  add(1, 8);  // the heaviest
+  add(0, 4);
+  add(1, 8);  // as heavy as run 1: after it
+  add(1, 1);
+  EXPECT_EQ(heaviest_first(study, {0, 1, 2, 3, 4}), (std::vector<size_t>{1, 3, 4, 2, 0}));
+  // A shard orders its own runs; positions are into its run_index.
+  EXPECT_EQ(heaviest_first(study, {0, 2, 4}), (std::vector<size_t>{2, 1, 0}));
+}
+
+// A host counter written as a float past uint64_t's range (2.7e115) was cast to an integer,
+// which is undefined behaviour; a fractional schema was truncated to 1. Both are damage.
+TEST(Study, MergeRefusesHostCountersAndSchemaThatAreNotWholeNumbers) {
+  auto reader = open(generate("mmap-munmap", {"--threads", "2", "--loops", "5"}));
+  const Study study = make_study(*reader, {"default"}, {1});
+  const nlohmann::json good = results(study, 1);
+  struct Damage {
+    const char* field;
+    nlohmann::json value;
+  };
+  for (const Damage& d : {Damage{"events_replayed", 2.7e115}, Damage{"cache_hits", -3},
+                          Damage{"peak_rss_kb", 1.5}, Damage{"wall_seconds", "soon"}}) {
+    nlohmann::json bad = good;
+    bad["host"][d.field] = d.value;
+    const std::string path = formats::testing::temp_path("bad-host.json");
+    std::ofstream(path) << bad.dump();
+    nlohmann::json merged;
+    const Status s = merge_results({path}, &merged);
+    EXPECT_FALSE(s) << d.field;
+    EXPECT_EQ(s.code(), StatusCode::kCorruption) << d.field;
+    EXPECT_NE(s.message().find(path + ": malformed results (host." + d.field), std::string::npos)
+        << s.message();
+  }
+  nlohmann::json bad = good;
+  bad["schema"] = 1.5;
+  const std::string path = formats::testing::temp_path("bad-schema.json");
+  std::ofstream(path) << bad.dump();
+  nlohmann::json merged;
+  EXPECT_FALSE(merge_results({path}, &merged));
+}
+
 // Issue 15: shards of different studies (here --cpus 4 and --cpus 8) were merged silently.
 TEST(Study, MergeRefusesShardsOfAnotherStudyAndNamesTheDifference) {
   auto reader = open(generate("mmap-munmap", {"--threads", "2", "--loops", "5", "--size", "64K"}));
