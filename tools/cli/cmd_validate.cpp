@@ -3,11 +3,11 @@
 //
 // Replays each seed thread's experiment (tools/validate/cases.h) and prints the published and
 // the model's figures side by side, with the ratio of every arm to the baseline and whether the
-// directions agree. Exit 0 when every checked direction agrees, 1 when one does not (a verdict,
-// not an error); errors exit as exit_code.h says (a case whose metric names an unknown op, lock
-// or counter is bad input: 2, before anything runs). With --real it records small programs on this
-// machine instead, replays them and prints predicted vs observed percentiles
-// (tools/calibrate/real_validation.h).
+// directions agree. Exit 0 when every checked direction agrees, 1 when one does not, declared
+// gaps included (a verdict, not an error: the summary says GAP or FAIL); errors exit as exit_code.h
+// says (a case whose metric names an unknown op, lock or counter is bad input: 2, before anything
+// runs). With --real it records small programs on this machine instead, replays them and prints
+// predicted vs observed percentiles (tools/calibrate/real_validation.h).
 
 #include <CLI/CLI.hpp>
 

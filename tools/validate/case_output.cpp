@@ -43,7 +43,7 @@ std::string verdict(const Row& r) {
                   r.within_tolerance() ? "" : " (>25%)");
     v += buf;
   }
-  if (r.gap != nullptr) v += " [known gap]";
+  if (r.gap != nullptr) v += r.direction_agrees() ? " [declared gap, now agrees]" : " [GAP]";
   return v;
 }
 
@@ -76,24 +76,37 @@ void print_case(std::ostream& out, const CaseResult& cr) {
       out << "  known gap (" << r.metric << ", " << r.arm << "): " << r.gap->reason << "\n";
   }
   for (const Metric& m : vc.metrics) out << "  source of " << m.name << ": " << m.source << "\n";
-  char buf[160];
+  char buf[200];
   std::snprintf(buf, sizeof buf,
-                "  %d/%d directions agree, %d/%d ratios within 25%%; replayed in %.1f s\n",
-                cr.directions_agreeing(), cr.checked(), cr.ratios_within_tolerance(),
-                cr.ratios_compared(), cr.wall_seconds);
+                "  %d/%d directions agree (%d declared gap, %d failed), %d/%d ratios within 25%%; "
+                "replayed in %.1f s: %s\n",
+                cr.directions_agreeing(), cr.checked(), cr.gaps_disagreeing(), cr.failures(),
+                cr.ratios_within_tolerance(), cr.ratios_compared(), cr.wall_seconds, cr.verdict());
   out << buf;
 }
 
 void print_summary(std::ostream& out, const std::vector<CaseResult>& results) {
   out << "summary\n";
+  int verdicts[3] = {0, 0, 0};  // PASS, GAP, FAIL
+  int gaps = 0, failures = 0, outside = 0, compared = 0;
   for (const CaseResult& cr : results) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "  %-24s %-8s directions %d/%d, ratios within 25%% %d/%d  %s\n",
+    char buf[240];
+    std::snprintf(buf, sizeof buf,
+                  "  %-24s %-8s directions %d/%d (gap %d, fail %d), ratios outside 25%% %d/%d  "
+                  "%s\n",
                   cr.vc->name.c_str(), cr.scale->name.c_str(), cr.directions_agreeing(),
-                  cr.checked(), cr.ratios_within_tolerance(), cr.ratios_compared(),
-                  cr.passed() ? "PASS" : "FAIL");
+                  cr.checked(), cr.gaps_disagreeing(), cr.failures(), cr.ratios_outside_tolerance(),
+                  cr.ratios_compared(), cr.verdict());
     out << buf;
+    ++verdicts[cr.failures() > 0 ? 2 : cr.gaps_disagreeing() > 0 ? 1 : 0];
+    gaps += cr.gaps_disagreeing();
+    failures += cr.failures();
+    outside += cr.ratios_outside_tolerance();
+    compared += cr.ratios_compared();
   }
+  out << "  " << results.size() << " cases: " << verdicts[0] << " PASS, " << verdicts[1] << " GAP, "
+      << verdicts[2] << " FAIL; directions disagreeing: " << gaps << " declared gaps, " << failures
+      << " failures; ratios outside 25%: " << outside << "/" << compared << "\n";
 }
 
 nlohmann::json case_to_json(const CaseResult& cr) {
@@ -145,6 +158,9 @@ nlohmann::json case_to_json(const CaseResult& cr) {
   j["directions_agreeing"] = cr.directions_agreeing();
   j["ratios_within_25_percent"] = cr.ratios_within_tolerance();
   j["ratios_compared"] = cr.ratios_compared();
+  j["gaps_disagreeing"] = cr.gaps_disagreeing();
+  j["failures"] = cr.failures();
+  j["verdict"] = cr.verdict();
   j["passed"] = cr.passed();
   j["wall_seconds"] = cr.wall_seconds;
   return j;

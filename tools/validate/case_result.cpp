@@ -44,28 +44,47 @@ bool Row::within_tolerance() const {
 
 int CaseResult::checked() const {
   int n = 0;
-  for (const Row& r : rows) n += (!r.baseline && r.comparable() && r.gap == nullptr) ? 1 : 0;
+  for (const Row& r : rows) n += (!r.baseline && r.comparable()) ? 1 : 0;
   return n;
 }
 
 int CaseResult::directions_agreeing() const {
   int n = 0;
+  for (const Row& r : rows) n += (!r.baseline && r.direction_agrees()) ? 1 : 0;
+  return n;
+}
+
+int CaseResult::gaps_disagreeing() const {
+  int n = 0;
   for (const Row& r : rows) {
-    n += (!r.baseline && r.gap == nullptr && r.direction_agrees()) ? 1 : 0;
+    n += (!r.baseline && r.comparable() && !r.direction_agrees() && r.gap != nullptr) ? 1 : 0;
+  }
+  return n;
+}
+
+int CaseResult::failures() const {
+  int n = 0;
+  for (const Row& r : rows) {
+    n += (!r.baseline && r.comparable() && !r.direction_agrees() && r.gap == nullptr) ? 1 : 0;
   }
   return n;
 }
 
 int CaseResult::ratios_compared() const {
   int n = 0;
-  for (const Row& r : rows) n += (!r.baseline && r.gap == nullptr && r.ratio_error()) ? 1 : 0;
+  for (const Row& r : rows) n += (!r.baseline && r.ratio_error()) ? 1 : 0;
   return n;
 }
 
 int CaseResult::ratios_within_tolerance() const {
   int n = 0;
-  for (const Row& r : rows) n += (!r.baseline && r.gap == nullptr && r.within_tolerance()) ? 1 : 0;
+  for (const Row& r : rows) n += (!r.baseline && r.within_tolerance()) ? 1 : 0;
   return n;
+}
+
+const char* CaseResult::verdict() const {
+  if (failures() > 0) return "FAIL";
+  return gaps_disagreeing() > 0 ? "GAP" : "PASS";
 }
 
 void compute_rows(CaseResult* cr) {

@@ -53,14 +53,21 @@ struct CaseResult {
   std::vector<Row> rows;                // metric-major, arm order within a metric
   double wall_seconds = 0;
 
-  // Comparisons checked (comparable, not a known gap) and how many agree in direction / ratio.
+  // Comparisons checked: every comparable row but the baselines, declared gaps included (a gap
+  // is a disagreement the case explains, not one it hides). How many agree in direction / ratio.
   int checked() const;
   int directions_agreeing() const;
+  // Disagreeing directions on rows with a declared gap, and on rows without one.
+  int gaps_disagreeing() const;
+  int failures() const;
   int ratios_within_tolerance() const;
   // Checked comparisons that have a ratio on both sides (a published figure for both arms).
   int ratios_compared() const;
+  int ratios_outside_tolerance() const { return ratios_compared() - ratios_within_tolerance(); }
   // Every checked comparison agrees in direction.
   bool passed() const { return directions_agreeing() == checked(); }
+  // PASS: every direction agrees; GAP: only declared gaps disagree; FAIL: any other disagrees.
+  const char* verdict() const;
 };
 
 // Fills cr->rows from cr->runs (one per arm).

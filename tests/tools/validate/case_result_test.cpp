@@ -1,5 +1,6 @@
 // The arithmetic of validation verdicts: ratios to the baseline, directions with a tie band,
-// known gaps left out of the check, and per-arm published baselines (seed 000's second run).
+// declared gaps counted as GAP (never PASS), and per-arm published baselines (seed 000's second
+// run).
 
 #include <gtest/gtest.h>
 
@@ -75,7 +76,20 @@ TEST(CaseResult, RowsRatiosAndVerdicts) {
   EXPECT_FALSE(cr.passed());
 }
 
-TEST(CaseResult, KnownGapIsReportedButNotChecked) {
+TEST(CaseResult, DisagreementsAreFailuresUnlessDeclaredGaps) {
+  ValidationCase c = two_metric_case();
+  CaseResult cr;
+  cr.vc = &c;
+  cr.runs = {run_with(1'000'000'000, 0), run_with(2'200'000'000, 900), run_with(900'000'000, 3)};
+  compute_rows(&cr);
+  EXPECT_EQ(cr.failures(), 1);
+  EXPECT_EQ(cr.gaps_disagreeing(), 0);
+  EXPECT_STREQ(cr.verdict(), "FAIL");
+  EXPECT_EQ(cr.ratios_outside_tolerance(), 1);
+}
+
+// A declared gap is still counted: it is a disagreement the case explains, never a PASS.
+TEST(CaseResult, DeclaredGapIsCountedAndNeverPasses) {
   ValidationCase c = two_metric_case();
   c.gaps = {{"elapsed", "b", "the model lacks X"}};
   CaseResult cr;
@@ -83,8 +97,17 @@ TEST(CaseResult, KnownGapIsReportedButNotChecked) {
   cr.runs = {run_with(1'000'000'000, 0), run_with(2'200'000'000, 900), run_with(900'000'000, 3)};
   compute_rows(&cr);
   EXPECT_NE(cr.rows[2].gap, nullptr);
-  EXPECT_EQ(cr.checked(), 2);
-  EXPECT_TRUE(cr.passed());
+  EXPECT_EQ(cr.checked(), 3);
+  EXPECT_EQ(cr.directions_agreeing(), 2);
+  EXPECT_EQ(cr.gaps_disagreeing(), 1);
+  EXPECT_EQ(cr.failures(), 0);
+  EXPECT_FALSE(cr.passed());
+  EXPECT_STREQ(cr.verdict(), "GAP");
+  // The same gap where the model now goes the thread's way: the case passes.
+  cr.runs[2] = run_with(1'500'000'000, 3);
+  compute_rows(&cr);
+  EXPECT_EQ(cr.gaps_disagreeing(), 0);
+  EXPECT_STREQ(cr.verdict(), "PASS");
 }
 
 TEST(Cases, EveryCaseIsWellFormed) {

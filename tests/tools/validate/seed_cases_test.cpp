@@ -1,6 +1,8 @@
 // The validation cases replayed at their `ci` scale (label `validation`): every comparison the
-// seed thread makes must go the same way in the model (known gaps excepted, and printed). The
-// table is printed so the CI log shows the figures; ratios outside 25% are reported, not failed.
+// seed thread makes must go the same way in the model, except the declared gaps listed here. A
+// new disagreement fails, and so does a listed gap that now agrees: it comes off this list and
+// off its case. The table is printed so the CI log shows the figures; ratios outside 25% are
+// reported, not failed.
 
 #include <gtest/gtest.h>
 
@@ -12,6 +14,25 @@
 
 namespace mmreplay::validate {
 namespace {
+
+// The disagreements CI tolerates: case, metric, arm. Each is a declared gap of its case
+// (tools/validate/seed_*.cpp says why); issue 17 asks for them to be resolved by the model.
+struct ToleratedGap {
+  const char* case_name;
+  const char* metric;
+  const char* arm;
+};
+constexpr ToleratedGap kToleratedGaps[] = {
+    {"seed-000-madv-free", "elapsed", "free-throttled"},
+    {"seed-003-predictive", "allocation stalls", "reclaim-predictive"},
+};
+
+bool tolerated(const std::string& case_name, const Row& r) {
+  for (const ToleratedGap& g : kToleratedGaps) {
+    if (case_name == g.case_name && r.metric == g.metric && r.arm == g.arm) return true;
+  }
+  return false;
+}
 
 class SeedCase : public ::testing::TestWithParam<std::string> {};
 
@@ -28,10 +49,17 @@ TEST_P(SeedCase, DirectionsAgreeWithTheThread) {
   print_case(std::cout, result);
   EXPECT_GT(result.checked(), 0);
   for (const Row& r : result.rows) {
-    if (r.baseline || r.gap != nullptr || !r.comparable()) continue;
-    EXPECT_TRUE(r.direction_agrees())
-        << r.metric << " " << r.arm << ": published " << direction_name(r.published_direction)
-        << ", model " << direction_name(r.model_direction);
+    if (r.baseline || !r.comparable()) continue;
+    const std::string where = r.metric + " " + r.arm + ": published " +
+                              direction_name(r.published_direction) + ", model " +
+                              direction_name(r.model_direction);
+    if (!tolerated(c->name, r)) {
+      EXPECT_TRUE(r.direction_agrees()) << where;
+    } else {
+      EXPECT_NE(r.gap, nullptr) << where << ": tolerated here but not declared by its case";
+      EXPECT_FALSE(r.direction_agrees())
+          << where << ": the gap is resolved; take it off kToleratedGaps and its case";
+    }
   }
 }
 
