@@ -34,7 +34,7 @@ enum class MunmapLockMode : uint8_t { kWrite, kDowngrade };
 enum class TlbFlushMethod : uint8_t { kIpi, kBroadcast };
 
 // Which lock a page fault takes first (fault_lock.h decides per fault).
-enum class FaultLockMode : uint8_t { kMmapSem, kPerVma };
+enum class FaultLockMode : uint8_t { kMmapSem, kPerVma, kPerVmaAll };
 
 // How a CPU in lazy-TLB mode takes a shootdown (arch/x86/tlb.cpp).
 enum class LazyTlbMode : uint8_t { kLeaveMm, kSkip };

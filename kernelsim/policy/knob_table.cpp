@@ -93,7 +93,13 @@ std::vector<KnobInfo> build_table() {
       "fault_lock", &KernelConfig::fault_lock, "lock taken by the page-fault path",
       {{FaultLockMode::kMmapSem, {"mmap_sem", "every fault takes mmap_sem for read"}},
        {FaultLockMode::kPerVma,
-        {"per-vma", "per-VMA read lock, falling back to mmap_sem when write-locked (6.4+)"}}}));
+        {"per-vma",
+         "6.4+: per-VMA read lock for anonymous VMAs, falling back to mmap_sem when "
+         "write-locked"}},
+       {FaultLockMode::kPerVmaAll,
+        {"per-vma-all",
+         "6.7+: file-backed VMAs too (read, COW and shared faults; Matthew Wilcox, 12214eba1992 "
+         "\"mm: handle read faults under the VMA lock\" and its series)"}}}));
   t.push_back(
       knob("lazy_tlb", &KernelConfig::lazy_tlb, "how lazy-TLB CPUs take shootdowns",
            {{LazyTlbMode::kLeaveMm, {"leave_mm", "3.x: lazy CPUs get the IPI and leave the mm"}},

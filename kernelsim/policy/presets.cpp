@@ -38,9 +38,11 @@ const std::vector<PolicyPreset>& policy_presets() {
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
        "(5.11, 6168d0da2b47)"},
       {"linux-6.18", "linux-6.6",
-       "pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,munmap_lock=downgrade",
+       "fault_lock=per-vma-all,pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,"
+       "munmap_lock=downgrade",
        "6.18 (this machine's kernel): per-VMA locks for anonymous faults (6.4, Suren "
-       "Baghdasaryan); MADV_DONTNEED/MADV_FREE under the per-VMA lock when the range lies in one "
+       "Baghdasaryan) and file-backed ones (6.7, 12214eba1992); MADV_DONTNEED/MADV_FREE under the "
+       "per-VMA lock when the range lies in one "
        "VMA (6.17, Barry Song \"mm: use per_vma lock for MADV_DONTNEED\", version per the mm "
        "tree; MADV_FREE per perf stat mmap_lock:* on 6.18); munmap zaps under mmap_lock "
        "downgraded to read (4.20, dd2283f2605e); folio_batch of 31 (6.9, 9cecde80aae0); "

@@ -66,6 +66,33 @@ TEST(Linux618Test, MadvFreeTakesNoMmapSemEither) {
   EXPECT_EQ(mmap_sem_reads(*v66), kRounds);
 }
 
+// Read then write (COW) faults on a private file mapping, kRounds times (DONTNEED between).
+std::unique_ptr<Simulation> file_faults(const std::string& policy) {
+  auto sim = make_sim(1, policy);
+  std::vector<Op> ops = {
+      Op::mmap_file(kBase, kPages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE, 7, 0)};
+  for (uint64_t r = 0; r < kRounds; ++r) {
+    ops.push_back(Op::touch(kBase, kPages * kPage, false));
+    ops.push_back(Op::touch(kBase, kPages * kPage, true));
+    ops.push_back(Op::madvise(kBase, kPages * kPage, MADV_DONTNEED));
+  }
+  ops.push_back(Op::think(SimTime::ms(100)));
+  thread(*sim, 1, 0, std::move(ops));
+  sim->run_until(SimTime::ms(50));
+  EXPECT_EQ(sim->stats().vm.fault_cow, kPages * kRounds);
+  return sim;
+}
+
+TEST(Linux618Test, FileBackedFaultsTakeNoMmapSemEither) {
+  // perf on 6.18: 25,652 read and COW faults of a private file mapping, no mmap_lock.
+  auto v618 = file_faults("linux-6.18");
+  EXPECT_EQ(mmap_sem_reads(*v618), 0u);
+  EXPECT_EQ(v618->stats().vm.fault_vma_lock, v618->stats().vm.pgfault);
+  auto v66 = file_faults("linux-6.6");  // 6.4-6.6: anonymous VMAs only
+  EXPECT_EQ(v66->stats().vm.fault_vma_lock, 0u);
+  EXPECT_EQ(mmap_sem_reads(*v66), v66->stats().vm.pgfault + kRounds);
+}
+
 TEST(Linux618Test, DontneedAcrossTwoVmasFallsBackToMmapSem) {
   // As on 6.18 (perf: one mmap_lock acquisition per call): the range ends past its first VMA.
   auto sim = make_sim(1, "linux-6.18");

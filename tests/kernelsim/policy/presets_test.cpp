@@ -81,7 +81,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
                 tail);
   EXPECT_EQ(expand("linux-6.18"),
             "madv_free=lazy,madvise=process-madvise,madvise_lock=per-vma,munmap_lock=downgrade,"
-            "tlb=ipi,fault_lock=per-vma,lazy_tlb=skip,rwsem_wake=phase-fair,"
+            "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,rwsem_wake=phase-fair,"
             "watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=31,bh_lru_size=16,"
             "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
             "zap_lru_drain=on,bh_invalidate=drain" +
@@ -93,8 +93,9 @@ TEST(PresetsTest, Linux618IsListedWithItsSourcesAndTakesInvlpgbAsAnOption) {
   const PolicyPreset* p = find_policy_preset("linux-6.18");
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->base, "linux-6.6");
-  for (const char* cited : {"dd2283f2605e", "9cecde80aae0", "4000e3d0a367", "4afeb0ed1753",
-                            "per_vma lock for MADV_DONTNEED", "batch tlb flushes"}) {
+  for (const char* cited :
+       {"dd2283f2605e", "12214eba1992", "9cecde80aae0", "4000e3d0a367", "4afeb0ed1753",
+        "per_vma lock for MADV_DONTNEED", "batch tlb flushes"}) {
     EXPECT_NE(p->source.find(cited), std::string::npos) << cited;
   }
   bool listed_after_66 = false;
