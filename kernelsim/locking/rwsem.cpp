@@ -30,6 +30,11 @@ bool RwsemUp::run_now() {
   return true;
 }
 
+bool RwsemDowngrade::run_now() {
+  sem_.downgrade_now(task_);
+  return true;
+}
+
 RwSem::RwSem(Simulation& sim, std::string_view class_name)
     : sim_(sim),
       read_class_(sim.lockstat().lock_class(std::string(class_name).append(kRwSemReadSuffix))),
@@ -126,6 +131,29 @@ void RwSem::up_now(Task& t, bool write) {
     --readers_;
   }
   if (owner_ == nullptr && readers_ == 0) rwsem_wake(at);
+}
+
+// Models __downgrade_write(): one atomic turns the writer's count into a reader's, then
+// rwsem_downgrade_wake() -> rwsem_mark_wake(RWSEM_WAKE_READ_OWNED), which wakes readers only: a
+// writer at the head keeps waiting. Writers spinning on the owner go on spinning on a
+// reader-owned lock, for the rspin threshold.
+void RwSem::downgrade_now(Task& t) {
+  count_rmw(t);
+  const SimTime at = t.clock();
+  auto it = std::find_if(t.held_rwsems.begin(), t.held_rwsems.end(),
+                         [this](const HeldRwsem& h) { return h.sem == this && h.write; });
+  assert(it != t.held_rwsems.end() && owner_ == &t && "downgrade of an rwsem not held for write");
+  write_class_.hold_time.record(static_cast<uint64_t>((at - it->since).count_ns()));
+  *it = HeldRwsem{this, at, false};
+  if (TraceSink* ts = sim_.trace()) {
+    ts->end(Track::task(t.id()), write_name_, TraceCat::kLockHold, at);
+    ts->begin(Track::task(t.id()), read_name_, TraceCat::kLockHold, at);
+  }
+  owner_ = nullptr;
+  readers_ = 1;
+  for (const Spinner& s : spinners_)
+    sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, s.ticket);
+  if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(at);
 }
 
 // Models rwsem_can_spin_on_owner(): spin on a running writer owner, or (bounded by the rspin

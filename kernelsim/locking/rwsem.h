@@ -65,6 +65,15 @@ class RwsemUp final : public SharedStep {
   bool write_;
 };
 
+class RwsemDowngrade final : public SharedStep {
+ public:
+  RwsemDowngrade(Task& t, RwSem& s) : SharedStep(t), sem_(s) {}
+  bool run_now() override;
+
+ private:
+  RwSem& sem_;
+};
+
 class RwSem final : public EventTarget {
  public:
   // Lock classes are "<class_name>-R" and "<class_name>-W".
@@ -78,6 +87,9 @@ class RwSem final : public EventTarget {
   RwsemUp up_read(Task& t) { return RwsemUp(t, *this, false); }
   // Models up_write(). REQUIRES: t holds this rwsem for write.
   RwsemUp up_write(Task& t) { return RwsemUp(t, *this, true); }
+  // Models downgrade_write(): the writer becomes a reader and the readers queued at the head of
+  // the wait list are woken. lock_stat counts no new acquisition. REQUIRES: t holds it for write.
+  RwsemDowngrade downgrade_write(Task& t) { return RwsemDowngrade(t, *this); }
 
   // Scheduler hook: `owner` is leaving its CPU (sleep or preemption); spinners stop spinning.
   void owner_off_cpu(Task& owner);
@@ -106,6 +118,7 @@ class RwSem final : public EventTarget {
   friend class RwsemDownRead;
   friend class RwsemDownWrite;
   friend class RwsemUp;
+  friend class RwsemDowngrade;
 
   struct Waiter {
     Task* task;
@@ -121,6 +134,7 @@ class RwSem final : public EventTarget {
   bool down_read_now(Task& t);
   bool down_write_now(Task& t);
   void up_now(Task& t, bool write);
+  void downgrade_now(Task& t);
   bool rwsem_can_spin_on_owner(SimTime at) const;
   bool handoff_due(SimTime at) const;
   void rwsem_wake(SimTime at);

@@ -5,6 +5,8 @@
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
+#include "kernelsim/mm/vma_lock.h"
+#include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
@@ -104,6 +106,112 @@ uint64_t page_align(uint64_t v) {
   return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 }
 
+// Models get_lock_mode() == MADVISE_VMA_READ_LOCK (6.17+): the advice runs under the per-VMA
+// lock, taken per range in madvise_walk_vmas(), rather than under mmap_sem.
+bool vma_read_lock_mode(const Simulation& sim, int advice) {
+  return sim.config().madvise_lock == MadviseLockMode::kPerVma &&
+         (advice == MADV_DONTNEED || advice == MADV_FREE);
+}
+
+// Models try_vma_read_lock(): lock_vma_under_rcu() on the VMA holding `start`, kept only when
+// is_vma_lock_sufficient() (the range ends inside that VMA; the model's mm is always the
+// caller's own and has no userfaultfd). The result is the read-locked VMA, or nullptr when the
+// range must fall back to mmap_sem.
+class TryVmaReadLock final : public SharedStep {
+ public:
+  TryVmaReadLock(Task& t, Mm& mm, uint64_t start, uint64_t end)
+      : SharedStep(t), mm_(mm), start_(start), end_(end) {}
+  bool run_now() override {
+    Vma* vma = mm_.vmas.vma_lookup(start_);
+    if (vma == nullptr || !vma->lock.vma_start_read_now(task_, mm_.mm_lock_seq)) return true;
+    if (end_ > vma->end) {
+      vma->lock.vma_end_read_now(task_);
+      return true;
+    }
+    locked_ = vma;
+    return true;
+  }
+  Vma* await_resume() const noexcept { return locked_; }
+
+ private:
+  Mm& mm_;
+  uint64_t start_;
+  uint64_t end_;
+  Vma* locked_ = nullptr;
+};
+
+// The lock one madvise() or one process_madvise() holds (struct madvise_behavior's lock_mode).
+struct MadviseLock {
+  bool vma_mode = false;  // MADVISE_VMA_READ_LOCK: nothing held between ranges
+};
+
+// Models madvise_lock(): mmap_sem for read, or nothing in VMA read-lock mode.
+Co<void> madvise_lock(Task& t, Mm& mm, int advice, MadviseLock& lock) {
+  lock.vma_mode = vma_read_lock_mode(t.sim(), advice);
+  if (!lock.vma_mode) co_await mm.mmap_sem.down_read(t);  // madvise_need_mmap_write() == false
+}
+
+// Models madvise_unlock().
+Co<void> madvise_unlock(Task& t, Mm& mm, const MadviseLock& lock) {
+  if (!lock.vma_mode) co_await mm.mmap_sem.up_read(t);
+}
+
+// Models madvise_do_behavior() for one range: in VMA read-lock mode, the range's one VMA under
+// its read lock; otherwise (or when that fails, which switches the call to mmap_sem for read
+// until madvise_unlock(), as try_vma_read_lock() does) the VMA walk.
+Co<int64_t> madvise_do_behavior(Task& t, Mm& mm, uint64_t start, uint64_t end, int advice,
+                                MmuGather* shared, MadviseLock& lock) {
+  if (lock.vma_mode) {
+    if (Vma* vma = co_await TryVmaReadLock(t, mm, start, end)) {
+      int64_t r = 0;
+      if (shared != nullptr) {
+        r = co_await madvise_vma(t, *vma, start, end, advice, *shared);
+      } else {
+        MmuGather tlb(mm);
+        r = co_await madvise_vma(t, *vma, start, end, advice, tlb);
+        co_await tlb_finish_mmu(t, tlb);
+      }
+      co_await VmaLockStep(t, vma->lock, VmaLockStep::Kind::kEndRead, 0);
+      co_return r;
+    }
+    co_await mm.mmap_sem.down_read(t);
+    lock.vma_mode = false;
+  }
+  co_return co_await madvise_walk_vmas(t, mm, start, end, advice, shared);
+}
+
+// Models vector_madvise() on the caller's mm as 6.16+ runs it: the lock as for one madvise(),
+// one mmu_gather for all ranges when the advice batches its flushes (madvise_batch_tlb_flush():
+// MADV_DONTNEED and MADV_FREE), stopping at the first range that fails.
+Co<int64_t> vector_madvise(Task& t, const std::vector<AddrRange>& ranges, int advice) {
+  Simulation& sim = t.sim();
+  t.work(sim.costs().syscall_entry);
+  Mm* mm = t.mm();
+  if (mm == nullptr || mm->dead || !is_supported(advice)) co_return -ERRNO_EINVAL;
+  MadviseLock lock;
+  co_await madvise_lock(t, *mm, advice, lock);
+  const bool batch = advice == MADV_DONTNEED || advice == MADV_FREE;
+  MmuGather tlb(*mm);  // madvise_init_tlb()
+  int64_t result = 0;
+  uint64_t advised = 0;
+  for (const AddrRange& r : ranges) {
+    const uint64_t len = page_align(r.len);
+    if (!range_ok(r.addr, len)) {
+      result = -ERRNO_EINVAL;
+      break;
+    }
+    if (len == 0) continue;
+    result = co_await madvise_do_behavior(t, *mm, r.addr, r.addr + len, advice,
+                                          batch ? &tlb : nullptr, lock);
+    if (result != 0) break;
+    ++advised;
+  }
+  co_await tlb_finish_mmu(t, tlb);  // madvise_finish_tlb()
+  co_await madvise_unlock(t, *mm, lock);
+  // The syscall returns the bytes advised before the failing range, if any.
+  co_return advised > 0 ? 0 : result;
+}
+
 }  // namespace
 
 Co<int64_t> sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
@@ -113,14 +221,18 @@ Co<int64_t> sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
   if (mm == nullptr || mm->dead || !is_supported(advice) || !range_ok(addr, len))
     co_return -ERRNO_EINVAL;
   if (len == 0) co_return 0;
-  co_await mm->mmap_sem.down_read(t);  // madvise_need_mmap_write() == false
-  const int64_t r = co_await madvise_walk_vmas(t, *mm, addr, addr + len, advice, nullptr);
-  co_await mm->mmap_sem.up_read(t);
+  MadviseLock lock;
+  co_await madvise_lock(t, *mm, advice, lock);
+  const int64_t r = co_await madvise_do_behavior(t, *mm, addr, addr + len, advice, nullptr, lock);
+  co_await madvise_unlock(t, *mm, lock);
   co_return r;
 }
 
 Co<int64_t> sys_madvise_vec(Task& t, const std::vector<AddrRange>& ranges, int advice) {
   Simulation& sim = t.sim();
+  if (sim.config().madvise == MadviseVectorMode::kProcessMadvise) {
+    co_return co_await vector_madvise(t, ranges, advice);
+  }
   if (sim.config().madvise != MadviseVectorMode::kVector) {
     int64_t result = 0;
     for (const AddrRange& r : ranges) {

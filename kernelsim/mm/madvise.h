@@ -10,8 +10,15 @@
 //                  lru_lazyfree batch; swap entries stay. Only anonymous VMAs (-ERRNO_EINVAL
 //                  otherwise). `as-dontneed` zaps; `throttled` zaps while free pages are at or
 //                  below 1.5 x min_free_kbytes; `free-swapped` also frees the range's swap entries.
-// The vector form under madvise=vector takes the syscall, the lock and ONE mmu_gather for all
-// ranges (one flush in total); under madvise=per-call it is one madvise() per range.
+// The lock (knob madvise_lock): mmap_sem for read; or, 6.17+ for MADV_DONTNEED and MADV_FREE,
+// the per-VMA read lock when the range lies in one VMA (try_vma_read_lock()), falling back to
+// mmap_sem for read for the rest of the call when it does not or the VMA is write-locked.
+// The vector form (knob madvise):
+//   per-call         one madvise() per range;
+//   vector           seed 002's madvisev: the syscall, mmap_sem and ONE mmu_gather for all ranges;
+//   process-madvise  6.16+ vector_madvise(): one syscall, the lock as one madvise() takes it
+//                    (so per range in VMA read-lock mode), ONE mmu_gather for the DONTNEED/FREE
+//                    ranges; it stops at the first range that fails.
 
 #pragma once
 

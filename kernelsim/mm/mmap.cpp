@@ -127,6 +127,33 @@ Co<int64_t> sys_mmap(Task& t, const Op& op) {
   co_return static_cast<int64_t>(addr);
 }
 
+Co<void> mmap_write_downgrade(Task& t, Mm& mm) {
+  ++mm.mm_lock_seq;  // vma_end_write_all()
+  co_await mm.mmap_sem.downgrade_write(t);
+}
+
+Co<void> do_munmap_downgrade(Task& t, Mm& mm, uint64_t start, uint64_t end) {
+  if (mm.vmas.range_is_free(start, end)) {
+    co_await mmap_write_unlock(t, mm);
+    co_return;
+  }
+  // vms_gather_munmap_vmas(): write-lock, split and detach the VMAs under the write lock.
+  co_await vma_start_write_range(t, mm, start, end);
+  split_at_ends(t, mm, start, end);
+  std::vector<std::unique_ptr<Vma>> detached;
+  for (Vma* v : mm.vmas.intersecting(start, end)) detached.push_back(mm.vmas.erase(v));
+  co_await sync_point(t);  // lockless (per-VMA) lookups stop finding them from here on
+  // vms_complete_munmap_vmas(): downgrade, then vms_clear_ptes() under the read lock.
+  co_await mmap_write_downgrade(t, mm);
+  co_await t.sim().lruvec().lru_add_drain_before_zap(t);
+  MmuGather tlb(mm);
+  for (const std::unique_ptr<Vma>& v : detached)
+    co_await zap_pte_range(t, *v, v->start, v->end, tlb);
+  free_pgtables(t, mm, start & ~(PMD_SIZE - 1), (end + PMD_SIZE - 1) & ~(PMD_SIZE - 1), tlb);
+  co_await tlb_finish_mmu(t, tlb);
+  co_await mm.mmap_sem.up_read(t);  // mmap_read_unlock()
+}
+
 Co<int64_t> sys_munmap(Task& t, uint64_t addr, uint64_t len) {
   t.work(t.sim().costs().syscall_entry);
   Mm* mm = t.mm();
@@ -135,6 +162,10 @@ Co<int64_t> sys_munmap(Task& t, uint64_t addr, uint64_t len) {
     co_return -ERRNO_EINVAL;
   }
   co_await mm->mmap_sem.down_write(t);
+  if (t.sim().config().munmap_lock == MunmapLockMode::kDowngrade) {  // __vm_munmap(unlock=true)
+    co_await do_munmap_downgrade(t, *mm, addr, addr + len);
+    co_return 0;
+  }
   co_await do_munmap(t, *mm, addr, addr + len);
   co_await mmap_write_unlock(t, *mm);
   co_return 0;

@@ -3,6 +3,7 @@
 //   per-vma   6.4+: lock_vma_under_rcu() read-trylocks the VMA; when the VMA is write-locked (a
 //             writer holds mmap_sem and called vma_start_write()) or not covered, the fault falls
 //             back to mmap_sem (lock_mm_and_find_vma()). 6.4 covered anonymous VMAs only.
+//   per-vma-all 6.7+: the same for every VMA (file-backed read, COW and shared faults too).
 
 #pragma once
 

@@ -22,13 +22,19 @@ namespace mmreplay::kernelsim {
 enum class MadvFreeMode : uint8_t { kLazy, kAsDontneed, kThrottled, kFreeSwapped };
 
 // How a vector madvise (seed 002's madvisev, process_madvise) executes.
-enum class MadviseVectorMode : uint8_t { kPerCall, kVector };
+enum class MadviseVectorMode : uint8_t { kPerCall, kVector, kProcessMadvise };
+
+// Which lock MADV_DONTNEED and MADV_FREE take (mm/madvise.c: get_lock_mode()).
+enum class MadviseLockMode : uint8_t { kMmapSem, kPerVma };
+
+// Whether munmap() zaps under mmap_sem held for write or downgraded to read (mm/vma.c).
+enum class MunmapLockMode : uint8_t { kWrite, kDowngrade };
 
 // How remote TLB entries are invalidated (arch/x86/tlb.cpp).
 enum class TlbFlushMethod : uint8_t { kIpi, kBroadcast };
 
 // Which lock a page fault takes first (fault_lock.h decides per fault).
-enum class FaultLockMode : uint8_t { kMmapSem, kPerVma };
+enum class FaultLockMode : uint8_t { kMmapSem, kPerVma, kPerVmaAll };
 
 // How a CPU in lazy-TLB mode takes a shootdown (arch/x86/tlb.cpp).
 enum class LazyTlbMode : uint8_t { kLeaveMm, kSkip };
@@ -60,6 +66,8 @@ enum class ReclaimMode : uint8_t { kReactive, kPredictive };
 struct KernelConfig {
   MadvFreeMode madv_free = MadvFreeMode::kLazy;
   MadviseVectorMode madvise = MadviseVectorMode::kPerCall;
+  MadviseLockMode madvise_lock = MadviseLockMode::kMmapSem;
+  MunmapLockMode munmap_lock = MunmapLockMode::kWrite;
   TlbFlushMethod tlb = TlbFlushMethod::kIpi;
   FaultLockMode fault_lock = FaultLockMode::kMmapSem;
   LazyTlbMode lazy_tlb = LazyTlbMode::kSkip;

@@ -58,17 +58,48 @@ std::vector<KnobInfo> build_table() {
       {{MadviseVectorMode::kPerCall,
         {"per-call", "one madvise() per range: a lock acquisition and a flush each"}},
        {MadviseVectorMode::kVector,
-        {"vector", "one syscall, one mmap_sem hold and one mmu_gather flush for all ranges"}}}));
+        {"vector", "one syscall, one mmap_sem hold and one mmu_gather flush for all ranges"}},
+       {MadviseVectorMode::kProcessMadvise,
+        {"process-madvise",
+         "6.16+ process_madvise() on self: one syscall, the lock per range as knob madvise_lock "
+         "says, one mmu_gather for the DONTNEED/FREE ranges (SeongJae Park, \"mm/madvise: batch "
+         "tlb flushes for MADV_DONTNEED[_LOCKED]\"; one mmap_lock per call 6.15, "
+         "4000e3d0a367)"}}}));
+  t.push_back(knob(
+      "madvise_lock", &KernelConfig::madvise_lock, "lock taken by MADV_DONTNEED and MADV_FREE",
+      {{MadviseLockMode::kMmapSem, {"mmap_sem", "mmap_sem for read (all kernels before 6.17)"}},
+       {MadviseLockMode::kPerVma,
+        {"per-vma",
+         "6.17+: the per-VMA read lock when the range lies in one VMA of the caller's mm, else "
+         "mmap_sem for read (Barry Song, \"mm: use per_vma lock for MADV_DONTNEED\", version per "
+         "the mm tree; MADV_FREE too on 6.18 per perf stat mmap_lock:* on this machine)"}}}));
+  t.push_back(knob(
+      "munmap_lock", &KernelConfig::munmap_lock, "mmap_sem mode of munmap()'s zap",
+      {{MunmapLockMode::kWrite,
+        {"write", "held for write until the zap and frees are done (before 4.20)"}},
+       {MunmapLockMode::kDowngrade,
+        {"downgrade",
+         "4.20+ (dd2283f2605e): VMAs detached under write, then mmap_write_downgrade() and the "
+         "zap under read (6.12+ vms_complete_munmap_vmas())"}}}));
   t.push_back(knob("tlb", &KernelConfig::tlb, "remote TLB invalidation mechanism",
                    {{TlbFlushMethod::kIpi,
                      {"ipi", "shootdown IPIs to mm_cpumask, initiator waits for all acks"}},
                     {TlbFlushMethod::kBroadcast,
-                     {"broadcast", "INVLPGB + TLBSYNC (AMD) / RAR (Intel): no IPIs (~6.15)"}}}));
+                     {"broadcast",
+                      "INVLPGB + TLBSYNC: no IPIs (AMD, 6.15+, Rik van Riel, 4afeb0ed1753 "
+                      "\"x86/mm: Enable broadcast TLB invalidation for multi-threaded "
+                      "processes\"); Intel RAR would behave alike"}}}));
   t.push_back(knob(
       "fault_lock", &KernelConfig::fault_lock, "lock taken by the page-fault path",
       {{FaultLockMode::kMmapSem, {"mmap_sem", "every fault takes mmap_sem for read"}},
        {FaultLockMode::kPerVma,
-        {"per-vma", "per-VMA read lock, falling back to mmap_sem when write-locked (6.4+)"}}}));
+        {"per-vma",
+         "6.4+: per-VMA read lock for anonymous VMAs, falling back to mmap_sem when "
+         "write-locked"}},
+       {FaultLockMode::kPerVmaAll,
+        {"per-vma-all",
+         "6.7+: file-backed VMAs too (read, COW and shared faults; Matthew Wilcox, 12214eba1992 "
+         "\"mm: handle read faults under the VMA lock\" and its series)"}}}));
   t.push_back(
       knob("lazy_tlb", &KernelConfig::lazy_tlb, "how lazy-TLB CPUs take shootdowns",
            {{LazyTlbMode::kLeaveMm, {"leave_mm", "3.x: lazy CPUs get the IPI and leave the mm"}},
@@ -97,7 +128,8 @@ std::vector<KnobInfo> build_table() {
   t.push_back(knob("pagevec_size", &KernelConfig::pagevec_size,
                    "pages per per-CPU LRU batch (lru_add, lru_lazyfree)",
                    {n(PAGEVEC_SIZE_3X, "3.x PAGEVEC_SIZE"), n(PAGEVEC_SIZE, "~4.15+ PAGEVEC_SIZE"),
-                    n(PAGEVEC_SIZE_FOLIO_BATCH, "6.9+ folio_batch (9cecde80aae0)")}));
+                    n(PAGEVEC_SIZE_FOLIO_BATCH,
+                      "6.9+ folio_batch (9cecde80aae0 \"mm: increase folio batch size\")")}));
   t.push_back(knob("bh_lru_size", &KernelConfig::bh_lru_size,
                    "entries per per-CPU buffer-head LRU (BH_LRU_SIZE)",
                    {n(BH_LRU_SIZE_PRE_3_18, "BH_LRU_SIZE before 3.18"),

@@ -9,8 +9,9 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"default", "", "", "the model's defaults: a current kernel (6.x)"},
       // Kernel releases. Only knobs the model has are set; see `trace-replay policies`. 3.16 names
       // every knob the releases below differ in, so the chain does not lean on the model's
-      // defaults for them; knobs no release changes (madvise, tlb, zap_lru_drain, reclaim) keep
-      // the defaults.
+      // defaults for them; knobs no release before 6.18 changes (madvise, madvise_lock,
+      // munmap_lock, tlb, zap_lru_drain, reclaim) keep the defaults there. linux-6.6 keeps
+      // munmap_lock=write as it always had here, though the real 6.6 downgrades (4.20+).
       {"linux-3.16", "",
        "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,rwsem_wake=contiguous,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,bh_lru_size=8,"
@@ -36,6 +37,19 @@ const std::vector<PolicyPreset>& policy_presets() {
        "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain",
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
        "(5.11, 6168d0da2b47)"},
+      {"linux-6.18", "linux-6.6",
+       "fault_lock=per-vma-all,pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,"
+       "munmap_lock=downgrade",
+       "6.18 (this machine's kernel): per-VMA locks for anonymous faults (6.4, Suren "
+       "Baghdasaryan) and file-backed ones (6.7, 12214eba1992); MADV_DONTNEED/MADV_FREE under the "
+       "per-VMA lock when the range lies in one "
+       "VMA (6.17, Barry Song \"mm: use per_vma lock for MADV_DONTNEED\", version per the mm "
+       "tree; MADV_FREE per perf stat mmap_lock:* on 6.18); munmap zaps under mmap_lock "
+       "downgraded to read (4.20, dd2283f2605e); folio_batch of 31 (6.9, 9cecde80aae0); "
+       "process_madvise() batches the DONTNEED/FREE flushes of all ranges in one mmu_gather "
+       "(6.16, SeongJae Park \"mm/madvise: batch tlb flushes for MADV_DONTNEED[_LOCKED]\") "
+       "after taking mmap_lock once per call (6.15, 4000e3d0a367); INVLPGB (6.15, 4afeb0ed1753) "
+       "is an option: linux-6.18+tlb=broadcast"},
       // Seed 000 ("mm: throttle MADV_FREE").
       {"dontneed", "linux-4.5", "madv_free=as-dontneed",
        "seed 000: MADV_FREE handled as MADV_DONTNEED"},

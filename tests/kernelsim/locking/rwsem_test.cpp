@@ -75,6 +75,46 @@ TEST(RwsemTest, ReaderArrivingAfterWaitingWriterIsGrantedAfterIt) {
   EXPECT_EQ(sem.counters().spin_aborted, 1u);  // ... until the rspin threshold
 }
 
+// Takes the lock for write at 0, works `hold` under it, downgrades, works `hold` more, releases.
+Co<void> downgrading_writer(Task& t, RwSem& s, SimTime hold, Rec* rec) {
+  co_await s.down_write(t);
+  rec->granted = t.clock();
+  t.work(hold);
+  co_await s.downgrade_write(t);
+  rec->released = t.clock();  // the write phase ends here
+  t.work(hold);
+  co_await s.up_read(t);
+}
+
+TEST(RwsemTest, DowngradeWakesTheWaitingReaderButNotAWriterQueuedFirst) {
+  // A reader waiting on the writer is granted at the downgrade, while the downgrader still reads.
+  auto sim = make_sim(2);
+  RwSem sem(*sim, "test_sem");
+  Rec w, r;
+  Task& t0 = sim->create_task(0, nullptr);
+  Task& t1 = sim->create_task(1, nullptr);
+  sim->start_task(t0, downgrading_writer(t0, sem, SimTime::us(100), &w));
+  sim->start_task(t1, locker(t1, sem, false, SimTime::us(10), SimTime::us(10), &r));
+  sim->run();
+  EXPECT_GE(r.granted, w.released);
+  EXPECT_LT(r.released, w.released + SimTime::us(100)) << "reader ran beside the downgraded holder";
+  const LockClassStats* reads = sim->lockstat().find("test_sem-R");
+  ASSERT_NE(reads, nullptr);
+  EXPECT_EQ(reads->acquisitions, 1u) << "a downgrade is no new acquisition";
+
+  // A writer at the head of the wait list keeps waiting for the downgraded reader to leave.
+  auto sim2 = make_sim(2);
+  RwSem sem2(*sim2, "test_sem");
+  Rec w0, w1;
+  Task& u0 = sim2->create_task(0, nullptr);
+  Task& u1 = sim2->create_task(1, nullptr);
+  sim2->start_task(u0, downgrading_writer(u0, sem2, SimTime::us(100), &w0));
+  sim2->start_task(u1, locker(u1, sem2, true, SimTime::us(10), SimTime::us(10), &w1));
+  sim2->run();
+  EXPECT_GE(w1.granted, w0.released + SimTime::us(100));
+  EXPECT_EQ(sim2->nr_live_tasks(), 0u);
+}
+
 Co<void> reader_loop(Task& t, RwSem& s, SimTime offset, int n) {
   t.work(offset);
   for (int i = 0; i < n; ++i) {

@@ -45,36 +45,67 @@ TEST(PresetsTest, EveryPresetIsAValidConfiguration) {
 TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   const std::string tail = ",reclaim=reactive,predict_window=8";
   const std::string v316 =
-      "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+      "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
+      "fault_lock=mmap_sem,lazy_tlb=leave_mm,"
       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
       "zap_lru_drain=on,bh_invalidate=none";
   EXPECT_EQ(expand("linux-3.16"), v316 + tail);
   EXPECT_EQ(expand("linux-3.17-rc2"),
-            "madv_free=as-dontneed,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+            "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
+            "ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
             "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,"
             "zap_lru_drain=on,bh_invalidate=none" +
                 tail);
   EXPECT_EQ(expand("linux-4.5"),
-            "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
+            "madv_free=lazy,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,fault_"
+            "lock=mmap_sem,lazy_tlb=leave_mm,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
             "bh_lru_size=16,memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
             "zap_lru_drain=on,bh_invalidate=none" +
                 tail);
   EXPECT_EQ(expand("linux-5.3"),
-            "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=mmap_sem,lazy_tlb=skip,"
+            "madv_free=lazy,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,fault_"
+            "lock=mmap_sem,lazy_tlb=skip,"
             "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
             "uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,bh_invalidate=none" +
                 tail);
   EXPECT_EQ(expand("linux-6.6"),
-            "madv_free=lazy,madvise=per-call,tlb=ipi,fault_lock=per-vma,lazy_tlb=skip,"
+            "madv_free=lazy,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,fault_"
+            "lock=per-vma,lazy_tlb=skip,"
             "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
             "uncharge_batch=gather,lru_lock=lruvec,zap_lru_drain=on,bh_invalidate=drain" +
                 tail);
+  EXPECT_EQ(expand("linux-6.18"),
+            "madv_free=lazy,madvise=process-madvise,madvise_lock=per-vma,munmap_lock=downgrade,"
+            "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,rwsem_wake=phase-fair,"
+            "watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=31,bh_lru_size=16,"
+            "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
+            "zap_lru_drain=on,bh_invalidate=drain" +
+                tail);
   EXPECT_EQ(expand("default"), format_knobs(KernelConfig{}));
+}
+
+TEST(PresetsTest, Linux618IsListedWithItsSourcesAndTakesInvlpgbAsAnOption) {
+  const PolicyPreset* p = find_policy_preset("linux-6.18");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->base, "linux-6.6");
+  for (const char* cited :
+       {"dd2283f2605e", "12214eba1992", "9cecde80aae0", "4000e3d0a367", "4afeb0ed1753",
+        "per_vma lock for MADV_DONTNEED", "batch tlb flushes"}) {
+    EXPECT_NE(p->source.find(cited), std::string::npos) << cited;
+  }
+  bool listed_after_66 = false;
+  const std::vector<PolicyPreset>& all = policy_presets();
+  for (size_t i = 1; i < all.size(); ++i)
+    listed_after_66 |= all[i].name == "linux-6.18" && all[i - 1].name == "linux-6.6";
+  EXPECT_TRUE(listed_after_66);
+  const std::string broadcast = expand("linux-6.18+tlb=broadcast");
+  EXPECT_NE(broadcast.find("tlb=broadcast"), std::string::npos);
+  EXPECT_NE(broadcast.find("madvise_lock=per-vma"), std::string::npos);
 }
 
 TEST(PresetsTest, SeedPresetsOverrideTheirEra) {
