@@ -39,14 +39,14 @@ Status bad_value(std::string_view key, std::string_view value) {
 const std::vector<RewriteKnobInfo>& rewrite_knobs() {
   static const std::vector<RewriteKnobInfo> kKnobs = {
       {std::string(kPurgeAdvice),
-       "trace rewrite: the advice of the program's purging madvise calls (seed 000)",
+       "the advice of the program's purging madvise calls (seed 000)",
        {
            {"as-recorded", "MADV_DONTNEED and MADV_FREE as the trace has them"},
            {"free", "MADV_DONTNEED becomes MADV_FREE: the allocator purges lazily (4.5+)"},
            {"dontneed", "MADV_FREE becomes MADV_DONTNEED: the allocator zaps at once"},
        }},
       {std::string(kMadviseBatch),
-       "trace rewrite: how the program groups its madvise calls (seed 002); the kernel knob "
+       "how the program groups its madvise calls (seed 002); the kernel knob "
        "`madvise` decides how a vector call then runs",
        {
            {"off", "calls as the trace has them"},
