@@ -61,6 +61,8 @@ bool RewrittenStream::take(Item* item) {
 }
 
 bool RewrittenStream::next() {
+  // Without madvise_batch every event is one event: no queue, no lookahead.
+  if (rewrites_.madvise_batch == MadviseBatch::kOff) return read(&cur_);
   if (out_.empty()) {
     Item item;
     if (!take(&item)) return false;
