@@ -39,6 +39,7 @@ void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::He
   rec.setTracingCostNs(meta.recorder.tracing_cost_ns);
   rec.setFaultCostNs(meta.recorder.fault_cost_ns);
   out.setGenerator(meta.generator);
+  out.setAllocator(meta.allocator);
   auto params = out.initParams(static_cast<unsigned>(meta.params.size()));
   for (size_t i = 0; i < meta.params.size(); ++i) {
     params[static_cast<unsigned>(i)].setKey(meta.params[i].first);
@@ -80,6 +81,7 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   meta->recorder.tracing_cost_ns = rec.getTracingCostNs();
   meta->recorder.fault_cost_ns = rec.getFaultCostNs();
   meta->generator = in.getGenerator().cStr();
+  meta->allocator = in.getAllocator().cStr();  // "" before format 1.6
   meta->params.clear();
   for (auto p : in.getParams()) meta->params.emplace_back(p.getKey().cStr(), p.getValue().cStr());
   if (const uint32_t n = in.getThreads().size(); n > max_threads) {

@@ -1,12 +1,110 @@
 #include "replay/policy_spec.h"
 
+#include "kernelsim/policy/knob_table.h"
 #include "kernelsim/policy/presets.h"
 
 namespace mmreplay::replay {
 
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Every knob key a spec may name, kernel and rewrite, for the unknown-knob error.
+std::string known_keys() {
+  std::string out;
+  for (const kernelsim::KnobInfo& k : kernelsim::kernel_knobs())
+    out += (out.empty() ? "" : ", ") + k.key;
+  out += "; trace rewrites:";
+  for (const RewriteKnobInfo& k : rewrite_knobs()) out += " " + k.key;
+  return out;
+}
+
+// Takes the rewrite items out of `spec` into *rewrites and leaves the preset and kernel knobs,
+// joined by '+' as written, in *kernel_spec ("default" when nothing is left).
+Status split_spec(std::string_view spec, std::string* kernel_spec, TraceRewrites* rewrites) {
+  std::vector<std::string_view> kept;
+  std::vector<std::string_view> seen;
+  bool head_was_rewrite = false;
+  size_t start = 0;
+  for (size_t i = 0; i <= spec.size(); ++i) {
+    if (i != spec.size() && spec[i] != '+') continue;
+    const std::string_view item = spec.substr(start, i - start);
+    const bool head = start == 0;
+    start = i + 1;
+    const size_t eq = item.find('=');
+    const std::string_view key = trim(item.substr(0, eq));
+    if (eq == std::string_view::npos) {
+      kept.push_back(item);  // a preset, or a malformed item kernelsim names
+      continue;
+    }
+    if (!is_rewrite_knob(key)) {
+      // kernelsim would list only its own knobs: name them all here.
+      if (kernelsim::find_knob(key) == nullptr) {
+        return Status::invalid_argument("unknown policy knob '" + std::string(key) +
+                                        "' (known: " + known_keys() + ")");
+      }
+      kept.push_back(item);
+      continue;
+    }
+    for (std::string_view s : seen) {
+      if (s == key) {
+        return Status::invalid_argument("policy knob '" + std::string(key) + "' given twice");
+      }
+    }
+    seen.push_back(key);
+    if (Status s = apply_rewrite_knob(key, trim(item.substr(eq + 1)), rewrites); !s) return s;
+    head_was_rewrite = head_was_rewrite || head;
+  }
+  // A preset comes first or not at all: "purge_advice=free+linux-6.6" is as malformed as
+  // "madvise=vector+linux-6.6".
+  if (head_was_rewrite && !kept.empty() && kept.front().find('=') == std::string_view::npos) {
+    return Status::invalid_argument("policy item '" + std::string(kept.front()) +
+                                    "' is not knob=value (a preset comes first)");
+  }
+  if (kept.empty()) {
+    *kernel_spec = "default";
+    return Status::ok();
+  }
+  kernel_spec->assign(kept.front());
+  for (size_t i = 1; i < kept.size(); ++i) kernel_spec->append("+").append(kept[i]);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config,
+                      TraceRewrites* rewrites) {
+  const std::string flag = "--policy '" + std::string(spec) + "'";
+  TraceRewrites r;
+  std::string kernel_spec;
+  if (Status s = split_spec(spec, &kernel_spec, &r); !s) return s.with_context(flag);
+  kernelsim::KernelConfig c;
+  if (Status s = kernelsim::expand_policy(kernel_spec, &c); !s) return s.with_context(flag);
+  *config = c;
+  *rewrites = r;
+  return Status::ok();
+}
+
 Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config) {
-  return kernelsim::expand_policy(spec, config)
-      .with_context("--policy '" + std::string(spec) + "'");
+  TraceRewrites rewrites;
+  kernelsim::KernelConfig c;
+  if (Status s = resolve_policy(spec, &c, &rewrites); !s) return s;
+  if (!rewrites.is_identity()) {
+    return Status::invalid_argument("--policy '" + std::string(spec) + "': trace rewrites (" +
+                                    format_rewrites(rewrites) +
+                                    ") need a trace to rewrite; this command replays none");
+  }
+  *config = c;
+  return Status::ok();
+}
+
+std::string format_policy_knobs(const kernelsim::KernelConfig& config,
+                                const TraceRewrites& rewrites) {
+  return kernelsim::format_knobs(config) + "," + format_rewrites(rewrites);
 }
 
 std::vector<std::string> split_policy_list(const std::vector<std::string>& values) {

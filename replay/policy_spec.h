@@ -1,7 +1,12 @@
 // A study's policies as the user writes them on the command line: a comma-separated list (or
 // repeated --policy) of specs, each a preset optionally followed by "+knob=value" overrides
-// ("linux-4.5+madvise=vector") or bare overrides of the defaults ("tlb=broadcast"). kernelsim
-// expands and validates each (kernelsim/policy/presets.h); this layer adds the flag to errors.
+// ("linux-4.5+madvise=vector") or bare overrides of the defaults ("tlb=broadcast").
+//
+// A spec holds two kinds of knob: the kernel's (kernelsim/policy/knob_table.h), which kernelsim
+// expands and validates (kernelsim/policy/presets.h), and trace rewrites (purge_advice,
+// madvise_batch: replay/trace_rewrite_knobs.h), which change what user space did and which
+// kernelsim never sees. This layer splits a spec between the two, keeps their errors in one voice,
+// and adds the flag to errors: "linux-6.6+purge_advice=free+madvise_batch=64".
 
 #pragma once
 
@@ -11,11 +16,23 @@
 
 #include "common/status.h"
 #include "kernelsim/policy/kernel_config.h"
+#include "replay/trace_rewrite_knobs.h"
 
 namespace mmreplay::replay {
 
-// *config from `spec`; an error names the flag, the spec and the bad preset, knob or value.
+// *config and *rewrites from `spec`; an error names the flag, the spec and the bad preset, knob
+// or value (with the values the knob takes). Both outputs are unchanged on error.
+Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config,
+                      TraceRewrites* rewrites);
+
+// Kernel knobs only, for callers that replay no recorded user space (benchmarks of the model):
+// a trace rewrite in `spec` is an error there, never silently dropped.
 Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config);
+
+// Every knob, defaults included: the kernel's (kernelsim::format_knobs), then the rewrites. What a
+// run's results record as `policy_knobs`.
+std::string format_policy_knobs(const kernelsim::KernelConfig& config,
+                                const TraceRewrites& rewrites);
 
 // Splits repeated --policy values that may each hold a comma-separated list; empty items are an
 // error for resolve_policy, so they are kept. No value at all means "default".

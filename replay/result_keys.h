@@ -28,6 +28,12 @@ inline constexpr std::string_view kThinkRemovedCounter = "think_removed_ns";
 inline constexpr std::string_view kThinkClampedCounter = "think_clamped";
 // Trace page faults taken in kernel mode (copy_to_user), replayed inside their syscall.
 inline constexpr std::string_view kKernelModeFaultsCounter = "kernel_mode_faults";
+// Trace rewrites (replay/trace_rewrite.h): calls whose advice purge_advice changed, madvise calls
+// madvise_batch=N merged and the vector calls it made of them, vector calls split per range.
+inline constexpr std::string_view kRewriteAdviceCounter = "rewrite_advice_changed";
+inline constexpr std::string_view kRewriteBatchedCounter = "rewrite_calls_batched";
+inline constexpr std::string_view kRewriteVectorsCounter = "rewrite_vector_calls_made";
+inline constexpr std::string_view kRewriteSplitCounter = "rewrite_vector_calls_split";
 
 // The results key of lock_stat class `name`: the name without its '&' ("zone->lock").
 std::string lock_key(std::string_view class_name);

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "formats/trace_hash.h"
-#include "kernelsim/policy/knob_table.h"
+#include "replay/policy_spec.h"
 
 namespace mmreplay::replay {
 namespace {
@@ -142,7 +142,7 @@ nlohmann::json study_identity(const Study& study, const Shard& shard) {
     const RunSpec& s = run.spec;
     specs.push_back({{"trace", run.trace},
                      {"policy", s.policy_name},
-                     {"policy_knobs", kernelsim::format_knobs(s.config)},
+                     {"policy_knobs", format_policy_knobs(s.config, s.rewrites)},
                      {"cpus", s.cpus},
                      {"memory_bytes", s.memory_bytes},
                      {"swap_bytes", s.swap_bytes},

@@ -7,9 +7,9 @@
 
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/locking/lock_classes.h"
-#include "kernelsim/policy/knob_table.h"
 #include "kernelsim/simulation.h"
 #include "replay/cost_profile_json.h"
+#include "replay/policy_spec.h"
 #include "replay/result_keys.h"
 #include "replay/run_timeline.h"
 
@@ -214,9 +214,9 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
     const auto ids = reader.chunks_of_stream(s);
     if (ids.empty()) continue;
     const uint64_t start = reader.chunks()[ids.front()].first_ts - origin;
-    auto source =
-        std::make_unique<TraceOpSource>(EventStream(cache, reader, s), spec.timing, origin,
-                                        &counters[s], formats::GapCosts::from(meta.recorder));
+    auto source = std::make_unique<TraceOpSource>(
+        EventStream(cache, reader, s), spec.timing, origin, &counters[s],
+        formats::GapCosts::from(meta.recorder), spec.rewrites);
     TraceOpSource* raw = source.get();
     // A thread whose parent's stream holds its clone starts when that clone replays (format
     // 1.4); others at their recorded start.
@@ -244,7 +244,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
                             " CPUs: " + std::to_string(sim->nr_live_tasks()) +
                             " tasks never finished (model deadlock)");
   }
-  result->effective_policy = kernelsim::format_knobs(sim->config());
+  result->effective_policy = format_policy_knobs(sim->config(), spec.rewrites);
   result->cpus = machine.nr_cpus;
   result->memory_bytes = machine.memory_bytes;
   result->swap_bytes = machine.swap_bytes;
@@ -260,6 +260,10 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
     add(kThinkRemovedCounter, c.gaps.removed_ns);
     add(kThinkClampedCounter, c.gaps.clamps);
     add(kKernelModeFaultsCounter, c.kernel_mode_faults);
+    add(kRewriteAdviceCounter, c.rewrites.advice_rewritten);
+    add(kRewriteBatchedCounter, c.rewrites.calls_batched);
+    add(kRewriteVectorsCounter, c.rewrites.vector_calls_made);
+    add(kRewriteSplitCounter, c.rewrites.vector_calls_split);
     for (int k = 0; k < formats::kEventKindCount; ++k) {
       if (c.skipped[k] == 0) continue;
       const auto kind = static_cast<formats::EventKind>(k);

@@ -38,6 +38,7 @@ const char* cache_start_name(CacheStart c);
 struct RunSpec {
   std::string policy_name;         // as the user wrote it ("linux-4.5+madv_free=lazy")
   kernelsim::KernelConfig config;  // what it resolved to (replay/policy_spec.h), validated up front
+  TraceRewrites rewrites;          // its trace rewrites (replay/trace_rewrite_knobs.h)
   uint32_t cpus = 0;               // 0 = the CPUs the trace was recorded on (or 4)
   uint64_t memory_bytes = 0;       // 0 = the trace's machine memory (or the model's default)
   uint64_t swap_bytes = 0;
@@ -77,7 +78,7 @@ struct CpuResult {
 
 struct RunResult {
   RunSpec spec;
-  std::string effective_policy;  // every knob, defaults included (kernelsim::format_knobs)
+  std::string effective_policy;  // every knob, defaults included (replay::format_policy_knobs)
   uint32_t cpus = 0;
   uint64_t memory_bytes = 0;
   uint64_t swap_bytes = 0;

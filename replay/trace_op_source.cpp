@@ -8,12 +8,14 @@ using kernelsim::OpKind;
 using kernelsim::SimTime;
 
 TraceOpSource::TraceOpSource(EventStream stream, Timing timing, uint64_t origin_ns,
-                             SourceCounters* counters, formats::GapCosts costs)
-    : stream_(std::move(stream)),
+                             SourceCounters* counters, formats::GapCosts costs,
+                             const TraceRewrites& rewrites)
+    : stream_(std::move(stream), rewrites,
+              timing == Timing::kClosed ? std::optional(costs) : std::nullopt, &counters->gaps,
+              &counters->rewrites),
       timing_(timing),
       origin_ns_(origin_ns),
-      counters_(counters),
-      think_(costs) {}
+      counters_(counters) {}
 
 uint64_t TraceOpSource::gap_before_current() {
   const formats::Event& e = stream_.event();
@@ -27,8 +29,9 @@ uint64_t TraceOpSource::gap_before_current() {
     counters_->open_loop_lateness.record(0);
     return due - now;
   }
-  // The thread's first event is where its task starts (Replayer spawns it at that time).
-  return think_.gap_before(e, &counters_->gaps);
+  // The thread's first event is where its task starts (Replayer spawns it at that time); the
+  // think time comes from the recorded events, before any rewrite (trace_rewrite.h).
+  return stream_.think_ns();
 }
 
 bool TraceOpSource::next(Op& op) {

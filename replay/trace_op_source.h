@@ -17,6 +17,10 @@
 // time gap and are counted per kind in `skipped`. A kernel-mode fault (kFlagKernel) starts inside
 // the syscall before it, so it replays right after that syscall with no think time between.
 //
+// The policy's trace rewrites (purge_advice, madvise_batch) act between the thread's EventStream
+// and this source (replay/trace_rewrite.h): translate() sees the rewritten events, and the
+// closed-loop think time comes with them.
+//
 // Why the tracing costs come out here and not at import: the stored timestamps stay the ones the
 // recording saw (open-loop timing and `cat` read them), traces recorded before the costs were
 // measured replay unchanged, and a better estimate later needs no re-import.
@@ -32,6 +36,7 @@
 #include "kernelsim/sim/op.h"
 #include "kernelsim/sim/task.h"
 #include "replay/event_stream.h"
+#include "replay/trace_rewrite.h"
 
 namespace mmreplay::replay {
 
@@ -44,14 +49,16 @@ struct SourceCounters {
   formats::GapTally gaps;                                    // tracing cost taken out (closed loop)
   uint64_t kernel_mode_faults = 0;                           // page faults with kFlagKernel
   kernelsim::Histogram open_loop_lateness;                   // ns an op started after its timestamp
+  RewriteTally rewrites;                                     // what the trace rewrites changed
 };
 
 class TraceOpSource final : public kernelsim::OpSource {
  public:
   // `origin_ns`: the trace timestamp that is virtual time zero. `costs`: what closed-loop timing
   // takes out of each recorded gap (the trace header's, GapCosts::from(meta.recorder)).
+  // `rewrites`: the policy's trace rewrites (none by default).
   TraceOpSource(EventStream stream, Timing timing, uint64_t origin_ns, SourceCounters* counters,
-                formats::GapCosts costs = {});
+                formats::GapCosts costs = {}, const TraceRewrites& rewrites = {});
 
   // The task running this source (open-loop timing reads its clock). Set before the run starts.
   void attach(const kernelsim::Task* task) { task_ = task; }
@@ -67,14 +74,13 @@ class TraceOpSource final : public kernelsim::OpSource {
   // The think time before the current event, or 0.
   uint64_t gap_before_current();
 
-  EventStream stream_;
+  RewrittenStream stream_;
   Timing timing_;
   uint64_t origin_ns_;
   SourceCounters* counters_;
   const kernelsim::Task* task_ = nullptr;
   bool have_event_ = false;     // the current event is read but its Op is not yet returned
   bool think_emitted_ = false;  // the think Op before the current event was returned
-  formats::ThinkClock think_;   // closed loop
 };
 
 }  // namespace mmreplay::replay

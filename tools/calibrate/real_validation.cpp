@@ -126,7 +126,7 @@ Status run_real_validation(const RealValidationOptions& o, std::ostream& out) {
   replay::RunSpec spec;
   spec.policy_name = o.policy;
   spec.profile = o.profile;
-  if (Status s = replay::resolve_policy(o.policy, &spec.config); !s) return s;
+  if (Status s = replay::resolve_policy(o.policy, &spec.config, &spec.rewrites); !s) return s;
   const std::vector<std::string>& programs = o.programs.empty() ? real_program_names() : o.programs;
   for (const std::string& p : programs) {
     const auto& known = real_program_names();

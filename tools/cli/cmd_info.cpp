@@ -36,6 +36,7 @@ nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceS
                    {"tracing_cost_ns", m.recorder.tracing_cost_ns},
                    {"fault_cost_ns", m.recorder.fault_cost_ns}};
   j["generator"] = m.generator;
+  j["allocator"] = m.allocator;
   j["params"] = nlohmann::json::object();
   for (const auto& [k, v] : m.params) j["params"][k] = v;
   j["threads"] = nlohmann::json::array();
@@ -101,6 +102,7 @@ void print_text(const formats::TraceReader& reader, const formats::TraceStats& s
     for (const auto& [k, v] : m.params) params += fmt::format(" {}={}", k, v);
     fmt::print("generator     {}{}\n", m.generator, params);
   }
+  if (!m.allocator.empty()) fmt::print("allocator     {}\n", m.allocator);
   fmt::print("machine       {} CPUs, {} memory, {} swap, {} B pages{}\n", m.recorder.cpus,
              human_bytes(m.recorder.memory_bytes), human_bytes(m.recorder.swap_bytes),
              m.recorder.page_size,

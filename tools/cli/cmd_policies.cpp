@@ -1,4 +1,6 @@
-// trace-replay policies: the presets and every knob with its values, default and source.
+// trace-replay policies: the presets and every knob with its values, default and source: the
+// kernel's knobs (kernelsim's table), then the trace rewrites (replay/trace_rewrite_knobs.h),
+// which combine with them in one policy ("linux-6.6+purge_advice=free+madvise_batch=64").
 
 #include <CLI/CLI.hpp>
 
@@ -7,6 +9,7 @@
 
 #include "kernelsim/policy/knob_table.h"
 #include "kernelsim/policy/presets.h"
+#include "replay/policy_spec.h"
 #include "tools/cli/commands.h"
 
 namespace mmreplay::tools {
@@ -25,6 +28,17 @@ void register_policies_command(CLI::App& app, int* exit_code) {
       const std::string_view def = knob.default_value();
       std::printf("  %s: %s (default %.*s)\n", knob.key.c_str(), knob.doc.c_str(),
                   static_cast<int>(def.size()), def.data());
+      for (const kernelsim::KnobValue& v : knob.values) {
+        std::printf("    %s %-14s %s\n", v.name == def ? "*" : " ", v.name.c_str(), v.doc.c_str());
+      }
+    }
+    std::printf(
+        "\ntrace rewrites (what user space did, changed as replay reads each thread; "
+        "default marked *):\n");
+    for (const replay::RewriteKnobInfo& knob : replay::rewrite_knobs()) {
+      // The default of each is the first value listed (as-recorded, off).
+      const std::string& def = knob.values.front().name;
+      std::printf("  %s: %s (default %s)\n", knob.key.c_str(), knob.doc.c_str(), def.c_str());
       for (const kernelsim::KnobValue& v : knob.values) {
         std::printf("    %s %-14s %s\n", v.name == def ? "*" : " ", v.name.c_str(), v.doc.c_str());
       }

@@ -252,8 +252,9 @@ Status run_study_args(const StudyArgs& a) {
   }
   // Every policy is expanded and validated here, before any trace is generated or read.
   std::vector<kernelsim::KernelConfig> configs(policies.size());
+  std::vector<replay::TraceRewrites> rewrites(policies.size());
   for (size_t i = 0; i < policies.size(); ++i) {
-    if (Status s = replay::resolve_policy(policies[i], &configs[i]); !s) return s;
+    if (Status s = replay::resolve_policy(policies[i], &configs[i], &rewrites[i]); !s) return s;
   }
   kernelsim::SimTime window_start = kernelsim::SimTime::zero();
   kernelsim::SimTime window_end = kernelsim::SimTime::infinite();
@@ -296,6 +297,7 @@ Status run_study_args(const StudyArgs& a) {
       run.trace = a.workload.empty() ? 0 : c;
       run.spec.policy_name = policies[p];
       run.spec.config = configs[p];
+      run.spec.rewrites = rewrites[p];
       run.spec.cpus = cpu_list[c];
       run.spec.memory_bytes = memory;
       run.spec.swap_bytes = swap;

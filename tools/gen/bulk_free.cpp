@@ -24,6 +24,12 @@ namespace {
 // jemalloc_purge.cpp.
 constexpr Machine kSeed002Machine{32, 64 * kGiB, 0};
 
+// The allocator the arena model stands for (jemalloc_model.h) and the advice it shipped with:
+// jemalloc 4.0's pages_purge() on Linux is madvise(MADV_DONTNEED) (JEMALLOC_PURGE_MADVISE_DONTNEED;
+// Linux had no MADV_FREE before 4.5, which is seed 000's question). --advice free asks it.
+constexpr const char* kAllocator = "jemalloc 4.0";
+constexpr uint64_t kShippedAdvice = formats::kMadvDontNeed;
+
 // Events per object, from gen output at the defaults: 777084 events for 48 x 256 MiB of objects
 // of 22 KiB on average (log-uniform 4K..64K) = 1.34: its touch, a share of chunk mmaps, and the
 // purges of the free phase. Rounded up.
@@ -50,11 +56,15 @@ class BulkFree final : public Workload {
         min_size_(values.bytes("min-size")),
         max_size_(std::max(values.bytes("max-size"), values.bytes("min-size"))),
         per_call_(values.flag("vector") ? values.count("vlen") : 1),
+        advice_(purge_advice_from(values)),
         config_(arena_config_from(values)),
         seed_(values.seed()),
         think_(values.nanos("think")) {}
 
   Machine machine() const override { return kSeed002Machine; }
+  std::string allocator() const override {
+    return allocator_label(kAllocator, kShippedAdvice, advice_);
+  }
 
   TraceEstimate estimate() const override {
     TraceEstimate estimate;
@@ -73,7 +83,7 @@ class BulkFree final : public Workload {
     for (const Task& task : add_tasks(sink, 1, threads_, "bulk-free")) {
       Freer freer;
       freer.thread = std::make_unique<ProgramThread>(sink, task, think_);
-      freer.heap = std::make_unique<HeapThread>(freer.thread.get(), config_, per_call_);
+      freer.heap = std::make_unique<HeapThread>(freer.thread.get(), config_, per_call_, advice_);
       freer.rng = SplitMix64::for_stream(seed_, task.index);
       freer.thread->start();
       allocate_heap(freer);
@@ -114,6 +124,7 @@ class BulkFree final : public Workload {
   uint64_t min_size_;
   uint64_t max_size_;
   uint64_t per_call_;
+  uint64_t advice_;
   ArenaConfig config_;
   uint64_t seed_;
   uint64_t think_;
@@ -129,6 +140,7 @@ WorkloadSpec bulk_free_spec() {
       bytes_param("max-size", "64K", "largest allocation"),
       shared_params::vector("purge the runs of one pass with vector madvise calls"),
       shared_params::vlen(kUioMaxIov, "most runs per vector call"),
+      advice_param(kShippedAdvice),
       shared_params::seed(),
       shared_params::scale(),
       shared_params::think(),

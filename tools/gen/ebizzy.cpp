@@ -27,6 +27,12 @@ constexpr uint64_t kDefaultThreads = 16;
 constexpr uint64_t kDefaultRecords = 1000;
 // Arena with glibc-like trimming: chunk big enough for a few buffers, purge everything dirty.
 constexpr ArenaConfig kTrimOnFree{kJemallocChunkBytes * 4, 0, /*chunk_floor=*/false};
+// The allocator that stands for, and its advice: glibc's malloc (ptmalloc2) gives a freed heap
+// top back with madvise(MADV_DONTNEED) (malloc/arena.c: shrink_heap()) and has never used
+// MADV_FREE there; 2.21 is the glibc of seed 002's time (2015). --advice free asks what MADV_FREE
+// would have done.
+constexpr const char* kAllocator = "glibc 2.21 malloc (ptmalloc2)";
+constexpr uint64_t kShippedAdvice = formats::kMadvDontNeed;
 
 // Events per worker record: three touches plus the free's trim madvise (malloc), or plus the
 // mmap and munmap (--mmap). Gen output at the defaults matches: 64597 events for 16 x 1000
@@ -45,10 +51,15 @@ class Ebizzy final : public Workload {
         size_(values.scaled_bytes("size")),
         loops_(values.count("loops")),
         use_mmap_(values.flag("mmap")),
+        advice_(purge_advice_from(values)),
         seed_(values.seed()),
         think_(values.nanos("think")) {}
 
   Machine machine() const override { return kSeed002Machine; }
+  // With --mmap, buffers bypass malloc: no allocator purges anything.
+  std::string allocator() const override {
+    return use_mmap_ ? "" : allocator_label(kAllocator, kShippedAdvice, advice_);
+  }
 
   TraceEstimate estimate() const override {
     TraceEstimate estimate;
@@ -67,7 +78,7 @@ class Ebizzy final : public Workload {
     std::vector<Task> tasks = add_tasks(sink, 1, threads_ + 1, "ebizzy");
     // Task 0 is main: it allocates and fills the chunks the workers copy from.
     ProgramThread main(sink, tasks[0], think_);
-    HeapThread main_heap(&main, kTrimOnFree, 1);
+    HeapThread main_heap(&main, kTrimOnFree, 1, advice_);
     main.start();
     std::vector<uint64_t> chunks;
     for (uint64_t i = 0; i < chunks_ && main.ok(); ++i) {
@@ -80,7 +91,7 @@ class Ebizzy final : public Workload {
 
     for (size_t w = 1; w < tasks.size(); ++w) {
       ProgramThread worker(sink, tasks[w], think_, main.now());
-      HeapThread heap(&worker, kTrimOnFree, 1);
+      HeapThread heap(&worker, kTrimOnFree, 1, advice_);
       SplitMix64 rng = SplitMix64::for_stream(seed_, tasks[w].index);
       worker.start();
       for (uint64_t i = 0; i < loops_ && worker.ok(); ++i) {
@@ -107,6 +118,7 @@ class Ebizzy final : public Workload {
   uint64_t size_;
   uint64_t loops_;
   bool use_mmap_;
+  uint64_t advice_;
   uint64_t seed_;
   uint64_t think_;
 };
@@ -123,6 +135,7 @@ WorkloadSpec ebizzy_spec() {
           shared_params::size("512K", "chunk and buffer size (-s)"),
           shared_params::loops(kDefaultRecords, "records (copy + search) per worker"),
           flag_param("mmap", false, "ebizzy -m: mmap/munmap instead of malloc/free"),
+          advice_param(kShippedAdvice),
           shared_params::seed(),
           shared_params::scale(),
           shared_params::think(),

@@ -37,6 +37,7 @@ Status prepare_workload(std::string_view name, std::span<const std::string> para
   meta.generator = spec->name;
   meta.params = prepared.values.effective();
   meta.files = prepared.workload->files();
+  meta.allocator = prepared.workload->allocator();
   meta.recorder.tool = kRecorderTool;
   meta.recorder.command_line = command_line(prepared, output_path);
   meta.recorder.cpus = machine.cpus;

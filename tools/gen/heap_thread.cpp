@@ -3,6 +3,8 @@
 #include "tools/gen/heap_thread.h"
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 #include "tools/gen/user_costs.h"
 
@@ -44,8 +46,43 @@ ArenaConfig arena_config_from(const ParamValues& values) {
   return config;
 }
 
-HeapThread::HeapThread(ProgramThread* thread, ArenaConfig config, uint64_t purge_per_call)
-    : thread_(thread), arena_(config, this), purge_per_call_(purge_per_call) {}
+namespace {
+
+std::string_view advice_name(uint64_t advice) {
+  return advice == formats::kMadvFree ? "free" : "dontneed";
+}
+
+std::string madv_name(uint64_t advice) {
+  return advice == formats::kMadvFree ? "MADV_FREE" : "MADV_DONTNEED";
+}
+
+}  // namespace
+
+ParamSpec advice_param(uint64_t shipped) {
+  // The shipped advice comes first: a choice parameter's first value is its default.
+  std::vector<std::string> choices = {"dontneed", "free"};
+  if (shipped == formats::kMadvFree) std::swap(choices[0], choices[1]);
+  return choice_param("advice", std::move(choices),
+                      "advice the allocator purges with (default: what it shipped with, " +
+                          std::string(advice_name(shipped)) + ")");
+}
+
+uint64_t purge_advice_from(const ParamValues& values) {
+  return values.choice("advice") == "free" ? formats::kMadvFree : formats::kMadvDontNeed;
+}
+
+std::string allocator_label(const std::string& name_version, uint64_t shipped, uint64_t advice) {
+  std::string label = name_version + ", purge " + madv_name(advice);
+  if (advice != shipped) label += " (shipped: " + madv_name(shipped) + ")";
+  return label;
+}
+
+HeapThread::HeapThread(ProgramThread* thread, ArenaConfig config, uint64_t purge_per_call,
+                       uint64_t purge_advice)
+    : thread_(thread),
+      arena_(config, this),
+      purge_per_call_(purge_per_call),
+      purge_advice_(purge_advice) {}
 
 uint64_t HeapThread::map_chunk(uint64_t bytes, uint64_t align) {
   return thread_->mmap_anon(bytes, align);
@@ -57,8 +94,9 @@ void HeapThread::unmap_chunk(uint64_t addr, uint64_t bytes) {
 
 void HeapThread::purge_pending() {
   if (purged_.empty()) return;
-  // pages_purge() in jemalloc 4.0 on Linux is madvise(MADV_DONTNEED).
-  thread_->madvise_ranges(purged_, formats::kMadvDontNeed, purge_per_call_);
+  // pages_purge() in jemalloc 4.0 on Linux is madvise(MADV_DONTNEED); --advice free asks what
+  // MADV_FREE would have done instead (seed 000).
+  thread_->madvise_ranges(purged_, purge_advice_, purge_per_call_);
   purged_.clear();
 }
 

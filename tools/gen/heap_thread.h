@@ -1,6 +1,7 @@
 // HeapThread: a program thread whose malloc/free/realloc go through a JemallocArena, turned into
-// events: chunk mmaps, and the purges the arena decides on as madvise(MADV_DONTNEED) calls, one
-// per run or grouped into vector calls (madvisev(), seed 002).
+// events: chunk mmaps, and the purges the arena decides on as madvise calls (MADV_DONTNEED or, with
+// --advice free, MADV_FREE: seed 000's question), one per run or grouped into vector calls
+// (madvisev(), seed 002).
 //
 // The caller emits the accesses (filling a new object, copying on a move) itself, because they
 // differ per workload; HeapThread only adds the allocator's user-space costs (user_costs.h).
@@ -8,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "formats/event.h"
@@ -21,10 +23,21 @@ namespace mmreplay::gen {
 std::vector<ParamSpec> arena_param_specs();
 ArenaConfig arena_config_from(const ParamValues& values);
 
+// --advice dontneed|free: the advice the allocator purges dirty pages with. `shipped` is what the
+// real allocator of the workload used, the default (each workload says which and why).
+ParamSpec advice_param(uint64_t shipped);
+// The MADV_* number of --advice.
+uint64_t purge_advice_from(const ParamValues& values);
+// For the trace header: "NAME VERSION, purge MADV_X", adding "(shipped: MADV_Y)" when --advice
+// changed it.
+std::string allocator_label(const std::string& name_version, uint64_t shipped, uint64_t advice);
+
 class HeapThread final : public ChunkSource {
  public:
   // purge_per_call: 1 = one madvise per purged run; n > 1 = vector calls of up to n runs.
-  HeapThread(ProgramThread* thread, ArenaConfig config, uint64_t purge_per_call);
+  // purge_advice: MADV_DONTNEED or MADV_FREE (--advice).
+  HeapThread(ProgramThread* thread, ArenaConfig config, uint64_t purge_per_call,
+             uint64_t purge_advice);
 
   ProgramThread& thread() { return *thread_; }
   const JemallocArena& arena() const { return arena_; }
@@ -49,6 +62,7 @@ class HeapThread final : public ChunkSource {
   ProgramThread* thread_;  // not owned
   JemallocArena arena_;
   uint64_t purge_per_call_;
+  uint64_t purge_advice_;
   std::vector<formats::Range> purged_;
 };
 

@@ -28,6 +28,12 @@ namespace {
 // no swap keep the benchmark free of reclaim, as its figures suggest.
 constexpr Machine kSeed002Machine{32, 64 * kGiB, 0};
 
+// The allocator the arena model stands for (jemalloc_model.h) and the advice it shipped with:
+// jemalloc 4.0's pages_purge() on Linux is madvise(MADV_DONTNEED) (JEMALLOC_PURGE_MADVISE_DONTNEED;
+// Linux had no MADV_FREE before 4.5, which is seed 000's question). --advice free asks it.
+constexpr const char* kAllocator = "jemalloc 4.0";
+constexpr uint64_t kShippedAdvice = formats::kMadvDontNeed;
+
 // --scale never shrinks the slot table below this: with fewer live objects the dirty pages of a
 // thread never pass jemalloc's one-chunk purge floor (512 pages), and a small trace would hold
 // no purges at all, which is what the workload is about.
@@ -56,11 +62,15 @@ class JemallocPurge final : public Workload {
         max_size_(std::max(values.bytes("max-size"), values.bytes("min-size"))),
         realloc_percent_(values.count("realloc-pct")),
         per_call_(values.flag("vector") ? values.count("vlen") : 1),
+        advice_(purge_advice_from(values)),
         config_(arena_config_from(values)),
         seed_(values.seed()),
         think_(values.nanos("think")) {}
 
   Machine machine() const override { return kSeed002Machine; }
+  std::string allocator() const override {
+    return allocator_label(kAllocator, kShippedAdvice, advice_);
+  }
 
   TraceEstimate estimate() const override {
     TraceEstimate estimate;
@@ -73,7 +83,7 @@ class JemallocPurge final : public Workload {
   Status emit(EventSink& sink) const override {
     for (const Task& task : add_tasks(sink, 1, threads_, "jemalloc-purge")) {
       ProgramThread thread(sink, task, think_);
-      HeapThread heap(&thread, config_, per_call_);
+      HeapThread heap(&thread, config_, per_call_, advice_);
       SplitMix64 rng = SplitMix64::for_stream(seed_, task.index);
       // Sparse: an operation fills at most one slot, so a thread holds at most `loops` objects
       // however many slots --scale asks for (--scale 1e6: a billion slots, 16 GiB as a vector).
@@ -120,6 +130,7 @@ class JemallocPurge final : public Workload {
   uint64_t max_size_;
   uint64_t realloc_percent_;
   uint64_t per_call_;
+  uint64_t advice_;
   ArenaConfig config_;
   uint64_t seed_;
   uint64_t think_;
@@ -138,6 +149,7 @@ WorkloadSpec jemalloc_purge_spec() {
                   100),
       shared_params::vector("purge the runs of one pass with vector madvise calls"),
       shared_params::vlen(kUioMaxIov, "most runs per vector call"),
+      advice_param(kShippedAdvice),
       shared_params::seed(),
       shared_params::scale(),
       shared_params::think(),

@@ -47,8 +47,9 @@ Status run_case(const ValidationCase& vc, const Scale& scale, const RunCaseOptio
 
   // Every arm's policy is resolved before any trace is generated: a bad one fails at once.
   std::vector<kernelsim::KernelConfig> configs(vc.arms.size());
+  std::vector<replay::TraceRewrites> rewrites(vc.arms.size());
   for (size_t a = 0; a < vc.arms.size(); ++a) {
-    if (Status s = replay::resolve_policy(vc.arms[a].policy, &configs[a]); !s) {
+    if (Status s = replay::resolve_policy(vc.arms[a].policy, &configs[a], &rewrites[a]); !s) {
       return s.with_context(vc.name);
     }
   }
@@ -87,6 +88,7 @@ Status run_case(const ValidationCase& vc, const Scale& scale, const RunCaseOptio
     run.trace = it->second;
     run.spec.policy_name = arm.policy;
     run.spec.config = configs[static_cast<size_t>(&arm - vc.arms.data())];
+    run.spec.rewrites = rewrites[static_cast<size_t>(&arm - vc.arms.data())];
     run.spec.cpus = scale.cpus;
     run.spec.memory_bytes = scale.memory_bytes;
     run.spec.swap_bytes = scale.swap_bytes;

@@ -98,3 +98,22 @@ ValidationCase seed_000_madv_free() {
 }
 
 }  // namespace mmreplay::validate
+
+namespace mmreplay::validate {
+
+// seed-000-madv-free-rewrite: the same question asked of one trace of a program that purges with
+// MADV_DONTNEED, as a user with a captured DONTNEED workload asks it: the MADV_FREE arms rewrite
+// the program's advice at replay (purge_advice=free) instead of replaying a second program.
+ValidationCase seed_000_madv_free_rewrite() {
+  ValidationCase c = seed_000_madv_free();
+  c.name = "seed-000-madv-free-rewrite";
+  c.title = "seed 000 from one MADV_DONTNEED trace, MADV_FREE by purge_advice=free";
+  for (Arm& arm : c.arms) {
+    arm.extra_params = {"--advice", "dontneed"};
+    // The baseline replays the program as recorded; `dontneed` handles either advice alike.
+    if (arm.policy != "dontneed") arm.policy += "+purge_advice=free";
+  }
+  return c;
+}
+
+}  // namespace mmreplay::validate

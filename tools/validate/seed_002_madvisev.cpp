@@ -10,6 +10,9 @@
 // own trace (--vector on) and the `vector` policy. Scales shorten the loops (test 1) or the heap
 // (test 2); the per-second rates and ratios are steady-state figures that do not depend on length.
 
+#include <string>
+
+#include "tools/gen/params.h"
 #include "tools/validate/cases.h"
 #include "tools/validate/extract.h"
 
@@ -102,6 +105,37 @@ ValidationCase seed_002_bulk_free() {
       {"full", {"--threads", "48", "--size", "256M"}, 48, 0, 0, 0, "256 MiB heap per thread"},
   };
   return c;
+}
+
+}  // namespace mmreplay::validate
+
+namespace mmreplay::validate {
+
+namespace {
+
+// The case asked of the per-call trace alone: its vector arm batches that trace's madvise calls
+// at replay (madvise_batch=UIO_MAXIOV, as many as the generator's --vlen default) instead of
+// replaying the madvisev program's own trace. A batch takes every call with only user time
+// between them, so it can span two purge passes (two frees in a row): fewer, larger vector calls
+// than the patched jemalloc made.
+ValidationCase from_per_call_trace(ValidationCase c) {
+  c.name += "-rewrite";
+  c.title += ", vector batched from the per-call trace";
+  for (Arm& arm : c.arms) {
+    if (arm.policy == "vector") arm.policy += "+madvise_batch=" + std::to_string(gen::kUioMaxIov);
+    arm.extra_params.clear();
+  }
+  return c;
+}
+
+}  // namespace
+
+ValidationCase seed_002_madvisev_rewrite() {
+  return from_per_call_trace(seed_002_madvisev());
+}
+
+ValidationCase seed_002_bulk_free_rewrite() {
+  return from_per_call_trace(seed_002_bulk_free());
 }
 
 }  // namespace mmreplay::validate
