@@ -92,7 +92,7 @@ void print_summary(std::ostream& out, const std::vector<CaseResult>& results) {
   for (const CaseResult& cr : results) {
     char buf[240];
     std::snprintf(buf, sizeof buf,
-                  "  %-24s %-8s directions %d/%d (gap %d, fail %d), ratios outside 25%% %d/%d  "
+                  "  %-28s %-8s directions %d/%d (gap %d, fail %d), ratios outside 25%% %d/%d  "
                   "%s\n",
                   cr.vc->name.c_str(), cr.scale->name.c_str(), cr.directions_agreeing(),
                   cr.checked(), cr.gaps_disagreeing(), cr.failures(), cr.ratios_outside_tolerance(),

@@ -24,6 +24,7 @@ struct ToleratedGap {
 };
 constexpr ToleratedGap kToleratedGaps[] = {
     {"seed-000-madv-free", "elapsed", "free-throttled"},
+    {"seed-000-madv-free-rewrite", "elapsed", "free-throttled"},
     {"seed-003-predictive", "allocation stalls", "reclaim-predictive"},
 };
 
