@@ -16,8 +16,7 @@ namespace {
 uint64_t filemap_get_read_batch(const Simulation& sim, uint32_t file, uint64_t index,
                                 uint64_t last) {
   uint64_t n = 0;
-  while (n < PAGEVEC_SIZE_FOLIO_BATCH && index + n < last &&
-         is_page_cached(sim, file, index + n)) {
+  while (n < PAGEVEC_SIZE_FOLIO_BATCH && index + n < last && is_page_cached(sim, file, index + n)) {
     ++n;
   }
   return n;

@@ -44,8 +44,8 @@ std::vector<Figure> probe_mmap_munmap(const ProbeOptions& o) {
     uint64_t in_map = 0, in_unmap = 0;
     for (int i = 0; i < kCallsPerSample; ++i) {
       const uint64_t t0 = now_ns();
-      void* p = ::mmap(hole, kPage, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-                       -1, 0);
+      void* p =
+          ::mmap(hole, kPage, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
       const uint64_t t1 = now_ns();
       if (p != hole) {
         ::munmap(guard, 3 * kPage);
