@@ -318,12 +318,10 @@ TEST_F(RealPrograms, CachedReadToDevNull) {
       run({std::string(REAL_PROGRAMS_DIR) + "/cached_read", input.string()}, {}, work_ / "warm.log")
           .status,
       0);
-  Program p{"cached_read", {input.string()}, {}, {}, "", ""};
   // Reads are filemap_read() batches with no buffer heads, costed from calibrate's cached-read
-  // probe. Replays at 0.36x native wall time at load 5.7 (4.3 ms against 12.0 ms; perf stat's
-  // task-clock of the program 5.8 ms): the probe's 64 KiB read (median 6.1 us) is under what the
-  // program's reads take (9.6 us traced), and a 0.1 s program's wall time moves with the load.
-  p.makespan_gap = "a 64 KiB cached read in the probe is cheaper than in the program";
+  // probe. Seen at load 3.5: 1.11x (4.3 ms against 3.9 ms); native runs of this 4 ms program
+  // under load took up to 8 ms (its reads' median stays ~5.5 us, their mean does not).
+  Program p{"cached_read", {input.string()}, {}, {}, "", ""};
   check(p);
 }
 
