@@ -18,6 +18,12 @@
 // splits in two around it, and the costs of the one recorded gap are taken from its pieces in
 // order.
 //
+// The costs are medians, so a gap with no user work in it sits at the cost itself and about half
+// of such gaps clamp: noise around the median, not a cost taken out twice. (mremap_grow, issue
+// 19: 2,700 of its 2,733 clamps follow a fault that the next mmap follows at once, median gap
+// 2,284 ns against 751 + 1,512 ns of costs; its syscall-to-syscall gaps keep ~100 ns more than
+// the few instructions between the calls.)
+//
 // Invariants: (1) a gap is never negative: costs larger than the recorded gap (its pieces
 // together) clamp it to 0 and count one clamp; (2) an event that starts inside the previous one
 // (a kernel-mode fault inside its syscall) has no gap, takes nothing out and does not move the

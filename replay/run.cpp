@@ -106,7 +106,8 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
 }
 
 // The model's file table from the trace's (kernelsim/fs/file.h): kinds, and which files start
-// cached. A kind this build does not know, or none (older formats), is a regular file.
+// cached. A kind this build does not know, or none (older formats), is unknown: page cache and
+// buffer heads, as every file was before kinds.
 void set_files(const formats::TraceMeta& meta, CacheStart cache, kernelsim::FileTable* table) {
   using formats::FileKind;
   using kernelsim::FileType;
@@ -135,9 +136,11 @@ void set_files(const formats::TraceMeta& meta, CacheStart cache, kernelsim::File
       case FileKind::kAnon:
         spec.type = FileType::kAnon;
         break;
-      case FileKind::kUnknown:
       case FileKind::kRegular:
         spec.type = FileType::kRegular;
+        break;
+      case FileKind::kUnknown:
+        spec.type = FileType::kUnknown;
         break;
     }
     spec.cached_at_start =

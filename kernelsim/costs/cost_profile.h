@@ -29,7 +29,9 @@ struct CostProfile {
   SimTime fault_bookkeeping;  // ns: handle_mm_fault() pte lookup, set_pte, rmap, lru add, counters
   SimTime clear_page;         // ns: zeroing one 4 KiB page (~0.3 us at 13.7 GB/s, kernel-mm.md)
   SimTime copy_page;          // ns: copying one 4 KiB page (COW)
-  SimTime page_cache_lookup;  // ns: filemap_fault() lookup of a resident page-cache page
+  SimTime page_cache_lookup;  // ns: per file fault: filemap_fault() finding a resident page
+                              //     plus do_fault_around() mapping its cached neighbours (up to
+                              //     fault_around_bytes); per fault, as calibrate measures it
   SimTime user_access;        // ns: one user access to a mapped page with a warm TLB
   // ---- Page allocator ----
   SimTime pcp_alloc;   // ns: rmqueue_pcplist() taking one page from the per-CPU list
@@ -64,11 +66,22 @@ struct CostProfile {
                             //     mapping->private_lock (uncontended) + walking the page's buffers
   SimTime file_copy_page;   // ns: copy_to_user/copy_from_user of 4 KiB of page-cache data
   SimTime fsync_block;      // ns: fsync writing one dirty block and waiting for it (off CPU)
+  SimTime find_get_page;    // ns: one page-cache lookup from the xarray root + folio_try_get()
+                            //     (pagecache_get_page(), __find_get_block_slow(), and the start
+                            //     of each filemap_get_read_batch())
+  SimTime filemap_read_page;  // ns: per page of a cached filemap_read(), beyond the copy:
+                              //     xas_next() + folio_try_get() in the batch, uptodate checks,
+                              //     folio_mark_accessed(), folio_put()
   // ---- VMAs ----
   SimTime vma_alloc;          // ns: vm_area_alloc() + insert into the VMA tree
   SimTime vma_split;          // ns: __split_vma()
   SimTime vma_merge;          // ns: vma_merge() that succeeds (expand + remove)
   SimTime get_unmapped_area;  // ns: searching for a free range
+  SimTime vma_remove;  // ns: taking one VMA out of the tree (the maple-tree store over its range)
+                       //     + remove_vma() / vm_area_free() (munmap, the old VMA of a move)
+  SimTime vma_expand;  // ns: vma_expand() growing a VMA in place (mremap, brk): the tree store
+  SimTime move_vma;    // ns: move_vma()'s fixed work beyond the new VMA and the old one's removal:
+                       //     vma_to_resize() checks, copy_vma() links, move_page_tables() setup
   // ---- TLB ----
   SimTime
       tlb_flush_overhead;    // ns: fixed cost of flush_tlb_mm_range() (Hansen 2014: ~1,050 cycles)

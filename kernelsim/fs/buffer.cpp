@@ -116,7 +116,7 @@ BufferHead& __find_get_block(BhCtx& c, BhKey key) {
   if (BufferHead* bh = lookup_bh_lru(c, key)) return *bh;  // touch_buffer(): no cost modelled
   // __find_get_block_slow(): find_get_page_flags() on the block device mapping, then
   // private_lock and the walk over the page's buffers. Contention on private_lock not modelled.
-  c.spent += c.costs.page_cache_lookup + c.costs.find_get_block_slow;
+  c.spent += c.costs.find_get_page + c.costs.find_get_block_slow;
   BufferHead& bh = c.cache.find_or_create(key);
   get_bh(c, bh);
   bh_lru_install(c, bh);

@@ -5,7 +5,9 @@
 // go through the page cache and buffer heads (generic_file_read_iter() / blkdev_read_iter());
 // pipes (pipe_read()), sockets (sock_read_iter()), ttys and anon inodes move the bytes with one
 // copy and no page cache; char devices such as /dev/null (read_null()/write_null()) move nothing.
-// A file id the table does not list is regular and cold: what every file was before kinds.
+// Reads of a regular file take filemap_read() (mm/filemap_read.h, no buffer heads); a file of
+// unknown kind (generated traces, traces before kinds, a file id the table does not list: cold)
+// and a block device keep the buffer-head walk that the seeds' workloads were validated with.
 
 #pragma once
 
@@ -15,6 +17,7 @@
 namespace mmreplay::kernelsim {
 
 enum class FileType : uint8_t {
+  kUnknown,  // no kind recorded: page cache and buffer heads, as before kinds
   kRegular,
   kBlockDevice,
   kSocket,
@@ -25,7 +28,7 @@ enum class FileType : uint8_t {
 };
 
 struct FileSpec {
-  FileType type = FileType::kRegular;
+  FileType type = FileType::kUnknown;
   bool cached_at_start = false;  // its pages sit in the page cache when the run starts (warm)
 };
 
@@ -34,10 +37,11 @@ class FileTable {
   // REQUIRES: file != 0 (0 is no file).
   void set(uint32_t file, FileSpec spec);
   const FileSpec& get(uint32_t file) const;
-  // Regular files and block devices: reads and writes go through the page cache.
+  // Regular files, block devices and files of unknown kind: reads and writes go through the
+  // page cache.
   bool uses_page_cache(uint32_t file) const {
     const FileType t = get(file).type;
-    return t == FileType::kRegular || t == FileType::kBlockDevice;
+    return t == FileType::kRegular || t == FileType::kBlockDevice || t == FileType::kUnknown;
   }
 
  private:

@@ -8,6 +8,7 @@
 #include "kernelsim/fs/file.h"
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/filemap.h"
+#include "kernelsim/mm/filemap_read.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/task.h"
 #include "kernelsim/simulation.h"
@@ -81,6 +82,14 @@ Co<int64_t> rw_file(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool 
   const FileType type = sim.files().get(file).type;
   switch (type) {
     case FileType::kRegular:
+      ++vm.fd_io_regular;
+      if (!write) {  // generic_file_read_iter() -> filemap_read(): no buffer heads
+        co_await sync_point(t);
+        t.work(sim.costs().syscall_entry);
+        co_return co_await filemap_read(t, file, offset, len);
+      }
+      co_return co_await rw_blocks(t, file, offset, len, write);
+    case FileType::kUnknown:
     case FileType::kBlockDevice:
       ++vm.fd_io_regular;
       co_return co_await rw_blocks(t, file, offset, len, write);

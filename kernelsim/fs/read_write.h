@@ -1,15 +1,16 @@
 // read(2), write(2) and fsync(2) of a file range at the level of buffer heads (fs/read_write.c).
 //
-// Simplification: the model walks the range block by block through __find_get_block() (as the
-// buffer-head paths of block devices and ext4 metadata do) instead of filemap_read()'s folio
-// walk; each block touched costs a bh_lru lookup (and on a miss the page-cache slow path and an
-// install) plus the user copy of its bytes. Each page touched is a page-cache page first
-// (mm/filemap.h: allocated on a miss, read from the device unless a write covers it, dirtied by a
-// write, written back by the flusher or kswapd); a write ends in balance_dirty_pages(). A write
-// marks the block's buffer head dirty; fsync writes every dirty block of the file, waiting off CPU
-// (CostProfile::fsync_block each), and cleans them and their pages.
-// Files with no page cache (pipes, sockets, char devices, ttys, anon inodes: fs/file.h) cost a
-// syscall and a copy of the bytes (CostProfile::pipe_rw / socket_rw on top), /dev/null a syscall.
+// A read of a regular file is filemap_read() (mm/filemap_read.h): page-cache batches, no buffer
+// heads. Writes, and reads of block devices and of files of unknown kind (fs/file.h), walk the
+// range block by block through __find_get_block() (as the buffer-head paths of block devices
+// and ext4 metadata did in the seeds' kernels); each block touched costs a bh_lru lookup (and on a
+// miss the page-cache slow path and an install) plus the user copy of its bytes. Each page touched
+// is a page-cache page first (mm/filemap.h: allocated on a miss, read from the device unless a
+// write covers it, dirtied by a write, written back by the flusher or kswapd); a write ends in
+// balance_dirty_pages(). A write marks the block's buffer head dirty; fsync writes every dirty
+// block of the file, waiting off CPU (CostProfile::fsync_block each), and cleans them and their
+// pages. Files with no page cache (pipes, sockets, char devices, ttys, anon inodes: fs/file.h) cost
+// a syscall and a copy of the bytes (CostProfile::pipe_rw / socket_rw on top), /dev/null a syscall.
 
 #pragma once
 

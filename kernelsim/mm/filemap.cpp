@@ -141,9 +141,14 @@ void wakeup_flusher_threads(Task& t) {
 
 Co<bool> pagecache_get_page(Task& t, uint32_t file, uint64_t index, bool write,
                             bool whole_page_write) {
+  t.work(t.sim().costs().find_get_page);
+  co_return co_await filemap_get_or_add_page(t, file, index, write, whole_page_write);
+}
+
+Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool write,
+                                 bool whole_page_write) {
   Simulation& sim = t.sim();
   PageCache& pc = sim.page_cache();
-  t.work(sim.costs().page_cache_lookup);
   co_await sync_point(t);  // the mapping's xarray is shared
   uint32_t f = pc.find_get_page(file, index);
   if (f == kNoFrame) {
@@ -177,6 +182,12 @@ Co<bool> pagecache_get_page(Task& t, uint32_t file, uint64_t index, bool write,
   }
   if (write) pc.set_page_dirty(f);  // no suspension since the lookup: f is still this page
   co_return true;
+}
+
+bool is_page_cached(const Simulation& sim, uint32_t file, uint64_t index) {
+  const PageCache& pc = sim.page_cache();
+  if (pc.find_get_page(file, index) != kNoFrame) return true;
+  return sim.files().get(file).cached_at_start && !pc.was_ever_cached(file, index);
 }
 
 Co<void> balance_dirty_pages_ratelimited(Task& t) {

@@ -100,6 +100,16 @@ class PageCache {
 Co<bool> pagecache_get_page(Task& t, uint32_t file, uint64_t index, bool write,
                             bool whole_page_write);
 
+// pagecache_get_page() after its lookup was charged (CostProfile::find_get_page): a caller
+// that looked the page up itself (filemap_read()'s batch) pays for the rest only.
+// REQUIRES: t holds no spinlock.
+Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool write,
+                                 bool whole_page_write);
+
+// Whether page `index` of `file` is in the page cache for a reader: in the index, or a page of
+// a file cached at the start (fs/file.h) that the model has not materialised yet.
+bool is_page_cached(const Simulation& sim, uint32_t file, uint64_t index);
+
 // Models balance_dirty_pages_ratelimited() after a write: wakes the flusher over the background
 // threshold and pauses the writer over the dirty threshold.
 Co<void> balance_dirty_pages_ratelimited(Task& t);

@@ -81,6 +81,8 @@ Co<void> do_munmap(Task& t, Mm& mm, uint64_t start, uint64_t end) {
   co_await sync_point(t);  // the tree changes at the end of the zap, not before
   std::vector<std::unique_ptr<Vma>> detached;
   for (Vma* v : victims) detached.push_back(mm.vmas.erase(v));
+  // vms_complete_munmap_vmas(): the tree store over the range, remove_vma() of each.
+  t.work(t.sim().costs().vma_remove * static_cast<int64_t>(victims.size()));
   free_pgtables(t, mm, start & ~(PMD_SIZE - 1), (end + PMD_SIZE - 1) & ~(PMD_SIZE - 1), tlb);
   co_await tlb_finish_mmu(t, tlb);
 }
@@ -185,6 +187,7 @@ static Co<bool> do_brk_flags(Task& t, Mm& mm, uint64_t start, uint64_t end, bool
       prev->prot == (PROT_READ | PROT_WRITE)) {
     co_await vma_start_write_range(t, mm, prev->start, prev->end);
     mm.vmas.set_end(prev, end);
+    t.work(t.sim().costs().vma_expand);  // vma_expand() of the brk VMA
     co_return true;
   }
   vma_link(t, mm, start, end, PROT_READ | PROT_WRITE, VmaKind::kAnonPrivate, 0,

@@ -23,6 +23,7 @@ uint64_t page_align(uint64_t v) {
 // Returns false on OOM for a PTE page.
 Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len, bool dontunmap) {
   Simulation& sim = t.sim();
+  t.work(sim.costs().move_vma);
   const uint64_t old_start = vma->start;
   const uint64_t old_end = vma->end;
   auto moved = std::make_unique<Vma>();
@@ -72,6 +73,7 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
     }
   } else {
     mm.vmas.erase(vma);
+    t.work(sim.costs().vma_remove);  // do_vmi_munmap() of the old range
     free_pgtables(t, mm, old_start & ~(PMD_SIZE - 1), (old_end + PMD_SIZE - 1) & ~(PMD_SIZE - 1),
                   tlb);
   }
@@ -94,12 +96,16 @@ Co<void> mremap_expand(Task& t, Mm& mm, uint64_t addr, uint64_t old_len, uint64_
   Vma* vma = mm.vmas.vma_lookup(addr);
   co_await vma_start_write_range(t, mm, vma->start, vma->end);
   mm.vmas.set_end(vma, addr + new_len);
+  t.work(t.sim().costs().vma_expand);
 }
 
 // Where a moving mremap goes: the recorded address (the kernel's result, with the model's
 // mappings there unmapped as by MREMAP_FIXED, and counted), or get_unmapped_area().
 // Returns 0 when there is no room.
 Co<uint64_t> mremap_target(Task& t, Mm& mm, const Op& op, uint64_t old_len, uint64_t new_len) {
+  // The kernel searched (get_unmapped_area() in mremap_to()/move path) whether or not the trace
+  // says where it found room.
+  t.work(t.sim().costs().get_unmapped_area);
   const uint64_t want = op.new_addr;
   if (op.addr_recorded && want != 0 && want % PAGE_SIZE == 0 && want + new_len <= TASK_SIZE) {
     const bool on_source = want < op.addr + old_len && op.addr < want + new_len;
@@ -112,7 +118,6 @@ Co<uint64_t> mremap_target(Task& t, Mm& mm, const Op& op, uint64_t old_len, uint
     }
     ++t.sim().vm().addr_mismatch;  // the kernel cannot have moved it onto itself
   }
-  t.work(t.sim().costs().get_unmapped_area);
   co_return mm.vmas.get_unmapped_area(new_len, mm.mmap_base);
 }
 

@@ -40,6 +40,10 @@ Calibration run_calibration(const CalibrationOptions& o, std::ostream* progress)
   add(probe_file_fault(po));
   add(probe_madvise_dontneed(po));
   for (Figure& f : probe_munmap(po)) add(std::move(f));
+  for (Figure& f : probe_mmap_munmap(po)) add(std::move(f));
+  add(probe_mremap_expand(po));
+  for (Figure& f : probe_mremap_move(po)) add(std::move(f));
+  for (Figure& f : probe_cached_read(po)) add(std::move(f));
   for (Figure& f : probe_mprotect(po)) add(std::move(f));
   add(probe_tlb_shootdown(po));
   add(probe_context_switch(po));

@@ -62,6 +62,22 @@ Figure probe_context_switch(const ProbeOptions& o);
 // Major fault on a page pushed to swap with MADV_PAGEOUT, per page; skipped without swap.
 Figure probe_swap_in(const ProbeOptions& o);
 
+// mmap of one anonymous page into a hole between PROT_NONE pages, and munmap of it (never
+// touched), per call each.
+std::vector<Figure> probe_mmap_munmap(const ProbeOptions& o);
+// mremap growing a 4-page mapping by one page into a free page after it, per call.
+Figure probe_mremap_expand(const ProbeOptions& o);
+// mremap(MREMAP_MAYMOVE) of kMremapMoveFew and kMremapMoveMany written pages with a mapping right
+// after them (so they move), per call each.
+inline constexpr size_t kMremapMoveFew = 2;
+inline constexpr size_t kMremapMoveMany = 32;  // under tlb_single_page_flush_ceiling (33)
+std::vector<Figure> probe_mremap_move(const ProbeOptions& o);
+// read() of kReadFew and kReadMany pages of a file in the page cache (per call each), and a
+// memcpy of 4 KiB from a buffer as large as the file (per page).
+inline constexpr size_t kReadFew = 1;
+inline constexpr size_t kReadMany = 16;  // one filemap_get_read_batch() (up to 31 folios)
+std::vector<Figure> probe_cached_read(const ProbeOptions& o);
+
 // Pins the calling thread to `cpu`; false (errno kept) when the kernel or container refuses.
 bool pin_to_cpu(int cpu);
 // CPUs this process may run on.

@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 #include <cmath>
+#include <optional>
 
 #include "tools/calibrate/calibrate.h"
+#include "tools/calibrate/model_fit.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
@@ -66,6 +68,69 @@ class Fitter {
   std::vector<std::string>* notes_;
 };
 
+// The VMA syscalls and the cached read, solved through the model's own paths (model_fit.h): each
+// field takes the value for which the model's operation lasts what the probe measured, given
+// the fields fitted before it. Called after the syscall, fault and TLB fields are fitted.
+void fit_through_model(Fitter& fit, CostProfile& costs, const std::vector<Figure>& figures,
+                       std::vector<std::string>* notes) {
+  auto solve_one = [&](std::string_view name, const std::vector<ModelTerm>& terms,
+                       double measured_ns, const Figure& f, const std::string& how) {
+    const std::optional<double> v =
+        solve_field(costs, kernelsim::find_cost_field(name)->member, terms, measured_ns);
+    if (!v) {
+      notes->push_back(fmt::format("{}: the model's path does not charge it; not fitted", name));
+      return;
+    }
+    fit.set(name, *v, f, how);
+  };
+  const std::string through = "solved through the model's path for the probe's call";
+  if (const Figure* f = measured(figures, "mmap_anon")) {
+    // get_unmapped_area + vma_alloc in the default profile's ratios, scaled together.
+    const CostProfile def = kernelsim::cost_profile_default();
+    auto scale = [&def](CostProfile& c, double x) {
+      c.get_unmapped_area = SimTime::ns(std::llround(x * def.get_unmapped_area.count_ns()));
+      c.vma_alloc = SimTime::ns(std::llround(x * def.vma_alloc.count_ns()));
+    };
+    if (const std::optional<double> x =
+            solve_linear(costs, scale, {{mmap_anon_scenario(), 1}}, f->ns.median)) {
+      const std::string how = "split get_unmapped_area + vma_alloc in the default profile's " +
+                              std::string("ratios, ") + through;
+      fit.set("get_unmapped_area", *x * def.get_unmapped_area.count_ns(), *f, how);
+      fit.set("vma_alloc", *x * def.vma_alloc.count_ns(), *f, how);
+    }
+  }
+  if (const Figure* f = measured(figures, "munmap_empty"))
+    solve_one("vma_remove", {{munmap_empty_scenario(), 1}}, f->ns.median, *f, through);
+  if (const Figure* f = measured(figures, "mremap_expand"))
+    solve_one("vma_expand", {{mremap_expand_scenario(), 1}}, f->ns.median, *f, through);
+  const Figure* few = measured(figures, "mremap_move_few");
+  const Figure* many = measured(figures, "mremap_move_many");
+  if (few != nullptr && many != nullptr) {
+    // The slope per page moved first (move_ptes() + its INVLPG), then the fixed part.
+    solve_one(
+        "pte_move",
+        {{mremap_move_scenario(kMremapMoveMany), 1}, {mremap_move_scenario(kMremapMoveFew), -1}},
+        many->ns.median - few->ns.median, *many,
+        fmt::format("slope between {} and {} pages, minus the model's per-page flush",
+                    kMremapMoveFew, kMremapMoveMany));
+    solve_one("move_vma", {{mremap_move_scenario(kMremapMoveFew), 1}}, few->ns.median, *few,
+              through);
+  }
+  if (const Figure* f = measured(figures, "user_copy_page"))
+    fit.set("file_copy_page", f->ns.median, *f, "");
+  const Figure* rfew = measured(figures, "read_cached_few");
+  const Figure* rmany = measured(figures, "read_cached_many");
+  if (rfew != nullptr && rmany != nullptr) {
+    solve_one(
+        "filemap_read_page",
+        {{cached_read_scenario(kReadMany), 1}, {cached_read_scenario(kReadFew), -1}},
+        rmany->ns.median - rfew->ns.median, *rmany,
+        fmt::format("slope between {} and {} pages, minus file_copy_page", kReadFew, kReadMany));
+    solve_one("find_get_page", {{cached_read_scenario(kReadFew), 1}}, rfew->ns.median, *rfew,
+              "one batch lookup: " + through);
+  }
+}
+
 }  // namespace
 
 replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const std::string& stamp,
@@ -124,6 +189,7 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
             "minus two syscall entries (the pipe write and read)");
   }
   if (const Figure* f = measured(figures, "swap_in")) fit.set("swap_in_page", f->ns.median, *f, "");
+  fit_through_model(fit, p.costs, figures, notes);
   if (measured(figures, "munmap_page") != nullptr) {
     notes->push_back(
         "munmap_page: shown, not fitted (its parts are fitted from madvise, "

@@ -137,7 +137,7 @@ TEST(BhLru, HitCostsLessThanMiss) {
   BhCtx hit = l.ctx(0);
   brelse(hit, __find_get_block(hit, BhKey{1, 1}));
   EXPECT_LT(hit.spent, miss.spent);
-  EXPECT_GE(miss.spent, l.costs.page_cache_lookup + l.costs.find_get_block_slow);
+  EXPECT_GE(miss.spent, l.costs.find_get_page + l.costs.find_get_block_slow);
 }
 
 TEST(BhLru, PageCarriesPageSizeOverBlockSizeBufferHeads) {

@@ -33,7 +33,8 @@ TEST(FileKindTest, DevNullWritesAddNoPageCachePagesARegularFileDoes) {
   thread(*sim, 1, 0, {Op::file_write(1, 0, kMiB), Op::file_write(2, 0, kMiB)});
   sim->run();
   const VmCounters& vm = sim->stats().vm;
-  EXPECT_EQ(sim->page_cache().nr_pages(), kPagesPerMiB) << "only file 2's (unlisted: regular)";
+  EXPECT_EQ(sim->page_cache().nr_pages(), kPagesPerMiB)
+      << "only file 2's (unlisted: unknown kind, page cache)";
   EXPECT_EQ(vm.fd_io_char, 1u);
   EXPECT_EQ(vm.fd_io_regular, 1u);
 }

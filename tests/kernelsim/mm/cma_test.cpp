@@ -163,7 +163,7 @@ TEST(ContigAlloc, NextReadOnEveryCpuMissesOnceAfterInvalidation) {
   const Histogram& r_without = without->stats().latency(OpKind::kFileRead);
   ASSERT_EQ(r_with.count(), r_without.count());
   const uint64_t refill = static_cast<uint64_t>(
-      (with->costs().page_cache_lookup + with->costs().find_get_block_slow).count_ns());
+      (with->costs().find_get_page + with->costs().find_get_block_slow).count_ns());
   EXPECT_GE(r_with.sum(), r_without.sum() + cpus.size() * refill)
       << "the refill shows in read latency";
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "tools/calibrate/calibrate.h"
+#include "tools/calibrate/model_fit.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
@@ -62,6 +63,60 @@ TEST(FitProfile, SkippedFiguresLeaveTheDefault) {
   const auto p = fit_profile({swap}, "calibrate D H", &notes);
   EXPECT_EQ(p.costs.swap_in_page, kernelsim::cost_profile_default().swap_in_page);
   EXPECT_FALSE(is_calibrated(p, "swap_in_page"));
+}
+
+TEST(FitProfile, AFileFaultFitsThePerFaultLookupNotThePerPageOne) {
+  // page_cache_lookup covers a fault with fault-around; find_get_page (one page) is not fitted
+  // from it.
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("file_fault", 3000)}, "calibrate D H", &notes);
+  const CostProfile def = kernelsim::cost_profile_default();
+  EXPECT_EQ(p.costs.page_cache_lookup.count_ns(),
+            3000 - (def.fault_entry + def.find_vma + def.fault_bookkeeping).count_ns());
+  EXPECT_EQ(p.costs.find_get_page, def.find_get_page);
+}
+
+// The model's time for the probes' calls equals the figures after the fit (to rounding: each
+// field is a whole number of ns, and a slope divides by the pages).
+TEST(FitProfile, VmaAndReadFieldsMakeTheModelTakeWhatTheProbesMeasured) {
+  std::vector<std::string> notes;
+  const auto p =
+      fit_profile({figure("syscall", 200), figure("mmap_anon", 2000), figure("munmap_empty", 1500),
+                   figure("mremap_expand", 1400), figure("mremap_move_few", 6000),
+                   figure("mremap_move_many", 12000), figure("user_copy_page", 250),
+                   figure("read_cached_few", 800), figure("read_cached_many", 6000)},
+                  "calibrate D H", &notes);
+  const CostProfile& c = p.costs;
+  constexpr double kRounding = 2;
+  EXPECT_NEAR(model_op_ns(c, mmap_anon_scenario()), 2000, kRounding);
+  EXPECT_NEAR(model_op_ns(c, munmap_empty_scenario()), 1500, kRounding);
+  EXPECT_NEAR(model_op_ns(c, mremap_expand_scenario()), 1400, kRounding);
+  EXPECT_NEAR(model_op_ns(c, mremap_move_scenario(kMremapMoveFew)), 6000, kRounding);
+  EXPECT_NEAR(model_op_ns(c, mremap_move_scenario(kMremapMoveMany)), 12000,
+              kRounding * kMremapMoveMany);
+  EXPECT_EQ(c.file_copy_page.count_ns(), 250);
+  EXPECT_NEAR(model_op_ns(c, cached_read_scenario(kReadFew)), 800, kRounding);
+  EXPECT_NEAR(model_op_ns(c, cached_read_scenario(kReadMany)), 6000, kRounding * kReadMany);
+  for (std::string_view f : {"vma_alloc", "get_unmapped_area", "vma_remove", "vma_expand",
+                             "pte_move", "move_vma", "filemap_read_page", "find_get_page"}) {
+    EXPECT_TRUE(is_calibrated(p, f)) << f;
+  }
+  // get_unmapped_area and vma_alloc keep the default profile's ratio (3:1 in the default).
+  const CostProfile def = kernelsim::cost_profile_default();
+  EXPECT_NEAR(static_cast<double>(c.vma_alloc.count_ns()) / c.get_unmapped_area.count_ns(),
+              static_cast<double>(def.vma_alloc.count_ns()) / def.get_unmapped_area.count_ns(),
+              0.05);
+  EXPECT_TRUE(notes.empty()) << notes.front();
+}
+
+TEST(FitProfile, AProbeFasterThanTheRestOfThePathKeepsTheDefault) {
+  // 10 ns cannot be an empty munmap: the model's syscall entry alone costs more.
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("munmap_empty", 10)}, "calibrate D H", &notes);
+  EXPECT_FALSE(is_calibrated(p, "vma_remove"));
+  EXPECT_EQ(p.costs.vma_remove, kernelsim::cost_profile_default().vma_remove);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("vma_remove: kept the default"), std::string::npos);
 }
 
 }  // namespace

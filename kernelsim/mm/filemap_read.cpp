@@ -1,0 +1,63 @@
+#include "kernelsim/mm/filemap_read.h"
+
+#include <algorithm>
+
+#include "kernelsim/constants.h"
+#include "kernelsim/mm/filemap.h"
+#include "kernelsim/sim/shared_step.h"
+#include "kernelsim/sim/task.h"
+#include "kernelsim/simulation.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+// Models filemap_get_read_batch(): the number of pages from `index` (below `last`) in the cache,
+// at most one batch. Reads shared state: the caller is at a sync point.
+uint64_t filemap_get_read_batch(const Simulation& sim, uint32_t file, uint64_t index,
+                                uint64_t last) {
+  uint64_t n = 0;
+  while (n < PAGEVEC_SIZE_FOLIO_BATCH && index + n < last && is_page_cached(sim, file, index + n)) {
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+// Models mm/filemap.c: filemap_read()
+Co<int64_t> filemap_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
+  Simulation& sim = t.sim();
+  const CostProfile& costs = sim.costs();
+  const uint64_t end = offset + len;
+  const uint64_t last = (end + PAGE_SIZE - 1) / PAGE_SIZE;  // the page beyond the read
+  uint64_t index = offset / PAGE_SIZE;
+  while (index < last) {
+    // filemap_get_pages(): one walk from the root for the batch.
+    t.work(costs.find_get_page);
+    co_await sync_point(t);  // the mapping's xarray is shared
+    uint64_t n = filemap_get_read_batch(sim, file, index, last);
+    for (uint64_t i = 0; i < n; ++i) {
+      // A page cached before the run began gets its frame now (filemap.h); one in the index is
+      // found again at no further cost.
+      if (!co_await filemap_get_or_add_page(t, file, index + i, false, false)) {
+        co_return -ERRNO_ENOMEM;
+      }
+    }
+    if (n == 0) {  // filemap_create_folio(): allocated and read from the device
+      if (!co_await filemap_get_or_add_page(t, file, index, false, false)) {
+        co_return -ERRNO_ENOMEM;
+      }
+      n = 1;
+    }
+    // copy_folio_to_iter() of the bytes of each page of the batch inside the read.
+    const uint64_t from = std::max(offset, index * PAGE_SIZE);
+    const uint64_t to = std::min(end, (index + n) * PAGE_SIZE);
+    t.work(costs.filemap_read_page * static_cast<int64_t>(n) +
+           SimTime::ns(costs.file_copy_page.count_ns() * static_cast<int64_t>(to - from) /
+                       static_cast<int64_t>(PAGE_SIZE)));
+    index += n;
+  }
+  co_return static_cast<int64_t>(len);
+}
+
+}  // namespace mmreplay::kernelsim

@@ -1,0 +1,29 @@
+// read(2) of a regular file through the page cache without buffer heads (mm/filemap.c).
+//
+// Models filemap_read(): each round of its loop, filemap_get_pages() ->
+// filemap_get_read_batch() takes a batch of up to PAGEVEC_SIZE_FOLIO_BATCH cached pages of the
+// range with one walk from the xarray root (CostProfile::find_get_page) and xas_next() from
+// there, stopping at the first page not in the cache; each page of the batch then costs
+// CostProfile::filemap_read_page (reference, checks, folio_mark_accessed(), folio_put()) and the
+// copy of its bytes (copy_folio_to_iter(), CostProfile::file_copy_page per 4 KiB). A page not in
+// the cache (an empty batch) is created and read from the device as pagecache_get_page() does
+// (filemap_create_folio(); readahead is folded into CostProfile::page_cache_miss_read).
+// No buffer head is looked up: the kernel reads cached pages of a regular file without them.
+// Files of unknown kind and block devices keep the buffer-head walk (fs/read_write.h).
+
+#pragma once
+
+#include <cstdint>
+
+#include "kernelsim/sim/co.h"
+
+namespace mmreplay::kernelsim {
+
+class Task;
+
+// Models mm/filemap.c: filemap_read() of [offset, offset + len) of `file`, after the syscall
+// entry. Returns len, or -ENOMEM when a page could not be allocated (the task was OOM-killed).
+// REQUIRES: t holds no spinlock.
+Co<int64_t> filemap_read(Task& t, uint32_t file, uint64_t offset, uint64_t len);
+
+}  // namespace mmreplay::kernelsim

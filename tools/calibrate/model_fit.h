@@ -1,0 +1,58 @@
+// Fitting a cost field by running the model: the field's value for which kernelsim's own path for
+// a probe's operation takes as long as the machine took. A syscall path charges several fields
+// (syscall_entry, get_unmapped_area, vma_alloc, the TLB flush, ...); solving through the model
+// keeps the fitted field consistent with whatever else that path charges, instead of a
+// hand-written sum that drifts when the path changes.
+//
+// The model's time for an operation is deterministic and linear in each cost field (a path charges
+// a field a whole number of times), so two runs of the scenario give the line and the solution.
+
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/sim/op.h"
+
+namespace mmreplay::tools::calibrate {
+
+// An operation as a probe ran it: `setup` brings one thread of a one-CPU model into the probe's
+// state (mappings made and touched), then `op` is timed. `cached_file`: file id 1 is a regular
+// file whose pages are in the page cache at the start (0: no file).
+struct ModelScenario {
+  std::vector<kernelsim::Op> setup;
+  kernelsim::Op op;
+  uint32_t cached_file = 0;
+};
+
+// The model's time for scenario.op with profile `costs`, in ns.
+double model_op_ns(const kernelsim::CostProfile& costs, const ModelScenario& scenario);
+
+// The probes' operations (probes.h) as model scenarios.
+ModelScenario mmap_anon_scenario();     // probe_mmap_munmap(): the mmap
+ModelScenario munmap_empty_scenario();  // probe_mmap_munmap(): the munmap
+ModelScenario mremap_expand_scenario();
+ModelScenario mremap_move_scenario(uint64_t pages);
+ModelScenario cached_read_scenario(uint64_t pages);
+
+// One scenario's time counted `weight` times (a slope is many - few: weights 1 and -1).
+struct ModelTerm {
+  ModelScenario scenario;
+  double weight = 1;
+};
+
+// The x for which the weighted sum of the model's times of `terms`, with `set(profile, x)`
+// applied to `costs`, is `measured_ns`; nullopt when x does not change that sum. The value may
+// come out negative (the rest of the path already costs more): the caller decides.
+using ProfileSetter = std::function<void(kernelsim::CostProfile&, double)>;
+std::optional<double> solve_linear(const kernelsim::CostProfile& costs, const ProfileSetter& set,
+                                   const std::vector<ModelTerm>& terms, double measured_ns);
+// solve_linear() for one field's value in ns.
+std::optional<double> solve_field(const kernelsim::CostProfile& costs,
+                                  kernelsim::SimTime kernelsim::CostProfile::*field,
+                                  const std::vector<ModelTerm>& terms, double measured_ns);
+
+}  // namespace mmreplay::tools::calibrate
