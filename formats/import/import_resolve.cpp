@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/import/address_order.h"
 #include "formats/import/address_ranges.h"
 #include "formats/import/import_builder_impl.h"
 #include "formats/think_time.h"
@@ -79,17 +80,25 @@ struct Ref {
 
 class Resolver {
  public:
-  Resolver(BuilderState* s, ImportReport* report) : s_(*s), report_(*report), fds_(&file_table_) {}
+  Resolver(BuilderState* s, ImportReport* report)
+      : s_(*s),
+        report_(*report),
+        fds_(&file_table_),
+        order_([this](ItemRef change, uint32_t user) { return clone_follows(change, user); }) {}
 
   ImportedTrace run(RecorderInfo recorder);
 
  private:
   void resolve_mms();
   void pair_futexes();
+  void find_clones();
+  bool clone_follows(ItemRef change, uint32_t user) const;
+  void number_order_edges();
+  void emit(const Item& item, ItemRef ref, std::vector<Event>* events) const;
   uint64_t mm_at(uint32_t thread, uint64_t ts) const;
   uint64_t first_ts(uint32_t thread, uint64_t trace_first) const;
   MmState& state_of(uint32_t thread, uint64_t mm);
-  void apply(uint32_t thread, Item* item);
+  void apply(uint32_t thread, uint32_t index, Item* item);
   void track_fault(MmState* m, const Event& e);
   void apply_fd_op(uint32_t thread, const FdOp& op);
   FdTables::Description& fd(uint32_t thread, int32_t fd) {
@@ -111,6 +120,13 @@ class Resolver {
   // CLONE_FILES gave it a copy of its own (fd_table.h (1)).
   std::vector<uint64_t> table_of_;
   uint64_t next_private_table_ = uint64_t{1} << 63;  // above every mm id
+  uint64_t next_wake_id_ = 1;                        // futex pairs and ordering edges share the ids
+  // Per thread: the thread and item index of the clone that created it, when in the trace.
+  std::vector<std::optional<ItemRef>> clone_of_;
+  AddressOrder order_;
+  // Ordering edges (address_order.h) as wake ids: a wake after `from`, a wait before `to`.
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_after_;
+  std::multimap<std::pair<uint32_t, uint32_t>, uint64_t> wait_before_;
 };
 
 void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
@@ -219,7 +235,6 @@ void Resolver::pair_futexes() {
     std::stable_sort(list.begin(), list.end(),
                      [](const Wake& a, const Wake& b) { return a.ts < b.ts; });
   }
-  uint64_t next_id = 1;
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     for (Item& item : s_.threads[i].items) {
       Event& e = item.event;
@@ -233,10 +248,63 @@ void Resolver::pair_futexes() {
       if (after == list.begin()) continue;
       const Wake& w = *std::prev(after);
       if (w.end < e.ts_ns) continue;  // that wake was over before this wait began
-      if (w.item->event.arg0 == 0) w.item->event.arg0 = next_id++;
+      if (w.item->event.arg0 == 0) w.item->event.arg0 = next_wake_id_++;
       e.arg0 = w.item->event.arg0;
       ++report_.futex_waits_paired;
     }
+  }
+}
+
+void Resolver::find_clones() {
+  clone_of_.assign(s_.threads.size(), std::nullopt);
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    const auto& items = s_.threads[i].items;
+    for (uint32_t k = 0; k < items.size(); ++k) {
+      if (!items[k].emit || items[k].event.kind != EventKind::kClone) continue;
+      auto it = s_.index_of.find(items[k].event.arg0);
+      if (it != s_.index_of.end() && !clone_of_[it->second]) clone_of_[it->second] = ItemRef{i, k};
+    }
+  }
+}
+
+// Whether `user` was created (through its chain of clones) by `change`'s thread after `change`:
+// then its task starts after the change replayed (the clone order) and needs no edge.
+bool Resolver::clone_follows(ItemRef change, uint32_t user) const {
+  uint32_t t = user;
+  for (size_t step = 0; step < clone_of_.size(); ++step) {  // bounded: a clone loop in bad input
+    const std::optional<ItemRef>& c = clone_of_[t];
+    if (!c) return false;
+    if (c->thread == change.thread) return change.index < c->index;
+    t = c->thread;
+  }
+  return false;
+}
+
+// Gives each ordering edge a wake id: one per change that has edges, waited for by each use.
+void Resolver::number_order_edges() {
+  for (const OrderEdge& edge : order_.edges()) {
+    auto [it, added] = wake_after_.try_emplace({edge.from.thread, edge.from.index}, 0);
+    if (added) it->second = next_wake_id_++;
+    wait_before_.emplace(std::pair{edge.to.thread, edge.to.index}, it->second);
+  }
+  report_.address_order_edges = order_.edges().size();
+}
+
+// An item's event with its ordering edges: waits for the changes it must follow just before it
+// (at its start, so no think time moves), the wake its users wait for just after it. A
+// futex word at address 0 cannot be (the kernel answers EFAULT): uaddr 0 marks them as orders.
+void Resolver::emit(const Item& item, ItemRef ref, std::vector<Event>* events) const {
+  const Event& e = item.event;
+  const std::pair key{ref.thread, ref.index};
+  auto [first, last] = wait_before_.equal_range(key);
+  for (auto it = first; it != last; ++it) {
+    events->push_back(ev::futex_wait(e.ts_ns, it->second, kOrderUaddr, kNoDuration));
+  }
+  events->push_back(e);
+  // At the change's start, as a fault inside it may follow: the stream stays in time order, and
+  // the replay runs the wake after the change all the same.
+  if (auto it = wake_after_.find(key); it != wake_after_.end()) {
+    events->push_back(ev::futex_wake(e.ts_ns, it->second, kOrderUaddr));
   }
 }
 
@@ -254,45 +322,71 @@ MmState& Resolver::state_of(uint32_t thread, uint64_t mm) {
   return m;
 }
 
-void Resolver::apply(uint32_t thread, Item* item) {
+void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
   if (item->fd_op != kNoFdOp) apply_fd_op(thread, s_.fd_ops[item->fd_op]);
   if (!item->emit) return;
   Event& e = item->event;
   const uint64_t mm = mm_at(thread, e.ts_ns);
   MmState& m = state_of(thread, mm);
   const uint64_t page = s_.page_size;
+  const ItemRef self{thread, index};
+  // [addr, addr + len) rounded up to pages, saturating at the top of the address space.
+  auto end_of = [page](uint64_t addr, uint64_t len) {
+    return std::max(addr + round_up(len, page), addr);
+  };
   switch (e.kind) {
     case EventKind::kMmap: {
-      const uint64_t end = e.addr + round_up(e.len, page);
-      m.mapped.add(e.addr, std::max(end, e.addr));
-      m.ever.add(e.addr, std::max(end, e.addr));
+      const uint64_t end = end_of(e.addr, e.len);
+      m.mapped.add(e.addr, end);
+      m.ever.add(e.addr, end);
+      order_.change(mm, e.addr, end, self);
       if (item->fd != kNoFd) e.arg1 = fd(thread, item->fd).file_id;
       break;
     }
     case EventKind::kMunmap:
-      m.mapped.remove(e.addr, std::max(e.addr + round_up(e.len, page), e.addr));
+      m.mapped.remove(e.addr, end_of(e.addr, e.len));
+      order_.change(mm, e.addr, end_of(e.addr, e.len), self);
+      break;
+    case EventKind::kMprotect:
+      order_.change(mm, e.addr, end_of(e.addr, e.len), self);
       break;
     case EventKind::kMremap:
       if ((e.arg2 & kMremapDontUnmap) == 0) {
-        m.mapped.remove(e.addr, std::max(e.addr + round_up(e.len, page), e.addr));
+        m.mapped.remove(e.addr, end_of(e.addr, e.len));
+        order_.change(mm, e.addr, end_of(e.addr, e.len), self);
+      } else {
+        order_.use(mm, e.addr, end_of(e.addr, e.len), self);
       }
-      m.mapped.add(e.arg0, std::max(e.arg0 + round_up(e.arg1, page), e.arg0));
-      m.ever.add(e.arg0, std::max(e.arg0 + round_up(e.arg1, page), e.arg0));
+      m.mapped.add(e.arg0, end_of(e.arg0, e.arg1));
+      m.ever.add(e.arg0, end_of(e.arg0, e.arg1));
+      order_.change(mm, e.arg0, end_of(e.arg0, e.arg1), self);
       break;
     case EventKind::kBrk: {
       const uint64_t now = round_up(e.addr, page);
       if (m.brk_known && now > m.brk) {
         m.mapped.add(m.brk, now);
         m.ever.add(m.brk, now);
+        order_.change(mm, m.brk, now, self);
       } else if (m.brk_known && now < m.brk) {
         m.mapped.remove(now, m.brk);
+        order_.change(mm, now, m.brk, self);
       }
       m.brk_known = true;
       m.brk = now;
       break;
     }
+    case EventKind::kMadvise:
+      order_.use(mm, e.addr, end_of(e.addr, e.len), self);
+      break;
+    case EventKind::kMadviseVector:
+      for (uint32_t r = 0; r < e.range_count; ++r) {
+        const Range& range = s_.ranges[e.range_begin + r];
+        order_.use(mm, range.addr, end_of(range.addr, range.len), self);
+      }
+      break;
     case EventKind::kPageFault:
       track_fault(&m, e);
+      order_.use(mm, e.addr, e.addr + 1, self);
       break;
     case EventKind::kClone:
       // The fork moment: a forked child's mappings are its parent's as of now.
@@ -389,9 +483,10 @@ void Resolver::assemble(ImportedTrace* out) {
     if (opener != first_thread.end() && opener->second == i) {
       put_implicit(events, start, mm_[i], forked_from_[i]);
     }
-    for (const Item& item : t.items) {
+    for (uint32_t k = 0; k < t.items.size(); ++k) {
+      const Item& item = t.items[k];
       if (!item.emit) continue;  // a descriptor change only
-      events.push_back(item.event);
+      emit(item, ItemRef{i, k}, &events);
       if (item.event.kind == EventKind::kMmCreate) {  // at the exec's return
         const Event& e = item.event;
         put_implicit(events, e.ts_ns + (e.has_duration() ? e.duration_ns : 0), e.arg0,
@@ -432,7 +527,9 @@ ImportedTrace Resolver::run(RecorderInfo recorder) {
   std::sort(order.begin(), order.end(), [](const Ref& a, const Ref& b) {
     return std::tie(a.ts, a.seq) < std::tie(b.ts, b.seq);
   });
-  for (const Ref& r : order) apply(r.thread, &s_.threads[r.thread].items[r.index]);
+  find_clones();
+  for (const Ref& r : order) apply(r.thread, r.index, &s_.threads[r.thread].items[r.index]);
+  number_order_edges();
 
   ImportedTrace out;
   out.meta.recorder = std::move(recorder);
