@@ -104,6 +104,10 @@ class ImportBuilder {
   // The path the thread's next syscall opens (a uprobe on the libc open function that makes it,
   // seen before the syscall's enter). Any other syscall enter on the thread drops it.
   void open_path(uint64_t tid, std::string_view path);
+  // The descriptors the thread's pipe or pipe2 call just returned (a return probe on glibc's
+  // wrapper: perf prints them only behind a pointer). They become the call's pair of pipe fds;
+  // a pipe call whose fds never come is counted as ignored.
+  void pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1);
 
   // Counting for the report.
   void count_line() { ++report_.lines; }

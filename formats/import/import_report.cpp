@@ -55,7 +55,7 @@ std::string format_report(const ImportReport& r) {
                        r.vector_madvise_without_ranges);
   }
   // The ordering edges are futex_wait events too (event.h kOrderUaddr), one per edge.
-  const uint64_t order_waits = r.address_order_edges;
+  const uint64_t order_waits = r.address_order_edges + r.pipe_wakeup_edges;
   const uint64_t futex_waits = r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)];
   if (futex_waits > order_waits) {
     out += fmt::format("  {} of {} futex waits paired with the wake that ended them\n",
@@ -65,6 +65,11 @@ std::string format_report(const ImportReport& r) {
     out += fmt::format(
         "  {} ordering edges: a thread's use of a range after another thread mapped it\n",
         r.address_order_edges);
+  }
+  if (r.pipe_calls_slept > 0) {
+    out +=
+        fmt::format("  {} of {} pipe reads and writes that blocked given the call that woke them\n",
+                    r.pipe_wakeup_edges, r.pipe_calls_slept);
   }
   if (r.shm_attach_without_size > 0) {
     out += fmt::format("  {} shmat calls of segments created before the recording (size unknown)\n",

@@ -43,6 +43,10 @@ struct ImportReport {
   // Ordering edges from one thread's change of a range's mappings to another thread's later use
   // of it (address_order.h), replayed as wake-ups.
   uint64_t address_order_edges = 0;
+  // Pipe reads and writes that slept (an off_cpu observation inside them), and of those the ones
+  // given the call that woke them (pipe_wakeups.h), replayed as wake-ups.
+  uint64_t pipe_calls_slept = 0;
+  uint64_t pipe_wakeup_edges = 0;
   uint64_t shm_attach_without_size = 0;  // shmat of a segment whose shmget was not seen
   uint64_t unknown_flag_names = 0;       // strace flag names this build does not know (taken as 0)
   // Ground-truth events (mmap_lock:*, lock:contention_*, tlb:tlb_flush) by name: kept as counts

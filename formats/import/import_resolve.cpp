@@ -21,6 +21,7 @@
 #include "formats/import/address_order.h"
 #include "formats/import/address_ranges.h"
 #include "formats/import/import_builder_impl.h"
+#include "formats/import/pipe_wakeups.h"
 #include "formats/think_time.h"
 
 namespace mmreplay::formats::detail {
@@ -93,8 +94,15 @@ class Resolver {
   void pair_futexes();
   void find_clones();
   bool clone_follows(ItemRef change, uint32_t user) const;
+  void note_pipe_call(uint32_t thread, uint32_t index, const Event& e);
   void number_order_edges();
-  void emit(const Item& item, ItemRef ref, std::vector<Event>* events) const;
+  // A wake to emit once the events inside its call (its kernel-mode faults) are out.
+  struct PendingWake {
+    uint64_t id;
+    uint64_t end;
+  };
+  void emit(const Item& item, ItemRef ref, std::vector<Event>* events,
+            std::vector<PendingWake>* pending) const;
   uint64_t mm_at(uint32_t thread, uint64_t ts) const;
   uint64_t first_ts(uint32_t thread, uint64_t trace_first) const;
   MmState& state_of(uint32_t thread, uint64_t mm);
@@ -124,8 +132,10 @@ class Resolver {
   // Per thread: the thread and item index of the clone that created it, when in the trace.
   std::vector<std::optional<ItemRef>> clone_of_;
   AddressOrder order_;
+  PipeWakeups pipes_;
   // Ordering edges (address_order.h) as wake ids: a wake after `from`, a wait before `to`.
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_after_;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_before_;  // early edges
   std::multimap<std::pair<uint32_t, uint32_t>, uint64_t> wait_before_;
 };
 
@@ -280,31 +290,73 @@ bool Resolver::clone_follows(ItemRef change, uint32_t user) const {
   return false;
 }
 
-// Gives each ordering edge a wake id: one per change that has edges, waited for by each use.
-void Resolver::number_order_edges() {
-  for (const OrderEdge& edge : order_.edges()) {
-    auto [it, added] = wake_after_.try_emplace({edge.from.thread, edge.from.index}, 0);
-    if (added) it->second = next_wake_id_++;
-    wait_before_.emplace(std::pair{edge.to.thread, edge.to.index}, it->second);
+// A read or write of a pipe, with the sleep inside it if it blocked (pipe_wakeups.h): an off_cpu
+// observation of the thread, not a preemption, between the call's start and end.
+void Resolver::note_pipe_call(uint32_t thread, uint32_t index, const Event& e) {
+  PipeCall call;
+  call.ref = ItemRef{thread, index};
+  call.ts = e.ts_ns;
+  call.end = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
+  call.write = e.kind == EventKind::kFileWrite;
+  const auto& items = s_.threads[thread].items;
+  for (uint32_t k = index + 1; k < items.size() && items[k].event.ts_ns <= call.end; ++k) {
+    const Event& o = items[k].event;
+    const bool slept = o.kind == EventKind::kObservation &&
+                       o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) && o.arg1 == 0 &&
+                       o.has_duration();
+    if (!slept) continue;
+    call.slept_from = o.ts_ns;
+    call.slept_until = o.ts_ns + o.duration_ns;
+    break;
   }
-  report_.address_order_edges = order_.edges().size();
+  pipes_.add(e.arg0, call);
 }
 
-// An item's event with its ordering edges: waits for the changes it must follow just before it
-// (at its start, so no think time moves), the wake its users wait for just after it. A
+// Gives each ordering edge a wake id: one per event that wakes others, waited for by each one
+// that must follow it.
+void Resolver::number_order_edges() {
+  auto number = [this](const OrderEdge& edge) {
+    auto& wakes = edge.early ? wake_before_ : wake_after_;
+    auto [it, added] = wakes.try_emplace({edge.from.thread, edge.from.index}, 0);
+    if (added) it->second = next_wake_id_++;
+    wait_before_.emplace(std::pair{edge.to.thread, edge.to.index}, it->second);
+  };
+  for (const OrderEdge& edge : order_.edges()) number(edge);
+  const std::vector<OrderEdge> pipe_edges = pipes_.edges();
+  for (const OrderEdge& edge : pipe_edges) number(edge);
+  report_.address_order_edges = order_.edges().size();
+  report_.pipe_wakeup_edges = pipe_edges.size();
+  report_.pipe_calls_slept = pipes_.slept();
+}
+
+// An item's event with its ordering edges: waits for the events it must follow just before it
+// (at its start, so no think time moves), the wake its followers wait for just after it. A
 // futex word at address 0 cannot be (the kernel answers EFAULT): uaddr 0 marks them as orders.
-void Resolver::emit(const Item& item, ItemRef ref, std::vector<Event>* events) const {
+// The wake goes after the faults the kernel took inside the call (a pipe read's copy_to_user into
+// fresh pages), as the kernel wakes the other side once it is done: pipe_read() wakes a writer
+// after copying. Its timestamp is the event before it, so the stream stays in time order.
+void Resolver::emit(const Item& item, ItemRef ref, std::vector<Event>* events,
+                    std::vector<PendingWake>* pending) const {
   const Event& e = item.event;
+  const bool inside_call =
+      e.kind == EventKind::kObservation || (e.kind == EventKind::kPageFault && e.is_kernel_mode());
+  std::erase_if(*pending, [&](const PendingWake& w) {
+    if (item.emit && inside_call && e.ts_ns <= w.end) return false;
+    events->push_back(ev::futex_wake(events->back().ts_ns, w.id, kOrderUaddr));
+    return true;
+  });
+  if (!item.emit) return;  // flush only (the end of the stream)
   const std::pair key{ref.thread, ref.index};
+  if (auto it = wake_before_.find(key); it != wake_before_.end()) {
+    events->push_back(ev::futex_wake(e.ts_ns, it->second, kOrderUaddr));
+  }
   auto [first, last] = wait_before_.equal_range(key);
   for (auto it = first; it != last; ++it) {
     events->push_back(ev::futex_wait(e.ts_ns, it->second, kOrderUaddr, kNoDuration));
   }
   events->push_back(e);
-  // At the change's start, as a fault inside it may follow: the stream stays in time order, and
-  // the replay runs the wake after the change all the same.
   if (auto it = wake_after_.find(key); it != wake_after_.end()) {
-    events->push_back(ev::futex_wake(e.ts_ns, it->second, kOrderUaddr));
+    pending->push_back(PendingWake{it->second, e.ts_ns + (e.has_duration() ? e.duration_ns : 0)});
   }
 }
 
@@ -405,6 +457,7 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       }
       FileInfo& info = file_table_[e.arg0 - 1];
       info.size_bytes = std::max(info.size_bytes, e.arg1 + e.len);
+      if (info.kind == FileKind::kPipe) note_pipe_call(thread, index, e);
       break;
     }
     case EventKind::kFsync:
@@ -483,16 +536,20 @@ void Resolver::assemble(ImportedTrace* out) {
     if (opener != first_thread.end() && opener->second == i) {
       put_implicit(events, start, mm_[i], forked_from_[i]);
     }
+    std::vector<PendingWake> pending;
     for (uint32_t k = 0; k < t.items.size(); ++k) {
       const Item& item = t.items[k];
       if (!item.emit) continue;  // a descriptor change only
-      emit(item, ItemRef{i, k}, &events);
+      emit(item, ItemRef{i, k}, &events, &pending);
       if (item.event.kind == EventKind::kMmCreate) {  // at the exec's return
         const Event& e = item.event;
         put_implicit(events, e.ts_ns + (e.has_duration() ? e.duration_ns : 0), e.arg0,
                      std::nullopt);
       }
     }
+    Item end_of_stream;
+    end_of_stream.emit = false;
+    emit(end_of_stream, ItemRef{i, 0}, &events, &pending);
     // Think time: the gaps between one event's end and the next one's start, as recorded (the
     // recorder's costs are taken out at replay, formats/think_time.h).
     ThinkClock clock(GapCosts{});

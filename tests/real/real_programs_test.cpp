@@ -285,13 +285,10 @@ TEST_F(RealPrograms, SpinBesideSleepOnOneCpu) {
   check({"spin_sleep", {}, {}, {"--cpus", "1"}, "", ""});
 }
 
+// The pipe's fds have kind pipe (record's return probes on glibc's pipe/pipe2), and each read or
+// write that blocked replays as sleep until the call that woke it (formats/import/pipe_wakeups.h).
 TEST_F(RealPrograms, PipeBetweenProcesses) {
-  Program p{"pipe_pair", {}, {}, {}, "", ""};
-  // On a quiet machine it replays at about 1.7x native (96 ms against 53-57 ms; under load the
-  // native run took 88-101 ms and passed): a read that waited for the writer replays as a
-  // syscall and a copy, not as sleep, and the time it blocked stays in the recorded gaps.
-  p.makespan_gap = "pipe reads that blocked on the writer are not replayed as sleep";
-  check(p);
+  check({"pipe_pair", {}, {}, {}, "", ""});
 }
 
 TEST_F(RealPrograms, ThreadedMallocChurn) {
@@ -301,12 +298,9 @@ TEST_F(RealPrograms, ThreadedMallocChurn) {
   } else {
     std::cout << "real: " << kJemalloc << " not installed: churn under glibc malloc\n";
   }
-  Program p{"malloc_churn", {}, env, {}, "", ""};
-  // One thread's madvise of an extent another thread mapped can replay before that mmap: replay
-  // keeps each thread's order and the recorded clone, futex and wait4 orders, not the order of
-  // address dependencies between threads (seen: 8 madvise -ENOMEM in one recording of 3).
-  p.failed_ops_gap = "no ordering edge from one thread's mmap to another thread's use of it";
-  check(p);
+  // A thread's madvise or fault in an extent another thread mapped replays after that mmap (the
+  // importer's ordering edges, formats/import/address_order.h).
+  check({"malloc_churn", {}, env, {}, "", ""});
 }
 
 TEST_F(RealPrograms, CachedReadToDevNull) {
