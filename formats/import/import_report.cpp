@@ -58,8 +58,9 @@ std::string format_report(const ImportReport& r) {
   const uint64_t order_waits = r.address_order_edges + r.pipe_wakeup_edges;
   const uint64_t futex_waits = r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)];
   if (futex_waits > order_waits) {
-    out += fmt::format("  {} of {} futex waits paired with the wake that ended them\n",
-                       r.futex_waits_paired, futex_waits - order_waits);
+    out += fmt::format(
+        "  {} of {} futex waits paired with the wake that ended them, {} with a thread's exit\n",
+        r.futex_waits_paired, futex_waits - order_waits, r.futex_waits_ended_by_exit);
   }
   if (r.address_order_edges > 0) {
     out += fmt::format(

@@ -39,7 +39,8 @@ struct ImportReport {
   uint64_t vector_madvise_without_ranges = 0;  // process_madvise whose iovec was not decoded
   uint64_t fd_calls = 0;  // open, socket, pipe, dup, close, ...: descriptor changes
   std::array<uint64_t, kFileKindCount> files_per_kind{};  // the file table by FileKind
-  uint64_t futex_waits_paired = 0;  // futex waits given the wake that ended them
+  uint64_t futex_waits_paired = 0;         // futex waits given the wake that ended them
+  uint64_t futex_waits_ended_by_exit = 0;  // others given the thread exit that ended them
   // Ordering edges from one thread's change of a range's mappings to another thread's later use
   // of it (address_order.h), replayed as wake-ups.
   uint64_t address_order_edges = 0;

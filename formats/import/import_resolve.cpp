@@ -92,6 +92,7 @@ class Resolver {
  private:
   void resolve_mms();
   void pair_futexes();
+  void pair_exit_wakes();
   void find_clones();
   bool clone_follows(ItemRef change, uint32_t user) const;
   void note_pipe_call(uint32_t thread, uint32_t index, const Event& e);
@@ -261,6 +262,48 @@ void Resolver::pair_futexes() {
       if (w.item->event.arg0 == 0) w.item->event.arg0 = next_wake_id_++;
       e.arg0 = w.item->event.arg0;
       ++report_.futex_waits_paired;
+    }
+  }
+}
+
+// A futex wait that no recorded call ended, during which another thread of its mm exited: the
+// exit ended it. pthread_join() waits on the thread's tid word, which the kernel clears and wakes
+// at the thread's exit (CLONE_CHILD_CLEARTID: mm_release()), with no futex call to record. The
+// wait gets the latest such exit before it returned; the replay wakes it when that thread exits
+// instead of after the recorded time (the recorded one is the traced thread's, slower).
+// REQUIRES: items sorted by time.
+void Resolver::pair_exit_wakes() {
+  struct Exit {
+    uint64_t ts;
+    ItemRef ref;
+    uint64_t mm;
+  };
+  std::vector<Exit> exits;
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    const auto& items = s_.threads[i].items;
+    for (uint32_t k = 0; k < items.size(); ++k) {
+      const Event& e = items[k].event;
+      if (e.kind == EventKind::kThreadExit) exits.push_back({e.ts_ns, {i, k}, mm_at(i, e.ts_ns)});
+    }
+  }
+  std::sort(exits.begin(), exits.end(), [](const Exit& a, const Exit& b) { return a.ts < b.ts; });
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    for (Item& item : s_.threads[i].items) {
+      Event& e = item.event;
+      if (e.kind != EventKind::kFutexWait || e.arg0 != 0 || !e.has_duration()) continue;
+      const uint64_t mm = mm_at(i, e.ts_ns);
+      auto it = std::upper_bound(exits.begin(), exits.end(), e.ts_ns + e.duration_ns,
+                                 [](uint64_t t, const Exit& x) { return t < x.ts; });
+      while (it != exits.begin()) {
+        const Exit& x = *--it;
+        if (x.ts < e.ts_ns) break;  // before the wait began
+        if (x.ref.thread == i || x.mm != mm) continue;
+        auto [wake, added] = wake_before_.try_emplace({x.ref.thread, x.ref.index}, 0);
+        if (added) wake->second = next_wake_id_++;
+        e.arg0 = wake->second;
+        ++report_.futex_waits_ended_by_exit;
+        break;
+      }
     }
   }
 }
@@ -584,6 +627,7 @@ ImportedTrace Resolver::run(RecorderInfo recorder) {
   std::sort(order.begin(), order.end(), [](const Ref& a, const Ref& b) {
     return std::tie(a.ts, a.seq) < std::tie(b.ts, b.seq);
   });
+  pair_exit_wakes();
   find_clones();
   for (const Ref& r : order) apply(r.thread, r.index, &s_.threads[r.thread].items[r.index]);
   number_order_edges();

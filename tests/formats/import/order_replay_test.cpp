@@ -114,5 +114,38 @@ TEST(OrderReplay, TheMadviseAndFaultReplayAfterTheMmapOfAnotherThread) {
   EXPECT_GE(without.counters.at("fault_segv"), 1u);
 }
 
+// pthread_join(): thread 7 waits on thread 8's tid word, which the kernel clears and wakes at
+// thread 8's exit (CLONE_CHILD_CLEARTID), with no FUTEX_WAKE to record. The wait ends at that
+// exit in the replay, not after its recorded 10 ms, most of which thread 8 was preempted.
+TEST(OrderImport, AFutexWaitThatAThreadsExitEndedWaitsForThatExit) {
+  const std::string text =
+      "t 7/7 [0] 1.000000000: syscalls:sys_enter_clone: clone_flags: 0x3d0f00, newsp: "
+      "0x7f0000001000\n"
+      "t 7/7 [0] 1.000001000: syscalls:sys_exit_clone: 0x8\n"
+      "t 7/7 [0] 1.000002000: syscalls:sys_enter_futex: uaddr: 0x7f0000001990, op: 0x00000000, "
+      "val: 0x00000008, utime: 0x0, uaddr2: 0x0, val3: 0x0\n"
+      "t 7/8 [1] 1.000500000: PERF_RECORD_SWITCH OUT preempt\n"
+      "t 7/8 [1] 1.009500000: PERF_RECORD_SWITCH IN\n"
+      "t 7/8 [1] 1.009990000: syscalls:sys_enter_exit: error_code: 0x0\n"
+      "t 7/7 [0] 1.010002000: syscalls:sys_exit_futex: 0x0\n"
+      "t 7/7 [0] 1.010003000: syscalls:sys_enter_exit_group: error_code: 0x0\n";
+  ImportedTrace t;
+  ImportReport r;
+  ASSERT_TRUE(import_text(ImportFormat::kPerfScript, "join.txt", text, &t, &r));
+  EXPECT_EQ(r.futex_waits_ended_by_exit, 1u);
+  const Event* wait = testing::first_of(t, testing::stream_of(t, 7), EventKind::kFutexWait);
+  ASSERT_NE(wait, nullptr);
+  EXPECT_NE(wait->arg0, 0u);
+  const auto& child = t.streams[static_cast<size_t>(testing::stream_of(t, 8))];
+  ASSERT_GE(child.size(), 2u);
+  EXPECT_EQ(child.back().kind, EventKind::kThreadExit);
+  EXPECT_EQ(child[child.size() - 2].kind, EventKind::kFutexWake);
+  EXPECT_EQ(child[child.size() - 2].arg0, wait->arg0);
+  // Thread 8 ran about 1 ms (9 ms of its 10 it was preempted, which is no think time): the join
+  // ends at its replayed exit, not after the recorded 10 ms.
+  const replay::RunResult run = replay_it(t, "join");
+  EXPECT_LT(run.makespan_ns, 2'000'000u);
+}
+
 }  // namespace
 }  // namespace mmreplay::formats
