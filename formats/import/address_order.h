@@ -36,12 +36,10 @@ struct ItemRef {
   uint32_t index = 0;
 };
 
-// `to` must not replay before `from` has; with `early`, before `from` has begun (a call that woke
-// `to` before it slept itself: pipe_wakeups.h).
+// `to` must not replay before `from` has.
 struct OrderEdge {
   ItemRef from;
   ItemRef to;
-  bool early = false;
 };
 
 class AddressOrder {

@@ -67,10 +67,11 @@ std::string format_report(const ImportReport& r) {
         "  {} ordering edges: a thread's use of a range after another thread mapped it\n",
         r.address_order_edges);
   }
-  if (r.pipe_calls_slept > 0) {
-    out +=
-        fmt::format("  {} of {} pipe reads and writes that blocked given the call that woke them\n",
-                    r.pipe_wakeup_edges, r.pipe_calls_slept);
+  if (r.pipe_wakeup_edges + r.pipe_calls_slept > 0) {
+    out += fmt::format(
+        "  {} pipe ordering edges (a read after the write of its data, a write after the read "
+        "that made its room); {} pipe calls blocked\n",
+        r.pipe_wakeup_edges, r.pipe_calls_slept);
   }
   if (r.shm_attach_without_size > 0) {
     out += fmt::format("  {} shmat calls of segments created before the recording (size unknown)\n",

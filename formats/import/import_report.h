@@ -44,8 +44,9 @@ struct ImportReport {
   // Ordering edges from one thread's change of a range's mappings to another thread's later use
   // of it (address_order.h), replayed as wake-ups.
   uint64_t address_order_edges = 0;
-  // Pipe reads and writes that slept (an off_cpu observation inside them), and of those the ones
-  // given the call that woke them (pipe_wakeups.h), replayed as wake-ups.
+  // Pipe reads and writes that slept (an off_cpu observation inside them), and the edges from
+  // the write that put a read's data in or the read that made a write's room (pipe_wakeups.h),
+  // replayed as wake-ups.
   uint64_t pipe_calls_slept = 0;
   uint64_t pipe_wakeup_edges = 0;
   uint64_t shm_attach_without_size = 0;  // shmat of a segment whose shmget was not seen

@@ -85,7 +85,8 @@ class Resolver {
       : s_(*s),
         report_(*report),
         fds_(&file_table_),
-        order_([this](ItemRef change, uint32_t user) { return clone_follows(change, user); }) {}
+        order_([this](ItemRef change, uint32_t user) { return clone_follows(change, user); }),
+        pipes_(s->page_size) {}
 
   ImportedTrace run(RecorderInfo recorder);
 
@@ -136,7 +137,7 @@ class Resolver {
   PipeWakeups pipes_;
   // Ordering edges (address_order.h) as wake ids: a wake after `from`, a wait before `to`.
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_after_;
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_before_;  // early edges
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_before_;  // a thread's exit
   std::multimap<std::pair<uint32_t, uint32_t>, uint64_t> wait_before_;
 };
 
@@ -333,24 +334,21 @@ bool Resolver::clone_follows(ItemRef change, uint32_t user) const {
   return false;
 }
 
-// A read or write of a pipe, with the sleep inside it if it blocked (pipe_wakeups.h): an off_cpu
-// observation of the thread, not a preemption, between the call's start and end.
+// A read or write of a pipe at its offset in the pipe's stream (pipe_wakeups.h); it slept when an
+// off_cpu observation of the thread, not a preemption, lies between its start and end.
 void Resolver::note_pipe_call(uint32_t thread, uint32_t index, const Event& e) {
   PipeCall call;
   call.ref = ItemRef{thread, index};
-  call.ts = e.ts_ns;
-  call.end = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
+  call.offset = e.arg1;
+  call.len = e.len;
   call.write = e.kind == EventKind::kFileWrite;
+  const uint64_t end = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
   const auto& items = s_.threads[thread].items;
-  for (uint32_t k = index + 1; k < items.size() && items[k].event.ts_ns <= call.end; ++k) {
+  for (uint32_t k = index + 1; k < items.size() && items[k].event.ts_ns <= end; ++k) {
     const Event& o = items[k].event;
-    const bool slept = o.kind == EventKind::kObservation &&
-                       o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) && o.arg1 == 0 &&
-                       o.has_duration();
-    if (!slept) continue;
-    call.slept_from = o.ts_ns;
-    call.slept_until = o.ts_ns + o.duration_ns;
-    break;
+    call.slept = call.slept || (o.kind == EventKind::kObservation &&
+                                o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) &&
+                                o.arg1 == 0 && o.has_duration());
   }
   pipes_.add(e.arg0, call);
 }
@@ -359,8 +357,7 @@ void Resolver::note_pipe_call(uint32_t thread, uint32_t index, const Event& e) {
 // that must follow it.
 void Resolver::number_order_edges() {
   auto number = [this](const OrderEdge& edge) {
-    auto& wakes = edge.early ? wake_before_ : wake_after_;
-    auto [it, added] = wakes.try_emplace({edge.from.thread, edge.from.index}, 0);
+    auto [it, added] = wake_after_.try_emplace({edge.from.thread, edge.from.index}, 0);
     if (added) it->second = next_wake_id_++;
     wait_before_.emplace(std::pair{edge.to.thread, edge.to.index}, it->second);
   };

@@ -3,34 +3,42 @@
 #include <algorithm>
 
 namespace mmreplay::formats::detail {
+namespace {
+
+// The call of `calls` (in offset order) that moved byte `byte`, or nullptr.
+const PipeCall* holding(const std::vector<PipeCall>& calls, uint64_t byte) {
+  auto it = std::upper_bound(calls.begin(), calls.end(), byte,
+                             [](uint64_t b, const PipeCall& c) { return b < c.offset; });
+  if (it == calls.begin()) return nullptr;
+  const PipeCall& c = *--it;
+  return byte < c.offset + c.len ? &c : nullptr;
+}
+
+}  // namespace
 
 void PipeWakeups::add(uint64_t file, const PipeCall& call) {
+  if (call.slept) ++slept_;
+  if (call.len == 0) return;  // end of file, or nothing moved: no order
   Pipe& p = pipes_[file];
   (call.write ? p.writes : p.reads).push_back(call);
-  if (call.slept_from) ++slept_;
 }
 
 std::vector<OrderEdge> PipeWakeups::edges() const {
   std::vector<OrderEdge> out;
   for (const auto& [file, p] : pipes_) {
-    for (const std::vector<PipeCall>* sleepers : {&p.reads, &p.writes}) {
-      const std::vector<PipeCall>& wakers = sleepers == &p.reads ? p.writes : p.reads;
-      for (const PipeCall& c : *sleepers) {
-        if (!c.slept_from) continue;
-        // The last call of the other direction that began before the sleeper was back (1).
-        auto it = std::upper_bound(wakers.begin(), wakers.end(), c.slept_until,
-                                   [](uint64_t t, const PipeCall& w) { return t < w.ts; });
-        while (it != wakers.begin()) {
-          const PipeCall& w = *--it;
-          if (w.end < *c.slept_from) break;            // over before the sleep began: not it
-          if (w.ref.thread == c.ref.thread) continue;  // (2)
-          // A waker that slept too woke `c` before its own sleep if `c` was back on its CPU
-          // before the waker was: pipe_write() wakes the reader before it waits for room.
-          const bool early = w.slept_from && c.slept_until < w.slept_until;
-          out.push_back(OrderEdge{w.ref, c.ref, early});
-          break;
-        }
-      }
+    // A read follows the write that put its first byte in.
+    for (const PipeCall& r : p.reads) {
+      const PipeCall* w = holding(p.writes, r.offset);
+      if (w == nullptr || w->len > capacity_ || w->ref.thread == r.ref.thread) continue;
+      out.push_back(OrderEdge{w->ref, r.ref});
+    }
+    // A write follows the read that made room for its last byte.
+    for (const PipeCall& w : p.writes) {
+      const uint64_t end = w.offset + w.len;
+      if (end <= capacity_) continue;
+      const PipeCall* r = holding(p.reads, end - capacity_ - 1);
+      if (r == nullptr || r->ref.thread == w.ref.thread) continue;
+      out.push_back(OrderEdge{r->ref, w.ref});
     }
   }
   return out;
