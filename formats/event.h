@@ -68,7 +68,9 @@ namespace mmreplay::formats {
 //                   A futex_wake/futex_wait pair with uaddr kOrderUaddr is no futex: an order
 //                   the importer added between two threads' events that the recording implies
 //                   (formats/import/address_order.h: a use of a range after another thread's
-//                   mmap of it), replayed the same way.
+//                   mmap of it; pipe_wakeups.h: a pipe read after the write of its data),
+//                   replayed the same way. A futex_wait that a thread's exit ended
+//                   (pthread_join) waits for a futex_wake just before that thread_exit.
 enum class EventKind : uint8_t {
 #define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk, )
   MMREPLAY_OPS(MMREPLAY_EVENT_KIND)
@@ -109,8 +111,9 @@ enum class ObservationKind : uint8_t {
 inline constexpr int kObservationKindCount = 7;
 
 // Which system call a kBlock event blocked in (its arg0; part of the on-disk format: append,
-// never renumber). Reads of pipes and sockets block too, but traces do not yet know which file
-// descriptors those are, so reads stay file_read.
+// never renumber). Reads and writes of pipes block too: they stay file_read/file_write, ordered
+// after the call that gave them data or room by futex_wake/futex_wait pairs with kOrderUaddr
+// (formats/import/pipe_wakeups.h). Socket reads are not ordered yet.
 enum class BlockCall : uint8_t {
   kFutex = 0,  // FUTEX_WAIT and the other waiting futex ops (not WAKE/REQUEUE)
   kNanosleep = 1,

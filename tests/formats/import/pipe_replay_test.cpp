@@ -86,6 +86,20 @@ TEST(PipeImport, TheProbeGivesThePipeItsKindAndTheBlockedReadItsWaker) {
   EXPECT_NE(format_report(r).find("1 pipe ordering edges"), std::string::npos);
 }
 
+TEST(PipeImport, APipeProbeWithoutItsNumbersStopsTheImportWithItsLine) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s =
+      import_text(ImportFormat::kPerfScript, "pipe.txt",
+                  "p 10/10 [0] 1.000000000: syscalls:sys_enter_pipe2: fildes: "
+                  "0x7ffc00001000, flags: 0x0\n"
+                  "p 10/10 [0] 1.000001500: probe_libc:mmreplay_pipe_pipe2_99__return: "
+                  "(7f0000001000 <- 401000) fd0=x fd1=4 ret=0\n",
+                  &t, &r);
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("pipe.txt:2: malformed"), std::string::npos) << s.message();
+}
+
 TEST(PipeReplay, ABlockedReadSleepsUntilTheWriteAndLeavesTheCpuToTheWriter) {
   ImportReport r;
   ImportedTrace t = import_it(&r);
