@@ -267,44 +267,56 @@ void Resolver::pair_futexes() {
   }
 }
 
-// A futex wait that no recorded call ended, during which another thread of its mm exited: the
-// exit ended it. pthread_join() waits on the thread's tid word, which the kernel clears and wakes
-// at the thread's exit (CLONE_CHILD_CLEARTID: mm_release()), with no futex call to record. The
-// wait gets the latest such exit before it returned; the replay wakes it when that thread exits
-// instead of after the recorded time (the recorded one is the traced thread's, slower).
+// glibc puts a thread's struct pthread, with the tid word pthread_join() waits on, at the top of
+// the thread's stack block, just above where its stack starts (nptl/allocate_stack.c), so the
+// thread's first fault (start_thread() on its fresh stack) lies at most this far below the word.
+constexpr uint64_t kTidWordAboveFirstFault = 64 * 1024;
+
+// A futex wait that no recorded call ended, on the tid word of another thread of its mm that
+// exited before the wait returned: that exit ended it. pthread_join() waits on the word, which the
+// kernel clears and wakes at the thread's exit (CLONE_CHILD_CLEARTID: mm_release()), with no
+// futex call to record. The word's thread is the one whose first fault lies just below it (the
+// clone3 that names the word hides it behind a pointer). The replay then wakes the wait when that
+// thread exits (at once if it already has, as FUTEX_WAIT on a cleared word returns), instead of
+// after the recorded time, which is the traced threads' (slower, and stalls included).
 // REQUIRES: items sorted by time.
 void Resolver::pair_exit_wakes() {
   struct Exit {
     uint64_t ts;
     ItemRef ref;
     uint64_t mm;
+    uint64_t first_fault;  // 0: none
   };
   std::vector<Exit> exits;
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     const auto& items = s_.threads[i].items;
+    uint64_t first_fault = 0;
     for (uint32_t k = 0; k < items.size(); ++k) {
       const Event& e = items[k].event;
-      if (e.kind == EventKind::kThreadExit) exits.push_back({e.ts_ns, {i, k}, mm_at(i, e.ts_ns)});
+      if (first_fault == 0 && e.kind == EventKind::kPageFault && !e.is_kernel_mode()) {
+        first_fault = e.addr;
+      }
+      if (e.kind == EventKind::kThreadExit && first_fault != 0) {
+        exits.push_back({e.ts_ns, {i, k}, mm_at(i, e.ts_ns), first_fault});
+      }
     }
   }
-  std::sort(exits.begin(), exits.end(), [](const Exit& a, const Exit& b) { return a.ts < b.ts; });
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     for (Item& item : s_.threads[i].items) {
       Event& e = item.event;
       if (e.kind != EventKind::kFutexWait || e.arg0 != 0 || !e.has_duration()) continue;
       const uint64_t mm = mm_at(i, e.ts_ns);
-      auto it = std::upper_bound(exits.begin(), exits.end(), e.ts_ns + e.duration_ns,
-                                 [](uint64_t t, const Exit& x) { return t < x.ts; });
-      while (it != exits.begin()) {
-        const Exit& x = *--it;
-        if (x.ts < e.ts_ns) break;  // before the wait began
-        if (x.ref.thread == i || x.mm != mm) continue;
-        auto [wake, added] = wake_before_.try_emplace({x.ref.thread, x.ref.index}, 0);
-        if (added) wake->second = next_wake_id_++;
-        e.arg0 = wake->second;
-        ++report_.futex_waits_ended_by_exit;
-        break;
+      const Exit* best = nullptr;
+      for (const Exit& x : exits) {
+        if (x.ref.thread == i || x.mm != mm || x.ts > e.ts_ns + e.duration_ns) continue;
+        if (x.first_fault > e.arg1 || e.arg1 - x.first_fault > kTidWordAboveFirstFault) continue;
+        if (best == nullptr || x.first_fault > best->first_fault) best = &x;
       }
+      if (best == nullptr) continue;
+      auto [wake, added] = wake_before_.try_emplace({best->ref.thread, best->ref.index}, 0);
+      if (added) wake->second = next_wake_id_++;
+      e.arg0 = wake->second;
+      ++report_.futex_waits_ended_by_exit;
     }
   }
 }

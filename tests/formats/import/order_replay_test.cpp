@@ -114,8 +114,9 @@ TEST(OrderReplay, TheMadviseAndFaultReplayAfterTheMmapOfAnotherThread) {
   EXPECT_GE(without.counters.at("fault_segv"), 1u);
 }
 
-// pthread_join(): thread 7 waits on thread 8's tid word, which the kernel clears and wakes at
-// thread 8's exit (CLONE_CHILD_CLEARTID), with no FUTEX_WAKE to record. The wait ends at that
+// pthread_join(): thread 7 waits on thread 8's tid word (just above thread 8's first fault, on
+// its stack), which the kernel clears and wakes at thread 8's exit (CLONE_CHILD_CLEARTID), with
+// no FUTEX_WAKE to record. The wait ends at that
 // exit in the replay, not after its recorded 10 ms, most of which thread 8 was preempted.
 TEST(OrderImport, AFutexWaitThatAThreadsExitEndedWaitsForThatExit) {
   const std::string text =
@@ -124,6 +125,8 @@ TEST(OrderImport, AFutexWaitThatAThreadsExitEndedWaitsForThatExit) {
       "t 7/7 [0] 1.000001000: syscalls:sys_exit_clone: 0x8\n"
       "t 7/7 [0] 1.000002000: syscalls:sys_enter_futex: uaddr: 0x7f0000001990, op: 0x00000000, "
       "val: 0x00000008, utime: 0x0, uaddr2: 0x0, val3: 0x0\n"
+      "t 7/8 [1] 1.000100000: exceptions:page_fault_user: address=0x7f0000000f98 ip=0x401000 "
+      "error_code=0x6\n"
       "t 7/8 [1] 1.000500000: PERF_RECORD_SWITCH OUT preempt\n"
       "t 7/8 [1] 1.009500000: PERF_RECORD_SWITCH IN\n"
       "t 7/8 [1] 1.009990000: syscalls:sys_enter_exit: error_code: 0x0\n"
