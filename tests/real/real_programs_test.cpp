@@ -285,10 +285,17 @@ TEST_F(RealPrograms, SpinBesideSleepOnOneCpu) {
   check({"spin_sleep", {}, {}, {"--cpus", "1"}, "", ""});
 }
 
-// The pipe's fds have kind pipe (record's return probes on glibc's pipe/pipe2), and each read or
-// write that blocked replays as sleep until the call that woke it (formats/import/pipe_wakeups.h).
+// The pipe's fds have kind pipe (record's return probes on glibc's pipe/pipe2), and each read
+// waits for the write of its data, each write for the read that made its room, asleep, its CPU
+// free (formats/import/pipe_wakeups.h): before, the pipe was a regular file and replayed at 1.77x.
 TEST_F(RealPrograms, PipeBetweenProcesses) {
-  check({"pipe_pair", {}, {}, {}, "", ""});
+  Program p{"pipe_pair", {}, {}, {}, "", ""};
+  // It replays in 44-49 ms, from 0.75x to 0.9x of the 53-60 ms native runs; but native runs on
+  // this 2-vCPU VM also took 70-110 ms, and once 255 ms, with an idle machine: the program is
+  // 2,048 cross-CPU wake-ups, which the model charges wakeup_latency each (2 us, a default that
+  // calibrate does not measure) and this VM far more, and unevenly.
+  p.makespan_gap = "cross-CPU wake-up latency not calibrated; native time varies 53..255 ms";
+  check(p);
 }
 
 TEST_F(RealPrograms, ThreadedMallocChurn) {
