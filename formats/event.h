@@ -65,6 +65,12 @@ namespace mmreplay::formats {
 //                   futex_wake that ended it (0: none found), arg1 = uaddr, duration_ns as
 //                   block's. Replayed as sleep until that wake has replayed (the recorded
 //                   wake-up order), or for the duration without one.
+//                   A futex_wake/futex_wait pair with uaddr kOrderUaddr is no futex: an order
+//                   the importer added between two threads' events that the recording implies
+//                   (formats/import/address_order.h: a use of a range after another thread's
+//                   mmap of it; pipe_wakeups.h: a pipe read after the write of its data),
+//                   replayed the same way. A futex_wait that a thread's exit ended
+//                   (pthread_join) waits for a futex_wake just before that thread_exit.
 enum class EventKind : uint8_t {
 #define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk, )
   MMREPLAY_OPS(MMREPLAY_EVENT_KIND)
@@ -105,8 +111,9 @@ enum class ObservationKind : uint8_t {
 inline constexpr int kObservationKindCount = 7;
 
 // Which system call a kBlock event blocked in (its arg0; part of the on-disk format: append,
-// never renumber). Reads of pipes and sockets block too, but traces do not yet know which file
-// descriptors those are, so reads stay file_read.
+// never renumber). Reads and writes of pipes block too: they stay file_read/file_write, ordered
+// after the call that gave them data or room by futex_wake/futex_wait pairs with kOrderUaddr
+// (formats/import/pipe_wakeups.h). Socket reads are not ordered yet.
 enum class BlockCall : uint8_t {
   kFutex = 0,  // FUTEX_WAIT and the other waiting futex ops (not WAKE/REQUEUE)
   kNanosleep = 1,
@@ -126,6 +133,10 @@ std::string_view block_call_name(BlockCall call);
 std::string_view observation_name(ObservationKind kind);
 // Inverse of observation_name for tracepoint names ("tlb:tlb_flush"); false when not one of them.
 bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* kind);
+
+// The uaddr (arg1) of futex_wake and futex_wait events that are ordering edges, not futex
+// calls: no futex word sits at address 0 (futex() on it fails with EFAULT).
+inline constexpr uint64_t kOrderUaddr = 0;
 
 // kClone's arg1 when the capture did not see the flags (clone3 under perf: they sit behind a
 // pointer). No real flag word has every bit set.

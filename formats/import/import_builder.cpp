@@ -274,6 +274,10 @@ void ImportBuilder::open_path(uint64_t tid, std::string_view path) {
 
 void ImportBuilder::syscall_enter(uint64_t tid, uint64_t ts, SyscallCall call) {
   ThreadState& t = impl_->state.thread(tid);
+  if (t.unseen_pipe) {  // its fds never came: the pipe stays unknown
+    t.unseen_pipe.reset();
+    ignored_event(syscall_name(t.unseen_pipe_call));
+  }
   const bool opens =
       call.sc == Syscall::kOpen || call.sc == Syscall::kOpenat || call.sc == Syscall::kCreat;
   if (opens && call.path.empty()) call.path = std::move(t.open_path);
@@ -328,6 +332,10 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     ++report_.fd_calls;
     if (fd_op_of_call(call, ret, &op)) {
       push_fd_op(&s, tid, ts, std::move(op), nullptr);
+    } else if ((call.sc == Syscall::kPipe || call.sc == Syscall::kPipe2) && ret == 0 &&
+               call.fds_out.empty()) {
+      s.thread(tid).unseen_pipe = ts;  // perf: the fds may follow (pipe_fds())
+      s.thread(tid).unseen_pipe_call = call.sc;
     } else {
       // fcntl other than F_DUPFD; pipe or socketpair whose fds perf did not see
       ignored_event(syscall_name(call.sc));
@@ -356,6 +364,21 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   }
   item.seq = s.next_seq++;
   s.thread(tid).items.push_back(item);
+}
+
+void ImportBuilder::pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1) {
+  auto& s = impl_->state;
+  ThreadState& t = s.thread(tid);
+  FdOp op;
+  op.type = FdOp::Type::kOpenPair;
+  op.fd = fd0;
+  op.fd2 = fd1;
+  op.kind = FileKind::kPipe;
+  op.created = true;
+  // At the call, else (its syscall not recorded) where the probe saw it return.
+  const uint64_t at = t.unseen_pipe.value_or(ts);
+  t.unseen_pipe.reset();
+  push_fd_op(&s, tid, at, std::move(op), nullptr);
 }
 
 void ImportBuilder::thread_ended(uint64_t tid, uint64_t ts) {
@@ -482,6 +505,12 @@ void ImportBuilder::unknown_line(uint64_t line_number, std::string_view text) {
 ImportedTrace ImportBuilder::finish(RecorderInfo recorder, ImportReport* report) {
   auto& s = impl_->state;
   // Calls still pending: keep those whose event needs no return value, without a duration.
+  for (ThreadState& t : s.threads) {
+    if (t.unseen_pipe) {
+      t.unseen_pipe.reset();
+      ignored_event(syscall_name(t.unseen_pipe_call));
+    }
+  }
   for (ThreadState& t : s.threads) {
     if (!t.pending.active) continue;
     t.pending.active = false;

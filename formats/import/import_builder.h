@@ -20,6 +20,11 @@
 //       block events carrying their duration, failed ones included (EINTR, ETIMEDOUT: the time
 //       was spent off the CPU all the same); a wait4 that reaped a child becomes wait_child,
 //       which the replay ends at that child's exit.
+//   (6) orders what threads did to each other without a futex or clone to show it: a use of a
+//       range after another thread's change of its mappings (address_order.h), a pipe read after
+//       the write of its data and a write after the read that made its room (pipe_wakeups.h),
+//       a futex wait after the thread exit that ended it (pthread_join); each is a
+//       futex_wake/futex_wait pair the replay honours as it does recorded futex wake-ups.
 // Other calls that failed (-errno) are counted, not replayed. Nothing here is fatal: odd input (an
 // exit without enter, a clone loop) is counted in the report.
 //
@@ -104,6 +109,10 @@ class ImportBuilder {
   // The path the thread's next syscall opens (a uprobe on the libc open function that makes it,
   // seen before the syscall's enter). Any other syscall enter on the thread drops it.
   void open_path(uint64_t tid, std::string_view path);
+  // The descriptors the thread's pipe or pipe2 call just returned (a return probe on glibc's
+  // wrapper: perf prints them only behind a pointer). They become the call's pair of pipe fds;
+  // a pipe call whose fds never come is counted as ignored.
+  void pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1);
 
   // Counting for the report.
   void count_line() { ++report_.lines; }

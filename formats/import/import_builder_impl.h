@@ -50,6 +50,10 @@ struct ThreadState {
   std::vector<Item> items;
   PendingCall pending;
   std::string open_path;  // ImportBuilder::open_path(), for the next syscall enter
+  // A pipe/pipe2 that succeeded without its fds (perf): when it started, until pipe_fds() names
+  // them or the thread's next syscall.
+  std::optional<uint64_t> unseen_pipe;
+  Syscall unseen_pipe_call = Syscall::kPipe2;
   bool has_exit = false;
   std::optional<uint64_t> switched_out;  // when it left its CPU, until it is back
   bool preempted = false;                // that switch was a preemption

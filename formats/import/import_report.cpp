@@ -54,10 +54,24 @@ std::string format_report(const ImportReport& r) {
     out += fmt::format("  {} process_madvise calls without decoded ranges\n",
                        r.vector_madvise_without_ranges);
   }
-  if (r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)] > 0) {
-    out += fmt::format("  {} of {} futex waits paired with the wake that ended them\n",
-                       r.futex_waits_paired,
-                       r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)]);
+  // The ordering edges are futex_wait events too (event.h kOrderUaddr), one per edge.
+  const uint64_t order_waits = r.address_order_edges + r.pipe_wakeup_edges;
+  const uint64_t futex_waits = r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)];
+  if (futex_waits > order_waits) {
+    out += fmt::format(
+        "  {} of {} futex waits paired with the wake that ended them, {} with a thread's exit\n",
+        r.futex_waits_paired, futex_waits - order_waits, r.futex_waits_ended_by_exit);
+  }
+  if (r.address_order_edges > 0) {
+    out += fmt::format(
+        "  {} ordering edges: a thread's use of a range after another thread mapped it\n",
+        r.address_order_edges);
+  }
+  if (r.pipe_wakeup_edges + r.pipe_calls_slept > 0) {
+    out += fmt::format(
+        "  {} pipe ordering edges (a read after the write of its data, a write after the read "
+        "that made its room); {} pipe calls blocked\n",
+        r.pipe_wakeup_edges, r.pipe_calls_slept);
   }
   if (r.shm_attach_without_size > 0) {
     out += fmt::format("  {} shmat calls of segments created before the recording (size unknown)\n",

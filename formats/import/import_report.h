@@ -39,7 +39,16 @@ struct ImportReport {
   uint64_t vector_madvise_without_ranges = 0;  // process_madvise whose iovec was not decoded
   uint64_t fd_calls = 0;  // open, socket, pipe, dup, close, ...: descriptor changes
   std::array<uint64_t, kFileKindCount> files_per_kind{};  // the file table by FileKind
-  uint64_t futex_waits_paired = 0;       // futex waits given the wake that ended them
+  uint64_t futex_waits_paired = 0;         // futex waits given the wake that ended them
+  uint64_t futex_waits_ended_by_exit = 0;  // others given the thread exit that ended them
+  // Ordering edges from one thread's change of a range's mappings to another thread's later use
+  // of it (address_order.h), replayed as wake-ups.
+  uint64_t address_order_edges = 0;
+  // Pipe reads and writes that slept (an off_cpu observation inside them), and the edges from
+  // the write that put a read's data in or the read that made a write's room (pipe_wakeups.h),
+  // replayed as wake-ups.
+  uint64_t pipe_calls_slept = 0;
+  uint64_t pipe_wakeup_edges = 0;
   uint64_t shm_attach_without_size = 0;  // shmat of a segment whose shmget was not seen
   uint64_t unknown_flag_names = 0;       // strace flag names this build does not know (taken as 0)
   // Ground-truth events (mmap_lock:*, lock:contention_*, tlb:tlb_flush) by name: kept as counts

@@ -18,8 +18,10 @@
 
 #include <fmt/format.h>
 
+#include "formats/import/address_order.h"
 #include "formats/import/address_ranges.h"
 #include "formats/import/import_builder_impl.h"
+#include "formats/import/pipe_wakeups.h"
 #include "formats/think_time.h"
 
 namespace mmreplay::formats::detail {
@@ -79,17 +81,34 @@ struct Ref {
 
 class Resolver {
  public:
-  Resolver(BuilderState* s, ImportReport* report) : s_(*s), report_(*report), fds_(&file_table_) {}
+  Resolver(BuilderState* s, ImportReport* report)
+      : s_(*s),
+        report_(*report),
+        fds_(&file_table_),
+        order_([this](ItemRef change, uint32_t user) { return clone_follows(change, user); }),
+        pipes_(s->page_size) {}
 
   ImportedTrace run(RecorderInfo recorder);
 
  private:
   void resolve_mms();
   void pair_futexes();
+  void pair_exit_wakes();
+  void find_clones();
+  bool clone_follows(ItemRef change, uint32_t user) const;
+  void note_pipe_call(uint32_t thread, uint32_t index, const Event& e);
+  void number_order_edges();
+  // A wake to emit once the events inside its call (its kernel-mode faults) are out.
+  struct PendingWake {
+    uint64_t id;
+    uint64_t end;
+  };
+  void emit(const Item& item, ItemRef ref, std::vector<Event>* events,
+            std::vector<PendingWake>* pending) const;
   uint64_t mm_at(uint32_t thread, uint64_t ts) const;
   uint64_t first_ts(uint32_t thread, uint64_t trace_first) const;
   MmState& state_of(uint32_t thread, uint64_t mm);
-  void apply(uint32_t thread, Item* item);
+  void apply(uint32_t thread, uint32_t index, Item* item);
   void track_fault(MmState* m, const Event& e);
   void apply_fd_op(uint32_t thread, const FdOp& op);
   FdTables::Description& fd(uint32_t thread, int32_t fd) {
@@ -111,6 +130,15 @@ class Resolver {
   // CLONE_FILES gave it a copy of its own (fd_table.h (1)).
   std::vector<uint64_t> table_of_;
   uint64_t next_private_table_ = uint64_t{1} << 63;  // above every mm id
+  uint64_t next_wake_id_ = 1;                        // futex pairs and ordering edges share the ids
+  // Per thread: the thread and item index of the clone that created it, when in the trace.
+  std::vector<std::optional<ItemRef>> clone_of_;
+  AddressOrder order_;
+  PipeWakeups pipes_;
+  // Ordering edges (address_order.h) as wake ids: a wake after `from`, a wait before `to`.
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_after_;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_before_;  // a thread's exit
+  std::multimap<std::pair<uint32_t, uint32_t>, uint64_t> wait_before_;
 };
 
 void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
@@ -219,7 +247,6 @@ void Resolver::pair_futexes() {
     std::stable_sort(list.begin(), list.end(),
                      [](const Wake& a, const Wake& b) { return a.ts < b.ts; });
   }
-  uint64_t next_id = 1;
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     for (Item& item : s_.threads[i].items) {
       Event& e = item.event;
@@ -233,10 +260,155 @@ void Resolver::pair_futexes() {
       if (after == list.begin()) continue;
       const Wake& w = *std::prev(after);
       if (w.end < e.ts_ns) continue;  // that wake was over before this wait began
-      if (w.item->event.arg0 == 0) w.item->event.arg0 = next_id++;
+      if (w.item->event.arg0 == 0) w.item->event.arg0 = next_wake_id_++;
       e.arg0 = w.item->event.arg0;
       ++report_.futex_waits_paired;
     }
+  }
+}
+
+// glibc puts a thread's struct pthread, with the tid word pthread_join() waits on, at the top of
+// the thread's stack block, just above where its stack starts (nptl/allocate_stack.c), so the
+// thread's first fault (start_thread() on its fresh stack) lies at most this far below the word.
+constexpr uint64_t kTidWordAboveFirstFault = 64 * 1024;
+
+// A futex wait that no recorded call ended, on the tid word of another thread of its mm that
+// exited before the wait returned: that exit ended it. pthread_join() waits on the word, which the
+// kernel clears and wakes at the thread's exit (CLONE_CHILD_CLEARTID: mm_release()), with no
+// futex call to record. The word's thread is the one whose first fault lies just below it (the
+// clone3 that names the word hides it behind a pointer). The replay then wakes the wait when that
+// thread exits (at once if it already has, as FUTEX_WAIT on a cleared word returns), instead of
+// after the recorded time, which is the traced threads' (slower, and stalls included).
+// REQUIRES: items sorted by time.
+void Resolver::pair_exit_wakes() {
+  struct Exit {
+    uint64_t ts;
+    ItemRef ref;
+    uint64_t mm;
+    uint64_t first_fault;  // 0: none
+  };
+  std::vector<Exit> exits;
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    const auto& items = s_.threads[i].items;
+    uint64_t first_fault = 0;
+    for (uint32_t k = 0; k < items.size(); ++k) {
+      const Event& e = items[k].event;
+      if (first_fault == 0 && e.kind == EventKind::kPageFault && !e.is_kernel_mode()) {
+        first_fault = e.addr;
+      }
+      if (e.kind == EventKind::kThreadExit && first_fault != 0) {
+        exits.push_back({e.ts_ns, {i, k}, mm_at(i, e.ts_ns), first_fault});
+      }
+    }
+  }
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    for (Item& item : s_.threads[i].items) {
+      Event& e = item.event;
+      if (e.kind != EventKind::kFutexWait || e.arg0 != 0 || !e.has_duration()) continue;
+      const uint64_t mm = mm_at(i, e.ts_ns);
+      const Exit* best = nullptr;
+      for (const Exit& x : exits) {
+        if (x.ref.thread == i || x.mm != mm || x.ts > e.ts_ns + e.duration_ns) continue;
+        if (x.first_fault > e.arg1 || e.arg1 - x.first_fault > kTidWordAboveFirstFault) continue;
+        if (best == nullptr || x.first_fault > best->first_fault) best = &x;
+      }
+      if (best == nullptr) continue;
+      auto [wake, added] = wake_before_.try_emplace({best->ref.thread, best->ref.index}, 0);
+      if (added) wake->second = next_wake_id_++;
+      e.arg0 = wake->second;
+      ++report_.futex_waits_ended_by_exit;
+    }
+  }
+}
+
+void Resolver::find_clones() {
+  clone_of_.assign(s_.threads.size(), std::nullopt);
+  for (uint32_t i = 0; i < s_.threads.size(); ++i) {
+    const auto& items = s_.threads[i].items;
+    for (uint32_t k = 0; k < items.size(); ++k) {
+      if (!items[k].emit || items[k].event.kind != EventKind::kClone) continue;
+      auto it = s_.index_of.find(items[k].event.arg0);
+      if (it != s_.index_of.end() && !clone_of_[it->second]) clone_of_[it->second] = ItemRef{i, k};
+    }
+  }
+}
+
+// Whether `user` was created (through its chain of clones) by `change`'s thread after `change`:
+// then its task starts after the change replayed (the clone order) and needs no edge.
+bool Resolver::clone_follows(ItemRef change, uint32_t user) const {
+  uint32_t t = user;
+  for (size_t step = 0; step < clone_of_.size(); ++step) {  // bounded: a clone loop in bad input
+    const std::optional<ItemRef>& c = clone_of_[t];
+    if (!c) return false;
+    if (c->thread == change.thread) return change.index < c->index;
+    t = c->thread;
+  }
+  return false;
+}
+
+// A read or write of a pipe at its offset in the pipe's stream (pipe_wakeups.h); it slept when an
+// off_cpu observation of the thread, not a preemption, lies between its start and end.
+void Resolver::note_pipe_call(uint32_t thread, uint32_t index, const Event& e) {
+  PipeCall call;
+  call.ref = ItemRef{thread, index};
+  call.offset = e.arg1;
+  call.len = e.len;
+  call.write = e.kind == EventKind::kFileWrite;
+  const uint64_t end = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
+  const auto& items = s_.threads[thread].items;
+  for (uint32_t k = index + 1; k < items.size() && items[k].event.ts_ns <= end; ++k) {
+    const Event& o = items[k].event;
+    call.slept = call.slept || (o.kind == EventKind::kObservation &&
+                                o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) &&
+                                o.arg1 == 0 && o.has_duration());
+  }
+  pipes_.add(e.arg0, call);
+}
+
+// Gives each ordering edge a wake id: one per event that wakes others, waited for by each one
+// that must follow it.
+void Resolver::number_order_edges() {
+  auto number = [this](const OrderEdge& edge) {
+    auto [it, added] = wake_after_.try_emplace({edge.from.thread, edge.from.index}, 0);
+    if (added) it->second = next_wake_id_++;
+    wait_before_.emplace(std::pair{edge.to.thread, edge.to.index}, it->second);
+  };
+  for (const OrderEdge& edge : order_.edges()) number(edge);
+  const std::vector<OrderEdge> pipe_edges = pipes_.edges();
+  for (const OrderEdge& edge : pipe_edges) number(edge);
+  report_.address_order_edges = order_.edges().size();
+  report_.pipe_wakeup_edges = pipe_edges.size();
+  report_.pipe_calls_slept = pipes_.slept();
+}
+
+// An item's event with its ordering edges: waits for the events it must follow just before it
+// (at its start, so no think time moves), the wake its followers wait for just after it. A
+// futex word at address 0 cannot be (the kernel answers EFAULT): uaddr 0 marks them as orders.
+// The wake goes after the faults the kernel took inside the call (a pipe read's copy_to_user into
+// fresh pages), as the kernel wakes the other side once it is done: pipe_read() wakes a writer
+// after copying. Its timestamp is the event before it, so the stream stays in time order.
+void Resolver::emit(const Item& item, ItemRef ref, std::vector<Event>* events,
+                    std::vector<PendingWake>* pending) const {
+  const Event& e = item.event;
+  const bool inside_call =
+      e.kind == EventKind::kObservation || (e.kind == EventKind::kPageFault && e.is_kernel_mode());
+  std::erase_if(*pending, [&](const PendingWake& w) {
+    if (item.emit && inside_call && e.ts_ns <= w.end) return false;
+    events->push_back(ev::futex_wake(events->back().ts_ns, w.id, kOrderUaddr));
+    return true;
+  });
+  if (!item.emit) return;  // flush only (the end of the stream)
+  const std::pair key{ref.thread, ref.index};
+  if (auto it = wake_before_.find(key); it != wake_before_.end()) {
+    events->push_back(ev::futex_wake(e.ts_ns, it->second, kOrderUaddr));
+  }
+  auto [first, last] = wait_before_.equal_range(key);
+  for (auto it = first; it != last; ++it) {
+    events->push_back(ev::futex_wait(e.ts_ns, it->second, kOrderUaddr, kNoDuration));
+  }
+  events->push_back(e);
+  if (auto it = wake_after_.find(key); it != wake_after_.end()) {
+    pending->push_back(PendingWake{it->second, e.ts_ns + (e.has_duration() ? e.duration_ns : 0)});
   }
 }
 
@@ -254,45 +426,71 @@ MmState& Resolver::state_of(uint32_t thread, uint64_t mm) {
   return m;
 }
 
-void Resolver::apply(uint32_t thread, Item* item) {
+void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
   if (item->fd_op != kNoFdOp) apply_fd_op(thread, s_.fd_ops[item->fd_op]);
   if (!item->emit) return;
   Event& e = item->event;
   const uint64_t mm = mm_at(thread, e.ts_ns);
   MmState& m = state_of(thread, mm);
   const uint64_t page = s_.page_size;
+  const ItemRef self{thread, index};
+  // [addr, addr + len) rounded up to pages, saturating at the top of the address space.
+  auto end_of = [page](uint64_t addr, uint64_t len) {
+    return std::max(addr + round_up(len, page), addr);
+  };
   switch (e.kind) {
     case EventKind::kMmap: {
-      const uint64_t end = e.addr + round_up(e.len, page);
-      m.mapped.add(e.addr, std::max(end, e.addr));
-      m.ever.add(e.addr, std::max(end, e.addr));
+      const uint64_t end = end_of(e.addr, e.len);
+      m.mapped.add(e.addr, end);
+      m.ever.add(e.addr, end);
+      order_.change(mm, e.addr, end, self);
       if (item->fd != kNoFd) e.arg1 = fd(thread, item->fd).file_id;
       break;
     }
     case EventKind::kMunmap:
-      m.mapped.remove(e.addr, std::max(e.addr + round_up(e.len, page), e.addr));
+      m.mapped.remove(e.addr, end_of(e.addr, e.len));
+      order_.change(mm, e.addr, end_of(e.addr, e.len), self);
+      break;
+    case EventKind::kMprotect:
+      order_.change(mm, e.addr, end_of(e.addr, e.len), self);
       break;
     case EventKind::kMremap:
       if ((e.arg2 & kMremapDontUnmap) == 0) {
-        m.mapped.remove(e.addr, std::max(e.addr + round_up(e.len, page), e.addr));
+        m.mapped.remove(e.addr, end_of(e.addr, e.len));
+        order_.change(mm, e.addr, end_of(e.addr, e.len), self);
+      } else {
+        order_.use(mm, e.addr, end_of(e.addr, e.len), self);
       }
-      m.mapped.add(e.arg0, std::max(e.arg0 + round_up(e.arg1, page), e.arg0));
-      m.ever.add(e.arg0, std::max(e.arg0 + round_up(e.arg1, page), e.arg0));
+      m.mapped.add(e.arg0, end_of(e.arg0, e.arg1));
+      m.ever.add(e.arg0, end_of(e.arg0, e.arg1));
+      order_.change(mm, e.arg0, end_of(e.arg0, e.arg1), self);
       break;
     case EventKind::kBrk: {
       const uint64_t now = round_up(e.addr, page);
       if (m.brk_known && now > m.brk) {
         m.mapped.add(m.brk, now);
         m.ever.add(m.brk, now);
+        order_.change(mm, m.brk, now, self);
       } else if (m.brk_known && now < m.brk) {
         m.mapped.remove(now, m.brk);
+        order_.change(mm, now, m.brk, self);
       }
       m.brk_known = true;
       m.brk = now;
       break;
     }
+    case EventKind::kMadvise:
+      order_.use(mm, e.addr, end_of(e.addr, e.len), self);
+      break;
+    case EventKind::kMadviseVector:
+      for (uint32_t r = 0; r < e.range_count; ++r) {
+        const Range& range = s_.ranges[e.range_begin + r];
+        order_.use(mm, range.addr, end_of(range.addr, range.len), self);
+      }
+      break;
     case EventKind::kPageFault:
       track_fault(&m, e);
+      order_.use(mm, e.addr, e.addr + 1, self);
       break;
     case EventKind::kClone:
       // The fork moment: a forked child's mappings are its parent's as of now.
@@ -311,6 +509,7 @@ void Resolver::apply(uint32_t thread, Item* item) {
       }
       FileInfo& info = file_table_[e.arg0 - 1];
       info.size_bytes = std::max(info.size_bytes, e.arg1 + e.len);
+      if (info.kind == FileKind::kPipe) note_pipe_call(thread, index, e);
       break;
     }
     case EventKind::kFsync:
@@ -389,15 +588,20 @@ void Resolver::assemble(ImportedTrace* out) {
     if (opener != first_thread.end() && opener->second == i) {
       put_implicit(events, start, mm_[i], forked_from_[i]);
     }
-    for (const Item& item : t.items) {
+    std::vector<PendingWake> pending;
+    for (uint32_t k = 0; k < t.items.size(); ++k) {
+      const Item& item = t.items[k];
       if (!item.emit) continue;  // a descriptor change only
-      events.push_back(item.event);
+      emit(item, ItemRef{i, k}, &events, &pending);
       if (item.event.kind == EventKind::kMmCreate) {  // at the exec's return
         const Event& e = item.event;
         put_implicit(events, e.ts_ns + (e.has_duration() ? e.duration_ns : 0), e.arg0,
                      std::nullopt);
       }
     }
+    Item end_of_stream;
+    end_of_stream.emit = false;
+    emit(end_of_stream, ItemRef{i, 0}, &events, &pending);
     // Think time: the gaps between one event's end and the next one's start, as recorded (the
     // recorder's costs are taken out at replay, formats/think_time.h).
     ThinkClock clock(GapCosts{});
@@ -432,7 +636,10 @@ ImportedTrace Resolver::run(RecorderInfo recorder) {
   std::sort(order.begin(), order.end(), [](const Ref& a, const Ref& b) {
     return std::tie(a.ts, a.seq) < std::tie(b.ts, b.seq);
   });
-  for (const Ref& r : order) apply(r.thread, &s_.threads[r.thread].items[r.index]);
+  pair_exit_wakes();
+  find_clones();
+  for (const Ref& r : order) apply(r.thread, r.index, &s_.threads[r.thread].items[r.index]);
+  number_order_edges();
 
   ImportedTrace out;
   out.meta.recorder = std::move(recorder);

@@ -167,7 +167,8 @@ class PerfScriptParser {
     if (l.event == kPageFaultKernel) return fault(l, true);
     if (l.event == kSwitchRecord) return context_switch(l);
     if (l.event == kLostRecord) return lost(l);
-    if (is_open_probe(l.event)) return open_path(l);
+    if (is_probe(l.event, kOpenProbePrefix)) return open_path(l);
+    if (is_probe(l.event, kPipeProbePrefix)) return pipe_fds(l);
     if (is_observation(l.event)) {
       b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
@@ -211,10 +212,32 @@ class PerfScriptParser {
     return Status::ok();
   }
 
-  static bool is_open_probe(std::string_view event) {
+  static bool is_probe(std::string_view event, std::string_view prefix) {
     return event.starts_with(kOpenProbeGroup) && event.size() > kOpenProbeGroup.size() &&
            event[kOpenProbeGroup.size()] == ':' &&
-           event.substr(kOpenProbeGroup.size() + 1).starts_with(kOpenProbePrefix);
+           event.substr(kOpenProbeGroup.size() + 1).starts_with(prefix);
+  }
+
+  // "(7f.. <- 55..) fd0=3 fd1=5 ret=0": the fds of the thread's pipe call, when it succeeded.
+  Status pipe_fds(const Line& l) {
+    int64_t v[3] = {0, 0, 0};
+    constexpr std::string_view kKeys[] = {"fd0=", "fd1=", "ret="};
+    for (int k = 0; k < 3; ++k) {
+      const size_t at = l.payload.find(kKeys[k]);
+      std::string_view num =
+          at == std::string_view::npos ? "" : l.payload.substr(at + kKeys[k].size());
+      num = num.substr(0, num.find(' '));
+      const bool negative = num.starts_with('-');
+      uint64_t u = 0;
+      if (!parse_dec(negative ? num.substr(1) : num, &u) || u > INT32_MAX) {
+        return malformed("pipe probe without numeric fd0=, fd1= and ret=");
+      }
+      v[k] = negative ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
+    }
+    if (v[2] == 0 && v[0] >= 0 && v[1] >= 0) {
+      b_.pipe_fds(l.tid, l.ts, static_cast<int32_t>(v[0]), static_cast<int32_t>(v[1]));
+    }
+    return Status::ok();
   }
 
   // "(7f0166f98fc0) path=\"/dev/null\"": the name the thread's next open gets.

@@ -38,6 +38,10 @@ namespace mmreplay::formats {
 // thread's next syscall makes (perf prints the syscall's filename only as a pointer).
 inline constexpr std::string_view kOpenProbeGroup = "probe_libc";
 inline constexpr std::string_view kOpenProbePrefix = "mmreplay_open";
+// Return probes on glibc's pipe and pipe2 (the same OpenProbes):
+// "probe_libc:mmreplay_pipe_pipe2_PID__return: (7f.. <- 55..) fd0=3 fd1=5 ret=0". The two
+// descriptors of the thread's pipe call just before (sys_exit_pipe2 prints only its 0).
+inline constexpr std::string_view kPipeProbePrefix = "mmreplay_pipe";
 
 // The fields record asks perf script for (-F), and the command for messages.
 inline constexpr std::string_view kPerfScriptFields = "comm,pid,tid,cpu,time,event,trace";

@@ -282,12 +282,16 @@ TEST_F(RealPrograms, SpinBesideSleepOnOneCpu) {
   check({"spin_sleep", {}, {}, {"--cpus", "1"}, "", ""});
 }
 
+// The pipe's fds have kind pipe (record's return probes on glibc's pipe/pipe2), and each read
+// waits for the write of its data, each write for the read that made its room, asleep, its CPU
+// free (formats/import/pipe_wakeups.h): before, the pipe was a regular file and replayed at 1.77x.
 TEST_F(RealPrograms, PipeBetweenProcesses) {
   Program p{"pipe_pair", {}, {}, {}, "", ""};
-  // On a quiet machine it replays at about 1.7x native (96 ms against 53-57 ms; under load the
-  // native run took 88-101 ms and passed): a read that waited for the writer replays as a
-  // syscall and a copy, not as sleep, and the time it blocked stays in the recorded gaps.
-  p.makespan_gap = "pipe reads that blocked on the writer are not replayed as sleep";
+  // It replays in 44-55 ms, 0.75x to 1.0x of the 53-60 ms native runs; but native runs on
+  // this 2-vCPU VM also took 70-110 ms, and once 255 ms, with an idle machine: the program is
+  // 2,048 cross-CPU wake-ups, which the model charges wakeup_latency each (2 us, a default that
+  // calibrate does not measure) and this VM far more, and unevenly.
+  p.makespan_gap = "cross-CPU wake-up latency not calibrated; native time varies 53..255 ms";
   check(p);
 }
 
@@ -298,12 +302,9 @@ TEST_F(RealPrograms, ThreadedMallocChurn) {
   } else {
     std::cout << "real: " << kJemalloc << " not installed: churn under glibc malloc\n";
   }
-  Program p{"malloc_churn", {}, env, {}, "", ""};
-  // One thread's madvise of an extent another thread mapped can replay before that mmap: replay
-  // keeps each thread's order and the recorded clone, futex and wait4 orders, not the order of
-  // address dependencies between threads (seen: 8 madvise -ENOMEM in one recording of 3).
-  p.failed_ops_gap = "no ordering edge from one thread's mmap to another thread's use of it";
-  check(p);
+  // A thread's madvise or fault in an extent another thread mapped replays after that mmap (the
+  // importer's ordering edges, formats/import/address_order.h).
+  check({"malloc_churn", {}, env, {}, "", ""});
 }
 
 TEST_F(RealPrograms, CachedReadToDevNull) {

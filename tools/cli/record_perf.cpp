@@ -259,6 +259,24 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
     added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
     events_ += (events_.empty() ? "" : ",") + added_.back();
   }
+  // The descriptors pipe() and pipe2() return sit in the array their first argument points at,
+  // which perf's sys_exit_pipe2 does not print. glibc's wrappers are the bare syscall, which
+  // leaves %di alone, so a return probe still finds the array there, filled.
+  for (const char* function : {"pipe", "pipe2"}) {
+    const std::string name =
+        fmt::format("{}_{}_{}", formats::kPipeProbePrefix, function, ::getpid());
+    uint64_t wall = 0;
+    int status = 0;
+    const Status s =
+        run_program({perf_, "probe", "-q", "-x", libc, "-a",
+                     fmt::format("{}={}%return fd0=+0(%di):s32 fd1=+4(%di):s32 ret=$retval:s32",
+                                 name, function)},
+                    "/dev/null", /*quiet_stderr=*/true, &wall, &status);
+    if (!s || status != 0) continue;
+    // perf names a return probe's event NAME__return.
+    added_.push_back(fmt::format("{}:{}__return", formats::kOpenProbeGroup, name));
+    events_ += (events_.empty() ? "" : ",") + added_.back();
+  }
 #endif
 }
 

@@ -55,6 +55,8 @@ Status run_program(const std::vector<std::string>& argv, const std::string& stdo
 // recording (the names carry record's pid, so two recordings do not clash) and removed when the
 // object goes. events() is "" where they cannot be added (no glibc at the usual places, not
 // x86-64, perf probe refused): opens are then recorded without names, as before.
+// Also return probes on glibc's pipe and pipe2 that fetch the two descriptors they returned
+// (kPipeProbePrefix), so a pipe's fds have kind pipe under perf too.
 class OpenProbes {
  public:
   explicit OpenProbes(const std::string& perf);

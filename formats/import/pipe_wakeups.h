@@ -1,0 +1,64 @@
+// PipeWakeups: the orders a pipe imposes between its readers and writers, for the importer to
+// turn into wake-up edges (issue 19), as futex waits get theirs.
+//
+// A read of an empty pipe sleeps in pipe_read() until a writer has put data in and woken it
+// (fs/pipe.c: pipe_write() -> wake_up_interruptible_sync_poll()); a write to a full pipe sleeps
+// in pipe_write() until a reader has taken data out. Replayed as a syscall and a copy, neither
+// would wait and each side would run at its own pace (pipe_pair's reader then replays its reads
+// while the writer is still far behind, or the writer runs ahead of a reader it really waited
+// for). The byte offsets say who waited for whom, whatever the recording saw of the sleeps:
+//   - a read of bytes [a, ...) of the pipe's stream follows the write that put byte a in;
+//   - a write of bytes [..., b) follows the read that took byte b - capacity - 1 out, as the pipe
+//     holds at most `capacity` bytes (PIPE_DEF_BUFFERS pages; F_SETPIPE_SZ is not recorded, so a
+//     program that grew its pipe is ordered more strictly than it ran).
+// Offsets are the ends' positions, which the importer advances per open file description in
+// recorded time order (fd_table.h), so they count the bytes that went through the pipe.
+// A write longer than the capacity is never waited for as a whole (its reader takes its first
+// bytes while it still writes the rest): reads of it get no edge. The replay wakes the waiter
+// after the call it follows (and the faults the kernel took inside it).
+//
+// Invariants: (1) calls are added in recorded start order per pipe; (2) every edge goes from a
+// call of one direction to a call of the other direction, by another thread, and from lower to
+// higher byte offsets, so the edges form no cycle.
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "formats/import/address_order.h"
+
+namespace mmreplay::formats::detail {
+
+// include/linux/pipe_fs_i.h: PIPE_DEF_BUFFERS, the pages of a new pipe.
+inline constexpr uint64_t kPipeDefBuffers = 16;
+
+struct PipeCall {
+  ItemRef ref;
+  uint64_t offset = 0;  // bytes of the pipe's stream before this call's
+  uint64_t len = 0;     // bytes it moved
+  bool write = false;
+  bool slept = false;  // an off_cpu interval inside it, not a preemption (for the report)
+};
+
+class PipeWakeups {
+ public:
+  explicit PipeWakeups(uint64_t page_size) : capacity_(kPipeDefBuffers * page_size) {}
+  // REQUIRES: calls of one pipe (file id) in start order (1).
+  void add(uint64_t file, const PipeCall& call);
+  // The edges (2), at most one into each call.
+  std::vector<OrderEdge> edges() const;
+  uint64_t slept() const { return slept_; }
+
+ private:
+  struct Pipe {
+    std::vector<PipeCall> reads;
+    std::vector<PipeCall> writes;
+  };
+  uint64_t capacity_;
+  std::map<uint64_t, Pipe> pipes_;
+  uint64_t slept_ = 0;
+};
+
+}  // namespace mmreplay::formats::detail
