@@ -81,7 +81,7 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   meta->recorder.tracing_cost_ns = rec.getTracingCostNs();
   meta->recorder.fault_cost_ns = rec.getFaultCostNs();
   meta->generator = in.getGenerator().cStr();
-  meta->allocator = in.getAllocator().cStr();  // "" before format 1.6
+  meta->allocator = in.getAllocator().cStr();  // "" before format 1.5
   meta->params.clear();
   for (auto p : in.getParams()) meta->params.emplace_back(p.getKey().cStr(), p.getValue().cStr());
   if (const uint32_t n = in.getThreads().size(); n > max_threads) {

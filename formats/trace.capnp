@@ -26,7 +26,7 @@ struct Header {
   threads @5 :List(Thread);        # stream id = index in this list
   files @6 :List(File);
   chunkEvents @7 :UInt32;          # the writer's events-per-chunk setting
-  # Format 1.6: the user-space allocator a generator's workload stands for, with its version and
+  # Format 1.5: the user-space allocator a generator's workload stands for, with its version and
   # the purge advice it used ("jemalloc 4.0, purge MADV_DONTNEED"); empty for captured traces,
   # for workloads without an allocator model and in older files.
   allocator @8 :Text;

@@ -15,10 +15,10 @@ namespace mmreplay::formats {
 inline constexpr uint16_t kFormatVersionMajor = 1;
 // 1.1: observation events; 1.2: block events; 1.3: the recorder's measured tracing and fault
 // costs, kernel-mode page faults (kFlagKernel), file kinds (FileInfo::kind, created); 1.4: clone,
-// wait_child, futex_wake and futex_wait events and the thread table's parent_tid; 1.6: the
+// wait_child, futex_wake and futex_wait events and the thread table's parent_tid; 1.5: the
 // allocator a generated workload stands for (TraceMeta::allocator). A minor version
 // only adds kinds and fields, so a reader reads every older minor version of its major one.
-inline constexpr uint16_t kFormatVersionMinor = 6;
+inline constexpr uint16_t kFormatVersionMinor = 5;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
 // a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost
@@ -90,7 +90,7 @@ struct TraceMeta {
   RecorderInfo recorder;
   std::string generator;                                    // workload name, "" if captured
   std::vector<std::pair<std::string, std::string>> params;  // generator parameters as given
-  // Format 1.6: the allocator the generated workload stands for, its version and purge advice
+  // Format 1.5: the allocator the generated workload stands for, its version and purge advice
   // ("jemalloc 4.0, purge MADV_DONTNEED"); "" when captured, without an allocator, or older.
   std::string allocator;
   std::vector<ThreadInfo> threads;

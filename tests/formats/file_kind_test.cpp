@@ -51,7 +51,7 @@ TEST(FileKindHeader, AFormat11TraceReadsItsFilesAsUnknownAndExisting) {
   auto reader = TraceReader::open(path, ReaderOptions(), &status);
   ASSERT_TRUE(reader) << status.message();
   EXPECT_EQ(reader->meta().version_minor, 1);
-  EXPECT_EQ(reader->meta().allocator, "");  // format 1.6's field reads empty in older files
+  EXPECT_EQ(reader->meta().allocator, "");  // format 1.5's field reads empty in older files
   ASSERT_FALSE(reader->meta().files.empty());
   for (const FileInfo& f : reader->meta().files) {
     EXPECT_EQ(f.kind, FileKind::kUnknown) << f.path;

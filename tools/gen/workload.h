@@ -36,7 +36,7 @@ class Workload {
   // The files its file events and file mappings refer to (ids 1, 2, ...).
   virtual std::vector<formats::FileInfo> files() const { return {}; }
   // The user-space allocator the workload stands for, its version and purge advice, for the
-  // header (TraceMeta::allocator, format 1.6); "" for workloads without an allocator model.
+  // header (TraceMeta::allocator, format 1.5); "" for workloads without an allocator model.
   virtual std::string allocator() const { return ""; }
   // Adds the threads and appends every event. Returns the first error of the sink.
   virtual Status emit(EventSink& sink) const = 0;
