@@ -131,11 +131,11 @@ void fit_through_model(Fitter& fit, CostProfile& costs, const std::vector<Figure
   }
 }
 
-// pipe_rw from a write and a read that do not wait, then wakeup_latency from the ping-pong of
+// pipe_rw from a 1-byte write and read that do not wait, pipe_buf_page from the 64 KiB pair (16
+// buffer pages, beyond the copies at file_copy_page), then wakeup_latency from the ping-pong of
 // two threads on two CPUs, each solved through the model's path (model_fit.h) given the fields
 // fitted before: a round trip is two wake-ups plus the reads and writes the model already
-// charges. Called after syscall_entry and file_copy_page are fitted. The 64 KiB pair is not
-// fitted: the note compares it with what the model charges for it.
+// charges. Called after syscall_entry and file_copy_page are fitted.
 void fit_pipes(Fitter& fit, CostProfile& costs, const std::vector<Figure>& figures,
                std::vector<std::string>* notes) {
   const std::string through = "solved through the model's path for the probe's calls";
@@ -157,10 +157,7 @@ void fit_pipes(Fitter& fit, CostProfile& costs, const std::vector<Figure>& figur
     solve("wakeup_latency", model_wakeup_round_trip_ns, *f);
   }
   if (const Figure* f = measured(figures, "pipe_rw_block")) {
-    notes->push_back(fmt::format(
-        "pipe_rw_block: measured {:.0f} ns per 64 KiB pair, the model charges {:.0f} ns "
-        "(syscall_entry + pipe_rw + file_copy_page per 4 KiB, each way); not fitted",
-        f->ns.median, pair_of(kPipeBlockBytes)(costs)));
+    solve("pipe_buf_page", pair_of(kPipeBlockBytes), *f);
   }
 }
 
