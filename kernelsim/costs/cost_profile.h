@@ -101,6 +101,8 @@ struct CostProfile {
   SimTime context_switch;  // ns: __schedule() + context_switch() between two tasks
   SimTime switch_mm;       // ns: switch_mm_irqs_off() to another mm (CR3 write; PCID or not)
   SimTime wakeup_latency;  // ns: try_to_wake_up() until the woken task runs on an idle CPU
+                           //     (calibrate: a pipe ping-pong between two CPUs; on a VM the
+                           //     idle vCPU's halt exit dominates it)
   // ---- Process lifetime ----
   SimTime thread_create;  // ns: clone(CLONE_VM) as seen by the new thread
   SimTime thread_exit;    // ns: do_exit() of a thread that does not tear down its mm
