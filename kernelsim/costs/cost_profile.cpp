@@ -69,8 +69,10 @@ CostProfile cost_profile_default() {
   c.page_cache_miss_read = SimTime::us(20);   // (unverified) NVMe 4 KiB read, readahead amortised
   c.writeback_page = SimTime::ns(2000);       // (unverified) NVMe ~2 GB/s sequential write
   c.writeback_submit = SimTime::ns(300);      // (unverified) set_page_writeback + bio add/submit
-  c.pipe_rw = SimTime::ns(300);     // (unverified) lmbench lat_pipe ~4 us round trip is mostly the
-                                    //     two wake-ups and switches, which the scheduler models
+  c.pipe_rw = SimTime::ns(300);  // (unverified) lmbench lat_pipe ~4 us round trip is mostly the
+                                 //     two wake-ups and switches, which the scheduler models
+  c.pipe_buf_page =
+      SimTime::ns(250);             // (unverified) alloc_page + memcg charge, put_page + uncharge
   c.socket_rw = SimTime::ns(1500);  // (unverified) loopback TCP send+recv ~3 us per message pair
   // As page_cache_lookup was before it was split per fault and per page: the seeds' figures hold.
   c.find_get_page = SimTime::ns(100);     // (unverified) xarray walk + folio_try_get
@@ -119,6 +121,7 @@ CostProfile cost_profile_xeon_2014() {
   c.writeback_page = SimTime::ns(8000);       // (unverified) SATA SSD ~500 MB/s sequential write
   c.writeback_submit = SimTime::ns(400);      // (unverified) 3.x/4.x submit path
   c.pipe_rw = SimTime::ns(400);               // (unverified) default scaled to a 2.5 GHz core
+  c.pipe_buf_page = SimTime::ns(300);         // (unverified) default scaled to a 2.5 GHz core
   c.socket_rw = SimTime::ns(2000);            // (unverified) default scaled to a 2.5 GHz core
   return c;
 }
@@ -206,6 +209,7 @@ constexpr CostField kCostFields[] = {
     {"writeback_page", &CostProfile::writeback_page},
     {"writeback_submit", &CostProfile::writeback_submit},
     {"pipe_rw", &CostProfile::pipe_rw, /*added_later=*/true},
+    {"pipe_buf_page", &CostProfile::pipe_buf_page, /*added_later=*/true},
     {"socket_rw", &CostProfile::socket_rw, /*added_later=*/true},
     {"find_get_page", &CostProfile::find_get_page, /*added_later=*/true},
     {"filemap_read_page", &CostProfile::filemap_read_page, /*added_later=*/true},

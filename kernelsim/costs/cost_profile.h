@@ -101,6 +101,8 @@ struct CostProfile {
   SimTime context_switch;  // ns: __schedule() + context_switch() between two tasks
   SimTime switch_mm;       // ns: switch_mm_irqs_off() to another mm (CR3 write; PCID or not)
   SimTime wakeup_latency;  // ns: try_to_wake_up() until the woken task runs on an idle CPU
+                           //     (calibrate: a pipe ping-pong between two CPUs; on a VM the
+                           //     idle vCPU's halt exit dominates it)
   // ---- Process lifetime ----
   SimTime thread_create;  // ns: clone(CLONE_VM) as seen by the new thread
   SimTime thread_exit;    // ns: do_exit() of a thread that does not tear down its mm
@@ -124,11 +126,14 @@ struct CostProfile {
   SimTime writeback_submit;  // ns: CPU time to start writeback of one page (bio build + submit)
   // ---- Pipes and sockets (fs/pipe.c, net/socket.c; kernelsim/fs/file.h) ----
   // Per read or write call, beyond syscall_entry; the bytes cost file_copy_page per 4 KiB.
-  SimTime pipe_rw;    // ns: pipe_read()/pipe_write(): pipe->mutex, pipe_buffer bookkeeping,
-                      //     waking the other end. Ttys (n_tty) and anon inodes (eventfd,
-                      //     memfd) are charged the same: a model simplification
-  SimTime socket_rw;  // ns: sock_read_iter()/sock_write_iter() on a connected socket: socket
-                      //     lock, skb alloc/free, protocol send and receive (loopback TCP)
+  SimTime pipe_rw;        // ns: pipe_read()/pipe_write(): pipe->mutex, pipe_buffer bookkeeping,
+                          //     waking the other end. Ttys (n_tty) and anon inodes (eventfd,
+                          //     memfd) are charged the same: a model simplification
+  SimTime pipe_buf_page;  // ns: per 4 KiB written to a pipe: pipe_write()'s alloc_page()
+                          //     (__GFP_ACCOUNT: a memcg charge) for a new pipe_buffer, and
+                          //     anon_pipe_buf_release() freeing it once read; charged on the write
+  SimTime socket_rw;      // ns: sock_read_iter()/sock_write_iter() on a connected socket: socket
+                          //     lock, skb alloc/free, protocol send and receive (loopback TCP)
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).

@@ -56,9 +56,11 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
 
 // A read or write of a file with no page cache (fs/file.h): the syscall, the f_op's own work
 // (pipe_read()/pipe_write(), sock_read_iter()/sock_write_iter()) and one copy of the bytes;
-// read_null()/write_null() of a char device move nothing. Private work: no shared state is
-// touched, so no sync point. Returns len.
-int64_t rw_stream(Task& t, FileType type, uint64_t len) {
+// read_null()/write_null() of a char device move nothing. A pipe write also pays for a buffer
+// page per whole 4 KiB it writes (its allocation and its release after the read: a pipe's pages
+// are not modelled as memory, only as time). Private work: no shared state is touched, so no
+// sync point. Returns len.
+int64_t rw_stream(Task& t, FileType type, uint64_t len, bool write) {
   Simulation& sim = t.sim();
   const CostProfile& costs = sim.costs();
   SimTime cost = costs.syscall_entry;
@@ -69,6 +71,9 @@ int64_t rw_stream(Task& t, FileType type, uint64_t len) {
   if (type == FileType::kSocket) cost += costs.socket_rw;
   if (type == FileType::kPipe || type == FileType::kTty || type == FileType::kAnon) {
     cost += costs.pipe_rw;
+  }
+  if (type == FileType::kPipe && write) {
+    cost += SimTime::ns(costs.pipe_buf_page.count_ns() * static_cast<int64_t>(len / PAGE_SIZE));
   }
   t.work(cost);
   return static_cast<int64_t>(len);
@@ -109,7 +114,7 @@ Co<int64_t> rw_file(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool 
       ++vm.fd_io_anon;
       break;
   }
-  co_return rw_stream(t, type, len);
+  co_return rw_stream(t, type, len, write);
 }
 
 }  // namespace

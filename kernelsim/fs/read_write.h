@@ -10,7 +10,8 @@
 // balance_dirty_pages(). A write marks the block's buffer head dirty; fsync writes every dirty
 // block of the file, waiting off CPU (CostProfile::fsync_block each), and cleans them and their
 // pages. Files with no page cache (pipes, sockets, char devices, ttys, anon inodes: fs/file.h) cost
-// a syscall and a copy of the bytes (CostProfile::pipe_rw / socket_rw on top), /dev/null a syscall.
+// a syscall and a copy of the bytes (CostProfile::pipe_rw / socket_rw on top; a pipe write also
+// pipe_buf_page per 4 KiB), /dev/null a syscall.
 
 #pragma once
 

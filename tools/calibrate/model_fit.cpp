@@ -20,21 +20,64 @@ constexpr double kTrialStep = 1000;
 constexpr uint64_t kScenarioBase = 0x10000000;
 constexpr uint32_t kScenarioFile = 1;
 
+// The wake-up scenario's pipes: a to b, b to a.
+constexpr uint32_t kPipeToB = 1;
+constexpr uint32_t kPipeToA = 2;
+
+// A default machine of `cpus` CPUs under `costs`; nullptr only if the model rejected it, which
+// it does not for 1 or 2 CPUs.
+std::unique_ptr<kernelsim::Simulation> make_sim(const CostProfile& costs, uint32_t cpus) {
+  kernelsim::MachineConfig machine;
+  machine.nr_cpus = cpus;
+  std::string error;
+  return kernelsim::Simulation::create(machine, costs, "", &error);
+}
+
 // The summed latency of the ops of `kind` when one thread runs `ops` on a one-CPU model.
 double kind_ns(const CostProfile& costs, const std::vector<Op>& ops, kernelsim::OpKind kind,
-               uint32_t cached_file) {
-  kernelsim::MachineConfig machine;
-  machine.nr_cpus = 1;
-  std::string error;
-  std::unique_ptr<kernelsim::Simulation> sim =
-      kernelsim::Simulation::create(machine, costs, "", &error);
-  if (sim == nullptr) return 0;  // a one-CPU default machine is always valid
-  if (cached_file != 0) {
-    sim->files().set(cached_file, kernelsim::FileSpec{kernelsim::FileType::kRegular, true});
+               const ModelScenario& scenario) {
+  std::unique_ptr<kernelsim::Simulation> sim = make_sim(costs, 1);
+  if (sim == nullptr) return 0;
+  if (scenario.cached_file != 0) {
+    sim->files().set(scenario.cached_file,
+                     kernelsim::FileSpec{kernelsim::FileType::kRegular, true});
+  }
+  if (scenario.pipe_file != 0) {
+    sim->files().set(scenario.pipe_file, kernelsim::FileSpec{kernelsim::FileType::kPipe, false});
   }
   sim->spawn_thread(/*mm_id=*/1, /*cpu=*/0, std::make_unique<kernelsim::VectorOpSource>(ops));
   sim->run();
   return static_cast<double>(sim->stats().latency(kind).sum());
+}
+
+// The makespan of `rounds` round trips of model_wakeup_round_trip_ns()'s ping-pong. Wake ids
+// 2k - 1 (a's write read by b) and 2k (b's write read by a) for round trip k.
+double ping_pong_makespan_ns(const CostProfile& costs, int rounds) {
+  std::unique_ptr<kernelsim::Simulation> sim = make_sim(costs, 2);
+  if (sim == nullptr) return 0;
+  for (uint32_t f : {kPipeToB, kPipeToA}) {
+    sim->files().set(f, kernelsim::FileSpec{kernelsim::FileType::kPipe, false});
+  }
+  const uint64_t len = kPipeSmallBytes;
+  std::vector<Op> a, b;
+  for (int k = 1; k <= rounds; ++k) {
+    const uint64_t to_b = 2 * static_cast<uint64_t>(k) - 1;
+    const uint64_t to_a = to_b + 1;
+    const uint64_t offset = (static_cast<uint64_t>(k) - 1) * len;
+    a.push_back(Op::file_write(kPipeToB, offset, len));
+    a.push_back(Op::futex_wake(to_b));
+    a.push_back(Op::futex_wait(to_a, SimTime::zero()));
+    a.push_back(Op::file_read(kPipeToA, offset, len));
+    b.push_back(Op::futex_wait(to_b, SimTime::zero()));
+    b.push_back(Op::file_read(kPipeToB, offset, len));
+    b.push_back(Op::file_write(kPipeToA, offset, len));
+    b.push_back(Op::futex_wake(to_a));
+  }
+  // Threads of one process, as the probe's: no switch_mm between them.
+  sim->spawn_thread(/*mm_id=*/1, /*cpu=*/0, std::make_unique<kernelsim::VectorOpSource>(a));
+  sim->spawn_thread(/*mm_id=*/1, /*cpu=*/1, std::make_unique<kernelsim::VectorOpSource>(b));
+  sim->run();
+  return static_cast<double>(sim->now().count_ns());
 }
 
 }  // namespace
@@ -43,8 +86,7 @@ double model_op_ns(const CostProfile& costs, const ModelScenario& scenario) {
   std::vector<Op> with = scenario.setup;
   with.push_back(scenario.op);
   const kernelsim::OpKind kind = scenario.op.kind;
-  return kind_ns(costs, with, kind, scenario.cached_file) -
-         kind_ns(costs, scenario.setup, kind, scenario.cached_file);
+  return kind_ns(costs, with, kind, scenario) - kind_ns(costs, scenario.setup, kind, scenario);
 }
 
 ModelScenario mmap_anon_scenario() {
@@ -96,14 +138,44 @@ ModelScenario cached_read_scenario(uint64_t pages) {
   return s;
 }
 
-std::optional<double> solve_linear(const CostProfile& costs, const ProfileSetter& set,
-                                   const std::vector<ModelTerm>& terms, double measured_ns) {
-  auto total = [&](double x) {
-    CostProfile c = costs;
-    set(c, x);
+ModelScenario pipe_write_scenario(uint64_t bytes) {
+  ModelScenario s;
+  s.pipe_file = kScenarioFile;
+  s.op = Op::file_write(kScenarioFile, 0, bytes);
+  return s;
+}
+
+ModelScenario pipe_read_scenario(uint64_t bytes) {
+  ModelScenario s = pipe_write_scenario(bytes);
+  s.setup = {s.op};
+  s.op = Op::file_read(kScenarioFile, 0, bytes);
+  return s;
+}
+
+double model_wakeup_round_trip_ns(const CostProfile& costs) {
+  return ping_pong_makespan_ns(costs, kWakeupScenarioRounds + 1) -
+         ping_pong_makespan_ns(costs, kWakeupScenarioRounds);
+}
+
+ModelMeasure measure_of(std::vector<ModelTerm> terms) {
+  return [terms = std::move(terms)](const CostProfile& c) {
     double sum = 0;
     for (const ModelTerm& t : terms) sum += t.weight * model_op_ns(c, t.scenario);
     return sum;
+  };
+}
+
+std::optional<double> solve_linear(const CostProfile& costs, const ProfileSetter& set,
+                                   const std::vector<ModelTerm>& terms, double measured_ns) {
+  return solve_linear(costs, set, measure_of(terms), measured_ns);
+}
+
+std::optional<double> solve_linear(const CostProfile& costs, const ProfileSetter& set,
+                                   const ModelMeasure& measure, double measured_ns) {
+  auto total = [&](double x) {
+    CostProfile c = costs;
+    set(c, x);
+    return measure(c);
   };
   const double base = total(0);
   const double per_unit = (total(kTrialStep) - base) / kTrialStep;
@@ -112,9 +184,14 @@ std::optional<double> solve_linear(const CostProfile& costs, const ProfileSetter
 }
 
 std::optional<double> solve_field(const CostProfile& costs, SimTime CostProfile::*field,
-                                  const std::vector<ModelTerm>& terms, double measured_ns) {
+                                  const ModelMeasure& measure, double measured_ns) {
   auto set = [field](CostProfile& c, double x) { c.*field = SimTime::ns(std::llround(x)); };
-  return solve_linear(costs, set, terms, measured_ns);
+  return solve_linear(costs, set, measure, measured_ns);
+}
+
+std::optional<double> solve_field(const CostProfile& costs, SimTime CostProfile::*field,
+                                  const std::vector<ModelTerm>& terms, double measured_ns) {
+  return solve_field(costs, field, measure_of(terms), measured_ns);
 }
 
 }  // namespace mmreplay::tools::calibrate

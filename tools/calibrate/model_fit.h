@@ -16,16 +16,19 @@
 
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/sim/op.h"
+#include "tools/calibrate/probes.h"
 
 namespace mmreplay::tools::calibrate {
 
 // An operation as a probe ran it: `setup` brings one thread of a one-CPU model into the probe's
 // state (mappings made and touched), then `op` is timed. `cached_file`: file id 1 is a regular
-// file whose pages are in the page cache at the start (0: no file).
+// file whose pages are in the page cache at the start (0: no file). `pipe_file`: a file id that
+// is a pipe (0: none).
 struct ModelScenario {
   std::vector<kernelsim::Op> setup;
   kernelsim::Op op;
   uint32_t cached_file = 0;
+  uint32_t pipe_file = 0;
 };
 
 // The model's time for scenario.op with profile `costs`, in ns.
@@ -37,6 +40,18 @@ ModelScenario munmap_empty_scenario();  // probe_mmap_munmap(): the munmap
 ModelScenario mremap_expand_scenario();
 ModelScenario mremap_move_scenario(uint64_t pages);
 ModelScenario cached_read_scenario(uint64_t pages);
+ModelScenario pipe_write_scenario(uint64_t bytes);  // probe_pipe_rw(): the write
+ModelScenario pipe_read_scenario(uint64_t bytes);   // probe_pipe_rw(): the read of those bytes
+
+// probe_wakeup() in the model: two threads of one mm on the two CPUs of a two-CPU machine
+// ping-pong kPipeSmallBytes through two pipes. Each read follows the other thread's write through
+// the wake-up edge the importer gives a read that waited (futex_wait before the read, futex_wake
+// after the write: formats/import/pipe_wakeups.h), so each round trip wakes a sleeping task on an
+// idle CPU twice. Returns the model's time of one round trip in ns: the makespan of
+// kWakeupScenarioRounds + 1 round trips minus that of kWakeupScenarioRounds (start and exit
+// cancel).
+inline constexpr int kWakeupScenarioRounds = 2;
+double model_wakeup_round_trip_ns(const kernelsim::CostProfile& costs);
 
 // One scenario's time counted `weight` times (a slope is many - few: weights 1 and -1).
 struct ModelTerm {
@@ -44,13 +59,23 @@ struct ModelTerm {
   double weight = 1;
 };
 
-// The x for which the weighted sum of the model's times of `terms`, with `set(profile, x)`
-// applied to `costs`, is `measured_ns`; nullopt when x does not change that sum. The value may
-// come out negative (the rest of the path already costs more): the caller decides.
+// Something the model computes under a profile, in ns (an operation's time, a round trip).
+using ModelMeasure = std::function<double(const kernelsim::CostProfile&)>;
+// The weighted sum of the model's times of `terms`, as a measure.
+ModelMeasure measure_of(std::vector<ModelTerm> terms);
+
+// The x for which `measure` (or the weighted sum of the model's times of `terms`), with
+// `set(profile, x)` applied to `costs`, is `measured_ns`; nullopt when x does not change it. The
+// value may come out negative (the rest of the path already costs more): the caller decides.
 using ProfileSetter = std::function<void(kernelsim::CostProfile&, double)>;
+std::optional<double> solve_linear(const kernelsim::CostProfile& costs, const ProfileSetter& set,
+                                   const ModelMeasure& measure, double measured_ns);
 std::optional<double> solve_linear(const kernelsim::CostProfile& costs, const ProfileSetter& set,
                                    const std::vector<ModelTerm>& terms, double measured_ns);
 // solve_linear() for one field's value in ns.
+std::optional<double> solve_field(const kernelsim::CostProfile& costs,
+                                  kernelsim::SimTime kernelsim::CostProfile::*field,
+                                  const ModelMeasure& measure, double measured_ns);
 std::optional<double> solve_field(const kernelsim::CostProfile& costs,
                                   kernelsim::SimTime kernelsim::CostProfile::*field,
                                   const std::vector<ModelTerm>& terms, double measured_ns);

@@ -7,6 +7,8 @@
 
 #pragma once
 
+#include <sched.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +61,15 @@ std::vector<Figure> probe_mprotect(const ProbeOptions& o);
 Figure probe_tlb_shootdown(const ProbeOptions& o);
 // Pipe ping-pong between two threads pinned to one CPU: per switch.
 Figure probe_context_switch(const ProbeOptions& o);
+// write() then read() of kPipeSmallBytes and of kPipeBlockBytes through a pipe on one thread,
+// neither waiting (the pipe has room, then data), per pair each.
+inline constexpr size_t kPipeSmallBytes = 1;
+inline constexpr size_t kPipeBlockBytes = 65536;  // a new pipe's capacity: PIPE_DEF_BUFFERS pages
+std::vector<Figure> probe_pipe_rw(const ProbeOptions& o);
+// Pipe ping-pong of kPipeSmallBytes between two threads pinned to two CPUs: each read waits for
+// the other thread's write, so a round trip is two cross-CPU wake-ups of a sleeping reader, two
+// writes and two reads; per round trip.
+Figure probe_wakeup(const ProbeOptions& o);
 // Major fault on a page pushed to swap with MADV_PAGEOUT, per page; skipped without swap.
 Figure probe_swap_in(const ProbeOptions& o);
 
@@ -82,5 +93,20 @@ std::vector<Figure> probe_cached_read(const ProbeOptions& o);
 bool pin_to_cpu(int cpu);
 // CPUs this process may run on.
 int allowed_cpus();
+// The first two CPUs this process may run on, in *a and *b; returns how many were found (0-2).
+int first_two_allowed_cpus(int* a, int* b);
+
+// Restores the calling thread's affinity when a probe that pinned it ends.
+class AffinityGuard {
+ public:
+  AffinityGuard();
+  ~AffinityGuard();
+  AffinityGuard(const AffinityGuard&) = delete;
+  AffinityGuard& operator=(const AffinityGuard&) = delete;
+
+ private:
+  cpu_set_t saved_{};
+  bool ok_ = false;
+};
 
 }  // namespace mmreplay::tools::calibrate

@@ -59,32 +59,6 @@ class Spinner {
   std::thread thread_;
 };
 
-int first_two_allowed_cpus(int* a, int* b) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
-  int found = 0;
-  for (int c = 0; c < CPU_SETSIZE && found < 2; ++c) {
-    if (!CPU_ISSET(c, &set)) continue;
-    (found == 0 ? *a : *b) = c;
-    ++found;
-  }
-  return found;
-}
-
-// Restores the calling thread's affinity when the probe ends.
-class AffinityGuard {
- public:
-  AffinityGuard() { ok_ = ::sched_getaffinity(0, sizeof(saved_), &saved_) == 0; }
-  ~AffinityGuard() {
-    if (ok_) ::sched_setaffinity(0, sizeof(saved_), &saved_);
-  }
-
- private:
-  cpu_set_t saved_{};
-  bool ok_ = false;
-};
-
 }  // namespace
 
 bool pin_to_cpu(int cpu) {
@@ -99,6 +73,27 @@ int allowed_cpus() {
   CPU_ZERO(&set);
   if (::sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
   return CPU_COUNT(&set);
+}
+
+int first_two_allowed_cpus(int* a, int* b) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+  int found = 0;
+  for (int c = 0; c < CPU_SETSIZE && found < 2; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    (found == 0 ? *a : *b) = c;
+    ++found;
+  }
+  return found;
+}
+
+AffinityGuard::AffinityGuard() {
+  ok_ = ::sched_getaffinity(0, sizeof(saved_), &saved_) == 0;
+}
+
+AffinityGuard::~AffinityGuard() {
+  if (ok_) ::sched_setaffinity(0, sizeof(saved_), &saved_);
 }
 
 Figure probe_tlb_shootdown(const ProbeOptions& o) {

@@ -131,6 +131,36 @@ void fit_through_model(Fitter& fit, CostProfile& costs, const std::vector<Figure
   }
 }
 
+// pipe_rw from a 1-byte write and read that do not wait, pipe_buf_page from the 64 KiB pair (16
+// buffer pages, beyond the copies at file_copy_page), then wakeup_latency from the ping-pong of
+// two threads on two CPUs, each solved through the model's path (model_fit.h) given the fields
+// fitted before: a round trip is two wake-ups plus the reads and writes the model already
+// charges. Called after syscall_entry and file_copy_page are fitted.
+void fit_pipes(Fitter& fit, CostProfile& costs, const std::vector<Figure>& figures,
+               std::vector<std::string>* notes) {
+  const std::string through = "solved through the model's path for the probe's calls";
+  auto pair_of = [](uint64_t bytes) {
+    return measure_of({{pipe_write_scenario(bytes), 1}, {pipe_read_scenario(bytes), 1}});
+  };
+  auto solve = [&](std::string_view name, const ModelMeasure& m, const Figure& f) {
+    const std::optional<double> v =
+        solve_field(costs, kernelsim::find_cost_field(name)->member, m, f.ns.median);
+    if (!v) {
+      notes->push_back(fmt::format("{}: the model's path does not charge it; not fitted", name));
+      return;
+    }
+    fit.set(name, *v, f, through);
+  };
+  if (const Figure* f = measured(figures, "pipe_rw_small"))
+    solve("pipe_rw", pair_of(kPipeSmallBytes), *f);
+  if (const Figure* f = measured(figures, "wakeup_round_trip")) {
+    solve("wakeup_latency", model_wakeup_round_trip_ns, *f);
+  }
+  if (const Figure* f = measured(figures, "pipe_rw_block")) {
+    solve("pipe_buf_page", pair_of(kPipeBlockBytes), *f);
+  }
+}
+
 }  // namespace
 
 replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const std::string& stamp,
@@ -190,6 +220,7 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
   }
   if (const Figure* f = measured(figures, "swap_in")) fit.set("swap_in_page", f->ns.median, *f, "");
   fit_through_model(fit, p.costs, figures, notes);
+  fit_pipes(fit, p.costs, figures, notes);
   if (measured(figures, "munmap_page") != nullptr) {
     notes->push_back(
         "munmap_page: shown, not fitted (its parts are fitted from madvise, "

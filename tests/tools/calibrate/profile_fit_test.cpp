@@ -1,6 +1,7 @@
 // calibrate's fit from measured figures to profile fields, on synthetic figures: the splits in
 // the default ratios, the TLB figures from the mprotect slopes, the guards against noise.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tools/calibrate/calibrate.h"
@@ -117,6 +118,70 @@ TEST(FitProfile, AProbeFasterThanTheRestOfThePathKeepsTheDefault) {
   EXPECT_EQ(p.costs.vma_remove, kernelsim::cost_profile_default().vma_remove);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("vma_remove: kept the default"), std::string::npos);
+}
+
+// pipe_rw from the pair that does not wait, then wakeup_latency from the cross-CPU ping-pong: the
+// model's own paths for the probes' calls take what the probes measured.
+TEST(FitProfile, PipeAndWakeupFieldsMakeTheModelTakeWhatTheProbesMeasured) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile(
+      {figure("syscall", 200), figure("pipe_rw_small", 900), figure("wakeup_round_trip", 30000)},
+      "calibrate D H", &notes);
+  const CostProfile& c = p.costs;
+  constexpr double kRounding = 2;  // two calls (or two wake-ups) round one field each
+  EXPECT_NEAR(model_op_ns(c, pipe_write_scenario(kPipeSmallBytes)) +
+                  model_op_ns(c, pipe_read_scenario(kPipeSmallBytes)),
+              900, kRounding);
+  EXPECT_NEAR(model_wakeup_round_trip_ns(c), 30000, 2 * kRounding);
+  // One byte copies in no time: each call is syscall_entry + pipe_rw.
+  EXPECT_EQ(c.pipe_rw.count_ns(), (900 - 2 * 200) / 2);
+  // The round trip is two wake-ups of a sleeper on an idle CPU plus two such pairs.
+  EXPECT_EQ(c.wakeup_latency.count_ns(), (30000 - 2 * 900) / 2);
+  EXPECT_TRUE(is_calibrated(p, "pipe_rw"));
+  EXPECT_TRUE(is_calibrated(p, "wakeup_latency"));
+  EXPECT_NE(p.sources.at("wakeup_latency").find("wakeup_round_trip 30000 ns"), std::string::npos);
+  EXPECT_TRUE(notes.empty()) << notes.front();
+}
+
+// The fitted wake-up scales with the figure: twice the wake-up part, twice the field, the pipe
+// calls unchanged.
+TEST(FitProfile, TheWakeupFieldIsTheRoundTripLessTheModelsPipeCalls) {
+  std::vector<std::string> notes;
+  const CostProfile def = kernelsim::cost_profile_default();
+  const double calls = model_wakeup_round_trip_ns(def) - 2.0 * def.wakeup_latency.count_ns();
+  const auto one = fit_profile({figure("wakeup_round_trip", calls + 2 * 5000)}, "c D H", &notes);
+  const auto two = fit_profile({figure("wakeup_round_trip", calls + 2 * 10000)}, "c D H", &notes);
+  EXPECT_EQ(one.costs.wakeup_latency.count_ns(), 5000);
+  EXPECT_EQ(two.costs.wakeup_latency.count_ns(), 10000);
+  EXPECT_EQ(one.costs.pipe_rw, def.pipe_rw);  // no pipe_rw_small figure: the default's
+}
+
+TEST(FitProfile, ARoundTripFasterThanItsPipeCallsKeepsTheDefaultWakeup) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile(
+      {figure("syscall", 200), figure("pipe_rw_small", 900), figure("wakeup_round_trip", 1000)},
+      "calibrate D H", &notes);
+  EXPECT_FALSE(is_calibrated(p, "wakeup_latency"));
+  EXPECT_EQ(p.costs.wakeup_latency, kernelsim::cost_profile_default().wakeup_latency);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("wakeup_latency: kept the default"), std::string::npos);
+}
+
+// The 64 KiB pair fits the buffer pages beyond the copies: the model's pair takes what the probe
+// measured, and the 1-byte pair (no whole page) is not changed by it.
+TEST(FitProfile, TheBlockPipePairFitsTheBufferPages) {
+  std::vector<std::string> notes;
+  const CostProfile def = kernelsim::cost_profile_default();
+  auto pair_ns = [](const CostProfile& c, uint64_t bytes) {
+    return model_op_ns(c, pipe_write_scenario(bytes)) + model_op_ns(c, pipe_read_scenario(bytes));
+  };
+  const double copies =
+      2.0 * (def.syscall_entry + def.pipe_rw).count_ns() + 2.0 * 16 * def.file_copy_page.count_ns();
+  const auto p = fit_profile({figure("pipe_rw_block", copies + 16 * 400)}, "c D H", &notes);
+  EXPECT_EQ(p.costs.pipe_buf_page.count_ns(), 400);
+  EXPECT_NEAR(pair_ns(p.costs, kPipeBlockBytes), copies + 16 * 400, 16);
+  EXPECT_EQ(pair_ns(p.costs, kPipeSmallBytes), pair_ns(def, kPipeSmallBytes));
+  EXPECT_TRUE(notes.empty()) << notes.front();
 }
 
 }  // namespace
