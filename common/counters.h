@@ -149,6 +149,10 @@
   X(leave_mm, "leave_mm", "times a CPU left a lazy mm in a flush handler")                         \
   X(context_switches, "context_switches", "context switches")                                      \
   X(irq_ns, "irq_ns", "time spent in shootdown handlers (ns)")                                     \
+  X(ipis_deferred, "ipis_deferred",                                                                \
+    "IPIs that reached a CPU with interrupts off and ran when it re-enabled them")                 \
+  X(ipi_deferred_ns, "ipi_deferred_ns",                                                            \
+    "time deferred IPIs waited for their CPU to re-enable interrupts (ns)")                        \
   X(busy_ns, "busy_ns", "time a task ran (or spun), switch costs included (ns)")
 
 // clang-format on

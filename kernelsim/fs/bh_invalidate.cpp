@@ -40,9 +40,12 @@ Co<void> invalidate_bh_lrus(Task& t, bool only_holding) {
   }
   if (only_holding) co_await sync_point(t);
   const bool local = targets.test(t.cpu().id);
-  sim.vm().bh_invalidate_ipis += smp_call_function_many_now(t, targets, [&](Cpu& target) {
-    return invalidate_bh_lru(cache, target.id, sim.costs(), sim.vm());
-  });
+  uint32_t sent = 0;
+  co_await smp_call_function_many(
+      t, targets,
+      [&](Cpu& target) { return invalidate_bh_lru(cache, target.id, sim.costs(), sim.vm()); },
+      &sent);
+  sim.vm().bh_invalidate_ipis += sent;
   // on_each_cpu*() runs func on the calling CPU too, with irqs off.
   if (local) t.work(invalidate_bh_lru(cache, t.cpu().id, sim.costs(), sim.vm()));
 }

@@ -1,37 +1,107 @@
 #include "kernelsim/kernel/smp.h"
 
 #include <cassert>
+#include <utility>
+#include <vector>
 
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 
-// Models kernel/smp.c: smp_call_function_many() (wait=1); the delivery mirrors
-// arch/x86/tlb.cpp flush_tlb_multi().
-uint32_t smp_call_function_many_now(Task& t, const CpuMask& targets,
-                                    const std::function<SimTime(Cpu&)>& func) {
+void CsdWait::ack(SimTime ack_at) {
+  assert(pending_ > 0 && "invariant (2): an ack nobody waits for");
+  last_ack_ = max(last_ack_, ack_at);
+  --pending_;
+  if (pending_ == 0 && parked_) finish();
+}
+
+bool CsdWait::wait(SimTime not_before, std::function<void(SimTime)> on_done) {
+  assert(!parked_);
+  if (pending_ == 0) {
+    task_.advance_to(max(not_before, last_ack_));
+    if (on_done) on_done(task_.clock());
+    return true;
+  }
+  // csd_lock_wait() spins on the csd flags: the CPU stays busy, interrupts enabled.
+  parked_ = true;
+  not_before_ = not_before;
+  on_done_ = std::move(on_done);
+  task_.set_state(TaskState::kSpinning);
+  return false;
+}
+
+void CsdWait::finish() {
+  parked_ = false;
+  const SimTime at = max(not_before_, last_ack_);
+  if (on_done_) on_done_(at);
+  task_.sim().sched().resume_spinner(task_, at);
+}
+
+namespace {
+
+// The handler runs on `cpu` from `start`: its time is stolen from the task there, and it acks.
+void run_call_function(Simulation& sim, Cpu& cpu, SimTime start, const IpiFunc& func,
+                       CsdWait& wait) {
+  const SimTime handler = func(cpu, start);
+  cpu.irq_busy_until = start + handler;
+  if (cpu.curr != nullptr) cpu.pending_steal += handler;
+  cpu.counters.irq_ns += static_cast<uint64_t>(handler.count_ns());
+  wait.ack(cpu.irq_busy_until + sim.costs().cacheline_transfer);
+}
+
+}  // namespace
+
+// Models smp_call_function_many_cond()'s per-CPU part: __smp_call_single_queue() and the IPI.
+void send_call_function_ipi(Task& t, Cpu& target, SimTime arrival, IpiFunc func, CsdWait& wait) {
+  assert(t.cpu().irqs_disabled == 0 && "invariant (1): IPI sent with interrupts off");
+  assert(&target != &t.cpu());
   Simulation& sim = t.sim();
+  ++wait.pending_;
+  if (target.irqs_disabled > 0) {
+    target.call_single_queue.push_back(CallSingleData{arrival, std::move(func), &wait});
+    return;
+  }
+  run_call_function(sim, target, max(arrival, target.irq_busy_until), func, wait);
+}
+
+// Models flush_smp_call_function_queue(), run from the IPI vector that fires once the CPU
+// executes sti (local_irq_enable()/local_irq_restore()).
+void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at) {
+  assert(cpu.irqs_disabled == 0);
+  std::vector<CallSingleData> queue = std::move(cpu.call_single_queue);
+  cpu.call_single_queue.clear();
+  for (CallSingleData& csd : queue) {
+    if (at > csd.arrival) {
+      ++cpu.counters.ipis_deferred;
+      cpu.counters.ipi_deferred_ns += static_cast<uint64_t>((at - csd.arrival).count_ns());
+    }
+    const SimTime start = max(max(csd.arrival, at), cpu.irq_busy_until);
+    run_call_function(sim, cpu, start, csd.func, *csd.wait);
+  }
+}
+
+// Models kernel/smp.c: smp_call_function_many() (wait=1).
+bool SmpCallFunctionManyStep::run_now() {
+  Simulation& sim = task_.sim();
   const CostProfile& c = sim.costs();
-  assert(sim.now() == t.clock() && "call right after a SharedStep");
+  assert(sim.now() == task_.clock());
   const SimTime now = sim.now();
-  Cpu& self = t.cpu();
+  const uint32_t self = task_.cpu().id;
   SimTime sent = SimTime::zero();
-  SimTime last_ack = now;
   uint32_t nr = 0;
-  targets.for_each([&](uint32_t id) {
-    if (id == self.id) return;
-    Cpu& target = sim.cpu(id);
+  targets_.for_each([&](uint32_t id) {
+    if (id == self) return;
     sent += c.ipi_send;
-    const SimTime start = max(now + sent + c.ipi_delivery, target.irq_busy_until);
-    const SimTime handler = c.ipi_handler_entry + func(target);
-    target.irq_busy_until = start + handler;
-    if (target.curr != nullptr) target.pending_steal += handler;
-    target.counters.irq_ns += static_cast<uint64_t>(handler.count_ns());
-    last_ack = max(last_ack, target.irq_busy_until + c.cacheline_transfer);
+    send_call_function_ipi(
+        task_, sim.cpu(id), now + sent + c.ipi_delivery,
+        [func = func_, entry = c.ipi_handler_entry](Cpu& target, SimTime) {
+          return entry + func(target);
+        },
+        wait_);
     ++nr;
   });
-  t.advance_to(max(now + sent, last_ack));
-  return nr;
+  if (nr_sent_ != nullptr) *nr_sent_ = nr;
+  return wait_.wait(now + sent, nullptr);
 }
 
 }  // namespace mmreplay::kernelsim

@@ -1,11 +1,19 @@
-// Cross-CPU function calls (kernel/smp.c): smp_call_function_many() with wait=1, as the bh_lru
-// invalidation of fs/bh_invalidate.h sends them.
+// Cross-CPU function calls (kernel/smp.c): the delivery every IPI of the model shares (TLB
+// shootdowns from arch/x86/tlb.cpp, smp_call_function_many() as the bh_lru invalidation of
+// fs/bh_invalidate.h sends it), and the initiator's wait for the handlers (csd_lock_wait()).
 //
-// Delivery is the shootdown IPI model of arch/x86/tlb.cpp (native_flush_tlb_multi()): the sender
-// pays ipi_send per target, each handler starts ipi_delivery later (or when the target's previous
-// handler ends), costs ipi_handler_entry plus what `func` returns, and is stolen from the task
-// running there; the sender spins until the last ack (one cacheline_transfer after the handler).
-// Only the handler differs from a TLB shootdown, so the figures are the same CostProfile fields.
+// Delivery (native_flush_tlb_multi() / smp_call_function_many_cond()): the sender pays ipi_send
+// per target; the IPI reaches the target ipi_delivery later. A target with interrupts enabled runs
+// the handler then (or when its previous handler ends), stolen from the task running there. A
+// target with interrupts off (arch/x86/irqflags.h: a spin_lock_irq*() holder or spinner) queues it
+// (llist_add to call_single_queue) and runs it when it re-enables them
+// (flush_smp_call_function_queue()), so a handler never lands inside an IRQ-off lock hold. Each
+// ack is one cacheline_transfer after its handler ends; the initiator spins until the last one.
+//
+// Invariants (asserted in smp.cpp):
+//  (1) an initiator sends with interrupts enabled (smp_call_function_many_cond()'s
+//      WARN_ON_ONCE(irqs_disabled()): with them off two CPUs could wait for each other);
+//  (2) every IPI sent is acked exactly once, and the initiator goes on only after the last ack.
 
 #pragma once
 
@@ -13,18 +21,80 @@
 #include <functional>
 
 #include "kernelsim/sched/cpumask.h"
+#include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
 
 struct Cpu;
+class Simulation;
 class Task;
 
-// Models smp_call_function_many(mask, func, NULL, wait=1) from t's CPU at now() == t.clock():
-// runs func(target) in an IPI handler on every CPU of `targets` except t's own, and advances t
-// to the last ack. func does the handler's state change and returns its duration beyond
-// ipi_handler_entry. Returns the IPIs sent. REQUIRES: called right after a SharedStep.
-uint32_t smp_call_function_many_now(Task& t, const CpuMask& targets,
-                                    const std::function<SimTime(Cpu&)>& func);
+// An IPI handler: does its state change on the target, given the time it starts, and returns its
+// duration (ipi_handler_entry included).
+using IpiFunc = std::function<SimTime(Cpu&, SimTime)>;
+
+// csd_lock_wait() for one multi-CPU call: counts the acks still due and the latest one. The
+// initiator that must wait for a deferred handler parks spinning and is resumed by the last ack.
+class CsdWait {
+ public:
+  explicit CsdWait(Task& initiator) : task_(initiator) {}
+  CsdWait(const CsdWait&) = delete;
+  CsdWait& operator=(const CsdWait&) = delete;
+
+  // One handler finished at `handler_end`; its ack arrives one cacheline_transfer later.
+  void ack(SimTime ack_at);
+  // Models csd_lock_wait() from t at now(): returns true when every ack is in (t advanced to
+  // max(not_before, last ack)); false when t parked spinning until a deferred ack resumes it.
+  // `on_done` runs once, at the time t goes on (tracing).
+  bool wait(SimTime not_before, std::function<void(SimTime)> on_done);
+
+  uint32_t pending() const { return pending_; }
+
+ private:
+  friend void send_call_function_ipi(Task&, Cpu&, SimTime, IpiFunc, CsdWait&);
+  void finish();
+
+  Task& task_;
+  uint32_t pending_ = 0;
+  SimTime last_ack_;
+  SimTime not_before_;
+  bool parked_ = false;
+  std::function<void(SimTime)> on_done_;
+};
+
+// Models one target of smp_call_function_many_cond(): the IPI sent by `t` reaches `target` at
+// `arrival`; the handler `func` runs then, or when `target` re-enables interrupts. Its ack goes to
+// `wait`. REQUIRES: t's CPU has interrupts enabled; target is not t's CPU.
+void send_call_function_ipi(Task& t, Cpu& target, SimTime arrival, IpiFunc func, CsdWait& wait);
+
+// Models flush_smp_call_function_queue() on `cpu` re-enabling interrupts at `at`: runs the queued
+// handlers in arrival order and acks them. REQUIRES: cpu.irqs_disabled == 0.
+void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at);
+
+// Models smp_call_function_many(mask, func, NULL, wait=1) from t's CPU: runs func(target) in an
+// IPI handler on every CPU of `targets` except t's own, and t goes on after the last ack. func
+// does the handler's state change and returns its duration beyond ipi_handler_entry.
+// `*nr_sent` gets the IPIs sent (when the step runs).
+class SmpCallFunctionManyStep final : public SharedStep {
+ public:
+  SmpCallFunctionManyStep(Task& t, const CpuMask& targets, std::function<SimTime(Cpu&)> func,
+                          uint32_t* nr_sent)
+      : SharedStep(t), targets_(targets), func_(std::move(func)), nr_sent_(nr_sent), wait_(t) {}
+  bool run_now() override;
+
+ private:
+  CpuMask targets_;
+  std::function<SimTime(Cpu&)> func_;
+  uint32_t* nr_sent_;
+  CsdWait wait_;
+};
+
+// co_await smp_call_function_many(t, targets, func, &nr);
+inline SmpCallFunctionManyStep smp_call_function_many(Task& t, const CpuMask& targets,
+                                                      std::function<SimTime(Cpu&)> func,
+                                                      uint32_t* nr_sent) {
+  return SmpCallFunctionManyStep(t, targets, std::move(func), nr_sent);
+}
 
 }  // namespace mmreplay::kernelsim

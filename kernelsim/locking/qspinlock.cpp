@@ -2,13 +2,14 @@
 
 #include <cassert>
 
+#include "kernelsim/arch/x86/irqflags.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
 
 bool SpinLockStep::run_now() {
-  if (acquire_) return lock_.lock_now(task_);
-  lock_.unlock_now(task_);
+  if (acquire_) return lock_.lock_now(task_, irq_);
+  lock_.unlock_now(task_, irq_);
   return true;
 }
 
@@ -18,7 +19,8 @@ QSpinLock::QSpinLock(Simulation& sim, std::string_view class_name)
       name_(sim.lockstat().stored_name(class_name)) {}
 
 // Models queued_spin_lock() and queued_spin_lock_slowpath().
-bool QSpinLock::lock_now(Task& t) {
+bool QSpinLock::lock_now(Task& t, bool irq) {
+  if (irq) local_irq_save(t.cpu());
   ++t.preempt_count;
   const SimTime at = sim_.now();
   if (holder_ == nullptr) {
@@ -37,7 +39,7 @@ bool QSpinLock::lock_now(Task& t) {
 }
 
 // Models queued_spin_unlock() and the MCS handoff to the next queued CPU.
-void QSpinLock::unlock_now(Task& t) {
+void QSpinLock::unlock_now(Task& t, bool irq) {
   assert(holder_ == &t && "unlock by a task that does not hold the lock");
   const SimTime at = sim_.now();
   class_.hold_time.record(static_cast<uint64_t>((at - acquired_at_).count_ns()));
@@ -45,7 +47,13 @@ void QSpinLock::unlock_now(Task& t) {
   holder_ = nullptr;
   assert(t.preempt_count > 0 && "invariant (2)");
   --t.preempt_count;
-  if (queue_.empty()) return;
+  if (!queue_.empty()) grant_next(at);
+  // Interrupts come back after the release: a deferred handler runs outside the hold.
+  if (irq) local_irq_restore(sim_, t.cpu(), at);
+}
+
+// The MCS handoff: the first queued waiter gets the lock one line transfer after `at`.
+void QSpinLock::grant_next(SimTime at) {
   const Waiter next = queue_.front();
   queue_.pop_front();
   const SimTime granted = at + sim_.costs().cacheline_transfer;
@@ -56,6 +64,10 @@ void QSpinLock::unlock_now(Task& t) {
                         static_cast<uint64_t>((granted - next.since).count_ns()), true);
   if (TraceSink* ts = sim_.trace())
     trace_contended_acquire(*ts, next.task->id(), name_, next.since, granted);
+  // Handler time that overlapped the spin cost the waiter nothing; what runs past the grant stays
+  // pending (charged after the unlock when interrupts are off, Task::absorb_steal()).
+  Cpu& cpu = next.task->cpu();
+  cpu.pending_steal = cpu.irq_busy_until > granted ? cpu.irq_busy_until - granted : SimTime::zero();
   sim_.sched().resume_spinner(*next.task, granted);
 }
 

@@ -7,6 +7,11 @@
 // granted at: release of the holder ahead of all + sum of the holds between + k transfers.
 // An uncontended acquire is one atomic RMW on the lock word (a transfer if another CPU owned it).
 //
+// spin_lock_irq()/spin_lock_irqsave() disable interrupts on the CPU before spinning
+// (__raw_spin_lock_irqsave(): local_irq_save() then do_raw_spin_lock()) and the unlock re-enables
+// them after the release, so IPIs aimed at a holder or a spinner run after the unlock
+// (arch/x86/irqflags.h): the hold time is the critical section alone.
+//
 // Invariants (asserted in qspinlock.cpp):
 //  (1) holder() == nullptr implies no waiters (release hands over directly).
 //  (2) The holder and every waiter have preempt_count > 0.
@@ -29,12 +34,14 @@ class Simulation;
 
 class SpinLockStep final : public SharedStep {
  public:
-  SpinLockStep(Task& t, QSpinLock& l, bool lock) : SharedStep(t), lock_(l), acquire_(lock) {}
+  SpinLockStep(Task& t, QSpinLock& l, bool lock, bool irq)
+      : SharedStep(t), lock_(l), acquire_(lock), irq_(irq) {}
   bool run_now() override;
 
  private:
   QSpinLock& lock_;
   bool acquire_;
+  bool irq_;  // the _irq/_irqsave variant: interrupts off from before the spin to the unlock
 };
 
 class QSpinLock {
@@ -42,9 +49,15 @@ class QSpinLock {
   QSpinLock(Simulation& sim, std::string_view class_name);
 
   // Models spin_lock(). Disables preemption. REQUIRES: t does not hold this lock.
-  SpinLockStep lock(Task& t) { return SpinLockStep(t, *this, true); }
+  SpinLockStep lock(Task& t) { return SpinLockStep(t, *this, true, false); }
   // Models spin_unlock(). REQUIRES: t holds this lock.
-  SpinLockStep unlock(Task& t) { return SpinLockStep(t, *this, false); }
+  SpinLockStep unlock(Task& t) { return SpinLockStep(t, *this, false, false); }
+  // Models spin_lock_irqsave() (and spin_lock_irq(): the model nests both like local_irq_save()).
+  // REQUIRES: t does not hold this lock.
+  SpinLockStep lock_irqsave(Task& t) { return SpinLockStep(t, *this, true, true); }
+  // Models spin_unlock_irqrestore() (and spin_unlock_irq()): IPIs that arrived while interrupts
+  // were off run after the release. REQUIRES: t holds this lock, taken with lock_irqsave().
+  SpinLockStep unlock_irqrestore(Task& t) { return SpinLockStep(t, *this, false, true); }
 
   Task* holder() const { return holder_; }
   size_t nr_waiters() const { return queue_.size(); }
@@ -57,8 +70,9 @@ class QSpinLock {
     SimTime since;
   };
 
-  bool lock_now(Task& t);
-  void unlock_now(Task& t);
+  bool lock_now(Task& t, bool irq);
+  void unlock_now(Task& t, bool irq);
+  void grant_next(SimTime at);
 
   Simulation& sim_;
   LockClassStats& class_;

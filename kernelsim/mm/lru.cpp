@@ -208,10 +208,10 @@ void Lruvec::putback_lru_page(uint32_t f, LruList list) {
 Co<void> Lruvec::relock_lruvec(Task& t, uint32_t memcg, QSpinLock*& locked, int64_t& moved) {
   if (locked != nullptr) {
     t.work(sim_.costs().lru_move_page * std::exchange(moved, 0));
-    co_await locked->unlock(t);
+    co_await locked->unlock_irqrestore(t);
   }
   locked = &lru_lock_of(memcg);
-  co_await locked->lock(t);
+  co_await locked->lock_irqsave(t);
 }
 
 // Models mm/swap.c: __pagevec_lru_add() -> pagevec_lru_move_fn(__pagevec_lru_add_fn).
@@ -237,7 +237,7 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
   }
   if (locked == nullptr) co_return;
   t.work(sim_.costs().lru_move_page * moved);
-  co_await locked->unlock(t);
+  co_await locked->unlock_irqrestore(t);
 }
 
 // Models mm/swap.c: pagevec_lru_move_fn(lru_lazyfree_fn) (4.12+) / lru_deactivate_fn (4.5).
@@ -260,7 +260,7 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
   }
   if (locked == nullptr) co_return;
   t.work(sim_.costs().lru_move_page * moved);
-  co_await locked->unlock(t);
+  co_await locked->unlock_irqrestore(t);
 }
 
 Co<void> Lruvec::lru_cache_add(Task& t, uint32_t f) {

@@ -137,14 +137,14 @@ bool PageAllocator::alloc_page_fast(Task& t, PageUse use) {
 }
 
 Co<bool> PageAllocator::alloc_page_slow(Task& t, PageUse use) {
-  co_await zone_.lock.lock(t);
+  co_await zone_.lock.lock_irqsave(t);
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
   const uint64_t moved = std::min<uint64_t>(pcp.batch, zone_.free_pages);
   zone_.free_pages -= moved;
   pcp.count += static_cast<uint32_t>(moved);
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(moved));
   ++sim_.vm().zone_lock_batches;
-  co_await zone_.lock.unlock(t);
+  co_await zone_.lock.unlock_irqrestore(t);
   check_invariant();
   co_return alloc_page_fast(t, use);
 }
@@ -160,19 +160,19 @@ bool PageAllocator::free_page_fast(Task& t, PageUse use) {
 }
 
 Co<void> PageAllocator::free_pcppages_bulk(Task& t) {
-  co_await zone_.lock.lock(t);
+  co_await zone_.lock.lock_irqsave(t);
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
   const uint32_t moved = std::min(pcp.batch, pcp.count);
   pcp.count -= moved;
   zone_.free_pages += moved;
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(moved));
   ++sim_.vm().zone_lock_batches;
-  co_await zone_.lock.unlock(t);
+  co_await zone_.lock.unlock_irqrestore(t);
   check_invariant();
 }
 
 Co<bool> PageAllocator::alloc_contig_pages(Task& t, uint64_t n) {
-  co_await zone_.lock.lock(t);
+  co_await zone_.lock.lock_irqsave(t);
   const bool ok = zone_.free_pages >= n;
   if (ok) {
     zone_.free_pages -= n;
@@ -180,19 +180,19 @@ Co<bool> PageAllocator::alloc_contig_pages(Task& t, uint64_t n) {
     contig_ += n;
     t.work(sim_.costs().buddy_page * static_cast<int64_t>(n));
   }
-  co_await zone_.lock.unlock(t);
+  co_await zone_.lock.unlock_irqrestore(t);
   check_invariant();
   co_return ok;
 }
 
 Co<void> PageAllocator::free_contig_pages(Task& t, uint64_t n) {
-  co_await zone_.lock.lock(t);
+  co_await zone_.lock.lock_irqsave(t);
   assert(allocated_ >= n && contig_ >= n);
   zone_.free_pages += n;
   allocated_ -= n;
   contig_ -= n;
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(n));
-  co_await zone_.lock.unlock(t);
+  co_await zone_.lock.unlock_irqrestore(t);
   check_invariant();
 }
 

@@ -62,11 +62,11 @@ Co<bool> PageCounter::try_charge(Task& t, uint64_t nr) {
   ++sim_.vm().memcg_counter_charges;
   if (kind_ == MemcgCounterKind::kPageCounter)
     co_return co_await AtomicStep(t, *this, static_cast<int64_t>(nr));
-  co_await lock_->lock(t);  // res_counter_charge(): spin_lock_irqsave(&counter->lock)
+  co_await lock_->lock_irqsave(t);  // res_counter_charge(): spin_lock_irqsave(&counter->lock)
   ++sim_.vm().memcg_counter_locks;
   t.work(sim_.costs().memcg_counter_update);
   const bool ok = apply(static_cast<int64_t>(nr));
-  co_await lock_->unlock(t);
+  co_await lock_->unlock_irqrestore(t);
   co_return ok;
 }
 
@@ -76,11 +76,11 @@ Co<void> PageCounter::uncharge(Task& t, uint64_t nr) {
     co_await AtomicStep(t, *this, -static_cast<int64_t>(nr));
     co_return;
   }
-  co_await lock_->lock(t);  // res_counter_uncharge()
+  co_await lock_->lock_irqsave(t);  // res_counter_uncharge()
   ++sim_.vm().memcg_counter_locks;
   t.work(sim_.costs().memcg_counter_update);
   apply(-static_cast<int64_t>(nr));
-  co_await lock_->unlock(t);
+  co_await lock_->unlock_irqrestore(t);
 }
 
 }  // namespace mmreplay::kernelsim

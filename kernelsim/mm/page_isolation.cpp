@@ -8,10 +8,10 @@ namespace mmreplay::kernelsim {
 Co<void> start_isolate_page_range(Task& t, uint64_t pfn, uint64_t n) {
   Simulation& sim = t.sim();
   Zone& zone = sim.page_alloc().zone();
-  co_await zone.lock.lock(t);
+  co_await zone.lock.lock_irqsave(t);
   sim.cma().set_isolated(pfn, n, true);
   t.work(sim.costs().isolate_page_range);
-  co_await zone.lock.unlock(t);
+  co_await zone.lock.unlock_irqrestore(t);
 }
 
 // Models mm/page_isolation.c: undo_isolate_page_range()

@@ -66,16 +66,16 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t memcg) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
   QSpinLock& lru_lock = lru.lru_lock_of(memcg);
-  co_await lru_lock.lock(t);
+  co_await lru_lock.lock_irqsave(t);
   std::vector<uint32_t> isolated = lru.isolate_lru_pages(active_of(file), n, memcg);
   t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
-  co_await lru_lock.unlock(t);
+  co_await lru_lock.unlock_irqrestore(t);
   for (uint32_t f : isolated) {  // page_referenced(): clears the accessed bits
     t.work(sim.costs().shrink_page);
     if (lru.frame(f).mm == nullptr) continue;  // page cache (unmapped) or dead
     if (uint8_t* p = pte_of(lru.frame(f))) *p = static_cast<uint8_t>(*p & ~pte::kYoung);
   }
-  co_await lru_lock.lock(t);
+  co_await lru_lock.lock_irqsave(t);
   for (uint32_t f : isolated) {
     if (!lru.frame(f).live()) {
       lru.release_frame(f);
@@ -85,7 +85,7 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t memcg) {
     ++sim.vm().pgdeactivate;
   }
   t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
-  co_await lru_lock.unlock(t);
+  co_await lru_lock.unlock_irqrestore(t);
 }
 
 enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone };
@@ -201,17 +201,17 @@ Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
   QSpinLock& lru_lock = lru.lru_lock_of(sc.memcg);
-  co_await lru_lock.lock(t);
+  co_await lru_lock.lock_irqsave(t);
   std::vector<uint32_t> isolated =
       lru.isolate_lru_pages(inactive_of(file), SWAP_CLUSTER_MAX, sc.memcg);
   t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
-  co_await lru_lock.unlock(t);
+  co_await lru_lock.unlock_irqrestore(t);
   (sc.kswapd ? sim.vm().pgscan_kswapd : sim.vm().pgscan_direct) += isolated.size();
   std::vector<Kept> keep;
   const uint64_t freed = co_await shrink_page_list(t, isolated, sc, &keep);
   (sc.kswapd ? sim.vm().pgsteal_kswapd : sim.vm().pgsteal_direct) += freed;
   if (!keep.empty()) {  // putback_inactive_pages()
-    co_await lru_lock.lock(t);
+    co_await lru_lock.lock_irqsave(t);
     for (const auto& [f, active] : keep) {
       if (!lru.frame(f).live()) {
         lru.release_frame(f);
@@ -220,7 +220,7 @@ Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
       lru.putback_lru_page(f, anon_or_file(lru.frame(f), active));
     }
     t.work(sim.costs().lru_move_page * static_cast<int64_t>(keep.size()));
-    co_await lru_lock.unlock(t);
+    co_await lru_lock.unlock_irqrestore(t);
   }
   co_return freed;
 }

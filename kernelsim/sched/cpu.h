@@ -7,20 +7,36 @@
 //  (3) is_lazy implies curr == nullptr or curr is a task of another context switching in; an
 //      idle CPU keeps its last mm loaded (lazy TLB) until something makes it leave.
 //  (4) pending_steal is interrupt time not yet charged to curr; it is zero while idle.
+//  (5) call_single_queue is empty while irqs_disabled == 0 (arch/x86/irqflags.h): IPIs wait
+//      there only while interrupts are off, and re-enabling them runs the queue.
 
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <vector>
 
 #include "common/counters.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
 
+class CsdWait;
+struct Cpu;
 class Mm;
 class Task;
+
+// A call_single_data entry queued on a CPU whose interrupts are off (kernel/smp.c:
+// __smp_call_single_queue()): the handler runs when the CPU re-enables them
+// (flush_smp_call_function_queue()). `func` does the handler's state change given its start and
+// returns its duration, entry included; `wait` is the initiator spinning in csd_lock_wait().
+struct CallSingleData {
+  SimTime arrival;  // when the IPI reached the CPU
+  std::function<SimTime(Cpu&, SimTime)> func;
+  CsdWait* wait;
+};
 
 // Per-CPU counters, as /proc/interrupts (TLB shootdowns) and /proc/vmstat (nr_tlb_*) count them.
 // One field per line of MMREPLAY_CPU_COUNTERS (common/counters.h, where each is documented).
@@ -68,6 +84,11 @@ struct Cpu {
   SimTime irq_busy_until;  // end of the last interrupt handler queued here
   SimTime pending_steal;   // interrupt time to charge to curr at its next sync point
   SimTime busy_since;      // when curr got this CPU (valid while curr != nullptr)
+
+  // local_irq_save() nesting depth: > 0 while the task here holds a spin_lock_irq*() lock (or
+  // spins for one). IPIs arriving meanwhile wait in call_single_queue.
+  int irqs_disabled = 0;
+  std::vector<CallSingleData> call_single_queue;
 
   CpuCounters counters;
 };

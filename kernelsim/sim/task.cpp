@@ -24,7 +24,9 @@ void Task::start(Co<void> body, SimTime at) {
 }
 
 void Task::absorb_steal() {
-  if (cpu_->curr != this) return;
+  // With interrupts off (arch/x86/irqflags.h) no handler runs on this CPU: one accepted before
+  // they went off is charged after they come back on, never inside a spin_lock_irq*() hold.
+  if (cpu_->curr != this || cpu_->irqs_disabled > 0) return;
   clock_ += cpu_->pending_steal;
   cpu_->pending_steal = SimTime::zero();
 }

@@ -1,5 +1,6 @@
 #include "kernelsim/arch/x86/tlb.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "kernelsim/mm/mm_types.h"
@@ -64,81 +65,82 @@ void count_flush(uint64_t nr_pages, uint64_t& single, uint64_t& full) {
 
 constexpr std::string_view kFlushTraceName = "flush_tlb_mm_range";
 
+bool flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info, CsdWait& wait);
+
 // ipi_send_cpu on the sender's track and the handler on the target's IRQ track.
-void trace_shootdown_ipi(TraceSink& ts, const Task& sender, SimTime sent_at, uint32_t target,
-                         SimTime start, SimTime handler, bool lazy) {
+void trace_shootdown_ipi(TraceSink& ts, uint32_t sender_id, uint32_t sender_cpu, SimTime sent_at,
+                         uint32_t target, SimTime start, SimTime handler, bool lazy) {
   const int64_t to = target;
-  ts.instant(Track::task(sender.id()), "IPI call_function (TLB shootdown)", TraceCat::kIpi, sent_at,
+  ts.instant(Track::task(sender_id), "IPI call_function (TLB shootdown)", TraceCat::kIpi, sent_at,
              {{"target_cpu", to}});
   ts.complete(Track::irq(target), lazy ? "flush_tlb_func (lazy: leave_mm)" : "flush_tlb_func",
-              TraceCat::kIpi, start, handler,
-              {{"from_cpu", static_cast<int64_t>(sender.cpu().id)}});
+              TraceCat::kIpi, start, handler, {{"from_cpu", static_cast<int64_t>(sender_cpu)}});
 }
 
-void flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info);
-
 // Models flush_tlb_func() run in an IPI handler on `target`; returns the handler's duration.
-SimTime flush_tlb_func_remote(Simulation& sim, Cpu& target, const FlushTlbInfo& info) {
+// `tlb_gen` is mm->tlb_gen when the flush was sent (a deferred handler runs later).
+SimTime flush_tlb_func_remote(Simulation& sim, Cpu& target, const FlushTlbInfo& info,
+                              uint64_t tlb_gen) {
   const CostProfile& c = sim.costs();
   if (target.is_lazy) {
     leave_mm(target);
     return c.ipi_handler_entry + c.switch_mm;
   }
   count_flush(info.nr_pages(), target.counters.tlb_remote_single, target.counters.tlb_remote_full);
-  target.loaded_mm_tlb_gen = info.mm->tlb_gen;
+  target.loaded_mm_tlb_gen = std::max(target.loaded_mm_tlb_gen, tlb_gen);
   return c.ipi_handler_entry + flush_cost(c, info.nr_pages());
 }
 
-// Models native_flush_tlb_multi(): IPIs to the other CPUs of the mm; returns the last ack time
-// (or `now` when nothing was sent) and the time spent sending.
-SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, SimTime* send_time) {
+// Models native_flush_tlb_multi(): IPIs to the other CPUs of the mm, acked into `wait`; returns
+// the time spent sending.
+SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait) {
   Simulation& sim = t.sim();
   Cpu& self = t.cpu();
   const CostProfile& c = sim.costs();
   const SimTime now = sim.now();
   const bool freed = info.freed_tables;
   SimTime sent = SimTime::zero();
-  SimTime last_ack = now;
   uint32_t expected = 0;
-  uint32_t acked = 0;
   info.mm->cpumask.for_each([&](uint32_t id) {
     if (id == self.id) return;
     Cpu& target = sim.cpu(id);
     if (target.is_lazy && sim.config().lazy_tlb == LazyTlbMode::kSkip && !freed) return;
     ++expected;
     sent += c.ipi_send;
-    const SimTime start = max(now + sent + c.ipi_delivery, target.irq_busy_until);
-    const bool was_lazy = target.is_lazy;
-    const SimTime handler = flush_tlb_func_remote(sim, target, info);
-    if (TraceSink* ts = sim.trace())
-      trace_shootdown_ipi(*ts, t, now + sent, target.id, start, handler, was_lazy);
-    target.irq_busy_until = start + handler;
-    if (target.curr != nullptr) target.pending_steal += handler;
-    target.counters.irq_ns += static_cast<uint64_t>(handler.count_ns());
+    const SimTime sent_at = now + sent;
+    send_call_function_ipi(
+        t, target, sent_at + c.ipi_delivery,
+        [&sim, info, gen = info.mm->tlb_gen, sender_id = t.id(), sender_cpu = self.id, sent_at](
+            Cpu& cpu, SimTime start) {
+          const bool was_lazy = cpu.is_lazy;
+          const SimTime handler = flush_tlb_func_remote(sim, cpu, info, gen);
+          if (TraceSink* ts = sim.trace())
+            trace_shootdown_ipi(*ts, sender_id, sender_cpu, sent_at, cpu.id, start, handler,
+                                was_lazy);
+          return handler;
+        },
+        wait);
     ++target.counters.ipis_received;
     ++self.counters.ipis_sent;
-    last_ack = max(last_ack, target.irq_busy_until + c.cacheline_transfer);
-    ++acked;
   });
-  assert(acked == expected && "invariant (1): initiator must collect every ack");
   if (expected > 0) ++sim.vm().nr_tlb_shootdowns;
-  *send_time = sent;
-  return last_ack;
+  return sent;
 }
 
 }  // namespace
 
-void flush_tlb_mm_range_now(Task& t, const FlushTlbInfo& info) {
-  TraceSink* ts = t.sim().trace();
-  if (ts != nullptr) ts->begin(Track::task(t.id()), kFlushTraceName, TraceCat::kTlb, t.clock());
-  flush_tlb_mm_range_model(t, info);
-  if (ts != nullptr) ts->end(Track::task(t.id()), kFlushTraceName, TraceCat::kTlb, t.clock());
+bool FlushTlbStep::run_now() {
+  TraceSink* ts = task_.sim().trace();
+  if (ts != nullptr)
+    ts->begin(Track::task(task_.id()), kFlushTraceName, TraceCat::kTlb, task_.clock());
+  return flush_tlb_mm_range_model(task_, info_, wait_);
 }
 
 namespace {
 
-// The flush itself; flush_tlb_mm_range_now() wraps it in the tlb_flush tracepoint's slice.
-void flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info) {
+// The flush itself; FlushTlbStep wraps it in the tlb_flush tracepoint's slice. Returns false when
+// t parked in csd_lock_wait() for a deferred handler.
+bool flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info, CsdWait& wait) {
   assert(info.mm != nullptr && info.start < info.end);
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
@@ -149,6 +151,11 @@ void flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info) {
   ++mm.tlb_gen;
   const SimTime now = sim.now();
   const bool local = self.loaded_mm == &mm;
+  const uint32_t task_id = t.id();
+  auto end_slice = [&sim, task_id](SimTime at) {
+    if (TraceSink* ts = sim.trace())
+      ts->end(Track::task(task_id), kFlushTraceName, TraceCat::kTlb, at);
+  };
   if (sim.config().tlb == TlbFlushMethod::kBroadcast) {
     // INVLPGB invalidates every CPU's TLB, this one's included; TLBSYNC waits for completion.
     const SimTime cost = nr > tlb_single_page_flush_ceiling
@@ -157,17 +164,18 @@ void flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info) {
     ++sim.vm().nr_tlb_broadcast;
     if (local) self.loaded_mm_tlb_gen = mm.tlb_gen;
     t.advance_to(now + c.tlb_flush_overhead + cost + c.tlbsync);
-    return;
+    end_slice(t.clock());
+    return true;
   }
-  SimTime sent;
-  const SimTime last_ack = flush_tlb_multi(t, info, &sent);
+  const SimTime sent = flush_tlb_multi(t, info, wait);
   SimTime local_end = now + c.tlb_flush_overhead + sent;
   if (local) {
     count_flush(nr, self.counters.tlb_local_single, self.counters.tlb_local_full);
     self.loaded_mm_tlb_gen = mm.tlb_gen;
     local_end += flush_cost(c, nr);
   }
-  t.advance_to(max(local_end, last_ack));
+  // The local flush runs while the handlers do (5.12+); then csd_lock_wait() for every ack.
+  return wait.wait(local_end, end_slice);
 }
 
 }  // namespace

@@ -12,13 +12,15 @@
 // Invariants (asserted in tlb.cpp):
 //  (1) every shootdown has exactly one initiator, which waits for all the acks it expects;
 //  (2) a CPU is in mm->cpumask iff it has that mm loaded (running it or lazily);
-//  (3) an IPI handler runs on its target after the previous handler there has finished.
+//  (3) an IPI handler runs on its target after the previous handler there has finished, and
+//      outside the target's interrupts-off sections (kernel/smp.h).
 
 #pragma once
 
 #include <cstdint>
 
 #include "kernelsim/constants.h"
+#include "kernelsim/kernel/smp.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/time.h"
 
@@ -48,21 +50,17 @@ struct FlushTlbInfo {
   uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
 };
 
-// Models flush_tlb_mm_range(), at now() == t.clock(). Advances t's clock to the end of the
-// flush (last ack or TLBSYNC).
-// REQUIRES: info.mm != nullptr, info.start < info.end, page aligned.
-void flush_tlb_mm_range_now(Task& t, const FlushTlbInfo& info);
-
+// Models flush_tlb_mm_range(): t goes on at the end of the flush (last ack or TLBSYNC). A
+// handler deferred by a target with interrupts off (kernel/smp.h) parks t spinning until its ack.
+// REQUIRES: info.mm != nullptr, info.start < info.end, page aligned; t's interrupts enabled.
 class FlushTlbStep final : public SharedStep {
  public:
-  FlushTlbStep(Task& t, const FlushTlbInfo& info) : SharedStep(t), info_(info) {}
-  bool run_now() override {
-    flush_tlb_mm_range_now(task_, info_);
-    return true;
-  }
+  FlushTlbStep(Task& t, const FlushTlbInfo& info) : SharedStep(t), info_(info), wait_(t) {}
+  bool run_now() override;
 
  private:
   FlushTlbInfo info_;
+  CsdWait wait_;
 };
 
 // co_await flush_tlb_mm_range(t, info);
