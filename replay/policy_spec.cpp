@@ -7,12 +7,6 @@ namespace mmreplay::replay {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // Every knob key a spec may name, kernel and rewrite, for the unknown-knob error.
 std::string known_keys() {
   std::string out;
@@ -36,7 +30,7 @@ Status split_spec(std::string_view spec, std::string* kernel_spec, TraceRewrites
     const bool head = start == 0;
     start = i + 1;
     const size_t eq = item.find('=');
-    const std::string_view key = trim(item.substr(0, eq));
+    const std::string_view key = kernelsim::trim_knob_text(item.substr(0, eq));
     if (eq == std::string_view::npos) {
       kept.push_back(item);  // a preset, or a malformed item kernelsim names
       continue;
@@ -56,7 +50,10 @@ Status split_spec(std::string_view spec, std::string* kernel_spec, TraceRewrites
       }
     }
     seen.push_back(key);
-    if (Status s = apply_rewrite_knob(key, trim(item.substr(eq + 1)), rewrites); !s) return s;
+    if (Status s =
+            apply_rewrite_knob(key, kernelsim::trim_knob_text(item.substr(eq + 1)), rewrites);
+        !s)
+      return s;
     head_was_rewrite = head_was_rewrite || head;
   }
   // A preset comes first or not at all: "purge_advice=free+linux-6.6" is as malformed as

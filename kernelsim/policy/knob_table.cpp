@@ -192,12 +192,6 @@ std::vector<KnobInfo> build_table() {
   return t;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::string known_keys() {
   std::string out;
   for (const KnobInfo& k : kernel_knobs()) out += (out.empty() ? "" : ", ") + k.key;
@@ -250,17 +244,17 @@ std::string format_knobs(const KernelConfig& config) {
 Status apply_knobs(std::string_view text, KernelConfig* config) {
   KernelConfig c = *config;
   std::vector<std::string_view> seen;
-  text = trim(text);
+  text = trim_knob_text(text);
   while (!text.empty()) {
     const size_t sep = text.find_first_of(",+");
-    const std::string_view item = trim(text.substr(0, sep));
+    const std::string_view item = trim_knob_text(text.substr(0, sep));
     text = sep == std::string_view::npos ? std::string_view{} : text.substr(sep + 1);
     const size_t eq = item.find('=');
     if (item.empty() || eq == std::string_view::npos) {
       return Status::invalid_argument("policy item '" + std::string(item) + "' is not knob=value");
     }
-    const std::string_view key = trim(item.substr(0, eq));
-    const std::string_view val = trim(item.substr(eq + 1));
+    const std::string_view key = trim_knob_text(item.substr(0, eq));
+    const std::string_view val = trim_knob_text(item.substr(eq + 1));
     const KnobInfo* knob = find_knob(key);
     if (knob == nullptr) {
       return Status::invalid_argument("unknown policy knob '" + std::string(key) +
@@ -282,6 +276,12 @@ Status apply_knobs(std::string_view text, KernelConfig* config) {
   }
   *config = c;
   return Status::ok();
+}
+
+std::string_view trim_knob_text(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
 }
 
 }  // namespace mmreplay::kernelsim

@@ -47,5 +47,7 @@ std::string format_knobs(const KernelConfig& config);
 // value, a malformed item or a key given twice is InvalidArgument, naming it (and the keys or
 // values that would have been accepted); *config is then unchanged. An empty text changes nothing.
 Status apply_knobs(std::string_view text, KernelConfig* config);
+// A knob's key or value without the blanks around it (spaces and tabs), as specs are read.
+std::string_view trim_knob_text(std::string_view s);
 
 }  // namespace mmreplay::kernelsim
