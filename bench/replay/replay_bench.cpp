@@ -52,10 +52,8 @@ replay::Study study_of(size_t runs) {
   return study;
 }
 
-void BM_Study(benchmark::State& state) {
-  const size_t runs = static_cast<size_t>(state.range(0));
-  const int workers = static_cast<int>(state.range(1));
-  const replay::Study study = study_of(runs);
+// Runs `study` on `workers` host threads for every iteration; items are the events replayed.
+replay::StudyResult time_study(benchmark::State& state, const replay::Study& study, int workers) {
   replay::StudyOptions options;
   options.threads = workers;
   replay::StudyResult result;
@@ -63,8 +61,15 @@ void BM_Study(benchmark::State& state) {
     if (!replay::run_study(study, options, &result)) std::abort();
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * result.host.events_replayed));
-  state.counters["runs"] = static_cast<double>(runs);
   state.counters["workers"] = workers;
+  return result;
+}
+
+void BM_Study(benchmark::State& state) {
+  const size_t runs = static_cast<size_t>(state.range(0));
+  const replay::StudyResult result =
+      time_study(state, study_of(runs), static_cast<int>(state.range(1)));
+  state.counters["runs"] = static_cast<double>(runs);
   state.counters["cache_hit_rate"] = result.host.cache.hit_rate();
   state.counters["peak_rss_MiB"] = static_cast<double>(replay::peak_rss_kb()) / 1024.0;
   state.counters["events"] = static_cast<double>(result.host.events_replayed);
@@ -89,18 +94,10 @@ BENCHMARK(BM_Study)
 // across CPU counts makes: the study is as fast as its longest run, so it reaches linear
 // scaling only if that run starts first (run_study schedules heaviest first).
 void BM_StudyUnequal(benchmark::State& state) {
-  const int workers = static_cast<int>(state.range(0));
   replay::Study study = study_of(4);
   const uint32_t cpus[] = {1, 2, 4, 8};  // listed lightest first, the worst order to start in
   for (size_t i = 0; i < study.runs.size(); ++i) study.runs[i].spec.cpus = cpus[i];
-  replay::StudyOptions options;
-  options.threads = workers;
-  replay::StudyResult result;
-  for (auto _ : state) {
-    if (!replay::run_study(study, options, &result)) std::abort();
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * result.host.events_replayed));
-  state.counters["workers"] = workers;
+  time_study(state, study, static_cast<int>(state.range(0)));
 }
 BENCHMARK(BM_StudyUnequal)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 

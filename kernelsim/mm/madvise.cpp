@@ -77,6 +77,17 @@ Co<int64_t> madvise_vma(Task& t, Vma& vma, uint64_t start, uint64_t end, int adv
   co_return 0;
 }
 
+// One VMA's part of a call into the vector's gather `shared`, or, when it is nullptr, into a
+// gather of its own flushed at once (madvise_dontneed_single_vma() / madvise_free_single_vma()).
+Co<int64_t> madvise_vma_gathered(Task& t, Mm& mm, Vma& vma, uint64_t start, uint64_t end,
+                                 int advice, MmuGather* shared) {
+  if (shared != nullptr) co_return co_await madvise_vma(t, vma, start, end, advice, *shared);
+  MmuGather tlb(mm);
+  const int64_t r = co_await madvise_vma(t, vma, start, end, advice, tlb);
+  co_await tlb_finish_mmu(t, tlb);
+  co_return r;
+}
+
 // Models madvise_walk_vmas() for one range. `shared` is the vector's gather, or nullptr for a
 // gather per VMA (madvise_dontneed_single_vma() / madvise_free_single_vma()).
 Co<int64_t> madvise_walk_vmas(Task& t, Mm& mm, uint64_t start, uint64_t end, int advice,
@@ -85,14 +96,7 @@ Co<int64_t> madvise_walk_vmas(Task& t, Mm& mm, uint64_t start, uint64_t end, int
   for (Vma* v : mm.vmas.intersecting(start, end)) {
     const uint64_t s = std::max(start, v->start);
     const uint64_t e = std::min(end, v->end);
-    int64_t r = 0;
-    if (shared != nullptr) {
-      r = co_await madvise_vma(t, *v, s, e, advice, *shared);
-    } else {
-      MmuGather tlb(mm);
-      r = co_await madvise_vma(t, *v, s, e, advice, tlb);
-      co_await tlb_finish_mmu(t, tlb);
-    }
+    const int64_t r = co_await madvise_vma_gathered(t, mm, *v, s, e, advice, shared);
     if (r != 0) result = r;
   }
   co_return result;
@@ -163,14 +167,7 @@ Co<int64_t> madvise_do_behavior(Task& t, Mm& mm, uint64_t start, uint64_t end, i
                                 MmuGather* shared, MadviseLock& lock) {
   if (lock.vma_mode) {
     if (Vma* vma = co_await TryVmaReadLock(t, mm, start, end)) {
-      int64_t r = 0;
-      if (shared != nullptr) {
-        r = co_await madvise_vma(t, *vma, start, end, advice, *shared);
-      } else {
-        MmuGather tlb(mm);
-        r = co_await madvise_vma(t, *vma, start, end, advice, tlb);
-        co_await tlb_finish_mmu(t, tlb);
-      }
+      const int64_t r = co_await madvise_vma_gathered(t, mm, *vma, start, end, advice, shared);
       co_await VmaLockStep(t, vma->lock, VmaLockStep::Kind::kEndRead, 0);
       co_return r;
     }

@@ -81,13 +81,14 @@ void print_case(std::ostream& out, const CaseResult& cr) {
                 "  %d/%d directions agree (%d declared gap, %d failed), %d/%d ratios within 25%%; "
                 "replayed in %.1f s: %s\n",
                 cr.directions_agreeing(), cr.checked(), cr.gaps_disagreeing(), cr.failures(),
-                cr.ratios_within_tolerance(), cr.ratios_compared(), cr.wall_seconds, cr.verdict());
+                cr.ratios_within_tolerance(), cr.ratios_compared(), cr.wall_seconds,
+                verdict_name(cr.verdict()));
   out << buf;
 }
 
 void print_summary(std::ostream& out, const std::vector<CaseResult>& results) {
   out << "summary\n";
-  int verdicts[3] = {0, 0, 0};  // PASS, GAP, FAIL
+  int verdicts[3] = {0, 0, 0};  // by Verdict: PASS, GAP, FAIL
   int gaps = 0, failures = 0, outside = 0, compared = 0;
   for (const CaseResult& cr : results) {
     char buf[240];
@@ -96,9 +97,9 @@ void print_summary(std::ostream& out, const std::vector<CaseResult>& results) {
                   "%s\n",
                   cr.vc->name.c_str(), cr.scale->name.c_str(), cr.directions_agreeing(),
                   cr.checked(), cr.gaps_disagreeing(), cr.failures(), cr.ratios_outside_tolerance(),
-                  cr.ratios_compared(), cr.verdict());
+                  cr.ratios_compared(), verdict_name(cr.verdict()));
     out << buf;
-    ++verdicts[cr.failures() > 0 ? 2 : cr.gaps_disagreeing() > 0 ? 1 : 0];
+    ++verdicts[static_cast<size_t>(cr.verdict())];
     gaps += cr.gaps_disagreeing();
     failures += cr.failures();
     outside += cr.ratios_outside_tolerance();
@@ -160,7 +161,7 @@ nlohmann::json case_to_json(const CaseResult& cr) {
   j["ratios_compared"] = cr.ratios_compared();
   j["gaps_disagreeing"] = cr.gaps_disagreeing();
   j["failures"] = cr.failures();
-  j["verdict"] = cr.verdict();
+  j["verdict"] = verdict_name(cr.verdict());
   j["passed"] = cr.passed();
   j["wall_seconds"] = cr.wall_seconds;
   return j;

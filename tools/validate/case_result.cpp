@@ -82,9 +82,21 @@ int CaseResult::ratios_within_tolerance() const {
   return n;
 }
 
-const char* CaseResult::verdict() const {
-  if (failures() > 0) return "FAIL";
-  return gaps_disagreeing() > 0 ? "GAP" : "PASS";
+Verdict CaseResult::verdict() const {
+  if (failures() > 0) return Verdict::kFail;
+  return gaps_disagreeing() > 0 ? Verdict::kGap : Verdict::kPass;
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kPass:
+      return "PASS";
+    case Verdict::kGap:
+      return "GAP";
+    case Verdict::kFail:
+      break;
+  }
+  return "FAIL";
 }
 
 void compute_rows(CaseResult* cr) {

@@ -46,6 +46,11 @@ struct Row {
   bool within_tolerance() const;
 };
 
+// A case's verdict: PASS, every direction agrees; GAP, only declared gaps disagree; FAIL, any
+// other disagrees.
+enum class Verdict { kPass, kGap, kFail };
+const char* verdict_name(Verdict v);
+
 struct CaseResult {
   const ValidationCase* vc = nullptr;
   const Scale* scale = nullptr;
@@ -66,8 +71,7 @@ struct CaseResult {
   int ratios_outside_tolerance() const { return ratios_compared() - ratios_within_tolerance(); }
   // Every checked comparison agrees in direction.
   bool passed() const { return directions_agreeing() == checked(); }
-  // PASS: every direction agrees; GAP: only declared gaps disagree; FAIL: any other disagrees.
-  const char* verdict() const;
+  Verdict verdict() const;
 };
 
 // Fills cr->rows from cr->runs (one per arm).

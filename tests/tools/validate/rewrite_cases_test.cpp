@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "tests/tools/validate/case_test_name.h"
 #include "tools/validate/case_output.h"
 #include "tools/validate/cases.h"
 #include "tools/validate/run_case.h"
@@ -59,13 +60,7 @@ TEST(RewriteCaseFigures, Seed000FromTheDontneedTraceIsExactlyTheGeneratedOne) {
 INSTANTIATE_TEST_SUITE_P(Seeds, RewriteCase,
                          ::testing::Values("seed-000-madv-free", "seed-002-madvisev",
                                            "seed-002-bulk-free"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string n = info.param;
-                           for (char& ch : n) {
-                             if (ch == '-') ch = '_';
-                           }
-                           return n;
-                         });
+                         testing::case_test_name);
 
 }  // namespace
 }  // namespace mmreplay::validate

@@ -8,6 +8,7 @@
 
 #include <iostream>
 
+#include "tests/tools/validate/case_test_name.h"
 #include "tools/validate/case_output.h"
 #include "tools/validate/cases.h"
 #include "tools/validate/run_case.h"
@@ -71,13 +72,7 @@ std::vector<std::string> case_names() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, SeedCase, ::testing::ValuesIn(case_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string n = info.param;
-                           for (char& ch : n) {
-                             if (ch == '-') ch = '_';
-                           }
-                           return n;
-                         });
+                         testing::case_test_name);
 
 }  // namespace
 }  // namespace mmreplay::validate
