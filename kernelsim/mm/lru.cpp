@@ -62,6 +62,10 @@ uint32_t Lruvec::page_add_file_frame(uint32_t file, uint64_t index) {
   pf.addr = index;
   pf.swapbacked = false;
   pf.pagecache = true;
+  // The model charges no page-cache page to a memcg (the kernel does, in __filemap_add_folio()),
+  // so a recycled frame must not keep the memcg of its last anonymous owner: reclaiming it would
+  // uncharge pages that group never charged.
+  pf.memcg = kRootMemcg;
   pf.dirty = false;
   pf.file = file;
   pf.dirty_token = 0;

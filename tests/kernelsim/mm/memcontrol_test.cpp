@@ -265,5 +265,18 @@ TEST(MemcgTest, MemcgOffChargesNothing) {
   EXPECT_EQ(sim->lockstat().find("&counter->lock"), nullptr);
 }
 
+// The model charges no page-cache page, so a file frame made from a frame an anonymous page of
+// a memcg left behind must belong to the root: reclaiming it would otherwise uncharge pages the
+// group never charged (page_counter's usage underflowed in seed-003-predictive).
+TEST(MemcgTest, RecycledFrameForThePageCacheBelongsToTheRoot) {
+  auto sim = make_machine({}, preset("linux-3.16"));
+  thread(*sim, 1, 0, fault_then(kBase, 64, {Op::madvise(kBase, 64 * kPage, MADV_DONTNEED)}));
+  sim->run_until(SimTime::ms(50000));
+  ASSERT_EQ(sim->stats().vm.memcg_uncharged_pages, 64u) << "the anon frames went back";
+  Lruvec& lru = sim->lruvec();
+  const uint32_t f = lru.page_add_file_frame(/*file=*/1, /*index=*/0);
+  EXPECT_EQ(lru.frame(f).memcg, kRootMemcg);
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
