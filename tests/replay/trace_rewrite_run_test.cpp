@@ -19,6 +19,10 @@ namespace {
 // Small enough for the default suite, large enough that every thread purges many times.
 const std::vector<std::string> kJemalloc = {"--threads", "4",       "--loops",
                                             "1500",      "--scale", "small"};
+// The vector program with jemalloc 4.0's purge rule: the same purges as the per-call trace, in
+// vector calls of up to UIO_MAXIOV runs (je.patch also purged more: --purge auto).
+const std::vector<std::string> kSamePurgesInVectors = {"--vector",  "on",     "--purge",
+                                                       "threshold", "--vlen", "1024"};
 const std::vector<std::string> kEbizzy = {"--threads", "4", "--loops", "40", "--chunks", "16"};
 
 std::unique_ptr<formats::TraceReader> generate(const std::string& workload,
@@ -130,7 +134,7 @@ TEST(TraceRewriteRun, PurgeAdviceFreeOnADontneedTraceIsTheTraceGeneratedWithAdvi
 
 TEST(TraceRewriteRun, BatchingAPerCallTraceMatchesTheTraceGeneratedWithVectorCalls) {
   auto per_call = generate("jemalloc-purge", kJemalloc, {});
-  auto vector = generate("jemalloc-purge", kJemalloc, {"--vector", "on"});
+  auto vector = generate("jemalloc-purge", kJemalloc, kSamePurgesInVectors);
   const RunResult plain = run(*per_call, "vector");
   const RunResult batched = run(*per_call, "vector+madvise_batch=1024");
   const RunResult generated = run(*vector, "vector");
@@ -169,7 +173,7 @@ TEST(TraceRewriteRun, BatchingAPerCallTraceMatchesTheTraceGeneratedWithVectorCal
 
 TEST(TraceRewriteRun, SplittingAVectorTraceIsThePerCallTrace) {
   auto per_call = generate("jemalloc-purge", kJemalloc, {});
-  auto vector = generate("jemalloc-purge", kJemalloc, {"--vector", "on"});
+  auto vector = generate("jemalloc-purge", kJemalloc, kSamePurgesInVectors);
   const RunResult split = run(*vector, "vector+madvise_batch=split");
   const RunResult plain = run(*per_call, "vector");
   EXPECT_EQ(split.ops.at("madvise_vector").count(), 0u);
