@@ -74,13 +74,18 @@ ValidationCase seed_000_madv_free() {
        "vs 234 s, is 0.48x), so what it loses is waiting on swap-ins. What the model cannot "
        "reproduce is how many pages are swapped out when their loop advises them: the thread's "
        "madvfree arm swapped in 879,585 pages over the 4 loops that re-touch 12 x 131,072 pages, "
-       "14% of each loop's pages; the model's swaps in 37,047 of 4 x 24,576, 38%, so every lazy "
-       "free that meets a swapped pte costs it 2.7x the thread's share, and its throttle is lazy "
-       "for 85% of the advised pages (80,265 lazy vs 14,600 dropped). Missing from the thread: "
+       "14% of each loop's pages; the model's swaps in 37,047 of 4 x 24,576, 38%. The first loop "
+       "of 12 writers in step on half the RAM must push about half its pages out either way (the "
+       "model: 13,274 of 24,576), and the thread's swap-ins are about that one loop's (56% of a "
+       "loop): its later loops made room by discarding lazy pages, while the model's swap out "
+       "6,000 more each on average. So every lazy free that meets a swapped pte costs the model "
+       "2.7x "
+       "the thread's share, and its throttle is lazy for 85% of the advised pages (80,265 lazy "
+       "vs 14,600 dropped). Missing from the thread: "
        "the swap device (with the zram profile, swap-in 1.8 us, the throttle is still 1.02x "
-       "dontneed), the swap-out count of any arm, and the MADV_FREE of the RFC (2015: hinted "
-       "pages stay where they are on the anon LRU; the model files them on the inactive file "
-       "list as 4.12's mark_page_lazyfree() does)"},
+       "dontneed), the swap-out count of any arm, and the MADV_FREE of the RFC (Feb 2015: hinted "
+       "pages stay where they are on the anon LRU, and moving them to the inactive list 'didn't "
+       "solve his problem'; the model's arms run 4.5's, which deactivates them)"},
   };
   c.scales = {
       {"ci",
