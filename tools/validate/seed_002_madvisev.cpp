@@ -20,8 +20,9 @@
 // 87 s of CPU time (user + sys) for 1.75G fewer interrupts, 50 ns each. Read as the per-CPU count
 // of the whole run (the TLB row of /proc/interrupts, a count per CPU, with a stray "/s"), it is
 // 3000K / 18.923 s = 158.5K per CPU per second and 140K / 15.026 s = 9.3K: 91.5M fewer
-// interrupts for 87 s less CPU time, about 1 us each, what an interrupt and its flush cost (and
-// the 23 s less user time fits the TLB refills a full flush costs). Read as the machine-wide
+// interrupts for 87 s less CPU time, about 1 us each, what an interrupt and its flush cost. (23 s
+// of it is user time, as fewer TLB refills after full flushes would save; the model charges no
+// refill, one reason its elapsed ratio is nearer 1.) Read as the machine-wide
 // rate (the sum over CPUs, as /proc/vmstat's nr_tlb_remote_flush_received), 3M/s and 140K/s,
 // 94K and 4.4K per CPU, it is plausible too (1.6 us each). The case takes the per-CPU count of the
 // run, the reading of "each cpu gets"; the machine-wide reading is 1.7x and 2.1x lower.
