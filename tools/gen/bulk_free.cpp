@@ -5,8 +5,8 @@
 // Phase 1, per thread: allocate objects of log-uniform size in [min-size, max-size] until `size`
 // bytes are live, writing each. Barrier: every thread starts freeing when the slowest finished
 // allocating. Phase 2: free every object in a random order; as active pages fall, the arena
-// purges dirty runs again and again, so the free phase is many small-range madvise calls (or
-// fewer vector calls with --vector).
+// purges dirty runs again and again, so the free phase is many small-range madvise calls (or,
+// with --vector, je.patch's fewer passes of at least half the dirty pages in vector calls).
 
 #include <algorithm>
 #include <memory>
@@ -57,7 +57,7 @@ class BulkFree final : public Workload {
         max_size_(std::max(values.bytes("max-size"), values.bytes("min-size"))),
         per_call_(values.flag("vector") ? values.count("vlen") : 1),
         advice_(purge_advice_from(values)),
-        config_(arena_config_from(values)),
+        config_(arena_config_from(values, purge_rule_from(values))),
         seed_(values.seed()),
         think_(values.nanos("think")) {}
 
@@ -139,7 +139,8 @@ WorkloadSpec bulk_free_spec() {
       bytes_param("min-size", "4K", "smallest allocation"),
       bytes_param("max-size", "64K", "largest allocation"),
       shared_params::vector("purge the runs of one pass with vector madvise calls"),
-      shared_params::vlen(kUioMaxIov, "most runs per vector call"),
+      purge_vlen_param(),
+      purge_rule_param(),
       advice_param(kShippedAdvice),
       shared_params::seed(),
       shared_params::scale(),

@@ -37,8 +37,9 @@ std::vector<ParamSpec> arena_param_specs() {
   };
 }
 
-ArenaConfig arena_config_from(const ParamValues& values) {
+ArenaConfig arena_config_from(const ParamValues& values, PurgeRule purge_rule) {
   ArenaConfig config;
+  config.purge_rule = purge_rule;
   uint64_t chunk = std::min(values.bytes("chunk"), kMaxChunkBytes);
   // Round down to a power of two: chunks are mapped aligned to their size.
   config.chunk_bytes = uint64_t{1} << (63 - __builtin_clzll(chunk));
@@ -57,6 +58,25 @@ std::string madv_name(uint64_t advice) {
 }
 
 }  // namespace
+
+ParamSpec purge_rule_param() {
+  return choice_param("purge", {"auto", "threshold", "half"},
+                      "pages one purge pass asks for: threshold = dirty - (active >> "
+                      "lg-dirty-mult) (jemalloc 4.0), half = at least half the dirty pages "
+                      "(seed 002's je.patch), auto = half with --vector, else threshold");
+}
+
+PurgeRule purge_rule_from(const ParamValues& values) {
+  const std::string& rule = values.choice("purge");
+  if (rule == "half") return PurgeRule::kAtLeastHalf;
+  if (rule == "threshold") return PurgeRule::kToThreshold;
+  return values.flag("vector") ? PurgeRule::kAtLeastHalf : PurgeRule::kToThreshold;
+}
+
+ParamSpec purge_vlen_param() {
+  return shared_params::vlen(kJePatchMaxIovec,
+                             "most runs per vector call (je.patch's MAX_IOVEC: 32)");
+}
 
 ParamSpec advice_param(uint64_t shipped) {
   // The shipped advice comes first: a choice parameter's first value is its default.

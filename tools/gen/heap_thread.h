@@ -21,7 +21,16 @@ namespace mmreplay::gen {
 
 // The arena's tunables as workload parameters (--chunk, --lg-dirty-mult), jemalloc's defaults.
 std::vector<ParamSpec> arena_param_specs();
-ArenaConfig arena_config_from(const ParamValues& values);
+ArenaConfig arena_config_from(const ParamValues& values,
+                              PurgeRule purge_rule = PurgeRule::kToThreshold);
+
+// --purge auto|threshold|half: how much one purge pass asks for (PurgeRule). auto is what the
+// allocator the workload runs did: jemalloc 4.0 purges down to the threshold; with --vector it is
+// jemalloc with seed 002's je.patch, which purges at least half the dirty pages.
+ParamSpec purge_rule_param();
+PurgeRule purge_rule_from(const ParamValues& values);
+// The runs per vector call of --vector by default: je.patch's MAX_IOVEC.
+ParamSpec purge_vlen_param();
 
 // --advice dontneed|free: the advice the allocator purges dirty pages with. `shipped` is what the
 // real allocator of the workload used, the default (each workload says which and why).

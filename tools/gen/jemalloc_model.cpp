@@ -2,6 +2,7 @@
 
 #include "tools/gen/jemalloc_model.h"
 
+#include <algorithm>
 #include <cassert>
 #include <iterator>
 
@@ -118,13 +119,22 @@ void JemallocArena::free_pages(uint64_t addr, uint64_t pages, std::vector<Range>
   maybe_purge(purged);
 }
 
-// arena_maybe_purge() + arena_purge(): stash the oldest dirty runs until enough pages are
-// gathered, then purge each (pages_purge() -> madvise(MADV_DONTNEED)).
-void JemallocArena::maybe_purge(std::vector<Range>* purged) {
+uint64_t JemallocArena::purge_threshold() const {
   uint64_t threshold = nactive_ >> config_.lg_dirty_mult;
   if (config_.chunk_floor && threshold < chunk_pages()) threshold = chunk_pages();
+  return threshold;
+}
+
+// arena_maybe_purge(): purge only when dirty pages exceed the threshold. arena_purge(): ask for
+// arena_compute_npurge() pages, stash the oldest dirty runs until at least that many are
+// gathered (arena_stash_dirty(): whole runs, so a pass may overshoot), then purge each stashed
+// run (arena_purge_stashed() -> pages_purge()). One pass always ends at or below the threshold,
+// so arena_maybe_purge()'s loop runs it once.
+void JemallocArena::maybe_purge(std::vector<Range>* purged) {
+  const uint64_t threshold = purge_threshold();
   if (ndirty_ <= threshold) return;
   uint64_t target = ndirty_ - threshold;
+  if (config_.purge_rule == PurgeRule::kAtLeastHalf) target = std::max(target, ndirty_ / 2);
   uint64_t gathered = 0;
   while (gathered < target && !dirty_lru_.empty()) {
     uint64_t addr = dirty_lru_.begin()->second;

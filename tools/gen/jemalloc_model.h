@@ -10,15 +10,22 @@
 //   - A freed run becomes dirty (its pages still hold data and stay resident). Dirty runs merge
 //     with dirty neighbours, clean with clean, never across chunks (arena_run_coalesce).
 //   - Purging (arena_maybe_purge): when dirty pages exceed active >> lg_dirty_mult (opt default
-//     3: one eighth), with the threshold never below one chunk of pages, the oldest dirty runs are
-//     purged first (runs_dirty is LRU) until dirty pages are back at the threshold. Each purged
-//     run is one range that the program hands to madvise(MADV_DONTNEED) (pages_purge()); with the
-//     madvisev() patch the ranges of one purge pass go to the kernel in one vector call. A purged
-//     run is clean: reusing it faults fresh zero pages.
+//     3: one eighth), with the threshold never below one chunk of pages, one pass (arena_purge)
+//     asks for npurge = dirty - threshold pages (arena_compute_npurge), and stashes whole dirty
+//     runs oldest first (runs_dirty is LRU) until at least npurge pages are stashed
+//     (arena_stash_dirty). Each stashed run is one range that arena_purge_stashed() hands to
+//     chunk_purge_wrapper() -> pages_purge(), madvise(MADV_DONTNEED). A purged run is clean:
+//     reusing it faults fresh zero pages.
+//   - The madvisev() patch of seed 002 (je.patch, attached to Shaohua Li's reply of 2016-02-17)
+//     changes two things: arena_compute_npurge() asks for at least half the dirty pages
+//     (PurgeRule::kAtLeastHalf), and arena_purge_stashed() collects the ranges into iovecs of
+//     MAX_IOVEC (kJePatchMaxIovec) and purges each full or final iovec with one madvisev() call.
 //   - Realloc of a run shrinks in place (the tail becomes dirty) or grows in place into a free
 //     neighbour run; otherwise the caller moves it (allocate, copy, deallocate).
 // What it does not model: small size classes inside bin runs (every request is rounded up to
-// pages), tcache, decay-based purging (jemalloc 4.1+), retained chunks (free chunks stay mapped).
+// pages), tcache, decay-based purging (jemalloc 4.1+), the spare chunk and the chunk cache (free
+// chunks stay mapped as free runs, so a whole cached chunk is never one 2 MiB purge), and the
+// arena lock: each thread has its own arena, so no other thread purges it in between.
 //
 // The model is pure bookkeeping: it never emits events. Chunk mappings go through ChunkSource,
 // which the generator implements with mmap/munmap events; purges come back as ranges.
@@ -43,6 +50,14 @@ namespace mmreplay::gen {
 inline constexpr uint64_t kJemallocChunkBytes = 2ull << 20;  // opt.lg_chunk = 21
 inline constexpr uint32_t kJemallocLgDirtyMult = 3;          // opt.lg_dirty_mult
 inline constexpr uint64_t kChunkHeaderPages = 1;  // map_bias for 2 MiB chunks, 4 KiB pages
+// MAX_IOVEC of seed 002's je.patch: the most runs one madvisev() call purges.
+inline constexpr uint64_t kJePatchMaxIovec = 32;
+
+// How many pages one purge pass asks for (arena_compute_npurge()).
+enum class PurgeRule {
+  kToThreshold,  // jemalloc 4.0: dirty - threshold, back down to the threshold
+  kAtLeastHalf,  // seed 002's je.patch: max(dirty - threshold, dirty / 2)
+};
 
 struct ArenaConfig {
   uint64_t chunk_bytes = kJemallocChunkBytes;
@@ -50,6 +65,7 @@ struct ArenaConfig {
   // jemalloc never purges below one chunk of dirty pages; a glibc-like allocator that trims on
   // every free (ebizzy) turns the floor off.
   bool chunk_floor = true;
+  PurgeRule purge_rule = PurgeRule::kToThreshold;
 };
 
 // Where the arena's chunks come from. map returns 0 when no address space is left.
@@ -80,6 +96,8 @@ class JemallocArena {
   uint64_t active_pages() const { return nactive_; }
   uint64_t dirty_pages() const { return ndirty_; }
   uint64_t chunks_mapped() const { return chunks_; }
+  // Dirty pages above which a free purges: active >> lg_dirty_mult, at least a chunk's pages.
+  uint64_t purge_threshold() const;
   // Pages of a run (what allocate() gives for `bytes`).
   static uint64_t pages_for(uint64_t bytes);
   bool check_invariants() const;

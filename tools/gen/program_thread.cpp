@@ -113,16 +113,18 @@ void ProgramThread::madvise_ranges(std::span<const Range> ranges, uint64_t advic
     for (const Range& range : ranges) madvise(range.addr, range.len, advice);
     return;
   }
-  // madvisev() rejects ranges that are out of order or overlap (do_madvisev(), seed 002), so
-  // the program sorts its batch by address before handing it over.
-  std::vector<Range> sorted(ranges.begin(), ranges.end());
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Range& a, const Range& b) { return a.addr < b.addr; });
-  std::span<const Range> all(sorted);
-  for (size_t first = 0; first < all.size(); first += per_call) {
-    size_t count = std::min<size_t>(per_call, all.size() - first);
+  // The ranges fill vectors of `per_call` in the order given; madvisev() rejects ranges that are
+  // out of order or overlap (do_madvisev(), seed 002), so each vector is sorted by address
+  // before the call (je.patch's pages_purge_vec() qsorts each iovec).
+  std::vector<Range> vec;
+  for (size_t first = 0; first < ranges.size(); first += per_call) {
+    size_t count = std::min<size_t>(per_call, ranges.size() - first);
+    vec.assign(ranges.begin() + static_cast<std::ptrdiff_t>(first),
+               ranges.begin() + static_cast<std::ptrdiff_t>(first + count));
+    std::sort(vec.begin(), vec.end(),
+              [](const Range& a, const Range& b) { return a.addr < b.addr; });
     emit(ev::madvise_vector(now_ns_, advice),
-         user_cost::kSyscallNs + count * user_cost::kPurgeRangeNs, all.subspan(first, count));
+         user_cost::kSyscallNs + count * user_cost::kPurgeRangeNs, vec);
   }
 }
 

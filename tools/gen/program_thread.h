@@ -76,7 +76,8 @@ class ProgramThread {
 
   void madvise(uint64_t addr, uint64_t len, uint64_t advice);
   // Advises every range: one madvise per range when per_call is 1, else vector calls
-  // (madvisev, seed 002) of up to per_call ranges each, sorted by address as madvisev() needs.
+  // (madvisev, seed 002) of up to per_call ranges each, filled in the order given and each
+  // sorted by address as madvisev() needs.
   void madvise_ranges(std::span<const formats::Range> ranges, uint64_t advice, uint64_t per_call);
 
   void file_read(uint64_t file_id, uint64_t offset, uint64_t len, uint64_t user_ns);

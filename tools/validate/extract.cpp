@@ -46,13 +46,17 @@ Extract per_cpu_rate(std::string counter_name) {
   return {{counter_key(counter_name)}, read};
 }
 
-Extract faults_per_second() {
-  auto read = [](const replay::RunResult& r) -> std::optional<double> {
-    auto it = r.counters.find("faults");
+Extract machine_rate(std::string counter_name) {
+  auto read = [counter_name](const replay::RunResult& r) -> std::optional<double> {
+    auto it = r.counters.find(counter_name);
     if (it == r.counters.end() || r.makespan_ns == 0) return std::nullopt;
     return static_cast<double>(it->second) / (static_cast<double>(r.makespan_ns) / kNsPerSecond);
   };
-  return {{counter_key("faults")}, read};
+  return {{counter_key(counter_name)}, read};
+}
+
+Extract faults_per_second() {
+  return machine_rate("faults");
 }
 
 Extract op_time_seconds(std::vector<std::string> ops, double per) {

@@ -17,6 +17,9 @@ Extract counter(std::string name);
 // A counter divided by the CPUs and the makespan: a per-CPU rate in events per second
 // (seed 002's "TLB flush interrupts per CPU per second").
 Extract per_cpu_rate(std::string counter_name);
+// A counter per second of makespan over the whole machine, summed over its CPUs (seed 002's
+// TLB flush interrupts: see seed_002_madvisev.cpp for why the sum).
+Extract machine_rate(std::string counter_name);
 // "faults" per second of makespan over the whole machine (seed 001's faults/s).
 Extract faults_per_second();
 // Total time (count x mean) spent in the latency histograms of `ops`, divided by `per` (e.g. the

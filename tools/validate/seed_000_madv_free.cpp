@@ -69,13 +69,23 @@ ValidationCase seed_000_madv_free() {
   };
   c.gaps = {
       {"elapsed", "free-throttled",
-       "the thread's throttle beat dontneed (36.5 s vs 48.9 s); the model's runs 1.3-1.8x "
-       "dontneed. "
-       "Its free pages sit near the 3.x high watermark (1.5 x min) after each kswapd pass, so the "
-       "1.5 x min test leaves MADV_FREE lazy about half the time and swapped PTEs survive "
-       "(13k swap-ins at 1/64, 1.16M at full size). The RFC's exact trigger is not in the thread; "
-       "the issue's 1.5 x min "
-       "is what the model implements"},
+       "the thread's throttle beat dontneed (36.5 s vs 48.9 s); the model's is 1.13x dontneed at "
+       "1/64 while using 0.69x its CPU time (busy 388 vs 561 ms; the thread's system time, 113 s "
+       "vs 234 s, is 0.48x), so what it loses is waiting on swap-ins. What the model cannot "
+       "reproduce is how many pages are swapped out when their loop advises them: the thread's "
+       "madvfree arm swapped in 879,585 pages over the 4 loops that re-touch 12 x 131,072 pages, "
+       "14% of each loop's pages; the model's swaps in 37,047 of 4 x 24,576, 38%. The first loop "
+       "of 12 writers in step on half the RAM must push about half its pages out either way (the "
+       "model: 13,274 of 24,576), and the thread's swap-ins are about that one loop's (56% of a "
+       "loop): its later loops made room by discarding lazy pages, while the model's swap out "
+       "6,000 more each on average. So every lazy free that meets a swapped pte costs the model "
+       "2.7x "
+       "the thread's share, and its throttle is lazy for 85% of the advised pages (80,265 lazy "
+       "vs 14,600 dropped). Missing from the thread: "
+       "the swap device (with the zram profile, swap-in 1.8 us, the throttle is still 1.02x "
+       "dontneed), the swap-out count of any arm, and the MADV_FREE of the RFC (Feb 2015: hinted "
+       "pages stay where they are on the anon LRU, and moving them to the inactive list 'didn't "
+       "solve his problem'; the model's arms run 4.5's, which deactivates them)"},
   };
   c.scales = {
       {"ci",

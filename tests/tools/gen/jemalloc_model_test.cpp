@@ -84,6 +84,131 @@ TEST(JemallocArena, PurgesOldestDirtyRunsWhenDirtyPassesTheRatio) {
   EXPECT_TRUE(arena.check_invariants());
 }
 
+uint64_t pages_in(const std::vector<Range>& ranges) {
+  uint64_t pages = 0;
+  for (const Range& r : ranges) pages += r.len / kPageSize;
+  return pages;
+}
+
+TEST(JemallocArena, PurgeFiresOnlyWhenDirtyExceedsActiveShiftedByLgDirtyMult) {
+  FakeSource source;
+  ArenaConfig config;
+  config.chunk_floor = false;
+  JemallocArena arena(config, &source);
+  std::vector<uint64_t> runs;
+  for (int i = 0; i < 160; ++i) runs.push_back(arena.allocate(kPageSize));
+  // Freeing every other run: after k frees active = 160 - k and dirty = k. At k = 17 dirty equals
+  // the threshold, 143 >> 3 = 17, and nothing is purged (arena_maybe_purge(): ndirty <=
+  // threshold returns); at k = 18, 18 > 142 >> 3 = 17 and one page, the oldest run, goes.
+  std::vector<Range> purged;
+  for (int k = 0; k < 17; ++k) arena.deallocate(runs[2 * k], kPageSize, &purged);
+  EXPECT_TRUE(purged.empty());
+  EXPECT_EQ(arena.dirty_pages(), 17u);
+  EXPECT_EQ(arena.purge_threshold(), 17u);
+  arena.deallocate(runs[34], kPageSize, &purged);
+  ASSERT_EQ(purged.size(), 1u);
+  EXPECT_EQ(purged[0].addr, runs[0]);
+  EXPECT_EQ(arena.dirty_pages(), 17u);
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, ThresholdRulePurgesOldestRunsBackDownToTheThreshold) {
+  FakeSource source;
+  ArenaConfig config;
+  config.chunk_floor = false;
+  JemallocArena arena(config, &source);
+  std::vector<uint64_t> runs;
+  for (int i = 0; i < 400; ++i) runs.push_back(arena.allocate(kPageSize));
+  // Every other run freed, oldest first: once past the threshold, each free purges
+  // npurge = dirty - threshold pages (arena_compute_npurge()), one or two one-page runs, the
+  // oldest (runs_dirty is LRU), and dirty ends exactly at the threshold.
+  uint64_t next_oldest = 0;
+  uint64_t passes = 0;
+  for (int i = 0; i < 400; i += 2) {
+    std::vector<Range> purged;
+    const uint64_t threshold = (arena.active_pages() - 1) >> kJemallocLgDirtyMult;
+    const uint64_t dirty = arena.dirty_pages() + 1;
+    const uint64_t over = dirty > threshold ? dirty - threshold : 0;
+    arena.deallocate(runs[i], kPageSize, &purged);
+    ASSERT_EQ(purged.size(), over) << "free " << i;
+    for (const Range& r : purged) EXPECT_EQ(r.addr, runs[2 * next_oldest++]);
+    if (over > 0) {
+      ++passes;
+      EXPECT_EQ(arena.dirty_pages(), arena.purge_threshold());
+    }
+  }
+  EXPECT_GT(passes, 100u);
+  EXPECT_EQ(arena.purge_threshold(), arena.active_pages() >> kJemallocLgDirtyMult);
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, HalfRulePurgesAtLeastHalfTheDirtyPagesOldestFirst) {
+  FakeSource source;
+  ArenaConfig config;
+  config.chunk_floor = false;
+  config.purge_rule = PurgeRule::kAtLeastHalf;
+  JemallocArena arena(config, &source);
+  std::vector<uint64_t> runs;
+  for (int i = 0; i < 400; ++i) runs.push_back(arena.allocate(kPageSize));
+  std::vector<Range> purged;
+  uint64_t dirty_before = 0;
+  for (int i = 0; i < 400 && purged.empty(); i += 2) {
+    dirty_before = arena.dirty_pages() + 1;
+    arena.deallocate(runs[i], kPageSize, &purged);
+  }
+  // je.patch: npurge = max(dirty - threshold, dirty / 2), whole runs oldest first.
+  ASSERT_FALSE(purged.empty());
+  EXPECT_EQ(pages_in(purged), dirty_before / 2) << "one-page runs: no overshoot";
+  EXPECT_GE(pages_in(purged), dirty_before / 2);
+  EXPECT_EQ(purged.front().addr, runs[0]) << "the oldest dirty run goes first";
+  for (size_t i = 1; i < purged.size(); ++i) EXPECT_EQ(purged[i].addr, runs[2 * i]);
+  EXPECT_EQ(arena.dirty_pages(), dirty_before - pages_in(purged));
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, HalfRuleNeverPurgesLessThanTheThresholdRule) {
+  // Same traffic under both rules: every pass of je.patch purges at least what jemalloc 4.0's
+  // would, so after any free its dirty pages are at or below the threshold too.
+  for (PurgeRule rule : {PurgeRule::kToThreshold, PurgeRule::kAtLeastHalf}) {
+    FakeSource source;
+    ArenaConfig config;
+    config.purge_rule = rule;
+    JemallocArena arena(config, &source);
+    SplitMix64 rng(11);
+    std::vector<std::pair<uint64_t, uint64_t>> live(512);
+    std::vector<Range> purged;
+    uint64_t passes = 0;
+    uint64_t ranges = 0;
+    for (int op = 0; op < 20000; ++op) {
+      auto& slot = live[rng.below(live.size())];
+      if (slot.first == 0) {
+        slot.second = rng.log_uniform(kPageSize, 256 * 1024);
+        slot.first = arena.allocate(slot.second);
+        continue;
+      }
+      const uint64_t dirty_before = arena.dirty_pages() + JemallocArena::pages_for(slot.second);
+      purged.clear();
+      arena.deallocate(slot.first, slot.second, &purged);
+      slot = {0, 0};
+      ASSERT_LE(arena.dirty_pages(), arena.purge_threshold()) << "op " << op;
+      if (purged.empty()) continue;
+      ++passes;
+      ranges += purged.size();
+      if (rule == PurgeRule::kAtLeastHalf) {
+        ASSERT_GE(pages_in(purged), dirty_before / 2);
+      }
+    }
+    ASSERT_GT(passes, 0u);
+    const double runs_per_pass = static_cast<double>(ranges) / static_cast<double>(passes);
+    if (rule == PurgeRule::kToThreshold) {
+      EXPECT_LT(runs_per_pass, 4.0) << "4.0 purges a free's worth of pages: a few runs a pass";
+    } else {
+      EXPECT_GT(runs_per_pass, 16.0) << "half the dirty pages: tens of runs a pass";
+    }
+    EXPECT_TRUE(arena.check_invariants());
+  }
+}
+
 TEST(JemallocArena, DirtyNeighboursMergeAndCleanOnesDoNot) {
   FakeSource source;
   JemallocArena arena(ArenaConfig{}, &source);

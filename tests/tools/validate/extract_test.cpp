@@ -67,6 +67,19 @@ TEST(Extract, KnownLockNeverTakenInARunReadsZero) {
   EXPECT_EQ(lock_contentions("zone->lock")(r), 3.0);
 }
 
+TEST(Extract, MachineRateSumsTheCpusPerCpuRateDividesByThem) {
+  // Seed 002's TLB interrupts: 6,400 received over 2 s on 32 CPUs is 3,200/s for the machine and
+  // 100/s for each CPU.
+  replay::RunResult r;
+  r.cpus = 32;
+  r.makespan_ns = 2'000'000'000;
+  r.counters["tlb_ipis_received"] = 6400;
+  EXPECT_DOUBLE_EQ(*machine_rate("tlb_ipis_received")(r), 3200.0);
+  EXPECT_DOUBLE_EQ(*per_cpu_rate("tlb_ipis_received")(r), 100.0);
+  EXPECT_FALSE(machine_rate("tlb_ipis_sent")(r).has_value()) << "a counter the run lacks";
+  expect_rejected(machine_rate("tlb_ipi_received"), "counter", "tlb_ipi_received");
+}
+
 TEST(ResultKeys, NamesARunCanHold) {
   for (const char* op : {"fault", "madvise_vector", "read", "direct_reclaim", "major_fault"}) {
     EXPECT_TRUE(replay::is_op_key(op)) << op;
