@@ -1,0 +1,30 @@
+// Running a throughput loop (throughput_loops.h) on this machine, untraced: `workers` workers
+// pinned to the first `workers` allowed CPUs (processes from fork() in process mode, threads
+// otherwise), each running rounds until `seconds` have passed on its own clock. Throughput is the
+// sum over workers of their operations over their own elapsed time, as will-it-scale sums its
+// per-task counters.
+//
+// IPIs come from the TLB line of /proc/interrupts read before and after (proc_counters.h); they
+// count the whole machine, so other work's shootdowns are counted too.
+
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "tools/calibrate/throughput_loops.h"
+
+namespace mmreplay::tools::calibrate {
+
+struct NativeSample {
+  bool ok = false;
+  std::string error;                // why not, when !ok
+  double ops_per_s = 0;
+  uint64_t ops = 0;
+  std::optional<double> ipis_per_op;  // nullopt: /proc/interrupts has no TLB line
+};
+
+// REQUIRES: 1 <= workers <= allowed_cpus() (the ping-pong: workers is its CPU count, 1 or 2).
+NativeSample run_native_loop(const ThroughputLoop& loop, int workers, double seconds);
+
+}  // namespace mmreplay::tools::calibrate

@@ -1,0 +1,206 @@
+#include "tools/calibrate/throughput_fit.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+
+#include "tools/calibrate/loop_model.h"
+#include "tools/calibrate/native_loops.h"
+
+namespace mmreplay::tools::calibrate {
+namespace {
+
+using kernelsim::CostProfile;
+
+// Below this many IPIs per operation (native), a loop's IPI count is not fitted: its relative
+// error would be noise over nothing (process-mode loops send none of their own, and the machine's
+// other work sends a few).
+constexpr double kIpiFloor = 0.05;
+// The prior's pull toward the probe values (least_squares.h): a 10% relative error weighs as
+// much as a multiplier of e.
+constexpr double kPriorWeight = 0.1;
+// A residual returned when the model failed on a candidate: far worse than any fit.
+constexpr double kFailedResidual = 1e3;
+
+// The models of every point, generated once per fit, in a temporary folder.
+class ModelSet {
+ public:
+  ~ModelSet() {
+    models_.clear();
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+
+  Status create(const std::vector<NativePoint>& points, uint32_t cpus) {
+    char tmpl[] = "/tmp/trace-replay-calibrate.XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) return Status::io_error("cannot make a temporary folder");
+    dir_ = tmpl;
+    for (const NativePoint& p : points) {
+      std::unique_ptr<LoopModel> m;
+      if (Status s = LoopModel::create(*p.loop, p.workers, cpus, dir_, &m); !s) return s;
+      models_.push_back(std::move(m));
+    }
+    return Status::ok();
+  }
+
+  Status predict(const std::vector<NativePoint>& points, const CostProfile& costs,
+                 std::vector<Comparison>* out) const {
+    out->clear();
+    for (size_t i = 0; i < models_.size(); ++i) {
+      ModelPrediction m;
+      if (Status s = models_[i]->predict(costs, &m); !s) return s;
+      out->push_back({&points[i], m.ops_per_s, m.ipis_per_op});
+    }
+    return Status::ok();
+  }
+
+ private:
+  std::string dir_;
+  std::vector<std::unique_ptr<LoopModel>> models_;
+};
+
+// Squared relative errors: throughput of every point, IPIs of the points that send them.
+std::vector<double> residuals_of(const std::vector<Comparison>& rows) {
+  std::vector<double> r;
+  for (const Comparison& c : rows) {
+    r.push_back(c.predicted_ops_per_s / c.native->ops_per_s.value - 1);
+    if (c.native->ipis_per_op && *c.native->ipis_per_op >= kIpiFloor) {
+      r.push_back(c.predicted_ipis_per_op / *c.native->ipis_per_op - 1);
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+const std::vector<CostGroup>& throughput_groups() {
+  static const std::vector<CostGroup> groups = {
+      {"fault", {"fault_entry", "find_vma", "fault_bookkeeping", "clear_page", "pcp_alloc"}},
+      {"cow", {"page_cache_lookup", "copy_page"}},
+      {"zap", {"pte_zap", "pcp_free"}},
+      {"lazyfree", {"pte_lazyfree"}},
+      {"ipi", {"ipi_send", "ipi_delivery", "ipi_handler_entry"}},
+      {"vma", {"get_unmapped_area", "vma_alloc", "vma_remove"}},
+      {"syscall", {"syscall_entry"}},
+      {"read", {"find_get_page", "filemap_read_page", "file_copy_page"}},
+      {"sched", {"wakeup_latency", "context_switch"}},
+  };
+  return groups;
+}
+
+CostProfile scale_groups(const CostProfile& base, const std::vector<CostGroup>& groups,
+                         const std::vector<double>& x) {
+  CostProfile c = base;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (std::string_view name : groups[g].fields) {
+      kernelsim::SimTime CostProfile::*m = kernelsim::find_cost_field(name)->member;
+      c.*m = kernelsim::SimTime::ns(
+          std::llround(static_cast<double>((base.*m).count_ns()) * x[g]));
+    }
+  }
+  return c;
+}
+
+Status measure_native(const ThroughputOptions& o, int cpus, std::ostream* progress,
+                      std::vector<NativePoint>* out) {
+  std::vector<const ThroughputLoop*> loops;
+  for (const std::string& n : o.loops) {
+    const ThroughputLoop* l = find_throughput_loop(n);
+    if (l == nullptr) return Status::invalid_argument("unknown loop '" + n + "'");
+    loops.push_back(l);
+  }
+  if (loops.empty()) {
+    for (const ThroughputLoop& l : throughput_loops()) loops.push_back(&l);
+  }
+  std::vector<int> counts = {1};
+  if (cpus > 1) counts.push_back(cpus);
+  out->clear();
+  for (const ThroughputLoop* l : loops) {
+    for (int w : counts) {
+      NativePoint p;
+      p.loop = l;
+      p.workers = w;
+      std::vector<NativeSample> samples;
+      Status failed;
+      p.ops_per_s = repeat_until_steady(
+          [&] {
+            NativeSample s = run_native_loop(*l, w, o.seconds);
+            if (!s.ok) failed = Status::io_error(fmt::format("loop {} at {}: {}", l->name, w, s.error));
+            samples.push_back(s);
+            return s.ops_per_s;
+          },
+          o.repeat);
+      if (!failed) return failed;
+      double ipis = 0;
+      bool known = true;
+      for (size_t i : p.ops_per_s.chosen) {
+        known = known && samples[i].ipis_per_op.has_value();
+        if (known) ipis += *samples[i].ipis_per_op;
+      }
+      if (known && !p.ops_per_s.chosen.empty()) {
+        p.ipis_per_op = ipis / static_cast<double>(p.ops_per_s.chosen.size());
+      }
+      if (progress != nullptr) {
+        *progress << fmt::format("  loop {} x{}: {:.0f} ops/s, spread {:.1f}% of {} samples{}\n",
+                                 l->name, w, p.ops_per_s.value, 100 * p.ops_per_s.spread,
+                                 p.ops_per_s.samples.size(),
+                                 p.ops_per_s.steady ? "" : " (not steady)")
+                  << std::flush;
+      }
+      out->push_back(std::move(p));
+    }
+  }
+  return Status::ok();
+}
+
+Status predict_points(const std::vector<NativePoint>& points, uint32_t cpus,
+                      const CostProfile& costs, std::vector<Comparison>* out) {
+  ModelSet models;
+  if (Status s = models.create(points, cpus); !s) return s;
+  return models.predict(points, costs, out);
+}
+
+Status fit_throughput(const CostProfile& start, const std::vector<NativePoint>& points,
+                      uint32_t cpus, ThroughputFit* out) {
+  ModelSet models;
+  if (Status s = models.create(points, cpus); !s) return s;
+  if (Status s = models.predict(points, start, &out->before); !s) return s;
+  const std::vector<CostGroup>& groups = throughput_groups();
+  Status failed;
+  const size_t n = residuals_of(out->before).size();
+  auto f = [&](const std::vector<double>& x) {
+    std::vector<Comparison> rows;
+    Status s = models.predict(points, scale_groups(start, groups, x), &rows);
+    if (!s) {
+      failed = s;
+      return std::vector<double>(n, kFailedResidual);
+    }
+    return residuals_of(rows);
+  };
+  LeastSquaresOptions o;
+  o.prior_weight = kPriorWeight;
+  out->solver = solve_least_squares(f, std::vector<double>(groups.size(), 1.0), o);
+  if (!failed) return failed;
+  out->multipliers = out->solver.x;
+  out->costs = scale_groups(start, groups, out->multipliers);
+  return models.predict(points, out->costs, &out->after);
+}
+
+void print_comparison(const std::vector<Comparison>& rows, std::ostream& out) {
+  out << fmt::format("{:<14} {:>4} {:>12} {:>7} {:>3} {:>12} {:>7} {:>10} {:>10}\n", "loop", "cpus",
+                     "native/s", "spread", "n", "predicted/s", "ratio", "IPI/op", "pred IPI");
+  for (const Comparison& c : rows) {
+    const NativePoint& p = *c.native;
+    out << fmt::format("{:<14} {:>4} {:>12.0f} {:>6.1f}% {:>3} {:>12.0f} {:>7.3f} {:>10} {:>10.3f}\n",
+                       p.loop->name, p.workers, p.ops_per_s.value, 100 * p.ops_per_s.spread,
+                       p.ops_per_s.samples.size(), c.predicted_ops_per_s,
+                       c.predicted_ops_per_s / p.ops_per_s.value,
+                       p.ipis_per_op ? fmt::format("{:.3f}", *p.ipis_per_op) : "-",
+                       c.predicted_ipis_per_op);
+  }
+}
+
+}  // namespace mmreplay::tools::calibrate
