@@ -33,7 +33,8 @@ class Problem {
   }
 
   std::vector<double> clamp(std::vector<double> theta) const {
-    for (double& t : theta) t = std::clamp(t, std::log(o_.min_multiplier), std::log(o_.max_multiplier));
+    for (double& t : theta)
+      t = std::clamp(t, std::log(o_.min_multiplier), std::log(o_.max_multiplier));
     return theta;
   }
 
@@ -66,7 +67,8 @@ std::vector<std::vector<double>> jacobian(Problem& p, const std::vector<double>&
 
 }  // namespace
 
-bool solve_dense(std::vector<std::vector<double>> a, std::vector<double> b, std::vector<double>* y) {
+bool solve_dense(std::vector<std::vector<double>> a, std::vector<double> b,
+                 std::vector<double>* y) {
   const size_t n = b.size();
   for (size_t col = 0; col < n; ++col) {
     size_t pivot = col;

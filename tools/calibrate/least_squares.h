@@ -21,19 +21,19 @@ using ResidualFunction = std::function<std::vector<double>(const std::vector<dou
 
 struct LeastSquaresOptions {
   size_t max_iterations = 12;
-  double jacobian_step = 0.05;    // in theta: a 5% change of a multiplier
-  double prior_weight = 0;        // 0: no prior
-  double min_multiplier = 0.05;   // bounds on every multiplier
+  double jacobian_step = 0.05;   // in theta: a 5% change of a multiplier
+  double prior_weight = 0;       // 0: no prior
+  double min_multiplier = 0.05;  // bounds on every multiplier
   double max_multiplier = 20;
   double min_improvement = 1e-4;  // stop when the cost falls by less than this fraction
 };
 
 struct LeastSquaresResult {
-  std::vector<double> x;      // the multipliers found
-  double start_cost = 0;      // sum of squared residuals (prior included) at the start
-  double cost = 0;            // at x
+  std::vector<double> x;  // the multipliers found
+  double start_cost = 0;  // sum of squared residuals (prior included) at the start
+  double cost = 0;        // at x
   size_t iterations = 0;
-  size_t evaluations = 0;     // calls of the residual function
+  size_t evaluations = 0;  // calls of the residual function
 };
 
 // Minimises the sum of squares of `f` (plus the prior) from `x0`.

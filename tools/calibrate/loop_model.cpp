@@ -50,21 +50,30 @@ std::vector<std::string> gen_args(LoopKind k, int workers, uint64_t rounds) {
   auto bytes = [](uint64_t b) { return std::to_string(b); };
   switch (k) {
     case LoopKind::kPageFault1:
-      return {"page_fault1", "--processes", w, "--threads", "1", "--size", bytes(kFaultLoopBytes),
-              "--loops", r};
+      return {"page_fault1",          "--processes", w, "--threads", "1", "--size",
+              bytes(kFaultLoopBytes), "--loops",     r};
     case LoopKind::kPageFault2:
-      return {"page_fault2", "--processes", w, "--threads", "1", "--size", bytes(kFaultLoopBytes),
-              "--loops", r};
+      return {"page_fault2",          "--processes", w, "--threads", "1", "--size",
+              bytes(kFaultLoopBytes), "--loops",     r};
     case LoopKind::kTlbFlush2:
-      return {"tlb_flush2", "--processes", "1", "--threads", w, "--size", bytes(kTlbLoopBytes),
-              "--loops", r};
+      return {"tlb_flush2",         "--processes", "1", "--threads", w, "--size",
+              bytes(kTlbLoopBytes), "--loops",     r};
     case LoopKind::kMmapMunmap:
-      return {"mmap-munmap", "--processes", "1", "--threads", w, "--size", bytes(kMmapLoopBytes),
-              "--loops", r};
+      return {"mmap-munmap",         "--processes", "1", "--threads", w, "--size",
+              bytes(kMmapLoopBytes), "--loops",     r};
     case LoopKind::kMadvDontneed:
     case LoopKind::kMadvFree:
-      return {"madv-bomb", "--processes", w, "--size", bytes(kReuseLoopBytes), "--loops", r,
-              "--advice", k == LoopKind::kMadvFree ? "free" : "dontneed"};
+      return {"madv-bomb",
+              "--processes",
+              w,
+              "--size",
+              bytes(kReuseLoopBytes),
+              "--loops",
+              r,
+              "--advice",
+              k == LoopKind::kMadvFree ? "free" : "dontneed",
+              "--write",
+              "byte"};
     case LoopKind::kReadCached:
     case LoopKind::kPingPong:
       break;
@@ -167,7 +176,8 @@ Status LoopModel::run(size_t which, const kernelsim::CostProfile& costs, Run* ou
     }
     out->makespan_ns = static_cast<double>(result.makespan_ns);
     out->ipis = 0;
-    for (const replay::CpuResult& c : result.per_cpu) out->ipis += static_cast<double>(c.ipis_received);
+    for (const replay::CpuResult& c : result.per_cpu)
+      out->ipis += static_cast<double>(c.ipis_received);
     return Status::ok();
   }
   kernelsim::MachineConfig machine;

@@ -35,6 +35,12 @@ std::vector<int> allowed_cpu_list() {
   return cpus;
 }
 
+uint64_t thread_cpu_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 NativeSample failure(std::string why) {
   NativeSample s;
   s.error = std::move(why);
@@ -91,7 +97,7 @@ class Worker {
         return kTlbLoopBytes / kLoopPage;
       case LoopKind::kMadvDontneed:
       case LoopKind::kMadvFree:
-        std::memset(region_, 1, kReuseLoopBytes);
+        write_bytes_per_page(region_, kReuseLoopBytes);
         if (::madvise(region_, kReuseLoopBytes,
                       kind_ == LoopKind::kMadvFree ? MADV_FREE : MADV_DONTNEED) != 0) {
           return 0;
@@ -152,12 +158,14 @@ class Worker {
 struct WorkerResult {
   uint64_t ops = 0;
   uint64_t ns = 0;
-  int error = 0;  // errno of a failed setup or round; 0 when fine
+  uint64_t cpu_ns = 0;  // this worker's CPU time over the same rounds
+  int error = 0;        // errno of a failed setup or round; 0 when fine
 };
 
 // Rounds until `seconds` passed on this worker's clock, from when it is called.
 WorkerResult run_rounds(Worker& w, double seconds) {
   WorkerResult r;
+  const uint64_t cpu_start = thread_cpu_ns();
   const uint64_t start = now_ns();
   const uint64_t budget = static_cast<uint64_t>(seconds * kNsPerSecond);
   uint64_t elapsed = 0;
@@ -171,12 +179,14 @@ WorkerResult run_rounds(Worker& w, double seconds) {
     elapsed = now_ns() - start;
   } while (elapsed < budget);
   r.ns = elapsed;
+  r.cpu_ns = thread_cpu_ns() - cpu_start;
   return r;
 }
 
 NativeSample sample_of(const std::vector<WorkerResult>& results, std::optional<uint64_t> before,
                        std::optional<uint64_t> after) {
   NativeSample s;
+  double wall = 0, cpu = 0;
   for (const WorkerResult& r : results) {
     if (r.error != 0 || r.ns == 0) {
       s.error = std::string("a worker failed: ") + std::strerror(r.error != 0 ? r.error : EIO);
@@ -184,7 +194,13 @@ NativeSample sample_of(const std::vector<WorkerResult>& results, std::optional<u
     }
     s.ops += r.ops;
     s.ops_per_s += static_cast<double>(r.ops) * kNsPerSecond / static_cast<double>(r.ns);
+    if (r.cpu_ns > 0) {
+      s.ops_per_cpu_s += static_cast<double>(r.ops) * kNsPerSecond / static_cast<double>(r.cpu_ns);
+    }
+    wall += static_cast<double>(r.ns);
+    cpu += static_cast<double>(r.cpu_ns);
   }
+  s.busy = wall > 0 ? cpu / wall : 0;
   if (before && after && s.ops > 0) {
     s.ipis_per_op = static_cast<double>(*after - *before) / static_cast<double>(s.ops);
   }
@@ -232,8 +248,7 @@ NativeSample run_processes(const ThroughputLoop& loop, const std::vector<int>& c
 }
 
 // Thread mode: one thread per worker in this process (one mm).
-NativeSample run_threads(const ThroughputLoop& loop, const std::vector<int>& cpus,
-                         double seconds) {
+NativeSample run_threads(const ThroughputLoop& loop, const std::vector<int>& cpus, double seconds) {
   const size_t n = cpus.size();
   std::atomic<size_t> ready{0};
   std::atomic<bool> go{false};
@@ -275,6 +290,7 @@ NativeSample run_ping_pong(const std::vector<int>& cpus, double seconds) {
   if (pin_to_cpu(cpu_a)) pinned.fetch_add(1);
   const std::optional<uint64_t> before = read_tlb_shootdowns();
   WorkerResult r;
+  const uint64_t cpu_start = thread_cpu_ns();
   const uint64_t start = now_ns();
   const uint64_t budget = static_cast<uint64_t>(seconds * kNsPerSecond);
   char c = 1;
@@ -286,6 +302,7 @@ NativeSample run_ping_pong(const std::vector<int>& cpus, double seconds) {
     ++r.ops;
     r.ns = now_ns() - start;
   }
+  r.cpu_ns = thread_cpu_ns() - cpu_start;
   ::close(to_b[1]);
   b.join();
   const std::optional<uint64_t> after = read_tlb_shootdowns();

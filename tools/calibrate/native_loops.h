@@ -4,6 +4,11 @@
 // sum over workers of their operations over their own elapsed time, as will-it-scale sums its
 // per-task counters.
 //
+// Each worker also reads its own CPU time: ops_per_cpu_s is the sum over workers of operations
+// per CPU-second, which a machine shared with other work disturbs far less than the wall clock
+// (for loops whose workers never sleep; the ping-pong's do), and busy is the workers' CPU time
+// over their wall time (near 1 when they had their CPUs to themselves).
+//
 // IPIs come from the TLB line of /proc/interrupts read before and after (proc_counters.h); they
 // count the whole machine, so other work's shootdowns are counted too.
 
@@ -18,8 +23,10 @@ namespace mmreplay::tools::calibrate {
 
 struct NativeSample {
   bool ok = false;
-  std::string error;                // why not, when !ok
+  std::string error;  // why not, when !ok
   double ops_per_s = 0;
+  double ops_per_cpu_s = 0;
+  double busy = 0;
   uint64_t ops = 0;
   std::optional<double> ipis_per_op;  // nullopt: /proc/interrupts has no TLB line
 };

@@ -20,7 +20,9 @@ std::optional<std::string> slurp(const char* path) {
   return s.str();
 }
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
+bool is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
 
 }  // namespace
 

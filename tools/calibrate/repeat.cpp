@@ -28,7 +28,8 @@ Repeated tightest_window(const std::vector<double>& samples, const RepeatOptions
   if (samples.empty()) return r;
   std::vector<size_t> order(samples.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return samples[a] < samples[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return samples[a] < samples[b]; });
   const size_t w = std::min(std::max<size_t>(o.window, 1), samples.size());
   // Neighbours in sorted order: the tightest window of w samples is w consecutive ones.
   size_t best = 0;

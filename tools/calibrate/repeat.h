@@ -15,9 +15,9 @@
 namespace mmreplay::tools::calibrate {
 
 struct RepeatOptions {
-  size_t window = 3;         // samples that must agree (and the fewest taken)
-  size_t max_samples = 7;    // the bound
-  double tolerance = 0.05;   // (max - min) / median of the window
+  size_t window = 3;        // samples that must agree (and the fewest taken)
+  size_t max_samples = 7;   // the bound
+  double tolerance = 0.05;  // (max - min) / median of the window
 };
 
 struct Repeated {

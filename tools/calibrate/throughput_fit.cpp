@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -62,13 +63,18 @@ class ModelSet {
   std::vector<std::unique_ptr<LoopModel>> models_;
 };
 
-// Squared relative errors: throughput of every point, IPIs of the points that send them.
+// Relative errors (the solver squares them): throughput of every point, IPIs of the points that
+// send them.
 std::vector<double> residuals_of(const std::vector<Comparison>& rows) {
   std::vector<double> r;
   for (const Comparison& c : rows) {
     r.push_back(c.predicted_ops_per_s / c.native->ops_per_s.value - 1);
     if (c.native->ipis_per_op && *c.native->ipis_per_op >= kIpiFloor) {
-      r.push_back(c.predicted_ipis_per_op / *c.native->ipis_per_op - 1);
+      // Relative to the larger of the two: bounded by 1, so a loop whose native IPIs the
+      // machine's other work suppressed (its sibling descheduled) cannot outweigh every
+      // throughput residual.
+      const double native = *c.native->ipis_per_op;
+      r.push_back((c.predicted_ipis_per_op - native) / std::max(c.predicted_ipis_per_op, native));
     }
   }
   return r;
@@ -97,8 +103,7 @@ CostProfile scale_groups(const CostProfile& base, const std::vector<CostGroup>& 
   for (size_t g = 0; g < groups.size(); ++g) {
     for (std::string_view name : groups[g].fields) {
       kernelsim::SimTime CostProfile::*m = kernelsim::find_cost_field(name)->member;
-      c.*m = kernelsim::SimTime::ns(
-          std::llround(static_cast<double>((base.*m).count_ns()) * x[g]));
+      c.*m = kernelsim::SimTime::ns(std::llround(static_cast<double>((base.*m).count_ns()) * x[g]));
     }
   }
   return c;
@@ -115,6 +120,9 @@ Status measure_native(const ThroughputOptions& o, int cpus, std::ostream* progre
   if (loops.empty()) {
     for (const ThroughputLoop& l : throughput_loops()) loops.push_back(&l);
   }
+  if (o.clock == LoopClock::kCpu) {
+    std::erase_if(loops, [](const ThroughputLoop* l) { return l->kind == LoopKind::kPingPong; });
+  }
   std::vector<int> counts = {1};
   if (cpus > 1) counts.push_back(cpus);
   out->clear();
@@ -123,20 +131,23 @@ Status measure_native(const ThroughputOptions& o, int cpus, std::ostream* progre
       NativePoint p;
       p.loop = l;
       p.workers = w;
+      p.clock = o.clock;
       std::vector<NativeSample> samples;
       Status failed;
       p.ops_per_s = repeat_until_steady(
           [&] {
             NativeSample s = run_native_loop(*l, w, o.seconds);
-            if (!s.ok) failed = Status::io_error(fmt::format("loop {} at {}: {}", l->name, w, s.error));
+            if (!s.ok)
+              failed = Status::io_error(fmt::format("loop {} at {}: {}", l->name, w, s.error));
             samples.push_back(s);
-            return s.ops_per_s;
+            return o.clock == LoopClock::kCpu ? s.ops_per_cpu_s : s.ops_per_s;
           },
           o.repeat);
       if (!failed) return failed;
       double ipis = 0;
       bool known = true;
       for (size_t i : p.ops_per_s.chosen) {
+        p.busy += samples[i].busy / static_cast<double>(p.ops_per_s.chosen.size());
         known = known && samples[i].ipis_per_op.has_value();
         if (known) ipis += *samples[i].ipis_per_op;
       }
@@ -190,16 +201,19 @@ Status fit_throughput(const CostProfile& start, const std::vector<NativePoint>& 
 }
 
 void print_comparison(const std::vector<Comparison>& rows, std::ostream& out) {
-  out << fmt::format("{:<14} {:>4} {:>12} {:>7} {:>3} {:>12} {:>7} {:>10} {:>10}\n", "loop", "cpus",
-                     "native/s", "spread", "n", "predicted/s", "ratio", "IPI/op", "pred IPI");
+  const bool cpu = !rows.empty() && rows.front().native->clock == LoopClock::kCpu;
+  out << fmt::format("{:<14} {:>4} {:>12} {:>7} {:>3} {:>5} {:>12} {:>7} {:>10} {:>10}\n", "loop",
+                     "cpus", cpu ? "native/cpu-s" : "native/s", "spread", "n", "busy",
+                     "predicted/s", "ratio", "IPI/op", "pred IPI");
   for (const Comparison& c : rows) {
     const NativePoint& p = *c.native;
-    out << fmt::format("{:<14} {:>4} {:>12.0f} {:>6.1f}% {:>3} {:>12.0f} {:>7.3f} {:>10} {:>10.3f}\n",
-                       p.loop->name, p.workers, p.ops_per_s.value, 100 * p.ops_per_s.spread,
-                       p.ops_per_s.samples.size(), c.predicted_ops_per_s,
-                       c.predicted_ops_per_s / p.ops_per_s.value,
-                       p.ipis_per_op ? fmt::format("{:.3f}", *p.ipis_per_op) : "-",
-                       c.predicted_ipis_per_op);
+    out << fmt::format(
+        "{:<14} {:>4} {:>12.0f} {:>6.1f}% {:>3} {:>4.0f}% {:>12.0f} {:>7.3f} {:>10} "
+        "{:>10.3f}\n",
+        p.loop->name, p.workers, p.ops_per_s.value, 100 * p.ops_per_s.spread,
+        p.ops_per_s.samples.size(), 100 * p.busy, c.predicted_ops_per_s,
+        c.predicted_ops_per_s / p.ops_per_s.value,
+        p.ipis_per_op ? fmt::format("{:.3f}", *p.ipis_per_op) : "-", c.predicted_ipis_per_op);
   }
 }
 

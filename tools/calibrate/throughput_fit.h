@@ -35,8 +35,14 @@ kernelsim::CostProfile scale_groups(const kernelsim::CostProfile& base,
                                     const std::vector<CostGroup>& groups,
                                     const std::vector<double>& x);
 
+// Which clock a loop's throughput is taken on (native_loops.h): the wall clock, as will-it-scale
+// counts, or the workers' CPU time, for a machine shared with other work; the ping-pong, whose
+// threads sleep by design, is left out on the CPU clock.
+enum class LoopClock : uint8_t { kWall, kCpu };
+
 struct ThroughputOptions {
   double seconds = 0.25;  // one sample of one loop
+  LoopClock clock = LoopClock::kWall;
   RepeatOptions repeat;
   std::vector<std::string> loops;  // names; empty = all
 };
@@ -47,6 +53,8 @@ struct NativePoint {
   int workers = 1;
   Repeated ops_per_s;
   std::optional<double> ipis_per_op;  // mean over the chosen samples; nullopt without a TLB line
+  double busy = 0;                    // workers' CPU time over wall time, mean over the chosen
+  LoopClock clock = LoopClock::kWall;
 };
 
 // Measures every loop at 1 worker and at `cpus` workers (progress lines on `progress` when not

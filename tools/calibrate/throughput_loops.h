@@ -20,28 +20,28 @@ enum class LoopKind : uint8_t {
   kPageFault2,    // the same over a private mapping of a cached file: COW faults (per fault)
   kTlbFlush2,     // per page of 1 MiB: write, madvise(4 KiB, DONTNEED) (per page)
   kMmapMunmap,    // mmap one page, write it, munmap (per round)
-  kMadvDontneed,  // memset 1 MiB, madvise(1 MiB, DONTNEED) (per page)
-  kMadvFree,      // memset 1 MiB, madvise(1 MiB, FREE) (per page)
+  kMadvDontneed,  // write a byte per page of 1 MiB, madvise(1 MiB, DONTNEED) (per page)
+  kMadvFree,      // write a byte per page of 1 MiB, madvise(1 MiB, FREE) (per page)
   kReadCached,    // pread of 16 KiB blocks of a 1 MiB cached file (per read)
   kPingPong,      // 1-byte pipe ping-pong between two threads (per round trip)
 };
 
 struct ThroughputLoop {
   LoopKind kind;
-  std::string name;  // as printed and as gen names its workload where it has one
-  std::string op;    // what one operation is
+  std::string name;               // as printed and as gen names its workload where it has one
+  std::string op;                 // what one operation is
   bool threads_share_mm = false;  // thread mode (one process); else one process per worker
   uint64_t ops_per_round = 1;
 };
 
 // Region and call sizes, shared by the native loops and their model.
 inline constexpr uint64_t kLoopPage = 4096;
-inline constexpr uint64_t kFaultLoopBytes = 4ull << 20;   // page_fault1/2: 1024 faults per round
-inline constexpr uint64_t kTlbLoopBytes = 1ull << 20;     // tlb_flush2.c's MEMSIZE
-inline constexpr uint64_t kMmapLoopBytes = kLoopPage;     // one page per mmap
-inline constexpr uint64_t kReuseLoopBytes = 1ull << 20;   // the madvise reuse region
-inline constexpr uint64_t kReadFileBytes = 1ull << 20;    // the cached file per worker
-inline constexpr uint64_t kReadCallBytes = 16ull << 10;   // one pread
+inline constexpr uint64_t kFaultLoopBytes = 4ull << 20;  // page_fault1/2: 1024 faults per round
+inline constexpr uint64_t kTlbLoopBytes = 1ull << 20;    // tlb_flush2.c's MEMSIZE
+inline constexpr uint64_t kMmapLoopBytes = kLoopPage;    // one page per mmap
+inline constexpr uint64_t kReuseLoopBytes = 1ull << 20;  // the madvise reuse region
+inline constexpr uint64_t kReadFileBytes = 1ull << 20;   // the cached file per worker
+inline constexpr uint64_t kReadCallBytes = 16ull << 10;  // one pread
 
 const std::vector<ThroughputLoop>& throughput_loops();
 const ThroughputLoop* find_throughput_loop(std::string_view name);

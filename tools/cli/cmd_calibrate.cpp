@@ -1,4 +1,5 @@
 // trace-replay calibrate [-o FILE] [--quick] [--no-throughput] [--force] [--loop-seconds S]
+//                        [--clock wall|cpu]
 // Measures this machine with small real programs (tools/calibrate/probes.h), prints each figure
 // with its median and spread, and writes a cost profile (JSON, for --profile FILE) that is the
 // default profile with the measured fields replaced, each with its source. Without --quick it
@@ -29,6 +30,7 @@ struct CalibrateArgs {
   bool no_throughput = false;
   bool force = false;
   double loop_seconds = 0;  // 0: ThroughputOptions' default
+  std::string clock = "wall";
   std::string run_program;  // internal: the program validate --real records
 };
 
@@ -46,6 +48,8 @@ Status calibrate_machine(const CalibrateArgs& a) {
   o.quick = a.quick;
   o.throughput = !a.quick && !a.no_throughput;
   if (a.loop_seconds > 0) o.throughput_options.seconds = a.loop_seconds;
+  o.throughput_options.clock =
+      a.clock == "cpu" ? calibrate::LoopClock::kCpu : calibrate::LoopClock::kWall;
   if (o.throughput && !a.force) {
     if (Status s = calibrate::check_machine_quiet(); !s) return s;
   }
@@ -76,6 +80,10 @@ void register_calibrate_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--force", args->force, "measure the loops even when the load average is high");
   cmd->add_option("--loop-seconds", args->loop_seconds, "seconds per sample of a throughput loop")
       ->check(CLI::Range(0.01, 10.0));
+  cmd->add_option("--clock", args->clock,
+                  "throughput loops on the wall clock or on the workers' CPU time (a shared "
+                  "machine; leaves out the ping-pong)")
+      ->check(CLI::IsMember({"wall", "cpu"}));
   // Hidden (empty group): the child that validate --real records.
   cmd->add_option("--run-program", args->run_program, "run one validate --real program")->group("");
   cmd->callback([args, exit_code] {

@@ -1,6 +1,7 @@
 // trace-replay validate [CASE ...] [--scale ci|default|full] [--json FILE] [--list]
 // trace-replay validate --real [--profile NAME|FILE] [--policy P] [--program NAME ...]
 // trace-replay validate --real --throughput [--profile NAME|FILE] [--loop NAME ...] [--force]
+//                                           [--clock wall|cpu] [--loop-seconds S]
 //
 // Replays each seed thread's experiment (tools/validate/cases.h) and prints the published and
 // the model's figures side by side, with the ratio of every arm to the baseline and whether the
@@ -46,6 +47,7 @@ struct ValidateArgs {
   bool real = false;
   bool throughput = false;
   bool force = false;
+  std::string clock = "wall";
   calibrate::RealValidationOptions real_options;
   calibrate::ThroughputValidationOptions throughput_options;
 };
@@ -57,6 +59,8 @@ Status validate_real(ValidateArgs& a) {
       if (Status s = calibrate::check_machine_quiet(); !s) return s.with_context("--throughput");
     }
     a.throughput_options.profile = a.real_options.profile;
+    a.throughput_options.loops.clock =
+        a.clock == "cpu" ? calibrate::LoopClock::kCpu : calibrate::LoopClock::kWall;
     return calibrate::run_throughput_validation(a.throughput_options, std::cout)
         .with_context("--real --throughput");
   }
@@ -158,6 +162,9 @@ void register_validate_command(CLI::App& app, int* exit_code) {
                   "--real --throughput: seconds per sample of a loop")
       ->check(CLI::Range(0.01, 10.0));
   cmd->add_flag("--force", args->force, "--real --throughput: run even when the load is high");
+  cmd->add_option("--clock", args->clock,
+                  "--real --throughput: wall clock, or the workers' CPU time (no ping-pong)")
+      ->check(CLI::IsMember({"wall", "cpu"}));
   cmd->callback([args, exit_code] {
     bool agreed = true;
     const Status status = run_validate(*args, &agreed);
