@@ -28,7 +28,7 @@ struct CostGroup {
   std::string name;
   std::vector<std::string_view> fields;  // cost_fields() names
 };
-// fault, cow, zap, lazyfree, ipi, vma, syscall, read, sched.
+// fault, cow, zap, lazyfree, ipi, vma, syscall, read, switch, wakeup.
 const std::vector<CostGroup>& throughput_groups();
 // `base` with every field of group i multiplied by x[i]. REQUIRES: x.size() == groups.size().
 kernelsim::CostProfile scale_groups(const kernelsim::CostProfile& base,
@@ -36,8 +36,8 @@ kernelsim::CostProfile scale_groups(const kernelsim::CostProfile& base,
                                     const std::vector<double>& x);
 
 // Which clock a loop's throughput is taken on (native_loops.h): the wall clock, as will-it-scale
-// counts, or the workers' CPU time, for a machine shared with other work; the ping-pong, whose
-// threads sleep by design, is left out on the CPU clock.
+// counts, or the workers' CPU time, for a machine shared with other work; a loop at a worker count
+// where its workers sleep (ThroughputLoop::sleeps_from_workers) is left out on the CPU clock.
 enum class LoopClock : uint8_t { kWall, kCpu };
 
 struct ThroughputOptions {

@@ -7,11 +7,11 @@ const std::vector<ThroughputLoop>& throughput_loops() {
       {LoopKind::kPageFault1, "page_fault1", "fault", false, kFaultLoopBytes / kLoopPage},
       {LoopKind::kPageFault2, "page_fault2", "fault", false, kFaultLoopBytes / kLoopPage},
       {LoopKind::kTlbFlush2, "tlb_flush2", "page", true, kTlbLoopBytes / kLoopPage},
-      {LoopKind::kMmapMunmap, "mmap-munmap", "round", true, 1},
+      {LoopKind::kMmapMunmap, "mmap-munmap", "round", true, 1, 2},
       {LoopKind::kMadvDontneed, "madv-dontneed", "page", false, kReuseLoopBytes / kLoopPage},
       {LoopKind::kMadvFree, "madv-free", "page", false, kReuseLoopBytes / kLoopPage},
       {LoopKind::kReadCached, "read-cached", "read", false, kReadFileBytes / kReadCallBytes},
-      {LoopKind::kPingPong, "ping-pong", "round trip", true, 1},
+      {LoopKind::kPingPong, "ping-pong", "round trip", true, 1, 1},
   };
   return loops;
 }

@@ -32,6 +32,10 @@ struct ThroughputLoop {
   std::string op;                 // what one operation is
   bool threads_share_mm = false;  // thread mode (one process); else one process per worker
   uint64_t ops_per_round = 1;
+  // The fewest workers at which a worker sleeps by design (0: never): the ping-pong's threads
+  // wait for each other (1), mmap-munmap's threads wait for mmap_lock held for write (2). Such a
+  // loop's CPU time leaves its waits out, so the CPU clock does not measure it (throughput_fit.h).
+  int sleeps_from_workers = 0;
 };
 
 // Region and call sizes, shared by the native loops and their model.

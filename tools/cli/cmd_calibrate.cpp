@@ -82,7 +82,7 @@ void register_calibrate_command(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(0.01, 10.0));
   cmd->add_option("--clock", args->clock,
                   "throughput loops on the wall clock or on the workers' CPU time (a shared "
-                  "machine; leaves out the ping-pong)")
+                  "machine; leaves out the loops that sleep)")
       ->check(CLI::IsMember({"wall", "cpu"}));
   // Hidden (empty group): the child that validate --real records.
   cmd->add_option("--run-program", args->run_program, "run one validate --real program")->group("");

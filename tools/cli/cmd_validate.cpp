@@ -163,7 +163,7 @@ void register_validate_command(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(0.01, 10.0));
   cmd->add_flag("--force", args->force, "--real --throughput: run even when the load is high");
   cmd->add_option("--clock", args->clock,
-                  "--real --throughput: wall clock, or the workers' CPU time (no ping-pong)")
+                  "--real --throughput: wall clock, or the workers' CPU time (no loops that sleep)")
       ->check(CLI::IsMember({"wall", "cpu"}));
   cmd->callback([args, exit_code] {
     bool agreed = true;
