@@ -5,6 +5,8 @@
 
 #include <ctime>
 
+#include "tools/calibrate/proc_counters.h"
+
 namespace mmreplay::tools::calibrate {
 namespace {
 
@@ -57,7 +59,9 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   if (o.throughput && !o.quick) {
     const int cpus = allowed_cpus();
     if (progress != nullptr) *progress << "  throughput loops at 1 and " << cpus << " CPUs\n";
+    c.load_before = read_load1();
     if (Status s = measure_native(o.throughput_options, cpus, progress, &c.native); !s) return s;
+    c.load_after = read_load1();
     if (progress != nullptr) *progress << "  fitting the loops' throughput\n" << std::flush;
     ThroughputFit fit;
     if (Status s = fit_throughput(c.profile.costs, c.native, static_cast<uint32_t>(cpus), &fit);

@@ -38,6 +38,7 @@ struct Calibration {
   double elapsed_s = 0;
   std::optional<ThroughputFit> throughput;  // when the throughput fit ran
   std::vector<NativePoint> native;          // its measurements (ThroughputFit points into them)
+  std::optional<double> load_before, load_after;  // 1-minute load average around the loops
 };
 
 // Runs the probes (progress lines on `progress` when not null) and fits the profile, then the
