@@ -60,6 +60,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
     const int cpus = allowed_cpus();
     if (progress != nullptr) *progress << "  throughput loops at 1 and " << cpus << " CPUs\n";
     c.load_before = read_load1();
+    c.realtime = o.throughput_options.realtime;
     if (Status s = measure_native(o.throughput_options, cpus, progress, &c.native); !s) return s;
     c.load_after = read_load1();
     if (progress != nullptr) *progress << "  fitting the loops' throughput\n" << std::flush;

@@ -39,6 +39,7 @@ struct Calibration {
   std::optional<ThroughputFit> throughput;  // when the throughput fit ran
   std::vector<NativePoint> native;          // its measurements (ThroughputFit points into them)
   std::optional<double> load_before, load_after;  // 1-minute load average around the loops
+  bool realtime = false;                          // the loops' workers ran SCHED_FIFO
 };
 
 // Runs the probes (progress lines on `progress` when not null) and fits the profile, then the

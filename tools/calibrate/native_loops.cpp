@@ -3,6 +3,7 @@
 #include "tools/calibrate/native_loops.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -155,6 +156,33 @@ class Worker {
   std::vector<char> buf_;
 };
 
+// SCHED_FIFO for the calling thread while in scope (NativeRun::realtime), SCHED_OTHER after.
+// Entered only once a worker starts its rounds: a real-time thread spinning while it waits for
+// the others would starve the thread that starts them.
+class RealtimeScope {
+ public:
+  explicit RealtimeScope(bool on) : on_(on) {
+    if (!on) return;
+    sched_param p{};
+    p.sched_priority = kRealtimePriority;
+    ok_ = ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &p) == 0;
+  }
+  ~RealtimeScope() {
+    if (!ok_) return;
+    sched_param p{};
+    ::pthread_setschedparam(::pthread_self(), SCHED_OTHER, &p);
+  }
+  RealtimeScope(const RealtimeScope&) = delete;
+  RealtimeScope& operator=(const RealtimeScope&) = delete;
+  bool refused() const { return on_ && !ok_; }
+
+ private:
+  // The lowest real-time priority: above every normal task, below the kernel's own RT threads.
+  static constexpr int kRealtimePriority = 1;
+  bool on_;
+  bool ok_ = false;
+};
+
 struct WorkerResult {
   uint64_t ops = 0;
   uint64_t ns = 0;
@@ -163,11 +191,16 @@ struct WorkerResult {
 };
 
 // Rounds until `seconds` passed on this worker's clock, from when it is called.
-WorkerResult run_rounds(Worker& w, double seconds) {
+WorkerResult run_rounds(Worker& w, const NativeRun& run) {
   WorkerResult r;
+  const RealtimeScope rt(run.realtime);
+  if (rt.refused()) {
+    r.error = EPERM;
+    return r;
+  }
   const uint64_t cpu_start = thread_cpu_ns();
   const uint64_t start = now_ns();
-  const uint64_t budget = static_cast<uint64_t>(seconds * kNsPerSecond);
+  const uint64_t budget = static_cast<uint64_t>(run.seconds * kNsPerSecond);
   uint64_t elapsed = 0;
   do {
     const uint64_t ops = w.round();
@@ -211,7 +244,7 @@ NativeSample sample_of(const std::vector<WorkerResult>& results, std::optional<u
 // Process mode: one forked child per worker; each reports its result through a pipe. The
 // children start together when the parent writes the go pipe, after every one is set up.
 NativeSample run_processes(const ThroughputLoop& loop, const std::vector<int>& cpus,
-                           double seconds) {
+                           const NativeRun& run) {
   const size_t n = cpus.size();
   int ready[2], go[2], out[2];
   if (::pipe(ready) != 0 || ::pipe(go) != 0 || ::pipe(out) != 0) return failure("pipe failed");
@@ -226,7 +259,7 @@ NativeSample run_processes(const ThroughputLoop& loop, const std::vector<int>& c
       char c = 1;
       (void)!::write(ready[1], &c, 1);
       (void)!::read(go[0], &c, 1);
-      if (r.error == 0) r = run_rounds(w, seconds);
+      if (r.error == 0) r = run_rounds(w, run);
       (void)!::write(out[1], &r, sizeof(r));
       ::_exit(0);
     }
@@ -248,7 +281,8 @@ NativeSample run_processes(const ThroughputLoop& loop, const std::vector<int>& c
 }
 
 // Thread mode: one thread per worker in this process (one mm).
-NativeSample run_threads(const ThroughputLoop& loop, const std::vector<int>& cpus, double seconds) {
+NativeSample run_threads(const ThroughputLoop& loop, const std::vector<int>& cpus,
+                         const NativeRun& run) {
   const size_t n = cpus.size();
   std::atomic<size_t> ready{0};
   std::atomic<bool> go{false};
@@ -261,7 +295,7 @@ NativeSample run_threads(const ThroughputLoop& loop, const std::vector<int>& cpu
       if (!pin_to_cpu(cpus[i]) || !w.setup()) r.error = errno == 0 ? EIO : errno;
       ready.fetch_add(1);
       while (!go.load()) std::this_thread::yield();
-      if (r.error == 0) r = run_rounds(w, seconds);
+      if (r.error == 0) r = run_rounds(w, run);
     });
   }
   while (ready.load() < n) std::this_thread::yield();
@@ -274,13 +308,14 @@ NativeSample run_threads(const ThroughputLoop& loop, const std::vector<int>& cpu
 
 // Two threads ping-pong one byte through two pipes; the first counts round trips for `seconds`,
 // then closes its write end, which ends the second's read loop.
-NativeSample run_ping_pong(const std::vector<int>& cpus, double seconds) {
+NativeSample run_ping_pong(const std::vector<int>& cpus, const NativeRun& run) {
   int to_b[2], to_a[2];
   if (::pipe(to_b) != 0 || ::pipe(to_a) != 0) return failure("pipe failed");
   const int cpu_a = cpus.front(), cpu_b = cpus.back();
   std::atomic<int> pinned{0};
   std::thread b([&] {
     if (pin_to_cpu(cpu_b)) pinned.fetch_add(1);
+    const RealtimeScope rt(run.realtime);
     char c = 0;
     while (::read(to_b[0], &c, 1) == 1) {
       if (::write(to_a[1], &c, 1) != 1) break;
@@ -290,11 +325,13 @@ NativeSample run_ping_pong(const std::vector<int>& cpus, double seconds) {
   if (pin_to_cpu(cpu_a)) pinned.fetch_add(1);
   const std::optional<uint64_t> before = read_tlb_shootdowns();
   WorkerResult r;
+  const RealtimeScope rt(run.realtime);
+  if (rt.refused()) r.error = EPERM;
   const uint64_t cpu_start = thread_cpu_ns();
   const uint64_t start = now_ns();
-  const uint64_t budget = static_cast<uint64_t>(seconds * kNsPerSecond);
+  const uint64_t budget = static_cast<uint64_t>(run.seconds * kNsPerSecond);
   char c = 1;
-  while (r.ns < budget) {
+  while (r.error == 0 && r.ns < budget) {
     if (::write(to_b[1], &c, 1) != 1 || ::read(to_a[0], &c, 1) != 1) {
       r.error = errno == 0 ? EIO : errno;
       break;
@@ -313,17 +350,16 @@ NativeSample run_ping_pong(const std::vector<int>& cpus, double seconds) {
 
 }  // namespace
 
-NativeSample run_native_loop(const ThroughputLoop& loop, int workers, double seconds) {
+NativeSample run_native_loop(const ThroughputLoop& loop, int workers, const NativeRun& run) {
   const std::vector<int> allowed = allowed_cpu_list();
   if (workers < 1 || static_cast<size_t>(workers) > allowed.size()) {
     return failure("not enough CPUs allowed");
   }
   const std::vector<int> cpus(allowed.begin(), allowed.begin() + workers);
-  if (loop.kind == LoopKind::kPingPong) return run_ping_pong(cpus, seconds);
+  if (loop.kind == LoopKind::kPingPong) return run_ping_pong(cpus, run);
   // A forked child inherits this thread's affinity; the guard restores it for the parent.
   AffinityGuard guard;
-  return loop.threads_share_mm ? run_threads(loop, cpus, seconds)
-                               : run_processes(loop, cpus, seconds);
+  return loop.threads_share_mm ? run_threads(loop, cpus, run) : run_processes(loop, cpus, run);
 }
 
 }  // namespace mmreplay::tools::calibrate

@@ -31,7 +31,16 @@ struct NativeSample {
   std::optional<double> ipis_per_op;  // nullopt: /proc/interrupts has no TLB line
 };
 
+struct NativeRun {
+  double seconds = 0.25;  // per worker, on its own clock
+  // Workers run SCHED_FIFO while timed (needs CAP_SYS_NICE; refused otherwise, EPERM): on a
+  // machine shared with other work they then have their CPUs to themselves, so the wall clock
+  // measures the loop and not the sharing. The kernel's RT throttling
+  // (sched_rt_runtime_us, 95% by default) still leaves the other work a share.
+  bool realtime = false;
+};
+
 // REQUIRES: 1 <= workers <= allowed_cpus() (the ping-pong: workers is its CPU count, 1 or 2).
-NativeSample run_native_loop(const ThroughputLoop& loop, int workers, double seconds);
+NativeSample run_native_loop(const ThroughputLoop& loop, int workers, const NativeRun& run);
 
 }  // namespace mmreplay::tools::calibrate

@@ -23,6 +23,9 @@ constexpr double kIpiFloor = 0.05;
 // The prior's pull toward the probe values (least_squares.h): a 10% relative error weighs as
 // much as a multiplier of e.
 constexpr double kPriorWeight = 0.1;
+// How far a group may move from its probe value: a probe taken on a busy machine can be off by
+// that much (a shootdown's p10..p90 spanned 300 ns..80 us on a loaded 2-CPU VM).
+constexpr double kMaxMultiplier = 100;
 // A residual returned when the model failed on a candidate: far worse than any fit.
 constexpr double kFailedResidual = 1e3;
 
@@ -89,6 +92,8 @@ const std::vector<CostGroup>& throughput_groups() {
       {"zap", {"pte_zap", "pcp_free"}},
       {"lazyfree", {"pte_lazyfree"}},
       {"ipi", {"ipi_send", "ipi_delivery", "ipi_handler_entry"}},
+      // The local flushes: tlb_flush2 does one INVLPG per call, munmap a full flush.
+      {"tlb", {"tlb_flush_single", "tlb_flush_full"}},
       {"vma", {"get_unmapped_area", "vma_alloc", "vma_remove"}},
       {"syscall", {"syscall_entry"}},
       {"read", {"find_get_page", "filemap_read_page", "file_copy_page"}},
@@ -139,7 +144,7 @@ Status measure_native(const ThroughputOptions& o, int cpus, std::ostream* progre
       Status failed;
       p.ops_per_s = repeat_until_steady(
           [&] {
-            NativeSample s = run_native_loop(*l, w, o.seconds);
+            NativeSample s = run_native_loop(*l, w, NativeRun{o.seconds, o.realtime});
             if (!s.ok)
               failed = Status::io_error(fmt::format("loop {} at {}: {}", l->name, w, s.error));
             samples.push_back(s);
@@ -196,6 +201,7 @@ Status fit_throughput(const CostProfile& start, const std::vector<NativePoint>& 
   };
   LeastSquaresOptions o;
   o.prior_weight = kPriorWeight;
+  o.max_multiplier = kMaxMultiplier;
   out->solver = solve_least_squares(f, std::vector<double>(groups.size(), 1.0), o);
   if (!failed) return failed;
   out->multipliers = out->solver.x;

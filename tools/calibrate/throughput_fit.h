@@ -28,7 +28,7 @@ struct CostGroup {
   std::string name;
   std::vector<std::string_view> fields;  // cost_fields() names
 };
-// fault, cow, zap, lazyfree, ipi, vma, syscall, read, switch, wakeup.
+// fault, cow, zap, lazyfree, ipi, tlb, vma, syscall, read, switch, wakeup.
 const std::vector<CostGroup>& throughput_groups();
 // `base` with every field of group i multiplied by x[i]. REQUIRES: x.size() == groups.size().
 kernelsim::CostProfile scale_groups(const kernelsim::CostProfile& base,
@@ -43,6 +43,7 @@ enum class LoopClock : uint8_t { kWall, kCpu };
 struct ThroughputOptions {
   double seconds = 0.25;  // one sample of one loop
   LoopClock clock = LoopClock::kWall;
+  bool realtime = false;  // NativeRun::realtime
   RepeatOptions repeat;
   std::vector<std::string> loops;  // names; empty = all
 };

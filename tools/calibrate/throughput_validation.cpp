@@ -17,9 +17,10 @@ Status run_throughput_validation(const ThroughputValidationOptions& o, std::ostr
   const std::optional<double> load = read_load1();
   out << fmt::format(
       "validate --real --throughput: profile {}, {} CPUs, load average {} at the start; "
-      "{:.2f} s per sample on the {} clock, up to {} samples until {} agree within {:.0f}%\n",
+      "{:.2f} s per sample on the {} clock{}, up to {} samples until {} agree within {:.0f}%\n",
       o.profile, cpus, load ? fmt::format("{:.2f}", *load) : "unknown", o.loops.seconds,
-      o.loops.clock == LoopClock::kCpu ? "workers' CPU" : "wall", o.loops.repeat.max_samples,
+      o.loops.clock == LoopClock::kCpu ? "workers' CPU" : "wall",
+      o.loops.realtime ? " (workers SCHED_FIFO)" : "", o.loops.repeat.max_samples,
       o.loops.repeat.window, 100 * o.loops.repeat.tolerance);
   std::vector<NativePoint> native;
   if (Status s = measure_native(o.loops, cpus, nullptr, &native); !s) return s;

@@ -1,5 +1,5 @@
 // trace-replay calibrate [-o FILE] [--quick] [--no-throughput] [--force] [--loop-seconds S]
-//                        [--clock wall|cpu]
+//                        [--clock wall|cpu] [--realtime]
 // Measures this machine with small real programs (tools/calibrate/probes.h), prints each figure
 // with its median and spread, and writes a cost profile (JSON, for --profile FILE) that is the
 // default profile with the measured fields replaced, each with its source. Without --quick it
@@ -31,6 +31,7 @@ struct CalibrateArgs {
   bool force = false;
   double loop_seconds = 0;  // 0: ThroughputOptions' default
   std::string clock = "wall";
+  bool realtime = false;
   std::string run_program;  // internal: the program validate --real records
 };
 
@@ -48,6 +49,7 @@ Status calibrate_machine(const CalibrateArgs& a) {
   o.quick = a.quick;
   o.throughput = !a.quick && !a.no_throughput;
   if (a.loop_seconds > 0) o.throughput_options.seconds = a.loop_seconds;
+  o.throughput_options.realtime = a.realtime;
   o.throughput_options.clock =
       a.clock == "cpu" ? calibrate::LoopClock::kCpu : calibrate::LoopClock::kWall;
   if (o.throughput && !a.force) {
@@ -84,6 +86,8 @@ void register_calibrate_command(CLI::App& app, int* exit_code) {
                   "throughput loops on the wall clock or on the workers' CPU time (a shared "
                   "machine; leaves out the loops that sleep)")
       ->check(CLI::IsMember({"wall", "cpu"}));
+  cmd->add_flag("--realtime", args->realtime,
+                "time the throughput loops' workers under SCHED_FIFO (a shared machine; root)");
   // Hidden (empty group): the child that validate --real records.
   cmd->add_option("--run-program", args->run_program, "run one validate --real program")->group("");
   cmd->callback([args, exit_code] {

@@ -1,7 +1,7 @@
 // trace-replay validate [CASE ...] [--scale ci|default|full] [--json FILE] [--list]
 // trace-replay validate --real [--profile NAME|FILE] [--policy P] [--program NAME ...]
 // trace-replay validate --real --throughput [--profile NAME|FILE] [--loop NAME ...] [--force]
-//                                           [--clock wall|cpu] [--loop-seconds S]
+//                                           [--clock wall|cpu] [--loop-seconds S] [--realtime]
 //
 // Replays each seed thread's experiment (tools/validate/cases.h) and prints the published and
 // the model's figures side by side, with the ratio of every arm to the baseline and whether the
@@ -165,6 +165,8 @@ void register_validate_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--clock", args->clock,
                   "--real --throughput: wall clock, or the workers' CPU time (no loops that sleep)")
       ->check(CLI::IsMember({"wall", "cpu"}));
+  cmd->add_flag("--realtime", args->throughput_options.loops.realtime,
+                "--real --throughput: time the loops' workers under SCHED_FIFO (root)");
   cmd->callback([args, exit_code] {
     bool agreed = true;
     const Status status = run_validate(*args, &agreed);
