@@ -78,7 +78,7 @@ std::string load_refusal(double load1, int cpus) {
   if (load1 <= static_cast<double>(cpus)) return "";
   return fmt::format(
       "the 1-minute load average {:.2f} exceeds the {} CPUs: other work would be measured too "
-      "(wait, or --force)",
+      "(wait, or --force, best with --realtime)",
       load1, cpus);
 }
 
