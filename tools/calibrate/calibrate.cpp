@@ -128,6 +128,13 @@ void print_calibration(const Calibration& c, std::ostream& out) {
     for (size_t g = 0; g < groups.size(); ++g) {
       out << fmt::format(" {}={:.3f}", groups[g].name, t.multipliers[g]);
     }
+    auto load = [](const std::optional<double>& l) {
+      return l ? fmt::format("{:.2f}", *l) : std::string("unknown");
+    };
+    const bool cpu = !c.native.empty() && c.native.front().clock == LoopClock::kCpu;
+    out << fmt::format("\nloops on the {} clock{}; load average {} before them, {} after",
+                       cpu ? "workers' CPU" : "wall", c.realtime ? " (workers SCHED_FIFO)" : "",
+                       load(c.load_before), load(c.load_after));
     out << fmt::format(
         "\nsum of squared relative errors {:.4f} -> {:.4f} ({} iterations, {} model "
         "evaluations)\nbefore the fit:\n",

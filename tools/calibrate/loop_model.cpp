@@ -38,6 +38,8 @@ Rounds rounds_of(LoopKind k) {
       return {2, 8};
     case LoopKind::kReadCached:
       return {2, 10};
+    case LoopKind::kReadPage:
+      return {1, 5};
     case LoopKind::kPingPong:
       return {50, 250};
   }
@@ -75,22 +77,23 @@ std::vector<std::string> gen_args(LoopKind k, int workers, uint64_t rounds) {
               "--write",
               "byte"};
     case LoopKind::kReadCached:
+    case LoopKind::kReadPage:
     case LoopKind::kPingPong:
       break;
   }
   return {};
 }
 
-// The cached read, `rounds` passes per worker, worker i in its own process on CPU i with its own
-// cached file.
-void add_read_tasks(kernelsim::Simulation& sim, int workers, uint64_t rounds) {
+// The cached read in calls of `call` bytes, `rounds` passes per worker, worker i in its own process
+// on CPU i with its own cached file.
+void add_read_tasks(kernelsim::Simulation& sim, int workers, uint64_t rounds, uint64_t call) {
   for (int i = 0; i < workers; ++i) {
     const uint32_t file = static_cast<uint32_t>(i) + 1;
     sim.files().set(file, kernelsim::FileSpec{kernelsim::FileType::kRegular, true});
     std::vector<Op> ops;
     for (uint64_t r = 0; r < rounds; ++r) {
-      for (uint64_t off = 0; off < kReadFileBytes; off += kReadCallBytes) {
-        ops.push_back(Op::file_read(file, off, kReadCallBytes));
+      for (uint64_t off = 0; off < kReadFileBytes; off += call) {
+        ops.push_back(Op::file_read(file, off, call));
       }
     }
     sim.spawn_thread(file, static_cast<uint32_t>(i),
@@ -188,7 +191,7 @@ Status LoopModel::run(size_t which, const kernelsim::CostProfile& costs, Run* ou
   if (loop_.kind == LoopKind::kPingPong) {
     add_ping_pong_tasks(*sim, workers_, rounds_[which]);
   } else {
-    add_read_tasks(*sim, workers_, rounds_[which]);
+    add_read_tasks(*sim, workers_, rounds_[which], read_call_bytes(loop_.kind));
   }
   sim->run();
   out->makespan_ns = static_cast<double>(sim->now().count_ns());

@@ -74,7 +74,8 @@ class Worker {
       case LoopKind::kPageFault2:
         return open_file(kFaultLoopBytes, /*fill=*/false);
       case LoopKind::kReadCached:
-        buf_.resize(kReadCallBytes);
+      case LoopKind::kReadPage:
+        buf_.resize(read_call_bytes(kind_));
         return open_file(kReadFileBytes, /*fill=*/true);
       default:
         return true;
@@ -105,13 +106,16 @@ class Worker {
         }
         return kReuseLoopBytes / kLoopPage;
       case LoopKind::kReadCached:
-        for (uint64_t off = 0; off < kReadFileBytes; off += kReadCallBytes) {
-          if (::pread(fd_, buf_.data(), kReadCallBytes, static_cast<off_t>(off)) !=
-              static_cast<ssize_t>(kReadCallBytes)) {
+      case LoopKind::kReadPage: {
+        const uint64_t call = read_call_bytes(kind_);
+        for (uint64_t off = 0; off < kReadFileBytes; off += call) {
+          if (::pread(fd_, buf_.data(), call, static_cast<off_t>(off)) !=
+              static_cast<ssize_t>(call)) {
             return 0;
           }
         }
-        return kReadFileBytes / kReadCallBytes;
+        return kReadFileBytes / call;
+      }
       case LoopKind::kPingPong:
         break;  // run_ping_pong()
     }

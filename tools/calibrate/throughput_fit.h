@@ -28,7 +28,7 @@ struct CostGroup {
   std::string name;
   std::vector<std::string_view> fields;  // cost_fields() names
 };
-// fault, cow, zap, lazyfree, ipi, tlb, vma, syscall, read, switch, wakeup.
+// fault, cow, zap, lazyfree, ipi, tlb, vma, syscall, read_call, read_page, switch, wakeup.
 const std::vector<CostGroup>& throughput_groups();
 // `base` with every field of group i multiplied by x[i]. REQUIRES: x.size() == groups.size().
 kernelsim::CostProfile scale_groups(const kernelsim::CostProfile& base,

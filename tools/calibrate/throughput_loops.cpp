@@ -11,9 +11,16 @@ const std::vector<ThroughputLoop>& throughput_loops() {
       {LoopKind::kMadvDontneed, "madv-dontneed", "page", false, kReuseLoopBytes / kLoopPage},
       {LoopKind::kMadvFree, "madv-free", "page", false, kReuseLoopBytes / kLoopPage},
       {LoopKind::kReadCached, "read-cached", "read", false, kReadFileBytes / kReadCallBytes},
+      {LoopKind::kReadPage, "read-page", "read", false, kReadFileBytes / kReadPageCallBytes},
       {LoopKind::kPingPong, "ping-pong", "round trip", true, 1, 1},
   };
   return loops;
+}
+
+uint64_t read_call_bytes(LoopKind k) {
+  if (k == LoopKind::kReadCached) return kReadCallBytes;
+  if (k == LoopKind::kReadPage) return kReadPageCallBytes;
+  return 0;
 }
 
 const ThroughputLoop* find_throughput_loop(std::string_view name) {

@@ -23,6 +23,7 @@ enum class LoopKind : uint8_t {
   kMadvDontneed,  // write a byte per page of 1 MiB, madvise(1 MiB, DONTNEED) (per page)
   kMadvFree,      // write a byte per page of 1 MiB, madvise(1 MiB, FREE) (per page)
   kReadCached,    // pread of 16 KiB blocks of a 1 MiB cached file (per read)
+  kReadPage,      // pread of 4 KiB blocks of it: with kReadCached, per call apart from per page
   kPingPong,      // 1-byte pipe ping-pong between two threads (per round trip)
 };
 
@@ -40,12 +41,15 @@ struct ThroughputLoop {
 
 // Region and call sizes, shared by the native loops and their model.
 inline constexpr uint64_t kLoopPage = 4096;
-inline constexpr uint64_t kFaultLoopBytes = 4ull << 20;  // page_fault1/2: 1024 faults per round
-inline constexpr uint64_t kTlbLoopBytes = 1ull << 20;    // tlb_flush2.c's MEMSIZE
-inline constexpr uint64_t kMmapLoopBytes = kLoopPage;    // one page per mmap
-inline constexpr uint64_t kReuseLoopBytes = 1ull << 20;  // the madvise reuse region
-inline constexpr uint64_t kReadFileBytes = 1ull << 20;   // the cached file per worker
-inline constexpr uint64_t kReadCallBytes = 16ull << 10;  // one pread
+inline constexpr uint64_t kFaultLoopBytes = 4ull << 20;    // page_fault1/2: 1024 faults per round
+inline constexpr uint64_t kTlbLoopBytes = 1ull << 20;      // tlb_flush2.c's MEMSIZE
+inline constexpr uint64_t kMmapLoopBytes = kLoopPage;      // one page per mmap
+inline constexpr uint64_t kReuseLoopBytes = 1ull << 20;    // the madvise reuse region
+inline constexpr uint64_t kReadFileBytes = 1ull << 20;     // the cached file per worker
+inline constexpr uint64_t kReadCallBytes = 16ull << 10;    // one pread
+inline constexpr uint64_t kReadPageCallBytes = kLoopPage;  // one pread of read-page
+// The bytes of one pread of a read loop (0 for the other loops).
+uint64_t read_call_bytes(LoopKind k);
 
 const std::vector<ThroughputLoop>& throughput_loops();
 const ThroughputLoop* find_throughput_loop(std::string_view name);
