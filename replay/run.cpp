@@ -193,7 +193,11 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
                spec.cma_bytes != 0 ? spec.cma_bytes : kernelsim::CMA_SIZE_MBYTES << 20);
   // A built-in profile by name, or a JSON file (calibrate output) by path.
   kernelsim::CostProfile costs;
-  if (Status s = resolve_cost_profile(spec.profile, &costs); !s) return s;
+  if (spec.costs) {
+    costs = *spec.costs;
+  } else if (Status s = resolve_cost_profile(spec.profile, &costs); !s) {
+    return s;
+  }
   std::string error;
   auto sim = kernelsim::Simulation::create(machine, costs, spec.config, &error);
   // Simulation::create() refuses only its machine configuration (CPUs, sizes): a bad argument.

@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
 #include "formats/trace_reader.h"
+#include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/policy/kernel_config.h"
 #include "kernelsim/sim/histogram.h"
 #include "replay/chunk_cache.h"
@@ -46,6 +48,9 @@ struct RunSpec {
   uint64_t memcg_limit_bytes = 0;   // limit of each memcg (policy memcg); 0 = unlimited
   uint64_t cma_bytes = 0;           // 0 = CMA_SIZE_MBYTES (kernelsim/constants.h)
   std::string profile = "default";  // a built-in name or a .json path (cost_profile_json.h)
+  // Costs given directly, used instead of resolving `profile` (which then only names them):
+  // calibrate's throughput fit replays one trace under many candidate profiles.
+  std::optional<kernelsim::CostProfile> costs;
   Timing timing = Timing::kClosed;
   Placement placement = Placement::kSpread;
   CacheStart cache = CacheStart::kAuto;

@@ -5,6 +5,8 @@
 
 #include <ctime>
 
+#include "tools/calibrate/proc_counters.h"
+
 namespace mmreplay::tools::calibrate {
 namespace {
 
@@ -27,10 +29,11 @@ std::string host_name() {
 
 }  // namespace
 
-Calibration run_calibration(const CalibrationOptions& o, std::ostream* progress) {
+Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Calibration* out) {
   const uint64_t start = now_ns();
   const ProbeOptions po{o.quick};
-  Calibration c;
+  Calibration& c = *out;
+  c = Calibration();
   auto add = [&](Figure f) {
     if (progress != nullptr) *progress << "  measured " << f.key << "\n" << std::flush;
     c.figures.push_back(std::move(f));
@@ -53,8 +56,43 @@ Calibration run_calibration(const CalibrationOptions& o, std::ostream* progress)
   const std::string stamp = fmt::format("calibrate {} {}", o.date.empty() ? today_utc() : o.date,
                                         o.host.empty() ? host_name() : o.host);
   c.profile = fit_profile(c.figures, stamp, &c.notes);
+  if (o.throughput && !o.quick) {
+    const int cpus = allowed_cpus();
+    if (progress != nullptr) *progress << "  throughput loops at 1 and " << cpus << " CPUs\n";
+    c.load_before = read_load1();
+    c.realtime = o.throughput_options.realtime;
+    if (Status s = measure_native(o.throughput_options, cpus, progress, &c.native); !s) return s;
+    c.load_after = read_load1();
+    if (progress != nullptr) *progress << "  fitting the loops' throughput\n" << std::flush;
+    ThroughputFit fit;
+    if (Status s = fit_throughput(c.profile.costs, c.native, static_cast<uint32_t>(cpus), &fit);
+        !s) {
+      return s;
+    }
+    apply_throughput_fit(fit, stamp, &c.profile);
+    c.throughput = std::move(fit);
+  }
   c.elapsed_s = static_cast<double>(now_ns() - start) / kNsPerSecond;
-  return c;
+  return Status::ok();
+}
+
+void apply_throughput_fit(const ThroughputFit& fit, const std::string& stamp,
+                          replay::CostProfileFile* p) {
+  const std::vector<CostGroup>& groups = throughput_groups();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (std::string_view name : groups[g].fields) {
+      const kernelsim::CostField* f = kernelsim::find_cost_field(name);
+      const int64_t before = (p->costs.*f->member).count_ns();
+      p->costs.*f->member = fit.costs.*f->member;
+      std::string& source = p->sources[std::string(name)];
+      const std::string was =
+          source.starts_with("calibrate ") ? "the probes' value" : "the default profile's value";
+      source = fmt::format(
+          "{} throughput fit: group {} x{:.3f} of {} ns ({}), least squares over the loops' "
+          "ops/s and IPIs at 1 and all CPUs; before it: {}",
+          stamp, groups[g].name, fit.multipliers[g], before, was, source);
+    }
+  }
 }
 
 bool is_calibrated(const replay::CostProfileFile& p, std::string_view name) {
@@ -83,6 +121,28 @@ void print_calibration(const Calibration& c, std::ostream& out) {
                        (def.*f.member).count_ns());
   }
   for (const std::string& n : c.notes) out << "note: " << n << "\n";
+  if (c.throughput) {
+    const ThroughputFit& t = *c.throughput;
+    out << "\nthroughput fit: multipliers of the probes' values";
+    const std::vector<CostGroup>& groups = throughput_groups();
+    for (size_t g = 0; g < groups.size(); ++g) {
+      out << fmt::format(" {}={:.3f}", groups[g].name, t.multipliers[g]);
+    }
+    auto load = [](const std::optional<double>& l) {
+      return l ? fmt::format("{:.2f}", *l) : std::string("unknown");
+    };
+    const bool cpu = !c.native.empty() && c.native.front().clock == LoopClock::kCpu;
+    out << fmt::format("\nloops on the {} clock{}; load average {} before them, {} after",
+                       cpu ? "workers' CPU" : "wall", c.realtime ? " (workers SCHED_FIFO)" : "",
+                       load(c.load_before), load(c.load_after));
+    out << fmt::format(
+        "\nsum of squared relative errors {:.4f} -> {:.4f} ({} iterations, {} model "
+        "evaluations)\nbefore the fit:\n",
+        t.solver.start_cost, t.solver.cost, t.solver.iterations, t.solver.evaluations);
+    print_comparison(t.before, out);
+    out << "after the fit:\n";
+    print_comparison(t.after, out);
+  }
   out << fmt::format("other fields: the default profile's. calibrate took {:.1f} s\n", c.elapsed_s);
 }
 

@@ -1,8 +1,12 @@
-// trace-replay calibrate [-o FILE] [--quick]
+// trace-replay calibrate [-o FILE] [--quick] [--no-throughput] [--force] [--loop-seconds S]
+//                        [--clock wall|cpu] [--realtime]
 // Measures this machine with small real programs (tools/calibrate/probes.h), prints each figure
 // with its median and spread, and writes a cost profile (JSON, for --profile FILE) that is the
-// default profile with the measured fields replaced, each with its source. Exit 1 when the
-// profile cannot be written (exit_code.h).
+// default profile with the measured fields replaced, each with its source. Without --quick it
+// then fits groups of fields to the throughput of will-it-scale style loops at 1 and all CPUs
+// (tools/calibrate/throughput_fit.h); that fit refuses to start (exit 2) while the 1-minute load
+// average exceeds the CPUs, unless --force. --quick never runs it: it stays a second or two.
+// Exit 1 when the profile cannot be written (exit_code.h).
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +16,7 @@
 #include <string>
 
 #include "tools/calibrate/calibrate.h"
+#include "tools/calibrate/proc_counters.h"
 #include "tools/calibrate/real_programs.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
@@ -22,6 +27,11 @@ namespace {
 struct CalibrateArgs {
   std::string output;
   bool quick = false;
+  bool no_throughput = false;
+  bool force = false;
+  double loop_seconds = 0;  // 0: ThroughputOptions' default
+  std::string clock = "wall";
+  bool realtime = false;
   std::string run_program;  // internal: the program validate --real records
 };
 
@@ -35,10 +45,19 @@ Status calibrate_machine(const CalibrateArgs& a) {
     // The programs fail only when this machine refuses them memory or a syscall.
     return Status::io_error("--run-program " + a.run_program + ": failed");
   }
-  std::cerr << "calibrate: measuring this machine" << (a.quick ? " (quick)" : "") << "\n";
   calibrate::CalibrationOptions o;
   o.quick = a.quick;
-  const calibrate::Calibration c = calibrate::run_calibration(o, &std::cerr);
+  o.throughput = !a.quick && !a.no_throughput;
+  if (a.loop_seconds > 0) o.throughput_options.seconds = a.loop_seconds;
+  o.throughput_options.realtime = a.realtime;
+  o.throughput_options.clock =
+      a.clock == "cpu" ? calibrate::LoopClock::kCpu : calibrate::LoopClock::kWall;
+  if (o.throughput && !a.force) {
+    if (Status s = calibrate::check_machine_quiet(); !s) return s;
+  }
+  std::cerr << "calibrate: measuring this machine" << (a.quick ? " (quick)" : "") << "\n";
+  calibrate::Calibration c;
+  if (Status s = calibrate::run_calibration(o, &std::cerr, &c); !s) return s;
   calibrate::print_calibration(c, std::cout);
   if (a.output.empty()) {
     std::cout << "(no profile written: -o FILE writes one for --profile FILE)\n";
@@ -56,7 +75,19 @@ void register_calibrate_command(CLI::App& app, int* exit_code) {
       app.add_subcommand("calibrate", "Measure this machine and write a cost profile (JSON)");
   auto args = std::make_shared<CalibrateArgs>();
   cmd->add_option("-o,--output", args->output, "write the profile here (use with --profile FILE)");
-  cmd->add_flag("--quick", args->quick, "few repetitions and small regions (a second or two)");
+  cmd->add_flag("--quick", args->quick,
+                "few repetitions and small regions, no throughput fit (a second or two)");
+  cmd->add_flag("--no-throughput", args->no_throughput,
+                "skip the fit to the throughput loops (probes only)");
+  cmd->add_flag("--force", args->force, "measure the loops even when the load average is high");
+  cmd->add_option("--loop-seconds", args->loop_seconds, "seconds per sample of a throughput loop")
+      ->check(CLI::Range(0.01, 10.0));
+  cmd->add_option("--clock", args->clock,
+                  "throughput loops on the wall clock or on the workers' CPU time (a shared "
+                  "machine; leaves out the loops that sleep)")
+      ->check(CLI::IsMember({"wall", "cpu"}));
+  cmd->add_flag("--realtime", args->realtime,
+                "time the throughput loops' workers under SCHED_FIFO (a shared machine; root)");
   // Hidden (empty group): the child that validate --real records.
   cmd->add_option("--run-program", args->run_program, "run one validate --real program")->group("");
   cmd->callback([args, exit_code] {

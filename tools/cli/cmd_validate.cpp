@@ -1,5 +1,7 @@
 // trace-replay validate [CASE ...] [--scale ci|default|full] [--json FILE] [--list]
 // trace-replay validate --real [--profile NAME|FILE] [--policy P] [--program NAME ...]
+// trace-replay validate --real --throughput [--profile NAME|FILE] [--loop NAME ...] [--force]
+//                                           [--clock wall|cpu] [--loop-seconds S] [--realtime]
 //
 // Replays each seed thread's experiment (tools/validate/cases.h) and prints the published and
 // the model's figures side by side, with the ratio of every arm to the baseline and whether the
@@ -7,7 +9,10 @@
 // gaps included (a verdict, not an error: the summary says GAP or FAIL); errors exit as exit_code.h
 // says (a case whose metric names an unknown op, lock or counter is bad input: 2, before anything
 // runs). With --real it records small programs on this machine instead, replays them and prints
-// predicted vs observed percentiles (tools/calibrate/real_validation.h).
+// predicted vs observed percentiles (tools/calibrate/real_validation.h); with --throughput it runs
+// calibrate's throughput loops untraced instead and prints native vs predicted ops/s and IPIs
+// (tools/calibrate/throughput_validation.h), refusing (exit 2) while the load average exceeds the
+// CPUs unless --force.
 
 #include <CLI/CLI.hpp>
 
@@ -19,7 +24,9 @@
 
 #include "formats/atomic_file.h"
 #include "replay/study.h"
+#include "tools/calibrate/proc_counters.h"
 #include "tools/calibrate/real_validation.h"
+#include "tools/calibrate/throughput_validation.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
 #include "tools/validate/case_output.h"
@@ -38,11 +45,25 @@ struct ValidateArgs {
   int threads = 0;
   bool list = false;
   bool real = false;
+  bool throughput = false;
+  bool force = false;
+  std::string clock = "wall";
   calibrate::RealValidationOptions real_options;
+  calibrate::ThroughputValidationOptions throughput_options;
 };
 
 Status validate_real(ValidateArgs& a) {
   if (!a.cases.empty()) return Status::invalid_argument("--real takes no case names");
+  if (a.throughput) {
+    if (!a.force) {
+      if (Status s = calibrate::check_machine_quiet(); !s) return s.with_context("--throughput");
+    }
+    a.throughput_options.profile = a.real_options.profile;
+    a.throughput_options.loops.clock =
+        a.clock == "cpu" ? calibrate::LoopClock::kCpu : calibrate::LoopClock::kWall;
+    return calibrate::run_throughput_validation(a.throughput_options, std::cout)
+        .with_context("--real --throughput");
+  }
   std::error_code ec;
   a.real_options.trace_replay = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Status::io_error("--real: cannot find this binary (/proc/self/exe)");
@@ -67,6 +88,7 @@ Status run_validate(ValidateArgs& a, bool* agreed) {
     return Status::ok();
   }
   if (a.real) return validate_real(a);
+  if (a.throughput) return Status::invalid_argument("--throughput needs --real");
   std::vector<const validate::ValidationCase*> chosen;
   if (a.cases.empty()) {
     for (const validate::ValidationCase& c : validate::all_cases()) chosen.push_back(&c);
@@ -132,6 +154,19 @@ void register_validate_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--policy", args->real_options.policy, "--real: policy to replay with");
   cmd->add_option("--program", args->real_options.programs,
                   "--real: programs to record: anon-mmap, madvise, mprotect (default: all)");
+  cmd->add_flag("--throughput", args->throughput,
+                "--real: run calibrate's throughput loops untraced, print native vs predicted");
+  cmd->add_option("--loop", args->throughput_options.loops.loops,
+                  "--real --throughput: loops to run (default: all)");
+  cmd->add_option("--loop-seconds", args->throughput_options.loops.seconds,
+                  "--real --throughput: seconds per sample of a loop")
+      ->check(CLI::Range(0.01, 10.0));
+  cmd->add_flag("--force", args->force, "--real --throughput: run even when the load is high");
+  cmd->add_option("--clock", args->clock,
+                  "--real --throughput: wall clock, or the workers' CPU time (no loops that sleep)")
+      ->check(CLI::IsMember({"wall", "cpu"}));
+  cmd->add_flag("--realtime", args->throughput_options.loops.realtime,
+                "--real --throughput: time the loops' workers under SCHED_FIFO (root)");
   cmd->callback([args, exit_code] {
     bool agreed = true;
     const Status status = run_validate(*args, &agreed);

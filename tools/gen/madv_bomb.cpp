@@ -2,6 +2,9 @@
 //
 //   P processes, each:  mmap(size) anonymous; L times { memset(region); madvise(region, advice) }
 //
+// --write byte writes one byte per page instead of the memset (calibrate's madvise reuse loops,
+// tools/calibrate/throughput_loops.h: the kernel's share of the loop, not the memset's bandwidth).
+//
 // Seed 000 ran 12 x 512M on a 3G RAM, 8G swap, 12 CPU machine, 5 loops, so the processes
 // together want twice the RAM and reclaim decides whether MADV_FREE beats MADV_DONTNEED. The
 // trace carries the advice the program passed (FREE by default); what the kernel does with it is
@@ -28,6 +31,8 @@ class MadvBomb final : public Workload {
         size_(values.scaled_bytes("size")),
         loops_(values.count("loops")),
         advice_(values.choice("advice") == "free" ? formats::kMadvFree : formats::kMadvDontNeed),
+        write_ns_(values.choice("write") == "byte" ? user_cost::kWriteBytePerPageNs
+                                                   : user_cost::kWritePageNs),
         think_(values.nanos("think")) {}
 
   Machine machine() const override { return kSeed000Machine; }
@@ -46,7 +51,7 @@ class MadvBomb final : public Workload {
       thread.start();
       uint64_t region = thread.mmap_anon(size_);
       for (uint64_t loop = 0; loop < loops_ && thread.ok(); ++loop) {
-        thread.touch(region, size_, /*write=*/true, user_cost::kWritePageNs);  // memset(512M)
+        thread.touch(region, size_, /*write=*/true, write_ns_);  // memset(512M)
         thread.madvise(region, size_, advice_);
       }
       thread.exit();
@@ -60,6 +65,7 @@ class MadvBomb final : public Workload {
   uint64_t size_;
   uint64_t loops_;
   uint64_t advice_;
+  uint64_t write_ns_;  // user time per page of the writes
   uint64_t think_;
 };
 
@@ -74,6 +80,8 @@ WorkloadSpec madv_bomb_spec() {
           shared_params::size("512M", "anonymous region per process"),
           shared_params::loops(5, "memset + madvise rounds"),
           choice_param("advice", {"free", "dontneed"}, "advice the program passes to madvise"),
+          choice_param("write", {"page", "byte"},
+                       "memset every page (page) or write one byte per page (byte)"),
           shared_params::scale(),
           shared_params::think(),
       },

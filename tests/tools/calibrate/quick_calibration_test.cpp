@@ -13,7 +13,8 @@ using kernelsim::CostProfile;
 TEST(QuickCalibration, ProfileLoadsAndIsOrderedSensibly) {
   CalibrationOptions o;
   o.quick = true;
-  const Calibration c = run_calibration(o, nullptr);
+  Calibration c;
+  ASSERT_TRUE(run_calibration(o, nullptr, &c));
   replay::CostProfileFile loaded;
   ASSERT_TRUE(replay::parse_cost_profile_json(replay::cost_profile_to_json(c.profile),
                                               "calibrated.json", &loaded));

@@ -1,0 +1,215 @@
+// calibrate's throughput fit, without measuring anything: the least-squares solver on synthetic
+// data with known parameters, the repeat-until-steady rule, the load refusal, the /proc parsers
+// on fixture text, and the model side of two loops.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tools/calibrate/least_squares.h"
+#include "tools/calibrate/loop_model.h"
+#include "tools/calibrate/proc_counters.h"
+#include "tools/calibrate/repeat.h"
+#include "tools/calibrate/throughput_fit.h"
+
+namespace mmreplay::tools::calibrate {
+namespace {
+
+// Synthetic loops: loop k's time per op is sum_j a[k][j] * p[j] (a loop charges each cost group
+// a whole number of times), its throughput the inverse. The residuals are relative throughput
+// errors against the throughputs of known parameters, as fit_throughput() computes them.
+std::vector<std::vector<double>> synthetic_loops() {
+  return {{1, 0, 0, 2}, {1, 1, 0, 0}, {0, 1, 3, 0}, {2, 0, 1, 1}, {0, 0, 1, 4}, {1, 2, 1, 0}};
+}
+
+ResidualFunction synthetic_residuals(const std::vector<double>& truth) {
+  const auto a = synthetic_loops();
+  auto time_of = [a](const std::vector<double>& p, size_t k) {
+    double t = 0;
+    for (size_t j = 0; j < p.size(); ++j) t += a[k][j] * p[j];
+    return t;
+  };
+  return [=](const std::vector<double>& x) {
+    std::vector<double> r;
+    for (size_t k = 0; k < a.size(); ++k) r.push_back(time_of(truth, k) / time_of(x, k) - 1);
+    return r;
+  };
+}
+
+TEST(LeastSquares, RecoversKnownParameters) {
+  const std::vector<double> truth = {2.0, 0.5, 1.3, 3.0};
+  LeastSquaresOptions o;
+  o.max_iterations = 50;
+  const LeastSquaresResult r = solve_least_squares(synthetic_residuals(truth), {1, 1, 1, 1}, o);
+  ASSERT_EQ(r.x.size(), truth.size());
+  for (size_t j = 0; j < truth.size(); ++j) EXPECT_NEAR(r.x[j], truth[j], 1e-3 * truth[j]) << j;
+  EXPECT_LT(r.cost, 1e-8);
+  EXPECT_GT(r.start_cost, r.cost);
+}
+
+TEST(LeastSquares, PriorHoldsAParameterNoResidualSees) {
+  // The fourth parameter moves nothing: without data it stays at its start (1).
+  auto f = [](const std::vector<double>& x) {
+    return std::vector<double>{x[0] / 2 - 1, x[1] / 3 - 1, x[2] - 1.5};
+  };
+  LeastSquaresOptions o;
+  o.prior_weight = 0.01;
+  o.max_iterations = 50;
+  const LeastSquaresResult r = solve_least_squares(f, {1, 1, 1, 1}, o);
+  EXPECT_NEAR(r.x[0], 2, 0.01);
+  EXPECT_NEAR(r.x[1], 3, 0.01);
+  EXPECT_NEAR(r.x[2], 1.5, 0.01);
+  EXPECT_NEAR(r.x[3], 1, 1e-9);
+}
+
+TEST(LeastSquares, KeepsMultipliersWithinTheirBounds) {
+  auto f = [](const std::vector<double>& x) { return std::vector<double>{x[0] / 1000 - 1}; };
+  LeastSquaresOptions o;
+  o.max_iterations = 50;
+  const LeastSquaresResult r = solve_least_squares(f, {1}, o);
+  EXPECT_NEAR(r.x[0], o.max_multiplier, 1e-9);
+}
+
+TEST(LeastSquares, SolvesADenseSystem) {
+  std::vector<double> y;
+  ASSERT_TRUE(solve_dense({{4, 1, 0}, {1, 3, 1}, {0, 1, 2}}, {6, 10, 8}, &y));
+  EXPECT_NEAR(y[0], 1, 1e-12);
+  EXPECT_NEAR(y[1], 2, 1e-12);
+  EXPECT_NEAR(y[2], 3, 1e-12);
+  EXPECT_FALSE(solve_dense({{1, 2}, {2, 4}}, {1, 2}, &y));
+}
+
+TEST(Repeat, SpreadIsMaxMinusMinOverMedian) {
+  EXPECT_DOUBLE_EQ(relative_spread({90, 100, 110}), 0.2);
+  EXPECT_DOUBLE_EQ(relative_spread({5}), 0);
+}
+
+TEST(Repeat, TightestWindowDropsAnOutlier) {
+  RepeatOptions o;
+  const Repeated r = tightest_window({100, 60, 101, 99}, o);
+  EXPECT_TRUE(r.steady);
+  EXPECT_DOUBLE_EQ(r.value, 100);
+  EXPECT_NEAR(r.spread, 0.02, 1e-12);
+  std::vector<size_t> chosen = r.chosen;
+  std::sort(chosen.begin(), chosen.end());
+  EXPECT_EQ(chosen, (std::vector<size_t>{0, 2, 3}));
+}
+
+TEST(Repeat, StopsAsSoonAsSteady) {
+  const std::vector<double> values = {100, 80, 102, 101, 500, 500};
+  size_t calls = 0;
+  const Repeated r = repeat_until_steady([&] { return values[calls++]; }, RepeatOptions{});
+  EXPECT_EQ(calls, 4u);  // 100, 102, 101 agree within 5% once the fourth is in
+  EXPECT_TRUE(r.steady);
+  EXPECT_DOUBLE_EQ(r.value, 101);
+}
+
+TEST(Repeat, ReportsTheSpreadWhenTheBoundIsReached) {
+  const std::vector<double> values = {100, 110, 125, 150, 190, 240, 300, 380};
+  size_t calls = 0;
+  RepeatOptions o;
+  o.max_samples = 5;
+  const Repeated r = repeat_until_steady([&] { return values[calls++]; }, o);
+  EXPECT_EQ(calls, 5u);
+  EXPECT_FALSE(r.steady);
+  EXPECT_EQ(r.samples.size(), 5u);
+  EXPECT_NEAR(r.spread, (125.0 - 100.0) / 110.0, 1e-12);  // the tightest three: 100, 110, 125
+  EXPECT_DOUBLE_EQ(r.value, 110);
+}
+
+TEST(LoadGuard, RefusesOnlyAboveTheCpuCount) {
+  EXPECT_EQ(load_refusal(2.0, 2), "");
+  EXPECT_EQ(load_refusal(0.3, 1), "");
+  const std::string why = load_refusal(2.51, 2);
+  EXPECT_NE(why.find("2.51"), std::string::npos) << why;
+  EXPECT_NE(why.find("2 CPUs"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos);  // one line
+}
+
+TEST(LoadGuard, ParsesLoadavg) {
+  EXPECT_DOUBLE_EQ(parse_load1("0.66 1.41 1.63 2/345 6789\n").value(), 0.66);
+  EXPECT_DOUBLE_EQ(parse_load1("13.95 7.58 4.03 9/512 100").value(), 13.95);
+  EXPECT_FALSE(parse_load1("").has_value());
+  EXPECT_FALSE(parse_load1("load high").has_value());
+}
+
+// The layout of /proc/interrupts on a 2-CPU x86 machine (kernel 6.18), abridged.
+constexpr const char* kInterrupts =
+    "           CPU0       CPU1       \n"
+    "  0:         35          0   IO-APIC   2-edge      timer\n"
+    "NMI:          0          0   Non-maskable interrupts\n"
+    "LOC:   23842345   23111234   Local timer interrupts\n"
+    "RES:    1204412    1307711   Rescheduling interrupts\n"
+    "CAL:     512345     498765   Function call interrupts\n"
+    "TLB:     407650    1510895   TLB shootdowns\n"
+    "TRM:          0          0   Thermal event interrupts\n";
+
+TEST(ProcInterrupts, SumsTheTlbLineOverCpus) {
+  EXPECT_EQ(parse_tlb_shootdowns(kInterrupts).value(), 407650u + 1510895u);
+}
+
+TEST(ProcInterrupts, NoTlbLineIsNotZero) {
+  EXPECT_FALSE(parse_tlb_shootdowns("           CPU0\nLOC:   5   Local timer interrupts\n"));
+  EXPECT_FALSE(parse_tlb_shootdowns("TLB:   TLB shootdowns\n"));
+  EXPECT_FALSE(parse_tlb_shootdowns(""));
+  // "TLBX:" or a TLB word elsewhere is not the line.
+  EXPECT_FALSE(parse_tlb_shootdowns("XTLB:  4  TLB\n"));
+}
+
+TEST(ThroughputGroups, ScaleEveryFieldOfAGroup) {
+  const kernelsim::CostProfile def = kernelsim::cost_profile_default();
+  const auto& groups = throughput_groups();
+  std::vector<double> x(groups.size(), 1.0);
+  size_t ipi = 0;
+  while (groups[ipi].name != "ipi") ++ipi;
+  x[ipi] = 2;
+  const kernelsim::CostProfile c = scale_groups(def, groups, x);
+  EXPECT_EQ(c.ipi_delivery.count_ns(), 2 * def.ipi_delivery.count_ns());
+  EXPECT_EQ(c.ipi_send.count_ns(), 2 * def.ipi_send.count_ns());
+  EXPECT_EQ(c.clear_page, def.clear_page);
+  for (const CostGroup& g : groups) {
+    for (std::string_view f : g.fields) EXPECT_NE(kernelsim::find_cost_field(f), nullptr) << f;
+  }
+}
+
+// The model side of the loops (loop_model.h): tlb_flush2 sends about one IPI per page once a
+// second thread shares the mm on another CPU, none alone; every loop has a positive throughput,
+// and a dearer IPI slows the two-thread loop only.
+TEST(LoopModel, TlbFlushIpisFollowTheThreads) {
+  const ThroughputLoop& tlb = *find_throughput_loop("tlb_flush2");
+  const std::string dir = ::testing::TempDir();
+  std::unique_ptr<LoopModel> one, two;
+  ASSERT_TRUE(LoopModel::create(tlb, 1, 2, dir, &one));
+  ASSERT_TRUE(LoopModel::create(tlb, 2, 2, dir, &two));
+  const kernelsim::CostProfile def = kernelsim::cost_profile_default();
+  ModelPrediction p1, p2;
+  ASSERT_TRUE(one->predict(def, &p1));
+  ASSERT_TRUE(two->predict(def, &p2));
+  EXPECT_LT(p1.ipis_per_op, 0.01);
+  EXPECT_GT(p2.ipis_per_op, 0.5);
+  EXPECT_GT(p1.ops_per_s, 0);
+  kernelsim::CostProfile dear = def;
+  dear.ipi_delivery = def.ipi_delivery * 10;
+  ModelPrediction d1, d2;
+  ASSERT_TRUE(one->predict(dear, &d1));
+  ASSERT_TRUE(two->predict(dear, &d2));
+  EXPECT_DOUBLE_EQ(d1.ops_per_s, p1.ops_per_s);
+  EXPECT_LT(d2.ops_per_s, p2.ops_per_s);
+}
+
+TEST(LoopModel, EveryLoopRunsInTheModel) {
+  const kernelsim::CostProfile def = kernelsim::cost_profile_default();
+  for (const ThroughputLoop& loop : throughput_loops()) {
+    for (int workers : {1, 2}) {
+      std::unique_ptr<LoopModel> m;
+      ASSERT_TRUE(LoopModel::create(loop, workers, 2, ::testing::TempDir(), &m)) << loop.name;
+      ModelPrediction p;
+      ASSERT_TRUE(m->predict(def, &p)) << loop.name;
+      EXPECT_GT(p.ops_per_s, 0) << loop.name << " x" << workers;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mmreplay::tools::calibrate

@@ -1,0 +1,90 @@
+// calibrate's throughput fit: the loops of throughput_loops.h measured on this machine at 1 CPU and
+// at every CPU, then a few groups of cost fields scaled so that the model's loops (loop_model.h)
+// run at the machine's throughput and send its TLB IPIs, in the least-squares sense
+// (least_squares.h) over the squared relative errors.
+//
+// The free parameters are multipliers of the groups below, applied to the profile the single
+// probes gave (calibrate.h); the fields of a group keep their ratios, since the loops see only
+// their sum. The prior of the solver keeps a group the loops do not determine at its probe value.
+
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "kernelsim/costs/cost_profile.h"
+#include "tools/calibrate/least_squares.h"
+#include "tools/calibrate/repeat.h"
+#include "tools/calibrate/throughput_loops.h"
+
+namespace mmreplay::tools::calibrate {
+
+struct CostGroup {
+  std::string name;
+  std::vector<std::string_view> fields;  // cost_fields() names
+};
+// fault, cow, zap, lazyfree, ipi, tlb, vma, syscall, read_call, read_page, switch, wakeup.
+const std::vector<CostGroup>& throughput_groups();
+// `base` with every field of group i multiplied by x[i]. REQUIRES: x.size() == groups.size().
+kernelsim::CostProfile scale_groups(const kernelsim::CostProfile& base,
+                                    const std::vector<CostGroup>& groups,
+                                    const std::vector<double>& x);
+
+// Which clock a loop's throughput is taken on (native_loops.h): the wall clock, as will-it-scale
+// counts, or the workers' CPU time, for a machine shared with other work; a loop at a worker count
+// where its workers sleep (ThroughputLoop::sleeps_from_workers) is left out on the CPU clock.
+enum class LoopClock : uint8_t { kWall, kCpu };
+
+struct ThroughputOptions {
+  double seconds = 0.25;  // one sample of one loop
+  LoopClock clock = LoopClock::kWall;
+  bool realtime = false;  // NativeRun::realtime
+  RepeatOptions repeat;
+  std::vector<std::string> loops;  // names; empty = all
+};
+
+// One loop at one worker count on this machine.
+struct NativePoint {
+  const ThroughputLoop* loop = nullptr;
+  int workers = 1;
+  Repeated ops_per_s;
+  std::optional<double> ipis_per_op;  // mean over the chosen samples; nullopt without a TLB line
+  double busy = 0;                    // workers' CPU time over wall time, mean over the chosen
+  LoopClock clock = LoopClock::kWall;
+};
+
+// Measures every loop at 1 worker and at `cpus` workers (progress lines on `progress` when not
+// null). Errors: an unknown loop name; a loop the machine refused (its message).
+Status measure_native(const ThroughputOptions& o, int cpus, std::ostream* progress,
+                      std::vector<NativePoint>* out);
+
+struct Comparison {
+  const NativePoint* native = nullptr;
+  double predicted_ops_per_s = 0;
+  double predicted_ipis_per_op = 0;
+};
+
+// The model's figures for every point under `costs` on a model machine of `cpus` CPUs.
+Status predict_points(const std::vector<NativePoint>& points, uint32_t cpus,
+                      const kernelsim::CostProfile& costs, std::vector<Comparison>* out);
+
+struct ThroughputFit {
+  std::vector<double> multipliers;  // one per throughput_groups() entry
+  kernelsim::CostProfile costs;     // the start scaled by them
+  LeastSquaresResult solver;
+  std::vector<Comparison> before, after;
+};
+
+// Fits the multipliers from `start` to `points`.
+Status fit_throughput(const kernelsim::CostProfile& start, const std::vector<NativePoint>& points,
+                      uint32_t cpus, ThroughputFit* out);
+
+// Native against predicted: ops/s (with the native spread and samples), the ratio, IPIs per op.
+void print_comparison(const std::vector<Comparison>& rows, std::ostream& out);
+
+}  // namespace mmreplay::tools::calibrate
