@@ -1,5 +1,6 @@
 #include "formats/chunk_codec.h"
 
+#include <cstring>
 #include <string>
 
 namespace mmreplay::formats {
@@ -24,6 +25,34 @@ Status corrupt(uint64_t offset, const std::string& what) {
 
 }  // namespace
 
+namespace {
+
+using Field = capnp_schema::ColumnField;
+constexpr int field_index(Field f) {
+  return static_cast<int>(f);
+}
+
+// Which earlier address predicts an address of `kind`: accesses (a fault, or a touch of the page
+// the fault before it took) follow each other, and so do madvise calls and mapping calls.
+constexpr AddrClass addr_class(EventKind kind) {
+  switch (kind) {
+    case EventKind::kPageFault:
+    case EventKind::kTouch:
+      return AddrClass::kAccess;
+    case EventKind::kMadvise:
+    case EventKind::kMadviseVector:
+      return AddrClass::kAdvice;
+    default:
+      return AddrClass::kMapping;
+  }
+}
+
+constexpr bool is_file_io(EventKind kind) {
+  return kind == EventKind::kFileRead || kind == EventKind::kFileWrite;
+}
+
+}  // namespace
+
 void ChunkEncoder::append(const Event& e, std::span<const Range> ranges) {
   if (count_ == 0) {
     first_ts_ = e.ts_ns;
@@ -34,56 +63,93 @@ void ChunkEncoder::append(const Event& e, std::span<const Range> ranges) {
   if (e.flags != 0) op |= kOpHasFlags;
   if (e.has_duration()) op |= kOpHasDuration;
   ops_.put_byte(op);
-  ts_.put_signed(static_cast<int64_t>(e.ts_ns - last_ts_));
+  KindColumns& c = columns_[static_cast<size_t>(e.kind)];
+  auto col = [&c](Field f) -> SplitVarintWriter& { return c[field_index(f)]; };
+  size_t n = 1;
+  // Unsigned: a stream's events come in timestamp order; an out-of-order one wraps and still
+  // round-trips.
+  n += col(Field::TS_DELTA).put(e.ts_ns - last_ts_);
   last_ts_ = e.ts_ns;
-  if (op & kOpHasDuration) duration_.put(e.duration_ns);
-  if (op & kOpHasFlags) flags_.put(e.flags);
+  if (op & kOpHasDuration) n += col(Field::DURATION).put(e.duration_ns);
+  if (op & kOpHasFlags) n += col(Field::FLAGS).put(e.flags);
+  uint64_t& prev_addr = prev_addr_[static_cast<size_t>(addr_class(e.kind))];
   if (fields & kFieldAddr) {
-    addr_.put_paged_signed(static_cast<int64_t>(e.addr - prev_addr_));
-    prev_addr_ = e.addr;
+    n += col(Field::ADDR).put_paged_signed(static_cast<int64_t>(e.addr - prev_addr));
+    prev_addr = e.addr;
   }
-  if (fields & kFieldLen) len_.put_paged(e.len);
-  if (fields & kFieldArg0) arg0_.put(e.arg0);
-  if (fields & kFieldArg1) arg1_.put(e.arg1);
-  if (fields & kFieldArg2) arg2_.put(e.arg2);
-  if (fields & kFieldRanges) {
-    arg2_.put(ranges.size());
-    for (const Range& r : ranges) {
-      addr_.put_paged_signed(static_cast<int64_t>(r.addr - prev_addr_));
-      prev_addr_ = r.addr;
-      len_.put_paged(r.len);
+  if (fields & kFieldLen) n += col(Field::LEN).put_paged(e.len);
+  if (fields & kFieldArg0) n += col(Field::ARG0).put(e.arg0);
+  if (fields & kFieldArg1) {
+    if (is_file_io(e.kind)) {
+      n += col(Field::ARG1).put_paged_signed(static_cast<int64_t>(e.arg1 - file_end_));
+      file_end_ = e.arg1 + e.len;
+    } else {
+      n += col(Field::ARG1).put(e.arg1);
     }
   }
+  if (fields & kFieldArg2) n += col(Field::ARG2).put(e.arg2);
+  if (fields & kFieldRanges) {
+    n += col(Field::ARG2).put(ranges.size());
+    for (const Range& r : ranges) {
+      n += col(Field::ADDR).put_paged_signed(static_cast<int64_t>(r.addr - prev_addr));
+      prev_addr = r.addr;
+      n += col(Field::LEN).put_paged(r.len);
+    }
+  }
+  bytes_ += n;
   ++count_;
 }
 
-size_t ChunkEncoder::encoded_bytes() const {
-  return ops_.size() + ts_.size() + duration_.size() + flags_.size() + addr_.size() + len_.size() +
-         arg0_.size() + arg1_.size() + arg2_.size();
-}
-
-void ChunkEncoder::build(capnp_schema::Chunk::Builder chunk, uint32_t stream, uint64_t seq) const {
+void ChunkEncoder::build(capnp_schema::Chunk::Builder chunk, uint32_t stream, uint64_t seq,
+                         std::vector<std::span<const uint8_t>>* regions) const {
   chunk.setStream(stream);
   chunk.setSeq(seq);
   chunk.setFirstTs(first_ts_);
   chunk.setLastTs(last_ts_);
   chunk.setCount(count_);
+  chunk.setEncoding(capnp_schema::ChunkEncoding::BY_KIND);
   chunk.setOps(as_data(ops_));
-  chunk.setTsDelta(as_data(ts_));
-  chunk.setDuration(as_data(duration_));
-  chunk.setFlags(as_data(flags_));
-  chunk.setAddr(as_data(addr_));
-  chunk.setLen(as_data(len_));
-  chunk.setArg0(as_data(arg0_));
-  chunk.setArg1(as_data(arg1_));
-  chunk.setArg2(as_data(arg2_));
+  // Field-major: the columns of one field (all timestamp gaps, all addresses...) lie side by side,
+  // so small ones that share a zstd block resemble each other.
+  VarintWriter index;
+  size_t total = 0;
+  for (int f = 0; f < kColumnFieldCount; ++f) {
+    for (size_t k = 0; k < columns_.size(); ++k) {
+      const SplitVarintWriter& w = columns_[k][f];
+      if (w.empty()) continue;
+      index.put(k);
+      index.put(static_cast<uint64_t>(f));
+      index.put(w.head().size());
+      index.put(w.tail().size());
+      total += w.head().size() + w.tail().size();
+    }
+  }
+  chunk.setColumnIndex(as_data(index));
+  capnp::Data::Builder bytes = chunk.initColumnBytes(static_cast<unsigned>(total));
+  uint8_t* p = bytes.begin();
+  auto copy = [&p, regions](const std::string& s) {
+    std::memcpy(p, s.data(), s.size());
+    if (regions != nullptr && !s.empty()) regions->push_back({p, s.size()});
+    p += s.size();
+  };
+  if (regions != nullptr) regions->push_back({chunk.getOps().begin(), chunk.getOps().size()});
+  for (int f = 0; f < kColumnFieldCount; ++f) {
+    for (const KindColumns& c : columns_) {
+      copy(c[f].head());
+      copy(c[f].tail());
+    }
+  }
 }
 
 void ChunkEncoder::reset() {
-  for (VarintWriter* w : {&ops_, &ts_, &duration_, &flags_, &addr_, &len_, &arg0_, &arg1_, &arg2_})
-    w->clear();
+  ops_.clear();
+  for (KindColumns& c : columns_) {
+    for (SplitVarintWriter& w : c) w.clear();
+  }
+  bytes_ = 0;
   count_ = 0;
-  first_ts_ = last_ts_ = prev_addr_ = 0;
+  first_ts_ = last_ts_ = file_end_ = 0;
+  prev_addr_.fill(0);
 }
 
 namespace {
@@ -127,22 +193,11 @@ bool read_ranges(Columns& c, Event& e, std::vector<Range>* ranges) {
   return true;
 }
 
-}  // namespace
-
-Status decode_chunk(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, DecodedChunk* out) {
+// Format 1.5 and older: one column per field.
+Status decode_by_field(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset,
+                       DecodedChunk* out) {
   const capnp::Data::Reader ops = chunk.getOps();
-  const uint32_t count = chunk.getCount();
-  if (ops.size() != count) {
-    return corrupt(frame_offset, "count " + std::to_string(count) + " but " +
-                                     std::to_string(ops.size()) + " op bytes");
-  }
-  out->ref.stream = chunk.getStream();
-  out->ref.seq = chunk.getSeq();
-  out->ref.first_ts = chunk.getFirstTs();
-  out->ref.last_ts = chunk.getLastTs();
-  out->ref.events = count;
-  out->events.resize(count);
-  out->ranges.clear();
+  const uint32_t count = out->ref.events;
 
   Columns c{column(chunk.getTsDelta()), column(chunk.getDuration()), column(chunk.getFlags()),
             column(chunk.getAddr()),    column(chunk.getLen()),      column(chunk.getArg0()),
@@ -246,6 +301,143 @@ Status decode_chunk(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, De
   }
   if (count > 0 && now != out->ref.last_ts) return corrupt(frame_offset, "last timestamp differs");
   return Status::ok();
+}
+
+// The readers of a byKind chunk while it is decoded.
+struct KindReaders {
+  std::array<SplitVarintReader, kColumnFieldCount> f;
+  SplitVarintReader& operator[](Field field) { return f[field_index(field)]; }
+};
+struct KindState {
+  std::array<KindReaders, kEventKindCount> kinds;
+  std::array<uint64_t, kAddrClassCount> prev_addr{};
+  uint64_t file_end = 0;
+};
+
+// Reads the fields kind kKind stores. One instantiation per kind, chosen by one switch per event.
+// Returns false when a vector madvise's range count cannot be right.
+template <EventKind kKind>
+inline bool read_by_kind(KindState& s, Event& e, std::vector<Range>* ranges) {
+  constexpr uint8_t kFields = detail::kFieldsOf[static_cast<size_t>(kKind)];
+  KindReaders& c = s.kinds[static_cast<size_t>(kKind)];
+  uint64_t& prev_addr = s.prev_addr[static_cast<size_t>(addr_class(kKind))];
+  if constexpr ((kFields & kFieldAddr) != 0) {
+    prev_addr += static_cast<uint64_t>(c[Field::ADDR].get_paged_signed());
+    e.addr = prev_addr;
+  }
+  if constexpr ((kFields & kFieldLen) != 0) e.len = c[Field::LEN].get_paged();
+  if constexpr ((kFields & kFieldArg0) != 0) e.arg0 = c[Field::ARG0].get();
+  if constexpr ((kFields & kFieldArg1) != 0) {
+    if constexpr (is_file_io(kKind)) {
+      e.arg1 = s.file_end + static_cast<uint64_t>(c[Field::ARG1].get_paged_signed());
+      s.file_end = e.arg1 + e.len;
+    } else {
+      e.arg1 = c[Field::ARG1].get();
+    }
+  }
+  if constexpr ((kFields & kFieldArg2) != 0) e.arg2 = c[Field::ARG2].get();
+  if constexpr ((kFields & kFieldRanges) != 0) {
+    const uint64_t n = c[Field::ARG2].get();
+    // Every range costs at least one head byte in the addr column: a larger count is a lie.
+    if (n > c[Field::ADDR].remaining() || n > kMaxVectorRanges) return false;
+    e.range_begin = static_cast<uint32_t>(ranges->size());
+    e.range_count = static_cast<uint16_t>(n);
+    for (uint64_t r = 0; r < n; ++r) {
+      prev_addr += static_cast<uint64_t>(c[Field::ADDR].get_paged_signed());
+      ranges->push_back(Range{prev_addr, c[Field::LEN].get_paged()});
+    }
+  }
+  return true;
+}
+
+Status decode_by_kind(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, DecodedChunk* out) {
+  const capnp::Data::Reader ops = chunk.getOps();
+  const uint32_t count = out->ref.events;
+  KindState s;
+  std::array<uint8_t, kEventKindCount> seen{};  // bit f: the kind's field f has a column
+  VarintReader index = column(chunk.getColumnIndex());
+  const capnp::Data::Reader bytes = chunk.getColumnBytes();
+  size_t used = 0;
+  while (!index.at_end()) {
+    const uint64_t kind = index.get();
+    const uint64_t f = index.get();
+    const uint64_t head = index.get();
+    const uint64_t tail = index.get();
+    if (index.failed()) return corrupt(frame_offset, "column index ends inside an entry");
+    if (kind >= kEventKindCount || f >= kColumnFieldCount) {
+      return corrupt(frame_offset, "column of unknown kind " + std::to_string(kind) + " or field " +
+                                       std::to_string(f) + " (written by a newer version?)");
+    }
+    if (seen[kind] & (1u << f)) return corrupt(frame_offset, "two columns for one field");
+    seen[kind] |= static_cast<uint8_t>(1u << f);
+    if (head > bytes.size() - used || tail > bytes.size() - used - head) {
+      return corrupt(frame_offset, "column past the end of the column bytes");
+    }
+    const uint8_t* p = bytes.begin() + used;
+    s.kinds[kind].f[f] = SplitVarintReader(p, head, p + head, tail);
+    used += head + tail;
+  }
+  if (used != bytes.size()) return corrupt(frame_offset, "column bytes that no column holds");
+  uint64_t now = out->ref.first_ts;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint8_t op = ops[i];
+    const uint8_t raw_kind = op & kOpKindMask;
+    if (!is_known_kind(raw_kind)) {
+      return corrupt(frame_offset, "event " + std::to_string(i) + " has unknown kind " +
+                                       std::to_string(raw_kind) + " (written by a newer version?)");
+    }
+    Event& e = out->events[i];
+    e = Event();
+    e.kind = static_cast<EventKind>(raw_kind);
+    KindReaders& c = s.kinds[raw_kind];
+    now += c[Field::TS_DELTA].get();
+    e.ts_ns = now;
+    if (op & kOpHasDuration) e.duration_ns = c[Field::DURATION].get();
+    if (op & kOpHasFlags) e.flags = static_cast<uint8_t>(c[Field::FLAGS].get());
+    bool ok = true;
+    switch (e.kind) {
+#define MMREPLAY_READ_BY_KIND(Kind, in, ...)                                             \
+  MMREPLAY_OP_IF_TRACE_##in(case EventKind::k##Kind                                      \
+                            : ok = read_by_kind<EventKind::k##Kind>(s, e, &out->ranges); \
+                            break;)
+      MMREPLAY_OPS(MMREPLAY_READ_BY_KIND)
+#undef MMREPLAY_READ_BY_KIND
+    }
+    if (!ok) return corrupt(frame_offset, "range count past the addr column");
+  }
+  for (const KindReaders& k : s.kinds) {
+    for (const SplitVarintReader& r : k.f) {
+      if (r.failed() || !r.at_end()) return corrupt(frame_offset, "column lengths do not match");
+    }
+  }
+  if (count > 0 && now != out->ref.last_ts) return corrupt(frame_offset, "last timestamp differs");
+  return Status::ok();
+}
+
+}  // namespace
+
+Status decode_chunk(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, DecodedChunk* out) {
+  const uint32_t count = chunk.getCount();
+  if (chunk.getOps().size() != count) {
+    return corrupt(frame_offset, "count " + std::to_string(count) + " but " +
+                                     std::to_string(chunk.getOps().size()) + " op bytes");
+  }
+  out->ref.stream = chunk.getStream();
+  out->ref.seq = chunk.getSeq();
+  out->ref.first_ts = chunk.getFirstTs();
+  out->ref.last_ts = chunk.getLastTs();
+  out->ref.events = count;
+  out->events.resize(count);
+  out->ranges.clear();
+  switch (chunk.getEncoding()) {
+    case capnp_schema::ChunkEncoding::BY_FIELD:
+      return decode_by_field(chunk, frame_offset, out);
+    case capnp_schema::ChunkEncoding::BY_KIND:
+      return decode_by_kind(chunk, frame_offset, out);
+  }
+  return corrupt(frame_offset, "unknown column encoding " +
+                                   std::to_string(static_cast<unsigned>(chunk.getEncoding())) +
+                                   " (written by a newer version?)");
 }
 
 }  // namespace mmreplay::formats

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -77,20 +78,66 @@ FrameCompressor::FrameCompressor(int level) : cctx_(ZSTD_createCCtx()) {
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level);
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_contentSizeFlag, 1);
+  ZSTD_CCtx_setParameter(cctx_, ZSTD_c_minMatch, kMinMatch);
 }
 
 FrameCompressor::~FrameCompressor() {
   ZSTD_freeCCtx(cctx_);
 }
 
-Status FrameCompressor::compress(capnp::MessageBuilder& message, std::string* out) {
+Status FrameCompressor::stream(const uint8_t* data, size_t size, ZSTD_EndDirective mode,
+                               std::string* out, size_t* pos) {
+  ZSTD_inBuffer in{data, size, 0};
+  for (;;) {
+    if (out->size() - *pos < ZSTD_CStreamOutSize()) out->resize(*pos + ZSTD_CStreamOutSize() * 2);
+    ZSTD_outBuffer o{out->data(), out->size(), *pos};
+    const size_t left = ZSTD_compressStream2(cctx_, &o, &in, mode);
+    *pos = o.pos;
+    // Fails only for a broken context or no memory.
+    if (ZSTD_isError(left))
+      return Status::internal(std::string("zstd: ") + ZSTD_getErrorName(left));
+    if (in.pos == in.size && (mode == ZSTD_e_continue || left == 0)) return Status::ok();
+  }
+}
+
+Status FrameCompressor::compress(capnp::MessageBuilder& message, std::string* out,
+                                 std::span<const std::span<const uint8_t>> regions) {
   kj::Array<capnp::word> flat = capnp::messageToFlatArray(message);
   const auto bytes = flat.asBytes();
-  out->resize(ZSTD_compressBound(bytes.size()));
-  const size_t n = ZSTD_compress2(cctx_, out->data(), out->size(), bytes.begin(), bytes.size());
-  // Cannot fail into a ZSTD_compressBound() buffer but for a broken context or no memory.
-  if (ZSTD_isError(n)) return Status::internal(std::string("zstd: ") + ZSTD_getErrorName(n));
-  out->resize(n);
+  // Where the regions start and end in the flat message: after the segment table, at their offset
+  // in the one segment.
+  std::vector<std::pair<size_t, size_t>> cuts;
+  const auto segments = message.getSegmentsForOutput();
+  if (segments.size() == 1 && !regions.empty()) {
+    const auto* base = reinterpret_cast<const uint8_t*>(segments[0].begin());
+    const size_t table = bytes.size() - segments[0].asBytes().size();
+    for (const std::span<const uint8_t>& r : regions) {
+      if (r.size() < kMinBlockBytes || r.data() < base ||
+          r.data() + r.size() > base + segments[0].asBytes().size()) {
+        continue;
+      }
+      const size_t begin = table + static_cast<size_t>(r.data() - base);
+      cuts.emplace_back(begin, begin + r.size());
+    }
+    std::sort(cuts.begin(), cuts.end());
+  }
+  ZSTD_CCtx_reset(cctx_, ZSTD_reset_session_only);
+  ZSTD_CCtx_setPledgedSrcSize(cctx_, bytes.size());
+  out->clear();
+  size_t pos = 0;
+  size_t done = 0;
+  for (const auto& [begin, end] : cuts) {
+    if (begin < done) continue;  // overlapping regions: not from one message
+    if (Status s = stream(bytes.begin() + done, begin - done, ZSTD_e_flush, out, &pos); !s)
+      return s;
+    if (Status s = stream(bytes.begin() + begin, end - begin, ZSTD_e_flush, out, &pos); !s)
+      return s;
+    done = end;
+  }
+  if (Status s = stream(bytes.begin() + done, bytes.size() - done, ZSTD_e_end, out, &pos); !s) {
+    return s;
+  }
+  out->resize(pos);
   return Status::ok();
 }
 

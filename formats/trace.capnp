@@ -84,8 +84,15 @@ enum FileKind {
 }
 
 # Up to Header.chunkEvents events of one thread, stored by column. Every column is a byte string
-# of unsigned LEB128 varints (zigzag where noted) holding one value per event that carries the
-# field, in event order; which fields an event carries is fixed by its kind (formats/event.cpp).
+# of unsigned LEB128 varints holding one value per event that carries the field, in event order;
+# which fields an event carries is fixed by its kind (formats/event.cpp). How the values are laid
+# out depends on `encoding` (formats/chunk_codec.h):
+#   byField (format 1.5 and older): one column per field below (ops to arg2).
+#   byKind (format 1.6): `ops` as below; every other value in one column per (event kind, field),
+#     each split into a head (the first byte of every varint) and a tail (the remaining bytes).
+#     Timestamp deltas are unsigned, addresses are deltas from the previous address of the
+#     kind's address class (accesses, advice, mappings), and file offsets deltas from the end of
+#     the chunk's previous file read or write.
 struct Chunk {
   stream @0 :UInt32;
   seq @1 :UInt64;
@@ -93,6 +100,7 @@ struct Chunk {
   lastTs @3 :UInt64;
   count @4 :UInt32;
   ops @5 :Data;        # one byte per event: kind (bits 0-5), has flags (bit 6), has duration (bit 7)
+  # byField only:
   tsDelta @6 :Data;    # ts - previous ts (firstTs for the first event), zigzag
   duration @7 :Data;   # observed duration in ns, events with bit 7 only
   flags @8 :Data;      # event flags, events with bit 6 only
@@ -101,6 +109,28 @@ struct Chunk {
   arg0 @11 :Data;
   arg1 @12 :Data;
   arg2 @13 :Data;      # for vector madvise: the number of ranges
+  # Format 1.6:
+  encoding @14 :ChunkEncoding;
+  columnIndex @15 :Data;  # byKind: per column present, 4 varints: kind, ColumnField, head bytes,
+                          # tail bytes
+  columnBytes @16 :Data;  # byKind: each column's head, then its tail, in columnIndex order
+}
+
+enum ChunkEncoding {
+  byField @0;
+  byKind @1;
+}
+
+# The fields of a byKind column.
+enum ColumnField {
+  tsDelta @0;    # ts - previous ts of the chunk (firstTs for the first event), unsigned (mod 2^64)
+  duration @1;   # events with op bit 7 only
+  flags @2;      # events with op bit 6 only
+  addr @3;       # paged zigzag delta from the previous address of the kind's class; vector ranges
+  len @4;        # paged; vector ranges included
+  arg0 @5;
+  arg1 @6;       # file_read/file_write: paged zigzag delta from the previous read/write's end
+  arg2 @7;       # vector madvise: the number of ranges
 }
 
 struct Index {

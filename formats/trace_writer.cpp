@@ -23,7 +23,8 @@ struct TraceWriter::Impl {
   std::vector<ChunkEncoder> streams;
   std::vector<uint64_t> next_seq;
   std::vector<ChunkRef> index;
-  std::string frame;  // scratch for one compressed frame
+  std::string frame;                              // scratch for one compressed frame
+  std::vector<std::span<const uint8_t>> regions;  // scratch: a chunk's columns in its message
   uint64_t offset = 0;
   uint64_t events = 0;
   uint64_t buffered_bytes = 0;  // sum of encoded_bytes() over streams, updated at append/flush
@@ -47,8 +48,9 @@ struct TraceWriter::Impl {
     return Status::ok();
   }
 
-  Status write_message(capnp::MallocMessageBuilder& message) {
-    if (Status s = compressor.compress(message, &frame); !s) {
+  Status write_message(capnp::MallocMessageBuilder& message,
+                       std::span<const std::span<const uint8_t>> regions = {}) {
+    if (Status s = compressor.compress(message, &frame, regions); !s) {
       failed = true;
       return s.with_context(path);
     }
@@ -69,12 +71,14 @@ struct TraceWriter::Impl {
     if (!header_written) {
       if (Status s = write_header(); !s) return s;
     }
-    capnp::MallocMessageBuilder message;
+    // One segment, so that the compressor can give each column its own zstd blocks.
+    capnp::MallocMessageBuilder message(static_cast<unsigned>(enc.message_words()));
     auto root = message.initRoot<capnp_schema::Frame>();
     const uint64_t seq = next_seq[stream]++;
-    enc.build(root.initChunk(), stream, seq);
+    regions.clear();
+    enc.build(root.initChunk(), stream, seq, &regions);
     const uint64_t frame_offset = offset;
-    if (Status s = write_message(message); !s) return s;
+    if (Status s = write_message(message, regions); !s) return s;
     index.push_back(ChunkRef{frame_offset, frame.size(), stream, seq, enc.first_ts(), enc.last_ts(),
                              enc.count()});
     buffered_bytes -= enc.encoded_bytes();

@@ -53,5 +53,42 @@ TEST(Varint, EmptyColumnFails) {
   EXPECT_TRUE(r.failed());
 }
 
+// Format 1.6 columns: first bytes in the head, the rest in the tail.
+TEST(SplitVarint, RoundTripsEveryLengthAndPagedForm) {
+  SplitVarintWriter w;
+  std::vector<uint64_t> values;
+  size_t written = 0;
+  for (int bits = 0; bits <= 64; ++bits) {
+    const uint64_t v = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    values.push_back(v);
+    written += w.put(v);
+  }
+  written += w.put_paged(0x5000) + w.put_paged(0x5001) + w.put_paged_signed(-0x3000) +
+             w.put_paged_signed(std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(w.head().size(), values.size() + 5);  // one head byte per varint
+  EXPECT_EQ(written, w.head().size() + w.tail().size());
+  SplitVarintReader r(reinterpret_cast<const uint8_t*>(w.head().data()), w.head().size(),
+                      reinterpret_cast<const uint8_t*>(w.tail().data()), w.tail().size());
+  for (uint64_t v : values) EXPECT_EQ(r.get(), v);
+  EXPECT_EQ(r.get_paged(), 0x5000u);
+  EXPECT_EQ(r.get_paged(), 0x5001u);
+  EXPECT_EQ(r.get_paged_signed(), -0x3000);
+  EXPECT_EQ(r.get_paged_signed(), std::numeric_limits<int64_t>::min());
+  EXPECT_TRUE(r.at_end());
+  EXPECT_FALSE(r.failed());
+}
+
+TEST(SplitVarint, MissingTailOrHeadFailsInsteadOfReadingPast) {
+  const uint8_t head[] = {0x85, 0x01};
+  const uint8_t tail[] = {0x80};  // the first varint continues past the tail's end
+  SplitVarintReader r(head, sizeof head, tail, sizeof tail);
+  EXPECT_EQ(r.get(), 0u);
+  EXPECT_TRUE(r.failed());
+  EXPECT_EQ(r.get(), 0u);  // stays failed, stays in bounds
+  SplitVarintReader empty(head, 0, tail, 0);
+  EXPECT_EQ(empty.get(), 0u);
+  EXPECT_TRUE(empty.failed());
+}
+
 }  // namespace
 }  // namespace mmreplay::formats
