@@ -46,6 +46,10 @@ struct RunSpec {
   uint64_t memcg_limit_bytes = 0;   // limit of each memcg (policy memcg); 0 = unlimited
   uint64_t cma_bytes = 0;           // 0 = CMA_SIZE_MBYTES (kernelsim/constants.h)
   std::string profile = "default";  // a built-in name or a .json path (cost_profile_json.h)
+  // --machine: a preset of kernelsim/costs/machine_presets.h ("" = none: one socket, no SMT).
+  // It gives the CPUs, the memory and the topology with its distance costs; `cpus` and
+  // `memory_bytes` above still override its CPUs and memory.
+  std::string machine;
   Timing timing = Timing::kClosed;
   Placement placement = Placement::kSpread;
   CacheStart cache = CacheStart::kAuto;

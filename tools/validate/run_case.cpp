@@ -94,6 +94,7 @@ Status run_case(const ValidationCase& vc, const Scale& scale, const RunCaseOptio
     run.spec.swap_bytes = scale.swap_bytes;
     run.spec.min_free_kbytes = scale.min_free_kbytes;
     run.spec.profile = vc.profile;
+    run.spec.machine = vc.machine_preset;
     study.runs.push_back(run);
   }
 
