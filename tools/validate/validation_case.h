@@ -33,7 +33,7 @@ struct Scale {
   std::string name;                 // "ci", "default", "full"
   std::vector<std::string> params;  // generator parameters ("--scale", "1/64", ...)
   uint32_t cpus = 0;
-  uint64_t memory_bytes = 0;  // 0 = the case's machine preset's, else the trace's
+  uint64_t memory_bytes = 0;  // 0 = the trace's (never the machine preset's full size)
   uint64_t swap_bytes = 0;
   uint64_t min_free_kbytes = 0;  // 0 = the kernel's formula on the scaled memory
   std::string note;
@@ -90,8 +90,8 @@ struct ValidationCase {
   std::string workload;  // generator name (tools/gen)
   std::string machine;   // as the thread describes it
   // The thread's machine as a --machine preset (kernelsim/costs/machine_presets.h): its topology
-  // and distance costs, and its memory where a scale gives none; "" = one socket, no SMT. A
-  // scale's cpus still override the preset's.
+  // and distance costs; "" = one socket, no SMT. A scale's cpus and memory (or the trace's)
+  // override the preset's.
   std::string machine_preset;
   std::string profile;    // cost profile of the thread's hardware era
   std::vector<Arm> arms;  // arms[0] is the baseline
