@@ -46,6 +46,7 @@ Topology::Topology(const CpuTopology& shape, uint32_t nr_cpus, const CostProfile
     socket_[cpu] = core_[cpu] / cores;
     assert(cpu / first_threads < threads && "invariant (2)");
   }
+  flat_ = nr_sockets_ == 1 && nr_cpus <= first_threads;
   transfer_[static_cast<size_t>(CpuDistance::kSameCpu)] = costs.atomic_local;
   transfer_[static_cast<size_t>(CpuDistance::kSmtSibling)] = costs.cacheline_transfer_smt;
   transfer_[static_cast<size_t>(CpuDistance::kSameSocket)] = costs.cacheline_transfer;

@@ -61,6 +61,7 @@ class Topology {
 
   CpuDistance distance(uint32_t a, uint32_t b) const {
     if (a == b) return CpuDistance::kSameCpu;
+    if (flat_) return CpuDistance::kSameSocket;  // no table loads on a one-socket, no-SMT machine
     if (socket_[a] != socket_[b]) return CpuDistance::kOtherSocket;
     return core_[a] == core_[b] ? CpuDistance::kSmtSibling : CpuDistance::kSameSocket;
   }
@@ -83,6 +84,7 @@ class Topology {
   std::vector<uint32_t> socket_;
   std::vector<uint32_t> core_;
   uint32_t nr_sockets_ = 1;
+  bool flat_ = true;  // one socket and no SMT: every pair of CPUs is kSameSocket
   std::array<SimTime, kNrCpuDistances> transfer_{};
   std::array<SimTime, kNrCpuDistances> ipi_{};
 };
