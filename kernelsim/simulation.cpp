@@ -23,6 +23,7 @@ Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
     : SimFloor(machine.time_slice),
       machine_(machine),
       costs_(costs),
+      topology_(machine.topology, machine.nr_cpus, costs),
       config_(config),
       policies_(PolicySet::build(config)),
       cpus_(make_cpus(machine.nr_cpus)),
@@ -57,6 +58,10 @@ std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine,
     if (error)
       *error =
           "fs_block_size " + std::to_string(bs) + " is not a power of two dividing the page size";
+    return nullptr;
+  }
+  if (std::string e = check_topology(machine.topology); !e.empty()) {
+    if (error) *error = e;
     return nullptr;
   }
   if (machine.cma_bytes > machine.memory_bytes) {

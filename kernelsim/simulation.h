@@ -41,6 +41,7 @@
 #include "kernelsim/policy/policy_set.h"
 #include "kernelsim/sched/core.h"
 #include "kernelsim/sched/cpu.h"
+#include "kernelsim/sched/topology.h"
 #include "kernelsim/sim/event_queue.h"
 #include "kernelsim/sim/op.h"
 #include "kernelsim/sim/sim_floor.h"
@@ -62,6 +63,9 @@ struct MachineConfig {
   uint64_t memcg_limit_bytes = 0;  // limit of each memcg; 0 = unlimited
   uint32_t memcg_nr_groups = 1;    // memcgs the mms share; 0 = one per mm
   uint64_t cma_bytes = 0;          // CMA area at the top of the zone (mm/cma.h); 0 = none
+  // Sockets, cores and SMT siblings (sched/topology.h); the default is one socket without SMT,
+  // where every cache-line transfer costs cacheline_transfer.
+  CpuTopology topology{};
 };
 
 class Simulation final : public SimFloor {
@@ -69,7 +73,7 @@ class Simulation final : public SimFloor {
   // REQUIRES: machine valid (see create()).
   Simulation(const MachineConfig& machine, const CostProfile& costs, const KernelConfig& config);
   // nullptr and *error set when `machine` is not one the model can build (CPU count, block size,
-  // CMA area larger than memory).
+  // CMA area larger than memory, a topology with a zero count).
   static std::unique_ptr<Simulation> create(const MachineConfig& machine, const CostProfile& costs,
                                             const KernelConfig& config, std::string* error);
   // The same with knobs as text ("key=value,..." or a policy "preset+knob=value"; "" = the
@@ -136,6 +140,8 @@ class Simulation final : public SimFloor {
   // The knobs that are decision procedures (policy/policy_set.h).
   const PolicySet& policies() const { return policies_; }
   const MachineConfig& machine() const { return machine_; }
+  // The CPUs' distances and what a line transfer or an IPI costs at each (sched/topology.h).
+  const Topology& topology() const { return topology_; }
   LockStat& lockstat() { return lockstat_; }
   PageAllocator& page_alloc() { return *page_alloc_; }
   const PageAllocator& page_alloc() const { return *page_alloc_; }
@@ -176,6 +182,7 @@ class Simulation final : public SimFloor {
  private:
   MachineConfig machine_;
   CostProfile costs_;
+  Topology topology_;
   KernelConfig config_;
   PolicySet policies_;
   LockStat lockstat_;

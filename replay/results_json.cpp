@@ -87,28 +87,31 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
                        {"busy_ns", r.per_cpu[c].busy_ns},
                        {"idle_ns", r.per_cpu[c].idle_ns}});
   }
-  return {{"index", index},
-          {"policy", r.spec.policy_name},
-          {"policy_knobs", r.effective_policy},
-          {"cpus", r.cpus},
-          {"profile", r.spec.profile},
-          {"timing", timing_name(r.spec.timing)},
-          {"placement", placement_name(r.spec.placement)},
-          {"cache", cache_start_name(r.spec.cache)},
-          {"machine",
-           {{"cpus", r.cpus},
-            {"memory_bytes", r.memory_bytes},
-            {"swap_bytes", r.swap_bytes},
-            {"memcg_limit_bytes", r.spec.memcg_limit_bytes}}},
-          {"makespan_ns", r.makespan_ns},
-          {"operations", r.operations},
-          {"throughput_ops_per_s", r.throughput_ops_per_s()},
-          {"events_replayed", r.events_replayed},
-          {"ops", ops},
-          {"locks", locks},
-          {"counters", r.counters},
-          {"open_loop_lateness", histogram_to_json(r.open_loop_lateness)},
-          {"per_cpu", per_cpu}};
+  nlohmann::json j = {{"index", index},
+                      {"policy", r.spec.policy_name},
+                      {"policy_knobs", r.effective_policy},
+                      {"cpus", r.cpus},
+                      {"profile", r.spec.profile},
+                      {"timing", timing_name(r.spec.timing)},
+                      {"placement", placement_name(r.spec.placement)},
+                      {"cache", cache_start_name(r.spec.cache)},
+                      {"machine",
+                       {{"cpus", r.cpus},
+                        {"memory_bytes", r.memory_bytes},
+                        {"swap_bytes", r.swap_bytes},
+                        {"memcg_limit_bytes", r.spec.memcg_limit_bytes}}},
+                      {"makespan_ns", r.makespan_ns},
+                      {"operations", r.operations},
+                      {"throughput_ops_per_s", r.throughput_ops_per_s()},
+                      {"events_replayed", r.events_replayed},
+                      {"ops", ops},
+                      {"locks", locks},
+                      {"counters", r.counters},
+                      {"open_loop_lateness", histogram_to_json(r.open_loop_lateness)},
+                      {"per_cpu", per_cpu}};
+  // Only with --machine, so results without one read as they always did.
+  if (!r.spec.machine.empty()) j["machine"]["preset"] = r.spec.machine;
+  return j;
 }
 
 namespace {
@@ -153,6 +156,7 @@ nlohmann::json study_identity(const Study& study, const Shard& shard) {
                      {"timing", timing_name(s.timing)},
                      {"placement", placement_name(s.placement)},
                      {"cache", cache_start_name(s.cache)}});
+    if (!s.machine.empty()) specs.back()["machine"] = s.machine;
   }
   return {{"shards", shard.count}, {"runs", specs}};
 }

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/costs/machine_presets.h"
 #include "kernelsim/locking/lock_classes.h"
 #include "kernelsim/simulation.h"
 #include "replay/cost_profile_json.h"
@@ -169,7 +170,17 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   result->spec = spec;
   const formats::TraceMeta& meta = reader.meta();
   kernelsim::MachineConfig machine;
+  const kernelsim::MachinePreset* preset = nullptr;
+  if (!spec.machine.empty()) {
+    preset = kernelsim::find_machine_preset(spec.machine);
+    if (preset == nullptr) {
+      return Status::invalid_argument("--machine " + spec.machine + ": no such machine (" +
+                                      kernelsim::machine_preset_names() + ")");
+    }
+    kernelsim::apply_machine_preset(*preset, &machine);
+  }
   machine.nr_cpus = spec.cpus != 0            ? spec.cpus
+                    : preset != nullptr       ? preset->nr_cpus()
                     : meta.recorder.cpus != 0 ? meta.recorder.cpus
                                               : kDefaultCpus;
   if (machine.nr_cpus > kernelsim::NR_CPUS) {
@@ -179,6 +190,8 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   }
   if (spec.memory_bytes != 0) {
     machine.memory_bytes = spec.memory_bytes;
+  } else if (preset != nullptr) {
+    machine.memory_bytes = preset->memory_bytes;
   } else if (meta.recorder.memory_bytes != 0) {
     machine.memory_bytes = meta.recorder.memory_bytes;
   }
@@ -198,6 +211,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   } else if (Status s = resolve_cost_profile(spec.profile, &costs); !s) {
     return s;
   }
+  if (preset != nullptr) kernelsim::apply_machine_costs(*preset, &costs);
   std::string error;
   auto sim = kernelsim::Simulation::create(machine, costs, spec.config, &error);
   // Simulation::create() refuses only its machine configuration (CPUs, sizes): a bad argument.

@@ -51,6 +51,10 @@ struct RunSpec {
   // Costs given directly, used instead of resolving `profile` (which then only names them):
   // calibrate's throughput fit replays one trace under many candidate profiles.
   std::optional<kernelsim::CostProfile> costs;
+  // --machine: a preset of kernelsim/costs/machine_presets.h ("" = none: one socket, no SMT).
+  // It gives the CPUs, the memory and the topology with its distance costs; `cpus` and
+  // `memory_bytes` above still override its CPUs and memory.
+  std::string machine;
   Timing timing = Timing::kClosed;
   Placement placement = Placement::kSpread;
   CacheStart cache = CacheStart::kAuto;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernelsim/costs/machine_presets.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
@@ -25,12 +26,27 @@ std::unique_ptr<Simulation> make(uint32_t cpus, const char* policy) {
   return Simulation::create(m, cost_profile_default(), policy, nullptr);
 }
 
-// `threads` threads of one mm each write-fault their own share of kFaultsPerRun pages.
-void BM_PageFaults(benchmark::State& state, uint32_t threads, const char* policy) {
+// A machine preset's topology and distance costs over the default profile
+// (costs/machine_presets.h), with `cpus` of its CPUs.
+std::unique_ptr<Simulation> make_on(const char* preset, uint32_t cpus, const char* policy) {
+  const MachinePreset* p = find_machine_preset(preset);
+  MachineConfig m;
+  apply_machine_preset(*p, &m);
+  m.nr_cpus = cpus;
+  m.memory_bytes = uint64_t{16} << 30;  // as make(): the same zone for every case
+  CostProfile c = cost_profile_default();
+  apply_machine_costs(*p, &c);
+  return Simulation::create(m, c, policy, nullptr);
+}
+
+// `threads` threads of one mm each write-fault their own share of kFaultsPerRun pages, on one
+// socket (preset nullptr) or on a preset's sockets.
+void BM_PageFaults(benchmark::State& state, uint32_t threads, const char* policy,
+                   const char* preset = nullptr) {
   const uint64_t per_thread = kFaultsPerRun / threads;
   uint64_t faults = 0;
   for (auto _ : state) {
-    auto sim = make(threads, policy);
+    auto sim = preset != nullptr ? make_on(preset, threads, policy) : make(threads, policy);
     for (uint32_t i = 0; i < threads; ++i) {
       const uint64_t base = kBase + i * per_thread * PAGE_SIZE;
       std::vector<Op> ops = {Op::mmap_anon(base, per_thread * PAGE_SIZE, PROT_READ | PROT_WRITE),
@@ -178,6 +194,16 @@ void BM_PageFaultsUnderPressure(benchmark::State& state, const char* policy) {
 BENCHMARK_CAPTURE(BM_PageFaults, uncontended, 1, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PageFaults, cpus64_mmap_sem, 64, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PageFaults, cpus64_per_vma, 64, "fault_lock=per-vma")
+    ->Unit(benchmark::kMillisecond);
+// Issue 17: contended faults on multi-socket topologies (lock handoffs and shared lines priced
+// by distance): 64 CPUs of the 8-socket Westmere-EX (sockets 0-6 of its first threads), and all
+// 160 of its CPUs with SMT siblings.
+BENCHMARK_CAPTURE(BM_PageFaults, cpus64_westmere_ex_mmap_sem, 64, "", "westmere-ex-8s")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PageFaults, cpus160_westmere_ex_mmap_sem, 160, "", "westmere-ex-8s")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PageFaults, cpus160_westmere_ex_per_vma, 160, "fault_lock=per-vma",
+                  "westmere-ex-8s")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Reservation, map1GiB_touch1GiB, 1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Reservation, map64TiB_touch1GiB, uint64_t{64} << 10)

@@ -82,6 +82,12 @@ CostProfile cost_profile_default() {
   c.vma_remove = SimTime::zero();
   c.vma_expand = SimTime::ns(200);  // (unverified) maple tree store of the new end
   c.move_vma = SimTime::ns(500);    // (unverified) checks + copy_vma links + pmd walk setup
+  // Distances beyond one socket's cores (sched/topology.h): only a machine with a topology
+  // (--machine) charges them, and a machine preset (costs/machine_presets.cpp) replaces them
+  // with its own hardware's figures.
+  c.cacheline_transfer_smt = SimTime::ns(15);      // (unverified) siblings share L1D and L2
+  c.cacheline_transfer_remote = SimTime::ns(180);  // kernel-mm.md: 100-200+ ns across (unverified)
+  c.ipi_delivery_remote = SimTime::ns(800);        // (unverified) ipi_delivery + one socket hop
   return c;
 }
 
@@ -123,6 +129,10 @@ CostProfile cost_profile_xeon_2014() {
   c.pipe_rw = SimTime::ns(400);               // (unverified) default scaled to a 2.5 GHz core
   c.pipe_buf_page = SimTime::ns(300);         // (unverified) default scaled to a 2.5 GHz core
   c.socket_rw = SimTime::ns(2000);            // (unverified) default scaled to a 2.5 GHz core
+  // Distances beyond one socket (sched/topology.h), as in the default profile.
+  c.cacheline_transfer_smt = SimTime::ns(15);      // (unverified) siblings share L1D and L2
+  c.cacheline_transfer_remote = SimTime::ns(140);  // kernel-mm.md: 100-200+ ns across (unverified)
+  c.ipi_delivery_remote = SimTime::ns(1000);       // (unverified) ipi_delivery + one QPI hop
   return c;
 }
 
@@ -216,6 +226,9 @@ constexpr CostField kCostFields[] = {
     {"vma_remove", &CostProfile::vma_remove, /*added_later=*/true},
     {"vma_expand", &CostProfile::vma_expand, /*added_later=*/true},
     {"move_vma", &CostProfile::move_vma, /*added_later=*/true},
+    {"cacheline_transfer_smt", &CostProfile::cacheline_transfer_smt, /*added_later=*/true},
+    {"cacheline_transfer_remote", &CostProfile::cacheline_transfer_remote, /*added_later=*/true},
+    {"ipi_delivery_remote", &CostProfile::ipi_delivery_remote, /*added_later=*/true},
 };
 
 std::span<const CostField> cost_fields() {

@@ -89,14 +89,18 @@ struct CostProfile {
   SimTime tlb_flush_full;    // ns: full flush, CR3 write and direct cost (refill not modelled)
   SimTime ipi_send;          // ns: per target: csd setup + APIC ICR write by the initiator
   SimTime ipi_delivery;  // ns: from send to the target's handler start (1-5 us round trips, ATC'17)
-  SimTime ipi_handler_entry;  // ns: irq entry/exit + flush_tlb_func() overhead on the target
-  SimTime invlpgb_per_page;   // ns: INVLPGB broadcast of one page (unverified)
-  SimTime invlpgb_full;       // ns: INVLPGB of a whole ASID (unverified)
-  SimTime tlbsync;            // ns: TLBSYNC wait for all broadcast invalidations (unverified)
+  SimTime ipi_handler_entry;    // ns: irq entry/exit + flush_tlb_func() overhead on the target
+  SimTime ipi_delivery_remote;  // ns: ipi_delivery to a CPU on another socket (interconnect hop)
+  SimTime invlpgb_per_page;     // ns: INVLPGB broadcast of one page (unverified)
+  SimTime invlpgb_full;         // ns: INVLPGB of a whole ASID (unverified)
+  SimTime tlbsync;              // ns: TLBSYNC wait for all broadcast invalidations (unverified)
   // ---- Caches and locks ----
   SimTime
       cacheline_transfer;  // ns: moving a contended line to another core (40-100 ns in a socket)
   SimTime atomic_local;    // ns: atomic RMW on a line this core already owns
+  // By distance (sched/topology.h): cacheline_transfer above is the same-socket figure.
+  SimTime cacheline_transfer_smt;     // ns: the line comes from this core's SMT sibling (L1/L2)
+  SimTime cacheline_transfer_remote;  // ns: the line comes from a core on another socket
   // ---- Scheduler ----
   SimTime context_switch;  // ns: __schedule() + context_switch() between two tasks
   SimTime switch_mm;       // ns: switch_mm_irqs_off() to another mm (CR3 write; PCID or not)

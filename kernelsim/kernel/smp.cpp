@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernelsim/sched/cpu.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
@@ -13,6 +14,10 @@ void CsdWait::ack(SimTime ack_at) {
   last_ack_ = max(last_ack_, ack_at);
   --pending_;
   if (pending_ == 0 && parked_) finish();
+}
+
+uint32_t CsdWait::initiator_cpu() const {
+  return task_.cpu().id;
 }
 
 bool CsdWait::wait(SimTime not_before, std::function<void(SimTime)> on_done) {
@@ -46,7 +51,8 @@ void run_call_function(Simulation& sim, Cpu& cpu, SimTime start, const IpiFunc& 
   cpu.irq_busy_until = start + handler;
   if (cpu.curr != nullptr) cpu.pending_steal += handler;
   cpu.counters.irq_ns += static_cast<uint64_t>(handler.count_ns());
-  wait.ack(cpu.irq_busy_until + sim.costs().cacheline_transfer);
+  // The ack clears the csd flag the initiator spins on: that line goes back to its CPU.
+  wait.ack(cpu.irq_busy_until + sim.topology().line_transfer(cpu.id, wait.initiator_cpu()));
 }
 
 }  // namespace
@@ -93,7 +99,7 @@ bool SmpCallFunctionManyStep::run_now() {
     if (id == self) return;
     sent += c.ipi_send;
     send_call_function_ipi(
-        task_, sim.cpu(id), now + sent + c.ipi_delivery,
+        task_, sim.cpu(id), now + sent + sim.topology().ipi_delivery(self, id),
         [func = func_, entry = c.ipi_handler_entry](Cpu& target, SimTime) {
           return entry + func(target);
         },

@@ -8,7 +8,9 @@
 // target with interrupts off (arch/x86/irqflags.h: a spin_lock_irq*() holder or spinner) queues it
 // (llist_add to call_single_queue) and runs it when it re-enables them
 // (flush_smp_call_function_queue()), so a handler never lands inside an IRQ-off lock hold. Each
-// ack is one cacheline_transfer after its handler ends; the initiator spins until the last one.
+// ack is one line transfer back to the initiator's CPU after its handler ends; the initiator
+// spins until the last one. Delivery and acks cost by distance (sched/topology.h): another
+// socket's CPU takes ipi_delivery_remote and cacheline_transfer_remote.
 //
 // Invariants (asserted in smp.cpp):
 //  (1) an initiator sends with interrupts enabled (smp_call_function_many_cond()'s
@@ -42,7 +44,7 @@ class CsdWait {
   CsdWait(const CsdWait&) = delete;
   CsdWait& operator=(const CsdWait&) = delete;
 
-  // One handler finished at `handler_end`; its ack arrives one cacheline_transfer later.
+  // One handler's ack arrives at `ack_at` (its end + the line transfer back).
   void ack(SimTime ack_at);
   // Models csd_lock_wait() from t at now(): returns true when every ack is in (t advanced to
   // max(not_before, last ack)); false when t parked spinning until a deferred ack resumes it.
@@ -50,6 +52,8 @@ class CsdWait {
   bool wait(SimTime not_before, std::function<void(SimTime)> on_done);
 
   uint32_t pending() const { return pending_; }
+  // The CPU the initiator spins on (acks travel back to it).
+  uint32_t initiator_cpu() const;
 
  private:
   friend void send_call_function_ipi(Task&, Cpu&, SimTime, IpiFunc, CsdWait&);

@@ -25,7 +25,7 @@ bool QSpinLock::lock_now(Task& t, bool irq) {
   const SimTime at = sim_.now();
   if (holder_ == nullptr) {
     assert(queue_.empty() && "invariant (1)");
-    t.advance_to(word_.atomic_rmw(t.cpu().id, at, sim_.costs(), nullptr));
+    t.advance_to(word_.atomic_rmw(t.cpu().id, at, sim_.topology(), nullptr));
     holder_ = &t;
     acquired_at_ = t.clock();
     class_.record_acquire(t.cpu().id, 0, false);
@@ -47,16 +47,17 @@ void QSpinLock::unlock_now(Task& t, bool irq) {
   holder_ = nullptr;
   assert(t.preempt_count > 0 && "invariant (2)");
   --t.preempt_count;
-  if (!queue_.empty()) grant_next(at);
+  if (!queue_.empty()) grant_next(at, t.cpu().id);
   // Interrupts come back after the release: a deferred handler runs outside the hold.
   if (irq) local_irq_restore(sim_, t.cpu(), at);
 }
 
-// The MCS handoff: the first queued waiter gets the lock one line transfer after `at`.
-void QSpinLock::grant_next(SimTime at) {
+// The MCS handoff: the first queued waiter gets the lock one line transfer after `at`, at the
+// distance from the releasing CPU to the waiter's (another socket costs more: sched/topology.h).
+void QSpinLock::grant_next(SimTime at, uint32_t from_cpu) {
   const Waiter next = queue_.front();
   queue_.pop_front();
-  const SimTime granted = at + sim_.costs().cacheline_transfer;
+  const SimTime granted = at + sim_.topology().line_transfer(from_cpu, next.task->cpu().id);
   word_.hand_to(next.task->cpu().id, granted);
   holder_ = next.task;
   acquired_at_ = granted;

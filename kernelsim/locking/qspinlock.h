@@ -3,7 +3,8 @@
 //
 // FIFO (MCS queue): waiters are granted strictly in arrival order. Waiters burn their CPU
 // (state kSpinning, preemption disabled). Each handoff to a queued waiter costs one cache-line
-// transfer (the lock word and the MCS node move to the next CPU). So the k-th queued waiter is
+// transfer (the lock word and the MCS node move to the next CPU), priced by the distance from
+// the releasing CPU to the waiter's (sched/topology.h). So the k-th queued waiter is
 // granted at: release of the holder ahead of all + sum of the holds between + k transfers.
 // An uncontended acquire is one atomic RMW on the lock word (a transfer if another CPU owned it).
 //
@@ -72,7 +73,8 @@ class QSpinLock {
 
   bool lock_now(Task& t, bool irq);
   void unlock_now(Task& t, bool irq);
-  void grant_next(SimTime at);
+  // Hands the lock from `from_cpu` (the releaser's) to the first queued waiter.
+  void grant_next(SimTime at, uint32_t from_cpu);
 
   Simulation& sim_;
   LockClassStats& class_;

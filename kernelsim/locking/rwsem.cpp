@@ -43,7 +43,7 @@ RwSem::RwSem(Simulation& sim, std::string_view class_name)
       write_name_(sim.lockstat().stored_name(std::string(class_name).append(kRwSemWriteSuffix))) {}
 
 SimTime RwSem::count_rmw(Task& t) {
-  const SimTime done = count_.atomic_rmw(t.cpu().id, sim_.now(), sim_.costs(), nullptr);
+  const SimTime done = count_.atomic_rmw(t.cpu().id, sim_.now(), sim_.topology(), nullptr);
   t.advance_to(done);
   return done;
 }
@@ -172,7 +172,10 @@ void RwSem::rwsem_wake(SimTime at) {
   if (!spinners_.empty() && !handoff_due(at)) {
     const Spinner s = spinners_.front();
     spinners_.pop_front();
-    const SimTime granted = at + sim_.costs().cacheline_transfer;
+    // The spinner pulls the count's line from the releaser, who wrote it last (up_now()).
+    assert(count_.owner() != CacheLine::kNoOwner);
+    const SimTime granted =
+        at + sim_.topology().line_transfer(static_cast<uint32_t>(count_.owner()), s.task->cpu().id);
     grant(*s.task, true, granted, s.since, true);
     ++counters_.spin_acquired;
     sim_.sched().resume_spinner(*s.task, granted);

@@ -17,12 +17,13 @@ class PageCounter::AtomicStep final : public SharedStep {
     VmCounters& vm = sim.vm();
     const SimTime at = sim.now();
     bool bounced = false;
-    SimTime done = c_.line_.atomic_rmw(task_.cpu().id, at, sim.costs(), &bounced);
-    const SimTime own = bounced ? sim.costs().cacheline_transfer : sim.costs().atomic_local;
+    SimTime own;
+    SimTime done = c_.line_.atomic_rmw(task_.cpu().id, at, sim.topology(), &bounced, &own);
     vm.memcg_counter_wait_ns += static_cast<uint64_t>((done - at - own).count_ns());
     vm.memcg_counter_bounces += bounced ? 1 : 0;
     ok_ = c_.apply(delta_);
-    if (!ok_) done = c_.line_.atomic_rmw(task_.cpu().id, done, sim.costs(), nullptr);  // the revert
+    if (!ok_)
+      done = c_.line_.atomic_rmw(task_.cpu().id, done, sim.topology(), nullptr);  // the revert
     task_.advance_to(done);
     return true;
   }

@@ -11,7 +11,7 @@ bool VmaLock::vma_start_read_now(Task& t, uint64_t mm_lock_seq) {
   Simulation& sim = t.sim();
   assert(sim.now() == t.clock());
   if (lock_seq_ == mm_lock_seq) return false;
-  t.advance_to(line_.atomic_rmw(t.cpu().id, sim.now(), sim.costs(), nullptr));
+  t.advance_to(line_.atomic_rmw(t.cpu().id, sim.now(), sim.topology(), nullptr));
   ++readers_;
   t.mm()->vma_lock_read.record_acquire(t.cpu().id, 0, false);
   return true;
@@ -20,7 +20,7 @@ bool VmaLock::vma_start_read_now(Task& t, uint64_t mm_lock_seq) {
 void VmaLock::vma_end_read_now(Task& t) {
   Simulation& sim = t.sim();
   assert(readers_ > 0);
-  t.advance_to(line_.atomic_rmw(t.cpu().id, sim.now(), sim.costs(), nullptr));
+  t.advance_to(line_.atomic_rmw(t.cpu().id, sim.now(), sim.topology(), nullptr));
   --readers_;
   if (readers_ == 0 && waiting_writer_ != nullptr) {
     Task* w = waiting_writer_;

@@ -43,6 +43,9 @@ void register_policies_command(CLI::App& app, int* exit_code) {
         std::printf("    %s %-14s %s\n", v.name == def ? "*" : " ", v.name.c_str(), v.doc.c_str());
       }
     }
+    std::printf(
+        "\nmachines (sockets, cores, SMT, memory and distance costs): trace-replay machines; "
+        "pick one with --machine NAME\n");
     *exit_code = kExitOk;
   });
 }

@@ -25,6 +25,7 @@ void register_compare_command(CLI::App& app, int* exit_code);       // tools/cli
 void register_scale_command(CLI::App& app, int* exit_code);         // tools/cli/cmd_study.cpp
 void register_merge_command(CLI::App& app, int* exit_code);
 void register_policies_command(CLI::App& app, int* exit_code);
+void register_machines_command(CLI::App& app, int* exit_code);   // tools/cli/cmd_machines.cpp
 void register_validate_command(CLI::App& app, int* exit_code);   // tools/cli/cmd_validate.cpp
 void register_calibrate_command(CLI::App& app, int* exit_code);  // tools/cli/cmd_calibrate.cpp
 void register_report_command(CLI::App& app, int* exit_code);     // tools/cli/cmd_report.cpp

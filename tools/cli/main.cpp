@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   register_scale_command(app, &exit_code);
   register_merge_command(app, &exit_code);
   register_policies_command(app, &exit_code);
+  register_machines_command(app, &exit_code);
   register_calibrate_command(app, &exit_code);
   register_validate_command(app, &exit_code);
   register_report_command(app, &exit_code);

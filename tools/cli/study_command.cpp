@@ -12,6 +12,7 @@
 
 #include "formats/atomic_file.h"
 #include "formats/trace_reader.h"
+#include "kernelsim/costs/machine_presets.h"
 #include "replay/hgrm.h"
 #include "replay/policy_spec.h"
 #include "replay/results_csv.h"
@@ -157,7 +158,11 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
                   "for several (trace-replay policies lists them)");
   cmd->add_option("--cpus", a->cpus, "simulated CPUs (scale: a list, e.g. 1,2,4,8)")
       ->delimiter(',');
-  cmd->add_option("--memory", a->memory, "simulated memory, e.g. 3G (default: the trace's)");
+  cmd->add_option("--memory", a->memory,
+                  "simulated memory, e.g. 3G (default: the --machine's, else the trace's)");
+  cmd->add_option("--machine", a->machine,
+                  "machine preset: CPUs, memory, sockets/cores/SMT and their distance costs "
+                  "(trace-replay machines lists them); --cpus and --memory override it");
   cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G (default: the trace's)");
   cmd->add_option("--min-free-kbytes", a->min_free_kbytes,
                   "vm.min_free_kbytes of the simulated machine (default: the kernel's formula)");
@@ -236,6 +241,14 @@ Status run_study_args(const StudyArgs& a) {
                                       std::to_string(kernelsim::NR_CPUS));
     }
   }
+  const kernelsim::MachinePreset* preset = nullptr;
+  if (!a.machine.empty()) {
+    preset = kernelsim::find_machine_preset(a.machine);
+    if (preset == nullptr) {
+      return Status::invalid_argument("--machine " + a.machine + ": no such machine (" +
+                                      kernelsim::machine_preset_names() + ")");
+    }
+  }
   const std::vector<std::string> policies = replay::split_policy_list(a.policies);
   // Outputs are checked before any work: a missing or read-only directory fails now, not after
   // the simulation.
@@ -266,7 +279,10 @@ Status run_study_args(const StudyArgs& a) {
       return Status::invalid_argument("--timeline-window needs --timeline FILE.json");
     }
   }
-  std::vector<uint32_t> cpu_list = a.cpus.empty() ? std::vector<uint32_t>{0} : a.cpus;
+  // No --cpus: the machine's CPUs (0 = the trace's, resolved per run).
+  std::vector<uint32_t> cpu_list = !a.cpus.empty()     ? a.cpus
+                                   : preset != nullptr ? std::vector<uint32_t>{preset->nr_cpus()}
+                                                       : std::vector<uint32_t>{0};
 
   // Traces: one, or one generated per core count.
   std::vector<std::unique_ptr<formats::TraceReader>> readers;
@@ -305,6 +321,7 @@ Status run_study_args(const StudyArgs& a) {
       run.spec.memcg_limit_bytes = memcg_limit;
       run.spec.cma_bytes = cma;
       run.spec.profile = a.profile;
+      run.spec.machine = a.machine;
       run.spec.timing = a.timing == "open" ? replay::Timing::kOpen : replay::Timing::kClosed;
       run.spec.placement = a.placement == "pack"          ? replay::Placement::kPack
                            : a.placement == "as-recorded" ? replay::Placement::kAsRecorded

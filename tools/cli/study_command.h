@@ -26,6 +26,7 @@ struct StudyArgs {
   std::string memcg_limit;
   std::string cma;  // "64M"
   std::string profile = "default";
+  std::string machine;  // --machine: a preset (trace-replay machines); "" = none
   std::string timing = "closed";
   std::string placement = "spread";
   std::string cache = "auto";  // --cache: page-cache state of the trace's files at the start

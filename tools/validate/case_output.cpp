@@ -56,7 +56,8 @@ nlohmann::json opt(std::optional<double> v) {
 void print_case(std::ostream& out, const CaseResult& cr) {
   const ValidationCase& vc = *cr.vc;
   out << vc.name << ": " << vc.title << "\n";
-  out << "  seed " << vc.seed << " machine: " << vc.machine << "\n";
+  out << "  seed " << vc.seed << " machine: " << vc.machine
+      << (vc.machine_preset.empty() ? "" : " (--machine " + vc.machine_preset + ")") << "\n";
   out << "  replayed at scale '" << cr.scale->name << "' (" << cr.scale->note << "), "
       << cr.scale->cpus << " CPUs, profile " << vc.profile << "\n";
   size_t mw = 8, aw = 8;
@@ -118,6 +119,7 @@ nlohmann::json case_to_json(const CaseResult& cr) {
   j["title"] = vc.title;
   j["workload"] = vc.workload;
   j["machine"] = vc.machine;
+  if (!vc.machine_preset.empty()) j["machine_preset"] = vc.machine_preset;
   j["profile"] = vc.profile;
   j["scale"] = {{"name", cr.scale->name},
                 {"params", cr.scale->params},

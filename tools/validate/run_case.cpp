@@ -90,10 +90,15 @@ Status run_case(const ValidationCase& vc, const Scale& scale, const RunCaseOptio
     run.spec.config = configs[static_cast<size_t>(&arm - vc.arms.data())];
     run.spec.rewrites = rewrites[static_cast<size_t>(&arm - vc.arms.data())];
     run.spec.cpus = scale.cpus;
-    run.spec.memory_bytes = scale.memory_bytes;
+    // A scale without a memory size runs on the trace's (the generator scales it with the
+    // workload), also on a machine preset, whose memory is the full-size machine's.
+    run.spec.memory_bytes = scale.memory_bytes != 0
+                                ? scale.memory_bytes
+                                : readers[it->second]->meta().recorder.memory_bytes;
     run.spec.swap_bytes = scale.swap_bytes;
     run.spec.min_free_kbytes = scale.min_free_kbytes;
     run.spec.profile = vc.profile;
+    run.spec.machine = vc.machine_preset;
     study.runs.push_back(run);
   }
 

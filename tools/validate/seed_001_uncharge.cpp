@@ -6,9 +6,22 @@
 // fault, unmap in parallel)" on 48 CPUs. The regressed 3.17-rc2 figure (uncharge per
 // PAGEVEC_SIZE pages) is not in the thread, so that arm shows the model's figure only.
 //
+// The published figures are Dave's, so the case replays on his machine (--machine
+// westmere-ex-8s: 8 sockets x 10 cores x 2 threads, res_counter lock handoffs and shared lines
+// priced by socket distance) with one process per CPU, as will-it-scale's page_fault2 process
+// mode runs at its top count; Michal's workload shape (a private file mapping per process,
+// fault, unmap) stands in for page_fault2's. Michal's own box is preset xeon-2s-48.
+//
+// The regression itself (uncharge-pagevec clearly below both) is not reproduced: the model gives
+// it 0.96x (ci) and 0.99x (default) of 3.16. What is missing: NUMA nodes. The model has one node,
+// so one lru_lock serves all 160 CPUs (about 3.7 us of lru_lock wait per fault here) and caps
+// every arm alike; Dave's 8 nodes each had their own zones' lru_locks with node-local pages, which
+// leaves the one per-memcg res_counter lock as the shared point. Also missing: 3.x spinlocks were
+// ticket locks, whose handoff grows with the number of spinning waiters; the model's are MCS.
+//
 // Both figures are "about" values and the thread calls the fix a recovery, so fault rates within
 // 10% of each other count as the same. Scales shrink the mapping per process (fewer faults per
-// round); the processes, the CPUs and the per-page lock traffic stay as in the thread.
+// round); the processes, the CPUs and the per-page lock traffic stay as on the machine.
 
 #include "tools/validate/cases.h"
 #include "tools/validate/extract.h"
@@ -17,6 +30,11 @@ namespace mmreplay::validate {
 namespace {
 
 constexpr double kAboutFiguresTieBand = 0.10;
+constexpr uint32_t kWestmereExCpus = 160;  // preset westmere-ex-8s: "8-socket, 160-thread"
+// The preset's memory (256 GiB, unverified) times the scale: 160 private 256M file mappings
+// (40 GiB at full size) fit without reclaim, as on Dave's machine; the generator's memory (its
+// 32 GiB for Michal's 96 processes, scaled) would reclaim and OOM at 160.
+constexpr uint64_t kWestmereExMemory = uint64_t{256} << 30;
 
 }  // namespace
 
@@ -27,7 +45,10 @@ ValidationCase seed_001_uncharge() {
   c.title =
       "memcg uncharge per pagevec (3.17-rc2) vs per gather batch vs 3.16 (page-fault scaling)";
   c.workload = "page-fault-scale";
-  c.machine = "48 CPUs; 96 processes mmap a 256M private file, write-fault it, munmap";
+  c.machine =
+      "Dave Hansen's 8-socket 160-thread Westmere-EX; 160 processes mmap a 256M private file, "
+      "write-fault it, munmap";
+  c.machine_preset = "westmere-ex-8s";
   c.profile = "xeon-2014";
   c.arms = {
       {"linux-3.16", "linux-3.16", {}},
@@ -51,20 +72,26 @@ ValidationCase seed_001_uncharge() {
   };
   c.scales = {
       {"ci",
-       {"--processes", "96", "--loops", "2", "--scale", "1/64"},
-       48,
+       {"--processes", "160", "--loops", "2", "--scale", "1/64"},
+       kWestmereExCpus,
+       kWestmereExMemory / 64,
        0,
        0,
-       0,
-       "96 processes x 4 MiB x 2 rounds"},
+       "160 processes x 4 MiB x 2 rounds"},
       {"default",
-       {"--processes", "96", "--scale", "1/16"},
-       48,
+       {"--processes", "160", "--scale", "1/16"},
+       kWestmereExCpus,
+       kWestmereExMemory / 16,
        0,
        0,
+       "160 processes x 16 MiB x 4 rounds"},
+      {"full",
+       {"--processes", "160"},
+       kWestmereExCpus,
+       kWestmereExMemory,
        0,
-       "96 processes x 16 MiB x 4 rounds"},
-      {"full", {"--processes", "96"}, 48, 0, 0, 0, "96 processes x 256 MiB x 4 rounds"},
+       0,
+       "160 processes x 256 MiB x 4 rounds"},
   };
   return c;
 }

@@ -33,7 +33,7 @@ struct Scale {
   std::string name;                 // "ci", "default", "full"
   std::vector<std::string> params;  // generator parameters ("--scale", "1/64", ...)
   uint32_t cpus = 0;
-  uint64_t memory_bytes = 0;  // 0 = the trace's
+  uint64_t memory_bytes = 0;  // 0 = the trace's (never the machine preset's full size)
   uint64_t swap_bytes = 0;
   uint64_t min_free_kbytes = 0;  // 0 = the kernel's formula on the scaled memory
   std::string note;
@@ -87,8 +87,12 @@ struct ValidationCase {
   std::string name;  // "seed-000-madv-free"
   std::string seed;  // "000"
   std::string title;
-  std::string workload;   // generator name (tools/gen)
-  std::string machine;    // as the thread describes it
+  std::string workload;  // generator name (tools/gen)
+  std::string machine;   // as the thread describes it
+  // The thread's machine as a --machine preset (kernelsim/costs/machine_presets.h): its topology
+  // and distance costs; "" = one socket, no SMT. A scale's cpus and memory (or the trace's)
+  // override the preset's.
+  std::string machine_preset;
   std::string profile;    // cost profile of the thread's hardware era
   std::vector<Arm> arms;  // arms[0] is the baseline
   std::vector<Metric> metrics;

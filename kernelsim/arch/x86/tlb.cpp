@@ -109,7 +109,7 @@ SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait) {
     sent += c.ipi_send;
     const SimTime sent_at = now + sent;
     send_call_function_ipi(
-        t, target, sent_at + c.ipi_delivery,
+        t, target, sent_at + sim.topology().ipi_delivery(self.id, id),
         [&sim, info, gen = info.mm->tlb_gen, sender_id = t.id(), sender_cpu = self.id, sent_at](
             Cpu& cpu, SimTime start) {
           const bool was_lazy = cpu.is_lazy;

@@ -1,0 +1,59 @@
+// --machine in a run: a preset gives the CPUs, memory and topology; --cpus and --memory still
+// override it; a name that is no preset is a bad argument naming the flag and the presets.
+
+#include <gtest/gtest.h>
+
+#include "replay/results_json.h"
+#include "replay/run.h"
+#include "tests/formats/random_trace.h"
+#include "tools/gen/generate.h"
+
+namespace mmreplay::replay {
+namespace {
+
+std::unique_ptr<formats::TraceReader> small_trace() {
+  const std::string path = formats::testing::temp_path("machine-run.mmtrace");
+  gen::PreparedWorkload prepared;
+  gen::GenStats stats;
+  const std::vector<std::string> params = {"--processes", "4", "--loops", "1", "--scale", "1/256"};
+  Status s = gen::prepare_workload("page-fault-scale", params, path, &prepared);
+  if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
+  EXPECT_TRUE(s) << s.message();
+  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
+  EXPECT_TRUE(reader) << s.message();
+  return reader;
+}
+
+TEST(MachineRun, UnknownMachineIsABadArgumentListingThePresets) {
+  auto reader = small_trace();
+  ChunkCache cache(16);
+  RunSpec spec;
+  spec.machine = "pdp-11";
+  RunResult r;
+  const Status s = execute_run(spec, *reader, cache, &r);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message().rfind("--machine pdp-11: no such machine (", 0), 0u) << s.message();
+  EXPECT_NE(s.message().find("westmere-ex-8s"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find('\n'), std::string::npos);
+}
+
+TEST(MachineRun, PresetGivesCpusAndMemoryAndFlagsOverrideThem) {
+  auto reader = small_trace();
+  ChunkCache cache(16);
+  RunSpec spec;
+  spec.machine = "xeon-2s-48";
+  RunResult preset;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &preset));
+  EXPECT_EQ(preset.cpus, 48u);
+  EXPECT_EQ(preset.memory_bytes, uint64_t{32} << 30);
+  spec.cpus = 8;
+  spec.memory_bytes = uint64_t{2} << 30;
+  RunResult overridden;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &overridden));
+  EXPECT_EQ(overridden.cpus, 8u);
+  EXPECT_EQ(overridden.memory_bytes, uint64_t{2} << 30);
+  EXPECT_EQ(run_to_json(0, overridden)["machine"]["preset"], "xeon-2s-48");
+}
+
+}  // namespace
+}  // namespace mmreplay::replay
