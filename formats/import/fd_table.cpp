@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "formats/import/text_scan.h"
+
 namespace mmreplay::formats {
 using detail::FdOp;
 namespace {
@@ -75,15 +77,35 @@ size_t name_inherited_fds(uint64_t mm, const std::vector<std::pair<int32_t, std:
   return named;
 }
 
+namespace {
+
+bool is_number(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// The names FdTables::new_description() gives files without a path: "pid MM fd N" (from before
+// the recording) and "KIND pid MM fd N" (opened unseen, e.g. by the dynamic loader).
+bool is_unnamed_fd_name(std::string_view path) {
+  std::vector<std::string_view> words;
+  std::string_view rest = path;
+  for (std::string_view w = next_token(&rest); !w.empty(); w = next_token(&rest))
+    words.push_back(w);
+  if (words.size() == 5) words.erase(words.begin());  // the kind
+  return words.size() == 4 && words[0] == "pid" && is_number(words[1]) && words[2] == "fd" &&
+         is_number(words[3]);
+}
+
+}  // namespace
+
 size_t resolve_relative_paths(const std::string& cwd, std::vector<FileInfo>* files) {
   if (cwd.empty() || cwd.front() != '/') return 0;
   size_t resolved = 0;
   for (FileInfo& f : *files) {
     // Kinds come from absolute paths and the names strace and perf give (file_kind_of_path);
     // what is left unknown with a name not starting at '/' was opened by a relative path. The
-    // "pid MM fd N" placeholders of unnamed fds are no path.
+    // placeholders of files without a path ("pid MM fd N") are no path.
     if (f.kind != FileKind::kUnknown || f.path.empty() || f.path.front() == '/' ||
-        f.path.starts_with(kUnnamedFdPrefix)) {
+        is_unnamed_fd_name(f.path)) {
       continue;
     }
     const std::string absolute = (std::filesystem::path(cwd) / f.path).lexically_normal().string();

@@ -349,8 +349,9 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     ++report_.fd_calls;
     if (fd_op_of_call(call, ret, &op)) {
       push_fd_op(&s, tid, ts, std::move(op), nullptr);
-    } else if ((call.sc == Syscall::kPipe || call.sc == Syscall::kPipe2) && ret == 0 &&
-               call.fds_out.empty()) {
+    } else if ((call.sc == Syscall::kPipe || call.sc == Syscall::kPipe2 ||
+                call.sc == Syscall::kSocketpair) &&
+               ret == 0 && call.fds_out.empty()) {
       s.thread(tid).unseen_pipe = ts;  // perf: the fds may follow (pipe_fds())
       s.thread(tid).unseen_pipe_call = call.sc;
     } else {
@@ -383,14 +384,14 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   s.thread(tid).items.push_back(item);
 }
 
-void ImportBuilder::pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1) {
+void ImportBuilder::pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1, FileKind kind) {
   auto& s = impl_->state;
   ThreadState& t = s.thread(tid);
   FdOp op;
   op.type = FdOp::Type::kOpenPair;
   op.fd = fd0;
   op.fd2 = fd1;
-  op.kind = FileKind::kPipe;
+  op.kind = kind;
   op.created = true;
   // At the call, else (its syscall not recorded) where the probe saw it return.
   const uint64_t at = t.unseen_pipe.value_or(ts);

@@ -110,10 +110,12 @@ class ImportBuilder {
   // The path the thread's next syscall opens (a uprobe on the libc open function that makes it,
   // seen before the syscall's enter). Any other syscall enter on the thread drops it.
   void open_path(uint64_t tid, std::string_view path);
-  // The descriptors the thread's pipe or pipe2 call just returned (a return probe on glibc's
-  // wrapper: perf prints them only behind a pointer). They become the call's pair of pipe fds;
-  // a pipe call whose fds never come is counted as ignored.
-  void pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1);
+  // The descriptors the thread's pipe, pipe2 or socketpair call just returned (a return probe on
+  // glibc's wrapper: perf prints them only behind a pointer). They become the call's pair of
+  // fds of `kind` (pipe, or socket for socketpair); a call whose fds never come is counted as
+  // ignored.
+  void pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1,
+                FileKind kind = FileKind::kPipe);
   // The ranges of the thread's next process_madvise (an entry uprobe on glibc's wrapper that
   // reads its iovec array; perf prints the syscall's only as a pointer), of the call's `vlen`.
   // Any other syscall enter on the thread drops them; fewer than vlen are counted as truncated.

@@ -52,8 +52,8 @@ struct ThreadState {
   std::string open_path;  // ImportBuilder::open_path(), for the next syscall enter
   // ImportBuilder::vector_ranges(), for the next syscall enter (a process_madvise).
   std::optional<std::vector<Range>> vector_ranges;
-  // A pipe/pipe2 that succeeded without its fds (perf): when it started, until pipe_fds() names
-  // them or the thread's next syscall.
+  // A pipe/pipe2/socketpair that succeeded without its fds (perf): when it started, until
+  // pipe_fds() names them or the thread's next syscall.
   std::optional<uint64_t> unseen_pipe;
   Syscall unseen_pipe_call = Syscall::kPipe2;
   bool has_exit = false;

@@ -240,7 +240,10 @@ class PerfScriptParser {
       v[k] = negative ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
     }
     if (v[2] == 0 && v[0] >= 0 && v[1] >= 0) {
-      b_.pipe_fds(l.tid, l.ts, static_cast<int32_t>(v[0]), static_cast<int32_t>(v[1]));
+      // "mmreplay_pipe_socketpair_PID__return": the pair is two connected sockets.
+      const bool socketpair = l.event.find("_socketpair_") != std::string_view::npos;
+      b_.pipe_fds(l.tid, l.ts, static_cast<int32_t>(v[0]), static_cast<int32_t>(v[1]),
+                  socketpair ? FileKind::kSocket : FileKind::kPipe);
     }
     return Status::ok();
   }

@@ -41,7 +41,8 @@ inline constexpr std::string_view kOpenProbeGroup = "probe_libc";
 inline constexpr std::string_view kOpenProbePrefix = "mmreplay_open";
 // Return probes on glibc's pipe and pipe2 (the same OpenProbes):
 // "probe_libc:mmreplay_pipe_pipe2_PID__return: (7f.. <- 55..) fd0=3 fd1=5 ret=0". The two
-// descriptors of the thread's pipe call just before (sys_exit_pipe2 prints only its 0).
+// descriptors of the thread's pipe call just before (sys_exit_pipe2 prints only its 0). Also on
+// socketpair ("mmreplay_pipe_socketpair_PID__return"): its fds are sockets.
 inline constexpr std::string_view kPipeProbePrefix = "mmreplay_pipe";
 // An entry probe on glibc's process_madvise (the same OpenProbes) fetching the first
 // kVectorProbeRanges entries of its iovec array (perf prints the syscall's iovec only as a

@@ -124,5 +124,25 @@ TEST(FailedCalls, TheReplayRunsARefusedCallAsASyscallThatFails) {
   EXPECT_EQ(run.counters.count("observations"), 0u);
 }
 
+TEST(SocketpairProbe, TheReturnProbeNamesTwoSockets) {
+  ImportReport r;
+  const ImportedTrace t = import_it(
+      "p 10/10 [0] 1.000000000: syscalls:sys_enter_socketpair: family: 0x00000001, type: "
+      "0x00000001, protocol: 0x00000000, usockvec: 0x7ffd371e96d4\n"
+      "p 10/10 [0] 1.000001000: syscalls:sys_exit_socketpair: 0x0\n"
+      "p 10/10 [0] 1.000001500: probe_libc:mmreplay_pipe_socketpair_99__return: (7f3fea6c7df0 <- "
+      "5620bcbb916c) fd0=3 fd1=5 ret=0\n"
+      "p 10/10 [0] 1.000002000: syscalls:sys_enter_write: fd: 0x00000003, buf: 0x7f0000200000, "
+      "count: 0x00000010\n"
+      "p 10/10 [0] 1.000003000: syscalls:sys_exit_write: 0x10\n",
+      &r);
+  EXPECT_EQ(r.ignored_by_name.count("socketpair"), 0u);
+  ASSERT_FALSE(t.meta.files.empty());
+  for (const FileInfo& f : t.meta.files) EXPECT_EQ(f.kind, FileKind::kSocket) << f.path;
+  const Event* w = testing::first_of(t, 0, EventKind::kFileWrite);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(t.meta.files[w->arg0 - 1].kind, FileKind::kSocket);
+}
+
 }  // namespace
 }  // namespace mmreplay::formats
