@@ -301,7 +301,9 @@ TEST_F(RealPrograms, SpinBesideSleepOnOneCpu) {
 // woken side to the waker's CPU as wake_affine_idle() does (kernelsim/sched/wake_affine.h); before
 // it the test replayed --placement as-recorded. The reads copy into a fresh 64 MiB buffer: each
 // page's fault is taken inside the read and costs calibrate's fault_from_kernel and
-// copy_page_cold beyond a user-mode fault (tools/calibrate/probes_kernel_fault.cpp).
+// copy_page_cold beyond a user-mode fault (tools/calibrate/probes_kernel_fault.cpp). Seen under
+// load 5-9 (other builds): replays of 64-68 ms (105-148 ms in the first run) against natives of
+// 66-144 ms; one trace and profile replayed 66.7 ms, 126.3 ms with wake_affine=off.
 TEST_F(RealPrograms, PipeBetweenProcesses) {
   check({"pipe_pair", {}, {}, {}, "", ""});
 }
