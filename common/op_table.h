@@ -58,7 +58,8 @@
   X(FutexWake,     TRACE_AND_MODEL, 22, "futex_wake",     "",               "")                   \
   X(FutexWait,     TRACE_AND_MODEL, 23, "futex_wait",     "",               "")                   \
   X(Think,         MODEL_ONLY,      -1, "think",          "",               "")                   \
-  X(Sleep,         MODEL_ONLY,      -1, "sleep",          "",               "")
+  X(Sleep,         MODEL_ONLY,      -1, "sleep",          "",               "")                   \
+  X(SyscallFailed, MODEL_ONLY,      -1, "syscall_failed", "",               "")
 // clang-format on
 
 // MMREPLAY_OP_IF_TRACE_##in(...) and MMREPLAY_OP_IF_MODEL_##in(...) keep their arguments for the

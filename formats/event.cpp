@@ -17,6 +17,7 @@ constexpr std::array<ObservationName, kObservationKindCount> kObservationNames =
     {"lock_contention_end", "lock:contention_end"},
     {"tlb_flush", "tlb:tlb_flush"},
     {"off_cpu", "PERF_RECORD_SWITCH"},
+    {"failed_call", "sys_exit with -errno"},
 }};
 
 constexpr std::array<std::string_view, kBlockCallCount> kBlockCallNames = {

@@ -69,7 +69,8 @@ namespace mmreplay::formats {
 //                   the importer added between two threads' events that the recording implies
 //                   (formats/import/address_order.h: a use of a range after another thread's
 //                   mmap of it; pipe_wakeups.h: a pipe read after the write of its data),
-//                   replayed the same way. A futex_wait that a thread's exit ended
+//                   replayed the same way (the wake of a pipe edge has uaddr kSyncOrderUaddr:
+//                   a sync wake-up). A futex_wait that a thread's exit ended
 //                   (pthread_join) waits for a futex_wake just before that thread_exit.
 enum class EventKind : uint8_t {
 #define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk, )
@@ -107,8 +108,14 @@ enum class ObservationKind : uint8_t {
   // preempted (still runnable), 0 when it slept. Time neither the program nor the recorder
   // spent on the CPU: the gap around it is think time without it (formats/think_time.h).
   kOffCpu = 6,
+  // The program made a system call that the kernel refused (it returned -errno), from ts for
+  // duration_ns; value = errno. Not a program action the model can repeat (its effect is no
+  // effect), but its time is kernel time, not think time: the replay runs it as a syscall that
+  // fails (kernelsim OpKind::kSyscallFailed). Readers that predate it skip it as an observation
+  // and still keep its duration out of the gaps around it (formats/think_time.h).
+  kFailedCall = 7,
 };
-inline constexpr int kObservationKindCount = 7;
+inline constexpr int kObservationKindCount = 8;
 
 // Which system call a kBlock event blocked in (its arg0; part of the on-disk format: append,
 // never renumber). Reads and writes of pipes block too: they stay file_read/file_write, ordered
@@ -137,6 +144,12 @@ bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* k
 // The uaddr (arg1) of futex_wake and futex_wait events that are ordering edges, not futex
 // calls: no futex word sits at address 0 (futex() on it fails with EFAULT).
 inline constexpr uint64_t kOrderUaddr = 0;
+// The uaddr of a futex_wake that is a pipe's wake-up (pipe_wakeups.h): an ordering edge as above,
+// and a sync wake-up (wake_up_interruptible_sync_poll()), which may pull the woken task to the
+// waker's CPU (kernelsim/sched/wake_affine.h). No futex word sits there either (futex() needs
+// 4-byte alignment: EINVAL); readers that predate it replay it as any other wake, so the format
+// version stays. Its futex_wait keeps kOrderUaddr.
+inline constexpr uint64_t kSyncOrderUaddr = 1;
 
 // kClone's arg1 when the capture did not see the flags (clone3 under perf: they sit behind a
 // pointer). No real flag word has every bit set.

@@ -43,6 +43,9 @@ inline constexpr uint32_t MAP_ANONYMOUS = 0x20;
 inline constexpr uint32_t MREMAP_MAYMOVE = 1;
 inline constexpr uint32_t MREMAP_FIXED = 2;
 inline constexpr uint32_t MREMAP_DONTUNMAP = 4;  // 5.7+, e346b3813067: the old range stays, empty
+// arch/x86/include/asm/trap_pf.h: page-fault error code bit, set when the fault came from user
+// mode (clear for one taken in the kernel's copy_to_user()/copy_from_user()).
+inline constexpr uint32_t X86_PF_USER = 1u << 2;
 inline constexpr int MADV_NORMAL = 0;
 inline constexpr int MADV_WILLNEED = 3;
 inline constexpr int MADV_DONTNEED = 4;
@@ -149,5 +152,9 @@ inline constexpr uint32_t ALLOC_CONTIG_MIGRATE_TRIES = 5;
 // kernel/sched/fair.c: sysctl_sched_base_slice (6.6+ EEVDF) = 0.75 ms, the same value as
 // sysctl_sched_min_granularity in 3.x CFS. The model's time slice when tasks share a CPU.
 inline constexpr int64_t sysctl_sched_base_slice_ns = 750'000;
+// kernel/sched/sched.h: wake flag of a waker about to sleep (pipe_write() and pipe_read() wake
+// the other side with wake_up_interruptible_sync_poll()); select_task_rq_fair() may then pull the
+// wakee to the waker's CPU (sched/wake_affine.h).
+inline constexpr uint32_t WF_SYNC = 0x10;
 
 }  // namespace mmreplay::kernelsim

@@ -29,9 +29,9 @@ bool is_lock_key(std::string_view key) {
 bool is_counter_key(std::string_view key) {
   if (common::find_counter(key) != nullptr || key == kObservationsCounter ||
       key == kThinkRemovedCounter || key == kThinkClampedCounter ||
-      key == kKernelModeFaultsCounter || key == kRewriteAdviceCounter ||
-      key == kRewriteBatchedCounter || key == kRewriteVectorsCounter ||
-      key == kRewriteSplitCounter) {
+      key == kKernelModeFaultsCounter || key == kFailedCallsCounter ||
+      key == kRewriteAdviceCounter || key == kRewriteBatchedCounter ||
+      key == kRewriteVectorsCounter || key == kRewriteSplitCounter) {
     return true;
   }
   if (!key.starts_with(kSkippedCounterPrefix)) return false;

@@ -28,6 +28,8 @@ inline constexpr std::string_view kThinkRemovedCounter = "think_removed_ns";
 inline constexpr std::string_view kThinkClampedCounter = "think_clamped";
 // Trace page faults taken in kernel mode (copy_to_user), replayed inside their syscall.
 inline constexpr std::string_view kKernelModeFaultsCounter = "kernel_mode_faults";
+// Recorded calls the kernel refused, replayed as syscalls that fail (formats/event.h kFailedCall).
+inline constexpr std::string_view kFailedCallsCounter = "failed_calls";
 // Trace rewrites (replay/trace_rewrite.h): calls whose advice purge_advice changed, madvise calls
 // madvise_batch=N merged and the vector calls it made of them, vector calls split per range.
 inline constexpr std::string_view kRewriteAdviceCounter = "rewrite_advice_changed";

@@ -281,6 +281,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
     add(kThinkRemovedCounter, c.gaps.removed_ns);
     add(kThinkClampedCounter, c.gaps.clamps);
     add(kKernelModeFaultsCounter, c.kernel_mode_faults);
+    add(kFailedCallsCounter, c.failed_calls);
     add(kRewriteAdviceCounter, c.rewrites.advice_rewritten);
     add(kRewriteBatchedCounter, c.rewrites.calls_batched);
     add(kRewriteVectorsCounter, c.rewrites.vector_calls_made);

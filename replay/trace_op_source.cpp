@@ -101,7 +101,7 @@ bool TraceOpSource::translate(Op& op) const {
       return true;
     }
     case EventKind::kPageFault:
-      op = Op::page_fault(e.addr, e.is_write());
+      op = Op::page_fault(e.addr, e.is_write(), !e.is_kernel_mode());
       if (e.is_kernel_mode()) ++counters_->kernel_mode_faults;
       return true;
     case EventKind::kTouch:
@@ -123,6 +123,14 @@ bool TraceOpSource::translate(Op& op) const {
       op = Op::contig_free(e.arg0);
       return true;
     case EventKind::kObservation:
+      // A call the kernel refused runs as a syscall that fails; only with its duration, which
+      // then is out of the gaps (without one, its time is still in the gap after it).
+      if (e.arg0 == static_cast<uint64_t>(formats::ObservationKind::kFailedCall) &&
+          e.has_duration()) {
+        op = Op::syscall_failed(static_cast<int>(e.arg1));
+        ++counters_->failed_calls;
+        return true;
+      }
       return false;  // what the real kernel did: compared with, never replayed
     case EventKind::kBlock:
       // Off CPU for the recorded time; unknown when the capture did not time the call.
@@ -130,7 +138,8 @@ bool TraceOpSource::translate(Op& op) const {
       op = Op::block(SimTime::ns(static_cast<int64_t>(e.duration_ns)));
       return true;
     case EventKind::kFutexWake:
-      op = Op::futex_wake(e.arg0);
+      // A pipe's wake-up is sync (event.h kSyncOrderUaddr): the wakee may move to this CPU.
+      op = Op::futex_wake(e.arg0, e.arg1 == formats::kSyncOrderUaddr ? kernelsim::WF_SYNC : 0);
       return true;
     case EventKind::kFutexWait:
       op = Op::futex_wait(e.arg0,

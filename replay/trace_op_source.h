@@ -13,9 +13,10 @@
 // its CPU and the gap after it is measured from its end, so think time stays on-CPU user time.
 // A `clone` event starts the child's task (run.cpp creates it waiting); a `wait_child` sleeps
 // until that child's task has exited.
-// Events the model does not replay (observations, blocks without a duration) still consume their
-// time gap and are counted per kind in `skipped`. A kernel-mode fault (kFlagKernel) starts inside
-// the syscall before it, so it replays right after that syscall with no think time between.
+// A failed_call observation (a call the kernel refused) replays as a syscall that fails.
+// Events the model does not replay (other observations, blocks without a duration) still consume
+// their time gap and are counted per kind in `skipped`. A kernel-mode fault (kFlagKernel) starts
+// inside the syscall before it, so it replays right after that syscall with no think time between.
 //
 // The policy's trace rewrites (purge_advice, madvise_batch) act between the thread's EventStream
 // and this source (replay/trace_rewrite.h): translate() sees the rewritten events, and the
@@ -48,8 +49,9 @@ struct SourceCounters {
   std::array<uint64_t, formats::kEventKindCount> skipped{};  // consumed but not modelled
   formats::GapTally gaps;                                    // tracing cost taken out (closed loop)
   uint64_t kernel_mode_faults = 0;                           // page faults with kFlagKernel
-  kernelsim::Histogram open_loop_lateness;                   // ns an op started after its timestamp
-  RewriteTally rewrites;                                     // what the trace rewrites changed
+  uint64_t failed_calls = 0;                // failed_call observations run as syscalls that fail
+  kernelsim::Histogram open_loop_lateness;  // ns an op started after its timestamp
+  RewriteTally rewrites;                    // what the trace rewrites changed
 };
 
 class TraceOpSource final : public kernelsim::OpSource {

@@ -93,7 +93,9 @@ void RewrittenStream::batch(Item first) {
   while (vec.ranges.size() < rewrites_.batch_ranges) {
     Item next;
     if (!read(&next)) break;
-    if (next.event.kind == EventKind::kObservation) {
+    // A failed call is the program's (formats/event.h kFailedCall): it ends the batch.
+    if (next.event.kind == EventKind::kObservation &&
+        next.event.arg0 != static_cast<uint64_t>(formats::ObservationKind::kFailedCall)) {
       held.push_back(std::move(next));
       continue;
     }

@@ -1,8 +1,11 @@
 #include "formats/import/fd_table.h"
 
 #include <array>
+#include <filesystem>
 
 #include <fmt/format.h>
+
+#include "formats/import/text_scan.h"
 
 namespace mmreplay::formats {
 using detail::FdOp;
@@ -63,7 +66,7 @@ size_t name_inherited_fds(uint64_t mm, const std::vector<std::pair<int32_t, std:
                           std::vector<FileInfo>* files) {
   size_t named = 0;
   for (const auto& [fd, path] : fds) {
-    const std::string unnamed = fmt::format("pid {} fd {}", mm, fd);
+    const std::string unnamed = fmt::format("{}{} fd {}", kUnnamedFdPrefix, mm, fd);
     for (FileInfo& f : *files) {
       if (f.path != unnamed) continue;
       f.path = path;
@@ -72,6 +75,47 @@ size_t name_inherited_fds(uint64_t mm, const std::vector<std::pair<int32_t, std:
     }
   }
   return named;
+}
+
+namespace {
+
+bool is_number(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// The names FdTables::new_description() gives files without a path: "pid MM fd N" (from before
+// the recording) and "KIND pid MM fd N" (opened unseen, e.g. by the dynamic loader).
+bool is_unnamed_fd_name(std::string_view path) {
+  std::vector<std::string_view> words;
+  std::string_view rest = path;
+  for (std::string_view w = next_token(&rest); !w.empty(); w = next_token(&rest))
+    words.push_back(w);
+  if (words.size() == 5) words.erase(words.begin());  // the kind
+  return words.size() == 4 && words[0] == "pid" && is_number(words[1]) && words[2] == "fd" &&
+         is_number(words[3]);
+}
+
+}  // namespace
+
+size_t resolve_relative_paths(const std::string& cwd, std::vector<FileInfo>* files) {
+  if (cwd.empty() || cwd.front() != '/') return 0;
+  size_t resolved = 0;
+  for (FileInfo& f : *files) {
+    // Kinds come from absolute paths and the names strace and perf give (file_kind_of_path);
+    // what is left unknown with a name not starting at '/' was opened by a relative path. The
+    // placeholders of files without a path ("pid MM fd N") are no path.
+    if (f.kind != FileKind::kUnknown || f.path.empty() || f.path.front() == '/' ||
+        is_unnamed_fd_name(f.path)) {
+      continue;
+    }
+    const std::string absolute = (std::filesystem::path(cwd) / f.path).lexically_normal().string();
+    const FileKind kind = file_kind_of_path(absolute);
+    if (kind == FileKind::kUnknown) continue;
+    f.path = absolute;
+    f.kind = kind;
+    ++resolved;
+  }
+  return resolved;
 }
 
 namespace detail {
@@ -163,7 +207,7 @@ uint32_t FdTables::new_description(uint64_t mm, int32_t fd, FileKind kind, bool 
     // A description with no path gets its own file, named after the fd that made it; an fd
     // from before the recording is "pid P fd N" (name_inherited_fds() looks for that name).
     files_[id - 1].path = opened ? fmt::format("{} pid {} fd {}", file_kind_name(kind), mm, fd)
-                                 : fmt::format("pid {} fd {}", mm, fd);
+                                 : fmt::format("{}{} fd {}", kUnnamedFdPrefix, mm, fd);
   }
   descriptions_.push_back(Description{id, 0});
   return static_cast<uint32_t>(descriptions_.size() - 1);

@@ -36,12 +36,23 @@ namespace mmreplay::formats {
 // and "/memfd:x" anon, "/dev/sda1" block device, another absolute path regular, "" unknown.
 FileKind file_kind_of_path(std::string_view path);
 
+// The file of an fd whose path is not known is called "pid MM fd N" (MM its process's mm id).
+inline constexpr std::string_view kUnnamedFdPrefix = "pid ";
+
 // Names the descriptors a recorder saw open in the traced process `mm` before it ran (record
 // reads its own fds 0-2, which the command inherits; or /proc/PID/fd at attach): the file
 // "pid MM fd N" of each becomes `path` with its kind (file_kind_of_path). Returns how many files
 // were named.
 size_t name_inherited_fds(uint64_t mm, const std::vector<std::pair<int32_t, std::string>>& fds,
                           std::vector<FileInfo>* files);
+
+// Gives the files opened by a relative path ("data/in.txt", "../x") their kind: each path is
+// resolved against `cwd`, the traced process's working directory when the recording began
+// (record's own, which the command inherits, or /proc/PID/cwd at attach), and takes the kind and
+// the absolute path file_kind_of_path gives it. Not followed: a chdir() during the recording, or
+// an openat() relative to a directory fd; such a path is resolved against `cwd` all the same.
+// Returns how many files got a kind.
+size_t resolve_relative_paths(const std::string& cwd, std::vector<FileInfo>* files);
 
 namespace detail {
 

@@ -272,8 +272,17 @@ void ImportBuilder::open_path(uint64_t tid, std::string_view path) {
   impl_->state.thread(tid).open_path.assign(path);
 }
 
+void ImportBuilder::vector_ranges(uint64_t tid, std::vector<Range> ranges, uint64_t vlen) {
+  if (ranges.size() < vlen) ++report_.vector_madvise_ranges_truncated;
+  impl_->state.thread(tid).vector_ranges = std::move(ranges);
+}
+
 void ImportBuilder::syscall_enter(uint64_t tid, uint64_t ts, SyscallCall call) {
   ThreadState& t = impl_->state.thread(tid);
+  if (call.sc == Syscall::kProcessMadvise && call.ranges.empty() && t.vector_ranges) {
+    call.ranges = std::move(*t.vector_ranges);
+  }
+  t.vector_ranges.reset();
   if (t.unseen_pipe) {  // its fds never came: the pipe stays unknown
     t.unseen_pipe.reset();
     ignored_event(syscall_name(t.unseen_pipe_call));
@@ -310,7 +319,15 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   BlockCall block;
   // A blocking call that failed (EINTR, ETIMEDOUT, EAGAIN) still spent its time off the CPU.
   if (is_error_return(ret) && !syscall_block_call(call.sc, call.args, &block)) {
+    // Refused: nothing to replay but its time, which was the kernel's, not think time (a
+    // MAP_FIXED_NOREPLACE probe that hit a mapping cost mremap_grow ~1.7 us each, 3,840 times).
+    // It stays as a failed_call observation the replay runs as a syscall that fails.
     ++report_.failed_calls;
+    Item item;
+    item.event = ev::observation(ts, ObservationKind::kFailedCall, static_cast<uint64_t>(-ret));
+    item.event.duration_ns = duration_ns;
+    item.seq = s.next_seq++;
+    s.thread(tid).items.push_back(item);
     return;
   }
   note_child(&s, tid, call, ret, duration_ns == kNoDuration ? ts : ts + duration_ns);
@@ -332,8 +349,9 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     ++report_.fd_calls;
     if (fd_op_of_call(call, ret, &op)) {
       push_fd_op(&s, tid, ts, std::move(op), nullptr);
-    } else if ((call.sc == Syscall::kPipe || call.sc == Syscall::kPipe2) && ret == 0 &&
-               call.fds_out.empty()) {
+    } else if ((call.sc == Syscall::kPipe || call.sc == Syscall::kPipe2 ||
+                call.sc == Syscall::kSocketpair) &&
+               ret == 0 && call.fds_out.empty()) {
       s.thread(tid).unseen_pipe = ts;  // perf: the fds may follow (pipe_fds())
       s.thread(tid).unseen_pipe_call = call.sc;
     } else {
@@ -366,14 +384,14 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   s.thread(tid).items.push_back(item);
 }
 
-void ImportBuilder::pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1) {
+void ImportBuilder::pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1, FileKind kind) {
   auto& s = impl_->state;
   ThreadState& t = s.thread(tid);
   FdOp op;
   op.type = FdOp::Type::kOpenPair;
   op.fd = fd0;
   op.fd2 = fd1;
-  op.kind = FileKind::kPipe;
+  op.kind = kind;
   op.created = true;
   // At the call, else (its syscall not recorded) where the probe saw it return.
   const uint64_t at = t.unseen_pipe.value_or(ts);

@@ -25,8 +25,9 @@
 //       the write of its data and a write after the read that made its room (pipe_wakeups.h),
 //       a futex wait after the thread exit that ended it (pthread_join); each is a
 //       futex_wake/futex_wait pair the replay honours as it does recorded futex wake-ups.
-// Other calls that failed (-errno) are counted, not replayed. Nothing here is fatal: odd input (an
-// exit without enter, a clone loop) is counted in the report.
+// Other calls that failed (-errno) are counted and kept as failed_call observations with their
+// duration (event.h ObservationKind::kFailedCall): the replay runs them as syscalls that fail.
+// Nothing here is fatal: odd input (an exit without enter, a clone loop) is counted in the report.
 //
 // Memory: every event is held until finish() (64 bytes plus a little per event), which is less
 // than the text it came from.
@@ -109,10 +110,16 @@ class ImportBuilder {
   // The path the thread's next syscall opens (a uprobe on the libc open function that makes it,
   // seen before the syscall's enter). Any other syscall enter on the thread drops it.
   void open_path(uint64_t tid, std::string_view path);
-  // The descriptors the thread's pipe or pipe2 call just returned (a return probe on glibc's
-  // wrapper: perf prints them only behind a pointer). They become the call's pair of pipe fds;
-  // a pipe call whose fds never come is counted as ignored.
-  void pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1);
+  // The descriptors the thread's pipe, pipe2 or socketpair call just returned (a return probe on
+  // glibc's wrapper: perf prints them only behind a pointer). They become the call's pair of
+  // fds of `kind` (pipe, or socket for socketpair); a call whose fds never come is counted as
+  // ignored.
+  void pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1,
+                FileKind kind = FileKind::kPipe);
+  // The ranges of the thread's next process_madvise (an entry uprobe on glibc's wrapper that
+  // reads its iovec array; perf prints the syscall's only as a pointer), of the call's `vlen`.
+  // Any other syscall enter on the thread drops them; fewer than vlen are counted as truncated.
+  void vector_ranges(uint64_t tid, std::vector<Range> ranges, uint64_t vlen);
 
   // Counting for the report.
   void count_line() { ++report_.lines; }

@@ -50,8 +50,10 @@ struct ThreadState {
   std::vector<Item> items;
   PendingCall pending;
   std::string open_path;  // ImportBuilder::open_path(), for the next syscall enter
-  // A pipe/pipe2 that succeeded without its fds (perf): when it started, until pipe_fds() names
-  // them or the thread's next syscall.
+  // ImportBuilder::vector_ranges(), for the next syscall enter (a process_madvise).
+  std::optional<std::vector<Range>> vector_ranges;
+  // A pipe/pipe2/socketpair that succeeded without its fds (perf): when it started, until
+  // pipe_fds() names them or the thread's next syscall.
   std::optional<uint64_t> unseen_pipe;
   Syscall unseen_pipe_call = Syscall::kPipe2;
   bool has_exit = false;

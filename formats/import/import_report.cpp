@@ -54,6 +54,10 @@ std::string format_report(const ImportReport& r) {
     out += fmt::format("  {} process_madvise calls without decoded ranges\n",
                        r.vector_madvise_without_ranges);
   }
+  if (r.vector_madvise_ranges_truncated > 0) {
+    out += fmt::format("  {} process_madvise calls with only their first ranges decoded\n",
+                       r.vector_madvise_ranges_truncated);
+  }
   // The ordering edges are futex_wait events too (event.h kOrderUaddr), one per edge.
   const uint64_t order_waits = r.address_order_edges + r.pipe_wakeup_edges;
   const uint64_t futex_waits = r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)];

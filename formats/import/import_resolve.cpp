@@ -139,6 +139,9 @@ class Resolver {
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_after_;
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_before_;  // a thread's exit
   std::multimap<std::pair<uint32_t, uint32_t>, uint64_t> wait_before_;
+  // Wake ids of pipe edges: emitted with kSyncOrderUaddr, the sync wake-up a pipe's other side
+  // gets (event.h).
+  std::set<uint64_t> sync_wakes_;
 };
 
 void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
@@ -372,10 +375,11 @@ void Resolver::number_order_edges() {
     auto [it, added] = wake_after_.try_emplace({edge.from.thread, edge.from.index}, 0);
     if (added) it->second = next_wake_id_++;
     wait_before_.emplace(std::pair{edge.to.thread, edge.to.index}, it->second);
+    return it->second;
   };
   for (const OrderEdge& edge : order_.edges()) number(edge);
   const std::vector<OrderEdge> pipe_edges = pipes_.edges();
-  for (const OrderEdge& edge : pipe_edges) number(edge);
+  for (const OrderEdge& edge : pipe_edges) sync_wakes_.insert(number(edge));
   report_.address_order_edges = order_.edges().size();
   report_.pipe_wakeup_edges = pipe_edges.size();
   report_.pipe_calls_slept = pipes_.slept();
@@ -394,7 +398,8 @@ void Resolver::emit(const Item& item, ItemRef ref, std::vector<Event>* events,
       e.kind == EventKind::kObservation || (e.kind == EventKind::kPageFault && e.is_kernel_mode());
   std::erase_if(*pending, [&](const PendingWake& w) {
     if (item.emit && inside_call && e.ts_ns <= w.end) return false;
-    events->push_back(ev::futex_wake(events->back().ts_ns, w.id, kOrderUaddr));
+    const uint64_t uaddr = sync_wakes_.contains(w.id) ? kSyncOrderUaddr : kOrderUaddr;
+    events->push_back(ev::futex_wake(events->back().ts_ns, w.id, uaddr));
     return true;
   });
   if (!item.emit) return;  // flush only (the end of the stream)

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "formats/import/text_scan.h"
 
 namespace mmreplay::formats {
@@ -169,6 +173,7 @@ class PerfScriptParser {
     if (l.event == kLostRecord) return lost(l);
     if (is_probe(l.event, kOpenProbePrefix)) return open_path(l);
     if (is_probe(l.event, kPipeProbePrefix)) return pipe_fds(l);
+    if (is_probe(l.event, kVectorProbePrefix)) return vector_ranges(l);
     if (is_observation(l.event)) {
       b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
@@ -235,8 +240,35 @@ class PerfScriptParser {
       v[k] = negative ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
     }
     if (v[2] == 0 && v[0] >= 0 && v[1] >= 0) {
-      b_.pipe_fds(l.tid, l.ts, static_cast<int32_t>(v[0]), static_cast<int32_t>(v[1]));
+      // "mmreplay_pipe_socketpair_PID__return": the pair is two connected sockets.
+      const bool socketpair = l.event.find("_socketpair_") != std::string_view::npos;
+      b_.pipe_fds(l.tid, l.ts, static_cast<int32_t>(v[0]), static_cast<int32_t>(v[1]),
+                  socketpair ? FileKind::kSocket : FileKind::kPipe);
     }
+    return Status::ok();
+  }
+
+  // "(7f..) vlen=3 advice=20 b0=0x7f.. l0=8192 ...": the ranges of the thread's next
+  // process_madvise, the first min(vlen, kVectorProbeRanges) entries; an entry perf could not
+  // fetch ends them there.
+  Status vector_ranges(const Line& l) {
+    auto field = [&l](std::string_view key, uint64_t* value) {
+      const std::string needle = fmt::format(" {}=", key);
+      const size_t at = l.payload.find(needle);
+      if (at == std::string_view::npos) return false;
+      std::string_view num = l.payload.substr(at + needle.size());
+      return parse_u64(num.substr(0, num.find(' ')), value);
+    };
+    uint64_t vlen = 0;
+    if (!field("vlen", &vlen)) return malformed("process_madvise probe without a numeric vlen=");
+    std::vector<Range> ranges;
+    const uint64_t n = std::min<uint64_t>(vlen, kVectorProbeRanges);
+    for (uint64_t i = 0; i < n; ++i) {
+      Range r;
+      if (!field(fmt::format("b{}", i), &r.addr) || !field(fmt::format("l{}", i), &r.len)) break;
+      ranges.push_back(r);
+    }
+    b_.vector_ranges(l.tid, std::move(ranges), vlen);
     return Status::ok();
   }
 

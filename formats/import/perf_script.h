@@ -24,6 +24,7 @@
 
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "common/status.h"
@@ -40,8 +41,16 @@ inline constexpr std::string_view kOpenProbeGroup = "probe_libc";
 inline constexpr std::string_view kOpenProbePrefix = "mmreplay_open";
 // Return probes on glibc's pipe and pipe2 (the same OpenProbes):
 // "probe_libc:mmreplay_pipe_pipe2_PID__return: (7f.. <- 55..) fd0=3 fd1=5 ret=0". The two
-// descriptors of the thread's pipe call just before (sys_exit_pipe2 prints only its 0).
+// descriptors of the thread's pipe call just before (sys_exit_pipe2 prints only its 0). Also on
+// socketpair ("mmreplay_pipe_socketpair_PID__return"): its fds are sockets.
 inline constexpr std::string_view kPipeProbePrefix = "mmreplay_pipe";
+// An entry probe on glibc's process_madvise (the same OpenProbes) fetching the first
+// kVectorProbeRanges entries of its iovec array (perf prints the syscall's iovec only as a
+// pointer): "probe_libc:mmreplay_pmadv_PID: (7f..) vlen=3 advice=20 b0=0x7f.. l0=8192 b1=...".
+// They become the ranges of the thread's next process_madvise; entries past vlen are whatever
+// memory followed the array, and a call with more entries keeps its first kVectorProbeRanges.
+inline constexpr std::string_view kVectorProbePrefix = "mmreplay_pmadv";
+inline constexpr size_t kVectorProbeRanges = 16;
 
 // The fields record asks perf script for (-F), and the command for messages.
 inline constexpr std::string_view kPerfScriptFields = "comm,pid,tid,cpu,time,event,trace";

@@ -138,6 +138,13 @@ struct CostProfile {
                           //     anon_pipe_buf_release() freeing it once read; charged on the write
   SimTime socket_rw;      // ns: sock_read_iter()/sock_write_iter() on a connected socket: socket
                           //     lock, skb alloc/free, protocol send and receive (loopback TCP)
+  // ---- Faults taken in the kernel on user memory (mm/memory.h do_kernel_copy_fault()) ----
+  SimTime fault_from_kernel;  // ns: beyond a user-mode fault, for one taken inside copy_to_user()
+                              //     or copy_from_user(): the exception from kernel mode, the
+                              //     exception-table lookup, the interrupted copy's restart
+  SimTime copy_page_cold;     // ns: copy_to_user() of 4 KiB into a page not in the CPU's caches
+                              //     (a read into memory it faulted in), where file_copy_page is
+                              //     a copy into cached lines
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).

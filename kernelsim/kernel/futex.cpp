@@ -23,15 +23,18 @@ class FutexWaitStep final : public SharedStep {
   uint64_t id_;
 };
 
-// futex_wake() -> wake_up_q(): the waiters become runnable now.
+// futex_wake() -> wake_up_q(): the waiters become runnable now, each on the CPU
+// select_task_rq() gives it.
 class FutexWakeStep final : public SharedStep {
  public:
-  FutexWakeStep(Task& t, uint64_t id) : SharedStep(t), id_(id) {}
+  FutexWakeStep(Task& t, uint64_t id, uint32_t wake_flags)
+      : SharedStep(t), id_(id), wake_flags_(wake_flags) {}
   bool run_now() override {
     FutexWakes& f = task_.sim().futex_wakes();
     f.woken.insert(id_);
     auto [first, last] = f.waiters.equal_range(id_);
     for (auto it = first; it != last; ++it) {
+      task_.sim().sched().select_task_rq(*it->second, task_, wake_flags_);
       task_.sim().events().schedule(task_.clock(), it->second, Task::kWake);
     }
     f.waiters.erase(first, last);
@@ -40,6 +43,7 @@ class FutexWakeStep final : public SharedStep {
 
  private:
   uint64_t id_;
+  uint32_t wake_flags_;
 };
 
 }  // namespace
@@ -52,8 +56,8 @@ Co<void> futex_wait(Task& t, uint64_t wake_id, SimTime fallback) {
   co_await FutexWaitStep(t, wake_id);
 }
 
-Co<void> futex_wake(Task& t, uint64_t wake_id) {
-  if (wake_id != 0) co_await FutexWakeStep(t, wake_id);
+Co<void> futex_wake(Task& t, uint64_t wake_id, uint32_t wake_flags) {
+  if (wake_id != 0) co_await FutexWakeStep(t, wake_id, wake_flags);
 }
 
 size_t futex_wake_all(FutexWakes& f, SimTime now) {

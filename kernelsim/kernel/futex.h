@@ -35,8 +35,10 @@ struct FutexWakes {
 Co<void> futex_wait(Task& t, uint64_t wake_id, SimTime fallback);
 
 // Models futex_wake(): marks `wake_id` replayed and wakes the tasks waiting for it. 0: a wake
-// that ended no recorded wait (nothing to do).
-Co<void> futex_wake(Task& t, uint64_t wake_id);
+// that ended no recorded wait (nothing to do). `wake_flags` WF_SYNC: the waker is about to sleep
+// (a pipe's wake_up_interruptible_sync_poll()), so a wakee may move to its CPU
+// (sched/wake_affine.h); a real futex wake has none (wake_up_q()).
+Co<void> futex_wake(Task& t, uint64_t wake_id, uint32_t wake_flags = 0);
 
 // Wakes every waiter still asleep (the end of a run with wakes that never replayed, e.g. their
 // task was OOM-killed). Returns how many.

@@ -57,7 +57,13 @@ Co<bool> do_op(Task& t, const Op& op) {
       set_result(t, co_await sys_madvise_vec(t, op.ranges, op.advice));
       break;
     case OpKind::kPageFault: {
-      const FaultResult r = co_await do_user_addr_fault(t, op.addr & ~(PAGE_SIZE - 1), op.write);
+      const uint64_t page = op.addr & ~(PAGE_SIZE - 1);
+      FaultResult r;
+      if ((op.flags & X86_PF_USER) != 0) {
+        r = co_await do_user_addr_fault(t, page, op.write);
+      } else {
+        r = co_await do_kernel_copy_fault(t, page, op.write);  // in its syscall's user copy
+      }
       t.last_result = r == FaultResult::kSegv  ? -ERRNO_EFAULT
                       : r == FaultResult::kOom ? -ERRNO_ENOMEM
                                                : 0;
@@ -93,8 +99,14 @@ Co<bool> do_op(Task& t, const Op& op) {
     case OpKind::kContigFree:
       set_result(t, co_await cma_release(t, op.handle));
       break;
+    case OpKind::kSyscallFailed:
+      // The checks that refuse a call (an occupied MAP_FIXED_NOREPLACE range, a missing path)
+      // are short beside the entry and exit: the recorded failure replays as those.
+      t.work(t.sim().costs().syscall_entry);
+      t.last_result = -op.advice;
+      break;
     case OpKind::kFutexWake:
-      co_await futex_wake(t, op.handle);
+      co_await futex_wake(t, op.handle, op.flags);
       break;
     case OpKind::kFutexWait:
       co_await futex_wait(t, op.handle, op.duration);

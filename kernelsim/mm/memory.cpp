@@ -273,6 +273,15 @@ Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write) {
   co_return r;
 }
 
+Co<FaultResult> do_kernel_copy_fault(Task& t, uint64_t addr, bool write) {
+  const FaultResult r = co_await do_user_addr_fault(t, addr, write);
+  const CostProfile& c = t.sim().costs();
+  t.work(c.fault_from_kernel);
+  if (write && r == FaultResult::kMapped && c.copy_page_cold > c.file_copy_page)
+    t.work(c.copy_page_cold - c.file_copy_page);
+  co_return r;
+}
+
 uint64_t skip_pmd_none(Task& t, const Vma& vma, uint64_t addr, uint64_t end) {
   const uint64_t next = vma.ptes.next_populated(addr, end);
   if (next != addr) {

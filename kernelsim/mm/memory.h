@@ -49,6 +49,15 @@ enum class FaultResult : uint8_t { kMapped, kSpurious, kSegv, kOom };
 // REQUIRES: t holds no lock of t.mm().
 Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write);
 
+// Models the same fault taken in kernel mode, inside a syscall's copy_to_user() or
+// copy_from_user() (do_user_addr_fault() with !user_mode(regs); the trace's kernel-mode faults
+// replay right after their syscall). Beyond the user-mode fault it pays fault_from_kernel (the
+// exception from kernel mode, the exception-table lookup, the copy's restart) and, for a write
+// fault that mapped a page, the copy of that page into memory not in the caches: copy_page_cold
+// instead of the file_copy_page the syscall charged for it.
+// REQUIRES: as do_user_addr_fault().
+Co<FaultResult> do_kernel_copy_fault(Task& t, uint64_t addr, bool write);
+
 // Models mm/memory.c: handle_mm_fault() on a VMA.
 // REQUIRES: mmap_sem held for read, or vma's per-VMA lock held for read; access checked.
 Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write);

@@ -63,6 +63,9 @@ enum class BhInvalidateMode : uint8_t { kAll, kCond, kSelected, kNone, kDrain };
 // When kswapd starts (seed 003): at the low watermark, or earlier on a free-page trend.
 enum class ReclaimMode : uint8_t { kReactive, kPredictive };
 
+// Where a sync wake-up puts the woken task (sched/wake_affine.h).
+enum class WakeAffineMode : uint8_t { kOff, kSync, kSyncIdlePrev };
+
 struct KernelConfig {
   MadvFreeMode madv_free = MadvFreeMode::kLazy;
   MadviseVectorMode madvise = MadviseVectorMode::kPerCall;
@@ -84,6 +87,7 @@ struct KernelConfig {
   BhInvalidateMode bh_invalidate = BhInvalidateMode::kDrain;
   ReclaimMode reclaim = ReclaimMode::kReactive;
   uint32_t predict_window = LSQ_LOOKBACK;  // samples in the predictive lookback
+  WakeAffineMode wake_affine = WakeAffineMode::kSync;
 
   bool memcg_enabled() const { return memcg != MemcgCounterKind::kOff; }
   friend bool operator==(const KernelConfig&, const KernelConfig&) = default;

@@ -189,6 +189,18 @@ std::vector<KnobInfo> build_table() {
                    {n(LSQ_LOOKBACK, "LSQ_LOOKBACK of the seed 003 RFC"),
                     n(2 * LSQ_LOOKBACK, "twice the RFC's window: slower, smoother trend"),
                     n(4 * LSQ_LOOKBACK, "four times the RFC's window")}));
+  t.push_back(knob(
+      "wake_affine", &KernelConfig::wake_affine,
+      "where a sync wake-up (a pipe's reader or writer woken by the other side) runs the wakee",
+      {{WakeAffineMode::kOff, {"off", "the wakee stays on its own CPU (the model before)"}},
+       {WakeAffineMode::kSync,
+        {"sync",
+         "wake_affine_idle(): pulled to the waker's CPU when the waker runs there alone (as "
+         "recorded on a KVM guest, where an idle vCPU counts as preempted)"}},
+       {WakeAffineMode::kSyncIdlePrev,
+        {"sync-idle-prev",
+         "as sync, but select_idle_sibling() keeps the wakee on its own CPU when that one is "
+         "idle (bare metal)"}}}));
   return t;
 }
 

@@ -4,6 +4,7 @@
 
 #include "kernelsim/arch/x86/tlb.h"
 #include "kernelsim/locking/rwsem.h"
+#include "kernelsim/sched/wake_affine.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
@@ -23,6 +24,11 @@ void Scheduler::wake_up_process(Task& t, SimTime at) {
   }
   t.set_state(TaskState::kRunnable);
   cpu.runqueue.push_back(&t);
+}
+
+void Scheduler::select_task_rq(Task& p, const Task& waker, uint32_t wake_flags) {
+  Cpu& cpu = select_task_rq_fair(sim_, waker, p, wake_flags);
+  if (&cpu != &p.cpu()) p.set_cpu(cpu);
 }
 
 void Scheduler::resume_spinner(Task& t, SimTime at) {

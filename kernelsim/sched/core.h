@@ -8,11 +8,14 @@
 //  - a task that sleeps (rwsem wait, nanosleep) frees its CPU at once;
 //  - a woken task runs after wakeup_latency when its CPU is idle, else queues;
 //  - an idle CPU keeps its last mm loaded in lazy-TLB mode (enter_lazy_tlb()).
+//  - a sync wake-up may pull the wakee to the waker's CPU (sched/wake_affine.h).
 // Wake-up preemption and load balancing are not modelled.
 //
 // Invariants: those of Cpu (sched/cpu.h) (1)-(4), asserted here.
 
 #pragma once
+
+#include <cstdint>
 
 #include "kernelsim/sim/time.h"
 
@@ -29,6 +32,10 @@ class Scheduler {
   // Models try_to_wake_up(): `t` becomes runnable at `at`.
   // REQUIRES: t sleeping or new; at >= now().
   void wake_up_process(Task& t, SimTime at);
+  // Models select_task_rq() + set_task_cpu() on a wake-up of `p` by `waker` (try_to_wake_up()
+  // with `wake_flags`): p moves to the CPU sched/wake_affine.h chooses before it is woken.
+  // REQUIRES: p sleeping; waker on its CPU.
+  void select_task_rq(Task& p, const Task& waker, uint32_t wake_flags);
   // A spinning task (still on its CPU) got what it spun for at `at` and continues.
   // REQUIRES: t.state() == kSpinning.
   void resume_spinner(Task& t, SimTime at);

@@ -106,11 +106,12 @@ Op Op::madvise_vec(std::vector<AddrRange> ranges, int advice) {
   return o;
 }
 
-Op Op::page_fault(uint64_t addr, bool write) {
+Op Op::page_fault(uint64_t addr, bool write, bool user) {
   Op o;
   o.kind = OpKind::kPageFault;
   o.addr = addr;
   o.write = write;
+  o.flags = user ? X86_PF_USER : 0;
   return o;
 }
 
@@ -188,10 +189,18 @@ Op Op::wait_child(uint64_t child, SimTime fallback) {
   return o;
 }
 
-Op Op::futex_wake(uint64_t wake_id) {
+Op Op::futex_wake(uint64_t wake_id, uint32_t wake_flags) {
   Op o;
   o.kind = OpKind::kFutexWake;
   o.handle = wake_id;
+  o.flags = wake_flags;
+  return o;
+}
+
+Op Op::syscall_failed(int err) {
+  Op o;
+  o.kind = OpKind::kSyscallFailed;
+  o.advice = err;
   return o;
 }
 

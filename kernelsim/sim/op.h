@@ -14,7 +14,8 @@
 //   new_len, new_addr (with MREMAP_FIXED), flags (MREMAP_*) kBrk         addr: the new program
 //   break (the first brk of an mm sets its start) kMadvise     addr, len, advice (MADV_*)
 //   kMadviseVector advice, ranges: madvisev / process_madvise
-//   kPageFault   addr, write: one fault as the trace saw it (spurious if already mapped)
+//   kPageFault   addr, write: one fault as the trace saw it (spurious if already mapped); flags:
+//                X86_PF_USER unless the kernel took it in a syscall's user copy
 //   kTouch       addr, len, write, stride (bytes, 0 = PAGE_SIZE): accesses that fault as needed
 //   kThreadStart marks the start of the thread (the clone() cost on the new thread)
 //   kThreadExit  the thread exits (also at the end of its OpSource)
@@ -30,8 +31,12 @@
 //                starts now; a child in another mm gets the copy of this task's (fork)
 //   kWaitChild   child, duration: wait4 until that clone child's task has exited (do_wait());
 //                for `duration` when no task has that key
-//   kFutexWake   handle: the wake id that replayed (kernel/futex.h); 0 = none
+//   kFutexWake   handle: the wake id that replayed (kernel/futex.h); 0 = none; flags: WF_SYNC
+//                for a pipe's sync wake-up (sched/wake_affine.h)
 //   kFutexWait   handle, duration: sleep until wake `handle` replayed; `duration` when 0
+//   kSyscallFailed advice: the errno of a call the recorded program made and the real kernel
+//                refused (EEXIST, ENOENT, ...): its entry and exit, no state changes; the
+//                program's own failure, so not counted in ops_failed
 
 #pragma once
 
@@ -113,7 +118,7 @@ struct Op {
   static Op brk(uint64_t addr);
   static Op madvise(uint64_t addr, uint64_t len, int advice);
   static Op madvise_vec(std::vector<AddrRange> ranges, int advice);
-  static Op page_fault(uint64_t addr, bool write);
+  static Op page_fault(uint64_t addr, bool write, bool user = true);
   static Op touch(uint64_t addr, uint64_t len, bool write, uint64_t stride = 0);
   static Op thread_exit();
   static Op mm_create(uint32_t mm_id, uint32_t parent_mm_id = 0);
@@ -125,7 +130,8 @@ struct Op {
   static Op contig_free(uint64_t handle);
   static Op clone(uint64_t child);
   static Op wait_child(uint64_t child, SimTime fallback);
-  static Op futex_wake(uint64_t wake_id);
+  static Op futex_wake(uint64_t wake_id, uint32_t wake_flags = 0);
+  static Op syscall_failed(int err);
   static Op futex_wait(uint64_t wake_id, SimTime fallback);
 };
 

@@ -83,6 +83,9 @@ class Task final : public EventTarget {
   void advance_to(SimTime t) {
     if (t > clock_) clock_ = t;
   }
+  // The CPU the task runs on from its next wake-up (sched/wake_affine.h set_task_cpu()).
+  // REQUIRES: state() == kSleeping (it is in no run queue).
+  void set_cpu(Cpu& cpu) { cpu_ = &cpu; }
   // Charge interrupt time stolen from this task while it held its CPU.
   void absorb_steal();
   // Time-slice expiry with another task waiting and preemption enabled.

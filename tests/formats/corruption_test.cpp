@@ -85,7 +85,11 @@ TEST_F(Damaged, CutAtRandomOffsetsReturnsCompleteChunksAndNamesTheLoss) {
     }
     EXPECT_EQ(reader->chunks().size(), complete) << "cut at " << cut;
     EXPECT_EQ(decode_all(*reader), complete);
-    if (complete < chunks_.size()) {
+    // A cut exactly between two frames leaves no partial frame to name: the reader only says it
+    // rebuilt the index (the random trace hits such a cut since observations have 8 kinds).
+    const bool between_frames =
+        complete > 0 && chunks_[complete - 1].offset + chunks_[complete - 1].size == cut;
+    if (complete < chunks_.size() && !between_frames) {
       EXPECT_NE(reader->warnings().back().find("lost"), std::string::npos)
           << reader->warnings().back();
     }

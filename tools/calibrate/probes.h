@@ -88,6 +88,10 @@ std::vector<Figure> probe_mremap_move(const ProbeOptions& o);
 inline constexpr size_t kReadFew = 1;
 inline constexpr size_t kReadMany = 16;  // one filemap_get_read_batch() (up to 31 folios)
 std::vector<Figure> probe_cached_read(const ProbeOptions& o);
+// read() of kReadMany pages of a cached file into never-touched memory (faults taken in the
+// kernel), into faulted-in memory not in the caches, and into one hot buffer; per page each
+// (probes_kernel_fault.cpp).
+std::vector<Figure> probe_kernel_fault(const ProbeOptions& o);
 
 // Pins the calling thread to `cpu`; false (errno kept) when the kernel or container refuses.
 bool pin_to_cpu(int cpu);

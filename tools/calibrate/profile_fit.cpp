@@ -131,6 +131,31 @@ void fit_through_model(Fitter& fit, CostProfile& costs, const std::vector<Figure
   }
 }
 
+// Faults taken in the kernel (probes_kernel_fault.cpp), per page of a 16-page read: into memory
+// not in the caches less into a hot buffer is copy_page_cold's extra over file_copy_page; into
+// never-touched memory less into cold memory, less the model's user-mode anon fault, is
+// fault_from_kernel. Called after file_copy_page and the fault fields are fitted.
+void fit_kernel_faults(Fitter& fit, const std::vector<Figure>& figures) {
+  const Figure* fresh = measured(figures, "read_into_fresh");
+  const Figure* cold = measured(figures, "read_into_cold");
+  const Figure* hot = measured(figures, "read_into_hot");
+  if (cold != nullptr && hot != nullptr) {
+    fit.set("copy_page_cold", fit.ns("file_copy_page") + cold->ns.median - hot->ns.median, *cold,
+            fmt::format("file_copy_page {:.0f} ns + this minus read_into_hot {:.0f} ns",
+                        fit.ns("file_copy_page"), hot->ns.median));
+  }
+  if (fresh != nullptr && cold != nullptr) {
+    double user_fault = 0;
+    for (std::string_view n :
+         {"fault_entry", "find_vma", "fault_bookkeeping", "clear_page", "pcp_alloc"}) {
+      user_fault += fit.ns(n);
+    }
+    fit.set("fault_from_kernel", fresh->ns.median - cold->ns.median - user_fault, *fresh,
+            fmt::format("minus read_into_cold {:.0f} ns and a user-mode anon fault {:.0f} ns",
+                        cold->ns.median, user_fault));
+  }
+}
+
 // pipe_rw from a 1-byte write and read that do not wait, pipe_buf_page from the 64 KiB pair (16
 // buffer pages, beyond the copies at file_copy_page), then wakeup_latency from the ping-pong of
 // two threads on two CPUs, each solved through the model's path (model_fit.h) given the fields
@@ -221,6 +246,7 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
   if (const Figure* f = measured(figures, "swap_in")) fit.set("swap_in_page", f->ns.median, *f, "");
   fit_through_model(fit, p.costs, figures, notes);
   fit_pipes(fit, p.costs, figures, notes);
+  fit_kernel_faults(fit, figures);
   if (measured(figures, "munmap_page") != nullptr) {
     notes->push_back(
         "munmap_page: shown, not fitted (its parts are fitted from madvise, "

@@ -283,6 +283,12 @@ Status record(const RecordArgs& a, int* exit) {
                           : !trace.meta.threads.empty() ? trace.meta.threads[0].mm_id
                                                         : 0;
     formats::name_inherited_fds(root, inherited, &trace.meta.files);
+    // Relative opens: against the working directory the command started in (fd_table.h).
+    std::error_code cwd_error;
+    const std::filesystem::path cwd =
+        a.pid != 0 ? std::filesystem::read_symlink(fmt::format("/proc/{}/cwd", a.pid), cwd_error)
+                   : std::filesystem::current_path(cwd_error);
+    if (!cwd_error) formats::resolve_relative_paths(cwd.string(), &trace.meta.files);
     report.files_per_kind = {};
     for (const auto& f : trace.meta.files) ++report.files_per_kind[static_cast<size_t>(f.kind)];
     fill_recorder(a, r.cost, &trace);

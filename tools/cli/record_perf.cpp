@@ -5,6 +5,7 @@
 #include <spawn.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <signal.h>
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -276,6 +278,43 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
     // perf names a return probe's event NAME__return.
     added_.push_back(fmt::format("{}:{}__return", formats::kOpenProbeGroup, name));
     events_ += (events_.empty() ? "" : ",") + added_.back();
+  }
+  // socketpair(domain, type, protocol, sv): glibc's wrapper moves sv (%cx) to %r10 for the
+  // syscall, which clobbers %rcx but keeps %r10, so the return probe reads the array there.
+  {
+    const std::string name = fmt::format("{}_socketpair_{}", formats::kPipeProbePrefix, ::getpid());
+    uint64_t wall = 0;
+    int status = 0;
+    const Status s = run_program(
+        {perf_, "probe", "-q", "-x", libc, "-a",
+         fmt::format("{}=socketpair%return fd0=+0(%r10):s32 fd1=+4(%r10):s32 ret=$retval:s32",
+                     name)},
+        "/dev/null", /*quiet_stderr=*/true, &wall, &status);
+    if (s && status == 0) {
+      added_.push_back(fmt::format("{}:{}__return", formats::kOpenProbeGroup, name));
+      events_ += (events_.empty() ? "" : ",") + added_.back();
+    }
+  }
+  // process_madvise(pidfd, iovec (%si), vlen (%dx), advice (%cx), flags): its ranges sit in the
+  // iovec array, which sys_enter_process_madvise prints only as a pointer. An entry probe on
+  // glibc's wrapper (2.36+; skipped where it is missing) fetches the array's first entries.
+  {
+    const std::string name = fmt::format("{}_{}", formats::kVectorProbePrefix, ::getpid());
+    std::string spec = fmt::format("{}=process_madvise vlen=%dx:u64 advice=%cx:s32", name);
+    for (size_t i = 0; i < formats::kVectorProbeRanges; ++i) {
+      const size_t at = i * sizeof(struct iovec);
+      spec +=
+          fmt::format(" b{0}=+{1}(%si):x64 l{0}=+{2}(%si):u64", i,
+                      at + offsetof(struct iovec, iov_base), at + offsetof(struct iovec, iov_len));
+    }
+    uint64_t wall = 0;
+    int status = 0;
+    const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a", spec}, "/dev/null",
+                                 /*quiet_stderr=*/true, &wall, &status);
+    if (s && status == 0) {
+      added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
+      events_ += (events_.empty() ? "" : ",") + added_.back();
+    }
   }
 #endif
 }

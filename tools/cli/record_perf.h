@@ -55,8 +55,10 @@ Status run_program(const std::vector<std::string>& argv, const std::string& stdo
 // recording (the names carry record's pid, so two recordings do not clash) and removed when the
 // object goes. events() is "" where they cannot be added (no glibc at the usual places, not
 // x86-64, perf probe refused): opens are then recorded without names, as before.
-// Also return probes on glibc's pipe and pipe2 that fetch the two descriptors they returned
-// (kPipeProbePrefix), so a pipe's fds have kind pipe under perf too.
+// Also return probes on glibc's pipe, pipe2 and socketpair that fetch the two descriptors they
+// returned (kPipeProbePrefix), so their fds have kind pipe or socket under perf too, and an entry
+// probe on glibc's process_madvise that fetches its iovec entries (kVectorProbePrefix), so a
+// recorded process_madvise keeps its ranges.
 class OpenProbes {
  public:
   explicit OpenProbes(const std::string& perf);

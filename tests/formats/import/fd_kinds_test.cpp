@@ -262,5 +262,24 @@ TEST(FdKinds, RecordNamesTheInheritedFds) {
   EXPECT_EQ(files[2].kind, FileKind::kUnknown) << "another process's fd 1";
 }
 
+TEST(FdKinds, RecordResolvesRelativeOpensAgainstTheStartingDirectory) {
+  std::vector<FileInfo> files = {{1, "data/in.txt", 0, 4096, FileKind::kUnknown, false},
+                                 {2, "../../dev/null", 0, 4096, FileKind::kUnknown, false},
+                                 {3, "pid 9 fd 3", 0, 4096, FileKind::kUnknown, false},
+                                 {4, "/etc/hosts", 0, 4096, FileKind::kRegular, false},
+                                 {5, "", 0, 4096, FileKind::kUnknown, false},
+                                 {6, "unknown pid 9 fd 4", 0, 4096, FileKind::kUnknown, true}};
+  EXPECT_EQ(resolve_relative_paths("/home/u", &files), 2u);
+  EXPECT_EQ(files[0].path, "/home/u/data/in.txt");
+  EXPECT_EQ(files[0].kind, FileKind::kRegular);
+  EXPECT_EQ(files[1].path, "/dev/null");
+  EXPECT_EQ(files[1].kind, FileKind::kCharDevice);
+  EXPECT_EQ(files[2].kind, FileKind::kUnknown) << "an unnamed fd is no path";
+  EXPECT_EQ(files[3].path, "/etc/hosts");
+  EXPECT_EQ(files[4].kind, FileKind::kUnknown);
+  EXPECT_EQ(files[5].path, "unknown pid 9 fd 4") << "an fd opened unseen is no path either";
+  EXPECT_EQ(resolve_relative_paths("", &files), 0u) << "no directory, nothing resolved";
+}
+
 }  // namespace
 }  // namespace mmreplay::formats

@@ -43,7 +43,7 @@ constexpr uint64_t kReaderWorkNs = 500'000;  // thread 11, after its read
 
 bool is_order_event(const Event& e) {
   return (e.kind == EventKind::kFutexWait || e.kind == EventKind::kFutexWake) &&
-         e.arg1 == kOrderUaddr;
+         (e.arg1 == kOrderUaddr || e.arg1 == kSyncOrderUaddr);
 }
 
 ImportedTrace import_it(ImportReport* r) {
@@ -82,6 +82,7 @@ TEST(PipeImport, TheProbeGivesThePipeItsKindAndTheBlockedReadItsWaker) {
   EXPECT_TRUE(is_order_event(read[-1]));
   EXPECT_EQ(write[1].kind, EventKind::kFutexWake);
   EXPECT_EQ(write[1].arg0, read[-1].arg0);
+  EXPECT_EQ(write[1].arg1, kSyncOrderUaddr);  // pipe_write()'s wake-up is sync
   EXPECT_TRUE(testing::streams_ordered(t));
   EXPECT_NE(format_report(r).find("1 pipe ordering edges"), std::string::npos);
 }
