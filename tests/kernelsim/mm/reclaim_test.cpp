@@ -147,6 +147,21 @@ TEST(ReclaimTest, LazyfreeOnInactiveAnonBefore412IsDiscardedToo) {
     ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kSwapped);
 }
 
+// 4.5-4.11 deactivate_page(): a lazyfree page moves only from the active list; one already on
+// the inactive list keeps its place. A second MADV_FREE of the same pages therefore moves none.
+TEST(ReclaimTest, DeactivatePageBefore412MovesOnlyActivePages) {
+  auto sim = make_machine(64, 256, "lazyfree_lru=inactive-anon");
+  run_then_look(
+      *sim, concat({write_anon(kA, 8),
+                    {Op::madvise(kA, 8 * kMiB, MADV_FREE), Op::madvise(kA, 8 * kMiB, MADV_FREE)}}));
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.allocstall + vm.pgscan_kswapd, 0u) << "no reclaim moved a page meanwhile";
+  EXPECT_EQ(vm.madv_lazyfree_pages, 8 * kPagesPerMiB);
+  // The first call's last partial batch drains at the second call's lru_add_drain().
+  EXPECT_EQ(vm.pglazyfree, 8 * kPagesPerMiB) << "each page moved once, from the active list";
+  EXPECT_EQ(sim->lruvec().size(LruList::kInactiveAnon), 8 * kPagesPerMiB);
+}
+
 TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
   auto base = make_machine(64, 256);
   run_then_look(*base, lazyfree_then_pressure());
