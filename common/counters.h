@@ -132,6 +132,8 @@
   X(nr_vmscan_write, "nr_vmscan_write", "page-cache pages written back by kswapd's pageout()")     \
   X(dirty_throttle_pauses, "dirty_throttle_pauses", "balance_dirty_pages() pauses of writers")     \
   X(reclaim_throttled, "reclaim_throttled", "direct reclaim rounds that waited for writeback")     \
+  X(reclaim_swap_write_waits, "reclaim_swap_write_waits",                                          \
+    "reclaim batches that waited for their swap-out writes before freeing the pages")              \
   X(oom, "oom", "OOM kills (mm/oom_kill.h): tasks ended by a failed allocation")
 
 

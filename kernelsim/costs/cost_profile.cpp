@@ -29,6 +29,7 @@ CostProfile cost_profile_default() {
   c.swap_out_page = SimTime::us(2);        // (unverified) add_to_swap + bio submit, NVMe
   c.swap_in_page = SimTime::us(90);        // kernel-mm.md: NVMe swap-in ~80-100 us (unverified)
   c.swap_in_readahead_page = SimTime::ns(500);  // (unverified) 4 KiB more in one NVMe read
+  c.swap_io_page = SimTime::ns(2000);           // (unverified) as writeback_page: ~2 GB/s
   c.memcg_counter_update = SimTime::ns(40);     // (unverified) ALU ops + irqsave, line hot
   c.memcg_stock = SimTime::ns(10);              // (unverified) local_irq_save + per-CPU load/store
   c.memcg_page = SimTime::ns(30);           // (unverified) pc->mem_cgroup + per-CPU stat updates
@@ -117,6 +118,7 @@ CostProfile cost_profile_xeon_2014() {
   c.swap_out_page = SimTime::us(3);           // (unverified) SATA SSD, bio submit + AHCI
   c.swap_in_page = SimTime::us(150);          // (unverified) SATA SSD 4 KiB random read ~100-200 us
   c.swap_in_readahead_page = SimTime::us(1);  // (unverified) ~500 MB/s sequential
+  c.swap_io_page = SimTime::zero();           // no queue: seed 000 names no device (its case)
   c.memcg_counter_update = SimTime::ns(50);   // (unverified) res_counter_charge_locked()
   c.memcg_stock = SimTime::ns(15);            // (unverified) 3.x local_irq_save + get_cpu_var
   c.memcg_page = SimTime::ns(60);            // (unverified) 3.x page_cgroup lock bit + stat updates
@@ -149,6 +151,7 @@ CostProfile cost_profile_zram() {
   c.swap_out_page = SimTime::us(4);              // (unverified) LZO/LZ4 compression of 4 KiB
   c.swap_in_page = SimTime::ns(1800);            // kernel-mm.md: zram ~1.8 us/page (Minchan Kim)
   c.swap_in_readahead_page = SimTime::ns(1800);  // zram decompresses each page: no batching gain
+  c.swap_io_page = SimTime::zero();              // no device: swap_out_page is the whole write
   c.memcg_counter_update = SimTime::ns(40);      // (unverified) as default: the CPU is the same
   c.memcg_stock = SimTime::ns(10);               // (unverified) as default
   c.memcg_page = SimTime::ns(30);                // (unverified) as default
@@ -188,6 +191,7 @@ constexpr CostField kCostFields[] = {
     {"swap_out_page", &CostProfile::swap_out_page},
     {"swap_in_page", &CostProfile::swap_in_page},
     {"swap_in_readahead_page", &CostProfile::swap_in_readahead_page},
+    {"swap_io_page", &CostProfile::swap_io_page, /*added_later=*/true},
     {"bh_lru_irq", &CostProfile::bh_lru_irq},
     {"bh_lru_slot", &CostProfile::bh_lru_slot},
     {"find_get_block_slow", &CostProfile::find_get_block_slow},

@@ -53,6 +53,9 @@ struct CostProfile {
   SimTime swap_in_page;   // ns: a swap-in read of one page, waited for off CPU (major fault)
   SimTime
       swap_in_readahead_page;  // ns: each further page of the page-cluster window in the same I/O
+  SimTime swap_io_page;  // ns: device time of moving one page to or from swap: reads and writes
+                         //     queue on the one device (a swapped-out page is freed when its
+                         //     write completes); zram: 0 (the CPU's (de)compression is the I/O)
   // ---- Memory cgroups (mm/memcontrol.c) ----
   SimTime memcg_counter_update;  // ns: res_counter charge/uncharge work under counter->lock
                                  //     (limit compare, usage/max_usage update, irq save/restore)

@@ -256,6 +256,9 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
     PageFrame& pf = frames_[f];  // after the lock: frames_ may have grown meanwhile
     ++moved;
     if (pf.gen != gen || pf.where != FrameWhere::kLru) continue;  // freed or isolated meanwhile
+    // 4.5-4.11 deactivate_page() -> lru_deactivate_fn(): only a page on the active list moves;
+    // one already inactive keeps its place (4.12+ lru_lazyfree_fn() moves either).
+    if (!to_file && pf.lru != LruList::kActiveAnon) continue;
     unlink(f);
     --held_;
     if (to_file) pf.swapbacked = false;  // ClearPageSwapBacked()

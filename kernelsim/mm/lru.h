@@ -19,8 +19,9 @@
 // `pagevec_size`: 14, 15 or 31) drains under
 // lru_lock (pagevec_lru_move_fn()), as does lru_add_drain(). New anon pages go on the active anon
 // list (3.x-5.8 lru_cache_add_active_or_unevictable()). Lazyfree pages move to the inactive anon
-// or inactive file list per policy `lazyfree_lru`; the file lists hold only those (page cache is
-// not on the LRU in this model).
+// list from the active one (4.5-4.11: an inactive page keeps its place) or to the inactive file
+// list from either (4.12+), per policy `lazyfree_lru`; the file lists hold only those (page cache
+// is not on the LRU in this model).
 //
 // A frame whose page is zapped while a batch or reclaim holds it is marked dead (mm == nullptr)
 // and released by the holder, as the kernel's extra page reference defers the final put.

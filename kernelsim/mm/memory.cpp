@@ -199,8 +199,11 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   uint64_t ra_first = 0;
   if (action == FaultAction::kSwapIn) {  // do_swap_page() -> swapin_readahead(): one read
     const uint64_t n = swap_ra_window(vma, addr, &ra_first);
-    co_await do_sleep(
-        t, c.swap_in_page + c.swap_in_readahead_page * static_cast<int64_t>(n > 0 ? n - 1 : 0));
+    const int64_t pages = static_cast<int64_t>(std::max<uint64_t>(n, 1));
+    // The read's latency, or later when the device is busy with I/O queued before it.
+    const SimTime latency = c.swap_in_page + c.swap_in_readahead_page * (pages - 1);
+    const SimTime queued = sim.swap().queue_io(t.clock(), c.swap_io_page * pages);
+    co_await do_sleep(t, max(latency, queued - t.clock()));
   }
   if (action == FaultAction::kNewPage) t.work(c.clear_page);
   if (action == FaultAction::kCopyPage) t.work(c.copy_page);

@@ -2,8 +2,11 @@
 //
 // Slots are counted, not placed: a swapped pte (pgtable.h state `swapped`) holds one slot until it
 // is swapped in, zapped or freed by MADV_FREE (free-swapped). The device's costs are CostProfile
-// fields (swap_out_page, swap_in_page, swap_in_readahead_page). No swap cache: a slot is freed
-// as soon as its page is read back (as with vm_swap_full() / try_to_free_swap()).
+// fields (swap_out_page, swap_io_page, swap_in_page, swap_in_readahead_page). No swap cache: a
+// slot is freed as soon as its page is read back (as with vm_swap_full() / try_to_free_swap()).
+// Reads and writes queue on the device one after another (swap_writepage() / swap_readpage() ->
+// submit_bio()), so anon memory freed by swapping out, and swap-ins, are bounded by the device's
+// speed, and the two compete for it.
 //
 // Invariant: (1) inuse() <= nr_pages(); inuse() == sum over mms of Mm::swapents.
 
@@ -11,6 +14,8 @@
 
 #include <cassert>
 #include <cstdint>
+
+#include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
 
@@ -33,10 +38,17 @@ class SwapInfo {
   uint64_t nr_swap_pages() const { return pages_ - inuse_; }
   uint64_t nr_pages() const { return pages_; }
   uint64_t inuse() const { return inuse_; }
+  // Models submit_bio() of a swap write (__swap_writepage()) or read (swap_readpage()): queues
+  // `device_time` of transfer behind the I/O in flight; returns when it completes.
+  SimTime queue_io(SimTime now, SimTime device_time) {
+    busy_until_ = max(busy_until_, now) + device_time;
+    return busy_until_;
+  }
 
  private:
   uint64_t pages_;
   uint64_t inuse_ = 0;
+  SimTime busy_until_ = SimTime::zero();  // when the device finishes the I/O queued so far
 };
 
 }  // namespace mmreplay::kernelsim

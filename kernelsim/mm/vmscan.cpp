@@ -118,9 +118,10 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
 }
 
 // Models the per-page part of shrink_page_list() / try_to_unmap_one() for one isolated frame.
+// A swapped-out page sets *written to when its write completes (SimTime::zero() otherwise).
 // REQUIRES: now() == t.clock() (called right after a sync point).
 PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
-                        uint64_t* unmapped_addr) {
+                        uint64_t* unmapped_addr, SimTime* written) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
   PageFrame& pf = lru.frame(f);
@@ -146,12 +147,13 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
     pf.swapbacked = true;
     ++vm.lazyfree_redirtied;
     return PageOutcome::kActivate;
-  } else {  // add_to_swap() + pageout()
+  } else {  // add_to_swap() + try_to_unmap() + pageout() -> swap_writepage()
     if (!sim.swap().get_swap_page()) {
       ++vm.swap_full;
       return PageOutcome::kActivate;
     }
     t.work(sim.costs().swap_out_page);
+    *written = sim.swap().queue_io(t.clock(), sim.costs().swap_io_page);
     ++vm.pswpout;
     ++mm.swapents;
     *p = pte::kSwapped;
@@ -166,19 +168,28 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
 // A kept frame and whether it goes to the active list.
 using Kept = std::pair<uint32_t, bool>;
 
+// A swapped-out page is unmapped at once but freed only when its write completes: the kernel
+// keeps it in the swap cache (pageout() returns PAGE_SUCCESS with PageWriteback() set: `goto
+// keep`) and a later scan frees it (__remove_mapping()) after end_page_writeback(). The model has
+// no swap cache, so the reclaimer that wrote the pages waits for its batch's writes before it frees
+// them, as reclaim stalls when what it isolates is under writeback (3.x-4.x shrink_inactive_list():
+// congestion_wait(); 5.16+: reclaim_throttle()).
 Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, ScanControl& sc,
                               std::vector<Kept>* keep) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
   PageAllocator& pa = sim.page_alloc();
   uint64_t freed = 0;
+  uint64_t written_pages = 0;  // swapped out: freed once the device has written them
+  SimTime written_end = SimTime::zero();
   MemcgUnchargeList uncharge;
   for (uint32_t f : isolated) {
     t.work(sim.costs().shrink_page);
     co_await sync_point(t);  // the page's PTL (rmap walk)
     Mm* mm = nullptr;
     uint64_t addr = 0;
-    const PageOutcome o = shrink_page(t, f, sc, &mm, &addr);
+    SimTime written = SimTime::zero();
+    const PageOutcome o = shrink_page(t, f, sc, &mm, &addr, &written);
     if (o == PageOutcome::kActivate || o == PageOutcome::kKeep) {
       if (o == PageOutcome::kActivate) ++sim.vm().pgactivate;
       keep->emplace_back(f, o == PageOutcome::kActivate);
@@ -189,8 +200,21 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
     if (o == PageOutcome::kGone) continue;
     if (mm != nullptr)
       co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
+    if (written > t.clock()) {  // PageWriteback(): freed after end_page_writeback()
+      ++written_pages;
+      written_end = max(written_end, written);
+      continue;
+    }
     if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
     ++freed;
+  }
+  if (written_pages != 0) {
+    ++sim.vm().reclaim_swap_write_waits;
+    if (written_end > t.clock()) co_await do_sleep(t, written_end - t.clock());
+    for (uint64_t i = 0; i < written_pages; ++i) {
+      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+    }
+    freed += written_pages;
   }
   co_await uncharge.uncharge(t);  // mem_cgroup_uncharge_list(&free_pages) (3.17+)
   co_return freed;

@@ -23,13 +23,14 @@ constexpr uint64_t kB = 0x40000000;  // pressure
 constexpr uint64_t kC = 0x80000000;  // more pressure
 
 std::unique_ptr<Simulation> make_machine(uint64_t mem_mib, uint64_t swap_mib,
-                                         const std::string& policy = "") {
+                                         const std::string& policy = "",
+                                         const CostProfile& costs = cost_profile_default()) {
   std::string error;
   MachineConfig m;
   m.nr_cpus = 2;  // the trace thread on CPU 0, kswapd on CPU 1
   m.memory_bytes = mem_mib * kMiB;
   m.swap_bytes = swap_mib * kMiB;
-  auto sim = Simulation::create(m, cost_profile_default(), policy, &error);
+  auto sim = Simulation::create(m, costs, policy, &error);
   EXPECT_NE(sim, nullptr) << error;
   return sim;
 }
@@ -146,6 +147,21 @@ TEST(ReclaimTest, LazyfreeOnInactiveAnonBefore412IsDiscardedToo) {
     ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kSwapped);
 }
 
+// 4.5-4.11 deactivate_page(): a lazyfree page moves only from the active list; one already on
+// the inactive list keeps its place. A second MADV_FREE of the same pages therefore moves none.
+TEST(ReclaimTest, DeactivatePageBefore412MovesOnlyActivePages) {
+  auto sim = make_machine(64, 256, "lazyfree_lru=inactive-anon");
+  run_then_look(
+      *sim, concat({write_anon(kA, 8),
+                    {Op::madvise(kA, 8 * kMiB, MADV_FREE), Op::madvise(kA, 8 * kMiB, MADV_FREE)}}));
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.allocstall + vm.pgscan_kswapd, 0u) << "no reclaim moved a page meanwhile";
+  EXPECT_EQ(vm.madv_lazyfree_pages, 8 * kPagesPerMiB);
+  // The first call's last partial batch drains at the second call's lru_add_drain().
+  EXPECT_EQ(vm.pglazyfree, 8 * kPagesPerMiB) << "each page moved once, from the active list";
+  EXPECT_EQ(sim->lruvec().size(LruList::kInactiveAnon), 8 * kPagesPerMiB);
+}
+
 TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
   auto base = make_machine(64, 256);
   run_then_look(*base, lazyfree_then_pressure());
@@ -244,6 +260,44 @@ TEST(ReclaimTest, OneAndAHalfTimesRamWithoutSwapIsOneOomKillNotAHang) {
       << "no anon reclaim without swap";
   EXPECT_EQ(sim->stats().count(OpKind::kTouch), 1u) << "its ops ended at the failed touch";
   EXPECT_EQ(sim->page_alloc().allocated(), 0u) << "its exit freed its memory";
+}
+
+// The swap device: a swapped-out page is freed only once its write has completed, and writes
+// queue one after another, so swapping out N pages takes at least N device writes of time.
+TEST(ReclaimTest, SwapOutIsBoundedByTheDeviceWriteQueue) {
+  CostProfile no_device = cost_profile_default();
+  no_device.swap_io_page = SimTime::zero();
+  CostProfile slow_device = cost_profile_default();
+  slow_device.swap_io_page = SimTime::us(50);
+  auto free_at_once = make_machine(64, 64, "", no_device);
+  auto queued = make_machine(64, 64, "", slow_device);
+  run_then_look(*free_at_once, write_anon(kB, 80));
+  run_then_look(*queued, write_anon(kB, 80));
+  const VmCounters& vm = queued->stats().vm;
+  EXPECT_EQ(free_at_once->stats().vm.reclaim_swap_write_waits, 0u) << "no device, no wait";
+  EXPECT_GT(vm.reclaim_swap_write_waits, 0u);
+  EXPECT_EQ(vm.pswpout, vm.pgsteal_kswapd + vm.pgsteal_direct)
+      << "a written page still counts as reclaimed, once its write is done";
+  EXPECT_EQ(queued->find_mm(1)->rss_anon + queued->find_mm(1)->swapents, 80 * kPagesPerMiB);
+  const uint64_t touch_ns = queued->stats().latency(OpKind::kTouch).max();
+  EXPECT_GE(touch_ns, vm.pswpout * static_cast<uint64_t>(slow_device.swap_io_page.count_ns()) / 2)
+      << "the writes the touch waited for (all but the last batches) ran one after another";
+  EXPECT_GT(touch_ns, free_at_once->stats().latency(OpKind::kTouch).max());
+}
+
+// A swap-in read takes the device for its pages too: it completes after their transfer when that
+// is longer than the read's latency.
+TEST(ReclaimTest, SwapInTakesTheDeviceForItsPages) {
+  CostProfile slow_device = cost_profile_default();
+  slow_device.swap_io_page = SimTime::us(500);  // each page's transfer outlasts a swap-in
+  auto sim = make_machine(64, 256, "", slow_device);
+  run_then_look(*sim, concat({write_anon(kB, 80), {Op::touch(kB, kPage, false)}}));
+  const VmCounters& vm = sim->stats().vm;
+  ASSERT_GT(vm.pswpin, 0u);
+  EXPECT_GE(sim->stats().latency(OpKind::kTouch).count(), 2u);
+  EXPECT_GE(sim->stats().latency(OpKind::kTouch).min(),
+            static_cast<uint64_t>(slow_device.swap_io_page.count_ns()))
+      << "the re-touch's one swap-in waited for its pages' transfer, not only the latency";
 }
 
 TEST(ReclaimTest, SameInputSameResults) {
