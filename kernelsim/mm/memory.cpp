@@ -20,7 +20,8 @@ class LockVmaUnderRcu final : public SharedStep {
  public:
   LockVmaUnderRcu(Task& t, Mm& mm, uint64_t addr) : SharedStep(t), mm_(mm), addr_(addr) {}
   bool run_now() override {
-    Vma* vma = mm_.vmas.vma_lookup(addr_);
+    Vma* vma = &mm_ == task_.mm() ? mm_.vmas.vma_lookup(addr_, task_.vmacache)
+                                   : mm_.vmas.vma_lookup(addr_);
     if (vma == nullptr) return true;
     const FaultLockView view{vma->is_anonymous()};
     if (!task_.sim().policies().fault_lock->try_per_vma_lock(view)) return true;
@@ -263,7 +264,7 @@ Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write) {
   co_await mm->mmap_sem.down_read(t);  // lock_mm_and_find_vma()
   t.work(sim.costs().find_vma);
   FaultResult r = FaultResult::kSegv;
-  Vma* vma = mm->vmas.vma_lookup(addr);
+  Vma* vma = mm->vmas.vma_lookup(addr, t.vmacache);
   if (vma != nullptr && vma->access_ok(write)) {
     r = co_await handle_mm_fault(t, *vma, addr, write);
   } else {
