@@ -39,7 +39,20 @@ void CmaArea::place_anon(uint32_t frame) {
   p.use = PhysUse::kAnon;
   p.frame = frame;
   update_free(pfn - base_);
+  set_anon(frame, pfn);
+}
+
+void CmaArea::set_anon(uint32_t frame, uint64_t pfn) {
+  const size_t w = frame / 64;
+  const uint64_t bit = uint64_t{1} << (frame % 64);
+  if (pfn == kNoPfn) {
+    anon_.erase(frame);
+    if (w < anon_bits_.size()) anon_bits_[w] &= ~bit;
+    return;
+  }
   anon_[frame] = pfn;
+  if (w >= anon_bits_.size()) anon_bits_.resize(w + 1, 0);
+  anon_bits_[w] |= bit;
 }
 
 void CmaArea::set_free(uint64_t slot) {
@@ -49,11 +62,12 @@ void CmaArea::set_free(uint64_t slot) {
 
 void CmaArea::anon_freed(uint32_t frame) {
   --movable_total_;
+  if (!anon_placed(frame)) return;
   auto it = anon_.find(frame);
-  if (it == anon_.end()) return;
+  assert(it != anon_.end() && "invariant (2)");
   assert(pages_[it->second - base_].use == PhysUse::kAnon && "invariant (2)");
   set_free(it->second - base_);
-  anon_.erase(it);
+  set_anon(frame, kNoPfn);
   --movable_in_area_;
 }
 
@@ -71,6 +85,7 @@ void CmaArea::ensure_file_page(uint32_t file, uint64_t index) {
 }
 
 uint64_t CmaArea::pfn_of_anon(uint32_t frame) const {
+  if (!anon_placed(frame)) return kNoPfn;
   auto it = anon_.find(frame);
   return it == anon_.end() ? kNoPfn : it->second;
 }
@@ -97,11 +112,7 @@ uint64_t CmaArea::move_page(uint64_t pfn) {
     update_free(to - base_);
   }
   if (old.use == PhysUse::kAnon) {
-    if (to == kNoPfn) {
-      anon_.erase(old.frame);
-    } else {
-      anon_[old.frame] = to;
-    }
+    set_anon(old.frame, to);
   } else {
     file_[{old.file, old.index}] = to;
   }
