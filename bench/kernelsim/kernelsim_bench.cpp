@@ -29,6 +29,7 @@ std::unique_ptr<Simulation> make(uint32_t cpus, const char* policy) {
 void BM_PageFaults(benchmark::State& state, uint32_t threads, const char* policy) {
   const uint64_t per_thread = kFaultsPerRun / threads;
   uint64_t faults = 0;
+  uint64_t events = 0;  // queue events fired: host work the model cannot do inline
   for (auto _ : state) {
     auto sim = make(threads, policy);
     for (uint32_t i = 0; i < threads; ++i) {
@@ -39,9 +40,11 @@ void BM_PageFaults(benchmark::State& state, uint32_t threads, const char* policy
     }
     sim->run();
     faults += sim->stats().vm.pgfault;
+    events += sim->events().events_fired();
   }
   state.counters["faults/s"] =
       benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
+  state.counters["events/fault"] = static_cast<double>(events) / static_cast<double>(faults);
 }
 
 // One thread maps `map_gib` GiB (64 TiB: an ASan/Go/JVM-style MAP_NORESERVE reservation),
@@ -67,6 +70,8 @@ void BM_Reservation(benchmark::State& state, uint64_t map_gib) {
 // `threads` threads of one mm each repeat: dirty a 64-page region, MADV_DONTNEED it.
 void BM_Madvise(benchmark::State& state, uint32_t threads, const char* policy) {
   uint64_t calls = 0;
+  uint64_t faults = 0;
+  uint64_t events = 0;
   for (auto _ : state) {
     auto sim = make(threads, policy);
     for (uint32_t i = 0; i < threads; ++i) {
@@ -80,9 +85,14 @@ void BM_Madvise(benchmark::State& state, uint32_t threads, const char* policy) {
     }
     sim->run();
     calls += sim->stats().count(OpKind::kMadvise);
+    faults += sim->stats().vm.pgfault;
+    events += sim->events().events_fired();
   }
   state.counters["madvise/s"] =
       benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsRate);
+  // Each call follows a re-touch of its region: kRegionPages faults per call.
+  state.counters["faults/call"] = static_cast<double>(faults) / static_cast<double>(calls);
+  state.counters["events/call"] = static_cast<double>(events) / static_cast<double>(calls);
 }
 
 // Seed 001's page_fault2 shape: 16 processes in one memcg on 16 vCPUs, each mapping,
