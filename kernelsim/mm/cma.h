@@ -105,8 +105,8 @@ class CmaArea {
   uint64_t base_;
   uint64_t zone_pages_;
   std::vector<PhysPage> pages_;
-  std::set<uint64_t> free_slots_;                           // placeable slots, lowest first
-  std::unordered_map<uint32_t, uint64_t> anon_;             // frame -> pfn in the area
+  std::set<uint64_t> free_slots_;                // placeable slots, lowest first
+  std::unordered_map<uint32_t, uint64_t> anon_;  // frame -> pfn in the area
   // One bit per frame: set while anon_ holds it. Most pages freed lie outside the area; the bit
   // answers them without a hash lookup (anon_freed() was 5% of a seed-000 replay).
   std::vector<uint64_t> anon_bits_;

@@ -21,7 +21,7 @@ class LockVmaUnderRcu final : public SharedStep {
   LockVmaUnderRcu(Task& t, Mm& mm, uint64_t addr) : SharedStep(t), mm_(mm), addr_(addr) {}
   bool run_now() override {
     Vma* vma = &mm_ == task_.mm() ? mm_.vmas.vma_lookup(addr_, task_.vmacache)
-                                   : mm_.vmas.vma_lookup(addr_);
+                                  : mm_.vmas.vma_lookup(addr_);
     if (vma == nullptr) return true;
     const FaultLockView view{vma->is_anonymous()};
     if (!task_.sim().policies().fault_lock->try_per_vma_lock(view)) return true;

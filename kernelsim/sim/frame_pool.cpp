@@ -24,7 +24,7 @@ void* FramePool::allocate(size_t n) {
     free_[cls] = b->next;
     raw = b;
   } else {
-    raw = ::operator new(cls * kClassBytes);
+    raw = ::operator new(kClassBytes * cls);
   }
   ++live_;
   auto* h = static_cast<Header*>(raw);
