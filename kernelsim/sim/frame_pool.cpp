@@ -24,7 +24,8 @@ void* FramePool::allocate(size_t n) {
     free_[cls] = b->next;
     raw = b;
   } else {
-    raw = ::operator new(kClassBytes * cls);
+    const size_t bytes = cls * kClassBytes;
+    raw = ::operator new(bytes);
   }
   ++live_;
   auto* h = static_cast<Header*>(raw);
