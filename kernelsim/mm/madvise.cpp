@@ -42,6 +42,8 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
       continue;
     }
     t.work(c.pte_lazyfree);
+    if (addr + kFramePrefetchPages * PAGE_SIZE < end)
+      prefetch_anon_frame(sim, mm, addr + kFramePrefetchPages * PAGE_SIZE);
     if (p & (pte::kYoung | pte::kDirty)) tlb.tlb_adjust_range(addr);  // tlb_remove_tlb_entry()
     if (pte::state(p) != pte::kLazyFree) ++sim.vm().madv_lazyfree_pages;
     p = static_cast<uint8_t>(pte::kLazyFree | pte::kOwnPage);

@@ -274,6 +274,11 @@ Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write) {
   co_return r;
 }
 
+void prefetch_anon_frame(Simulation& sim, const Mm& mm, uint64_t addr) {
+  const uint32_t f = mm.anon_pages.find(addr);
+  if (f != kNoFrame) __builtin_prefetch(&sim.lruvec().frame(f));
+}
+
 uint64_t skip_pmd_none(Task& t, const Vma& vma, uint64_t addr, uint64_t end) {
   const uint64_t next = vma.ptes.next_populated(addr, end);
   if (next != addr) {
@@ -304,6 +309,8 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
     t.work(c.pte_zap);
     tlb.tlb_adjust_range(addr);
     ++zapped;
+    if (addr + kFramePrefetchPages * PAGE_SIZE < end)
+      prefetch_anon_frame(sim, mm, addr + kFramePrefetchPages * PAGE_SIZE);
     const bool own = (p & pte::kOwnPage) != 0;
     const bool cow_shared = (p & pte::kCowShared) != 0;
     if (!own && !(p & (pte::kZeroPage | pte::kCowShared))) --mm.rss_file;
