@@ -12,8 +12,8 @@
 // The top-level Co of a task is resumed by the task's events (sim/task.h) and, at its end,
 // returns control to the event loop. Co owns its frame and destroys it with itself.
 // Exceptions are not used: an exception escaping a kernel path terminates (a model bug).
-// Frames come from the simulation's FramePool (sim/frame_pool.h) when the path takes the Task&
-// (first parameter, or second after a member function's or lambda's object); else the heap.
+// Frames come from the FramePool of the simulation running on this host thread (sim/frame_pool.h),
+// or the heap outside a run.
 
 #pragma once
 
@@ -21,37 +21,18 @@
 #include <cstddef>
 #include <exception>
 #include <optional>
-#include <type_traits>
 #include <utility>
 
 #include "kernelsim/sim/frame_pool.h"
 
 namespace mmreplay::kernelsim {
 
-class Task;
-// The pool of t's simulation (sim/task.cpp).
-FramePool& frame_pool_of(Task& t);
-
 namespace detail {
 
-template <class A>
-inline constexpr bool kIsTask = std::is_same_v<std::remove_cv_t<A>, Task>;
-
-template <class A1, class... Rest>
-void* allocate_frame_second(size_t n, A1& a1, Rest&...) {
-  if constexpr (kIsTask<A1>) {
-    return frame_pool_of(const_cast<Task&>(a1)).allocate(n);
-  } else {
-    return FramePool::allocate_unpooled(n);
-  }
-}
-
 struct CoPromiseBase {
-  // The coroutine's own parameters are passed here (C++20 [dcl.fct.def.coroutine]/9).
-  template <class... Args>
-  static void* operator new(size_t n, Args&... args) {
-    return allocate_frame(n, args...);
-  }
+  // Not the placement form taking the coroutine's parameters (which would find the Task&): GCC
+  // 12 at -O0 reports a template placement operator new as mismatched with operator delete.
+  static void* operator new(size_t n) { return FramePool::allocate_current(n); }
   static void operator delete(void* frame) noexcept { FramePool::deallocate(frame); }
 
   std::coroutine_handle<> continuation = std::noop_coroutine();
@@ -69,19 +50,6 @@ struct CoPromiseBase {
   };
   FinalAwaiter final_suspend() noexcept { return {}; }
   void unhandled_exception() noexcept { std::terminate(); }
-
- private:
-  static void* allocate_frame(size_t n) { return FramePool::allocate_unpooled(n); }
-  template <class A0, class... Rest>
-  static void* allocate_frame(size_t n, A0& a0, Rest&... rest) {
-    if constexpr (kIsTask<A0>) {
-      return frame_pool_of(const_cast<Task&>(a0)).allocate(n);
-    } else if constexpr (sizeof...(Rest) > 0) {
-      return allocate_frame_second(n, rest...);
-    } else {
-      return FramePool::allocate_unpooled(n);
-    }
-  }
 };
 
 template <class T>

@@ -6,9 +6,12 @@
 // bin went to the arenas. The pool keeps freed frames in per-size-class free lists and hands them
 // back on the next allocation of that class, so a steady simulation stops calling malloc.
 //
-// One pool per simulation (SimFloor owns it), reached through the Task& every kernel path takes
-// as its first parameter; a frame records its pool in a header, so freeing needs no argument.
-// Frames without a Task (or larger than the largest class) use the global heap.
+// One pool per simulation (SimFloor owns it). While a simulation runs (Simulation::run(),
+// run_until()) it is this host thread's current pool (FramePool::Use), and frames allocated then
+// come from it; a frame records its pool in a header, so freeing needs no argument and may
+// happen outside the run. Frames allocated outside any run (a task's top-level body, made before
+// run()) and frames above the largest class use the global heap. Studies run one simulation per
+// host thread at a time, so a thread's current pool is the one simulation it is running.
 //
 // Invariants (asserted in frame_pool.cpp):
 //  (1) a block is either live (handed out) or on exactly one free list of its own class;
@@ -34,11 +37,27 @@ class FramePool {
   void* allocate(size_t n);
   // A frame of n bytes without a pool: the global heap, with the same header.
   static void* allocate_unpooled(size_t n);
+  // From this thread's current pool, or without one when no simulation is running here.
+  static void* allocate_current(size_t n) {
+    return current_ != nullptr ? current_->allocate(n) : allocate_unpooled(n);
+  }
   // Frees a frame from allocate() or allocate_unpooled(), to the pool that gave it.
   static void deallocate(void* frame) noexcept;
 
   // Blocks handed out and not yet freed (tests).
   uint64_t live() const { return live_; }
+
+  // Makes `pool` this thread's current pool for the guard's lifetime (nests: restores the last).
+  class Use {
+   public:
+    explicit Use(FramePool& pool) : prev_(current_) { current_ = &pool; }
+    ~Use() { current_ = prev_; }
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+
+   private:
+    FramePool* prev_;
+  };
 
  private:
   struct Block {
@@ -54,6 +73,8 @@ class FramePool {
 
   static constexpr size_t kClassBytes = 64;  // a cache line: frames of a class share its size
   static constexpr size_t kClasses = 64;     // up to 4 KiB; larger frames are rare (study setup)
+
+  static inline thread_local FramePool* current_ = nullptr;
 
   std::array<Block*, kClasses> free_{};
   uint64_t live_ = 0;

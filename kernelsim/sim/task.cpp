@@ -9,10 +9,6 @@
 
 namespace mmreplay::kernelsim {
 
-FramePool& frame_pool_of(Task& t) {
-  return t.floor().frames();
-}
-
 Task::Task(Simulation& sim, SimFloor& floor, uint32_t id, Cpu& cpu)
     : sim_(sim), floor_(floor), id_(id), cpu_(&cpu) {}
 

@@ -75,7 +75,6 @@ class Task final : public EventTarget {
   Task& operator=(const Task&) = delete;
 
   Simulation& sim() const { return sim_; }
-  SimFloor& floor() const { return floor_; }
   uint32_t id() const { return id_; }
   Cpu& cpu() const { return *cpu_; }
   Mm* mm() const { return mm_; }
