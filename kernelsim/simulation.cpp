@@ -155,6 +155,7 @@ void Simulation::start_task(Task& t, Co<void> body, SimTime start) {
 }
 
 void Simulation::run() {
+  FramePool::Use frames(frames_);  // this run's coroutine frames come from its pool
   for (;;) {
     while (events_.run_one()) {
       if (trace_ != nullptr) sample_trace_counters(false);
@@ -169,6 +170,7 @@ void Simulation::run() {
 }
 
 bool Simulation::run_until(SimTime t) {
+  FramePool::Use frames(frames_);
   events_.set_horizon(t);
   while (!events_.empty() && events_.next_time() <= t) {
     events_.run_one();

@@ -45,6 +45,7 @@ void BM_PageFaults(benchmark::State& state, uint32_t threads, const char* policy
                    const char* preset = nullptr) {
   const uint64_t per_thread = kFaultsPerRun / threads;
   uint64_t faults = 0;
+  uint64_t events = 0;  // queue events fired: host work the model cannot do inline
   for (auto _ : state) {
     auto sim = preset != nullptr ? make_on(preset, threads, policy) : make(threads, policy);
     for (uint32_t i = 0; i < threads; ++i) {
@@ -55,9 +56,11 @@ void BM_PageFaults(benchmark::State& state, uint32_t threads, const char* policy
     }
     sim->run();
     faults += sim->stats().vm.pgfault;
+    events += sim->events().events_fired();
   }
   state.counters["faults/s"] =
       benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
+  state.counters["events/fault"] = static_cast<double>(events) / static_cast<double>(faults);
 }
 
 // One thread maps `map_gib` GiB (64 TiB: an ASan/Go/JVM-style MAP_NORESERVE reservation),
@@ -83,6 +86,8 @@ void BM_Reservation(benchmark::State& state, uint64_t map_gib) {
 // `threads` threads of one mm each repeat: dirty a 64-page region, MADV_DONTNEED it.
 void BM_Madvise(benchmark::State& state, uint32_t threads, const char* policy) {
   uint64_t calls = 0;
+  uint64_t faults = 0;
+  uint64_t events = 0;
   for (auto _ : state) {
     auto sim = make(threads, policy);
     for (uint32_t i = 0; i < threads; ++i) {
@@ -96,9 +101,14 @@ void BM_Madvise(benchmark::State& state, uint32_t threads, const char* policy) {
     }
     sim->run();
     calls += sim->stats().count(OpKind::kMadvise);
+    faults += sim->stats().vm.pgfault;
+    events += sim->events().events_fired();
   }
   state.counters["madvise/s"] =
       benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsRate);
+  // Each call follows a re-touch of its region: kRegionPages faults per call.
+  state.counters["faults/call"] = static_cast<double>(faults) / static_cast<double>(calls);
+  state.counters["events/call"] = static_cast<double>(events) / static_cast<double>(calls);
 }
 
 // Seed 001's page_fault2 shape: 16 processes in one memcg on 16 vCPUs, each mapping,

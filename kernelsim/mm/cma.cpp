@@ -1,5 +1,7 @@
 #include "kernelsim/mm/cma.h"
 
+#include <algorithm>
+#include <bit>
 #include <cassert>
 
 namespace mmreplay::kernelsim {
@@ -7,7 +9,9 @@ namespace mmreplay::kernelsim {
 CmaArea::CmaArea(uint64_t zone_pages, uint64_t count)
     : base_(zone_pages - count), zone_pages_(zone_pages), pages_(count) {
   assert(count <= zone_pages);
-  for (uint64_t i = 0; i < count; ++i) free_slots_.insert(i);
+  free_bits_.assign((count + 63) / 64, 0);
+  for (uint64_t i = 0; i < count; ++i) free_bits_[i / 64] |= uint64_t{1} << (i % 64);
+  free_count_ = count;
 }
 
 bool CmaArea::placeable(uint64_t slot) const {
@@ -16,20 +20,32 @@ bool CmaArea::placeable(uint64_t slot) const {
 }
 
 void CmaArea::update_free(uint64_t slot) {
+  uint64_t& word = free_bits_[slot / 64];
+  const uint64_t bit = uint64_t{1} << (slot % 64);
   if (placeable(slot)) {
-    free_slots_.insert(slot);
-  } else {
-    free_slots_.erase(slot);
+    if ((word & bit) != 0) return;
+    word |= bit;
+    ++free_count_;
+    free_hint_ = std::min(free_hint_, static_cast<size_t>(slot / 64));
+  } else if ((word & bit) != 0) {
+    word &= ~bit;
+    --free_count_;
   }
+}
+
+uint64_t CmaArea::lowest_free_slot() {
+  assert(free_count_ > 0);
+  while (free_bits_[free_hint_] == 0) ++free_hint_;
+  return free_hint_ * 64 + static_cast<uint64_t>(std::countr_zero(free_bits_[free_hint_]));
 }
 
 uint64_t CmaArea::choose_pfn() {
   // The area holds less than its share (count / zone_pages) of the movable pages, this one counted.
   const bool want = movable_in_area_ * zone_pages_ < (movable_total_ + 1) * pages_.size();
   ++movable_total_;
-  if (!want || free_slots_.empty()) return kNoPfn;
+  if (!want || free_count_ == 0) return kNoPfn;
   ++movable_in_area_;
-  return base_ + *free_slots_.begin();
+  return base_ + lowest_free_slot();
 }
 
 void CmaArea::place_anon(uint32_t frame) {
@@ -39,7 +55,20 @@ void CmaArea::place_anon(uint32_t frame) {
   p.use = PhysUse::kAnon;
   p.frame = frame;
   update_free(pfn - base_);
-  anon_[frame] = pfn;
+  set_anon(frame, pfn);
+}
+
+void CmaArea::set_anon(uint32_t frame, uint64_t pfn) {
+  const size_t w = frame / 64;
+  const uint64_t bit = uint64_t{1} << (frame % 64);
+  if (pfn == kNoPfn) {
+    if (w < anon_bits_.size()) anon_bits_[w] &= ~bit;
+    return;
+  }
+  if (frame >= anon_slot_.size()) anon_slot_.resize(frame + size_t{1}, 0);
+  anon_slot_[frame] = static_cast<uint32_t>(pfn - base_ + 1);
+  if (w >= anon_bits_.size()) anon_bits_.resize(w + 1, 0);
+  anon_bits_[w] |= bit;
 }
 
 void CmaArea::set_free(uint64_t slot) {
@@ -49,11 +78,11 @@ void CmaArea::set_free(uint64_t slot) {
 
 void CmaArea::anon_freed(uint32_t frame) {
   --movable_total_;
-  auto it = anon_.find(frame);
-  if (it == anon_.end()) return;
-  assert(pages_[it->second - base_].use == PhysUse::kAnon && "invariant (2)");
-  set_free(it->second - base_);
-  anon_.erase(it);
+  if (!anon_placed(frame)) return;
+  const uint64_t slot = anon_slot_[frame] - uint64_t{1};
+  assert(pages_[slot].use == PhysUse::kAnon && pages_[slot].frame == frame && "invariant (2)");
+  set_free(slot);
+  set_anon(frame, kNoPfn);
   --movable_in_area_;
 }
 
@@ -71,8 +100,7 @@ void CmaArea::ensure_file_page(uint32_t file, uint64_t index) {
 }
 
 uint64_t CmaArea::pfn_of_anon(uint32_t frame) const {
-  auto it = anon_.find(frame);
-  return it == anon_.end() ? kNoPfn : it->second;
+  return anon_placed(frame) ? base_ + anon_slot_[frame] - 1 : kNoPfn;
 }
 
 uint64_t CmaArea::pfn_of_file(uint32_t file, uint64_t index) const {
@@ -97,11 +125,7 @@ uint64_t CmaArea::move_page(uint64_t pfn) {
     update_free(to - base_);
   }
   if (old.use == PhysUse::kAnon) {
-    if (to == kNoPfn) {
-      anon_.erase(old.frame);
-    } else {
-      anon_[old.frame] = to;
-    }
+    set_anon(old.frame, to);
   } else {
     file_[{old.file, old.index}] = to;
   }

@@ -42,6 +42,8 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
       continue;
     }
     t.work(c.pte_lazyfree);
+    if (addr + kFramePrefetchPages * PAGE_SIZE < end)
+      prefetch_anon_frame(sim, mm, addr + kFramePrefetchPages * PAGE_SIZE);
     if (p & (pte::kYoung | pte::kDirty)) tlb.tlb_adjust_range(addr);  // tlb_remove_tlb_entry()
     if (pte::state(p) != pte::kLazyFree) ++sim.vm().madv_lazyfree_pages;
     p = static_cast<uint8_t>(pte::kLazyFree | pte::kOwnPage);
@@ -126,7 +128,8 @@ class TryVmaReadLock final : public SharedStep {
   TryVmaReadLock(Task& t, Mm& mm, uint64_t start, uint64_t end)
       : SharedStep(t), mm_(mm), start_(start), end_(end) {}
   bool run_now() override {
-    Vma* vma = mm_.vmas.vma_lookup(start_);
+    Vma* vma = &mm_ == task_.mm() ? mm_.vmas.vma_lookup(start_, task_.vmacache)
+                                  : mm_.vmas.vma_lookup(start_);
     if (vma == nullptr || !vma->lock.vma_start_read_now(task_, mm_.mm_lock_seq)) return true;
     if (end_ > vma->end) {
       vma->lock.vma_end_read_now(task_);

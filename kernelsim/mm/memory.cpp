@@ -20,7 +20,8 @@ class LockVmaUnderRcu final : public SharedStep {
  public:
   LockVmaUnderRcu(Task& t, Mm& mm, uint64_t addr) : SharedStep(t), mm_(mm), addr_(addr) {}
   bool run_now() override {
-    Vma* vma = mm_.vmas.vma_lookup(addr_);
+    Vma* vma = &mm_ == task_.mm() ? mm_.vmas.vma_lookup(addr_, task_.vmacache)
+                                  : mm_.vmas.vma_lookup(addr_);
     if (vma == nullptr) return true;
     const FaultLockView view{vma->is_anonymous()};
     if (!task_.sim().policies().fault_lock->try_per_vma_lock(view)) return true;
@@ -266,7 +267,7 @@ Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write) {
   co_await mm->mmap_sem.down_read(t);  // lock_mm_and_find_vma()
   t.work(sim.costs().find_vma);
   FaultResult r = FaultResult::kSegv;
-  Vma* vma = mm->vmas.vma_lookup(addr);
+  Vma* vma = mm->vmas.vma_lookup(addr, t.vmacache);
   if (vma != nullptr && vma->access_ok(write)) {
     r = co_await handle_mm_fault(t, *vma, addr, write);
   } else {
@@ -283,6 +284,11 @@ Co<FaultResult> do_kernel_copy_fault(Task& t, uint64_t addr, bool write) {
   if (write && r == FaultResult::kMapped && c.copy_page_cold > c.file_copy_page)
     t.work(c.copy_page_cold - c.file_copy_page);
   co_return r;
+}
+
+void prefetch_anon_frame(Simulation& sim, const Mm& mm, uint64_t addr) {
+  const uint32_t f = mm.anon_pages.find(addr);
+  if (f != kNoFrame) __builtin_prefetch(&sim.lruvec().frame(f));
 }
 
 uint64_t skip_pmd_none(Task& t, const Vma& vma, uint64_t addr, uint64_t end) {
@@ -315,6 +321,8 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
     t.work(c.pte_zap);
     tlb.tlb_adjust_range(addr);
     ++zapped;
+    if (addr + kFramePrefetchPages * PAGE_SIZE < end)
+      prefetch_anon_frame(sim, mm, addr + kFramePrefetchPages * PAGE_SIZE);
     const bool own = (p & pte::kOwnPage) != 0;
     const bool cow_shared = (p & pte::kCowShared) != 0;
     if (!own && !(p & (pte::kZeroPage | pte::kCowShared))) --mm.rss_file;

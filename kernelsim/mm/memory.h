@@ -40,6 +40,7 @@ namespace mmreplay::kernelsim {
 
 class Task;
 class Mm;
+class Simulation;
 struct Vma;
 class MmuGather;
 
@@ -66,6 +67,12 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write);
 // change_pmd_range(), walk_pmd_range()): pmd_none() entries, regions without a PTE page, are
 // skipped at one pte_walk each. Returns the first address in a populated region, or end.
 uint64_t skip_pmd_none(Task& t, const Vma& vma, uint64_t addr, uint64_t end);
+
+// Host-side only, no simulated effect: starts loading the frame of mm's own page at `addr` (if
+// any) into the host cache. Page walks call it a few pages ahead (kFramePrefetchPages), so the
+// cache miss on a frame -- frames are touched in no useful order -- overlaps the pages before it.
+inline constexpr uint64_t kFramePrefetchPages = 8;
+void prefetch_anon_frame(Simulation& sim, const Mm& mm, uint64_t addr);
 
 // Models unmap_page_range() / zap_pte_range() for [start, end) of vma. Returns the number of
 // present ptes cleared.

@@ -21,7 +21,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "kernelsim/constants.h"
@@ -50,8 +52,12 @@ inline bool is_mapped(uint8_t p) {
 }  // namespace pte
 
 // The pte bytes of one VMA, keyed by absolute address (so a split or merge moves whole leaves
-// and re-keys nothing). Leaves are std::map nodes: a reference from ref() stays valid until the
-// leaf is moved or dropped by split_at(), merge_from() or truncate().
+// and re-keys nothing). Two levels, like the pmd and pte pages under a pud: a directory holds
+// kDirEntries leaf pointers (a 128 MiB span) and the directories sit in a map by span. A lookup
+// is the last leaf used, else the last directory used (or a walk of the few directory nodes) and
+// an index; a one-level map of leaves took a tree walk per fault once 64 tasks interleaved in
+// one VMA (11% of a 64-CPU fault run). Leaves are heap blocks: a reference from ref() stays valid
+// until the leaf is dropped by split_at() or truncate() (moves keep the block).
 //
 // A leaf lives until its VMA does (like a PTE page until free_pgtables()), except one that
 // split_at() or truncate() leave all-none: that one is dropped. Zapped regions keep their leaf,
@@ -61,9 +67,13 @@ class PteMap {
   using Leaf = std::array<uint8_t, PTRS_PER_PTE>;
 
   PteMap() = default;
-  PteMap(PteMap&& o) noexcept : leaves_(std::move(o.leaves_)) { o.forget(); }
+  PteMap(PteMap&& o) noexcept : dirs_(std::move(o.dirs_)), nr_leaves_(o.nr_leaves_) {
+    o.nr_leaves_ = 0;
+    o.forget();
+  }
   PteMap& operator=(PteMap&& o) noexcept {
-    leaves_ = std::move(o.leaves_);
+    dirs_ = std::move(o.dirs_);
+    nr_leaves_ = std::exchange(o.nr_leaves_, 0);
     forget();
     o.forget();
     return *this;
@@ -80,11 +90,7 @@ class PteMap {
   uint8_t& ref(uint64_t addr) {
     const uint64_t key = addr >> PMD_SHIFT;
     Leaf* l = find_leaf(key);
-    if (l == nullptr) {
-      l = &leaves_.try_emplace(key).first->second;  // value-initialized: all pte::kNone
-      last_key_ = key;
-      last_ = l;
-    }
+    if (l == nullptr) l = adopt(key, std::make_unique<Leaf>());  // value-initialized: kNone
     return (*l)[slot(addr)];
   }
   // The first page-aligned address in [addr, end) inside a region with a leaf, or end when there
@@ -107,34 +113,64 @@ class PteMap {
   // Drops the state of [addr, ...) (a VMA shrunk to end at addr).
   void truncate(uint64_t addr);
 
-  size_t nr_leaves() const { return leaves_.size(); }
-  // Host bytes held by leaves (map nodes' payload; the node overhead is about 48 bytes each).
-  size_t bytes() const { return leaves_.size() * sizeof(Leaf); }
-  bool empty() const { return leaves_.empty(); }
+  size_t nr_leaves() const { return nr_leaves_; }
+  // Host bytes held by leaves (each directory adds kDirEntries pointers per 128 MiB touched).
+  size_t bytes() const { return nr_leaves_ * sizeof(Leaf); }
+  bool empty() const { return nr_leaves_ == 0; }
 
  private:
+  static constexpr unsigned kDirShift = 6;  // leaves per directory: 64 (2 MiB each)
+  static constexpr uint64_t kDirEntries = uint64_t{1} << kDirShift;
+  struct Dir {
+    std::array<std::unique_ptr<Leaf>, kDirEntries> leaves;
+    uint32_t used = 0;
+  };
+  using DirMap = std::map<uint64_t, std::unique_ptr<Dir>>;  // key >> kDirShift -> directory
+
   static size_t slot(uint64_t addr) {
     return static_cast<size_t>((addr >> PAGE_SHIFT) & (PTRS_PER_PTE - 1));
   }
-  // Faults and walks come in runs within one 2 MiB region: the last leaf found is kept.
+  static size_t dir_slot(uint64_t key) { return static_cast<size_t>(key & (kDirEntries - 1)); }
+  // Faults and walks come in runs within one 2 MiB region: the last leaf found is kept, and the
+  // last directory for runs that cross leaves.
   Leaf* find_leaf(uint64_t key) const {
     if (key == last_key_) return last_;
-    auto it = leaves_.find(key);
-    if (it == leaves_.end()) return nullptr;
-    last_key_ = key;
-    last_ = const_cast<Leaf*>(&it->second);
-    return last_;
+    Dir* d = find_dir(key >> kDirShift);
+    if (d == nullptr) return nullptr;
+    Leaf* l = d->leaves[dir_slot(key)].get();
+    if (l != nullptr) {
+      last_key_ = key;
+      last_ = l;
+    }
+    return l;
   }
+  Dir* find_dir(uint64_t dkey) const {
+    if (dkey == last_dir_key_) return last_dir_;
+    auto it = dirs_.find(dkey);
+    if (it == dirs_.end()) return nullptr;
+    last_dir_key_ = dkey;
+    last_dir_ = it->second.get();
+    return last_dir_;
+  }
+  // Installs leaf l at key. REQUIRES: no leaf there.
+  Leaf* adopt(uint64_t key, std::unique_ptr<Leaf> l);
+  // Removes and returns the leaf at key (it must exist), dropping its directory when emptied.
+  std::unique_ptr<Leaf> release(DirMap::iterator dir, uint64_t key);
   void forget() const {
     last_key_ = kNoKey;
     last_ = nullptr;
+    last_dir_key_ = kNoKey;
+    last_dir_ = nullptr;
   }
   static bool is_empty(const Leaf& l);
 
   static constexpr uint64_t kNoKey = ~uint64_t{0};
-  std::map<uint64_t, Leaf> leaves_;  // pmd index (addr >> PMD_SHIFT) -> its PTRS_PER_PTE ptes
+  DirMap dirs_;
+  size_t nr_leaves_ = 0;
   mutable uint64_t last_key_ = kNoKey;
   mutable Leaf* last_ = nullptr;
+  mutable uint64_t last_dir_key_ = kNoKey;
+  mutable Dir* last_dir_ = nullptr;
 };
 
 // PMD_SIZE-aligned regions that have a PTE page, as pmd indices (addr >> PMD_SHIFT).

@@ -6,7 +6,9 @@
 // within a region). Replaces an unordered_map keyed by page: one node allocation and one hash per
 // page was about a fifth of the fault path (last session's profile).
 //
-// Invariant: size() == the number of slots holding a frame; a leaf with none is freed.
+// Invariant: size() == the number of slots holding a frame; a leaf with none leaves the map (the
+// last one so emptied is kept as a spare for the next new leaf: MADV_DONTNEED of a region and
+// its re-touch otherwise freed and reallocated a 2 KiB leaf per round).
 
 #pragma once
 
@@ -41,14 +43,15 @@ class AnonRmap {
   }
   // Forgets the frame at addr; returns it, or kNone when there was none.
   uint32_t erase(uint64_t addr) {
-    auto it = leaves_.find(addr >> PMD_SHIFT);
-    if (it == leaves_.end()) return kNone;
-    Leaf& l = *it->second;
-    const uint32_t f = std::exchange(l.slots[slot(addr)], kNone);
+    Leaf* l = const_cast<Leaf*>(leaf(addr));
+    if (l == nullptr) return kNone;
+    const uint32_t f = std::exchange(l->slots[slot(addr)], kNone);
     if (f == kNone) return kNone;
     --size_;
-    if (--l.used == 0) {
-      if (last_ == &l) last_ = nullptr;
+    if (--l->used == 0) {
+      if (last_ == l) last_ = nullptr;
+      auto it = leaves_.find(l->pmd);
+      spare_ = std::move(it->second);  // all slots kNone again: reusable as it is
       leaves_.erase(it);
     }
     return f;
@@ -77,7 +80,7 @@ class AnonRmap {
     if (last_ != nullptr && last_->pmd == pmd) return *last_;
     std::unique_ptr<Leaf>& p = leaves_[pmd];
     if (p == nullptr) {
-      p = std::make_unique<Leaf>();
+      p = spare_ != nullptr ? std::move(spare_) : std::make_unique<Leaf>();
       p->pmd = pmd;
     }
     last_ = p.get();
@@ -86,6 +89,7 @@ class AnonRmap {
 
   std::unordered_map<uint64_t, std::unique_ptr<Leaf>> leaves_;
   mutable Leaf* last_ = nullptr;
+  std::unique_ptr<Leaf> spare_;  // an emptied leaf (used == 0, every slot kNone), or null
   uint64_t size_ = 0;
 };
 

@@ -36,7 +36,7 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
       ++faults;
       continue;
     }
-    if (vma == nullptr || !vma->contains(a)) vma = mm->vmas.vma_lookup(a);
+    if (vma == nullptr || !vma->contains(a)) vma = mm->vmas.vma_lookup(a, t.vmacache);
     if (vma != nullptr) {
       if (hardware_access_ok(*vma, vma->ptes.get(a), write)) {
         uint8_t& p = vma->ptes.ref(a);

@@ -19,6 +19,21 @@ Vma* VmaTree::vma_lookup(uint64_t addr) const {
   return v != nullptr && v->start <= addr ? v : nullptr;
 }
 
+Vma* VmaTree::vma_lookup(uint64_t addr, VmaCache& cache) const {
+  if (cache.tree == this && cache.seq == seq_) {
+    for (Vma* v : cache.vmas) {
+      if (v != nullptr && v->contains(addr)) return v;
+    }
+  } else {
+    cache.tree = this;
+    cache.seq = seq_;
+    cache.vmas.fill(nullptr);
+  }
+  Vma* v = vma_lookup(addr);
+  if (v != nullptr) cache.vmas[(addr >> PAGE_SHIFT) % VmaCache::kSize] = v;  // VMACACHE_HASH()
+  return v;
+}
+
 bool VmaTree::range_is_free(uint64_t start, uint64_t end) const {
   Vma* v = find_vma(start);
   return v == nullptr || v->start >= end;
@@ -49,6 +64,7 @@ Vma* VmaTree::insert(std::unique_ptr<Vma> vma) {
          "invariant (2): no leaf below the VMA's first 2 MiB region");
   Vma* raw = vma.get();
   by_start_.emplace(raw->start, std::move(vma));
+  ++seq_;
   return raw;
 }
 
@@ -57,6 +73,7 @@ std::unique_ptr<Vma> VmaTree::erase(Vma* vma) {
   assert(it != by_start_.end() && it->second.get() == vma);
   std::unique_ptr<Vma> out = std::move(it->second);
   by_start_.erase(it);
+  ++seq_;
   return out;
 }
 
@@ -72,6 +89,7 @@ Vma* VmaTree::split_vma(Vma* vma, uint64_t addr, uint64_t mm_lock_seq) {
   vma->ptes.split_at(addr, &tail->ptes);
   tail->lock.mark_write_locked(mm_lock_seq);
   vma->end = addr;
+  ++seq_;
   return insert(std::move(tail));
 }
 
@@ -109,6 +127,7 @@ void VmaTree::set_end(Vma* vma, uint64_t new_end) {
   assert(new_end <= vma->end || range_is_free(vma->end, new_end));
   if (new_end < vma->end) vma->ptes.truncate(new_end);
   vma->end = new_end;
+  ++seq_;
 }
 
 uint64_t VmaTree::get_unmapped_area(uint64_t len, uint64_t below) const {

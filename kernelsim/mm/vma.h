@@ -23,6 +23,7 @@
 #include "kernelsim/constants.h"
 #include "kernelsim/mm/pgtable.h"
 #include "kernelsim/mm/vma_lock.h"
+#include "kernelsim/sim/task.h"
 
 namespace mmreplay::kernelsim {
 
@@ -54,6 +55,9 @@ class VmaTree {
   Vma* find_vma(uint64_t addr) const;
   // The VMA containing addr, or nullptr (vma_lookup()).
   Vma* vma_lookup(uint64_t addr) const;
+  // The same through a task's vmacache (mm/vmacache.c: vmacache_find(), vmacache_update()).
+  // REQUIRES: this is the tree of the cache owner's mm.
+  Vma* vma_lookup(uint64_t addr, VmaCache& cache) const;
   // True when no VMA intersects [start, end).
   bool range_is_free(uint64_t start, uint64_t end) const;
   // True when [start, end) is covered by VMAs without holes.
@@ -88,6 +92,9 @@ class VmaTree {
  private:
   static bool can_merge(const Vma& a, const Vma& b);
   std::map<uint64_t, std::unique_ptr<Vma>> by_start_;
+  // mm->vmacache_seqnum: bumped by every change of a VMA's range or of the tree (a VmaCache
+  // filled before holds pointers that may dangle).
+  uint64_t seq_ = 0;
 };
 
 }  // namespace mmreplay::kernelsim

@@ -12,19 +12,29 @@
 // The top-level Co of a task is resumed by the task's events (sim/task.h) and, at its end,
 // returns control to the event loop. Co owns its frame and destroys it with itself.
 // Exceptions are not used: an exception escaping a kernel path terminates (a model bug).
+// Frames come from the FramePool of the simulation running on this host thread (sim/frame_pool.h),
+// or the heap outside a run.
 
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <exception>
 #include <optional>
 #include <utility>
+
+#include "kernelsim/sim/frame_pool.h"
 
 namespace mmreplay::kernelsim {
 
 namespace detail {
 
 struct CoPromiseBase {
+  // Not the placement form taking the coroutine's parameters (which would find the Task&): GCC
+  // 12 at -O0 reports a template placement operator new as mismatched with operator delete.
+  static void* operator new(size_t n) { return FramePool::allocate_current(n); }
+  static void operator delete(void* frame) noexcept { FramePool::deallocate(frame); }
+
   std::coroutine_handle<> continuation = std::noop_coroutine();
   bool running_inline = false;  // being run from its awaiter's await_suspend()
 

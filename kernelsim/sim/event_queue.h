@@ -64,9 +64,13 @@ class EventQueue {
     EventTarget* target;
     uint64_t arg;
   };
-  static bool later(const Event& a, const Event& b) {
-    return a.when != b.when ? a.when > b.when : a.seq > b.seq;
-  }
+  // A function object, not a function: std::push_heap/pop_heap inline it (through a function
+  // pointer every comparison was a call; perf showed `later` at 3-5% of a 64-CPU run).
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.when != b.when ? a.when > b.when : a.seq > b.seq;
+    }
+  };
 
   std::vector<Event> heap_;
   uint64_t next_seq_ = 0;

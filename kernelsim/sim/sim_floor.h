@@ -7,6 +7,7 @@
 #pragma once
 
 #include "kernelsim/sim/event_queue.h"
+#include "kernelsim/sim/frame_pool.h"
 #include "kernelsim/sim/time.h"
 #include "kernelsim/sim/trace_sink.h"
 
@@ -19,6 +20,8 @@ class SimFloor {
  public:
   SimTime now() const { return events_.now(); }
   EventQueue& events() { return events_; }
+  // Coroutine frames of this simulation's kernel paths (sim/co.h).
+  FramePool& frames() { return frames_; }
   // The attached trace sink, nullptr when not tracing.
   TraceSink* trace() const { return trace_; }
   // sysctl_sched_base_slice of this machine.
@@ -33,6 +36,8 @@ class SimFloor {
   SimFloor(const SimFloor&) = delete;
   SimFloor& operator=(const SimFloor&) = delete;
 
+  // Declared first, destroyed last: every frame of the simulation is freed before it.
+  FramePool frames_;
   EventQueue events_;
   TraceSink* trace_ = nullptr;
   SimTime time_slice_;

@@ -13,7 +13,9 @@
 
 #pragma once
 
+#include <array>
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -30,6 +32,19 @@ class SharedStep;
 class RwSem;
 class Mm;
 struct Cpu;
+struct Vma;
+
+// The kernel's per-thread VMA cache (3.15-6.0, mm/vmacache.c: current->vmacache): the last VMAs
+// this task's faults found in its mm, tried before the tree (mm/vma.h: VmaTree::vma_lookup(addr,
+// cache)). Host-side only: a hit charges the same simulated find_vma time as a tree walk. Valid
+// while `tree` and `seq` match the tree's (mm->vmacache_seqnum); emptied when the mm changes.
+struct VmaCache {
+  static constexpr size_t kSize = 4;  // VMACACHE_SIZE
+  const void* tree = nullptr;
+  uint64_t seq = 0;
+  std::array<Vma*, kSize> vmas{};
+  void flush() { tree = nullptr; }  // vmacache_flush()
+};
 
 enum class TaskState : uint8_t {
   kNew,       // created, start time not reached
@@ -63,7 +78,10 @@ class Task final : public EventTarget {
   uint32_t id() const { return id_; }
   Cpu& cpu() const { return *cpu_; }
   Mm* mm() const { return mm_; }
-  void set_mm(Mm* mm) { mm_ = mm; }
+  void set_mm(Mm* mm) {
+    mm_ = mm;
+    vmacache.flush();
+  }
   SimTime clock() const { return clock_; }
   TaskState state() const { return state_; }
   // task_struct->on_cpu: running or spinning on its CPU.
@@ -106,6 +124,7 @@ class Task final : public EventTarget {
   bool oom_killed = false;  // an OOM victim: its op loop ends (mm/oom_kill.h)
   // Tasks asleep in do_wait() for this one's exit (signal->wait_chldexit); woken by do_exit().
   std::vector<Task*> exit_waiters;
+  VmaCache vmacache;  // lookups in mm()'s VMA tree only
 
  private:
   Simulation& sim_;

@@ -79,6 +79,66 @@ TEST(PteMapTest, SplitInsideALeafAndMergeBackKeepEveryPte) {
   EXPECT_EQ(m.nr_leaves(), 0u) << "a leaf left all none by the cut is dropped";
 }
 
+TEST(PteMapTest, LeavesAcrossDirectoriesSplitMoveAndMergeWhole) {
+  // Regions 0..199 every 3rd (a directory holds 64 leaves): the cut falls inside region 100.
+  PteMap m;
+  for (uint64_t r = 0; r < 200; r += 3) m.ref(kBase + r * PMD_SIZE + 5 * kPage) = pte::kPresent;
+  const size_t leaves = m.nr_leaves();
+  EXPECT_EQ(m.next_populated(kBase + PMD_SIZE, kBase + 300 * PMD_SIZE), kBase + 3 * PMD_SIZE);
+  EXPECT_EQ(m.next_populated(kBase + 190 * PMD_SIZE, kBase + 300 * PMD_SIZE),
+            kBase + 192 * PMD_SIZE);
+  EXPECT_EQ(m.next_populated(kBase + 199 * PMD_SIZE, kBase + 300 * PMD_SIZE),
+            kBase + 300 * PMD_SIZE);
+  const uint64_t cut = kBase + 99 * PMD_SIZE + 3 * kPage;  // before region 99's pte 5
+  PteMap tail;
+  m.split_at(cut, &tail);
+  EXPECT_EQ(m.nr_leaves() + tail.nr_leaves(), leaves) << "region 99's leaf moved, not copied";
+  for (uint64_t r = 0; r < 200; ++r) {
+    const uint64_t a = kBase + r * PMD_SIZE + 5 * kPage;
+    const uint8_t want = r % 3 == 0 ? pte::kPresent : pte::kNone;
+    EXPECT_EQ(m.get(a), a < cut ? want : pte::kNone) << r;
+    EXPECT_EQ(tail.get(a), a < cut ? pte::kNone : want) << r;
+  }
+  EXPECT_EQ(m.next_populated(kBase + 97 * PMD_SIZE, kBase + 300 * PMD_SIZE),
+            kBase + 300 * PMD_SIZE);
+  m.merge_from(std::move(tail));
+  EXPECT_EQ(m.nr_leaves(), leaves);
+  EXPECT_TRUE(tail.empty());
+  for (uint64_t r = 0; r < 200; ++r)
+    EXPECT_EQ(m.get(kBase + r * PMD_SIZE + 5 * kPage), r % 3 == 0 ? pte::kPresent : pte::kNone);
+  m.truncate(kBase + 64 * PMD_SIZE);  // a directory boundary
+  EXPECT_EQ(m.nr_leaves(), 22u) << "regions 0, 3, ..., 63";
+  EXPECT_EQ(m.get(kBase + 66 * PMD_SIZE + 5 * kPage), pte::kNone);
+}
+
+TEST(VmaTest, VmacacheLookupsFollowSplitsMergesAndUnmaps) {
+  VmaTree tree;
+  VmaCache cache;
+  auto make = [](uint64_t start, uint64_t end) {
+    auto v = std::make_unique<Vma>();
+    v->start = start;
+    v->end = end;
+    v->prot = PROT_READ | PROT_WRITE;
+    v->pgoff = start >> PAGE_SHIFT;
+    return v;
+  };
+  Vma* a = tree.insert(make(kBase, kBase + 16 * kPage));
+  Vma* b = tree.insert(make(kBase + 32 * kPage, kBase + 48 * kPage));
+  EXPECT_EQ(tree.vma_lookup(kBase + kPage, cache), a);
+  EXPECT_EQ(tree.vma_lookup(kBase + 40 * kPage, cache), b);
+  EXPECT_EQ(tree.vma_lookup(kBase + 20 * kPage, cache), nullptr);
+  EXPECT_EQ(tree.vma_lookup(kBase + kPage, cache), a) << "a hit";
+  Vma* upper = tree.split_vma(a, kBase + 8 * kPage, 0);
+  EXPECT_EQ(tree.vma_lookup(kBase + 9 * kPage, cache), upper) << "not the cached, shrunk VMA";
+  EXPECT_EQ(tree.vma_lookup(kBase + kPage, cache), a);
+  tree.erase(b);
+  EXPECT_EQ(tree.vma_lookup(kBase + 40 * kPage, cache), nullptr) << "the unmapped VMA is gone";
+  tree.set_end(upper, kBase + 20 * kPage);
+  EXPECT_EQ(tree.vma_lookup(kBase + 18 * kPage, cache), upper);
+  VmaCache other;
+  EXPECT_EQ(tree.vma_lookup(kBase + 18 * kPage, other), upper) << "a second task's cache";
+}
+
 TEST(VmaTest, A64TiBNoreserveReservationCostsOnlyItsTouchedRegions) {
   constexpr uint64_t kLen = uint64_t{64} << 40;
   constexpr uint32_t kMapNoreserve = 0x4000;  // MAP_NORESERVE: the model has no overcommit
