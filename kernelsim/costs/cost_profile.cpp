@@ -141,8 +141,8 @@ CostProfile cost_profile_xeon_2014() {
   c.cacheline_transfer_smt = SimTime::ns(15);      // (unverified) siblings share L1D and L2
   c.cacheline_transfer_remote = SimTime::ns(140);  // kernel-mm.md: 100-200+ ns across (unverified)
   c.ipi_delivery_remote = SimTime::ns(1000);       // (unverified) ipi_delivery + one QPI hop
-  c.fault_from_kernel = SimTime::ns(500);     // (unverified) default scaled to a 2.5 GHz core
-  c.copy_page_cold = SimTime::ns(1000);       // (unverified) DDR3, ~4 GB/s per core
+  c.fault_from_kernel = SimTime::ns(500);          // (unverified) default scaled to a 2.5 GHz core
+  c.copy_page_cold = SimTime::ns(1000);            // (unverified) DDR3, ~4 GB/s per core
   return c;
 }
 
