@@ -83,16 +83,16 @@ TEST(TopologyTest, RejectsZeroCounts) {
   EXPECT_NE(error.find("topology"), std::string::npos) << error;
 }
 
-Co<void> hold_then_release(Task& t, QSpinLock& l, SimTime arrive, SimTime hold, SimTime* released) {
-  t.work(arrive - t.clock());
+// Each task starts at its arrival time (start_task's `start`), so neither depends on which of two
+// tasks started at 0 the queue runs first.
+Co<void> hold_then_release(Task& t, QSpinLock& l, SimTime hold, SimTime* released) {
   co_await l.lock(t);
   t.work(hold);
   co_await l.unlock(t);
   *released = t.clock();
 }
 
-Co<void> wait_for_lock(Task& t, QSpinLock& l, SimTime arrive, SimTime* granted) {
-  t.work(arrive - t.clock());
+Co<void> wait_for_lock(Task& t, QSpinLock& l, SimTime* granted) {
   co_await l.lock(t);
   *granted = t.clock();
   co_await l.unlock(t);
@@ -104,9 +104,9 @@ SimTime handoff_to(uint32_t waiter_cpu) {
   QSpinLock lock(*sim, "test_lock");
   SimTime released, granted;
   Task& h = sim->create_task(0, nullptr);
-  sim->start_task(h, hold_then_release(h, lock, SimTime::us(1), SimTime::us(10), &released));
+  sim->start_task(h, hold_then_release(h, lock, SimTime::us(10), &released), SimTime::us(1));
   Task& w = sim->create_task(waiter_cpu, nullptr);
-  sim->start_task(w, wait_for_lock(w, lock, SimTime::us(2), &granted));
+  sim->start_task(w, wait_for_lock(w, lock, &granted), SimTime::us(2));
   sim->run();
   return granted - released;
 }
