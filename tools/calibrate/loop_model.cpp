@@ -7,6 +7,7 @@
 #include "replay/chunk_cache.h"
 #include "replay/policy_spec.h"
 #include "replay/run.h"
+#include "tools/calibrate/model_fit.h"
 #include "tools/gen/generate.h"
 
 namespace mmreplay::tools::calibrate {
@@ -101,31 +102,6 @@ void add_read_tasks(kernelsim::Simulation& sim, int workers, uint64_t rounds, ui
   }
 }
 
-// The ping-pong as model_fit.cpp's wake-up scenario, on one CPU or two: each read follows the
-// other thread's write through a futex wake-up (formats/import/pipe_wakeups.h).
-void add_ping_pong_tasks(kernelsim::Simulation& sim, int cpus, uint64_t rounds) {
-  constexpr uint32_t kToB = 1, kToA = 2;
-  constexpr uint64_t kByte = 1;
-  for (uint32_t f : {kToB, kToA}) {
-    sim.files().set(f, kernelsim::FileSpec{kernelsim::FileType::kPipe, false});
-  }
-  std::vector<Op> a, b;
-  for (uint64_t k = 1; k <= rounds; ++k) {
-    const uint64_t to_b = 2 * k - 1, to_a = 2 * k, offset = (k - 1) * kByte;
-    a.push_back(Op::file_write(kToB, offset, kByte));
-    a.push_back(Op::futex_wake(to_b));
-    a.push_back(Op::futex_wait(to_a, kernelsim::SimTime::zero()));
-    a.push_back(Op::file_read(kToA, offset, kByte));
-    b.push_back(Op::futex_wait(to_b, kernelsim::SimTime::zero()));
-    b.push_back(Op::file_read(kToB, offset, kByte));
-    b.push_back(Op::file_write(kToA, offset, kByte));
-    b.push_back(Op::futex_wake(to_a));
-  }
-  sim.spawn_thread(/*mm_id=*/1, 0, std::make_unique<kernelsim::VectorOpSource>(std::move(a)));
-  sim.spawn_thread(/*mm_id=*/1, cpus > 1 ? 1 : 0,
-                   std::make_unique<kernelsim::VectorOpSource>(std::move(b)));
-}
-
 }  // namespace
 
 Status LoopModel::create(const ThroughputLoop& loop, int workers, uint32_t cpus,
@@ -189,7 +165,8 @@ Status LoopModel::run(size_t which, const kernelsim::CostProfile& costs, Run* ou
   auto sim = kernelsim::Simulation::create(machine, costs, "", &error);
   if (!sim) return Status::invalid_argument("loop " + loop_.name + ": " + error);
   if (loop_.kind == LoopKind::kPingPong) {
-    add_ping_pong_tasks(*sim, workers_, rounds_[which]);
+    // The ping-pong as model_fit.h's wake-up scenario, 1 byte each way, on one CPU or two.
+    add_pipe_ping_pong(*sim, rounds_[which], /*bytes=*/1, workers_ > 1 ? 1 : 0);
   } else {
     add_read_tasks(*sim, workers_, rounds_[which], read_call_bytes(loop_.kind));
   }

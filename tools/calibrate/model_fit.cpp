@@ -20,7 +20,7 @@ constexpr double kTrialStep = 1000;
 constexpr uint64_t kScenarioBase = 0x10000000;
 constexpr uint32_t kScenarioFile = 1;
 
-// The wake-up scenario's pipes: a to b, b to a.
+// The ping-pong's pipes: a to b, b to a.
 constexpr uint32_t kPipeToB = 1;
 constexpr uint32_t kPipeToA = 2;
 
@@ -50,37 +50,41 @@ double kind_ns(const CostProfile& costs, const std::vector<Op>& ops, kernelsim::
   return static_cast<double>(sim->stats().latency(kind).sum());
 }
 
-// The makespan of `rounds` round trips of model_wakeup_round_trip_ns()'s ping-pong. Wake ids
-// 2k - 1 (a's write read by b) and 2k (b's write read by a) for round trip k.
+// The makespan of `rounds` round trips of model_wakeup_round_trip_ns()'s ping-pong.
 double ping_pong_makespan_ns(const CostProfile& costs, int rounds) {
   std::unique_ptr<kernelsim::Simulation> sim = make_sim(costs, 2);
   if (sim == nullptr) return 0;
-  for (uint32_t f : {kPipeToB, kPipeToA}) {
-    sim->files().set(f, kernelsim::FileSpec{kernelsim::FileType::kPipe, false});
-  }
-  const uint64_t len = kPipeSmallBytes;
-  std::vector<Op> a, b;
-  for (int k = 1; k <= rounds; ++k) {
-    const uint64_t to_b = 2 * static_cast<uint64_t>(k) - 1;
-    const uint64_t to_a = to_b + 1;
-    const uint64_t offset = (static_cast<uint64_t>(k) - 1) * len;
-    a.push_back(Op::file_write(kPipeToB, offset, len));
-    a.push_back(Op::futex_wake(to_b));
-    a.push_back(Op::futex_wait(to_a, SimTime::zero()));
-    a.push_back(Op::file_read(kPipeToA, offset, len));
-    b.push_back(Op::futex_wait(to_b, SimTime::zero()));
-    b.push_back(Op::file_read(kPipeToB, offset, len));
-    b.push_back(Op::file_write(kPipeToA, offset, len));
-    b.push_back(Op::futex_wake(to_a));
-  }
-  // Threads of one process, as the probe's: no switch_mm between them.
-  sim->spawn_thread(/*mm_id=*/1, /*cpu=*/0, std::make_unique<kernelsim::VectorOpSource>(a));
-  sim->spawn_thread(/*mm_id=*/1, /*cpu=*/1, std::make_unique<kernelsim::VectorOpSource>(b));
+  add_pipe_ping_pong(*sim, static_cast<uint64_t>(rounds), kPipeSmallBytes, /*b_cpu=*/1);
   sim->run();
   return static_cast<double>(sim->now().count_ns());
 }
 
 }  // namespace
+
+void add_pipe_ping_pong(kernelsim::Simulation& sim, uint64_t rounds, uint64_t bytes,
+                        uint32_t b_cpu) {
+  for (uint32_t f : {kPipeToB, kPipeToA}) {
+    sim.files().set(f, kernelsim::FileSpec{kernelsim::FileType::kPipe, false});
+  }
+  std::vector<Op> a, b;
+  for (uint64_t k = 1; k <= rounds; ++k) {
+    const uint64_t to_b = 2 * k - 1;
+    const uint64_t to_a = to_b + 1;
+    const uint64_t offset = (k - 1) * bytes;
+    a.push_back(Op::file_write(kPipeToB, offset, bytes));
+    a.push_back(Op::futex_wake(to_b));
+    a.push_back(Op::futex_wait(to_a, SimTime::zero()));
+    a.push_back(Op::file_read(kPipeToA, offset, bytes));
+    b.push_back(Op::futex_wait(to_b, SimTime::zero()));
+    b.push_back(Op::file_read(kPipeToB, offset, bytes));
+    b.push_back(Op::file_write(kPipeToA, offset, bytes));
+    b.push_back(Op::futex_wake(to_a));
+  }
+  // Threads of one process, as the probe's: no switch_mm between them.
+  sim.spawn_thread(/*mm_id=*/1, /*cpu=*/0,
+                   std::make_unique<kernelsim::VectorOpSource>(std::move(a)));
+  sim.spawn_thread(/*mm_id=*/1, b_cpu, std::make_unique<kernelsim::VectorOpSource>(std::move(b)));
+}
 
 double model_op_ns(const CostProfile& costs, const ModelScenario& scenario) {
   std::vector<Op> with = scenario.setup;

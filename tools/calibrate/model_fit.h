@@ -18,6 +18,10 @@
 #include "kernelsim/sim/op.h"
 #include "tools/calibrate/probes.h"
 
+namespace mmreplay::kernelsim {
+class Simulation;
+}
+
 namespace mmreplay::tools::calibrate {
 
 // An operation as a probe ran it: `setup` brings one thread of a one-CPU model into the probe's
@@ -52,6 +56,12 @@ ModelScenario pipe_read_scenario(uint64_t bytes);   // probe_pipe_rw(): the read
 // cancel).
 inline constexpr int kWakeupScenarioRounds = 2;
 double model_wakeup_round_trip_ns(const kernelsim::CostProfile& costs);
+
+// Adds that ping-pong's two threads (one mm) to `sim`: `rounds` round trips of `bytes` each way,
+// thread a on CPU 0 and thread b on `b_cpu`. Wake ids 2k - 1 (a's write read by b) and 2k (b's
+// write read by a) for round trip k; files 1 (a to b) and 2 (b to a) become pipes.
+void add_pipe_ping_pong(kernelsim::Simulation& sim, uint64_t rounds, uint64_t bytes,
+                        uint32_t b_cpu);
 
 // One scenario's time counted `weight` times (a slope is many - few: weights 1 and -1).
 struct ModelTerm {
