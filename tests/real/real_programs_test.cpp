@@ -44,7 +44,7 @@ constexpr double kFaultTolerance = 0.02;  // issue 19: faults within 2% of perf 
 constexpr double kFaultSlack = 3;
 constexpr double kMakespanTolerance = 0.25;  // issue 19: makespan within 25% of native
 constexpr int kNativeRuns = 3;               // native wall time: median of 3
-constexpr int kMakespanAttempts = 3;         // both sides measured up to 3 times (see check())
+constexpr int kMakespanAttempts = 4;         // both sides measured up to 4 times (see check())
 constexpr const char* kJemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 
 struct Completed {
@@ -153,8 +153,16 @@ class RealPrograms : public ::testing::Test {
   }
 
   // The native wall time (median of kNativeRuns) of `cmd`, or a negative value when it failed.
+  // One untimed run comes first: the first attempt's natives have been the outlier. idle_thread
+  // (256 MiB of fresh pages) replayed at 0.62x and 0.69x of its first attempt's natives in two
+  // earlier sessions and at 0.96-0.98x of the next attempt's, seconds later; CI failed it on all
+  // three. A likely cause on these VMs: the guest hands free memory back to the host
+  // (virtio-balloon free page reporting of 2 MiB blocks, /sys/module/page_reporting), and a run
+  // that takes those pages pays the host's faults on top of its own; calibrate's probes repeat,
+  // so they measure the steady state.
   static double native_median(const std::vector<std::string>& cmd, const Program& p,
                               const fs::path& log) {
+    if (run(cmd, p.env, log).status != 0) return -1;
     std::vector<double> walls;
     for (int i = 0; i < kNativeRuns; ++i) {
       Completed native = run(cmd, p.env, log);
@@ -243,6 +251,9 @@ class RealPrograms : public ::testing::Test {
         << perf_max;
 
     double makespan_error = std::abs(makespan_s - native_s) / native_s;
+    // Every attempt's figures, for the failure message (CI keeps only the tail of the output).
+    std::ostringstream attempts;
+    attempts << "native " << native_s * 1e3 << " ms, replay " << makespan_s * 1e3 << " ms";
     for (int attempt = 2; attempt <= kMakespanAttempts && makespan_error > kMakespanTolerance &&
                           p.makespan_gap.empty();
          ++attempt) {
@@ -258,12 +269,14 @@ class RealPrograms : public ::testing::Test {
       if (::testing::Test::HasFatalFailure()) return;
       makespan_s = again.at("makespan_ns").get<double>() * 1e-9;
       makespan_error = std::abs(makespan_s - native_s) / native_s;
+      attempts << "; native " << native_s * 1e3 << " ms, replay " << makespan_s * 1e3 << " ms";
       std::cout << "real: " << p.name << " measured again: native " << native_s * 1e3
                 << " ms, replay " << makespan_s * 1e3 << " ms (" << makespan_s / native_s << "x)\n";
     }
     if (p.makespan_gap.empty()) {
       EXPECT_LE(makespan_error, kMakespanTolerance)
-          << p.name << ": replay makespan " << makespan_s << " s vs native " << native_s << " s";
+          << p.name << ": replay makespan " << makespan_s << " s vs native " << native_s
+          << " s; attempts: " << attempts.str();
     } else if (makespan_error > kMakespanTolerance) {
       known_gap(p.name, "makespan", p.makespan_gap);
     }
