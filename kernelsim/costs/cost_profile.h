@@ -33,6 +33,10 @@ struct CostProfile {
                               //     plus do_fault_around() mapping its cached neighbours (up to
                               //     fault_around_bytes); per fault, as calibrate measures it
   SimTime user_access;        // ns: one user access to a mapped page with a warm TLB
+  SimTime wp_pte_update;      // ns: do_wp_page() beyond fault_bookkeeping: a write-protected
+                              //     present pte made writable or replaced (the TLB flush of a
+                              //     copy is charged apart); large under a hypervisor that
+                              //     shadows the guest's page tables
   // ---- Page allocator ----
   SimTime pcp_alloc;   // ns: rmqueue_pcplist() taking one page from the per-CPU list
   SimTime pcp_free;    // ns: free_unref_page() putting one page on the per-CPU list

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "kernelsim/arch/x86/tlb.h"
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/mm_types.h"
@@ -167,7 +168,13 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   const CostProfile& c = sim.costs();
   Mm& mm = *t.mm();
   t.work(c.fault_bookkeeping);
+  const bool was_mapped = pte::is_mapped(vma.ptes.get(addr));
   const FaultAction action = decide(mm, vma, addr, vma.ptes.get(addr), write);
+  // do_wp_page(): a write to a present, write-protected pte (a fork-shared page, the zero page,
+  // a page-cache page of a private mapping) changes a pte the CPU has cached: wp_page_reuse()
+  // makes it writable, wp_page_copy() replaces it.
+  const bool wp_fault =
+      was_mapped && (action == FaultAction::kCopyPage || action == FaultAction::kWpReuse);
   if (action == FaultAction::kTouchOnly) {
     uint8_t& p = vma.ptes.ref(addr);
     if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
@@ -208,8 +215,21 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   }
   if (action == FaultAction::kNewPage) t.work(c.clear_page);
   if (action == FaultAction::kCopyPage) t.work(c.copy_page);
-  if (action == FaultAction::kMapFile || action == FaultAction::kCopyPage)
+  // Only a fault on a pte with no page reads the file (__do_fault() -> filemap_fault(), for a
+  // shared map or do_cow_fault()'s source); do_wp_page() copies the page the pte maps.
+  if (action == FaultAction::kMapFile || (action == FaultAction::kCopyPage && !was_mapped))
     t.work(c.page_cache_lookup);
+  if (wp_fault) {
+    t.work(c.wp_pte_update);
+    if (action == FaultAction::kCopyPage) {
+      // wp_page_copy() -> ptep_clear_flush(): the old pte may be cached by any CPU running this
+      // mm, so it is flushed (flush_tlb_page(): INVLPG here, IPIs to the mm's other CPUs)
+      // before the new page's pte is set. The kernel flushes under the PTL after its recheck;
+      // the model flushes just before the recheck, so that no pte reference spans the wait.
+      const uint64_t page = addr & ~(PAGE_SIZE - 1);
+      co_await flush_tlb_mm_range(t, FlushTlbInfo{&mm, page, page + PAGE_SIZE, false});
+    }
+  }
   co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
   if (decide(mm, vma, addr, vma.ptes.get(addr), write) != action) {
     if (needs_page) {

@@ -48,6 +48,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   for (Figure& f : probe_mremap_move(po)) add(std::move(f));
   for (Figure& f : probe_cached_read(po)) add(std::move(f));
   for (Figure& f : probe_kernel_fault(po)) add(std::move(f));
+  for (Figure& f : probe_fork(po)) add(std::move(f));
   for (Figure& f : probe_mprotect(po)) add(std::move(f));
   add(probe_tlb_shootdown(po));
   add(probe_context_switch(po));

@@ -92,6 +92,10 @@ std::vector<Figure> probe_cached_read(const ProbeOptions& o);
 // kernel), into faulted-in memory not in the caches, and into one hot buffer; per page each
 // (probes_kernel_fault.cpp).
 std::vector<Figure> probe_kernel_fault(const ProbeOptions& o);
+// fork() of a written region: the child's write to each shared page (a COW copy, per fault), the
+// parent's write to each page after the child exited (a write-protect fault that reuses the page,
+// per fault), and fork()'s time per pte of the region (probes_fork.cpp).
+std::vector<Figure> probe_fork(const ProbeOptions& o);
 
 // Pins the calling thread to `cpu`; false (errno kept) when the kernel or container refuses.
 bool pin_to_cpu(int cpu);

@@ -156,6 +156,30 @@ void fit_kernel_faults(Fitter& fit, const std::vector<Figure>& figures) {
   }
 }
 
+// The fork probe's three figures (probes_fork.cpp). A write-protect fault that reuses its page
+// charges fault_entry, find_vma, fault_bookkeeping and wp_pte_update in the model; a COW copy
+// also takes a page from the pcp list, copies it and flushes the old pte on this CPU (one
+// tlb_flush_single within tlb_flush_overhead; the child's mm runs on no other CPU). Called after
+// the fault and TLB fields are fitted.
+void fit_fork(Fitter& fit, const std::vector<Figure>& figures) {
+  const double entry = fit.ns("fault_entry") + fit.ns("find_vma") + fit.ns("fault_bookkeeping");
+  if (const Figure* f = measured(figures, "wp_reuse_fault")) {
+    fit.set("wp_pte_update", f->ns.median - entry, *f,
+            fmt::format("minus fault_entry + find_vma + fault_bookkeeping {:.0f} ns", entry));
+  }
+  if (const Figure* f = measured(figures, "cow_fault")) {
+    const double rest = entry + fit.ns("wp_pte_update") + fit.ns("pcp_alloc") +
+                        fit.ns("tlb_flush_overhead") + fit.ns("tlb_flush_single");
+    fit.set("copy_page", f->ns.median - rest, *f,
+            fmt::format("minus the reuse fault's path, pcp_alloc and a one-page local flush "
+                        "{:.0f} ns",
+                        rest));
+  }
+  if (const Figure* f = measured(figures, "fork_pte")) {
+    fit.set("fork_pte_copy", f->ns.median, *f, "includes the child's pte pages, one per 512 ptes");
+  }
+}
+
 // pipe_rw from a 1-byte write and read that do not wait, pipe_buf_page from the 64 KiB pair (16
 // buffer pages, beyond the copies at file_copy_page), then wakeup_latency from the ping-pong of
 // two threads on two CPUs, each solved through the model's path (model_fit.h) given the fields
@@ -247,6 +271,7 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
   fit_through_model(fit, p.costs, figures, notes);
   fit_pipes(fit, p.costs, figures, notes);
   fit_kernel_faults(fit, figures);
+  fit_fork(fit, figures);
   if (measured(figures, "munmap_page") != nullptr) {
     notes->push_back(
         "munmap_page: shown, not fitted (its parts are fitted from madvise, "

@@ -212,6 +212,71 @@ TEST(WaitTest, TheParentWakesAtTheChildsExitNotAfterItsRecordedTime) {
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
 }
 
+// do_wp_page(): both write-protect faults pay wp_pte_update (what a shadow-paging hypervisor adds
+// to changing a present pte); only wp_page_copy() flushes the old pte (ptep_clear_flush()), and
+// neither looks the page up in the page cache (an anonymous COW has no file).
+TEST(ForkTest, WriteProtectFaultsPayWpPteUpdateAndOnlyACopyFlushes) {
+  // The parent writes its 4 pages at 1 ms and exits at 3 ms (exit_mmap() flushes too); the child
+  // maps them for `child_ms` (5: the writes copy; 0: it exits at once and the writes reuse).
+  struct Run {
+    uint64_t flushes_in_writes = 0;
+    SimTime end;
+  };
+  auto run = [](SimTime wp_update, SimTime cache_lookup, int child_ms) {
+    CostProfile costs = cost_profile_default();
+    costs.wp_pte_update = wp_update;
+    costs.page_cache_lookup = cache_lookup;
+    auto sim = make_sim(2, "", costs);
+    thread(
+        *sim, kParent, 0,
+        {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 4 * kPage, true),
+         Op::sleep(SimTime::ms(1)), Op::touch(kBase, 4 * kPage, true), Op::sleep(SimTime::ms(2))});
+    thread(*sim, kChild, 1, {Op::mm_create(kChild, kParent), Op::sleep(SimTime::ms(child_ms))},
+           SimTime::us(100));
+    sim->run_until(SimTime::us(999));
+    Run r;
+    const uint64_t before = sim->stats().vm.nr_tlb_flush_calls;
+    sim->run_until(SimTime::ms(2));
+    r.flushes_in_writes = sim->stats().vm.nr_tlb_flush_calls - before;
+    EXPECT_EQ(sim->stats().vm.fault_cow, child_ms > 0 ? 4u : 0u);
+    EXPECT_EQ(sim->stats().vm.fault_wp_reuse, child_ms > 0 ? 0u : 4u);
+    sim->run();
+    r.end = sim->now();  // the parent's exit, the last task's
+    return r;
+  };
+  // One ptep_clear_flush() per copy, whatever the costs.
+  EXPECT_EQ(run(SimTime::zero(), SimTime::zero(), 5).flushes_in_writes, 4u);
+  EXPECT_EQ(run(SimTime::us(5), SimTime::us(7), 5).flushes_in_writes, 4u);
+  // Reuse flushes nothing, and costs exactly wp_pte_update more per fault: the parent's last
+  // sleep ends 4 x 5 us later (page_cache_lookup plays no part).
+  const Run fast = run(SimTime::zero(), SimTime::zero(), 0);
+  const Run slow = run(SimTime::us(5), SimTime::us(7), 0);
+  EXPECT_EQ(fast.flushes_in_writes, 0u);
+  EXPECT_EQ(slow.flushes_in_writes, 0u);
+  EXPECT_EQ(slow.end - fast.end, SimTime::us(20));
+}
+
+// wp_page_copy()'s flush reaches every other CPU running the mm: a COW fault of one thread of a
+// two-thread process while its sibling computes on another CPU sends that CPU one shootdown IPI.
+TEST(ForkTest, CowCopyInAThreadedChildShootsDownItsSiblingsTlb) {
+  auto sim = make_sim(3);
+  thread(*sim, kParent, 0,
+         {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, 4 * kPage, true), Op::sleep(SimTime::ms(2))});
+  thread(*sim, kChild, 1,
+         {Op::mm_create(kChild, kParent), Op::think(SimTime::us(200)), Op::page_fault(kBase, true),
+          Op::sleep(SimTime::ms(1))},
+         SimTime::us(100));
+  thread(*sim, kChild, 2, {Op::think(SimTime::ms(1))}, SimTime::us(150));
+  sim->run_until(SimTime::us(250));
+  const uint64_t ipis_before = sim->cpu_totals().ipis_sent;
+  const uint64_t shootdowns_before = sim->stats().vm.nr_tlb_shootdowns;
+  sim->run_until(SimTime::us(600));
+  EXPECT_EQ(sim->stats().vm.fault_cow, 1u);
+  EXPECT_EQ(sim->cpu_totals().ipis_sent - ipis_before, 1u);
+  EXPECT_EQ(sim->stats().vm.nr_tlb_shootdowns - shootdowns_before, 1u);
+}
+
 TEST(WaitTest, AnExitedChildReturnsAtOnceAndAnUntracedOneSleepsTheRecordedTime) {
   auto sim = make_sim(2);
   thread(
