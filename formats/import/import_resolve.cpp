@@ -22,6 +22,8 @@
 #include "formats/import/address_ranges.h"
 #include "formats/import/import_builder_impl.h"
 #include "formats/import/pipe_wakeups.h"
+#include "formats/import/socket_pairs.h"
+#include "formats/import/socket_wakeups.h"
 #include "formats/think_time.h"
 
 namespace mmreplay::formats::detail {
@@ -86,7 +88,8 @@ class Resolver {
         report_(*report),
         fds_(&file_table_),
         order_([this](ItemRef change, uint32_t user) { return clone_follows(change, user); }),
-        pipes_(s->page_size) {}
+        pipes_(s->page_size),
+        sockets_(s->page_size) {}
 
   ImportedTrace run(RecorderInfo recorder);
 
@@ -96,7 +99,9 @@ class Resolver {
   void pair_exit_wakes();
   void find_clones();
   bool clone_follows(ItemRef change, uint32_t user) const;
-  void note_pipe_call(uint32_t thread, uint32_t index, const Event& e);
+  PipeCall pipe_call(uint32_t thread, uint32_t index, const Event& e) const;
+  void note_socket_call(uint32_t thread, uint32_t index, const Event& e,
+                        FdTables::Description* end);
   void number_order_edges();
   // A wake to emit once the events inside its call (its kernel-mode faults) are out.
   struct PendingWake {
@@ -111,6 +116,8 @@ class Resolver {
   void apply(uint32_t thread, uint32_t index, Item* item);
   void track_fault(MmState* m, const Event& e);
   void apply_fd_op(uint32_t thread, const FdOp& op);
+  void pair_sockets(const std::vector<Ref>& order);
+  void connect_pair(ItemRef ref, uint32_t thread, int32_t fd);
   FdTables::Description& fd(uint32_t thread, int32_t fd) {
     return fds_.lookup(table_of_[thread], mm_[thread], fd);
   }
@@ -135,6 +142,7 @@ class Resolver {
   std::vector<std::optional<ItemRef>> clone_of_;
   AddressOrder order_;
   PipeWakeups pipes_;
+  PipeWakeups sockets_;  // channels: a connected socket end's description, per direction
   // Ordering edges (address_order.h) as wake ids: a wake after `from`, a wait before `to`.
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_after_;
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_before_;  // a thread's exit
@@ -142,21 +150,91 @@ class Resolver {
   // Wake ids of pipe edges: emitted with kSyncOrderUaddr, the sync wake-up a pipe's other side
   // gets (event.h).
   std::set<uint64_t> sync_wakes_;
+  // Connections paired from a connect and an accept (socket_pairs.h): each call's item -> its
+  // pair; per pair, the two ends' descriptions once their calls have been applied.
+  std::map<std::pair<uint32_t, uint32_t>, size_t> pair_of_;
+  std::vector<std::pair<uint32_t, uint32_t>> pair_ends_;
 };
 
-void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
+// The descriptor tables of a recording, followed in time order (fd_table.h): the resolver's own,
+// or a scratch copy (pair_sockets()).
+struct TableWalk {
+  FdTables* fds;
+  std::vector<uint64_t>* table_of;
+  uint64_t* next_private;
+};
+
+void apply_fd_op_to(const TableWalk& w, const BuilderState& s, const std::vector<uint64_t>& mm,
+                    uint32_t thread, const FdOp& op) {
+  std::vector<uint64_t>& table_of = *w.table_of;
   if (op.type != FdOp::Type::kCloneTable) {
-    fds_.apply(table_of_[thread], mm_[thread], op);
+    w.fds->apply(table_of[thread], mm[thread], op);
     return;
   }
-  auto it = s_.index_of.find(op.child_tid);
-  if (it == s_.index_of.end()) return;
+  auto it = s.index_of.find(op.child_tid);
+  if (it == s.index_of.end()) return;
   const uint32_t child = it->second;
-  if (op.share_known ? op.share : mm_[child] == mm_[thread]) {
-    table_of_[child] = table_of_[thread];
+  if (op.share_known ? op.share : mm[child] == mm[thread]) {
+    table_of[child] = table_of[thread];
   } else {
-    table_of_[child] = next_private_table_++;
-    fds_.copy_table(table_of_[thread], table_of_[child]);
+    table_of[child] = (*w.next_private)++;
+    w.fds->copy_table(table_of[thread], table_of[child]);
+  }
+}
+
+void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
+  apply_fd_op_to(TableWalk{&fds_, &table_of_, &next_private_table_}, s_, mm_, thread, op);
+}
+
+// Decides which connects and accepts are one connection's two ends (socket_pairs.h): the
+// descriptor tables are followed once, on a scratch copy, for each socket's family and type and
+// each accept's listener, before the pass that orders reads and writes needs the pairs.
+void Resolver::pair_sockets(const std::vector<Ref>& order) {
+  std::vector<FileInfo> files;
+  FdTables scratch(&files);
+  std::vector<uint64_t> table_of = table_of_;
+  uint64_t next_private = next_private_table_;
+  const TableWalk walk{&scratch, &table_of, &next_private};
+  std::vector<ConnectCall> connects;
+  std::vector<AcceptCall> accepts;
+  for (const Ref& r : order) {
+    const Item& item = s_.threads[r.thread].items[r.index];
+    if (item.fd_op == kNoFdOp) continue;
+    const FdOp& op = s_.fd_ops[item.fd_op];
+    apply_fd_op_to(walk, s_, mm_, r.thread, op);
+    const uint64_t table = table_of[r.thread];
+    const FdTables::Description* d = scratch.find(table, op.fd);
+    if (d == nullptr) continue;
+    if (op.type == FdOp::Type::kConnect) {
+      connects.push_back(
+          ConnectCall{ItemRef{r.thread, r.index}, item.event.ts_ns, d->family, d->sock_type});
+    } else if (op.type == FdOp::Type::kOpen && op.listen_fd >= 0) {
+      const FdTables::Description* l = scratch.find(table, op.listen_fd);
+      accepts.push_back(AcceptCall{ItemRef{r.thread, r.index}, op.end_ns,
+                                   l == nullptr ? UINT32_MAX : l->index, d->family, d->sock_type});
+    }
+  }
+  const SocketPairing pairing = pair_connections(connects, accepts);
+  for (const auto& [connect, accept] : pairing.pairs) {
+    pair_of_[{connect.thread, connect.index}] = pair_ends_.size();
+    pair_of_[{accept.thread, accept.index}] = pair_ends_.size();
+    pair_ends_.emplace_back(FdTables::kNoPeer, FdTables::kNoPeer);
+  }
+  report_.socket_connects_unpaired = pairing.connects_unpaired;
+  report_.socket_accepts_unpaired = pairing.accepts_unpaired;
+}
+
+// A paired connect or accept has been applied: its socket is one end; with the other end's call
+// applied too, the two are each other's peer.
+void Resolver::connect_pair(ItemRef ref, uint32_t thread, int32_t fd) {
+  auto it = pair_of_.find({ref.thread, ref.index});
+  if (it == pair_of_.end()) return;
+  const FdTables::Description* d = fds_.find(table_of_[thread], fd);
+  if (d == nullptr) return;
+  auto& [first, second] = pair_ends_[it->second];
+  (first == FdTables::kNoPeer ? first : second) = d->index;
+  if (second != FdTables::kNoPeer && fds_.connect_descriptions(first, second)) {
+    ++report_.socket_connections_paired;
   }
 }
 
@@ -351,7 +429,7 @@ bool Resolver::clone_follows(ItemRef change, uint32_t user) const {
 
 // A read or write of a pipe at its offset in the pipe's stream (pipe_wakeups.h); it slept when an
 // off_cpu observation of the thread, not a preemption, lies between its start and end.
-void Resolver::note_pipe_call(uint32_t thread, uint32_t index, const Event& e) {
+PipeCall Resolver::pipe_call(uint32_t thread, uint32_t index, const Event& e) const {
   PipeCall call;
   call.ref = ItemRef{thread, index};
   call.offset = e.arg1;
@@ -365,7 +443,25 @@ void Resolver::note_pipe_call(uint32_t thread, uint32_t index, const Event& e) {
                                 o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) &&
                                 o.arg1 == 0 && o.has_duration());
   }
-  pipes_.add(e.arg0, call);
+  call.start_ns = e.ts_ns;
+  call.end_ns = end;
+  return call;
+}
+
+// A read or write of a socket end: on its channel when the other end is in the recording
+// (socket_wakeups.h), else counted as unordered.
+void Resolver::note_socket_call(uint32_t thread, uint32_t index, const Event& e,
+                                FdTables::Description* end) {
+  if (end->peer == FdTables::kNoPeer) {
+    ++report_.socket_calls_unpaired;
+    return;
+  }
+  const SocketChannelCall c = socket_channel_call(end, e.kind == EventKind::kFileWrite, e.len);
+  PipeCall call = pipe_call(thread, index, e);
+  call.offset = c.offset;
+  call.len = c.len;
+  sockets_.set_limits(c.channel, c.limits);
+  sockets_.add(c.channel, call);
 }
 
 // Gives each ordering edge a wake id: one per event that wakes others, waited for by each one
@@ -383,6 +479,10 @@ void Resolver::number_order_edges() {
   report_.address_order_edges = order_.edges().size();
   report_.pipe_wakeup_edges = pipe_edges.size();
   report_.pipe_calls_slept = pipes_.slept();
+  const std::vector<OrderEdge> socket_edges = sockets_.edges();
+  for (const OrderEdge& edge : socket_edges) sync_wakes_.insert(number(edge));
+  report_.socket_wakeup_edges = socket_edges.size();
+  report_.socket_calls_slept = sockets_.slept();
 }
 
 // An item's event with its ordering edges: waits for the events it must follow just before it
@@ -432,7 +532,13 @@ MmState& Resolver::state_of(uint32_t thread, uint64_t mm) {
 }
 
 void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
-  if (item->fd_op != kNoFdOp) apply_fd_op(thread, s_.fd_ops[item->fd_op]);
+  if (item->fd_op != kNoFdOp) {
+    const FdOp& op = s_.fd_ops[item->fd_op];
+    apply_fd_op(thread, op);
+    if (op.type == FdOp::Type::kConnect || (op.type == FdOp::Type::kOpen && op.listen_fd >= 0)) {
+      connect_pair(ItemRef{thread, index}, thread, op.fd);
+    }
+  }
   if (!item->emit) return;
   Event& e = item->event;
   const uint64_t mm = mm_at(thread, e.ts_ns);
@@ -514,7 +620,11 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       }
       FileInfo& info = file_table_[e.arg0 - 1];
       info.size_bytes = std::max(info.size_bytes, e.arg1 + e.len);
-      if (info.kind == FileKind::kPipe) note_pipe_call(thread, index, e);
+      if (info.kind == FileKind::kPipe) {
+        pipes_.add(e.arg0, pipe_call(thread, index, e));
+      } else if (info.kind == FileKind::kSocket && item->offset_from_fd) {
+        note_socket_call(thread, index, e, &f);
+      }
       break;
     }
     case EventKind::kFsync:
@@ -643,6 +753,7 @@ ImportedTrace Resolver::run(RecorderInfo recorder) {
   });
   pair_exit_wakes();
   find_clones();
+  pair_sockets(order);
   for (const Ref& r : order) apply(r.thread, r.index, &s_.threads[r.thread].items[r.index]);
   number_order_edges();
 
