@@ -229,6 +229,7 @@ uint32_t FdTables::add_description(uint64_t file_id) {
   Description d;
   d.file_id = file_id;
   d.index = static_cast<uint32_t>(descriptions_.size());
+  if (auto it = preset_peers_.find(d.index); it != preset_peers_.end()) d.peer = it->second;
   descriptions_.push_back(d);
   return d.index;
 }
@@ -238,25 +239,6 @@ FdTables::Description* FdTables::find(uint64_t table, int32_t fd) {
   if (t == tables_.end()) return nullptr;
   auto it = t->second.find(fd);
   return it == t->second.end() ? nullptr : &descriptions_[it->second];
-}
-
-bool FdTables::connect_ends(uint64_t table_a, int32_t a, uint64_t table_b, int32_t b) {
-  const Description* da = find(table_a, a);
-  const Description* db = find(table_b, b);
-  return da != nullptr && db != nullptr && connect_descriptions(da->index, db->index);
-}
-
-bool FdTables::connect_descriptions(uint32_t a, uint32_t b) {
-  if (a == b || a >= descriptions_.size() || b >= descriptions_.size()) return false;
-  Description& da = descriptions_[a];
-  Description& db = descriptions_[b];
-  if (files_[da.file_id - 1].kind != FileKind::kSocket ||
-      files_[db.file_id - 1].kind != FileKind::kSocket) {
-    return false;
-  }
-  da.peer = b;
-  db.peer = a;
-  return true;
 }
 
 FdTables::Description& FdTables::lookup(uint64_t table, uint64_t mm, int32_t fd) {

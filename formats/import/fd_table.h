@@ -116,11 +116,11 @@ class FdTables {
   void apply(uint64_t table, uint64_t mm, const FdOp& op);
   // `child` becomes a copy of `parent` (dup_fd()): same fds, same descriptions.
   void copy_table(uint64_t parent, uint64_t child) { tables_[child] = tables_[parent]; }
-  // Makes the descriptions of `a` in table_a and `b` in table_b each other's peer: the two ends
-  // of one connection. False when either fd is not open or not a socket.
-  bool connect_ends(uint64_t table_a, int32_t a, uint64_t table_b, int32_t b);
-  // The same for two descriptions by index. False when either is no socket or they are one.
-  bool connect_descriptions(uint32_t a, uint32_t b);
+  // Peers of descriptions not made yet, by index (description index -> its peer's): each takes
+  // its peer when it is made. Descriptions are numbered in the order the ops make them, so a
+  // scratch walk of the same ops in the same order (the resolver's socket pairing) numbers them
+  // as this one will.
+  void preset_peers(std::map<uint32_t, uint32_t> peers) { preset_peers_ = std::move(peers); }
   // The description `fd` of `table` points at, when it is open; nullptr otherwise.
   Description* find(uint64_t table, int32_t fd);
   Description& description(uint32_t index) { return descriptions_[index]; }
@@ -136,6 +136,7 @@ class FdTables {
   std::vector<Description> descriptions_;
   std::map<uint64_t, std::map<int32_t, uint32_t>> tables_;  // table -> fd -> description
   std::map<std::string, uint64_t, std::less<>> by_path_;    // path -> file id
+  std::map<uint32_t, uint32_t> preset_peers_;
 };
 
 }  // namespace detail

@@ -117,7 +117,6 @@ class Resolver {
   void track_fault(MmState* m, const Event& e);
   void apply_fd_op(uint32_t thread, const FdOp& op);
   void pair_sockets(const std::vector<Ref>& order);
-  void connect_pair(ItemRef ref, uint32_t thread, int32_t fd);
   FdTables::Description& fd(uint32_t thread, int32_t fd) {
     return fds_.lookup(table_of_[thread], mm_[thread], fd);
   }
@@ -150,10 +149,6 @@ class Resolver {
   // Wake ids of pipe edges: emitted with kSyncOrderUaddr, the sync wake-up a pipe's other side
   // gets (event.h).
   std::set<uint64_t> sync_wakes_;
-  // Connections paired from a connect and an accept (socket_pairs.h): each call's item -> its
-  // pair; per pair, the two ends' descriptions once their calls have been applied.
-  std::map<std::pair<uint32_t, uint32_t>, size_t> pair_of_;
-  std::vector<std::pair<uint32_t, uint32_t>> pair_ends_;
 };
 
 // The descriptor tables of a recording, followed in time order (fd_table.h): the resolver's own,
@@ -186,9 +181,11 @@ void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
   apply_fd_op_to(TableWalk{&fds_, &table_of_, &next_private_table_}, s_, mm_, thread, op);
 }
 
-// Decides which connects and accepts are one connection's two ends (socket_pairs.h): the
-// descriptor tables are followed once, on a scratch copy, for each socket's family and type and
-// each accept's listener, before the pass that orders reads and writes needs the pairs.
+// Decides which sockets are one connection's two ends (socket_pairs.h): the descriptor tables
+// are followed once, on a scratch copy, for each socket's family and type, each accept's
+// listener and the names strace -yy gives connected sockets; the pairs, by description number,
+// are preset in the resolver's tables, which number descriptions the same way (fd_table.h), so
+// a socket has its peer from its first call, even a write made before the other end's accept.
 void Resolver::pair_sockets(const std::vector<Ref>& order) {
   std::vector<FileInfo> files;
   FdTables scratch(&files);
@@ -197,45 +194,59 @@ void Resolver::pair_sockets(const std::vector<Ref>& order) {
   const TableWalk walk{&scratch, &table_of, &next_private};
   std::vector<ConnectCall> connects;
   std::vector<AcceptCall> accepts;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> end_of;  // connect/accept item -> its socket
+  std::map<std::pair<std::string, std::string>, uint32_t> named;  // (local, remote) -> socket
   for (const Ref& r : order) {
     const Item& item = s_.threads[r.thread].items[r.index];
-    if (item.fd_op == kNoFdOp) continue;
-    const FdOp& op = s_.fd_ops[item.fd_op];
-    apply_fd_op_to(walk, s_, mm_, r.thread, op);
-    const uint64_t table = table_of[r.thread];
-    const FdTables::Description* d = scratch.find(table, op.fd);
-    if (d == nullptr) continue;
-    if (op.type == FdOp::Type::kConnect) {
-      connects.push_back(
-          ConnectCall{ItemRef{r.thread, r.index}, item.event.ts_ns, d->family, d->sock_type});
-    } else if (op.type == FdOp::Type::kOpen && op.listen_fd >= 0) {
-      const FdTables::Description* l = scratch.find(table, op.listen_fd);
-      accepts.push_back(AcceptCall{ItemRef{r.thread, r.index}, op.end_ns,
-                                   l == nullptr ? UINT32_MAX : l->index, d->family, d->sock_type});
+    if (item.fd_op != kNoFdOp) {
+      const FdOp& op = s_.fd_ops[item.fd_op];
+      apply_fd_op_to(walk, s_, mm_, r.thread, op);
+      const FdTables::Description* d = scratch.find(table_of[r.thread], op.fd);
+      if (d != nullptr) {
+        if (std::string local, remote; socket_endpoints(op.path, &local, &remote)) {
+          named.try_emplace({local, remote}, d->index);
+        }
+        const ItemRef ref{r.thread, r.index};
+        if (op.type == FdOp::Type::kConnect) {
+          connects.push_back(ConnectCall{ref, item.event.ts_ns, d->family, d->sock_type});
+          end_of[{r.thread, r.index}] = d->index;
+        } else if (op.type == FdOp::Type::kOpen && op.listen_fd >= 0) {
+          const FdTables::Description* l = scratch.find(table_of[r.thread], op.listen_fd);
+          accepts.push_back(AcceptCall{ref, op.end_ns, l == nullptr ? UINT32_MAX : l->index,
+                                       d->family, d->sock_type});
+          end_of[{r.thread, r.index}] = d->index;
+        }
+      }
     }
+    // The resolver's own pass looks up each event's fd (apply()), which makes a description for
+    // an fd from before the recording: so does this one, to number descriptions alike.
+    if (item.emit && item.fd != kNoFd) scratch.lookup(table_of[r.thread], mm_[r.thread], item.fd);
   }
+  std::map<uint32_t, uint32_t> peers;
+  // Named by strace -yy ("UNIX:[101->102]", "TCP:[a:1->b:2]"): each end names the other.
+  for (const auto& [key, end] : named) {
+    auto other = named.find({key.second, key.first});
+    if (other == named.end() || other->second == end) continue;
+    peers[end] = other->second;
+  }
+  // Paired by the accept queues' order: those strace -yy did not name.
+  std::erase_if(connects, [&](const ConnectCall& c) {
+    return peers.contains(end_of[{c.ref.thread, c.ref.index}]);
+  });
+  std::erase_if(accepts, [&](const AcceptCall& a) {
+    return peers.contains(end_of[{a.ref.thread, a.ref.index}]);
+  });
   const SocketPairing pairing = pair_connections(connects, accepts);
   for (const auto& [connect, accept] : pairing.pairs) {
-    pair_of_[{connect.thread, connect.index}] = pair_ends_.size();
-    pair_of_[{accept.thread, accept.index}] = pair_ends_.size();
-    pair_ends_.emplace_back(FdTables::kNoPeer, FdTables::kNoPeer);
+    const uint32_t a = end_of[{connect.thread, connect.index}];
+    const uint32_t b = end_of[{accept.thread, accept.index}];
+    peers[a] = b;
+    peers[b] = a;
   }
+  report_.socket_connections_paired = peers.size() / 2;
   report_.socket_connects_unpaired = pairing.connects_unpaired;
   report_.socket_accepts_unpaired = pairing.accepts_unpaired;
-}
-
-// A paired connect or accept has been applied: its socket is one end; with the other end's call
-// applied too, the two are each other's peer.
-void Resolver::connect_pair(ItemRef ref, uint32_t thread, int32_t fd) {
-  auto it = pair_of_.find({ref.thread, ref.index});
-  if (it == pair_of_.end()) return;
-  const FdTables::Description* d = fds_.find(table_of_[thread], fd);
-  if (d == nullptr) return;
-  auto& [first, second] = pair_ends_[it->second];
-  (first == FdTables::kNoPeer ? first : second) = d->index;
-  if (second != FdTables::kNoPeer && fds_.connect_descriptions(first, second)) {
-    ++report_.socket_connections_paired;
-  }
+  fds_.preset_peers(std::move(peers));
 }
 
 void Resolver::track_fault(MmState* m, const Event& e) {
@@ -532,13 +543,7 @@ MmState& Resolver::state_of(uint32_t thread, uint64_t mm) {
 }
 
 void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
-  if (item->fd_op != kNoFdOp) {
-    const FdOp& op = s_.fd_ops[item->fd_op];
-    apply_fd_op(thread, op);
-    if (op.type == FdOp::Type::kConnect || (op.type == FdOp::Type::kOpen && op.listen_fd >= 0)) {
-      connect_pair(ItemRef{thread, index}, thread, op.fd);
-    }
-  }
+  if (item->fd_op != kNoFdOp) apply_fd_op(thread, s_.fd_ops[item->fd_op]);
   if (!item->emit) return;
   Event& e = item->event;
   const uint64_t mm = mm_at(thread, e.ts_ns);

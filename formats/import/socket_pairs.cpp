@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "formats/import/fd_table.h"
 #include "formats/import/syscall.h"
 
 namespace mmreplay::formats::detail {
@@ -29,6 +30,25 @@ bool can_pair(const Group& g) {
 }
 
 }  // namespace
+
+bool socket_endpoints(std::string_view path, std::string* local, std::string* remote) {
+  if (file_kind_of_path(path) != FileKind::kSocket) return false;
+  const size_t open = path.find('[');
+  const size_t close = path.rfind(']');
+  if (open == std::string_view::npos || close == std::string_view::npos || close <= open) {
+    return false;
+  }
+  std::string_view inside = path.substr(open + 1, close - open - 1);
+  const size_t arrow = inside.find("->");
+  if (arrow == std::string_view::npos) return false;
+  std::string_view far = inside.substr(arrow + 2);
+  // AF_UNIX: "101->102,\"/tmp/s\"": the bound path after the peer's inode is no end.
+  if (path.starts_with("UNIX")) far = far.substr(0, far.find(','));
+  if (arrow == 0 || far.empty()) return false;
+  *local = std::string(inside.substr(0, arrow));
+  *remote = std::string(far);
+  return true;
+}
 
 SocketPairing pair_connections(const std::vector<ConnectCall>& connects,
                                const std::vector<AcceptCall>& accepts) {

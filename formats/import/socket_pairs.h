@@ -15,12 +15,17 @@
 // Otherwise none of the group is paired, and its connects and accepts are counted as unpaired:
 // two listeners of one protocol, a server's clients outside the recording, a program's connects
 // to a server outside it. Their reads and writes replay unordered, as a syscall and a copy.
+// strace -yy names a connected socket by both ends ("UNIX:[101->102]" for the socket of inode 101
+// whose peer is 102, "TCP:[127.0.0.1:5000->127.0.0.1:40000]"): two sockets that name each other
+// are paired by name, whatever (1)-(3) say, and left out of the order's groups.
 // Not followed: a connect of a datagram socket (it names a default peer; both ends are never
 // accepted), sockets passed over SCM_RIGHTS, connects refused or failed (no connection).
 
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -48,6 +53,10 @@ struct SocketPairing {
   uint64_t connects_unpaired = 0;
   uint64_t accepts_unpaired = 0;
 };
+
+// A connected socket's name as strace -yy prints it: the local and the remote end, false for
+// another path (a socket not connected: "UNIX:[101]", "socket:[9]").
+bool socket_endpoints(std::string_view path, std::string* local, std::string* remote);
 
 // The pairs (1)-(3).
 SocketPairing pair_connections(const std::vector<ConnectCall>& connects,

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "formats/import/import.h"
+#include "formats/import/socket_pairs.h"
 #include "formats/import/socket_wakeups.h"
 #include "tests/formats/import/import_test_util.h"
 
@@ -261,6 +262,74 @@ TEST(SocketPairs, MoreConnectsThanAcceptsAreNotGuessed) {
   EXPECT_EQ(r.socket_connects_unpaired, 2u);
   EXPECT_EQ(r.socket_accepts_unpaired, 1u);
   EXPECT_TRUE(order_edges(t).empty());
+}
+
+// The client connects and sends before the server calls accept: the accepted socket is the
+// client's peer from the start, so the send is on its channel and the server's read follows it.
+TEST(SocketPairs, ASendBeforeTheAcceptStillWakesTheAcceptedSocketsRead) {
+  ImportReport r;
+  const std::string text =
+      call(10, 10, 1.0, "socket", "family: 0x1, type: 0x1, protocol: 0x0", "0x3") + thread11() +
+      call(10, 11, 1.000010, "socket", "family: 0x1, type: 0x1, protocol: 0x0", "0x5") +
+      call(10, 11, 1.000020, "connect", "fd: 0x5, uservaddr: 0x7ffc2000, addrlen: 0x6e", "0x0") +
+      io(10, 11, 1.000030, "write", 5, 300) +
+      call(10, 10, 1.000040, "accept4",
+           "fd: 0x3, upeer_sockaddr: 0x0, upeer_addrlen: 0x0, flags: 0x0", "0x4") +
+      io(10, 10, 1.000050, "read", 4, 300);
+  const ImportedTrace t = import_perf(text, &r);
+  EXPECT_EQ(r.socket_connections_paired, 1u);
+  EXPECT_EQ(r.socket_calls_unpaired, 0u);
+  const std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 1u);
+  EXPECT_EQ(edges[0], (Edge{11, kWrite, 300, 10, kRead, 300, kSyncOrderUaddr}));
+}
+
+// strace -yy names connected sockets by both ends: two listeners (which the order cannot tell
+// apart) and their clients are paired by name.
+TEST(SocketPairs, StraceNamesPairTheEndsWhereTheOrderCannot) {
+  ImportReport r;
+  ImportedTrace t;
+  const Status s = import_text(
+      ImportFormat::kStrace, "yy.strace",
+      "7 1.000000 socket(AF_UNIX, SOCK_STREAM, 0) = 3<UNIX:[100]> <0.000001>\n"
+      "7 1.000001 socket(AF_UNIX, SOCK_STREAM, 0) = 4<UNIX:[200]> <0.000001>\n"
+      "7 1.000002 clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|"
+      "CLONE_THREAD|CLONE_SYSVSEM) = 8 <0.000002>\n"
+      "8 1.000010 socket(AF_UNIX, SOCK_STREAM, 0) = 5<UNIX:[102]> <0.000001>\n"
+      "8 1.000011 connect(5<UNIX:[102]>, {sa_family=AF_UNIX, sun_path=\"/tmp/a\"}, 110) = 0 "
+      "<0.000001>\n"
+      "8 1.000012 socket(AF_UNIX, SOCK_STREAM, 0) = 6<UNIX:[202]> <0.000001>\n"
+      "8 1.000013 connect(6<UNIX:[202]>, {sa_family=AF_UNIX, sun_path=\"/tmp/b\"}, 110) = 0 "
+      "<0.000001>\n"
+      "7 1.000020 accept4(4<UNIX:[200,\"/tmp/b\"]>, NULL, NULL, 0) = 9<UNIX:[201->202,"
+      "\"/tmp/b\"]> <0.000001>\n"
+      "7 1.000021 accept4(3<UNIX:[100,\"/tmp/a\"]>, NULL, NULL, 0) = 10<UNIX:[101->102,"
+      "\"/tmp/a\"]> <0.000001>\n"
+      "8 1.000030 write(5<UNIX:[102->101]>, \"a\", 10) = 10 <0.000001>\n"
+      "8 1.000031 write(6<UNIX:[202->201]>, \"b\", 20) = 20 <0.000001>\n"
+      "7 1.000040 read(10<UNIX:[101->102,\"/tmp/a\"]>, \"a\", 100) = 10 <0.000001>\n"
+      "7 1.000041 read(9<UNIX:[201->202,\"/tmp/b\"]>, \"b\", 100) = 20 <0.000001>\n",
+      &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.socket_connections_paired, 2u);
+  EXPECT_EQ(r.socket_connects_unpaired, 0u);
+  const std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0], (Edge{8, kWrite, 10, 7, kRead, 10, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{8, kWrite, 20, 7, kRead, 20, kSyncOrderUaddr}));
+}
+
+TEST(SocketPairs, EndpointsOfStraceNames) {
+  std::string local;
+  std::string remote;
+  EXPECT_TRUE(detail::socket_endpoints("UNIX:[101->102,\"/tmp/a\"]", &local, &remote));
+  EXPECT_EQ(local, "101");
+  EXPECT_EQ(remote, "102");
+  EXPECT_TRUE(detail::socket_endpoints("TCPv6:[[::1]:5000->[::1]:40000]", &local, &remote));
+  EXPECT_EQ(local, "[::1]:5000");
+  EXPECT_EQ(remote, "[::1]:40000");
+  EXPECT_FALSE(detail::socket_endpoints("UNIX:[101]", &local, &remote));
+  EXPECT_FALSE(detail::socket_endpoints("/tmp/a->b", &local, &remote));
 }
 
 // strace names the type (SOCK_DGRAM|SOCK_CLOEXEC) and prints send/recv with their buffers.
