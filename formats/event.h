@@ -68,9 +68,10 @@ namespace mmreplay::formats {
 //                   A futex_wake/futex_wait pair with uaddr kOrderUaddr is no futex: an order
 //                   the importer added between two threads' events that the recording implies
 //                   (formats/import/address_order.h: a use of a range after another thread's
-//                   mmap of it; pipe_wakeups.h: a pipe read after the write of its data),
-//                   replayed the same way (the wake of a pipe edge has uaddr kSyncOrderUaddr:
-//                   a sync wake-up). A futex_wait that a thread's exit ended
+//                   mmap of it; pipe_wakeups.h: a pipe read after the write of its data;
+//                   socket_wakeups.h: the same per direction of a socket), replayed the same
+//                   way (the wake of a pipe or socket edge has uaddr kSyncOrderUaddr: a sync
+//                   wake-up). A futex_wait that a thread's exit ended
 //                   (pthread_join) waits for a futex_wake just before that thread_exit.
 enum class EventKind : uint8_t {
 #define MMREPLAY_EVENT_KIND(Kind, in, disk, ...) MMREPLAY_OP_IF_TRACE_##in(k##Kind = disk, )
@@ -120,7 +121,8 @@ inline constexpr int kObservationKindCount = 8;
 // Which system call a kBlock event blocked in (its arg0; part of the on-disk format: append,
 // never renumber). Reads and writes of pipes block too: they stay file_read/file_write, ordered
 // after the call that gave them data or room by futex_wake/futex_wait pairs with kOrderUaddr
-// (formats/import/pipe_wakeups.h). Socket reads are not ordered yet.
+// (formats/import/pipe_wakeups.h); so do sockets whose other end is in the recording
+// (formats/import/socket_wakeups.h).
 enum class BlockCall : uint8_t {
   kFutex = 0,  // FUTEX_WAIT and the other waiting futex ops (not WAKE/REQUEUE)
   kNanosleep = 1,
@@ -144,7 +146,8 @@ bool observation_from_tracepoint(std::string_view tracepoint, ObservationKind* k
 // The uaddr (arg1) of futex_wake and futex_wait events that are ordering edges, not futex
 // calls: no futex word sits at address 0 (futex() on it fails with EFAULT).
 inline constexpr uint64_t kOrderUaddr = 0;
-// The uaddr of a futex_wake that is a pipe's wake-up (pipe_wakeups.h): an ordering edge as above,
+// The uaddr of a futex_wake that is a pipe's or a socket's wake-up (pipe_wakeups.h,
+// socket_wakeups.h): an ordering edge as above,
 // and a sync wake-up (wake_up_interruptible_sync_poll()), which may pull the woken task to the
 // waker's CPU (kernelsim/sched/wake_affine.h). No futex word sits there either (futex() needs
 // 4-byte alignment: EINVAL); readers that predate it replay it as any other wake, so the format

@@ -138,8 +138,12 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
     case Syscall::kCreat:  // open(O_CREAT|O_WRONLY|O_TRUNC)
       return open_op(fd, FileKind::kUnknown, true, std::move(path), op);
     case Syscall::kSocket:
+      op->family = static_cast<uint8_t>(a[0]);
+      op->sock_type = static_cast<uint8_t>(a[1] & kSockTypeMask);
+      return open_op(fd, FileKind::kSocket, true, std::move(path), op);
     case Syscall::kAccept:
     case Syscall::kAccept4:
+      op->listen_fd = static_cast<int32_t>(a[0]);
       return open_op(fd, FileKind::kSocket, true, std::move(path), op);
     case Syscall::kEventfd:
     case Syscall::kEventfd2:
@@ -155,6 +159,10 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
       op->fd = c.fds_out[0];
       op->fd2 = c.fds_out[1];
       op->kind = c.sc == Syscall::kSocketpair ? FileKind::kSocket : FileKind::kPipe;
+      if (c.sc == Syscall::kSocketpair) {
+        op->family = static_cast<uint8_t>(kAfUnix);  // the only family with socketpair()
+        op->sock_type = static_cast<uint8_t>(a[1] & kSockTypeMask);
+      }
       op->created = true;
       if (c.fds_out_paths.size() == 2) {
         op->path = c.fds_out_paths[0];
@@ -175,6 +183,11 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
     }
     case Syscall::kClose:
       op->type = FdOp::Type::kClose;
+      op->fd = static_cast<int32_t>(a[0]);
+      return true;
+    case Syscall::kConnect:  // connected, or (non-blocking) under way
+      if (ret != 0 && ret != -kEinprogress) return false;
+      op->type = FdOp::Type::kConnect;
       op->fd = static_cast<int32_t>(a[0]);
       return true;
     default:
@@ -209,8 +222,23 @@ uint32_t FdTables::new_description(uint64_t mm, int32_t fd, FileKind kind, bool 
     files_[id - 1].path = opened ? fmt::format("{} pid {} fd {}", file_kind_name(kind), mm, fd)
                                  : fmt::format("{}{} fd {}", kUnnamedFdPrefix, mm, fd);
   }
-  descriptions_.push_back(Description{id, 0});
-  return static_cast<uint32_t>(descriptions_.size() - 1);
+  return add_description(id);
+}
+
+uint32_t FdTables::add_description(uint64_t file_id) {
+  Description d;
+  d.file_id = file_id;
+  d.index = static_cast<uint32_t>(descriptions_.size());
+  if (auto it = preset_peers_.find(d.index); it != preset_peers_.end()) d.peer = it->second;
+  descriptions_.push_back(d);
+  return d.index;
+}
+
+FdTables::Description* FdTables::find(uint64_t table, int32_t fd) {
+  auto t = tables_.find(table);
+  if (t == tables_.end()) return nullptr;
+  auto it = t->second.find(fd);
+  return it == t->second.end() ? nullptr : &descriptions_[it->second];
 }
 
 FdTables::Description& FdTables::lookup(uint64_t table, uint64_t mm, int32_t fd) {
@@ -226,19 +254,41 @@ FdTables::Description& FdTables::lookup(uint64_t table, uint64_t mm, int32_t fd)
 void FdTables::apply(uint64_t table, uint64_t mm, const FdOp& op) {
   auto& fds = tables_[table];
   switch (op.type) {
-    case FdOp::Type::kOpen:
-      fds[op.fd] = new_description(mm, op.fd, op.kind, op.created, op.path);
+    case FdOp::Type::kOpen: {
+      uint8_t sock_type = op.sock_type;
+      uint8_t family = op.family;
+      if (op.listen_fd >= 0) {  // accept: a socket of the listener's family and type
+        if (const Description* l = find(table, op.listen_fd)) {
+          sock_type = l->sock_type;
+          family = l->family;
+        }
+      }
+      const uint32_t d = new_description(mm, op.fd, op.kind, op.created, op.path);
+      descriptions_[d].sock_type = sock_type;
+      descriptions_[d].family = family;
+      fds[op.fd] = d;
       break;
+    }
     case FdOp::Type::kOpenPair: {
-      fds[op.fd] = new_description(mm, op.fd, op.kind, op.created, op.path);
+      const uint32_t first = new_description(mm, op.fd, op.kind, op.created, op.path);
+      fds[op.fd] = first;
       // The two ends of one pipe are one inode: strace names both "pipe:[ino]"; without names
-      // the write end shares the read end's file.
-      const uint64_t first = descriptions_[fds[op.fd]].file_id;
+      // the write end shares the read end's file. A socketpair's ends are two sockets
+      // (socket:[ino] each under strace), one file without names; each is the other's peer.
+      uint32_t second = 0;
       if (op.path2.empty() || op.path2 == op.path) {
-        descriptions_.push_back(Description{first, 0});
-        fds[op.fd2] = static_cast<uint32_t>(descriptions_.size() - 1);
+        second = add_description(descriptions_[first].file_id);
       } else {
-        fds[op.fd2] = new_description(mm, op.fd2, op.kind, op.created, op.path2);
+        second = new_description(mm, op.fd2, op.kind, op.created, op.path2);
+      }
+      fds[op.fd2] = second;
+      if (op.kind == FileKind::kSocket) {
+        descriptions_[first].peer = second;
+        descriptions_[second].peer = first;
+        for (uint32_t end : {first, second}) {
+          descriptions_[end].sock_type = op.sock_type;
+          descriptions_[end].family = op.family;
+        }
       }
       break;
     }
@@ -262,6 +312,9 @@ void FdTables::apply(uint64_t table, uint64_t mm, const FdOp& op) {
     }
     case FdOp::Type::kCloneTable:
       break;  // the resolver's (copy_table)
+    case FdOp::Type::kConnect:
+      lookup(table, mm, op.fd);  // an inherited fd connected: it exists from now on
+      break;
   }
 }
 

@@ -65,6 +65,8 @@ struct FdOp {
     kClose,       // fd ends
     kNote,        // what fd points at (strace -y on a read/write): names an fd never opened
     kCloneTable,  // the child `child_tid` shares (share) or copies the caller's table
+    kConnect,     // fd connected (or is connecting) to a listener: no change to the table; the
+                  // resolver may pair it with an accept (socket_pairs.h)
   };
   Type type = Type::kOpen;
   int32_t fd = -1;
@@ -74,6 +76,10 @@ struct FdOp {
   std::string path;      // "" when unknown
   std::string path2;     // kOpenPair: the second fd's path
   uint64_t child_tid = 0;
+  uint8_t sock_type = 0;   // socket, socketpair: SOCK_STREAM, SOCK_DGRAM, ... (0: not known)
+  uint8_t family = 0;      // socket, socketpair: AF_UNIX, AF_INET, ... (0: not known)
+  int32_t listen_fd = -1;  // accept: the listening socket, whose type the new one has
+  uint64_t end_ns = 0;     // connect, accept: when the call returned (0: not known)
   bool share = false;
   bool share_known = true;  // false: clone flags not seen (clone3 under perf): the child shares
                             // the table when it shares the address space, as threads do
@@ -89,9 +95,20 @@ class FdTables {
   // File ids are 1 + the index in `files`, which the tables extend.
   explicit FdTables(std::vector<FileInfo>* files) : files_(*files) {}
 
+  static constexpr uint32_t kNoPeer = UINT32_MAX;
   struct Description {
     uint64_t file_id = 0;
     uint64_t position = 0;  // the offset read/write advance
+    uint32_t index = 0;     // this description's number (a socket end's identity)
+    // A socket whose other end is in the recording (socketpair's two ends; a connect paired
+    // with its accept, socket_pairs.h): that end's description, else kNoPeer.
+    uint32_t peer = kNoPeer;
+    uint8_t sock_type = 0;  // sockets: SOCK_STREAM, SOCK_DGRAM, ... (0: not known)
+    uint8_t family = 0;     // sockets: AF_UNIX, AF_INET, ... (0: not known)
+    // Sockets: what was written into this end (it goes to the peer's receive queue) and what
+    // was read from it (it came from the peer's writes), in bytes or, for datagrams, messages.
+    uint64_t sent = 0;
+    uint64_t received = 0;
   };
   // What `fd` of `table` points at; an fd never opened gets "pid `mm` fd N" (5).
   Description& lookup(uint64_t table, uint64_t mm, int32_t fd);
@@ -99,17 +116,27 @@ class FdTables {
   void apply(uint64_t table, uint64_t mm, const FdOp& op);
   // `child` becomes a copy of `parent` (dup_fd()): same fds, same descriptions.
   void copy_table(uint64_t parent, uint64_t child) { tables_[child] = tables_[parent]; }
+  // Peers of descriptions not made yet, by index (description index -> its peer's): each takes
+  // its peer when it is made. Descriptions are numbered in the order the ops make them, so a
+  // scratch walk of the same ops in the same order (the resolver's socket pairing) numbers them
+  // as this one will.
+  void preset_peers(std::map<uint32_t, uint32_t> peers) { preset_peers_ = std::move(peers); }
+  // The description `fd` of `table` points at, when it is open; nullptr otherwise.
+  Description* find(uint64_t table, int32_t fd);
+  Description& description(uint32_t index) { return descriptions_[index]; }
 
  private:
   // `opened`: made by a call of the trace (else an fd inherited from before it, (5)).
   uint32_t new_description(uint64_t mm, int32_t fd, FileKind kind, bool created,
                            const std::string& path, bool opened = true);
   uint64_t file_of_path(const std::string& path, FileKind kind, bool created);
+  uint32_t add_description(uint64_t file_id);
 
   std::vector<FileInfo>& files_;
   std::vector<Description> descriptions_;
   std::map<uint64_t, std::map<int32_t, uint32_t>> tables_;  // table -> fd -> description
   std::map<std::string, uint64_t, std::less<>> by_path_;    // path -> file id
+  std::map<uint32_t, uint32_t> preset_peers_;
 };
 
 }  // namespace detail

@@ -81,6 +81,19 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       item->offset_from_fd = c.sc != Syscall::kPread64;
       return true;
     }
+    case Syscall::kSendto:
+    case Syscall::kSendmsg:
+    case Syscall::kRecvfrom:
+    case Syscall::kRecvmsg: {
+      // A socket's read or write by another name (send(), recv() and their msghdr forms): the
+      // bytes moved are the return value, whatever the buffers. A sendto with an address on an
+      // unconnected datagram socket names its peer behind a pointer: its socket stays unpaired.
+      const bool is_write = c.sc == Syscall::kSendto || c.sc == Syscall::kSendmsg;
+      e = is_write ? ev::file_write(ts, 0, 0, uret) : ev::file_read(ts, 0, 0, uret);
+      item->fd = static_cast<int32_t>(a[0]);
+      item->offset_from_fd = true;
+      return true;
+    }
     case Syscall::kFsync:
       e = ev::fsync(ts, 0);
       item->fd = static_cast<int32_t>(a[0]);
@@ -175,7 +188,7 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
 }
 
 bool is_fd_call(Syscall sc) {
-  return sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate;
+  return (sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) || sc == Syscall::kConnect;
 }
 
 // Queues a descriptor change of `tid` at `ts`: on `item` (an event that uses the fd) or, with
@@ -328,6 +341,12 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     item.event.duration_ns = duration_ns;
     item.seq = s.next_seq++;
     s.thread(tid).items.push_back(item);
+    // A non-blocking connect under way (EINPROGRESS) still connects its socket to a listener.
+    FdOp op;
+    if (call.sc == Syscall::kConnect && fd_op_of_call(call, ret, &op)) {
+      op.end_ns = duration_ns == kNoDuration ? 0 : ts + duration_ns;
+      push_fd_op(&s, tid, ts, std::move(op), nullptr);
+    }
     return;
   }
   note_child(&s, tid, call, ret, duration_ns == kNoDuration ? ts : ts + duration_ns);
@@ -348,12 +367,14 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     FdOp op;
     ++report_.fd_calls;
     if (fd_op_of_call(call, ret, &op)) {
+      op.end_ns = duration_ns == kNoDuration ? 0 : ts + duration_ns;
       push_fd_op(&s, tid, ts, std::move(op), nullptr);
     } else if ((call.sc == Syscall::kPipe || call.sc == Syscall::kPipe2 ||
                 call.sc == Syscall::kSocketpair) &&
                ret == 0 && call.fds_out.empty()) {
       s.thread(tid).unseen_pipe = ts;  // perf: the fds may follow (pipe_fds())
       s.thread(tid).unseen_pipe_call = call.sc;
+      s.thread(tid).unseen_pipe_sock_type = static_cast<uint8_t>(call.args[1] & kSockTypeMask);
     } else {
       // fcntl other than F_DUPFD; pipe or socketpair whose fds perf did not see
       ignored_event(syscall_name(call.sc));
@@ -393,6 +414,10 @@ void ImportBuilder::pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1
   op.fd2 = fd1;
   op.kind = kind;
   op.created = true;
+  if (kind == FileKind::kSocket) {
+    op.family = static_cast<uint8_t>(kAfUnix);  // the only family with socketpair()
+    if (t.unseen_pipe) op.sock_type = t.unseen_pipe_sock_type;
+  }
   // At the call, else (its syscall not recorded) where the probe saw it return.
   const uint64_t at = t.unseen_pipe.value_or(ts);
   t.unseen_pipe.reset();

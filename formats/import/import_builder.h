@@ -23,6 +23,8 @@
 //   (6) orders what threads did to each other without a futex or clone to show it: a use of a
 //       range after another thread's change of its mappings (address_order.h), a pipe read after
 //       the write of its data and a write after the read that made its room (pipe_wakeups.h),
+//       the same per direction of a socket whose other end is in the recording (a socketpair,
+//       a connect paired with its accept: socket_wakeups.h, socket_pairs.h),
 //       a futex wait after the thread exit that ended it (pthread_join); each is a
 //       futex_wake/futex_wait pair the replay honours as it does recorded futex wake-ups.
 // Other calls that failed (-errno) are counted and kept as failed_call observations with their

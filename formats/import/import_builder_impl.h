@@ -56,6 +56,7 @@ struct ThreadState {
   // pipe_fds() names them or the thread's next syscall.
   std::optional<uint64_t> unseen_pipe;
   Syscall unseen_pipe_call = Syscall::kPipe2;
+  uint8_t unseen_pipe_sock_type = 0;  // socketpair: its type argument (SOCK_STREAM, ...)
   bool has_exit = false;
   std::optional<uint64_t> switched_out;  // when it left its CPU, until it is back
   bool preempted = false;                // that switch was a preemption

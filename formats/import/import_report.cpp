@@ -59,7 +59,7 @@ std::string format_report(const ImportReport& r) {
                        r.vector_madvise_ranges_truncated);
   }
   // The ordering edges are futex_wait events too (event.h kOrderUaddr), one per edge.
-  const uint64_t order_waits = r.address_order_edges + r.pipe_wakeup_edges;
+  const uint64_t order_waits = r.address_order_edges + r.pipe_wakeup_edges + r.socket_wakeup_edges;
   const uint64_t futex_waits = r.events_per_kind[static_cast<size_t>(EventKind::kFutexWait)];
   if (futex_waits > order_waits) {
     out += fmt::format(
@@ -76,6 +76,17 @@ std::string format_report(const ImportReport& r) {
         "  {} pipe ordering edges (a read after the write of its data, a write after the read "
         "that made its room); {} pipe calls blocked\n",
         r.pipe_wakeup_edges, r.pipe_calls_slept);
+  }
+  if (r.socket_wakeup_edges + r.socket_calls_slept + r.socket_calls_unpaired > 0) {
+    out += fmt::format(
+        "  {} socket ordering edges (as a pipe's, per direction); {} socket calls blocked; {} "
+        "socket reads/writes with the other end not in the recording (not ordered)\n",
+        r.socket_wakeup_edges, r.socket_calls_slept, r.socket_calls_unpaired);
+  }
+  if (r.socket_connections_paired + r.socket_connects_unpaired + r.socket_accepts_unpaired > 0) {
+    out += fmt::format(
+        "  {} connections paired from connect and accept; {} connects and {} accepts unpaired\n",
+        r.socket_connections_paired, r.socket_connects_unpaired, r.socket_accepts_unpaired);
   }
   if (r.shm_attach_without_size > 0) {
     out += fmt::format("  {} shmat calls of segments created before the recording (size unknown)\n",

@@ -50,6 +50,16 @@ struct ImportReport {
   // replayed as wake-ups.
   uint64_t pipe_calls_slept = 0;
   uint64_t pipe_wakeup_edges = 0;
+  // The same for sockets whose two ends are in the recording (socket_wakeups.h): edges, calls
+  // that slept, and reads/writes of sockets whose other end is not (not ordered: they replay as
+  // a syscall and a copy). Connections paired from a connect and an accept, and connects and
+  // accepts left unpaired (socket_pairs.h).
+  uint64_t socket_wakeup_edges = 0;
+  uint64_t socket_calls_slept = 0;
+  uint64_t socket_calls_unpaired = 0;
+  uint64_t socket_connections_paired = 0;
+  uint64_t socket_connects_unpaired = 0;
+  uint64_t socket_accepts_unpaired = 0;
   uint64_t shm_attach_without_size = 0;  // shmat of a segment whose shmget was not seen
   uint64_t unknown_flag_names = 0;       // strace flag names this build does not know (taken as 0)
   // Ground-truth events (mmap_lock:*, lock:contention_*, tlb:tlb_flush) by name: kept as counts

@@ -22,6 +22,8 @@
 #include "formats/import/address_ranges.h"
 #include "formats/import/import_builder_impl.h"
 #include "formats/import/pipe_wakeups.h"
+#include "formats/import/socket_pairs.h"
+#include "formats/import/socket_wakeups.h"
 #include "formats/think_time.h"
 
 namespace mmreplay::formats::detail {
@@ -86,7 +88,8 @@ class Resolver {
         report_(*report),
         fds_(&file_table_),
         order_([this](ItemRef change, uint32_t user) { return clone_follows(change, user); }),
-        pipes_(s->page_size) {}
+        pipes_(s->page_size),
+        sockets_(s->page_size) {}
 
   ImportedTrace run(RecorderInfo recorder);
 
@@ -96,7 +99,9 @@ class Resolver {
   void pair_exit_wakes();
   void find_clones();
   bool clone_follows(ItemRef change, uint32_t user) const;
-  void note_pipe_call(uint32_t thread, uint32_t index, const Event& e);
+  PipeCall pipe_call(uint32_t thread, uint32_t index, const Event& e) const;
+  void note_socket_call(uint32_t thread, uint32_t index, const Event& e,
+                        FdTables::Description* end);
   void number_order_edges();
   // A wake to emit once the events inside its call (its kernel-mode faults) are out.
   struct PendingWake {
@@ -111,6 +116,7 @@ class Resolver {
   void apply(uint32_t thread, uint32_t index, Item* item);
   void track_fault(MmState* m, const Event& e);
   void apply_fd_op(uint32_t thread, const FdOp& op);
+  void pair_sockets(const std::vector<Ref>& order);
   FdTables::Description& fd(uint32_t thread, int32_t fd) {
     return fds_.lookup(table_of_[thread], mm_[thread], fd);
   }
@@ -135,6 +141,7 @@ class Resolver {
   std::vector<std::optional<ItemRef>> clone_of_;
   AddressOrder order_;
   PipeWakeups pipes_;
+  PipeWakeups sockets_;  // channels: a connected socket end's description, per direction
   // Ordering edges (address_order.h) as wake ids: a wake after `from`, a wait before `to`.
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_after_;
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_before_;  // a thread's exit
@@ -144,20 +151,102 @@ class Resolver {
   std::set<uint64_t> sync_wakes_;
 };
 
-void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
+// The descriptor tables of a recording, followed in time order (fd_table.h): the resolver's own,
+// or a scratch copy (pair_sockets()).
+struct TableWalk {
+  FdTables* fds;
+  std::vector<uint64_t>* table_of;
+  uint64_t* next_private;
+};
+
+void apply_fd_op_to(const TableWalk& w, const BuilderState& s, const std::vector<uint64_t>& mm,
+                    uint32_t thread, const FdOp& op) {
+  std::vector<uint64_t>& table_of = *w.table_of;
   if (op.type != FdOp::Type::kCloneTable) {
-    fds_.apply(table_of_[thread], mm_[thread], op);
+    w.fds->apply(table_of[thread], mm[thread], op);
     return;
   }
-  auto it = s_.index_of.find(op.child_tid);
-  if (it == s_.index_of.end()) return;
+  auto it = s.index_of.find(op.child_tid);
+  if (it == s.index_of.end()) return;
   const uint32_t child = it->second;
-  if (op.share_known ? op.share : mm_[child] == mm_[thread]) {
-    table_of_[child] = table_of_[thread];
+  if (op.share_known ? op.share : mm[child] == mm[thread]) {
+    table_of[child] = table_of[thread];
   } else {
-    table_of_[child] = next_private_table_++;
-    fds_.copy_table(table_of_[thread], table_of_[child]);
+    table_of[child] = (*w.next_private)++;
+    w.fds->copy_table(table_of[thread], table_of[child]);
   }
+}
+
+void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
+  apply_fd_op_to(TableWalk{&fds_, &table_of_, &next_private_table_}, s_, mm_, thread, op);
+}
+
+// Decides which sockets are one connection's two ends (socket_pairs.h): the descriptor tables
+// are followed once, on a scratch copy, for each socket's family and type, each accept's
+// listener and the names strace -yy gives connected sockets; the pairs, by description number,
+// are preset in the resolver's tables, which number descriptions the same way (fd_table.h), so
+// a socket has its peer from its first call, even a write made before the other end's accept.
+void Resolver::pair_sockets(const std::vector<Ref>& order) {
+  std::vector<FileInfo> files;
+  FdTables scratch(&files);
+  std::vector<uint64_t> table_of = table_of_;
+  uint64_t next_private = next_private_table_;
+  const TableWalk walk{&scratch, &table_of, &next_private};
+  std::vector<ConnectCall> connects;
+  std::vector<AcceptCall> accepts;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> end_of;  // connect/accept item -> its socket
+  std::map<std::pair<std::string, std::string>, uint32_t> named;  // (local, remote) -> socket
+  for (const Ref& r : order) {
+    const Item& item = s_.threads[r.thread].items[r.index];
+    if (item.fd_op != kNoFdOp) {
+      const FdOp& op = s_.fd_ops[item.fd_op];
+      apply_fd_op_to(walk, s_, mm_, r.thread, op);
+      const FdTables::Description* d = scratch.find(table_of[r.thread], op.fd);
+      if (d != nullptr) {
+        if (std::string local, remote; socket_endpoints(op.path, &local, &remote)) {
+          named.try_emplace({local, remote}, d->index);
+        }
+        const ItemRef ref{r.thread, r.index};
+        if (op.type == FdOp::Type::kConnect) {
+          connects.push_back(ConnectCall{ref, item.event.ts_ns, d->family, d->sock_type});
+          end_of[{r.thread, r.index}] = d->index;
+        } else if (op.type == FdOp::Type::kOpen && op.listen_fd >= 0) {
+          const FdTables::Description* l = scratch.find(table_of[r.thread], op.listen_fd);
+          accepts.push_back(AcceptCall{ref, op.end_ns, l == nullptr ? UINT32_MAX : l->index,
+                                       d->family, d->sock_type});
+          end_of[{r.thread, r.index}] = d->index;
+        }
+      }
+    }
+    // The resolver's own pass looks up each event's fd (apply()), which makes a description for
+    // an fd from before the recording: so does this one, to number descriptions alike.
+    if (item.emit && item.fd != kNoFd) scratch.lookup(table_of[r.thread], mm_[r.thread], item.fd);
+  }
+  std::map<uint32_t, uint32_t> peers;
+  // Named by strace -yy ("UNIX:[101->102]", "TCP:[a:1->b:2]"): each end names the other.
+  for (const auto& [key, end] : named) {
+    auto other = named.find({key.second, key.first});
+    if (other == named.end() || other->second == end) continue;
+    peers[end] = other->second;
+  }
+  // Paired by the accept queues' order: those strace -yy did not name.
+  std::erase_if(connects, [&](const ConnectCall& c) {
+    return peers.contains(end_of[{c.ref.thread, c.ref.index}]);
+  });
+  std::erase_if(accepts, [&](const AcceptCall& a) {
+    return peers.contains(end_of[{a.ref.thread, a.ref.index}]);
+  });
+  const SocketPairing pairing = pair_connections(connects, accepts);
+  for (const auto& [connect, accept] : pairing.pairs) {
+    const uint32_t a = end_of[{connect.thread, connect.index}];
+    const uint32_t b = end_of[{accept.thread, accept.index}];
+    peers[a] = b;
+    peers[b] = a;
+  }
+  report_.socket_connections_paired = peers.size() / 2;
+  report_.socket_connects_unpaired = pairing.connects_unpaired;
+  report_.socket_accepts_unpaired = pairing.accepts_unpaired;
+  fds_.preset_peers(std::move(peers));
 }
 
 void Resolver::track_fault(MmState* m, const Event& e) {
@@ -351,7 +440,7 @@ bool Resolver::clone_follows(ItemRef change, uint32_t user) const {
 
 // A read or write of a pipe at its offset in the pipe's stream (pipe_wakeups.h); it slept when an
 // off_cpu observation of the thread, not a preemption, lies between its start and end.
-void Resolver::note_pipe_call(uint32_t thread, uint32_t index, const Event& e) {
+PipeCall Resolver::pipe_call(uint32_t thread, uint32_t index, const Event& e) const {
   PipeCall call;
   call.ref = ItemRef{thread, index};
   call.offset = e.arg1;
@@ -365,7 +454,25 @@ void Resolver::note_pipe_call(uint32_t thread, uint32_t index, const Event& e) {
                                 o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) &&
                                 o.arg1 == 0 && o.has_duration());
   }
-  pipes_.add(e.arg0, call);
+  call.start_ns = e.ts_ns;
+  call.end_ns = end;
+  return call;
+}
+
+// A read or write of a socket end: on its channel when the other end is in the recording
+// (socket_wakeups.h), else counted as unordered.
+void Resolver::note_socket_call(uint32_t thread, uint32_t index, const Event& e,
+                                FdTables::Description* end) {
+  if (end->peer == FdTables::kNoPeer) {
+    ++report_.socket_calls_unpaired;
+    return;
+  }
+  const SocketChannelCall c = socket_channel_call(end, e.kind == EventKind::kFileWrite, e.len);
+  PipeCall call = pipe_call(thread, index, e);
+  call.offset = c.offset;
+  call.len = c.len;
+  sockets_.set_limits(c.channel, c.limits);
+  sockets_.add(c.channel, call);
 }
 
 // Gives each ordering edge a wake id: one per event that wakes others, waited for by each one
@@ -383,6 +490,10 @@ void Resolver::number_order_edges() {
   report_.address_order_edges = order_.edges().size();
   report_.pipe_wakeup_edges = pipe_edges.size();
   report_.pipe_calls_slept = pipes_.slept();
+  const std::vector<OrderEdge> socket_edges = sockets_.edges();
+  for (const OrderEdge& edge : socket_edges) sync_wakes_.insert(number(edge));
+  report_.socket_wakeup_edges = socket_edges.size();
+  report_.socket_calls_slept = sockets_.slept();
 }
 
 // An item's event with its ordering edges: waits for the events it must follow just before it
@@ -514,7 +625,11 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       }
       FileInfo& info = file_table_[e.arg0 - 1];
       info.size_bytes = std::max(info.size_bytes, e.arg1 + e.len);
-      if (info.kind == FileKind::kPipe) note_pipe_call(thread, index, e);
+      if (info.kind == FileKind::kPipe) {
+        pipes_.add(e.arg0, pipe_call(thread, index, e));
+      } else if (info.kind == FileKind::kSocket && item->offset_from_fd) {
+        note_socket_call(thread, index, e, &f);
+      }
       break;
     }
     case EventKind::kFsync:
@@ -643,6 +758,7 @@ ImportedTrace Resolver::run(RecorderInfo recorder) {
   });
   pair_exit_wakes();
   find_clones();
+  pair_sockets(order);
   for (const Ref& r : order) apply(r.thread, r.index, &s_.threads[r.thread].items[r.index]);
   number_order_edges();
 

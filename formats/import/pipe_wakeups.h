@@ -17,9 +17,15 @@
 // bytes while it still writes the rest): reads of it get no edge. The replay wakes the waiter
 // after the call it follows (and the faults the kernel took inside it).
 //
+// A connected socket is two such channels, one per direction (socket_wakeups.h); its limits
+// are estimates (the sender's sk_sndbuf, not a byte count), so its edges are kept only where the
+// recording agrees: the call waited for began before the waiting call returned.
+//
 // Invariants: (1) calls are added in recorded start order per pipe; (2) every edge goes from a
 // call of one direction to a call of the other direction, by another thread, and from lower to
-// higher byte offsets, so the edges form no cycle.
+// higher byte offsets, so the edges form no cycle within a channel; (3) on a channel with
+// `recorded_order`, every edge's source began before its target ended in the recording, so the
+// edges of several channels (the two directions of a socket) form no cycle either.
 
 #pragma once
 
@@ -39,13 +45,23 @@ struct PipeCall {
   uint64_t offset = 0;  // bytes of the pipe's stream before this call's
   uint64_t len = 0;     // bytes it moved
   bool write = false;
-  bool slept = false;  // an off_cpu interval inside it, not a preemption (for the report)
+  bool slept = false;     // an off_cpu interval inside it, not a preemption (for the report)
+  uint64_t start_ns = 0;  // recorded start and end, for channels with recorded_order
+  uint64_t end_ns = 0;
+};
+
+// How a channel other than a pipe of the default size limits its writers.
+struct ChannelLimits {
+  uint64_t capacity = 0;        // units a writer may queue before it waits; 0: writes never wait
+  bool recorded_order = false;  // keep only edges the recorded times agree with (3)
 };
 
 class PipeWakeups {
  public:
   explicit PipeWakeups(uint64_t page_size) : capacity_(kPipeDefBuffers * page_size) {}
-  // REQUIRES: calls of one pipe (file id) in start order (1).
+  // The limits of `channel`, before its first call; a channel without them is a pipe.
+  void set_limits(uint64_t channel, const ChannelLimits& limits) { limits_[channel] = limits; }
+  // REQUIRES: calls of one pipe (file id) or channel in start order (1).
   void add(uint64_t file, const PipeCall& call);
   // The edges (2), at most one into each call.
   std::vector<OrderEdge> edges() const;
@@ -58,6 +74,7 @@ class PipeWakeups {
   };
   uint64_t capacity_;
   std::map<uint64_t, Pipe> pipes_;
+  std::map<uint64_t, ChannelLimits> limits_;
   uint64_t slept_ = 0;
 };
 

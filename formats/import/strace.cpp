@@ -30,6 +30,10 @@ size_t required_args(Syscall sc) {
     case Syscall::kMadvise:
     case Syscall::kRead:
     case Syscall::kWrite:
+    case Syscall::kSendto:  // fd, buf, len (the rest is not needed)
+    case Syscall::kRecvfrom:
+    case Syscall::kSendmsg:  // fd, msg, flags
+    case Syscall::kRecvmsg:
       return 3;
     case Syscall::kPread64:
       return 4;
@@ -51,16 +55,24 @@ size_t required_args(Syscall sc) {
   }
 }
 
+bool is_socket_io(Syscall sc) {
+  return sc == Syscall::kSendto || sc == Syscall::kRecvfrom || sc == Syscall::kSendmsg ||
+         sc == Syscall::kRecvmsg;
+}
+
 // Arguments that are buffers, not values (read/write data, the iovec).
 bool is_buffer_arg(Syscall sc, size_t index) {
-  const bool io = sc == Syscall::kRead || sc == Syscall::kWrite || sc == Syscall::kPread64;
-  return (io && index == 1) || (sc == Syscall::kProcessMadvise && index == 1);
+  const bool io =
+      sc == Syscall::kRead || sc == Syscall::kWrite || sc == Syscall::kPread64 || is_socket_io(sc);
+  // recvfrom/sendto: the buffer, and the address struct and its length (a pointer under -y).
+  const bool address = (sc == Syscall::kSendto || sc == Syscall::kRecvfrom) && index >= 4;
+  return (io && index == 1) || address || (sc == Syscall::kProcessMadvise && index == 1);
 }
 
 // Calls whose first argument (mmap: fifth) is a descriptor that -y may annotate.
 bool uses_fd(Syscall sc) {
   return sc == Syscall::kRead || sc == Syscall::kWrite || sc == Syscall::kPread64 ||
-         sc == Syscall::kFsync || sc == Syscall::kMmap;
+         sc == Syscall::kFsync || sc == Syscall::kMmap || is_socket_io(sc);
 }
 
 // "20:03:45" or "20:03:45.123456": the clock time of strace -t / -tt, which has no date.
@@ -262,7 +274,7 @@ bool StraceParser::read_args(Syscall sc, std::string_view args_text, SyscallCall
       if (!flags.empty()) break;
     }
     c->clone_flags_known = !flags.empty() && strace_arg_value(flags, &c->args[0], &unknown);
-  } else if (sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) {
+  } else if ((sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) || sc == Syscall::kConnect) {
     // A descriptor call strace could not decode (a bad pointer: "pipe2(0x1, 0) = -1 EFAULT")
     // is not a malformed line: it changes no table (fd_op_of_call) and is counted by name.
     c->fd_args_known = read_fd_args(sc, c, &unknown);
@@ -319,6 +331,36 @@ bool StraceParser::read_fd_args(Syscall sc, SyscallCall* c, uint64_t* unknown) {
     }
     return true;
   };
+  // SOCK_STREAM, SOCK_DGRAM|SOCK_CLOEXEC, ... or a number; left 0 (not known) otherwise.
+  auto sock_type = [&](size_t i) {
+    if (i >= args_.size()) return;
+    const std::string_view t = args_[i];
+    uint64_t numeric = 0;
+    if (parse_u64(trim(t), &numeric)) {
+      c->args[i] = numeric;
+    } else if (t.find("SOCK_STREAM") != std::string_view::npos) {
+      c->args[i] = kSockStream;
+    } else if (t.find("SOCK_DGRAM") != std::string_view::npos) {
+      c->args[i] = kSockDgram;
+    } else if (t.find("SOCK_SEQPACKET") != std::string_view::npos) {
+      c->args[i] = kSockSeqpacket;
+    }
+  };
+  // AF_UNIX (AF_LOCAL), AF_INET, AF_INET6 or a number; left 0 (not known) otherwise.
+  auto family = [&](size_t i) {
+    if (i >= args_.size()) return;
+    const std::string_view f = trim(args_[i]);
+    uint64_t numeric = 0;
+    if (parse_u64(f, &numeric)) {
+      c->args[i] = numeric;
+    } else if (f == "AF_UNIX" || f == "AF_LOCAL") {
+      c->args[i] = kAfUnix;
+    } else if (f == "AF_INET") {
+      c->args[i] = kAfInet;
+    } else if (f == "AF_INET6") {
+      c->args[i] = kAfInet6;
+    }
+  };
   switch (sc) {
     case Syscall::kOpen:
       return strace_string(args_.empty() ? "" : args_[0], &c->path) && open_flags(1);
@@ -331,7 +373,12 @@ bool StraceParser::read_fd_args(Syscall sc, SyscallCall* c, uint64_t* unknown) {
     case Syscall::kPipe2:
       return fd_pair(0);
     case Syscall::kSocketpair:
+      sock_type(1);
       return fd_pair(3);
+    case Syscall::kSocket:
+      family(0);
+      sock_type(1);
+      return true;
     case Syscall::kDup2:
     case Syscall::kDup3:
       return fd_arg(0) && fd_arg(1);
@@ -345,8 +392,9 @@ bool StraceParser::read_fd_args(Syscall sc, SyscallCall* c, uint64_t* unknown) {
     case Syscall::kClose:
     case Syscall::kAccept:
     case Syscall::kAccept4:
+    case Syscall::kConnect:
       return fd_arg(0);
-    default:  // socket, eventfd, eventfd2: the kind is the call's
+    default:  // eventfd, eventfd2: the kind is the call's
       return true;
   }
 }

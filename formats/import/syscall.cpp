@@ -58,6 +58,13 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     "shmget",
     "shmat",
     "shmdt",
+    // socket data
+    "sendto",
+    "recvfrom",
+    "sendmsg",
+    "recvmsg",
+    // file descriptors, appended
+    "connect",
 };
 
 }  // namespace
@@ -104,6 +111,10 @@ bool syscall_needs_return(Syscall sc) {
     case Syscall::kExecveat:
     case Syscall::kShmget:
     case Syscall::kShmat:
+    case Syscall::kSendto:  // the bytes moved
+    case Syscall::kRecvfrom:
+    case Syscall::kSendmsg:
+    case Syscall::kRecvmsg:
       return true;
     default:
       return false;

@@ -70,8 +70,17 @@ enum class Syscall : uint8_t {
   kShmget,  // key, size, shmflg                                    -> shmid
   kShmat,   // shmid, shmaddr, shmflg                               -> address
   kShmdt,   // shmaddr
+  // Socket data: reads and writes of a socket by another name (appended: the order above is the
+  // block calls' and the descriptor calls' ranges).
+  kSendto,    // fd, buff, len, flags, addr, addr_len           -> bytes
+  kRecvfrom,  // fd, ubuf, size, flags, addr, addr_len          -> bytes
+  kSendmsg,   // fd, msg, flags                                 -> bytes
+  kRecvmsg,   // fd, msg, flags                                 -> bytes
+  // A descriptor call (fd_table.h), appended: a connected socket may be paired with the socket
+  // its listener accepted (socket_pairs.h).
+  kConnect,  // fd, uservaddr, addrlen                            -> 0 (-EINPROGRESS: under way)
 };
-inline constexpr size_t kSyscallCount = 50;
+inline constexpr size_t kSyscallCount = 55;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -87,7 +96,8 @@ bool syscall_needs_return(Syscall sc);
 // futex counts only for the ops that wait (FUTEX_WAIT, _BITSET, _REQUEUE_PI, LOCK_PI, LOCK_PI2),
 // read from args[1]; FUTEX_WAKE and the requeues run on the CPU and are dropped. Reads of pipes
 // and sockets block too; their kind is known only once the descriptor tables are followed
-// (fd_table.h, at finish()), and they stay reads: the time they waited is not replayed as sleep.
+// (fd_table.h, at finish()), and they stay reads, ordered after the write that woke them where
+// the other end is in the recording (pipe_wakeups.h, socket_wakeups.h).
 bool syscall_block_call(Syscall sc, const std::array<uint64_t, kMaxSyscallArgs>& args,
                         BlockCall* call);
 
@@ -126,6 +136,16 @@ inline constexpr uint64_t kOExcl = 0200;
 inline constexpr uint64_t kOTrunc = 01000;
 inline constexpr uint64_t kFDupfd = 0;
 inline constexpr uint64_t kFDupfdCloexec = 1030;
+// include/linux/net.h: enum sock_type, and the mask of socket()'s type argument without
+// SOCK_NONBLOCK and SOCK_CLOEXEC.
+inline constexpr uint64_t kSockStream = 1;
+inline constexpr uint64_t kSockDgram = 2;
+inline constexpr uint64_t kSockSeqpacket = 5;
+inline constexpr uint64_t kSockTypeMask = 0xf;
+// include/linux/socket.h: the address families whose connections the importer pairs.
+inline constexpr uint64_t kAfUnix = 1;
+inline constexpr uint64_t kAfInet = 2;
+inline constexpr uint64_t kAfInet6 = 10;
 // include/uapi/linux/futex.h
 inline constexpr uint64_t kFutexCmdMask = 0x7f;  // FUTEX_CMD_MASK without PRIVATE/CLOCK_REALTIME
 inline constexpr uint64_t kFutexWait = 0;
@@ -140,6 +160,8 @@ inline constexpr uint64_t kFutexWakeOp = 5;
 inline constexpr uint64_t kFutexUnlockPi = 7;
 inline constexpr uint64_t kFutexWakeBitset = 10;
 inline constexpr uint64_t kFutexCmpRequeuePi = 12;
+// include/uapi/asm-generic/errno.h: a non-blocking connect that is under way.
+inline constexpr int64_t kEinprogress = 115;
 // Return values in [-4095, -1] are -errno (include/linux/err.h, MAX_ERRNO).
 inline constexpr uint64_t kMaxErrno = 4095;
 inline bool is_error_return(int64_t ret) {

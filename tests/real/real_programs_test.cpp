@@ -332,6 +332,47 @@ TEST_F(RealPrograms, PipeBetweenProcesses) {
          ""});
 }
 
+// The socketpair's fds have kind socket (record's return probe on glibc's socketpair), and each
+// receive waits for the peer's send of its data, each send for the peer's receive that made its
+// room, per direction (formats/import/socket_wakeups.h): the child's receives after the parent's
+// 64 KiB blocks, the parent's reads of the 64-byte answers after the child's sends; record's
+// import report counts the edges. Before, the child replayed its receives while the parent was
+// still far behind, and the parent's reads waited for nothing.
+// 1,024 blocks of data and 64 answers, each a write and at least one read.
+constexpr uint64_t kSocketPairMessages = 1024 + 64;
+
+// Every send and receive went through the socket path (not the page cache of a "file").
+RunCheck socket_pair_io() {
+  return [](const nlohmann::json& run) {
+    const uint64_t io = run.at("counters").at("fd_io_socket").get<uint64_t>();
+    std::cout << "real: socket_pair fd_io_socket " << io << "\n";
+    EXPECT_GE(io, 2 * kSocketPairMessages);
+  };
+}
+
+// The last import report in `log` (record prints it): its socket ordering edges, at least one
+// into each read (every read's data came from the other process's write).
+void expect_socket_edges(const fs::path& log) {
+  const std::string text = read_text(log);
+  const std::string what = " socket ordering edges";
+  const size_t at = text.rfind(what);
+  ASSERT_NE(at, std::string::npos) << "no socket ordering edges in " << log;
+  const size_t begin = text.find_last_not_of("0123456789", at - 1) + 1;
+  const uint64_t edges = std::stoull(text.substr(begin, at - begin));
+  std::cout << "real: socket_pair socket ordering edges " << edges << "\n";
+  EXPECT_GE(edges, kSocketPairMessages);
+}
+
+TEST_F(RealPrograms, StreamSocketPairBetweenProcesses) {
+  check({"socket_pair", {"stream"}, {}, {}, "", ""}, socket_pair_io());
+  expect_socket_edges(work_ / "socket_pair" / "log.txt");
+}
+
+TEST_F(RealPrograms, DatagramSocketPairBetweenProcesses) {
+  check({"socket_pair", {"dgram"}, {}, {}, "", ""}, socket_pair_io());
+  expect_socket_edges(work_ / "socket_pair" / "log.txt");
+}
+
 TEST_F(RealPrograms, ThreadedMallocChurn) {
   std::vector<std::string> env;
   if (fs::exists(kJemalloc)) {

@@ -49,6 +49,9 @@ std::vector<std::string> default_record_syscalls() {
           // descriptors: which file each fd is, of which kind (formats/import/fd_table.h)
           "open", "openat", "creat", "socket", "socketpair", "pipe", "pipe2", "dup", "dup2", "dup3",
           "fcntl", "close", "accept", "accept4", "eventfd", "eventfd2", "memfd_create",
+          // sockets: their data by the socket calls' names, and connects for pairing the ends
+          // (formats/import/socket_wakeups.h, socket_pairs.h)
+          "sendto", "recvfrom", "sendmsg", "recvmsg", "connect",
           // blocking calls: their durations are the threads' off-CPU time (block events)
           "futex", "nanosleep", "clock_nanosleep", "poll", "ppoll", "epoll_wait", "epoll_pwait",
           "select", "pselect6", "wait4", "waitid",
