@@ -53,6 +53,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   add(probe_tlb_shootdown(po));
   add(probe_context_switch(po));
   for (Figure& f : probe_pipe_rw(po)) add(std::move(f));
+  add(probe_socket_rw(po));
   add(probe_wakeup(po));
   add(probe_swap_in(po));
   const std::string stamp = fmt::format("calibrate {} {}", o.date.empty() ? today_utc() : o.date,

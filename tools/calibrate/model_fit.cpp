@@ -45,6 +45,10 @@ double kind_ns(const CostProfile& costs, const std::vector<Op>& ops, kernelsim::
   if (scenario.pipe_file != 0) {
     sim->files().set(scenario.pipe_file, kernelsim::FileSpec{kernelsim::FileType::kPipe, false});
   }
+  if (scenario.socket_file != 0) {
+    sim->files().set(scenario.socket_file,
+                     kernelsim::FileSpec{kernelsim::FileType::kSocket, false});
+  }
   sim->spawn_thread(/*mm_id=*/1, /*cpu=*/0, std::make_unique<kernelsim::VectorOpSource>(ops));
   sim->run();
   return static_cast<double>(sim->stats().latency(kind).sum());
@@ -151,6 +155,20 @@ ModelScenario pipe_write_scenario(uint64_t bytes) {
 
 ModelScenario pipe_read_scenario(uint64_t bytes) {
   ModelScenario s = pipe_write_scenario(bytes);
+  s.setup = {s.op};
+  s.op = Op::file_read(kScenarioFile, 0, bytes);
+  return s;
+}
+
+ModelScenario socket_write_scenario(uint64_t bytes) {
+  ModelScenario s;
+  s.socket_file = kScenarioFile;
+  s.op = Op::file_write(kScenarioFile, 0, bytes);
+  return s;
+}
+
+ModelScenario socket_read_scenario(uint64_t bytes) {
+  ModelScenario s = socket_write_scenario(bytes);
   s.setup = {s.op};
   s.op = Op::file_read(kScenarioFile, 0, bytes);
   return s;

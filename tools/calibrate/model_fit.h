@@ -27,12 +27,13 @@ namespace mmreplay::tools::calibrate {
 // An operation as a probe ran it: `setup` brings one thread of a one-CPU model into the probe's
 // state (mappings made and touched), then `op` is timed. `cached_file`: file id 1 is a regular
 // file whose pages are in the page cache at the start (0: no file). `pipe_file`: a file id that
-// is a pipe (0: none).
+// is a pipe (0: none); `socket_file`: one that is a connected socket (0: none).
 struct ModelScenario {
   std::vector<kernelsim::Op> setup;
   kernelsim::Op op;
   uint32_t cached_file = 0;
   uint32_t pipe_file = 0;
+  uint32_t socket_file = 0;
 };
 
 // The model's time for scenario.op with profile `costs`, in ns.
@@ -44,8 +45,10 @@ ModelScenario munmap_empty_scenario();  // probe_mmap_munmap(): the munmap
 ModelScenario mremap_expand_scenario();
 ModelScenario mremap_move_scenario(uint64_t pages);
 ModelScenario cached_read_scenario(uint64_t pages);
-ModelScenario pipe_write_scenario(uint64_t bytes);  // probe_pipe_rw(): the write
-ModelScenario pipe_read_scenario(uint64_t bytes);   // probe_pipe_rw(): the read of those bytes
+ModelScenario pipe_write_scenario(uint64_t bytes);    // probe_pipe_rw(): the write
+ModelScenario pipe_read_scenario(uint64_t bytes);     // probe_pipe_rw(): the read of those bytes
+ModelScenario socket_write_scenario(uint64_t bytes);  // probe_socket_rw(): the write
+ModelScenario socket_read_scenario(uint64_t bytes);   // probe_socket_rw(): the read
 
 // probe_wakeup() in the model: two threads of one mm on the two CPUs of a two-CPU machine
 // ping-pong kPipeSmallBytes through two pipes. Each read follows the other thread's write through

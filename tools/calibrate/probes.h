@@ -66,6 +66,9 @@ Figure probe_context_switch(const ProbeOptions& o);
 inline constexpr size_t kPipeSmallBytes = 1;
 inline constexpr size_t kPipeBlockBytes = 65536;  // a new pipe's capacity: PIPE_DEF_BUFFERS pages
 std::vector<Figure> probe_pipe_rw(const ProbeOptions& o);
+// write() then read() of kPipeSmallBytes through a connected AF_UNIX stream socketpair on one
+// thread, neither waiting, per pair.
+Figure probe_socket_rw(const ProbeOptions& o);
 // Pipe ping-pong of kPipeSmallBytes between two threads pinned to two CPUs: each read waits for
 // the other thread's write, so a round trip is two cross-CPU wake-ups of a sleeping reader, two
 // writes and two reads; per round trip.

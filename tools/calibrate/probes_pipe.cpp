@@ -1,6 +1,8 @@
 // Probes of pipes: a read and a write that do not wait, and the cross-CPU wake-up of a reader
-// asleep in pipe_read() (fs/pipe.c) by a writer on another CPU.
+// asleep in pipe_read() (fs/pipe.c) by a writer on another CPU; and a socketpair's read and
+// write that do not wait (net/unix/af_unix.c).
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -89,6 +91,36 @@ std::vector<Figure> probe_pipe_rw(const ProbeOptions& o) {
       "the pipe's whole capacity: pipe_write() fills its 16 buffers (a page allocated for each but "
       "the one kept from the last read), pipe_read() empties and releases them";
   return {small, block};
+}
+
+Figure probe_socket_rw(const ProbeOptions& o) {
+  Figure f =
+      figure_of("socket_rw_small",
+                "write + read of 1 byte through an AF_UNIX stream socketpair, no wait", "pair");
+  int sv[2] = {-1, -1};
+  if (::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+    f.note = std::string("skipped: socketpair failed (") + std::strerror(errno) + ")";
+    return f;
+  }
+  char c = 1;
+  std::vector<double> samples;
+  for (int r = 0; r < o.repetitions() && f.note.empty(); ++r) {
+    const uint64_t t0 = now_ns();
+    for (int i = 0; i < kPairsPerSample; ++i) {
+      if (::write(sv[0], &c, 1) != 1 || ::read(sv[1], &c, 1) != 1) {
+        f.note = "skipped: a socket call moved fewer bytes than asked";
+        break;
+      }
+    }
+    samples.push_back(static_cast<double>(now_ns() - t0) / kPairsPerSample);
+  }
+  ::close(sv[0]);
+  ::close(sv[1]);
+  if (!f.note.empty()) return f;
+  f.measured = true;
+  f.ns = summarize(samples);
+  f.note = "unix_stream_sendmsg() into an empty queue, unix_stream_recvmsg() of it: no wake-up";
+  return f;
 }
 
 Figure probe_wakeup(const ProbeOptions& o) {

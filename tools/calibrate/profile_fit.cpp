@@ -208,6 +208,12 @@ void fit_pipes(Fitter& fit, CostProfile& costs, const std::vector<Figure>& figur
   if (const Figure* f = measured(figures, "pipe_rw_block")) {
     solve("pipe_buf_page", pair_of(kPipeBlockBytes), *f);
   }
+  if (const Figure* f = measured(figures, "socket_rw_small")) {
+    solve("socket_rw",
+          measure_of({{socket_write_scenario(kPipeSmallBytes), 1},
+                      {socket_read_scenario(kPipeSmallBytes), 1}}),
+          *f);
+  }
 }
 
 }  // namespace
