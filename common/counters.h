@@ -47,6 +47,7 @@
   X(nr_tlb_flush_calls, "tlb_flush_calls", "flush_tlb_mm_range() calls")                           \
   X(nr_tlb_shootdowns, "tlb_shootdowns", "flush calls that sent IPIs")                             \
   X(nr_tlb_broadcast, "tlb_broadcasts", "broadcast (INVLPGB) invalidations")                       \
+  X(nr_tlb_pv_flushes, "tlb_pv_flushes", "flush calls whose other CPUs a hypercall flushed")       \
   X(gather_forced_flushes, "gather_forced_flushes", "mmu_gather batch filled up mid-operation")    \
   X(madv_dontneed_pages, "madv_dontneed_pages", "present pages zapped by MADV_DONTNEED")           \
   X(madv_lazyfree_pages, "madv_lazyfree_pages", "pages made lazyfree by MADV_FREE")                \
@@ -146,6 +147,7 @@
   X(tlb_local_full, "tlb_flush_full", "full flushes of a CPU's own flushes")                       \
   X(tlb_remote_single, "tlb_flush_remote_single", "INVLPGs done in shootdown handlers (pages)")    \
   X(tlb_remote_full, "tlb_flush_remote_full", "full flushes done in shootdown handlers")           \
+  X(tlb_pv_remote, "tlb_pv_remote", "flushes the host did here for another CPU's hypercall")      \
   X(tlb_lazy_flushes, "tlb_lazy_flushes",                                                          \
     "full flushes on returning from lazy mode with a stale tlb_gen")                               \
   X(leave_mm, "leave_mm", "times a CPU left a lazy mm in a flush handler")                         \

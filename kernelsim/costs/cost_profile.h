@@ -101,6 +101,8 @@ struct CostProfile {
   SimTime invlpgb_per_page;     // ns: INVLPGB broadcast of one page (unverified)
   SimTime invlpgb_full;         // ns: INVLPGB of a whole ASID (unverified)
   SimTime tlbsync;              // ns: TLBSYNC wait for all broadcast invalidations (unverified)
+  SimTime pv_flush_tlb_multi;   // ns: tlb=pv: the flush_tlb_multi() hypercall, the host's
+                                //     invalidation of the named vCPUs included (unverified)
   // ---- Caches and locks ----
   SimTime
       cacheline_transfer;  // ns: moving a contended line to another core (40-100 ns in a socket)

@@ -30,8 +30,9 @@ enum class MadviseLockMode : uint8_t { kMmapSem, kPerVma };
 // Whether munmap() zaps under mmap_sem held for write or downgraded to read (mm/vma.c).
 enum class MunmapLockMode : uint8_t { kWrite, kDowngrade };
 
-// How remote TLB entries are invalidated (arch/x86/tlb.cpp).
-enum class TlbFlushMethod : uint8_t { kIpi, kBroadcast };
+// How remote TLB entries are invalidated (arch/x86/tlb.cpp): shootdown IPIs, broadcast
+// invalidation (INVLPGB), or a paravirt flush_tlb_multi() hypercall.
+enum class TlbFlushMethod : uint8_t { kIpi, kBroadcast, kParavirt };
 
 // Which lock a page fault takes first (fault_lock.h decides per fault).
 enum class FaultLockMode : uint8_t { kMmapSem, kPerVma, kPerVmaAll };

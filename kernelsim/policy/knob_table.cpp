@@ -88,7 +88,14 @@ std::vector<KnobInfo> build_table() {
                      {"broadcast",
                       "INVLPGB + TLBSYNC: no IPIs (AMD, 6.15+, Rik van Riel, 4afeb0ed1753 "
                       "\"x86/mm: Enable broadcast TLB invalidation for multi-threaded "
-                      "processes\"); Intel RAR would behave alike"}}}));
+                      "processes\"); Intel RAR would behave alike"}},
+                    {TlbFlushMethod::kParavirt,
+                     {"pv",
+                      "a guest's pv_ops flush_tlb_multi(): one hypercall names the other CPUs "
+                      "of mm_cpumask and the host invalidates them (Hyper-V "
+                      "hyperv_flush_tlb_multi(), Xen xen_flush_tlb_multi(), a PVM guest's "
+                      "PVM_HC_FLUSH_TLB_MULTI): no guest IPIs, the TLB line of /proc/interrupts "
+                      "stays 0"}}}));
   t.push_back(knob(
       "fault_lock", &KernelConfig::fault_lock, "lock taken by the page-fault path",
       {{FaultLockMode::kMmapSem, {"mmap_sem", "every fault takes mmap_sem for read"}},

@@ -138,6 +138,7 @@ void print_calibration(const Calibration& c, std::ostream& out) {
     out << fmt::format("\nloops on the {} clock{}; load average {} before them, {} after",
                        cpu ? "workers' CPU" : "wall", c.realtime ? " (workers SCHED_FIFO)" : "",
                        load(c.load_before), load(c.load_after));
+    out << "\n" << remote_flush_note(remote_flush_method(c.native));
     out << fmt::format(
         "\nsum of squared relative errors {:.4f} -> {:.4f} ({} iterations, {} model "
         "evaluations)\nbefore the fit:\n",

@@ -105,8 +105,9 @@ void add_read_tasks(kernelsim::Simulation& sim, int workers, uint64_t rounds, ui
 }  // namespace
 
 Status LoopModel::create(const ThroughputLoop& loop, int workers, uint32_t cpus,
-                         const std::string& dir, std::unique_ptr<LoopModel>* out) {
-  std::unique_ptr<LoopModel> m(new LoopModel(loop, workers, cpus));
+                         kernelsim::TlbFlushMethod tlb, const std::string& dir,
+                         std::unique_ptr<LoopModel>* out) {
+  std::unique_ptr<LoopModel> m(new LoopModel(loop, workers, cpus, tlb));
   const Rounds r = rounds_of(loop.kind);
   m->rounds_[0] = r.few;
   m->rounds_[1] = r.more;
@@ -142,6 +143,7 @@ Status LoopModel::run(size_t which, const kernelsim::CostProfile& costs, Run* ou
     replay::RunSpec spec;
     spec.policy_name = "default";
     if (Status s = replay::resolve_policy("default", &spec.config, &spec.rewrites); !s) return s;
+    spec.config.tlb = tlb_;
     spec.cpus = cpus_;
     spec.costs = costs;
     spec.profile = "calibrate candidate";
@@ -162,7 +164,9 @@ Status LoopModel::run(size_t which, const kernelsim::CostProfile& costs, Run* ou
   kernelsim::MachineConfig machine;
   machine.nr_cpus = cpus_;
   std::string error;
-  auto sim = kernelsim::Simulation::create(machine, costs, "", &error);
+  // The read loops and the ping-pong flush no TLB; the policy follows the others all the same.
+  const char* policy = tlb_ == kernelsim::TlbFlushMethod::kParavirt ? "tlb=pv" : "";
+  auto sim = kernelsim::Simulation::create(machine, costs, policy, &error);
   if (!sim) return Status::invalid_argument("loop " + loop_.name + ": " + error);
   if (loop_.kind == LoopKind::kPingPong) {
     // The ping-pong as model_fit.h's wake-up scenario, 1 byte each way, on one CPU or two.

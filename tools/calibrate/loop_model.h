@@ -17,6 +17,7 @@
 #include "common/status.h"
 #include "formats/trace_reader.h"
 #include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/policy/kernel_config.h"
 #include "tools/calibrate/throughput_loops.h"
 
 namespace mmreplay::tools::calibrate {
@@ -29,9 +30,11 @@ struct ModelPrediction {
 class LoopModel {
  public:
   // Generates the loop's traces under `dir` (removed with this object) for `workers` workers on
-  // a model machine of `cpus` CPUs. Errors: a gen or trace-open failure, named.
+  // a model machine of `cpus` CPUs whose remote TLB flushes are `tlb` (the default policy's
+  // other knobs). Errors: a gen or trace-open failure, named.
   static Status create(const ThroughputLoop& loop, int workers, uint32_t cpus,
-                       const std::string& dir, std::unique_ptr<LoopModel>* out);
+                       kernelsim::TlbFlushMethod tlb, const std::string& dir,
+                       std::unique_ptr<LoopModel>* out);
   ~LoopModel();
   LoopModel(const LoopModel&) = delete;
   LoopModel& operator=(const LoopModel&) = delete;
@@ -43,8 +46,8 @@ class LoopModel {
   int workers() const { return workers_; }
 
  private:
-  LoopModel(const ThroughputLoop& loop, int workers, uint32_t cpus)
-      : loop_(loop), workers_(workers), cpus_(cpus) {}
+  LoopModel(const ThroughputLoop& loop, int workers, uint32_t cpus, kernelsim::TlbFlushMethod tlb)
+      : loop_(loop), workers_(workers), cpus_(cpus), tlb_(tlb) {}
   struct Run {
     double makespan_ns = 0;
     double ipis = 0;
@@ -54,6 +57,7 @@ class LoopModel {
   ThroughputLoop loop_;
   int workers_;
   uint32_t cpus_;
+  kernelsim::TlbFlushMethod tlb_;
   uint64_t rounds_[2] = {0, 0};  // per worker: few, more
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<formats::TraceReader>> readers_;  // empty for the op-built loops

@@ -42,9 +42,10 @@ class ModelSet {
     char tmpl[] = "/tmp/trace-replay-calibrate.XXXXXX";
     if (::mkdtemp(tmpl) == nullptr) return Status::io_error("cannot make a temporary folder");
     dir_ = tmpl;
+    const kernelsim::TlbFlushMethod tlb = remote_flush_method(points);
     for (const NativePoint& p : points) {
       std::unique_ptr<LoopModel> m;
-      if (Status s = LoopModel::create(*p.loop, p.workers, cpus, dir_, &m); !s) return s;
+      if (Status s = LoopModel::create(*p.loop, p.workers, cpus, tlb, dir_, &m); !s) return s;
       models_.push_back(std::move(m));
     }
     return Status::ok();
@@ -91,7 +92,8 @@ const std::vector<CostGroup>& throughput_groups() {
       {"cow", {"page_cache_lookup", "copy_page"}},
       {"zap", {"pte_zap", "pcp_free"}},
       {"lazyfree", {"pte_lazyfree"}},
-      {"ipi", {"ipi_send", "ipi_delivery", "ipi_handler_entry"}},
+      // The remote flush: shootdown IPIs, or the hypercall that replaces them (tlb=pv).
+      {"ipi", {"ipi_send", "ipi_delivery", "ipi_handler_entry", "pv_flush_tlb_multi"}},
       // The local flushes: tlb_flush2 does one INVLPG per call, munmap a full flush.
       {"tlb", {"tlb_flush_single", "tlb_flush_full"}},
       {"vma", {"get_unmapped_area", "vma_alloc", "vma_remove"}},
@@ -105,6 +107,23 @@ const std::vector<CostGroup>& throughput_groups() {
       {"wakeup", {"wakeup_latency"}},
   };
   return groups;
+}
+
+kernelsim::TlbFlushMethod remote_flush_method(const std::vector<NativePoint>& points) {
+  for (const NativePoint& p : points) {
+    if (p.loop->kind == LoopKind::kTlbFlush2 && p.workers > 1 && p.ipis_per_op &&
+        *p.ipis_per_op == 0) {
+      return kernelsim::TlbFlushMethod::kParavirt;
+    }
+  }
+  return kernelsim::TlbFlushMethod::kIpi;
+}
+
+std::string remote_flush_note(kernelsim::TlbFlushMethod m) {
+  return m == kernelsim::TlbFlushMethod::kParavirt
+             ? "remote TLB flushes: no TLB interrupt on tlb_flush2 at several CPUs, so a "
+               "hypercall does them (paravirt flush_tlb_multi()): the model runs with tlb=pv"
+             : "remote TLB flushes: shootdown IPIs (tlb=ipi)";
 }
 
 CostProfile scale_groups(const CostProfile& base, const std::vector<CostGroup>& groups,

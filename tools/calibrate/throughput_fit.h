@@ -18,6 +18,7 @@
 
 #include "common/status.h"
 #include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/policy/kernel_config.h"
 #include "tools/calibrate/least_squares.h"
 #include "tools/calibrate/repeat.h"
 #include "tools/calibrate/throughput_loops.h"
@@ -57,6 +58,15 @@ struct NativePoint {
   double busy = 0;                    // workers' CPU time over wall time, mean over the chosen
   LoopClock clock = LoopClock::kWall;
 };
+
+// How this machine flushes other CPUs' TLBs, as the loops saw it: kParavirt when tlb_flush2 (which
+// flushes its siblings' CPUs on every call) ran on several CPUs and the TLB line of
+// /proc/interrupts did not move at all, so the guest's flush_tlb_multi() is a hypercall and the
+// host invalidates (Hyper-V, Xen PV, this machine's PVM guest); kIpi otherwise, and when the line
+// is missing or tlb_flush2 was not run at several CPUs. The model replays the loops with it.
+kernelsim::TlbFlushMethod remote_flush_method(const std::vector<NativePoint>& points);
+// One line saying which of the two it is, for the reports.
+std::string remote_flush_note(kernelsim::TlbFlushMethod m);
 
 // Measures every loop at 1 worker and at `cpus` workers (progress lines on `progress` when not
 // null). Errors: an unknown loop name; a loop the machine refused (its message).

@@ -26,6 +26,7 @@ Status run_throughput_validation(const ThroughputValidationOptions& o, std::ostr
   if (Status s = measure_native(o.loops, cpus, nullptr, &native); !s) return s;
   std::vector<Comparison> rows;
   if (Status s = predict_points(native, static_cast<uint32_t>(cpus), costs, &rows); !s) return s;
+  out << remote_flush_note(remote_flush_method(native)) << "\n";
   print_comparison(rows, out);
   int off = 0, unsteady = 0;
   for (const Comparison& c : rows) {

@@ -127,6 +127,30 @@ SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait) {
   return sent;
 }
 
+// Models a paravirt flush_tlb_multi() (pv_ops.mmu.flush_tlb_multi), after Hyper-V's
+// hyperv_flush_tlb_multi() (arch/x86/hyperv/mmu.c); Xen's xen_flush_tlb_multi() and a PVM
+// guest's PVM_HC_FLUSH_TLB_MULTI replace the IPIs alike. flush_tlb_mm_range() calls it when any
+// CPU but this one is in mm_cpumask; it names every CPU of the mask, this one included, but lazy
+// ones when no page table was freed (do_lazy && cpu_is_lazy(): the same skip as the native
+// should_flush_tlb()), and one hypercall has the host invalidate them. No IPI reaches the guest
+// and no handler runs there, so nothing leaves the mm and no CPU's cpu_tlbstate tlb_gen moves: a
+// lazy CPU returning to the mm still flushes (switch_mm_irqs_off()). Returns the vCPUs named.
+uint32_t flush_tlb_multi_pv(Simulation& sim, const Cpu& self, const FlushTlbInfo& info) {
+  uint32_t named = 0;
+  info.mm->cpumask.for_each([&](uint32_t id) {
+    Cpu& target = sim.cpu(id);
+    if (id != self.id) {
+      if (target.is_lazy && sim.config().lazy_tlb == LazyTlbMode::kSkip && !info.freed_tables) {
+        return;
+      }
+      ++target.counters.tlb_pv_remote;
+    }
+    ++named;
+  });
+  if (named > 0) ++sim.vm().nr_tlb_pv_flushes;
+  return named;
+}
+
 }  // namespace
 
 bool FlushTlbStep::run_now() {
@@ -164,6 +188,16 @@ bool flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info, CsdWait& wait) 
     ++sim.vm().nr_tlb_broadcast;
     if (local) self.loaded_mm_tlb_gen = mm.tlb_gen;
     t.advance_to(now + c.tlb_flush_overhead + cost + c.tlbsync);
+    end_slice(t.clock());
+    return true;
+  }
+  const CpuMask& mask = mm.cpumask;
+  const bool others = mask.weight() > (mask.test(self.id) ? 1u : 0u);  // cpumask_any_but()
+  if (sim.config().tlb == TlbFlushMethod::kParavirt && others) {
+    // The host flushes the range on every vCPU named, this one included, in parallel.
+    SimTime end = now + c.tlb_flush_overhead;
+    if (flush_tlb_multi_pv(sim, self, info) > 0) end += c.pv_flush_tlb_multi + flush_cost(c, nr);
+    t.advance_to(end);
     end_slice(t.clock());
     return true;
   }

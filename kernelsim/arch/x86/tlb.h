@@ -7,7 +7,11 @@
 // Each handler's time (entry + flush) is stolen from whatever task runs on the target; the
 // initiator spins until the last ack (native_flush_tlb_multi(), wait=1), its local flush running
 // meanwhile (5.12+, 4ce94eabac16). Under tlb=broadcast no IPIs are sent: the initiator issues
-// INVLPGB for the range (or the ASID) and waits in TLBSYNC.
+// INVLPGB for the range (or the ASID) and waits in TLBSYNC. Under tlb=pv (a guest whose
+// pv_ops.mmu.flush_tlb_multi is a hypercall, as hyperv_flush_tlb_multi()) no IPIs are sent
+// either: when another CPU is in mm_cpumask, one hypercall names this CPU and the others (lazy
+// ones only when page tables were freed) and the host invalidates them; nothing runs in the guest
+// on the targets, and their tlb_gen does not move.
 //
 // Invariants (asserted in tlb.cpp):
 //  (1) every shootdown has exactly one initiator, which waits for all the acks it expects;

@@ -16,6 +16,9 @@
 namespace mmreplay::tools::calibrate {
 namespace {
 
+constexpr kernelsim::TlbFlushMethod kIpi = kernelsim::TlbFlushMethod::kIpi;
+constexpr kernelsim::TlbFlushMethod kPv = kernelsim::TlbFlushMethod::kParavirt;
+
 // Synthetic loops: loop k's time per op is sum_j a[k][j] * p[j] (a loop charges each cost group
 // a whole number of times), its throughput the inverse. The residuals are relative throughput
 // errors against the throughputs of known parameters, as fit_throughput() computes them.
@@ -180,8 +183,8 @@ TEST(LoopModel, TlbFlushIpisFollowTheThreads) {
   const ThroughputLoop& tlb = *find_throughput_loop("tlb_flush2");
   const std::string dir = ::testing::TempDir();
   std::unique_ptr<LoopModel> one, two;
-  ASSERT_TRUE(LoopModel::create(tlb, 1, 2, dir, &one));
-  ASSERT_TRUE(LoopModel::create(tlb, 2, 2, dir, &two));
+  ASSERT_TRUE(LoopModel::create(tlb, 1, 2, kIpi, dir, &one));
+  ASSERT_TRUE(LoopModel::create(tlb, 2, 2, kIpi, dir, &two));
   const kernelsim::CostProfile def = kernelsim::cost_profile_default();
   ModelPrediction p1, p2;
   ASSERT_TRUE(one->predict(def, &p1));
@@ -198,12 +201,54 @@ TEST(LoopModel, TlbFlushIpisFollowTheThreads) {
   EXPECT_LT(d2.ops_per_s, p2.ops_per_s);
 }
 
+// On a guest whose flush_tlb_multi() is a hypercall the two-thread tlb_flush2 sends no IPI, and a
+// dearer IPI no longer slows it: a dearer hypercall does.
+TEST(LoopModel, TlbFlushUnderParavirtSendsNoIpis) {
+  const ThroughputLoop& tlb = *find_throughput_loop("tlb_flush2");
+  std::unique_ptr<LoopModel> two;
+  ASSERT_TRUE(LoopModel::create(tlb, 2, 2, kPv, ::testing::TempDir(), &two));
+  const kernelsim::CostProfile def = kernelsim::cost_profile_default();
+  ModelPrediction p;
+  ASSERT_TRUE(two->predict(def, &p));
+  EXPECT_EQ(p.ipis_per_op, 0);
+  EXPECT_GT(p.ops_per_s, 0);
+  kernelsim::CostProfile dear_ipi = def, dear_call = def;
+  dear_ipi.ipi_delivery = def.ipi_delivery * 10;
+  dear_call.pv_flush_tlb_multi = def.pv_flush_tlb_multi * 10;
+  ModelPrediction di, dc;
+  ASSERT_TRUE(two->predict(dear_ipi, &di));
+  ASSERT_TRUE(two->predict(dear_call, &dc));
+  EXPECT_DOUBLE_EQ(di.ops_per_s, p.ops_per_s);
+  EXPECT_LT(dc.ops_per_s, p.ops_per_s);
+}
+
+// remote_flush_method(): only a TLB line that stayed still while tlb_flush2 ran on several CPUs
+// says the machine flushes by hypercall.
+TEST(RemoteFlushMethod, ParavirtOnlyWhenTheTlbLineStayedStillUnderTlbFlush2) {
+  const ThroughputLoop* tlb = find_throughput_loop("tlb_flush2");
+  const ThroughputLoop* mm = find_throughput_loop("mmap-munmap");
+  auto point = [](const ThroughputLoop* l, int workers, std::optional<double> ipis) {
+    NativePoint p;
+    p.loop = l;
+    p.workers = workers;
+    p.ipis_per_op = ipis;
+    return p;
+  };
+  EXPECT_EQ(remote_flush_method({point(tlb, 1, 0.0), point(tlb, 2, 0.0)}), kPv);
+  EXPECT_EQ(remote_flush_method({point(tlb, 1, 0.0), point(tlb, 2, 0.9)}), kIpi);
+  EXPECT_EQ(remote_flush_method({point(tlb, 2, 0.001)}), kIpi) << "the line moved";
+  EXPECT_EQ(remote_flush_method({point(tlb, 2, std::nullopt)}), kIpi) << "no TLB line";
+  EXPECT_EQ(remote_flush_method({point(tlb, 1, 0.0)}), kIpi) << "one CPU flushes nothing remote";
+  EXPECT_EQ(remote_flush_method({point(mm, 2, 0.0)}), kIpi) << "only tlb_flush2 decides";
+  EXPECT_EQ(remote_flush_method({}), kIpi);
+}
+
 TEST(LoopModel, EveryLoopRunsInTheModel) {
   const kernelsim::CostProfile def = kernelsim::cost_profile_default();
   for (const ThroughputLoop& loop : throughput_loops()) {
     for (int workers : {1, 2}) {
       std::unique_ptr<LoopModel> m;
-      ASSERT_TRUE(LoopModel::create(loop, workers, 2, ::testing::TempDir(), &m)) << loop.name;
+      ASSERT_TRUE(LoopModel::create(loop, workers, 2, kIpi, ::testing::TempDir(), &m)) << loop.name;
       ModelPrediction p;
       ASSERT_TRUE(m->predict(def, &p)) << loop.name;
       EXPECT_GT(p.ops_per_s, 0) << loop.name << " x" << workers;

@@ -129,6 +129,82 @@ TEST(TlbTest, UnmapThatFreesPageTablesReachesLazyCpus) {
   EXPECT_EQ(sim->stats().vm.pgtable_free, 2u);
 }
 
+// tlb=pv: a guest whose flush_tlb_multi() is a hypercall (hyperv_flush_tlb_multi(), this
+// machine's PVM guest): the TLB line of /proc/interrupts does not move.
+TEST(TlbTest, ParavirtFlushSendsNoIpisAndMakesOneHypercallPerFlush) {
+  for (uint32_t k : {2u, 8u, 64u}) {
+    for (uint64_t n : {1ull, 34ull}) {
+      auto sim = run_on_k_cpus(k, "tlb=pv", {Op::madvise(kBase, n * kPage, MADV_DONTNEED)});
+      SCOPED_TRACE("k=" + std::to_string(k) + " n=" + std::to_string(n));
+      const CpuCounters total = sim->cpu_totals();
+      EXPECT_EQ(total.ipis_sent, 0u);
+      EXPECT_EQ(total.ipis_received, 0u);
+      EXPECT_EQ(total.irq_ns, 0u);
+      EXPECT_EQ(total.tlb_remote_single + total.tlb_remote_full, 0u) << "no handler ran";
+      for (uint32_t c = 1; c < k; ++c) EXPECT_EQ(sim->cpu(c).counters.tlb_pv_remote, 1u);
+      EXPECT_EQ(sim->cpu(0).counters.tlb_pv_remote, 0u);
+      EXPECT_EQ(sim->stats().vm.nr_tlb_pv_flushes, 1u);
+      EXPECT_EQ(sim->stats().vm.nr_tlb_shootdowns, 0u);
+      EXPECT_EQ(sim->stats().vm.nr_tlb_flush_calls, 1u);
+    }
+  }
+}
+
+TEST(TlbTest, ParavirtFlushOfAnMmOnlyThisCpuHasIsLocal) {
+  auto sim = run_on_k_cpus(1, "tlb=pv", {Op::madvise(kBase, 4 * kPage, MADV_DONTNEED)});
+  EXPECT_EQ(sim->stats().vm.nr_tlb_pv_flushes, 0u) << "flush_tlb_multi() only with other CPUs";
+  EXPECT_EQ(sim->cpu(0).counters.tlb_local_single, 4u);
+}
+
+// The initiator pays the hypercall (with the host's invalidation of the range); the target's
+// task loses nothing, unlike HandlerTimeIsStolenFromTheTargetsTask.
+TEST(TlbTest, ParavirtFlushCostsTheInitiatorAndStealsNothingFromTheTargets) {
+  auto madvise_ns = [](SimTime hypercall, uint64_t* think_ns) {
+    CostProfile costs = cost_profile_default();
+    costs.pv_flush_tlb_multi = hypercall;
+    auto sim = make_sim(2, "tlb=pv", costs);
+    thread(
+        *sim, 1, 0,
+        {Op::mmap_anon(kBase, 8 * kPage, PROT_READ | PROT_WRITE), Op::touch(kBase, 8 * kPage, true),
+         Op::think(SimTime::us(100)), Op::madvise(kBase, 8 * kPage, MADV_DONTNEED)});
+    thread(*sim, 1, 1, {Op::think(SimTime::ms(1))});
+    sim->run();
+    *think_ns = sim->stats().latency(OpKind::kThink).max();
+    return sim->stats().latency(OpKind::kMadvise).max();
+  };
+  uint64_t think_a = 0, think_b = 0;
+  const uint64_t a = madvise_ns(SimTime::ns(2000), &think_a);
+  const uint64_t b = madvise_ns(SimTime::ns(5000), &think_b);
+  EXPECT_EQ(b - a, 3000u);
+  EXPECT_EQ(think_a, static_cast<uint64_t>(SimTime::ms(1).count_ns()));
+  EXPECT_EQ(think_b, think_a);
+}
+
+TEST(TlbTest, ParavirtFlushSkipsLazyCpusWhichStayAndFlushOnReturn) {
+  auto sim = run_with_lazy_cpu("tlb=pv,lazy_tlb=skip", 1);
+  EXPECT_EQ(sim->cpu(1).counters.tlb_pv_remote, 1u);
+  EXPECT_EQ(sim->cpu(2).counters.tlb_pv_remote, 1u);
+  EXPECT_EQ(sim->cpu(3).counters.tlb_pv_remote, 0u);
+  EXPECT_EQ(sim->cpu(3).counters.leave_mm, 0u);
+  EXPECT_EQ(sim->cpu(3).counters.tlb_lazy_flushes, 1u) << "stale tlb_gen must be caught on return";
+  EXPECT_EQ(sim->cpu_totals().ipis_received, 0u);
+}
+
+TEST(TlbTest, ParavirtUnmapThatFreesPageTablesNamesLazyCpusWhichStayInTheMm) {
+  auto sim = make_sim(2, "tlb=pv,lazy_tlb=skip");
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, 2 * PMD_SIZE, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, 2 * PMD_SIZE, true), Op::think(SimTime::us(200)),
+          Op::munmap(kBase, 2 * PMD_SIZE), Op::think(SimTime::ms(5))});
+  thread(*sim, 1, 1, {Op::think(SimTime::us(10))});  // exits early: CPU 1 goes lazy
+  sim->run_until(SimTime::ms(2));
+  EXPECT_EQ(sim->stats().vm.pgtable_free, 2u);
+  EXPECT_EQ(sim->cpu(1).counters.tlb_pv_remote, 1u);
+  EXPECT_EQ(sim->cpu(1).counters.ipis_received, 0u);
+  EXPECT_EQ(sim->cpu(1).counters.leave_mm, 0u) << "no handler in the guest to leave the mm";
+  EXPECT_TRUE(sim->cpu(1).is_lazy);
+}
+
 std::vector<AddrRange> ranges(int r) {
   std::vector<AddrRange> out;
   for (int i = 0; i < r; ++i)
