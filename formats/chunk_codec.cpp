@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 namespace mmreplay::formats {
 namespace {
@@ -308,52 +309,147 @@ struct KindReaders {
   std::array<SplitVarintReader, kColumnFieldCount> f;
   SplitVarintReader& operator[](Field field) { return f[field_index(field)]; }
 };
-struct KindState {
-  std::array<KindReaders, kEventKindCount> kinds;
-  std::array<uint64_t, kAddrClassCount> prev_addr{};
-  uint64_t file_end = 0;
-};
+using ChunkReaders = std::array<KindReaders, kEventKindCount>;
 
-// Reads the fields kind kKind stores. One instantiation per kind, chosen by one switch per event.
-// Returns false when a vector madvise's range count cannot be right.
-template <EventKind kKind>
-inline bool read_by_kind(KindState& s, Event& e, std::vector<Range>* ranges) {
-  constexpr uint8_t kFields = detail::kFieldsOf[static_cast<size_t>(kKind)];
-  KindReaders& c = s.kinds[static_cast<size_t>(kKind)];
-  uint64_t& prev_addr = s.prev_addr[static_cast<size_t>(addr_class(kKind))];
-  if constexpr ((kFields & kFieldAddr) != 0) {
-    prev_addr += static_cast<uint64_t>(c[Field::ADDR].get_paged_signed());
-    e.addr = prev_addr;
+// A byKind chunk decodes in passes rather than with one switch on the kind per event: a trace's
+// kinds follow each other near at random (the mixed workload: 55% faults, 25% touches, 10%
+// madvise...), and a switch on them mispredicted about every other event. (1) One pass over the op
+// bytes reads what every event has (kind, timestamp, duration, flags) and groups the event numbers
+// by kind and by chain, each group in event order. (2) One pass per chain reads the values
+// predicted from the chain's previous one. (3) One pass per kind reads the rest. Every pass runs
+// one chain's or one kind's code over its events, and every column (one kind's field) is still
+// read in event order, so the values are those of a decode in event order.
+//
+// The chains: one per address class (a kind's addresses are deltas from the class's previous
+// address, vector madvise ranges included), and one for file reads and writes (offsets are deltas
+// from the end of the previous one). Kinds on none decode alone.
+enum class Chain : uint8_t { kAccess, kAdvice, kMapping, kFile, kNone };
+inline constexpr int kChainCount = 5;
+
+constexpr Chain chain_of(EventKind kind) {
+  if (is_file_io(kind)) return Chain::kFile;
+  if ((detail::kFieldsOf[static_cast<size_t>(kind)] & (kFieldAddr | kFieldRanges)) == 0) {
+    return Chain::kNone;
   }
-  if constexpr ((kFields & kFieldLen) != 0) e.len = c[Field::LEN].get_paged();
-  if constexpr ((kFields & kFieldArg0) != 0) e.arg0 = c[Field::ARG0].get();
-  if constexpr ((kFields & kFieldArg1) != 0) {
-    if constexpr (is_file_io(kKind)) {
-      e.arg1 = s.file_end + static_cast<uint64_t>(c[Field::ARG1].get_paged_signed());
-      s.file_end = e.arg1 + e.len;
-    } else {
-      e.arg1 = c[Field::ARG1].get();
+  switch (addr_class(kind)) {
+    case AddrClass::kAccess:
+      return Chain::kAccess;
+    case AddrClass::kAdvice:
+      return Chain::kAdvice;
+    case AddrClass::kMapping:
+      return Chain::kMapping;
+  }
+  return Chain::kNone;
+}
+
+constexpr std::array<uint8_t, kEventKindCount> make_chain_table() {
+  std::array<uint8_t, kEventKindCount> t{};
+  for (int k = 0; k < kEventKindCount; ++k) {
+    t[k] = static_cast<uint8_t>(chain_of(static_cast<EventKind>(k)));
+  }
+  return t;
+}
+constexpr auto kChainOf = make_chain_table();
+
+// What the chain passes assume of the kinds on each chain.
+constexpr bool chains_hold() {
+  for (int k = 0; k < kEventKindCount; ++k) {
+    const uint8_t fields = detail::kFieldsOf[k];
+    switch (static_cast<Chain>(kChainOf[k])) {
+      case Chain::kAccess:
+      case Chain::kMapping:
+        if ((fields & kFieldAddr) == 0 || (fields & kFieldRanges) != 0) return false;
+        break;
+      case Chain::kAdvice:
+        if (((fields & kFieldAddr) != 0) == ((fields & kFieldRanges) != 0)) return false;
+        break;
+      case Chain::kFile:
+        if (fields != (kFieldLen | kFieldArg0 | kFieldArg1)) return false;
+        break;
+      case Chain::kNone:
+        break;
     }
   }
-  if constexpr ((kFields & kFieldArg2) != 0) e.arg2 = c[Field::ARG2].get();
-  if constexpr ((kFields & kFieldRanges) != 0) {
+  return true;
+}
+static_assert(chains_hold(), "a chain pass would skip or misread a field");
+
+// Event numbers grouped by kind, then grouped by chain: scratch of one host thread, reused.
+std::vector<uint32_t>& scratch_ids() {
+  thread_local std::vector<uint32_t> ids;
+  return ids;
+}
+
+// Pass (2) of the access and mapping classes: each kind on them reads its addr column alike.
+void read_addr_chain(ChunkReaders& r, std::span<const uint32_t> ids, Event* events) {
+  uint64_t prev = 0;
+  for (const uint32_t i : ids) {
+    Event& e = events[i];
+    prev += static_cast<uint64_t>(r[static_cast<size_t>(e.kind)][Field::ADDR].get_paged_signed());
+    e.addr = prev;
+  }
+}
+
+// Pass (2) of the advice class: madvise addresses, and vector madvise ranges (the count in arg2,
+// the ranges in the addr and len columns). False when a range count cannot be right.
+bool read_advice_chain(ChunkReaders& r, std::span<const uint32_t> ids, Event* events,
+                       std::vector<Range>* ranges) {
+  uint64_t prev = 0;
+  for (const uint32_t i : ids) {
+    Event& e = events[i];
+    KindReaders& c = r[static_cast<size_t>(e.kind)];
+    if ((fields_of(e.kind) & kFieldRanges) == 0) {
+      prev += static_cast<uint64_t>(c[Field::ADDR].get_paged_signed());
+      e.addr = prev;
+      continue;
+    }
     const uint64_t n = c[Field::ARG2].get();
     // Every range costs at least one head byte in the addr column: a larger count is a lie.
     if (n > c[Field::ADDR].remaining() || n > kMaxVectorRanges) return false;
     e.range_begin = static_cast<uint32_t>(ranges->size());
     e.range_count = static_cast<uint16_t>(n);
-    for (uint64_t r = 0; r < n; ++r) {
-      prev_addr += static_cast<uint64_t>(c[Field::ADDR].get_paged_signed());
-      ranges->push_back(Range{prev_addr, c[Field::LEN].get_paged()});
+    for (uint64_t k = 0; k < n; ++k) {
+      prev += static_cast<uint64_t>(c[Field::ADDR].get_paged_signed());
+      ranges->push_back(Range{prev, c[Field::LEN].get_paged()});
     }
   }
   return true;
 }
 
-Status decode_by_kind(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, DecodedChunk* out) {
-  const capnp::Data::Reader ops = chunk.getOps();
-  const uint32_t count = out->ref.events;
-  KindState s;
+// Pass (2) of file reads and writes: length, file, and the offset from the previous one's end.
+void read_file_chain(ChunkReaders& r, std::span<const uint32_t> ids, Event* events) {
+  uint64_t file_end = 0;
+  for (const uint32_t i : ids) {
+    Event& e = events[i];
+    KindReaders& c = r[static_cast<size_t>(e.kind)];
+    e.len = c[Field::LEN].get_paged();
+    e.arg0 = c[Field::ARG0].get();
+    e.arg1 = file_end + static_cast<uint64_t>(c[Field::ARG1].get_paged_signed());
+    file_end = e.arg1 + e.len;
+  }
+}
+
+// Pass (3): the fields of kind kKind that no chain read.
+template <EventKind kKind>
+void read_rest(KindReaders& c, std::span<const uint32_t> ids, Event* events) {
+  constexpr uint8_t kRest = chain_of(kKind) == Chain::kFile
+                                ? 0
+                                : detail::kFieldsOf[static_cast<size_t>(kKind)] &
+                                      (kFieldLen | kFieldArg0 | kFieldArg1 | kFieldArg2);
+  if constexpr (kRest != 0) {
+    for (const uint32_t i : ids) {
+      Event& e = events[i];
+      if constexpr ((kRest & kFieldLen) != 0) e.len = c[Field::LEN].get_paged();
+      if constexpr ((kRest & kFieldArg0) != 0) e.arg0 = c[Field::ARG0].get();
+      if constexpr ((kRest & kFieldArg1) != 0) e.arg1 = c[Field::ARG1].get();
+      if constexpr ((kRest & kFieldArg2) != 0) e.arg2 = c[Field::ARG2].get();
+    }
+  }
+}
+
+// Reads the column index into one reader per (kind, field).
+Status read_column_index(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset,
+                         ChunkReaders* r) {
   std::array<uint8_t, kEventKindCount> seen{};  // bit f: the kind's field f has a column
   VarintReader index = column(chunk.getColumnIndex());
   const capnp::Data::Reader bytes = chunk.getColumnBytes();
@@ -374,40 +470,89 @@ Status decode_by_kind(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, 
       return corrupt(frame_offset, "column past the end of the column bytes");
     }
     const uint8_t* p = bytes.begin() + used;
-    s.kinds[kind].f[f] = SplitVarintReader(p, head, p + head, tail);
+    (*r)[kind].f[f] = SplitVarintReader(p, head, p + head, tail);
     used += head + tail;
   }
   if (used != bytes.size()) return corrupt(frame_offset, "column bytes that no column holds");
-  uint64_t now = out->ref.first_ts;
+  return Status::ok();
+}
+
+Status decode_by_kind(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset, DecodedChunk* out) {
+  const uint8_t* ops = chunk.getOps().begin();
+  const uint32_t count = out->ref.events;
+  ChunkReaders r;
+  if (Status s = read_column_index(chunk, frame_offset, &r); !s) return s;
+
+  // Where each kind's and each chain's event numbers start in the scratch.
+  std::array<uint32_t, kEventKindCount> kind_next{};
   for (uint32_t i = 0; i < count; ++i) {
-    const uint8_t op = ops[i];
-    const uint8_t raw_kind = op & kOpKindMask;
+    const uint8_t raw_kind = ops[i] & kOpKindMask;
     if (!is_known_kind(raw_kind)) {
       return corrupt(frame_offset, "event " + std::to_string(i) + " has unknown kind " +
                                        std::to_string(raw_kind) + " (written by a newer version?)");
     }
-    Event& e = out->events[i];
+    ++kind_next[raw_kind];
+  }
+  const std::array<uint32_t, kEventKindCount> kind_count = kind_next;
+  std::array<uint32_t, kChainCount> chain_next{};
+  for (int k = 0; k < kEventKindCount; ++k) chain_next[kChainOf[k]] += kind_count[k];
+  uint32_t at = 0;
+  for (uint32_t& next : kind_next) at += std::exchange(next, at);
+  for (uint32_t& next : chain_next) at += std::exchange(next, at);
+  const std::array<uint32_t, kChainCount> chain_begin = chain_next;
+  std::vector<uint32_t>& ids = scratch_ids();
+  ids.resize(2 * size_t{count});
+
+  // Pass (1).
+  Event* events = out->events.data();
+  uint64_t now = out->ref.first_ts;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint8_t op = ops[i];
+    const uint8_t kind = op & kOpKindMask;
+    KindReaders& c = r[kind];
+    Event& e = events[i];
     e = Event();
-    e.kind = static_cast<EventKind>(raw_kind);
-    KindReaders& c = s.kinds[raw_kind];
+    e.kind = static_cast<EventKind>(kind);
     now += c[Field::TS_DELTA].get();
     e.ts_ns = now;
     if (op & kOpHasDuration) e.duration_ns = c[Field::DURATION].get();
-    if (op & kOpHasFlags) e.flags = static_cast<uint8_t>(c[Field::FLAGS].get());
-    bool ok = true;
-    switch (e.kind) {
-#define MMREPLAY_READ_BY_KIND(Kind, in, ...)                                             \
-  MMREPLAY_OP_IF_TRACE_##in(case EventKind::k##Kind                                      \
-                            : ok = read_by_kind<EventKind::k##Kind>(s, e, &out->ranges); \
-                            break;)
-      MMREPLAY_OPS(MMREPLAY_READ_BY_KIND)
-#undef MMREPLAY_READ_BY_KIND
-    }
-    if (!ok) return corrupt(frame_offset, "range count past the addr column");
+    e.flags = static_cast<uint8_t>(c[Field::FLAGS].get_if((op & kOpHasFlags) != 0));
+    ids[kind_next[kind]++] = i;
+    ids[chain_next[kChainOf[kind]]++] = i;
   }
-  for (const KindReaders& k : s.kinds) {
-    for (const SplitVarintReader& r : k.f) {
-      if (r.failed() || !r.at_end()) return corrupt(frame_offset, "column lengths do not match");
+
+  // Pass (2).
+  auto chain_ids = [&](Chain chain) {
+    const auto c = static_cast<size_t>(chain);
+    return std::span<const uint32_t>(ids.data() + chain_begin[c], chain_next[c] - chain_begin[c]);
+  };
+  read_addr_chain(r, chain_ids(Chain::kAccess), events);
+  read_addr_chain(r, chain_ids(Chain::kMapping), events);
+  read_file_chain(r, chain_ids(Chain::kFile), events);
+  if (!read_advice_chain(r, chain_ids(Chain::kAdvice), events, &out->ranges)) {
+    return corrupt(frame_offset, "range count past the addr column");
+  }
+
+  // Pass (3).
+  for (int k = 0; k < kEventKindCount; ++k) {
+    if (kind_count[k] == 0) continue;
+    const std::span<const uint32_t> of_kind(ids.data() + kind_next[k] - kind_count[k],
+                                            kind_count[k]);
+    switch (static_cast<EventKind>(k)) {
+#define MMREPLAY_READ_REST(Kind, in, ...)                                           \
+  MMREPLAY_OP_IF_TRACE_##in(case EventKind::k##Kind                                 \
+                            : read_rest<EventKind::k##Kind>(r[k], of_kind, events); \
+                            break;)
+      MMREPLAY_OPS(MMREPLAY_READ_REST)
+#undef MMREPLAY_READ_REST
+    }
+  }
+
+  for (const KindReaders& k : r) {
+    for (const SplitVarintReader& reader : k.f) {
+      if (reader.failed() || !reader.at_end()) {
+        return corrupt(frame_offset, "column lengths do not match");
+      }
     }
   }
   if (count > 0 && now != out->ref.last_ts) return corrupt(frame_offset, "last timestamp differs");

@@ -184,6 +184,25 @@ class SplitVarintReader {
     const uint64_t high = static_cast<uint64_t>(zigzag_decode(token >> 1)) << kPageShift;
     return static_cast<int64_t>((token & 1) ? high | (get() & kPageLowMask) : high);
   }
+  // get() when `present`, else 0 without reading: for a column that only the events whose op byte
+  // says so have (flags). Decides without a branch on `present` for one-byte values, since which
+  // events carry the field is as random as the data (a fault is a write or not).
+  [[gnu::always_inline]] uint64_t get_if(bool present) {
+    static constexpr uint8_t kNone = 0;
+    const bool readable = head_ != head_end_;
+    // The byte at head_, or kNone at the end, chosen by a mask: a conditional here became a
+    // branch, and the columns of kinds without the field are always at their end.
+    const uintptr_t keep = uintptr_t{0} - uintptr_t{readable};
+    const uint8_t b =
+        *reinterpret_cast<const uint8_t*>((reinterpret_cast<uintptr_t>(head_) & keep) |
+                                          (reinterpret_cast<uintptr_t>(&kNone) & ~keep));
+    const unsigned want = present;
+    if ((want & ((b >> 7) | !readable)) != 0) [[unlikely]] {
+      return get();
+    }
+    head_ += want;
+    return b & (uint64_t{0} - want);
+  }
 
   bool failed() const { return failed_; }
   bool at_end() const { return head_ == head_end_ && tail_ == tail_end_; }
