@@ -172,7 +172,15 @@ class SplitVarintReader {
     if (b < 0x80) return b;
     // Two-byte values are the common long case (timestamp gaps, lengths of a few pages).
     if (tail_ != tail_end_ && *tail_ < 0x80) return (b & 0x7fu) | uint64_t{*tail_++} << 7;
-    return get_tail(b & 0x7fu);
+    const Tail t = read_tail(tail_, tail_end_, b & 0x7fu);
+    if (t.next == nullptr) {
+      failed_ = true;
+      head_ = head_end_;
+      tail_ = tail_end_;
+      return 0;
+    }
+    tail_ = t.next;
+    return t.value;
   }
   [[gnu::always_inline]] uint64_t get_paged() {
     const uint64_t token = get();
@@ -209,7 +217,14 @@ class SplitVarintReader {
   size_t remaining() const { return static_cast<size_t>(head_end_ - head_); }
 
  private:
-  uint64_t get_tail(uint64_t low7);
+  // A varint's value from its first 7 bits and its bytes at `p`, and where it ends; nullptr when
+  // it runs past `end` or past 64 bits. Static, so that a reader copied into a local stays in
+  // registers (the decoder's loops over one kind's events).
+  struct Tail {
+    uint64_t value;
+    const uint8_t* next;
+  };
+  static Tail read_tail(const uint8_t* p, const uint8_t* end, uint64_t low7);
 
   const uint8_t* head_ = nullptr;
   const uint8_t* head_end_ = nullptr;
