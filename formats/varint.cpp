@@ -15,18 +15,16 @@ uint64_t VarintReader::get_slow() {
   return 0;
 }
 
-uint64_t SplitVarintReader::get_tail(uint64_t low7) {
+SplitVarintReader::Tail SplitVarintReader::read_tail(const uint8_t* p, const uint8_t* end,
+                                                     uint64_t low7) {
   uint64_t value = low7;
   for (int shift = 7; shift < 64; shift += 7) {
-    if (tail_ == tail_end_) break;
-    const uint8_t b = *tail_++;
+    if (p == end) break;
+    const uint8_t b = *p++;
     value |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return value;
+    if ((b & 0x80) == 0) return {value, p};
   }
-  failed_ = true;  // the tail ended inside a varint, or a varint longer than 64 bits
-  head_ = head_end_;
-  tail_ = tail_end_;
-  return 0;
+  return {0, nullptr};  // the tail ended inside a varint, or a varint longer than 64 bits
 }
 
 }  // namespace mmreplay::formats

@@ -172,7 +172,15 @@ class SplitVarintReader {
     if (b < 0x80) return b;
     // Two-byte values are the common long case (timestamp gaps, lengths of a few pages).
     if (tail_ != tail_end_ && *tail_ < 0x80) return (b & 0x7fu) | uint64_t{*tail_++} << 7;
-    return get_tail(b & 0x7fu);
+    const Tail t = read_tail(tail_, tail_end_, b & 0x7fu);
+    if (t.next == nullptr) {
+      failed_ = true;
+      head_ = head_end_;
+      tail_ = tail_end_;
+      return 0;
+    }
+    tail_ = t.next;
+    return t.value;
   }
   [[gnu::always_inline]] uint64_t get_paged() {
     const uint64_t token = get();
@@ -184,13 +192,39 @@ class SplitVarintReader {
     const uint64_t high = static_cast<uint64_t>(zigzag_decode(token >> 1)) << kPageShift;
     return static_cast<int64_t>((token & 1) ? high | (get() & kPageLowMask) : high);
   }
+  // get() when `present`, else 0 without reading: for a column that only the events whose op byte
+  // says so have (flags). Decides without a branch on `present` for one-byte values, since which
+  // events carry the field is as random as the data (a fault is a write or not).
+  [[gnu::always_inline]] uint64_t get_if(bool present) {
+    static constexpr uint8_t kNone = 0;
+    const bool readable = head_ != head_end_;
+    // The byte at head_, or kNone at the end, chosen by a mask: a conditional here became a
+    // branch, and the columns of kinds without the field are always at their end.
+    const uintptr_t keep = uintptr_t{0} - uintptr_t{readable};
+    const uint8_t b =
+        *reinterpret_cast<const uint8_t*>((reinterpret_cast<uintptr_t>(head_) & keep) |
+                                          (reinterpret_cast<uintptr_t>(&kNone) & ~keep));
+    const unsigned want = present;
+    if ((want & ((b >> 7) | !readable)) != 0) [[unlikely]] {
+      return get();
+    }
+    head_ += want;
+    return b & (uint64_t{0} - want);
+  }
 
   bool failed() const { return failed_; }
   bool at_end() const { return head_ == head_end_ && tail_ == tail_end_; }
   size_t remaining() const { return static_cast<size_t>(head_end_ - head_); }
 
  private:
-  uint64_t get_tail(uint64_t low7);
+  // A varint's value from its first 7 bits and its bytes at `p`, and where it ends; nullptr when
+  // it runs past `end` or past 64 bits. Static, so that a reader copied into a local stays in
+  // registers (the decoder's loops over one kind's events).
+  struct Tail {
+    uint64_t value;
+    const uint8_t* next;
+  };
+  static Tail read_tail(const uint8_t* p, const uint8_t* end, uint64_t low7);
 
   const uint8_t* head_ = nullptr;
   const uint8_t* head_end_ = nullptr;

@@ -90,5 +90,27 @@ TEST(SplitVarint, MissingTailOrHeadFailsInsteadOfReadingPast) {
   EXPECT_TRUE(empty.failed());
 }
 
+// get_if reads only when told, one-byte values without a branch and longer ones through get().
+TEST(SplitVarint, GetIfReadsOnlyWhenPresent) {
+  SplitVarintWriter w;
+  for (uint64_t v : {uint64_t{5}, uint64_t{0x7f}, uint64_t{300}, ~uint64_t{0}, uint64_t{0}})
+    w.put(v);
+  SplitVarintReader r(reinterpret_cast<const uint8_t*>(w.head().data()), w.head().size(),
+                      reinterpret_cast<const uint8_t*>(w.tail().data()), w.tail().size());
+  EXPECT_EQ(r.get_if(false), 0u);
+  EXPECT_EQ(r.get_if(true), 5u);
+  EXPECT_EQ(r.get_if(false), 0u);
+  EXPECT_EQ(r.get_if(true), 0x7fu);
+  EXPECT_EQ(r.get_if(true), 300u);
+  EXPECT_EQ(r.get_if(false), 0u);
+  EXPECT_EQ(r.get_if(true), ~uint64_t{0});
+  EXPECT_EQ(r.get_if(true), 0u);
+  EXPECT_TRUE(r.at_end());
+  EXPECT_EQ(r.get_if(false), 0u);  // nothing left, nothing asked: no error
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.get_if(true), 0u);  // nothing left, one asked: the column is short
+  EXPECT_TRUE(r.failed());
+}
+
 }  // namespace
 }  // namespace mmreplay::formats
