@@ -31,9 +31,9 @@ Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
       swap_(machine.swap_bytes >> PAGE_SHIFT) {
   assert(machine.nr_cpus >= 1 && machine.nr_cpus <= NR_CPUS);
   scheduler_ = &sched_;
-  page_alloc_ =
-      std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT, machine.nr_cpus);
-  lruvec_ = std::make_unique<Lruvec>(*this, machine.nr_cpus);
+  page_alloc_ = std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT,
+                                                machine.nr_cpus, topology_.nr_nodes());
+  lruvec_ = std::make_unique<Lruvec>(*this, machine.nr_cpus, topology_.nr_nodes());
   buffers_ =
       std::make_unique<BufferCache>(machine.nr_cpus, config.bh_lru_size, machine.fs_block_size);
   memcg_ = std::make_unique<MemcgSet>(*this, machine.nr_cpus);

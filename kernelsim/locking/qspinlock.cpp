@@ -38,6 +38,20 @@ bool QSpinLock::lock_now(Task& t, bool irq) {
   return false;
 }
 
+// Models arch_spin_unlock() of a 3.x ticket lock (__ticket_unlock_release(): head++): every
+// waiter spins reading the lock word (arch_spin_lock(): while (tickets.head != my ticket)), so
+// the release invalidates all their copies and each re-reads the line from the releaser. Those
+// reads are served one after another, and the next ticket's holder finds its read behind, on
+// average, half of the other waiters' (Boyd-Wickizer, Kaashoek, Morris, Zeldovich, "Non-scalable
+// locks are dangerous", Linux Symposium 2012, section 3: a ticket lock's handoff time grows
+// linearly with the number of waiters, the collapse qspinlock (4.2) removed). Returns what the
+// other waiters' reads add to the handoff: half the sum of their transfers from `from_cpu`.
+SimTime QSpinLock::ticket_readers_ahead(uint32_t from_cpu) const {
+  SimTime reads = SimTime::zero();
+  for (const Waiter& w : queue_) reads += sim_.topology().line_transfer(from_cpu, w.task->cpu().id);
+  return SimTime::ns(reads.count_ns() / 2);
+}
+
 // Models queued_spin_unlock() and the MCS handoff to the next queued CPU.
 void QSpinLock::unlock_now(Task& t, bool irq) {
   assert(holder_ == &t && "unlock by a task that does not hold the lock");
@@ -54,10 +68,14 @@ void QSpinLock::unlock_now(Task& t, bool irq) {
 
 // The MCS handoff: the first queued waiter gets the lock one line transfer after `at`, at the
 // distance from the releasing CPU to the waiter's (another socket costs more: sched/topology.h).
+// Under spinlock=ticket the release is also read by every other waiter spinning on the word.
 void QSpinLock::grant_next(SimTime at, uint32_t from_cpu) {
   const Waiter next = queue_.front();
   queue_.pop_front();
-  const SimTime granted = at + sim_.topology().line_transfer(from_cpu, next.task->cpu().id);
+  const Topology& topo = sim_.topology();
+  SimTime handoff = topo.line_transfer(from_cpu, next.task->cpu().id);
+  if (sim_.config().spinlock == SpinlockImpl::kTicket) handoff += ticket_readers_ahead(from_cpu);
+  const SimTime granted = at + handoff;
   word_.hand_to(next.task->cpu().id, granted);
   holder_ = next.task;
   acquired_at_ = granted;

@@ -8,6 +8,10 @@
 // granted at: release of the holder ahead of all + sum of the holds between + k transfers.
 // An uncontended acquire is one atomic RMW on the lock word (a transfer if another CPU owned it).
 //
+// Policy `spinlock=ticket` (x86 before 4.2) keeps the FIFO order (tickets are served in order)
+// but every waiter spins on the one lock word, so a handoff also waits for the other waiters'
+// re-reads of the released line: half the sum of their transfers (ticket_readers_ahead()).
+//
 // spin_lock_irq()/spin_lock_irqsave() disable interrupts on the CPU before spinning
 // (__raw_spin_lock_irqsave(): local_irq_save() then do_raw_spin_lock()) and the unlock re-enables
 // them after the release, so IPIs aimed at a holder or a spinner run after the unlock
@@ -75,6 +79,8 @@ class QSpinLock {
   void unlock_now(Task& t, bool irq);
   // Hands the lock from `from_cpu` (the releaser's) to the first queued waiter.
   void grant_next(SimTime at, uint32_t from_cpu);
+  // spin_lock=ticket: what the re-reads of the waiters left in the queue add to a handoff.
+  SimTime ticket_readers_ahead(uint32_t from_cpu) const;
 
   Simulation& sim_;
   LockClassStats& class_;

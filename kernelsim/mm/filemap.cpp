@@ -173,7 +173,7 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
       f = pc.find_get_page(file, index);
     }
     if (f == kNoFrame) {  // add_to_page_cache_lru()
-      f = sim.lruvec().page_add_file_frame(file, index);
+      f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t));
       pc.add(file, index, f);
       if (write) pc.set_page_dirty(f);
       co_await sim.lruvec().lru_cache_add(t, f);

@@ -9,29 +9,42 @@
 
 namespace mmreplay::kernelsim {
 
-Lruvec::Lruvec(Simulation& sim, uint32_t nr_cpus)
-    : lru_lock(sim, kPgdatLruLockClass), sim_(sim), lists_(1), cpu_(nr_cpus) {}
+Lruvec::Node::Node(Simulation& sim) : lru_lock(sim, kPgdatLruLockClass), lists(1) {}
 
-Lruvec::List& Lruvec::list_of(uint32_t memcg, LruList list) {
-  if (memcg >= lists_.size()) lists_.resize(memcg + 1);
-  return lists_[memcg][static_cast<int>(list)];
+Lruvec::Lruvec(Simulation& sim, uint32_t nr_cpus, uint32_t nr_nodes) : sim_(sim), cpu_(nr_cpus) {
+  assert(nr_nodes >= 1 && nr_nodes <= UINT16_MAX);
+  for (uint32_t nid = 0; nid < nr_nodes; ++nid) nodes_.emplace_back(sim);
 }
 
-uint64_t Lruvec::size(LruList list, uint32_t memcg) const {
-  if (memcg == kAnyMemcg) return size(list);
-  return memcg < lists_.size() ? lists_[memcg][static_cast<int>(list)].size : 0;
+Lruvec::List& Lruvec::list_of(uint32_t nid, uint32_t memcg, LruList list) {
+  std::vector<Lists>& lists = nodes_[nid].lists;
+  if (memcg >= lists.size()) lists.resize(memcg + 1);
+  return lists[memcg][static_cast<int>(list)];
+}
+
+uint64_t Lruvec::size(LruList list) const {
+  uint64_t n = 0;
+  for (const Node& node : nodes_) n += node.size[static_cast<int>(list)];
+  return n;
+}
+
+uint64_t Lruvec::size(LruList list, uint32_t nid, uint32_t memcg) const {
+  const Node& node = nodes_[nid];
+  if (memcg == kAnyMemcg) return node.size[static_cast<int>(list)];
+  return memcg < node.lists.size() ? node.lists[memcg][static_cast<int>(list)].size : 0;
 }
 
 // Models mem_cgroup_page_lruvec() + the lock it implies: lruvec->lru_lock (5.11+,
-// 6168d0da2b47) or pgdat->lru_lock.
-QSpinLock& Lruvec::lru_lock_of(uint32_t memcg) {
+// 6168d0da2b47) or pgdat->lru_lock, of the page's node (3.16: page_zone(page)->lru_lock).
+QSpinLock& Lruvec::lru_lock_of(uint32_t nid, uint32_t memcg) {
+  Node& node = nodes_[nid];
   if (memcg == kAnyMemcg || memcg == 0 || sim_.config().lru_lock != LruLockScope::kLruvec)
-    return lru_lock;
-  if (memcg >= lruvec_locks_.size()) lruvec_locks_.resize(memcg + 1);
-  if (!lruvec_locks_[memcg]) {
-    lruvec_locks_[memcg] = std::make_unique<QSpinLock>(sim_, kLruvecLruLockClass);
+    return node.lru_lock;
+  if (memcg >= node.lruvec_locks.size()) node.lruvec_locks.resize(memcg + 1);
+  if (!node.lruvec_locks[memcg]) {
+    node.lruvec_locks[memcg] = std::make_unique<QSpinLock>(sim_, kLruvecLruLockClass);
   }
-  return *lruvec_locks_[memcg];
+  return *node.lruvec_locks[memcg];
 }
 
 uint32_t Lruvec::new_frame() {
@@ -49,15 +62,19 @@ uint32_t Lruvec::new_frame() {
 
 uint64_t Lruvec::nr_lru_pages() const {
   uint64_t n = 0;
-  for (const Lists& group : lists_) {
-    for (const List& l : group) n += l.size;
+  for (const Node& node : nodes_) {
+    for (const Lists& group : node.lists) {
+      for (const List& l : group) n += l.size;
+    }
   }
   return n;
 }
 
-uint32_t Lruvec::page_add_file_frame(uint32_t file, uint64_t index) {
+uint32_t Lruvec::page_add_file_frame(uint32_t file, uint64_t index, uint32_t nid) {
+  assert(nid < nodes_.size());
   const uint32_t f = new_frame();
   PageFrame& pf = frames_[f];
+  pf.nid = static_cast<uint16_t>(nid);
   pf.mm = nullptr;
   pf.addr = index;
   pf.swapbacked = false;
@@ -73,9 +90,11 @@ uint32_t Lruvec::page_add_file_frame(uint32_t file, uint64_t index) {
   return f;
 }
 
-uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr) {
+uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr, uint32_t nid) {
+  assert(nid < nodes_.size());
   const uint32_t f = new_frame();
   PageFrame& pf = frames_[f];
+  pf.nid = static_cast<uint16_t>(nid);
   pf.mm = &mm;
   pf.addr = addr;
   pf.swapbacked = true;
@@ -149,8 +168,8 @@ void Lruvec::page_hand_over_anon_rmap(Mm& from, Mm& to, uint64_t addr) {
 
 void Lruvec::link(uint32_t f, LruList list) {
   PageFrame& pf = frames_[f];
-  List& l = list_of(pf.memcg, list);
-  ++node_size_[static_cast<int>(list)];
+  List& l = list_of(pf.nid, pf.memcg, list);
+  ++nodes_[pf.nid].size[static_cast<int>(list)];
   pf.where = FrameWhere::kLru;
   pf.lru = list;
   pf.prev = kNoFrame;
@@ -164,8 +183,8 @@ void Lruvec::link(uint32_t f, LruList list) {
 void Lruvec::unlink(uint32_t f) {
   PageFrame& pf = frames_[f];
   assert(pf.where == FrameWhere::kLru && "invariant (1)");
-  List& l = list_of(pf.memcg, pf.lru);
-  --node_size_[static_cast<int>(pf.lru)];
+  List& l = list_of(pf.nid, pf.memcg, pf.lru);
+  --nodes_[pf.nid].size[static_cast<int>(pf.lru)];
   if (pf.prev != kNoFrame)
     frames_[pf.prev].next = pf.next;
   else
@@ -181,11 +200,12 @@ void Lruvec::unlink(uint32_t f) {
   ++held_;
 }
 
-std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n, uint32_t memcg) {
-  assert(lru_lock_of(memcg).holder() != nullptr);
+std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n, uint32_t nid,
+                                                uint32_t memcg) {
+  assert(lru_lock_of(nid, memcg).holder() != nullptr);
   std::vector<uint32_t> out;
   const auto take_from = [&](uint32_t g) {
-    const List& l = list_of(g, list);
+    const List& l = list_of(nid, g, list);
     while (out.size() < n && l.tail != kNoFrame) {
       const uint32_t f = l.tail;
       unlink(f);
@@ -196,25 +216,28 @@ std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n, uint32
     take_from(memcg);
     return out;
   }
-  const uint32_t nr = static_cast<uint32_t>(lists_.size());  // mem_cgroup_iter(): groups in turn
-  for (uint32_t i = 0; i < nr && out.size() < n; ++i) take_from((scan_cursor_ + i) % nr);
-  scan_cursor_ = (scan_cursor_ + 1) % nr;
+  Node& node = nodes_[nid];
+  const uint32_t nr = static_cast<uint32_t>(node.lists.size());  // mem_cgroup_iter(): in turn
+  for (uint32_t i = 0; i < nr && out.size() < n; ++i) take_from((node.scan_cursor + i) % nr);
+  node.scan_cursor = (node.scan_cursor + 1) % nr;
   return out;
 }
 
 void Lruvec::putback_lru_page(uint32_t f, LruList list) {
-  assert(lru_lock_of(frames_[f].memcg).holder() != nullptr || lru_lock.holder() != nullptr);
+  assert(lru_lock_of(frames_[f].nid, frames_[f].memcg).holder() != nullptr ||
+         node_lru_lock(frames_[f].nid).holder() != nullptr);
   assert(frames_[f].where == FrameWhere::kIsolated && frames_[f].live());
   --held_;
   link(f, list);
 }
 
-Co<void> Lruvec::relock_lruvec(Task& t, uint32_t memcg, QSpinLock*& locked, int64_t& moved) {
+Co<void> Lruvec::relock_lruvec(Task& t, uint32_t nid, uint32_t memcg, QSpinLock*& locked,
+                               int64_t& moved) {
   if (locked != nullptr) {
     t.work(sim_.costs().lru_move_page * std::exchange(moved, 0));
     co_await locked->unlock_irqrestore(t);
   }
-  locked = &lru_lock_of(memcg);
+  locked = &lru_lock_of(nid, memcg);
   co_await locked->lock_irqsave(t);
 }
 
@@ -224,8 +247,9 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
   int64_t moved = 0;
   for (uint32_t f : batch) {
     assert(frames_[f].where == FrameWhere::kPagevec && "invariant (1)");
-    if (const uint32_t memcg = frames_[f].memcg; &lru_lock_of(memcg) != locked) {
-      co_await relock_lruvec(t, memcg, locked, moved);  // the batch reached another lruvec
+    if (const PageFrame& pf = frames_[f]; &lru_lock_of(pf.nid, pf.memcg) != locked) {
+      // The batch reached another lruvec (another memcg's or another node's).
+      co_await relock_lruvec(t, pf.nid, pf.memcg, locked, moved);
     }
     // Taken after the lock: other tasks may grow frames_ while this one waits for it.
     PageFrame& pf = frames_[f];
@@ -250,8 +274,8 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
   QSpinLock* locked = nullptr;
   int64_t moved = 0;
   for (const auto& [f, gen] : batch) {
-    if (const uint32_t memcg = frames_[f].memcg; &lru_lock_of(memcg) != locked) {
-      co_await relock_lruvec(t, memcg, locked, moved);  // the batch reached another lruvec
+    if (const PageFrame& pf = frames_[f]; &lru_lock_of(pf.nid, pf.memcg) != locked) {
+      co_await relock_lruvec(t, pf.nid, pf.memcg, locked, moved);  // another lruvec
     }
     PageFrame& pf = frames_[f];  // after the lock: frames_ may have grown meanwhile
     ++moved;

@@ -1,10 +1,14 @@
-// Lruvec: the node's LRU lists, its lru_lock and the per-CPU LRU batches (mm/swap.c,
-// include/linux/mmzone.h). One node; with memcg on, each memcg has its own set of the four
-// lists (its lruvec on the node; frame.memcg says which, mm/memcontrol.h) and, under policy
-// `lru_lock=lruvec` (5.11+), its own lru_lock (lock class "&lruvec->lru_lock");
-// `lru_lock=node` or memcg=off: every lruvec uses the node's lock ("&pgdat->lru_lock").
-// Node-wide reclaim visits the groups' lists in turn (mem_cgroup_iter()); known
-// simplification: it takes the node lock even under lru_lock=lruvec.
+// Lruvec: the nodes' LRU lists, their lru_locks and the per-CPU LRU batches (mm/swap.c,
+// include/linux/mmzone.h). Each NUMA node (sched/topology.h: one per socket) has its own lists
+// and its own lru_lock (3.16: zone->lru_lock of the node's Normal zone; 4.8+ pgdat->lru_lock), and
+// a page sits on the lists of the node it was allocated on (frame.nid, page_to_nid()): the
+// allocating CPU's node, as the page allocator serves a fault node-local first (mm/page_alloc.h).
+// With memcg on, each memcg has its own set of the four lists on each node (its lruvec,
+// mem_cgroup_per_node; frame.memcg says which, mm/memcontrol.h) and, under policy
+// `lru_lock=lruvec` (5.11+), its own lru_lock per node (lock class "&lruvec->lru_lock");
+// `lru_lock=node` or memcg=off: every lruvec uses its node's lock ("&pgdat->lru_lock", one lock
+// class for all nodes, as lockdep counts them). Node reclaim visits the groups' lists in turn
+// (mem_cgroup_iter()); known simplification: it takes the node lock even under lru_lock=lruvec.
 //
 // Own pages (anonymous and COW pages, pgtable.h bit kOwnPage) get a PageFrame when they are
 // mapped: the frame records which mm and address map the page (the anon rmap) and where the page
@@ -40,6 +44,7 @@
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -74,6 +79,7 @@ struct PageFrame {
   uint32_t memcg = 0;      // the memcg (lruvec) it is charged to; 0: root
   bool pagecache = false;  // a page-cache page of `file`, index `addr` (mm/filemap.h)
   bool dirty = false;      // PG_dirty (page-cache pages)
+  uint16_t nid = 0;        // page_to_nid(): the node whose lists and lru_lock it is on
   uint32_t file = 0;
   uint32_t dirty_token = 0;  // PageCache's mark of its latest set_page_dirty() (b_dirty order)
   SimTime writeback_end;     // PG_writeback until then (page-cache pages)
@@ -86,10 +92,12 @@ inline constexpr uint32_t kAnyMemcg = ~uint32_t{0};  // node-wide: every memcg's
 
 class Lruvec {
  public:
-  Lruvec(Simulation& sim, uint32_t nr_cpus);
+  // `nr_nodes` NUMA nodes (sched/topology.h), each with its lists and lru_lock.
+  Lruvec(Simulation& sim, uint32_t nr_cpus, uint32_t nr_nodes);
 
-  // Models page_add_new_anon_rmap(): a frame for mm's new own page at addr.
-  uint32_t page_add_new_anon_rmap(Mm& mm, uint64_t addr);
+  // Models page_add_new_anon_rmap(): a frame for mm's new own page at addr, allocated on node
+  // `nid`.
+  uint32_t page_add_new_anon_rmap(Mm& mm, uint64_t addr, uint32_t nid);
   // Models page_remove_rmap() for a zapped own page (the caller frees the page itself).
   void page_remove_rmap(Mm& mm, uint64_t addr);
   // mremap's move_ptes(): the page at old_addr is now mapped at new_addr.
@@ -98,8 +106,8 @@ class Lruvec {
   // it (its copy on write, its zap), to `to`, the mm left mapping it: the frame's rmap follows.
   void page_hand_over_anon_rmap(Mm& from, Mm& to, uint64_t addr);
   // Models add_to_page_cache_lru()'s frame: page `index` of `file` (the caller inserts it into
-  // the PageCache and calls lru_cache_add()).
-  uint32_t page_add_file_frame(uint32_t file, uint64_t index);
+  // the PageCache and calls lru_cache_add()), allocated on node `nid`.
+  uint32_t page_add_file_frame(uint32_t file, uint64_t index, uint32_t nid);
   // The frame of mm's own page at addr, or kNoFrame.
   uint32_t find(const Mm& mm, uint64_t addr) const;
 
@@ -116,9 +124,10 @@ class Lruvec {
   Co<void> lru_add_drain_before_zap(Task& t);
 
   // ---- Reclaim side. REQUIRES: lru_lock held by the caller. ----
-  // Models isolate_lru_pages(): up to n frames from the tail of `list` of memcg's lruvec, or
-  // of the groups' lists in turn (kAnyMemcg).
-  std::vector<uint32_t> isolate_lru_pages(LruList list, uint32_t n, uint32_t memcg = kAnyMemcg);
+  // Models isolate_lru_pages(): up to n frames from the tail of `list` of memcg's lruvec on
+  // node nid, or of the groups' lists there in turn (kAnyMemcg).
+  std::vector<uint32_t> isolate_lru_pages(LruList list, uint32_t n, uint32_t nid,
+                                          uint32_t memcg = kAnyMemcg);
   // Models putback_lru_page() / move to the head of `list`. REQUIRES: f isolated and live.
   void putback_lru_page(uint32_t f, LruList list);
 
@@ -126,10 +135,16 @@ class Lruvec {
   void release_frame(uint32_t f);
   PageFrame& frame(uint32_t f) { return frames_[f]; }
   const PageFrame& frame(uint32_t f) const { return frames_[f]; }
-  uint64_t size(LruList list) const { return node_size_[static_cast<int>(list)]; }
-  uint64_t size(LruList list, uint32_t memcg) const;
-  // The lru_lock that guards memcg's lruvec (policy lru_lock); the node's for kAnyMemcg.
-  QSpinLock& lru_lock_of(uint32_t memcg);
+  // Pages on `list`, all nodes and groups.
+  uint64_t size(LruList list) const;
+  // Pages on `list` of node nid, memcg's lruvec or every group's (kAnyMemcg).
+  uint64_t size(LruList list, uint32_t nid, uint32_t memcg) const;
+  uint32_t nr_nodes() const { return static_cast<uint32_t>(nodes_.size()); }
+  // The lru_lock that guards memcg's lruvec on node nid (policy lru_lock); the node's for
+  // kAnyMemcg.
+  QSpinLock& lru_lock_of(uint32_t nid, uint32_t memcg);
+  // The node's own lock (pgdat->lru_lock; 3.x zone->lru_lock).
+  QSpinLock& node_lru_lock(uint32_t nid) { return nodes_[nid].lru_lock; }
   uint64_t nr_frames_in_use() const { return frames_.size() - free_frames_.size(); }
   // Pages on the four lists.
   uint64_t nr_lru_pages() const;
@@ -143,8 +158,7 @@ class Lruvec {
     --unframed_;
   }
 
-  QSpinLock lru_lock;            // pgdat->lru_lock (4.8+; zone->lru_lock before)
-  uint32_t kswapd_failures = 0;  // pgdat->kswapd_failures (4.11+)
+  uint32_t kswapd_failures = 0;  // pgdat->kswapd_failures (4.11+), one kswapd for all nodes
 
  private:
   struct List {
@@ -163,19 +177,26 @@ class Lruvec {
   void free_frame(uint32_t f);
   Co<void> drain_lru_add(Task& t, std::vector<uint32_t> batch);
   // pagevec_lru_move_fn()'s relock when the batch reaches a page of another lruvec: charges the
-  // `moved` pages to the lock held, drops it, takes memcg's. Callers test first that it changes.
-  Co<void> relock_lruvec(Task& t, uint32_t memcg, QSpinLock*& locked, int64_t& moved);
+  // `moved` pages to the lock held, drops it, takes the lock of memcg's lruvec on node nid. Callers
+  // test first that it changes.
+  Co<void> relock_lruvec(Task& t, uint32_t nid, uint32_t memcg, QSpinLock*& locked, int64_t& moved);
   Co<void> drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
 
   Simulation& sim_;
   std::vector<PageFrame> frames_;
   std::vector<uint32_t> free_frames_;
   using Lists = std::array<List, NR_LRU_LISTS>;
-  List& list_of(uint32_t memcg, LruList list);
-  std::vector<Lists> lists_;  // by memcg id
-  std::array<uint64_t, NR_LRU_LISTS> node_size_{};
-  uint32_t scan_cursor_ = 0;  // next memcg a node-wide isolate starts from
-  std::vector<std::unique_ptr<QSpinLock>> lruvec_locks_;  // by memcg id (lru_lock=lruvec)
+  // What struct pglist_data holds for the LRU: the lock and, per memcg, the lruvec's lists.
+  struct Node {
+    Node(Simulation& sim);
+    QSpinLock lru_lock;                                    // pgdat->lru_lock
+    std::vector<Lists> lists;                              // by memcg id
+    std::array<uint64_t, NR_LRU_LISTS> size{};             // every group's
+    uint32_t scan_cursor = 0;                              // next memcg a node isolate starts from
+    std::vector<std::unique_ptr<QSpinLock>> lruvec_locks;  // by memcg id (lru_lock=lruvec)
+  };
+  List& list_of(uint32_t nid, uint32_t memcg, LruList list);
+  std::deque<Node> nodes_;  // by node id (a deque: QSpinLock does not move)
   std::vector<CpuBatches> cpu_;
   uint64_t held_ = 0;
   uint64_t unframed_ = 0;

@@ -157,7 +157,8 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr)
     --mm.swapents;
     sim.swap().swap_free();
     ++sim.vm().pswpin;
-    co_await sim.lruvec().lru_cache_add(t, sim.lruvec().page_add_new_anon_rmap(mm, a));
+    co_await sim.lruvec().lru_cache_add(
+        t, sim.lruvec().page_add_new_anon_rmap(mm, a, numa_node_id(t)));
   }
 }
 
@@ -259,7 +260,8 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
                                           : vm.fault_file);
   }
   if (needs_page)
-    co_await sim.lruvec().lru_cache_add(t, sim.lruvec().page_add_new_anon_rmap(mm, addr));
+    co_await sim.lruvec().lru_cache_add(
+        t, sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));
   if (action == FaultAction::kSwapIn) co_await map_swap_readahead(t, vma, ra_first, addr);
   co_return FaultResult::kMapped;
 }

@@ -12,15 +12,20 @@
 
 namespace mmreplay::kernelsim {
 
-Zone::Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr_cpus)
-    : name(std::move(zone_name)),
-      managed_pages(managed),
-      free_pages(managed),
-      lock(sim, kZoneLockClass),
-      pcp(nr_cpus) {}
+Zone::Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr_cpus,
+           uint32_t nr_nodes)
+    : name(std::move(zone_name)), managed_pages(managed), free_pages(managed), pcp(nr_cpus) {
+  assert(nr_nodes >= 1);
+  for (uint32_t nid = 0; nid < nr_nodes; ++nid) locks_.emplace_back(sim, kZoneLockClass);
+}
 
-PageAllocator::PageAllocator(Simulation& sim, uint64_t managed_pages, uint32_t nr_cpus)
-    : sim_(sim), zone_(sim, "Normal", managed_pages, nr_cpus) {
+uint32_t numa_node_id(const Task& t) {
+  return t.sim().topology().node_of(t.cpu().id);
+}
+
+PageAllocator::PageAllocator(Simulation& sim, uint64_t managed_pages, uint32_t nr_cpus,
+                             uint32_t nr_nodes)
+    : sim_(sim), zone_(sim, "Normal", managed_pages, nr_cpus, nr_nodes) {
   setup_per_zone_wmarks();
 }
 
@@ -137,14 +142,15 @@ bool PageAllocator::alloc_page_fast(Task& t, PageUse use) {
 }
 
 Co<bool> PageAllocator::alloc_page_slow(Task& t, PageUse use) {
-  co_await zone_.lock.lock_irqsave(t);
+  QSpinLock& lock = zone_.lock(numa_node_id(t));
+  co_await lock.lock_irqsave(t);
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
   const uint64_t moved = std::min<uint64_t>(pcp.batch, zone_.free_pages);
   zone_.free_pages -= moved;
   pcp.count += static_cast<uint32_t>(moved);
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(moved));
   ++sim_.vm().zone_lock_batches;
-  co_await zone_.lock.unlock_irqrestore(t);
+  co_await lock.unlock_irqrestore(t);
   check_invariant();
   co_return alloc_page_fast(t, use);
 }
@@ -160,19 +166,21 @@ bool PageAllocator::free_page_fast(Task& t, PageUse use) {
 }
 
 Co<void> PageAllocator::free_pcppages_bulk(Task& t) {
-  co_await zone_.lock.lock_irqsave(t);
+  QSpinLock& lock = zone_.lock(numa_node_id(t));
+  co_await lock.lock_irqsave(t);
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
   const uint32_t moved = std::min(pcp.batch, pcp.count);
   pcp.count -= moved;
   zone_.free_pages += moved;
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(moved));
   ++sim_.vm().zone_lock_batches;
-  co_await zone_.lock.unlock_irqrestore(t);
+  co_await lock.unlock_irqrestore(t);
   check_invariant();
 }
 
 Co<bool> PageAllocator::alloc_contig_pages(Task& t, uint64_t n) {
-  co_await zone_.lock.lock_irqsave(t);
+  QSpinLock& lock = zone_.lock(cma_nid());
+  co_await lock.lock_irqsave(t);
   const bool ok = zone_.free_pages >= n;
   if (ok) {
     zone_.free_pages -= n;
@@ -180,19 +188,20 @@ Co<bool> PageAllocator::alloc_contig_pages(Task& t, uint64_t n) {
     contig_ += n;
     t.work(sim_.costs().buddy_page * static_cast<int64_t>(n));
   }
-  co_await zone_.lock.unlock_irqrestore(t);
+  co_await lock.unlock_irqrestore(t);
   check_invariant();
   co_return ok;
 }
 
 Co<void> PageAllocator::free_contig_pages(Task& t, uint64_t n) {
-  co_await zone_.lock.lock_irqsave(t);
+  QSpinLock& lock = zone_.lock(cma_nid());
+  co_await lock.lock_irqsave(t);
   assert(allocated_ >= n && contig_ >= n);
   zone_.free_pages += n;
   allocated_ -= n;
   contig_ -= n;
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(n));
-  co_await zone_.lock.unlock_irqrestore(t);
+  co_await lock.unlock_irqrestore(t);
   check_invariant();
 }
 

@@ -8,6 +8,16 @@
 //
 // Pages are counted, not tracked individually (the LRU model tracks the pages it needs).
 //
+// NUMA nodes (sched/topology.h: one per socket): each node's Normal zone has its own zone->lock
+// (struct zone is per node: pgdat->node_zones[]), and a task allocates from and frees to its own
+// CPU's node (numa_node_id(): the default mempolicy allocates node-local, and the per-CPU lists a
+// CPU refills and drains are those of its local zone, zone->pageset). Known simplifications: the
+// free-page count and the watermarks are the machine's (the sum over the nodes' zones, whose
+// watermarks are each their share of min_free_kbytes, __setup_per_zone_wmarks(), so the sums are
+// the one-zone figures), so no node runs short before the others and there is no fallback along
+// the zonelist; a freed page goes to the freeing CPU's node, where the kernel returns it to its own
+// (page_zone(page)); the workloads free on the CPU that faulted, as will-it-scale binds its tasks.
+//
 // Watermarks (init_per_zone_wmark_min(), __setup_per_zone_wmarks()): min_free_kbytes =
 // int_sqrt(managed KB * 16) clamped to [128 KB, policy ceiling]; WMARK_MIN = min_free_kbytes in
 // pages; low and high per policy `watermarks`. alloc_pages() is the entry for user context:
@@ -29,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -49,7 +60,8 @@ struct PerCpuPages {
 };
 
 struct Zone {
-  Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr_cpus);
+  Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr_cpus,
+       uint32_t nr_nodes);
 
   std::string name;
   uint64_t managed_pages;
@@ -57,10 +69,18 @@ struct Zone {
   uint64_t wmark_min = 0;        // _watermark[WMARK_MIN], pages
   uint64_t wmark_low = 0;
   uint64_t wmark_high = 0;
-  uint64_t free_pages;  // in the buddy lists (not in pcp lists)
-  QSpinLock lock;       // zone->lock
-  std::vector<PerCpuPages> pcp;
+  uint64_t free_pages;  // in the buddy lists (not in pcp lists), all nodes
+  // zone->lock of node nid's zone. REQUIRES: nid < nr_nodes().
+  QSpinLock& lock(uint32_t nid) { return locks_[nid]; }
+  uint32_t nr_nodes() const { return static_cast<uint32_t>(locks_.size()); }
+  std::vector<PerCpuPages> pcp;  // each CPU's list of its node's zone
+
+ private:
+  std::deque<QSpinLock> locks_;  // by node (a deque: QSpinLock does not move)
 };
+
+// Models numa_node_id(): the node of t's CPU, which the page allocator serves t from.
+uint32_t numa_node_id(const Task& t);
 
 enum class PageUse : uint8_t { kUser, kPageTable };
 
@@ -77,7 +97,7 @@ Co<bool> alloc_pages(Task& t, PageUse use);
 
 class PageAllocator {
  public:
-  PageAllocator(Simulation& sim, uint64_t managed_pages, uint32_t nr_cpus);
+  PageAllocator(Simulation& sim, uint64_t managed_pages, uint32_t nr_cpus, uint32_t nr_nodes);
 
   // Models rmqueue_pcplist(): one page from t's CPU list. Returns false when the list is empty;
   // the caller then co_awaits alloc_page_slow().
@@ -100,6 +120,9 @@ class PageAllocator {
 
   // Models __setup_per_zone_wmarks() with the `watermarks` policy.
   void setup_per_zone_wmarks();
+
+  // The node of the CMA area (mm/cma.h): it sits at the top of memory, in the last node.
+  uint32_t cma_nid() const { return zone_.nr_nodes() - 1; }
 
   Zone& zone() { return zone_; }
   const Zone& zone() const { return zone_; }

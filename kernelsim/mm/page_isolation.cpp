@@ -7,11 +7,12 @@ namespace mmreplay::kernelsim {
 // Models mm/page_isolation.c: start_isolate_page_range()
 Co<void> start_isolate_page_range(Task& t, uint64_t pfn, uint64_t n) {
   Simulation& sim = t.sim();
-  Zone& zone = sim.page_alloc().zone();
-  co_await zone.lock.lock_irqsave(t);
+  PageAllocator& pa = sim.page_alloc();
+  QSpinLock& lock = pa.zone().lock(pa.cma_nid());  // the CMA area's zone
+  co_await lock.lock_irqsave(t);
   sim.cma().set_isolated(pfn, n, true);
   t.work(sim.costs().isolate_page_range);
-  co_await zone.lock.unlock_irqrestore(t);
+  co_await lock.unlock_irqrestore(t);
 }
 
 // Models mm/page_isolation.c: undo_isolate_page_range()

@@ -25,6 +25,7 @@ struct ScanControl {
   uint64_t nr_writeback = 0;  // dirty or under-writeback file pages kept (reclaim_throttle())
   bool kswapd = false;
   uint32_t memcg = kAnyMemcg;  // target_mem_cgroup: memcg reclaim scans only this group's lruvec
+  uint32_t nid = 0;            // the node shrink_node() scans (its pgdat)
 };
 
 LruList inactive_of(bool file) {
@@ -45,12 +46,14 @@ uint64_t int_sqrt(uint64_t x) {
 }
 
 // Models inactive_list_is_low() (4.10+ form): inactive * inactive_ratio < active, with
-// inactive_ratio = int_sqrt(10 * gb) (1 below 1 GiB).
-bool inactive_list_is_low(Simulation& sim, bool file, uint32_t memcg) {
+// inactive_ratio = int_sqrt(10 * gb) (1 below 1 GiB), gb the node's memory (an equal share of the
+// machine's: page_alloc.h).
+bool inactive_list_is_low(Simulation& sim, bool file, uint32_t nid, uint32_t memcg) {
   const Lruvec& lru = sim.lruvec();
-  const uint64_t gb = (sim.page_alloc().zone().managed_pages << PAGE_SHIFT) >> 30;
+  const uint64_t node_pages = sim.page_alloc().zone().managed_pages / lru.nr_nodes();
+  const uint64_t gb = (node_pages << PAGE_SHIFT) >> 30;
   const uint64_t ratio = gb != 0 ? int_sqrt(10 * gb) : 1;
-  return lru.size(inactive_of(file), memcg) * ratio < lru.size(active_of(file), memcg);
+  return lru.size(inactive_of(file), nid, memcg) * ratio < lru.size(active_of(file), nid, memcg);
 }
 
 // The pte of frame f's page, or nullptr when it is no longer mapped where the frame says.
@@ -62,12 +65,12 @@ uint8_t* pte_of(const PageFrame& pf) {
 }
 
 // Models shrink_active_list(): deactivate up to n pages, clearing their references.
-Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t memcg) {
+Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t nid, uint32_t memcg) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
-  QSpinLock& lru_lock = lru.lru_lock_of(memcg);
+  QSpinLock& lru_lock = lru.lru_lock_of(nid, memcg);
   co_await lru_lock.lock_irqsave(t);
-  std::vector<uint32_t> isolated = lru.isolate_lru_pages(active_of(file), n, memcg);
+  std::vector<uint32_t> isolated = lru.isolate_lru_pages(active_of(file), n, nid, memcg);
   t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
   co_await lru_lock.unlock_irqrestore(t);
   for (uint32_t f : isolated) {  // page_referenced(): clears the accessed bits
@@ -224,10 +227,10 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
 Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
-  QSpinLock& lru_lock = lru.lru_lock_of(sc.memcg);
+  QSpinLock& lru_lock = lru.lru_lock_of(sc.nid, sc.memcg);
   co_await lru_lock.lock_irqsave(t);
   std::vector<uint32_t> isolated =
-      lru.isolate_lru_pages(inactive_of(file), SWAP_CLUSTER_MAX, sc.memcg);
+      lru.isolate_lru_pages(inactive_of(file), SWAP_CLUSTER_MAX, sc.nid, sc.memcg);
   t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
   co_await lru_lock.unlock_irqrestore(t);
   (sc.kswapd ? sim.vm().pgscan_kswapd : sim.vm().pgscan_direct) += isolated.size();
@@ -255,11 +258,24 @@ Co<uint64_t> shrink_node(Task& t, ScanControl& sc) {
   Simulation& sim = t.sim();
   for (const bool file : {true, false}) {
     if (!file && sim.swap().nr_swap_pages() == 0) continue;
-    if (inactive_list_is_low(sim, file, sc.memcg)) {
-      co_await shrink_active_list(t, file, SWAP_CLUSTER_MAX, sc.memcg);
+    if (inactive_list_is_low(sim, file, sc.nid, sc.memcg)) {
+      co_await shrink_active_list(t, file, SWAP_CLUSTER_MAX, sc.nid, sc.memcg);
     }
-    if (sim.lruvec().size(inactive_of(file), sc.memcg) == 0) continue;
+    if (sim.lruvec().size(inactive_of(file), sc.nid, sc.memcg) == 0) continue;
     sc.nr_reclaimed += co_await shrink_inactive_list(t, file, sc);
+    if (sc.nr_reclaimed >= sc.nr_to_reclaim) break;
+  }
+  co_return sc.nr_reclaimed;
+}
+
+// Models shrink_zones() (3.x do_try_to_free_pages(): the zonelist's zones in turn, the local
+// node's first): shrink_node() on each node from `first_nid` until enough is reclaimed. One node:
+// shrink_node() alone.
+Co<uint64_t> shrink_zones(Task& t, ScanControl& sc, uint32_t first_nid) {
+  const uint32_t nr_nodes = t.sim().lruvec().nr_nodes();
+  for (uint32_t i = 0; i < nr_nodes; ++i) {
+    sc.nid = (first_nid + i) % nr_nodes;
+    co_await shrink_node(t, sc);
     if (sc.nr_reclaimed >= sc.nr_to_reclaim) break;
   }
   co_return sc.nr_reclaimed;
@@ -296,7 +312,8 @@ Co<void> balance_pgdat(Task& t) {
     ScanControl sc;
     sc.kswapd = true;
     const SimTime start = t.clock();
-    const uint64_t n = co_await shrink_node(t, sc);
+    const uint64_t n = co_await shrink_zones(t, sc, kd.next_nid);
+    kd.next_nid = (kd.next_nid + 1) % lru.nr_nodes();  // the next round starts one node on
     kd.rate.record(n, t.clock() - start);
     lru.kswapd_failures = n == 0 && sc.nr_writeback == 0 ? lru.kswapd_failures + 1 : 0;
     if (n == 0 && sc.nr_writeback != 0) {  // all under writeback: wait for some to complete
@@ -360,7 +377,7 @@ Co<uint64_t> try_to_free_pages(Task& t, bool* throttled) {
   Simulation& sim = t.sim();
   ++sim.vm().allocstall;
   ScanControl sc;
-  const uint64_t n = co_await shrink_node(t, sc);
+  const uint64_t n = co_await shrink_zones(t, sc, numa_node_id(t));
   if (n != 0) sim.lruvec().kswapd_failures = 0;  // kswapd may help again
   if (n == 0 && sc.nr_writeback != 0) {
     // Models reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK): wait for a cluster's writeback.
@@ -376,7 +393,7 @@ Co<uint64_t> try_to_free_mem_cgroup_pages(Task& t, uint32_t memcg, uint64_t nr_p
   ScanControl sc;
   sc.memcg = memcg;
   sc.nr_to_reclaim = std::max<uint64_t>(nr_pages, SWAP_CLUSTER_MAX);
-  co_return co_await shrink_node(t, sc);
+  co_return co_await shrink_zones(t, sc, numa_node_id(t));
 }
 
 void KswapdData::fire(uint64_t arg) {

@@ -12,6 +12,9 @@
 // an unmapped page gets a TLB flush of its mm (ptep_clear_flush(), per page as before 4.3's
 // batched unmap flush) and is freed to this CPU's pcp list.
 //
+// NUMA nodes (mm/lru.h): reclaim scans node by node (shrink_zones()), the allocating task's node
+// first; kswapd starts each round one node further on.
+//
 // kswapd is a kernel thread on the last CPU, created at its first wakeup. wakeup_kswapd() wakes
 // it when an allocation finds the zone at or below low; balance_pgdat() reclaims until free
 // pages exceed high, then kswapd_try_to_sleep() naps for HZ/10 (KSWAPD_NAP_NS) and, if still
@@ -69,6 +72,9 @@ class KswapdData final : public EventTarget {
   bool napping = false;  // in the HZ/10 nap, not woken yet
   bool waiting = false;  // asleep in kswapd_try_to_sleep() (not in an I/O wait): wakeable
   bool nap_timed_out = false;
+  // The model has one kswapd for all nodes (the kernel one per node): each balance_pgdat() round
+  // scans the nodes from this one, which moves on by one per round.
+  uint32_t next_nid = 0;
 };
 
 }  // namespace mmreplay::kernelsim

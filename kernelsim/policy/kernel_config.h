@@ -64,6 +64,10 @@ enum class BhInvalidateMode : uint8_t { kAll, kCond, kSelected, kNone, kDrain };
 // When kswapd starts (seed 003): at the low watermark, or earlier on a free-page trend.
 enum class ReclaimMode : uint8_t { kReactive, kPredictive };
 
+// How a contended spinlock hands over (locking/qspinlock.h): x86 ticket spinlocks (<= 4.1) or
+// queued spinlocks (4.2+).
+enum class SpinlockImpl : uint8_t { kTicket, kQueued };
+
 // Where a sync wake-up puts the woken task (sched/wake_affine.h).
 enum class WakeAffineMode : uint8_t { kOff, kSync, kSyncIdlePrev };
 
@@ -89,6 +93,7 @@ struct KernelConfig {
   ReclaimMode reclaim = ReclaimMode::kReactive;
   uint32_t predict_window = LSQ_LOOKBACK;  // samples in the predictive lookback
   WakeAffineMode wake_affine = WakeAffineMode::kSync;
+  SpinlockImpl spinlock = SpinlockImpl::kQueued;  // x86 qspinlock (4.2+)
 
   bool memcg_enabled() const { return memcg != MemcgCounterKind::kOff; }
   friend bool operator==(const KernelConfig&, const KernelConfig&) = default;

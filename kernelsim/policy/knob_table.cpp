@@ -208,6 +208,17 @@ std::vector<KnobInfo> build_table() {
         {"sync-idle-prev",
          "as sync, but select_idle_sibling() keeps the wakee on its own CPU when that one is "
          "idle (bare metal)"}}}));
+  t.push_back(
+      knob("spinlock", &KernelConfig::spinlock,
+           "how a contended spinlock (zone->lock, lru_lock, counter->lock) hands over",
+           {{SpinlockImpl::kTicket,
+             {"ticket",
+              "<= 4.1 x86 ticket spinlock: every waiter spins on the lock word, so a release is "
+              "re-read by all of them and the handoff grows with their number"}},
+            {SpinlockImpl::kQueued,
+             {"queued",
+              "4.2+ x86 qspinlock (Waiman Long, MCS queue): each waiter spins on its own node, one "
+              "line transfer per handoff"}}}));
   return t;
 }
 

@@ -16,6 +16,12 @@
 // kSameSocket, whose cost is the profile's cacheline_transfer and ipi_delivery: the model before
 // topology existed.
 //
+// NUMA nodes: one per socket (each package has its own memory controller, and the firmware's SRAT
+// gives each its proximity domain; no preset has sub-NUMA clustering or a memory-only node), so
+// cpu_to_node() is the socket. A node has its own pglist_data: its zone with zone->lock and free
+// lists, its LRU lists and lru_lock (mm/page_alloc.h, mm/lru.h). A one-socket machine has node 0
+// only: the model before nodes existed.
+//
 // Invariants (asserted in topology.cpp):
 //  (1) distance(a, b) == distance(b, a), and distance(a, a) == kSameCpu.
 //  (2) SMT siblings are on one socket.
@@ -76,6 +82,10 @@ class Topology {
   }
 
   uint32_t socket_of(uint32_t cpu) const { return socket_[cpu]; }
+  // Models cpu_to_node(): the NUMA node of `cpu` (its socket's).
+  uint32_t node_of(uint32_t cpu) const { return socket_[cpu]; }
+  // Models nr_node_ids: nodes 0 .. nr_nodes() - 1, one per socket.
+  uint32_t nr_nodes() const { return nr_sockets_; }
   // A machine-wide core number (topology_core_id() made unique across sockets).
   uint32_t core_of(uint32_t cpu) const { return core_[cpu]; }
   uint32_t nr_sockets() const { return nr_sockets_; }

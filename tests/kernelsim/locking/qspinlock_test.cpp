@@ -55,6 +55,36 @@ TEST(QSpinLockTest, KthWaiterWaitsForPriorHoldsPlusKHandoffs) {
   EXPECT_EQ(lock.stats().hold_time.count(), static_cast<uint64_t>(kWaiters + 1));
 }
 
+// spinlock=ticket (x86 before 4.2): the same FIFO order, but each handoff also waits for half of
+// the other waiters' re-reads of the released lock word, so it grows with the queue behind.
+TEST(QSpinLockTest, TicketHandoffGrowsWithTheWaitersLeft) {
+  constexpr int kWaiters = 4;
+  auto sim = make_sim(kWaiters + 1, "spinlock=ticket");
+  QSpinLock lock(*sim, "test_lock");
+  Grant holder;
+  std::vector<Grant> w(kWaiters);
+  Task& th = sim->create_task(0, nullptr);
+  sim->start_task(th, spinner(th, lock, SimTime::us(10), SimTime::us(50), &holder));
+  for (int k = 0; k < kWaiters; ++k) {
+    Task& t = sim->create_task(static_cast<uint32_t>(k + 1), nullptr);
+    sim->start_task(
+        t, spinner(t, lock, SimTime::us(20 + k), SimTime::us(5), &w[static_cast<size_t>(k)]));
+  }
+  sim->run();
+  const SimTime line = sim->costs().cacheline_transfer;
+  SimTime release = holder.released;
+  for (int k = 0; k < kWaiters; ++k) {
+    const Grant& g = w[static_cast<size_t>(k)];
+    const int64_t left = kWaiters - 1 - k;  // still spinning on the word when k is granted
+    EXPECT_EQ(g.granted - release, line + SimTime::ns(left * line.count_ns() / 2))
+        << "waiter " << k + 1;
+    release = g.released;
+  }
+  // The last handoff, with no one else spinning, is the queued lock's.
+  EXPECT_EQ(w[kWaiters - 1].granted - w[kWaiters - 2].released, line);
+  EXPECT_EQ(lock.stats().contentions, static_cast<uint64_t>(kWaiters));
+}
+
 TEST(QSpinLockTest, GrantsInArrivalOrderNotCpuOrder) {
   auto sim = make_sim(5);
   QSpinLock lock(*sim, "test_lock");

@@ -182,7 +182,7 @@ std::unique_ptr<Simulation> groups_faulting(const std::string& lru_lock) {
 
 TEST(MemcgTest, LruvecLockIsPerGroupAndGroupsDoNotContend) {
   auto per_lruvec = groups_faulting("lruvec");
-  EXPECT_NE(&per_lruvec->lruvec().lru_lock_of(1), &per_lruvec->lruvec().lru_lock_of(2))
+  EXPECT_NE(&per_lruvec->lruvec().lru_lock_of(0, 1), &per_lruvec->lruvec().lru_lock_of(0, 2))
       << "one lock per lruvec";
   const LockClassStats* lv = per_lruvec->lockstat().find("&lruvec->lru_lock");
   ASSERT_NE(lv, nullptr);
@@ -191,7 +191,7 @@ TEST(MemcgTest, LruvecLockIsPerGroupAndGroupsDoNotContend) {
   EXPECT_EQ(lock_acquisitions(*per_lruvec, "&pgdat->lru_lock"), 0u);
 
   auto node = groups_faulting("node");
-  EXPECT_EQ(&node->lruvec().lru_lock_of(1), &node->lruvec().lru_lock_of(2));
+  EXPECT_EQ(&node->lruvec().lru_lock_of(0, 1), &node->lruvec().lru_lock_of(0, 2));
   const LockClassStats* nl = node->lockstat().find("&pgdat->lru_lock");
   EXPECT_EQ(nl->acquisitions, kGroups * (kFaults / 31u));
   EXPECT_GT(nl->contentions, 0u) << "the node's one lru_lock serialises the groups' drains";
@@ -274,7 +274,7 @@ TEST(MemcgTest, RecycledFrameForThePageCacheBelongsToTheRoot) {
   sim->run_until(SimTime::ms(50000));
   ASSERT_EQ(sim->stats().vm.memcg_uncharged_pages, 64u) << "the anon frames went back";
   Lruvec& lru = sim->lruvec();
-  const uint32_t f = lru.page_add_file_frame(/*file=*/1, /*index=*/0);
+  const uint32_t f = lru.page_add_file_frame(/*file=*/1, /*index=*/0, /*nid=*/0);
   EXPECT_EQ(lru.frame(f).memcg, kRootMemcg);
 }
 
