@@ -146,32 +146,37 @@ ModelScenario cached_read_scenario(uint64_t pages) {
   return s;
 }
 
-ModelScenario pipe_write_scenario(uint64_t bytes) {
+namespace {
+
+// A write of `bytes` to file kScenarioFile of a stream kind (the pipe or socket field names it),
+// or a read of what such a write left there.
+ModelScenario stream_scenario(uint32_t ModelScenario::*kind, uint64_t bytes, bool read) {
   ModelScenario s;
-  s.pipe_file = kScenarioFile;
+  s.*kind = kScenarioFile;
   s.op = Op::file_write(kScenarioFile, 0, bytes);
+  if (read) {
+    s.setup = {s.op};
+    s.op = Op::file_read(kScenarioFile, 0, bytes);
+  }
   return s;
+}
+
+}  // namespace
+
+ModelScenario pipe_write_scenario(uint64_t bytes) {
+  return stream_scenario(&ModelScenario::pipe_file, bytes, false);
 }
 
 ModelScenario pipe_read_scenario(uint64_t bytes) {
-  ModelScenario s = pipe_write_scenario(bytes);
-  s.setup = {s.op};
-  s.op = Op::file_read(kScenarioFile, 0, bytes);
-  return s;
+  return stream_scenario(&ModelScenario::pipe_file, bytes, true);
 }
 
 ModelScenario socket_write_scenario(uint64_t bytes) {
-  ModelScenario s;
-  s.socket_file = kScenarioFile;
-  s.op = Op::file_write(kScenarioFile, 0, bytes);
-  return s;
+  return stream_scenario(&ModelScenario::socket_file, bytes, false);
 }
 
 ModelScenario socket_read_scenario(uint64_t bytes) {
-  ModelScenario s = socket_write_scenario(bytes);
-  s.setup = {s.op};
-  s.op = Op::file_read(kScenarioFile, 0, bytes);
-  return s;
+  return stream_scenario(&ModelScenario::socket_file, bytes, true);
 }
 
 double model_wakeup_round_trip_ns(const CostProfile& costs) {
