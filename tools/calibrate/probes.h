@@ -41,6 +41,13 @@ inline Figure figure_of(std::string key, std::string what, std::string unit) {
   return f;
 }
 
+// `f` marked not measured, with why in its note: what a probe returns when it cannot run here.
+inline Figure failed(Figure f, const std::string& why) {
+  f.measured = false;
+  f.note = why;
+  return f;
+}
+
 // syscall(SYS_getppid), per call.
 Figure probe_syscall(const ProbeOptions& o);
 // Write to each page of a fresh anonymous mapping (THP off): per page, one fault with zeroing.

@@ -28,12 +28,6 @@ size_t fork_region_pages(const ProbeOptions& o) {
   return o.quick ? 2048 : 8192;
 }
 
-Figure failed(Figure f, const std::string& why) {
-  f.measured = false;
-  f.note = why;
-  return f;
-}
-
 // fork() with a child that exits at once: the parent's time in the call, ns; < 0 on failure.
 double time_empty_fork() {
   const uint64_t t0 = now_ns();

@@ -28,12 +28,6 @@ constexpr size_t kPage = kUserPage;
 constexpr size_t kFilePages = 8192;
 constexpr size_t kColdHalves = 2;
 
-Figure failed(Figure f, const std::string& why) {
-  f.measured = false;
-  f.note = why;
-  return f;
-}
-
 // Reads the whole file in kReadMany-page reads into dst (advancing by `step` bytes per read, 0 to
 // reuse one buffer); ns per page, or a negative value when a read fails.
 double read_file_into(int fd, char* dst, size_t step) {

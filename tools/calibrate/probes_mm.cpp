@@ -29,12 +29,6 @@ long minor_faults() {
   return ru.ru_minflt;
 }
 
-Figure failed(Figure f, const std::string& why) {
-  f.measured = false;
-  f.note = why;
-  return f;
-}
-
 // Time of madvise(DONTNEED) of `pages` populated pages.
 double time_dontneed(char* p, size_t pages) {
   write_pages(p, pages);

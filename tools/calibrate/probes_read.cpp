@@ -21,12 +21,6 @@ namespace {
 constexpr size_t kPage = kUserPage;
 constexpr size_t kReadFilePages = 8192;  // 32 MiB: over the L3 share of one core on most machines
 
-Figure failed(Figure f, const std::string& why) {
-  f.measured = false;
-  f.note = why;
-  return f;
-}
-
 // Reads the whole file in reads of `pages` pages; ns per read.
 double time_reads(int fd, size_t file_pages, size_t pages, char* buf) {
   const size_t calls = file_pages / pages;

@@ -18,12 +18,6 @@ namespace {
 constexpr size_t kPage = kUserPage;
 constexpr int kCallsPerSample = 64;
 
-Figure failed(Figure f, const char* why) {
-  f.measured = false;
-  f.note = why;
-  return f;
-}
-
 // A PROT_NONE region of `pages`; nullptr when mmap fails.
 char* reserve(size_t pages) {
   void* p = ::mmap(nullptr, pages * kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
