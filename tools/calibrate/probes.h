@@ -66,8 +66,9 @@ std::vector<Figure> probe_mprotect(const ProbeOptions& o);
 // mprotect of one page while a sibling thread spins on another CPU in the same mm, minus the
 // same with no sibling: one TLB-shootdown IPI round trip.
 Figure probe_tlb_shootdown(const ProbeOptions& o);
-// Pipe ping-pong between two threads pinned to one CPU: per switch.
-Figure probe_context_switch(const ProbeOptions& o);
+// Pipe ping-pong on one CPU between two threads ("context_switch", per switch) and between two
+// processes, minus the threads' ("switch_mm", per switch: the mm switch of a process switch).
+std::vector<Figure> probe_context_switch(const ProbeOptions& o);
 // write() then read() of kPipeSmallBytes and of kPipeBlockBytes through a pipe on one thread,
 // neither waiting (the pipe has room, then data), per pair each.
 inline constexpr size_t kPipeSmallBytes = 1;

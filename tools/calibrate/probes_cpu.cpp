@@ -1,4 +1,4 @@
-// Probes that need two threads (TLB-shootdown IPI, context switch) and the swap-in probe.
+// Probes that need two threads (TLB-shootdown IPI) and the swap-in probe.
 
 #include <pthread.h>
 #include <sched.h>
@@ -19,7 +19,6 @@ namespace mmreplay::tools::calibrate {
 namespace {
 
 constexpr size_t kPage = 4096;
-constexpr int kPingPongsPerSample = 500;
 constexpr int kMprotectsPerSample = 200;
 
 // Per-call time of mprotect(PROT_READ) + restore of one written page, the write included.
@@ -133,47 +132,6 @@ Figure probe_tlb_shootdown(const ProbeOptions& o) {
   f.ns = summarize(extra);
   f.note = "alone " + std::to_string(static_cast<long>(base.median)) + " ns/call; CPUs " +
            std::to_string(a) + " and " + std::to_string(b);
-  return f;
-}
-
-Figure probe_context_switch(const ProbeOptions& o) {
-  Figure f = figure_of("context_switch",
-                       "pipe ping-pong between two threads on one CPU, per switch", "switch");
-  int to_b[2], to_a[2];
-  if (::pipe(to_b) != 0 || ::pipe(to_a) != 0) {
-    f.note = "skipped: pipe failed";
-    return f;
-  }
-  AffinityGuard guard;
-  int cpu = 0, unused = 0;
-  first_two_allowed_cpus(&cpu, &unused);
-  const bool pinned_a = pin_to_cpu(cpu);
-  std::atomic<bool> pinned_b{false};
-  const int rounds = o.repetitions() * kPingPongsPerSample;
-  std::thread partner([&] {
-    pinned_b.store(pin_to_cpu(cpu));
-    char c = 0;
-    for (int i = 0; i < rounds; ++i) {
-      if (::read(to_b[0], &c, 1) != 1 || ::write(to_a[1], &c, 1) != 1) break;
-    }
-  });
-  std::vector<double> samples;
-  char c = 0;
-  for (int r = 0; r < o.repetitions(); ++r) {
-    const uint64_t t0 = now_ns();
-    for (int i = 0; i < kPingPongsPerSample; ++i) {
-      if (::write(to_b[1], &c, 1) != 1 || ::read(to_a[0], &c, 1) != 1) break;
-    }
-    // A round trip is two switches; each side's read and write are two syscalls.
-    samples.push_back(static_cast<double>(now_ns() - t0) / (2.0 * kPingPongsPerSample));
-  }
-  partner.join();
-  for (int fd : {to_b[0], to_b[1], to_a[0], to_a[1]}) ::close(fd);
-  f.measured = true;
-  f.ns = summarize(samples);
-  f.note = pinned_a && pinned_b.load()
-               ? "one switch + one pipe write + one pipe read, CPU " + std::to_string(cpu)
-               : "NOT pinned (sched_setaffinity refused): includes cross-CPU wakeups";
   return f;
 }
 

@@ -275,6 +275,10 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
     fit.set("context_switch", f->ns.median - 2 * fit.ns("syscall_entry"), *f,
             "minus two syscall entries (the pipe write and read)");
   }
+  if (const Figure* f = measured(figures, "switch_mm")) {
+    fit.set("switch_mm", f->ns.median, *f,
+            "a process switch less a thread switch: the CR3 write and what it costs after");
+  }
   if (const Figure* f = measured(figures, "swap_in")) fit.set("swap_in_page", f->ns.median, *f, "");
   fit_through_model(fit, p.costs, figures, notes);
   fit_pipes(fit, p.costs, figures, notes);

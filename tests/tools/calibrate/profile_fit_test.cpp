@@ -66,6 +66,20 @@ TEST(FitProfile, SkippedFiguresLeaveTheDefault) {
   EXPECT_FALSE(is_calibrated(p, "swap_in_page"));
 }
 
+// A switch between processes pays switch_mm on top of a switch between threads; the probe's
+// difference is that field, and noise below zero keeps the default.
+TEST(FitProfile, SwitchMmIsAProcessSwitchLessAThreadSwitch) {
+  std::vector<std::string> notes;
+  auto p = fit_profile({figure("switch_mm", 3140)}, "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.switch_mm.count_ns(), 3140);
+  EXPECT_TRUE(is_calibrated(p, "switch_mm"));
+  p = fit_profile({figure("switch_mm", -40)}, "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.switch_mm, kernelsim::cost_profile_default().switch_mm);
+  EXPECT_FALSE(is_calibrated(p, "switch_mm"));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("switch_mm: kept the default"), std::string::npos);
+}
+
 TEST(FitProfile, AFileFaultFitsThePerFaultLookupNotThePerPageOne) {
   // page_cache_lookup covers a fault with fault-around; find_get_page (one page) is not fitted
   // from it.

@@ -1,0 +1,134 @@
+// Probes of the context switch (kernel/sched/core.c context_switch()): a pipe ping-pong on one
+// CPU between two threads of this process, and between this process and a forked child. The
+// second switches mm on every switch (switch_mm_irqs_off(): the CR3 write, the TLB refill after
+// it, and on a guest whose page tables the host shadows, the host's switch of shadow roots), the
+// first never does; the difference per switch is the model's switch_mm.
+//
+// The two ping-pongs alternate sample by sample, so that a change of the machine's state during
+// the probe (a busy host, a migrated vCPU) reaches both alike.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "tools/calibrate/probes.h"
+
+namespace mmreplay::tools::calibrate {
+namespace {
+
+constexpr int kPingPongsPerSample = 500;
+
+// Two pipes between the measuring thread and a partner that echoes each byte back.
+struct PingPongPipes {
+  int to_partner[2] = {-1, -1};
+  int to_us[2] = {-1, -1};
+  bool ok = false;
+  PingPongPipes() { ok = ::pipe(to_partner) == 0 && ::pipe(to_us) == 0; }
+  ~PingPongPipes() {
+    for (int fd : {to_partner[0], to_partner[1], to_us[0], to_us[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  PingPongPipes(const PingPongPipes&) = delete;
+  PingPongPipes& operator=(const PingPongPipes&) = delete;
+};
+
+// The partner's loop: echo `rounds` bytes, then return.
+void echo(const PingPongPipes& p, int rounds) {
+  char c = 0;
+  for (int i = 0; i < rounds; ++i) {
+    if (::read(p.to_partner[0], &c, 1) != 1 || ::write(p.to_us[1], &c, 1) != 1) return;
+  }
+}
+
+// Per-switch time of kPingPongsPerSample round trips with the partner behind `p` (two switches
+// each), or a negative value when a call moved nothing.
+double time_round_trips(const PingPongPipes& p) {
+  char c = 0;
+  const uint64_t t0 = now_ns();
+  for (int i = 0; i < kPingPongsPerSample; ++i) {
+    if (::write(p.to_partner[1], &c, 1) != 1 || ::read(p.to_us[0], &c, 1) != 1) return -1;
+  }
+  return static_cast<double>(now_ns() - t0) / (2.0 * kPingPongsPerSample);
+}
+
+}  // namespace
+
+std::vector<Figure> probe_context_switch(const ProbeOptions& o) {
+  Figure threads = figure_of("context_switch",
+                             "pipe ping-pong between two threads on one CPU, per switch", "switch");
+  Figure mm = figure_of("switch_mm",
+                        "pipe ping-pong between two processes on one CPU minus the same between "
+                        "two threads, per switch",
+                        "switch");
+  PingPongPipes with_thread;
+  PingPongPipes with_child;
+  if (!with_thread.ok || !with_child.ok) {
+    return {failed(threads, "skipped: pipe failed"), failed(mm, "skipped: pipe failed")};
+  }
+  AffinityGuard guard;
+  int cpu = 0, unused = 0;
+  first_two_allowed_cpus(&cpu, &unused);
+  if (!pin_to_cpu(cpu)) {
+    const std::string why = "skipped: sched_setaffinity refused (a switch needs one CPU)";
+    return {failed(threads, why), failed(mm, why)};
+  }
+  const int rounds = o.repetitions() * kPingPongsPerSample;
+  // The child inherits this thread's affinity: both processes share `cpu`.
+  const pid_t child = ::fork();
+  if (child < 0)
+    return {failed(threads, "skipped: fork failed"), failed(mm, "skipped: fork failed")};
+  if (child == 0) {
+    // Only the child's own ends stay open, so that it sees end of file when we close ours.
+    for (int* fd : {&with_child.to_partner[1], &with_child.to_us[0], &with_thread.to_partner[0],
+                    &with_thread.to_partner[1], &with_thread.to_us[0], &with_thread.to_us[1]}) {
+      ::close(*fd);
+      *fd = -1;
+    }
+    echo(with_child, rounds);
+    ::_exit(0);
+  }
+  std::atomic<bool> partner_pinned{false};
+  std::thread partner([&] {
+    partner_pinned.store(pin_to_cpu(cpu));
+    echo(with_thread, rounds);
+  });
+  std::vector<double> thread_samples;
+  std::vector<double> differences;
+  for (int r = 0; r < o.repetitions(); ++r) {
+    const double t = time_round_trips(with_thread);
+    const double p = time_round_trips(with_child);
+    if (t < 0 || p < 0) break;
+    thread_samples.push_back(t);
+    differences.push_back(p - t);
+  }
+  // Closing our ends ends a partner that stopped early; the complete ones have returned.
+  ::close(with_thread.to_partner[1]);
+  with_thread.to_partner[1] = -1;
+  ::close(with_child.to_partner[1]);
+  with_child.to_partner[1] = -1;
+  partner.join();
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  if (static_cast<int>(thread_samples.size()) != o.repetitions()) {
+    return {failed(threads, "skipped: a ping-pong write or read failed"),
+            failed(mm, "skipped: a ping-pong write or read failed")};
+  }
+  threads.measured = true;
+  threads.ns = summarize(thread_samples);
+  threads.note = partner_pinned.load()
+                     ? "one switch + one pipe write + one pipe read, CPU " + std::to_string(cpu)
+                     : "NOT pinned (sched_setaffinity refused): includes cross-CPU wakeups";
+  mm.measured = partner_pinned.load();
+  mm.ns = summarize(differences);
+  mm.note = mm.measured ? "process ping-pong " +
+                              std::to_string(static_cast<long>(threads.ns.median + mm.ns.median)) +
+                              " ns/switch, CPU " + std::to_string(cpu)
+                        : "skipped: the thread partner could not be pinned";
+  return {threads, mm};
+}
+
+}  // namespace mmreplay::tools::calibrate
