@@ -151,14 +151,27 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
   PageCache& pc = sim.page_cache();
   co_await sync_point(t);  // the mapping's xarray is shared
   uint32_t f = pc.find_get_page(file, index);
+  const bool cached_at_start =
+      f == kNoFrame && sim.files().get(file).cached_at_start && !pc.was_ever_cached(file, index);
+  if (cached_at_start && sim.page_alloc().take_page_cached_at_start()) {
+    // Found in the cache (--cache warm): the kernel's lookup, already charged, is all the cost;
+    // the model only gives the page its frame now, with no suspension since the lookup.
+    ++sim.vm().pgcache_warm;
+    f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t));
+    pc.add(file, index, f);
+    sim.lruvec().add_cached_at_start(f);
+    if (write) pc.set_page_dirty(f);
+    co_return true;
+  }
   if (f == kNoFrame) {
     if (!co_await alloc_pages(t, PageUse::kUser)) {
       out_of_memory(t);
       co_return false;
     }
-    if (sim.files().get(file).cached_at_start && !pc.was_ever_cached(file, index)) {
-      // The page was in the cache before the run began (--cache warm): the model only
-      // materialises it now, with no device read. Once dropped, it is read again.
+    if (cached_at_start) {
+      // The page was in the cache before the run began (--cache warm), but memory is short now:
+      // it gets a frame as a new page would, with no device read. Once dropped, it is read
+      // again.
       ++sim.vm().pgcache_warm;
     } else if (!whole_page_write) {  // mpage_readpage(): the page is read from the device first
       ++sim.vm().pgcache_miss;

@@ -303,6 +303,12 @@ Co<void> Lruvec::lru_cache_add(Task& t, uint32_t f) {
   if (b.size() >= sim_.config().pagevec_size) co_await drain_lru_add(t, std::exchange(b, {}));
 }
 
+void Lruvec::add_cached_at_start(uint32_t f) {
+  assert(frames_[f].pagecache && "only page-cache pages were cached at the start");
+  --unframed_;  // the page now has its frame
+  link(f, LruList::kInactiveFile);
+}
+
 Co<bool> Lruvec::mark_page_lazyfree(Task& t, uint32_t f) {
   assert(f != kNoFrame && "invariant (3): an own page without a frame");
   if (frames_[f].where != FrameWhere::kLru) co_return false;  // !PageLRU(page): skipped

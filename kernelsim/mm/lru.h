@@ -113,6 +113,9 @@ class Lruvec {
 
   // Models lru_cache_add(): to t's CPU lru_add batch; drains it under lru_lock when full.
   Co<void> lru_cache_add(Task& t, uint32_t f);
+  // Puts new frame `f` of a page cached before the run began straight on the inactive file list,
+  // where the kernel's add_to_page_cache_lru() had put it: no batch, no lru_lock, no time.
+  void add_cached_at_start(uint32_t f);
   // Models mark_page_lazyfree(): to t's CPU lru_lazyfree batch (only pages on an LRU list);
   // drains it when full. Returns true when the page was queued.
   Co<bool> mark_page_lazyfree(Task& t, uint32_t f);

@@ -141,6 +141,15 @@ bool PageAllocator::alloc_page_fast(Task& t, PageUse use) {
   return true;
 }
 
+bool PageAllocator::take_page_cached_at_start() {
+  if (zone_.free_pages <= zone_.wmark_low) return false;
+  --zone_.free_pages;
+  ++allocated_;
+  count(PageUse::kUser, true);
+  check_invariant();
+  return true;
+}
+
 Co<bool> PageAllocator::alloc_page_slow(Task& t, PageUse use) {
   QSpinLock& lock = zone_.lock(numa_node_id(t));
   co_await lock.lock_irqsave(t);

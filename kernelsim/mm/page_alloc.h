@@ -105,6 +105,12 @@ class PageAllocator {
   // Models rmqueue_bulk() under zone->lock, then takes one page. Returns false when the zone has
   // no free page (no reclaim yet: the fault fails with VM_FAULT_OOM).
   Co<bool> alloc_page_slow(Task& t, PageUse use);
+  // A page the kernel allocated before the run began: a file page already in the page cache
+  // under --cache warm, which the model gives a frame at its first use. One page off the free
+  // count, no time charged, no zone->lock: natively the page was found, not allocated. False
+  // when free pages are at or below the low watermark: the caller then allocates it as a fault
+  // would, with kswapd and reclaim, the memory it held from the start having gone to others.
+  bool take_page_cached_at_start();
   // Models free_unref_page(): one page to t's CPU list. Returns true when the list went over
   // high; the caller then co_awaits free_pcppages_bulk().
   bool free_page_fast(Task& t, PageUse use);
