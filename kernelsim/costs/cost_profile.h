@@ -37,6 +37,10 @@ struct CostProfile {
                               //     present pte made writable or replaced (the TLB flush of a
                               //     copy is charged apart); large under a hypervisor that
                               //     shadows the guest's page tables
+  SimTime pte_ad_update;      // ns: an access to a present pte whose accessed bit (or, for a
+                              //     write, dirty bit) the kernel cleared (MADV_FREE, reclaim's
+                              //     aging): the page walk sets it again; a few cycles on bare
+                              //     metal, a fault to the host under shadow page tables
   // ---- Page allocator ----
   SimTime pcp_alloc;   // ns: rmqueue_pcplist() taking one page from the per-CPU list
   SimTime pcp_free;    // ns: free_unref_page() putting one page on the per-CPU list

@@ -22,6 +22,7 @@ bool hardware_access_ok(const Vma& vma, uint8_t p, bool write) {
 Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t stride) {
   Simulation& sim = t.sim();
   const SimTime access = sim.costs().user_access;
+  const SimTime pte_ad_update = sim.costs().pte_ad_update;
   if (stride == 0) stride = PAGE_SIZE;
   uint64_t faults = 0;
   Mm* mm = t.mm();
@@ -40,6 +41,9 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
     if (vma != nullptr) {
       if (hardware_access_ok(*vma, vma->ptes.get(a), write)) {
         uint8_t& p = vma->ptes.ref(a);
+        // The walk sets an accessed or dirty bit the kernel cleared (madvise_free_pte_range(),
+        // page_referenced()); under shadow page tables the host rebuilds its entry first.
+        if (!(p & pte::kYoung) || (write && !(p & pte::kDirty))) t.work(pte_ad_update);
         if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
         p = static_cast<uint8_t>(
             write ? ((p & ~pte::kStateMask) | pte::kPresent | pte::kDirty | pte::kYoung)

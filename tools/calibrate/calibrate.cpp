@@ -42,6 +42,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   add(probe_anon_fault(po));
   add(probe_file_fault(po));
   add(probe_madvise_dontneed(po));
+  add(probe_pte_ad_update(po));
   for (Figure& f : probe_munmap(po)) add(std::move(f));
   for (Figure& f : probe_mmap_munmap(po)) add(std::move(f));
   add(probe_mremap_expand(po));

@@ -66,6 +66,9 @@ std::vector<Figure> probe_mprotect(const ProbeOptions& o);
 // mprotect of one page while a sibling thread spins on another CPU in the same mm, minus the
 // same with no sibling: one TLB-shootdown IPI round trip.
 Figure probe_tlb_shootdown(const ProbeOptions& o);
+// A write to each page of a populated mapping after MADV_FREE left it mapped, old and clean,
+// minus the same write to dirty pages, per page: the page walk setting the bits again.
+Figure probe_pte_ad_update(const ProbeOptions& o);
 // Pipe ping-pong on one CPU between two threads ("context_switch", per switch) and between two
 // processes, minus the threads' ("switch_mm", per switch: the mm switch of a process switch).
 std::vector<Figure> probe_context_switch(const ProbeOptions& o);

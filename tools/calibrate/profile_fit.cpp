@@ -288,6 +288,9 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
     fit.set("context_switch", f->ns.median - 2 * fit.ns("syscall_entry"), *f,
             "minus two syscall entries (the pipe write and read)");
   }
+  if (const Figure* f = measured(figures, "pte_ad_update")) {
+    fit.set("pte_ad_update", f->ns.median, *f, "the write to a dirty page taken out");
+  }
   if (const Figure* f = measured(figures, "switch_mm")) {
     fit.set("switch_mm", f->ns.median, *f,
             "a process switch less a thread switch: the CR3 write and what it costs after");

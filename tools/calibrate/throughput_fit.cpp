@@ -91,7 +91,8 @@ const std::vector<CostGroup>& throughput_groups() {
       {"fault", {"fault_entry", "find_vma", "fault_bookkeeping", "clear_page", "pcp_alloc"}},
       {"cow", {"page_cache_lookup", "copy_page"}},
       {"zap", {"pte_zap", "pcp_free"}},
-      {"lazyfree", {"pte_lazyfree"}},
+      // MADV_FREE's per-page work, and the write after it that sets the bits it cleared.
+      {"lazyfree", {"pte_lazyfree", "pte_ad_update"}},
       // The remote flush: shootdown IPIs, or the hypercall that replaces them (tlb=pv).
       {"ipi", {"ipi_send", "ipi_delivery", "ipi_handler_entry", "pv_flush_tlb_multi"}},
       // The local flushes: tlb_flush2 does one INVLPG per call, munmap a full flush.

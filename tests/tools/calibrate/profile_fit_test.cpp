@@ -80,6 +80,14 @@ TEST(FitProfile, SwitchMmIsAProcessSwitchLessAThreadSwitch) {
   EXPECT_NE(notes[0].find("switch_mm: kept the default"), std::string::npos);
 }
 
+TEST(FitProfile, AWriteAfterMadvFreeFitsPteAdUpdate) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("pte_ad_update", 12000)}, "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.pte_ad_update.count_ns(), 12000);
+  EXPECT_TRUE(is_calibrated(p, "pte_ad_update"));
+  EXPECT_TRUE(notes.empty());
+}
+
 TEST(FitProfile, AFileFaultFitsThePerFaultLookupNotThePerPageOne) {
   // page_cache_lookup covers a fault with fault-around; find_get_page (one page) is not fitted
   // from it.
