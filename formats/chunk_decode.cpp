@@ -14,10 +14,14 @@ namespace {
 // well: a run of one kind, or kinds taking turns (touch and madvise in tools/gen's tlb_flush1,
 // where the passes were 60% slower than the switch). Fewer than 1/kPatternBreaks of the sampled
 // events differ in kind from the event 1, 2, 3 or 4 before. The mixed workload's kinds, drawn at
-// random, differ on about 62%.
+// random, differ on about 62%, cma-bh's on about 47% (the passes 0.55-0.60 ms, the switch 0.72).
+// jemalloc-purge's runs of touches with a madvise between them differ on 7-17%: at 1/8, a third
+// of its chunks took the passes, whose bookkeeping costs more there than the switch's misses
+// (BM_DecodeGenerated/0: 8.77 ms median with 1/8, 8.46 all by the switch, 8.72 all by the passes;
+// interleaved, load 12); that is what made it slower after the passes came.
 inline constexpr uint32_t kPatternSample = 512;
 inline constexpr uint32_t kPatternPeriods = 4;
-inline constexpr uint32_t kPatternBreaks = 8;
+inline constexpr uint32_t kPatternBreaks = 4;
 bool kinds_follow_a_pattern(const uint8_t* ops, uint32_t count) {
   const uint32_t n = std::min(count, kPatternSample);
   for (uint32_t p = 1; p <= kPatternPeriods; ++p) {
