@@ -216,6 +216,12 @@ class SplitVarintReader {
   bool at_end() const { return head_ == head_end_ && tail_ == tail_end_; }
   size_t remaining() const { return static_cast<size_t>(head_end_ - head_); }
 
+  // For a caller that reads one-byte values straight from the head (their tail is empty): the
+  // head bytes left, and skip_head(n) after it has read n of them. REQUIRES: n <= remaining().
+  const uint8_t* head() const { return head_; }
+  bool tail_empty() const { return tail_ == tail_end_; }
+  void skip_head(size_t n) { head_ += n; }
+
  private:
   // A varint's value from its first 7 bits and its bytes at `p`, and where it ends; nullptr when
   // it runs past `end` or past 64 bits. Static, so that a reader copied into a local stays in

@@ -132,8 +132,10 @@ TEST(ChunkCodec, VectorRangeCountPastItsAddressesIsAnError) {
 // Every kind mixed at random, with the kinds that predict each other's values (faults and touches,
 // madvise and vector madvise, the mapping calls, file reads and writes) interleaved, reads back
 // exactly and in order, whether the kind changes at every event or in runs of 16: the decoder
-// reads by kind and adds the predictions up in event order.
-void expect_random_kinds_round_trip(uint32_t run) {
+// reads by kind and adds the predictions up in event order. With `wide_flags`, every third event
+// has flags of any byte value (those of 0x80 and above are two-byte varints, which the passes read
+// apart from one-byte flags).
+void expect_random_kinds_round_trip(uint32_t run, bool wide_flags = false) {
   std::mt19937_64 pick(18);
   uint64_t rng = 18;
   std::vector<Event> events;
@@ -145,6 +147,7 @@ void expect_random_kinds_round_trip(uint32_t run) {
     ts += pick() % 5000;
     std::vector<Range> r;
     events.push_back(testing::random_event(kind, ts, &rng, &r));
+    if (wide_flags && i % 3 == 0) events.back().flags = static_cast<uint8_t>(pick());
     ranges.push_back(std::move(r));
   }
   capnp::MallocMessageBuilder message;
@@ -170,6 +173,11 @@ TEST(ChunkCodec, KindsInterleavedAtRandomRoundTripInOrder) {
 
 TEST(ChunkCodec, KindsInRunsRoundTripInOrder) {
   expect_random_kinds_round_trip(16);
+}
+
+TEST(ChunkCodec, FlagsOfAnyByteRoundTripWhicheverDecoderReadsThem) {
+  expect_random_kinds_round_trip(1, /*wide_flags=*/true);
+  expect_random_kinds_round_trip(16, /*wide_flags=*/true);
 }
 
 TEST(ChunkCodec, UnknownEncodingIsNamed) {
