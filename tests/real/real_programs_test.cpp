@@ -201,8 +201,10 @@ class RealPrograms : public ::testing::Test {
     *replay_run = nlohmann::json::parse(read_text(json)).at("runs").at(0);
   }
 
-  static void check(const Program& p, const RunCheck& also = {}) {
-    fs::path dir = work_ / p.name;
+  // Files go to work_/`folder` (default: the program's name): one folder per test, so two tests of
+  // one program keep their logs, traces and replays apart.
+  static void check(const Program& p, const RunCheck& also = {}, const std::string& folder = "") {
+    fs::path dir = work_ / (folder.empty() ? p.name : folder);
     fs::create_directories(dir);
     fs::path log = dir / "log.txt";
     std::vector<std::string> cmd = {std::string(REAL_PROGRAMS_DIR) + "/" + p.name};
@@ -374,13 +376,13 @@ void expect_socket_edges(const fs::path& log) {
 }
 
 TEST_F(RealPrograms, StreamSocketPairBetweenProcesses) {
-  check({"socket_pair", {"stream"}, {}, {}, "", ""}, socket_pair_io());
-  expect_socket_edges(work_ / "socket_pair" / "log.txt");
+  check({"socket_pair", {"stream"}, {}, {}, "", ""}, socket_pair_io(), "socket_pair-stream");
+  expect_socket_edges(work_ / "socket_pair-stream" / "log.txt");
 }
 
 TEST_F(RealPrograms, DatagramSocketPairBetweenProcesses) {
-  check({"socket_pair", {"dgram"}, {}, {}, "", ""}, socket_pair_io());
-  expect_socket_edges(work_ / "socket_pair" / "log.txt");
+  check({"socket_pair", {"dgram"}, {}, {}, "", ""}, socket_pair_io(), "socket_pair-dgram");
+  expect_socket_edges(work_ / "socket_pair-dgram" / "log.txt");
 }
 
 TEST_F(RealPrograms, ThreadedMallocChurn) {
