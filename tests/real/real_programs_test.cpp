@@ -128,11 +128,13 @@ void known_gap(const std::string& program, const std::string& check, const std::
 class RealPrograms : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    // ctest runs each test in a process of its own: the folder is kept, and each test empties
+    // only its own folder (check()), so every test's files stay for a look after the run.
     work_ = fs::path(REAL_WORK_DIR);
-    fs::remove_all(work_);
     fs::create_directories(work_);
     // Can this machine record? record's own message says why not.
     fs::path log = work_ / "probe.log";
+    fs::remove(log);  // run() appends
     Completed probe =
         run({REAL_TRACE_REPLAY, "record", "-o", (work_ / "probe.mmtrace").string(), "--", "true"},
             {}, log);
@@ -146,6 +148,7 @@ class RealPrograms : public ::testing::Test {
   // Writes a fresh `calibrate --quick` profile to work_/profile.json; the error, or "".
   static std::string calibrate() {
     fs::path cal_log = work_ / "calibrate.log";
+    fs::remove(cal_log);
     Completed cal =
         run({REAL_TRACE_REPLAY, "calibrate", "--quick", "-o", (work_ / "profile.json").string()},
             {}, cal_log);
@@ -205,6 +208,7 @@ class RealPrograms : public ::testing::Test {
   // one program keep their logs, traces and replays apart.
   static void check(const Program& p, const RunCheck& also = {}, const std::string& folder = "") {
     fs::path dir = work_ / (folder.empty() ? p.name : folder);
+    fs::remove_all(dir);
     fs::create_directories(dir);
     fs::path log = dir / "log.txt";
     std::vector<std::string> cmd = {std::string(REAL_PROGRAMS_DIR) + "/" + p.name};
