@@ -109,6 +109,8 @@ class FdTables {
     // was read from it (it came from the peer's writes), in bytes or, for datagrams, messages.
     uint64_t sent = 0;
     uint64_t received = 0;
+    // Sockets: the sk_sndbuf a setsockopt(SO_SNDBUF) gave it (0: net.core.wmem_default).
+    uint64_t sndbuf = 0;
   };
   // What `fd` of `table` points at; an fd never opened gets "pid `mm` fd N" (5).
   Description& lookup(uint64_t table, uint64_t mm, int32_t fd);

@@ -241,6 +241,10 @@ void note_child(detail::BuilderState* state, uint64_t parent, const SyscallCall&
 
 }  // namespace
 
+void ImportBuilder::set_wmem_default(uint64_t bytes) {
+  impl_->state.wmem_default = bytes;
+}
+
 ImportBuilder::ImportBuilder(std::string source, uint32_t page_size)
     : impl_(std::make_unique<Impl>()) {
   impl_->state.source = std::move(source);

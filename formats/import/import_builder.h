@@ -79,6 +79,10 @@ class ImportBuilder {
   void set_name(uint64_t tid, std::string_view name);
   // The CPU the thread was seen on (the last one wins): --placement as-recorded.
   void set_cpu(uint64_t tid, int32_t cpu);
+  // net.core.wmem_default of the recording machine, in bytes: a new socket's send buffer, which
+  // orders an AF_UNIX stream's writes after the reads that made their room (socket_wakeups.h).
+  // Kept in the header's params; 0 (the default): not known, the kernel's default is assumed.
+  void set_wmem_default(uint64_t bytes);
   // Gives the events seen so far under `from` to `to` (strace prints no "[pid N]" while only one
   // thread is traced). Returns false and changes nothing when `to` is already known.
   bool rename_thread(uint64_t from, uint64_t to);

@@ -65,6 +65,9 @@ struct ThreadState {
 struct BuilderState {
   std::string source;
   uint32_t page_size = 4096;
+  // net.core.wmem_default of the recording machine, a new socket's sk_sndbuf (0: not known, the
+  // kernel's default SK_WMEM_MAX; socket_wakeups.h).
+  uint64_t wmem_default = 0;
   std::vector<ThreadState> threads;  // in order of first appearance = stream order
   std::unordered_map<uint64_t, uint32_t> index_of;
   std::vector<Range> ranges;

@@ -33,7 +33,7 @@ TEST(PipeWakeups, ReadsFollowTheirDataAndWritesTheirRoom) {
     p.add(kPipe, call(0, k, k * kRoom, kRoom, true));
     p.add(kPipe, call(1, k, k * kRoom, kRoom, false));
   }
-  const std::vector<OrderEdge> edges = p.edges();
+  const std::vector<ChannelEdge> edges = p.edges();
   ASSERT_EQ(edges.size(), 5u);
   EXPECT_TRUE(is(edges[0], {0, 0}, {1, 0}));  // read k after write k
   EXPECT_TRUE(is(edges[1], {0, 1}, {1, 1}));
@@ -46,7 +46,7 @@ TEST(PipeWakeups, AWriteLongerThanThePipeIsNeverWaitedForWhole) {
   PipeWakeups p(kPage);
   p.add(kPipe, call(0, 0, 0, 4 * kRoom, true));  // its reader drains it while it writes
   for (uint32_t k = 0; k < 4; ++k) p.add(kPipe, call(1, k, k * kRoom, kRoom, false));
-  const std::vector<OrderEdge> edges = p.edges();
+  const std::vector<ChannelEdge> edges = p.edges();
   // No read waits for it (that would wait for its own room); it follows the read of byte
   // 3 * room - 1, the one that made room for its last bytes.
   ASSERT_EQ(edges.size(), 1u);

@@ -170,11 +170,25 @@ TEST(SocketWakeups, DatagramsCountMessagesNotBytes) {
   EXPECT_EQ(edges[2], (Edge{10, kWrite, 30, 11, kRead, 30, kSyncOrderUaddr}));
 }
 
+// One AF_UNIX stream skb with the default sk_sndbuf and 4 KiB pages: SKB_MAX_HEAD(0) +
+// UNIX_SKB_FRAGS_SZ = (4096 - 320) + 32768 (below sk_sndbuf / 2 - 64 = 106432).
+constexpr uint64_t kSkb = 36544;
+
+TEST(SocketWakeups, AnAfUnixStreamSkbIsAPageOfHeadAndItsFragsOrHalfTheSendBuffer) {
+  EXPECT_EQ(detail::unix_stream_skb_bytes(detail::kSkWmemMax, 4096), kSkb);
+  // A small SO_SNDBUF: half of it less 64 ("keep two messages in the pipe").
+  EXPECT_EQ(detail::unix_stream_skb_bytes(16384, 4096), 16384u / 2 - 64);
+  // 64 KiB pages: the head is a page less the shared info, the frags one page (with a send
+  // buffer big enough; the default's half is smaller).
+  EXPECT_EQ(detail::unix_stream_skb_bytes(1 << 20, 65536), 65536u - 320 + 65536);
+  EXPECT_EQ(detail::unix_stream_skb_bytes(detail::kSkWmemMax, 65536), detail::kSkWmemMax / 2 - 64);
+}
+
 // A stream writer whose send buffer is full waits for the read that freed it: with 64 KiB
-// writes, the fourth write's last byte needs the room the first read made (sk_sndbuf bytes back),
-// the fifth's the second read's. Only edges the recording agrees with are kept: a read that began
-// after the write returned did not wake it (here: the reader was late, the real sk_sndbuf was
-// bigger than the default).
+// writes, each queued as two skbs, the fourth write's first skb needs the room the first read
+// made (sk_sndbuf bytes back), the fifth's the second read's. Only edges the recording agrees
+// with are kept: a read that began after the write returned did not wake it (here: the reader was
+// late, the real sk_sndbuf was bigger than the default).
 TEST(SocketWakeups, AStreamWriteFollowsTheReadThatMadeItsRoomWhereTheRecordingAgrees) {
   constexpr uint64_t kBlock = 64 * 1024;
   static_assert(4 * kBlock > detail::kSkWmemMax && 3 * kBlock < detail::kSkWmemMax);
@@ -194,16 +208,113 @@ TEST(SocketWakeups, AStreamWriteFollowsTheReadThatMadeItsRoomWhereTheRecordingAg
     }
     return out;
   };
-  // Each read 5 us after its write: writes 4 and 5 follow reads 1 and 2.
+  // Each read 5 us after its write: writes 4 and 5 follow reads 1 and 2; each read follows the
+  // first skb of its write.
   std::vector<Edge> edges = run(1.000015);
   EXPECT_EQ(edges.size(), 7u);  // five reads after their writes, two writes after their room
   std::vector<Edge> room = room_edges(edges);
   ASSERT_EQ(room.size(), 2u);
-  EXPECT_EQ(room[0], (Edge{11, kRead, kBlock, 10, kWrite, kBlock, kSyncOrderUaddr}));
+  EXPECT_EQ(room[0], (Edge{11, kRead, kBlock, 10, kWrite, kSkb, kSyncOrderUaddr}));
   // The reads all after the writes returned: no write waited for one.
   edges = run(1.000200);
   EXPECT_EQ(edges.size(), 5u);
   EXPECT_TRUE(room_edges(edges).empty());
+}
+
+// unix_stream_sendmsg() queues each skb and wakes the reader before it copies the next, and
+// unix_stream_read_generic() returns with what is queued: a read follows the skb that holds its
+// first byte. A 100,000-byte write is three skbs (36,544, 36,544, 26,912 bytes); its reader takes
+// them in three reads, and the write replays as three pieces, each waking one read.
+TEST(SocketWakeups, AStreamReadFollowsTheSkbThatHoldsItsFirstByteNotTheWholeWrite) {
+  constexpr uint64_t kBytes = 100000;
+  ImportReport r;
+  const std::string text =
+      socketpair(1) + thread11() + io(10, 10, 1.000010, "write", 3, kBytes, 30e-6) +
+      io(10, 11, 1.000015, "read", 4, kSkb) + io(10, 11, 1.000025, "read", 4, kSkb) +
+      io(10, 11, 1.000035, "read", 4, kBytes - 2 * kSkb);
+  const ImportedTrace t = import_perf(text, &r);
+  const std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 3u);
+  EXPECT_EQ(edges[0], (Edge{10, kWrite, kSkb, 11, kRead, kSkb, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{10, kWrite, kSkb, 11, kRead, kSkb, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[2],
+            (Edge{10, kWrite, kBytes - 2 * kSkb, 11, kRead, kBytes - 2 * kSkb, kSyncOrderUaddr}));
+  EXPECT_EQ(r.socket_writes_in_pieces, 1u);
+  EXPECT_EQ(r.socket_write_pieces, 3u);
+  EXPECT_NE(format_report(r).find("1 AF_UNIX stream writes replayed as 3 pieces"),
+            std::string::npos);
+  // The pieces are the write: its bytes in order, each at the call's start and with its duration
+  // (no think time between them), and the stream stays in time order.
+  uint64_t bytes = 0;
+  for (const Event& e : t.streams[0]) {
+    if (e.kind != kWrite) continue;
+    EXPECT_EQ(e.arg1, bytes);
+    EXPECT_EQ(e.ts_ns, 1000010000u);
+    EXPECT_EQ(e.duration_ns, 30000u);
+    bytes += e.len;
+  }
+  EXPECT_EQ(bytes, kBytes);
+  EXPECT_TRUE(testing::streams_ordered(t));
+}
+
+// A read that took a whole write (it came after the write returned) still follows only the skb of
+// its first byte: the edge is looser than the recording, never stricter. A datagram socket's
+// write is one message, never cut.
+TEST(SocketWakeups, OnlyAfUnixStreamWritesAreCutInSkbs) {
+  constexpr uint64_t kBytes = 100000;
+  for (int type : {1, 2}) {
+    ImportReport r;
+    const std::string text = socketpair(type) + thread11() +
+                             io(10, 10, 1.000010, "write", 3, kBytes, 30e-6) +
+                             io(10, 11, 1.000050, "read", 4, kBytes);
+    const std::vector<Edge> edges = order_edges(import_perf(text, &r));
+    ASSERT_EQ(edges.size(), 1u) << "type " << type;
+    EXPECT_EQ(edges[0].waker_len, type == 1 ? kSkb : kBytes) << "type " << type;
+    EXPECT_EQ(r.socket_write_pieces, type == 1 ? 2u : 0u) << "type " << type;
+  }
+}
+
+// The recording machine's net.core.wmem_default sizes the send buffer: at 16 KiB an skb holds
+// 8,128 bytes and the writer may queue 16 KiB before it waits. A 64 KiB write is then eight skbs;
+// its reader takes 8 KiB a call, and from the third skb on each skb waits for the read that made
+// its room, while each read follows the skb of its first byte. The value is kept in the header.
+TEST(SocketWakeups, TheRecordingMachinesSendBufferSizesSkbsAndRoom) {
+  constexpr uint64_t kSndbuf = 16384;
+  constexpr uint64_t kPiece = kSndbuf / 2 - 64;
+  constexpr uint64_t kBytes = 8 * kPiece;
+  std::string text = socketpair(1) + thread11() + io(10, 10, 1.000010, "write", 3, kBytes, 100e-6);
+  for (int k = 0; k < 8; ++k) text += io(10, 11, 1.000012 + k * 10e-6, "read", 4, kPiece);
+  ImportReport r;
+  ImportedTrace t;
+  const Status s =
+      import_text(ImportFormat::kPerfScript, "sock.txt", text, &t, &r, ImportOptions{kSndbuf});
+  ASSERT_TRUE(s) << s.message();
+  const std::vector<Edge> edges = order_edges(t);
+  uint64_t data = 0;
+  uint64_t room = 0;
+  for (const Edge& e : edges) {
+    if (e.waker_kind == kWrite) {
+      ++data;
+      EXPECT_EQ(e.waker_len, kPiece);
+    } else {
+      ++room;
+      EXPECT_EQ(e.waiter_len, kPiece);  // a piece of the write waits, not the whole write
+    }
+  }
+  EXPECT_EQ(data, 8u);
+  // Pieces 3..8 end past the 16 KiB of room: each needs the read of the piece two before it.
+  EXPECT_EQ(room, 6u);
+  EXPECT_EQ(r.socket_write_pieces, 8u);
+  EXPECT_TRUE(testing::streams_ordered(t));
+  bool kept = false;
+  for (const auto& [key, value] : t.meta.params) {
+    kept = kept || (key == "net.core.wmem_default" && value == "16384");
+  }
+  EXPECT_TRUE(kept);
+  // With the default send buffer the same write is two skbs and never waits for room.
+  const ImportedTrace d = import_perf(text, &r);
+  for (const Edge& e : order_edges(d)) EXPECT_EQ(e.waker_kind, kWrite);
+  EXPECT_EQ(r.socket_write_pieces, 2u);
 }
 
 // A socket whose other end is not in the recording (socket() and its data, nothing paired) is
