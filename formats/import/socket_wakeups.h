@@ -54,6 +54,9 @@ namespace mmreplay::formats::detail {
 // include/net/sock.h: SK_WMEM_MAX, net.core.wmem_default and so a new socket's sk_sndbuf
 // (sock_init_data()), 212992 bytes on x86-64 (_SK_MEM_OVERHEAD * _SK_MEM_PACKETS).
 inline constexpr uint64_t kSkWmemMax = 212992;
+// include/net/sock.h: SOCK_MIN_SNDBUF, the least sk_sndbuf the kernel gives a socket
+// (2 * TCP_SKB_MIN_TRUESIZE, 2 * (2048 + SKB_DATA_ALIGN(sizeof(struct sk_buff))) on x86-64).
+inline constexpr uint64_t kSockMinSndbuf = 4608;
 // include/linux/skbuff.h: SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on x86-64 (17 frags),
 // what SKB_MAX_HEAD(0) leaves of a page for an skb's linear data.
 inline constexpr uint64_t kSkbSharedInfoBytes = 320;
