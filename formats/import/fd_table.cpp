@@ -190,6 +190,15 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
       op->type = FdOp::Type::kConnect;
       op->fd = static_cast<int32_t>(a[0]);
       return true;
+    case Syscall::kSetsockopt:
+      if (ret != 0 || a[1] != kSolSocket || (a[2] != kSoSndbuf && a[2] != kSoSndbufforce)) {
+        return false;
+      }
+      op->type = FdOp::Type::kSetSndbuf;
+      op->fd = static_cast<int32_t>(a[0]);
+      op->sndbuf = c.optval_known ? a[3] : 0;
+      op->sndbuf_force = a[2] == kSoSndbufforce;
+      return true;
     default:
       return false;
   }
@@ -315,6 +324,14 @@ void FdTables::apply(uint64_t table, uint64_t mm, const FdOp& op) {
     case FdOp::Type::kConnect:
       lookup(table, mm, op.fd);  // an inherited fd connected: it exists from now on
       break;
+    case FdOp::Type::kSetSndbuf: {
+      Description& d = lookup(table, mm, op.fd);
+      if (op.sndbuf != 0) {
+        d.sndbuf = op.sndbuf;
+        d.sndbuf_force = op.sndbuf_force;
+      }
+      break;
+    }
   }
 }
 

@@ -67,6 +67,7 @@ struct FdOp {
     kCloneTable,  // the child `child_tid` shares (share) or copies the caller's table
     kConnect,     // fd connected (or is connecting) to a listener: no change to the table; the
                   // resolver may pair it with an accept (socket_pairs.h)
+    kSetSndbuf,   // setsockopt(fd, SOL_SOCKET, SO_SNDBUF[FORCE], sndbuf): its send buffer
   };
   Type type = Type::kOpen;
   int32_t fd = -1;
@@ -76,10 +77,12 @@ struct FdOp {
   std::string path;      // "" when unknown
   std::string path2;     // kOpenPair: the second fd's path
   uint64_t child_tid = 0;
-  uint8_t sock_type = 0;   // socket, socketpair: SOCK_STREAM, SOCK_DGRAM, ... (0: not known)
-  uint8_t family = 0;      // socket, socketpair: AF_UNIX, AF_INET, ... (0: not known)
-  int32_t listen_fd = -1;  // accept: the listening socket, whose type the new one has
-  uint64_t end_ns = 0;     // connect, accept: when the call returned (0: not known)
+  uint8_t sock_type = 0;      // socket, socketpair: SOCK_STREAM, SOCK_DGRAM, ... (0: not known)
+  uint8_t family = 0;         // socket, socketpair: AF_UNIX, AF_INET, ... (0: not known)
+  int32_t listen_fd = -1;     // accept: the listening socket, whose type the new one has
+  uint64_t end_ns = 0;        // connect, accept: when the call returned (0: not known)
+  uint64_t sndbuf = 0;        // kSetSndbuf: the value asked for (0: not known, behind a pointer)
+  bool sndbuf_force = false;  // kSetSndbuf: SO_SNDBUFFORCE (no net.core.wmem_max cap)
   bool share = false;
   bool share_known = true;  // false: clone flags not seen (clone3 under perf): the child shares
                             // the table when it shares the address space, as threads do
@@ -109,8 +112,10 @@ class FdTables {
     // was read from it (it came from the peer's writes), in bytes or, for datagrams, messages.
     uint64_t sent = 0;
     uint64_t received = 0;
-    // Sockets: the sk_sndbuf a setsockopt(SO_SNDBUF) gave it (0: net.core.wmem_default).
+    // Sockets: the value a setsockopt(SO_SNDBUF) asked for (0: none, net.core.wmem_default),
+    // and whether it was SO_SNDBUFFORCE (socket_wakeups.h sk_sndbuf_of()).
     uint64_t sndbuf = 0;
+    bool sndbuf_force = false;
   };
   // What `fd` of `table` points at; an fd never opened gets "pid `mm` fd N" (5).
   Description& lookup(uint64_t table, uint64_t mm, int32_t fd);

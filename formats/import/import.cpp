@@ -72,6 +72,7 @@ Status import_file(ImportFormat format, const std::string& path, ImportedTrace* 
                    ImportReport* report, const ImportOptions& options) {
   ImportBuilder builder(path);
   builder.set_wmem_default(options.wmem_default);
+  builder.set_wmem_max(options.wmem_max);
   RecorderInfo recorder;
   Status status;
   if (format == ImportFormat::kTraceCmd) {
@@ -99,6 +100,7 @@ Status import_text(ImportFormat format, const std::string& name, std::string_vie
   assert(format != ImportFormat::kTraceCmd);
   ImportBuilder builder(name);
   builder.set_wmem_default(options.wmem_default);
+  builder.set_wmem_max(options.wmem_max);
   RecorderInfo recorder;
   auto lines = LineReader::from_string(name, text);
   Status status = parse_lines(format, lines.get(), &builder, &recorder);

@@ -29,6 +29,8 @@ std::string_view import_format_name(ImportFormat format);
 struct ImportOptions {
   // net.core.wmem_default in bytes (0: not known): ImportBuilder::set_wmem_default().
   uint64_t wmem_default = 0;
+  // net.core.wmem_max in bytes (0: not known): ImportBuilder::set_wmem_max().
+  uint64_t wmem_max = 0;
 };
 
 Status import_file(ImportFormat format, const std::string& path, ImportedTrace* trace,

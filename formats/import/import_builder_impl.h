@@ -52,6 +52,8 @@ struct ThreadState {
   std::string open_path;  // ImportBuilder::open_path(), for the next syscall enter
   // ImportBuilder::vector_ranges(), for the next syscall enter (a process_madvise).
   std::optional<std::vector<Range>> vector_ranges;
+  // ImportBuilder::sockopt_value(), for the next syscall enter (a setsockopt).
+  std::optional<uint64_t> sockopt_value;
   // A pipe/pipe2/socketpair that succeeded without its fds (perf): when it started, until
   // pipe_fds() names them or the thread's next syscall.
   std::optional<uint64_t> unseen_pipe;
@@ -68,6 +70,7 @@ struct BuilderState {
   // net.core.wmem_default of the recording machine, a new socket's sk_sndbuf (0: not known, the
   // kernel's default SK_WMEM_MAX; socket_wakeups.h).
   uint64_t wmem_default = 0;
+  uint64_t wmem_max = 0;  // net.core.wmem_max, SO_SNDBUF's cap (0: not known, SK_WMEM_MAX)
   std::vector<ThreadState> threads;  // in order of first appearance = stream order
   std::unordered_map<uint64_t, uint32_t> index_of;
   std::vector<Range> ranges;

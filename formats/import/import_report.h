@@ -61,6 +61,10 @@ struct ImportReport {
   // pipe_wakeups.h (4)), and the pieces they make.
   uint64_t socket_writes_in_pieces = 0;
   uint64_t socket_write_pieces = 0;
+  // setsockopt(SO_SNDBUF) calls whose value sized their socket's send buffer, and those whose
+  // value the recording did not hold (perf without record's probe: the socket keeps the default).
+  uint64_t socket_sndbuf_set = 0;
+  uint64_t socket_sndbuf_unknown = 0;
   uint64_t socket_connections_paired = 0;
   uint64_t socket_connects_unpaired = 0;
   uint64_t socket_accepts_unpaired = 0;

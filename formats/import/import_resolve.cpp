@@ -90,7 +90,8 @@ class Resolver {
         order_([this](ItemRef change, uint32_t user) { return clone_follows(change, user); }),
         pipes_(s->page_size),
         sockets_(s->page_size),
-        socket_buffers_{s->wmem_default != 0 ? s->wmem_default : kSkWmemMax, s->page_size} {}
+        socket_buffers_{s->wmem_default != 0 ? s->wmem_default : kSkWmemMax, s->page_size,
+                        s->wmem_max != 0 ? s->wmem_max : kSkWmemMax} {}
 
   ImportedTrace run(RecorderInfo recorder);
 
@@ -188,6 +189,9 @@ void apply_fd_op_to(const TableWalk& w, const BuilderState& s, const std::vector
 }
 
 void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
+  if (op.type == FdOp::Type::kSetSndbuf) {
+    ++(op.sndbuf != 0 ? report_.socket_sndbuf_set : report_.socket_sndbuf_unknown);
+  }
   apply_fd_op_to(TableWalk{&fds_, &table_of_, &next_private_table_}, s_, mm_, thread, op);
 }
 
@@ -835,6 +839,9 @@ ImportedTrace Resolver::run(RecorderInfo recorder) {
   }
   if (s_.wmem_default != 0) {
     out.meta.params.emplace_back(std::string(kWmemDefaultParam), std::to_string(s_.wmem_default));
+  }
+  if (s_.wmem_max != 0) {
+    out.meta.params.emplace_back(std::string(kWmemMaxParam), std::to_string(s_.wmem_max));
   }
   assemble(&out);
   out.ranges = std::move(s_.ranges);

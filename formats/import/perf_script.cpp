@@ -174,6 +174,7 @@ class PerfScriptParser {
     if (is_probe(l.event, kOpenProbePrefix)) return open_path(l);
     if (is_probe(l.event, kPipeProbePrefix)) return pipe_fds(l);
     if (is_probe(l.event, kVectorProbePrefix)) return vector_ranges(l);
+    if (is_probe(l.event, kSockoptProbePrefix)) return sockopt_value(l);
     if (is_observation(l.event)) {
       b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
@@ -269,6 +270,18 @@ class PerfScriptParser {
       ranges.push_back(r);
     }
     b_.vector_ranges(l.tid, std::move(ranges), vlen);
+    return Status::ok();
+  }
+
+  // "(7f..) val=65536": the int the thread's next setsockopt passes; anything else there (perf
+  // could not read optval) gives none.
+  Status sockopt_value(const Line& l) {
+    constexpr std::string_view kVal = " val=";
+    const size_t at = l.payload.find(kVal);
+    if (at == std::string_view::npos) return Status::ok();
+    std::string_view num = l.payload.substr(at + kVal.size());
+    uint64_t value = 0;
+    if (parse_dec(num.substr(0, num.find(' ')), &value)) b_.sockopt_value(l.tid, value);
     return Status::ok();
   }
 

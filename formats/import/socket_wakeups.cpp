@@ -13,6 +13,11 @@ uint64_t unix_stream_skb_bytes(uint64_t sndbuf, uint64_t page_size) {
   return std::min(half, head + std::max(kUnixSkbFragsBytes, page_size));
 }
 
+uint64_t sk_sndbuf_of(uint64_t val, bool force, uint64_t wmem_max) {
+  const uint64_t v = force ? val : std::min(val, wmem_max);
+  return std::max(v * 2, kSockMinSndbuf);
+}
+
 SocketChannelCall socket_channel_call(FdTables::Description* d, bool write, uint64_t bytes,
                                       const SocketBuffers& buffers) {
   SocketChannelCall c;
@@ -26,7 +31,9 @@ SocketChannelCall socket_channel_call(FdTables::Description* d, bool write, uint
   c.limits.recorded_order = true;
   if (d->sock_type == kSockStream && d->family == kAfUnix) {
     // A read does not know its writer's SO_SNDBUF: the default (the writer's calls set theirs).
-    const uint64_t sndbuf = write && d->sndbuf != 0 ? d->sndbuf : buffers.wmem_default;
+    const uint64_t sndbuf = write && d->sndbuf != 0
+                                ? sk_sndbuf_of(d->sndbuf, d->sndbuf_force, buffers.wmem_max)
+                                : buffers.wmem_default;
     c.limits.capacity = sndbuf;
     c.limits.piece = unix_stream_skb_bytes(sndbuf, buffers.page_size);
   }

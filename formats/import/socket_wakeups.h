@@ -67,15 +67,24 @@ inline constexpr uint64_t kUnixSkbFragsBytes = 32768;
 // most sk_sndbuf / 2 less this.
 inline constexpr uint64_t kUnixSkbSndbufSlack = 64;
 
+// The header's param that holds the recording machine's net.core.wmem_default, when known.
+inline constexpr std::string_view kWmemDefaultParam = "net.core.wmem_default";
+
 // The send buffers of a recording's sockets: a socket's sk_sndbuf is wmem_default unless its
 // SO_SNDBUF set it (FdTables::Description::sndbuf).
 struct SocketBuffers {
   uint64_t wmem_default = kSkWmemMax;  // net.core.wmem_default of the recording machine
   uint64_t page_size = 4096;
+  uint64_t wmem_max = kSkWmemMax;  // net.core.wmem_max: SO_SNDBUF's cap
 };
 
-// The header's param that holds the recording machine's net.core.wmem_default, when known.
-inline constexpr std::string_view kWmemDefaultParam = "net.core.wmem_default";
+// The header's param that holds the recording machine's net.core.wmem_max, when known.
+inline constexpr std::string_view kWmemMaxParam = "net.core.wmem_max";
+
+// sk_sndbuf after setsockopt(SO_SNDBUF, val) (net/core/sock.c sk_setsockopt()): val capped at
+// net.core.wmem_max (not for SO_SNDBUFFORCE), doubled for the kernel's overhead, at least
+// SOCK_MIN_SNDBUF.
+uint64_t sk_sndbuf_of(uint64_t val, bool force, uint64_t wmem_max);
 
 // The bytes of one AF_UNIX stream skb for a writer whose sk_sndbuf is `sndbuf` (1).
 uint64_t unix_stream_skb_bytes(uint64_t sndbuf, uint64_t page_size);

@@ -79,8 +79,11 @@ enum class Syscall : uint8_t {
   // A descriptor call (fd_table.h), appended: a connected socket may be paired with the socket
   // its listener accepted (socket_pairs.h).
   kConnect,  // fd, uservaddr, addrlen                            -> 0 (-EINPROGRESS: under way)
+  // A descriptor call, appended: SO_SNDBUF/SO_SNDBUFFORCE size a socket's send buffer
+  // (socket_wakeups.h); other options change nothing modelled (counted as ignored).
+  kSetsockopt,  // fd, level, optname, optval, optlen              -> 0
 };
-inline constexpr size_t kSyscallCount = 55;
+inline constexpr size_t kSyscallCount = 56;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -115,6 +118,9 @@ struct SyscallCall {
   std::vector<int32_t> fds_out;  // pipe, pipe2, socketpair: the two fds of "[3, 4]"
   std::vector<std::string> fds_out_paths;  // and their -y paths, where printed
   bool fd_args_known = true;  // false: strace printed a descriptor call it could not decode
+  // setsockopt: args[3] is the int optval points at (strace prints it; record's probe on glibc's
+  // setsockopt fetches it), not the pointer perf's tracepoint prints.
+  bool optval_known = false;
 };
 
 // Linux constants the importers interpret (include/uapi/linux/sched.h, mman-common.h).
@@ -162,6 +168,10 @@ inline constexpr uint64_t kFutexWakeBitset = 10;
 inline constexpr uint64_t kFutexCmpRequeuePi = 12;
 // include/uapi/asm-generic/errno.h: a non-blocking connect that is under way.
 inline constexpr int64_t kEinprogress = 115;
+// include/uapi/asm-generic/socket.h: the setsockopt level and options that size a send buffer.
+inline constexpr uint64_t kSolSocket = 1;
+inline constexpr uint64_t kSoSndbuf = 7;
+inline constexpr uint64_t kSoSndbufforce = 32;
 // Return values in [-4095, -1] are -errno (include/linux/err.h, MAX_ERRNO).
 inline constexpr uint64_t kMaxErrno = 4095;
 inline bool is_error_return(int64_t ret) {

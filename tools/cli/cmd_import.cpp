@@ -1,4 +1,5 @@
 // trace-replay import --from perf-script|strace|trace-cmd IN -o OUT.mmtrace [--wmem-default B]
+//                     [--wmem-max B]
 // Converts a recording made by another tool into an .mmtrace; prints what it found (events per
 // kind, threads, unknown lines, implicit mappings) on stderr. A malformed line is reported as
 // "FILE:LINE: ..." (exit 2, as a missing input is), and so is an input the format cannot be read
@@ -28,6 +29,7 @@ void register_import_command(CLI::App& app, int* exit_code) {
     std::string output;
     bool quiet = false;
     uint64_t wmem_default = 0;
+    uint64_t wmem_max = 0;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--from", args->from, "input format")
@@ -41,6 +43,10 @@ void register_import_command(CLI::App& app, int* exit_code) {
                   "net.core.wmem_default of the recording machine in bytes (a new socket's send "
                   "buffer; default 212992, the kernel's); kept in the trace header")
       ->check(CLI::Range(formats::detail::kSockMinSndbuf, uint64_t{INT32_MAX}));
+  cmd->add_option("--wmem-max", args->wmem_max,
+                  "net.core.wmem_max of the recording machine in bytes (the cap on a "
+                  "setsockopt SO_SNDBUF; default 212992); kept in the trace header")
+      ->check(CLI::Range(formats::detail::kSockMinSndbuf, uint64_t{INT32_MAX}));
   cmd->callback([args, exit_code] {
     formats::ImportFormat format;
     formats::import_format_from_name(args->from, &format);
@@ -50,6 +56,7 @@ void register_import_command(CLI::App& app, int* exit_code) {
     Status status = formats::check_output_path(args->output, "-o");
     formats::ImportOptions options;
     options.wmem_default = args->wmem_default;
+    options.wmem_max = args->wmem_max;
     if (status) status = formats::import_file(format, args->input, &trace, &report, options);
     if (status) {
       trace.meta.recorder.command_line = trace.meta.recorder.command_line.empty()

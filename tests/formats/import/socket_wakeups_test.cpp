@@ -317,6 +317,70 @@ TEST(SocketWakeups, TheRecordingMachinesSendBufferSizesSkbsAndRoom) {
   EXPECT_EQ(r.socket_write_pieces, 2u);
 }
 
+// sk_setsockopt(): SO_SNDBUF's value capped at net.core.wmem_max, doubled, at least
+// SOCK_MIN_SNDBUF; SO_SNDBUFFORCE is not capped.
+TEST(SocketWakeups, SetsockoptSndbufDoublesTheValueUnderWmemMax) {
+  EXPECT_EQ(detail::sk_sndbuf_of(8192, false, detail::kSkWmemMax), 16384u);
+  EXPECT_EQ(detail::sk_sndbuf_of(1 << 20, false, detail::kSkWmemMax), 2 * detail::kSkWmemMax);
+  EXPECT_EQ(detail::sk_sndbuf_of(1 << 20, true, detail::kSkWmemMax), uint64_t{2} << 20);
+  EXPECT_EQ(detail::sk_sndbuf_of(100, false, detail::kSkWmemMax), detail::kSockMinSndbuf);
+}
+
+// The writer's SO_SNDBUF sizes its skbs: strace prints the value, setsockopt(fd, SOL_SOCKET,
+// SO_SNDBUF, [8192]) gives sk_sndbuf 16384 and skbs of 8,128 bytes, so a read of the 20,000-byte
+// write follows its first skb, and the write's third skb, past the 16 KiB of room, the read.
+// Another option changes nothing and is counted as ignored.
+TEST(SocketWakeups, StraceSetsockoptSndbufSizesTheWritersSkbs) {
+  ImportReport r;
+  ImportedTrace t;
+  const Status s = import_text(
+      ImportFormat::kStrace, "sndbuf.strace",
+      "7 1.000000 socketpair(AF_UNIX, SOCK_STREAM, 0, [3<UNIX:[11]>, 4<UNIX:[12]>]) = 0 "
+      "<0.000001>\n"
+      "7 1.000001 setsockopt(3<UNIX:[11]>, SOL_SOCKET, SO_SNDBUF, [8192], 4) = 0 <0.000001>\n"
+      "7 1.000002 setsockopt(3<UNIX:[11]>, SOL_SOCKET, SO_RCVBUF, [8192], 4) = 0 <0.000001>\n"
+      "7 1.000010 clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|"
+      "CLONE_THREAD|CLONE_SYSVSEM) = 8 <0.000002>\n"
+      "7 1.000020 write(3<UNIX:[11]>, \"\"..., 20000) = 20000 <0.000010>\n"
+      "8 1.000022 read(4<UNIX:[12]>, \"\"..., 65536) = 8128 <0.000001>\n",
+      &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.socket_sndbuf_set, 1u);
+  EXPECT_EQ(r.ignored_by_name["setsockopt"], 1u);  // SO_RCVBUF
+  // The read follows the first skb; the third skb (past 16 KiB of room) follows the read.
+  const std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0], (Edge{8, kRead, 8128, 7, kWrite, 20000 - 2 * 8128, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{7, kWrite, 8128, 8, kRead, 8128, kSyncOrderUaddr}));
+  EXPECT_NE(format_report(r).find("1 setsockopt SO_SNDBUF calls sized their socket's send buffer"),
+            std::string::npos);
+}
+
+// Under perf the value sits behind a pointer: record's entry probe on glibc's setsockopt fetches
+// it for the thread's next setsockopt. Without the probe the socket keeps the default, counted.
+TEST(SocketWakeups, PerfSetsockoptTakesItsValueFromRecordsProbe) {
+  const std::string setsockopt = call(10, 10, 1.000001, "setsockopt",
+                                      "fd: 0x3, level: 0x1, optname: 0x7, optval: 0x7ffc3000, "
+                                      "optlen: 0x4",
+                                      "0x0");
+  const std::string probe =
+      "p 10/10 [0] 1.000000900: probe_libc:mmreplay_sockopt_99: (7f0000002000) val=8192\n";
+  const std::string data = thread11() + io(10, 10, 1.000010, "write", 3, 20000, 10e-6) +
+                           io(10, 11, 1.000012, "read", 4, 8128);
+  ImportReport r;
+  std::vector<Edge> edges = order_edges(import_perf(socketpair(1) + probe + setsockopt + data, &r));
+  EXPECT_EQ(r.socket_sndbuf_set, 1u);
+  ASSERT_EQ(edges.size(), 2u);  // the read after the first skb, the third skb after the read
+  EXPECT_EQ(edges[1].waker_len, 8128u);
+  EXPECT_EQ(edges[0].waiter_len, 20000u - 2 * 8128);
+  edges = order_edges(import_perf(socketpair(1) + setsockopt + data, &r));
+  EXPECT_EQ(r.socket_sndbuf_unknown, 1u);
+  EXPECT_NE(format_report(r).find("1 with the value not recorded (the default kept)"),
+            std::string::npos);
+  ASSERT_EQ(edges.size(), 1u);
+  EXPECT_EQ(edges[0].waker_len, 20000u);  // one skb with the default send buffer
+}
+
 // A socket whose other end is not in the recording (socket() and its data, nothing paired) is
 // counted, not ordered.
 TEST(SocketWakeups, ASocketWithoutItsOtherEndIsCountedNotOrdered) {
