@@ -189,6 +189,13 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
       if (ret != 0 && ret != -kEinprogress) return false;
       op->type = FdOp::Type::kConnect;
       op->fd = static_cast<int32_t>(a[0]);
+      op->address = c.path;
+      return true;
+    case Syscall::kBind:
+      if (ret != 0) return false;
+      op->type = FdOp::Type::kBind;
+      op->fd = static_cast<int32_t>(a[0]);
+      op->address = c.path;
       return true;
     case Syscall::kSetsockopt:
       if (ret != 0 || a[1] != kSolSocket || (a[2] != kSoSndbuf && a[2] != kSoSndbufforce)) {
@@ -323,6 +330,9 @@ void FdTables::apply(uint64_t table, uint64_t mm, const FdOp& op) {
       break;  // the resolver's (copy_table)
     case FdOp::Type::kConnect:
       lookup(table, mm, op.fd);  // an inherited fd connected: it exists from now on
+      break;
+    case FdOp::Type::kBind:
+      lookup(table, mm, op.fd).address = op.address;
       break;
     case FdOp::Type::kSetSndbuf: {
       Description& d = lookup(table, mm, op.fd);

@@ -68,6 +68,7 @@ struct FdOp {
     kConnect,     // fd connected (or is connecting) to a listener: no change to the table; the
                   // resolver may pair it with an accept (socket_pairs.h)
     kSetSndbuf,   // setsockopt(fd, SOL_SOCKET, SO_SNDBUF[FORCE], sndbuf): its send buffer
+    kBind,        // fd bound to `address`: no change to the table but the socket's address
   };
   Type type = Type::kOpen;
   int32_t fd = -1;
@@ -83,6 +84,7 @@ struct FdOp {
   uint64_t end_ns = 0;        // connect, accept: when the call returned (0: not known)
   uint64_t sndbuf = 0;        // kSetSndbuf: the value asked for (0: not known, behind a pointer)
   bool sndbuf_force = false;  // kSetSndbuf: SO_SNDBUFFORCE (no net.core.wmem_max cap)
+  std::string address;        // connect, bind: an AF_UNIX sun_path ("@name": abstract), "" unknown
   bool share = false;
   bool share_known = true;  // false: clone flags not seen (clone3 under perf): the child shares
                             // the table when it shares the address space, as threads do
@@ -116,6 +118,7 @@ class FdTables {
     // and whether it was SO_SNDBUFFORCE (socket_wakeups.h sk_sndbuf_of()).
     uint64_t sndbuf = 0;
     bool sndbuf_force = false;
+    std::string address;  // sockets: the address bind() gave it ("": none known)
   };
   // What `fd` of `table` points at; an fd never opened gets "pid `mm` fd N" (5).
   Description& lookup(uint64_t table, uint64_t mm, int32_t fd);

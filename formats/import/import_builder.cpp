@@ -189,7 +189,7 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
 
 bool is_fd_call(Syscall sc) {
   return (sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) || sc == Syscall::kConnect ||
-         sc == Syscall::kSetsockopt;
+         sc == Syscall::kSetsockopt || sc == Syscall::kBind;
 }
 
 // Queues a descriptor change of `tid` at `ts`: on `item` (an event that uses the fd) or, with
@@ -303,8 +303,17 @@ void ImportBuilder::sockopt_value(uint64_t tid, uint64_t value) {
   impl_->state.thread(tid).sockopt_value = value;
 }
 
+void ImportBuilder::sockaddr_path(uint64_t tid, std::string_view path) {
+  impl_->state.thread(tid).sockaddr_path = std::string(path);
+}
+
 void ImportBuilder::syscall_enter(uint64_t tid, uint64_t ts, SyscallCall call) {
   ThreadState& t = impl_->state.thread(tid);
+  if ((call.sc == Syscall::kConnect || call.sc == Syscall::kBind) && call.path.empty() &&
+      t.sockaddr_path) {
+    call.path = std::move(*t.sockaddr_path);
+  }
+  t.sockaddr_path.reset();
   if (call.sc == Syscall::kSetsockopt && !call.optval_known && t.sockopt_value) {
     call.args[3] = *t.sockopt_value;
     call.optval_known = true;

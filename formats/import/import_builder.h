@@ -131,6 +131,10 @@ class ImportBuilder {
   // The int the thread's next setsockopt passes by pointer (an entry uprobe on glibc's wrapper;
   // perf's tracepoint prints only the pointer). Any other syscall enter on the thread drops it.
   void sockopt_value(uint64_t tid, uint64_t value);
+  // The AF_UNIX path the thread's next connect or bind passes in its sockaddr (an entry uprobe
+  // on glibc's wrappers; perf prints the syscalls' sockaddr only as a pointer), for pairing
+  // connects with the accepts of the listener bound there (socket_pairs.h).
+  void sockaddr_path(uint64_t tid, std::string_view path);
 
   // Counting for the report.
   void count_line() { ++report_.lines; }

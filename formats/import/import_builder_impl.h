@@ -54,6 +54,8 @@ struct ThreadState {
   std::optional<std::vector<Range>> vector_ranges;
   // ImportBuilder::sockopt_value(), for the next syscall enter (a setsockopt).
   std::optional<uint64_t> sockopt_value;
+  // ImportBuilder::sockaddr_path(), for the next syscall enter (a connect or bind).
+  std::optional<std::string> sockaddr_path;
   // A pipe/pipe2/socketpair that succeeded without its fds (perf): when it started, until
   // pipe_fds() names them or the thread's next syscall.
   std::optional<uint64_t> unseen_pipe;

@@ -222,12 +222,14 @@ void Resolver::pair_sockets(const std::vector<Ref>& order) {
         }
         const ItemRef ref{r.thread, r.index};
         if (op.type == FdOp::Type::kConnect) {
-          connects.push_back(ConnectCall{ref, item.event.ts_ns, d->family, d->sock_type});
+          connects.push_back(
+              ConnectCall{ref, item.event.ts_ns, d->family, d->sock_type, op.address});
           end_of[{r.thread, r.index}] = d->index;
         } else if (op.type == FdOp::Type::kOpen && op.listen_fd >= 0) {
           const FdTables::Description* l = scratch.find(table_of[r.thread], op.listen_fd);
           accepts.push_back(AcceptCall{ref, op.end_ns, l == nullptr ? UINT32_MAX : l->index,
-                                       d->family, d->sock_type});
+                                       d->family, d->sock_type,
+                                       l == nullptr ? std::string() : l->address});
           end_of[{r.thread, r.index}] = d->index;
         }
       }

@@ -66,6 +66,7 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     // file descriptors, appended
     "connect",
     "setsockopt",
+    "bind",
 };
 
 }  // namespace

@@ -82,8 +82,11 @@ enum class Syscall : uint8_t {
   // A descriptor call, appended: SO_SNDBUF/SO_SNDBUFFORCE size a socket's send buffer
   // (socket_wakeups.h); other options change nothing modelled (counted as ignored).
   kSetsockopt,  // fd, level, optname, optval, optlen              -> 0
+  // A descriptor call, appended: the address a listener is bound to, for pairing its accepts with
+  // the connects to that address (socket_pairs.h).
+  kBind,  // fd, umyaddr, addrlen                                   -> 0
 };
-inline constexpr size_t kSyscallCount = 56;
+inline constexpr size_t kSyscallCount = 57;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -111,7 +114,8 @@ struct SyscallCall {
   bool clone_flags_known = true;  // false for clone3 seen by perf (flags sit behind a pointer)
   std::vector<Range> ranges;      // process_madvise, where the tool decoded the iovec
   // What strace shows and perf does not (formats/import/fd_table.h):
-  std::string path;              // open/openat/creat: the file name; memfd_create: its name
+  std::string path;              // open/openat/creat: the file name; memfd_create: its name;
+                                 // connect, bind: an AF_UNIX address's sun_path (socket_pairs.h)
   std::string fd_path;           // -y: what the call's first fd argument points at ("/dev/null",
                                  //     "pipe:[123]", "TCP:[...]"), "" when not printed
   std::string ret_path;          // -y: what a returned fd points at ("= 3</tmp/x>")

@@ -494,6 +494,93 @@ TEST(SocketPairs, StraceNamesPairTheEndsWhereTheOrderCannot) {
   EXPECT_EQ(edges[1], (Edge{8, kWrite, 20, 7, kRead, 20, kSyncOrderUaddr}));
 }
 
+// Two listeners of one protocol, bound to /tmp/a and /tmp/b; the client connects to b, then a,
+// while the server accepts a first. By order alone that is no choice the data leaves (two
+// listeners): with the addresses (record's probes on glibc's bind and connect; perf prints the
+// sockaddr as a pointer) each connect is paired with the accept of the listener bound there.
+std::string two_listeners(bool probes) {
+  auto addr = [&](uint64_t tid, double ts, std::string_view fn, std::string_view path) {
+    if (!probes) return std::string();
+    return fmt::format(
+        "p 10/{} [0] {:.9f}: probe_libc:mmreplay_sockaddr_{}_99: (7f0000003000) fam=1 "
+        "path=\"{}\"\n",
+        tid, ts - 0.0000001, fn, path);
+  };
+  const std::string sock = "family: 0x1, type: 0x1, protocol: 0x0";
+  std::string text =
+      call(10, 10, 1.0, "socket", sock, "0x3") + addr(10, 1.000001, "bind", "/tmp/a") +
+      call(10, 10, 1.000001, "bind", "fd: 0x3, umyaddr: 0x7ffc1000, addrlen: 0x6e", "0x0") +
+      call(10, 10, 1.000002, "socket", sock, "0x4") + addr(10, 1.000003, "bind", "/tmp/b") +
+      call(10, 10, 1.000003, "bind", "fd: 0x4, umyaddr: 0x7ffc1000, addrlen: 0x6e", "0x0") +
+      thread11();
+  int fd = 5;
+  double ts = 1.000010;
+  for (std::string_view path : {"/tmp/b", "/tmp/a"}) {
+    text += call(10, 11, ts, "socket", sock, fmt::format("{:#x}", fd));
+    text += addr(11, ts + 1e-6, "connect", path);
+    text += call(10, 11, ts + 1e-6, "connect",
+                 fmt::format("fd: {:#x}, uservaddr: 0x7ffc2000, addrlen: 0x6e", fd), "0x0");
+    ++fd;
+    ts += 5e-6;
+  }
+  text += call(10, 10, 1.000030, "accept4",
+               "fd: 0x3, upeer_sockaddr: 0x0, upeer_addrlen: 0x0, flags: 0x0", "0x7");
+  text += call(10, 10, 1.000031, "accept4",
+               "fd: 0x4, upeer_sockaddr: 0x0, upeer_addrlen: 0x0, flags: 0x0", "0x8");
+  text += io(10, 11, 1.000040, "write", 6, 100);  // to /tmp/a: accepted as fd 7
+  text += io(10, 11, 1.000041, "write", 5, 50);   // to /tmp/b: accepted as fd 8
+  text += io(10, 10, 1.000050, "read", 7, 100);
+  text += io(10, 10, 1.000051, "read", 8, 50);
+  return text;
+}
+
+TEST(SocketPairs, AddressesTellTwoListenersApart) {
+  ImportReport r;
+  ImportedTrace t = import_perf(two_listeners(true), &r);
+  EXPECT_EQ(r.socket_connections_paired, 2u);
+  EXPECT_EQ(r.socket_connects_unpaired, 0u);
+  std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0], (Edge{11, kWrite, 100, 10, kRead, 100, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{11, kWrite, 50, 10, kRead, 50, kSyncOrderUaddr}));
+  // Without the probes: two listeners of one protocol, nothing paired.
+  t = import_perf(two_listeners(false), &r);
+  EXPECT_EQ(r.socket_connections_paired, 0u);
+  EXPECT_EQ(r.socket_connects_unpaired, 2u);
+  EXPECT_TRUE(order_edges(t).empty());
+}
+
+// strace without -yy prints the sockaddr: the same pairing from sun_path.
+TEST(SocketPairs, StraceSunPathsTellTwoListenersApart) {
+  ImportReport r;
+  ImportedTrace t;
+  const Status s = import_text(
+      ImportFormat::kStrace, "sun.strace",
+      "7 1.000000 socket(AF_UNIX, SOCK_STREAM, 0) = 3 <0.000001>\n"
+      "7 1.000001 bind(3, {sa_family=AF_UNIX, sun_path=\"/tmp/a\"}, 110) = 0 <0.000001>\n"
+      "7 1.000002 socket(AF_UNIX, SOCK_STREAM, 0) = 4 <0.000001>\n"
+      "7 1.000003 bind(4, {sa_family=AF_UNIX, sun_path=@\"b\"}, 110) = 0 <0.000001>\n"
+      "7 1.000004 clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|"
+      "CLONE_THREAD|CLONE_SYSVSEM) = 8 <0.000002>\n"
+      "8 1.000010 socket(AF_UNIX, SOCK_STREAM, 0) = 5 <0.000001>\n"
+      "8 1.000011 connect(5, {sa_family=AF_UNIX, sun_path=@\"b\"}, 110) = 0 <0.000001>\n"
+      "8 1.000012 socket(AF_UNIX, SOCK_STREAM, 0) = 6 <0.000001>\n"
+      "8 1.000013 connect(6, {sa_family=AF_UNIX, sun_path=\"/tmp/a\"}, 110) = 0 <0.000001>\n"
+      "7 1.000020 accept4(3, NULL, NULL, 0) = 9 <0.000001>\n"
+      "7 1.000021 accept4(4, NULL, NULL, 0) = 10 <0.000001>\n"
+      "8 1.000030 write(6, \"a\", 10) = 10 <0.000001>\n"
+      "8 1.000031 write(5, \"b\", 20) = 20 <0.000001>\n"
+      "7 1.000040 read(9, \"a\", 100) = 10 <0.000001>\n"
+      "7 1.000041 read(10, \"b\", 100) = 20 <0.000001>\n",
+      &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.socket_connections_paired, 2u);
+  const std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0], (Edge{8, kWrite, 10, 7, kRead, 10, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{8, kWrite, 20, 7, kRead, 20, kSyncOrderUaddr}));
+}
+
 TEST(SocketPairs, EndpointsOfStraceNames) {
   std::string local;
   std::string remote;
