@@ -189,6 +189,22 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
       if (ret != 0 && ret != -kEinprogress) return false;
       op->type = FdOp::Type::kConnect;
       op->fd = static_cast<int32_t>(a[0]);
+      op->address = c.path;
+      return true;
+    case Syscall::kBind:
+      if (ret != 0) return false;
+      op->type = FdOp::Type::kBind;
+      op->fd = static_cast<int32_t>(a[0]);
+      op->address = c.path;
+      return true;
+    case Syscall::kSetsockopt:
+      if (ret != 0 || a[1] != kSolSocket || (a[2] != kSoSndbuf && a[2] != kSoSndbufforce)) {
+        return false;
+      }
+      op->type = FdOp::Type::kSetSndbuf;
+      op->fd = static_cast<int32_t>(a[0]);
+      op->sndbuf = c.optval_known ? a[3] : 0;
+      op->sndbuf_force = a[2] == kSoSndbufforce;
       return true;
     default:
       return false;
@@ -315,6 +331,17 @@ void FdTables::apply(uint64_t table, uint64_t mm, const FdOp& op) {
     case FdOp::Type::kConnect:
       lookup(table, mm, op.fd);  // an inherited fd connected: it exists from now on
       break;
+    case FdOp::Type::kBind:
+      lookup(table, mm, op.fd).address = op.address;
+      break;
+    case FdOp::Type::kSetSndbuf: {
+      Description& d = lookup(table, mm, op.fd);
+      if (op.sndbuf != 0) {
+        d.sndbuf = op.sndbuf;
+        d.sndbuf_force = op.sndbuf_force;
+      }
+      break;
+    }
   }
 }
 

@@ -67,6 +67,8 @@ struct FdOp {
     kCloneTable,  // the child `child_tid` shares (share) or copies the caller's table
     kConnect,     // fd connected (or is connecting) to a listener: no change to the table; the
                   // resolver may pair it with an accept (socket_pairs.h)
+    kSetSndbuf,   // setsockopt(fd, SOL_SOCKET, SO_SNDBUF[FORCE], sndbuf): its send buffer
+    kBind,        // fd bound to `address`: no change to the table but the socket's address
   };
   Type type = Type::kOpen;
   int32_t fd = -1;
@@ -76,10 +78,13 @@ struct FdOp {
   std::string path;      // "" when unknown
   std::string path2;     // kOpenPair: the second fd's path
   uint64_t child_tid = 0;
-  uint8_t sock_type = 0;   // socket, socketpair: SOCK_STREAM, SOCK_DGRAM, ... (0: not known)
-  uint8_t family = 0;      // socket, socketpair: AF_UNIX, AF_INET, ... (0: not known)
-  int32_t listen_fd = -1;  // accept: the listening socket, whose type the new one has
-  uint64_t end_ns = 0;     // connect, accept: when the call returned (0: not known)
+  uint8_t sock_type = 0;      // socket, socketpair: SOCK_STREAM, SOCK_DGRAM, ... (0: not known)
+  uint8_t family = 0;         // socket, socketpair: AF_UNIX, AF_INET, ... (0: not known)
+  int32_t listen_fd = -1;     // accept: the listening socket, whose type the new one has
+  uint64_t end_ns = 0;        // connect, accept: when the call returned (0: not known)
+  uint64_t sndbuf = 0;        // kSetSndbuf: the value asked for (0: not known, behind a pointer)
+  bool sndbuf_force = false;  // kSetSndbuf: SO_SNDBUFFORCE (no net.core.wmem_max cap)
+  std::string address;        // connect, bind: an AF_UNIX sun_path ("@name": abstract), "" unknown
   bool share = false;
   bool share_known = true;  // false: clone flags not seen (clone3 under perf): the child shares
                             // the table when it shares the address space, as threads do
@@ -109,6 +114,11 @@ class FdTables {
     // was read from it (it came from the peer's writes), in bytes or, for datagrams, messages.
     uint64_t sent = 0;
     uint64_t received = 0;
+    // Sockets: the value a setsockopt(SO_SNDBUF) asked for (0: none, net.core.wmem_default),
+    // and whether it was SO_SNDBUFFORCE (socket_wakeups.h sk_sndbuf_of()).
+    uint64_t sndbuf = 0;
+    bool sndbuf_force = false;
+    std::string address;  // sockets: the address bind() gave it ("": none known)
   };
   // What `fd` of `table` points at; an fd never opened gets "pid `mm` fd N" (5).
   Description& lookup(uint64_t table, uint64_t mm, int32_t fd);

@@ -69,8 +69,10 @@ std::string_view import_format_name(ImportFormat format) {
 }
 
 Status import_file(ImportFormat format, const std::string& path, ImportedTrace* trace,
-                   ImportReport* report) {
+                   ImportReport* report, const ImportOptions& options) {
   ImportBuilder builder(path);
+  builder.set_wmem_default(options.wmem_default);
+  builder.set_wmem_max(options.wmem_max);
   RecorderInfo recorder;
   Status status;
   if (format == ImportFormat::kTraceCmd) {
@@ -94,9 +96,11 @@ Status import_file(ImportFormat format, const std::string& path, ImportedTrace* 
 }
 
 Status import_text(ImportFormat format, const std::string& name, std::string_view text,
-                   ImportedTrace* trace, ImportReport* report) {
+                   ImportedTrace* trace, ImportReport* report, const ImportOptions& options) {
   assert(format != ImportFormat::kTraceCmd);
   ImportBuilder builder(name);
+  builder.set_wmem_default(options.wmem_default);
+  builder.set_wmem_max(options.wmem_max);
   RecorderInfo recorder;
   auto lines = LineReader::from_string(name, text);
   Status status = parse_lines(format, lines.get(), &builder, &recorder);

@@ -25,13 +25,21 @@ enum class ImportFormat { kPerfScript, kStrace, kTraceCmd };
 bool import_format_from_name(std::string_view name, ImportFormat* format);
 std::string_view import_format_name(ImportFormat format);
 
+// What the recorder knew of the recording machine beyond the input itself.
+struct ImportOptions {
+  // net.core.wmem_default in bytes (0: not known): ImportBuilder::set_wmem_default().
+  uint64_t wmem_default = 0;
+  // net.core.wmem_max in bytes (0: not known): ImportBuilder::set_wmem_max().
+  uint64_t wmem_max = 0;
+};
+
 Status import_file(ImportFormat format, const std::string& path, ImportedTrace* trace,
-                   ImportReport* report);
+                   ImportReport* report, const ImportOptions& options = {});
 
 // The text formats from memory; `name` stands for the file name in messages. Snippets are
 // welcome here: no perf header is needed and an input of unknown lines gives an empty trace.
 // REQUIRES: format != kTraceCmd.
 Status import_text(ImportFormat format, const std::string& name, std::string_view text,
-                   ImportedTrace* trace, ImportReport* report);
+                   ImportedTrace* trace, ImportReport* report, const ImportOptions& options = {});
 
 }  // namespace mmreplay::formats

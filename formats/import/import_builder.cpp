@@ -188,7 +188,8 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
 }
 
 bool is_fd_call(Syscall sc) {
-  return (sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) || sc == Syscall::kConnect;
+  return (sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) || sc == Syscall::kConnect ||
+         sc == Syscall::kSetsockopt || sc == Syscall::kBind;
 }
 
 // Queues a descriptor change of `tid` at `ts`: on `item` (an event that uses the fd) or, with
@@ -241,6 +242,14 @@ void note_child(detail::BuilderState* state, uint64_t parent, const SyscallCall&
 
 }  // namespace
 
+void ImportBuilder::set_wmem_default(uint64_t bytes) {
+  impl_->state.wmem_default = bytes;
+}
+
+void ImportBuilder::set_wmem_max(uint64_t bytes) {
+  impl_->state.wmem_max = bytes;
+}
+
 ImportBuilder::ImportBuilder(std::string source, uint32_t page_size)
     : impl_(std::make_unique<Impl>()) {
   impl_->state.source = std::move(source);
@@ -290,8 +299,26 @@ void ImportBuilder::vector_ranges(uint64_t tid, std::vector<Range> ranges, uint6
   impl_->state.thread(tid).vector_ranges = std::move(ranges);
 }
 
+void ImportBuilder::sockopt_value(uint64_t tid, uint64_t value) {
+  impl_->state.thread(tid).sockopt_value = value;
+}
+
+void ImportBuilder::sockaddr_path(uint64_t tid, std::string_view path) {
+  impl_->state.thread(tid).sockaddr_path = std::string(path);
+}
+
 void ImportBuilder::syscall_enter(uint64_t tid, uint64_t ts, SyscallCall call) {
   ThreadState& t = impl_->state.thread(tid);
+  if ((call.sc == Syscall::kConnect || call.sc == Syscall::kBind) && call.path.empty() &&
+      t.sockaddr_path) {
+    call.path = std::move(*t.sockaddr_path);
+  }
+  t.sockaddr_path.reset();
+  if (call.sc == Syscall::kSetsockopt && !call.optval_known && t.sockopt_value) {
+    call.args[3] = *t.sockopt_value;
+    call.optval_known = true;
+  }
+  t.sockopt_value.reset();
   if (call.sc == Syscall::kProcessMadvise && call.ranges.empty() && t.vector_ranges) {
     call.ranges = std::move(*t.vector_ranges);
   }

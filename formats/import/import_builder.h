@@ -79,6 +79,12 @@ class ImportBuilder {
   void set_name(uint64_t tid, std::string_view name);
   // The CPU the thread was seen on (the last one wins): --placement as-recorded.
   void set_cpu(uint64_t tid, int32_t cpu);
+  // net.core.wmem_default of the recording machine, in bytes: a new socket's send buffer, which
+  // orders an AF_UNIX stream's writes after the reads that made their room (socket_wakeups.h).
+  // Kept in the header's params; 0 (the default): not known, the kernel's default is assumed.
+  void set_wmem_default(uint64_t bytes);
+  // net.core.wmem_max likewise: the cap on a setsockopt(SO_SNDBUF) value.
+  void set_wmem_max(uint64_t bytes);
   // Gives the events seen so far under `from` to `to` (strace prints no "[pid N]" while only one
   // thread is traced). Returns false and changes nothing when `to` is already known.
   bool rename_thread(uint64_t from, uint64_t to);
@@ -122,6 +128,13 @@ class ImportBuilder {
   // reads its iovec array; perf prints the syscall's only as a pointer), of the call's `vlen`.
   // Any other syscall enter on the thread drops them; fewer than vlen are counted as truncated.
   void vector_ranges(uint64_t tid, std::vector<Range> ranges, uint64_t vlen);
+  // The int the thread's next setsockopt passes by pointer (an entry uprobe on glibc's wrapper;
+  // perf's tracepoint prints only the pointer). Any other syscall enter on the thread drops it.
+  void sockopt_value(uint64_t tid, uint64_t value);
+  // The AF_UNIX path the thread's next connect or bind passes in its sockaddr (an entry uprobe
+  // on glibc's wrappers; perf prints the syscalls' sockaddr only as a pointer), for pairing
+  // connects with the accepts of the listener bound there (socket_pairs.h).
+  void sockaddr_path(uint64_t tid, std::string_view path);
 
   // Counting for the report.
   void count_line() { ++report_.lines; }

@@ -52,6 +52,10 @@ struct ThreadState {
   std::string open_path;  // ImportBuilder::open_path(), for the next syscall enter
   // ImportBuilder::vector_ranges(), for the next syscall enter (a process_madvise).
   std::optional<std::vector<Range>> vector_ranges;
+  // ImportBuilder::sockopt_value(), for the next syscall enter (a setsockopt).
+  std::optional<uint64_t> sockopt_value;
+  // ImportBuilder::sockaddr_path(), for the next syscall enter (a connect or bind).
+  std::optional<std::string> sockaddr_path;
   // A pipe/pipe2/socketpair that succeeded without its fds (perf): when it started, until
   // pipe_fds() names them or the thread's next syscall.
   std::optional<uint64_t> unseen_pipe;
@@ -65,6 +69,10 @@ struct ThreadState {
 struct BuilderState {
   std::string source;
   uint32_t page_size = 4096;
+  // net.core.wmem_default of the recording machine, a new socket's sk_sndbuf (0: not known, the
+  // kernel's default SK_WMEM_MAX; socket_wakeups.h).
+  uint64_t wmem_default = 0;
+  uint64_t wmem_max = 0;  // net.core.wmem_max, SO_SNDBUF's cap (0: not known, SK_WMEM_MAX)
   std::vector<ThreadState> threads;  // in order of first appearance = stream order
   std::unordered_map<uint64_t, uint32_t> index_of;
   std::vector<Range> ranges;

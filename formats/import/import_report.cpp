@@ -83,6 +83,18 @@ std::string format_report(const ImportReport& r) {
         "socket reads/writes with the other end not in the recording (not ordered)\n",
         r.socket_wakeup_edges, r.socket_calls_slept, r.socket_calls_unpaired);
   }
+  if (r.socket_sndbuf_set + r.socket_sndbuf_unknown > 0) {
+    out += fmt::format(
+        "  {} setsockopt SO_SNDBUF calls sized their socket's send buffer; {} with the value not "
+        "recorded (the default kept)\n",
+        r.socket_sndbuf_set, r.socket_sndbuf_unknown);
+  }
+  if (r.socket_writes_in_pieces > 0) {
+    out += fmt::format(
+        "  {} AF_UNIX stream writes replayed as {} pieces (the skbs a read or a room wait starts "
+        "at)\n",
+        r.socket_writes_in_pieces, r.socket_write_pieces);
+  }
   if (r.socket_connections_paired + r.socket_connects_unpaired + r.socket_accepts_unpaired > 0) {
     out += fmt::format(
         "  {} connections paired from connect and accept; {} connects and {} accepts unpaired\n",

@@ -57,6 +57,14 @@ struct ImportReport {
   uint64_t socket_wakeup_edges = 0;
   uint64_t socket_calls_slept = 0;
   uint64_t socket_calls_unpaired = 0;
+  // AF_UNIX stream writes replayed as several pieces (their skbs where an edge needs one,
+  // pipe_wakeups.h (4)), and the pieces they make.
+  uint64_t socket_writes_in_pieces = 0;
+  uint64_t socket_write_pieces = 0;
+  // setsockopt(SO_SNDBUF) calls whose value sized their socket's send buffer, and those whose
+  // value the recording did not hold (perf without record's probe: the socket keeps the default).
+  uint64_t socket_sndbuf_set = 0;
+  uint64_t socket_sndbuf_unknown = 0;
   uint64_t socket_connections_paired = 0;
   uint64_t socket_connects_unpaired = 0;
   uint64_t socket_accepts_unpaired = 0;

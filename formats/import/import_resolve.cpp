@@ -89,7 +89,9 @@ class Resolver {
         fds_(&file_table_),
         order_([this](ItemRef change, uint32_t user) { return clone_follows(change, user); }),
         pipes_(s->page_size),
-        sockets_(s->page_size) {}
+        sockets_(s->page_size),
+        socket_buffers_{s->wmem_default != 0 ? s->wmem_default : kSkWmemMax, s->page_size,
+                        s->wmem_max != 0 ? s->wmem_max : kSkWmemMax} {}
 
   ImportedTrace run(RecorderInfo recorder);
 
@@ -103,6 +105,8 @@ class Resolver {
   void note_socket_call(uint32_t thread, uint32_t index, const Event& e,
                         FdTables::Description* end);
   void number_order_edges();
+  void emit_pieces(const Event& e, ItemRef ref, const std::set<uint64_t>& cuts,
+                   std::vector<Event>* events) const;
   // A wake to emit once the events inside its call (its kernel-mode faults) are out.
   struct PendingWake {
     uint64_t id;
@@ -142,10 +146,17 @@ class Resolver {
   AddressOrder order_;
   PipeWakeups pipes_;
   PipeWakeups sockets_;  // channels: a connected socket end's description, per direction
+  SocketBuffers socket_buffers_;
   // Ordering edges (address_order.h) as wake ids: a wake after `from`, a wait before `to`.
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_after_;
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> wake_before_;  // a thread's exit
   std::multimap<std::pair<uint32_t, uint32_t>, uint64_t> wait_before_;
+  // Edges at a piece of a call (pipe_wakeups.h (4): an AF_UNIX stream write's skbs), by (thread,
+  // index, bytes into the call): the wake after the piece that ends there, the waits before the
+  // piece that starts there; and per call, where it is cut.
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> piece_wake_;
+  std::multimap<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> piece_wait_;
+  std::map<std::pair<uint32_t, uint32_t>, std::set<uint64_t>> cuts_;
   // Wake ids of pipe edges: emitted with kSyncOrderUaddr, the sync wake-up a pipe's other side
   // gets (event.h).
   std::set<uint64_t> sync_wakes_;
@@ -178,6 +189,9 @@ void apply_fd_op_to(const TableWalk& w, const BuilderState& s, const std::vector
 }
 
 void Resolver::apply_fd_op(uint32_t thread, const FdOp& op) {
+  if (op.type == FdOp::Type::kSetSndbuf) {
+    ++(op.sndbuf != 0 ? report_.socket_sndbuf_set : report_.socket_sndbuf_unknown);
+  }
   apply_fd_op_to(TableWalk{&fds_, &table_of_, &next_private_table_}, s_, mm_, thread, op);
 }
 
@@ -208,12 +222,14 @@ void Resolver::pair_sockets(const std::vector<Ref>& order) {
         }
         const ItemRef ref{r.thread, r.index};
         if (op.type == FdOp::Type::kConnect) {
-          connects.push_back(ConnectCall{ref, item.event.ts_ns, d->family, d->sock_type});
+          connects.push_back(
+              ConnectCall{ref, item.event.ts_ns, d->family, d->sock_type, op.address});
           end_of[{r.thread, r.index}] = d->index;
         } else if (op.type == FdOp::Type::kOpen && op.listen_fd >= 0) {
           const FdTables::Description* l = scratch.find(table_of[r.thread], op.listen_fd);
           accepts.push_back(AcceptCall{ref, op.end_ns, l == nullptr ? UINT32_MAX : l->index,
-                                       d->family, d->sock_type});
+                                       d->family, d->sock_type,
+                                       l == nullptr ? std::string() : l->address});
           end_of[{r.thread, r.index}] = d->index;
         }
       }
@@ -467,33 +483,84 @@ void Resolver::note_socket_call(uint32_t thread, uint32_t index, const Event& e,
     ++report_.socket_calls_unpaired;
     return;
   }
-  const SocketChannelCall c = socket_channel_call(end, e.kind == EventKind::kFileWrite, e.len);
+  const bool write = e.kind == EventKind::kFileWrite;
+  const SocketChannelCall c = socket_channel_call(end, write, e.len, socket_buffers_);
   PipeCall call = pipe_call(thread, index, e);
   call.offset = c.offset;
   call.len = c.len;
-  sockets_.set_limits(c.channel, c.limits);
+  // The writer's limits (its SO_SNDBUF); a read's guess only until the writer's first call.
+  if (write || !sockets_.has_limits(c.channel)) sockets_.set_limits(c.channel, c.limits);
   sockets_.add(c.channel, call);
 }
 
-// Gives each ordering edge a wake id: one per event that wakes others, waited for by each one
-// that must follow it.
+// Gives each ordering edge a wake id: one per event (or piece of one) that wakes others, waited
+// for by each one (or piece) that must follow it.
 void Resolver::number_order_edges() {
-  auto number = [this](const OrderEdge& edge) {
-    auto [it, added] = wake_after_.try_emplace({edge.from.thread, edge.from.index}, 0);
-    if (added) it->second = next_wake_id_++;
-    wait_before_.emplace(std::pair{edge.to.thread, edge.to.index}, it->second);
-    return it->second;
+  auto wake_id = [this](ItemRef from, uint64_t at) {
+    uint64_t* id = nullptr;
+    if (at == 0) {
+      id = &wake_after_.try_emplace({from.thread, from.index}, 0).first->second;
+    } else {
+      cuts_[{from.thread, from.index}].insert(at);
+      id = &piece_wake_.try_emplace({from.thread, from.index, at}, 0).first->second;
+    }
+    if (*id == 0) *id = next_wake_id_++;
+    return *id;
   };
-  for (const OrderEdge& edge : order_.edges()) number(edge);
-  const std::vector<OrderEdge> pipe_edges = pipes_.edges();
-  for (const OrderEdge& edge : pipe_edges) sync_wakes_.insert(number(edge));
+  auto wait_for = [this](ItemRef to, uint64_t at, uint64_t id) {
+    if (at == 0) {
+      wait_before_.emplace(std::pair{to.thread, to.index}, id);
+    } else {
+      cuts_[{to.thread, to.index}].insert(at);
+      piece_wait_.emplace(std::tuple{to.thread, to.index, at}, id);
+    }
+  };
+  auto number = [&](const ChannelEdge& edge) {
+    const uint64_t id = wake_id(edge.from, edge.from_bytes);
+    wait_for(edge.to, edge.to_bytes, id);
+    return id;
+  };
+  for (const OrderEdge& edge : order_.edges()) number(ChannelEdge{edge, 0, 0});
+  const std::vector<ChannelEdge> pipe_edges = pipes_.edges();
+  for (const ChannelEdge& edge : pipe_edges) sync_wakes_.insert(number(edge));
   report_.address_order_edges = order_.edges().size();
   report_.pipe_wakeup_edges = pipe_edges.size();
   report_.pipe_calls_slept = pipes_.slept();
-  const std::vector<OrderEdge> socket_edges = sockets_.edges();
-  for (const OrderEdge& edge : socket_edges) sync_wakes_.insert(number(edge));
+  const std::vector<ChannelEdge> socket_edges = sockets_.edges();
+  for (const ChannelEdge& edge : socket_edges) sync_wakes_.insert(number(edge));
   report_.socket_wakeup_edges = socket_edges.size();
   report_.socket_calls_slept = sockets_.slept();
+  report_.socket_writes_in_pieces = cuts_.size();
+  for (const auto& [call, cuts] : cuts_) report_.socket_write_pieces += cuts.size() + 1;
+}
+
+// A call cut in pieces (pipe_wakeups.h (4)): each piece is the call's event with its share of the
+// bytes, at the call's start and with its duration (the pieces lie inside the call, so no think
+// time comes between them, formats/think_time.h (2)); after the piece that ends at a cut, the
+// wake its followers wait for; before the piece that starts there, its own waits.
+void Resolver::emit_pieces(const Event& e, ItemRef ref, const std::set<uint64_t>& cuts,
+                           std::vector<Event>* events) const {
+  uint64_t from = 0;
+  auto piece = [&](uint64_t to) {
+    Event p = e;
+    p.len = to - from;
+    p.arg1 = e.arg1 + from;
+    events->push_back(p);
+    from = to;
+  };
+  for (const uint64_t cut : cuts) {
+    piece(cut);
+    const std::tuple key{ref.thread, ref.index, cut};
+    if (auto it = piece_wake_.find(key); it != piece_wake_.end()) {
+      const uint64_t uaddr = sync_wakes_.contains(it->second) ? kSyncOrderUaddr : kOrderUaddr;
+      events->push_back(ev::futex_wake(e.ts_ns, it->second, uaddr));
+    }
+    auto [first, last] = piece_wait_.equal_range(key);
+    for (auto it = first; it != last; ++it) {
+      events->push_back(ev::futex_wait(e.ts_ns, it->second, kOrderUaddr, kNoDuration));
+    }
+  }
+  piece(e.len);
 }
 
 // An item's event with its ordering edges: waits for the events it must follow just before it
@@ -522,7 +589,11 @@ void Resolver::emit(const Item& item, ItemRef ref, std::vector<Event>* events,
   for (auto it = first; it != last; ++it) {
     events->push_back(ev::futex_wait(e.ts_ns, it->second, kOrderUaddr, kNoDuration));
   }
-  events->push_back(e);
+  if (auto cut = cuts_.find(key); cut != cuts_.end()) {
+    emit_pieces(e, ref, cut->second, events);
+  } else {
+    events->push_back(e);
+  }
   if (auto it = wake_after_.find(key); it != wake_after_.end()) {
     pending->push_back(PendingWake{it->second, e.ts_ns + (e.has_duration() ? e.duration_ns : 0)});
   }
@@ -767,6 +838,12 @@ ImportedTrace Resolver::run(RecorderInfo recorder) {
   out.meta.recorder.page_size = s_.page_size;
   for (const auto& [name, n] : report_.observations) {
     out.meta.params.emplace_back("observed." + name, std::to_string(n));
+  }
+  if (s_.wmem_default != 0) {
+    out.meta.params.emplace_back(std::string(kWmemDefaultParam), std::to_string(s_.wmem_default));
+  }
+  if (s_.wmem_max != 0) {
+    out.meta.params.emplace_back(std::string(kWmemMaxParam), std::to_string(s_.wmem_max));
   }
   assemble(&out);
   out.ranges = std::move(s_.ranges);

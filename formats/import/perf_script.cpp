@@ -174,6 +174,8 @@ class PerfScriptParser {
     if (is_probe(l.event, kOpenProbePrefix)) return open_path(l);
     if (is_probe(l.event, kPipeProbePrefix)) return pipe_fds(l);
     if (is_probe(l.event, kVectorProbePrefix)) return vector_ranges(l);
+    if (is_probe(l.event, kSockoptProbePrefix)) return sockopt_value(l);
+    if (is_probe(l.event, kSockaddrProbePrefix)) return sockaddr_path(l);
     if (is_observation(l.event)) {
       b_.observation(l.tid, l.ts, l.event, l.payload);
     } else {
@@ -269,6 +271,38 @@ class PerfScriptParser {
       ranges.push_back(r);
     }
     b_.vector_ranges(l.tid, std::move(ranges), vlen);
+    return Status::ok();
+  }
+
+  // "(7f..) val=65536": the int the thread's next setsockopt passes; anything else there (perf
+  // could not read optval) gives none.
+  Status sockopt_value(const Line& l) {
+    constexpr std::string_view kVal = " val=";
+    const size_t at = l.payload.find(kVal);
+    if (at == std::string_view::npos) return Status::ok();
+    std::string_view num = l.payload.substr(at + kVal.size());
+    uint64_t value = 0;
+    if (parse_dec(num.substr(0, num.find(' ')), &value)) b_.sockopt_value(l.tid, value);
+    return Status::ok();
+  }
+
+  // "(7f..) fam=1 path=\"/tmp/s\"": the AF_UNIX address of the thread's next connect or bind.
+  Status sockaddr_path(const Line& l) {
+    constexpr std::string_view kFam = " fam=";
+    constexpr std::string_view kPath = "path=\"";
+    const size_t f = l.payload.find(kFam);
+    const size_t at = l.payload.find(kPath);
+    const size_t end = l.payload.rfind('"');
+    if (f == std::string_view::npos || at == std::string_view::npos || end < at + kPath.size()) {
+      return Status::ok();
+    }
+    std::string_view fam = l.payload.substr(f + kFam.size());
+    uint64_t family = 0;
+    if (!parse_dec(fam.substr(0, fam.find(' ')), &family) || family != kAfUnix) {
+      return Status::ok();
+    }
+    const std::string_view path = l.payload.substr(at + kPath.size(), end - at - kPath.size());
+    if (!path.empty()) b_.sockaddr_path(l.tid, path);
     return Status::ok();
   }
 

@@ -51,6 +51,16 @@ inline constexpr std::string_view kPipeProbePrefix = "mmreplay_pipe";
 // memory followed the array, and a call with more entries keeps its first kVectorProbeRanges.
 inline constexpr std::string_view kVectorProbePrefix = "mmreplay_pmadv";
 inline constexpr size_t kVectorProbeRanges = 16;
+// An entry probe on glibc's setsockopt (the same OpenProbes) fetching the int its optval points
+// at: "probe_libc:mmreplay_sockopt_PID: (7f..) val=65536". It is the value of the thread's next
+// setsockopt (SO_SNDBUF sizes a socket's send buffer, socket_wakeups.h); a val perf could not
+// fetch (optval NULL) is left out.
+inline constexpr std::string_view kSockoptProbePrefix = "mmreplay_sockopt";
+// Entry probes on glibc's connect and bind (the same OpenProbes) fetching the sockaddr's family
+// and, for AF_UNIX, its sun_path: "probe_libc:mmreplay_sockaddr_connect_PID: (7f..) fam=1
+// path=\"/tmp/s\"". The path is the address of the thread's next connect or bind (socket_pairs.h);
+// another family, or an empty path (an abstract name, whose first byte is 0), gives none.
+inline constexpr std::string_view kSockaddrProbePrefix = "mmreplay_sockaddr";
 
 // The fields record asks perf script for (-F), and the command for messages.
 inline constexpr std::string_view kPerfScriptFields = "comm,pid,tid,cpu,time,event,trace";

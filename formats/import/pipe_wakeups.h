@@ -21,11 +21,19 @@
 // are estimates (the sender's sk_sndbuf, not a byte count), so its edges are kept only where the
 // recording agrees: the call waited for began before the waiting call returned.
 //
+// On a channel whose writes are queued in pieces (ChannelLimits::piece: a write of an AF_UNIX
+// stream socket, one skb at a time), a read follows the piece that holds its first byte, not the
+// whole write, and each piece of a write follows the read that made room for its own last byte
+// (4); the importer then replays the write as its pieces, each woken after and waiting before as
+// the edges say.
+//
 // Invariants: (1) calls are added in recorded start order per pipe; (2) every edge goes from a
 // call of one direction to a call of the other direction, by another thread, and from lower to
 // higher byte offsets, so the edges form no cycle within a channel; (3) on a channel with
 // `recorded_order`, every edge's source began before its target ended in the recording, so the
-// edges of several channels (the two directions of a socket) form no cycle either.
+// edges of several channels (the two directions of a socket) form no cycle either; (4) with
+// pieces, no piece exceeds the capacity, so a piece's room comes from a read of earlier pieces'
+// bytes only, and every `from_bytes`/`to_bytes` lies strictly inside its call.
 
 #pragma once
 
@@ -54,6 +62,18 @@ struct PipeCall {
 struct ChannelLimits {
   uint64_t capacity = 0;        // units a writer may queue before it waits; 0: writes never wait
   bool recorded_order = false;  // keep only edges the recorded times agree with (3)
+  // A write is queued in pieces of at most this many units, each readable as soon as it is
+  // queued, each waiting for its own room (an AF_UNIX stream's skbs, socket_wakeups.h (1));
+  // 0: a write is queued whole, as pipe_write() wakes its reader once it is done (4).
+  uint64_t piece = 0;
+};
+
+// An edge of a channel: as OrderEdge, but either end may be a piece of a write (4): the wake
+// comes after the first `from_bytes` units of `from`, the wait before unit `to_bytes` of `to`.
+// 0 stands for the whole call: after its end, before its start.
+struct ChannelEdge : OrderEdge {
+  uint64_t from_bytes = 0;
+  uint64_t to_bytes = 0;
 };
 
 class PipeWakeups {
@@ -61,10 +81,11 @@ class PipeWakeups {
   explicit PipeWakeups(uint64_t page_size) : capacity_(kPipeDefBuffers * page_size) {}
   // The limits of `channel`, before its first call; a channel without them is a pipe.
   void set_limits(uint64_t channel, const ChannelLimits& limits) { limits_[channel] = limits; }
+  bool has_limits(uint64_t channel) const { return limits_.contains(channel); }
   // REQUIRES: calls of one pipe (file id) or channel in start order (1).
   void add(uint64_t file, const PipeCall& call);
-  // The edges (2), at most one into each call.
-  std::vector<OrderEdge> edges() const;
+  // The edges (2), at most one into each call or piece.
+  std::vector<ChannelEdge> edges() const;
   uint64_t slept() const { return slept_; }
 
  private:

@@ -57,7 +57,23 @@ SocketPairing pair_connections(const std::vector<ConnectCall>& connects,
     groups[group_of(c.family, c.sock_type)].connects.push_back(c);
   for (const AcceptCall& a : accepts) groups[group_of(a.family, a.sock_type)].accepts.push_back(a);
   SocketPairing out;
+  // Split by address where each call of a protocol group has one.
+  std::vector<std::pair<std::pair<uint8_t, uint8_t>, Group>> split;
   for (auto& [key, g] : groups) {
+    const bool addressed = std::all_of(g.connects.begin(), g.connects.end(),
+                                       [](const ConnectCall& c) { return !c.address.empty(); }) &&
+                           std::all_of(g.accepts.begin(), g.accepts.end(),
+                                       [](const AcceptCall& a) { return !a.address.empty(); });
+    if (!addressed) {
+      split.emplace_back(key, std::move(g));
+      continue;
+    }
+    std::map<std::string, Group> by_address;
+    for (ConnectCall& c : g.connects) by_address[c.address].connects.push_back(std::move(c));
+    for (AcceptCall& a : g.accepts) by_address[a.address].accepts.push_back(std::move(a));
+    for (auto& [address, sub] : by_address) split.emplace_back(key, std::move(sub));
+  }
+  for (auto& [key, g] : split) {
     std::stable_sort(
         g.connects.begin(), g.connects.end(),
         [](const ConnectCall& a, const ConnectCall& b) { return a.start_ns < b.start_ns; });

@@ -2,7 +2,8 @@
 // connecting one, where the recording holds both (issue 19), so their reads and writes get
 // wake-up edges (socket_wakeups.h).
 //
-// perf prints connect's and bind's addresses only as pointers, so the pairing uses what every
+// perf prints connect's and bind's addresses only as pointers (record's probes on glibc's connect
+// and bind fetch AF_UNIX paths; IP addresses are not fetched), so the pairing uses what every
 // recording has: a listener's accept queue is FIFO (the k-th connection that reached it is the
 // k-th accepted: unix_stream_connect() queues its skb on the listener, unix_accept() takes the
 // first; inet_csk_accept() takes the head of icsk_accept_queue). Connects and accepts are grouped
@@ -12,6 +13,10 @@
 //   (2) it has as many connects as accepts (each client and the server are in the recording);
 //   (3) in connect start order and accept end order, every connect began before its accept
 //       returned.
+// Where every connect and accept of a group has its address (AF_UNIX paths: strace prints them,
+// record's probe on glibc's connect and bind fetches them), the group is split by address first,
+// so two listeners of one protocol are told apart (a connect goes to the listener bound to its
+// address) and (1)-(3) apply to each address.
 // Otherwise none of the group is paired, and its connects and accepts are counted as unpaired:
 // two listeners of one protocol, a server's clients outside the recording, a program's connects
 // to a server outside it. Their reads and writes replay unordered, as a syscall and a copy.
@@ -38,6 +43,7 @@ struct ConnectCall {
   uint64_t start_ns = 0;
   uint8_t family = 0;  // AF_UNIX, AF_INET, AF_INET6 (0: not known)
   uint8_t sock_type = 0;
+  std::string address;  // the address connected to (an AF_UNIX sun_path; "": not known)
 };
 
 struct AcceptCall {
@@ -46,6 +52,7 @@ struct AcceptCall {
   uint32_t listener = UINT32_MAX;  // the listening socket's description (UINT32_MAX: unknown)
   uint8_t family = 0;
   uint8_t sock_type = 0;
+  std::string address;  // the address the listener was bound to ("": not known)
 };
 
 struct SocketPairing {

@@ -18,13 +18,17 @@
 //   (1) SOCK_STREAM: bytes, as a pipe's. The writer's room is its sk_sndbuf, counted in skb
 //       truesize rather than bytes (sock_alloc_send_pskb() waits while sk_wmem_alloc >=
 //       sk_sndbuf, and the wake-up comes at a quarter of it), so the capacity is an estimate:
-//       the default sk_sndbuf of an AF_UNIX socket (net.core.wmem_default, SK_WMEM_MAX), the
-//       recorded order deciding (pipe_wakeups.h (3)). A write is queued in skbs of at most
-//       about 32 KiB (unix_stream_sendmsg(): SKB_MAX_HEAD(0) + UNIX_SKB_FRAGS_SZ), so its
-//       reader may take the first while it copies the next: a read waits for the whole write
-//       that holds its first byte, a little stricter than the kernel for writes over one skb.
+//       the writer's sk_sndbuf as the recording gives it (SocketBuffers: net.core.wmem_default
+//       of the recording machine, or the socket's SO_SNDBUF), the recorded order deciding
+//       (pipe_wakeups.h (3)). An AF_UNIX stream write is queued one skb at a time
+//       (unix_stream_sendmsg(): each skb holds at most min(sk_sndbuf / 2 - 64,
+//       SKB_MAX_HEAD(0) + UNIX_SKB_FRAGS_SZ) bytes, 36,544 with 4 KiB pages, and is queued on
+//       the peer with sk_data_ready() before the next is allocated), and a reader takes what is
+//       queued and returns (unix_stream_read_generic() sleeps only while it has copied nothing):
+//       so a read follows the skb of the write that holds its first byte, and each skb of a write
+//       the read that made its room (the write replays as those pieces, pipe_wakeups.h (4)).
 //       TCP's send buffer grows with the connection (tcp_sndbuf_expand()): its writes get no room
-//       edge, only its reads a data edge.
+//       edge, only its reads a data edge, on the whole write.
 //   (2) SOCK_DGRAM and SOCK_SEQPACKET: messages. A read takes one datagram, the one a write put
 //       in, whatever its bytes (a short buffer truncates it). A connected AF_UNIX pair skips the
 //       receive-queue limit (unix_dgram_sendmsg() checks unix_recvq_full() only when the
@@ -40,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "formats/import/fd_table.h"
 #include "formats/import/pipe_wakeups.h"
@@ -49,6 +54,40 @@ namespace mmreplay::formats::detail {
 // include/net/sock.h: SK_WMEM_MAX, net.core.wmem_default and so a new socket's sk_sndbuf
 // (sock_init_data()), 212992 bytes on x86-64 (_SK_MEM_OVERHEAD * _SK_MEM_PACKETS).
 inline constexpr uint64_t kSkWmemMax = 212992;
+// include/net/sock.h: SOCK_MIN_SNDBUF, the least sk_sndbuf the kernel gives a socket
+// (2 * TCP_SKB_MIN_TRUESIZE, 2 * (2048 + SKB_DATA_ALIGN(sizeof(struct sk_buff))) on x86-64).
+inline constexpr uint64_t kSockMinSndbuf = 4608;
+// include/linux/skbuff.h: SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on x86-64 (17 frags),
+// what SKB_MAX_HEAD(0) leaves of a page for an skb's linear data.
+inline constexpr uint64_t kSkbSharedInfoBytes = 320;
+// net/unix/af_unix.c: UNIX_SKB_FRAGS_SZ (PAGE_SIZE << get_order(32768)), the page fragments of
+// one stream skb.
+inline constexpr uint64_t kUnixSkbFragsBytes = 32768;
+// unix_stream_sendmsg(): "Keep two messages in the pipe so it schedules better": an skb holds at
+// most sk_sndbuf / 2 less this.
+inline constexpr uint64_t kUnixSkbSndbufSlack = 64;
+
+// The header's param that holds the recording machine's net.core.wmem_default, when known.
+inline constexpr std::string_view kWmemDefaultParam = "net.core.wmem_default";
+
+// The send buffers of a recording's sockets: a socket's sk_sndbuf is wmem_default unless its
+// SO_SNDBUF set it (FdTables::Description::sndbuf).
+struct SocketBuffers {
+  uint64_t wmem_default = kSkWmemMax;  // net.core.wmem_default of the recording machine
+  uint64_t page_size = 4096;
+  uint64_t wmem_max = kSkWmemMax;  // net.core.wmem_max: SO_SNDBUF's cap
+};
+
+// The header's param that holds the recording machine's net.core.wmem_max, when known.
+inline constexpr std::string_view kWmemMaxParam = "net.core.wmem_max";
+
+// sk_sndbuf after setsockopt(SO_SNDBUF, val) (net/core/sock.c sk_setsockopt()): val capped at
+// net.core.wmem_max (not for SO_SNDBUFFORCE), doubled for the kernel's overhead, at least
+// SOCK_MIN_SNDBUF.
+uint64_t sk_sndbuf_of(uint64_t val, bool force, uint64_t wmem_max);
+
+// The bytes of one AF_UNIX stream skb for a writer whose sk_sndbuf is `sndbuf` (1).
+uint64_t unix_stream_skb_bytes(uint64_t sndbuf, uint64_t page_size);
 
 // One read or write of a connected socket end: the channel it moves data on, its offset and
 // length in the channel's units, and the channel's limits.
@@ -59,8 +98,10 @@ struct SocketChannelCall {
   ChannelLimits limits;
 };
 
-// Places a call of `bytes` on end `d` in its channel and advances d's count (1)-(3).
+// Places a call of `bytes` on end `d` in its channel and advances d's count (1)-(3); the limits
+// are the writer's: a write's own, a read's as far as `d` knows them (the same defaults).
 // REQUIRES: d.peer != FdTables::kNoPeer; calls of one end in recorded order.
-SocketChannelCall socket_channel_call(FdTables::Description* d, bool write, uint64_t bytes);
+SocketChannelCall socket_channel_call(FdTables::Description* d, bool write, uint64_t bytes,
+                                      const SocketBuffers& buffers);
 
 }  // namespace mmreplay::formats::detail

@@ -274,7 +274,8 @@ bool StraceParser::read_args(Syscall sc, std::string_view args_text, SyscallCall
       if (!flags.empty()) break;
     }
     c->clone_flags_known = !flags.empty() && strace_arg_value(flags, &c->args[0], &unknown);
-  } else if ((sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) || sc == Syscall::kConnect) {
+  } else if ((sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) || sc == Syscall::kConnect ||
+             sc == Syscall::kSetsockopt || sc == Syscall::kBind) {
     // A descriptor call strace could not decode (a bad pointer: "pipe2(0x1, 0) = -1 EFAULT")
     // is not a malformed line: it changes no table (fd_op_of_call) and is counted by name.
     c->fd_args_known = read_fd_args(sc, c, &unknown);
@@ -392,8 +393,48 @@ bool StraceParser::read_fd_args(Syscall sc, SyscallCall* c, uint64_t* unknown) {
     case Syscall::kClose:
     case Syscall::kAccept:
     case Syscall::kAccept4:
-    case Syscall::kConnect:
       return fd_arg(0);
+    case Syscall::kConnect:
+    case Syscall::kBind: {
+      // connect(5, {sa_family=AF_UNIX, sun_path="/tmp/a"}, 110): the address, for pairing
+      // (an abstract name prints as sun_path=@"name").
+      if (!fd_arg(0)) return false;
+      if (args_.size() < 2) return true;
+      constexpr std::string_view kSunPath = "sun_path=";
+      std::string_view a = args_[1];
+      const size_t at = a.find(kSunPath);
+      if (at == std::string_view::npos) return true;
+      a = a.substr(at + kSunPath.size());
+      const bool abstract = a.starts_with('@');
+      if (abstract) a.remove_prefix(1);
+      if (!a.starts_with('"')) return true;
+      const size_t end = a.find('"', 1);
+      if (end == std::string_view::npos) return true;
+      c->path = (abstract ? "@" : "") + std::string(a.substr(1, end - 1));
+      return true;
+    }
+    case Syscall::kSetsockopt: {
+      // setsockopt(3<UNIX:[9]>, SOL_SOCKET, SO_SNDBUF, [65536], 4): the int behind optval.
+      if (!fd_arg(0) || args_.size() < 4) return false;
+      auto named = [&](size_t i, std::string_view name, uint64_t value) {
+        const std::string_view a = trim(args_[i]);
+        if (a == name) {
+          c->args[i] = value;
+          return true;
+        }
+        return parse_u64(a, &c->args[i]);
+      };
+      const std::string_view name = trim(args_[2]);
+      if (!named(1, "SOL_SOCKET", kSolSocket) ||
+          !named(2, name == "SO_SNDBUFFORCE" ? "SO_SNDBUFFORCE" : "SO_SNDBUF",
+                 name == "SO_SNDBUFFORCE" ? kSoSndbufforce : kSoSndbuf)) {
+        return true;  // another level or option: no descriptor change (counted as ignored)
+      }
+      std::string_view v = trim(args_[3]);
+      if (v.starts_with('[') && v.ends_with(']')) v = v.substr(1, v.size() - 2);
+      c->optval_known = parse_u64(trim(v), &c->args[3]);
+      return true;
+    }
     default:  // eventfd, eventfd2: the kind is the call's
       return true;
   }

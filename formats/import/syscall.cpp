@@ -65,6 +65,8 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     "recvmsg",
     // file descriptors, appended
     "connect",
+    "setsockopt",
+    "bind",
 };
 
 }  // namespace

@@ -79,8 +79,14 @@ enum class Syscall : uint8_t {
   // A descriptor call (fd_table.h), appended: a connected socket may be paired with the socket
   // its listener accepted (socket_pairs.h).
   kConnect,  // fd, uservaddr, addrlen                            -> 0 (-EINPROGRESS: under way)
+  // A descriptor call, appended: SO_SNDBUF/SO_SNDBUFFORCE size a socket's send buffer
+  // (socket_wakeups.h); other options change nothing modelled (counted as ignored).
+  kSetsockopt,  // fd, level, optname, optval, optlen              -> 0
+  // A descriptor call, appended: the address a listener is bound to, for pairing its accepts with
+  // the connects to that address (socket_pairs.h).
+  kBind,  // fd, umyaddr, addrlen                                   -> 0
 };
-inline constexpr size_t kSyscallCount = 55;
+inline constexpr size_t kSyscallCount = 57;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -108,13 +114,17 @@ struct SyscallCall {
   bool clone_flags_known = true;  // false for clone3 seen by perf (flags sit behind a pointer)
   std::vector<Range> ranges;      // process_madvise, where the tool decoded the iovec
   // What strace shows and perf does not (formats/import/fd_table.h):
-  std::string path;              // open/openat/creat: the file name; memfd_create: its name
+  std::string path;              // open/openat/creat: the file name; memfd_create: its name;
+                                 // connect, bind: an AF_UNIX address's sun_path (socket_pairs.h)
   std::string fd_path;           // -y: what the call's first fd argument points at ("/dev/null",
                                  //     "pipe:[123]", "TCP:[...]"), "" when not printed
   std::string ret_path;          // -y: what a returned fd points at ("= 3</tmp/x>")
   std::vector<int32_t> fds_out;  // pipe, pipe2, socketpair: the two fds of "[3, 4]"
   std::vector<std::string> fds_out_paths;  // and their -y paths, where printed
   bool fd_args_known = true;  // false: strace printed a descriptor call it could not decode
+  // setsockopt: args[3] is the int optval points at (strace prints it; record's probe on glibc's
+  // setsockopt fetches it), not the pointer perf's tracepoint prints.
+  bool optval_known = false;
 };
 
 // Linux constants the importers interpret (include/uapi/linux/sched.h, mman-common.h).
@@ -162,6 +172,10 @@ inline constexpr uint64_t kFutexWakeBitset = 10;
 inline constexpr uint64_t kFutexCmpRequeuePi = 12;
 // include/uapi/asm-generic/errno.h: a non-blocking connect that is under way.
 inline constexpr int64_t kEinprogress = 115;
+// include/uapi/asm-generic/socket.h: the setsockopt level and options that size a send buffer.
+inline constexpr uint64_t kSolSocket = 1;
+inline constexpr uint64_t kSoSndbuf = 7;
+inline constexpr uint64_t kSoSndbufforce = 32;
 // Return values in [-4095, -1] are -errno (include/linux/err.h, MAX_ERRNO).
 inline constexpr uint64_t kMaxErrno = 4095;
 inline bool is_error_return(int64_t ret) {

@@ -128,11 +128,13 @@ void known_gap(const std::string& program, const std::string& check, const std::
 class RealPrograms : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    // ctest runs each test in a process of its own: the folder is kept, and each test empties
+    // only its own folder (check()), so every test's files stay for a look after the run.
     work_ = fs::path(REAL_WORK_DIR);
-    fs::remove_all(work_);
     fs::create_directories(work_);
     // Can this machine record? record's own message says why not.
     fs::path log = work_ / "probe.log";
+    fs::remove(log);  // run() appends
     Completed probe =
         run({REAL_TRACE_REPLAY, "record", "-o", (work_ / "probe.mmtrace").string(), "--", "true"},
             {}, log);
@@ -146,6 +148,7 @@ class RealPrograms : public ::testing::Test {
   // Writes a fresh `calibrate --quick` profile to work_/profile.json; the error, or "".
   static std::string calibrate() {
     fs::path cal_log = work_ / "calibrate.log";
+    fs::remove(cal_log);
     Completed cal =
         run({REAL_TRACE_REPLAY, "calibrate", "--quick", "-o", (work_ / "profile.json").string()},
             {}, cal_log);
@@ -201,8 +204,11 @@ class RealPrograms : public ::testing::Test {
     *replay_run = nlohmann::json::parse(read_text(json)).at("runs").at(0);
   }
 
-  static void check(const Program& p, const RunCheck& also = {}) {
-    fs::path dir = work_ / p.name;
+  // Files go to work_/`folder` (default: the program's name): one folder per test, so two tests of
+  // one program keep their logs, traces and replays apart.
+  static void check(const Program& p, const RunCheck& also = {}, const std::string& folder = "") {
+    fs::path dir = work_ / (folder.empty() ? p.name : folder);
+    fs::remove_all(dir);
     fs::create_directories(dir);
     fs::path log = dir / "log.txt";
     std::vector<std::string> cmd = {std::string(REAL_PROGRAMS_DIR) + "/" + p.name};
@@ -374,13 +380,13 @@ void expect_socket_edges(const fs::path& log) {
 }
 
 TEST_F(RealPrograms, StreamSocketPairBetweenProcesses) {
-  check({"socket_pair", {"stream"}, {}, {}, "", ""}, socket_pair_io());
-  expect_socket_edges(work_ / "socket_pair" / "log.txt");
+  check({"socket_pair", {"stream"}, {}, {}, "", ""}, socket_pair_io(), "socket_pair-stream");
+  expect_socket_edges(work_ / "socket_pair-stream" / "log.txt");
 }
 
 TEST_F(RealPrograms, DatagramSocketPairBetweenProcesses) {
-  check({"socket_pair", {"dgram"}, {}, {}, "", ""}, socket_pair_io());
-  expect_socket_edges(work_ / "socket_pair" / "log.txt");
+  check({"socket_pair", {"dgram"}, {}, {}, "", ""}, socket_pair_io(), "socket_pair-dgram");
+  expect_socket_edges(work_ / "socket_pair-dgram" / "log.txt");
 }
 
 TEST_F(RealPrograms, ThreadedMallocChurn) {

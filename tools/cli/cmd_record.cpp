@@ -90,6 +90,21 @@ bool parse_events(const std::string& list, std::vector<std::string>* syscalls, b
   return true;
 }
 
+// net.core.wmem_default: the send buffer a new socket got on this machine, and wmem_max, the cap
+// on SO_SNDBUF (socket_wakeups.h).
+constexpr const char* kWmemDefaultPath = "/proc/sys/net/core/wmem_default";
+constexpr const char* kWmemMaxPath = "/proc/sys/net/core/wmem_max";
+
+// A sysctl's number; 0 when it cannot be read.
+uint64_t read_sysctl(const char* path) {
+  std::FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return 0;
+  unsigned long long bytes = 0;
+  const bool ok = std::fscanf(f, "%llu", &bytes) == 1;
+  std::fclose(f);
+  return ok ? bytes : 0;
+}
+
 uint64_t file_bytes(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
@@ -275,7 +290,15 @@ Status record(const RecordArgs& a, int* exit) {
   }
   formats::ImportedTrace trace;
   formats::ImportReport report;
-  if (s) s = formats::import_file(formats::ImportFormat::kPerfScript, text, &trace, &report);
+  // What the kernel gave the command's sockets (read after the run: a sysctl changed meanwhile
+  // is not seen).
+  formats::ImportOptions import_options;
+  import_options.wmem_default = read_sysctl(kWmemDefaultPath);
+  import_options.wmem_max = read_sysctl(kWmemMaxPath);
+  if (s) {
+    s = formats::import_file(formats::ImportFormat::kPerfScript, text, &trace, &report,
+                             import_options);
+  }
   const std::string out = output_path(a);
   if (s) {
     // The command is the first thread perf saw (perf enables the events at its exec).

@@ -6,6 +6,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +53,10 @@ std::vector<std::string> default_record_syscalls() {
           // sockets: their data by the socket calls' names, and connects for pairing the ends
           // (formats/import/socket_wakeups.h, socket_pairs.h)
           "sendto", "recvfrom", "sendmsg", "recvmsg", "connect",
+          // a socket's send buffer (SO_SNDBUF), whose value record's probe fetches
+          "setsockopt",
+          // the addresses listeners are bound to (their sun_path by record's probe)
+          "bind",
           // blocking calls: their durations are the threads' off-CPU time (block events)
           "futex", "nanosleep", "clock_nanosleep", "poll", "ppoll", "epoll_wait", "epoll_pwait",
           "select", "pselect6", "wait4", "waitid",
@@ -314,6 +319,36 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
     int status = 0;
     const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a", spec}, "/dev/null",
                                  /*quiet_stderr=*/true, &wall, &status);
+    if (s && status == 0) {
+      added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
+      events_ += (events_.empty() ? "" : ",") + added_.back();
+    }
+  }
+  // setsockopt(fd, level, optname, optval (%cx), optlen): SO_SNDBUF's int sits behind optval,
+  // which sys_enter_setsockopt prints only as a pointer. An entry probe fetches it.
+  {
+    const std::string name = fmt::format("{}_{}", formats::kSockoptProbePrefix, ::getpid());
+    uint64_t wall = 0;
+    int status = 0;
+    const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a",
+                                  fmt::format("{}=setsockopt val=+0(%cx):s32", name)},
+                                 "/dev/null", /*quiet_stderr=*/true, &wall, &status);
+    if (s && status == 0) {
+      added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
+      events_ += (events_.empty() ? "" : ",") + added_.back();
+    }
+  }
+  // connect(fd, addr (%si), len) and bind(fd, addr (%si), len): an AF_UNIX sockaddr is the
+  // family (2 bytes) then sun_path, which the tracepoints print only as a pointer.
+  for (const char* function : {"connect", "bind"}) {
+    const std::string name =
+        fmt::format("{}_{}_{}", formats::kSockaddrProbePrefix, function, ::getpid());
+    uint64_t wall = 0;
+    int status = 0;
+    const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a",
+                                  fmt::format("{}={} fam=+0(%si):u16 path=+{}(%si):string", name,
+                                              function, offsetof(struct sockaddr_un, sun_path))},
+                                 "/dev/null", /*quiet_stderr=*/true, &wall, &status);
     if (s && status == 0) {
       added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
       events_ += (events_.empty() ? "" : ",") + added_.back();

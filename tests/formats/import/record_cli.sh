@@ -94,6 +94,20 @@ case "$CASE" in
       grep -Eq "input.bin \(regular, existed" info.out || fail "input not named: $(cat info.out)"
     fi
     ;;
+  socket_buffer)
+    # The send buffer the kernel gives a new socket here (net.core.wmem_default) and the cap on
+    # SO_SNDBUF (wmem_max) go into the header, for the socket wake-ups the import derives
+    # (formats/import/socket_wakeups.h).
+    skip_without_perf
+    "$TR" record -o true.mmtrace -- true 2>true.err || fail "$(cat true.err)"
+    "$TR" info --json true.mmtrace >info.out || fail "info: $(cat info.out)"
+    want=$(cat /proc/sys/net/core/wmem_default)
+    grep -q "\"net.core.wmem_default\": \"$want\"" info.out ||
+      fail "no net.core.wmem_default $want in the header: $(cat info.out)"
+    want=$(cat /proc/sys/net/core/wmem_max)
+    grep -q "\"net.core.wmem_max\": \"$want\"" info.out ||
+      fail "no net.core.wmem_max $want in the header: $(cat info.out)"
+    ;;
   *)
     fail "unknown case $CASE"
     ;;

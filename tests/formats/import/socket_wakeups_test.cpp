@@ -170,11 +170,25 @@ TEST(SocketWakeups, DatagramsCountMessagesNotBytes) {
   EXPECT_EQ(edges[2], (Edge{10, kWrite, 30, 11, kRead, 30, kSyncOrderUaddr}));
 }
 
+// One AF_UNIX stream skb with the default sk_sndbuf and 4 KiB pages: SKB_MAX_HEAD(0) +
+// UNIX_SKB_FRAGS_SZ = (4096 - 320) + 32768 (below sk_sndbuf / 2 - 64 = 106432).
+constexpr uint64_t kSkb = 36544;
+
+TEST(SocketWakeups, AnAfUnixStreamSkbIsAPageOfHeadAndItsFragsOrHalfTheSendBuffer) {
+  EXPECT_EQ(detail::unix_stream_skb_bytes(detail::kSkWmemMax, 4096), kSkb);
+  // A small SO_SNDBUF: half of it less 64 ("keep two messages in the pipe").
+  EXPECT_EQ(detail::unix_stream_skb_bytes(16384, 4096), 16384u / 2 - 64);
+  // 64 KiB pages: the head is a page less the shared info, the frags one page (with a send
+  // buffer big enough; the default's half is smaller).
+  EXPECT_EQ(detail::unix_stream_skb_bytes(1 << 20, 65536), 65536u - 320 + 65536);
+  EXPECT_EQ(detail::unix_stream_skb_bytes(detail::kSkWmemMax, 65536), detail::kSkWmemMax / 2 - 64);
+}
+
 // A stream writer whose send buffer is full waits for the read that freed it: with 64 KiB
-// writes, the fourth write's last byte needs the room the first read made (sk_sndbuf bytes back),
-// the fifth's the second read's. Only edges the recording agrees with are kept: a read that began
-// after the write returned did not wake it (here: the reader was late, the real sk_sndbuf was
-// bigger than the default).
+// writes, each queued as two skbs, the fourth write's first skb needs the room the first read
+// made (sk_sndbuf bytes back), the fifth's the second read's. Only edges the recording agrees
+// with are kept: a read that began after the write returned did not wake it (here: the reader was
+// late, the real sk_sndbuf was bigger than the default).
 TEST(SocketWakeups, AStreamWriteFollowsTheReadThatMadeItsRoomWhereTheRecordingAgrees) {
   constexpr uint64_t kBlock = 64 * 1024;
   static_assert(4 * kBlock > detail::kSkWmemMax && 3 * kBlock < detail::kSkWmemMax);
@@ -194,16 +208,177 @@ TEST(SocketWakeups, AStreamWriteFollowsTheReadThatMadeItsRoomWhereTheRecordingAg
     }
     return out;
   };
-  // Each read 5 us after its write: writes 4 and 5 follow reads 1 and 2.
+  // Each read 5 us after its write: writes 4 and 5 follow reads 1 and 2; each read follows the
+  // first skb of its write.
   std::vector<Edge> edges = run(1.000015);
   EXPECT_EQ(edges.size(), 7u);  // five reads after their writes, two writes after their room
   std::vector<Edge> room = room_edges(edges);
   ASSERT_EQ(room.size(), 2u);
-  EXPECT_EQ(room[0], (Edge{11, kRead, kBlock, 10, kWrite, kBlock, kSyncOrderUaddr}));
+  EXPECT_EQ(room[0], (Edge{11, kRead, kBlock, 10, kWrite, kSkb, kSyncOrderUaddr}));
   // The reads all after the writes returned: no write waited for one.
   edges = run(1.000200);
   EXPECT_EQ(edges.size(), 5u);
   EXPECT_TRUE(room_edges(edges).empty());
+}
+
+// unix_stream_sendmsg() queues each skb and wakes the reader before it copies the next, and
+// unix_stream_read_generic() returns with what is queued: a read follows the skb that holds its
+// first byte. A 100,000-byte write is three skbs (36,544, 36,544, 26,912 bytes); its reader takes
+// them in three reads, and the write replays as three pieces, each waking one read.
+TEST(SocketWakeups, AStreamReadFollowsTheSkbThatHoldsItsFirstByteNotTheWholeWrite) {
+  constexpr uint64_t kBytes = 100000;
+  ImportReport r;
+  const std::string text =
+      socketpair(1) + thread11() + io(10, 10, 1.000010, "write", 3, kBytes, 30e-6) +
+      io(10, 11, 1.000015, "read", 4, kSkb) + io(10, 11, 1.000025, "read", 4, kSkb) +
+      io(10, 11, 1.000035, "read", 4, kBytes - 2 * kSkb);
+  const ImportedTrace t = import_perf(text, &r);
+  const std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 3u);
+  EXPECT_EQ(edges[0], (Edge{10, kWrite, kSkb, 11, kRead, kSkb, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{10, kWrite, kSkb, 11, kRead, kSkb, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[2],
+            (Edge{10, kWrite, kBytes - 2 * kSkb, 11, kRead, kBytes - 2 * kSkb, kSyncOrderUaddr}));
+  EXPECT_EQ(r.socket_writes_in_pieces, 1u);
+  EXPECT_EQ(r.socket_write_pieces, 3u);
+  EXPECT_NE(format_report(r).find("1 AF_UNIX stream writes replayed as 3 pieces"),
+            std::string::npos);
+  // The pieces are the write: its bytes in order, each at the call's start and with its duration
+  // (no think time between them), and the stream stays in time order.
+  uint64_t bytes = 0;
+  for (const Event& e : t.streams[0]) {
+    if (e.kind != kWrite) continue;
+    EXPECT_EQ(e.arg1, bytes);
+    EXPECT_EQ(e.ts_ns, 1000010000u);
+    EXPECT_EQ(e.duration_ns, 30000u);
+    bytes += e.len;
+  }
+  EXPECT_EQ(bytes, kBytes);
+  EXPECT_TRUE(testing::streams_ordered(t));
+}
+
+// A read that took a whole write (it came after the write returned) still follows only the skb of
+// its first byte: the edge is looser than the recording, never stricter. A datagram socket's
+// write is one message, never cut.
+TEST(SocketWakeups, OnlyAfUnixStreamWritesAreCutInSkbs) {
+  constexpr uint64_t kBytes = 100000;
+  for (int type : {1, 2}) {
+    ImportReport r;
+    const std::string text = socketpair(type) + thread11() +
+                             io(10, 10, 1.000010, "write", 3, kBytes, 30e-6) +
+                             io(10, 11, 1.000050, "read", 4, kBytes);
+    const std::vector<Edge> edges = order_edges(import_perf(text, &r));
+    ASSERT_EQ(edges.size(), 1u) << "type " << type;
+    EXPECT_EQ(edges[0].waker_len, type == 1 ? kSkb : kBytes) << "type " << type;
+    EXPECT_EQ(r.socket_write_pieces, type == 1 ? 2u : 0u) << "type " << type;
+  }
+}
+
+// The recording machine's net.core.wmem_default sizes the send buffer: at 16 KiB an skb holds
+// 8,128 bytes and the writer may queue 16 KiB before it waits. A 64 KiB write is then eight skbs;
+// its reader takes 8 KiB a call, and from the third skb on each skb waits for the read that made
+// its room, while each read follows the skb of its first byte. The value is kept in the header.
+TEST(SocketWakeups, TheRecordingMachinesSendBufferSizesSkbsAndRoom) {
+  constexpr uint64_t kSndbuf = 16384;
+  constexpr uint64_t kPiece = kSndbuf / 2 - 64;
+  constexpr uint64_t kBytes = 8 * kPiece;
+  std::string text = socketpair(1) + thread11() + io(10, 10, 1.000010, "write", 3, kBytes, 100e-6);
+  for (int k = 0; k < 8; ++k) text += io(10, 11, 1.000012 + k * 10e-6, "read", 4, kPiece);
+  ImportReport r;
+  ImportedTrace t;
+  const Status s =
+      import_text(ImportFormat::kPerfScript, "sock.txt", text, &t, &r, ImportOptions{kSndbuf});
+  ASSERT_TRUE(s) << s.message();
+  const std::vector<Edge> edges = order_edges(t);
+  uint64_t data = 0;
+  uint64_t room = 0;
+  for (const Edge& e : edges) {
+    if (e.waker_kind == kWrite) {
+      ++data;
+      EXPECT_EQ(e.waker_len, kPiece);
+    } else {
+      ++room;
+      EXPECT_EQ(e.waiter_len, kPiece);  // a piece of the write waits, not the whole write
+    }
+  }
+  EXPECT_EQ(data, 8u);
+  // Pieces 3..8 end past the 16 KiB of room: each needs the read of the piece two before it.
+  EXPECT_EQ(room, 6u);
+  EXPECT_EQ(r.socket_write_pieces, 8u);
+  EXPECT_TRUE(testing::streams_ordered(t));
+  bool kept = false;
+  for (const auto& [key, value] : t.meta.params) {
+    kept = kept || (key == "net.core.wmem_default" && value == "16384");
+  }
+  EXPECT_TRUE(kept);
+  // With the default send buffer the same write is two skbs and never waits for room.
+  const ImportedTrace d = import_perf(text, &r);
+  for (const Edge& e : order_edges(d)) EXPECT_EQ(e.waker_kind, kWrite);
+  EXPECT_EQ(r.socket_write_pieces, 2u);
+}
+
+// sk_setsockopt(): SO_SNDBUF's value capped at net.core.wmem_max, doubled, at least
+// SOCK_MIN_SNDBUF; SO_SNDBUFFORCE is not capped.
+TEST(SocketWakeups, SetsockoptSndbufDoublesTheValueUnderWmemMax) {
+  EXPECT_EQ(detail::sk_sndbuf_of(8192, false, detail::kSkWmemMax), 16384u);
+  EXPECT_EQ(detail::sk_sndbuf_of(1 << 20, false, detail::kSkWmemMax), 2 * detail::kSkWmemMax);
+  EXPECT_EQ(detail::sk_sndbuf_of(1 << 20, true, detail::kSkWmemMax), uint64_t{2} << 20);
+  EXPECT_EQ(detail::sk_sndbuf_of(100, false, detail::kSkWmemMax), detail::kSockMinSndbuf);
+}
+
+// The writer's SO_SNDBUF sizes its skbs: strace prints the value, setsockopt(fd, SOL_SOCKET,
+// SO_SNDBUF, [8192]) gives sk_sndbuf 16384 and skbs of 8,128 bytes, so a read of the 20,000-byte
+// write follows its first skb, and the write's third skb, past the 16 KiB of room, the read.
+// Another option changes nothing and is counted as ignored.
+TEST(SocketWakeups, StraceSetsockoptSndbufSizesTheWritersSkbs) {
+  ImportReport r;
+  ImportedTrace t;
+  const Status s = import_text(
+      ImportFormat::kStrace, "sndbuf.strace",
+      "7 1.000000 socketpair(AF_UNIX, SOCK_STREAM, 0, [3<UNIX:[11]>, 4<UNIX:[12]>]) = 0 "
+      "<0.000001>\n"
+      "7 1.000001 setsockopt(3<UNIX:[11]>, SOL_SOCKET, SO_SNDBUF, [8192], 4) = 0 <0.000001>\n"
+      "7 1.000002 setsockopt(3<UNIX:[11]>, SOL_SOCKET, SO_RCVBUF, [8192], 4) = 0 <0.000001>\n"
+      "7 1.000010 clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|"
+      "CLONE_THREAD|CLONE_SYSVSEM) = 8 <0.000002>\n"
+      "7 1.000020 write(3<UNIX:[11]>, \"\"..., 20000) = 20000 <0.000010>\n"
+      "8 1.000022 read(4<UNIX:[12]>, \"\"..., 65536) = 8128 <0.000001>\n",
+      &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.socket_sndbuf_set, 1u);
+  EXPECT_EQ(r.ignored_by_name["setsockopt"], 1u);  // SO_RCVBUF
+  // The read follows the first skb; the third skb (past 16 KiB of room) follows the read.
+  const std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0], (Edge{8, kRead, 8128, 7, kWrite, 20000 - 2 * 8128, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{7, kWrite, 8128, 8, kRead, 8128, kSyncOrderUaddr}));
+  EXPECT_NE(format_report(r).find("1 setsockopt SO_SNDBUF calls sized their socket's send buffer"),
+            std::string::npos);
+}
+
+// Under perf the value sits behind a pointer: record's entry probe on glibc's setsockopt fetches
+// it for the thread's next setsockopt. Without the probe the socket keeps the default, counted.
+TEST(SocketWakeups, PerfSetsockoptTakesItsValueFromRecordsProbe) {
+  const std::string setsockopt = call(10, 10, 1.000001, "setsockopt",
+                                      "fd: 0x3, level: 0x1, optname: 0x7, optval: 0x7ffc3000, "
+                                      "optlen: 0x4",
+                                      "0x0");
+  const std::string probe =
+      "p 10/10 [0] 1.000000900: probe_libc:mmreplay_sockopt_99: (7f0000002000) val=8192\n";
+  const std::string data = thread11() + io(10, 10, 1.000010, "write", 3, 20000, 10e-6) +
+                           io(10, 11, 1.000012, "read", 4, 8128);
+  ImportReport r;
+  std::vector<Edge> edges = order_edges(import_perf(socketpair(1) + probe + setsockopt + data, &r));
+  EXPECT_EQ(r.socket_sndbuf_set, 1u);
+  ASSERT_EQ(edges.size(), 2u);  // the read after the first skb, the third skb after the read
+  EXPECT_EQ(edges[1].waker_len, 8128u);
+  EXPECT_EQ(edges[0].waiter_len, 20000u - 2 * 8128);
+  edges = order_edges(import_perf(socketpair(1) + setsockopt + data, &r));
+  EXPECT_EQ(r.socket_sndbuf_unknown, 1u);
+  EXPECT_NE(format_report(r).find("1 with the value not recorded (the default kept)"),
+            std::string::npos);
+  ASSERT_EQ(edges.size(), 1u);
+  EXPECT_EQ(edges[0].waker_len, 20000u);  // one skb with the default send buffer
 }
 
 // A socket whose other end is not in the recording (socket() and its data, nothing paired) is
@@ -313,6 +488,93 @@ TEST(SocketPairs, StraceNamesPairTheEndsWhereTheOrderCannot) {
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(r.socket_connections_paired, 2u);
   EXPECT_EQ(r.socket_connects_unpaired, 0u);
+  const std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0], (Edge{8, kWrite, 10, 7, kRead, 10, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{8, kWrite, 20, 7, kRead, 20, kSyncOrderUaddr}));
+}
+
+// Two listeners of one protocol, bound to /tmp/a and /tmp/b; the client connects to b, then a,
+// while the server accepts a first. By order alone that is no choice the data leaves (two
+// listeners): with the addresses (record's probes on glibc's bind and connect; perf prints the
+// sockaddr as a pointer) each connect is paired with the accept of the listener bound there.
+std::string two_listeners(bool probes) {
+  auto addr = [&](uint64_t tid, double ts, std::string_view fn, std::string_view path) {
+    if (!probes) return std::string();
+    return fmt::format(
+        "p 10/{} [0] {:.9f}: probe_libc:mmreplay_sockaddr_{}_99: (7f0000003000) fam=1 "
+        "path=\"{}\"\n",
+        tid, ts - 0.0000001, fn, path);
+  };
+  const std::string sock = "family: 0x1, type: 0x1, protocol: 0x0";
+  std::string text =
+      call(10, 10, 1.0, "socket", sock, "0x3") + addr(10, 1.000001, "bind", "/tmp/a") +
+      call(10, 10, 1.000001, "bind", "fd: 0x3, umyaddr: 0x7ffc1000, addrlen: 0x6e", "0x0") +
+      call(10, 10, 1.000002, "socket", sock, "0x4") + addr(10, 1.000003, "bind", "/tmp/b") +
+      call(10, 10, 1.000003, "bind", "fd: 0x4, umyaddr: 0x7ffc1000, addrlen: 0x6e", "0x0") +
+      thread11();
+  int fd = 5;
+  double ts = 1.000010;
+  for (std::string_view path : {"/tmp/b", "/tmp/a"}) {
+    text += call(10, 11, ts, "socket", sock, fmt::format("{:#x}", fd));
+    text += addr(11, ts + 1e-6, "connect", path);
+    text += call(10, 11, ts + 1e-6, "connect",
+                 fmt::format("fd: {:#x}, uservaddr: 0x7ffc2000, addrlen: 0x6e", fd), "0x0");
+    ++fd;
+    ts += 5e-6;
+  }
+  text += call(10, 10, 1.000030, "accept4",
+               "fd: 0x3, upeer_sockaddr: 0x0, upeer_addrlen: 0x0, flags: 0x0", "0x7");
+  text += call(10, 10, 1.000031, "accept4",
+               "fd: 0x4, upeer_sockaddr: 0x0, upeer_addrlen: 0x0, flags: 0x0", "0x8");
+  text += io(10, 11, 1.000040, "write", 6, 100);  // to /tmp/a: accepted as fd 7
+  text += io(10, 11, 1.000041, "write", 5, 50);   // to /tmp/b: accepted as fd 8
+  text += io(10, 10, 1.000050, "read", 7, 100);
+  text += io(10, 10, 1.000051, "read", 8, 50);
+  return text;
+}
+
+TEST(SocketPairs, AddressesTellTwoListenersApart) {
+  ImportReport r;
+  ImportedTrace t = import_perf(two_listeners(true), &r);
+  EXPECT_EQ(r.socket_connections_paired, 2u);
+  EXPECT_EQ(r.socket_connects_unpaired, 0u);
+  std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0], (Edge{11, kWrite, 100, 10, kRead, 100, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{11, kWrite, 50, 10, kRead, 50, kSyncOrderUaddr}));
+  // Without the probes: two listeners of one protocol, nothing paired.
+  t = import_perf(two_listeners(false), &r);
+  EXPECT_EQ(r.socket_connections_paired, 0u);
+  EXPECT_EQ(r.socket_connects_unpaired, 2u);
+  EXPECT_TRUE(order_edges(t).empty());
+}
+
+// strace without -yy prints the sockaddr: the same pairing from sun_path.
+TEST(SocketPairs, StraceSunPathsTellTwoListenersApart) {
+  ImportReport r;
+  ImportedTrace t;
+  const Status s = import_text(
+      ImportFormat::kStrace, "sun.strace",
+      "7 1.000000 socket(AF_UNIX, SOCK_STREAM, 0) = 3 <0.000001>\n"
+      "7 1.000001 bind(3, {sa_family=AF_UNIX, sun_path=\"/tmp/a\"}, 110) = 0 <0.000001>\n"
+      "7 1.000002 socket(AF_UNIX, SOCK_STREAM, 0) = 4 <0.000001>\n"
+      "7 1.000003 bind(4, {sa_family=AF_UNIX, sun_path=@\"b\"}, 110) = 0 <0.000001>\n"
+      "7 1.000004 clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|"
+      "CLONE_THREAD|CLONE_SYSVSEM) = 8 <0.000002>\n"
+      "8 1.000010 socket(AF_UNIX, SOCK_STREAM, 0) = 5 <0.000001>\n"
+      "8 1.000011 connect(5, {sa_family=AF_UNIX, sun_path=@\"b\"}, 110) = 0 <0.000001>\n"
+      "8 1.000012 socket(AF_UNIX, SOCK_STREAM, 0) = 6 <0.000001>\n"
+      "8 1.000013 connect(6, {sa_family=AF_UNIX, sun_path=\"/tmp/a\"}, 110) = 0 <0.000001>\n"
+      "7 1.000020 accept4(3, NULL, NULL, 0) = 9 <0.000001>\n"
+      "7 1.000021 accept4(4, NULL, NULL, 0) = 10 <0.000001>\n"
+      "8 1.000030 write(6, \"a\", 10) = 10 <0.000001>\n"
+      "8 1.000031 write(5, \"b\", 20) = 20 <0.000001>\n"
+      "7 1.000040 read(9, \"a\", 100) = 10 <0.000001>\n"
+      "7 1.000041 read(10, \"b\", 100) = 20 <0.000001>\n",
+      &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.socket_connections_paired, 2u);
   const std::vector<Edge> edges = order_edges(t);
   ASSERT_EQ(edges.size(), 2u);
   EXPECT_EQ(edges[0], (Edge{8, kWrite, 10, 7, kRead, 10, kSyncOrderUaddr}));
