@@ -179,14 +179,15 @@ class PteTables {
   // Returns true when the PTE page for `addr` had to be allocated (pte_alloc()).
   bool ensure(uint64_t addr) {
     const uint64_t pmd = addr >> PMD_SHIFT;
-    if (pmd == last_) return false;  // faults come in runs within one 2 MiB region
-    last_ = pmd;
+    uint64_t& known = known_[known_slot(pmd)];
+    if (known == pmd) return false;  // faults come in runs within one 2 MiB region per task
+    known = pmd;
     return pmds_.insert(pmd).second;
   }
   bool has(uint64_t addr) const { return pmds_.count(addr >> PMD_SHIFT) != 0; }
   // Drops the PTE page covering `pmd_index`; returns true when it existed.
   bool drop(uint64_t pmd_index) {
-    if (pmd_index == last_) last_ = kNoPmd;
+    if (uint64_t& known = known_[known_slot(pmd_index)]; known == pmd_index) known = kNoPmd;
     return pmds_.erase(pmd_index) != 0;
   }
   size_t size() const { return pmds_.size(); }
@@ -211,8 +212,18 @@ class PteTables {
 
  private:
   static constexpr uint64_t kNoPmd = ~uint64_t{0};
+  // pmds known to be in pmds_, the last ensure()d in each slot by pmd index modulo kKnownSlots:
+  // one last-pmd value missed on nearly every fault once many tasks of an mm fault in turn, and
+  // each miss was a hash lookup. Host-side only.
+  static constexpr size_t kKnownSlots = 256;
+  static size_t known_slot(uint64_t pmd) { return static_cast<size_t>(pmd % kKnownSlots); }
+  static std::array<uint64_t, kKnownSlots> no_pmds() {
+    std::array<uint64_t, kKnownSlots> a;
+    a.fill(kNoPmd);
+    return a;
+  }
   std::unordered_set<uint64_t> pmds_;
-  uint64_t last_ = kNoPmd;  // the pmd of the last ensure(), known to be present
+  std::array<uint64_t, kKnownSlots> known_ = no_pmds();
 };
 
 }  // namespace mmreplay::kernelsim

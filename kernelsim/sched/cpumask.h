@@ -31,7 +31,22 @@ class CpuMask {
     for (uint64_t w : words_) n += static_cast<uint32_t>(std::popcount(w));
     return n;
   }
-  bool empty() const { return weight() == 0; }
+  bool empty() const {
+    for (uint64_t w : words_) {
+      if (w != 0) return false;
+    }
+    return true;
+  }
+  // cpumask_any_but() < nr_cpu_ids: a set bit other than `cpu`. Stops at the first word that has
+  // one (weight() reads all NR_CPUS / 64 words; the flush path asks this on every flush).
+  bool any_but(uint32_t cpu) const {
+    assert(cpu < NR_CPUS);
+    for (uint32_t i = 0; i < words_.size(); ++i) {
+      const uint64_t w = i == cpu / 64 ? words_[i] & ~bit(cpu) : words_[i];
+      if (w != 0) return true;
+    }
+    return false;
+  }
 
   // Calls fn(cpu) for every set bit, in increasing cpu order.
   template <class Fn>

@@ -192,7 +192,7 @@ bool flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info, CsdWait& wait) 
     return true;
   }
   const CpuMask& mask = mm.cpumask;
-  const bool others = mask.weight() > (mask.test(self.id) ? 1u : 0u);  // cpumask_any_but()
+  const bool others = mask.any_but(self.id);  // cpumask_any_but()
   if (sim.config().tlb == TlbFlushMethod::kParavirt && others) {
     // The host flushes the range on every vCPU named, this one included, in parallel.
     SimTime end = now + c.tlb_flush_overhead;

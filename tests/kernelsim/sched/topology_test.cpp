@@ -207,5 +207,24 @@ TEST(TopologyTest, SharedCounterBouncesCostMoreAcrossSockets) {
   EXPECT_GT(b.makespan, a.makespan);
 }
 
+// mm_cpumask(): flush_tlb_mm_range() asks cpumask_any_but(mm_cpumask(mm), self) whether other
+// CPUs may cache the mm; the answer must hold in every word of the NR_CPUS bitmap.
+TEST(CpuMaskTest, AnyButAndEmptyLookAtEveryWord) {
+  CpuMask m;
+  EXPECT_TRUE(m.empty());
+  EXPECT_FALSE(m.any_but(0));
+  m.set(70);
+  EXPECT_FALSE(m.empty());
+  EXPECT_FALSE(m.any_but(70));
+  EXPECT_TRUE(m.any_but(3));
+  m.set(NR_CPUS - 1);
+  EXPECT_TRUE(m.any_but(70));
+  m.clear(70);
+  EXPECT_FALSE(m.any_but(NR_CPUS - 1));
+  EXPECT_EQ(m.weight(), 1u);
+  m.clear(NR_CPUS - 1);
+  EXPECT_TRUE(m.empty());
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
