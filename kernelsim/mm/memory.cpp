@@ -356,7 +356,8 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
       hand_over_cow_page(sim, mm, *other, addr);
       continue;
     }
-    sim.lruvec().page_remove_rmap(mm, addr);
+    const Lruvec::RemovedPage removed = sim.lruvec().page_remove_rmap(mm, addr);
+    tlb.note_page_lru(removed.on_lru, removed.nid, removed.memcg);
     if (tlb.tlb_remove_page()) {
       ++sim.vm().gather_forced_flushes;
       co_await tlb_flush_mmu(t, tlb);
