@@ -105,6 +105,7 @@ CostProfile cost_profile_default() {
   // measures both.
   c.fault_from_kernel = SimTime::ns(400);  // (unverified) see above
   c.copy_page_cold = SimTime::ns(800);     // (unverified) 4 KiB write-allocate from DRAM
+  c.dram_page_transfer = SimTime::zero();  // not modelled: a machine preset's figure
   return c;
 }
 
@@ -153,6 +154,7 @@ CostProfile cost_profile_xeon_2014() {
   c.ipi_delivery_remote = SimTime::ns(1000);       // (unverified) ipi_delivery + one QPI hop
   c.fault_from_kernel = SimTime::ns(500);          // (unverified) default scaled to a 2.5 GHz core
   c.copy_page_cold = SimTime::ns(1000);            // (unverified) DDR3, ~4 GB/s per core
+  c.dram_page_transfer = SimTime::zero();          // not modelled: a machine preset's figure
   return c;
 }
 
@@ -256,6 +258,7 @@ constexpr CostField kCostFields[] = {
     {"fault_from_kernel", &CostProfile::fault_from_kernel, /*added_later=*/true},
     {"copy_page_cold", &CostProfile::copy_page_cold, /*added_later=*/true},
     {"pv_flush_tlb_multi", &CostProfile::pv_flush_tlb_multi, /*added_later=*/true},
+    {"dram_page_transfer", &CostProfile::dram_page_transfer, /*added_later=*/true},
 };
 
 std::span<const CostField> cost_fields() {

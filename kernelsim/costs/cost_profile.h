@@ -158,6 +158,10 @@ struct CostProfile {
   SimTime copy_page_cold;     // ns: copy_to_user() of 4 KiB into a page not in the CPU's caches
                               //     (a read into memory it faulted in), where file_copy_page is
                               //     a copy into cached lines
+  // ---- Memory bandwidth (mm/page_alloc.h NodeMemory) ----
+  SimTime dram_page_transfer;  // ns: a NUMA node's memory channels moving 4 KiB at their
+                               //     sustained bandwidth, all its CPUs together (0: bandwidth
+                               //     not modelled, as in both profiles; machine presets set it)
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).

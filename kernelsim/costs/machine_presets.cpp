@@ -8,7 +8,8 @@ namespace {
 constexpr uint64_t GiB = uint64_t{1} << 30;
 
 // Columns: name, description, {sockets, cores per socket, threads per core}, memory, then the
-// distance costs (cacheline_transfer, _smt, _remote, ipi_delivery, ipi_delivery_remote).
+// distance costs (cacheline_transfer, _smt, _remote, ipi_delivery, ipi_delivery_remote) and,
+// where a source gives it, a node's sustained memory bandwidth as dram_page_transfer.
 // Core-to-core figures are what a CAS ping-pong between two CPUs measures (AnandTech's and
 // Chips and Cheese's "core to core latency" charts), one line per handoff.
 const MachinePreset kPresets[] = {
@@ -24,6 +25,13 @@ const MachinePreset kPresets[] = {
         SimTime::ns(250),   // (unverified) kernel-mm.md: 100-200+ ns across; 2 QPI hops
         std::nullopt,       // the profile's (xeon-2014: xAPIC, no posted interrupts)
         SimTime::ns(1300),  // (unverified) ipi_delivery + up to two QPI hops
+        // 4 KiB at ~13.5 GB/s per socket. Westmere-EX keeps the Xeon 7500 (Nehalem-EX) memory
+        // system: four SMI links per socket to buffers driving DDR3-1066 channels in lockstep,
+        // so 8 channels give 4 channels' bandwidth, 34.1 GB/s peak (AnandTech, "Quad Ivy
+        // Bridge EX", 2014, p. 3). Sustained: AnandTech's Xeon 7500 review (Dell R810, 2010)
+        // measured STREAM Triad 25-29 GB/s, Intel expecting 36 GB/s; taken as two sockets
+        // (unverified: the R810 takes two or four), i.e. ~13.5 GB/s, 40% of peak, per socket.
+        SimTime::ns(300),
     },
     {
         "xeon-2s-48",
@@ -37,6 +45,7 @@ const MachinePreset kPresets[] = {
         SimTime::ns(130),   // (unverified) kernel-mm.md: 100-200+ ns across; one QPI hop
         std::nullopt,       // the profile's
         SimTime::ns(1100),  // (unverified) ipi_delivery + one QPI hop
+        std::nullopt,       // memory bandwidth not modelled
     },
     {
         "xeon-2s-32",
@@ -50,6 +59,7 @@ const MachinePreset kPresets[] = {
         SimTime::ns(130),   // (unverified) kernel-mm.md: 100-200+ ns across; one QPI hop
         std::nullopt,       // the profile's
         SimTime::ns(1100),  // (unverified) ipi_delivery + one QPI hop
+        std::nullopt,       // memory bandwidth not modelled
     },
     {
         "kvm-12",
@@ -63,6 +73,7 @@ const MachinePreset kPresets[] = {
         std::nullopt,
         std::nullopt,
         std::nullopt,
+        std::nullopt,  // memory bandwidth not modelled
     },
     {
         "sapphire-rapids-2s",
@@ -75,6 +86,7 @@ const MachinePreset kPresets[] = {
         SimTime::ns(180),  // (unverified) order of the same chart across sockets
         std::nullopt,      // the profile's (default: x2APIC)
         SimTime::ns(800),  // (unverified) ipi_delivery + one UPI hop
+        std::nullopt,      // memory bandwidth not modelled
     },
     {
         "epyc-milan-1s",
@@ -89,6 +101,7 @@ const MachinePreset kPresets[] = {
         std::nullopt,      // one socket: never charged
         std::nullopt,      // the profile's
         std::nullopt,      // one socket: never charged
+        std::nullopt,      // memory bandwidth not modelled
     },
 };
 
@@ -129,6 +142,7 @@ void apply_machine_costs(const MachinePreset& preset, CostProfile* costs) {
   set(preset.cacheline_transfer_remote, &costs->cacheline_transfer_remote);
   set(preset.ipi_delivery, &costs->ipi_delivery);
   set(preset.ipi_delivery_remote, &costs->ipi_delivery_remote);
+  set(preset.dram_page_transfer, &costs->dram_page_transfer);
 }
 
 }  // namespace mmreplay::kernelsim

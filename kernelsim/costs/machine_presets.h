@@ -34,6 +34,8 @@ struct MachinePreset {
   std::optional<SimTime> cacheline_transfer_remote;
   std::optional<SimTime> ipi_delivery;
   std::optional<SimTime> ipi_delivery_remote;
+  // A node's memory channels moving 4 KiB at sustained bandwidth (nullopt: not modelled).
+  std::optional<SimTime> dram_page_transfer;
 
   uint32_t nr_cpus() const { return topology.nr_cpus(); }
 };

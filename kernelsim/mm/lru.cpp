@@ -133,19 +133,20 @@ void Lruvec::release_frame(uint32_t f) {
   free_frame(f);
 }
 
-void Lruvec::page_remove_rmap(Mm& mm, uint64_t addr) {
+Lruvec::RemovedPage Lruvec::page_remove_rmap(Mm& mm, uint64_t addr) {
   const uint32_t f = mm.anon_pages.erase(addr);
   assert(f != kNoFrame && "invariant (3): an own page without a frame");
   PageFrame& pf = frames_[f];
   ++unframed_;  // the caller frees the page (mmu_gather)
+  --held_;
   if (pf.where == FrameWhere::kLru) {
+    const RemovedPage removed{true, pf.nid, pf.memcg};
     unlink(f);
-    --held_;
     free_frame(f);
-  } else {
-    pf.mm = nullptr;  // the batch or reclaim holding it lets go later
-    --held_;
+    return removed;
   }
+  pf.mm = nullptr;  // the batch or reclaim holding it lets go later
+  return RemovedPage{};
 }
 
 void Lruvec::page_move_anon_rmap(Mm& mm, uint64_t old_addr, uint64_t new_addr) {

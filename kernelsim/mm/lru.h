@@ -29,7 +29,8 @@
 //
 // A frame whose page is zapped while a batch or reclaim holds it is marked dead (mm == nullptr)
 // and released by the holder, as the kernel's extra page reference defers the final put.
-// Known simplification: the LRU removal in release_pages() takes no lru_lock round here.
+// The LRU removal itself happens at page_remove_rmap() here; the lru_lock round release_pages()
+// makes for it is charged when the gather frees the page (mm/mmu_gather.cpp).
 //
 // Invariants (asserted in lru.cpp):
 //  (1) a frame is in exactly one place: free, a lru_add batch, one LRU list, or isolated;
@@ -98,8 +99,15 @@ class Lruvec {
   // Models page_add_new_anon_rmap(): a frame for mm's new own page at addr, allocated on node
   // `nid`.
   uint32_t page_add_new_anon_rmap(Mm& mm, uint64_t addr, uint32_t nid);
+  // Where a zapped page was: on node nid's lists of memcg's lruvec (PageLRU), or held by a
+  // batch or reclaim (release_pages() then takes no lru_lock for it).
+  struct RemovedPage {
+    bool on_lru = false;
+    uint16_t nid = 0;
+    uint32_t memcg = 0;
+  };
   // Models page_remove_rmap() for a zapped own page (the caller frees the page itself).
-  void page_remove_rmap(Mm& mm, uint64_t addr);
+  RemovedPage page_remove_rmap(Mm& mm, uint64_t addr);
   // mremap's move_ptes(): the page at old_addr is now mapped at new_addr.
   void page_move_anon_rmap(Mm& mm, uint64_t old_addr, uint64_t new_addr);
   // A fork-shared page (pgtable.h kCowShared) at addr passes from `from`, which stops mapping

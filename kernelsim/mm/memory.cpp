@@ -15,6 +15,30 @@
 namespace mmreplay::kernelsim {
 namespace {
 
+// The page transfers of one copy_user_highpage() from a page not in the caches: the source
+// page read, the new page written back (rep movs' fast-string stores are taken to skip the
+// read-for-ownership of the destination, unverified for Westmere).
+constexpr int64_t kCopyPageDramTransfers = 2;
+
+// Models copy_user_highpage() of a COW fault (do_cow_fault(), do_wp_page()) on a machine whose
+// preset gives its nodes' memory bandwidth: copy_page of CPU time, or longer while the node's
+// channels (mm/page_alloc.h NodeMemory) serve other CPUs' transfers. The source is taken to be on
+// the copying CPU's node, as the workloads fault their files in on the CPU that copies them.
+class CopyPageStep final : public SharedStep {
+ public:
+  explicit CopyPageStep(Task& t) : SharedStep(t) {}
+  bool run_now() override {
+    Simulation& sim = task_.sim();
+    const CostProfile& c = sim.costs();
+    const SimTime at = sim.now();
+    const SimTime done = sim.page_alloc()
+                             .node_memory(numa_node_id(task_))
+                             .transfer(at, kCopyPageDramTransfers, c.dram_page_transfer);
+    task_.advance_to(max(at + c.copy_page, done));
+    return true;
+  }
+};
+
 // Models lock_vma_under_rcu(): find the VMA without mmap_sem and read-trylock it. The result is
 // the locked VMA, or nullptr when the fault must fall back to mmap_sem.
 class LockVmaUnderRcu final : public SharedStep {
@@ -215,7 +239,13 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     co_await do_sleep(t, max(latency, queued - t.clock()));
   }
   if (action == FaultAction::kNewPage) t.work(c.clear_page);
-  if (action == FaultAction::kCopyPage) t.work(c.copy_page);
+  if (action == FaultAction::kCopyPage) {
+    if (c.dram_page_transfer == SimTime::zero()) {
+      t.work(c.copy_page);
+    } else {
+      co_await CopyPageStep(t);
+    }
+  }
   // Only a fault on a pte with no page reads the file (__do_fault() -> filemap_fault(), for a
   // shared map or do_cow_fault()'s source); do_wp_page() copies the page the pte maps.
   if (action == FaultAction::kMapFile || (action == FaultAction::kCopyPage && !was_mapped))
@@ -356,7 +386,8 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
       hand_over_cow_page(sim, mm, *other, addr);
       continue;
     }
-    sim.lruvec().page_remove_rmap(mm, addr);
+    const Lruvec::RemovedPage removed = sim.lruvec().page_remove_rmap(mm, addr);
+    tlb.note_page_lru(removed.on_lru, removed.nid, removed.memcg);
     if (tlb.tlb_remove_page()) {
       ++sim.vm().gather_forced_flushes;
       co_await tlb_flush_mmu(t, tlb);

@@ -10,14 +10,18 @@
 // for present ptes), so one operation makes at most one flush unless its page batch fills
 // (MAX_GATHER_BATCH * MAX_GATHER_BATCH_COUNT pages), and none if no pte was cleared.
 //
+// The gather also keeps, in order, which of its pages were on an LRU list and whose lruvec (node,
+// memcg) it was: release_pages() takes that lru_lock when it frees them (mmu_gather.cpp).
+//
 // Invariants: (1) a queued page is freed only after a flush that covers it;
-// (2) the range is reset after every flush.
+// (2) the range is reset after every flush; (3) the runs cover exactly the queued pages.
 
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "kernelsim/constants.h"
 #include "kernelsim/sim/co.h"
@@ -26,6 +30,14 @@ namespace mmreplay::kernelsim {
 
 class Mm;
 class Task;
+
+// A run of consecutive gathered pages that were on one lruvec's lists (on_lru) or on none.
+struct GatheredLruRun {
+  uint32_t memcg = 0;
+  uint16_t nid = 0;
+  bool on_lru = false;
+  uint64_t pages = 0;
+};
 
 class MmuGather {
  public:
@@ -41,6 +53,22 @@ class MmuGather {
   // Models __tlb_remove_page(): queue one page to free after the flush. Returns true when the
   // batch is full and the caller must co_await tlb_flush_mmu().
   bool tlb_remove_page() { return ++nr_pages_ >= kMaxPages; }
+  // Says where the page the next tlb_remove_page() queues was: on node nid's lists of memcg's
+  // lruvec (PageLRU) or not on an LRU list.
+  void note_page_lru(bool on_lru, uint16_t nid, uint32_t memcg) {
+    if (!on_lru) {
+      nid = 0;
+      memcg = 0;
+    }
+    if (!runs_.empty()) {
+      GatheredLruRun& r = runs_.back();
+      if (r.on_lru == on_lru && r.nid == nid && r.memcg == memcg) {
+        ++r.pages;
+        return;
+      }
+    }
+    runs_.push_back(GatheredLruRun{memcg, nid, on_lru, 1});
+  }
   // Models free_pte_range() -> pte_free_tlb(): a PTE page to free after the flush.
   void tlb_remove_table(uint64_t pmd_start) {
     ++nr_tables_;
@@ -65,9 +93,11 @@ class MmuGather {
     freed_tables_ = false;
     ++flushes_;
   }
-  void take_queued(uint64_t* pages, uint64_t* tables) {
+  void take_queued(uint64_t* pages, uint64_t* tables, std::vector<GatheredLruRun>* runs) {
     *pages = nr_pages_;
     *tables = nr_tables_;
+    runs->swap(runs_);
+    runs_.clear();
     nr_pages_ = 0;
     nr_tables_ = 0;
   }
@@ -80,6 +110,7 @@ class MmuGather {
   uint64_t nr_pages_ = 0;
   uint64_t nr_tables_ = 0;
   uint64_t flushes_ = 0;
+  std::vector<GatheredLruRun> runs_;
 };
 
 // Models tlb_flush_mmu(): flush the gathered range (if any) then free the queued pages and tables.

@@ -25,7 +25,7 @@ uint32_t numa_node_id(const Task& t) {
 
 PageAllocator::PageAllocator(Simulation& sim, uint64_t managed_pages, uint32_t nr_cpus,
                              uint32_t nr_nodes)
-    : sim_(sim), zone_(sim, "Normal", managed_pages, nr_cpus, nr_nodes) {
+    : sim_(sim), zone_(sim, "Normal", managed_pages, nr_cpus, nr_nodes), node_memory_(nr_nodes) {
   setup_per_zone_wmarks();
 }
 

@@ -79,6 +79,24 @@ struct Zone {
   std::deque<QSpinLock> locks_;  // by node (a deque: QSpinLock does not move)
 };
 
+// NodeMemory: the memory channels of one NUMA node (its socket's memory controllers), as a
+// server of page transfers at the node's sustained bandwidth (cost dram_page_transfer per
+// 4 KiB): a transfer starts when the channels finish the ones before it. Only what a preset
+// gives a bandwidth for uses it (mm/memory.cpp copy_user_highpage()).
+// Invariant: busy_until never decreases (transfers are served in simulated-time order).
+class NodeMemory {
+ public:
+  // `pages` transfers issued at `at`, each taking `per_page` of the channels; returns when the
+  // last completes.
+  SimTime transfer(SimTime at, int64_t pages, SimTime per_page) {
+    busy_until_ = max(at, busy_until_) + per_page * pages;
+    return busy_until_;
+  }
+
+ private:
+  SimTime busy_until_;
+};
+
 // Models numa_node_id(): the node of t's CPU, which the page allocator serves t from.
 uint32_t numa_node_id(const Task& t);
 
@@ -132,6 +150,8 @@ class PageAllocator {
 
   Zone& zone() { return zone_; }
   const Zone& zone() const { return zone_; }
+  // Node nid's memory channels. REQUIRES: nid < zone().nr_nodes().
+  NodeMemory& node_memory(uint32_t nid) { return node_memory_[nid]; }
   uint64_t allocated() const { return allocated_; }
   // Pages taken by contiguous allocations (alloc_contig_pages()), part of allocated().
   uint64_t nr_contig_pages() const { return contig_; }
@@ -144,6 +164,7 @@ class PageAllocator {
 
   Simulation& sim_;
   Zone zone_;
+  std::vector<NodeMemory> node_memory_;  // by node
   uint64_t allocated_ = 0;
   uint64_t contig_ = 0;
 };

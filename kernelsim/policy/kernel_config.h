@@ -55,6 +55,12 @@ enum class MemcgCounterKind : uint8_t { kOff, kResCounter, kPageCounter };
 // Pages per memcg uncharge on the zap path (seed 001).
 enum class UnchargeBatchMode : uint8_t { kPagevec, kGather };
 
+// How release_pages() takes the lru_lock for the LRU pages a zap frees (mm/mmu_gather.cpp, seed
+// 001): per PAGEVEC_SIZE chunk that free_pages_and_swap_cache() passes it (<= 3.17-rc2), per
+// mmu_gather batch dropping it every SWAP_CLUSTER_MAX pages (3.17+, aabfb57296e3), or not at
+// all (the model before issue 17: the LRU removal took no lock).
+enum class ReleasePagesLock : uint8_t { kOff, kPagevec, kCluster };
+
 // How fine the lock over the LRU lists is (mm/lru.cpp).
 enum class LruLockScope : uint8_t { kNode, kLruvec };
 
@@ -88,6 +94,7 @@ struct KernelConfig {
   uint32_t charge_batch = MEMCG_CHARGE_BATCH;  // pages per memcg counter charge
   UnchargeBatchMode uncharge_batch = UnchargeBatchMode::kGather;
   LruLockScope lru_lock = LruLockScope::kLruvec;
+  ReleasePagesLock release_pages = ReleasePagesLock::kCluster;
   bool zap_lru_drain = true;  // lru_add_drain() before a zap
   BhInvalidateMode bh_invalidate = BhInvalidateMode::kDrain;
   ReclaimMode reclaim = ReclaimMode::kReactive;

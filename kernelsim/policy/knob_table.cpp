@@ -163,6 +163,15 @@ std::vector<KnobInfo> build_table() {
       "lru_lock", &KernelConfig::lru_lock, "granularity of the LRU lock",
       {{LruLockScope::kNode, {"node", "<= 5.10: zone->lru_lock, pgdat->lru_lock (4.8)"}},
        {LruLockScope::kLruvec, {"lruvec", "5.11+: lruvec->lru_lock per memcg (6168d0da2b47)"}}}));
+  t.push_back(knob(
+      "release_pages", &KernelConfig::release_pages,
+      "lru_lock rounds of release_pages() when a zap frees its gathered LRU pages",
+      {{ReleasePagesLock::kOff, {"off", "no lru_lock round (the model before issue 17)"}},
+       {ReleasePagesLock::kPagevec,
+        {"pagevec", "<= 3.17-rc2: free_pages_and_swap_cache() passes PAGEVEC_SIZE pages per call"}},
+       {ReleasePagesLock::kCluster,
+        {"cluster",
+         "3.17+ (aabfb57296e3): the whole gather batch, lock dropped every SWAP_CLUSTER_MAX"}}}));
   t.push_back(knob("zap_lru_drain", &KernelConfig::zap_lru_drain,
                    "lru_add_drain() before zapping (MADV_DONTNEED, munmap)",
                    {{true, {"on", "lru_add_drain() in the zap paths (all versions)"}},

@@ -15,16 +15,19 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"linux-3.16", "",
        "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,rwsem_wake=contiguous,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,bh_lru_size=8,"
-       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,bh_invalidate=none",
+       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
+       "release_pages=pagevec,bh_invalidate=none",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
        "BH_LRU_SIZE 8; res_counter memcg, uncharges batched over the whole unmap "
-       "(mem_cgroup_uncharge_start/end), zone->lru_lock"},
+       "(mem_cgroup_uncharge_start/end), zone->lru_lock, taken by release_pages() per "
+       "PAGEVEC_SIZE pages of a zap"},
       {"linux-3.17-rc2", "linux-3.16", "uncharge_batch=pagevec",
        "3.17-rc2 (seed 001's regression): the uncharge rewrite (0a31bc97c80c) uncharges per "
        "release_pages() list, which free_pages_and_swap_cache() feeds in PAGEVEC_SIZE chunks"},
-      {"linux-3.18", "linux-3.16", "bh_lru_size=16",
+      {"linux-3.18", "linux-3.16", "bh_lru_size=16,release_pages=cluster",
        "3.18: BH_LRU_SIZE 8 -> 16 (86cf78d73de8); still res_counter (page_counter is 3.19), "
-       "uncharge per gather batch since 3.17 (aabfb57296e3)"},
+       "uncharge per gather batch and release_pages() over the whole batch since 3.17 "
+       "(aabfb57296e3)"},
       {"linux-4.5", "linux-3.18", "madv_free=lazy,memcg=page_counter",
        "4.5: MADV_FREE merged (854e9ed09ded), seed 000's kernel; lockless page_counter (3.19, "
        "3e32cb2e0a12)"},
@@ -75,11 +78,14 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"broadcast", "", "tlb=broadcast", "AMD INVLPGB / Intel RAR broadcast invalidation (~6.15)"},
       // Seed 001 ("regression caused by cgroups optimization in 3.17-rc2").
       {"uncharge-pagevec", "linux-3.17-rc2",
-       "memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,pagevec_size=14",
+       "memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,pagevec_size=14,"
+       "release_pages=pagevec",
        "seed 001: 3.17-rc2, free_pages_and_swap_cache() uncharges per PAGEVEC_SIZE pages"},
       {"uncharge-gather", "linux-3.17-rc2",
-       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,pagevec_size=14",
-       "seed 001 fix (aabfb57296e3): one uncharge per mmu_gather batch"},
+       "memcg=res_counter,charge_batch=32,uncharge_batch=gather,pagevec_size=14,"
+       "release_pages=cluster",
+       "seed 001 fix (aabfb57296e3): one uncharge per mmu_gather batch, release_pages() over the "
+       "whole batch with the lru_lock dropped every SWAP_CLUSTER_MAX pages"},
       // Seed 003 ("Add predictive memory reclamation and compaction").
       {"reclaim-reactive", "linux-5.3", "reclaim=reactive",
        "seed 003: kswapd woken at the low watermark (5.3-rc2)"},

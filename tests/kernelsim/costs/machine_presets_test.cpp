@@ -64,6 +64,9 @@ TEST(MachinePresetsTest, PresetCostsReplaceOnlyDistanceFields) {
   apply_machine_costs(*p, &c);
   EXPECT_EQ(c.cacheline_transfer_remote, *p->cacheline_transfer_remote);
   EXPECT_GT(c.cacheline_transfer_remote, c.cacheline_transfer);
+  // The node's memory bandwidth is the preset's too; the profiles leave it unmodelled.
+  EXPECT_EQ(before.dram_page_transfer, SimTime::zero());
+  EXPECT_EQ(c.dram_page_transfer, *p->dram_page_transfer);
   EXPECT_EQ(c.ipi_delivery, before.ipi_delivery);  // the preset keeps the profile's
   EXPECT_EQ(c.fault_entry, before.fault_entry);
   EXPECT_EQ(c.clear_page, before.clear_page);

@@ -197,8 +197,9 @@ TEST(MemcgTest, LruvecLockIsPerGroupAndGroupsDoNotContend) {
   EXPECT_GT(nl->contentions, 0u) << "the node's one lru_lock serialises the groups' drains";
 }
 
+// The drain's rounds alone: release_pages() takes no lru_lock for the freed pages here.
 uint64_t lru_lock_rounds_in_dontneed_loop(const std::string& drain) {
-  auto sim = make_machine({}, "zap_lru_drain=" + drain);
+  auto sim = make_machine({}, "release_pages=off,zap_lru_drain=" + drain);
   std::vector<Op> ops = {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE)};
   for (int i = 0; i < 100; ++i) {
     ops.push_back(Op::touch(kBase, 4 * kPage, true));
@@ -214,6 +215,46 @@ TEST(MemcgTest, ZapLruDrainTakesTheLruLockOncePerDontneed) {
       << "each DONTNEED drains its 4 fresh pages";
   EXPECT_EQ(lru_lock_rounds_in_dontneed_loop("off"), 400u / 31u)
       << "only full lru_add batches drain";
+}
+
+// lru_lock rounds of one DONTNEED of kZapped pages beyond those of faulting them in.
+uint64_t release_pages_lru_rounds(const std::string& policy) {
+  const auto rounds = [&](bool zap) {
+    auto sim = make_machine({}, policy);
+    thread(*sim, 1, 0,
+           fault_then(kBase, kZapped,
+                      zap ? std::vector<Op>{Op::madvise(kBase, kZapped * kPage, MADV_DONTNEED)}
+                          : std::vector<Op>{}));
+    sim->run_until(SimTime::ms(50000));
+    return lock_acquisitions(*sim, "&pgdat->lru_lock");
+  };
+  const uint64_t faulted = rounds(false);
+  const uint64_t zapped = rounds(true);
+  EXPECT_GE(zapped, faulted);
+  return zapped - faulted;
+}
+
+TEST(MemcgTest, ReleasePagesTakesTheLruLockPerPagevecBeforeTheFix) {
+  // The zap's lru_add_drain() drains the last 8 pages of the faults: one round in both runs
+  // (the run without the zap drains them nowhere, so count it apart).
+  const uint64_t drain = 1;
+  // 3.16 / 3.17-rc2: free_pages_and_swap_cache() hands release_pages() 14 pages at a time: the
+  // 8-page local batch in one call, the 504-page batch in 36.
+  EXPECT_EQ(release_pages_lru_rounds("linux-3.16"), drain + 1 + 36);
+  EXPECT_EQ(release_pages_lru_rounds("uncharge-pagevec"), drain + 1 + 36);
+  // The fix (aabfb57296e3): one call per gather batch, the lock dropped every SWAP_CLUSTER_MAX
+  // pages: 8 pages in one round, 504 in ceil(504 / 32) = 16.
+  EXPECT_EQ(release_pages_lru_rounds("uncharge-gather"), drain + 1 + 16);
+  EXPECT_EQ(release_pages_lru_rounds("linux-3.16+release_pages=off"), drain)
+      << "off: the LRU removal takes no lock (the model before issue 17)";
+}
+
+TEST(MemcgTest, ReleasePagesTakesNoLruLockForPagesStillInABatch) {
+  // Without the zap's drain the last 8 pages are still in the unfilled lru_add batch, not
+  // PageLRU, when the zap frees them, and no drain round precedes the zap: the 8-page local
+  // batch and the 36 chunks of the 504-page batch (the last holding 6 LRU pages) take the lock.
+  const std::string policy = "linux-3.16+zap_lru_drain=off";
+  EXPECT_EQ(release_pages_lru_rounds(policy), 1u + 36u);
 }
 
 // page_fault2-like: 16 processes in one memcg, each mapping, write-faulting and unmapping 4 MiB

@@ -124,5 +124,43 @@ TEST(NumaTest, ReclaimReachesTheOtherNodesPages) {
   EXPECT_EQ(mm2.rss_anon + mm2.swapents, 32 * kMiB / kPage) << "node 1's task got all its pages";
 }
 
+// Processes on `cpus`, each write-faulting kPages pages of its own private file mapping (COW
+// faults: do_cow_fault() copies each page), under a profile whose nodes move a page in
+// `dram_page`. Returns when the last finished.
+SimTime cow_makespan(const std::vector<uint32_t>& cpus, SimTime dram_page) {
+  constexpr uint64_t kPages = 64;
+  CostProfile costs = cost_profile_default();
+  costs.dram_page_transfer = dram_page;
+  MachineConfig m;
+  m.nr_cpus = 16;
+  m.topology = kTwoSockets;
+  m.memory_bytes = 1024 * kMiB;
+  std::string error;
+  auto sim = Simulation::create(m, costs, "", &error);
+  EXPECT_NE(sim, nullptr) << error;
+  for (uint32_t i = 0; i < cpus.size(); ++i) {
+    thread(*sim, i + 1, cpus[i],
+           {Op::mmap_file(kBase, kPages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE, i + 1, 0),
+            Op::touch(kBase, kPages * kPage, true)});
+  }
+  sim->run();
+  EXPECT_EQ(sim->stats().vm.fault_cow, kPages * cpus.size());
+  return sim->now();
+}
+
+TEST(NumaTest, CowCopiesShareTheirNodesMemoryBandwidth) {
+  // Each copy moves two pages (the source read, the copy written back) through the copying
+  // CPU's node; at 20 us a page the channels, not the CPUs, set the pace.
+  const SimTime per_page = SimTime::us(20);
+  const SimTime one_node = cow_makespan({0, 1, 2, 3}, per_page);
+  const SimTime two_nodes = cow_makespan({0, 1, 4, 5}, per_page);
+  EXPECT_GE(one_node, per_page * (4 * 64 * 2)) << "one node's channels serve all 4 CPUs' copies";
+  EXPECT_LT(two_nodes.count_ns(), one_node.count_ns() * 3 / 4)
+      << "two nodes' channels serve 2 CPUs each";
+  EXPECT_GE(two_nodes, per_page * (2 * 64 * 2));
+  // Without a bandwidth (both profiles) a copy costs copy_page: the CPUs set the pace.
+  EXPECT_LT(cow_makespan({0, 1, 2, 3}, SimTime::zero()).count_ns(), one_node.count_ns() / 4);
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim

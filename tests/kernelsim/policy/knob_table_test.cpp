@@ -15,7 +15,8 @@ constexpr const char* kDefaults =
     "mmap_sem,lazy_tlb=skip,"
     "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=31,"
     "bh_lru_size=16,memcg=off,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
-    "zap_lru_drain=on,bh_invalidate=drain,reclaim=reactive,predict_window=8,wake_affine=sync,"
+    "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain,reclaim=reactive,predict_window=8,"
+    "wake_affine=sync,"
     "spinlock=queued";
 
 KernelConfig applied(std::string_view text) {

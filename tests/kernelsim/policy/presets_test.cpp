@@ -49,42 +49,44 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "fault_lock=mmap_sem,lazy_tlb=leave_mm,"
       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
-      "zap_lru_drain=on,bh_invalidate=none";
+      "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none";
   EXPECT_EQ(expand("linux-3.16"), v316 + tail);
   EXPECT_EQ(expand("linux-3.17-rc2"),
             "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
             "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,"
-            "zap_lru_drain=on,bh_invalidate=none" +
+            "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none" +
                 tail);
   EXPECT_EQ(expand("linux-4.5"),
             "madv_free=lazy,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,fault_"
             "lock=mmap_sem,lazy_tlb=leave_mm,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,"
             "bh_lru_size=16,memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
-            "zap_lru_drain=on,bh_invalidate=none" +
+            "release_pages=cluster,zap_lru_drain=on,bh_invalidate=none" +
                 tail);
   EXPECT_EQ(expand("linux-5.3"),
             "madv_free=lazy,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,fault_"
             "lock=mmap_sem,lazy_tlb=skip,"
             "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
-            "uncharge_batch=gather,lru_lock=node,zap_lru_drain=on,bh_invalidate=none" +
+            "uncharge_batch=gather,lru_lock=node,release_pages=cluster,zap_lru_drain=on,bh_"
+            "invalidate=none" +
                 tail);
   EXPECT_EQ(expand("linux-6.6"),
             "madv_free=lazy,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,fault_"
             "lock=per-vma,lazy_tlb=skip,"
             "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
-            "uncharge_batch=gather,lru_lock=lruvec,zap_lru_drain=on,bh_invalidate=drain" +
+            "uncharge_batch=gather,lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_"
+            "invalidate=drain" +
                 tail);
   EXPECT_EQ(expand("linux-6.18"),
             "madv_free=lazy,madvise=process-madvise,madvise_lock=per-vma,munmap_lock=downgrade,"
             "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,rwsem_wake=phase-fair,"
             "watermarks=scale-factor,lazyfree_lru=inactive-file,pagevec_size=31,bh_lru_size=16,"
             "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
-            "zap_lru_drain=on,bh_invalidate=drain" +
+            "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain" +
                 tail);
   EXPECT_EQ(expand("default"), format_knobs(KernelConfig{}));
 }
