@@ -235,6 +235,16 @@ constexpr const char* kLibcPaths[] = {"/lib/x86_64-linux-gnu/libc.so.6",
 
 }  // namespace
 
+void OpenProbes::add(const std::string& libc, const std::string& event, const std::string& spec) {
+  uint64_t wall = 0;
+  int status = 0;
+  const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a", spec}, "/dev/null",
+                               /*quiet_stderr=*/true, &wall, &status);
+  if (!s || status != 0) return;
+  added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, event));
+  events_ += (events_.empty() ? "" : ",") + added_.back();
+}
+
 OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
 #if defined(__x86_64__)
   std::string libc;
@@ -260,48 +270,26 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
                                {"at_nc", "__openat64_nocancel", "+0(%si):string"}};
   for (const auto& [suffix, function, fetch] : kProbes) {
     const std::string name = fmt::format("{}{}_{}", formats::kOpenProbePrefix, suffix, ::getpid());
-    uint64_t wall = 0;
-    int status = 0;
-    const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a",
-                                  fmt::format("{}={} path={}", name, function, fetch)},
-                                 "/dev/null", /*quiet_stderr=*/true, &wall, &status);
-    if (!s || status != 0) continue;
-    added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
-    events_ += (events_.empty() ? "" : ",") + added_.back();
+    add(libc, name, fmt::format("{}={} path={}", name, function, fetch));
   }
   // The descriptors pipe() and pipe2() return sit in the array their first argument points at,
   // which perf's sys_exit_pipe2 does not print. glibc's wrappers are the bare syscall, which
-  // leaves %di alone, so a return probe still finds the array there, filled.
+  // leaves %di alone, so a return probe still finds the array there, filled. perf names a
+  // return probe's event NAME__return.
   for (const char* function : {"pipe", "pipe2"}) {
     const std::string name =
         fmt::format("{}_{}_{}", formats::kPipeProbePrefix, function, ::getpid());
-    uint64_t wall = 0;
-    int status = 0;
-    const Status s =
-        run_program({perf_, "probe", "-q", "-x", libc, "-a",
-                     fmt::format("{}={}%return fd0=+0(%di):s32 fd1=+4(%di):s32 ret=$retval:s32",
-                                 name, function)},
-                    "/dev/null", /*quiet_stderr=*/true, &wall, &status);
-    if (!s || status != 0) continue;
-    // perf names a return probe's event NAME__return.
-    added_.push_back(fmt::format("{}:{}__return", formats::kOpenProbeGroup, name));
-    events_ += (events_.empty() ? "" : ",") + added_.back();
+    add(libc, name + "__return",
+        fmt::format("{}={}%return fd0=+0(%di):s32 fd1=+4(%di):s32 ret=$retval:s32", name,
+                    function));
   }
   // socketpair(domain, type, protocol, sv): glibc's wrapper moves sv (%cx) to %r10 for the
   // syscall, which clobbers %rcx but keeps %r10, so the return probe reads the array there.
   {
     const std::string name = fmt::format("{}_socketpair_{}", formats::kPipeProbePrefix, ::getpid());
-    uint64_t wall = 0;
-    int status = 0;
-    const Status s = run_program(
-        {perf_, "probe", "-q", "-x", libc, "-a",
-         fmt::format("{}=socketpair%return fd0=+0(%r10):s32 fd1=+4(%r10):s32 ret=$retval:s32",
-                     name)},
-        "/dev/null", /*quiet_stderr=*/true, &wall, &status);
-    if (s && status == 0) {
-      added_.push_back(fmt::format("{}:{}__return", formats::kOpenProbeGroup, name));
-      events_ += (events_.empty() ? "" : ",") + added_.back();
-    }
+    add(libc, name + "__return",
+        fmt::format("{}=socketpair%return fd0=+0(%r10):s32 fd1=+4(%r10):s32 ret=$retval:s32",
+                    name));
   }
   // process_madvise(pidfd, iovec (%si), vlen (%dx), advice (%cx), flags): its ranges sit in the
   // iovec array, which sys_enter_process_madvise prints only as a pointer. An entry probe on
@@ -315,44 +303,22 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
           fmt::format(" b{0}=+{1}(%si):x64 l{0}=+{2}(%si):u64", i,
                       at + offsetof(struct iovec, iov_base), at + offsetof(struct iovec, iov_len));
     }
-    uint64_t wall = 0;
-    int status = 0;
-    const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a", spec}, "/dev/null",
-                                 /*quiet_stderr=*/true, &wall, &status);
-    if (s && status == 0) {
-      added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
-      events_ += (events_.empty() ? "" : ",") + added_.back();
-    }
+    add(libc, name, spec);
   }
   // setsockopt(fd, level, optname, optval (%cx), optlen): SO_SNDBUF's int sits behind optval,
   // which sys_enter_setsockopt prints only as a pointer. An entry probe fetches it.
   {
     const std::string name = fmt::format("{}_{}", formats::kSockoptProbePrefix, ::getpid());
-    uint64_t wall = 0;
-    int status = 0;
-    const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a",
-                                  fmt::format("{}=setsockopt val=+0(%cx):s32", name)},
-                                 "/dev/null", /*quiet_stderr=*/true, &wall, &status);
-    if (s && status == 0) {
-      added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
-      events_ += (events_.empty() ? "" : ",") + added_.back();
-    }
+    add(libc, name, fmt::format("{}=setsockopt val=+0(%cx):s32", name));
   }
   // connect(fd, addr (%si), len) and bind(fd, addr (%si), len): an AF_UNIX sockaddr is the
   // family (2 bytes) then sun_path, which the tracepoints print only as a pointer.
   for (const char* function : {"connect", "bind"}) {
     const std::string name =
         fmt::format("{}_{}_{}", formats::kSockaddrProbePrefix, function, ::getpid());
-    uint64_t wall = 0;
-    int status = 0;
-    const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a",
-                                  fmt::format("{}={} fam=+0(%si):u16 path=+{}(%si):string", name,
-                                              function, offsetof(struct sockaddr_un, sun_path))},
-                                 "/dev/null", /*quiet_stderr=*/true, &wall, &status);
-    if (s && status == 0) {
-      added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, name));
-      events_ += (events_.empty() ? "" : ",") + added_.back();
-    }
+    add(libc, name,
+        fmt::format("{}={} fam=+0(%si):u16 path=+{}(%si):string", name, function,
+                    offsetof(struct sockaddr_un, sun_path)));
   }
 #endif
 }

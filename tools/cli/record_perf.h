@@ -69,6 +69,11 @@ class OpenProbes {
   const std::string& events() const { return events_; }
 
  private:
+  // Adds uprobe `spec` on `libc` with `perf probe`; on success remembers `event` (the name perf
+  // gives it) to trace and to delete; nothing when perf refuses it (a function this glibc
+  // lacks).
+  void add(const std::string& libc, const std::string& event, const std::string& spec);
+
   std::string perf_;
   std::vector<std::string> added_;  // "probe_libc:NAME"
   std::string events_;
