@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "tools/calibrate/pipe_pair.h"
 #include "tools/calibrate/probes.h"
 
 namespace mmreplay::tools::calibrate {
@@ -21,34 +22,6 @@ constexpr int kPairsPerSample = 200;
 constexpr int kRoundTripsPerSample = 200;
 // Round trips before the timed ones: both threads asleep in their reads, caches warm.
 constexpr int kWarmUpRoundTrips = 20;
-
-// Two pipes, closed when the probe ends.
-class PipePair {
- public:
-  PipePair() { ok_ = ::pipe(a_) == 0 && ::pipe(b_) == 0; }
-  ~PipePair() {
-    for (int fd : {a_[0], a_[1], b_[0], b_[1]}) {
-      if (fd >= 0) ::close(fd);
-    }
-  }
-  PipePair(const PipePair&) = delete;
-  PipePair& operator=(const PipePair&) = delete;
-  bool ok() const { return ok_; }
-  int to_b_read() const { return a_[0]; }
-  int to_b_write() const { return a_[1]; }
-  int to_a_read() const { return b_[0]; }
-  int to_a_write() const { return b_[1]; }
-  // Closes the write end of the pipe to b: a reader of it sees end of file.
-  void close_to_b_write() {
-    ::close(a_[1]);
-    a_[1] = -1;
-  }
-
- private:
-  int a_[2] = {-1, -1};
-  int b_[2] = {-1, -1};
-  bool ok_ = false;
-};
 
 // Per-pair time of write(len) + read(len) through `p`'s first pipe on this thread, or a
 // negative value when a call moved fewer bytes.

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tools/calibrate/pipe_pair.h"
 #include "tools/calibrate/probes.h"
 
 namespace mmreplay::tools::calibrate {
@@ -21,36 +22,21 @@ namespace {
 
 constexpr int kPingPongsPerSample = 500;
 
-// Two pipes between the measuring thread and a partner that echoes each byte back.
-struct PingPongPipes {
-  int to_partner[2] = {-1, -1};
-  int to_us[2] = {-1, -1};
-  bool ok = false;
-  PingPongPipes() { ok = ::pipe(to_partner) == 0 && ::pipe(to_us) == 0; }
-  ~PingPongPipes() {
-    for (int fd : {to_partner[0], to_partner[1], to_us[0], to_us[1]}) {
-      if (fd >= 0) ::close(fd);
-    }
-  }
-  PingPongPipes(const PingPongPipes&) = delete;
-  PingPongPipes& operator=(const PingPongPipes&) = delete;
-};
-
 // The partner's loop: echo `rounds` bytes, then return.
-void echo(const PingPongPipes& p, int rounds) {
+void echo(const PipePair& p, int rounds) {
   char c = 0;
   for (int i = 0; i < rounds; ++i) {
-    if (::read(p.to_partner[0], &c, 1) != 1 || ::write(p.to_us[1], &c, 1) != 1) return;
+    if (::read(p.to_b_read(), &c, 1) != 1 || ::write(p.to_a_write(), &c, 1) != 1) return;
   }
 }
 
 // Per-switch time of kPingPongsPerSample round trips with the partner behind `p` (two switches
 // each), or a negative value when a call moved nothing.
-double time_round_trips(const PingPongPipes& p) {
+double time_round_trips(const PipePair& p) {
   char c = 0;
   const uint64_t t0 = now_ns();
   for (int i = 0; i < kPingPongsPerSample; ++i) {
-    if (::write(p.to_partner[1], &c, 1) != 1 || ::read(p.to_us[0], &c, 1) != 1) return -1;
+    if (::write(p.to_b_write(), &c, 1) != 1 || ::read(p.to_a_read(), &c, 1) != 1) return -1;
   }
   return static_cast<double>(now_ns() - t0) / (2.0 * kPingPongsPerSample);
 }
@@ -64,9 +50,9 @@ std::vector<Figure> probe_context_switch(const ProbeOptions& o) {
                         "pipe ping-pong between two processes on one CPU minus the same between "
                         "two threads, per switch",
                         "switch");
-  PingPongPipes with_thread;
-  PingPongPipes with_child;
-  if (!with_thread.ok || !with_child.ok) {
+  PipePair with_thread;
+  PipePair with_child;
+  if (!with_thread.ok() || !with_child.ok()) {
     return {failed(threads, "skipped: pipe failed"), failed(mm, "skipped: pipe failed")};
   }
   AffinityGuard guard;
@@ -83,11 +69,8 @@ std::vector<Figure> probe_context_switch(const ProbeOptions& o) {
     return {failed(threads, "skipped: fork failed"), failed(mm, "skipped: fork failed")};
   if (child == 0) {
     // Only the child's own ends stay open, so that it sees end of file when we close ours.
-    for (int* fd : {&with_child.to_partner[1], &with_child.to_us[0], &with_thread.to_partner[0],
-                    &with_thread.to_partner[1], &with_thread.to_us[0], &with_thread.to_us[1]}) {
-      ::close(*fd);
-      *fd = -1;
-    }
+    with_child.close_a_ends();
+    with_thread.close_all();
     echo(with_child, rounds);
     ::_exit(0);
   }
@@ -106,10 +89,8 @@ std::vector<Figure> probe_context_switch(const ProbeOptions& o) {
     differences.push_back(p - t);
   }
   // Closing our ends ends a partner that stopped early; the complete ones have returned.
-  ::close(with_thread.to_partner[1]);
-  with_thread.to_partner[1] = -1;
-  ::close(with_child.to_partner[1]);
-  with_child.to_partner[1] = -1;
+  with_thread.close_to_b_write();
+  with_child.close_to_b_write();
   partner.join();
   int status = 0;
   ::waitpid(child, &status, 0);
