@@ -39,7 +39,8 @@ namespace mmreplay::formats {
 //                   the kernel on a user address inside the syscall before it; format 1.3)
 //   touch           addr, len, arg0 = stride in bytes (0 = every page), flags: kFlagWrite
 //   file_read       arg0 = file id, arg1 = file offset, len
-//   file_write      arg0 = file id, arg1 = file offset, len
+//   file_write      arg0 = file id, arg1 = file offset, len, flags: kFlagContinued (a later
+//                   piece of one call; format 1.7)
 //   fsync           arg0 = file id
 //   contig_alloc    len = bytes, arg0 = allocation handle (matches the free)
 //   contig_free     arg0 = allocation handle
@@ -164,6 +165,11 @@ inline constexpr uint8_t kFlagMajor = 1u << 1;  // fault was observed as major
 // Format 1.3: the fault was taken in kernel mode on a user address (copy_to_user into a fresh
 // buffer, exceptions:page_fault_kernel): it lies inside the syscall before it in the stream.
 inline constexpr uint8_t kFlagKernel = 1u << 2;
+// Format 1.7: file_write: a later piece of one write(2) that the importer cut at the skbs an
+// AF_UNIX stream socket queues it in (formats/import/pipe_wakeups.h (4)). It runs inside the same
+// syscall as the piece before it: unix_stream_sendmsg() loops over the skbs, waiting for room
+// between them, after one entry into the kernel.
+inline constexpr uint8_t kFlagContinued = 1u << 3;
 
 // Most ranges one vector madvise may carry (process_madvise takes at most IOV_MAX = 1024).
 inline constexpr size_t kMaxVectorRanges = 65535;
@@ -203,6 +209,7 @@ struct Event {
   bool is_write() const { return (flags & kFlagWrite) != 0; }
   bool is_major() const { return (flags & kFlagMajor) != 0; }
   bool is_kernel_mode() const { return (flags & kFlagKernel) != 0; }
+  bool is_continued() const { return (flags & kFlagContinued) != 0; }
   // kMmap accessors.
   uint32_t prot() const { return static_cast<uint32_t>(arg0 & 0xffffffffu); }
   uint32_t map_flags() const { return static_cast<uint32_t>(arg0 >> 32); }

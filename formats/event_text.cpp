@@ -120,6 +120,7 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
       put_dec(out, "file", e.arg0);
       put_dec(out, "offset", e.arg1);
       put_dec(out, "len", e.len);
+      if (e.is_continued()) *out += " continued";
       break;
     case EventKind::kFsync:
       put_dec(out, "file", e.arg0);
@@ -155,8 +156,11 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
       *out += block_call_name(static_cast<BlockCall>(e.arg1));
       break;
   }
-  if (e.kind != EventKind::kPageFault && e.kind != EventKind::kTouch && e.flags != 0) {
-    put_hex(out, "eflags", e.flags);
+  // Flag bits the kind does not name above print as a number.
+  const uint8_t named = e.kind == EventKind::kFileWrite ? kFlagContinued : 0;
+  const uint8_t other = static_cast<uint8_t>(e.flags & ~named);
+  if (e.kind != EventKind::kPageFault && e.kind != EventKind::kTouch && other != 0) {
+    put_hex(out, "eflags", other);
   }
   if (e.has_duration()) put_dec(out, "dur_ns", e.duration_ns);
 }

@@ -112,6 +112,7 @@ bool TraceOpSource::translate(Op& op) const {
       return true;
     case EventKind::kFileWrite:
       op = Op::file_write(static_cast<uint32_t>(e.arg0), e.arg1, e.len);
+      op.continues_call = e.is_continued();
       return true;
     case EventKind::kFsync:
       op = Op::fsync(static_cast<uint32_t>(e.arg0));

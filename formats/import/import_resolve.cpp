@@ -545,6 +545,7 @@ void Resolver::emit_pieces(const Event& e, ItemRef ref, const std::set<uint64_t>
     Event p = e;
     p.len = to - from;
     p.arg1 = e.arg1 + from;
+    if (from != 0) p.flags |= kFlagContinued;  // entered the kernel with the first piece
     events->push_back(p);
     from = to;
   };

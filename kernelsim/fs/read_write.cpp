@@ -20,11 +20,13 @@ namespace {
 // (pagecache_get_page(): a miss allocates, and reads unless a write covers the whole page), then
 // per block one __find_get_block(), the copy of the bytes in it, and brelse() of the caller's
 // reference. Returns len, or -ENOMEM when a page could not be allocated (the task was OOM-killed).
-Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool write) {
+// `entry` is the syscall entry charged (zero for a later piece of one call).
+Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool write,
+                      SimTime entry) {
   Simulation& sim = t.sim();
   // The bh_lru is per CPU and shared by the tasks of that CPU: order against them first.
   co_await sync_point(t);
-  t.work(sim.costs().syscall_entry);
+  t.work(entry);
   BufferCache& cache = sim.buffers();
   const uint64_t bs = cache.block_size();
   BhCtx c{cache, t.cpu().id, sim.costs(), sim.vm(), SimTime::zero()};
@@ -60,10 +62,10 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
 // page per whole 4 KiB it writes (its allocation and its release after the read: a pipe's pages
 // are not modelled as memory, only as time). Private work: no shared state is touched, so no
 // sync point. Returns len.
-int64_t rw_stream(Task& t, FileType type, uint64_t len, bool write) {
+int64_t rw_stream(Task& t, FileType type, uint64_t len, bool write, SimTime entry) {
   Simulation& sim = t.sim();
   const CostProfile& costs = sim.costs();
-  SimTime cost = costs.syscall_entry;
+  SimTime cost = entry;
   if (type != FileType::kCharDevice) {
     cost += SimTime::ns(costs.file_copy_page.count_ns() * static_cast<int64_t>(len) /
                         static_cast<int64_t>(PAGE_SIZE));
@@ -80,53 +82,58 @@ int64_t rw_stream(Task& t, FileType type, uint64_t len, bool write) {
 }
 
 // The read/write path of `file` by its kind (the f_op the kernel's vfs_read()/vfs_write() call),
-// counted by kind.
-Co<int64_t> rw_file(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool write) {
+// counted by kind. `continued`: a later piece of the call before it (Op::continues_call), which
+// neither enters the kernel again nor counts as a call of its own.
+Co<int64_t> rw_file(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool write,
+                    bool continued) {
   Simulation& sim = t.sim();
   VmCounters& vm = sim.vm();
   const FileType type = sim.files().get(file).type;
+  const SimTime entry = continued ? SimTime::zero() : sim.costs().syscall_entry;
+  const uint64_t calls = continued ? 0 : 1;
   switch (type) {
     case FileType::kRegular:
-      ++vm.fd_io_regular;
+      vm.fd_io_regular += calls;
       if (!write) {  // generic_file_read_iter() -> filemap_read(): no buffer heads
         co_await sync_point(t);
-        t.work(sim.costs().syscall_entry);
+        t.work(entry);
         co_return co_await filemap_read(t, file, offset, len);
       }
-      co_return co_await rw_blocks(t, file, offset, len, write);
+      co_return co_await rw_blocks(t, file, offset, len, write, entry);
     case FileType::kUnknown:
     case FileType::kBlockDevice:
-      ++vm.fd_io_regular;
-      co_return co_await rw_blocks(t, file, offset, len, write);
+      vm.fd_io_regular += calls;
+      co_return co_await rw_blocks(t, file, offset, len, write, entry);
     case FileType::kSocket:
-      ++vm.fd_io_socket;
+      vm.fd_io_socket += calls;
       break;
     case FileType::kPipe:
-      ++vm.fd_io_pipe;
+      vm.fd_io_pipe += calls;
       break;
     case FileType::kCharDevice:
-      ++vm.fd_io_char;
+      vm.fd_io_char += calls;
       break;
     case FileType::kTty:
-      ++vm.fd_io_tty;
+      vm.fd_io_tty += calls;
       break;
     case FileType::kAnon:
-      ++vm.fd_io_anon;
+      vm.fd_io_anon += calls;
       break;
   }
-  co_return rw_stream(t, type, len, write);
+  co_return rw_stream(t, type, len, write, entry);
 }
 
 }  // namespace
 
 // Models fs/read_write.c: ksys_read()
 Co<int64_t> ksys_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
-  co_return co_await rw_file(t, file, offset, len, /*write=*/false);
+  co_return co_await rw_file(t, file, offset, len, /*write=*/false, /*continued=*/false);
 }
 
-// Models fs/read_write.c: ksys_write()
-Co<int64_t> ksys_write(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
-  co_return co_await rw_file(t, file, offset, len, /*write=*/true);
+// Models fs/read_write.c: ksys_write(); with `continued`, the rest of a write the kernel queues in
+// pieces (unix_stream_sendmsg()'s loop over skbs, waiting for room between them).
+Co<int64_t> ksys_write(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool continued) {
+  co_return co_await rw_file(t, file, offset, len, /*write=*/true, continued);
 }
 
 // Models fs/sync.c: do_fsync()

@@ -25,8 +25,11 @@ class Task;
 
 // Models fs/read_write.c: ksys_read(). Returns the bytes read (len).
 Co<int64_t> ksys_read(Task& t, uint32_t file, uint64_t offset, uint64_t len);
-// Models fs/read_write.c: ksys_write(). Returns the bytes written (len).
-Co<int64_t> ksys_write(Task& t, uint32_t file, uint64_t offset, uint64_t len);
+// Models fs/read_write.c: ksys_write(). Returns the bytes written (len). `continued`: a later piece
+// of the write before it (an AF_UNIX stream write queued skb by skb), already inside the syscall:
+// no syscall entry, and not counted as a call of its own.
+Co<int64_t> ksys_write(Task& t, uint32_t file, uint64_t offset, uint64_t len,
+                       bool continued = false);
 // Models fs/sync.c: do_fsync(). Returns 0.
 Co<int64_t> do_fsync(Task& t, uint32_t file);
 

@@ -88,7 +88,7 @@ Co<bool> do_op(Task& t, const Op& op) {
       set_result(t, co_await ksys_read(t, op.file, op.offset, op.len));
       break;
     case OpKind::kFileWrite:
-      set_result(t, co_await ksys_write(t, op.file, op.offset, op.len));
+      set_result(t, co_await ksys_write(t, op.file, op.offset, op.len, op.continues_call));
       break;
     case OpKind::kFsync:
       set_result(t, co_await do_fsync(t, op.file));

@@ -103,6 +103,9 @@ struct Op {
   // address space disagrees (the range is taken). A zero address still leaves the choice to the
   // model (generated traces).
   bool addr_recorded = false;
+  // kFileRead, kFileWrite: a later piece of the call before it (an AF_UNIX stream write cut at its
+  // skbs): the task is already in the kernel, so no syscall entry is charged.
+  bool continues_call = false;
 
   // Builders for the common kinds.
   static Op think(SimTime d);

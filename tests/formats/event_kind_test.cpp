@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "formats/event.h"
+#include "formats/event_text.h"
 
 namespace mmreplay::formats {
 namespace {
@@ -57,6 +58,25 @@ TEST(EventKind, BlockCallNamesAreTheSyscalls) {
   EXPECT_EQ(e.kind, EventKind::kBlock);
   EXPECT_EQ(e.arg0, static_cast<uint64_t>(BlockCall::kPoll));
   EXPECT_EQ(e.duration_ns, 1000u);
+}
+
+// `cat` names the flag bits a kind carries: a kernel-mode fault (1.3) and a later piece of one
+// write (1.7); a first piece prints as any write, and bits a kind does not name as a number.
+TEST(EventKind, TheTextFormNamesFlags) {
+  auto text = [](const Event& e) {
+    std::string out;
+    append_event_fields(e, {}, &out);
+    return out;
+  };
+  Event fault = ev::page_fault(1, 0x1000, /*write=*/true, /*major=*/false, /*kernel=*/true);
+  EXPECT_EQ(text(fault), "page_fault addr=0x1000 write kernel");
+  Event first = ev::file_write(1, 3, 0, 4096);
+  EXPECT_EQ(text(first), "file_write file=3 offset=0 len=4096");
+  Event rest = ev::file_write(1, 3, 4096, 4096);
+  rest.flags |= kFlagContinued;
+  EXPECT_EQ(text(rest), "file_write file=3 offset=4096 len=4096 continued");
+  rest.flags |= kFlagWrite;  // a bit file_write does not name
+  EXPECT_EQ(text(rest), "file_write file=3 offset=4096 len=4096 continued eflags=0x1");
 }
 
 }  // namespace

@@ -245,12 +245,15 @@ TEST(SocketWakeups, AStreamReadFollowsTheSkbThatHoldsItsFirstByteNotTheWholeWrit
             std::string::npos);
   // The pieces are the write: its bytes in order, each at the call's start and with its duration
   // (no think time between them), and the stream stays in time order.
+  // The first piece enters the syscall; the later ones are marked as its continuation, so the
+  // replay charges one syscall entry for the write.
   uint64_t bytes = 0;
   for (const Event& e : t.streams[0]) {
     if (e.kind != kWrite) continue;
     EXPECT_EQ(e.arg1, bytes);
     EXPECT_EQ(e.ts_ns, 1000010000u);
     EXPECT_EQ(e.duration_ns, 30000u);
+    EXPECT_EQ(e.is_continued(), bytes != 0) << "piece at " << bytes;
     bytes += e.len;
   }
   EXPECT_EQ(bytes, kBytes);

@@ -55,6 +55,29 @@ TEST(FileKindTest, PipeAndSocketReadsAndWritesTouchNoPageCache) {
   EXPECT_EQ(vm.fd_io_regular, 0u);
 }
 
+// A socket write the importer cut at its skbs (kFlagContinued) is one call: the later pieces
+// cost their copy and the socket's own work but no second syscall entry, and count no call.
+TEST(FileKindTest, AContinuedPieceOfASocketWriteEntersNoSecondSyscall) {
+  auto one_write = [](bool cut) {
+    auto sim = machine();
+    sim->files().set(1, FileSpec{FileType::kSocket, false});
+    Op rest = Op::file_write(1, kMiB / 2, kMiB / 2);
+    rest.continues_call = true;
+    if (cut) {
+      thread(*sim, 1, 0, {Op::file_write(1, 0, kMiB / 2), rest});
+    } else {
+      thread(*sim, 1, 0, {Op::file_write(1, 0, kMiB / 2), Op::file_write(1, kMiB / 2, kMiB / 2)});
+    }
+    sim->run();
+    return std::pair{sim->stats().vm.fd_io_socket, sim->now().count_ns()};
+  };
+  const auto [cut_calls, cut_ns] = one_write(true);
+  const auto [two_calls, two_ns] = one_write(false);
+  EXPECT_EQ(cut_calls, 1u);
+  EXPECT_EQ(two_calls, 2u);
+  EXPECT_EQ(two_ns - cut_ns, cost_profile_default().syscall_entry.count_ns());
+}
+
 TEST(FileKindTest, AWarmFileMissesNoPageAColdOneMissesEach) {
   for (const bool warm : {false, true}) {
     auto sim = machine();
