@@ -5,9 +5,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
+#include <vector>
 
 #include "replay/policy_spec.h"
 #include "replay/study.h"
@@ -90,14 +93,51 @@ BENCHMARK(BM_Study)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// Host seconds of each of `study`'s runs replayed alone, as a one-run study on one worker.
+std::vector<double> seconds_alone(const replay::Study& study) {
+  std::vector<double> seconds;
+  for (const replay::StudyRun& run : study.runs) {
+    replay::Study one;
+    one.traces = study.traces;
+    one.runs = {run};
+    replay::StudyOptions options;
+    options.threads = 1;
+    replay::StudyResult result;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!replay::run_study(one, options, &result)) std::abort();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return seconds;
+}
+
 // Four runs of unequal weight (the same trace on 8, 4, 2 and 1 simulated CPUs), as a compare
 // across CPU counts makes: the study is as fast as its longest run, so it reaches linear
 // scaling only if that run starts first (run_study schedules heaviest first).
+// Counters: each run alone (longest_run_ms, runs_sum_ms), the best a schedule can do on these
+// workers (bound_ms: the longest run, or the sum spread evenly, whichever is more), and how
+// close the study came to it (of_bound) and to linear scaling (of_linear).
 void BM_StudyUnequal(benchmark::State& state) {
   replay::Study study = study_of(4);
   const uint32_t cpus[] = {1, 2, 4, 8};  // listed lightest first, the worst order to start in
   for (size_t i = 0; i < study.runs.size(); ++i) study.runs[i].spec.cpus = cpus[i];
-  time_study(state, study, static_cast<int>(state.range(0)));
+  const int workers = static_cast<int>(state.range(0));
+  const std::vector<double> alone = seconds_alone(study);
+  const auto t0 = std::chrono::steady_clock::now();
+  time_study(state, study, workers);
+  const double per_iteration =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+      static_cast<double>(state.iterations());
+  double longest = 0, sum = 0;
+  for (double s : alone) {
+    longest = std::max(longest, s);
+    sum += s;
+  }
+  const double bound = std::max(longest, sum / workers);
+  state.counters["longest_run_ms"] = longest * 1e3;
+  state.counters["runs_sum_ms"] = sum * 1e3;
+  state.counters["bound_ms"] = bound * 1e3;
+  state.counters["of_bound"] = bound / per_iteration;
+  state.counters["of_linear"] = sum / (workers * per_iteration);
 }
 BENCHMARK(BM_StudyUnequal)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
