@@ -40,6 +40,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   };
   add(probe_syscall(po));
   add(probe_anon_fault(po));
+  add(probe_populate(po));
   add(probe_file_fault(po));
   add(probe_madvise_dontneed(po));
   add(probe_pte_ad_update(po));

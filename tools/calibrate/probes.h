@@ -52,6 +52,7 @@ inline Figure failed(Figure f, const std::string& why) {
 Figure probe_syscall(const ProbeOptions& o);
 // Write to each page of a fresh anonymous mapping (THP off): per page, one fault with zeroing.
 Figure probe_anon_fault(const ProbeOptions& o);
+Figure probe_populate(const ProbeOptions& o);
 // Read each page of a shared mapping of a file in the page cache: per fault (ru_minflt).
 Figure probe_file_fault(const ProbeOptions& o);
 // madvise(MADV_DONTNEED) of populated pages: the per-page slope between two region sizes.

@@ -36,6 +36,65 @@ TEST(FitProfile, SplitsAnAnonFaultInTheDefaultRatios) {
   EXPECT_EQ(p.sources.at("syscall_entry").rfind("default profile", 0), 0u);
 }
 
+// A populate figure (the fault's in-kernel work, no exception) sets the in-kernel fields in their
+// default ratios; the rest of the anon fault is the exception's entry and the VMA lookup. One
+// below zero or above the whole fault is noise, and the whole fault is split as before.
+TEST(FitProfile, APopulateFigureSetsTheInKernelPartAndTheRestIsTheEntry) {
+  const CostProfile def = kernelsim::cost_profile_default();
+  const auto in_kernel = (def.fault_bookkeeping + def.clear_page + def.pcp_alloc).count_ns();
+  const auto entry = (def.fault_entry + def.find_vma).count_ns();
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("anon_fault", static_cast<double>(in_kernel + 9 * entry)),
+                              figure("populate_page", static_cast<double>(in_kernel))},
+                             "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.clear_page, def.clear_page);
+  EXPECT_EQ(p.costs.pcp_alloc, def.pcp_alloc);
+  EXPECT_EQ(p.costs.fault_entry.count_ns(), 9 * def.fault_entry.count_ns());
+  EXPECT_EQ(p.costs.find_vma.count_ns(), 9 * def.find_vma.count_ns());
+  EXPECT_NE(p.sources.at("fault_entry").find("minus populate_page"), std::string::npos);
+  for (double noise : {-50.0, 100.0 * static_cast<double>(entry + in_kernel)}) {
+    const auto q = fit_profile({figure("anon_fault", static_cast<double>(2 * (in_kernel + entry))),
+                                figure("populate_page", noise)},
+                               "calibrate D H", &notes);
+    EXPECT_EQ(q.costs.clear_page.count_ns(), 2 * def.clear_page.count_ns()) << noise;
+    EXPECT_EQ(q.costs.fault_entry.count_ns(), 2 * def.fault_entry.count_ns()) << noise;
+  }
+}
+
+// A fault taken in the kernel costs the model's user-mode fault plus fault_from_kernel plus the
+// cold copy's extra (copy_page_cold - file_copy_page): the fit keeps that sum at what
+// read_into_fresh measured beyond read_into_hot, whether read_into_cold splits it or, being
+// higher than the whole extra (bimodal on a shadow-paging guest), leaves fault_from_kernel its
+// default and the cold copy the rest.
+TEST(FitProfile, AKernelModeFaultKeepsWhatReadIntoFreshMeasured) {
+  const CostProfile def = kernelsim::cost_profile_default();
+  const double user_fault = static_cast<double>(
+      (def.fault_entry + def.find_vma + def.fault_bookkeeping + def.clear_page + def.pcp_alloc)
+          .count_ns());
+  const double hot = 300, copy = static_cast<double>(def.file_copy_page.count_ns());
+  auto kernel_fault = [&](const CostProfile& c) {
+    return static_cast<double>((c.fault_entry + c.find_vma + c.fault_bookkeeping + c.clear_page +
+                                c.pcp_alloc + c.fault_from_kernel + c.copy_page_cold)
+                                   .count_ns()) -
+           static_cast<double>(c.file_copy_page.count_ns());
+  };
+  for (double cold : {hot + 1000, hot + 6000}) {
+    std::vector<std::string> notes;
+    const double fresh = hot + user_fault + 3000;
+    const auto p = fit_profile({figure("anon_fault", user_fault), figure("read_into_fresh", fresh),
+                                figure("read_into_cold", cold), figure("read_into_hot", hot)},
+                               "calibrate D H", &notes);
+    EXPECT_NEAR(kernel_fault(p.costs), fresh - hot, 2) << "cold " << cold;
+    if (cold - hot < 3000) {
+      EXPECT_EQ(p.costs.copy_page_cold.count_ns(), std::llround(copy + cold - hot));
+      EXPECT_EQ(p.costs.fault_from_kernel.count_ns(), std::llround(3000 - (cold - hot)));
+    } else {
+      EXPECT_EQ(p.costs.fault_from_kernel, def.fault_from_kernel);
+      EXPECT_NE(p.sources.at("copy_page_cold").find("left it nothing"), std::string::npos);
+    }
+  }
+}
+
 TEST(FitProfile, TlbFlushesFromTheMprotectSlopes) {
   std::vector<std::string> notes;
   const auto p = fit_profile(
