@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/import/socket_pairs.h"
 #include "formats/import/text_scan.h"
 
 namespace mmreplay::formats {
@@ -286,19 +287,30 @@ class PerfScriptParser {
     return Status::ok();
   }
 
-  // "(7f..) fam=1 path=\"/tmp/s\"": the AF_UNIX address of the thread's next connect or bind.
+  // "(7f..) fam=1 port=12079 path=\"/tmp/s\"": the address of the thread's next connect or bind,
+  // an AF_UNIX path, or an IP port (sin_port and sin6_port sit at offset 2 in network order, and
+  // the probe reads them as a little-endian u16). Recordings before the port was fetched have
+  // fam and path only.
   Status sockaddr_path(const Line& l) {
-    constexpr std::string_view kFam = " fam=";
-    constexpr std::string_view kPath = "path=\"";
-    const size_t f = l.payload.find(kFam);
-    const size_t at = l.payload.find(kPath);
-    const size_t end = l.payload.rfind('"');
-    if (f == std::string_view::npos || at == std::string_view::npos || end < at + kPath.size()) {
+    auto field = [&l](std::string_view key, uint64_t* value) {
+      const size_t at = l.payload.find(key);
+      if (at == std::string_view::npos) return false;
+      const std::string_view rest = l.payload.substr(at + key.size());
+      return parse_dec(rest.substr(0, rest.find(' ')), value);
+    };
+    uint64_t family = 0;
+    if (!field(" fam=", &family)) return Status::ok();
+    if (family == kAfInet || family == kAfInet6) {
+      uint64_t raw = 0;
+      if (!field(" port=", &raw) || raw > 0xffff) return Status::ok();
+      const auto port = static_cast<uint16_t>(((raw & 0xff) << 8) | (raw >> 8));
+      if (port != 0) b_.sockaddr_path(l.tid, detail::ip_port_address(port));
       return Status::ok();
     }
-    std::string_view fam = l.payload.substr(f + kFam.size());
-    uint64_t family = 0;
-    if (!parse_dec(fam.substr(0, fam.find(' ')), &family) || family != kAfUnix) {
+    constexpr std::string_view kPath = "path=\"";
+    const size_t at = l.payload.find(kPath);
+    const size_t end = l.payload.rfind('"');
+    if (family != kAfUnix || at == std::string_view::npos || end < at + kPath.size()) {
       return Status::ok();
     }
     const std::string_view path = l.payload.substr(at + kPath.size(), end - at - kPath.size());

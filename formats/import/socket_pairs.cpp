@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 
 #include "formats/import/fd_table.h"
 #include "formats/import/syscall.h"
@@ -30,6 +31,10 @@ bool can_pair(const Group& g) {
 }
 
 }  // namespace
+
+std::string ip_port_address(uint16_t port) {
+  return "port " + std::to_string(port);
+}
 
 bool socket_endpoints(std::string_view path, std::string* local, std::string* remote) {
   if (file_kind_of_path(path) != FileKind::kSocket) return false;

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "formats/import/socket_pairs.h"
 #include "formats/import/strace_args.h"
 #include "formats/import/text_scan.h"
 
@@ -397,11 +398,22 @@ bool StraceParser::read_fd_args(Syscall sc, SyscallCall* c, uint64_t* unknown) {
     case Syscall::kConnect:
     case Syscall::kBind: {
       // connect(5, {sa_family=AF_UNIX, sun_path="/tmp/a"}, 110): the address, for pairing
-      // (an abstract name prints as sun_path=@"name").
+      // (an abstract name prints as sun_path=@"name"); for IP, connect(5, {sa_family=AF_INET,
+      // sin_port=htons(5000), sin_addr=inet_addr("127.0.0.1")}, 16): the port (socket_pairs.h).
       if (!fd_arg(0)) return false;
       if (args_.size() < 2) return true;
       constexpr std::string_view kSunPath = "sun_path=";
       std::string_view a = args_[1];
+      for (std::string_view key : {"sin_port=htons(", "sin6_port=htons("}) {
+        const size_t p = a.find(key);
+        if (p == std::string_view::npos) continue;
+        const std::string_view digits = a.substr(p + key.size());
+        uint64_t port = 0;
+        if (parse_dec(digits.substr(0, digits.find(')')), &port) && port != 0 && port <= 0xffff) {
+          c->path = detail::ip_port_address(static_cast<uint16_t>(port));
+        }
+        return true;
+      }
       const size_t at = a.find(kSunPath);
       if (at == std::string_view::npos) return true;
       a = a.substr(at + kSunPath.size());

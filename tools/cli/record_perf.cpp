@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <netinet/in.h>
 #include <spawn.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -311,13 +312,18 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
     const std::string name = fmt::format("{}_{}", formats::kSockoptProbePrefix, ::getpid());
     add(libc, name, fmt::format("{}=setsockopt val=+0(%cx):s32", name));
   }
-  // connect(fd, addr (%si), len) and bind(fd, addr (%si), len): an AF_UNIX sockaddr is the
-  // family (2 bytes) then sun_path, which the tracepoints print only as a pointer.
+  // connect(fd, addr (%si), len) and bind(fd, addr (%si), len): a sockaddr is the family (2
+  // bytes), then an AF_UNIX sun_path, or an IP port (sin_port and sin6_port, network order),
+  // which the tracepoints print only as a pointer. The path comes last: for an IP address its
+  // bytes are not text.
   for (const char* function : {"connect", "bind"}) {
     const std::string name =
         fmt::format("{}_{}_{}", formats::kSockaddrProbePrefix, function, ::getpid());
+    static_assert(offsetof(struct sockaddr_in, sin_port) ==
+                  offsetof(struct sockaddr_in6, sin6_port));
     add(libc, name,
-        fmt::format("{}={} fam=+0(%si):u16 path=+{}(%si):string", name, function,
+        fmt::format("{}={} fam=+0(%si):u16 port=+{}(%si):u16 path=+{}(%si):string", name, function,
+                    offsetof(struct sockaddr_in, sin_port),
                     offsetof(struct sockaddr_un, sun_path)));
   }
 #endif

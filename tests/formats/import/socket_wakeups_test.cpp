@@ -501,15 +501,25 @@ TEST(SocketPairs, StraceNamesPairTheEndsWhereTheOrderCannot) {
 // while the server accepts a first. By order alone that is no choice the data leaves (two
 // listeners): with the addresses (record's probes on glibc's bind and connect; perf prints the
 // sockaddr as a pointer) each connect is paired with the accept of the listener bound there.
-std::string two_listeners(bool probes) {
+// `ip`: TCP listeners on ports 5000 and 5001 (the probe's u16 at offset 2 is sin_port, read
+// little-endian from network order; the path after it is the address's bytes, not text).
+std::string two_listeners(bool probes, bool ip = false) {
   auto addr = [&](uint64_t tid, double ts, std::string_view fn, std::string_view path) {
     if (!probes) return std::string();
+    if (ip) {
+      const unsigned port = path == "/tmp/a" ? 5000 : 5001;
+      return fmt::format(
+          "p 10/{} [0] {:.9f}: probe_libc:mmreplay_sockaddr_{}_99: (7f0000003000) fam=2 "
+          "port={} path=\"\x13\"\n",
+          tid, ts - 0.0000001, fn, ((port & 0xff) << 8) | (port >> 8));
+    }
     return fmt::format(
         "p 10/{} [0] {:.9f}: probe_libc:mmreplay_sockaddr_{}_99: (7f0000003000) fam=1 "
-        "path=\"{}\"\n",
+        "port=29743 path=\"{}\"\n",
         tid, ts - 0.0000001, fn, path);
   };
-  const std::string sock = "family: 0x1, type: 0x1, protocol: 0x0";
+  const std::string sock =
+      ip ? "family: 0x2, type: 0x1, protocol: 0x0" : "family: 0x1, type: 0x1, protocol: 0x0";
   std::string text =
       call(10, 10, 1.0, "socket", sock, "0x3") + addr(10, 1.000001, "bind", "/tmp/a") +
       call(10, 10, 1.000001, "bind", "fd: 0x3, umyaddr: 0x7ffc1000, addrlen: 0x6e", "0x0") +
@@ -551,6 +561,57 @@ TEST(SocketPairs, AddressesTellTwoListenersApart) {
   EXPECT_EQ(r.socket_connections_paired, 0u);
   EXPECT_EQ(r.socket_connects_unpaired, 2u);
   EXPECT_TRUE(order_edges(t).empty());
+}
+
+// Two TCP listeners: the probes' ports tell them apart as paths do for AF_UNIX.
+TEST(SocketPairs, PortsTellTwoTcpListenersApart) {
+  ImportReport r;
+  ImportedTrace t = import_perf(two_listeners(true, /*ip=*/true), &r);
+  EXPECT_EQ(r.socket_connections_paired, 2u);
+  EXPECT_EQ(r.socket_connects_unpaired, 0u);
+  std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0], (Edge{11, kWrite, 100, 10, kRead, 100, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{11, kWrite, 50, 10, kRead, 50, kSyncOrderUaddr}));
+  t = import_perf(two_listeners(false, /*ip=*/true), &r);
+  EXPECT_EQ(r.socket_connections_paired, 0u);
+  EXPECT_EQ(r.socket_connects_unpaired, 2u);
+}
+
+// strace prints an IP sockaddr's port: a listener bound to any address and a connect to
+// 127.0.0.1 at its port are one address, and a second listener's port another.
+TEST(SocketPairs, StracePortsTellTwoTcpListenersApart) {
+  ImportReport r;
+  ImportedTrace t;
+  const Status s = import_text(
+      ImportFormat::kStrace, "tcp.strace",
+      "7 1.000000 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3 <0.000001>\n"
+      "7 1.000001 bind(3, {sa_family=AF_INET, sin_port=htons(5000), "
+      "sin_addr=inet_addr(\"0.0.0.0\")}, 16) = 0 <0.000001>\n"
+      "7 1.000002 socket(AF_INET6, SOCK_STREAM, IPPROTO_IP) = 4 <0.000001>\n"
+      "7 1.000003 bind(4, {sa_family=AF_INET6, sin6_port=htons(5001), sin6_flowinfo=htonl(0), "
+      "inet_pton(AF_INET6, \"::\", &sin6_addr), sin6_scope_id=0}, 28) = 0 <0.000001>\n"
+      "7 1.000004 clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|"
+      "CLONE_THREAD|CLONE_SYSVSEM) = 8 <0.000002>\n"
+      "8 1.000010 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 5 <0.000001>\n"
+      "8 1.000011 connect(5, {sa_family=AF_INET, sin_port=htons(5001), "
+      "sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0 <0.000001>\n"
+      "8 1.000012 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 6 <0.000001>\n"
+      "8 1.000013 connect(6, {sa_family=AF_INET, sin_port=htons(5000), "
+      "sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0 <0.000001>\n"
+      "7 1.000020 accept4(3, NULL, NULL, 0) = 9 <0.000001>\n"
+      "7 1.000021 accept4(4, NULL, NULL, 0) = 10 <0.000001>\n"
+      "8 1.000030 write(6, \"a\", 10) = 10 <0.000001>\n"
+      "8 1.000031 write(5, \"b\", 20) = 20 <0.000001>\n"
+      "7 1.000040 read(9, \"a\", 100) = 10 <0.000001>\n"
+      "7 1.000041 read(10, \"b\", 100) = 20 <0.000001>\n",
+      &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.socket_connections_paired, 2u);
+  const std::vector<Edge> edges = order_edges(t);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0], (Edge{8, kWrite, 10, 7, kRead, 10, kSyncOrderUaddr}));
+  EXPECT_EQ(edges[1], (Edge{8, kWrite, 20, 7, kRead, 20, kSyncOrderUaddr}));
 }
 
 // strace without -yy prints the sockaddr: the same pairing from sun_path.
