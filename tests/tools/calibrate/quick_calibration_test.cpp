@@ -1,5 +1,6 @@
-// A --quick calibration of this machine: its profile loads and is ordered sensibly. No speed is
-// asserted: the figures are whatever this machine measures.
+// A --quick calibration of this machine: its profile loads, every value has a source, and the
+// fit's own guarantees hold. No speed and no order between measured times is asserted: the
+// figures are whatever this machine measures.
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,7 @@ namespace {
 
 using kernelsim::CostProfile;
 
-TEST(QuickCalibration, ProfileLoadsAndIsOrderedSensibly) {
+TEST(QuickCalibration, ProfileLoadsAndKeepsTheFitsGuarantees) {
   CalibrationOptions o;
   o.quick = true;
   Calibration c;
@@ -29,13 +30,18 @@ TEST(QuickCalibration, ProfileLoadsAndIsOrderedSensibly) {
   EXPECT_TRUE(is_calibrated(loaded, "syscall_entry"));
   EXPECT_TRUE(is_calibrated(loaded, "clear_page"));
   EXPECT_EQ(loaded.sources.size(), kernelsim::cost_fields().size());  // every value has a source
+  // What the fit guarantees whatever the machine measured (an order between two measured times,
+  // such as a fault above a syscall, failed here once under load: a syscall median of 19.2 us):
+  // a full flush is never cheaper than one page, and the anon fault's parts add up to the figure
+  // they were split from (each part rounded to a nanosecond).
   const CostProfile& k = loaded.costs;
   EXPECT_GE(k.tlb_flush_full, k.tlb_flush_single);
   const auto anon_fault =
       k.fault_entry + k.find_vma + k.fault_bookkeeping + k.clear_page + k.pcp_alloc;
-  EXPECT_GT(anon_fault, k.syscall_entry);
-  if (is_calibrated(loaded, "swap_in_page")) {
-    EXPECT_GT(k.swap_in_page, k.clear_page);
+  for (const Figure& f : c.figures) {
+    if (f.key == "anon_fault" && f.measured) {
+      EXPECT_NEAR(static_cast<double>(anon_fault.count_ns()), f.ns.median, 5.0);
+    }
   }
   for (const Figure& f : c.figures) {
     if (!f.measured) {
