@@ -547,102 +547,84 @@ std::string two_listeners(bool probes, bool ip = false) {
   return text;
 }
 
+// AF_UNIX listeners told apart by the probes' paths, TCP ones by their ports.
 TEST(SocketPairs, AddressesTellTwoListenersApart) {
-  ImportReport r;
-  ImportedTrace t = import_perf(two_listeners(true), &r);
-  EXPECT_EQ(r.socket_connections_paired, 2u);
-  EXPECT_EQ(r.socket_connects_unpaired, 0u);
-  std::vector<Edge> edges = order_edges(t);
-  ASSERT_EQ(edges.size(), 2u);
-  EXPECT_EQ(edges[0], (Edge{11, kWrite, 100, 10, kRead, 100, kSyncOrderUaddr}));
-  EXPECT_EQ(edges[1], (Edge{11, kWrite, 50, 10, kRead, 50, kSyncOrderUaddr}));
-  // Without the probes: two listeners of one protocol, nothing paired.
-  t = import_perf(two_listeners(false), &r);
-  EXPECT_EQ(r.socket_connections_paired, 0u);
-  EXPECT_EQ(r.socket_connects_unpaired, 2u);
-  EXPECT_TRUE(order_edges(t).empty());
+  for (bool ip : {false, true}) {
+    ImportReport r;
+    ImportedTrace t = import_perf(two_listeners(true, ip), &r);
+    EXPECT_EQ(r.socket_connections_paired, 2u) << "ip " << ip;
+    EXPECT_EQ(r.socket_connects_unpaired, 0u);
+    std::vector<Edge> edges = order_edges(t);
+    ASSERT_EQ(edges.size(), 2u);
+    EXPECT_EQ(edges[0], (Edge{11, kWrite, 100, 10, kRead, 100, kSyncOrderUaddr}));
+    EXPECT_EQ(edges[1], (Edge{11, kWrite, 50, 10, kRead, 50, kSyncOrderUaddr}));
+    // Without the probes: two listeners of one protocol, nothing paired.
+    t = import_perf(two_listeners(false, ip), &r);
+    EXPECT_EQ(r.socket_connections_paired, 0u) << "ip " << ip;
+    EXPECT_EQ(r.socket_connects_unpaired, 2u);
+    EXPECT_TRUE(order_edges(t).empty());
+  }
 }
 
-// Two TCP listeners: the probes' ports tell them apart as paths do for AF_UNIX.
-TEST(SocketPairs, PortsTellTwoTcpListenersApart) {
-  ImportReport r;
-  ImportedTrace t = import_perf(two_listeners(true, /*ip=*/true), &r);
-  EXPECT_EQ(r.socket_connections_paired, 2u);
-  EXPECT_EQ(r.socket_connects_unpaired, 0u);
-  std::vector<Edge> edges = order_edges(t);
-  ASSERT_EQ(edges.size(), 2u);
-  EXPECT_EQ(edges[0], (Edge{11, kWrite, 100, 10, kRead, 100, kSyncOrderUaddr}));
-  EXPECT_EQ(edges[1], (Edge{11, kWrite, 50, 10, kRead, 50, kSyncOrderUaddr}));
-  t = import_perf(two_listeners(false, /*ip=*/true), &r);
-  EXPECT_EQ(r.socket_connections_paired, 0u);
-  EXPECT_EQ(r.socket_connects_unpaired, 2u);
-}
-
-// strace prints an IP sockaddr's port: a listener bound to any address and a connect to
-// 127.0.0.1 at its port are one address, and a second listener's port another.
-TEST(SocketPairs, StracePortsTellTwoTcpListenersApart) {
+// strace of two listeners (fds 3 and 4, made by socket(sock_a) and socket(sock_b)) bound to
+// addr_a and addr_b, and a client thread that connects (sockets made by socket(sock_client)) to
+// to_b and then to_a, while the server accepts on 3 first; each connection carries one write.
+// The pairing must follow the addresses, not the order: a's writer is the second connect.
+void expect_strace_pairs_by_address(std::string_view sock_a, std::string_view addr_a,
+                                    std::string_view sock_b, std::string_view addr_b,
+                                    std::string_view sock_client, std::string_view to_a,
+                                    std::string_view to_b) {
   ImportReport r;
   ImportedTrace t;
-  const Status s = import_text(
-      ImportFormat::kStrace, "tcp.strace",
-      "7 1.000000 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3 <0.000001>\n"
-      "7 1.000001 bind(3, {sa_family=AF_INET, sin_port=htons(5000), "
-      "sin_addr=inet_addr(\"0.0.0.0\")}, 16) = 0 <0.000001>\n"
-      "7 1.000002 socket(AF_INET6, SOCK_STREAM, IPPROTO_IP) = 4 <0.000001>\n"
-      "7 1.000003 bind(4, {sa_family=AF_INET6, sin6_port=htons(5001), sin6_flowinfo=htonl(0), "
-      "inet_pton(AF_INET6, \"::\", &sin6_addr), sin6_scope_id=0}, 28) = 0 <0.000001>\n"
+  const std::string text = fmt::format(
+      "7 1.000000 socket({0}) = 3 <0.000001>\n"
+      "7 1.000001 bind(3, {1}) = 0 <0.000001>\n"
+      "7 1.000002 socket({2}) = 4 <0.000001>\n"
+      "7 1.000003 bind(4, {3}) = 0 <0.000001>\n"
       "7 1.000004 clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|"
       "CLONE_THREAD|CLONE_SYSVSEM) = 8 <0.000002>\n"
-      "8 1.000010 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 5 <0.000001>\n"
-      "8 1.000011 connect(5, {sa_family=AF_INET, sin_port=htons(5001), "
-      "sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0 <0.000001>\n"
-      "8 1.000012 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 6 <0.000001>\n"
-      "8 1.000013 connect(6, {sa_family=AF_INET, sin_port=htons(5000), "
-      "sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0 <0.000001>\n"
+      "8 1.000010 socket({4}) = 5 <0.000001>\n"
+      "8 1.000011 connect(5, {6}) = 0 <0.000001>\n"
+      "8 1.000012 socket({4}) = 6 <0.000001>\n"
+      "8 1.000013 connect(6, {5}) = 0 <0.000001>\n"
       "7 1.000020 accept4(3, NULL, NULL, 0) = 9 <0.000001>\n"
       "7 1.000021 accept4(4, NULL, NULL, 0) = 10 <0.000001>\n"
       "8 1.000030 write(6, \"a\", 10) = 10 <0.000001>\n"
       "8 1.000031 write(5, \"b\", 20) = 20 <0.000001>\n"
       "7 1.000040 read(9, \"a\", 100) = 10 <0.000001>\n"
       "7 1.000041 read(10, \"b\", 100) = 20 <0.000001>\n",
-      &t, &r);
+      sock_a, addr_a, sock_b, addr_b, sock_client, to_a, to_b);
+  const Status s = import_text(ImportFormat::kStrace, "two.strace", text, &t, &r);
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(r.socket_connections_paired, 2u);
   const std::vector<Edge> edges = order_edges(t);
   ASSERT_EQ(edges.size(), 2u);
   EXPECT_EQ(edges[0], (Edge{8, kWrite, 10, 7, kRead, 10, kSyncOrderUaddr}));
   EXPECT_EQ(edges[1], (Edge{8, kWrite, 20, 7, kRead, 20, kSyncOrderUaddr}));
+}
+
+// strace prints an IP sockaddr's port: a listener bound to any address and a connect to
+// 127.0.0.1 at its port are one address, and a second listener's port another (an IPv6 one:
+// IPv4 and IPv6 share a group).
+TEST(SocketPairs, StracePortsTellTwoTcpListenersApart) {
+  expect_strace_pairs_by_address(
+      "AF_INET, SOCK_STREAM, IPPROTO_IP",
+      "{sa_family=AF_INET, sin_port=htons(5000), sin_addr=inet_addr(\"0.0.0.0\")}, 16",
+      "AF_INET6, SOCK_STREAM, IPPROTO_IP",
+      "{sa_family=AF_INET6, sin6_port=htons(5001), sin6_flowinfo=htonl(0), "
+      "inet_pton(AF_INET6, \"::\", &sin6_addr), sin6_scope_id=0}, 28",
+      "AF_INET, SOCK_STREAM, IPPROTO_IP",
+      "{sa_family=AF_INET, sin_port=htons(5000), sin_addr=inet_addr(\"127.0.0.1\")}, 16",
+      "{sa_family=AF_INET, sin_port=htons(5001), sin_addr=inet_addr(\"127.0.0.1\")}, 16");
 }
 
 // strace without -yy prints the sockaddr: the same pairing from sun_path.
 TEST(SocketPairs, StraceSunPathsTellTwoListenersApart) {
-  ImportReport r;
-  ImportedTrace t;
-  const Status s = import_text(
-      ImportFormat::kStrace, "sun.strace",
-      "7 1.000000 socket(AF_UNIX, SOCK_STREAM, 0) = 3 <0.000001>\n"
-      "7 1.000001 bind(3, {sa_family=AF_UNIX, sun_path=\"/tmp/a\"}, 110) = 0 <0.000001>\n"
-      "7 1.000002 socket(AF_UNIX, SOCK_STREAM, 0) = 4 <0.000001>\n"
-      "7 1.000003 bind(4, {sa_family=AF_UNIX, sun_path=@\"b\"}, 110) = 0 <0.000001>\n"
-      "7 1.000004 clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|"
-      "CLONE_THREAD|CLONE_SYSVSEM) = 8 <0.000002>\n"
-      "8 1.000010 socket(AF_UNIX, SOCK_STREAM, 0) = 5 <0.000001>\n"
-      "8 1.000011 connect(5, {sa_family=AF_UNIX, sun_path=@\"b\"}, 110) = 0 <0.000001>\n"
-      "8 1.000012 socket(AF_UNIX, SOCK_STREAM, 0) = 6 <0.000001>\n"
-      "8 1.000013 connect(6, {sa_family=AF_UNIX, sun_path=\"/tmp/a\"}, 110) = 0 <0.000001>\n"
-      "7 1.000020 accept4(3, NULL, NULL, 0) = 9 <0.000001>\n"
-      "7 1.000021 accept4(4, NULL, NULL, 0) = 10 <0.000001>\n"
-      "8 1.000030 write(6, \"a\", 10) = 10 <0.000001>\n"
-      "8 1.000031 write(5, \"b\", 20) = 20 <0.000001>\n"
-      "7 1.000040 read(9, \"a\", 100) = 10 <0.000001>\n"
-      "7 1.000041 read(10, \"b\", 100) = 20 <0.000001>\n",
-      &t, &r);
-  ASSERT_TRUE(s) << s.message();
-  EXPECT_EQ(r.socket_connections_paired, 2u);
-  const std::vector<Edge> edges = order_edges(t);
-  ASSERT_EQ(edges.size(), 2u);
-  EXPECT_EQ(edges[0], (Edge{8, kWrite, 10, 7, kRead, 10, kSyncOrderUaddr}));
-  EXPECT_EQ(edges[1], (Edge{8, kWrite, 20, 7, kRead, 20, kSyncOrderUaddr}));
+  expect_strace_pairs_by_address(
+      "AF_UNIX, SOCK_STREAM, 0", "{sa_family=AF_UNIX, sun_path=\"/tmp/a\"}, 110",
+      "AF_UNIX, SOCK_STREAM, 0", "{sa_family=AF_UNIX, sun_path=@\"b\"}, 110",
+      "AF_UNIX, SOCK_STREAM, 0", "{sa_family=AF_UNIX, sun_path=\"/tmp/a\"}, 110",
+      "{sa_family=AF_UNIX, sun_path=@\"b\"}, 110");
 }
 
 TEST(SocketPairs, EndpointsOfStraceNames) {
