@@ -25,8 +25,7 @@ const char* const kRecordings[] = {"idle_thread", "fork_touch", "pmadv_dontneed"
 const formats::TraceReader& recording(size_t i) {
   static std::unique_ptr<formats::TraceReader> readers[std::size(kRecordings)];
   if (!readers[i]) {
-    const std::string path =
-        std::string(MMREPLAY_RECORDED_DIR) + "/" + kRecordings[i] + ".mmtrace";
+    const std::string path = std::string(MMREPLAY_RECORDED_DIR) + "/" + kRecordings[i] + ".mmtrace";
     Status s;
     readers[i] = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
     if (!readers[i]) {
