@@ -307,14 +307,26 @@ class PerfScriptParser {
       if (port != 0) b_.sockaddr_path(l.tid, detail::ip_port_address(port));
       return Status::ok();
     }
-    constexpr std::string_view kPath = "path=\"";
-    const size_t at = l.payload.find(kPath);
+    if (family != kAfUnix) return Status::ok();
+    // path="..." is last; abstract="..." (the bytes after a leading 0) comes before it.
+    constexpr std::string_view kPath = " path=\"";
+    constexpr std::string_view kAbstract = " abstract=\"";
+    const size_t at = l.payload.rfind(kPath);
     const size_t end = l.payload.rfind('"');
-    if (family != kAfUnix || at == std::string_view::npos || end < at + kPath.size()) {
+    if (at == std::string_view::npos || end < at + kPath.size()) return Status::ok();
+    const std::string_view path = l.payload.substr(at + kPath.size(), end - at - kPath.size());
+    if (!path.empty()) {
+      b_.sockaddr_path(l.tid, path);
       return Status::ok();
     }
-    const std::string_view path = l.payload.substr(at + kPath.size(), end - at - kPath.size());
-    if (!path.empty()) b_.sockaddr_path(l.tid, path);
+    // An abstract name: sun_path[0] is 0, the name follows (strace prints it as @name).
+    const size_t ab = l.payload.find(kAbstract);
+    if (ab == std::string_view::npos || ab > at) return Status::ok();
+    const size_t ab_end = l.payload.rfind('"', at);
+    if (ab_end < ab + kAbstract.size()) return Status::ok();
+    const std::string_view name =
+        l.payload.substr(ab + kAbstract.size(), ab_end - ab - kAbstract.size());
+    if (!name.empty()) b_.sockaddr_path(l.tid, "@" + std::string(name));
     return Status::ok();
   }
 

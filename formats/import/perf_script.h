@@ -57,11 +57,12 @@ inline constexpr size_t kVectorProbeRanges = 16;
 // fetch (optval NULL) is left out.
 inline constexpr std::string_view kSockoptProbePrefix = "mmreplay_sockopt";
 // Entry probes on glibc's connect and bind (the same OpenProbes) fetching the sockaddr's family,
-// the u16 at offset 2 (an IP port, in network order) and, for AF_UNIX, its sun_path:
-// "probe_libc:mmreplay_sockaddr_connect_PID: (7f..) fam=1 port=28719 path=\"/tmp/s\"". The
-// path, or for AF_INET and AF_INET6 the port, is the address of the thread's next connect or
-// bind (socket_pairs.h); another family, port 0 or an empty path (an abstract name, whose first
-// byte is 0) gives none.
+// the u16 at offset 2 (an IP port, in network order) and, for AF_UNIX, its sun_path and the
+// string after its first byte: "probe_libc:mmreplay_sockaddr_connect_PID: (7f..) fam=1
+// port=28719 abstract=\"tmp/s\" path=\"/tmp/s\"". The path (an abstract name, whose first byte
+// is 0, as strace's "@name"), or for AF_INET and AF_INET6 the port, is the address of the
+// thread's next connect or bind (socket_pairs.h); another family, port 0 or an empty name gives
+// none.
 inline constexpr std::string_view kSockaddrProbePrefix = "mmreplay_sockaddr";
 
 // The fields record asks perf script for (-F), and the command for messages.

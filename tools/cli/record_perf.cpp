@@ -314,16 +314,18 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
   }
   // connect(fd, addr (%si), len) and bind(fd, addr (%si), len): a sockaddr is the family (2
   // bytes), then an AF_UNIX sun_path, or an IP port (sin_port and sin6_port, network order),
-  // which the tracepoints print only as a pointer. The path comes last: for an IP address its
-  // bytes are not text.
+  // which the tracepoints print only as a pointer. An abstract AF_UNIX name is a 0 byte and the
+  // name after it (`abstract`). The paths come last: for an IP address their bytes are not text.
   for (const char* function : {"connect", "bind"}) {
     const std::string name =
         fmt::format("{}_{}_{}", formats::kSockaddrProbePrefix, function, ::getpid());
     static_assert(offsetof(struct sockaddr_in, sin_port) ==
                   offsetof(struct sockaddr_in6, sin6_port));
     add(libc, name,
-        fmt::format("{}={} fam=+0(%si):u16 port=+{}(%si):u16 path=+{}(%si):string", name, function,
-                    offsetof(struct sockaddr_in, sin_port),
+        fmt::format("{}={} fam=+0(%si):u16 port=+{}(%si):u16 abstract=+{}(%si):string "
+                    "path=+{}(%si):string",
+                    name, function, offsetof(struct sockaddr_in, sin_port),
+                    offsetof(struct sockaddr_un, sun_path) + 1,
                     offsetof(struct sockaddr_un, sun_path)));
   }
 #endif

@@ -497,12 +497,14 @@ TEST(SocketPairs, StraceNamesPairTheEndsWhereTheOrderCannot) {
   EXPECT_EQ(edges[1], (Edge{8, kWrite, 20, 7, kRead, 20, kSyncOrderUaddr}));
 }
 
-// Two listeners of one protocol, bound to /tmp/a and /tmp/b; the client connects to b, then a,
-// while the server accepts a first. By order alone that is no choice the data leaves (two
-// listeners): with the addresses (record's probes on glibc's bind and connect; perf prints the
-// sockaddr as a pointer) each connect is paired with the accept of the listener bound there.
-// `ip`: TCP listeners on ports 5000 and 5001 (the probe's u16 at offset 2 is sin_port, read
-// little-endian from network order; the path after it is the address's bytes, not text).
+// Two listeners of one protocol, bound to /tmp/a and the abstract name b (@b); the client
+// connects to b, then a, while the server accepts a first. By order alone that is no choice the
+// data leaves (two listeners): with the addresses (record's probes on glibc's bind and connect;
+// perf prints the sockaddr as a pointer) each connect is paired with the accept of the listener
+// bound there. An abstract name's sun_path is a 0 byte (path="") and the name after it
+// (abstract="b"). `ip`: TCP listeners on ports 5000 and 5001 (the probe's u16 at offset 2 is
+// sin_port, read little-endian from network order; the strings after it are the address's
+// bytes, not text).
 std::string two_listeners(bool probes, bool ip = false) {
   auto addr = [&](uint64_t tid, double ts, std::string_view fn, std::string_view path) {
     if (!probes) return std::string();
@@ -510,25 +512,26 @@ std::string two_listeners(bool probes, bool ip = false) {
       const unsigned port = path == "/tmp/a" ? 5000 : 5001;
       return fmt::format(
           "p 10/{} [0] {:.9f}: probe_libc:mmreplay_sockaddr_{}_99: (7f0000003000) fam=2 "
-          "port={} path=\"\x13\"\n",
+          "port={} abstract=\"\" path=\"\x13\"\n",
           tid, ts - 0.0000001, fn, ((port & 0xff) << 8) | (port >> 8));
     }
+    const bool abstract = path.starts_with('@');
     return fmt::format(
         "p 10/{} [0] {:.9f}: probe_libc:mmreplay_sockaddr_{}_99: (7f0000003000) fam=1 "
-        "port=29743 path=\"{}\"\n",
-        tid, ts - 0.0000001, fn, path);
+        "port=29743 abstract=\"{}\" path=\"{}\"\n",
+        tid, ts - 0.0000001, fn, path.substr(1), abstract ? "" : path);
   };
   const std::string sock =
       ip ? "family: 0x2, type: 0x1, protocol: 0x0" : "family: 0x1, type: 0x1, protocol: 0x0";
   std::string text =
       call(10, 10, 1.0, "socket", sock, "0x3") + addr(10, 1.000001, "bind", "/tmp/a") +
       call(10, 10, 1.000001, "bind", "fd: 0x3, umyaddr: 0x7ffc1000, addrlen: 0x6e", "0x0") +
-      call(10, 10, 1.000002, "socket", sock, "0x4") + addr(10, 1.000003, "bind", "/tmp/b") +
+      call(10, 10, 1.000002, "socket", sock, "0x4") + addr(10, 1.000003, "bind", "@b") +
       call(10, 10, 1.000003, "bind", "fd: 0x4, umyaddr: 0x7ffc1000, addrlen: 0x6e", "0x0") +
       thread11();
   int fd = 5;
   double ts = 1.000010;
-  for (std::string_view path : {"/tmp/b", "/tmp/a"}) {
+  for (std::string_view path : {"@b", "/tmp/a"}) {
     text += call(10, 11, ts, "socket", sock, fmt::format("{:#x}", fd));
     text += addr(11, ts + 1e-6, "connect", path);
     text += call(10, 11, ts + 1e-6, "connect",
@@ -541,13 +544,13 @@ std::string two_listeners(bool probes, bool ip = false) {
   text += call(10, 10, 1.000031, "accept4",
                "fd: 0x4, upeer_sockaddr: 0x0, upeer_addrlen: 0x0, flags: 0x0", "0x8");
   text += io(10, 11, 1.000040, "write", 6, 100);  // to /tmp/a: accepted as fd 7
-  text += io(10, 11, 1.000041, "write", 5, 50);   // to /tmp/b: accepted as fd 8
+  text += io(10, 11, 1.000041, "write", 5, 50);   // to @b: accepted as fd 8
   text += io(10, 10, 1.000050, "read", 7, 100);
   text += io(10, 10, 1.000051, "read", 8, 50);
   return text;
 }
 
-// AF_UNIX listeners told apart by the probes' paths, TCP ones by their ports.
+// AF_UNIX listeners told apart by the probes' paths (one an abstract name), TCP ones by ports.
 TEST(SocketPairs, AddressesTellTwoListenersApart) {
   for (bool ip : {false, true}) {
     ImportReport r;
