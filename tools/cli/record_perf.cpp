@@ -236,6 +236,49 @@ constexpr const char* kLibcPaths[] = {"/lib/x86_64-linux-gnu/libc.so.6",
 
 }  // namespace
 
+int probe_owner(std::string_view event) {
+  const std::string prefix = fmt::format("{}:mmreplay_", formats::kOpenProbeGroup);
+  if (!event.starts_with(prefix)) return 0;
+  constexpr std::string_view kReturn = "__return";
+  if (event.ends_with(kReturn)) event.remove_suffix(kReturn.size());
+  const size_t underscore = event.rfind('_');
+  const std::string_view digits = event.substr(underscore + 1);
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    return 0;
+  }
+  return std::stoi(std::string(digits));
+}
+
+int remove_orphaned_probes(const std::string& perf) {
+  char list[] = "/tmp/trace-replay-probes.XXXXXX";
+  const int fd = ::mkstemp(list);
+  if (fd < 0) return 0;
+  ::close(fd);
+  uint64_t wall = 0;
+  int status = 0;
+  int removed = 0;
+  if (run_program({perf, "probe", "-l"}, list, /*quiet_stderr=*/true, &wall, &status) &&
+      status == 0) {
+    std::ifstream in(list);
+    std::string line;
+    while (std::getline(in, line)) {
+      const size_t start = line.find_first_not_of(' ');
+      if (start == std::string::npos) continue;
+      const std::string event = line.substr(start, line.find(' ', start) - start);
+      const int pid = probe_owner(event);
+      if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+      if (run_program({perf, "probe", "-q", "-d", event}, "/dev/null", /*quiet_stderr=*/true, &wall,
+                      &status) &&
+          status == 0) {
+        ++removed;
+      }
+    }
+  }
+  ::unlink(list);
+  return removed;
+}
+
 void OpenProbes::add(const std::string& libc, const std::string& event, const std::string& spec) {
   uint64_t wall = 0;
   int status = 0;
@@ -248,6 +291,7 @@ void OpenProbes::add(const std::string& libc, const std::string& event, const st
 
 OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
 #if defined(__x86_64__)
+  remove_orphaned_probes(perf);
   std::string libc;
   for (const char* p : kLibcPaths) {
     if (exists(p)) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -78,6 +79,16 @@ class OpenProbes {
   std::vector<std::string> added_;  // "probe_libc:NAME"
   std::string events_;
 };
+
+// The pid of the record that added probe `event` ("probe_libc:mmreplay_open_PID", with
+// "__return" after it for a return probe), or 0 for a probe that is not one of record's.
+int probe_owner(std::string_view event);
+
+// Removes record's probes whose recorder no longer runs, as `perf probe -l` lists them: a record
+// killed before its OpenProbes went (SIGTERM, SIGKILL) leaves them in the kernel, where each
+// costs every process on the machine a uprobe hit on each open, pipe and connect. Returns how
+// many it removed.
+int remove_orphaned_probes(const std::string& perf);
 
 // The descriptors 0..max_fd listed in `proc_fd_dir` ("/proc/self/fd", "/proc/PID/fd") with what
 // each points at (readlink: "/dev/null", "pipe:[123]", "socket:[9]", "/dev/pts/0"), for the

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tools/cli/record_perf.h"
 #include "tools/cli/record_probe.h"
 
 namespace mmreplay::tools {
@@ -62,6 +63,20 @@ TEST(RecordProbe, NoProbeEventsGiveNoCost) {
   EXPECT_EQ(c.tracing_ns, 0u);
   EXPECT_EQ(c.fault_ns, 0u);
   EXPECT_EQ(c.syscall_samples, 0u);
+}
+
+// record's probes carry their recorder's pid, so one killed before it removed them can be told
+// by it (remove_orphaned_probes); a probe of another tool, or a name without a pid, is not ours.
+TEST(RecordProbes, AProbesOwnerIsThePidItsNameEndsIn) {
+  EXPECT_EQ(probe_owner("probe_libc:mmreplay_open_12454"), 12454);
+  EXPECT_EQ(probe_owner("probe_libc:mmreplay_openat_nc_7"), 7);
+  EXPECT_EQ(probe_owner("probe_libc:mmreplay_pipe_socketpair_12454__return"), 12454);
+  EXPECT_EQ(probe_owner("probe_libc:mmreplay_sockaddr_connect_99"), 99);
+  EXPECT_EQ(probe_owner("probe_libc:malloc_12454"), 0);
+  EXPECT_EQ(probe_owner("probe_other:mmreplay_open_12454"), 0);
+  EXPECT_EQ(probe_owner("probe_libc:mmreplay_open_"), 0);
+  EXPECT_EQ(probe_owner("probe_libc:mmreplay_open_12x"), 0);
+  EXPECT_EQ(probe_owner("probe_libc:mmreplay_open_12345678901"), 0);
 }
 
 }  // namespace
