@@ -41,10 +41,11 @@ inline Figure figure_of(std::string key, std::string what, std::string unit) {
   return f;
 }
 
-// `f` marked not measured, with why in its note: what a probe returns when it cannot run here.
+// `f` marked not measured, with why in its note ("skipped: why", as the probes that set their
+// notes themselves write it): what a probe returns when it cannot run here.
 inline Figure failed(Figure f, const std::string& why) {
   f.measured = false;
-  f.note = why;
+  f.note = "skipped: " + why;
   return f;
 }
 

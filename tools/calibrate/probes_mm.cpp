@@ -115,7 +115,7 @@ Figure probe_populate(const ProbeOptions& o) {
   return f;
 #else
   (void)o;
-  return failed(f, "MADV_POPULATE_WRITE not in this build's headers");
+  return failed(f, "no MADV_POPULATE_WRITE in this libc's headers (before Linux 5.14)");
 #endif
 }
 

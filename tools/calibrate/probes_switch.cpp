@@ -53,20 +53,19 @@ std::vector<Figure> probe_context_switch(const ProbeOptions& o) {
   PipePair with_thread;
   PipePair with_child;
   if (!with_thread.ok() || !with_child.ok()) {
-    return {failed(threads, "skipped: pipe failed"), failed(mm, "skipped: pipe failed")};
+    return {failed(threads, "pipe failed"), failed(mm, "pipe failed")};
   }
   AffinityGuard guard;
   int cpu = 0, unused = 0;
   first_two_allowed_cpus(&cpu, &unused);
   if (!pin_to_cpu(cpu)) {
-    const std::string why = "skipped: sched_setaffinity refused (a switch needs one CPU)";
+    const std::string why = "sched_setaffinity refused (a switch needs one CPU)";
     return {failed(threads, why), failed(mm, why)};
   }
   const int rounds = o.repetitions() * kPingPongsPerSample;
   // The child inherits this thread's affinity: both processes share `cpu`.
   const pid_t child = ::fork();
-  if (child < 0)
-    return {failed(threads, "skipped: fork failed"), failed(mm, "skipped: fork failed")};
+  if (child < 0) return {failed(threads, "fork failed"), failed(mm, "fork failed")};
   if (child == 0) {
     // Only the child's own ends stay open, so that it sees end of file when we close ours.
     with_child.close_a_ends();
@@ -95,8 +94,8 @@ std::vector<Figure> probe_context_switch(const ProbeOptions& o) {
   int status = 0;
   ::waitpid(child, &status, 0);
   if (static_cast<int>(thread_samples.size()) != o.repetitions()) {
-    return {failed(threads, "skipped: a ping-pong write or read failed"),
-            failed(mm, "skipped: a ping-pong write or read failed")};
+    return {failed(threads, "a ping-pong write or read failed"),
+            failed(mm, "a ping-pong write or read failed")};
   }
   threads.measured = true;
   threads.ns = summarize(thread_samples);

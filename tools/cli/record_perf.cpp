@@ -22,6 +22,7 @@
 #include <fstream>
 
 #include "formats/import/perf_script.h"
+#include "formats/import/text_scan.h"
 
 extern char** environ;
 
@@ -234,6 +235,16 @@ constexpr const char* kLibcPaths[] = {"/lib/x86_64-linux-gnu/libc.so.6",
                                       "/usr/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6",
                                       "/usr/lib64/libc.so.6"};
 
+// Runs `perf args...` with its stdout to `stdout_path` and its stderr dropped; true when it ran
+// and exited 0 (perf probe's adds, deletes and lists).
+bool run_perf(const std::string& perf, std::vector<std::string> args,
+              const std::string& stdout_path = "/dev/null") {
+  args.insert(args.begin(), perf);
+  uint64_t wall = 0;
+  int status = 0;
+  return run_program(args, stdout_path, /*quiet_stderr=*/true, &wall, &status) && status == 0;
+}
+
 }  // namespace
 
 int probe_owner(std::string_view event) {
@@ -241,13 +252,9 @@ int probe_owner(std::string_view event) {
   if (!event.starts_with(prefix)) return 0;
   constexpr std::string_view kReturn = "__return";
   if (event.ends_with(kReturn)) event.remove_suffix(kReturn.size());
-  const size_t underscore = event.rfind('_');
-  const std::string_view digits = event.substr(underscore + 1);
-  if (digits.empty() || digits.size() > 9 ||
-      digits.find_first_not_of("0123456789") != std::string_view::npos) {
-    return 0;
-  }
-  return std::stoi(std::string(digits));
+  uint64_t pid = 0;
+  if (!formats::parse_dec(event.substr(event.rfind('_') + 1), &pid) || pid > INT32_MAX) return 0;
+  return static_cast<int>(pid);
 }
 
 int remove_orphaned_probes(const std::string& perf) {
@@ -255,11 +262,8 @@ int remove_orphaned_probes(const std::string& perf) {
   const int fd = ::mkstemp(list);
   if (fd < 0) return 0;
   ::close(fd);
-  uint64_t wall = 0;
-  int status = 0;
   int removed = 0;
-  if (run_program({perf, "probe", "-l"}, list, /*quiet_stderr=*/true, &wall, &status) &&
-      status == 0) {
+  if (run_perf(perf, {"probe", "-l"}, list)) {
     std::ifstream in(list);
     std::string line;
     while (std::getline(in, line)) {
@@ -268,11 +272,7 @@ int remove_orphaned_probes(const std::string& perf) {
       const std::string event = line.substr(start, line.find(' ', start) - start);
       const int pid = probe_owner(event);
       if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
-      if (run_program({perf, "probe", "-q", "-d", event}, "/dev/null", /*quiet_stderr=*/true, &wall,
-                      &status) &&
-          status == 0) {
-        ++removed;
-      }
+      if (run_perf(perf, {"probe", "-q", "-d", event})) ++removed;
     }
   }
   ::unlink(list);
@@ -280,11 +280,7 @@ int remove_orphaned_probes(const std::string& perf) {
 }
 
 void OpenProbes::add(const std::string& libc, const std::string& event, const std::string& spec) {
-  uint64_t wall = 0;
-  int status = 0;
-  const Status s = run_program({perf_, "probe", "-q", "-x", libc, "-a", spec}, "/dev/null",
-                               /*quiet_stderr=*/true, &wall, &status);
-  if (!s || status != 0) return;
+  if (!run_perf(perf_, {"probe", "-q", "-x", libc, "-a", spec})) return;
   added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, event));
   events_ += (events_.empty() ? "" : ",") + added_.back();
 }
@@ -376,12 +372,7 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
 }
 
 OpenProbes::~OpenProbes() {
-  for (const std::string& event : added_) {
-    uint64_t wall = 0;
-    int status = 0;
-    (void)run_program({perf_, "probe", "-q", "-d", event}, "/dev/null", /*quiet_stderr=*/true,
-                      &wall, &status);
-  }
+  for (const std::string& event : added_) (void)run_perf(perf_, {"probe", "-q", "-d", event});
 }
 
 std::vector<std::pair<int32_t, std::string>> open_fds(const std::string& proc_fd_dir,
