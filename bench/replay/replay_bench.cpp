@@ -121,6 +121,8 @@ void BM_StudyUnequal(benchmark::State& state) {
   const uint32_t cpus[] = {1, 2, 4, 8};  // listed lightest first, the worst order to start in
   for (size_t i = 0; i < study.runs.size(); ++i) study.runs[i].spec.cpus = cpus[i];
   const int workers = static_cast<int>(state.range(0));
+  // Measured again for each Arg, just before its timing: on a VM whose speed drifts within a
+  // minute, a bound taken earlier for another Arg put of_linear above 1 (1.03-1.13).
   const std::vector<double> alone = seconds_alone(study);
   const auto t0 = std::chrono::steady_clock::now();
   time_study(state, study, workers);
