@@ -102,5 +102,3 @@ BENCHMARK(BM_ZstdOnlyGenerated)->DenseRange(0, 4)->Unit(benchmark::kMillisecond)
 
 }  // namespace
 }  // namespace mmreplay::bench
-
-BENCHMARK_MAIN();

@@ -137,5 +137,3 @@ BENCHMARK(BM_ImportTraceDat)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace mmreplay::bench
-
-BENCHMARK_MAIN();

@@ -139,5 +139,3 @@ BENCHMARK(BM_ZstdOnly)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace mmreplay::bench
-
-BENCHMARK_MAIN();

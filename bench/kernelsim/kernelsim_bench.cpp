@@ -240,5 +240,3 @@ BENCHMARK_CAPTURE(BM_PageFaultsUnderPressure, predictive, "reclaim=predictive")
 
 }  // namespace
 }  // namespace mmreplay::kernelsim
-
-BENCHMARK_MAIN();

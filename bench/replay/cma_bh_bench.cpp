@@ -99,5 +99,3 @@ BENCHMARK_CAPTURE(BM_CmaBh, frequent_drain, frequent_trace, "bh_invalidate=drain
 
 }  // namespace
 }  // namespace mmreplay::bench
-
-BENCHMARK_MAIN();

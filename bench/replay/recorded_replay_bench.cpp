@@ -63,5 +63,3 @@ BENCHMARK(BM_ReplayRecorded)
 
 }  // namespace
 }  // namespace mmreplay::bench
-
-BENCHMARK_MAIN();

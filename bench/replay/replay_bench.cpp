@@ -145,5 +145,3 @@ BENCHMARK(BM_StudyUnequal)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRe
 
 }  // namespace
 }  // namespace mmreplay::bench
-
-BENCHMARK_MAIN();

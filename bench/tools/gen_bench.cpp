@@ -99,5 +99,3 @@ void BM_GenerateToFile(benchmark::State& state, std::string name) {
 
 }  // namespace
 }  // namespace mmreplay::gen
-
-BENCHMARK_MAIN();

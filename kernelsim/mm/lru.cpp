@@ -53,8 +53,7 @@ uint32_t Lruvec::new_frame() {
     f = free_frames_.back();
     free_frames_.pop_back();
   } else {
-    f = static_cast<uint32_t>(frames_.size());
-    frames_.emplace_back();
+    f = frames_.emplace_back();
   }
   assert(frames_[f].where == FrameWhere::kFree && "invariant (1)");
   return f;

@@ -52,6 +52,7 @@
 
 #include "kernelsim/locking/qspinlock.h"
 #include "kernelsim/mm/rmap.h"
+#include "kernelsim/sim/chunked_store.h"
 #include "kernelsim/sim/co.h"
 #include "kernelsim/sim/time.h"
 
@@ -194,7 +195,7 @@ class Lruvec {
   Co<void> drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
 
   Simulation& sim_;
-  std::vector<PageFrame> frames_;
+  ChunkedStore<PageFrame> frames_;  // by frame number; grows without copying (sim/chunked_store.h)
   std::vector<uint32_t> free_frames_;
   using Lists = std::array<List, NR_LRU_LISTS>;
   // What struct pglist_data holds for the LRU: the lock and, per memcg, the lruvec's lists.

@@ -7,12 +7,14 @@
 #include <string>
 
 #include "common/status.h"
+#include "replay/host_malloc.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
 
 int main(int argc, char** argv) {
   using namespace mmreplay::tools;
   using mmreplay::Status;
+  mmreplay::replay::tune_host_malloc();
   CLI::App app{"trace-replay: replay memory-management traces against a model of Linux mm"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "trace-replay 0.1.0 (.mmtrace format 1.1)");
