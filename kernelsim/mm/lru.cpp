@@ -294,13 +294,15 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
   co_await locked->unlock_irqrestore(t);
 }
 
+// A batch that is not full yet takes the page with no frame (sim/co.h).
 Co<void> Lruvec::lru_cache_add(Task& t, uint32_t f) {
   frames_[f].where = FrameWhere::kPagevec;
   ++held_;
   --unframed_;  // the new page now has its frame
   std::vector<uint32_t>& b = cpu_[t.cpu().id].lru_add;
   b.push_back(f);
-  if (b.size() >= sim_.config().pagevec_size) co_await drain_lru_add(t, std::exchange(b, {}));
+  if (b.size() >= sim_.config().pagevec_size) return drain_lru_add(t, std::exchange(b, {}));
+  return Co<void>::ready();
 }
 
 void Lruvec::add_cached_at_start(uint32_t f) {

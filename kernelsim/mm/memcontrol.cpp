@@ -91,14 +91,23 @@ uint32_t MemcgSet::memcg_of(Mm& mm) {
   return id;
 }
 
-Co<bool> mem_cgroup_charge(Task& t, Mm& mm, uint64_t nr) {
+namespace {
+
+Co<bool> charge_group(Task& t, uint32_t id, uint64_t nr) {
   Simulation& sim = t.sim();
-  const uint32_t id = sim.memcg().memcg_of(mm);
-  if (id == kRootMemcg) co_return true;
   if (!co_await try_charge(t, id, nr)) co_return false;
   t.work(sim.costs().memcg_page * static_cast<int64_t>(nr));  // commit_charge(): page->mem_cgroup
   sim.vm().memcg_charged_pages += nr;
   co_return true;
+}
+
+}  // namespace
+
+// The root memcg (or memcg=off) charges nothing, with no frame (sim/co.h).
+Co<bool> mem_cgroup_charge(Task& t, Mm& mm, uint64_t nr) {
+  const uint32_t id = t.sim().memcg().memcg_of(mm);
+  if (id == kRootMemcg) return Co<bool>::ready(true);
+  return charge_group(t, id, nr);
 }
 
 Co<void> mem_cgroup_cancel_charge(Task& t, Mm& mm, uint64_t nr) {

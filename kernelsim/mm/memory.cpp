@@ -67,7 +67,7 @@ class LockVmaUnderRcu final : public SharedStep {
 
 // Allocates one user or page-table page; false on OOM.
 Co<bool> alloc_one(Task& t, PageUse use) {
-  co_return co_await alloc_pages(t, use);
+  return alloc_pages(t, use);
 }
 
 Co<void> free_one(Task& t, PageUse use) {

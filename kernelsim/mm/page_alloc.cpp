@@ -73,9 +73,8 @@ Co<void> alloc_pages_direct_reclaim(Task& t) {
   trace_task_end(sim.trace(), t.id(), "direct reclaim", TraceCat::kReclaim, t.clock());
 }
 
-}  // namespace
-
-Co<bool> alloc_pages(Task& t, PageUse use) {
+// Models __alloc_pages_slowpath() and the refill of the per-CPU list from the buddy lists.
+Co<bool> alloc_pages_slowpath(Task& t, PageUse use) {
   PageAllocator& pa = t.sim().page_alloc();
   const Zone& z = pa.zone();
   if (z.free_pages <= z.wmark_low) {  // zone_watermark_ok(WMARK_LOW) failed: slow path
@@ -87,6 +86,18 @@ Co<bool> alloc_pages(Task& t, PageUse use) {
   const bool ok = co_await pa.alloc_page_slow(t, use);
   co_await sample_free_pages(t);  // seed 003: a (time, free pages) sample per pcp refill
   co_return ok;
+}
+
+}  // namespace
+
+// The zone above its low watermark and a page on this CPU's list: get_page_from_freelist()'s
+// first try succeeds, with no frame (sim/co.h); anything else is the slow path's, which checks
+// both again (alloc_page_fast() changes nothing when it fails).
+Co<bool> alloc_pages(Task& t, PageUse use) {
+  PageAllocator& pa = t.sim().page_alloc();
+  const Zone& z = pa.zone();
+  if (z.free_pages > z.wmark_low && pa.alloc_page_fast(t, use)) return Co<bool>::ready(true);
+  return alloc_pages_slowpath(t, use);
 }
 
 uint64_t PageAllocator::nr_free_pages() const {

@@ -14,6 +14,13 @@
 // Exceptions are not used: an exception escaping a kernel path terminates (a model bug).
 // Frames come from the FramePool of the simulation running on this host thread (sim/frame_pool.h),
 // or the heap outside a run.
+//
+// Co::ready() is a Co that is already complete and has no frame. A path whose common case never
+// suspends (a page from the per-CPU list, a charge to the root memcg, a page added to a batch that
+// is not full) is written as a plain function returning Co: it does the fast case at once and
+// returns ready(), or returns its slow path's coroutine. Each frame avoided saved about a fifth of
+// the host instructions of a simulated fault. Such a function runs its fast case when it is
+// called, not when it is awaited, so callers must await it at once (all do: `co_await f(t, ...)`).
 
 #pragma once
 
@@ -21,6 +28,7 @@
 #include <cstddef>
 #include <exception>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "kernelsim/sim/frame_pool.h"
@@ -65,6 +73,18 @@ struct CoPromise<void> : CoPromiseBase {
   void take() noexcept {}
 };
 
+// The result of a Co made by ready(): none for Co<void>.
+template <class T>
+struct ReadyResult {
+  std::optional<T> value;
+  T take() { return std::move(*value); }
+};
+
+template <>
+struct ReadyResult<void> {
+  void take() noexcept {}
+};
+
 }  // namespace detail
 
 template <class T = void>
@@ -75,11 +95,12 @@ class [[nodiscard]] Co {
   };
   using Handle = std::coroutine_handle<promise_type>;
 
-  Co(Co&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Co(Co&& o) noexcept : h_(std::exchange(o.h_, {})), ready_(std::move(o.ready_)) {}
   Co& operator=(Co&& o) noexcept {
     if (this != &o) {
       reset();
       h_ = std::exchange(o.h_, {});
+      ready_ = std::move(o.ready_);
     }
     return *this;
   }
@@ -87,7 +108,16 @@ class [[nodiscard]] Co {
   Co& operator=(const Co&) = delete;
   ~Co() { reset(); }
 
-  bool await_ready() const noexcept { return false; }
+  // A complete Co without a coroutine frame (see the top of this file).
+  static Co ready() requires std::is_void_v<T> { return Co(Handle{}); }
+  template <class U>
+  static Co ready(U&& v) requires(!std::is_void_v<T>) {
+    Co c(Handle{});
+    c.ready_.value.emplace(std::forward<U>(v));
+    return c;
+  }
+
+  bool await_ready() const noexcept { return !h_; }
   bool await_suspend(std::coroutine_handle<> caller) noexcept {
     h_.promise().continuation = caller;
     h_.promise().running_inline = true;
@@ -95,7 +125,7 @@ class [[nodiscard]] Co {
     h_.promise().running_inline = false;
     return !h_.done();  // false: completed inline, the caller continues at once
   }
-  T await_resume() { return h_.promise().take(); }
+  T await_resume() { return h_ ? h_.promise().take() : ready_.take(); }
 
   // For the task that owns a top-level Co.
   Handle handle() const { return h_; }
@@ -108,6 +138,7 @@ class [[nodiscard]] Co {
     h_ = {};
   }
   Handle h_;
+  detail::ReadyResult<T> ready_;
 };
 
 }  // namespace mmreplay::kernelsim

@@ -55,6 +55,33 @@ TEST(FramePoolTest, FramesMadeDuringARunComeFromItsSimulationsPool) {
   // ~FramePool in debug builds).
 }
 
+// A fast path written as a plain function returning Co (sim/co.h): ready() when it can finish at
+// once, its slow coroutine otherwise.
+Co<int> maybe_slow(Task& t, bool fast, int v, const FramePool* pool, uint64_t* live_inside) {
+  if (fast) return Co<int>::ready(v);
+  return leaf(t, v, pool, live_inside);
+}
+
+Co<void> fast_or_slow(Task& t, const FramePool* pool, int* fast_out, uint64_t* live_fast,
+                      int* slow_out, uint64_t* live_slow) {
+  *fast_out = co_await maybe_slow(t, true, 7, pool, live_slow);
+  *live_fast = pool->live();
+  *slow_out = co_await maybe_slow(t, false, 8, pool, live_slow);
+}
+
+TEST(FramePoolTest, AReadyCoHasNoFrameAndGivesItsValue) {
+  auto sim = testing::make_sim(1);
+  int fast = 0, slow = 0;
+  uint64_t live_fast = 99, live_slow = 99;
+  Task& t = sim->create_task(0, nullptr);
+  sim->start_task(t, fast_or_slow(t, &sim->frames(), &fast, &live_fast, &slow, &live_slow));
+  sim->run();
+  EXPECT_EQ(fast, 7);
+  EXPECT_EQ(live_fast, 0u) << "the ready Co made no frame (the caller's came from the heap)";
+  EXPECT_EQ(slow, 9) << "the slow path ran as a coroutine and suspended at its sync point";
+  EXPECT_EQ(live_slow, 1u);
+}
+
 TEST(FramePoolTest, UseNestsAndRestores) {
   FramePool a;
   FramePool b;
