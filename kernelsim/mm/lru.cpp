@@ -13,23 +13,23 @@ Lruvec::Node::Node(Simulation& sim) : lru_lock(sim, kPgdatLruLockClass), lists(1
 
 Lruvec::Lruvec(Simulation& sim, uint32_t nr_cpus, uint32_t nr_nodes) : sim_(sim), cpu_(nr_cpus) {
   assert(nr_nodes >= 1 && nr_nodes <= UINT16_MAX);
-  for (uint32_t nid = 0; nid < nr_nodes; ++nid) nodes_.emplace_back(sim);
+  for (uint32_t nid = 0; nid < nr_nodes; ++nid) nodes_.push_back(std::make_unique<Node>(sim));
 }
 
 Lruvec::List& Lruvec::list_of(uint32_t nid, uint32_t memcg, LruList list) {
-  std::vector<Lists>& lists = nodes_[nid].lists;
+  std::vector<Lists>& lists = nodes_[nid]->lists;
   if (memcg >= lists.size()) lists.resize(memcg + 1);
   return lists[memcg][static_cast<int>(list)];
 }
 
 uint64_t Lruvec::size(LruList list) const {
   uint64_t n = 0;
-  for (const Node& node : nodes_) n += node.size[static_cast<int>(list)];
+  for (const auto& node : nodes_) n += node->size[static_cast<int>(list)];
   return n;
 }
 
 uint64_t Lruvec::size(LruList list, uint32_t nid, uint32_t memcg) const {
-  const Node& node = nodes_[nid];
+  const Node& node = *nodes_[nid];
   if (memcg == kAnyMemcg) return node.size[static_cast<int>(list)];
   return memcg < node.lists.size() ? node.lists[memcg][static_cast<int>(list)].size : 0;
 }
@@ -37,7 +37,7 @@ uint64_t Lruvec::size(LruList list, uint32_t nid, uint32_t memcg) const {
 // Models mem_cgroup_page_lruvec() + the lock it implies: lruvec->lru_lock (5.11+,
 // 6168d0da2b47) or pgdat->lru_lock, of the page's node (3.16: page_zone(page)->lru_lock).
 QSpinLock& Lruvec::lru_lock_of(uint32_t nid, uint32_t memcg) {
-  Node& node = nodes_[nid];
+  Node& node = *nodes_[nid];
   if (memcg == kAnyMemcg || memcg == 0 || sim_.config().lru_lock != LruLockScope::kLruvec)
     return node.lru_lock;
   if (memcg >= node.lruvec_locks.size()) node.lruvec_locks.resize(memcg + 1);
@@ -61,8 +61,8 @@ uint32_t Lruvec::new_frame() {
 
 uint64_t Lruvec::nr_lru_pages() const {
   uint64_t n = 0;
-  for (const Node& node : nodes_) {
-    for (const Lists& group : node.lists) {
+  for (const auto& node : nodes_) {
+    for (const Lists& group : node->lists) {
       for (const List& l : group) n += l.size;
     }
   }
@@ -169,7 +169,7 @@ void Lruvec::page_hand_over_anon_rmap(Mm& from, Mm& to, uint64_t addr) {
 void Lruvec::link(uint32_t f, LruList list) {
   PageFrame& pf = frames_[f];
   List& l = list_of(pf.nid, pf.memcg, list);
-  ++nodes_[pf.nid].size[static_cast<int>(list)];
+  ++nodes_[pf.nid]->size[static_cast<int>(list)];
   pf.where = FrameWhere::kLru;
   pf.lru = list;
   pf.prev = kNoFrame;
@@ -184,7 +184,7 @@ void Lruvec::unlink(uint32_t f) {
   PageFrame& pf = frames_[f];
   assert(pf.where == FrameWhere::kLru && "invariant (1)");
   List& l = list_of(pf.nid, pf.memcg, pf.lru);
-  --nodes_[pf.nid].size[static_cast<int>(pf.lru)];
+  --nodes_[pf.nid]->size[static_cast<int>(pf.lru)];
   if (pf.prev != kNoFrame)
     frames_[pf.prev].next = pf.next;
   else
@@ -216,7 +216,7 @@ std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n, uint32
     take_from(memcg);
     return out;
   }
-  Node& node = nodes_[nid];
+  Node& node = *nodes_[nid];
   const uint32_t nr = static_cast<uint32_t>(node.lists.size());  // mem_cgroup_iter(): in turn
   for (uint32_t i = 0; i < nr && out.size() < n; ++i) take_from((node.scan_cursor + i) % nr);
   node.scan_cursor = (node.scan_cursor + 1) % nr;
