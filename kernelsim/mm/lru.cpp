@@ -16,9 +16,21 @@ Lruvec::Lruvec(Simulation& sim, uint32_t nr_cpus, uint32_t nr_nodes) : sim_(sim)
   for (uint32_t nid = 0; nid < nr_nodes; ++nid) nodes_.push_back(std::make_unique<Node>(sim));
 }
 
+namespace {
+
+// A memcg's first page on this node: its lruvec's lists. Out of line, so that list_of() stays
+// small enough to inline into link() and unlink().
+template <class Lists>
+[[gnu::noinline]] void grow_lists(std::vector<Lists>& lists, uint32_t memcg) {
+  lists.resize(memcg + 1);
+}
+
+}  // namespace
+
 Lruvec::List& Lruvec::list_of(uint32_t nid, uint32_t memcg, LruList list) {
   std::vector<Lists>& lists = nodes_[nid]->lists;
-  if (memcg >= lists.size()) lists.resize(memcg + 1);
+  if (memcg >= lists.size()) [[unlikely]]
+    grow_lists(lists, memcg);
   return lists[memcg][static_cast<int>(list)];
 }
 
@@ -116,7 +128,6 @@ void Lruvec::free_frame(uint32_t f) {
   pf.mm = nullptr;
   pf.pagecache = false;
   pf.where = FrameWhere::kFree;
-  pf.prev = pf.next = kNoFrame;
   ++pf.gen;
   free_frames_.push_back(f);
 }
@@ -172,11 +183,8 @@ void Lruvec::link(uint32_t f, LruList list) {
   ++nodes_[pf.nid]->size[static_cast<int>(list)];
   pf.where = FrameWhere::kLru;
   pf.lru = list;
-  pf.prev = kNoFrame;
-  pf.next = l.head;
-  if (l.head != kNoFrame) frames_[l.head].prev = f;
-  l.head = f;
-  if (l.tail == kNoFrame) l.tail = f;
+  pf.lru_pos = l.base + l.slots.size();
+  l.slots.push_back(f);
   ++l.size;
 }
 
@@ -185,29 +193,66 @@ void Lruvec::unlink(uint32_t f) {
   assert(pf.where == FrameWhere::kLru && "invariant (1)");
   List& l = list_of(pf.nid, pf.memcg, pf.lru);
   --nodes_[pf.nid]->size[static_cast<int>(pf.lru)];
-  if (pf.prev != kNoFrame)
-    frames_[pf.prev].next = pf.next;
-  else
-    l.head = pf.next;
-  if (pf.next != kNoFrame)
-    frames_[pf.next].prev = pf.prev;
-  else
-    l.tail = pf.prev;
-  pf.prev = pf.next = kNoFrame;
+  assert(pf.lru_pos >= l.base && pf.lru_pos - l.base < l.slots.size());
+  uint32_t& slot = l.slots[pf.lru_pos - l.base];
+  assert(slot == f && "invariant (1): the frame is not where its list says");
+  slot = kNoFrame;
   assert(l.size > 0 && "invariant (2)");
   --l.size;
   pf.where = FrameWhere::kIsolated;
   ++held_;
+  if (const size_t holes = l.slots.size() - l.size;
+      l.size == 0 || (holes >= kCompactMinHoles && holes >= l.size))
+    compact(l);
+}
+
+uint32_t Lruvec::tail_of(List& l) {
+  while (l.oldest < l.slots.size() && l.slots[l.oldest] == kNoFrame) ++l.oldest;
+  return l.oldest < l.slots.size() ? l.slots[l.oldest] : kNoFrame;
+}
+
+// REQUIRES: the list is empty, or its holes number kCompactMinHoles and at least its frames.
+void Lruvec::compact(List& l) {
+  if (l.size == 0) {  // positions go on from where they were: no frame needs renumbering
+    l.base += l.slots.size();
+    l.slots.clear();
+    l.oldest = 0;
+    return;
+  }
+  const size_t holes = l.slots.size() - l.size;
+  tail_of(l);                   // count the holes at the old end
+  if (2 * l.oldest >= holes) {  // mostly taken from the old end (reclaim): drop those only
+    l.slots.erase(l.slots.begin(), l.slots.begin() + static_cast<std::ptrdiff_t>(l.oldest));
+    l.base += l.oldest;
+    l.oldest = 0;
+    return;
+  }
+  // Mostly holes in the middle (zaps, lazyfree moves): close them up, renumbering the frames.
+  size_t kept = 0;
+  for (size_t i = l.oldest; i < l.slots.size(); ++i) {
+    const uint32_t f = l.slots[i];
+    if (f == kNoFrame) continue;
+    l.slots[kept] = f;
+    frames_[f].lru_pos = l.base + kept;
+    ++kept;
+  }
+  l.slots.resize(kept);
+  l.oldest = 0;
 }
 
 std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n, uint32_t nid,
                                                 uint32_t memcg) {
   assert(lru_lock_of(nid, memcg).holder() != nullptr);
   std::vector<uint32_t> out;
+  // How far ahead of the walk frames are prefetched: each isolation reads the frame's node,
+  // memcg and list first thing.
+  constexpr size_t kPrefetchAhead = 8;
   const auto take_from = [&](uint32_t g) {
-    const List& l = list_of(nid, g, list);
-    while (out.size() < n && l.tail != kNoFrame) {
-      const uint32_t f = l.tail;
+    List& l = list_of(nid, g, list);
+    for (uint32_t f = tail_of(l); out.size() < n && f != kNoFrame; f = tail_of(l)) {
+      if (const size_t ahead = l.oldest + kPrefetchAhead; ahead < l.slots.size()) {
+        if (const uint32_t a = l.slots[ahead]; a != kNoFrame) __builtin_prefetch(&frames_[a]);
+      }
       unlink(f);
       out.push_back(f);
     }
