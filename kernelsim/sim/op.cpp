@@ -11,12 +11,6 @@ const char* op_kind_name(OpKind kind) {
   return op_info(kind).name.data();
 }
 
-Op Op::think(SimTime d) {
-  Op o;
-  o.kind = OpKind::kThink;
-  o.duration = d;
-  return o;
-}
 Op Op::sleep(SimTime d) {
   Op o;
   o.kind = OpKind::kSleep;
@@ -103,15 +97,6 @@ Op Op::madvise_vec(std::vector<AddrRange> ranges, int advice) {
   o.kind = OpKind::kMadviseVector;
   o.ranges = std::move(ranges);
   o.advice = advice;
-  return o;
-}
-
-Op Op::page_fault(uint64_t addr, bool write, bool user) {
-  Op o;
-  o.kind = OpKind::kPageFault;
-  o.addr = addr;
-  o.write = write;
-  o.flags = user ? X86_PF_USER : 0;
   return o;
 }
 
