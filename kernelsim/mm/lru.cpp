@@ -296,7 +296,7 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
       // The batch reached another lruvec (another memcg's or another node's).
       co_await relock_lruvec(t, pf.nid, pf.memcg, locked, moved);
     }
-    // Taken after the lock: other tasks may grow frames_ while this one waits for it.
+    // Read after the lock: other tasks may change the frame while this one waits for it.
     PageFrame& pf = frames_[f];
     ++moved;
     if (!pf.live()) {
@@ -322,7 +322,7 @@ Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uin
     if (const PageFrame& pf = frames_[f]; &lru_lock_of(pf.nid, pf.memcg) != locked) {
       co_await relock_lruvec(t, pf.nid, pf.memcg, locked, moved);  // another lruvec
     }
-    PageFrame& pf = frames_[f];  // after the lock: frames_ may have grown meanwhile
+    PageFrame& pf = frames_[f];  // after the lock: the wait may have changed it
     ++moved;
     if (pf.gen != gen || pf.where != FrameWhere::kLru) continue;  // freed or isolated meanwhile
     // 4.5-4.11 deactivate_page() -> lru_deactivate_fn(): only a page on the active list moves;
