@@ -1,23 +1,12 @@
 #include "kernelsim/sim/histogram.h"
 
-#include <bit>
 #include <cassert>
 #include <cmath>
 
 namespace mmreplay::kernelsim {
 
-// Bucket index of v with S = 2^b sub-buckets: shift = max(0, bit_width(v) - b - 1) and
-// index = shift * S + (v >> shift). For shift 0 this is v itself (exact counts below 2S); for
-// larger v, v >> shift lies in [S, 2S), so consecutive shifts tile the index space.
-
 Histogram::Histogram(int sub_bucket_bits) : bits_(sub_bucket_bits) {
   assert(sub_bucket_bits >= 1 && sub_bucket_bits <= 16);
-}
-
-size_t Histogram::index_of(uint64_t v) const {
-  const int width = std::bit_width(v);
-  const int shift = width > bits_ + 1 ? width - bits_ - 1 : 0;
-  return (static_cast<size_t>(shift) << bits_) + static_cast<size_t>(v >> shift);
 }
 
 uint64_t Histogram::low_of(size_t index) const {
@@ -33,17 +22,6 @@ uint64_t Histogram::high_of(size_t index) const {
   if (index < 2 * s) return index;
   const size_t shift = index / s - 1;
   return low_of(index) + ((uint64_t{1} << shift) - 1);
-}
-
-void Histogram::record_n(uint64_t value, uint64_t n) {
-  if (n == 0) return;
-  const size_t i = index_of(value);
-  if (i >= buckets_.size()) buckets_.resize(i + 1, 0);
-  buckets_[i] += n;
-  if (count_ == 0 || value < min_) min_ = value;
-  if (value > max_) max_ = value;
-  count_ += n;
-  sum_ += value * n;
 }
 
 void Histogram::merge(const Histogram& other) {

@@ -9,6 +9,8 @@
 
 #pragma once
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -23,7 +25,17 @@ class Histogram {
   explicit Histogram(int sub_bucket_bits);
 
   void record(uint64_t value) { record_n(value, 1); }
-  void record_n(uint64_t value, uint64_t n);
+  // Inline: a fault records four or five values (its latency, lock waits and holds).
+  void record_n(uint64_t value, uint64_t n) {
+    if (n == 0) return;
+    const size_t i = index_of(value);
+    if (i >= buckets_.size()) buckets_.resize(i + 1, 0);
+    buckets_[i] += n;
+    if (count_ == 0 || value < min_) min_ = value;
+    if (value > max_) max_ = value;
+    count_ += n;
+    sum_ += value * n;
+  }
 
   // REQUIRES: other.sub_bucket_bits() == sub_bucket_bits().
   void merge(const Histogram& other);
@@ -49,7 +61,14 @@ class Histogram {
   friend bool operator==(const Histogram&, const Histogram&) = default;
 
  private:
-  size_t index_of(uint64_t v) const;
+  // Bucket index of v with S = 2^b sub-buckets: shift = max(0, bit_width(v) - b - 1) and
+  // index = shift * S + (v >> shift). For shift 0 this is v itself (exact counts below 2S); for
+  // larger v, v >> shift lies in [S, 2S), so consecutive shifts tile the index space.
+  size_t index_of(uint64_t v) const {
+    const int width = std::bit_width(v);
+    const int shift = width > bits_ + 1 ? width - bits_ - 1 : 0;
+    return (static_cast<size_t>(shift) << bits_) + static_cast<size_t>(v >> shift);
+  }
   uint64_t low_of(size_t index) const;
   uint64_t high_of(size_t index) const;
 
