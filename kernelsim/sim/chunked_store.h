@@ -62,19 +62,16 @@ class ChunkedStore {
   ChunkedStore() = default;
   ChunkedStore(const ChunkedStore&) = delete;
   ChunkedStore& operator=(const ChunkedStore&) = delete;
-  ~ChunkedStore() {
-    std::vector<void*> chunks(chunks_.begin(), chunks_.end());
-    pool().give(chunks);
-  }
+  ~ChunkedStore() { pool().give(chunks_); }
 
-  T& operator[](uint32_t i) { return chunks_[i >> kChunkShift][i & kChunkMask]; }
-  const T& operator[](uint32_t i) const { return chunks_[i >> kChunkShift][i & kChunkMask]; }
+  T& operator[](uint32_t i) { return chunk(i >> kChunkShift)[i & kChunkMask]; }
+  const T& operator[](uint32_t i) const { return chunk(i >> kChunkShift)[i & kChunkMask]; }
   uint32_t size() const { return size_; }
 
   // Appends a value-initialised T; returns its index.
   uint32_t emplace_back() {
     if ((size_ & kChunkMask) == 0 && (size_ >> kChunkShift) == chunks_.size())
-      chunks_.push_back(static_cast<T*>(pool().take()));
+      chunks_.push_back(pool().take());
     const uint32_t i = size_++;
     new (&(*this)[i]) T();
     return i;
@@ -87,7 +84,9 @@ class ChunkedStore {
   }
 
  private:
-  std::vector<T*> chunks_;
+  T* chunk(uint32_t c) const { return static_cast<T*>(chunks_[c]); }
+
+  std::vector<void*> chunks_;  // as the pool hands them out, so that they go back without a copy
   uint32_t size_ = 0;
 };
 
