@@ -79,10 +79,14 @@ inline constexpr int64_t RWSEM_RSPIN_BASE_HALF_US = 20;
 inline constexpr uint32_t RWSEM_RSPIN_MAX_READERS = 30;
 
 // ---- Page allocator (mm/page_alloc.c) ---------------------------------------------------------
-// zone_batchsize(): about a quarter of 1 MiB of pages, rounded down to 2^n - 1: 63 on any zone
-// over 1 GiB. pageset high = 6 * batch before 5.14 (pageset_set_batch()).
-inline constexpr uint32_t PCP_BATCH = 63;
-inline constexpr uint32_t PCP_HIGH = 6 * PCP_BATCH;
+// zone_batchsize(): a zone's per-CPU batch is about a thousandth of its pages, at most 1 MiB of
+// them, quartered and rounded down to 2^n - 1 (page_alloc.h pcp_batch_of_zone()): 63 on any zone
+// of 1 GiB or more, 1 on a 32 MiB one. pageset_set_batch(): high = 6 * batch before 5.14.
+inline constexpr uint64_t PCP_BATCH_ZONE_FRACTION = 1024;  // "around 1000th of the zone"
+inline constexpr uint64_t PCP_BATCH_MAX_BYTES = 1024 * 1024;
+inline constexpr uint32_t PCP_HIGH_BATCHES = 6;
+inline constexpr uint32_t PCP_BATCH = 63;  // the batch of a zone of 1 GiB or more
+inline constexpr uint32_t PCP_HIGH = PCP_HIGH_BATCHES * PCP_BATCH;
 
 // ---- LRU, reclaim (used by the memory-pressure model; kept here with their kernel names) ----
 inline constexpr uint32_t SWAP_CLUSTER_MAX = 32;  // include/linux/swap.h, all versions

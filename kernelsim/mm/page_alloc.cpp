@@ -1,6 +1,7 @@
 #include "kernelsim/mm/page_alloc.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 
@@ -17,6 +18,19 @@ Zone::Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr
     : name(std::move(zone_name)), managed_pages(managed), free_pages(managed), pcp(nr_cpus) {
   assert(nr_nodes >= 1);
   for (uint32_t nid = 0; nid < nr_nodes; ++nid) locks_.emplace_back(sim, kZoneLockClass);
+  // Each node's zone sets its CPUs' lists from its own size (setup_zone_pageset()).
+  const uint32_t batch = pcp_batch_of_zone(managed / nr_nodes);
+  for (PerCpuPages& p : pcp) {
+    p.batch = std::max(batch, 1u);
+    p.high = PCP_HIGH_BATCHES * batch;
+  }
+}
+
+uint32_t pcp_batch_of_zone(uint64_t zone_pages) {
+  uint64_t batch = std::min(zone_pages / PCP_BATCH_ZONE_FRACTION, PCP_BATCH_MAX_BYTES / PAGE_SIZE);
+  batch = std::max<uint64_t>(batch / 4, 1);  // "We effectively *= 4 below"
+  // Clamped to 2^n - 1: batches of 2^n pages alias in the cache (the kernel's comment).
+  return static_cast<uint32_t>(std::bit_floor(batch + batch / 2) - 1);
 }
 
 uint32_t numa_node_id(const Task& t) {

@@ -102,6 +102,12 @@ uint32_t numa_node_id(const Task& t);
 
 enum class PageUse : uint8_t { kUser, kPageTable };
 
+// Models mm/page_alloc.c: zone_batchsize() of a zone of `zone_pages` managed pages: the pcp
+// batch, high being PCP_HIGH_BATCHES times it (pageset_set_batch(), which keeps batch >= 1).
+// A small zone gets a small batch, so the per-CPU lists of a scaled-down machine hold the same
+// share of its memory as a large one's.
+uint32_t pcp_batch_of_zone(uint64_t zone_pages);
+
 // Models mm/page_alloc.c: init_per_zone_wmark_min(): int_sqrt(lowmem_kbytes * 16), clamped.
 uint64_t calculate_min_free_kbytes(uint64_t managed_pages, uint64_t ceil_kbytes);
 

@@ -1,9 +1,12 @@
-// Zone watermarks against the kernel formulas (mm/page_alloc.c: init_per_zone_wmark_min(),
-// __setup_per_zone_wmarks()), and the lru_lock rate of the lru_add batch.
+// Zone watermarks and per-CPU list sizes against the kernel formulas (mm/page_alloc.c:
+// init_per_zone_wmark_min(), __setup_per_zone_wmarks(), zone_batchsize()), and the lru_lock rate
+// of the lru_add batch.
 
 #include "kernelsim/mm/page_alloc.h"
 
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 #include "kernelsim/simulation.h"
 #include "tests/kernelsim/test_util.h"
@@ -70,6 +73,54 @@ TEST(WatermarkTest, ScaleFactorFormula) {
     EXPECT_EQ(z.wmark_low, e.low) << e.mem_mib << " MiB";
     EXPECT_EQ(z.wmark_high, e.high) << e.mem_mib << " MiB";
   }
+}
+
+TEST(WatermarkTest, PcpBatchIsZoneBatchsize) {
+  // pages / 1024, capped at 256 (1 MiB), quartered, then rounddown_pow_of_two(b + b/2) - 1.
+  EXPECT_EQ(pcp_batch_of_zone(256), 0u);                 // 1 MiB: 0 -> 1 -> 0
+  EXPECT_EQ(pcp_batch_of_zone(8192), 1u);                // 32 MiB: 8 -> 2 -> 3 -> 1
+  EXPECT_EQ(pcp_batch_of_zone(32768), 7u);               // 128 MiB: 32 -> 8 -> 12 -> 7
+  EXPECT_EQ(pcp_batch_of_zone(131072), 31u);             // 512 MiB: 128 -> 32 -> 48 -> 31
+  EXPECT_EQ(pcp_batch_of_zone(262144), PCP_BATCH);       // 1 GiB: 256 -> 64 -> 96 -> 63
+  EXPECT_EQ(pcp_batch_of_zone(uint64_t{1} << 25), 63u);  // 128 GiB: capped at 1 MiB
+}
+
+TEST(WatermarkTest, PerCpuListsAreSizedFromTheZone) {
+  for (const auto& [mem_mib, batch, high] :
+       {std::tuple{32u, 1u, 6u}, std::tuple{128u, 7u, 42u}, std::tuple{4096u, 63u, 378u}}) {
+    std::unique_ptr<Simulation> sim;
+    const Zone& z = zone_of("", mem_mib, &sim);
+    EXPECT_EQ(z.pcp[0].batch, batch) << mem_mib << " MiB";
+    EXPECT_EQ(z.pcp[0].high, high) << mem_mib << " MiB";
+  }
+  // A zone too small for a batch still moves one page at a time, and keeps none on the list
+  // (pageset_set_batch(): high = 6 * 0, batch = max(1, 0)).
+  std::unique_ptr<Simulation> sim;
+  const Zone& tiny = zone_of("", 1, &sim);
+  EXPECT_EQ(tiny.pcp[0].batch, 1u);
+  EXPECT_EQ(tiny.pcp[0].high, 0u);
+}
+
+// A page freed on a small machine goes back to the buddy lists once its CPU's short list is
+// full: after 1 MiB is faulted and unmapped on a 32 MiB machine, all but `high` pages are free.
+TEST(WatermarkTest, SmallZoneGetsItsFreedPagesBackInTheBuddyLists) {
+  std::string error;
+  MachineConfig m;
+  m.nr_cpus = 1;
+  m.memory_bytes = uint64_t{32} << 20;
+  auto sim = Simulation::create(m, cost_profile_default(), "", &error);
+  ASSERT_NE(sim, nullptr) << error;
+  const uint64_t before = sim->page_alloc().zone().free_pages;
+  const uint64_t pages = 256;
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, pages * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, pages * kPage, true), Op::munmap(kBase, pages * kPage),
+          Op::think(SimTime::ms(1))});
+  sim->run_until(SimTime::us(900));
+  const Zone& z = sim->page_alloc().zone();
+  const uint64_t high_of_32_mib = 6;  // a 63-page batch would hold all 256 (high 378)
+  EXPECT_LE(z.pcp[0].count, high_of_32_mib);
+  EXPECT_GE(z.free_pages + high_of_32_mib, before) << "at most `high` pages held on the list";
 }
 
 TEST(WatermarkTest, LruLockTakenOncePerPagevecOfFaultedPages) {
