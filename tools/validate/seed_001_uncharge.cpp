@@ -29,7 +29,7 @@
 //    memory, STREAM 25-29 GB/s on an R810 taken as two sockets, unverified), 300 ns a page, so
 //    a node's channels finish at most one copy per 600 ns: 1.67M faults/s a socket, 13.3M for
 //    the box, which 20 CPUs a socket at ~2 us a fault would exceed five times over.
-// With both: ci 12.9M (3.16, +12% of 11.5M), 11.1M (pagevec, 0.86x), 13.0M (fix, +24% of 10.5M);
+// With both: ci 12.9M (3.16, +12% of 11.5M), 11.2M (pagevec, 0.87x), 12.9M (fix, +23% of 10.5M);
 // default 13.1M (+14%), 12.0M (0.91x), 13.1M (+25%, the edge of the goal). Both published figures
 // are within 25%, and the model's 3.16 and fix stay one figure (ratio 1.0x, the thread's 0.91x
 // inside the tie band below).
@@ -37,7 +37,7 @@
 // What is still missing, with figures:
 //  (1) The regression's depth. On a bandwidth-bound box the pagevec arm loses only what its
 //      extra counter->lock rounds (1/32 + 1/14 a page, against 1/32 for 3.16 and 1/32 +
-//      1/510 for the fix) add beyond the channels' pace: 0.86x (ci) / 0.91x (default), down from
+//      1/510 for the fix) add beyond the channels' pace: 0.87x (ci) / 0.91x (default), down from
 //      0.45x without the bandwidth limit; the thread gives no figure for 3.17-rc2. 3.x spinlocks
 //      were ticket locks, whose handoff grows with the spinning waiters (160 on counter->lock); the
 //      model's handoffs are queued (one line per handoff). The opt-in spinlock=ticket, which
