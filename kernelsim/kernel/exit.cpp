@@ -97,16 +97,37 @@ Co<void> do_mm_switch(Task& t, uint32_t mm_id, uint32_t parent_mm_id) {
   t.work(switch_mm_irqs_off(sim, t.cpu(), &next));
 }
 
-Co<void> do_think(Task& t, SimTime d) {
+namespace {
+
+// A preemption point at every slice end (a task woken onto this CPU meanwhile gets its turn),
+// and a final sync so that interrupts that hit the user code lengthen it.
+Co<void> think_in_slices(Task& t, SimTime d) {
   const SimTime slice = t.sim().machine().time_slice;
-  // A preemption point at every slice end (a task woken onto this CPU meanwhile gets its turn),
-  // and a final sync so that interrupts that hit the user code lengthen it.
   while (d > SimTime::zero()) {
     const SimTime chunk = min(d, slice);
     t.work(chunk);
     d -= chunk;
     co_await sync_point(t);
   }
+}
+
+Co<void> queued_sync_point(Task& t) {
+  co_await sync_point(t);
+}
+
+}  // namespace
+
+// Most think gaps of a recorded trace are shorter than a slice and end with nothing else due:
+// then the think is its work and a sync point that runs inline, with no frame (sim/co.h).
+// try_enter_now() is what that sync point tries first (SharedStep::await_ready()); when it
+// fails, the sync point is queued as think_in_slices() would queue it (trying again changes
+// nothing: nothing ran in between).
+Co<void> do_think(Task& t, SimTime d) {
+  if (d <= SimTime::zero()) return Co<void>::ready();
+  if (d > t.sim().machine().time_slice) return think_in_slices(t, d);
+  t.work(d);
+  if (t.try_enter_now()) return Co<void>::ready();
+  return queued_sync_point(t);
 }
 
 Co<void> do_sleep(Task& t, SimTime d) {
