@@ -186,13 +186,109 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr)
   }
 }
 
-}  // namespace
+// Counts and reports a fault that found no page (the caller returns kOom).
+FaultResult fault_out_of_memory(Task& t) {
+  ++t.sim().vm().fault_oom;
+  out_of_memory(t);
+  return FaultResult::kOom;
+}
 
-Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
+// do_anonymous_page()'s steps in order, after the fault's bookkeeping: the PTE page (pte_alloc()),
+// the page, its memcg charge and clear_page(), the recheck under the PTL, and the page's lru_add
+// batching. do_anonymous_page() runs them without a frame until one must wait, and hands the
+// rest to do_anonymous_page_from() from that step.
+enum class AnonStep : uint8_t { kPteAlloc, kAlloc, kCharge, kPtl, kLruAdd };
+
+// After the recheck: the pte of the new page, its counters, its rmap and its lru_add batching.
+Co<void> map_anon_page(Task& t, Mm& mm, Vma& vma, uint64_t addr, bool write) {
+  Simulation& sim = t.sim();
+  set_pte(mm, vma.ptes.ref(addr), FaultAction::kNewPage, write);
+  ++sim.vm().fault_anon;
+  return sim.lruvec().lru_cache_add(t,
+                                    sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));
+}
+
+// do_anonymous_page() from `step` on, in a coroutine frame. `page` is the allocation or charge
+// made for kAlloc or kCharge, `drain` the lru_add batch's drain for kLruAdd; each is awaited
+// first, as its caller would have awaited it at once (sim/co.h).
+Co<FaultResult> do_anonymous_page_from(Task& t, Vma& vma, uint64_t addr, bool write, AnonStep step,
+                                       Co<bool> page, Co<void> drain) {
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
   Mm& mm = *t.mm();
-  t.work(c.fault_bookkeeping);
+  switch (step) {
+    case AnonStep::kPteAlloc:  // pte_alloc(): a zeroed PTE page
+      if (!co_await alloc_one(t, PageUse::kPageTable)) {
+        mm.pte_tables.drop(addr >> PMD_SHIFT);
+        co_return fault_out_of_memory(t);
+      }
+      t.work(c.clear_page);
+      page = alloc_one(t, PageUse::kUser);
+      [[fallthrough]];
+    case AnonStep::kAlloc:
+      if (!co_await page) co_return fault_out_of_memory(t);
+      page = mem_cgroup_charge(t, mm, 1);
+      [[fallthrough]];
+    case AnonStep::kCharge:
+      if (!co_await page) {  // mem_cgroup_try_charge(): memcg OOM
+        co_await free_one(t, PageUse::kUser);
+        ++sim.vm().fault_oom;
+        co_return FaultResult::kOom;
+      }
+      t.work(c.clear_page);
+      [[fallthrough]];
+    case AnonStep::kPtl:
+      co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
+      if (decide(mm, vma, addr, vma.ptes.get(addr), write) != FaultAction::kNewPage) {
+        co_await mem_cgroup_cancel_charge(t, mm, 1);
+        co_await free_one(t, PageUse::kUser);
+        ++sim.vm().fault_spurious;
+        co_return FaultResult::kSpurious;
+      }
+      drain = map_anon_page(t, mm, vma, addr, write);
+      [[fallthrough]];
+    case AnonStep::kLruAdd:
+      co_await drain;
+  }
+  co_return FaultResult::kMapped;
+}
+
+// Models do_anonymous_page() for a write fault on a pte with no page. The common case (the PTE
+// page present, a page on this CPU's list, the root memcg, the PTL and the lru_add batch free)
+// waits for nothing: it runs here and returns a ready Co, with none of the 390 host instructions
+// of a fault's frame (sim/co.h). At the first step that must wait, the rest runs in
+// do_anonymous_page_from(). A step already run is not run again there: the PTL's sync point,
+// tried here with try_enter_now(), is what that function tries first, and trying it again
+// changes nothing.
+Co<FaultResult> do_anonymous_page(Task& t, Vma& vma, uint64_t addr, bool write) {
+  Mm& mm = *t.mm();
+  auto from = [&](AnonStep step, Co<bool> page, Co<void> drain) {
+    return do_anonymous_page_from(t, vma, addr, write, step, std::move(page), std::move(drain));
+  };
+  if (mm.pte_tables.ensure(addr))
+    return from(AnonStep::kPteAlloc, Co<bool>::ready(false), Co<void>::ready());
+  Co<bool> page = alloc_one(t, PageUse::kUser);
+  if (!page.await_ready()) return from(AnonStep::kAlloc, std::move(page), Co<void>::ready());
+  if (!page.await_resume()) return Co<FaultResult>::ready(fault_out_of_memory(t));
+  Co<bool> charge = mem_cgroup_charge(t, mm, 1);
+  if (!charge.await_ready()) return from(AnonStep::kCharge, std::move(charge), Co<void>::ready());
+  if (!charge.await_resume())
+    return from(AnonStep::kCharge, Co<bool>::ready(false), Co<void>::ready());
+  t.work(t.sim().costs().clear_page);
+  if (!t.try_enter_now() ||
+      decide(mm, vma, addr, vma.ptes.get(addr), write) != FaultAction::kNewPage)
+    return from(AnonStep::kPtl, Co<bool>::ready(false), Co<void>::ready());
+  Co<void> drain = map_anon_page(t, mm, vma, addr, write);
+  if (!drain.await_ready())
+    return from(AnonStep::kLruAdd, Co<bool>::ready(false), std::move(drain));
+  return Co<FaultResult>::ready(FaultResult::kMapped);
+}
+
+// Models handle_pte_fault() for every fault but do_anonymous_page()'s, after the bookkeeping.
+Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
+  Simulation& sim = t.sim();
+  const CostProfile& c = sim.costs();
+  Mm& mm = *t.mm();
   const bool was_mapped = pte::is_mapped(vma.ptes.get(addr));
   const FaultAction action = decide(mm, vma, addr, vma.ptes.get(addr), write);
   // do_wp_page(): a write to a present, write-protected pte (a fork-shared page, the zero page,
@@ -294,6 +390,15 @@ Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
         t, sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));
   if (action == FaultAction::kSwapIn) co_await map_swap_readahead(t, vma, ra_first, addr);
   co_return FaultResult::kMapped;
+}
+
+}  // namespace
+
+Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
+  t.work(t.sim().costs().fault_bookkeeping);
+  if (decide(*t.mm(), vma, addr, vma.ptes.get(addr), write) == FaultAction::kNewPage)
+    return do_anonymous_page(t, vma, addr, write);
+  return handle_pte_fault(t, vma, addr, write);
 }
 
 Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write) {
