@@ -12,12 +12,6 @@ void EventQueue::schedule(SimTime when, EventTarget* target, uint64_t arg) {
   std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
-void EventQueue::advance_to(SimTime t) {
-  assert(t >= now_ && "invariant (1): time went backwards");
-  assert((heap_.empty() || t < heap_.front().when) && "invariant (2): would skip a queued event");
-  now_ = t;
-}
-
 bool EventQueue::run_one() {
   if (heap_.empty()) return false;
   std::pop_heap(heap_.begin(), heap_.end(), Later{});

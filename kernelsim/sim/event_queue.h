@@ -9,6 +9,7 @@
 
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -43,7 +44,11 @@ class EventQueue {
   // Advance now() to `t` without an event: a running task reached `t` by private work and
   // nothing else is queued at or before `t`.
   // REQUIRES: t >= now(), and empty() || t < next_time().
-  void advance_to(SimTime t);
+  void advance_to(SimTime t) {
+    assert(t >= now_ && "invariant (1): time went backwards");
+    assert((heap_.empty() || t < heap_.front().when) && "invariant (2): would skip a queued event");
+    now_ = t;
+  }
 
   // True when a running task may move now() to `t` inline: nothing queued at or before `t`
   // and `t` within the horizon.

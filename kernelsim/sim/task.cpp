@@ -23,29 +23,6 @@ void Task::start(Co<void> body, SimTime at) {
   floor_.events().schedule(at, this, kWake);
 }
 
-void Task::absorb_steal() {
-  // With interrupts off (arch/x86/irqflags.h) no handler runs on this CPU: one accepted before
-  // they went off is charged after they come back on, never inside a spin_lock_irq*() hold.
-  if (cpu_->curr != this || cpu_->irqs_disabled > 0) return;
-  clock_ += cpu_->pending_steal;
-  cpu_->pending_steal = SimTime::zero();
-}
-
-bool Task::should_preempt() const {
-  return preempt_count == 0 && !cpu_->runqueue.empty() &&
-         clock_ - slice_start >= floor_.time_slice();
-}
-
-bool Task::try_enter_now() {
-  absorb_steal();
-  assert(clock_ >= floor_.now() && "invariant (1): task clock behind global time");
-  if (should_preempt()) return false;
-  EventQueue& q = floor_.events();
-  if (!q.can_advance_to(clock_)) return false;
-  q.advance_to(clock_);
-  return true;
-}
-
 void Task::defer(SharedStep* step, std::coroutine_handle<> h) {
   assert(pending_step_ == nullptr && "invariant (3)");
   resume_ = h;

@@ -14,24 +14,25 @@
 #pragma once
 
 #include <array>
+#include <cassert>
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "kernelsim/sched/cpu.h"
 #include "kernelsim/sim/co.h"
 #include "kernelsim/sim/event_queue.h"
+#include "kernelsim/sim/sim_floor.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
 
 class Simulation;
-class SimFloor;
 class SharedStep;
 class RwSem;
 class Mm;
-struct Cpu;
 struct Vma;
 
 // The kernel's per-thread VMA cache (3.15-6.0, mm/vmacache.c: current->vmacache): the last VMAs
@@ -138,5 +139,31 @@ class Task final : public EventTarget {
   SharedStep* pending_step_ = nullptr;
   std::optional<Co<void>> body_;
 };
+
+// The sync-point path (SharedStep::await_ready()) runs several times a simulated event: inline
+// here, not calls into task.cpp.
+
+inline void Task::absorb_steal() {
+  // With interrupts off (arch/x86/irqflags.h) no handler runs on this CPU: one accepted before
+  // they went off is charged after they come back on, never inside a spin_lock_irq*() hold.
+  if (cpu_->curr != this || cpu_->irqs_disabled > 0) return;
+  clock_ += cpu_->pending_steal;
+  cpu_->pending_steal = SimTime::zero();
+}
+
+inline bool Task::should_preempt() const {
+  return preempt_count == 0 && !cpu_->runqueue.empty() &&
+         clock_ - slice_start >= floor_.time_slice();
+}
+
+inline bool Task::try_enter_now() {
+  absorb_steal();
+  assert(clock_ >= floor_.now() && "invariant (1): task clock behind global time");
+  if (should_preempt()) return false;
+  EventQueue& q = floor_.events();
+  if (!q.can_advance_to(clock_)) return false;
+  q.advance_to(clock_);
+  return true;
+}
 
 }  // namespace mmreplay::kernelsim
