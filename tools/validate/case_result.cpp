@@ -1,5 +1,7 @@
 #include "tools/validate/case_result.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 namespace mmreplay::validate {
@@ -127,7 +129,11 @@ void compute_rows(CaseResult* cr) {
                                                            : Direction::kSame;
         }
         for (const KnownGap& g : vc.gaps) {
-          if (g.metric == m.name && g.arm == row.arm) row.gap = &g;
+          const bool at_this_scale =
+              g.scales.empty() ||
+              (cr->scale != nullptr &&
+               std::find(g.scales.begin(), g.scales.end(), cr->scale->name) != g.scales.end());
+          if (g.metric == m.name && g.arm == row.arm && at_this_scale) row.gap = &g;
         }
       }
       cr->rows.push_back(row);

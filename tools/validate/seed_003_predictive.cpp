@@ -11,6 +11,14 @@
 // only their ratio is compared. The per-CPU page lists shrink with the zone (zone_batchsize()),
 // so the lists of 16 CPUs hold a few pages of a scaled-down zone, as they hold a few MiB of 32 GiB.
 //
+// How far the agreement goes. The model's stalls come from the writers' 1 MiB writes (256 pages
+// a call, not scaled) against watermark gaps that shrink with the memory. Reactive against
+// predictive stalls: 441 / 337 at 1/1024, 1101 / 970 at 1/256, 3635 / 3273 at 1/32, 217 / 133 at
+// 1/16, and 0 / 0 at 1/8 (4 GiB). So at the thread's 32 GiB the model would stall in neither arm.
+// The thread's 1,644 stalls over five runs, about one per 365,000 pages written, come from what
+// the model lacks (the kernel's own allocations in the writers' path among them). The case
+// compares the scales where the model stalls: ci and default.
+//
 // What the total hides: the thread's stalls are split by the allocation's zone index
 // (do_try_to_free_pages() counts ALLOCSTALL at sc->reclaim_idx = gfp_zone(gfp_mask)), so
 // allocstall_movable counts page-cache and user allocations and allocstall_normal the kernel's
@@ -82,10 +90,20 @@ ValidationCase predictive_case(std::string name, std::string title,
 }  // namespace
 
 ValidationCase seed_003_predictive() {
-  return predictive_case("seed-003-predictive",
-                         "reactive vs predictive kswapd wake-up, 3 concurrent dd",
-                         {"--variant", "seed003"}, 1644, 1544,
-                         "5.3-rc2 'Total = 1644', with the series 'Total = 1544'");
+  ValidationCase c = predictive_case("seed-003-predictive",
+                                     "reactive vs predictive kswapd wake-up, 3 concurrent dd",
+                                     {"--variant", "seed003"}, 1644, 1544,
+                                     "5.3-rc2 'Total = 1644', with the series 'Total = 1544'");
+  c.gaps = {{"allocation stalls",
+             "reclaim-predictive",
+             "at full size the model's writers stall in neither arm, as at 1/8 (0 and 0): their "
+             "1 MiB writes no longer overrun the watermark gaps of 4 GiB or more, where they do "
+             "at the ci and default scales (and at 1/32 and 1/16: 3635 / 3273, 217 / 133), which "
+             "go the thread's way. What made the thread's 1,644 stalls at 32 GiB, about one per "
+             "365,000 pages written, is not in the model: among others the kernel's own "
+             "allocations in the writers' path (allocstall_normal, which the series raised 12x)",
+             {"full"}}};
+  return c;
 }
 
 ValidationCase seed_003_mmtests() {

@@ -110,6 +110,26 @@ TEST(CaseResult, DeclaredGapIsCountedAndNeverPasses) {
   EXPECT_STREQ(verdict_name(cr.verdict()), "PASS");
 }
 
+// A gap declared for some scales only: at another scale the same disagreement fails.
+TEST(CaseResult, GapOfOneScaleDoesNotCoverAnother) {
+  ValidationCase c = two_metric_case();
+  c.gaps = {{"elapsed", "b", "the model lacks X at full size", {"full"}}};
+  const Scale full{"full", {}, 4, 0, 0, 0, ""};
+  const Scale ci{"ci", {}, 4, 0, 0, 0, ""};
+  CaseResult cr;
+  cr.vc = &c;
+  cr.runs = {run_with(1'000'000'000, 0), run_with(2'200'000'000, 900), run_with(900'000'000, 3)};
+  cr.scale = &full;
+  compute_rows(&cr);
+  EXPECT_NE(cr.rows[2].gap, nullptr);
+  EXPECT_STREQ(verdict_name(cr.verdict()), "GAP");
+  cr.scale = &ci;
+  compute_rows(&cr);
+  EXPECT_EQ(cr.rows[2].gap, nullptr);
+  EXPECT_EQ(cr.failures(), 1);
+  EXPECT_STREQ(verdict_name(cr.verdict()), "FAIL");
+}
+
 TEST(Cases, EveryCaseIsWellFormed) {
   ASSERT_FALSE(all_cases().empty());
   for (const ValidationCase& c : all_cases()) {
@@ -123,7 +143,10 @@ TEST(Cases, EveryCaseIsWellFormed) {
     }
     for (const char* scale : {"ci", "default", "full"})
       EXPECT_NE(c.find_scale(scale), nullptr) << scale;
-    for (const KnownGap& g : c.gaps) EXPECT_FALSE(g.reason.empty());
+    for (const KnownGap& g : c.gaps) {
+      EXPECT_FALSE(g.reason.empty());
+      for (const std::string& scale : g.scales) EXPECT_NE(c.find_scale(scale), nullptr) << scale;
+    }
   }
 }
 
