@@ -99,6 +99,20 @@ void CmaArea::ensure_file_page(uint32_t file, uint64_t index) {
   update_free(pfn - base_);
 }
 
+void CmaArea::file_page_dropped(uint32_t file, uint64_t index) {
+  auto it = file_.find({file, index});
+  if (it == file_.end()) return;
+  const uint64_t pfn = it->second;
+  file_.erase(it);
+  --movable_total_;
+  if (pfn == kNoPfn) return;
+  const uint64_t slot = pfn - base_;
+  assert(pages_[slot].use == PhysUse::kFile && pages_[slot].file == file &&
+         pages_[slot].index == index && "invariant (2)");
+  set_free(slot);
+  --movable_in_area_;
+}
+
 uint64_t CmaArea::pfn_of_anon(uint32_t frame) const {
   return anon_placed(frame) ? base_ + anon_slot_[frame] - 1 : kNoPfn;
 }

@@ -70,6 +70,9 @@ class CmaArea {
   void anon_freed(uint32_t frame);
   // The page-cache page `index` of `file` got its buffer heads: placed on first sight.
   void ensure_file_page(uint32_t file, uint64_t index);
+  // The page-cache page `index` of `file` left the cache (__delete_from_page_cache()): its place
+  // is free, and a later read of the page places it again.
+  void file_page_dropped(uint32_t file, uint64_t index);
   uint64_t pfn_of_anon(uint32_t frame) const;
   uint64_t pfn_of_file(uint32_t file, uint64_t index) const;
   // Migration (mm/migrate.cpp): the page at `pfn` moves to a new page placed by the rule, never

@@ -16,7 +16,9 @@ uint32_t PageCache::find_get_page(uint32_t file, uint64_t index) const {
 }
 
 void PageCache::add(uint32_t file, uint64_t index, uint32_t frame) {
-  ever_cached_.insert(key(file, index));
+  // Only a warm file's pages are asked about (was_ever_cached()): a cold file streamed through
+  // the cache (seed 003's writers: 121M pages at full size) must not keep a key per page.
+  if (sim_.files().get(file).cached_at_start) ever_cached_.insert(key(file, index));
   const bool inserted = pages_.emplace(key(file, index), frame).second;
   assert(inserted && "invariant (2): two pages at one index");
   (void)inserted;
@@ -26,6 +28,7 @@ void PageCache::remove(uint32_t file, uint64_t index) {
   const size_t n = pages_.erase(key(file, index));
   assert(n == 1 && "invariant (2)");
   (void)n;
+  sim_.cma().file_page_dropped(file, index);
 }
 
 void PageCache::set_page_dirty(uint32_t f) {

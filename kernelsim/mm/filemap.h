@@ -53,8 +53,9 @@ class PageCache {
   void add(uint32_t file, uint64_t index, uint32_t frame);
   void remove(uint32_t file, uint64_t index);
   uint64_t nr_pages() const { return pages_.size(); }
-  // True when page `index` of `file` has been in the cache at some time of this run: a warm
-  // file's page (fs/file.h, cached_at_start) counts as resident only until it is first dropped.
+  // True when page `index` of `file`, a file cached at the start (fs/file.h, cached_at_start),
+  // has been in the cache at some time of this run: such a page counts as resident only until it
+  // is first dropped. Not kept for other files (always false for them).
   bool was_ever_cached(uint32_t file, uint64_t index) const {
     return ever_cached_.count(key(file, index)) != 0;
   }
@@ -86,7 +87,7 @@ class PageCache {
 
   Simulation& sim_;
   std::unordered_map<uint64_t, uint32_t> pages_;
-  std::unordered_set<uint64_t> ever_cached_;  // keys added at some time (warm start, see above)
+  std::unordered_set<uint64_t> ever_cached_;  // keys of warm files' pages added at some time
   std::deque<std::pair<uint32_t, uint32_t>> dirty_fifo_;  // frame, its dirty_token then
   uint32_t dirty_token_ = 0;
   std::unordered_map<uint32_t, SimTime> device_busy_until_;  // per file

@@ -242,6 +242,28 @@ TEST(ContigAlloc, ReleaseReturnsTheRangeAndTheZonePages) {
   EXPECT_NE(sim->buffers().find({kFile, 0}), nullptr);
 }
 
+// A page-cache page that reclaim drops gives its place in the area back: a file streamed through
+// a 64 MiB machine (128 MiB written) keeps no place for pages long gone, and the area holds no
+// more file pages than the cache does.
+TEST(ContigAlloc, DroppedFilePageLeavesTheArea) {
+  auto sim = make_cma_sim("");
+  std::vector<Op> ops;
+  const uint64_t chunk = uint64_t{1} << 20;
+  for (uint64_t off = 0; off < (uint64_t{128} << 20); off += chunk)
+    ops.push_back(Op::file_write(kFile, off, chunk));
+  sim->spawn_thread(1, 0, std::make_unique<VectorOpSource>(std::move(ops)));
+  sim->run();
+  ASSERT_GT(sim->vm().pgcache_drop, 0u) << "the writes must have pushed pages out";
+  EXPECT_EQ(sim->page_cache().find_get_page(kFile, 0), kNoFrame);
+  EXPECT_EQ(sim->cma().pfn_of_file(kFile, 0), kNoPfn) << "page 0 was dropped, its place freed";
+  uint64_t file_pages_in_area = 0;
+  for (uint64_t pfn = sim->cma().base_pfn(); pfn < sim->cma().base_pfn() + sim->cma().count();
+       ++pfn)
+    file_pages_in_area += sim->cma().page(pfn).use == PhysUse::kFile ? 1 : 0;
+  EXPECT_GT(file_pages_in_area, 0u);
+  EXPECT_LE(file_pages_in_area, sim->page_cache().nr_pages());
+}
+
 TEST(ContigAlloc, NoAreaFailsTheAllocation) {
   std::string err;
   auto sim = Simulation::create(MachineConfig{.nr_cpus = 2}, cost_profile_default(), "", &err);
