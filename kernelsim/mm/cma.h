@@ -8,8 +8,8 @@
 // (kNoPfn): nothing in the model needs to know where it is.
 //
 // Movable pages: anonymous pages (their Lruvec frame, mm/lru.h) and page-cache pages carrying
-// buffer heads (by (file, page index); file pages are resident and not counted by the zone, so
-// here the page-cache page is only a name with a place). Placement: a new movable page goes into
+// buffer heads (by (file, page index): placed when they get them, their place freed when the page
+// leaves the cache, mm/filemap.h). Placement: a new movable page goes into
 // the area while the area holds less than its share of all movable pages (count / zone pages),
 // at the lowest free pfn not isolated and not in the bitmap, which spreads movable pages over
 // physical memory in proportion; otherwise outside. A page migrated out of an isolated range is
