@@ -262,35 +262,34 @@ Co<FaultResult> do_anonymous_page_from(Task& t, Vma& vma, uint64_t addr, bool wr
 // changes nothing.
 Co<FaultResult> do_anonymous_page(Task& t, Vma& vma, uint64_t addr, bool write) {
   Mm& mm = *t.mm();
-  auto from = [&](AnonStep step, Co<bool> page, Co<void> drain) {
+  auto from = [&](AnonStep step, Co<bool> page = Co<bool>::ready(false),
+                  Co<void> drain = Co<void>::ready()) {
     return do_anonymous_page_from(t, vma, addr, write, step, std::move(page), std::move(drain));
   };
-  if (mm.pte_tables.ensure(addr))
-    return from(AnonStep::kPteAlloc, Co<bool>::ready(false), Co<void>::ready());
+  if (mm.pte_tables.ensure(addr)) return from(AnonStep::kPteAlloc);
   Co<bool> page = alloc_one(t, PageUse::kUser);
-  if (!page.await_ready()) return from(AnonStep::kAlloc, std::move(page), Co<void>::ready());
+  if (!page.await_ready()) return from(AnonStep::kAlloc, std::move(page));
   if (!page.await_resume()) return Co<FaultResult>::ready(fault_out_of_memory(t));
   Co<bool> charge = mem_cgroup_charge(t, mm, 1);
-  if (!charge.await_ready()) return from(AnonStep::kCharge, std::move(charge), Co<void>::ready());
-  if (!charge.await_resume())
-    return from(AnonStep::kCharge, Co<bool>::ready(false), Co<void>::ready());
+  if (!charge.await_ready()) return from(AnonStep::kCharge, std::move(charge));
+  if (!charge.await_resume()) return from(AnonStep::kCharge);  // a failed charge: ready(false)
   t.work(t.sim().costs().clear_page);
   if (!t.try_enter_now() ||
       decide(mm, vma, addr, vma.ptes.get(addr), write) != FaultAction::kNewPage)
-    return from(AnonStep::kPtl, Co<bool>::ready(false), Co<void>::ready());
+    return from(AnonStep::kPtl);
   Co<void> drain = map_anon_page(t, mm, vma, addr, write);
   if (!drain.await_ready())
     return from(AnonStep::kLruAdd, Co<bool>::ready(false), std::move(drain));
   return Co<FaultResult>::ready(FaultResult::kMapped);
 }
 
-// Models handle_pte_fault() for every fault but do_anonymous_page()'s, after the bookkeeping.
-Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
+// Models handle_pte_fault() for every fault but do_anonymous_page()'s, after the bookkeeping;
+// `action` is decide()'s for the pte as handle_mm_fault() found it.
+Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, FaultAction action) {
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
   Mm& mm = *t.mm();
   const bool was_mapped = pte::is_mapped(vma.ptes.get(addr));
-  const FaultAction action = decide(mm, vma, addr, vma.ptes.get(addr), write);
   // do_wp_page(): a write to a present, write-protected pte (a fork-shared page, the zero page,
   // a page-cache page of a private mapping) changes a pte the CPU has cached: wp_page_reuse()
   // makes it writable, wp_page_copy() replaces it.
@@ -396,9 +395,9 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
 
 Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   t.work(t.sim().costs().fault_bookkeeping);
-  if (decide(*t.mm(), vma, addr, vma.ptes.get(addr), write) == FaultAction::kNewPage)
-    return do_anonymous_page(t, vma, addr, write);
-  return handle_pte_fault(t, vma, addr, write);
+  const FaultAction action = decide(*t.mm(), vma, addr, vma.ptes.get(addr), write);
+  if (action == FaultAction::kNewPage) return do_anonymous_page(t, vma, addr, write);
+  return handle_pte_fault(t, vma, addr, write, action);
 }
 
 Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write) {

@@ -1,7 +1,6 @@
 #include "tools/validate/case_result.h"
 
 #include <algorithm>
-
 #include <cmath>
 
 namespace mmreplay::validate {
