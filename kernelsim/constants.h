@@ -120,6 +120,15 @@ inline constexpr uint64_t vm_dirty_ratio = 20;
 inline constexpr int64_t MAX_PAUSE_NS = 200'000'000;
 // fs/fs-writeback.c: pages written per writeback round, MAX_WRITEBACK_PAGES = 4096 KB / page.
 inline constexpr uint64_t MAX_WRITEBACK_PAGES = 1024;
+// include/linux/mm.h: the default readahead window, VM_READAHEAD_PAGES = SZ_128K / PAGE_SIZE
+// (VM_MAX_READAHEAD 128 KB before 5.4); /sys/block/*/queue/read_ahead_kb sets it per device.
+inline constexpr uint32_t VM_READAHEAD_KB = 128;
+// include/linux/blkdev.h: a device's max_sectors when its driver sets no lower one,
+// BLK_DEF_MAX_SECTORS = 2560 (1280 KiB; 4.x+), in 512-byte sectors (SECTOR_SHIFT): bdi->io_pages,
+// up to which a read larger than the window is read ahead whole (ondemand_readahead(), 4.10+,
+// 9491ae4aade6 "mm: don't cap request size based on read-ahead setting").
+inline constexpr uint64_t BLK_DEF_MAX_SECTORS = 2560;
+inline constexpr uint64_t SECTOR_SHIFT = 9;
 
 // ---- Buffer heads (fs/buffer.c)
 // ------------------------------------------------------------------ Per-CPU bh_lru entries: 8,

@@ -144,6 +144,7 @@ void set_files(const formats::TraceMeta& meta, CacheStart cache, kernelsim::File
         spec.type = FileType::kUnknown;
         break;
     }
+    spec.size_bytes = f.size_bytes;
     spec.cached_at_start =
         cache == CacheStart::kWarm || (cache == CacheStart::kAuto && kinds_recorded && !f.created);
     table->set(static_cast<uint32_t>(f.id), spec);

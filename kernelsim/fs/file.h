@@ -30,6 +30,8 @@ enum class FileType : uint8_t {
 struct FileSpec {
   FileType type = FileType::kUnknown;
   bool cached_at_start = false;  // its pages sit in the page cache when the run starts (warm)
+  // i_size as the trace knows it (0: unknown): readahead stops at it (mm/readahead.h).
+  uint64_t size_bytes = 0;
 };
 
 class FileTable {

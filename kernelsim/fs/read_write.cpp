@@ -9,6 +9,7 @@
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/filemap.h"
 #include "kernelsim/mm/filemap_read.h"
+#include "kernelsim/mm/readahead.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/task.h"
 #include "kernelsim/simulation.h"
@@ -17,7 +18,8 @@ namespace mmreplay::kernelsim {
 namespace {
 
 // The block loop shared by read and write: the page-cache page of each page touched
-// (pagecache_get_page(): a miss allocates, and reads unless a write covers the whole page), then
+// (pagecache_get_page(): a miss allocates, and reads unless a write covers the whole page; a
+// read's miss first reads ahead, mm/readahead.h), then
 // per block one __find_get_block(), the copy of the bytes in it, and brelse() of the caller's
 // reference. Returns len, or -ENOMEM when a page could not be allocated (the task was OOM-killed).
 // `entry` is the syscall entry charged (zero for a later piece of one call).
@@ -31,12 +33,21 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
   const uint64_t bs = cache.block_size();
   BhCtx c{cache, t.cpu().id, sim.costs(), sim.vm(), SimTime::zero()};
   const uint64_t end = offset + len;
+  const uint64_t last_page = (end + PAGE_SIZE - 1) / PAGE_SIZE;  // the page beyond the range
   uint64_t page = ~uint64_t{0};
   for (uint64_t pos = offset; pos < end;) {
     if (pos / PAGE_SIZE != page) {
       page = pos / PAGE_SIZE;
       const bool whole = write && offset <= page * PAGE_SIZE && end >= (page + 1) * PAGE_SIZE;
       t.work(std::exchange(c.spent, SimTime::zero()));
+      if (!write) {  // the read's readahead (mm/readahead.h), as filemap_get_pages() starts it
+        co_await sync_point(t);
+        if (!is_page_cached(sim, file, page)) {
+          co_await page_cache_sync_ra(t, file, page, last_page - page);
+        } else if (is_readahead_mark(t, file, page)) {
+          co_await page_cache_async_ra(t, file, page, last_page - page);
+        }
+      }
       if (!co_await pagecache_get_page(t, file, page, write, whole)) co_return -ERRNO_ENOMEM;
       co_await sync_point(t);  // back to the shared bh_lru after the page lookup
     }
@@ -52,6 +63,7 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
     pos += chunk;
   }
   t.work(c.spent);
+  if (!write && len != 0) readahead_note_read(t, file, last_page - 1);  // ra->prev_pos
   if (write) co_await balance_dirty_pages_ratelimited(t);
   co_return static_cast<int64_t>(len);
 }

@@ -31,6 +31,14 @@ void PageCache::remove(uint32_t file, uint64_t index) {
   sim_.cma().file_page_dropped(file, index);
 }
 
+std::vector<Task*> PageCache::take_read_waiters(uint32_t f) {
+  auto it = read_waiters_.find(f);
+  if (it == read_waiters_.end()) return {};
+  std::vector<Task*> waiters = std::move(it->second);
+  read_waiters_.erase(it);
+  return waiters;
+}
+
 void PageCache::set_page_dirty(uint32_t f) {
   PageFrame& pf = sim_.lruvec().frame(f);
   assert(pf.pagecache);
@@ -48,7 +56,8 @@ SimTime PageCache::start_page_writeback(uint32_t f, SimTime now) {
   --nr_dirty_;
   SimTime& busy = device_busy_until_[pf.file];
   busy = max(busy, now) + sim_.costs().writeback_page;
-  pf.writeback_end = busy;
+  pf.io_end = busy;
+  pf.read_locked = false;  // a page being written is uptodate
   // The page's buffers are written with it (block_write_full_page(): clear_buffer_dirty()).
   for (const BhKey& k : sim_.buffers().page_buffers(pf.file, pf.addr)) {
     if (BufferHead* bh = sim_.buffers().find(k)) bh->dirty = false;
@@ -142,6 +151,30 @@ void wakeup_flusher_threads(Task& t) {
   sim.sched().wake_up_process(*pc.flusher, t.clock());
 }
 
+namespace {
+
+Co<uint32_t> wait_and_find_get_page(Task& t, uint32_t file, uint64_t index, uint32_t f) {
+  PageCache& pc = t.sim().page_cache();
+  do {
+    co_await wait_on_page_read(t, f);  // returns at a sync point
+    f = pc.find_get_page(file, index);
+  } while (f != kNoFrame && page_read_in_flight(t.sim().lruvec().frame(f), t.clock()));
+  co_return f;
+}
+
+// find_get_page() for a caller at a sync point that needs the page uptodate: a page whose read is
+// in flight (mm/readahead.h) is waited for (folio_wait_locked()) and looked up again, since
+// reclaim may take it once unlocked. No frame when no read is in flight.
+Co<uint32_t> find_get_page_uptodate(Task& t, uint32_t file, uint64_t index) {
+  const uint32_t f = t.sim().page_cache().find_get_page(file, index);
+  if (f == kNoFrame || !page_read_in_flight(t.sim().lruvec().frame(f), t.clock())) {
+    return Co<uint32_t>::ready(f);
+  }
+  return wait_and_find_get_page(t, file, index, f);
+}
+
+}  // namespace
+
 Co<bool> pagecache_get_page(Task& t, uint32_t file, uint64_t index, bool write,
                             bool whole_page_write) {
   t.work(t.sim().costs().find_get_page);
@@ -153,7 +186,7 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
   Simulation& sim = t.sim();
   PageCache& pc = sim.page_cache();
   co_await sync_point(t);  // the mapping's xarray is shared
-  uint32_t f = pc.find_get_page(file, index);
+  uint32_t f = co_await find_get_page_uptodate(t, file, index);
   const bool cached_at_start =
       f == kNoFrame && sim.files().get(file).cached_at_start && !pc.was_ever_cached(file, index);
   if (cached_at_start && sim.page_alloc().take_page_cached_at_start()) {
@@ -186,7 +219,7 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
       PageAllocator& pa = sim.page_alloc();
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
       co_await sync_point(t);
-      f = pc.find_get_page(file, index);
+      f = co_await find_get_page_uptodate(t, file, index);
     }
     if (f == kNoFrame) {  // add_to_page_cache_lru()
       f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t));

@@ -8,7 +8,7 @@
 // write(2) dirties the page (set_page_dirty(), NR_FILE_DIRTY); each file has its own device (one
 // block device per file, fs/buffer.h) whose writes queue one behind the other at
 // CostProfile::writeback_page each, so a page under writeback (PG_writeback) is one whose queued
-// write has not completed yet (PageFrame::writeback_end > now()).
+// write has not completed yet (PageFrame::io_end > now()).
 //
 // Dirty pages are written by the flusher (a kernel thread, wb_workfn()) once NR_FILE_DIRTY is over
 // the background threshold, MAX_WRITEBACK_PAGES at a time, oldest dirtied first; and by kswapd's
@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernelsim/mm/readahead.h"
 #include "kernelsim/sim/co.h"
 #include "kernelsim/sim/time.h"
 
@@ -79,6 +80,13 @@ class PageCache {
   // Models domain_dirty_limits(): (background, dirty) thresholds in pages.
   std::pair<uint64_t, uint64_t> dirty_thresholds() const;
 
+  // The readahead state of `task`'s reads of `file` (mm/readahead.h: one per task and file).
+  FileRaState& ra_state(uint32_t task, uint32_t file) { return ra_[(uint64_t{task} << 32) | file]; }
+  // Tasks asleep until the read of frame f is submitted (mm/readahead.h).
+  void add_read_waiter(uint32_t f, Task* t) { read_waiters_[f].push_back(t); }
+  // The waiters of frame f, removed: its read was submitted.
+  std::vector<Task*> take_read_waiters(uint32_t f);
+
   Task* flusher = nullptr;    // the writeback kthread, created on the first wakeup
   bool flusher_idle = false;  // asleep with no work (not waiting for its writes): wakeable
 
@@ -92,6 +100,8 @@ class PageCache {
   uint32_t dirty_token_ = 0;
   std::unordered_map<uint32_t, SimTime> device_busy_until_;  // per file
   uint64_t nr_dirty_ = 0;
+  std::unordered_map<uint64_t, FileRaState> ra_;
+  std::unordered_map<uint32_t, std::vector<Task*>> read_waiters_;
 };
 
 // Models pagecache_get_page(FGP_CREAT) for read or write: the page, created on a miss (read from

@@ -6,8 +6,11 @@
 // there, stopping at the first page not in the cache; each page of the batch then costs
 // CostProfile::filemap_read_page (reference, checks, folio_mark_accessed(), folio_put()) and the
 // copy of its bytes (copy_folio_to_iter(), CostProfile::file_copy_page per 4 KiB). A page not in
-// the cache (an empty batch) is created and read from the device as pagecache_get_page() does
-// (filemap_create_folio(); readahead is folded into CostProfile::page_cache_miss_read).
+// the cache (an empty batch) starts readahead (mm/readahead.h: page_cache_sync_ra()) and the batch
+// is taken again; only a page readahead could not allocate is created alone
+// (filemap_create_folio()). A batch ends at a page whose read is in flight, waited for
+// (filemap_update_page()), and at the reader's readahead mark, which starts the next window
+// (filemap_readahead()).
 // No buffer head is looked up: the kernel reads cached pages of a regular file without them.
 // Files of unknown kind and block devices keep the buffer-head walk (fs/read_write.h).
 

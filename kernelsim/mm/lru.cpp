@@ -97,7 +97,8 @@ uint32_t Lruvec::page_add_file_frame(uint32_t file, uint64_t index, uint32_t nid
   pf.dirty = false;
   pf.file = file;
   pf.dirty_token = 0;
-  pf.writeback_end = SimTime::zero();
+  pf.io_end = SimTime::zero();
+  pf.read_locked = false;
   return f;
 }
 

@@ -76,13 +76,16 @@ struct PageFrame {
   FrameWhere where = FrameWhere::kFree;
   LruList lru = LruList::kActiveAnon;
   bool swapbacked = true;  // PG_swapbacked
+  // PG_locked for a read in flight (mm/readahead.h): the page is not uptodate until io_end, and
+  // io_end is infinite until the read is submitted. Page-cache pages.
+  bool read_locked = false;
   uint32_t memcg = 0;      // the memcg (lruvec) it is charged to; 0: root
   bool pagecache = false;  // a page-cache page of `file`, index `addr` (mm/filemap.h)
   bool dirty = false;      // PG_dirty (page-cache pages)
   uint16_t nid = 0;        // page_to_nid(): the node whose lists and lru_lock it is on
   uint32_t file = 0;
   uint32_t dirty_token = 0;  // PageCache's mark of its latest set_page_dirty() (b_dirty order)
-  SimTime writeback_end;     // PG_writeback until then (page-cache pages)
+  SimTime io_end;  // PG_writeback (or, with read_locked, PG_locked) until then (page cache)
 
   // Holds a page: an anon page still mapped by mm, or a page-cache page.
   bool live() const { return mm != nullptr || pagecache; }

@@ -94,12 +94,15 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t nid, uint32
 enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone };
 
 // Models the page-cache part of shrink_page_list() for one isolated file page:
-// PageWriteback -> keep; PageDirty -> pageout() by kswapd, or left to the flusher by direct
-// reclaim (since 3.2); clean -> try_to_release_page() (buffer heads) and __remove_mapping().
+// locked -> keep; PageWriteback -> keep; PageDirty -> pageout() by kswapd, or left to the flusher
+// by direct reclaim (since 3.2); clean -> try_to_release_page() (buffer heads) and
+// __remove_mapping().
 PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc) {
   Simulation& sim = t.sim();
   PageCache& pc = sim.page_cache();
-  if (pf.writeback_end > t.clock()) {
+  // trylock_page() fails on a page whose read is in flight (mm/readahead.h): kept as it is.
+  if (page_read_in_flight(pf, t.clock())) return PageOutcome::kKeep;
+  if (pf.io_end > t.clock()) {
     ++sc.nr_writeback;
     return PageOutcome::kKeep;
   }

@@ -112,15 +112,15 @@ ValidationCase seed_003_mmtests() {
       {"--variant", "mmtests"}, 6057, 5584,
       "'Average number of stalls over 4 runs ... was 6057 ... after applying ... 5584'");
   c.gaps = {{"allocation stalls", "reclaim-predictive",
-             "the model stalls in neither arm (0 and 0 at 1/1024, 1/256 and 1/32), so it has no "
-             "direction. One writer, then readers of its file, never allocate faster than kswapd "
-             "reclaims clean page cache: the writer is held to its device's speed by dirty "
-             "throttling, and the readers to the read cost of each missing page. The stalls this "
-             "case counted before zone_batchsize() was modelled came from 16 CPUs' per-CPU lists "
-             "of 378 pages holding most of the scaled-down 32 MiB zone. Missing from the thread: "
-             "the mmtests configuration (thread counts, --write-files, dd's block size) and the "
-             "machine. Missing from the model: readahead's batched allocations (folded into a "
-             "per-page read cost) and the filesystem's own GFP_NOFS allocations"}};
+             "the model's arms stall alike (78 / 78 at 1/1024, 70 / 70 at 1/256, 27 / 27 at "
+             "1/32), so there is no direction. The stalls are the readers' readahead windows (up "
+             "to 256 pages of a 1 MiB dd read, allocated at once, mm/readahead.h) overrunning the "
+             "low-min watermark gap between kswapd's rounds; kswapd holds free pages at high "
+             "between them, so the free-page trend shows no decline before a burst and the "
+             "predictive arm wakes kswapd no earlier (1 predicted wake-up at 1/32). The writer is "
+             "held to its device's speed by dirty throttling. Missing from the thread: the "
+             "mmtests configuration (thread counts, --write-files, dd's block size) and the "
+             "machine. Missing from the model: the filesystem's own GFP_NOFS allocations"}};
   return c;
 }
 

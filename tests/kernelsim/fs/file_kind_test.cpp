@@ -81,7 +81,7 @@ TEST(FileKindTest, AContinuedPieceOfASocketWriteEntersNoSecondSyscall) {
 TEST(FileKindTest, AWarmFileMissesNoPageAColdOneMissesEach) {
   for (const bool warm : {false, true}) {
     auto sim = machine();
-    sim->files().set(1, FileSpec{FileType::kRegular, warm});
+    sim->files().set(1, FileSpec{FileType::kRegular, warm, 4 * kMiB});
     thread(*sim, 1, 0, {Op::file_read(1, 0, 4 * kMiB), Op::file_read(1, 0, 4 * kMiB)});
     sim->run();
     const VmCounters& vm = sim->stats().vm;

@@ -35,7 +35,11 @@ std::unique_ptr<Simulation> make_cma_sim(const std::string& policy, uint64_t cma
   m.nr_cpus = kCpus;
   m.memory_bytes = uint64_t{64} << 20;
   m.cma_bytes = cma_bytes != 0 ? cma_bytes : m.memory_bytes;
-  auto sim = Simulation::create(m, cost_profile_default(), policy, &err);
+  // Each read brings in its own page only (no readahead window, mm/readahead.h): the tests place
+  // and count the area's pages one by one.
+  const std::string no_readahead = "read_ahead_kb=0";
+  auto sim = Simulation::create(m, cost_profile_default(),
+                                policy.empty() ? no_readahead : policy + "," + no_readahead, &err);
   EXPECT_NE(sim, nullptr) << err;
   return sim;
 }

@@ -74,12 +74,13 @@ TEST(FilemapReadTest, AWarmFilesFirstReadCostsWhatItsSecondDoes) {
       << "where add_to_page_cache_lru() put them";
 }
 
-TEST(FilemapReadTest, AColdRegularFileIsReadFromTheDevicePageByPage) {
+TEST(FilemapReadTest, AColdRegularFileIsReadFromTheDeviceOnce) {
   auto sim = make_sim(1);
-  sim->files().set(1, FileSpec{FileType::kRegular, /*cached_at_start=*/false});
+  sim->files().set(1, FileSpec{FileType::kRegular, /*cached_at_start=*/false, 8 * kPage});
   thread(*sim, 1, 0, {Op::file_read(1, 0, 8 * kPage), Op::file_read(1, 0, 8 * kPage)});
   sim->run();
   EXPECT_EQ(sim->stats().vm.pgcache_miss, 8u) << "the first read only";
+  EXPECT_EQ(sim->stats().vm.ra_windows, 1u) << "one readahead window (mm/readahead.h)";
   EXPECT_EQ(sim->page_cache().nr_pages(), 8u);
   EXPECT_EQ(bh_lookups(*sim), 0u);
 }

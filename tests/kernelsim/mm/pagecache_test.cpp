@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernelsim/fs/file.h"
 #include "kernelsim/mm/page_alloc.h"
 #include "tests/kernelsim/test_util.h"
 
@@ -42,6 +43,8 @@ std::vector<Op> dd_write(uint32_t file, uint64_t mib, SimTime think = SimTime::u
 
 TEST(PageCacheTest, ReadMissesThenHitsAndPagesAreOnTheFileLru) {
   auto sim = make_machine(64, 2);
+  // A 4 MiB file: readahead (mm/readahead.h) stops at its end.
+  sim->files().set(1, FileSpec{FileType::kUnknown, /*cached_at_start=*/false, 4 * kMiB});
   thread(*sim, 1, 0, {Op::file_read(1, 0, 4 * kMiB), Op::file_read(1, 0, 4 * kMiB)});
   sim->run();
   const VmCounters& vm = sim->stats().vm;

@@ -17,7 +17,7 @@ constexpr const char* kDefaults =
     "bh_lru_size=16,memcg=off,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
     "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain,reclaim=reactive,predict_window=8,"
     "wake_affine=sync,"
-    "spinlock=queued";
+    "spinlock=queued,read_ahead_kb=128";
 
 KernelConfig applied(std::string_view text) {
   KernelConfig c;

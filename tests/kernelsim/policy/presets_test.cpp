@@ -43,7 +43,9 @@ TEST(PresetsTest, EveryPresetIsAValidConfiguration) {
 // The releases written as a chain of changes must give each release's full set of knobs (these
 // strings are what every result of a kernel preset records in `policy_knobs`).
 TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
-  const std::string tail = ",reclaim=reactive,predict_window=8,wake_affine=sync,spinlock=queued";
+  const std::string tail =
+      ",reclaim=reactive,predict_window=8,wake_affine=sync,spinlock=queued,"
+      "read_ahead_kb=128";
   const std::string v316 =
       "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
       "fault_lock=mmap_sem,lazy_tlb=leave_mm,"

@@ -1,0 +1,81 @@
+// On-demand readahead of file and block-device reads (mm/readahead.c).
+//
+// A read that misses the page cache does not read one page: page_cache_sync_ra() picks a window
+// from the read's size and the reader's readahead state, and page_cache_ra_unbounded() allocates
+// every missing page of it at once (alloc_pages() with __GFP_NORETRY: a failed allocation ends
+// the window), adds each to the cache locked (PG_locked, not uptodate) and submits one read for
+// the batch. The batch's read takes CostProfile::page_cache_miss_read per page (a per-page device
+// cost, readahead-amortised) and completes for the whole batch at once, as its bio does. A reader
+// finding a page of it waits until then (folio_wait_locked()), and reclaim leaves it alone
+// (trylock_page() fails in shrink_page_list()).
+//
+// The window (ondemand_readahead(), 4.10+): from the start of the file, after a read that ended
+// just before, or for a read larger than the window, it starts at get_init_ra_size() of the read;
+// each following window is get_next_ra_size() of the last (x4 while small, x2, then the maximum).
+// The maximum is read_ahead_kb (knob, VM_READAHEAD_PAGES by default), or the read itself up to the
+// device's io_pages (BLK_DEF_MAX_SECTORS) when the read is larger. The last async_size pages of a
+// window are read ahead: the first of them carries PG_readahead, and a read reaching it starts the
+// next window without waiting (page_cache_async_ra()). A read elsewhere reads what it asks for and
+// leaves the state alone. read_ahead_kb=0 reads a missing page alone (force_page_cache_ra()).
+//
+// Simplifications:
+//  - one readahead state per (task, file): the model has no struct file per open();
+//  - the PG_readahead mark is kept in that state, not on the page, so only the task that read a
+//    window ahead starts the next one from it (another reader starts one on its own miss);
+//  - no try_context_readahead() (a read that is not sequential for its own state is random),
+//    no large folios (page_cache_ra_order()), and reads queue on no device;
+//  - a file's end is its size in the trace's file table; without one a window is not cut at it.
+
+#pragma once
+
+#include <cstdint>
+
+#include "kernelsim/sim/co.h"
+#include "kernelsim/sim/time.h"
+
+namespace mmreplay::kernelsim {
+
+class Task;
+struct PageFrame;
+
+// Models struct file_ra_state.
+struct FileRaState {
+  static constexpr uint64_t kNoPrev = ~uint64_t{0};
+  uint64_t start = 0;             // first page of the current window
+  uint64_t size = 0;              // its pages
+  uint64_t async_size = 0;        // its last pages, read ahead
+  uint64_t prev_index = kNoPrev;  // ra->prev_pos >> PAGE_SHIFT: the last page a read took
+  bool marked = false;            // PG_readahead still set on page start + size - async_size
+};
+
+// Models get_init_ra_size(): the first window for a read of `size` pages, at most `max`.
+uint64_t get_init_ra_size(uint64_t size, uint64_t max);
+// Models get_next_ra_size(): the window after one of `cur` pages, at most `max`.
+uint64_t get_next_ra_size(uint64_t cur, uint64_t max);
+
+// Models page_cache_sync_ra(): page `index` of `file` is missing and the read wants `req` pages
+// from it. Submits the window's read without waiting for it.
+// REQUIRES: t holds no spinlock.
+Co<void> page_cache_sync_ra(Task& t, uint32_t file, uint64_t index, uint64_t req);
+
+// Models page_cache_async_ra() as filemap_get_pages() calls it: the read has reached page
+// `index`, in the cache, and wants `req` pages from it. When that page is t's marked one, submits
+// the next window without waiting. REQUIRES: t holds no spinlock.
+Co<void> page_cache_async_ra(Task& t, uint32_t file, uint64_t index, uint64_t req);
+
+// True when t's readahead state of `file` marks page `index` (page_cache_async_ra() would start a
+// window there): a read batch ends at such a page, as at PG_readahead.
+bool is_readahead_mark(Task& t, uint32_t file, uint64_t index);
+
+// Models the end of a read (ra->prev_pos): `last` is the last page it took.
+void readahead_note_read(Task& t, uint32_t file, uint64_t last);
+
+// True when the page's read is in flight at `now` (PG_locked by readahead, not yet uptodate).
+bool page_read_in_flight(const PageFrame& pf, SimTime now);
+
+// Models folio_wait_locked() of a page-cache page whose read may be in flight: off CPU until the
+// read of frame f completes; returns at once when none is in flight.
+// REQUIRES: t holds no spinlock.
+Co<void> wait_on_page_read(Task& t, uint32_t f);
+
+}  // namespace mmreplay::kernelsim
