@@ -66,6 +66,12 @@ SimTime PageCache::start_page_writeback(uint32_t f, SimTime now) {
   return busy;
 }
 
+SimTime PageCache::queue_device_read(uint32_t file, uint64_t pages, SimTime now) {
+  SimTime& busy = device_busy_until_[file];
+  busy = max(busy, now) + sim_.costs().page_cache_miss_read * static_cast<int64_t>(pages);
+  return busy;
+}
+
 uint64_t PageCache::nr_writeback(SimTime now) const {
   const int64_t per_page = std::max<int64_t>(sim_.costs().writeback_page.count_ns(), 1);
   uint64_t n = 0;

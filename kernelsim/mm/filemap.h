@@ -7,8 +7,9 @@
 // file's device first (a page-cache miss, CostProfile::page_cache_miss_read, waited for off CPU).
 // write(2) dirties the page (set_page_dirty(), NR_FILE_DIRTY); each file has its own device (one
 // block device per file, fs/buffer.h) whose writes queue one behind the other at
-// CostProfile::writeback_page each, so a page under writeback (PG_writeback) is one whose queued
-// write has not completed yet (PageFrame::io_end > now()).
+// CostProfile::writeback_page each (readahead's reads queue there too, mm/readahead.h), so a page
+// under writeback (PG_writeback) is one whose queued write has not completed yet (PageFrame::io_end
+// > now()).
 //
 // Dirty pages are written by the flusher (a kernel thread, wb_workfn()) once NR_FILE_DIRTY is over
 // the background threshold, MAX_WRITEBACK_PAGES at a time, oldest dirtied first; and by kswapd's
@@ -66,6 +67,10 @@ class PageCache {
   // Models clear_page_dirty_for_io() + set_page_writeback() of frame f at `now`: its write
   // is queued on the file's device. Returns when it completes.
   SimTime start_page_writeback(uint32_t f, SimTime now);
+  // A read of `pages` pages of `file` submitted at `now` (read_pages(), mm/readahead.h): queued on
+  // the file's device behind its other reads and writes, at CostProfile::page_cache_miss_read a
+  // page. Returns when it completes.
+  SimTime queue_device_read(uint32_t file, uint64_t pages, SimTime now);
   uint64_t nr_dirty() const { return nr_dirty_; }
   // Pages whose queued write has not completed at `now` (NR_WRITEBACK).
   uint64_t nr_writeback(SimTime now) const;

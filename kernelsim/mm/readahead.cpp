@@ -55,13 +55,13 @@ class ReadSubmitWait final : public SharedStep {
   uint32_t f_;
 };
 
-// Models read_pages(): the batch's read is submitted now and completes for all its pages at
-// once; whoever waits for one of them wakes then. REQUIRES: t at a sync point.
-void read_pages(Task& t, std::vector<uint32_t>* batch) {
+// Models read_pages(): the batch's read is submitted now, queued on the file's device behind its
+// other I/O (so windows in flight together share its bandwidth), and completes for all its pages
+// at once; whoever waits for one of them wakes then. REQUIRES: t at a sync point.
+void read_pages(Task& t, uint32_t file, std::vector<uint32_t>* batch) {
   if (batch->empty()) return;
   Simulation& sim = t.sim();
-  const SimTime done =
-      t.clock() + sim.costs().page_cache_miss_read * static_cast<int64_t>(batch->size());
+  const SimTime done = sim.page_cache().queue_device_read(file, batch->size(), t.clock());
   for (uint32_t f : *batch) {
     PageFrame& pf = sim.lruvec().frame(f);
     assert(pf.pagecache && pf.read_locked && "a page being read stays in the cache (locked)");
@@ -86,7 +86,7 @@ Co<void> page_cache_ra_unbounded(Task& t, uint32_t file, uint64_t start, uint64_
     const uint64_t index = start + i;
     co_await sync_point(t);  // the mapping's xarray is shared
     if (is_page_cached(sim, file, index)) {
-      read_pages(t, &batch);
+      read_pages(t, file, &batch);
       continue;
     }
     if (!co_await alloc_pages(t, PageUse::kUser)) break;  // __GFP_NORETRY: the window ends
@@ -94,7 +94,7 @@ Co<void> page_cache_ra_unbounded(Task& t, uint32_t file, uint64_t start, uint64_
     if (is_page_cached(sim, file, index)) {  // another reader added it meanwhile: ours goes back
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
       co_await sync_point(t);
-      read_pages(t, &batch);
+      read_pages(t, file, &batch);
       continue;
     }
     const uint32_t f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t));
@@ -108,7 +108,7 @@ Co<void> page_cache_ra_unbounded(Task& t, uint32_t file, uint64_t start, uint64_
     co_await sim.lruvec().lru_cache_add(t, f);  // the page is locked: it stays this page
   }
   co_await sync_point(t);
-  read_pages(t, &batch);
+  read_pages(t, file, &batch);
 }
 
 // Models do_page_cache_ra(): the window cut at the file's end.

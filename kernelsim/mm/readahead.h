@@ -5,7 +5,8 @@
 // every missing page of it at once (alloc_pages() with __GFP_NORETRY: a failed allocation ends
 // the window), adds each to the cache locked (PG_locked, not uptodate) and submits one read for
 // the batch. The batch's read takes CostProfile::page_cache_miss_read per page (a per-page device
-// cost, readahead-amortised) and completes for the whole batch at once, as its bio does. A reader
+// cost, readahead-amortised), queued on the file's device behind its other reads and writes, and
+// completes for the whole batch at once, as its bio does. A reader
 // finding a page of it waits until then (folio_wait_locked()), and reclaim leaves it alone
 // (trylock_page() fails in shrink_page_list()).
 //
@@ -23,7 +24,7 @@
 //  - the PG_readahead mark is kept in that state, not on the page, so only the task that read a
 //    window ahead starts the next one from it (another reader starts one on its own miss);
 //  - no try_context_readahead() (a read that is not sequential for its own state is random),
-//    no large folios (page_cache_ra_order()), and reads queue on no device;
+//    and no large folios (page_cache_ra_order());
 //  - a file's end is its size in the trace's file table; without one a window is not cut at it.
 
 #pragma once

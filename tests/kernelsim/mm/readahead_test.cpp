@@ -66,6 +66,8 @@ TEST(ReadaheadTest, ASequentialReaderReadsAheadWithoutWaitingAgain) {
   EXPECT_EQ(vm.pgcache_miss, 64u) << "the file, no page twice and none beyond its end";
   EXPECT_GE(vm.ra_async, 3u);
   EXPECT_EQ(vm.ra_windows, vm.ra_async + 1) << "one synchronous window, the rest on the mark";
+  // Windows in flight together queue on the file's device: no faster than its bandwidth.
+  EXPECT_GE(sim->now(), cost_profile_default().page_cache_miss_read * 64);
 }
 
 TEST(ReadaheadTest, ALargeReadIsReadAheadUpToTheDevicesIoSize) {
