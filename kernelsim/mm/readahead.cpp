@@ -74,7 +74,7 @@ void read_pages(Task& t, uint32_t file, std::vector<uint32_t>* batch) {
 }
 
 // Models page_cache_ra_unbounded(): the missing pages of [start, start + nr) are allocated, added
-// to the cache locked and read, the page `nr - lookahead` in marked for the next window (in `ra`,
+// to the cache locked and read, the page `nr - lookahead` is marked for the next window (in `ra`,
 // when given). A page already in the cache splits the read (read_pages() of what came before).
 Co<void> page_cache_ra_unbounded(Task& t, uint32_t file, uint64_t start, uint64_t nr,
                                  uint64_t lookahead, FileRaState* ra) {
