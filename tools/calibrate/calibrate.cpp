@@ -49,6 +49,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   add(probe_mremap_expand(po));
   for (Figure& f : probe_mremap_move(po)) add(std::move(f));
   for (Figure& f : probe_cached_read(po)) add(std::move(f));
+  for (Figure& f : probe_cold_read(po)) add(std::move(f));
   for (Figure& f : probe_kernel_fault(po)) add(std::move(f));
   for (Figure& f : probe_fork(po)) add(std::move(f));
   for (Figure& f : probe_mprotect(po)) add(std::move(f));

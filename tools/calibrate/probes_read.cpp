@@ -1,12 +1,20 @@
-// Probes of read(2) of a file in the page cache: one thread, no pinning needed.
+// Probes of read(2) of a file: one thread, no pinning needed.
 //
-// The file is written (so its pages are in the page cache) and read once before timing. It is
-// kReadFilePages pages in quick runs too: the copies must read page-cache data from memory, not
-// from a cache that holds the whole file, as a program streaming through a file does.
+// Cached: the file is written (so its pages are in the page cache) and read once before timing.
+// It is kReadFilePages pages in quick runs too: the copies must read page-cache data from memory,
+// not from a cache that holds the whole file, as a program streaming through a file does.
+//
+// Cold: the file is written and synced, then before each pass posix_fadvise(POSIX_FADV_DONTNEED)
+// drops its clean pages (no root needed; mincore() checks that they went) and the pass reads it
+// in 1 MiB calls, as dd does: sequential, so the kernel reads it ahead (mm/readahead.c) and the
+// figure is the device's per-page time through readahead, what the model's page_cache_miss_read
+// stands for. On a guest the "device" may be the host's page cache.
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -31,7 +39,70 @@ double time_reads(int fd, size_t file_pages, size_t pages, char* buf) {
   return static_cast<double>(now_ns() - t0) / static_cast<double>(calls);
 }
 
+// Pages of the file's first `pages` in the page cache (mincore() of a shared mapping of it), or
+// `pages` when that cannot be told.
+size_t resident_pages(int fd, size_t pages) {
+  void* m = ::mmap(nullptr, pages * kPage, PROT_READ, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED) return pages;
+  std::vector<unsigned char> in(pages);
+  size_t n = pages;
+  if (::mincore(m, pages * kPage, in.data()) == 0) {
+    n = static_cast<size_t>(
+        std::count_if(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; }));
+  }
+  ::munmap(m, pages * kPage);
+  return n;
+}
+
 }  // namespace
+
+std::vector<Figure> probe_cold_read(const ProbeOptions& o) {
+  Figure cold = figure_of("read_cold_page",
+                          "read() of a file not in the page cache, 1 MiB a call, per page", "page");
+  constexpr size_t kCallPages = 256;                 // 1 MiB
+  const size_t file_pages = o.quick ? 4096 : 16384;  // 16 or 64 MiB
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/trace-replay-calibrate.XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) return {failed(cold, "cannot create a file in " + path)};
+  ::unlink(path.c_str());
+  std::vector<char> block(kCallPages * kPage, 'z');
+  for (size_t i = 0; i < file_pages; i += kCallPages) {
+    if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) {
+      ::close(fd);
+      return {failed(cold, "cannot write the file")};
+    }
+  }
+  if (::fdatasync(fd) != 0) {  // clean pages: only those can be dropped
+    ::close(fd);
+    return {failed(cold, "cannot sync the file")};
+  }
+  std::vector<double> per_page;
+  // Each pass streams the whole file from the device: fewer passes than the in-memory probes.
+  const int passes = std::min(o.repetitions(), 9);
+  for (int r = 0; r < passes; ++r) {
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    if (const size_t left = resident_pages(fd, file_pages); left > file_pages / 10) {
+      ::close(fd);
+      return {failed(cold, std::to_string(left) + " of " + std::to_string(file_pages) +
+                               " pages stayed cached after POSIX_FADV_DONTNEED")};
+    }
+    const uint64_t t0 = now_ns();
+    for (size_t i = 0; i < file_pages; i += kCallPages) {
+      if (::pread(fd, block.data(), block.size(), static_cast<off_t>(i * kPage)) <= 0) {
+        ::close(fd);
+        return {failed(cold, "a read of the file failed")};
+      }
+    }
+    per_page.push_back(static_cast<double>(now_ns() - t0) / static_cast<double>(file_pages));
+  }
+  ::close(fd);
+  cold.measured = true;
+  cold.ns = summarize(per_page);
+  cold.note = "sequential through readahead: device time, allocation, copy";
+  return {cold};
+}
 
 std::vector<Figure> probe_cached_read(const ProbeOptions& o) {
   Figure few = figure_of("read_cached_few", "read() of 1 page of a cached file", "call");

@@ -145,6 +145,17 @@ void fit_through_model(Fitter& fit, CostProfile& costs, const std::vector<Figure
     solve_one("find_get_page", {{cached_read_scenario(kReadFew), 1}}, rfew->ns.median, *rfew,
               "one batch lookup: " + through);
   }
+  if (const Figure* f = measured(figures, "read_cold_page")) {
+    // What a cold page costs beyond a cached one (its batch lookup, folio and copy): the device's
+    // time through readahead, waited for off CPU in the model (mm/readahead.h).
+    const double cached = fit.ns("filemap_read_page") + fit.ns("file_copy_page");
+    if (f->ns.median > cached) {
+      fit.set("page_cache_miss_read", f->ns.median - cached, *f,
+              fmt::format("less a cached page's read ({:.0f} ns: filemap_read_page + "
+                          "file_copy_page)",
+                          cached));
+    }
+  }
 }
 
 // Faults taken in the kernel (probes_kernel_fault.cpp), per page of a 16-page read: into memory

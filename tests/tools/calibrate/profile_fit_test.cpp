@@ -208,6 +208,21 @@ TEST(FitProfile, AReadSlopeBelowTheMemcpyFigureSetsTheCopy) {
   EXPECT_NE(p.sources.at("file_copy_page").find("below the memcpy figure"), std::string::npos);
 }
 
+// A cold page is a cached page's read plus the device's time through readahead: the fit takes the
+// cached part (filemap_read_page + file_copy_page) out. A cold read no dearer than a cached one
+// says nothing of the device: the default stays.
+TEST(FitProfile, AColdReadSetsTheDevicesTimeBeyondACachedPage) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("user_copy_page", 200), figure("read_cold_page", 1100)},
+                             "calibrate D H", &notes);
+  const CostProfile def = kernelsim::cost_profile_default();
+  EXPECT_EQ(p.costs.page_cache_miss_read.count_ns(), 1100 - 200 - def.filemap_read_page.count_ns());
+  EXPECT_TRUE(is_calibrated(p, "page_cache_miss_read"));
+  const auto none = fit_profile({figure("user_copy_page", 200), figure("read_cold_page", 150)},
+                                "calibrate D H", &notes);
+  EXPECT_EQ(none.costs.page_cache_miss_read, def.page_cache_miss_read);
+}
+
 TEST(FitProfile, AProbeFasterThanTheRestOfThePathKeepsTheDefault) {
   // 10 ns cannot be an empty munmap: the model's syscall entry alone costs more.
   std::vector<std::string> notes;
