@@ -58,6 +58,7 @@ SimTime PageCache::start_page_writeback(uint32_t f, SimTime now) {
   busy = max(busy, now) + sim_.costs().writeback_page;
   pf.io_end = busy;
   pf.read_locked = false;  // a page being written is uptodate
+  writeback_ends_[pf.file].push_back(busy);
   // The page's buffers are written with it (block_write_full_page(): clear_buffer_dirty()).
   for (const BhKey& k : sim_.buffers().page_buffers(pf.file, pf.addr)) {
     if (BufferHead* bh = sim_.buffers().find(k)) bh->dirty = false;
@@ -73,10 +74,10 @@ SimTime PageCache::queue_device_read(uint32_t file, uint64_t pages, SimTime now)
 }
 
 uint64_t PageCache::nr_writeback(SimTime now) const {
-  const int64_t per_page = std::max<int64_t>(sim_.costs().writeback_page.count_ns(), 1);
   uint64_t n = 0;
-  for (const auto& [file, busy] : device_busy_until_) {
-    if (busy > now) n += static_cast<uint64_t>(((busy - now).count_ns() + per_page - 1) / per_page);
+  for (auto& [file, ends] : writeback_ends_) {
+    while (!ends.empty() && ends.front() <= now) ends.pop_front();  // completed writes
+    n += ends.size();
   }
   return n;
 }

@@ -103,7 +103,11 @@ class PageCache {
   std::unordered_set<uint64_t> ever_cached_;  // keys of warm files' pages added at some time
   std::deque<std::pair<uint32_t, uint32_t>> dirty_fifo_;  // frame, its dirty_token then
   uint32_t dirty_token_ = 0;
-  std::unordered_map<uint32_t, SimTime> device_busy_until_;  // per file
+  std::unordered_map<uint32_t, SimTime> device_busy_until_;  // per file: its queue's end
+  // Per file: when each queued write completes, in queue order (the device's reads queue between
+  // them, so the queue's end alone does not tell the writes in flight). Completed ones are popped
+  // when counted.
+  mutable std::unordered_map<uint32_t, std::deque<SimTime>> writeback_ends_;
   uint64_t nr_dirty_ = 0;
   std::unordered_map<uint64_t, FileRaState> ra_;
   std::unordered_map<uint32_t, std::vector<Task*>> read_waiters_;

@@ -111,19 +111,16 @@ ValidationCase seed_003_mmtests() {
       "seed-003-mmtests", "reactive vs predictive kswapd wake-up, mmtests parallel dd",
       {"--variant", "mmtests"}, 6057, 5584,
       "'Average number of stalls over 4 runs ... was 6057 ... after applying ... 5584'");
-  c.gaps = {{"allocation stalls",
-             "reclaim-predictive",
-             "the model's arms stall alike at 1/256 (70 / 70) and 1/32 (27 / 27; full size not "
-             "run), so there is no direction there; at 1/1024 (ci) they go the thread's way, 81 "
-             "/ 56. The stalls are the readers' readahead windows (up to 256 pages of a 1 MiB dd "
-             "read, allocated at once and read through the file's device queue, "
-             "mm/readahead.h) overrunning the low-min watermark gap between kswapd's rounds. "
-             "Above 32 MiB kswapd's rounds keep up between bursts, and waking it early (508 "
-             "predicted wake-ups at 1/32) does not cut into a burst. The writer is held to its "
-             "device's speed by dirty throttling. Missing from the thread: the mmtests "
-             "configuration (thread counts, --write-files, dd's block size) and the machine. "
-             "Missing from the model: the filesystem's own GFP_NOFS allocations",
-             {"default", "full"}}};
+  c.gaps = {{"allocation stalls", "reclaim-predictive",
+             "the model's arms stall alike (78 / 78 at 1/1024, 70 / 70 at 1/256, 27 / 27 at "
+             "1/32), so there is no direction. The stalls are the readers' readahead windows (up "
+             "to 256 pages of a 1 MiB dd read, allocated at once, mm/readahead.h) overrunning the "
+             "low-min watermark gap between kswapd's rounds. kswapd holds free pages at high "
+             "between bursts, so waking it early (508 predicted wake-ups at 1/32) does not cut "
+             "into a burst. The writer is held to its device's speed by dirty throttling. "
+             "Missing from the thread: the mmtests configuration (thread counts, --write-files, "
+             "dd's block size) and the machine. Missing from the model: the filesystem's own "
+             "GFP_NOFS allocations"}};
   return c;
 }
 

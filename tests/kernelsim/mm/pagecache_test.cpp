@@ -57,6 +57,25 @@ TEST(PageCacheTest, ReadMissesThenHitsAndPagesAreOnTheFileLru) {
   EXPECT_EQ(vm.pages_alloc, 4 * kPagesPerMiB) << "each page is a real page of the zone";
 }
 
+TEST(PageCacheTest, ReadsQueuedOnTheDeviceAreNotWriteback) {
+  // Reads and writes of a file share its device's queue (mm/readahead.h), but only the writes in
+  // it are NR_WRITEBACK (what balance_dirty_pages() throttles on).
+  auto sim = make_machine(64, 1);
+  PageCache& pc = sim->page_cache();
+  const CostProfile& c = sim->costs();
+  for (uint64_t i = 0; i < 2; ++i) {
+    const uint32_t f = sim->lruvec().page_add_file_frame(1, i, 0);
+    pc.add(1, i, f);
+    pc.set_page_dirty(f);
+    pc.start_page_writeback(f, SimTime::zero());
+  }
+  const SimTime read_done = pc.queue_device_read(1, 100, SimTime::zero());
+  EXPECT_EQ(read_done, c.writeback_page * 2 + c.page_cache_miss_read * 100) << "behind the writes";
+  EXPECT_EQ(pc.nr_writeback(SimTime::zero()), 2u);
+  EXPECT_EQ(pc.nr_writeback(c.writeback_page), 1u);
+  EXPECT_EQ(pc.nr_writeback(c.writeback_page * 2), 0u) << "while the read is still queued";
+}
+
 TEST(PageCacheTest, WholePageWritesDoNotReadAndDirtyThePages) {
   auto sim = make_machine(64, 2);
   thread(*sim, 1, 0, {Op::file_write(1, 0, 2 * kMiB), Op::file_write(1, 2 * kMiB + 100, 10)});

@@ -26,6 +26,7 @@ struct ToleratedGap {
 constexpr ToleratedGap kToleratedGaps[] = {
     {"seed-000-madv-free", "elapsed", "free-throttled"},
     {"seed-000-madv-free-rewrite", "elapsed", "free-throttled"},
+    {"seed-003-mmtests", "allocation stalls", "reclaim-predictive"},
 };
 
 bool tolerated(const std::string& case_name, const Row& r) {
