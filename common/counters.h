@@ -119,8 +119,9 @@
     "kswapd's nap timed out, still balanced: full sleep")                                          \
   X(pgcache_miss, "pgcache_miss", "page-cache misses read from the device")                        \
   X(pgcache_drop, "pgcache_drop", "clean page-cache pages dropped by reclaim")                     \
-  X(ra_windows, "ra_windows", "readahead windows submitted (mm/readahead.c)")                     \
-  X(ra_async, "ra_async", "of them started by a read reaching the window's marked page")          \
+  X(ra_windows, "ra_windows",                                                                     \
+    "readahead reads submitted (read_pages(): a window, or its part between cached pages)")      \
+  X(ra_async, "ra_async", "readahead windows started by a read reaching the marked page")         \
   X(ra_page_waits, "ra_page_waits", "waits for a page whose read was in flight (folio_wait_locked)")\
   X(pgcache_warm, "pgcache_warm",                                                                  \
     "file pages found in the page cache from before the run (--cache warm)")                      \

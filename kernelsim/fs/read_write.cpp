@@ -34,18 +34,20 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
   BhCtx c{cache, t.cpu().id, sim.costs(), sim.vm(), SimTime::zero()};
   const uint64_t end = offset + len;
   const uint64_t last_page = (end + PAGE_SIZE - 1) / PAGE_SIZE;  // the page beyond the range
+  // The open file's f_ra, for a read's readahead (mm/readahead.h).
+  FileRaState* ra = write ? nullptr : &sim.page_cache().ra_state(t.id(), file);
   uint64_t page = ~uint64_t{0};
   for (uint64_t pos = offset; pos < end;) {
     if (pos / PAGE_SIZE != page) {
       page = pos / PAGE_SIZE;
       const bool whole = write && offset <= page * PAGE_SIZE && end >= (page + 1) * PAGE_SIZE;
       t.work(std::exchange(c.spent, SimTime::zero()));
-      if (!write) {  // the read's readahead (mm/readahead.h), as filemap_get_pages() starts it
+      if (ra != nullptr) {  // the read's readahead, as filemap_get_pages() starts it
         co_await sync_point(t);
         if (!is_page_cached(sim, file, page)) {
-          co_await page_cache_sync_ra(t, file, page, last_page - page);
-        } else if (is_readahead_mark(t, file, page)) {
-          co_await page_cache_async_ra(t, file, page, last_page - page);
+          co_await page_cache_sync_ra(t, file, *ra, page, last_page - page);
+        } else if (ra->marks(page)) {
+          co_await page_cache_async_ra(t, file, *ra, page, last_page - page);
         }
       }
       if (!co_await pagecache_get_page(t, file, page, write, whole)) co_return -ERRNO_ENOMEM;
@@ -63,7 +65,7 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
     pos += chunk;
   }
   t.work(c.spent);
-  if (!write && len != 0) readahead_note_read(t, file, last_page - 1);  // ra->prev_pos
+  if (ra != nullptr && len != 0) ra->prev_index = last_page - 1;  // ra->prev_pos
   if (write) co_await balance_dirty_pages_ratelimited(t);
   co_return static_cast<int64_t>(len);
 }

@@ -13,16 +13,21 @@ namespace mmreplay::kernelsim {
 namespace {
 
 // Models filemap_get_read_batch(): the number of pages from `index` (below `last`) in the cache,
-// at most one batch, ending at a page whose read is in flight or that carries t's readahead
-// mark (PG_readahead), either included. Reads shared state: the caller is at a sync point.
-uint64_t filemap_get_read_batch(Task& t, uint32_t file, uint64_t index, uint64_t last) {
+// at most one batch, ending at a page whose read is in flight or that carries the reader's
+// readahead mark (PG_readahead), either included. Reads shared state: the caller is at a sync
+// point.
+uint64_t filemap_get_read_batch(const Task& t, uint32_t file, const FileRaState& ra, uint64_t index,
+                                uint64_t last) {
   const Simulation& sim = t.sim();
   uint64_t n = 0;
-  while (n < PAGEVEC_SIZE_FOLIO_BATCH && index + n < last && is_page_cached(sim, file, index + n)) {
-    const uint64_t i = index + n++;
+  while (n < PAGEVEC_SIZE_FOLIO_BATCH && index + n < last) {
+    const uint64_t i = index + n;
     const uint32_t f = sim.page_cache().find_get_page(file, i);
+    // No frame: a warm file's page the model has not materialised yet is cached too.
+    if (f == kNoFrame && !is_page_cached(sim, file, i)) break;
+    ++n;
     if (f != kNoFrame && page_read_in_flight(sim.lruvec().frame(f), t.clock())) break;
-    if (is_readahead_mark(t, file, i)) break;
+    if (ra.marks(i)) break;
   }
   return n;
 }
@@ -36,23 +41,24 @@ Co<int64_t> filemap_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) 
   const uint64_t end = offset + len;
   const uint64_t last = (end + PAGE_SIZE - 1) / PAGE_SIZE;  // the page beyond the read
   uint64_t index = offset / PAGE_SIZE;
+  FileRaState& ra = sim.page_cache().ra_state(t.id(), file);  // the open file's f_ra
   while (index < last) {
     // filemap_get_pages(): one walk from the root for the batch.
     t.work(costs.find_get_page);
     co_await sync_point(t);  // the mapping's xarray is shared
-    uint64_t n = filemap_get_read_batch(t, file, index, last);
+    uint64_t n = filemap_get_read_batch(t, file, ra, index, last);
     if (n == 0) {  // page_cache_sync_ra(), then the batch again
-      co_await page_cache_sync_ra(t, file, index, last - index);
+      co_await page_cache_sync_ra(t, file, ra, index, last - index);
       co_await sync_point(t);
-      n = filemap_get_read_batch(t, file, index, last);
+      n = filemap_get_read_batch(t, file, ra, index, last);
     }
     if (n == 0) {  // filemap_create_folio(): readahead could not allocate it
       if (!co_await filemap_get_or_add_page(t, file, index, false, false)) {
         co_return -ERRNO_ENOMEM;
       }
       n = 1;
-    } else if (is_readahead_mark(t, file, index + n - 1)) {  // filemap_readahead()
-      co_await page_cache_async_ra(t, file, index + n - 1, last - (index + n - 1));
+    } else if (ra.marks(index + n - 1)) {  // filemap_readahead()
+      co_await page_cache_async_ra(t, file, ra, index + n - 1, last - (index + n - 1));
     }
     for (uint64_t i = 0; i < n; ++i) {
       // A page cached before the run began gets its frame now (filemap.h); one in the index is
@@ -69,7 +75,7 @@ Co<int64_t> filemap_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) 
                        static_cast<int64_t>(PAGE_SIZE)));
     index += n;
   }
-  if (len != 0) readahead_note_read(t, file, last - 1);  // ra->prev_pos
+  if (len != 0) ra.prev_index = last - 1;  // ra->prev_pos
   co_return static_cast<int64_t>(len);
 }
 

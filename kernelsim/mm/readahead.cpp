@@ -127,24 +127,19 @@ Co<void> do_page_cache_ra(Task& t, uint32_t file, uint64_t start, uint64_t nr, u
 Co<void> ondemand_readahead(Task& t, uint32_t file, FileRaState& ra, bool hit_marker,
                             uint64_t index, uint64_t req) {
   const uint64_t max = max_ra_pages(ra_pages_of(t.sim()), req);
-  bool initial = index == 0;
-  if (!initial && (index == ra.start + ra.size - ra.async_size || index == ra.start + ra.size)) {
+  if (index != 0 && (index == ra.start + ra.size - ra.async_size || index == ra.start + ra.size)) {
     // The expected index: sequential. Ramp the window up and push it forward.
     ra.start += ra.size;
     ra.size = get_next_ra_size(ra.size, max);
     ra.async_size = ra.size;
-  } else if (!initial && !hit_marker) {
-    // An oversize read, or a miss just after the last read (index - prev_index <= 1, taken
-    // unsigned as the kernel does), starts a window; anything else is read as it is.
-    initial = req > max || index - ra.prev_index <= 1;
-    if (!initial) {
-      co_await do_page_cache_ra(t, file, index, req, 0, nullptr);
-      co_return;
-    }
-  } else if (!initial) {
+  } else if (index != 0 && hit_marker) {
     co_return;  // a marked page the state no longer matches: the model keeps no page flag
-  }
-  if (initial) {
+  } else if (index != 0 && req <= max && index - ra.prev_index > 1) {
+    // Neither an oversize read nor a miss just after the last read (index - prev_index <= 1,
+    // taken unsigned as the kernel does): read as it is, the state left alone.
+    co_await do_page_cache_ra(t, file, index, req, 0, nullptr);
+    co_return;
+  } else {  // initial_readahead: the start of the file, an oversize or a sequential read
     ra.start = index;
     ra.size = get_init_ra_size(req, max);
     ra.async_size = ra.size > req ? ra.size - req : ra.size;
@@ -179,31 +174,21 @@ uint64_t get_next_ra_size(uint64_t cur, uint64_t max) {
   return max;
 }
 
-Co<void> page_cache_sync_ra(Task& t, uint32_t file, uint64_t index, uint64_t req) {
+Co<void> page_cache_sync_ra(Task& t, uint32_t file, FileRaState& ra, uint64_t index, uint64_t req) {
   if (ra_pages_of(t.sim()) == 0) {
     // "Even if read-ahead is disabled, issue this request as read-ahead": one page.
     co_await do_page_cache_ra(t, file, index, 1, 0, nullptr);
     co_return;
   }
-  FileRaState& ra = t.sim().page_cache().ra_state(t.id(), file);
   co_await ondemand_readahead(t, file, ra, /*hit_marker=*/false, index, req);
 }
 
-bool is_readahead_mark(Task& t, uint32_t file, uint64_t index) {
-  const FileRaState& ra = t.sim().page_cache().ra_state(t.id(), file);
-  return ra.marked && index == ra.start + ra.size - ra.async_size;
-}
-
-Co<void> page_cache_async_ra(Task& t, uint32_t file, uint64_t index, uint64_t req) {
-  if (!is_readahead_mark(t, file, index)) co_return;
-  FileRaState& ra = t.sim().page_cache().ra_state(t.id(), file);
+Co<void> page_cache_async_ra(Task& t, uint32_t file, FileRaState& ra, uint64_t index,
+                             uint64_t req) {
+  assert(ra.marks(index));
   ra.marked = false;  // folio_clear_readahead()
   ++t.sim().vm().ra_async;
   co_await ondemand_readahead(t, file, ra, /*hit_marker=*/true, index, req);
-}
-
-void readahead_note_read(Task& t, uint32_t file, uint64_t last) {
-  t.sim().page_cache().ra_state(t.id(), file).prev_index = last;
 }
 
 bool page_read_in_flight(const PageFrame& pf, SimTime now) {

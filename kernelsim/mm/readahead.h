@@ -47,6 +47,10 @@ struct FileRaState {
   uint64_t async_size = 0;        // its last pages, read ahead
   uint64_t prev_index = kNoPrev;  // ra->prev_pos >> PAGE_SHIFT: the last page a read took
   bool marked = false;            // PG_readahead still set on page start + size - async_size
+
+  // True when page `index` carries this state's mark (page_cache_async_ra() starts a window
+  // there): a read batch ends at such a page, as at PG_readahead.
+  bool marks(uint64_t index) const { return marked && index == start + size - async_size; }
 };
 
 // Models get_init_ra_size(): the first window for a read of `size` pages, at most `max`.
@@ -55,21 +59,14 @@ uint64_t get_init_ra_size(uint64_t size, uint64_t max);
 uint64_t get_next_ra_size(uint64_t cur, uint64_t max);
 
 // Models page_cache_sync_ra(): page `index` of `file` is missing and the read wants `req` pages
-// from it. Submits the window's read without waiting for it.
-// REQUIRES: t holds no spinlock.
-Co<void> page_cache_sync_ra(Task& t, uint32_t file, uint64_t index, uint64_t req);
+// from it; `ra` is the reader's state of the file (PageCache::ra_state()). Submits the window's
+// read without waiting for it. REQUIRES: t holds no spinlock.
+Co<void> page_cache_sync_ra(Task& t, uint32_t file, FileRaState& ra, uint64_t index, uint64_t req);
 
 // Models page_cache_async_ra() as filemap_get_pages() calls it: the read has reached page
-// `index`, in the cache, and wants `req` pages from it. When that page is t's marked one, submits
-// the next window without waiting. REQUIRES: t holds no spinlock.
-Co<void> page_cache_async_ra(Task& t, uint32_t file, uint64_t index, uint64_t req);
-
-// True when t's readahead state of `file` marks page `index` (page_cache_async_ra() would start a
-// window there): a read batch ends at such a page, as at PG_readahead.
-bool is_readahead_mark(Task& t, uint32_t file, uint64_t index);
-
-// Models the end of a read (ra->prev_pos): `last` is the last page it took.
-void readahead_note_read(Task& t, uint32_t file, uint64_t last);
+// `index`, in the cache and marked (ra.marks(index)), and wants `req` pages from it. Submits the
+// next window without waiting. REQUIRES: t holds no spinlock.
+Co<void> page_cache_async_ra(Task& t, uint32_t file, FileRaState& ra, uint64_t index, uint64_t req);
 
 // True when the page's read is in flight at `now` (PG_locked by readahead, not yet uptodate).
 bool page_read_in_flight(const PageFrame& pf, SimTime now);

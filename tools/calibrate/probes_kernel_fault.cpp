@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tools/calibrate/probes.h"
+#include "tools/calibrate/scratch_file.h"
 #include "tools/calibrate/user_pages.h"
 
 namespace mmreplay::tools::calibrate {
@@ -41,28 +42,6 @@ double read_file_into(int fd, char* dst, size_t step) {
   return static_cast<double>(now_ns() - t0) / static_cast<double>(kFilePages);
 }
 
-// A file of kFilePages in the page cache (written, then read once); -1 with *why set on failure.
-int cached_file(std::string* why) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string path =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/trace-replay-calibrate.XXXXXX";
-  const int fd = ::mkstemp(path.data());
-  if (fd < 0) {
-    *why = "cannot create a file in " + path;
-    return -1;
-  }
-  ::unlink(path.c_str());
-  const std::vector<char> block(kReadMany * kPage, 'x');
-  for (size_t i = 0; i < kFilePages; i += kReadMany) {
-    if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) {
-      ::close(fd);
-      *why = "cannot write the file";
-      return -1;
-    }
-  }
-  return fd;
-}
-
 }  // namespace
 
 std::vector<Figure> probe_kernel_fault(const ProbeOptions& o) {
@@ -76,7 +55,7 @@ std::vector<Figure> probe_kernel_fault(const ProbeOptions& o) {
     return std::vector<Figure>{failed(fresh, why), failed(cold, why), failed(hot, why)};
   };
   std::string why;
-  const int fd = cached_file(&why);
+  const int fd = scratch_file(kFilePages, kReadMany, &why);
   if (fd < 0) return all_failed(why);
   const size_t cold_pages = kColdHalves * kFilePages;
   char* cold_dst = map_anon_pages(cold_pages);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tools/calibrate/probes.h"
+#include "tools/calibrate/scratch_file.h"
 #include "tools/calibrate/user_pages.h"
 
 namespace mmreplay::tools::calibrate {
@@ -123,19 +124,9 @@ Figure probe_file_fault(const ProbeOptions& o) {
   Figure f =
       figure_of("file_fault", "read each page of a MAP_SHARED file in the page cache", "fault");
   const size_t pages = o.region_pages();
-  const char* tmp = std::getenv("TMPDIR");
-  std::string path =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/trace-replay-calibrate.XXXXXX";
-  const int fd = ::mkstemp(path.data());
-  if (fd < 0) return failed(f, "cannot create a file in " + path);
-  ::unlink(path.c_str());
-  const std::vector<char> block(kPage, 'x');
-  for (size_t i = 0; i < pages; ++i) {
-    if (::write(fd, block.data(), kPage) != static_cast<ssize_t>(kPage)) {
-      ::close(fd);
-      return failed(f, "cannot write the file");
-    }
-  }
+  std::string why;
+  const int fd = scratch_file(pages, 1, &why);
+  if (fd < 0) return failed(f, why);
   std::vector<double> samples;
   long faults = 0;
   for (int r = 0; r < o.repetitions(); ++r) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tools/calibrate/probes.h"
+#include "tools/calibrate/scratch_file.h"
 #include "tools/calibrate/user_pages.h"
 
 namespace mmreplay::tools::calibrate {
@@ -61,19 +62,10 @@ std::vector<Figure> probe_cold_read(const ProbeOptions& o) {
                           "read() of a file not in the page cache, 1 MiB a call, per page", "page");
   constexpr size_t kCallPages = 256;                 // 1 MiB
   const size_t file_pages = o.quick ? 4096 : 16384;  // 16 or 64 MiB
-  const char* tmp = std::getenv("TMPDIR");
-  std::string path =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/trace-replay-calibrate.XXXXXX";
-  const int fd = ::mkstemp(path.data());
-  if (fd < 0) return {failed(cold, "cannot create a file in " + path)};
-  ::unlink(path.c_str());
-  std::vector<char> block(kCallPages * kPage, 'z');
-  for (size_t i = 0; i < file_pages; i += kCallPages) {
-    if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) {
-      ::close(fd);
-      return {failed(cold, "cannot write the file")};
-    }
-  }
+  std::string why;
+  const int fd = scratch_file(file_pages, kCallPages, &why);
+  if (fd < 0) return {failed(cold, why)};
+  std::vector<char> block(kCallPages * kPage);
   if (::fdatasync(fd) != 0) {  // clean pages: only those can be dropped
     ::close(fd);
     return {failed(cold, "cannot sync the file")};
@@ -109,21 +101,10 @@ std::vector<Figure> probe_cached_read(const ProbeOptions& o) {
   Figure many = figure_of("read_cached_many", "read() of 16 pages of a cached file", "call");
   Figure copy = figure_of("user_copy_page", "memcpy of 4 KiB from a file-sized buffer", "page");
   const size_t file_pages = kReadFilePages;
-  const char* tmp = std::getenv("TMPDIR");
-  std::string path =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/trace-replay-calibrate.XXXXXX";
-  const int fd = ::mkstemp(path.data());
-  const std::string no_file = "cannot create a file in " + path;
-  if (fd < 0) return {failed(few, no_file), failed(many, no_file), failed(copy, no_file)};
-  ::unlink(path.c_str());
-  std::vector<char> block(kReadMany * kPage, 'x');
-  for (size_t i = 0; i < file_pages; i += kReadMany) {
-    if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) {
-      ::close(fd);
-      return {failed(few, "cannot write the file"), failed(many, "cannot write the file"),
-              failed(copy, "cannot write the file")};
-    }
-  }
+  std::string why;
+  const int fd = scratch_file(file_pages, kReadMany, &why);
+  if (fd < 0) return {failed(few, why), failed(many, why), failed(copy, why)};
+  std::vector<char> block(kReadMany * kPage);
   std::vector<char> source(file_pages * kPage, 'y');
   std::vector<double> few_ns, many_ns, copy_ns;
   time_reads(fd, file_pages, kReadMany, block.data());  // every page in the cache
