@@ -83,19 +83,23 @@ void BM_Reservation(benchmark::State& state, uint64_t map_gib) {
       benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate);
 }
 
-// `threads` threads of one mm each repeat: dirty a 64-page region, MADV_DONTNEED it.
-void BM_Madvise(benchmark::State& state, uint32_t threads, const char* policy) {
+// `threads` threads of one mm each repeat: dirty a `region_pages` region, MADV_DONTNEED it. At
+// 64 pages the touch's faults are most of the work; at 1 page it is an allocator returning one
+// freed page (jemalloc's purge), and the call with its shootdown is most of it.
+void BM_Madvise(benchmark::State& state, uint32_t threads, const char* policy,
+                uint64_t region_pages = kRegionPages) {
   uint64_t calls = 0;
   uint64_t faults = 0;
   uint64_t events = 0;
+  uint64_t requeued = 0;  // of those, events moved later (IPI time charged meanwhile), not fired
   for (auto _ : state) {
     auto sim = make(threads, policy);
     for (uint32_t i = 0; i < threads; ++i) {
       const uint64_t base = kBase + i * kRegionPages * 2 * PAGE_SIZE;
-      std::vector<Op> ops = {Op::mmap_anon(base, kRegionPages * PAGE_SIZE, PROT_READ | PROT_WRITE)};
+      std::vector<Op> ops = {Op::mmap_anon(base, region_pages * PAGE_SIZE, PROT_READ | PROT_WRITE)};
       for (int r = 0; r < kMadviseRounds; ++r) {
-        ops.push_back(Op::touch(base, kRegionPages * PAGE_SIZE, true));
-        ops.push_back(Op::madvise(base, kRegionPages * PAGE_SIZE, MADV_DONTNEED));
+        ops.push_back(Op::touch(base, region_pages * PAGE_SIZE, true));
+        ops.push_back(Op::madvise(base, region_pages * PAGE_SIZE, MADV_DONTNEED));
       }
       sim->spawn_thread(1, i, std::make_unique<VectorOpSource>(std::move(ops)));
     }
@@ -103,12 +107,14 @@ void BM_Madvise(benchmark::State& state, uint32_t threads, const char* policy) {
     calls += sim->stats().count(OpKind::kMadvise);
     faults += sim->stats().vm.pgfault;
     events += sim->events().events_fired();
+    requeued += sim->events().events_requeued();
   }
   state.counters["madvise/s"] =
       benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsRate);
-  // Each call follows a re-touch of its region: kRegionPages faults per call.
+  // Each call follows a re-touch of its region: region_pages faults per call.
   state.counters["faults/call"] = static_cast<double>(faults) / static_cast<double>(calls);
   state.counters["events/call"] = static_cast<double>(events) / static_cast<double>(calls);
+  state.counters["requeued/call"] = static_cast<double>(requeued) / static_cast<double>(calls);
 }
 
 // Seed 001's page_fault2 shape: 16 processes in one memcg on 16 vCPUs, each mapping,
@@ -221,6 +227,8 @@ BENCHMARK_CAPTURE(BM_Reservation, map64TiB_touch1GiB, uint64_t{64} << 10)
 BENCHMARK_CAPTURE(BM_Madvise, uncontended, 1, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Madvise, cpus64_ipi, 64, "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Madvise, cpus64_broadcast, 64, "tlb=broadcast")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Madvise, uncontended_1page, 1, "", 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Madvise, cpus64_ipi_1page, 64, "", 1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MemcgPageFaults, cpus16_memcg_off, "memcg=off")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MemcgPageFaults, cpus16_res_counter, "memcg=res_counter,charge_batch=32")
     ->Unit(benchmark::kMillisecond);

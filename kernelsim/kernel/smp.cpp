@@ -45,29 +45,30 @@ void CsdWait::finish() {
 namespace {
 
 // The handler runs on `cpu` from `start`: its time is stolen from the task there, and it acks.
-void run_call_function(Simulation& sim, Cpu& cpu, SimTime start, const IpiFunc& func,
-                       CsdWait& wait) {
-  const SimTime handler = func(cpu, start);
+void run_call_function(Simulation& sim, Cpu& cpu, SimTime start, const CallSingleData& csd) {
+  const SimTime handler = csd.func(csd.info, cpu, start, csd.sent);
   cpu.irq_busy_until = start + handler;
   if (cpu.curr != nullptr) cpu.pending_steal += handler;
   cpu.counters.irq_ns += static_cast<uint64_t>(handler.count_ns());
   // The ack clears the csd flag the initiator spins on: that line goes back to its CPU.
-  wait.ack(cpu.irq_busy_until + sim.topology().line_transfer(cpu.id, wait.initiator_cpu()));
+  csd.wait->ack(cpu.irq_busy_until +
+                sim.topology().line_transfer(cpu.id, csd.wait->initiator_cpu()));
 }
 
 }  // namespace
 
 // Models smp_call_function_many_cond()'s per-CPU part: __smp_call_single_queue() and the IPI.
-void send_call_function_ipi(Task& t, Cpu& target, SimTime arrival, IpiFunc func, CsdWait& wait) {
+void send_call_function_ipi(Task& t, Cpu& target, SimTime sent, SimTime arrival, IpiHandler func,
+                            const void* info, CsdWait& wait) {
   assert(t.cpu().irqs_disabled == 0 && "invariant (1): IPI sent with interrupts off");
   assert(&target != &t.cpu());
-  Simulation& sim = t.sim();
   ++wait.pending_;
+  const CallSingleData csd{sent, arrival, func, info, &wait};
   if (target.irqs_disabled > 0) {
-    target.call_single_queue.push_back(CallSingleData{arrival, std::move(func), &wait});
+    target.call_single_queue.push_back(csd);
     return;
   }
-  run_call_function(sim, target, max(arrival, target.irq_busy_until), func, wait);
+  run_call_function(t.sim(), target, max(arrival, target.irq_busy_until), csd);
 }
 
 // Models flush_smp_call_function_queue(), run from the IPI vector that fires once the CPU
@@ -76,14 +77,19 @@ void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at) {
   assert(cpu.irqs_disabled == 0);
   std::vector<CallSingleData> queue = std::move(cpu.call_single_queue);
   cpu.call_single_queue.clear();
-  for (CallSingleData& csd : queue) {
+  for (const CallSingleData& csd : queue) {
     if (at > csd.arrival) {
       ++cpu.counters.ipis_deferred;
       cpu.counters.ipi_deferred_ns += static_cast<uint64_t>((at - csd.arrival).count_ns());
     }
     const SimTime start = max(max(csd.arrival, at), cpu.irq_busy_until);
-    run_call_function(sim, cpu, start, csd.func, *csd.wait);
+    run_call_function(sim, cpu, start, csd);
   }
+}
+
+SimTime SmpCallFunctionManyStep::call_function(const void* step, Cpu& target, SimTime, SimTime) {
+  const auto& self = *static_cast<const SmpCallFunctionManyStep*>(step);
+  return self.task_.sim().costs().ipi_handler_entry + self.func_(target);
 }
 
 // Models kernel/smp.c: smp_call_function_many() (wait=1).
@@ -98,12 +104,9 @@ bool SmpCallFunctionManyStep::run_now() {
   targets_.for_each([&](uint32_t id) {
     if (id == self) return;
     sent += c.ipi_send;
-    send_call_function_ipi(
-        task_, sim.cpu(id), now + sent + sim.topology().ipi_delivery(self, id),
-        [func = func_, entry = c.ipi_handler_entry](Cpu& target, SimTime) {
-          return entry + func(target);
-        },
-        wait_);
+    send_call_function_ipi(task_, sim.cpu(id), now + sent,
+                           now + sent + sim.topology().ipi_delivery(self, id), &call_function, this,
+                           wait_);
     ++nr;
   });
   if (nr_sent_ != nullptr) *nr_sent_ = nr;

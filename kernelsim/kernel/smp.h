@@ -22,19 +22,15 @@
 #include <cstdint>
 #include <functional>
 
+#include "kernelsim/sched/cpu.h"
 #include "kernelsim/sched/cpumask.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
 
-struct Cpu;
 class Simulation;
 class Task;
-
-// An IPI handler: does its state change on the target, given the time it starts, and returns its
-// duration (ipi_handler_entry included).
-using IpiFunc = std::function<SimTime(Cpu&, SimTime)>;
 
 // csd_lock_wait() for one multi-CPU call: counts the acks still due and the latest one. The
 // initiator that must wait for a deferred handler parks spinning and is resumed by the last ack.
@@ -56,7 +52,8 @@ class CsdWait {
   uint32_t initiator_cpu() const;
 
  private:
-  friend void send_call_function_ipi(Task&, Cpu&, SimTime, IpiFunc, CsdWait&);
+  friend void send_call_function_ipi(Task&, Cpu&, SimTime, SimTime, IpiHandler, const void*,
+                                     CsdWait&);
   void finish();
 
   Task& task_;
@@ -67,10 +64,13 @@ class CsdWait {
   std::function<void(SimTime)> on_done_;
 };
 
-// Models one target of smp_call_function_many_cond(): the IPI sent by `t` reaches `target` at
-// `arrival`; the handler `func` runs then, or when `target` re-enables interrupts. Its ack goes to
-// `wait`. REQUIRES: t's CPU has interrupts enabled; target is not t's CPU.
-void send_call_function_ipi(Task& t, Cpu& target, SimTime arrival, IpiFunc func, CsdWait& wait);
+// Models one target of smp_call_function_many_cond(): the IPI sent by `t` at `sent` reaches
+// `target` at `arrival`; the handler func(info, ...) runs then, or when `target` re-enables
+// interrupts. Its ack goes to `wait`. Nothing is allocated: a shootdown's 63 targets are the hot
+// path of a 64-CPU madvise. REQUIRES: t's CPU has interrupts enabled; target is not t's CPU;
+// *info outlives the last ack.
+void send_call_function_ipi(Task& t, Cpu& target, SimTime sent, SimTime arrival, IpiHandler func,
+                            const void* info, CsdWait& wait);
 
 // Models flush_smp_call_function_queue() on `cpu` re-enabling interrupts at `at`: runs the queued
 // handlers in arrival order and acks them. REQUIRES: cpu.irqs_disabled == 0.
@@ -88,6 +88,9 @@ class SmpCallFunctionManyStep final : public SharedStep {
   bool run_now() override;
 
  private:
+  // The handler of every target: ipi_handler_entry + func_(target).
+  static SimTime call_function(const void* step, Cpu& target, SimTime start, SimTime sent);
+
   CpuMask targets_;
   std::function<SimTime(Cpu&)> func_;
   uint32_t* nr_sent_;

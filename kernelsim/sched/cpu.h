@@ -15,7 +15,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <vector>
 
 #include "common/counters.h"
@@ -28,13 +27,20 @@ struct Cpu;
 class Mm;
 class Task;
 
+// An IPI handler (smp_call_func_t): does its state change on `target` given the time it starts
+// and returns its duration, ipi_handler_entry included. `info` is the initiator's, as the csd's
+// info pointer: the initiator waits in csd_lock_wait() until the last handler has run, so it
+// outlives every call. `sent` is when the sender sent this IPI (tracing).
+using IpiHandler = SimTime (*)(const void* info, Cpu& target, SimTime start, SimTime sent);
+
 // A call_single_data entry queued on a CPU whose interrupts are off (kernel/smp.c:
 // __smp_call_single_queue()): the handler runs when the CPU re-enables them
-// (flush_smp_call_function_queue()). `func` does the handler's state change given its start and
-// returns its duration, entry included; `wait` is the initiator spinning in csd_lock_wait().
+// (flush_smp_call_function_queue()); `wait` is the initiator spinning in csd_lock_wait().
 struct CallSingleData {
-  SimTime arrival;  // when the IPI reached the CPU
-  std::function<SimTime(Cpu&, SimTime)> func;
+  SimTime sent;     // when the sender sent the IPI
+  SimTime arrival;  // when it reached the CPU
+  IpiHandler func;
+  const void* info;
   CsdWait* wait;
 };
 

@@ -22,6 +22,11 @@ namespace mmreplay::kernelsim {
 class EventTarget {
  public:
   virtual void fire(uint64_t arg) = 0;
+  // When the event (`when`, `arg`) is due, given what happened to this target since it was
+  // queued. A later time means fire() would do nothing but queue it again there (a task charged
+  // interrupt time meanwhile: Task::due()), so the queue moves the event instead of firing it.
+  // Called with now() == when; may update the target as fire() would before requeueing.
+  virtual SimTime due(SimTime when, uint64_t /*arg*/) { return when; }
 
  protected:
   ~EventTarget() = default;
@@ -59,8 +64,13 @@ class EventQueue {
   // Time beyond which nothing may run inline (Simulation::run_until()); infinite otherwise.
   void set_horizon(SimTime t) { horizon_ = t; }
 
-  // Pop the earliest event, set now() to its time and fire it. Returns false when empty.
+  // Pop the earliest event, set now() to its time and fire it; or, when its target is due later
+  // (EventTarget::due()), move it there as fire() + schedule() would, with a new sequence
+  // number. Returns false when empty.
   bool run_one();
+
+  // Events moved by run_one() rather than fired (a subset of events_fired()).
+  uint64_t events_requeued() const { return requeued_; }
 
  private:
   struct Event {
@@ -77,9 +87,13 @@ class EventQueue {
     }
   };
 
+  // Restores the heap after heap_[0] moved later (one sift-down, where pop + push take two).
+  void sift_down_top();
+
   std::vector<Event> heap_;
   uint64_t next_seq_ = 0;
   uint64_t fired_ = 0;
+  uint64_t requeued_ = 0;
   SimTime now_;
   SimTime horizon_ = SimTime::infinite();
 };

@@ -32,6 +32,15 @@ void Task::defer(SharedStep* step, std::coroutine_handle<> h) {
   floor_.events().schedule(clock_, this, kRun);
 }
 
+SimTime Task::due(SimTime when, uint64_t arg) {
+  if (arg != kRun) return when;
+  assert(cpu_->curr == this && on_cpu() && "invariant (2): resumed off its CPU");
+  // IPI handlers run on this CPU while the task waited for its event: fire() would only queue it
+  // again at the later clock (the 64-CPU shootdown case: most events were these).
+  absorb_steal();
+  return clock_;
+}
+
 void Task::fire(uint64_t arg) {
   if (arg == kWake) {
     floor_.sched().wake_up_process(*this, floor_.now());

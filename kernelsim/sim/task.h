@@ -116,6 +116,8 @@ class Task final : public EventTarget {
   void park(std::coroutine_handle<> h) { resume_ = h; }
 
   void fire(uint64_t arg) override;
+  // A kRun event is due at clock(), once the interrupt time stolen since it was queued is charged.
+  SimTime due(SimTime when, uint64_t arg) override;
 
   int preempt_count = 0;  // spinlocks held or being waited for
   SimTime slice_start;    // when it last got its CPU

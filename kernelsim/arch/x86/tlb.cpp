@@ -65,7 +65,7 @@ void count_flush(uint64_t nr_pages, uint64_t& single, uint64_t& full) {
 
 constexpr std::string_view kFlushTraceName = "flush_tlb_mm_range";
 
-bool flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info, CsdWait& wait);
+bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait, const void* step);
 
 // ipi_send_cpu on the sender's track and the handler on the target's IRQ track.
 void trace_shootdown_ipi(TraceSink& ts, uint32_t sender_id, uint32_t sender_cpu, SimTime sent_at,
@@ -91,9 +91,24 @@ SimTime flush_tlb_func_remote(Simulation& sim, Cpu& target, const FlushTlbInfo& 
   return c.ipi_handler_entry + flush_cost(c, info.nr_pages());
 }
 
+// Models flush_tlb_func() as the IPI handler of the shootdown whose FlushTlbStep is `step`.
+SimTime flush_tlb_func_ipi(const void* step, Cpu& cpu, SimTime start, SimTime sent) {
+  const auto& flush = *static_cast<const FlushTlbStep*>(step);
+  const FlushTlbInfo& info = flush.info();
+  Task& initiator = flush.initiator();
+  Simulation& sim = initiator.sim();
+  const bool was_lazy = cpu.is_lazy;
+  const SimTime handler = flush_tlb_func_remote(sim, cpu, info, info.new_tlb_gen);
+  if (TraceSink* ts = sim.trace()) {
+    trace_shootdown_ipi(*ts, initiator.id(), info.initiating_cpu, sent, cpu.id, start, handler,
+                        was_lazy);
+  }
+  return handler;
+}
+
 // Models native_flush_tlb_multi(): IPIs to the other CPUs of the mm, acked into `wait`; returns
-// the time spent sending.
-SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait) {
+// the time spent sending. `step` is the FlushTlbStep the handlers read `info` from.
+SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait, const void* step) {
   Simulation& sim = t.sim();
   Cpu& self = t.cpu();
   const CostProfile& c = sim.costs();
@@ -108,18 +123,8 @@ SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait) {
     ++expected;
     sent += c.ipi_send;
     const SimTime sent_at = now + sent;
-    send_call_function_ipi(
-        t, target, sent_at + sim.topology().ipi_delivery(self.id, id),
-        [&sim, info, gen = info.mm->tlb_gen, sender_id = t.id(), sender_cpu = self.id, sent_at](
-            Cpu& cpu, SimTime start) {
-          const bool was_lazy = cpu.is_lazy;
-          const SimTime handler = flush_tlb_func_remote(sim, cpu, info, gen);
-          if (TraceSink* ts = sim.trace())
-            trace_shootdown_ipi(*ts, sender_id, sender_cpu, sent_at, cpu.id, start, handler,
-                                was_lazy);
-          return handler;
-        },
-        wait);
+    send_call_function_ipi(t, target, sent_at, sent_at + sim.topology().ipi_delivery(self.id, id),
+                           &flush_tlb_func_ipi, step, wait);
     ++target.counters.ipis_received;
     ++self.counters.ipis_sent;
   });
@@ -157,14 +162,14 @@ bool FlushTlbStep::run_now() {
   TraceSink* ts = task_.sim().trace();
   if (ts != nullptr)
     ts->begin(Track::task(task_.id()), kFlushTraceName, TraceCat::kTlb, task_.clock());
-  return flush_tlb_mm_range_model(task_, info_, wait_);
+  return flush_tlb_mm_range_model(task_, info_, wait_, this);
 }
 
 namespace {
 
-// The flush itself; FlushTlbStep wraps it in the tlb_flush tracepoint's slice. Returns false when
-// t parked in csd_lock_wait() for a deferred handler.
-bool flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info, CsdWait& wait) {
+// The flush itself; FlushTlbStep `step` wraps it in the tlb_flush tracepoint's slice. Returns
+// false when t parked in csd_lock_wait() for a deferred handler.
+bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait, const void* step) {
   assert(info.mm != nullptr && info.start < info.end);
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
@@ -173,6 +178,8 @@ bool flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info, CsdWait& wait) 
   const uint64_t nr = info.nr_pages();
   ++sim.vm().nr_tlb_flush_calls;
   ++mm.tlb_gen;
+  info.new_tlb_gen = mm.tlb_gen;  // get_flush_tlb_info()
+  info.initiating_cpu = self.id;
   const SimTime now = sim.now();
   const bool local = self.loaded_mm == &mm;
   const uint32_t task_id = t.id();
@@ -201,7 +208,7 @@ bool flush_tlb_mm_range_model(Task& t, const FlushTlbInfo& info, CsdWait& wait) 
     end_slice(t.clock());
     return true;
   }
-  const SimTime sent = flush_tlb_multi(t, info, wait);
+  const SimTime sent = flush_tlb_multi(t, info, wait, step);
   SimTime local_end = now + c.tlb_flush_overhead + sent;
   if (local) {
     count_flush(nr, self.counters.tlb_local_single, self.counters.tlb_local_full);

@@ -44,12 +44,15 @@ void enter_lazy_tlb(Cpu& cpu);
 // Models leave_mm(): switch to init_mm; the CPU leaves the old mm's cpumask.
 void leave_mm(Cpu& cpu);
 
-// The range of one flush, as struct flush_tlb_info.
+// The range of one flush, as struct flush_tlb_info. The caller gives the first four;
+// flush_tlb_mm_range() sets the last two (get_flush_tlb_info()) for the handlers to read.
 struct FlushTlbInfo {
   Mm* mm = nullptr;
   uint64_t start = 0;         // first byte
   uint64_t end = 0;           // one past the last byte
   bool freed_tables = false;  // page-table pages were freed (lazy CPUs must be told)
+  uint64_t new_tlb_gen = 0;   // mm->tlb_gen this flush brings every CPU up to
+  uint32_t initiating_cpu = 0;
 
   uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
 };
@@ -61,6 +64,10 @@ class FlushTlbStep final : public SharedStep {
  public:
   FlushTlbStep(Task& t, const FlushTlbInfo& info) : SharedStep(t), info_(info), wait_(t) {}
   bool run_now() override;
+
+  // What the shootdown's handlers read (their info pointer is this step, which outlives them).
+  const FlushTlbInfo& info() const { return info_; }
+  Task& initiator() const { return task_; }
 
  private:
   FlushTlbInfo info_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -78,6 +79,79 @@ TEST(EventQueueTest, InterleavedSchedulingKeepsTimeThenSequenceOrder) {
   // earlier, which schedule() forbids (not before now()); so the log is the sorted order.
   for (size_t i = 0; i < log.size(); ++i) EXPECT_EQ(log[i], expected[i].second) << "at " << i;
   EXPECT_EQ(q.events_fired(), expected.size());
+}
+
+// A target whose event may find it delayed (as a task charged IPI time while it waited): either
+// it queues itself again when fired (requeue_in_fire), the way Task::fire() did, or it says so in
+// due() and lets the queue move the event.
+class Delayed final : public EventTarget {
+ public:
+  Delayed(EventQueue* q, std::vector<uint64_t>* log, bool requeue_in_fire)
+      : q_(q), log_(log), requeue_in_fire_(requeue_in_fire) {}
+  void delay_next(SimTime d) { delays_.push_back(d); }
+  SimTime due(SimTime when, uint64_t arg) override {
+    if (requeue_in_fire_ || delays_.empty()) return EventTarget::due(when, arg);
+    return when + take_delay();
+  }
+  void fire(uint64_t arg) override {
+    if (requeue_in_fire_ && !delays_.empty()) {
+      q_->schedule(q_->now() + take_delay(), this, arg);
+      return;
+    }
+    log_->push_back(arg);
+  }
+
+ private:
+  SimTime take_delay() {
+    const SimTime d = delays_.front();
+    delays_.erase(delays_.begin());
+    return d;
+  }
+  EventQueue* q_;
+  std::vector<uint64_t>* log_;
+  bool requeue_in_fire_;
+  std::vector<SimTime> delays_;
+};
+
+// Moving a delayed event in place (due()) must give the run that firing it and queueing it again
+// gives: the same order of everything that fires, ties included, and the same event count.
+TEST(EventQueueTest, AnEventMovedByDueFiresInTheOrderARequeueInFireGives) {
+  const auto run = [](bool requeue_in_fire, uint64_t* requeued) {
+    EventQueue q;
+    std::vector<uint64_t> log;
+    std::vector<std::unique_ptr<Delayed>> targets;
+    uint64_t x = 777;
+    const auto next = [&x] {
+      x = x * 6364136223846793005u + 1442695040888963407u;
+      return x >> 60;  // 0-15: many ties
+    };
+    for (uint64_t i = 0; i < 40; ++i) {
+      targets.push_back(std::make_unique<Delayed>(&q, &log, requeue_in_fire));
+      for (uint64_t d = next() % 4; d > 0; --d) {
+        // At least 1 ns: a task whose clock did not move fires (Task::fire() requeues only later).
+        targets.back()->delay_next(SimTime::ns(static_cast<int64_t>(next()) + 1));
+      }
+      q.schedule(SimTime::ns(static_cast<int64_t>(next())), targets.back().get(), i);
+    }
+    uint64_t arg = 1000;
+    while (q.run_one()) {
+      // Other events keep arriving at the times the delayed ones move to.
+      if (next() < 4) {
+        q.schedule(q.now() + SimTime::ns(static_cast<int64_t>(next())),
+                   targets[next() % targets.size()].get(), arg++);
+      }
+    }
+    *requeued = q.events_requeued();
+    log.push_back(q.events_fired());
+    return log;
+  };
+  uint64_t requeued_in_fire = 0;
+  uint64_t requeued_by_due = 0;
+  const std::vector<uint64_t> a = run(true, &requeued_in_fire);
+  const std::vector<uint64_t> b = run(false, &requeued_by_due);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(requeued_in_fire, 0u);
+  EXPECT_GT(requeued_by_due, 20u) << "the case must move events";
 }
 
 }  // namespace
