@@ -48,7 +48,7 @@ namespace {
 void run_call_function(Simulation& sim, Cpu& cpu, SimTime start, const CallSingleData& csd) {
   const SimTime handler = csd.func(csd.info, cpu, start, csd.sent);
   cpu.irq_busy_until = start + handler;
-  if (cpu.curr != nullptr) cpu.pending_steal += handler;
+  if (cpu.curr != nullptr) cpu.pending_steal.push_back(IrqSteal{start, handler});
   cpu.counters.irq_ns += static_cast<uint64_t>(handler.count_ns());
   // The ack clears the csd flag the initiator spins on: that line goes back to its CPU.
   csd.wait->ack(cpu.irq_busy_until +

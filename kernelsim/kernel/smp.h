@@ -4,7 +4,8 @@
 //
 // Delivery (native_flush_tlb_multi() / smp_call_function_many_cond()): the sender pays ipi_send
 // per target; the IPI reaches the target ipi_delivery later. A target with interrupts enabled runs
-// the handler then (or when its previous handler ends), stolen from the task running there. A
+// the handler then (or when its previous handler ends), stolen from the task running there from
+// the handler's start (sched/cpu.h pending_steal: a step the task reached before is not late). A
 // target with interrupts off (arch/x86/irqflags.h: a spin_lock_irq*() holder or spinner) queues it
 // (llist_add to call_single_queue) and runs it when it re-enables them
 // (flush_smp_call_function_queue()), so a handler never lands inside an IRQ-off lock hold. Each

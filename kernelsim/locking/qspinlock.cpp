@@ -86,7 +86,7 @@ void QSpinLock::grant_next(SimTime at, uint32_t from_cpu) {
   // Handler time that overlapped the spin cost the waiter nothing; what runs past the grant stays
   // pending (charged after the unlock when interrupts are off, Task::absorb_steal()).
   Cpu& cpu = next.task->cpu();
-  cpu.pending_steal = cpu.irq_busy_until > granted ? cpu.irq_busy_until - granted : SimTime::zero();
+  cpu.forgive_steal_before(granted);
   sim_.sched().resume_spinner(*next.task, granted);
 }
 

@@ -62,12 +62,12 @@ void Scheduler::exit(Task& t) {
 void Scheduler::put_prev_task(Task& t) {
   Cpu& cpu = t.cpu();
   assert(cpu.curr == &t && "invariant (1): task leaving a CPU it does not run on");
-  t.absorb_steal();
+  t.absorb_all_steal();
   if (TraceSink* ts = sim_.trace())
     ts->run_slice(cpu.id, t.id(), cpu.busy_since, t.clock() - cpu.busy_since);
   cpu.counters.busy_ns += static_cast<uint64_t>((t.clock() - cpu.busy_since).count_ns());
   cpu.curr = nullptr;
-  cpu.pending_steal = SimTime::zero();
+  cpu.pending_steal.clear();
   // Optimistic spinners watch owner->on_cpu: tell every rwsem this task holds for write.
   const auto held = t.held_rwsems;
   t.set_state(TaskState::kRunnable);  // not on CPU from here on

@@ -6,7 +6,8 @@
 //  (2) loaded_mm != nullptr  <=>  this CPU's bit is set in loaded_mm->cpumask.
 //  (3) is_lazy implies curr == nullptr or curr is a task of another context switching in; an
 //      idle CPU keeps its last mm loaded (lazy TLB) until something makes it leave.
-//  (4) pending_steal is interrupt time not yet charged to curr; it is zero while idle.
+//  (4) pending_steal is interrupt time not yet charged to curr, in start order; it is empty while
+//      idle.
 //  (5) call_single_queue is empty while irqs_disabled == 0 (arch/x86/irqflags.h): IPIs wait
 //      there only while interrupts are off, and re-enabling them runs the queue.
 
@@ -75,8 +76,50 @@ void for_each_counter(const CpuCounters& c, F&& f) {
   common::for_each_listed_counter(c, kCpuCounterFields, common::kCpuCounterInfo, f);
 }
 
+// One interrupt handler's time on a CPU, not yet charged to the task running there.
+struct IrqSteal {
+  SimTime start;
+  SimTime duration;
+};
+
+// A CPU's pending handler time: a FIFO drained from the front that keeps its storage (a
+// std::deque allocated and freed a block as a 64-CPU shootdown's handlers came and went).
+class IrqStealQueue {
+ public:
+  bool empty() const { return head_ == items_.size(); }
+  IrqSteal& front() { return items_[head_]; }
+  void pop_front() {
+    if (++head_ == items_.size()) clear();
+  }
+  void push_back(const IrqSteal& s) { items_.push_back(s); }
+  void clear() {
+    items_.clear();
+    head_ = 0;
+  }
+  const IrqSteal* begin() const { return items_.data() + head_; }
+  const IrqSteal* end() const { return items_.data() + items_.size(); }
+
+ private:
+  std::vector<IrqSteal> items_;
+  size_t head_ = 0;
+};
+
 struct Cpu {
   explicit Cpu(uint32_t cpu_id) : id(cpu_id) {}
+
+  // Handler time before `t` overlapped a spin that cost the spinner nothing: only what runs
+  // past `t` stays to be charged.
+  void forgive_steal_before(SimTime t) {
+    while (!pending_steal.empty() && pending_steal.front().start < t) {
+      IrqSteal& s = pending_steal.front();
+      const SimTime end = s.start + s.duration;
+      if (end > t) {
+        s = IrqSteal{t, end - t};
+        break;
+      }
+      pending_steal.pop_front();
+    }
+  }
 
   uint32_t id;
   Task* curr = nullptr;        // running (or spinning) task, nullptr when idle
@@ -88,8 +131,11 @@ struct Cpu {
   uint64_t loaded_mm_tlb_gen = 0;  // mm->tlb_gen this CPU's TLB is up to date with
 
   SimTime irq_busy_until;  // end of the last interrupt handler queued here
-  SimTime pending_steal;   // interrupt time to charge to curr at its next sync point
-  SimTime busy_since;      // when curr got this CPU (valid while curr != nullptr)
+  // Handler time not yet charged to curr (handlers on a CPU run one after another, so in start
+  // order). curr is charged a handler once its clock reaches the handler's start: the handler
+  // delays what the task does from then on, not work it had done before the IPI came.
+  IrqStealQueue pending_steal;
+  SimTime busy_since;  // when curr got this CPU (valid while curr != nullptr)
 
   // local_irq_save() nesting depth: > 0 while the task here holds a spin_lock_irq*() lock (or
   // spins for one). IPIs arriving meanwhile wait in call_single_queue.

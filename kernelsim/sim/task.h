@@ -105,8 +105,12 @@ class Task final : public EventTarget {
   // The CPU the task runs on from its next wake-up (sched/wake_affine.h set_task_cpu()).
   // REQUIRES: state() == kSleeping (it is in no run queue).
   void set_cpu(Cpu& cpu) { cpu_ = &cpu; }
-  // Charge interrupt time stolen from this task while it held its CPU.
+  // Charge the interrupt time stolen from this task while it held its CPU, of the handlers that
+  // started by its clock (sched/cpu.h pending_steal).
   void absorb_steal();
+  // Every pending handler's time, those still to start included: the task leaves its CPU, and
+  // the model charges them to it rather than to whoever runs there next.
+  void absorb_all_steal();
   // Time-slice expiry with another task waiting and preemption enabled.
   bool should_preempt() const;
 
@@ -149,8 +153,17 @@ inline void Task::absorb_steal() {
   // With interrupts off (arch/x86/irqflags.h) no handler runs on this CPU: one accepted before
   // they went off is charged after they come back on, never inside a spin_lock_irq*() hold.
   if (cpu_->curr != this || cpu_->irqs_disabled > 0) return;
-  clock_ += cpu_->pending_steal;
-  cpu_->pending_steal = SimTime::zero();
+  IrqStealQueue& pending = cpu_->pending_steal;
+  while (!pending.empty() && pending.front().start <= clock_) {
+    clock_ += pending.front().duration;
+    pending.pop_front();
+  }
+}
+
+inline void Task::absorb_all_steal() {
+  if (cpu_->curr != this || cpu_->irqs_disabled > 0) return;
+  for (const IrqSteal& s : cpu_->pending_steal) clock_ += s.duration;
+  cpu_->pending_steal.clear();
 }
 
 inline bool Task::should_preempt() const {

@@ -71,23 +71,20 @@ ValidationCase seed_000_madv_free() {
   };
   c.gaps = {
       {"elapsed", "free-throttled",
-       "the thread's throttle beat dontneed (36.5 s vs 48.9 s); the model's is 1.16x dontneed at "
-       "1/64 while using 0.67x its CPU time (busy 344 vs 513 ms; the thread's system time, 113 s "
-       "vs 234 s, is 0.48x), so what it loses is waiting on swap-ins. The thread's madvfree arm "
-       "swapped in 879,585 pages over the 4 loops that re-touch 12 x 131,072 pages, 14% of each "
-       "loop's pages; the model's swaps in 36,336 of 4 x 24,576, 37%, and its throttle is lazy for "
-       "82% of the advised pages (80,910 lazy vs 18,326 dropped). Missing from the thread: the "
-       "swap device (with the zram profile, swap-in 1.8 us, the throttle is still 1.08x dontneed). "
-       "Swap reads and writes queue on the device (cost swap_io_page) and a swapped-out page is "
-       "freed when its write completes, but xeon-2014 leaves swap_io_page at 0 since the thread "
-       "names no device, and the directions turn on it: at 1/64, 2 us a page gives free 1.10x, "
-       "throttle 0.81x, free-swapped 1.18x dontneed (all agree); 4 us 0.89x / 0.65x / 1.18x; "
-       "8 us (a SATA SSD) 0.83x / 0.54x / 1.08x; at 1/16, 2 us gives 1.63x / 0.69x / 1.51x (all "
-       "agree). Once the device bounds swap-out, the arms' swap-out counts decide (at 1/64 without "
-       "the queue: dontneed 46,898, free 36,336, throttle 23,644, free-swapped 61,849), and the "
-       "thread gives none. Also missing: the MADV_FREE of the RFC (Feb 2015: hinted pages stay "
-       "where they are on the anon LRU, and moving them to the inactive list 'didn't solve his "
-       "problem'; the model's arms run 4.5's, which deactivates the active ones)"},
+       "the thread's throttle beat dontneed (36.5 s vs 48.9 s). The model's agrees narrowly at "
+       "1/64 (0.96x) but not at 1/16 (1.68x) or at full size (1.48x), and there it loses waiting "
+       "on swap-ins, not on CPU: busy 1,704 vs 2,042 ms at 1/16, 0.83x (the thread's system "
+       "time, 113 s vs 234 s, is 0.48x). The thread's madvfree arm swapped in 879,585 pages over "
+       "the 4 loops that re-touch 12 x 131,072 pages, 14% of each loop's pages; at 1/16 the "
+       "model's swaps in 169,674 of 4 x 98,304, 43%, and its throttle leaves 57% of the advised "
+       "pages lazy (281,266 of 491,520). Missing from the thread: the swap device. Swap reads "
+       "and writes queue on the device (cost swap_io_page) and a swapped-out page is freed when "
+       "its write completes, but xeon-2014 leaves swap_io_page at 0 since the thread names no "
+       "device, and the directions turn on it: at 2 us a page, free / throttle / free-swapped "
+       "are 1.19x / 0.87x / 1.25x dontneed at 1/64 and 1.21x / 0.77x / 1.46x at 1/16 (all "
+       "agree). Also missing: the MADV_FREE of the RFC (Feb 2015: hinted pages stay where they "
+       "are on the anon LRU, and moving them to the inactive list 'didn't solve his problem'; "
+       "the model's arms run 4.5's, which deactivates the active ones)"},
   };
   c.scales = {
       {"ci",

@@ -1,8 +1,8 @@
 // The validation cases replayed at their `ci` scale (label `validation`): every comparison the
 // seed thread makes must go the same way in the model, except the declared gaps listed here. A
-// new disagreement fails, and so does a listed gap that now agrees: it comes off this list and
-// off its case. The table is printed so the CI log shows the figures; ratios outside 25% are
-// reported, not failed.
+// new disagreement fails, and so does a listed gap whose ci run changes direction: one that now
+// agrees comes off this list and off its case (or is marked as showing at larger scales only). The
+// table is printed so the CI log shows the figures; ratios outside 25% are reported, not failed.
 
 #include <gtest/gtest.h>
 
@@ -16,24 +16,27 @@
 namespace mmreplay::validate {
 namespace {
 
-// The disagreements CI tolerates: case, metric, arm. Each is a declared gap of its case
+// The declared gaps of the cases: case, metric, arm. Each is a declared gap of its case
 // (tools/validate/seed_*.cpp says why); issue 17 asks for them to be resolved by the model.
+// `agrees_at_ci`: the gap shows at the case's larger scales only, and its ci run agrees.
 struct ToleratedGap {
   const char* case_name;
   const char* metric;
   const char* arm;
+  bool agrees_at_ci;
 };
 constexpr ToleratedGap kToleratedGaps[] = {
-    {"seed-000-madv-free", "elapsed", "free-throttled"},
-    {"seed-000-madv-free-rewrite", "elapsed", "free-throttled"},
-    {"seed-003-mmtests", "allocation stalls", "reclaim-predictive"},
+    // 0.96x dontneed at 1/64; 1.68x at 1/16 and 1.48x at full size.
+    {"seed-000-madv-free", "elapsed", "free-throttled", true},
+    {"seed-000-madv-free-rewrite", "elapsed", "free-throttled", true},
+    {"seed-003-mmtests", "allocation stalls", "reclaim-predictive", false},
 };
 
-bool tolerated(const std::string& case_name, const Row& r) {
+const ToleratedGap* tolerated(const std::string& case_name, const Row& r) {
   for (const ToleratedGap& g : kToleratedGaps) {
-    if (case_name == g.case_name && r.metric == g.metric && r.arm == g.arm) return true;
+    if (case_name == g.case_name && r.metric == g.metric && r.arm == g.arm) return &g;
   }
-  return false;
+  return nullptr;
 }
 
 class SeedCase : public ::testing::TestWithParam<std::string> {};
@@ -55,8 +58,12 @@ TEST_P(SeedCase, DirectionsAgreeWithTheThread) {
     const std::string where = r.metric + " " + r.arm + ": published " +
                               direction_name(r.published_direction) + ", model " +
                               direction_name(r.model_direction);
-    if (!tolerated(c->name, r)) {
+    const ToleratedGap* g = tolerated(c->name, r);
+    if (g == nullptr) {
       EXPECT_TRUE(r.direction_agrees()) << where;
+    } else if (g->agrees_at_ci) {
+      EXPECT_NE(r.gap, nullptr) << where << ": listed here but not declared by its case";
+      EXPECT_TRUE(r.direction_agrees()) << where << ": the gap now shows at ci too";
     } else {
       EXPECT_NE(r.gap, nullptr) << where << ": tolerated here but not declared by its case";
       EXPECT_FALSE(r.direction_agrees())

@@ -115,6 +115,50 @@ TEST(IrqOffTest, IpiToACpuWithInterruptsOnRunsAtOnce) {
   EXPECT_EQ(r.target.ipi_deferred_ns, 0u);
 }
 
+// CPU 1: reaches a sync point at `step_at`, works `then`, reaches another.
+struct Stepper {
+  SimTime step;
+  SimTime after;
+};
+
+Co<void> stepper_body(Task& t, SimTime step_at, SimTime then, Stepper* s) {
+  t.work(step_at - t.clock());
+  co_await sync_point(t);
+  s->step = t.clock();
+  t.work(then);
+  co_await sync_point(t);
+  s->after = t.clock();
+}
+
+// A handler delays what its target does from the handler's start: the target's step at
+// kStepAt is late by the handler only when the IPI reached its CPU before then.
+TEST(IrqStealTest, AHandlerDelaysTheWorkAfterItsStartNotAStepBeforeIt) {
+  const CostProfile& c = cost_profile_default();
+  const SimTime kStepAt = SimTime::us(10);
+  const SimTime kThen = SimTime::us(5);
+  const SimTime handler = c.ipi_handler_entry + kHandlerWork;
+  const SimTime to_arrive = c.ipi_send + c.ipi_delivery;  // sent to arrived
+  ASSERT_GT(to_arrive, SimTime::zero());
+  for (const bool before : {true, false}) {
+    // Sent while the target still works towards its step; it arrives just before or just after.
+    const SimTime half = SimTime::ns(to_arrive.count_ns() / 2);
+    const SimTime arrival = before ? kStepAt - half : kStepAt + half;
+    auto sim = make_sim(2);
+    Stepper s;
+    Initiator i;
+    Task& target = sim->create_task(1, nullptr);
+    sim->start_task(target, stepper_body(target, kStepAt, kThen, &s));
+    Task& initiator = sim->create_task(0, nullptr);
+    sim->start_task(initiator, initiator_body(initiator, arrival - to_arrive, &i));
+    sim->run();
+    ASSERT_EQ(i.nr, 1u);
+    ASSERT_EQ(i.sent + to_arrive, arrival);
+    EXPECT_EQ(s.step, before ? kStepAt + handler : kStepAt) << (before ? "before" : "after");
+    EXPECT_EQ(s.after, kStepAt + handler + kThen) << "the handler is charged once either way";
+    EXPECT_EQ(sim->cpu(1).counters.irq_ns, static_cast<uint64_t>(handler.count_ns()));
+  }
+}
+
 // CPU 1 nests two irqsave locks: interrupts come back only at the outer unlock.
 struct Nested {
   int depth_inner = 0;
