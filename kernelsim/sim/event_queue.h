@@ -6,6 +6,8 @@
 //      instant fire in the order they were scheduled and a run is bit-for-bit reproducible.
 //  (3) Every scheduled event fires exactly once (there is no cancel: a target that no longer
 //      wants an event ignores it by checking the argument it gets back, e.g. a generation count).
+//      An event whose target is due later (EventTarget::due()) is moved instead, with the next
+//      seq, which is what firing it and scheduling it again would do; it fires once when due.
 
 #pragma once
 
