@@ -89,7 +89,14 @@ class IrqStealQueue {
   bool empty() const { return head_ == items_.size(); }
   IrqSteal& front() { return items_[head_]; }
   void pop_front() {
-    if (++head_ == items_.size()) clear();
+    if (++head_ == items_.size()) {
+      clear();
+    } else if (head_ >= kCompactAt && 2 * head_ >= items_.size()) {
+      // A task that never catches up with its handlers never empties the queue: drop the
+      // consumed half rather than grow for the whole run.
+      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
   }
   void push_back(const IrqSteal& s) { items_.push_back(s); }
   void clear() {
@@ -100,6 +107,8 @@ class IrqStealQueue {
   const IrqSteal* end() const { return items_.data() + items_.size(); }
 
  private:
+  static constexpr size_t kCompactAt = 64;
+
   std::vector<IrqSteal> items_;
   size_t head_ = 0;
 };

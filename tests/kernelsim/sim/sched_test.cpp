@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "kernelsim/mm/mm_types.h"
+#include "kernelsim/sched/cpu.h"
 #include "tests/kernelsim/test_util.h"
 
 namespace mmreplay::kernelsim {
@@ -91,6 +92,38 @@ TEST(SchedTest, MmCreateMovesTheThreadToANewMm) {
   EXPECT_TRUE(sim->find_mm(1)->dead) << "exec drops the old mm";
   EXPECT_EQ(sim->find_mm(2)->vmas.size(), 1u);
   EXPECT_EQ(sim->cpu(0).loaded_mm, sim->find_mm(2));
+}
+
+// A CPU's pending handler time comes out in the order it went in, across the compaction a queue
+// that never empties goes through, and a spinner is forgiven only what ran before its grant.
+TEST(IrqStealQueueTest, KeepsHandlerOrderAndForgivesOnlyTimeBeforeAGrant) {
+  Cpu cpu(0);
+  IrqStealQueue& q = cpu.pending_steal;
+  int64_t next_in = 0;
+  int64_t next_out = 0;
+  const auto push = [&] {
+    q.push_back(IrqSteal{SimTime::ns(next_in * 10), SimTime::ns(5)});
+    ++next_in;
+  };
+  for (int i = 0; i < 3; ++i) push();
+  for (int round = 0; round < 500; ++round) {  // one in, one out: never empty
+    push();
+    ASSERT_FALSE(q.empty());
+    EXPECT_EQ(q.front().start, SimTime::ns(next_out * 10));
+    q.pop_front();
+    ++next_out;
+  }
+  EXPECT_EQ(q.end() - q.begin(), 3);
+  // Handlers at 5000, 5010, 5020 ns (5 ns each); a grant at 5012 ns: the first ran before it,
+  // the second up to 5015 and keeps its last 3 ns from the grant, the third stays whole.
+  cpu.forgive_steal_before(SimTime::ns(5012));
+  ASSERT_EQ(q.end() - q.begin(), 2);
+  EXPECT_EQ(q.begin()[0].start, SimTime::ns(5012));
+  EXPECT_EQ(q.begin()[0].duration, SimTime::ns(3));
+  EXPECT_EQ(q.begin()[1].start, SimTime::ns(5020));
+  EXPECT_EQ(q.begin()[1].duration, SimTime::ns(5));
+  cpu.forgive_steal_before(SimTime::ns(6000));
+  EXPECT_TRUE(q.empty());
 }
 
 }  // namespace
