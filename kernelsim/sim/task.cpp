@@ -35,8 +35,8 @@ void Task::defer(SharedStep* step, std::coroutine_handle<> h) {
 SimTime Task::due(SimTime when, uint64_t arg) {
   if (arg != kRun) return when;
   assert(cpu_->curr == this && on_cpu() && "invariant (2): resumed off its CPU");
-  // IPI handlers run on this CPU while the task waited for its event: fire() would only queue it
-  // again at the later clock (the 64-CPU shootdown case: most events were these).
+  // IPI handlers ran on this CPU while the task waited for its event: it is due at its clock
+  // with their time charged, and the queue moves the event there instead of firing it.
   absorb_steal();
   return clock_;
 }
@@ -47,11 +47,8 @@ void Task::fire(uint64_t arg) {
     return;
   }
   assert(cpu_->curr == this && on_cpu() && "invariant (2): resumed off its CPU");
-  absorb_steal();
-  if (clock_ > floor_.now()) {
-    floor_.events().schedule(clock_, this, kRun);
-    return;
-  }
+  // The queue fired this event only because due() found the task due now (stolen time charged).
+  assert(clock_ <= floor_.now() && "fired before the task's clock: due() moves such events");
   if (pending_step_ != nullptr) {
     if (should_preempt()) {
       floor_.sched().preempt(*this);

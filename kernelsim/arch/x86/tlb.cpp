@@ -65,7 +65,7 @@ void count_flush(uint64_t nr_pages, uint64_t& single, uint64_t& full) {
 
 constexpr std::string_view kFlushTraceName = "flush_tlb_mm_range";
 
-bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait, const void* step);
+bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait, const FlushTlbStep& step);
 
 // ipi_send_cpu on the sender's track and the handler on the target's IRQ track.
 void trace_shootdown_ipi(TraceSink& ts, uint32_t sender_id, uint32_t sender_cpu, SimTime sent_at,
@@ -107,8 +107,9 @@ SimTime flush_tlb_func_ipi(const void* step, Cpu& cpu, SimTime start, SimTime se
 }
 
 // Models native_flush_tlb_multi(): IPIs to the other CPUs of the mm, acked into `wait`; returns
-// the time spent sending. `step` is the FlushTlbStep the handlers read `info` from.
-SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait, const void* step) {
+// the time spent sending. The handlers read `info` from `step`, whose it is.
+SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait,
+                        const FlushTlbStep& step) {
   Simulation& sim = t.sim();
   Cpu& self = t.cpu();
   const CostProfile& c = sim.costs();
@@ -124,7 +125,7 @@ SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait, const 
     sent += c.ipi_send;
     const SimTime sent_at = now + sent;
     send_call_function_ipi(t, target, sent_at, sent_at + sim.topology().ipi_delivery(self.id, id),
-                           &flush_tlb_func_ipi, step, wait);
+                           &flush_tlb_func_ipi, &step, wait);
     ++target.counters.ipis_received;
     ++self.counters.ipis_sent;
   });
@@ -162,14 +163,15 @@ bool FlushTlbStep::run_now() {
   TraceSink* ts = task_.sim().trace();
   if (ts != nullptr)
     ts->begin(Track::task(task_.id()), kFlushTraceName, TraceCat::kTlb, task_.clock());
-  return flush_tlb_mm_range_model(task_, info_, wait_, this);
+  return flush_tlb_mm_range_model(task_, info_, wait_, *this);
 }
 
 namespace {
 
 // The flush itself; FlushTlbStep `step` wraps it in the tlb_flush tracepoint's slice. Returns
 // false when t parked in csd_lock_wait() for a deferred handler.
-bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait, const void* step) {
+bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
+                              const FlushTlbStep& step) {
   assert(info.mm != nullptr && info.start < info.end);
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
