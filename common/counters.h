@@ -30,7 +30,7 @@
   X(pgfault, "faults", "faults taken (all kinds)")                                                 \
   X(fault_anon, "fault_anon", "do_anonymous_page() with a new page")                               \
   X(fault_zero_page, "fault_zero_page", "read fault mapped the shared zero page")                  \
-  X(fault_file, "fault_file", "filemap_fault() of a resident page")                                \
+  X(fault_file, "fault_file", "faults that mapped a page-cache page (do_read/shared_fault())")    \
   X(fault_cow, "fault_cow", "do_wp_page() / private file write: page copied")                      \
   X(fault_wp_reuse, "fault_wp_reuse", "do_wp_page() on a fork-shared page no one else maps: reused") \
   X(fault_spurious, "fault_spurious", "pte already as wanted (another thread won, or trace)")      \
@@ -70,7 +70,11 @@
     "lazyfree pages found dirty by reclaim: back to swap-backed")                                  \
   X(pswpin, "swapins", "pages read from swap")                                                     \
   X(pswpout, "swapouts", "pages written to swap")                                                  \
-  X(pgmajfault, "major_faults", "faults that waited for swap-in I/O")                              \
+  X(pgmajfault, "major_faults", "faults that waited for I/O: a swap-in or a file page's read")    \
+  X(fault_file_major, "file_major_faults",                                                         \
+    "faults on a file mapping that missed the page cache (filemap_fault() read the page)")        \
+  X(pgcache_unmapped, "pgcache_unmapped",                                                          \
+    "mapped page-cache pages unmapped by reclaim (try_to_unmap())")                               \
   X(swap_full, "swap_full", "anon pages kept because no swap slot was free")                       \
   X(madv_free_swap_freed, "madv_free_swap_freed",                                                  \
     "swap entries freed by MADV_FREE (free-swapped)")                                              \

@@ -123,6 +123,9 @@ inline constexpr uint64_t MAX_WRITEBACK_PAGES = 1024;
 // include/linux/mm.h: the default readahead window, VM_READAHEAD_PAGES = SZ_128K / PAGE_SIZE
 // (VM_MAX_READAHEAD 128 KB before 5.4); /sys/block/*/queue/read_ahead_kb sets it per device.
 inline constexpr uint32_t VM_READAHEAD_KB = 128;
+// mm/filemap.c: once a file's mappings have missed the page cache this many more times than they
+// hit it, a fault reads its page alone instead of a read-around window, MMAP_LOTSAMISS = 100.
+inline constexpr uint32_t MMAP_LOTSAMISS = 100;
 // include/linux/blkdev.h: a device's max_sectors when its driver sets no lower one,
 // BLK_DEF_MAX_SECTORS = 2560 (1280 KiB; 4.x+), in 512-byte sectors (SECTOR_SHIFT): bdi->io_pages,
 // up to which a read larger than the window is read ahead whole (ondemand_readahead(), 4.10+,

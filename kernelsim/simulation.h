@@ -90,6 +90,11 @@ class Simulation final : public SimFloor {
   // The mm with this id, created on first use.
   Mm& mm(uint32_t mm_id);
   Mm* find_mm(uint32_t mm_id) const;
+  // Calls fn(Mm&) for every mm of the run, live or dead, in creation order.
+  template <class Fn>
+  void for_each_mm(Fn&& fn) const {
+    for (const auto& m : mms_) fn(*m);
+  }
   // A task bound to `cpu`, running in `mm` (may be nullptr), not started yet: call start().
   Task& create_task(uint32_t cpu, Mm* mm);
   // Starts a hand-written body on t at `start`; t exits when the body returns (tests, tools).

@@ -112,7 +112,8 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
 void set_files(const formats::TraceMeta& meta, CacheStart cache, kernelsim::FileTable* table) {
   using formats::FileKind;
   using kernelsim::FileType;
-  // Files of generated traces and of traces before kinds were recorded stayed cold (format 1.3).
+  // Files of generated traces and of traces before kinds were recorded stayed cold (format 1.3),
+  // unless the generator gave the file a kind (will-it-scale's files: tools/gen/will_it_scale.cpp).
   const bool kinds_recorded =
       meta.generator.empty() && (meta.version_major > 1 || meta.version_minor >= 3);
   for (const formats::FileInfo& f : meta.files) {
@@ -145,8 +146,9 @@ void set_files(const formats::TraceMeta& meta, CacheStart cache, kernelsim::File
         break;
     }
     spec.size_bytes = f.size_bytes;
-    spec.cached_at_start =
-        cache == CacheStart::kWarm || (cache == CacheStart::kAuto && kinds_recorded && !f.created);
+    spec.cached_at_start = cache == CacheStart::kWarm ||
+                           (cache == CacheStart::kAuto &&
+                            (kinds_recorded || f.kind != FileKind::kUnknown) && !f.created);
     table->set(static_cast<uint32_t>(f.id), spec);
   }
 }

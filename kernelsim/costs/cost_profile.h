@@ -29,7 +29,7 @@ struct CostProfile {
   SimTime fault_bookkeeping;  // ns: handle_mm_fault() pte lookup, set_pte, rmap, lru add, counters
   SimTime clear_page;         // ns: zeroing one 4 KiB page (~0.3 us at 13.7 GB/s, kernel-mm.md)
   SimTime copy_page;          // ns: copying one 4 KiB page (COW)
-  SimTime page_cache_lookup;  // ns: per file fault: filemap_fault() finding a resident page
+  SimTime page_cache_lookup;  // ns: per file fault: filemap_fault()'s page-cache lookup
                               //     plus do_fault_around() mapping its cached neighbours (up to
                               //     fault_around_bytes); per fault, as calibrate measures it
   SimTime user_access;        // ns: one user access to a mapped page with a warm TLB

@@ -5,6 +5,7 @@
 
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/oom_kill.h"
+#include "kernelsim/mm/rmap_file.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
 
@@ -25,10 +26,22 @@ void PageCache::add(uint32_t file, uint64_t index, uint32_t frame) {
 }
 
 void PageCache::remove(uint32_t file, uint64_t index) {
-  const size_t n = pages_.erase(key(file, index));
-  assert(n == 1 && "invariant (2)");
-  (void)n;
+  auto it = pages_.find(key(file, index));
+  assert(it != pages_.end() && "invariant (2)");
+  assert(mapcount(it->second) == 0 && "invariant (3): a mapped page left the cache");
+  pages_.erase(it);
   sim_.cma().file_page_dropped(file, index);
+}
+
+void PageCache::page_add_file_rmap(uint32_t f) {
+  assert(sim_.lruvec().frame(f).pagecache);
+  if (f >= mapcount_.size()) mapcount_.resize(f + 1);
+  if (mapcount_[f]++ == 0) ++nr_mapped_;
+}
+
+void PageCache::page_remove_file_rmap(uint32_t f) {
+  assert(mapcount(f) > 0 && "invariant (3): an unmap of a page no pte maps");
+  if (--mapcount_[f] == 0) --nr_mapped_;
 }
 
 std::vector<Task*> PageCache::take_read_waiters(uint32_t f) {
@@ -52,6 +65,7 @@ void PageCache::set_page_dirty(uint32_t f) {
 SimTime PageCache::start_page_writeback(uint32_t f, SimTime now) {
   PageFrame& pf = sim_.lruvec().frame(f);
   assert(pf.pagecache && pf.dirty && "invariant (1)");
+  if (mapcount(f) != 0) page_mkclean_file(sim_, f);  // clear_page_dirty_for_io()
   pf.dirty = false;
   --nr_dirty_;
   SimTime& busy = device_busy_until_[pf.file];
@@ -267,6 +281,7 @@ Co<void> balance_dirty_pages_ratelimited(Task& t) {
 
 void PageCache::clean_file(uint32_t file) {
   for (uint32_t f : oldest_dirty(nr_dirty_, file)) {
+    if (mapcount(f) != 0) page_mkclean_file(sim_, f);
     sim_.lruvec().frame(f).dirty = false;
     --nr_dirty_;
   }

@@ -20,12 +20,16 @@
 // A file cached at the start of the run (fs/file.h, --cache warm) has every page resident until it
 // is dropped: its first touch of a page allocates the frame (the model's memory did not hold it)
 // without a device read (pgcache_warm).
-// Not modelled: file-backed mmap faults (those pages stay resident: mm/memory.h), truncation,
-// the dirty_expire writeback of old pages, per-bdi dirty limits, page activation on re-access.
+// File-backed mmap faults come here too (mm/filemap_fault.h): a mapped page-cache page counts
+// the ptes that map it (page_mapcount()), and reclaim unmaps it before dropping it.
+// Not modelled: truncation, the dirty_expire writeback of old pages, per-bdi dirty limits, page
+// activation on re-access.
 //
 // Invariants (asserted in filemap.cpp):
 //  (1) nr_dirty() == the number of page-cache frames with PG_dirty;
-//  (2) every page-cache frame is in the index under (file, index), and only those are.
+//  (2) every page-cache frame is in the index under (file, index), and only those are;
+//  (3) a page-cache frame leaves the index only with mapcount() == 0: every pte that maps it was
+//      zapped or unmapped first (try_to_unmap(), mm/vmscan.cpp).
 
 #pragma once
 
@@ -55,6 +59,14 @@ class PageCache {
   void add(uint32_t file, uint64_t index, uint32_t frame);
   void remove(uint32_t file, uint64_t index);
   uint64_t nr_pages() const { return pages_.size(); }
+  // Models page_mapcount() of page-cache frame f: the ptes that map it.
+  uint32_t mapcount(uint32_t f) const { return f < mapcount_.size() ? mapcount_[f] : 0; }
+  // Models page_add_file_rmap() / page_remove_rmap() of page-cache frame f: a pte maps it, or
+  // stops mapping it.
+  void page_add_file_rmap(uint32_t f);
+  void page_remove_file_rmap(uint32_t f);
+  // Page-cache pages mapped by at least one pte (NR_FILE_MAPPED).
+  uint64_t nr_mapped() const { return nr_mapped_; }
   // True when page `index` of `file`, a file cached at the start (fs/file.h, cached_at_start),
   // has been in the cache at some time of this run: such a page counts as resident only until it
   // is first dropped. Not kept for other files (always false for them).
@@ -87,6 +99,9 @@ class PageCache {
 
   // The readahead state of `task`'s reads of `file` (mm/readahead.h: one per task and file).
   FileRaState& ra_state(uint32_t task, uint32_t file) { return ra_[(uint64_t{task} << 32) | file]; }
+  // The readahead state of the file's mappings (vma->vm_file->f_ra; the model has one struct file
+  // per file, shared by every mapping of it): mmap read-around and its mmap_miss count.
+  FileRaState& mmap_ra_state(uint32_t file) { return ra_state(kMappingRaOwner, file); }
   // Tasks asleep until the read of frame f is submitted (mm/readahead.h).
   void add_read_waiter(uint32_t f, Task* t) { read_waiters_[f].push_back(t); }
   // The waiters of frame f, removed: its read was submitted.
@@ -97,6 +112,8 @@ class PageCache {
 
  private:
   static uint64_t key(uint32_t file, uint64_t index) { return (uint64_t{file} << 40) | index; }
+  // ra_state()'s task slot of the mappings' shared state: no task has this id.
+  static constexpr uint32_t kMappingRaOwner = ~uint32_t{0};
 
   Simulation& sim_;
   std::unordered_map<uint64_t, uint32_t> pages_;
@@ -109,6 +126,8 @@ class PageCache {
   // when counted.
   mutable std::unordered_map<uint32_t, std::deque<SimTime>> writeback_ends_;
   uint64_t nr_dirty_ = 0;
+  std::vector<uint32_t> mapcount_;  // by frame; grown on a frame's first mapping
+  uint64_t nr_mapped_ = 0;
   std::unordered_map<uint64_t, FileRaState> ra_;
   std::unordered_map<uint32_t, std::vector<Task*>> read_waiters_;
 };

@@ -5,6 +5,8 @@
 
 #include "kernelsim/arch/x86/tlb.h"
 #include "kernelsim/kernel/thread.h"
+#include "kernelsim/mm/filemap.h"
+#include "kernelsim/mm/filemap_fault.h"
 #include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
@@ -81,6 +83,21 @@ void hand_over_cow_page(Simulation& sim, Mm& mm, Mm& other, uint64_t addr) {
   sim.lruvec().page_hand_over_anon_rmap(mm, other, addr);
   other.vmas.vma_lookup(addr)->ptes.ref(addr) |= pte::kOwnPage;
   ++other.rss_anon;
+}
+
+// True when a present pte of a file-backed vma maps a page-cache page (not a page of its own or
+// the zero page): the page PageCache::mapcount() counts it on.
+bool maps_page_cache(const Vma& vma, uint8_t p) {
+  return !vma.is_anonymous() && pte::is_mapped(p) &&
+         !(p & (pte::kOwnPage | pte::kZeroPage | pte::kCowShared));
+}
+
+// The page-cache frame a pte that maps_page_cache() maps: the page is in the cache while mapped
+// (PageCache invariant (3)).
+uint32_t mapped_page_cache_frame(const Simulation& sim, const Vma& vma, uint64_t addr) {
+  const uint32_t f = sim.page_cache().find_get_page(vma.file, linear_page_index(vma, addr));
+  assert(f != kNoFrame && "PageCache invariant (3): a mapped page is not in the cache");
+  return f;
 }
 
 // What handle_pte_fault() will do for this pte.
@@ -298,9 +315,17 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   if (action == FaultAction::kTouchOnly) {
     uint8_t& p = vma.ptes.ref(addr);
     if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
+    // wp_page_shared(): the first write through a clean pte of a shared mapping dirties the page
+    // (page_mkclean() write-protected it when its writeback started).
+    const bool dirties_page =
+        write && vma.kind == VmaKind::kFileShared && maps_page_cache(vma, p) && !(p & pte::kDirty);
     p = static_cast<uint8_t>((p & ~pte::kStateMask) | pte::kPresent | pte::kYoung |
                              (write ? pte::kDirty : 0));
     ++sim.vm().fault_spurious;
+    if (dirties_page) {
+      sim.page_cache().set_page_dirty(mapped_page_cache_frame(sim, vma, addr));
+      co_await balance_dirty_pages_ratelimited(t);
+    }
     co_return FaultResult::kSpurious;
   }
   if (mm.pte_tables.ensure(addr)) {  // pte_alloc(): a zeroed PTE page
@@ -333,6 +358,15 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     const SimTime queued = sim.swap().queue_io(t.clock(), c.swap_io_page * pages);
     co_await do_sleep(t, max(latency, queued - t.clock()));
   }
+  // Only a fault on a pte with no page reads the file (do_cow_fault() -> __do_fault() ->
+  // filemap_fault(): the source of the copy); do_wp_page() copies the page the pte maps.
+  if (action == FaultAction::kCopyPage && !was_mapped && !vma.is_anonymous() &&
+      !co_await filemap_fault(t, vma, addr)) {
+    co_await mem_cgroup_cancel_charge(t, mm, 1);
+    co_await free_one(t, PageUse::kUser);
+    ++sim.vm().fault_oom;
+    co_return FaultResult::kOom;
+  }
   if (action == FaultAction::kNewPage) t.work(c.clear_page);
   if (action == FaultAction::kCopyPage) {
     if (c.dram_page_transfer == SimTime::zero()) {
@@ -341,10 +375,6 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
       co_await CopyPageStep(t);
     }
   }
-  // Only a fault on a pte with no page reads the file (__do_fault() -> filemap_fault(), for a
-  // shared map or do_cow_fault()'s source); do_wp_page() copies the page the pte maps.
-  if (action == FaultAction::kMapFile || (action == FaultAction::kCopyPage && !was_mapped))
-    t.work(c.page_cache_lookup);
   if (wp_fault) {
     t.work(c.wp_pte_update);
     if (action == FaultAction::kCopyPage) {
@@ -370,6 +400,10 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     // wp_page_copy() by the owner of a fork-shared page: the other mapper keeps the old page.
     if (Mm* other = cow_sharer(mm, addr)) hand_over_cow_page(sim, mm, *other, addr);
   }
+  if (action == FaultAction::kCopyPage && maps_page_cache(vma, p)) {
+    // wp_page_copy() of a private mapping's page-cache page: the pte leaves it for the copy.
+    sim.page_cache().page_remove_file_rmap(mapped_page_cache_frame(sim, vma, addr));
+  }
   set_pte(mm, p, action, write);
   VmCounters& vm = sim.vm();
   if (action == FaultAction::kSwapIn) {
@@ -391,12 +425,52 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   co_return FaultResult::kMapped;
 }
 
+// Models do_read_fault() and do_shared_fault() after the bookkeeping: a page-cache page of the
+// VMA's file, found or read by filemap_fault(), mapped at addr. A write (a shared mapping's)
+// dirties the page (fault_dirty_shared_page()).
+Co<FaultResult> do_file_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
+  Simulation& sim = t.sim();
+  Mm& mm = *t.mm();
+  PageCache& pc = sim.page_cache();
+  if (mm.pte_tables.ensure(addr)) {  // pte_alloc(): a zeroed PTE page
+    if (!co_await alloc_one(t, PageUse::kPageTable)) {
+      mm.pte_tables.drop(addr >> PMD_SHIFT);
+      co_return fault_out_of_memory(t);
+    }
+    t.work(sim.costs().clear_page);
+  }
+  for (;;) {
+    if (!co_await filemap_fault(t, vma, addr)) {  // OOM: the task was killed
+      ++sim.vm().fault_oom;
+      co_return FaultResult::kOom;
+    }
+    co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
+    if (decide(mm, vma, addr, vma.ptes.get(addr), write) != FaultAction::kMapFile) {
+      ++sim.vm().fault_spurious;
+      co_return FaultResult::kSpurious;
+    }
+    const uint32_t f = pc.find_get_page(vma.file, linear_page_index(vma, addr));
+    // Reclaim took the page since filemap_fault() found it (the kernel's page reference would
+    // have kept it): fault it again.
+    if (f == kNoFrame || page_read_in_flight(sim.lruvec().frame(f), t.clock())) continue;
+    set_pte(mm, vma.ptes.ref(addr), FaultAction::kMapFile, write);
+    pc.page_add_file_rmap(f);
+    ++sim.vm().fault_file;
+    if (write) {
+      pc.set_page_dirty(f);
+      co_await balance_dirty_pages_ratelimited(t);
+    }
+    co_return FaultResult::kMapped;
+  }
+}
+
 }  // namespace
 
 Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   t.work(t.sim().costs().fault_bookkeeping);
   const FaultAction action = decide(*t.mm(), vma, addr, vma.ptes.get(addr), write);
   if (action == FaultAction::kNewPage) return do_anonymous_page(t, vma, addr, write);
+  if (action == FaultAction::kMapFile) return do_file_fault(t, vma, addr, write);
   return handle_pte_fault(t, vma, addr, write, action);
 }
 
@@ -481,7 +555,12 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
       prefetch_anon_frame(sim, mm, addr + kFramePrefetchPages * PAGE_SIZE);
     const bool own = (p & pte::kOwnPage) != 0;
     const bool cow_shared = (p & pte::kCowShared) != 0;
-    if (!own && !(p & (pte::kZeroPage | pte::kCowShared))) --mm.rss_file;
+    if (maps_page_cache(vma, p)) {  // page_remove_rmap() of a page-cache page
+      --mm.rss_file;
+      const uint32_t f = mapped_page_cache_frame(sim, vma, addr);
+      if (p & pte::kDirty) sim.page_cache().set_page_dirty(f);  // "if (pte_dirty(ptent))"
+      sim.page_cache().page_remove_file_rmap(f);
+    }
     p = pte::kNone;
     if (!own) continue;
     --mm.rss_anon;
@@ -560,6 +639,8 @@ Co<bool> copy_page_range(Task& t, Mm& dst_mm, Vma& dst, Mm& src_mm, Vma& src) {
     uint8_t& p = src.ptes.ref(addr);
     if (!pte::is_mapped(p)) continue;  // zapped while the PTE page was allocated
     dst.ptes.ref(addr) = copy_present_pte(dst_mm, p);
+    if (maps_page_cache(src, p))  // page_dup_file_rmap(): the child maps the page-cache page too
+      sim.page_cache().page_add_file_rmap(mapped_page_cache_frame(sim, src, addr));
     t.work(c.fork_pte_copy);
     ++copied;
   }

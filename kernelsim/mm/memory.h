@@ -4,8 +4,12 @@
 // lock with fallback), finds the VMA, checks access and runs handle_mm_fault():
 //   - none, anonymous:  read -> map the zero page; write -> alloc + clear_page + map
 //                       (do_anonymous_page());
-//   - none, file:       page-cache lookup (pages are resident in this model), a private write
-//                       copies (COW), a shared write dirties;
+//   - none, file:       filemap_fault() finds the page in the page cache or reads it (a major
+//                       fault, mm/filemap_fault.h); a read or a shared write maps it (the page's
+//                       mapcount, PageCache::mapcount()), a shared write dirties it, a private
+//                       write copies it (do_cow_fault());
+//   - mapped clean page-cache page of a shared mapping, write: the page is dirtied
+//     (wp_page_shared());
 //   - mapped zero page or unowned private file page, write: copy into a new page (do_wp_page());
 //   - mapped otherwise: spurious (another thread got there first), young/dirty updated; a write
 //     to a lazyfree page makes it normal again;
@@ -13,10 +17,11 @@
 //     page-cluster window (swap_in_page + swap_in_readahead_page per further swapped page), the
 //     other swapped pages of the window are mapped clean too, and their swap slots are freed.
 // Every new own page gets a PageFrame and goes to this CPU's lru_add batch (mm/lru.h); zap drops
-// it (page_remove_rmap()) and frees swap slots of swapped ptes. Allocations go through
-// alloc_pages() (watermarks, kswapd, direct reclaim).
-// A PTE page is allocated on the first fault in each 2 MiB region (pte_alloc()).
-// The pte is set after a sync point (the PTL), rechecking for a racing fault.
+// it (page_remove_rmap()) and frees swap slots of swapped ptes; zap of a pte that maps a
+// page-cache page drops the page's mapcount and moves a dirty pte's dirty bit to the page.
+// Allocations go through alloc_pages() (watermarks, kswapd, direct reclaim). A PTE page is
+// allocated on the first fault in each 2 MiB region (pte_alloc()). The pte is set after a sync
+// point (the PTL), rechecking for a racing fault.
 //
 // zap_pte_range() clears a VMA range into an mmu_gather; free_pgtables() frees the PTE pages
 // no VMA covers any more.

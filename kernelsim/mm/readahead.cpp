@@ -20,11 +20,6 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-// bdi->ra_pages: read_ahead_kb in pages.
-uint64_t ra_pages_of(const Simulation& sim) {
-  return uint64_t{sim.config().read_ahead_kb} * 1024 / PAGE_SIZE;
-}
-
 // ondemand_readahead(): "If the request exceeds the readahead window, allow the read to be up to
 // the optimal hardware IO size" (bdi->io_pages).
 uint64_t max_ra_pages(uint64_t ra_pages, uint64_t req) {
@@ -126,7 +121,7 @@ Co<void> do_page_cache_ra(Task& t, uint32_t file, uint64_t start, uint64_t nr, u
 // (`hit_marker`): moves the window and reads it.
 Co<void> ondemand_readahead(Task& t, uint32_t file, FileRaState& ra, bool hit_marker,
                             uint64_t index, uint64_t req) {
-  const uint64_t max = max_ra_pages(ra_pages_of(t.sim()), req);
+  const uint64_t max = max_ra_pages(bdi_ra_pages(t.sim()), req);
   if (index != 0 && (index == ra.start + ra.size - ra.async_size || index == ra.start + ra.size)) {
     // The expected index: sequential. Ramp the window up and push it forward.
     ra.start += ra.size;
@@ -161,6 +156,15 @@ Co<void> ondemand_readahead(Task& t, uint32_t file, FileRaState& ra, bool hit_ma
 
 }  // namespace
 
+uint64_t bdi_ra_pages(const Simulation& sim) {
+  return uint64_t{sim.config().read_ahead_kb} * 1024 / PAGE_SIZE;
+}
+
+Co<void> ra_submit(Task& t, uint32_t file, FileRaState& ra) {
+  ra.marked = false;
+  co_await do_page_cache_ra(t, file, ra.start, ra.size, ra.async_size, &ra);
+}
+
 uint64_t get_init_ra_size(uint64_t size, uint64_t max) {
   uint64_t newsize = std::bit_ceil(std::max<uint64_t>(size, 1));  // roundup_pow_of_two()
   if (newsize <= max / 32) return newsize * 4;
@@ -175,7 +179,7 @@ uint64_t get_next_ra_size(uint64_t cur, uint64_t max) {
 }
 
 Co<void> page_cache_sync_ra(Task& t, uint32_t file, FileRaState& ra, uint64_t index, uint64_t req) {
-  if (ra_pages_of(t.sim()) == 0) {
+  if (bdi_ra_pages(t.sim()) == 0) {
     // "Even if read-ahead is disabled, issue this request as read-ahead": one page.
     co_await do_page_cache_ra(t, file, index, 1, 0, nullptr);
     co_return;

@@ -36,6 +36,7 @@
 
 namespace mmreplay::kernelsim {
 
+class Simulation;
 class Task;
 struct PageFrame;
 
@@ -47,6 +48,7 @@ struct FileRaState {
   uint64_t async_size = 0;        // its last pages, read ahead
   uint64_t prev_index = kNoPrev;  // ra->prev_pos >> PAGE_SHIFT: the last page a read took
   bool marked = false;            // PG_readahead still set on page start + size - async_size
+  uint32_t mmap_miss = 0;         // mappings' state only: faults that missed, less those that hit
 
   // True when page `index` carries this state's mark (page_cache_async_ra() starts a window
   // there): a read batch ends at such a page, as at PG_readahead.
@@ -67,6 +69,13 @@ Co<void> page_cache_sync_ra(Task& t, uint32_t file, FileRaState& ra, uint64_t in
 // `index`, in the cache and marked (ra.marks(index)), and wants `req` pages from it. Submits the
 // next window without waiting. REQUIRES: t holds no spinlock.
 Co<void> page_cache_async_ra(Task& t, uint32_t file, FileRaState& ra, uint64_t index, uint64_t req);
+
+// bdi->ra_pages: read_ahead_kb in pages.
+uint64_t bdi_ra_pages(const Simulation& sim);
+
+// Models ra_submit(): reads the window `ra` describes (start, size), marking its page
+// start + size - async_size for the next one. REQUIRES: t holds no spinlock.
+Co<void> ra_submit(Task& t, uint32_t file, FileRaState& ra);
 
 // True when the page's read is in flight at `now` (PG_locked by readahead, not yet uptodate).
 bool page_read_in_flight(const PageFrame& pf, SimTime now);

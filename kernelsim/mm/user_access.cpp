@@ -14,6 +14,9 @@ bool hardware_access_ok(const Vma& vma, uint8_t p, bool write) {
   if (!vma.access_ok(true) || (p & pte::kZeroPage)) return false;
   // Fork write-protected a shared private page (copy_present_pte()).
   if ((p & pte::kCowShared) && vma.kind != VmaKind::kFileShared) return false;
+  // A clean pte of a shared mapping is write-protected (page_mkclean(), and a read fault maps
+  // it so): the write faults, and the fault dirties the page (wp_page_shared()).
+  if (vma.kind == VmaKind::kFileShared && !(p & pte::kDirty)) return false;
   return vma.kind != VmaKind::kFilePrivate || (p & pte::kOwnPage);
 }
 

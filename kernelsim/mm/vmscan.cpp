@@ -12,6 +12,7 @@
 #include "kernelsim/mm/lru.h"
 #include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/rmap_file.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
 
@@ -75,7 +76,11 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t nid, uint32
   co_await lru_lock.unlock_irqrestore(t);
   for (uint32_t f : isolated) {  // page_referenced(): clears the accessed bits
     t.work(sim.costs().shrink_page);
-    if (lru.frame(f).mm == nullptr) continue;  // page cache (unmapped) or dead
+    if (lru.frame(f).pagecache) {  // through the file's mappings, when any pte maps it
+      page_referenced_file(sim, f);
+      continue;
+    }
+    if (lru.frame(f).mm == nullptr) continue;  // dead
     if (uint8_t* p = pte_of(lru.frame(f))) *p = static_cast<uint8_t>(*p & ~pte::kYoung);
   }
   co_await lru_lock.lock_irqsave(t);
@@ -94,10 +99,16 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t nid, uint32
 enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone };
 
 // Models the page-cache part of shrink_page_list() for one isolated file page:
-// locked -> keep; PageWriteback -> keep; PageDirty -> pageout() by kswapd, or left to the flusher
-// by direct reclaim (since 3.2); clean -> try_to_release_page() (buffer heads) and
-// __remove_mapping().
-PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc) {
+// locked -> keep; PageWriteback -> keep; mapped -> page_check_references() (a pte referenced it
+// since the last scan: activate) and try_to_unmap() (its ptes cleared, each (mm, address) added
+// to `unmapped` for the caller's TLB flush; a dirty pte dirties the page); PageDirty -> pageout()
+// by kswapd, or left to the flusher by direct reclaim (since 3.2); clean ->
+// try_to_release_page() (buffer heads) and __remove_mapping().
+// Known simplification: a referenced mapped page is activated on its first referenced scan (the
+// kernel keeps one referenced by a single pte on the inactive list once, PAGEREF_KEEP, unless it
+// is executable or PG_referenced).
+PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc,
+                             std::vector<std::pair<Mm*, uint64_t>>* unmapped) {
   Simulation& sim = t.sim();
   PageCache& pc = sim.page_cache();
   // trylock_page() fails on a page whose read is in flight (mm/readahead.h): kept as it is.
@@ -105,6 +116,10 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   if (pf.io_end > t.clock()) {
     ++sc.nr_writeback;
     return PageOutcome::kKeep;
+  }
+  if (pc.mapcount(f) != 0) {
+    if (page_referenced_file(sim, f) != 0) return PageOutcome::kActivate;
+    try_to_unmap_file(sim, f, unmapped);
   }
   if (pf.dirty) {
     ++sc.nr_writeback;
@@ -127,11 +142,12 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
 // A swapped-out page sets *written to when its write completes (SimTime::zero() otherwise).
 // REQUIRES: now() == t.clock() (called right after a sync point).
 PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
-                        uint64_t* unmapped_addr, SimTime* written) {
+                        uint64_t* unmapped_addr, SimTime* written,
+                        std::vector<std::pair<Mm*, uint64_t>>* file_unmapped) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
   PageFrame& pf = lru.frame(f);
-  if (pf.pagecache) return shrink_file_page(t, pf, f, sc);
+  if (pf.pagecache) return shrink_file_page(t, pf, f, sc, file_unmapped);
   if (pf.mm == nullptr) return PageOutcome::kGone;  // zapped while isolated: already freed
   uint8_t* p = pte_of(pf);
   if (p == nullptr) return PageOutcome::kActivate;  // mid-mremap (no VMA maps it yet): keep
@@ -189,13 +205,17 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
   uint64_t written_pages = 0;  // swapped out: freed once the device has written them
   SimTime written_end = SimTime::zero();
   MemcgUnchargeList uncharge;
+  std::vector<std::pair<Mm*, uint64_t>> file_unmapped;  // a page-cache page's ptes cleared
   for (uint32_t f : isolated) {
     t.work(sim.costs().shrink_page);
     co_await sync_point(t);  // the page's PTL (rmap walk)
     Mm* mm = nullptr;
     uint64_t addr = 0;
     SimTime written = SimTime::zero();
-    const PageOutcome o = shrink_page(t, f, sc, &mm, &addr, &written);
+    const PageOutcome o = shrink_page(t, f, sc, &mm, &addr, &written, &file_unmapped);
+    for (const auto& [m, a] : file_unmapped)  // try_to_unmap_one(): ptep_clear_flush()
+      co_await flush_tlb_mm_range(t, FlushTlbInfo{m, a, a + PAGE_SIZE, false});
+    file_unmapped.clear();
     if (o == PageOutcome::kActivate || o == PageOutcome::kKeep) {
       if (o == PageOutcome::kActivate) ++sim.vm().pgactivate;
       keep->emplace_back(f, o == PageOutcome::kActivate);

@@ -19,6 +19,12 @@ std::vector<formats::FileInfo> per_task_files(uint64_t tasks, uint64_t size_byte
     file.id = i + 1;
     file.path = "/tmp/willitscale." + std::to_string(i);
     file.size_bytes = size_bytes;
+    // will-it-scale makes the file before the timed loop (mkstemp(), ftruncate()): a sparse
+    // file whose holes read as zeroes without I/O, and whose pages the page cache holds from the
+    // loop's first pass on. A regular file there before the trace: replay starts it warm
+    // (--cache auto), so its mapped pages are found, not read from a device.
+    file.kind = formats::FileKind::kRegular;
+    file.created = false;
     files.push_back(std::move(file));
   }
   return files;

@@ -1,0 +1,192 @@
+// Faults on file mappings through the page cache (mm/filemap_fault.h): major faults and mmap
+// read-around on a cold file, warm files, the mapcount of mapped pages across munmap and fork,
+// a shared mapping's writes dirtying pages, and reclaim unmapping mapped pages.
+
+#include "kernelsim/mm/filemap_fault.h"
+
+#include <gtest/gtest.h>
+
+#include "kernelsim/fs/file.h"
+#include "kernelsim/mm/filemap.h"
+#include "kernelsim/mm/lru.h"
+#include "kernelsim/mm/mm_types.h"
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::kBase;
+using testing::kPage;
+using testing::make_sim;
+using testing::thread;
+
+constexpr uint32_t kFile = 1;
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+std::unique_ptr<Simulation> sim_with_file(bool warm, uint64_t file_pages, uint32_t cpus = 1) {
+  auto sim = make_sim(cpus);
+  sim->files().set(kFile, FileSpec{FileType::kRegular, warm, file_pages * kPage});
+  return sim;
+}
+
+// Runs ops on one thread of mm 1, kept alive afterwards for the checks.
+void run_then_look(Simulation& sim, std::vector<Op> ops) {
+  ops.push_back(Op::think(SimTime::ms(100'000)));
+  thread(sim, 1, 0, std::move(ops));
+  sim.run_until(SimTime::ms(50'000));
+}
+
+uint8_t pte_at(const Simulation& sim, uint32_t mm, uint64_t addr) {
+  const Vma* v = sim.find_mm(mm)->vmas.vma_lookup(addr);
+  return v == nullptr ? pte::kNone : v->ptes.get(addr);
+}
+
+uint32_t mapcount_of_page(const Simulation& sim, uint64_t index) {
+  const uint32_t f = sim.page_cache().find_get_page(kFile, index);
+  return f == kNoFrame ? 0 : sim.page_cache().mapcount(f);
+}
+
+TEST(FilemapFaultTest, ColdFileReadsAroundTheFirstMissThenAheadOfTheFaults) {
+  auto sim = sim_with_file(/*warm=*/false, 256);
+  run_then_look(*sim, {Op::mmap_file(kBase, 256 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
+                       Op::touch(kBase, 64 * kPage, false)});
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.fault_file, 64u);
+  EXPECT_EQ(vm.pgmajfault, 1u) << "only the first fault waits for a read";
+  EXPECT_EQ(vm.fault_file_major, 1u);
+  // Read-around of page 0: pages 0-31, page 24 marked. The faults at 24 and 32 each read the
+  // next 32 pages without waiting (do_async_mmap_readahead()).
+  EXPECT_EQ(vm.ra_async, 2u);
+  EXPECT_EQ(vm.pgcache_miss, 96u);
+  EXPECT_EQ(sim->page_cache().nr_pages(), 96u);
+  EXPECT_EQ(sim->page_cache().nr_mapped(), 64u);
+  EXPECT_EQ(sim->find_mm(1)->rss_file, 64u);
+  EXPECT_EQ(mapcount_of_page(*sim, 63), 1u);
+  EXPECT_EQ(mapcount_of_page(*sim, 64), 0u) << "read ahead, not mapped";
+}
+
+TEST(FilemapFaultTest, WarmFilePagesGetFramesOnTheirFaultWithoutARead) {
+  auto sim = sim_with_file(/*warm=*/true, 256);
+  run_then_look(*sim, {Op::mmap_file(kBase, 256 * kPage, PROT_READ, MAP_PRIVATE, kFile, 0),
+                       Op::touch(kBase, 16 * kPage, false)});
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.fault_file, 16u);
+  EXPECT_EQ(vm.pgmajfault, 0u);
+  EXPECT_EQ(vm.pgcache_miss, 0u);
+  EXPECT_EQ(vm.pgcache_warm, 16u);
+  EXPECT_EQ(sim->page_cache().nr_pages(), 16u) << "only the pages faulted hold frames";
+  EXPECT_EQ(sim->page_cache().nr_mapped(), 16u);
+}
+
+TEST(FilemapFaultTest, MunmapUnmapsThePagesAndLeavesThemCached) {
+  auto sim = sim_with_file(/*warm=*/false, 256);
+  run_then_look(*sim,
+                {Op::mmap_file(kBase, 8 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
+                 Op::touch(kBase, 8 * kPage, false), Op::munmap(kBase, 8 * kPage),
+                 Op::mmap_file(kBase + 64 * kPage, 8 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
+                 Op::touch(kBase + 64 * kPage, 8 * kPage, false)});
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.fault_file, 16u);
+  EXPECT_EQ(vm.pgmajfault, 1u) << "the second mapping finds the pages the first one read";
+  EXPECT_EQ(sim->page_cache().nr_pages(), 32u);
+  EXPECT_EQ(sim->page_cache().nr_mapped(), 8u);
+  EXPECT_EQ(sim->find_mm(1)->rss_file, 8u);
+  EXPECT_EQ(mapcount_of_page(*sim, 0), 1u);
+}
+
+TEST(FilemapFaultTest, SharedWritesDirtyPagesAndFsyncMakesTheNextWriteFault) {
+  auto sim = sim_with_file(/*warm=*/true, 64);
+  run_then_look(*sim,
+                {Op::mmap_file(kBase, 4 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, kFile, 0),
+                 Op::touch(kBase, 4 * kPage, false), Op::touch(kBase, 4 * kPage, true)});
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.fault_file, 4u);
+  EXPECT_EQ(vm.fault_spurious, 4u) << "a write through a clean shared pte faults once";
+  EXPECT_EQ(sim->page_cache().nr_dirty(), 4u);
+  EXPECT_TRUE(pte_at(*sim, 1, kBase) & pte::kDirty);
+
+  auto again = sim_with_file(/*warm=*/true, 64);
+  run_then_look(
+      *again,
+      {Op::mmap_file(kBase, 4 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, kFile, 0),
+       Op::touch(kBase, 4 * kPage, true), Op::fsync(kFile), Op::touch(kBase, 4 * kPage, true)});
+  const VmCounters& vm2 = again->stats().vm;
+  EXPECT_EQ(vm2.fault_file, 4u) << "write faults map the pages dirty";
+  EXPECT_EQ(vm2.fault_spurious, 4u) << "fsync's page_mkclean() write-protected them";
+  EXPECT_EQ(again->page_cache().nr_dirty(), 4u) << "dirty again after the second writes";
+}
+
+TEST(FilemapFaultTest, UnmapOfADirtyPteDirtiesThePage) {
+  auto sim = sim_with_file(/*warm=*/true, 64);
+  run_then_look(
+      *sim, {Op::mmap_file(kBase, 4 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, kFile, 0),
+             Op::touch(kBase, 4 * kPage, true), Op::fsync(kFile), Op::munmap(kBase, 4 * kPage)});
+  EXPECT_EQ(sim->page_cache().nr_dirty(), 0u) << "fsync cleaned the pages and their ptes";
+  EXPECT_EQ(sim->page_cache().nr_mapped(), 0u);
+}
+
+// A private mapping: fork copies its ptes (a shared one's the child faults in: vma_needs_copy()).
+TEST(FilemapFaultTest, ForkedChildMapsTheSamePagesUntilItExits) {
+  constexpr uint32_t kChild = 2;
+  auto sim = sim_with_file(/*warm=*/true, 64, 2);
+  thread(*sim, 1, 0,
+         {Op::mmap_file(kBase, 4 * kPage, PROT_READ, MAP_PRIVATE, kFile, 0),
+          Op::touch(kBase, 4 * kPage, false), Op::sleep(SimTime::ms(10))});
+  thread(*sim, kChild, 1, {Op::mm_create(kChild, 1), Op::sleep(SimTime::ms(1))}, SimTime::us(100));
+  sim->run_until(SimTime::us(500));
+  EXPECT_EQ(mapcount_of_page(*sim, 0), 2u) << "fork copied the pte: both map the page";
+  EXPECT_EQ(sim->find_mm(kChild)->rss_file, 4u);
+  sim->run_until(SimTime::ms(5));
+  EXPECT_EQ(mapcount_of_page(*sim, 0), 1u) << "the child's exit unmapped its copy";
+  EXPECT_EQ(sim->page_cache().nr_mapped(), 4u);
+}
+
+TEST(FilemapFaultTest, ManyMissesWithoutHitsStopReadAround) {
+  auto sim = sim_with_file(/*warm=*/false, 64 * 1024);
+  constexpr uint64_t kStride = 64;  // each fault lands outside the last window
+  constexpr uint64_t kFaults = 150;
+  run_then_look(*sim, {Op::mmap_file(kBase, 64 * 1024 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
+                       Op::touch(kBase, kFaults * kStride * kPage, false, kStride * kPage)});
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.pgmajfault, kFaults);
+  // MMAP_LOTSAMISS (100) windows of 32 pages, then each miss reads its page alone.
+  EXPECT_EQ(vm.pgcache_miss, MMAP_LOTSAMISS * 32 + (kFaults - MMAP_LOTSAMISS));
+}
+
+TEST(FilemapFaultTest, ReclaimUnmapsMappedFilePagesAndTheyFaultBackIn) {
+  std::string error;
+  MachineConfig m;
+  m.nr_cpus = 2;  // the thread on CPU 0, kswapd on CPU 1
+  m.memory_bytes = 64 * kMiB;
+  m.swap_bytes = 0;
+  auto sim = Simulation::create(m, cost_profile_default(), "", &error);
+  ASSERT_NE(sim, nullptr) << error;
+  sim->files().set(kFile, FileSpec{FileType::kRegular, /*cached_at_start=*/false, 32 * kMiB});
+  constexpr uint64_t kAnon = 0x40000000;
+  constexpr uint64_t kFilePages = 32 * kMiB / kPage;
+  run_then_look(*sim, {Op::mmap_file(kBase, 32 * kMiB, PROT_READ, MAP_PRIVATE, kFile, 0),
+                       Op::touch(kBase, 32 * kMiB, false),
+                       Op::mmap_anon(kAnon, 40 * kMiB, PROT_READ | PROT_WRITE),
+                       Op::touch(kAnon, 40 * kMiB, true), Op::touch(kBase, 32 * kMiB, false)});
+  const VmCounters& vm = sim->stats().vm;
+  const Mm& mm = *sim->find_mm(1);
+  EXPECT_EQ(vm.fault_oom, 0u);
+  EXPECT_GT(vm.pgcache_unmapped, 0u) << "no swap: only the file pages could go";
+  EXPECT_GT(vm.fault_file_major, 1u) << "the second pass re-read what reclaim dropped";
+  // The second pass faults again on the pages reclaim unmapped (and reclaim goes on unmapping
+  // pages of it: 24 MiB are left for the 32 MiB file).
+  EXPECT_GT(vm.fault_file, kFilePages);
+  EXPECT_LE(vm.fault_file - kFilePages, vm.pgcache_unmapped);
+  // Every mapped pte's page is in the cache and counts it (PageCache invariant (3)).
+  uint64_t mapped = 0;
+  for (uint64_t i = 0; i < kFilePages; ++i) {
+    if (!pte::is_mapped(pte_at(*sim, 1, kBase + i * kPage))) continue;
+    ++mapped;
+    EXPECT_EQ(mapcount_of_page(*sim, i), 1u) << "page " << i;
+  }
+  EXPECT_EQ(mapped, mm.rss_file);
+  EXPECT_EQ(sim->page_cache().nr_mapped(), mm.rss_file);
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
