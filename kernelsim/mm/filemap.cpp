@@ -12,24 +12,23 @@
 namespace mmreplay::kernelsim {
 
 uint32_t PageCache::find_get_page(uint32_t file, uint64_t index) const {
-  auto it = pages_.find(key(file, index));
-  return it == pages_.end() ? kNoFrame : it->second;
+  return pages_.find(key(file, index));
 }
 
 void PageCache::add(uint32_t file, uint64_t index, uint32_t frame) {
   // Only a warm file's pages are asked about (was_ever_cached()): a cold file streamed through
   // the cache (seed 003's writers: 121M pages at full size) must not keep a key per page.
-  if (sim_.files().get(file).cached_at_start) ever_cached_.insert(key(file, index));
-  const bool inserted = pages_.emplace(key(file, index), frame).second;
+  if (sim_.files().get(file).cached_at_start) ever_cached_.insert(key(file, index), 0);
+  const bool inserted = pages_.insert(key(file, index), frame);
   assert(inserted && "invariant (2): two pages at one index");
   (void)inserted;
 }
 
 void PageCache::remove(uint32_t file, uint64_t index) {
-  auto it = pages_.find(key(file, index));
-  assert(it != pages_.end() && "invariant (2)");
-  assert(mapcount(it->second) == 0 && "invariant (3): a mapped page left the cache");
-  pages_.erase(it);
+  const uint32_t f = pages_.erase(key(file, index));
+  assert(f != kNoFrame && "invariant (2)");
+  assert(mapcount(f) == 0 && "invariant (3): a mapped page left the cache");
+  (void)f;
   sim_.cma().file_page_dropped(file, index);
 }
 
@@ -84,6 +83,7 @@ SimTime PageCache::start_page_writeback(uint32_t f, SimTime now) {
 SimTime PageCache::queue_device_read(uint32_t file, uint64_t pages, SimTime now) {
   SimTime& busy = device_busy_until_[file];
   busy = max(busy, now) + sim_.costs().page_cache_miss_read * static_cast<int64_t>(pages);
+  reads_end_ = max(reads_end_, busy);
   return busy;
 }
 

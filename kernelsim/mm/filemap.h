@@ -42,6 +42,7 @@
 
 #include "kernelsim/mm/readahead.h"
 #include "kernelsim/sim/co.h"
+#include "kernelsim/sim/slot_index.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
@@ -71,7 +72,7 @@ class PageCache {
   // has been in the cache at some time of this run: such a page counts as resident only until it
   // is first dropped. Not kept for other files (always false for them).
   bool was_ever_cached(uint32_t file, uint64_t index) const {
-    return ever_cached_.count(key(file, index)) != 0;
+    return ever_cached_.find(key(file, index)) != SlotIndex::kNone;
   }
 
   // Models set_page_dirty() (account_page_dirtied()) of frame f.
@@ -83,6 +84,14 @@ class PageCache {
   // the file's device behind its other reads and writes, at CostProfile::page_cache_miss_read a
   // page. Returns when it completes.
   SimTime queue_device_read(uint32_t file, uint64_t pages, SimTime now);
+  // Readahead's bookkeeping for reads_in_flight(): a page was added locked for a read not yet
+  // submitted (mm/readahead.h), and `pages` of them were submitted.
+  void read_page_added() { ++reads_unsubmitted_; }
+  void read_pages_submitted(uint64_t pages) { reads_unsubmitted_ -= pages; }
+  // False when no page-cache page can have its read in flight at `now`: none waits for its read
+  // to be submitted and every read submitted has completed. A host-side shortcut (a hit then
+  // reads no frame); it changes no result.
+  bool reads_in_flight(SimTime now) const { return reads_unsubmitted_ != 0 || now < reads_end_; }
   uint64_t nr_dirty() const { return nr_dirty_; }
   // Pages whose queued write has not completed at `now` (NR_WRITEBACK).
   uint64_t nr_writeback(SimTime now) const;
@@ -101,7 +110,10 @@ class PageCache {
   FileRaState& ra_state(uint32_t task, uint32_t file) { return ra_[(uint64_t{task} << 32) | file]; }
   // The readahead state of the file's mappings (vma->vm_file->f_ra; the model has one struct file
   // per file, shared by every mapping of it): mmap read-around and its mmap_miss count.
-  FileRaState& mmap_ra_state(uint32_t file) { return ra_state(kMappingRaOwner, file); }
+  FileRaState& mmap_ra_state(uint32_t file) {
+    if (file >= mmap_ra_.size()) mmap_ra_.resize(file + 1);
+    return mmap_ra_[file];
+  }
   // Tasks asleep until the read of frame f is submitted (mm/readahead.h).
   void add_read_waiter(uint32_t f, Task* t) { read_waiters_[f].push_back(t); }
   // The waiters of frame f, removed: its read was submitted.
@@ -112,12 +124,10 @@ class PageCache {
 
  private:
   static uint64_t key(uint32_t file, uint64_t index) { return (uint64_t{file} << 40) | index; }
-  // ra_state()'s task slot of the mappings' shared state: no task has this id.
-  static constexpr uint32_t kMappingRaOwner = ~uint32_t{0};
 
   Simulation& sim_;
-  std::unordered_map<uint64_t, uint32_t> pages_;
-  std::unordered_set<uint64_t> ever_cached_;  // keys of warm files' pages added at some time
+  SlotIndex pages_;        // frames by key(file, index)
+  SlotIndex ever_cached_;  // keys of warm files' pages added at some time (value 0: a set)
   std::deque<std::pair<uint32_t, uint32_t>> dirty_fifo_;  // frame, its dirty_token then
   uint32_t dirty_token_ = 0;
   std::unordered_map<uint32_t, SimTime> device_busy_until_;  // per file: its queue's end
@@ -126,9 +136,12 @@ class PageCache {
   // when counted.
   mutable std::unordered_map<uint32_t, std::deque<SimTime>> writeback_ends_;
   uint64_t nr_dirty_ = 0;
+  uint64_t reads_unsubmitted_ = 0;  // pages added locked whose read is not submitted yet
+  SimTime reads_end_;               // when the last read submitted so far completes
   std::vector<uint32_t> mapcount_;  // by frame; grown on a frame's first mapping
   uint64_t nr_mapped_ = 0;
   std::unordered_map<uint64_t, FileRaState> ra_;
+  std::vector<FileRaState> mmap_ra_;  // by file id (FileTable's ids: small and dense)
   std::unordered_map<uint32_t, std::vector<Task*>> read_waiters_;
 };
 

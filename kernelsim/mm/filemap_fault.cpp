@@ -5,6 +5,7 @@
 
 #include "kernelsim/constants.h"
 #include "kernelsim/mm/filemap.h"
+#include "kernelsim/mm/lru.h"
 #include "kernelsim/mm/readahead.h"
 #include "kernelsim/mm/vma.h"
 #include "kernelsim/sim/task.h"
@@ -27,12 +28,18 @@ Co<void> do_sync_mmap_readahead(Task& t, uint32_t file, FileRaState& ra, uint64_
   co_await ra_submit(t, file, ra);
 }
 
+Co<bool> start_async_window(Task& t, uint32_t file, FileRaState& ra, uint64_t index) {
+  co_await page_cache_async_ra(t, file, ra, index, bdi_ra_pages(t.sim()));
+  co_return true;
+}
+
 // Models do_async_mmap_readahead() for a fault that found page `index`: a hit pays back a miss,
-// and the marked page of the last window starts the next one.
-Co<void> do_async_mmap_readahead(Task& t, uint32_t file, FileRaState& ra, uint64_t index) {
+// and the marked page of the last window starts the next one. Returns true when it started a
+// window (the caller looks its page up again).
+Co<bool> do_async_mmap_readahead(Task& t, uint32_t file, FileRaState& ra, uint64_t index) {
   if (ra.mmap_miss > 0) --ra.mmap_miss;
-  if (ra.marks(index) && bdi_ra_pages(t.sim()) != 0)
-    co_await page_cache_async_ra(t, file, ra, index, bdi_ra_pages(t.sim()));
+  if (!ra.marks(index) || bdi_ra_pages(t.sim()) == 0) return Co<bool>::ready(false);
+  return start_async_window(t, file, ra, index);
 }
 
 }  // namespace
@@ -50,7 +57,13 @@ Co<bool> filemap_fault(Task& t, const Vma& vma, uint64_t addr) {
   t.work(sim.costs().page_cache_lookup);  // filemap_get_folio()
   co_await sync_point(t);                 // the mapping's xarray is shared
   FileRaState& ra = pc.mmap_ra_state(file);
-  if (is_page_cached(sim, file, index)) {
+  if (const uint32_t f = pc.find_get_page(file, index); f != kNoFrame) {
+    // Found: mapped at once when uptodate and no window starts here (no suspension since the
+    // lookup, so f is still this page); otherwise looked up again once it may have changed.
+    if (!co_await do_async_mmap_readahead(t, file, ra, index) &&
+        (!pc.reads_in_flight(t.clock()) || !page_read_in_flight(sim.lruvec().frame(f), t.clock())))
+      co_return true;
+  } else if (is_page_cached(sim, file, index)) {  // a warm file's page without a frame yet
     co_await do_async_mmap_readahead(t, file, ra, index);
   } else {
     ++sim.vm().pgmajfault;  // "No page in the page cache at all": VM_FAULT_MAJOR
@@ -58,7 +71,7 @@ Co<bool> filemap_fault(Task& t, const Vma& vma, uint64_t addr) {
     co_await do_sync_mmap_readahead(t, file, ra, index);
   }
   // The page itself: read-around's page, waited for; the page alone when no window read it
-  // (__filemap_get_folio(FGP_CREAT) + filemap_read_folio()).
+  // (__filemap_get_folio(FGP_CREAT) + filemap_read_folio()); a warm page's frame.
   co_return co_await filemap_get_or_add_page(t, file, index, /*write=*/false,
                                              /*whole_page_write=*/false);
 }

@@ -452,7 +452,9 @@ Co<FaultResult> do_file_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
     const uint32_t f = pc.find_get_page(vma.file, linear_page_index(vma, addr));
     // Reclaim took the page since filemap_fault() found it (the kernel's page reference would
     // have kept it): fault it again.
-    if (f == kNoFrame || page_read_in_flight(sim.lruvec().frame(f), t.clock())) continue;
+    if (f == kNoFrame ||
+        (pc.reads_in_flight(t.clock()) && page_read_in_flight(sim.lruvec().frame(f), t.clock())))
+      continue;
     set_pte(mm, vma.ptes.ref(addr), FaultAction::kMapFile, write);
     pc.page_add_file_rmap(f);
     ++sim.vm().fault_file;

@@ -57,6 +57,7 @@ void read_pages(Task& t, uint32_t file, std::vector<uint32_t>* batch) {
   if (batch->empty()) return;
   Simulation& sim = t.sim();
   const SimTime done = sim.page_cache().queue_device_read(file, batch->size(), t.clock());
+  sim.page_cache().read_pages_submitted(batch->size());
   for (uint32_t f : *batch) {
     PageFrame& pf = sim.lruvec().frame(f);
     assert(pf.pagecache && pf.read_locked && "a page being read stays in the cache (locked)");
@@ -96,6 +97,7 @@ Co<void> page_cache_ra_unbounded(Task& t, uint32_t file, uint64_t start, uint64_
     PageFrame& pf = sim.lruvec().frame(f);
     pf.read_locked = true;
     pf.io_end = SimTime::infinite();  // until read_pages()
+    pc.read_page_added();
     pc.add(file, index, f);
     ++sim.vm().pgcache_miss;
     if (ra != nullptr && lookahead != 0 && i == nr - lookahead) ra->marked = true;
