@@ -3,7 +3,10 @@
 #include "kernelsim/arch/x86/tlb.h"
 #include "kernelsim/fs/bh_invalidate.h"
 #include "kernelsim/mm/cma.h"
+#include "kernelsim/mm/filemap.h"
+#include "kernelsim/mm/lru.h"
 #include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/rmap_file.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
 
@@ -46,6 +49,19 @@ Co<bool> migrate_file_page(Task& t, uint64_t pfn, uint32_t file, uint64_t index)
   for (const BhKey& k : keys) {
     const BufferHead* bh = cache.find(k);
     if (bh != nullptr && bh->b_count > 0) co_return false;
+  }
+  // A page mapped by ptes (mm/filemap_fault.h) is unmapped into migration entries and mapped
+  // again afterwards (try_to_migrate(), remove_migration_ptes()): each mapping's TLB entry is
+  // flushed, as for an anonymous page.
+  if (const uint32_t f = sim.page_cache().find_get_page(file, index);
+      f != kNoFrame && sim.page_cache().mapcount(f) != 0) {
+    t.work(sim.costs().migrate_page_rmap);
+    for (const auto& [mm, addr] : page_mappings_file(sim, f))
+      co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
+    co_await sync_point(t);
+    // Reclaim may have taken the page while the flushes waited: then nothing is left to move.
+    const PhysPage now = sim.cma().page(pfn);
+    if (now.use != PhysUse::kFile || now.file != file || now.index != index) co_return true;
   }
   t.work(sim.costs().migrate_page_mapping + sim.costs().copy_page);
   sim.cma().move_page(pfn);

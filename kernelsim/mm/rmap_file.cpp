@@ -67,6 +67,13 @@ void try_to_unmap_file(Simulation& sim, uint32_t f,
   if (dirty) pc.set_page_dirty(f);  // try_to_unmap_one(): "Move the dirty bit to the page"
 }
 
+std::vector<std::pair<Mm*, uint64_t>> page_mappings_file(Simulation& sim, uint32_t f) {
+  std::vector<std::pair<Mm*, uint64_t>> out;
+  rmap_walk_file(sim, f,
+                 [&](Mm& mm, Vma&, uint64_t addr, uint8_t&) { out.emplace_back(&mm, addr); });
+  return out;
+}
+
 void page_mkclean_file(Simulation& sim, uint32_t f) {
   rmap_walk_file(
       sim, f, [](Mm&, Vma&, uint64_t, uint8_t& p) { p = static_cast<uint8_t>(p & ~pte::kDirty); });

@@ -6,8 +6,8 @@
 // is present in a VMA of the file at linear_page_index() == index and is not a page of its own
 // (a private mapping's copied page, pgtable.h kOwnPage) or the zero page.
 //
-// What walks it: reclaim's page_referenced() and try_to_unmap() (mm/vmscan.cpp), and writeback's
-// page_mkclean() (mm/filemap.cpp).
+// What walks it: reclaim's page_referenced() and try_to_unmap() (mm/vmscan.cpp), writeback's
+// page_mkclean() (mm/filemap.cpp) and migration's try_to_migrate() (mm/migrate.cpp).
 
 #pragma once
 
@@ -28,6 +28,10 @@ uint32_t page_referenced_file(Simulation& sim, uint32_t f);
 // a dirty pte dirties the page (set_page_dirty()). Appends each (mm, address) unmapped to
 // `flushes`: the caller flushes those TLB entries.
 void try_to_unmap_file(Simulation& sim, uint32_t f, std::vector<std::pair<Mm*, uint64_t>>* flushes);
+
+// The (mm, address) of every pte that maps page-cache frame f: the rmap walk of
+// try_to_migrate() and remove_migration_ptes(), whose ptes end where they began.
+std::vector<std::pair<Mm*, uint64_t>> page_mappings_file(Simulation& sim, uint32_t f);
 
 // Models page_mkclean() of page-cache frame f, as its writeback starts: the ptes that map it
 // lose their dirty bit, so a later write through them dirties the page again (wp_page_shared()).

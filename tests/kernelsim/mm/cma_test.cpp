@@ -10,6 +10,7 @@
 
 #include "kernelsim/constants.h"
 #include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/mm/filemap.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/sim/op.h"
 #include "kernelsim/simulation.h"
@@ -224,6 +225,32 @@ TEST(ContigAlloc, MigrationKeepsTheAnonPageAndNoPageLeaks) {
   EXPECT_EQ(sim->vm().nr_tlb_flush_calls, flushes + 1) << "the owning mm's TLB flushed once";
   EXPECT_EQ(sim->page_alloc().allocated(), allocated + 1) << "the range taken, the moved page kept";
   EXPECT_EQ(sim->vm().pgmigrate_success, 1u);
+  sim->run();
+}
+
+// A page-cache page that a mapping maps (mm/filemap_fault.h) is migrated with its ptes: each
+// mapping's TLB entry is flushed, and the page stays mapped and cached.
+TEST(ContigAlloc, MigratingAMappedFilePageFlushesItsMappings) {
+  auto sim = make_cma_sim("bh_invalidate=all");
+  sim->spawn_thread(
+      1, 1,
+      std::make_unique<VectorOpSource>(std::vector<Op>{
+          read_block(0), Op::mmap_file(kAddr, PAGE_SIZE, PROT_READ, MAP_SHARED, kFile, 0),
+          Op::touch(kAddr, PAGE_SIZE, /*write=*/false), Op::sleep(kPause)}));
+  spawn_driver(*sim, PAGE_SIZE, /*free_it=*/false);
+  sim->run_until(kDriverStart - SimTime::us(1));
+  const uint32_t f = sim->page_cache().find_get_page(kFile, 0);
+  ASSERT_NE(f, kNoFrame);
+  ASSERT_EQ(sim->page_cache().mapcount(f), 1u);
+  ASSERT_EQ(sim->cma().page(sim->cma().base_pfn()).use, PhysUse::kFile) << "block 0 is first";
+  const uint64_t flushes = sim->vm().nr_tlb_flush_calls;
+
+  sim->run_until(kDriverStart + SimTime::us(500));
+  EXPECT_EQ(sim->vm().pgmigrate_success, 1u);
+  EXPECT_EQ(sim->vm().nr_tlb_flush_calls, flushes + 1) << "the mapping's TLB entry flushed";
+  EXPECT_EQ(sim->page_cache().find_get_page(kFile, 0), f);
+  EXPECT_EQ(sim->page_cache().mapcount(f), 1u);
+  EXPECT_EQ(sim->find_mm(1)->rss_file, 1u);
   sim->run();
 }
 
