@@ -141,7 +141,9 @@ class PageCache {
   std::vector<uint32_t> mapcount_;  // by frame; grown on a frame's first mapping
   uint64_t nr_mapped_ = 0;
   std::unordered_map<uint64_t, FileRaState> ra_;
-  std::vector<FileRaState> mmap_ra_;  // by file id (FileTable's ids: small and dense)
+  // By file id (FileTable's ids: small and dense). A deque: a reader holds its state across
+  // suspensions while others' files grow it, and growing a deque at its end moves no element.
+  std::deque<FileRaState> mmap_ra_;
   std::unordered_map<uint32_t, std::vector<Task*>> read_waiters_;
 };
 
