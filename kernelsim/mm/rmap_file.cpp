@@ -37,12 +37,13 @@ void rmap_walk_file(Simulation& sim, uint32_t f, Fn&& fn) {
 
 }  // namespace
 
-uint32_t page_referenced_file(Simulation& sim, uint32_t f) {
+uint32_t page_referenced_file(Simulation& sim, uint32_t f, bool* exec) {
   uint32_t referenced = 0;
-  rmap_walk_file(sim, f, [&](Mm&, Vma&, uint64_t, uint8_t& p) {
+  rmap_walk_file(sim, f, [&](Mm&, Vma& vma, uint64_t, uint8_t& p) {
     if (p & pte::kYoung) {
       ++referenced;
       p = static_cast<uint8_t>(p & ~pte::kYoung);
+      if (exec != nullptr && (vma.prot & PROT_EXEC) != 0) *exec = true;
     }
   });
   return referenced;

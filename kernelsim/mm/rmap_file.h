@@ -21,8 +21,9 @@ class Mm;
 class Simulation;
 
 // Models page_referenced() of page-cache frame f: the ptes that map it with the accessed bit set,
-// each cleared (page_referenced_one()).
-uint32_t page_referenced_file(Simulation& sim, uint32_t f);
+// each cleared (page_referenced_one()). *exec (when given) is set when a mapping that referenced
+// it is executable (vm_flags & VM_EXEC).
+uint32_t page_referenced_file(Simulation& sim, uint32_t f, bool* exec = nullptr);
 
 // Models try_to_unmap() of page-cache frame f: every pte that maps it is cleared (rss, mapcount);
 // a dirty pte dirties the page (set_page_dirty()). Appends each (mm, address) unmapped to

@@ -99,14 +99,14 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t nid, uint32
 enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone };
 
 // Models the page-cache part of shrink_page_list() for one isolated file page:
-// locked -> keep; PageWriteback -> keep; mapped -> page_check_references() (a pte referenced it
-// since the last scan: activate) and try_to_unmap() (its ptes cleared, each (mm, address) added
-// to `unmapped` for the caller's TLB flush; a dirty pte dirties the page); PageDirty -> pageout()
-// by kswapd, or left to the flusher by direct reclaim (since 3.2); clean ->
-// try_to_release_page() (buffer heads) and __remove_mapping().
-// Known simplification: a referenced mapped page is activated on its first referenced scan (the
-// kernel keeps one referenced by a single pte on the inactive list once, PAGEREF_KEEP, unless it
-// is executable or PG_referenced).
+// locked -> keep; PageWriteback -> keep; mapped -> page_check_references() and try_to_unmap()
+// (its ptes cleared, each (mm, address) added to `unmapped` for the caller's TLB flush; a dirty
+// pte dirties the page); PageDirty -> pageout() by kswapd, or left to the flusher by direct
+// reclaim (since 3.2); clean -> try_to_release_page() (buffer heads) and __remove_mapping().
+// page_check_references() of a mapped file page: referenced by its ptes since the last scan, it
+// gets PG_referenced and is activated when it had it already, when more than one pte referenced
+// it, or when an executable mapping did; otherwise it stays on the inactive list for one more
+// pass (PAGEREF_KEEP). Not referenced, it is reclaimed.
 PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc,
                              std::vector<std::pair<Mm*, uint64_t>>* unmapped) {
   Simulation& sim = t.sim();
@@ -118,7 +118,14 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
     return PageOutcome::kKeep;
   }
   if (pc.mapcount(f) != 0) {
-    if (page_referenced_file(sim, f) != 0) return PageOutcome::kActivate;
+    bool exec = false;
+    const uint32_t referenced_ptes = page_referenced_file(sim, f, &exec);
+    const bool referenced_page = pc.test_clear_page_referenced(f);
+    if (referenced_ptes != 0) {
+      pc.set_page_referenced(f);
+      if (referenced_page || referenced_ptes > 1 || exec) return PageOutcome::kActivate;
+      return PageOutcome::kKeep;  // PAGEREF_KEEP
+    }
     try_to_unmap_file(sim, f, unmapped);
   }
   if (pf.dirty) {

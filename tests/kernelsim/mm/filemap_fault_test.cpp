@@ -153,6 +153,38 @@ TEST(FilemapFaultTest, ManyMissesWithoutHitsStopReadAround) {
   EXPECT_EQ(vm.pgcache_miss, MMAP_LOTSAMISS * 32 + (kFaults - MMAP_LOTSAMISS));
 }
 
+// 64 MiB, no swap: a mapping of a 32 MiB cold file, read once, then 40 MiB of anonymous writes
+// that only the file's pages can make room for. Returns the counters.
+VmCounters read_file_then_pressure(uint32_t prot) {
+  MachineConfig m;
+  m.nr_cpus = 2;
+  m.memory_bytes = 64 * kMiB;
+  m.swap_bytes = 0;
+  std::string error;
+  auto sim = Simulation::create(m, cost_profile_default(), "", &error);
+  EXPECT_NE(sim, nullptr) << error;
+  sim->files().set(kFile, FileSpec{FileType::kRegular, /*cached_at_start=*/false, 32 * kMiB});
+  constexpr uint64_t kAnon = 0x40000000;
+  run_then_look(*sim, {Op::mmap_file(kBase, 32 * kMiB, prot, MAP_PRIVATE, kFile, 0),
+                       Op::touch(kBase, 32 * kMiB, false),
+                       Op::mmap_anon(kAnon, 40 * kMiB, PROT_READ | PROT_WRITE),
+                       Op::touch(kAnon, 40 * kMiB, true)});
+  return sim->stats().vm;
+}
+
+// page_check_references(): a mapped file page referenced by one pte gets one more pass on the
+// inactive list (PAGEREF_KEEP) and, untouched since, is reclaimed; an executable mapping's page
+// is activated instead.
+TEST(FilemapFaultTest, AMappedPageReferencedOnceIsKeptOneMorePassUnlessExecutable) {
+  const VmCounters data = read_file_then_pressure(PROT_READ);
+  EXPECT_EQ(data.fault_oom, 0u);
+  EXPECT_GT(data.pgcache_unmapped, 0u);
+  EXPECT_EQ(data.pgactivate, 0u) << "no swap: only file pages are scanned, and none is activated";
+  const VmCounters text = read_file_then_pressure(PROT_READ | PROT_EXEC);
+  EXPECT_EQ(text.fault_oom, 0u);
+  EXPECT_GT(text.pgactivate, 0u) << "VM_EXEC: referenced text is activated";
+}
+
 TEST(FilemapFaultTest, ReclaimUnmapsMappedFilePagesAndTheyFaultBackIn) {
   std::string error;
   MachineConfig m;
