@@ -209,8 +209,7 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
   PageCache& pc = sim.page_cache();
   co_await sync_point(t);  // the mapping's xarray is shared
   uint32_t f = co_await find_get_page_uptodate(t, file, index);
-  const bool cached_at_start =
-      f == kNoFrame && sim.files().get(file).cached_at_start && !pc.was_ever_cached(file, index);
+  const bool cached_at_start = f == kNoFrame && is_cached_at_start_without_frame(sim, file, index);
   if (cached_at_start && sim.page_alloc().take_page_cached_at_start()) {
     // Found in the cache (--cache warm): the kernel's lookup, already charged, is all the cost;
     // the model only gives the page its frame now, with no suspension since the lookup.
@@ -256,9 +255,12 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
 }
 
 bool is_page_cached(const Simulation& sim, uint32_t file, uint64_t index) {
-  const PageCache& pc = sim.page_cache();
-  if (pc.find_get_page(file, index) != kNoFrame) return true;
-  return sim.files().get(file).cached_at_start && !pc.was_ever_cached(file, index);
+  return sim.page_cache().find_get_page(file, index) != kNoFrame ||
+         is_cached_at_start_without_frame(sim, file, index);
+}
+
+bool is_cached_at_start_without_frame(const Simulation& sim, uint32_t file, uint64_t index) {
+  return sim.files().get(file).cached_at_start && !sim.page_cache().was_ever_cached(file, index);
 }
 
 Co<void> balance_dirty_pages_ratelimited(Task& t) {

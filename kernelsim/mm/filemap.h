@@ -174,6 +174,11 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
 // a file cached at the start (fs/file.h) that the model has not materialised yet.
 bool is_page_cached(const Simulation& sim, uint32_t file, uint64_t index);
 
+// Whether page `index` of `file`, not in the index, is a page of a file cached at the start that
+// the model has not given a frame yet: resident for a reader, and never dropped in this run.
+// REQUIRES: find_get_page(file, index) == kNoFrame.
+bool is_cached_at_start_without_frame(const Simulation& sim, uint32_t file, uint64_t index);
+
 // Models balance_dirty_pages_ratelimited() after a write: wakes the flusher over the background
 // threshold and pauses the writer over the dirty threshold.
 Co<void> balance_dirty_pages_ratelimited(Task& t);

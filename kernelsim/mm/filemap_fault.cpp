@@ -63,7 +63,7 @@ Co<bool> filemap_fault(Task& t, const Vma& vma, uint64_t addr) {
     if (!co_await do_async_mmap_readahead(t, file, ra, index) &&
         (!pc.reads_in_flight(t.clock()) || !page_read_in_flight(sim.lruvec().frame(f), t.clock())))
       co_return true;
-  } else if (is_page_cached(sim, file, index)) {  // a warm file's page without a frame yet
+  } else if (is_cached_at_start_without_frame(sim, file, index)) {
     co_await do_async_mmap_readahead(t, file, ra, index);
   } else {
     ++sim.vm().pgmajfault;  // "No page in the page cache at all": VM_FAULT_MAJOR

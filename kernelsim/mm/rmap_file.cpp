@@ -53,18 +53,14 @@ void try_to_unmap_file(Simulation& sim, uint32_t f,
                        std::vector<std::pair<Mm*, uint64_t>>* flushes) {
   PageCache& pc = sim.page_cache();
   bool dirty = false;
-  std::vector<uint8_t*> ptes;  // cleared after the walk, which must still see them mapped
   rmap_walk_file(sim, f, [&](Mm& mm, Vma&, uint64_t addr, uint8_t& p) {
     dirty = dirty || (p & pte::kDirty) != 0;
-    ptes.push_back(&p);
+    p = pte::kNone;
     --mm.rss_file;
-    flushes->emplace_back(&mm, addr);
-  });
-  for (uint8_t* p : ptes) {
-    *p = pte::kNone;
     pc.page_remove_file_rmap(f);
     ++sim.vm().pgcache_unmapped;
-  }
+    flushes->emplace_back(&mm, addr);
+  });
   if (dirty) pc.set_page_dirty(f);  // try_to_unmap_one(): "Move the dirty bit to the page"
 }
 

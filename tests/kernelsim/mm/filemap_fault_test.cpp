@@ -153,9 +153,12 @@ TEST(FilemapFaultTest, ManyMissesWithoutHitsStopReadAround) {
   EXPECT_EQ(vm.pgcache_miss, MMAP_LOTSAMISS * 32 + (kFaults - MMAP_LOTSAMISS));
 }
 
-// 64 MiB, no swap: a mapping of a 32 MiB cold file, read once, then 40 MiB of anonymous writes
-// that only the file's pages can make room for. Returns the counters.
-VmCounters read_file_then_pressure(uint32_t prot) {
+constexpr uint64_t kAnon = 0x40000000;  // the pressure's mapping
+
+// 64 MiB, no swap, 2 CPUs (the thread on CPU 0, kswapd on CPU 1): `prot` maps a 32 MiB cold
+// file, it is read once, then 40 MiB of anonymous writes that only the file's pages can make
+// room for, then `after`.
+std::unique_ptr<Simulation> read_file_then_pressure(uint32_t prot, std::vector<Op> after = {}) {
   MachineConfig m;
   m.nr_cpus = 2;
   m.memory_bytes = 64 * kMiB;
@@ -164,42 +167,32 @@ VmCounters read_file_then_pressure(uint32_t prot) {
   auto sim = Simulation::create(m, cost_profile_default(), "", &error);
   EXPECT_NE(sim, nullptr) << error;
   sim->files().set(kFile, FileSpec{FileType::kRegular, /*cached_at_start=*/false, 32 * kMiB});
-  constexpr uint64_t kAnon = 0x40000000;
-  run_then_look(*sim, {Op::mmap_file(kBase, 32 * kMiB, prot, MAP_PRIVATE, kFile, 0),
-                       Op::touch(kBase, 32 * kMiB, false),
-                       Op::mmap_anon(kAnon, 40 * kMiB, PROT_READ | PROT_WRITE),
-                       Op::touch(kAnon, 40 * kMiB, true)});
-  return sim->stats().vm;
+  std::vector<Op> ops = {Op::mmap_file(kBase, 32 * kMiB, prot, MAP_PRIVATE, kFile, 0),
+                         Op::touch(kBase, 32 * kMiB, false),
+                         Op::mmap_anon(kAnon, 40 * kMiB, PROT_READ | PROT_WRITE),
+                         Op::touch(kAnon, 40 * kMiB, true)};
+  ops.insert(ops.end(), after.begin(), after.end());
+  run_then_look(*sim, std::move(ops));
+  return sim;
 }
 
 // page_check_references(): a mapped file page referenced by one pte gets one more pass on the
 // inactive list (PAGEREF_KEEP) and, untouched since, is reclaimed; an executable mapping's page
 // is activated instead.
 TEST(FilemapFaultTest, AMappedPageReferencedOnceIsKeptOneMorePassUnlessExecutable) {
-  const VmCounters data = read_file_then_pressure(PROT_READ);
+  const VmCounters data = read_file_then_pressure(PROT_READ)->stats().vm;
   EXPECT_EQ(data.fault_oom, 0u);
   EXPECT_GT(data.pgcache_unmapped, 0u);
   EXPECT_EQ(data.pgactivate, 0u) << "no swap: only file pages are scanned, and none is activated";
-  const VmCounters text = read_file_then_pressure(PROT_READ | PROT_EXEC);
+  const VmCounters text = read_file_then_pressure(PROT_READ | PROT_EXEC)->stats().vm;
   EXPECT_EQ(text.fault_oom, 0u);
   EXPECT_GT(text.pgactivate, 0u) << "VM_EXEC: referenced text is activated";
 }
 
 TEST(FilemapFaultTest, ReclaimUnmapsMappedFilePagesAndTheyFaultBackIn) {
-  std::string error;
-  MachineConfig m;
-  m.nr_cpus = 2;  // the thread on CPU 0, kswapd on CPU 1
-  m.memory_bytes = 64 * kMiB;
-  m.swap_bytes = 0;
-  auto sim = Simulation::create(m, cost_profile_default(), "", &error);
-  ASSERT_NE(sim, nullptr) << error;
-  sim->files().set(kFile, FileSpec{FileType::kRegular, /*cached_at_start=*/false, 32 * kMiB});
-  constexpr uint64_t kAnon = 0x40000000;
   constexpr uint64_t kFilePages = 32 * kMiB / kPage;
-  run_then_look(*sim, {Op::mmap_file(kBase, 32 * kMiB, PROT_READ, MAP_PRIVATE, kFile, 0),
-                       Op::touch(kBase, 32 * kMiB, false),
-                       Op::mmap_anon(kAnon, 40 * kMiB, PROT_READ | PROT_WRITE),
-                       Op::touch(kAnon, 40 * kMiB, true), Op::touch(kBase, 32 * kMiB, false)});
+  auto sim = read_file_then_pressure(PROT_READ, {Op::touch(kBase, 32 * kMiB, false)});
+  ASSERT_NE(sim, nullptr);
   const VmCounters& vm = sim->stats().vm;
   const Mm& mm = *sim->find_mm(1);
   EXPECT_EQ(vm.fault_oom, 0u);
