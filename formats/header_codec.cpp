@@ -1,5 +1,6 @@
 #include "formats/header_codec.h"
 
+#include <algorithm>
 #include <string>
 
 namespace mmreplay::formats {
@@ -55,6 +56,7 @@ void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::He
     f.setBlockSize(meta.files[i].block_size);
     f.setKind(static_cast<capnp_schema::FileKind>(meta.files[i].kind));
     f.setCreated(meta.files[i].created);
+    f.setReadAheadKb(meta.files[i].read_ahead_kb);
   }
   out.setChunkEvents(chunk_events);
 }
@@ -96,7 +98,8 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
     const auto kind = static_cast<uint16_t>(f.getKind());
     meta->files.push_back(FileInfo{
         f.getId(), f.getPath().cStr(), f.getSizeBytes(), f.getBlockSize(),
-        kind < kFileKindCount ? static_cast<FileKind>(kind) : FileKind::kUnknown, f.getCreated()});
+        kind < kFileKindCount ? static_cast<FileKind>(kind) : FileKind::kUnknown, f.getCreated(),
+        std::max(f.getReadAheadKb(), int32_t{-1})});  // a crafted value below -1 reads as unknown
   }
   return Status::ok();
 }

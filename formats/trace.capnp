@@ -68,6 +68,8 @@ struct File {
   kind @4 :FileKind;     # what the descriptor pointed at (format 1.3; unknown in older files)
   created @5 :Bool;      # made during the recording (O_CREAT|O_TRUNC, creat, memfd, pipe, socket):
                          # its page cache starts empty; false = it existed before (format 1.3)
+  readAheadKb @6 :Int32 = -1;  # read_ahead_kb of its device's bdi on the recording machine; -1 =
+                               # not known: replay's read_ahead_kb knob (format 1.8)
 }
 
 # Only regular files and block devices reach the page cache (replay: kernelsim/fs/file.h).

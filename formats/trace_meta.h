@@ -18,9 +18,10 @@ inline constexpr uint16_t kFormatVersionMajor = 1;
 // wait_child, futex_wake and futex_wait events and the thread table's parent_tid; 1.5: the
 // allocator a generated workload stands for (TraceMeta::allocator); 1.6: chunks stored by kind
 // (Chunk.encoding byKind, formats/chunk_codec.h; older chunks are byField); 1.7: file_write pieces
-// of one call (kFlagContinued). A minor version only adds kinds and fields, so a reader reads every
-// older minor version of its major one.
-inline constexpr uint16_t kFormatVersionMinor = 7;
+// of one call (kFlagContinued); 1.8: each file's device readahead window (FileInfo::read_ahead_kb).
+// A minor version only adds kinds and fields, so a reader reads every older minor version of its
+// major one.
+inline constexpr uint16_t kFormatVersionMinor = 8;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
 // a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost
@@ -65,6 +66,10 @@ struct FileInfo {
   uint32_t block_size = 4096;
   FileKind kind = FileKind::kUnknown;
   bool created = false;  // made during the recording: no page-cache pages at its start
+  // Format 1.8: read_ahead_kb of the device behind the file on the recording machine (its bdi's,
+  // from sysfs: tools/cli/device_readahead.h); -1 when not known (older files, generated traces,
+  // files that are not on a block device), and replay then uses its read_ahead_kb knob.
+  int32_t read_ahead_kb = -1;
   friend bool operator==(const FileInfo&, const FileInfo&) = default;
 };
 

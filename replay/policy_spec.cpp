@@ -99,6 +99,20 @@ Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config) {
   return Status::ok();
 }
 
+bool policy_names_knob(std::string_view spec, std::string_view key) {
+  size_t start = 0;
+  for (size_t i = 0; i <= spec.size(); ++i) {
+    if (i != spec.size() && spec[i] != '+') continue;
+    const std::string_view item = spec.substr(start, i - start);
+    start = i + 1;
+    const size_t eq = item.find('=');
+    if (eq != std::string_view::npos && kernelsim::trim_knob_text(item.substr(0, eq)) == key) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string format_policy_knobs(const kernelsim::KernelConfig& config,
                                 const TraceRewrites& rewrites) {
   return kernelsim::format_knobs(config) + "," + format_rewrites(rewrites);

@@ -29,6 +29,11 @@ Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config,
 // a trace rewrite in `spec` is an error there, never silently dropped.
 Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config);
 
+// True when `spec` sets kernel knob `key` itself ("linux-6.6+read_ahead_kb=512"), rather than
+// leaving it to its preset or the default. Replay lets a knob the user gave override what the
+// trace recorded of the machine (replay/run.cpp: read_ahead_kb over each file's device's).
+bool policy_names_knob(std::string_view spec, std::string_view key);
+
 // Every knob, defaults included: the kernel's (kernelsim::format_knobs), then the rewrites. What a
 // run's results record as `policy_knobs`.
 std::string format_policy_knobs(const kernelsim::KernelConfig& config,

@@ -106,10 +106,13 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
   }
 }
 
-// The model's file table from the trace's (kernelsim/fs/file.h): kinds, and which files start
-// cached. A kind this build does not know, or none (older formats), is unknown: page cache and
-// buffer heads, as every file was before kinds.
-void set_files(const formats::TraceMeta& meta, CacheStart cache, kernelsim::FileTable* table) {
+// The model's file table from the trace's (kernelsim/fs/file.h): kinds, which files start
+// cached, and the readahead window of each file's device as recorded (format 1.8), unless the
+// policy gives read_ahead_kb itself (`devices_as_recorded` false): a what-if for every device.
+// A kind this build does not know, or none (older formats), is unknown: page cache and buffer
+// heads, as every file was before kinds.
+void set_files(const formats::TraceMeta& meta, CacheStart cache, bool devices_as_recorded,
+               kernelsim::FileTable* table) {
   using formats::FileKind;
   using kernelsim::FileType;
   // Files of generated traces and of traces before kinds were recorded stayed cold (format 1.3),
@@ -146,6 +149,7 @@ void set_files(const formats::TraceMeta& meta, CacheStart cache, kernelsim::File
         break;
     }
     spec.size_bytes = f.size_bytes;
+    if (devices_as_recorded) spec.read_ahead_kb = f.read_ahead_kb;
     spec.cached_at_start = cache == CacheStart::kWarm ||
                            (cache == CacheStart::kAuto &&
                             (kinds_recorded || f.kind != FileKind::kUnknown) && !f.created);
@@ -219,7 +223,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   auto sim = kernelsim::Simulation::create(machine, costs, spec.config, &error);
   // Simulation::create() refuses only its machine configuration (CPUs, sizes): a bad argument.
   if (!sim) return Status::invalid_argument("run " + spec.policy_name + ": " + error);
-  set_files(meta, spec.cache, &sim->files());
+  set_files(meta, spec.cache, !policy_names_knob(spec.policy_name, "read_ahead_kb"), &sim->files());
   std::unique_ptr<RunTimeline> timeline;
   if (!spec.timeline_path.empty()) {
     if (Status st = RunTimeline::open(spec, *sim, &timeline); !st) return st;

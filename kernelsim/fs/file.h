@@ -32,6 +32,9 @@ struct FileSpec {
   bool cached_at_start = false;  // its pages sit in the page cache when the run starts (warm)
   // i_size as the trace knows it (0: unknown): readahead stops at it (mm/readahead.h).
   uint64_t size_bytes = 0;
+  // read_ahead_kb of the device behind the file (its bdi), as recorded; -1: not recorded, and
+  // the read_ahead_kb knob stands for every device (mm/readahead.h bdi_ra_pages()).
+  int32_t read_ahead_kb = -1;
 };
 
 class FileTable {

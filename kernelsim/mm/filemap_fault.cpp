@@ -17,7 +17,7 @@ namespace {
 // Models do_sync_mmap_readahead() for a fault that missed page `index` (no VM_RAND_READ or
 // VM_SEQ_READ: the model keeps no madvise hint): read-around unless the mappings miss too often.
 Co<void> do_sync_mmap_readahead(Task& t, uint32_t file, FileRaState& ra, uint64_t index) {
-  const uint64_t ra_pages = bdi_ra_pages(t.sim());
+  const uint64_t ra_pages = bdi_ra_pages(t.sim(), file);
   if (ra_pages == 0) co_return;                            // no read-around: the page is read alone
   if (ra.mmap_miss < MMAP_LOTSAMISS * 10) ++ra.mmap_miss;  // "avoid banging the cache line"
   if (ra.mmap_miss > MMAP_LOTSAMISS) co_return;
@@ -29,7 +29,7 @@ Co<void> do_sync_mmap_readahead(Task& t, uint32_t file, FileRaState& ra, uint64_
 }
 
 Co<bool> start_async_window(Task& t, uint32_t file, FileRaState& ra, uint64_t index) {
-  co_await page_cache_async_ra(t, file, ra, index, bdi_ra_pages(t.sim()));
+  co_await page_cache_async_ra(t, file, ra, index, bdi_ra_pages(t.sim(), file));
   co_return true;
 }
 
@@ -38,7 +38,7 @@ Co<bool> start_async_window(Task& t, uint32_t file, FileRaState& ra, uint64_t in
 // window (the caller looks its page up again).
 Co<bool> do_async_mmap_readahead(Task& t, uint32_t file, FileRaState& ra, uint64_t index) {
   if (ra.mmap_miss > 0) --ra.mmap_miss;
-  if (!ra.marks(index) || bdi_ra_pages(t.sim()) == 0) return Co<bool>::ready(false);
+  if (!ra.marks(index) || bdi_ra_pages(t.sim(), file) == 0) return Co<bool>::ready(false);
   return start_async_window(t, file, ra, index);
 }
 

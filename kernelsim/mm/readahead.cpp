@@ -123,7 +123,7 @@ Co<void> do_page_cache_ra(Task& t, uint32_t file, uint64_t start, uint64_t nr, u
 // (`hit_marker`): moves the window and reads it.
 Co<void> ondemand_readahead(Task& t, uint32_t file, FileRaState& ra, bool hit_marker,
                             uint64_t index, uint64_t req) {
-  const uint64_t max = max_ra_pages(bdi_ra_pages(t.sim()), req);
+  const uint64_t max = max_ra_pages(bdi_ra_pages(t.sim(), file), req);
   if (index != 0 && (index == ra.start + ra.size - ra.async_size || index == ra.start + ra.size)) {
     // The expected index: sequential. Ramp the window up and push it forward.
     ra.start += ra.size;
@@ -158,8 +158,11 @@ Co<void> ondemand_readahead(Task& t, uint32_t file, FileRaState& ra, bool hit_ma
 
 }  // namespace
 
-uint64_t bdi_ra_pages(const Simulation& sim) {
-  return uint64_t{sim.config().read_ahead_kb} * 1024 / PAGE_SIZE;
+uint64_t bdi_ra_pages(const Simulation& sim, uint32_t file) {
+  const int32_t device_kb = sim.files().get(file).read_ahead_kb;
+  const uint64_t kb =
+      device_kb >= 0 ? static_cast<uint64_t>(device_kb) : sim.config().read_ahead_kb;
+  return kb * 1024 / PAGE_SIZE;
 }
 
 Co<void> ra_submit(Task& t, uint32_t file, FileRaState& ra) {
@@ -181,7 +184,7 @@ uint64_t get_next_ra_size(uint64_t cur, uint64_t max) {
 }
 
 Co<void> page_cache_sync_ra(Task& t, uint32_t file, FileRaState& ra, uint64_t index, uint64_t req) {
-  if (bdi_ra_pages(t.sim()) == 0) {
+  if (bdi_ra_pages(t.sim(), file) == 0) {
     // "Even if read-ahead is disabled, issue this request as read-ahead": one page.
     co_await do_page_cache_ra(t, file, index, 1, 0, nullptr);
     co_return;

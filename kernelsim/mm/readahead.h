@@ -13,7 +13,7 @@
 // The window (ondemand_readahead(), 4.10+): from the start of the file, after a read that ended
 // just before, or for a read larger than the window, it starts at get_init_ra_size() of the read;
 // each following window is get_next_ra_size() of the last (x4 while small, x2, then the maximum).
-// The maximum is read_ahead_kb (knob, VM_READAHEAD_PAGES by default), or the read itself up to the
+// The maximum is the device's read_ahead_kb (bdi_ra_pages()), or the read itself up to the
 // device's io_pages (BLK_DEF_MAX_SECTORS) when the read is larger. The last async_size pages of a
 // window are read ahead: the first of them carries PG_readahead, and a read reaching it starts the
 // next window without waiting (page_cache_async_ra()). A read elsewhere reads what it asks for and
@@ -70,8 +70,11 @@ Co<void> page_cache_sync_ra(Task& t, uint32_t file, FileRaState& ra, uint64_t in
 // next window without waiting. REQUIRES: t holds no spinlock.
 Co<void> page_cache_async_ra(Task& t, uint32_t file, FileRaState& ra, uint64_t index, uint64_t req);
 
-// bdi->ra_pages: read_ahead_kb in pages.
-uint64_t bdi_ra_pages(const Simulation& sim);
+// inode_to_bdi(file)->ra_pages, which file_ra_state_init() copies into a file's ra_pages: the
+// read_ahead_kb of the file's device in pages. A device's figure comes with the trace (record
+// reads it from sysfs: FileSpec::read_ahead_kb); the read_ahead_kb knob stands for a device the
+// trace does not describe.
+uint64_t bdi_ra_pages(const Simulation& sim, uint32_t file);
 
 // Models ra_submit(): reads the window `ra` describes (start, size), marking its page
 // start + size - async_size for the next one. REQUIRES: t holds no spinlock.

@@ -90,7 +90,8 @@ struct KernelConfig {
   LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru
-  uint32_t read_ahead_kb = VM_READAHEAD_KB;          // the readahead window (0: one page per miss)
+  uint32_t read_ahead_kb = VM_READAHEAD_KB;          // readahead window of a device the trace does
+                                                     // not describe (0: one page per miss)
   MemcgCounterKind memcg = MemcgCounterKind::kOff;
   uint32_t charge_batch = MEMCG_CHARGE_BATCH;  // pages per memcg counter charge
   UnchargeBatchMode uncharge_batch = UnchargeBatchMode::kGather;

@@ -228,12 +228,14 @@ std::vector<KnobInfo> build_table() {
              {"queued",
               "4.2+ x86 qspinlock (Waiman Long, MCS queue): each waiter spins on its own node, one "
               "line transfer per handoff"}}}));
-  t.push_back(knob("read_ahead_kb", &KernelConfig::read_ahead_kb,
-                   "readahead window of a file or block device (queue/read_ahead_kb)",
-                   {n(0, "off: a missing page is read alone (force_page_cache_ra() of one page)"),
-                    n(VM_READAHEAD_KB, "the kernel's default (VM_READAHEAD_PAGES)"),
-                    n(4 * VM_READAHEAD_KB, "a common tuning for streaming reads"),
-                    n(16 * VM_READAHEAD_KB, "a large window (RAID, network block devices)")}));
+  t.push_back(
+      knob("read_ahead_kb", &KernelConfig::read_ahead_kb,
+           "readahead window of a file or block device (queue/read_ahead_kb) whose device the "
+           "trace does not describe; given in a policy, replay uses it for every device",
+           {n(0, "off: a missing page is read alone (force_page_cache_ra() of one page)"),
+            n(VM_READAHEAD_KB, "the kernel's default (VM_READAHEAD_PAGES)"),
+            n(4 * VM_READAHEAD_KB, "a common tuning for streaming reads"),
+            n(16 * VM_READAHEAD_KB, "a large window (RAID, network block devices)")}));
   return t;
 }
 

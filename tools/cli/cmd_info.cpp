@@ -54,7 +54,8 @@ nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceS
                           {"size_bytes", f.size_bytes},
                           {"block_size", f.block_size},
                           {"kind", formats::file_kind_name(f.kind)},
-                          {"created", f.created}});
+                          {"created", f.created},
+                          {"read_ahead_kb", f.read_ahead_kb}});
   }
   j["events"] = stats.events;
   j["events_per_kind"] = nlohmann::json::object();
@@ -131,9 +132,11 @@ void print_text(const formats::TraceReader& reader, const formats::TraceStats& s
     fmt::print("  ... {} more (--json lists all)\n", m.threads.size() - kThreadsShown);
   }
   for (const auto& f : m.files) {
-    fmt::print("file {:>4}     {} ({}, {}, {}, block {})\n", f.id, f.path,
+    const std::string readahead =
+        f.read_ahead_kb >= 0 ? fmt::format(", read_ahead_kb {}", f.read_ahead_kb) : "";
+    fmt::print("file {:>4}     {} ({}, {}, {}, block {}{})\n", f.id, f.path,
                formats::file_kind_name(f.kind), f.created ? "created" : "existed",
-               human_bytes(f.size_bytes), f.block_size);
+               human_bytes(f.size_bytes), f.block_size, readahead);
   }
   if (!list_chunks) return;
   fmt::print("chunks        {}\n", reader.chunks().size());

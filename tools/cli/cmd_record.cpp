@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,7 @@
 #include "formats/import/import.h"
 #include "formats/import/syscall.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/device_readahead.h"
 #include "tools/cli/exit_code.h"
 #include "tools/cli/record_perf.h"
 #include "tools/cli/record_probe.h"
@@ -209,8 +211,24 @@ uint64_t traced_span_ns(const formats::ImportedTrace& trace) {
   return last > first ? last - first : 0;
 }
 
+// How many files have their device's readahead window, by window (device_readahead.h).
+void print_device_readahead(const formats::ImportedTrace& trace) {
+  std::map<int32_t, size_t> files_per_kb;
+  for (const formats::FileInfo& f : trace.meta.files) {
+    if (f.read_ahead_kb >= 0) ++files_per_kb[f.read_ahead_kb];
+  }
+  if (files_per_kb.empty()) return;
+  std::string list;
+  for (const auto& [kb, n] : files_per_kb) {
+    list += fmt::format("{}{} at {} KiB", list.empty() ? "" : ", ", n, kb);
+  }
+  std::fprintf(stderr, "  device read_ahead_kb: %s (files; replay reads ahead as they did)\n",
+               list.c_str());
+}
+
 void print_report(const RecordArgs& a, const std::string& out, const formats::ImportReport& report,
-                  const Recording& r, uint64_t span_ns, uint64_t perf_bytes) {
+                  const Recording& r, uint64_t span_ns, uint64_t perf_bytes,
+                  const formats::ImportedTrace& trace) {
   const double events = static_cast<double>(report.events == 0 ? 1 : report.events);
   std::fprintf(stderr, "%s: %s", out.c_str(), formats::format_report(report).c_str());
   std::fprintf(stderr,
@@ -232,6 +250,7 @@ void print_report(const RecordArgs& a, const std::string& out, const formats::Im
                  static_cast<unsigned long long>(r.cost.syscall_samples),
                  static_cast<unsigned long long>(r.cost.fault_samples));
   }
+  print_device_readahead(trace);
   std::fprintf(
       stderr, "  perf.data %llu bytes (%.1f bytes/event), .mmtrace %llu bytes (%.2f bytes/event)\n",
       static_cast<unsigned long long>(perf_bytes), perf_bytes / events,
@@ -312,6 +331,7 @@ Status record(const RecordArgs& a, int* exit) {
         a.pid != 0 ? std::filesystem::read_symlink(fmt::format("/proc/{}/cwd", a.pid), cwd_error)
                    : std::filesystem::current_path(cwd_error);
     if (!cwd_error) formats::resolve_relative_paths(cwd.string(), &trace.meta.files);
+    set_device_readahead(&trace.meta.files);
     report.files_per_kind = {};
     for (const auto& f : trace.meta.files) ++report.files_per_kind[static_cast<size_t>(f.kind)];
     fill_recorder(a, r.cost, &trace);
@@ -320,7 +340,7 @@ Status record(const RecordArgs& a, int* exit) {
   const uint64_t perf_bytes = file_bytes(data);
   cleanup();
   if (!s) return s;
-  print_report(a, out, report, r, traced_span_ns(trace), perf_bytes);
+  print_report(a, out, report, r, traced_span_ns(trace), perf_bytes, trace);
   if (a.keep) std::fprintf(stderr, "  kept %s and %s\n", data.c_str(), text.c_str());
   *exit = a.pid != 0 ? kExitOk : r.command_status;
   return Status::ok();

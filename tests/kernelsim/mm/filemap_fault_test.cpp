@@ -153,6 +153,41 @@ TEST(FilemapFaultTest, ManyMissesWithoutHitsStopReadAround) {
   EXPECT_EQ(vm.pgcache_miss, MMAP_LOTSAMISS * 32 + (kFaults - MMAP_LOTSAMISS));
 }
 
+// A 32 MiB cold file read through a mapping one fault every 16 pages, as a kernel with
+// fault-around (do_fault_around(), 64 KiB) faults it, on a device with `read_ahead_kb`
+// (FileSpec: -1 leaves the knob's 128 KiB).
+std::unique_ptr<Simulation> strided_read_on_device(int32_t read_ahead_kb) {
+  constexpr uint64_t kPages = 8192;
+  constexpr uint64_t kStride = 16;
+  auto sim = make_sim(1);
+  FileSpec spec{FileType::kRegular, /*cached_at_start=*/false, kPages * kPage};
+  spec.read_ahead_kb = read_ahead_kb;
+  sim->files().set(kFile, spec);
+  run_then_look(*sim, {Op::mmap_file(kBase, kPages * kPage, PROT_READ, MAP_PRIVATE, kFile, 0),
+                       Op::touch(kBase, kPages * kPage, false, kStride * kPage)});
+  EXPECT_EQ(sim->stats().vm.fault_file, kPages / kStride);
+  return sim;
+}
+
+// file_ra_state_init(): a file's readahead window is its device's (bdi->ra_pages). At 8 MiB, as
+// a virtio disk here has it, the first fault reads 2,048 pages around itself and each window's
+// marked page starts the next one, so one fault of 512 waits for the device; at the kernel's
+// default 128 KiB every fault past the first window misses the 32 pages read around the last.
+TEST(FilemapFaultTest, ReadAroundUsesTheFilesDeviceWindow) {
+  const auto fast = strided_read_on_device(8192);
+  EXPECT_EQ(fast->stats().vm.pgmajfault, 1u);
+  // Windows of 2,048 pages from 0: marks at 1536, then 2048, 4096 and 6144 (the last finds the
+  // file's end).
+  EXPECT_EQ(fast->stats().vm.ra_async, 4u);
+  EXPECT_EQ(fast->stats().vm.pgcache_miss, 8192u);
+
+  const auto knob = strided_read_on_device(-1);
+  // Page 16 is the one hit: the window around page 0 reaches page 31 and every later window
+  // (centred on its miss) ends before the next fault's page.
+  EXPECT_EQ(knob->stats().vm.pgmajfault, 511u);
+  EXPECT_EQ(knob->stats().vm.ra_async, 0u);
+}
+
 constexpr uint64_t kAnon = 0x40000000;  // the pressure's mapping
 
 // 64 MiB, no swap, 2 CPUs (the thread on CPU 0, kswapd on CPU 1): `prot` maps a 32 MiB cold

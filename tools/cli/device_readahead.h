@@ -1,0 +1,36 @@
+// The readahead window of the device behind each recorded file, read from the recording
+// machine's sysfs after the run (format 1.8, formats::FileInfo::read_ahead_kb).
+//
+// The kernel sizes a file's readahead from its backing device: file_ra_state_init() copies
+// inode_to_bdi(inode)->ra_pages into the open file, and mmap read-around and async readahead use
+// that (mm/readahead.c, mm/filemap.c). A virtio disk here has read_ahead_kb 8192 where the
+// kernel's default is 128, which changes a cold mapped read from a major fault per 32 pages to
+// one per 2,048. sysfs names the bdi by the device number:
+//   - a file on a block-backed filesystem: class/bdi/MAJ:MIN/read_ahead_kb, from its st_dev; on
+//     a partition, whose bdi is its disk's, the disk's queue through dev/block/MAJ:MIN/..;
+//   - a block device node: its disk's queue/read_ahead_kb, from its st_rdev (the same setting
+//     as the bdi's: writing either sets bdi->ra_pages).
+// A file gone by the end of the run (a temporary, or xz's input) is looked up by the nearest
+// directory above it that still exists: the same filesystem unless a mount point lies between.
+// Filesystems without a block device (tmpfs, overlayfs, procfs, NFS) have a bdi sysfs does not
+// list, or one with no readahead of a device, and stay unknown (-1): replay uses its knob.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/trace_meta.h"
+
+namespace mmreplay::tools {
+
+// read_ahead_kb of the device behind `path` under `sysfs` ("/sys"), or -1 when none is found.
+int32_t device_read_ahead_kb(const std::string& path, const std::string& sysfs = "/sys");
+
+// Sets read_ahead_kb of each regular file and block device of `files` with an absolute path;
+// returns how many were set.
+size_t set_device_readahead(std::vector<formats::FileInfo>* files,
+                            const std::string& sysfs = "/sys");
+
+}  // namespace mmreplay::tools
