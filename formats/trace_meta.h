@@ -67,7 +67,7 @@ struct FileInfo {
   FileKind kind = FileKind::kUnknown;
   bool created = false;  // made during the recording: no page-cache pages at its start
   // Format 1.8: read_ahead_kb of the device behind the file on the recording machine (its bdi's,
-  // from sysfs: tools/cli/device_readahead.h); -1 when not known (older files, generated traces,
+  // from sysfs: tools/cli/host_files.h); -1 when not known (older files, generated traces,
   // files that are not on a block device), and replay then uses its read_ahead_kb knob.
   int32_t read_ahead_kb = -1;
   friend bool operator==(const FileInfo&, const FileInfo&) = default;

@@ -83,8 +83,8 @@ bool is_number(std::string_view s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
-// The names FdTables::new_description() gives files without a path: "pid MM fd N" (from before
-// the recording) and "KIND pid MM fd N" (opened unseen, e.g. by the dynamic loader).
+}  // namespace
+
 bool is_unnamed_fd_name(std::string_view path) {
   std::vector<std::string_view> words;
   std::string_view rest = path;
@@ -94,8 +94,6 @@ bool is_unnamed_fd_name(std::string_view path) {
   return words.size() == 4 && words[0] == "pid" && is_number(words[1]) && words[2] == "fd" &&
          is_number(words[3]);
 }
-
-}  // namespace
 
 size_t resolve_relative_paths(const std::string& cwd, std::vector<FileInfo>* files) {
   if (cwd.empty() || cwd.front() != '/') return 0;

@@ -38,6 +38,9 @@ FileKind file_kind_of_path(std::string_view path);
 
 // The file of an fd whose path is not known is called "pid MM fd N" (MM its process's mm id).
 inline constexpr std::string_view kUnnamedFdPrefix = "pid ";
+// True for the names FdTables gives files without a path: "pid MM fd N" (from before the
+// recording) and "KIND pid MM fd N" (opened unseen, e.g. by the dynamic loader).
+bool is_unnamed_fd_name(std::string_view path);
 
 // Names the descriptors a recorder saw open in the traced process `mm` before it ran (record
 // reads its own fds 0-2, which the command inherits; or /proc/PID/fd at attach): the file

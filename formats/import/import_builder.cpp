@@ -290,6 +290,10 @@ bool ImportBuilder::rename_thread(uint64_t from, uint64_t to) {
   return true;
 }
 
+void ImportBuilder::mapping_path(uint64_t tid, uint64_t ts, uint64_t addr, std::string_view path) {
+  impl_->state.mapping_paths.push_back({tid, ts, addr, std::string(path)});
+}
+
 void ImportBuilder::open_path(uint64_t tid, std::string_view path) {
   impl_->state.thread(tid).open_path.assign(path);
 }

@@ -115,6 +115,11 @@ class ImportBuilder {
   // ignored; a second OUT replaces the first.
   void switch_out(uint64_t tid, uint64_t ts, bool preempted);
   void switch_in(uint64_t tid, uint64_t ts);
+  // perf's PERF_RECORD_MMAP2 (or MMAP): the thread's process mapped `path` at `addr` (perf
+  // reports executable file mappings: a program's libraries). The file its mmap call gave that
+  // address gets the name when the importer had none for it (the dynamic loader opens libraries
+  // with its own openat, which no probe names).
+  void mapping_path(uint64_t tid, uint64_t ts, uint64_t addr, std::string_view path);
   // The path the thread's next syscall opens (a uprobe on the libc open function that makes it,
   // seen before the syscall's enter). Any other syscall enter on the thread drops it.
   void open_path(uint64_t tid, std::string_view path);

@@ -83,6 +83,14 @@ struct BuilderState {
   // so two processes attaching at one address share an entry (the later one wins).
   std::unordered_map<uint64_t, uint64_t> shm_size;
   std::unordered_map<uint64_t, uint64_t> shm_attached;
+  // perf's file mapping records, in the order seen (ImportBuilder::mapping_path()).
+  struct MappingPath {
+    uint64_t tid;
+    uint64_t ts;
+    uint64_t addr;
+    std::string path;
+  };
+  std::vector<MappingPath> mapping_paths;
 
   ThreadState& thread(uint64_t tid);
 };

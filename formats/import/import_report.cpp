@@ -33,6 +33,11 @@ std::string format_report(const ImportReport& r) {
   }
   out += fmt::format("  {} descriptor calls (open, pipe, socket, dup, close, ...); files:{}\n",
                      r.fd_calls, files.empty() ? " none" : files);
+  if (r.files_named_by_mappings != 0) {
+    out += fmt::format(
+        "  {} files named by the mappings perf recorded (libraries the loader opened)\n",
+        r.files_named_by_mappings);
+  }
   if (r.failed_calls + r.unmatched_exits + r.unfinished_calls + r.ignored_events > 0) {
     out += fmt::format(
         "  {} failed calls, {} exits without enter, {} unfinished calls ({} dropped), {} ignored "

@@ -85,6 +85,8 @@ struct ImportReport {
   uint64_t threads = 0;
   uint64_t processes = 0;
   uint64_t files = 0;
+  // Files opened unseen (the dynamic loader's libraries) named by perf's mapping records.
+  uint64_t files_named_by_mappings = 0;
 
   uint64_t lost_events = 0;  // dropped by the recorder (PERF_RECORD_LOST), not in the trace
   // Off-CPU intervals between events (perf --switch-events), kept as off_cpu observations.

@@ -125,6 +125,9 @@ class Resolver {
     return fds_.lookup(table_of_[thread], mm_[thread], fd);
   }
   std::vector<ImplicitMapping> implicit_mappings(uint64_t mm_id, const MmState& m) const;
+  void index_mapping_paths();
+  void note_mapping_path(uint64_t mm, const Event& mmap);
+  void name_mapped_files();
   void assemble(ImportedTrace* out);
 
   BuilderState& s_;
@@ -135,6 +138,11 @@ class Resolver {
   std::map<uint64_t, std::vector<uint64_t>> execs_;  // base mm -> its execs' times, in order
   std::map<uint64_t, MmState> mms_;
   std::vector<FileInfo> file_table_;  // before fds_, which extends it
+  // perf's file mapping records (ImportBuilder::mapping_path()) by (mm, address): (time, path).
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<std::pair<uint64_t, std::string>>>
+      mapping_paths_;
+  std::map<uint64_t, std::string> mapped_names_;  // unnamed file id -> the path mapped from it
+  std::vector<uint64_t> file_alias_;  // by file id - 1: the file it turned out to be, 0 = itself
   FdTables fds_;
   // Each thread's descriptor table: its mm's (threads share it) unless a clone without
   // CLONE_FILES gave it a copy of its own (fd_table.h (1)).
@@ -632,7 +640,10 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       m.mapped.add(e.addr, end);
       m.ever.add(e.addr, end);
       order_.change(mm, e.addr, end, self);
-      if (item->fd != kNoFd) e.arg1 = fd(thread, item->fd).file_id;
+      if (item->fd != kNoFd) {
+        e.arg1 = fd(thread, item->fd).file_id;
+        note_mapping_path(mm, e);
+      }
       break;
     }
     case EventKind::kMunmap:
@@ -709,6 +720,56 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       break;
     default:
       break;
+  }
+}
+
+// perf names the files of executable mappings (PERF_RECORD_MMAP2): the dynamic loader's own
+// openat of each library is seen, but no probe names it, so the file is "unknown pid MM fd N"
+// until a mapping of it has a record. Each record is keyed by its mm (at its time) and address.
+void Resolver::index_mapping_paths() {
+  for (BuilderState::MappingPath& r : s_.mapping_paths) {
+    const auto it = s_.index_of.find(r.tid);
+    if (it == s_.index_of.end()) continue;  // a thread with no event of its own
+    mapping_paths_[{mm_at(it->second, r.ts), r.addr}].emplace_back(r.ts, std::move(r.path));
+  }
+}
+
+// An mmap of an unnamed file at an address a record names: the file is that path. The record
+// is made inside the call (perf_event_mmap() in mmap_region()), so the last one by its return.
+void Resolver::note_mapping_path(uint64_t mm, const Event& mmap) {
+  if (mmap.arg1 == 0 || !is_unnamed_fd_name(file_table_[mmap.arg1 - 1].path)) return;
+  const auto it = mapping_paths_.find({mm, mmap.addr});
+  if (it == mapping_paths_.end()) return;
+  const uint64_t end = mmap.ts_ns + (mmap.has_duration() ? mmap.duration_ns : 0);
+  const std::string* path = nullptr;
+  for (const auto& [ts, p] : it->second) {
+    if (ts <= end) path = &p;
+  }
+  if (path != nullptr) mapped_names_.emplace(mmap.arg1, *path);
+}
+
+// Names the files note_mapping_path() found. One already in the table under that path (opened by
+// name, or named by an earlier mapping: the same library in another process) is that file, so
+// their page cache is one: this one's events take its id (assemble()), and its own entry, unused,
+// keeps its placeholder name.
+void Resolver::name_mapped_files() {
+  file_alias_.assign(file_table_.size(), 0);
+  std::unordered_map<std::string, uint64_t> id_of_path;
+  for (size_t i = 0; i < file_table_.size(); ++i) {
+    const FileInfo& f = file_table_[i];
+    if (f.path.starts_with('/') && !mapped_names_.contains(i + 1))
+      id_of_path.emplace(f.path, i + 1);
+  }
+  for (const auto& [id, path] : mapped_names_) {
+    if (const auto it = id_of_path.find(path); it != id_of_path.end()) {
+      file_alias_[id - 1] = it->second;
+      continue;
+    }
+    FileInfo& f = file_table_[id - 1];
+    f.path = path;
+    f.kind = file_kind_of_path(path);
+    id_of_path.emplace(path, id);
+    ++report_.files_named_by_mappings;
   }
 }
 
@@ -794,6 +855,16 @@ void Resolver::assemble(ImportedTrace* out) {
     Item end_of_stream;
     end_of_stream.emit = false;
     emit(end_of_stream, ItemRef{i, 0}, &events, &pending);
+    for (Event& e : events) {  // files that turned out to be another (name_mapped_files())
+      uint64_t* id = e.kind == EventKind::kMmap ? &e.arg1
+                     : e.kind == EventKind::kFileRead || e.kind == EventKind::kFileWrite ||
+                             e.kind == EventKind::kFsync
+                         ? &e.arg0
+                         : nullptr;
+      if (id != nullptr && *id != 0 && *id <= file_alias_.size() && file_alias_[*id - 1] != 0) {
+        *id = file_alias_[*id - 1];
+      }
+    }
     // Think time: the gaps between one event's end and the next one's start, as recorded (the
     // recorder's costs are taken out at replay, formats/think_time.h).
     ThinkClock clock(GapCosts{});
@@ -831,7 +902,9 @@ ImportedTrace Resolver::run(RecorderInfo recorder) {
   pair_exit_wakes();
   find_clones();
   pair_sockets(order);
+  index_mapping_paths();
   for (const Ref& r : order) apply(r.thread, r.index, &s_.threads[r.thread].items[r.index]);
+  name_mapped_files();
   number_order_edges();
 
   ImportedTrace out;

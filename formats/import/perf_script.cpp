@@ -21,6 +21,9 @@ constexpr std::string_view kPageFaultKernel = "exceptions:page_fault_kernel";
 constexpr std::string_view kSwitchRecord = "PERF_RECORD_SWITCH";
 // --show-lost-events: "PERF_RECORD_LOST lost N", events perf dropped when its buffer was full.
 constexpr std::string_view kLostRecord = "PERF_RECORD_LOST";
+// --show-mmap-events: a file mapping's path (perf records executable mappings).
+constexpr std::string_view kMmapRecord = "PERF_RECORD_MMAP";
+constexpr std::string_view kMmap2Record = "PERF_RECORD_MMAP2";
 // x86 page fault error code bits (arch/x86/include/asm/trap_pf.h).
 constexpr uint64_t kX86PfWrite = 1u << 1;
 constexpr uint64_t kKiB = 1024;
@@ -92,7 +95,8 @@ bool split_line(std::string_view text, Line* out) {
     prev_pos = pos;
   }
   std::string_view event = next_token(&rest);
-  if (event == kSwitchRecord || event == kLostRecord) {  // no colon after these names
+  if (event == kSwitchRecord || event == kLostRecord || event == kMmapRecord ||
+      event == kMmap2Record) {  // no colon after these names
     out->event = event;
     out->payload = trim(rest);
     return true;
@@ -163,6 +167,8 @@ class PerfScriptParser {
       b_.unknown_line(lines_.line_number(), text);
       return Status::ok();
     }
+    // Before the thread is noted: perf's own records name the kernel under pid 0 ("swapper").
+    if (l.event == kMmapRecord || l.event == kMmap2Record) return mapping(l);
     if (l.has_pid) b_.set_process(l.tid, l.pid);
     if (!l.comm.empty()) b_.set_name(l.tid, l.comm);
     if (l.cpu >= 0) b_.set_cpu(l.tid, l.cpu);
@@ -355,6 +361,27 @@ class PerfScriptParser {
     } else {
       b_.page_fault(l.tid, l.ts, address, write);
     }
+    return Status::ok();
+  }
+
+  // "18596/18596: [0x7f4d59cb1000(0x156000) @ 0x26000 fe:00 332835 0]: r-xp /usr/lib/libc.so.6"
+  // (MMAP2; MMAP has "[addr(len) @ pgoff]: x path"): the path of the file mapped at addr. The
+  // kernel's own ("[kernel.kallsyms]_text"), [vdso] and anonymous ("//anon") ones name no file.
+  Status mapping(const Line& l) {
+    const size_t open = l.payload.find('[');
+    const size_t close = l.payload.find("]: ", open);
+    if (open == std::string_view::npos || close == std::string_view::npos) {
+      return malformed(fmt::format("{} without [address(length) ...]: ", l.event));
+    }
+    std::string_view inner = l.payload.substr(open + 1, close - open - 1);
+    uint64_t addr = 0;
+    if (!parse_u64(inner.substr(0, inner.find('(')), &addr)) {
+      return malformed(fmt::format("{} address is not a number", l.event));
+    }
+    std::string_view rest = l.payload.substr(close + 3);
+    next_token(&rest);  // protection ("r-xp") or "x"
+    const std::string_view path = trim(rest);
+    if (path.starts_with('/') && !path.starts_with("//")) b_.mapping_path(l.tid, l.ts, addr, path);
     return Status::ok();
   }
 

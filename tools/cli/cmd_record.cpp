@@ -44,8 +44,8 @@
 #include "formats/import/import.h"
 #include "formats/import/syscall.h"
 #include "tools/cli/commands.h"
-#include "tools/cli/device_readahead.h"
 #include "tools/cli/exit_code.h"
+#include "tools/cli/host_files.h"
 #include "tools/cli/record_perf.h"
 #include "tools/cli/record_probe.h"
 
@@ -211,7 +211,7 @@ uint64_t traced_span_ns(const formats::ImportedTrace& trace) {
   return last > first ? last - first : 0;
 }
 
-// How many files have their device's readahead window, by window (device_readahead.h).
+// How many files have their device's readahead window, by window (host_files.h).
 void print_device_readahead(const formats::ImportedTrace& trace) {
   std::map<int32_t, size_t> files_per_kb;
   for (const formats::FileInfo& f : trace.meta.files) {
@@ -331,6 +331,7 @@ Status record(const RecordArgs& a, int* exit) {
         a.pid != 0 ? std::filesystem::read_symlink(fmt::format("/proc/{}/cwd", a.pid), cwd_error)
                    : std::filesystem::current_path(cwd_error);
     if (!cwd_error) formats::resolve_relative_paths(cwd.string(), &trace.meta.files);
+    set_file_sizes(&trace.meta.files);
     set_device_readahead(&trace.meta.files);
     report.files_per_kind = {};
     for (const auto& f : trace.meta.files) ++report.files_per_kind[static_cast<size_t>(f.kind)];

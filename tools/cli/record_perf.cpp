@@ -141,10 +141,11 @@ Status resolve_command(const std::string& name, std::string* path) {
 }
 
 std::vector<std::string> perf_script_argv(const std::string& perf, const std::string& data) {
-  // Switch events: the threads' off-CPU time; lost events: what perf dropped, said in the report.
+  // Switch events: the threads' off-CPU time; lost events: what perf dropped, said in the report;
+  // mmap events: the paths of the libraries the dynamic loader opened (perf_script.cpp).
   std::vector<std::string> argv = {perf, "script", "-i", data, "--header", "-F"};
   argv.insert(argv.end(), {"comm,pid,tid,cpu,time,event,trace", "--ns", "--show-switch-events",
-                           "--show-lost-events"});
+                           "--show-lost-events", "--show-mmap-events"});
   return argv;
 }
 

@@ -281,5 +281,55 @@ TEST(FdKinds, RecordResolvesRelativeOpensAgainstTheStartingDirectory) {
   EXPECT_EQ(resolve_relative_paths("", &files), 0u) << "no directory, nothing resolved";
 }
 
+// The dynamic loader opens a library with its own openat (no probe names it), maps it read-only,
+// then maps its text over part of that with MAP_FIXED; perf records the text mapping with the
+// path (PERF_RECORD_MMAP2, --show-mmap-events). The file takes that path, every mmap of the
+// process keeps the one id, and a second process mapping the same library shares its file.
+std::string loader_maps_libc(uint64_t pid, uint64_t base, double ts) {
+  const std::string text_at = fmt::format("{:#x}", base + 0x26000);
+  return perf_call(pid, pid, ts, "openat", kOpen, "0x3") +
+         perf_call(pid, pid, ts + 0.01, "mmap",
+                   fmt::format("addr: 0x0, len: 0x1e2000, prot: 0x1, flags: 0x802, fd: 0x3, off: "
+                               "0x0"),
+                   fmt::format("{:#x}", base)) +
+         fmt::format(
+             "p {0}/{0} [0] {1:.9f}: PERF_RECORD_MMAP2 {0}/{0}: [{2}(0x156000) @ 0x26000 "
+             "fe:00 332835 0]: r-xp /usr/lib/x86_64-linux-gnu/libc.so.6\n",
+             pid, ts + 0.020001, text_at) +
+         perf_call(pid, pid, ts + 0.02, "mmap",
+                   fmt::format("addr: {}, len: 0x156000, prot: 0x5, flags: 0x812, fd: 0x3, off: "
+                               "0x26000",
+                               text_at),
+                   text_at) +
+         perf_call(pid, pid, ts + 0.03, "close", "fd: 0x3", "0x0");
+}
+
+TEST(FdKinds, PerfMappingRecordsNameTheLibrariesTheLoaderOpened) {
+  ImportReport r;
+  const std::string text =
+      "perf 0/0 [000] 0.000000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x1276988) @ "
+      "0xffffffff81000000]: x [kernel.kallsyms]_text\n"
+      "p 5/5 [0] 0.900000000: PERF_RECORD_MMAP2 5/5: [0x7f4d59e80000(0x2000) @ 0 00:00 0 0]: "
+      "r-xp [vdso]\n" +
+      loader_maps_libc(5, 0x7f0000000000, 1.0) + loader_maps_libc(6, 0x7f1000000000, 2.0);
+  const ImportedTrace t = import(ImportFormat::kPerfScript, text, &r);
+  EXPECT_EQ(stream_of(t, 0), -1) << "perf's record of the kernel makes no thread";
+  EXPECT_EQ(r.files_named_by_mappings, 1u);
+  std::vector<uint64_t> ids;
+  for (const auto& stream : t.streams) {
+    for (const Event& e : stream) {
+      if (e.kind == EventKind::kMmap) ids.push_back(e.arg1);
+    }
+  }
+  ASSERT_EQ(ids.size(), 4u);
+  for (uint64_t id : ids) EXPECT_EQ(id, ids[0]) << "one file, in both processes";
+  const FileInfo& libc = t.meta.files.at(ids[0] - 1);
+  EXPECT_EQ(libc.path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+  EXPECT_EQ(libc.kind, FileKind::kRegular);
+  // The second process's open made a file of its own, named by nothing now: no event uses it.
+  ASSERT_EQ(t.meta.files.size(), 2u);
+  EXPECT_TRUE(is_unnamed_fd_name(t.meta.files.at(ids[0] == 1 ? 1 : 0).path));
+}
+
 }  // namespace
 }  // namespace mmreplay::formats

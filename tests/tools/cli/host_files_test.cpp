@@ -1,8 +1,8 @@
-// record's device readahead lookup (tools/cli/device_readahead.h) against a sysfs tree made in a
+// record's device readahead lookup (tools/cli/host_files.h) against a sysfs tree made in a
 // temporary directory: a file's bdi by its st_dev, a partition's disk one level up, a file gone
 // by the end of the run found through its directory, and the cases it leaves unknown.
 
-#include "tools/cli/device_readahead.h"
+#include "tools/cli/host_files.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 class DeviceReadahead : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("device_readahead_test." + std::to_string(::getpid()));
+    root_ = fs::temp_directory_path() / ("host_files_test." + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_ / "data");
     file_ = (root_ / "data" / "input").string();
@@ -86,6 +86,20 @@ TEST_F(DeviceReadahead, OnlyRegularFilesAndBlockDevicesAreLookedUp) {
   EXPECT_EQ(files[1].read_ahead_kb, -1);
   EXPECT_EQ(files[2].read_ahead_kb, -1);
   EXPECT_EQ(files[3].read_ahead_kb, -1);
+}
+
+TEST_F(DeviceReadahead, AFileGrowsToItsSizeHereAndNeverShrinks) {
+  std::ofstream(file_, std::ios::trunc) << std::string(10000, 'x');
+  std::vector<formats::FileInfo> files = {
+      {1, file_, 848, 4096, formats::FileKind::kRegular, false},  // a header read's end
+      {2, file_, 1 << 20, 4096, formats::FileKind::kRegular, false},
+      {3, (root_ / "gone").string(), 4096, 4096, formats::FileKind::kRegular, true},
+      {4, file_, 0, 4096, formats::FileKind::kPipe, true}};
+  EXPECT_EQ(set_file_sizes(&files), 1u);
+  EXPECT_EQ(files[0].size_bytes, 10000u);
+  EXPECT_EQ(files[1].size_bytes, 1u << 20) << "written past the end, then truncated";
+  EXPECT_EQ(files[2].size_bytes, 4096u);
+  EXPECT_EQ(files[3].size_bytes, 0u);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "tools/cli/device_readahead.h"
+#include "tools/cli/host_files.h"
 
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -64,6 +64,21 @@ size_t set_device_readahead(std::vector<formats::FileInfo>* files, const std::st
     if (f.read_ahead_kb >= 0) ++set;
   }
   return set;
+}
+
+size_t set_file_sizes(std::vector<formats::FileInfo>* files) {
+  size_t grown = 0;
+  for (formats::FileInfo& f : *files) {
+    if (f.kind != formats::FileKind::kRegular || f.path.empty() || f.path.front() != '/') continue;
+    struct stat st {};
+    if (::stat(f.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const auto size = static_cast<uint64_t>(st.st_size);
+    if (size > f.size_bytes) {
+      f.size_bytes = size;
+      ++grown;
+    }
+  }
+  return grown;
 }
 
 }  // namespace mmreplay::tools

@@ -1,11 +1,17 @@
-// The readahead window of the device behind each recorded file, read from the recording
-// machine's sysfs after the run (format 1.8, formats::FileInfo::read_ahead_kb).
+// What the recording machine says about a trace's files, read by `record` after the run: each
+// file's size and the readahead window of the device behind it (format 1.8,
+// formats::FileInfo::read_ahead_kb). The importer knows a file only by the calls it saw: its size
+// is the end of the furthest read or write (a library the loader read 832 bytes of, then mapped
+// 2 MiB of, has 848 B), and nothing of its device.
 //
-// The kernel sizes a file's readahead from its backing device: file_ra_state_init() copies
-// inode_to_bdi(inode)->ra_pages into the open file, and mmap read-around and async readahead use
-// that (mm/readahead.c, mm/filemap.c). A virtio disk here has read_ahead_kb 8192 where the
-// kernel's default is 128, which changes a cold mapped read from a major fault per 32 pages to
-// one per 2,048. sysfs names the bdi by the device number:
+// Sizes: i_size from stat(), when larger than what the calls reached. Replay stops readahead at
+// a file's end, so a library sized by its header read would read its mapped pages one by one.
+//
+// Readahead: the kernel sizes a file's readahead from its backing device: file_ra_state_init()
+// copies inode_to_bdi(inode)->ra_pages into the open file, and mmap read-around and async
+// readahead use that (mm/readahead.c, mm/filemap.c). A virtio disk here has read_ahead_kb 8192
+// where the kernel's default is 128, which changes a cold mapped read from a major fault per 32
+// pages to one per 2,048. sysfs names the bdi by the device number:
 //   - a file on a block-backed filesystem: class/bdi/MAJ:MIN/read_ahead_kb, from its st_dev; on
 //     a partition, whose bdi is its disk's, the disk's queue through dev/block/MAJ:MIN/..;
 //   - a block device node: its disk's queue/read_ahead_kb, from its st_rdev (the same setting
@@ -32,5 +38,9 @@ int32_t device_read_ahead_kb(const std::string& path, const std::string& sysfs =
 // returns how many were set.
 size_t set_device_readahead(std::vector<formats::FileInfo>* files,
                             const std::string& sysfs = "/sys");
+
+// Raises size_bytes of each regular file with an absolute path to its size on this machine;
+// returns how many grew.
+size_t set_file_sizes(std::vector<formats::FileInfo>* files);
 
 }  // namespace mmreplay::tools
