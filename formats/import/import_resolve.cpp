@@ -763,6 +763,8 @@ void Resolver::name_mapped_files() {
   for (const auto& [id, path] : mapped_names_) {
     if (const auto it = id_of_path.find(path); it != id_of_path.end()) {
       file_alias_[id - 1] = it->second;
+      FileInfo& same = file_table_[it->second - 1];
+      same.size_bytes = std::max(same.size_bytes, file_table_[id - 1].size_bytes);
       continue;
     }
     FileInfo& f = file_table_[id - 1];
