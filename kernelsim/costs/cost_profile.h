@@ -139,6 +139,12 @@ struct CostProfile {
                           //     (cond_resched + the passes of migrate_pages(), model's back-off)
   // ---- Page cache and writeback (mm/filemap.h) ----
   SimTime page_cache_miss_read;  // ns: reading one missing page-cache page, waited for off CPU
+  // ns: one read request to a file's device beyond its pages' page_cache_miss_read: submission,
+  //     completion and the device's access latency, once per readahead batch or lone page. 0 in
+  //     the built-in profiles, whose page_cache_miss_read is amortised over readahead windows
+  //     (so there a larger window reads more pages and saves nothing); calibrate measures it
+  //     from one-page reads with readahead off.
+  SimTime page_cache_read_request;
   SimTime writeback_page;    // ns: device time of writing one dirty page (writes queue per device)
   SimTime writeback_submit;  // ns: CPU time to start writeback of one page (bio build + submit)
   // ---- Pipes and sockets (fs/pipe.c, net/socket.c; kernelsim/fs/file.h) ----

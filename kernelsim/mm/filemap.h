@@ -4,7 +4,8 @@
 // A file page touched by read or write is a real page of the zone with a PageFrame on the file
 // LRU lists (mm/lru.h): pagecache_get_page() finds it, or allocates it (alloc_pages(): watermarks,
 // kswapd, direct reclaim, OOM) and, unless the write covers the whole page, reads it from the
-// file's device first (a page-cache miss, CostProfile::page_cache_miss_read, waited for off CPU).
+// file's device first (a page-cache miss, CostProfile::page_cache_read_request and
+// page_cache_miss_read, waited for off CPU).
 // write(2) dirties the page (set_page_dirty(), NR_FILE_DIRTY); each file has its own device (one
 // block device per file, fs/buffer.h) whose writes queue one behind the other at
 // CostProfile::writeback_page each (readahead's reads queue there too, mm/readahead.h), so a page
@@ -90,8 +91,8 @@ class PageCache {
   // is queued on the file's device. Returns when it completes.
   SimTime start_page_writeback(uint32_t f, SimTime now);
   // A read of `pages` pages of `file` submitted at `now` (read_pages(), mm/readahead.h): queued on
-  // the file's device behind its other reads and writes, at CostProfile::page_cache_miss_read a
-  // page. Returns when it completes.
+  // the file's device behind its other reads and writes, at CostProfile::page_cache_read_request
+  // for the request and page_cache_miss_read a page. Returns when it completes.
   SimTime queue_device_read(uint32_t file, uint64_t pages, SimTime now);
   // Readahead's bookkeeping for reads_in_flight(): a page was added locked for a read not yet
   // submitted (mm/readahead.h), and `pages` of them were submitted.

@@ -4,8 +4,9 @@
 // from the read's size and the reader's readahead state, and page_cache_ra_unbounded() allocates
 // every missing page of it at once (alloc_pages() with __GFP_NORETRY: a failed allocation ends
 // the window), adds each to the cache locked (PG_locked, not uptodate) and submits one read for
-// the batch. The batch's read takes CostProfile::page_cache_miss_read per page (a per-page device
-// cost, readahead-amortised), queued on the file's device behind its other reads and writes, and
+// the batch. The batch's read takes CostProfile::page_cache_read_request once and
+// page_cache_miss_read per page (in the built-in profiles the request is 0 and the per-page cost
+// readahead-amortised), queued on the file's device behind its other reads and writes, and
 // completes for the whole batch at once, as its bio does. A reader
 // finding a page of it waits until then (folio_wait_locked()), and reclaim leaves it alone
 // (trylock_page() fails in shrink_page_list()).

@@ -50,6 +50,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   for (Figure& f : probe_mremap_move(po)) add(std::move(f));
   for (Figure& f : probe_cached_read(po)) add(std::move(f));
   for (Figure& f : probe_cold_read(po)) add(std::move(f));
+  add(probe_cold_random_read(po));
   for (Figure& f : probe_kernel_fault(po)) add(std::move(f));
   for (Figure& f : probe_fork(po)) add(std::move(f));
   for (Figure& f : probe_mprotect(po)) add(std::move(f));

@@ -9,6 +9,9 @@
 // in 1 MiB calls, as dd does: sequential, so the kernel reads it ahead (mm/readahead.c) and the
 // figure is the device's per-page time through readahead, what the model's page_cache_miss_read
 // stands for. On a guest the "device" may be the host's page cache.
+//
+// Cold, random: the same dropped file read one page a call with readahead off, for the cost of a
+// request to the device apart from its pages (page_cache_read_request).
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -94,6 +97,50 @@ std::vector<Figure> probe_cold_read(const ProbeOptions& o) {
   cold.ns = summarize(per_page);
   cold.note = "sequential through readahead: device time, allocation, copy";
   return {cold};
+}
+
+// One page a call from a file not in the page cache with readahead off (POSIX_FADV_RANDOM: the
+// kernel's force_page_cache_ra() reads exactly the page asked for), 64 KiB apart: each call is one
+// request to the device. Less a cached one-page read and the sequential probe's per-page time,
+// what is left is the request itself (profile_fit.cpp: page_cache_read_request).
+Figure probe_cold_random_read(const ProbeOptions& o) {
+  Figure f = figure_of("read_cold_random",
+                       "read() of 1 page of a file not in the page cache, readahead off", "call");
+  constexpr size_t kFilePages = 4096;  // 16 MiB
+  constexpr size_t kStridePages = 16;
+  std::string why;
+  const int fd = scratch_file(kFilePages, kStridePages, &why);
+  if (fd < 0) return failed(f, why);
+  if (::fdatasync(fd) != 0) {
+    ::close(fd);
+    return failed(f, "cannot sync the file");
+  }
+  std::vector<char> page(kPage);
+  std::vector<double> per_call;
+  const int passes = std::min(o.repetitions(), 9);
+  for (int r = 0; r < passes; ++r) {
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    if (const size_t left = resident_pages(fd, kFilePages); left > kFilePages / 10) {
+      ::close(fd);
+      return failed(f, std::to_string(left) + " of " + std::to_string(kFilePages) +
+                           " pages stayed cached after POSIX_FADV_DONTNEED");
+    }
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+    const uint64_t t0 = now_ns();
+    for (size_t i = 0; i < kFilePages; i += kStridePages) {
+      if (::pread(fd, page.data(), kPage, static_cast<off_t>(i * kPage)) <= 0) {
+        ::close(fd);
+        return failed(f, "a read of the file failed");
+      }
+    }
+    per_call.push_back(static_cast<double>(now_ns() - t0) /
+                       static_cast<double>(kFilePages / kStridePages));
+  }
+  ::close(fd);
+  f.measured = true;
+  f.ns = summarize(per_call);
+  f.note = "one device request a call: submission, access latency, one page";
+  return f;
 }
 
 std::vector<Figure> probe_cached_read(const ProbeOptions& o) {

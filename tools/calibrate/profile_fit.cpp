@@ -156,6 +156,19 @@ void fit_through_model(Fitter& fit, CostProfile& costs, const std::vector<Figure
                           cached));
     }
   }
+  if (const Figure* f = measured(figures, "read_cold_random")) {
+    // One request a call: beyond a cached one-page read (the model's path for it, solved above)
+    // and one page's device time, the request (mm/filemap.h queue_device_read()). The
+    // sequential probe's per-page time holds its 1 MiB batches' requests too, under 1/256 each.
+    const double cached_call = model_op_ns(costs, cached_read_scenario(kReadFew));
+    const double rest = f->ns.median - cached_call - fit.ns("page_cache_miss_read");
+    if (rest > 0) {
+      fit.set("page_cache_read_request", rest, *f,
+              fmt::format("less a cached one-page read ({:.0f} ns, the model's) and "
+                          "page_cache_miss_read",
+                          cached_call));
+    }
+  }
 }
 
 // Faults taken in the kernel (probes_kernel_fault.cpp), per page of a 16-page read: into memory

@@ -188,6 +188,35 @@ TEST(FilemapFaultTest, ReadAroundUsesTheFilesDeviceWindow) {
   EXPECT_EQ(knob->stats().vm.ra_async, 0u);
 }
 
+// With a device request cost, the window's size is what it saves: a 2,048-page window pays one
+// request per 2,048 pages where the default window pays one per miss (queue_device_read()).
+TEST(FilemapFaultTest, ALargerWindowSavesDeviceRequests) {
+  CostProfile costs = cost_profile_default();
+  costs.page_cache_read_request = SimTime::us(100);
+  costs.page_cache_miss_read = SimTime::us(1);
+  auto makespan = [&costs](int32_t read_ahead_kb) {
+    constexpr uint64_t kPages = 8192;
+    auto sim = make_sim(1, "", costs);
+    FileSpec spec{FileType::kRegular, /*cached_at_start=*/false, kPages * kPage};
+    spec.read_ahead_kb = read_ahead_kb;
+    sim->files().set(kFile, spec);
+    thread(*sim, 1, 0,
+           {Op::mmap_file(kBase, kPages * kPage, PROT_READ, MAP_PRIVATE, kFile, 0),
+            Op::touch(kBase, kPages * kPage, false, 16 * kPage)});
+    sim->run();
+    return std::pair{sim->now(), sim->stats().vm.pgmajfault};
+  };
+  const auto [fast, fast_majors] = makespan(8192);
+  const auto [slow, slow_majors] = makespan(-1);
+  EXPECT_EQ(fast_majors, 1u);
+  EXPECT_EQ(slow_majors, 511u);
+  // 511 waits of at least a request each (54.8 ms), against 4 requests and 8,192 pages read
+  // ahead of the faults (9.2 ms).
+  EXPECT_GT(slow, SimTime::us(100) * 511);
+  EXPECT_LT(fast, SimTime::us(100) * 4 + SimTime::us(1) * 8192 + SimTime::ms(2));
+  EXPECT_GT(slow.count_ns(), 5 * fast.count_ns());
+}
+
 constexpr uint64_t kAnon = 0x40000000;  // the pressure's mapping
 
 // 64 MiB, no swap, 2 CPUs (the thread on CPU 0, kswapd on CPU 1): `prot` maps a 32 MiB cold

@@ -223,6 +223,27 @@ TEST(FitProfile, AColdReadSetsTheDevicesTimeBeyondACachedPage) {
   EXPECT_EQ(none.costs.page_cache_miss_read, def.page_cache_miss_read);
 }
 
+// A one-page read with readahead off is one device request: beyond the model's cached one-page
+// read and one page's device time, the rest is page_cache_read_request. The built-in profiles
+// have none; a random read no dearer than that leaves it so.
+TEST(FitProfile, AColdRandomReadSetsTheDeviceRequest) {
+  std::vector<std::string> notes;
+  const std::vector<Figure> seq = {figure("user_copy_page", 200), figure("read_cold_page", 1100),
+                                   figure("read_cached_few", 1500),
+                                   figure("read_cached_many", 5000)};
+  std::vector<Figure> with_random = seq;
+  with_random.push_back(figure("read_cold_random", 40000));
+  const auto p = fit_profile(with_random, "calibrate D H", &notes);
+  const double cached_call = model_op_ns(p.costs, cached_read_scenario(kReadFew));
+  EXPECT_NEAR(p.costs.page_cache_read_request.count_ns(),
+              40000 - cached_call - p.costs.page_cache_miss_read.count_ns(), 1);
+  EXPECT_TRUE(is_calibrated(p, "page_cache_read_request"));
+  EXPECT_EQ(fit_profile(seq, "calibrate D H", &notes).costs.page_cache_read_request.count_ns(), 0);
+  with_random.back() = figure("read_cold_random", 1200);
+  EXPECT_EQ(fit_profile(with_random, "calibrate D H", &notes).costs.page_cache_read_request,
+            kernelsim::cost_profile_default().page_cache_read_request);
+}
+
 TEST(FitProfile, AProbeFasterThanTheRestOfThePathKeepsTheDefault) {
   // 10 ns cannot be an empty munmap: the model's syscall entry alone costs more.
   std::vector<std::string> notes;
