@@ -224,6 +224,7 @@ Co<void> exit_mmap(Task& t, Mm& mm) {
   std::vector<Vma*> all;
   mm.vmas.for_each([&all](Vma& v) { all.push_back(&v); });
   MmuGather tlb(mm);
+  tlb.set_fullmm();  // tlb_gather_mmu_fullmm()
   for (Vma* v : all) co_await zap_pte_range(t, *v, v->start, v->end, tlb);
   co_await sync_point(t);
   for (Vma* v : all) mm.vmas.erase(v);

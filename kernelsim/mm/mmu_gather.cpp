@@ -117,8 +117,14 @@ Co<void> free_gathered_user_pages(Task& t, Mm& mm, uint64_t pages,
 
 Co<void> tlb_flush_mmu(Task& t, MmuGather& tlb) {
   if (tlb.need_flush()) {
-    co_await flush_tlb_mm_range(
-        t, FlushTlbInfo{&tlb.mm(), tlb.start(), tlb.end(), tlb.freed_tables()});
+    FlushTlbInfo info{&tlb.mm(), tlb.start(), tlb.end(), tlb.freed_tables()};
+    if (tlb.fullmm()) {  // flush_tlb_mm(): TLB_FLUSH_ALL
+      info.start = 0;
+      info.end = TASK_SIZE;
+    } else {
+      info.stride_shift = tlb.stride_shift();
+    }
+    co_await flush_tlb_mm_range(t, info);
     tlb.reset_range();
   }
   uint64_t pages = 0;

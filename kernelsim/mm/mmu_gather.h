@@ -7,8 +7,10 @@
 //   co_await tlb_finish_mmu(t, tlb);          // one flush of the whole range, then the frees
 //
 // The flush covers [start, end) of the ptes actually cleared (__tlb_adjust_range() is only called
-// for present ptes), so one operation makes at most one flush unless its page batch fills
-// (MAX_GATHER_BATCH * MAX_GATHER_BATCH_COUNT pages), and none if no pte was cleared.
+// for present ptes) and one page at each PMD whose page table was freed, so one operation makes
+// at most one flush unless its page batch fills (MAX_GATHER_BATCH * MAX_GATHER_BATCH_COUNT
+// pages), and none if nothing was cleared or freed. Its stride is a page when ptes were cleared,
+// a PMD when only tables were (tlb_get_unmap_shift()); exit_mmap()'s gather flushes the whole mm.
 //
 // The gather also keeps, in order, which of its pages were on an LRU list and whose lruvec (node,
 // memcg) it was: release_pages() takes that lru_lock when it frees them (mmu_gather.cpp).
@@ -45,11 +47,15 @@ class MmuGather {
 
   explicit MmuGather(Mm& mm) : mm_(mm) {}
 
-  // Models __tlb_adjust_range() for one page.
+  // Models tlb_remove_tlb_entry() -> __tlb_adjust_range() for one cleared pte (cleared_ptes).
   void tlb_adjust_range(uint64_t addr) {
     start_ = std::min(start_, addr);
     end_ = std::max(end_, addr + PAGE_SIZE);
+    cleared_ptes_ = true;
   }
+  // Models tlb_gather_mmu_fullmm() (exit_mmap()): the whole address space goes, so a flush is
+  // of the whole mm (tlb_flush(): flush_tlb_mm()), whatever range was gathered.
+  void set_fullmm() { fullmm_ = true; }
   // Models __tlb_remove_page(): queue one page to free after the flush. Returns true when the
   // batch is full and the caller must co_await tlb_flush_mmu().
   bool tlb_remove_page() { return ++nr_pages_ >= kMaxPages; }
@@ -69,12 +75,15 @@ class MmuGather {
     }
     runs_.push_back(GatheredLruRun{memcg, nid, on_lru, 1});
   }
-  // Models free_pte_range() -> pte_free_tlb(): a PTE page to free after the flush.
+  // Models free_pte_range() -> pte_free_tlb(): a PTE page to free after the flush. The range
+  // grows by one page at the table's PMD (tlb_flush_pmd_range(tlb, addr, PAGE_SIZE): the
+  // paging-structure caches are flushed with it), not by the 2 MiB it mapped.
   void tlb_remove_table(uint64_t pmd_start) {
     ++nr_tables_;
     freed_tables_ = true;
+    cleared_pmds_ = true;
     start_ = std::min(start_, pmd_start);
-    end_ = std::max(end_, pmd_start + PMD_SIZE);
+    end_ = std::max(end_, pmd_start + PAGE_SIZE);
   }
 
   Mm& mm() const { return mm_; }
@@ -82,6 +91,10 @@ class MmuGather {
   uint64_t start() const { return start_; }
   uint64_t end() const { return end_; }
   bool freed_tables() const { return freed_tables_; }
+  bool fullmm() const { return fullmm_; }
+  // tlb_get_unmap_shift(): INVLPG a page at a time when ptes were cleared, else one per PMD
+  // whose table went.
+  uint32_t stride_shift() const { return cleared_ptes_ || !cleared_pmds_ ? PAGE_SHIFT : PMD_SHIFT; }
   uint64_t queued_pages() const { return nr_pages_; }
   uint64_t queued_tables() const { return nr_tables_; }
   uint64_t flushes() const { return flushes_; }
@@ -91,6 +104,8 @@ class MmuGather {
     start_ = std::numeric_limits<uint64_t>::max();
     end_ = 0;
     freed_tables_ = false;
+    cleared_ptes_ = false;
+    cleared_pmds_ = false;
     ++flushes_;
   }
   void take_queued(uint64_t* pages, uint64_t* tables, std::vector<GatheredLruRun>* runs) {
@@ -107,6 +122,9 @@ class MmuGather {
   uint64_t start_ = std::numeric_limits<uint64_t>::max();
   uint64_t end_ = 0;
   bool freed_tables_ = false;
+  bool cleared_ptes_ = false;
+  bool cleared_pmds_ = false;
+  bool fullmm_ = false;
   uint64_t nr_pages_ = 0;
   uint64_t nr_tables_ = 0;
   uint64_t flushes_ = 0;

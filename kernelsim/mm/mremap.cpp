@@ -41,13 +41,16 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
     if (p != pte::kNone) moved->ptes.ref(new_addr + (a - old_start)) = p;
   }
   moved->lock.mark_write_locked(mm.mm_lock_seq);
-  MmuGather tlb(mm);
+  // move_ptes() flushes the old range itself once a present pte moved (flush_tlb_range(), a
+  // page at a time up to the ceiling); the old range's unmap flushes its freed tables apart.
+  // One flush stands for move_page_tables()' one per PMD extent.
+  MmuGather moved_ptes(mm);
   for (uint64_t a = vma->ptes.next_populated(old_start, old_end); a < old_end;
        a = vma->ptes.next_populated(a + PAGE_SIZE, old_end)) {
     const uint64_t i = (a - old_start) >> PAGE_SHIFT;
     if (!pte::is_mapped(vma->ptes.get(a))) continue;
     t.work(sim.costs().pte_move);
-    tlb.tlb_adjust_range(old_start + i * PAGE_SIZE);
+    moved_ptes.tlb_adjust_range(old_start + i * PAGE_SIZE);
     if (mm.pte_tables.ensure(new_addr + i * PAGE_SIZE)) {
       PageAllocator& pa = sim.page_alloc();
       if (!pa.alloc_page_fast(t, PageUse::kPageTable) &&
@@ -66,6 +69,8 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
       sim.lruvec().page_move_anon_rmap(mm, a, new_addr + (a - old_start));
     }
   }
+  co_await tlb_finish_mmu(t, moved_ptes);
+  MmuGather tlb(mm);  // do_vmi_munmap() of the old range: its freed tables
   if (dontunmap) {
     for (uint64_t a = vma->ptes.next_populated(old_start, old_end); a < old_end;
          a = vma->ptes.next_populated(a + PAGE_SIZE, old_end)) {

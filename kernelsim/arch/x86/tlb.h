@@ -53,8 +53,13 @@ struct FlushTlbInfo {
   bool freed_tables = false;  // page-table pages were freed (lazy CPUs must be told)
   uint64_t new_tlb_gen = 0;   // mm->tlb_gen this flush brings every CPU up to
   uint32_t initiating_cpu = 0;
+  uint32_t stride_shift = PAGE_SHIFT;  // one INVLPG per 1 << stride_shift bytes
 
-  uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
+  // INVLPGs of a ranged flush (flush_tlb_func()'s loop: one per stride started in the range);
+  // over tlb_single_page_flush_ceiling the flush is a full one.
+  uint64_t nr_pages() const {
+    return (end - start + (uint64_t{1} << stride_shift) - 1) >> stride_shift;
+  }
 };
 
 // Models flush_tlb_mm_range(): t goes on at the end of the flush (last ack or TLBSYNC). A

@@ -57,6 +57,47 @@ TEST(TlbTest, DontneedSendsOneIpiPerOtherCpuAndFlushesByTheCeiling) {
   }
 }
 
+// A munmap that frees the mapping's page table flushes its cleared ptes and one page at the
+// table's PMD (pte_free_tlb() -> tlb_flush_pmd_range(tlb, addr, PAGE_SIZE)), not the 2 MiB the
+// table mapped: 8 pages at a PMD's start are 8 INVLPGs on the other CPU, not a full flush.
+TEST(TlbTest, UnmapThatFreesItsTableFlushesItsPagesNotThePmd) {
+  constexpr uint64_t kPages = 8;
+  auto sim = make_sim(2);
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, kPages * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, kPages * kPage, true), Op::munmap(kBase, kPages * kPage),
+          Op::think(SimTime::ms(50))});
+  thread(*sim, 1, 1, {Op::think(SimTime::ms(50))});
+  sim->run_until(SimTime::ms(20));
+  EXPECT_EQ(sim->stats().vm.pgtable_free, 1u) << "the table went with the mapping";
+  EXPECT_EQ(sim->cpu(1).counters.tlb_remote_single, kPages);
+  EXPECT_EQ(sim->cpu(1).counters.tlb_remote_full, 0u);
+}
+
+// mremap moving a mapping flushes the moved ptes in move_ptes() (flush_tlb_range(), a page at a
+// time) and the old range's freed table in its unmap, one INVLPG at the PMD's stride.
+TEST(TlbTest, MremapFlushesTheMovedPtesThenTheFreedTable) {
+  constexpr uint64_t kPages = 8;
+  constexpr uint64_t kTarget = kBase + 4 * PMD_SIZE;
+  auto sim = make_sim(2);
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, kPages * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, kPages * kPage, true), Op::think(SimTime::us(100)),
+          Op::mremap(kBase, kPages * kPage, kPages * kPage, MREMAP_MAYMOVE | MREMAP_FIXED, kTarget),
+          Op::think(SimTime::ms(50))});
+  thread(*sim, 1, 1, {Op::think(SimTime::ms(50))});
+  const uint64_t before = [&] {
+    sim->run_until(SimTime::us(50));
+    return sim->stats().vm.nr_tlb_flush_calls;
+  }();
+  sim->run_until(SimTime::ms(20));
+  EXPECT_EQ(sim->stats().vm.nr_tlb_flush_calls - before, 2u);
+  EXPECT_EQ(sim->cpu(1).counters.ipis_received, 2u);
+  EXPECT_EQ(sim->cpu(1).counters.tlb_remote_single, kPages + 1);
+  EXPECT_EQ(sim->cpu(1).counters.tlb_remote_full, 0u);
+  EXPECT_EQ(sim->find_mm(1)->rss_anon, kPages);
+}
+
 TEST(TlbTest, BroadcastSendsNoIpis) {
   auto sim = run_on_k_cpus(8, "tlb=broadcast", {Op::madvise(kBase, 64 * kPage, MADV_DONTNEED)});
   EXPECT_EQ(sim->cpu_totals().ipis_sent, 0u);
