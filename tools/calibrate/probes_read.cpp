@@ -58,6 +58,15 @@ size_t resident_pages(int fd, size_t pages) {
   return n;
 }
 
+// Drops the file's clean pages (POSIX_FADV_DONTNEED); "" when at most a tenth stayed, else why.
+std::string drop_from_page_cache(int fd, size_t pages) {
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  const size_t left = resident_pages(fd, pages);
+  if (left <= pages / 10) return "";
+  return std::to_string(left) + " of " + std::to_string(pages) +
+         " pages stayed cached after POSIX_FADV_DONTNEED";
+}
+
 }  // namespace
 
 std::vector<Figure> probe_cold_read(const ProbeOptions& o) {
@@ -77,11 +86,9 @@ std::vector<Figure> probe_cold_read(const ProbeOptions& o) {
   // Each pass streams the whole file from the device: fewer passes than the in-memory probes.
   const int passes = std::min(o.repetitions(), 9);
   for (int r = 0; r < passes; ++r) {
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    if (const size_t left = resident_pages(fd, file_pages); left > file_pages / 10) {
+    if (const std::string stayed = drop_from_page_cache(fd, file_pages); !stayed.empty()) {
       ::close(fd);
-      return {failed(cold, std::to_string(left) + " of " + std::to_string(file_pages) +
-                               " pages stayed cached after POSIX_FADV_DONTNEED")};
+      return {failed(cold, stayed)};
     }
     const uint64_t t0 = now_ns();
     for (size_t i = 0; i < file_pages; i += kCallPages) {
@@ -119,11 +126,9 @@ Figure probe_cold_random_read(const ProbeOptions& o) {
   std::vector<double> per_call;
   const int passes = std::min(o.repetitions(), 9);
   for (int r = 0; r < passes; ++r) {
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    if (const size_t left = resident_pages(fd, kFilePages); left > kFilePages / 10) {
+    if (const std::string stayed = drop_from_page_cache(fd, kFilePages); !stayed.empty()) {
       ::close(fd);
-      return failed(f, std::to_string(left) + " of " + std::to_string(kFilePages) +
-                           " pages stayed cached after POSIX_FADV_DONTNEED");
+      return failed(f, stayed);
     }
     ::posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
     const uint64_t t0 = now_ns();
