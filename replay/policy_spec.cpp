@@ -17,18 +17,28 @@ std::string known_keys() {
   return out;
 }
 
+// The items of a spec as written between its '+'s (empty ones included).
+std::vector<std::string_view> spec_items(std::string_view spec) {
+  std::vector<std::string_view> items;
+  size_t start = 0;
+  for (size_t i = 0; i <= spec.size(); ++i) {
+    if (i != spec.size() && spec[i] != '+') continue;
+    items.push_back(spec.substr(start, i - start));
+    start = i + 1;
+  }
+  return items;
+}
+
 // Takes the rewrite items out of `spec` into *rewrites and leaves the preset and kernel knobs,
 // joined by '+' as written, in *kernel_spec ("default" when nothing is left).
 Status split_spec(std::string_view spec, std::string* kernel_spec, TraceRewrites* rewrites) {
   std::vector<std::string_view> kept;
   std::vector<std::string_view> seen;
   bool head_was_rewrite = false;
-  size_t start = 0;
-  for (size_t i = 0; i <= spec.size(); ++i) {
-    if (i != spec.size() && spec[i] != '+') continue;
-    const std::string_view item = spec.substr(start, i - start);
-    const bool head = start == 0;
-    start = i + 1;
+  const std::vector<std::string_view> items = spec_items(spec);
+  for (size_t n = 0; n < items.size(); ++n) {
+    const std::string_view item = items[n];
+    const bool head = n == 0;
     const size_t eq = item.find('=');
     const std::string_view key = kernelsim::trim_knob_text(item.substr(0, eq));
     if (eq == std::string_view::npos) {
@@ -100,11 +110,7 @@ Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config) {
 }
 
 bool policy_names_knob(std::string_view spec, std::string_view key) {
-  size_t start = 0;
-  for (size_t i = 0; i <= spec.size(); ++i) {
-    if (i != spec.size() && spec[i] != '+') continue;
-    const std::string_view item = spec.substr(start, i - start);
-    start = i + 1;
+  for (const std::string_view item : spec_items(spec)) {
     const size_t eq = item.find('=');
     if (eq != std::string_view::npos && kernelsim::trim_knob_text(item.substr(0, eq)) == key) {
       return true;

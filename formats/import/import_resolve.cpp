@@ -128,6 +128,7 @@ class Resolver {
   void index_mapping_paths();
   void note_mapping_path(uint64_t mm, const Event& mmap);
   void name_mapped_files();
+  void alias_file_ids(std::vector<Event>* events) const;
   void assemble(ImportedTrace* out);
 
   BuilderState& s_;
@@ -143,6 +144,7 @@ class Resolver {
       mapping_paths_;
   std::map<uint64_t, std::string> mapped_names_;  // unnamed file id -> the path mapped from it
   std::vector<uint64_t> file_alias_;  // by file id - 1: the file it turned out to be, 0 = itself
+  bool any_alias_ = false;
   FdTables fds_;
   // Each thread's descriptor table: its mm's (threads share it) unless a clone without
   // CLONE_FILES gave it a copy of its own (fd_table.h (1)).
@@ -763,6 +765,7 @@ void Resolver::name_mapped_files() {
   for (const auto& [id, path] : mapped_names_) {
     if (const auto it = id_of_path.find(path); it != id_of_path.end()) {
       file_alias_[id - 1] = it->second;
+      any_alias_ = true;
       FileInfo& same = file_table_[it->second - 1];
       same.size_bytes = std::max(same.size_bytes, file_table_[id - 1].size_bytes);
       continue;
@@ -772,6 +775,20 @@ void Resolver::name_mapped_files() {
     f.kind = file_kind_of_path(path);
     id_of_path.emplace(path, id);
     ++report_.files_named_by_mappings;
+  }
+}
+
+// Files that turned out to be another (name_mapped_files()): their events take its id.
+void Resolver::alias_file_ids(std::vector<Event>* events) const {
+  for (Event& e : *events) {
+    uint64_t* id = e.kind == EventKind::kMmap ? &e.arg1
+                   : e.kind == EventKind::kFileRead || e.kind == EventKind::kFileWrite ||
+                           e.kind == EventKind::kFsync
+                       ? &e.arg0
+                       : nullptr;
+    if (id != nullptr && *id != 0 && *id <= file_alias_.size() && file_alias_[*id - 1] != 0) {
+      *id = file_alias_[*id - 1];
+    }
   }
 }
 
@@ -857,16 +874,7 @@ void Resolver::assemble(ImportedTrace* out) {
     Item end_of_stream;
     end_of_stream.emit = false;
     emit(end_of_stream, ItemRef{i, 0}, &events, &pending);
-    for (Event& e : events) {  // files that turned out to be another (name_mapped_files())
-      uint64_t* id = e.kind == EventKind::kMmap ? &e.arg1
-                     : e.kind == EventKind::kFileRead || e.kind == EventKind::kFileWrite ||
-                             e.kind == EventKind::kFsync
-                         ? &e.arg0
-                         : nullptr;
-      if (id != nullptr && *id != 0 && *id <= file_alias_.size() && file_alias_[*id - 1] != 0) {
-        *id = file_alias_[*id - 1];
-      }
-    }
+    if (any_alias_) alias_file_ids(&events);
     // Think time: the gaps between one event's end and the next one's start, as recorded (the
     // recorder's costs are taken out at replay, formats/think_time.h).
     ThinkClock clock(GapCosts{});

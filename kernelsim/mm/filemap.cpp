@@ -81,10 +81,14 @@ SimTime PageCache::start_page_writeback(uint32_t f, SimTime now) {
   return busy;
 }
 
+SimTime PageCache::device_read_time(uint64_t pages) const {
+  return sim_.costs().page_cache_read_request +
+         sim_.costs().page_cache_miss_read * static_cast<int64_t>(pages);
+}
+
 SimTime PageCache::queue_device_read(uint32_t file, uint64_t pages, SimTime now) {
   SimTime& busy = device_busy_until_[file];
-  busy = max(busy, now) + sim_.costs().page_cache_read_request +
-         sim_.costs().page_cache_miss_read * static_cast<int64_t>(pages);
+  busy = max(busy, now) + device_read_time(pages);
   reads_end_ = max(reads_end_, busy);
   return busy;
 }
@@ -233,7 +237,7 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
       ++sim.vm().pgcache_warm;
     } else if (!whole_page_write) {  // mpage_readpage(): the page is read from the device first
       ++sim.vm().pgcache_miss;
-      co_await do_sleep(t, sim.costs().page_cache_read_request + sim.costs().page_cache_miss_read);
+      co_await do_sleep(t, pc.device_read_time(1));
     }
     co_await sync_point(t);
     f = pc.find_get_page(file, index);

@@ -90,9 +90,12 @@ class PageCache {
   // Models clear_page_dirty_for_io() + set_page_writeback() of frame f at `now`: its write
   // is queued on the file's device. Returns when it completes.
   SimTime start_page_writeback(uint32_t f, SimTime now);
+  // The device time of one read request of `pages` pages: CostProfile::page_cache_read_request
+  // for the request and page_cache_miss_read a page.
+  SimTime device_read_time(uint64_t pages) const;
   // A read of `pages` pages of `file` submitted at `now` (read_pages(), mm/readahead.h): queued on
-  // the file's device behind its other reads and writes, at CostProfile::page_cache_read_request
-  // for the request and page_cache_miss_read a page. Returns when it completes.
+  // the file's device behind its other reads and writes, for device_read_time(pages). Returns
+  // when it completes.
   SimTime queue_device_read(uint32_t file, uint64_t pages, SimTime now);
   // Readahead's bookkeeping for reads_in_flight(): a page was added locked for a read not yet
   // submitted (mm/readahead.h), and `pages` of them were submitted.

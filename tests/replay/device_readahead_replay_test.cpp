@@ -10,7 +10,7 @@
 
 #include "replay/policy_spec.h"
 #include "replay/run.h"
-#include "tests/formats/random_trace.h"
+#include "tests/formats/import/replay_imported.h"
 
 namespace mmreplay::replay {
 namespace {
@@ -26,57 +26,48 @@ constexpr uint32_t kMapPrivate = 0x02;
 
 // One thread maps a 32 MiB file that existed before the recording and faults it every 16 pages;
 // the file's device had `read_ahead_kb` (-1: not recorded).
-std::string strided_mapped_read(const std::string& name, int32_t read_ahead_kb) {
-  const std::string path = formats::testing::temp_path(name);
-  formats::TraceMeta meta;
-  meta.threads = {{1, 1, "reader"}};
-  meta.files = {{1, "/data/input", kFilePages * kPage, 4096, formats::FileKind::kRegular, false,
-                 read_ahead_kb}};
-  Status s;
-  auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
-  EXPECT_TRUE(w) << s.message();
+formats::ImportedTrace strided_mapped_read(int32_t read_ahead_kb) {
+  formats::ImportedTrace t;
+  t.meta.threads = {{1, 1, "reader"}};
+  t.meta.files = {{1, "/data/input", kFilePages * kPage, 4096, formats::FileKind::kRegular, false,
+                   read_ahead_kb}};
+  std::vector<formats::Event>& events = t.streams.emplace_back();
   uint64_t ts = 1000;
-  EXPECT_TRUE(w->append(0, ev::thread_start(ts)));
-  EXPECT_TRUE(w->append(0, ev::mmap(ts += 1000, kMapping, kFilePages * kPage, kProtRead,
-                                    kMapPrivate, /*file_id=*/1, 0)));
+  events.push_back(ev::thread_start(ts));
+  events.push_back(
+      ev::mmap(ts += 1000, kMapping, kFilePages * kPage, kProtRead, kMapPrivate, /*file_id=*/1, 0));
   for (uint64_t page = 0; page < kFilePages; page += kStride) {
-    EXPECT_TRUE(w->append(0, ev::page_fault(ts += 1000, kMapping + page * kPage, false)));
+    events.push_back(ev::page_fault(ts += 1000, kMapping + page * kPage, false));
   }
-  EXPECT_TRUE(w->append(0, ev::thread_exit(ts += 1000)));
-  EXPECT_TRUE(w->close());
-  return path;
+  events.push_back(ev::thread_exit(ts += 1000));
+  return t;
 }
 
-RunResult replay_cold(const std::string& path, const std::string& policy,
+RunResult replay_cold(const formats::ImportedTrace& trace, const std::string& name,
+                      const std::string& policy,
                       std::optional<kernelsim::CostProfile> costs = std::nullopt) {
-  Status s;
-  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
-  EXPECT_TRUE(reader) << s.message();
-  ChunkCache cache(8);
   RunSpec spec;
   spec.cpus = 1;
   spec.cache = CacheStart::kCold;
   spec.policy_name = policy;
   spec.costs = costs;
   EXPECT_TRUE(resolve_policy(policy, &spec.config, &spec.rewrites));
-  RunResult r;
-  EXPECT_TRUE(execute_run(spec, *reader, cache, &r));
-  return r;
+  return formats::testing::replay_imported(trace, name, spec);
 }
 
 TEST(DeviceReadaheadReplay, ACold8MiBWindowDeviceWaitsOnceWhereTheDefaultWaitsEveryFault) {
-  const std::string fast = strided_mapped_read("ra8192.mmtrace", 8192);
-  const RunResult as_recorded = replay_cold(fast, "default");
+  const formats::ImportedTrace fast = strided_mapped_read(8192);
+  const RunResult as_recorded = replay_cold(fast, "ra8192", "default");
   EXPECT_EQ(as_recorded.counters.at("faults"), kFilePages / kStride);
   EXPECT_EQ(as_recorded.counters.at("major_faults"), 1u);
   EXPECT_EQ(as_recorded.counters.at("pgcache_miss"), kFilePages);
 
   // The same recording with the knob given: 128 KiB for every device, as before format 1.8.
-  const RunResult what_if = replay_cold(fast, "default+read_ahead_kb=128");
+  const RunResult what_if = replay_cold(fast, "ra8192-what-if", "default+read_ahead_kb=128");
   EXPECT_EQ(what_if.counters.at("major_faults"), kFilePages / kStride - 1);
 
   // A file whose device was not recorded takes the knob (its default, 128 KiB).
-  const RunResult unknown = replay_cold(strided_mapped_read("ra-unknown.mmtrace", -1), "default");
+  const RunResult unknown = replay_cold(strided_mapped_read(-1), "ra-unknown", "default");
   EXPECT_EQ(unknown.counters.at("major_faults"), kFilePages / kStride - 1);
 }
 
@@ -86,9 +77,10 @@ TEST(DeviceReadaheadReplay, TheRecordedWindowSavesRequestsOverTheWhatIf) {
   kernelsim::CostProfile costs = kernelsim::cost_profile_default();
   costs.page_cache_read_request = kernelsim::SimTime::us(50);
   costs.page_cache_miss_read = kernelsim::SimTime::us(1);
-  const std::string fast = strided_mapped_read("ra8192-request.mmtrace", 8192);
-  const RunResult as_recorded = replay_cold(fast, "default", costs);
-  const RunResult what_if = replay_cold(fast, "default+read_ahead_kb=128", costs);
+  const formats::ImportedTrace fast = strided_mapped_read(8192);
+  const RunResult as_recorded = replay_cold(fast, "ra8192-request", "default", costs);
+  const RunResult what_if =
+      replay_cold(fast, "ra8192-request-what-if", "default+read_ahead_kb=128", costs);
   // 511 faults wait each for a request of its own (25.6 ms at least) where the recorded window
   // reads 8,192 pages in 4 (9.2 ms).
   EXPECT_GT(what_if.makespan_ns, 511u * 50'000u);
