@@ -67,7 +67,19 @@ struct RecordArgs {
   int64_t pid = 0;
   double duration_s = 0;
   std::vector<std::string> command;
+  // command[0] as record's own PATH finds it (run_record()). perf record puts the folder of its
+  // own binary (/usr/bin) before PATH when it runs the command (perf's setup_path()), so given a
+  // bare name it can run another program than the user's shell would: `python3` under pyenv ran
+  // /usr/bin/python3 instead of the shim's 3.11.
+  std::string executable;
 };
+
+// The command as record runs it: its first word the file it resolved to.
+std::vector<std::string> command_to_run(const RecordArgs& a) {
+  std::vector<std::string> argv = a.command;
+  if (!argv.empty() && !a.executable.empty()) argv[0] = a.executable;
+  return argv;
+}
 
 // --events "mmap,munmap,page_fault": syscalls the importer knows, and page_fault.
 bool parse_events(const std::string& list, std::vector<std::string>* syscalls, bool* faults,
@@ -159,7 +171,8 @@ std::vector<std::string> perf_record_argv(const RecordArgs& a, const std::string
                 {"-p", std::to_string(a.pid), "--", "sleep", fmt::format("{:.3f}", a.duration_s)});
   } else {
     argv.push_back("--");
-    argv.insert(argv.end(), a.command.begin(), a.command.end());
+    const std::vector<std::string> command = command_to_run(a);
+    argv.insert(argv.end(), command.begin(), command.end());
   }
   return argv;
 }
@@ -169,7 +182,8 @@ Status run_recording(const RecordArgs& a, const std::string& perf, const std::st
                      const std::string& data, const std::string& text, Recording* r) {
   int status = 0;
   if (a.baseline) {
-    if (Status s = run_program(a.command, "/dev/null", true, &r->plain_ns, &status); !s) return s;
+    if (Status s = run_program(command_to_run(a), "/dev/null", true, &r->plain_ns, &status); !s)
+      return s;
   }
   Status s = run_program(perf_record_argv(a, perf, data, events), "", false, &r->recorded_ns,
                          &r->command_status);
@@ -348,12 +362,11 @@ Status record(const RecordArgs& a, int* exit) {
 }
 
 // record's exit status (the table at the top).
-int run_record(const RecordArgs& a) {
+int run_record(RecordArgs a) {
   constexpr std::string_view kWho = "trace-replay record";
   if (Status s = check_args(a); !s) return report_status(kWho, s);
   if (a.pid == 0) {
-    std::string resolved;
-    if (Status s = resolve_command(a.command[0], &resolved); !s) {
+    if (Status s = resolve_command(a.command[0], &a.executable); !s) {
       report_status(kWho, s);
       return kExitCannotRun;
     }

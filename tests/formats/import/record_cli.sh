@@ -108,6 +108,20 @@ case "$CASE" in
     grep -q "\"net.core.wmem_max\": \"$want\"" info.out ||
       fail "no net.core.wmem_max $want in the header: $(cat info.out)"
     ;;
+  path_order)
+    # The command is the one the user's PATH names. perf record, given a bare name, looks it up
+    # with the folder of its own binary (/usr/bin) first, so a `true` earlier on PATH (here a
+    # script that leaves a mark, as a pyenv or venv shim stands before /usr/bin/python3) gave
+    # way to /usr/bin/true.
+    skip_without_perf
+    mkdir -p shadow && rm -f ran
+    printf '#!/bin/sh\ntouch "%s/ran"\n' "$PWD" >shadow/true && chmod +x shadow/true
+    PATH="$PWD/shadow:$PATH" "$TR" record -o shadow.mmtrace -- true 2>shadow.err ||
+      fail "$(cat shadow.err)"
+    [[ -e ran ]] || fail "record ran another true than the first on PATH: $(cat shadow.err)"
+    grep -q -- "-- true$" <("$TR" info shadow.mmtrace) ||
+      fail "the header's command line is not as typed: $("$TR" info shadow.mmtrace)"
+    ;;
   *)
     fail "unknown case $CASE"
     ;;
