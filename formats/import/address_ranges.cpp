@@ -58,6 +58,21 @@ bool AddressRanges::intersects(uint64_t start, uint64_t end) const {
   return it->second > start;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> AddressRanges::gaps(uint64_t start, uint64_t end) const {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  uint64_t at = start;
+  auto it = ranges_.upper_bound(start);  // the first range that starts after `start`
+  if (it != ranges_.begin()) at = std::max(at, std::prev(it)->second);
+  while (at < end) {
+    const uint64_t next = it == ranges_.end() ? end : std::min(end, it->first);
+    if (at < next) out.emplace_back(at, next);
+    if (it == ranges_.end()) break;
+    at = std::max(at, it->second);
+    ++it;
+  }
+  return out;
+}
+
 uint64_t AddressRanges::bytes() const {
   uint64_t n = 0;
   for (const auto& [s, e] : ranges_) n += e - s;

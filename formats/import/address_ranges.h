@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <utility>
+#include <vector>
 
 namespace mmreplay::formats {
 
@@ -18,6 +20,8 @@ class AddressRanges {
   bool contains(uint64_t addr) const;
   // True when any address of [start, end) is in the set.
   bool intersects(uint64_t start, uint64_t end) const;
+  // The parts of [start, end) outside the set, in address order, as [start, end) pairs.
+  std::vector<std::pair<uint64_t, uint64_t>> gaps(uint64_t start, uint64_t end) const;
   size_t size() const { return ranges_.size(); }
   uint64_t bytes() const;
   const std::map<uint64_t, uint64_t>& ranges() const { return ranges_; }  // start -> end

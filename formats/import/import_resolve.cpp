@@ -38,6 +38,10 @@ struct MmState {
   bool brk_known = false;
   uint64_t brk = 0;
   std::map<uint64_t, uint64_t> outside_pages;  // page -> faults, outside every known mapping
+  // Ranges a successful mprotect, madvise or mremap found mapped outside every known mapping:
+  // mapped before the recording began (an exec'd binary's data segment, which ld.so mprotects
+  // read-only for RELRO), so they belong in the implicit mappings as the faults' pages do.
+  AddressRanges premapped;
   uint32_t first_thread = 0;
 };
 
@@ -119,6 +123,7 @@ class Resolver {
   MmState& state_of(uint32_t thread, uint64_t mm);
   void apply(uint32_t thread, uint32_t index, Item* item);
   void track_fault(MmState* m, const Event& e);
+  void note_premapped(MmState* m, uint64_t start, uint64_t end);
   void apply_fd_op(uint32_t thread, const FdOp& op);
   void pair_sockets(const std::vector<Ref>& order);
   FdTables::Description& fd(uint32_t thread, int32_t fd) {
@@ -282,6 +287,15 @@ void Resolver::track_fault(MmState* m, const Event& e) {
   }
   ++report_.faults_outside_mappings;
   ++m->outside_pages[e.addr & ~uint64_t{s_.page_size - 1}];
+}
+
+// The call succeeded on [start, end), so all of it was mapped: what no call of the trace has
+// mapped so far was there before the recording began. (A part mapped once and unmapped since was
+// mapped again by something the trace does not show; no mapping at the start can stand for it.)
+void Resolver::note_premapped(MmState* m, uint64_t start, uint64_t end) {
+  for (const auto& [gap_start, gap_end] : m->ever.gaps(start, end)) {
+    m->premapped.add(gap_start, gap_end);
+  }
 }
 
 uint64_t Resolver::mm_at(uint32_t thread, uint64_t ts) const {
@@ -653,9 +667,11 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       order_.change(mm, e.addr, end_of(e.addr, e.len), self);
       break;
     case EventKind::kMprotect:
+      note_premapped(&m, e.addr, end_of(e.addr, e.len));
       order_.change(mm, e.addr, end_of(e.addr, e.len), self);
       break;
     case EventKind::kMremap:
+      note_premapped(&m, e.addr, end_of(e.addr, e.len));
       if ((e.arg2 & kMremapDontUnmap) == 0) {
         m.mapped.remove(e.addr, end_of(e.addr, e.len));
         order_.change(mm, e.addr, end_of(e.addr, e.len), self);
@@ -681,11 +697,13 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       break;
     }
     case EventKind::kMadvise:
+      note_premapped(&m, e.addr, end_of(e.addr, e.len));
       order_.use(mm, e.addr, end_of(e.addr, e.len), self);
       break;
     case EventKind::kMadviseVector:
       for (uint32_t r = 0; r < e.range_count; ++r) {
         const Range& range = s_.ranges[e.range_begin + r];
+        note_premapped(&m, range.addr, end_of(range.addr, range.len));
         order_.use(mm, range.addr, end_of(range.addr, range.len), self);
       }
       break;
@@ -793,19 +811,30 @@ void Resolver::alias_file_ids(std::vector<Event>* events) const {
 }
 
 std::vector<ImplicitMapping> Resolver::implicit_mappings(uint64_t mm_id, const MmState& m) const {
-  std::vector<ImplicitMapping> out;
+  // The faults' pages and the ranges calls found mapped, in address order.
+  std::vector<ImplicitMapping> pieces;
   const uint64_t page = s_.page_size;
   for (const auto& [addr, faults] : m.outside_pages) {
-    const uint64_t end = addr + page < addr ? addr : addr + page;
+    pieces.push_back(ImplicitMapping{mm_id, addr, addr + page < addr ? addr : addr + page, faults});
+  }
+  for (const auto& [start, end] : m.premapped.ranges()) {
+    pieces.push_back(ImplicitMapping{mm_id, start, end, 0});
+  }
+  std::sort(pieces.begin(), pieces.end(),
+            [](const ImplicitMapping& a, const ImplicitMapping& b) { return a.start < b.start; });
+  std::vector<ImplicitMapping> out;
+  for (const ImplicitMapping& p : pieces) {
     if (!out.empty()) {
       ImplicitMapping& last = out.back();
-      if (addr - last.end <= kImplicitMergeGapBytes && !m.ever.intersects(last.end, addr)) {
-        last.end = std::max(last.end, end);
-        last.faults += faults;
+      // Overlapping (a fault inside a premapped range), or near with no mapping between.
+      if (p.start <= last.end ||
+          (p.start - last.end <= kImplicitMergeGapBytes && !m.ever.intersects(last.end, p.start))) {
+        last.end = std::max(last.end, p.end);
+        last.faults += p.faults;
         continue;
       }
     }
-    out.push_back(ImplicitMapping{mm_id, addr, end, faults});
+    out.push_back(p);
   }
   return out;
 }

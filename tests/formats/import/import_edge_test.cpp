@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/import/address_ranges.h"
@@ -212,6 +213,37 @@ TEST(PerfScriptEdge, ImplicitMappingsMergeNearFaultsButNotAcrossMappings) {
   EXPECT_FALSE(t.streams[0][4].is_write());
 }
 
+// A successful mprotect or madvise on a range no call of the trace mapped shows the range was
+// mapped before the recording began: ld.so's RELRO mprotect of an exec'd binary's data segment,
+// whose first pages take no fault. The implicit mapping covers it, so the replay's call finds it
+// mapped (g++'s cc1plus failed its mprotect with ENOMEM before).
+TEST(PerfScriptEdge, ImplicitMappingsCoverRangesThatCallsFoundMapped) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(
+      ImportFormat::kPerfScript,
+      "p 5/5 [0] 1.000000001: exceptions:page_fault_user: address=0x13008 ip=0x1 error_code=0x6\n"
+      "p 5/5 [0] 1.000000002: syscalls:sys_enter_mprotect: start: 0x10000, len: 0x00002000, "
+      "prot: 0x00000001\n"
+      "p 5/5 [0] 1.000000003: syscalls:sys_exit_mprotect: 0x0\n"
+      "p 5/5 [0] 1.000000004: syscalls:sys_enter_madvise: start: 0x400000, len_in: 0x00001000, "
+      "behavior: 0x00000004\n"
+      "p 5/5 [0] 1.000000005: syscalls:sys_exit_madvise: 0x0\n"
+      // A failed call shows nothing: the range may be unmapped.
+      "p 5/5 [0] 1.000000006: syscalls:sys_enter_mprotect: start: 0x800000, len: 0x00001000, "
+      "prot: 0x00000001\n"
+      "p 5/5 [0] 1.000000007: syscalls:sys_exit_mprotect: 0xfffffffffffffff4\n",
+      &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_EQ(r.implicit_mappings.size(), 2u);
+  EXPECT_EQ(r.implicit_mappings[0].start, 0x10000u);  // the mprotect's range and the fault's page
+  EXPECT_EQ(r.implicit_mappings[0].end, 0x14000u);
+  EXPECT_EQ(r.implicit_mappings[0].faults, 1u);
+  EXPECT_EQ(r.implicit_mappings[1].start, 0x400000u);  // the madvise's, no fault in it
+  EXPECT_EQ(r.implicit_mappings[1].end, 0x401000u);
+  EXPECT_EQ(r.implicit_mappings[1].faults, 0u);
+}
+
 TEST(StraceEdge, MalformedCallNamesLine) {
   ImportedTrace t;
   ImportReport r;
@@ -244,14 +276,19 @@ TEST(StraceEdge, PidColumnVectorsFailuresUnknownFlagsAndKills) {
   ASSERT_EQ(t.meta.threads.size(), 1u);
   EXPECT_EQ(t.meta.threads[0].tid, 7u);
   ASSERT_EQ(r.count(EventKind::kMadviseVector), 1u);
-  const Event& v = t.streams[0][1];
+  // The vector's ranges were mapped before the first line (the call succeeded): one implicit
+  // mapping from the first to the end of the second, less than 1 MiB apart.
+  ASSERT_EQ(r.implicit_mappings.size(), 1u);
+  EXPECT_EQ(r.implicit_mappings[0].start, 0x10000u);
+  EXPECT_EQ(r.implicit_mappings[0].end, 0x32000u);
+  const Event& v = t.streams[0][2];
   ASSERT_EQ(v.kind, EventKind::kMadviseVector);
   EXPECT_EQ(v.arg0, kMadvCold);
   ASSERT_EQ(v.range_count, 2u);
   EXPECT_EQ(t.ranges[v.range_begin + 1], (Range{0x30000, 8192}));
   EXPECT_EQ(r.failed_calls, 1u);
   EXPECT_EQ(r.unknown_flag_names, 2u);
-  EXPECT_EQ(r.count(EventKind::kMmap), 1u);
+  EXPECT_EQ(r.count(EventKind::kMmap), 2u);  // the call's and the implicit one
   EXPECT_EQ(r.unmatched_exits, 1u);
   EXPECT_EQ(r.ignored_events, 0u);
   EXPECT_EQ(r.fd_calls, 1u);          // openat: a descriptor call (issue 19), no longer ignored
@@ -278,6 +315,19 @@ TEST(AddressRangesTest, AddMergesRemoveSplits) {
   a.remove(0, ~uint64_t{0});
   EXPECT_EQ(a.size(), 0u);
   EXPECT_EQ(a.bytes(), 0u);
+}
+
+TEST(AddressRangesTest, GapsAreThePartsOutsideTheSet) {
+  using Gaps = std::vector<std::pair<uint64_t, uint64_t>>;
+  AddressRanges a;
+  EXPECT_EQ(a.gaps(0x1000, 0x2000), (Gaps{{0x1000, 0x2000}}));
+  a.add(0x2000, 0x3000);
+  a.add(0x5000, 0x6000);
+  EXPECT_EQ(a.gaps(0x1000, 0x7000), (Gaps{{0x1000, 0x2000}, {0x3000, 0x5000}, {0x6000, 0x7000}}));
+  EXPECT_EQ(a.gaps(0x2800, 0x5800), (Gaps{{0x3000, 0x5000}}));  // starts and ends inside
+  EXPECT_EQ(a.gaps(0x2000, 0x3000), Gaps{});                    // all inside
+  EXPECT_EQ(a.gaps(0x3000, 0x5000), (Gaps{{0x3000, 0x5000}}));  // between, touching both
+  EXPECT_EQ(a.gaps(0x4000, 0x4000), Gaps{});                    // empty
 }
 
 TEST(StraceEdge, IgnoredCallsAndSignalsAreCountedByName) {

@@ -27,7 +27,10 @@ class StraceFixture : public ::testing::Test {
 };
 
 TEST_F(StraceFixture, CountsEveryCall) {
-  EXPECT_EQ(report_.count(EventKind::kMmap), 12u);
+  // 12 calls, and 2 implicit mappings: the RELRO pages ld.so mprotects in the binary and in
+  // itself, both mapped by the kernel at exec, before the first line.
+  EXPECT_EQ(report_.count(EventKind::kMmap), 14u);
+  EXPECT_EQ(report_.implicit_mappings.size(), 2u);
   EXPECT_EQ(report_.count(EventKind::kMunmap), 3u);
   EXPECT_EQ(report_.count(EventKind::kMadvise), 4u);
   EXPECT_EQ(report_.count(EventKind::kMprotect), 5u);
@@ -53,9 +56,13 @@ TEST_F(StraceFixture, UnprefixedLinesBelongToTheFirstThread) {
   EXPECT_GE(stream_of(trace_, 12395), 0);
   EXPECT_GE(stream_of(trace_, 12396), 0);
   EXPECT_EQ(report_.processes, 1u);
-  // brk(NULL) is the first line, without a prefix; exit_group(0) the last, also without.
+  // brk(NULL) is the first line, without a prefix, after thread_start and the two implicit
+  // mappings; exit_group(0) the last, also without.
   const auto& main = trace_.streams[0];
-  EXPECT_EQ(main[1].kind, EventKind::kBrk);
+  EXPECT_EQ(main[1].kind, EventKind::kMmap);
+  EXPECT_EQ(main[1].addr, 0x55cfe9b68000u);  // the binary's RELRO page
+  EXPECT_EQ(main[2].kind, EventKind::kMmap);
+  EXPECT_EQ(main[3].kind, EventKind::kBrk);
   EXPECT_EQ(main.back().kind, EventKind::kThreadExit);
 }
 
