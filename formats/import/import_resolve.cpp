@@ -118,7 +118,12 @@ class Resolver {
   };
   void emit(const Item& item, ItemRef ref, std::vector<Event>* events,
             std::vector<PendingWake>* pending) const;
+  // The thread's mm at `ts`: an exec at `ts` has happened (its own events are in the new mm).
   uint64_t mm_at(uint32_t thread, uint64_t ts) const;
+  // The thread's mm just before `ts`: an exec at `ts` has not happened yet (the mm a thread
+  // whose first event is its exec starts in).
+  uint64_t mm_before(uint32_t thread, uint64_t ts) const;
+  uint64_t mm_of_generation(uint32_t thread, uint64_t generation) const;
   uint64_t first_ts(uint32_t thread, uint64_t trace_first) const;
   MmState& state_of(uint32_t thread, uint64_t mm);
   void apply(uint32_t thread, uint32_t index, Item* item);
@@ -141,6 +146,9 @@ class Resolver {
   std::vector<uint64_t> base_;  // per thread: its process's mm before any exec
   std::vector<uint64_t> mm_;    // per thread: its mm at its start (the header's)
   std::vector<std::optional<uint64_t>> forked_from_;
+  // Per thread: a process made with CLONE_VM (vfork(), posix_spawn()'s clone) runs in its
+  // parent's mm, which it shares, until its first exec: that mm.
+  std::vector<std::optional<uint64_t>> vm_of_parent_;
   std::map<uint64_t, std::vector<uint64_t>> execs_;  // base mm -> its execs' times, in order
   std::map<uint64_t, MmState> mms_;
   std::vector<FileInfo> file_table_;  // before fds_, which extends it
@@ -298,29 +306,45 @@ void Resolver::note_premapped(MmState* m, uint64_t start, uint64_t end) {
   }
 }
 
+uint64_t Resolver::mm_of_generation(uint32_t thread, uint64_t generation) const {
+  if (generation == 0 && thread < vm_of_parent_.size() && vm_of_parent_[thread]) {
+    return *vm_of_parent_[thread];
+  }
+  return base_[thread] + generation * kPidMaxLimit;
+}
+
 uint64_t Resolver::mm_at(uint32_t thread, uint64_t ts) const {
-  const uint64_t base = base_[thread];
-  auto it = execs_.find(base);
-  if (it == execs_.end()) return base;
+  auto it = execs_.find(base_[thread]);
+  if (it == execs_.end()) return mm_of_generation(thread, 0);
   // An exec's own mm_create and everything from its time on are in the new mm.
-  const auto gen = static_cast<uint64_t>(
-      std::upper_bound(it->second.begin(), it->second.end(), ts) - it->second.begin());
-  return base + gen * kPidMaxLimit;
+  return mm_of_generation(
+      thread, static_cast<uint64_t>(std::upper_bound(it->second.begin(), it->second.end(), ts) -
+                                    it->second.begin()));
+}
+
+uint64_t Resolver::mm_before(uint32_t thread, uint64_t ts) const {
+  auto it = execs_.find(base_[thread]);
+  if (it == execs_.end()) return mm_of_generation(thread, 0);
+  return mm_of_generation(
+      thread, static_cast<uint64_t>(std::lower_bound(it->second.begin(), it->second.end(), ts) -
+                                    it->second.begin()));
 }
 
 // Where a thread's stream starts: its clone, else its first event, else the recording's first.
 uint64_t Resolver::first_ts(uint32_t thread, uint64_t trace_first) const {
-  // Descriptor changes make no event: a stream starts at its first event or its clone.
+  // Descriptor changes make no event: a stream starts at its first event or its clone. The
+  // earliest event, not the first item: an item is added when its call returns, so an exec's
+  // mm_create (at its enter) follows the kernel-mode faults taken inside the exec until run()
+  // sorts the items.
   const ThreadState& t = s_.threads[thread];
-  const Item* first_event = nullptr;
+  std::optional<uint64_t> first_event;
   for (const Item& item : t.items) {
-    if (item.emit) {
-      first_event = &item;
-      break;
+    if (item.emit && (!first_event || item.event.ts_ns < *first_event)) {
+      first_event = item.event.ts_ns;
     }
   }
-  uint64_t first = first_event == nullptr ? trace_first : first_event->event.ts_ns;
-  if (t.clone_ts && (first_event == nullptr || *t.clone_ts < first)) first = *t.clone_ts;
+  uint64_t first = first_event.value_or(trace_first);
+  if (t.clone_ts && (!first_event || *t.clone_ts < first)) first = *t.clone_ts;
   return first;
 }
 
@@ -340,17 +364,28 @@ void Resolver::resolve_mms() {
   }
   uint64_t trace_first = UINT64_MAX;
   for (uint32_t i = 0; i < n; ++i) trace_first = std::min(trace_first, first_ts(i, UINT64_MAX));
-  mm_.assign(n, 0);
-  for (uint32_t i = 0; i < n; ++i) mm_[i] = mm_at(i, first_ts(i, trace_first));
-  // A thread whose process differs from its parent's was forked from the parent's mm of then.
+  // A thread whose process differs from its parent's was forked from the parent's mm of then,
+  // or, made with CLONE_VM, shares it until it execs. Parents come first in the thread table
+  // (a child's first event follows its clone), so a parent's own mm is known by then.
   forked_from_.assign(n, std::nullopt);
+  vm_of_parent_.assign(n, std::nullopt);
   for (uint32_t i = 0; i < n; ++i) {
     const ThreadState& t = s_.threads[i];
     if (!t.parent_tid) continue;
     auto it = s_.index_of.find(*t.parent_tid);
     if (it == s_.index_of.end() || base_[it->second] == base_[i]) continue;
-    forked_from_[i] = mm_at(it->second, t.clone_ts ? *t.clone_ts : first_ts(i, trace_first));
+    const uint64_t parent_mm =
+        mm_at(it->second, t.clone_ts ? *t.clone_ts : first_ts(i, trace_first));
+    if (t.origin == Origin::kSharedVm) {
+      vm_of_parent_[i] = parent_mm;
+    } else {
+      forked_from_[i] = parent_mm;
+    }
   }
+  // A thread starts in the mm it had before its first event: a child whose first event is its
+  // exec starts in the mm fork gave it (or its parent's), not in the exec's.
+  mm_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) mm_[i] = mm_before(i, first_ts(i, trace_first));
 }
 
 // Each futex wait that returned 0 gets the id of the wake that ended it: the last futex_wake
