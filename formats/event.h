@@ -38,7 +38,8 @@ namespace mmreplay::formats {
 //   page_fault      addr, flags: kFlagWrite, kFlagMajor (as observed), kFlagKernel (taken by
 //                   the kernel on a user address inside the syscall before it; format 1.3)
 //   touch           addr, len, arg0 = stride in bytes (0 = every page), flags: kFlagWrite
-//   file_read       arg0 = file id, arg1 = file offset, len
+//   file_read       arg0 = file id, arg1 = file offset, len, flags: kFlagKernel (the source of
+//                   an in-kernel copy; format 1.9)
 //   file_write      arg0 = file id, arg1 = file offset, len, flags: kFlagContinued (a later
 //                   piece of one call; format 1.7)
 //   fsync           arg0 = file id
@@ -164,6 +165,10 @@ inline constexpr uint8_t kFlagWrite = 1u << 0;  // fault or touch was a write
 inline constexpr uint8_t kFlagMajor = 1u << 1;  // fault was observed as major
 // Format 1.3: the fault was taken in kernel mode on a user address (copy_to_user into a fresh
 // buffer, exceptions:page_fault_kernel): it lies inside the syscall before it in the stream.
+// Format 1.9: file_read: its bytes went into the kernel, not to user memory: the source of an
+// in-kernel copy (copy_file_range(), sendfile(): do_splice_direct() takes the page-cache pages by
+// reference); the file_write after it, kFlagContinued, is the destination inside the same call.
+// Older readers replay it as a read that copies to user memory.
 inline constexpr uint8_t kFlagKernel = 1u << 2;
 // Format 1.7: file_write: a later piece of one write(2) that the importer cut at the skbs an
 // AF_UNIX stream socket queues it in (formats/import/pipe_wakeups.h (4)). It runs inside the same

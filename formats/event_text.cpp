@@ -120,6 +120,7 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
       put_dec(out, "file", e.arg0);
       put_dec(out, "offset", e.arg1);
       put_dec(out, "len", e.len);
+      if (e.kind == EventKind::kFileRead && e.is_kernel_mode()) *out += " splice";
       if (e.is_continued()) *out += " continued";
       break;
     case EventKind::kFsync:
@@ -157,7 +158,9 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
       break;
   }
   // Flag bits the kind does not name above print as a number.
-  const uint8_t named = e.kind == EventKind::kFileWrite ? kFlagContinued : 0;
+  const uint8_t named = e.kind == EventKind::kFileWrite  ? kFlagContinued
+                        : e.kind == EventKind::kFileRead ? kFlagKernel
+                                                         : 0;
   const uint8_t other = static_cast<uint8_t>(e.flags & ~named);
   if (e.kind != EventKind::kPageFault && e.kind != EventKind::kTouch && other != 0) {
     put_hex(out, "eflags", other);

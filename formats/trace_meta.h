@@ -18,10 +18,11 @@ inline constexpr uint16_t kFormatVersionMajor = 1;
 // wait_child, futex_wake and futex_wait events and the thread table's parent_tid; 1.5: the
 // allocator a generated workload stands for (TraceMeta::allocator); 1.6: chunks stored by kind
 // (Chunk.encoding byKind, formats/chunk_codec.h; older chunks are byField); 1.7: file_write pieces
-// of one call (kFlagContinued); 1.8: each file's device readahead window (FileInfo::read_ahead_kb).
+// of one call (kFlagContinued); 1.8: each file's device readahead window (FileInfo::read_ahead_kb);
+// 1.9: file_read as the source of an in-kernel copy (kFlagKernel: copy_file_range(), sendfile()).
 // A minor version only adds kinds and fields, so a reader reads every older minor version of its
 // major one.
-inline constexpr uint16_t kFormatVersionMinor = 8;
+inline constexpr uint16_t kFormatVersionMinor = 9;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
 // a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost

@@ -109,6 +109,7 @@ bool TraceOpSource::translate(Op& op) const {
       return true;
     case EventKind::kFileRead:
       op = Op::file_read(static_cast<uint32_t>(e.arg0), e.arg1, e.len);
+      op.splice_source = e.is_kernel_mode();
       return true;
     case EventKind::kFileWrite:
       op = Op::file_write(static_cast<uint32_t>(e.arg0), e.arg1, e.len);

@@ -1,5 +1,7 @@
 #include "formats/import/import_builder.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "formats/import/import_builder_impl.h"
@@ -81,6 +83,39 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       item->offset_from_fd = c.sc != Syscall::kPread64;
       return true;
     }
+    case Syscall::kReadv:
+    case Syscall::kWritev:
+      e = c.sc == Syscall::kWritev ? ev::file_write(ts, 0, 0, uret) : ev::file_read(ts, 0, 0, uret);
+      item->fd = static_cast<int32_t>(a[0]);
+      item->offset_from_fd = true;
+      return true;
+    case Syscall::kPwrite64:
+    case Syscall::kPreadv:
+    case Syscall::kPwritev:
+    case Syscall::kPreadv2:
+    case Syscall::kPwritev2: {
+      // pos_l holds the whole offset on a 64-bit kernel (pos_h is its upper half, 0 there);
+      // preadv2/pwritev2 take -1 for the descriptor's own position.
+      const bool is_write =
+          c.sc == Syscall::kPwrite64 || c.sc == Syscall::kPwritev || c.sc == Syscall::kPwritev2;
+      const bool at_position =
+          (c.sc == Syscall::kPreadv2 || c.sc == Syscall::kPwritev2) && a[3] == ~uint64_t{0};
+      const uint64_t offset = at_position ? 0 : a[3];
+      e = is_write ? ev::file_write(ts, 0, offset, uret) : ev::file_read(ts, 0, offset, uret);
+      item->fd = static_cast<int32_t>(a[0]);
+      item->offset_from_fd = at_position;
+      return true;
+    }
+    case Syscall::kCopyFileRange:
+    case Syscall::kSendfile64:
+      // The source's read; copy_destination() makes the destination's write. Offsets given
+      // through a pointer are not in the trace (perf prints the pointer): both sides take
+      // their descriptors' positions, as with NULL (cp's calls).
+      e = ev::file_read(ts, 0, 0, uret);
+      e.flags |= kFlagKernel;  // into the kernel, not to user memory
+      item->fd = static_cast<int32_t>(c.sc == Syscall::kCopyFileRange ? a[0] : a[1]);
+      item->offset_from_fd = true;
+      return true;
     case Syscall::kSendto:
     case Syscall::kSendmsg:
     case Syscall::kRecvfrom:
@@ -185,6 +220,19 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       return true;
     }
   }
+}
+
+// copy_file_range() and sendfile(): the destination's write, inside the call whose source read
+// `read` is (same start and duration, kFlagContinued: no second entry into the kernel).
+std::optional<Item> copy_destination(const SyscallCall& c, const Item& read) {
+  if (c.sc != Syscall::kCopyFileRange && c.sc != Syscall::kSendfile64) return std::nullopt;
+  Item write;
+  write.event = ev::file_write(read.event.ts_ns, 0, 0, read.event.len);
+  write.event.duration_ns = read.event.duration_ns;
+  write.event.flags |= kFlagContinued;
+  write.fd = static_cast<int32_t>(c.sc == Syscall::kCopyFileRange ? c.args[2] : c.args[0]);
+  write.offset_from_fd = true;
+  return write;
 }
 
 bool is_fd_call(Syscall sc) {
@@ -423,6 +471,7 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     return;
   }
   item.event.duration_ns = duration_ns;
+  std::optional<Item> destination = copy_destination(call, item);
   if (item.fd != detail::kNoFd && !call.fd_path.empty()) {
     // strace -y named what the fd points at: an fd opened before the recording gets its kind.
     FdOp note;
@@ -430,10 +479,14 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     note.fd = item.fd;
     note.path = std::move(call.fd_path);
     push_fd_op(&s, tid, ts, std::move(note), &item);
-    return;
+  } else {
+    item.seq = s.next_seq++;
+    s.thread(tid).items.push_back(item);
   }
-  item.seq = s.next_seq++;
-  s.thread(tid).items.push_back(item);
+  if (destination) {
+    destination->seq = s.next_seq++;
+    s.thread(tid).items.push_back(*destination);
+  }
 }
 
 void ImportBuilder::pipe_fds(uint64_t tid, uint64_t ts, int32_t fd0, int32_t fd1, FileKind kind) {

@@ -36,8 +36,19 @@ size_t required_args(Syscall sc) {
     case Syscall::kSendmsg:  // fd, msg, flags
     case Syscall::kRecvmsg:
       return 3;
+    case Syscall::kReadv:
+    case Syscall::kWritev:
+      return 3;
     case Syscall::kPread64:
+    case Syscall::kPwrite64:
+    case Syscall::kPreadv:  // fd, iovec, vlen, offset (strace prints the whole offset once)
+    case Syscall::kPwritev:
+    case Syscall::kPreadv2:
+    case Syscall::kPwritev2:
+    case Syscall::kSendfile64:  // out_fd, in_fd, offset, count
       return 4;
+    case Syscall::kCopyFileRange:  // fd_in, off_in, fd_out, off_out, len
+      return 5;
     case Syscall::kProcessMadvise:
       return 4;
     case Syscall::kMunmap:
@@ -61,10 +72,18 @@ bool is_socket_io(Syscall sc) {
          sc == Syscall::kRecvmsg;
 }
 
-// Arguments that are buffers, not values (read/write data, the iovec).
+// read, write and the other calls that move a file's data through a buffer or an iovec.
+bool is_buffered_io(Syscall sc) {
+  return sc == Syscall::kRead || sc == Syscall::kWrite || sc == Syscall::kPread64 ||
+         (sc >= Syscall::kPwrite64 && sc <= Syscall::kPwritev2) || is_socket_io(sc);
+}
+
+// Arguments that are buffers, not values (read/write data, the iovec). copy_file_range's and
+// sendfile's offsets are printed as "[N]" or NULL: the importer takes the descriptors' positions.
 bool is_buffer_arg(Syscall sc, size_t index) {
-  const bool io =
-      sc == Syscall::kRead || sc == Syscall::kWrite || sc == Syscall::kPread64 || is_socket_io(sc);
+  const bool io = is_buffered_io(sc);
+  if (sc == Syscall::kCopyFileRange) return index == 1 || index == 3;
+  if (sc == Syscall::kSendfile64) return index == 2;
   // recvfrom/sendto: the buffer, and the address struct and its length (a pointer under -y).
   const bool address = (sc == Syscall::kSendto || sc == Syscall::kRecvfrom) && index >= 4;
   return (io && index == 1) || address || (sc == Syscall::kProcessMadvise && index == 1);
@@ -72,8 +91,10 @@ bool is_buffer_arg(Syscall sc, size_t index) {
 
 // Calls whose first argument (mmap: fifth) is a descriptor that -y may annotate.
 bool uses_fd(Syscall sc) {
-  return sc == Syscall::kRead || sc == Syscall::kWrite || sc == Syscall::kPread64 ||
-         sc == Syscall::kFsync || sc == Syscall::kMmap || is_socket_io(sc);
+  // copy_file_range's first is its source, the descriptor of its first event; sendfile's first
+  // is its destination, so it is left out.
+  return is_buffered_io(sc) || sc == Syscall::kFsync || sc == Syscall::kMmap ||
+         sc == Syscall::kCopyFileRange;
 }
 
 // "20:03:45" or "20:03:45.123456": the clock time of strace -t / -tt, which has no date.

@@ -67,11 +67,23 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     "connect",
     "setsockopt",
     "bind",
+    // file data, appended
+    "pwrite64",
+    "readv",
+    "writev",
+    "preadv",
+    "pwritev",
+    "preadv2",
+    "pwritev2",
+    // copies inside the kernel
+    "copy_file_range",
+    "sendfile64",
 };
 
 }  // namespace
 
 bool syscall_from_name(std::string_view name, Syscall* sc) {
+  if (name == "sendfile") name = "sendfile64";  // strace's name; the tracepoint's is sendfile64
   for (size_t i = 0; i < kNames.size(); ++i) {
     if (kNames[i] == name) {
       *sc = static_cast<Syscall>(i);
@@ -117,6 +129,15 @@ bool syscall_needs_return(Syscall sc) {
     case Syscall::kRecvfrom:
     case Syscall::kSendmsg:
     case Syscall::kRecvmsg:
+    case Syscall::kPwrite64:
+    case Syscall::kReadv:
+    case Syscall::kWritev:
+    case Syscall::kPreadv:
+    case Syscall::kPwritev:
+    case Syscall::kPreadv2:
+    case Syscall::kPwritev2:
+    case Syscall::kCopyFileRange:
+    case Syscall::kSendfile64:
       return true;
     default:
       return false;

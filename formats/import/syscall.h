@@ -85,8 +85,22 @@ enum class Syscall : uint8_t {
   // A descriptor call, appended: the address a listener is bound to, for pairing its accepts with
   // the connects to that address (socket_pairs.h).
   kBind,  // fd, umyaddr, addrlen                                   -> 0
+  // File data by the other calls that move it (appended), the bytes moved their return value:
+  // at an offset, or through an iovec.
+  kPwrite64,  // fd, buf, count, pos                               -> bytes
+  kReadv,     // fd, vec, vlen                                     -> bytes
+  kWritev,    // fd, vec, vlen                                     -> bytes
+  kPreadv,    // fd, vec, vlen, pos_l, pos_h                       -> bytes
+  kPwritev,   // fd, vec, vlen, pos_l, pos_h                       -> bytes
+  kPreadv2,   // fd, vec, vlen, pos_l, pos_h, flags (pos -1: the fd's position) -> bytes
+  kPwritev2,  // fd, vec, vlen, pos_l, pos_h, flags                -> bytes
+  // Copies inside the kernel (appended): do_splice_direct() takes the source's page-cache pages
+  // by reference and copies them once, into the destination. A read of the source that copies
+  // nothing to user memory, and a write of the destination inside the same call.
+  kCopyFileRange,  // fd_in, off_in, fd_out, off_out, len, flags  -> bytes
+  kSendfile64,     // out_fd, in_fd, offset, count (strace: "sendfile") -> bytes
 };
-inline constexpr size_t kSyscallCount = 57;
+inline constexpr size_t kSyscallCount = 66;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).

@@ -22,9 +22,10 @@ namespace {
 // read's miss first reads ahead, mm/readahead.h), then
 // per block one __find_get_block(), the copy of the bytes in it, and brelse() of the caller's
 // reference. Returns len, or -ENOMEM when a page could not be allocated (the task was OOM-killed).
-// `entry` is the syscall entry charged (zero for a later piece of one call).
+// `entry` is the syscall entry charged (zero for a later piece of one call); `copy`: the bytes
+// are copied to or from user memory (not for a splice's source).
 Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool write,
-                      SimTime entry) {
+                      SimTime entry, bool copy) {
   Simulation& sim = t.sim();
   // The bh_lru is per CPU and shared by the tasks of that CPU: order against them first.
   co_await sync_point(t);
@@ -58,8 +59,10 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
     sim.cma().ensure_file_page(file, block * bs >> PAGE_SHIFT);  // where its page sits (mm/cma.h)
     BufferHead& bh = __find_get_block(c, BhKey{file, block});
     // copy_to_user / copy_from_user of `chunk` bytes at the profile's per-page rate.
-    c.spent += SimTime::ns(sim.costs().file_copy_page.count_ns() * static_cast<int64_t>(chunk) /
-                           static_cast<int64_t>(PAGE_SIZE));
+    if (copy) {
+      c.spent += SimTime::ns(sim.costs().file_copy_page.count_ns() * static_cast<int64_t>(chunk) /
+                             static_cast<int64_t>(PAGE_SIZE));
+    }
     if (write) bh.dirty = true;  // mark_buffer_dirty()
     brelse(c, bh);
     pos += chunk;
@@ -71,16 +74,17 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
 }
 
 // A read or write of a file with no page cache (fs/file.h): the syscall, the f_op's own work
-// (pipe_read()/pipe_write(), sock_read_iter()/sock_write_iter()) and one copy of the bytes;
+// (pipe_read()/pipe_write(), sock_read_iter()/sock_write_iter()) and one copy of the bytes (with
+// `copy`: a splice's source hands them on by reference);
 // read_null()/write_null() of a char device move nothing. A pipe write also pays for a buffer
 // page per whole 4 KiB it writes (its allocation and its release after the read: a pipe's pages
 // are not modelled as memory, only as time). Private work: no shared state is touched, so no
 // sync point. Returns len.
-int64_t rw_stream(Task& t, FileType type, uint64_t len, bool write, SimTime entry) {
+int64_t rw_stream(Task& t, FileType type, uint64_t len, bool write, SimTime entry, bool copy) {
   Simulation& sim = t.sim();
   const CostProfile& costs = sim.costs();
   SimTime cost = entry;
-  if (type != FileType::kCharDevice) {
+  if (type != FileType::kCharDevice && copy) {
     cost += SimTime::ns(costs.file_copy_page.count_ns() * static_cast<int64_t>(len) /
                         static_cast<int64_t>(PAGE_SIZE));
   }
@@ -97,27 +101,29 @@ int64_t rw_stream(Task& t, FileType type, uint64_t len, bool write, SimTime entr
 
 // The read/write path of `file` by its kind (the f_op the kernel's vfs_read()/vfs_write() call),
 // counted by kind. `continued`: a later piece of the call before it (Op::continues_call), which
-// neither enters the kernel again nor counts as a call of its own.
+// neither enters the kernel again nor counts as a call of its own. `to`: a read's target.
 Co<int64_t> rw_file(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool write,
-                    bool continued) {
+                    bool continued, ReadTarget to = ReadTarget::kUser) {
   Simulation& sim = t.sim();
   VmCounters& vm = sim.vm();
   const FileType type = sim.files().get(file).type;
   const SimTime entry = continued ? SimTime::zero() : sim.costs().syscall_entry;
   const uint64_t calls = continued ? 0 : 1;
+  const bool copy = write || to == ReadTarget::kUser;
   switch (type) {
     case FileType::kRegular:
       vm.fd_io_regular += calls;
       if (!write) {  // generic_file_read_iter() -> filemap_read(): no buffer heads
         co_await sync_point(t);
         t.work(entry);
+        if (!copy) co_return co_await filemap_splice_read(t, file, offset, len);
         co_return co_await filemap_read(t, file, offset, len);
       }
-      co_return co_await rw_blocks(t, file, offset, len, write, entry);
+      co_return co_await rw_blocks(t, file, offset, len, write, entry, copy);
     case FileType::kUnknown:
     case FileType::kBlockDevice:
       vm.fd_io_regular += calls;
-      co_return co_await rw_blocks(t, file, offset, len, write, entry);
+      co_return co_await rw_blocks(t, file, offset, len, write, entry, copy);
     case FileType::kSocket:
       vm.fd_io_socket += calls;
       break;
@@ -134,14 +140,14 @@ Co<int64_t> rw_file(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool 
       vm.fd_io_anon += calls;
       break;
   }
-  co_return rw_stream(t, type, len, write, entry);
+  co_return rw_stream(t, type, len, write, entry, copy);
 }
 
 }  // namespace
 
-// Models fs/read_write.c: ksys_read()
-Co<int64_t> ksys_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
-  co_return co_await rw_file(t, file, offset, len, /*write=*/false, /*continued=*/false);
+// Models fs/read_write.c: ksys_read(), or the source half of do_splice_direct()
+Co<int64_t> ksys_read(Task& t, uint32_t file, uint64_t offset, uint64_t len, ReadTarget to) {
+  co_return co_await rw_file(t, file, offset, len, /*write=*/false, /*continued=*/false, to);
 }
 
 // Models fs/read_write.c: ksys_write(); with `continued`, the rest of a write the kernel queues in

@@ -23,8 +23,18 @@ namespace mmreplay::kernelsim {
 
 class Task;
 
-// Models fs/read_write.c: ksys_read(). Returns the bytes read (len).
-Co<int64_t> ksys_read(Task& t, uint32_t file, uint64_t offset, uint64_t len);
+// Where a read's bytes go.
+enum class ReadTarget : uint8_t {
+  kUser,    // the caller's buffer: read(2) and its kin copy them
+  kSplice,  // a pipe, by reference: the source half of an in-kernel copy (copy_file_range(),
+            // sendfile(): do_splice_direct()); the destination's write makes the one copy
+};
+
+// Models fs/read_write.c: ksys_read(); with ReadTarget::kSplice, the source half of
+// do_splice_direct() (splice_direct_to_actor() -> filemap_splice_read()), which copies nothing.
+// Returns the bytes read (len).
+Co<int64_t> ksys_read(Task& t, uint32_t file, uint64_t offset, uint64_t len,
+                      ReadTarget to = ReadTarget::kUser);
 // Models fs/read_write.c: ksys_write(). Returns the bytes written (len). `continued`: a later piece
 // of the write before it (an AF_UNIX stream write queued skb by skb), already inside the syscall:
 // no syscall entry, and not counted as a call of its own.

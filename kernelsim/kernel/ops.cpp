@@ -87,7 +87,8 @@ Co<bool> do_op(Task& t, const Op& op) {
       if (t.mm() != nullptr) co_await exit_mmap(t, *t.mm());
       break;
     case OpKind::kFileRead:
-      set_result(t, co_await ksys_read(t, op.file, op.offset, op.len));
+      set_result(t, co_await ksys_read(t, op.file, op.offset, op.len,
+                                       op.splice_source ? ReadTarget::kSplice : ReadTarget::kUser));
       break;
     case OpKind::kFileWrite:
       set_result(t, co_await ksys_write(t, op.file, op.offset, op.len, op.continues_call));

@@ -32,10 +32,9 @@ uint64_t filemap_get_read_batch(const Task& t, uint32_t file, const FileRaState&
   return n;
 }
 
-}  // namespace
-
-// Models mm/filemap.c: filemap_read()
-Co<int64_t> filemap_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
+// The loop filemap_read() and filemap_splice_read() share: the pages of each batch, and with
+// `copy` the copy of their bytes to user memory (copy_folio_to_iter()).
+Co<int64_t> read_pages(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool copy) {
   Simulation& sim = t.sim();
   const CostProfile& costs = sim.costs();
   const uint64_t end = offset + len;
@@ -67,16 +66,30 @@ Co<int64_t> filemap_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) 
         co_return -ERRNO_ENOMEM;
       }
     }
-    // copy_folio_to_iter() of the bytes of each page of the batch inside the read.
+    // Each page of the batch; a read's copy_folio_to_iter() of its bytes inside the range.
     const uint64_t from = std::max(offset, index * PAGE_SIZE);
     const uint64_t to = std::min(end, (index + n) * PAGE_SIZE);
-    t.work(costs.filemap_read_page * static_cast<int64_t>(n) +
-           SimTime::ns(costs.file_copy_page.count_ns() * static_cast<int64_t>(to - from) /
-                       static_cast<int64_t>(PAGE_SIZE)));
+    t.work(costs.filemap_read_page * static_cast<int64_t>(n));
+    if (copy) {
+      t.work(SimTime::ns(costs.file_copy_page.count_ns() * static_cast<int64_t>(to - from) /
+                         static_cast<int64_t>(PAGE_SIZE)));
+    }
     index += n;
   }
   if (len != 0) ra.prev_index = last - 1;  // ra->prev_pos
   co_return static_cast<int64_t>(len);
+}
+
+}  // namespace
+
+// Models mm/filemap.c: filemap_read()
+Co<int64_t> filemap_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
+  return read_pages(t, file, offset, len, /*copy=*/true);
+}
+
+// Models mm/filemap.c: filemap_splice_read()
+Co<int64_t> filemap_splice_read(Task& t, uint32_t file, uint64_t offset, uint64_t len) {
+  return read_pages(t, file, offset, len, /*copy=*/false);
 }
 
 }  // namespace mmreplay::kernelsim

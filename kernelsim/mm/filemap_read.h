@@ -11,6 +11,9 @@
 // (filemap_create_folio()). A batch ends at a page whose read is in flight, waited for
 // (filemap_update_page()), and at the reader's readahead mark, which starts the next window
 // (filemap_readahead()).
+// filemap_splice_read() walks the pages alike but copies nothing: it hands them to a pipe by
+// reference (splice_folio_into_pipe()), the source of an in-kernel copy (copy_file_range(),
+// sendfile(): do_splice_direct()), whose destination's write makes the one copy.
 // No buffer head is looked up: the kernel reads cached pages of a regular file without them.
 // Files of unknown kind and block devices keep the buffer-head walk (fs/read_write.h).
 
@@ -28,5 +31,7 @@ class Task;
 // entry. Returns len, or -ENOMEM when a page could not be allocated (the task was OOM-killed).
 // REQUIRES: t holds no spinlock.
 Co<int64_t> filemap_read(Task& t, uint32_t file, uint64_t offset, uint64_t len);
+// Models mm/filemap.c: filemap_splice_read(): as filemap_read() without the copy of the bytes.
+Co<int64_t> filemap_splice_read(Task& t, uint32_t file, uint64_t offset, uint64_t len);
 
 }  // namespace mmreplay::kernelsim

@@ -107,6 +107,9 @@ struct Op {
   // kFileRead, kFileWrite: a later piece of the call before it (an AF_UNIX stream write cut at its
   // skbs): the task is already in the kernel, so no syscall entry is charged.
   bool continues_call = false;
+  // kFileRead: the source of an in-kernel copy (copy_file_range(), sendfile()): its bytes go to
+  // the destination's write, which follows as a continues_call piece, not to user memory.
+  bool splice_source = false;
 
   // Builders for the common kinds.
   static Op think(SimTime d);

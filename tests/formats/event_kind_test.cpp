@@ -60,8 +60,9 @@ TEST(EventKind, BlockCallNamesAreTheSyscalls) {
   EXPECT_EQ(e.duration_ns, 1000u);
 }
 
-// `cat` names the flag bits a kind carries: a kernel-mode fault (1.3) and a later piece of one
-// write (1.7); a first piece prints as any write, and bits a kind does not name as a number.
+// `cat` names the flag bits a kind carries: a kernel-mode fault (1.3), a later piece of one
+// write (1.7) and a splice's source read (1.9); a first piece prints as any write, and bits a
+// kind does not name as a number.
 TEST(EventKind, TheTextFormNamesFlags) {
   auto text = [](const Event& e) {
     std::string out;
@@ -77,6 +78,10 @@ TEST(EventKind, TheTextFormNamesFlags) {
   EXPECT_EQ(text(rest), "file_write file=3 offset=4096 len=4096 continued");
   rest.flags |= kFlagWrite;  // a bit file_write does not name
   EXPECT_EQ(text(rest), "file_write file=3 offset=4096 len=4096 continued eflags=0x1");
+  // 1.9: a read that is the source of an in-kernel copy (copy_file_range(), sendfile()).
+  Event source = ev::file_read(1, 3, 0, 8192);
+  source.flags |= kFlagKernel;
+  EXPECT_EQ(text(source), "file_read file=3 offset=0 len=8192 splice");
 }
 
 }  // namespace

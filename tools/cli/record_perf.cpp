@@ -49,6 +49,10 @@ bool exists(const std::string& p) {
 std::vector<std::string> default_record_syscalls() {
   return {"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "process_madvise", "read",
           "pread64", "write", "fsync", "clone", "clone3", "exit", "exit_group",
+          // file data by the other calls that move it, and copies inside the kernel (cp's
+          // copy_file_range, shutil's sendfile)
+          "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2",
+          "copy_file_range", "sendfile64",
           // descriptors: which file each fd is, of which kind (formats/import/fd_table.h)
           "open", "openat", "creat", "socket", "socketpair", "pipe", "pipe2", "dup", "dup2", "dup3",
           "fcntl", "close", "accept", "accept4", "eventfd", "eventfd2", "memfd_create",

@@ -57,20 +57,20 @@ TEST(PerfScriptEdge, IgnoredCallsAndTracepointsAreCountedByName) {
   const Status s = run(ImportFormat::kPerfScript,
                        "a 1/1 [000] 1.1: syscalls:sys_enter_futex: uaddr: 0x1, op: 0x81\n"
                        "a 1/1 [000] 1.2: syscalls:sys_exit_futex: 0x0\n"
-                       "a 1/1 [000] 1.3: syscalls:sys_enter_writev: fd: 0x1, vec: 0x2, vlen: 0x1\n"
-                       "a 1/1 [000] 1.4: syscalls:sys_exit_writev: 0x1\n"
+                       "a 1/1 [000] 1.3: syscalls:sys_enter_ftruncate: fd: 0x1, length: 0x2\n"
+                       "a 1/1 [000] 1.4: syscalls:sys_exit_ftruncate: 0x0\n"
                        "a 1/1 [000] 1.5: syscalls:sys_enter_futex: uaddr: 0x1, op: 0x81\n"
                        "a 1/1 [000] 1.6: sched:sched_switch: prev_comm=a\n",
                        &t, &r);
   ASSERT_TRUE(s) << s.message();
-  // Unmodelled records each (writev's enter and exit, sched_switch); a known call without an
+  // Unmodelled records each (ftruncate's enter and exit, sched_switch); a known call without an
   // event of its own (futex wake) once per call.
   EXPECT_EQ(r.ignored_events, 5u);
   EXPECT_EQ(r.ignored_by_name, (std::map<std::string, uint64_t>{
-                                   {"futex", 2}, {"writev", 1}, {"sched:sched_switch", 1}}));
+                                   {"futex", 2}, {"ftruncate", 1}, {"sched:sched_switch", 1}}));
   // Most frequent first, ties by name.
-  EXPECT_NE(format_report(r).find("ignored (not modelled): futex x2 sched:sched_switch x1 writev "
-                                  "x1\n"),
+  EXPECT_NE(format_report(r).find("ignored (not modelled): futex x2 ftruncate x1 "
+                                  "sched:sched_switch x1\n"),
             std::string::npos)
       << format_report(r);
 }
@@ -336,15 +336,58 @@ TEST(StraceEdge, IgnoredCallsAndSignalsAreCountedByName) {
   const Status s = run(ImportFormat::kStrace,
                        "7 1.000001 execve(\"/bin/x\", [\"x\"], 0x1 /* 1 var */) = 0 <0.000100>\n"
                        "7 1.000002 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n"
-                       "7 1.000003 pwrite64(3, \"a\", 1, 0) = 1 <0.000001>\n"
+                       "7 1.000003 ftruncate(3, 4096) = 0 <0.000001>\n"
                        "7 1.000004 --- SIGCHLD {si_signo=SIGCHLD} ---\n"
                        "7 1.000005 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n",
                        &t, &r);
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(r.ignored_events, 4u);  // execve is an event now (mm_create)
   EXPECT_EQ(r.ignored_by_name, (std::map<std::string, uint64_t>{
-                                   {"futex", 2}, {"pwrite64", 1}, {"signal SIGCHLD", 1}}));
+                                   {"futex", 2}, {"ftruncate", 1}, {"signal SIGCHLD", 1}}));
   EXPECT_EQ(r.count(EventKind::kMmCreate), 1u);
+}
+
+// Every call that moves a file's data is read (issue 19: nothing silently dropped): pwrite64,
+// readv/writev and the preadv/pwritev family at their offsets or the descriptor's position, and
+// the in-kernel copies of cp (copy_file_range) and Python's shutil (sendfile) as the source's read
+// (splice: nothing copied to user memory) and the destination's write inside the same call.
+TEST(StraceEdge, EveryCallThatMovesFileDataIsReadOrWritten) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s =
+      run(ImportFormat::kStrace,
+          "7 1.000000 openat(AT_FDCWD, \"/src\", O_RDONLY) = 3 <0.000001>\n"
+          "7 1.000010 openat(AT_FDCWD, \"/dst\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4 <0.000001>\n"
+          "7 1.000020 copy_file_range(3, NULL, 4, NULL, 9223372035781033984, 0) = 65536 "
+          "<0.000010>\n"
+          "7 1.000040 sendfile(4, 3, NULL, 8192) = 8192 <0.000005>\n"
+          "7 1.000050 pwrite64(4, \"abcd\", 4096, 131072) = 4096 <0.000002>\n"
+          "7 1.000060 writev(4, [{iov_base=\"a\", iov_len=1}], 1) = 1 <0.000001>\n"
+          "7 1.000070 preadv2(3, [{iov_base=\"\", iov_len=4096}], 1, -1, 0) = 4096 <0.000001>\n"
+          "7 1.000080 preadv(3, [{iov_base=\"\", iov_len=4096}], 1, 1048576) = 4096 <0.000001>\n"
+          "7 1.000090 readv(3, [{iov_base=\"\", iov_len=100}], 1) = 100 <0.000001>\n",
+          &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_TRUE(r.ignored_by_name.empty());
+  std::vector<std::string> io;
+  for (const Event& e : t.streams[0]) {
+    if (e.kind != EventKind::kFileRead && e.kind != EventKind::kFileWrite) continue;
+    io.push_back(std::string(e.kind == EventKind::kFileRead ? "read " : "write ") +
+                 t.meta.files.at(e.arg0 - 1).path + " " + std::to_string(e.arg1) + " " +
+                 std::to_string(e.len) + (e.is_kernel_mode() ? " splice" : "") +
+                 (e.is_continued() ? " continued" : ""));
+  }
+  EXPECT_EQ(io, (std::vector<std::string>{
+                    "read /src 0 65536 splice",      // copy_file_range: the source's read
+                    "write /dst 0 65536 continued",  // and the destination's write, one call
+                    "read /src 65536 8192 splice",   // sendfile(out, in, ...): in is the source
+                    "write /dst 65536 8192 continued",
+                    "write /dst 131072 4096",  // pwrite64 at its offset; the position stays
+                    "write /dst 73728 1",      // writev at the position
+                    "read /src 73728 4096",    // preadv2 at -1: the position
+                    "read /src 1048576 4096",  // preadv at its offset
+                    "read /src 77824 100",     // readv at the position
+                }));
 }
 
 // strace -t/-tt print a clock time, and strace without -t none: the calls cannot be placed.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "formats/import/import.h"
+#include "kernelsim/costs/cost_profile.h"
 #include "replay/run.h"
 #include "tests/formats/import/import_test_util.h"
 #include "tests/formats/import/replay_imported.h"
@@ -103,6 +104,37 @@ TEST(ImportReplay, VforkChildRunsInItsParentsMmUntilItsExec) {
   EXPECT_EQ(r.counters.at("ops_failed"), 0u);
   EXPECT_EQ(r.counters.at("fork_ptes_copied"), 0u);  // vfork copies no page table
   EXPECT_EQ(r.counters.at("faults"), 6u);
+}
+
+// cp's copy_file_range() replays as the kernel runs it: one entry into the kernel, the source's
+// pages looked up and handed on by reference (filemap_splice_read()), one copy into the
+// destination. The same bytes moved by read() and write() cost a second entry and a second
+// copy (to user memory), and nothing else.
+TEST(ImportReplay, CopyFileRangeCopiesOnceInOneCall) {
+  const std::string open =
+      "7 1.000000 openat(AT_FDCWD, \"/src\", O_RDONLY) = 3 <0.000001>\n"
+      "7 1.000010 openat(AT_FDCWD, \"/dst\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4 <0.000001>\n";
+  const std::string exit = "7 1.000040 exit_group(0) = ?\n";
+  auto replay_text = [](const std::string& name, const std::string& text) {
+    ImportedTrace trace;
+    ImportReport report;
+    EXPECT_TRUE(import_text(ImportFormat::kStrace, name, text, &trace, &report));
+    replay::RunSpec spec;
+    spec.policy_name = "default";
+    return testing::replay_imported(trace, name, spec);
+  };
+  const replay::RunResult copy = replay_text(
+      "copy",
+      open + "7 1.000020 copy_file_range(3, NULL, 4, NULL, 65536, 0) = 65536 <0.000010>\n" + exit);
+  const replay::RunResult by_user =
+      replay_text("by_user", open + "7 1.000020 read(3, \"\", 65536) = 65536 <0.000005>\n" +
+                                 "7 1.000025 write(4, \"\", 65536) = 65536 <0.000005>\n" + exit);
+  EXPECT_EQ(copy.counters.at("fd_io_regular"), 1u);  // one call
+  EXPECT_EQ(by_user.counters.at("fd_io_regular"), 2u);
+  const kernelsim::CostProfile c = kernelsim::cost_profile_default();
+  const int64_t pages = 65536 / 4096;
+  EXPECT_EQ(static_cast<int64_t>(by_user.makespan_ns) - static_cast<int64_t>(copy.makespan_ns),
+            (c.syscall_entry + c.file_copy_page * pages).count_ns());
 }
 
 }  // namespace
