@@ -130,6 +130,7 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       return true;
     }
     case Syscall::kFsync:
+    case Syscall::kFdatasync:
       e = ev::fsync(ts, 0);
       item->fd = static_cast<int32_t>(a[0]);
       return true;

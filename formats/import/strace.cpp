@@ -60,6 +60,7 @@ size_t required_args(Syscall sc) {
       return 2;
     case Syscall::kBrk:
     case Syscall::kFsync:
+    case Syscall::kFdatasync:
     case Syscall::kShmdt:
       return 1;
     default:
@@ -93,8 +94,8 @@ bool is_buffer_arg(Syscall sc, size_t index) {
 bool uses_fd(Syscall sc) {
   // copy_file_range's first is its source, the descriptor of its first event; sendfile's first
   // is its destination, so it is left out.
-  return is_buffered_io(sc) || sc == Syscall::kFsync || sc == Syscall::kMmap ||
-         sc == Syscall::kCopyFileRange;
+  return is_buffered_io(sc) || sc == Syscall::kFsync || sc == Syscall::kFdatasync ||
+         sc == Syscall::kMmap || sc == Syscall::kCopyFileRange;
 }
 
 // "20:03:45" or "20:03:45.123456": the clock time of strace -t / -tt, which has no date.

@@ -78,6 +78,7 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     // copies inside the kernel
     "copy_file_range",
     "sendfile64",
+    "fdatasync",
 };
 
 }  // namespace

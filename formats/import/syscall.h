@@ -99,8 +99,11 @@ enum class Syscall : uint8_t {
   // nothing to user memory, and a write of the destination inside the same call.
   kCopyFileRange,  // fd_in, off_in, fd_out, off_out, len, flags  -> bytes
   kSendfile64,     // out_fd, in_fd, offset, count (strace: "sendfile") -> bytes
+  // fsync(2) without the inode's metadata (appended): sqlite's commits, most databases' logs.
+  // The model writes the file's dirty blocks either way (fs/read_write.h do_fsync()).
+  kFdatasync,  // fd
 };
-inline constexpr size_t kSyscallCount = 66;
+inline constexpr size_t kSyscallCount = 67;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).

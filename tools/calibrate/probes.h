@@ -108,6 +108,8 @@ std::vector<Figure> probe_cached_read(const ProbeOptions& o);
 // pass, per page: the device through readahead (probes_read.cpp).
 std::vector<Figure> probe_cold_read(const ProbeOptions& o);
 Figure probe_cold_random_read(const ProbeOptions& o);
+// pwrite() of one cached page of a scratch file and fdatasync(), per call (probes_read.cpp).
+Figure probe_fdatasync(const ProbeOptions& o);
 // read() of kReadMany pages of a cached file into never-touched memory (faults taken in the
 // kernel), into faulted-in memory not in the caches, and into one hot buffer; per page each
 // (probes_kernel_fault.cpp).

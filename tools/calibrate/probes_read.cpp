@@ -148,6 +148,39 @@ Figure probe_cold_random_read(const ProbeOptions& o) {
   return f;
 }
 
+// A 4 KiB write of a cached page and the fdatasync() that writes it out and waits for it, as a
+// database's commit does: per call. Less the write (the model's path), what is left is one dirty
+// block's write and flush (profile_fit.cpp: fsync_block).
+Figure probe_fdatasync(const ProbeOptions& o) {
+  Figure f = figure_of("fdatasync_block", "pwrite() of 1 cached page, then fdatasync()", "call");
+  constexpr size_t kFilePages = 16;
+  std::string why;
+  const int fd = scratch_file(kFilePages, kFilePages, &why);
+  if (fd < 0) return failed(f, why);
+  std::vector<char> page(kPage, 'z');
+  std::vector<double> per_call;
+  // Each call waits for the device: fewer than the in-memory probes.
+  const int calls = o.quick ? 32 : 128;
+  const int passes = std::min(o.repetitions(), 9);
+  for (int r = 0; r < passes; ++r) {
+    const uint64_t t0 = now_ns();
+    for (int i = 0; i < calls; ++i) {
+      const auto at = static_cast<off_t>((static_cast<size_t>(i) % kFilePages) * kPage);
+      if (::pwrite(fd, page.data(), kPage, at) != static_cast<ssize_t>(kPage) ||
+          ::fdatasync(fd) != 0) {
+        ::close(fd);
+        return failed(f, "a write or fdatasync of the file failed");
+      }
+    }
+    per_call.push_back(static_cast<double>(now_ns() - t0) / calls);
+  }
+  ::close(fd);
+  f.measured = true;
+  f.ns = summarize(per_call);
+  f.note = "one dirty block written and the device's cache flushed, waited for";
+  return f;
+}
+
 std::vector<Figure> probe_cached_read(const ProbeOptions& o) {
   Figure few = figure_of("read_cached_few", "read() of 1 page of a cached file", "call");
   Figure many = figure_of("read_cached_many", "read() of 16 pages of a cached file", "call");

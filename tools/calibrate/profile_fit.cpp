@@ -239,6 +239,21 @@ void fit_fork(Fitter& fit, const std::vector<Figure>& figures) {
   }
 }
 
+// fsync_block from a one-page pwrite() and fdatasync() per call: less the two calls' entries and
+// the page's copy into the page cache, the block's write and the device's flush, which the model
+// waits for off CPU per dirty block (fs/read_write.h do_fsync()). The buffer-head lookups left in
+// it are tens of ns beside a device's hundreds of us. Called after syscall_entry and
+// file_copy_page are fitted.
+void fit_fsync(Fitter& fit, const std::vector<Figure>& figures) {
+  const Figure* f = measured(figures, "fdatasync_block");
+  if (f == nullptr) return;
+  const double calls = 2 * fit.ns("syscall_entry") + fit.ns("file_copy_page");
+  if (f->ns.median > calls) {
+    fit.set("fsync_block", f->ns.median - calls, *f,
+            fmt::format("less two syscall entries and a page's copy ({:.0f} ns)", calls));
+  }
+}
+
 // pipe_rw from a 1-byte write and read that do not wait, pipe_buf_page from the 64 KiB pair (16
 // buffer pages, beyond the copies at file_copy_page), then wakeup_latency from the ping-pong of
 // two threads on two CPUs, each solved through the model's path (model_fit.h) given the fields
@@ -357,6 +372,7 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
   fit_pipes(fit, p.costs, figures, notes);
   fit_kernel_faults(fit, figures);
   fit_fork(fit, figures);
+  fit_fsync(fit, figures);
   if (measured(figures, "munmap_page") != nullptr) {
     notes->push_back(
         "munmap_page: shown, not fitted (its parts are fitted from madvise, "

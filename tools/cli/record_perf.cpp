@@ -53,6 +53,8 @@ std::vector<std::string> default_record_syscalls() {
           // copy_file_range, shutil's sendfile)
           "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2",
           "copy_file_range", "sendfile64",
+          // fsync without the metadata: sqlite's commits
+          "fdatasync",
           // descriptors: which file each fd is, of which kind (formats/import/fd_table.h)
           "open", "openat", "creat", "socket", "socketpair", "pipe", "pipe2", "dup", "dup2", "dup3",
           "fcntl", "close", "accept", "accept4", "eventfd", "eventfd2", "memfd_create",

@@ -348,6 +348,7 @@ TEST(StraceEdge, IgnoredCallsAndSignalsAreCountedByName) {
 }
 
 // Every call that moves a file's data is read (issue 19: nothing silently dropped): pwrite64,
+// fdatasync (as fsync),
 // readv/writev and the preadv/pwritev family at their offsets or the descriptor's position, and
 // the in-kernel copies of cp (copy_file_range) and Python's shutil (sendfile) as the source's read
 // (splice: nothing copied to user memory) and the destination's write inside the same call.
@@ -365,10 +366,12 @@ TEST(StraceEdge, EveryCallThatMovesFileDataIsReadOrWritten) {
           "7 1.000060 writev(4, [{iov_base=\"a\", iov_len=1}], 1) = 1 <0.000001>\n"
           "7 1.000070 preadv2(3, [{iov_base=\"\", iov_len=4096}], 1, -1, 0) = 4096 <0.000001>\n"
           "7 1.000080 preadv(3, [{iov_base=\"\", iov_len=4096}], 1, 1048576) = 4096 <0.000001>\n"
-          "7 1.000090 readv(3, [{iov_base=\"\", iov_len=100}], 1) = 100 <0.000001>\n",
+          "7 1.000090 readv(3, [{iov_base=\"\", iov_len=100}], 1) = 100 <0.000001>\n"
+          "7 1.000100 fdatasync(4) = 0 <0.000300>\n",
           &t, &r);
   ASSERT_TRUE(s) << s.message();
   EXPECT_TRUE(r.ignored_by_name.empty());
+  EXPECT_EQ(r.count(EventKind::kFsync), 1u);  // fdatasync: sqlite's commits
   std::vector<std::string> io;
   for (const Event& e : t.streams[0]) {
     if (e.kind != EventKind::kFileRead && e.kind != EventKind::kFileWrite) continue;

@@ -244,6 +244,19 @@ TEST(FitProfile, AColdRandomReadSetsTheDeviceRequest) {
             kernelsim::cost_profile_default().page_cache_read_request);
 }
 
+// A page's write and fdatasync() per call, less the two entries and the copy, is the block's
+// write and the device's flush: what the model's do_fsync() waits for per dirty block.
+TEST(FitProfile, FdatasyncGivesTheDeviceTimeOfADirtyBlock) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("syscall", 200), figure("fdatasync_block", 150000)},
+                             "calibrate D H", &notes);
+  const double rest = 150000 - 2 * 200 - p.costs.file_copy_page.count_ns();
+  EXPECT_NEAR(p.costs.fsync_block.count_ns(), rest, 1);
+  EXPECT_TRUE(is_calibrated(p, "fsync_block"));
+  EXPECT_EQ(fit_profile({figure("syscall", 200)}, "calibrate D H", &notes).costs.fsync_block,
+            kernelsim::cost_profile_default().fsync_block);
+}
+
 TEST(FitProfile, AProbeFasterThanTheRestOfThePathKeepsTheDefault) {
   // 10 ns cannot be an empty munmap: the model's syscall entry alone costs more.
   std::vector<std::string> notes;
