@@ -175,6 +175,11 @@ inline constexpr uint8_t kFlagKernel = 1u << 2;
 // syscall as the piece before it: unix_stream_sendmsg() loops over the skbs, waiting for room
 // between them, after one entry into the kernel.
 inline constexpr uint8_t kFlagContinued = 1u << 3;
+// Format 1.9: block: a poll/select/epoll wait that the ordering edge after it ended (the write
+// of the data its thread then reads, formats/import/import_resolve.cpp): the replay waits for
+// that edge, not for the recorded duration, which stays for the think-time arithmetic. Older
+// readers sleep the duration and then wait for the edge.
+inline constexpr uint8_t kFlagWokenByEdge = 1u << 4;
 
 // Most ranges one vector madvise may carry (process_madvise takes at most IOV_MAX = 1024).
 inline constexpr size_t kMaxVectorRanges = 65535;
@@ -215,6 +220,7 @@ struct Event {
   bool is_major() const { return (flags & kFlagMajor) != 0; }
   bool is_kernel_mode() const { return (flags & kFlagKernel) != 0; }
   bool is_continued() const { return (flags & kFlagContinued) != 0; }
+  bool is_woken_by_edge() const { return (flags & kFlagWokenByEdge) != 0; }
   // kMmap accessors.
   uint32_t prot() const { return static_cast<uint32_t>(arg0 & 0xffffffffu); }
   uint32_t map_flags() const { return static_cast<uint32_t>(arg0 >> 32); }

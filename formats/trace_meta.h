@@ -19,7 +19,8 @@ inline constexpr uint16_t kFormatVersionMajor = 1;
 // allocator a generated workload stands for (TraceMeta::allocator); 1.6: chunks stored by kind
 // (Chunk.encoding byKind, formats/chunk_codec.h; older chunks are byField); 1.7: file_write pieces
 // of one call (kFlagContinued); 1.8: each file's device readahead window (FileInfo::read_ahead_kb);
-// 1.9: file_read as the source of an in-kernel copy (kFlagKernel: copy_file_range(), sendfile()).
+// 1.9: file_read as the source of an in-kernel copy (kFlagKernel: copy_file_range(), sendfile()),
+// and block ended by the ordering edge after it (kFlagWokenByEdge).
 // A minor version only adds kinds and fields, so a reader reads every older minor version of its
 // major one.
 inline constexpr uint16_t kFormatVersionMinor = 9;

@@ -135,8 +135,9 @@ bool TraceOpSource::translate(Op& op) const {
       }
       return false;  // what the real kernel did: compared with, never replayed
     case EventKind::kBlock:
-      // Off CPU for the recorded time; unknown when the capture did not time the call.
-      if (!e.has_duration()) return false;
+      // Off CPU for the recorded time; unknown when the capture did not time the call. A wait
+      // the ordering edge after it ended (a poll woken by a pipe write) sleeps in that edge.
+      if (!e.has_duration() || e.is_woken_by_edge()) return false;
       op = Op::block(SimTime::ns(static_cast<int64_t>(e.duration_ns)));
       return true;
     case EventKind::kFutexWake:

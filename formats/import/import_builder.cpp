@@ -218,6 +218,7 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       BlockCall call;
       if (!syscall_block_call(c.sc, a, &call)) return false;
       e = ev::block(ts, call, kNoDuration);  // the caller sets the duration
+      item->ready = ret > 0;                 // poll/select/epoll: descriptors ready
       return true;
     }
   }

@@ -26,6 +26,7 @@ struct Item {
   int32_t fd = kNoFd;           // file events and file mappings: the descriptor
   bool offset_from_fd = false;  // read/write: the offset is the descriptor's position
   bool emit = true;             // false: a descriptor change only, no event of the trace
+  bool ready = false;           // a poll/select/epoll wait that returned ready descriptors
   uint32_t fd_op = kNoFdOp;     // index in BuilderState::fd_ops, applied before the event
   uint64_t uaddr2 = 0;          // futex_wake by WAKE_OP or a requeue: the second futex word
 };

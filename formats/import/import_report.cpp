@@ -88,6 +88,12 @@ std::string format_report(const ImportReport& r) {
         "socket reads/writes with the other end not in the recording (not ordered)\n",
         r.socket_wakeup_edges, r.socket_calls_slept, r.socket_calls_unpaired);
   }
+  if (r.readiness_waits_on_edges > 0) {
+    out += fmt::format(
+        "  {} poll/select/epoll waits replayed as the wait for the write their next read "
+        "follows\n",
+        r.readiness_waits_on_edges);
+  }
   if (r.socket_sndbuf_set + r.socket_sndbuf_unknown > 0) {
     out += fmt::format(
         "  {} setsockopt SO_SNDBUF calls sized their socket's send buffer; {} with the value not "

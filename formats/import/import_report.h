@@ -57,6 +57,10 @@ struct ImportReport {
   uint64_t socket_wakeup_edges = 0;
   uint64_t socket_calls_slept = 0;
   uint64_t socket_calls_unpaired = 0;
+  // poll/select/epoll waits that returned ready and whose thread then read a pipe or socket
+  // that has such an edge: the write that woke them is the edge's, so they replay as the read's
+  // wait for it, not as a timer of their recorded length (import_resolve.cpp).
+  uint64_t readiness_waits_on_edges = 0;
   // AF_UNIX stream writes replayed as several pieces (their skbs where an edge needs one,
   // pipe_wakeups.h (4)), and the pieces they make.
   uint64_t socket_writes_in_pieces = 0;

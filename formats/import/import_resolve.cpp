@@ -139,6 +139,7 @@ class Resolver {
   void note_mapping_path(uint64_t mm, const Event& mmap);
   void name_mapped_files();
   void alias_file_ids(std::vector<Event>* events) const;
+  bool readiness_wait_ends_at_next_read(uint32_t thread, uint32_t index) const;
   void assemble(ImportedTrace* out);
 
   BuilderState& s_;
@@ -874,6 +875,56 @@ std::vector<ImplicitMapping> Resolver::implicit_mappings(uint64_t mm_id, const M
   return out;
 }
 
+// A poll/select/epoll wait that returned ready descriptors, followed by the thread's read of a
+// pipe or socket that waits for another thread's write (an ordering edge: the write of its
+// data): that write is what made the descriptor ready and woke the wait (pipe_write() ->
+// wake_up_interruptible_sync_poll() wakes poll waiters and readers alike). The read's edge
+// replays that wake-up; the wait's recorded length, a timer, would not follow a writer that
+// replays faster or slower than it ran under the tracer. The wait keeps its duration, so the
+// think time around it stays what was recorded, and is marked kFlagWokenByEdge: the replay does
+// not sleep it.
+bool Resolver::readiness_wait_ends_at_next_read(uint32_t thread, uint32_t index) const {
+  const std::vector<Item>& items = s_.threads[thread].items;
+  const Item& wait = items[index];
+  if (!wait.ready || wait.event.kind != EventKind::kBlock) return false;
+  const std::pair self{thread, index};
+  if (wait_before_.contains(self) || wake_before_.contains(self) || wake_after_.contains(self)) {
+    return false;  // an edge of its own: kept as it is
+  }
+  switch (static_cast<BlockCall>(wait.event.arg0)) {
+    case BlockCall::kPoll:
+    case BlockCall::kPpoll:
+    case BlockCall::kSelect:
+    case BlockCall::kPselect6:
+    case BlockCall::kEpollWait:
+    case BlockCall::kEpollPwait:
+      break;
+    default:
+      return false;
+  }
+  for (uint32_t j = index + 1; j < items.size(); ++j) {
+    const Item& next = items[j];
+    const Event& n = next.event;
+    // Descriptor changes, observations, the user code's faults and the lock it may take before
+    // reading (futex calls: Python's Connection.recv() under the queue's lock) are not the
+    // call that consumes what the wait found ready.
+    const bool futex =
+        n.kind == EventKind::kFutexWait || n.kind == EventKind::kFutexWake ||
+        (n.kind == EventKind::kBlock && static_cast<BlockCall>(n.arg0) == BlockCall::kFutex);
+    if (!next.emit || n.kind == EventKind::kObservation || n.kind == EventKind::kPageFault ||
+        futex) {
+      continue;
+    }
+    if (n.kind != EventKind::kFileRead || n.arg0 == 0 || n.arg0 > file_table_.size()) {
+      return false;
+    }
+    const FileKind kind = file_table_[n.arg0 - 1].kind;
+    return (kind == FileKind::kPipe || kind == FileKind::kSocket) &&
+           wait_before_.contains(std::pair{thread, j});
+  }
+  return false;
+}
+
 void Resolver::assemble(ImportedTrace* out) {
   std::map<uint64_t, std::vector<ImplicitMapping>> implicit;
   for (const auto& [mm_id, m] : mms_) {
@@ -928,6 +979,13 @@ void Resolver::assemble(ImportedTrace* out) {
     for (uint32_t k = 0; k < t.items.size(); ++k) {
       const Item& item = t.items[k];
       if (!item.emit) continue;  // a descriptor change only
+      if (readiness_wait_ends_at_next_read(i, k)) {
+        ++report_.readiness_waits_on_edges;
+        Item woken = item;
+        woken.event.flags |= kFlagWokenByEdge;
+        emit(woken, ItemRef{i, k}, &events, &pending);
+        continue;
+      }
       emit(item, ItemRef{i, k}, &events, &pending);
       if (item.event.kind == EventKind::kMmCreate) {  // at the exec's return
         const Event& e = item.event;

@@ -61,7 +61,8 @@ TEST(EventKind, BlockCallNamesAreTheSyscalls) {
 }
 
 // `cat` names the flag bits a kind carries: a kernel-mode fault (1.3), a later piece of one
-// write (1.7) and a splice's source read (1.9); a first piece prints as any write, and bits a
+// write (1.7), a splice's source read and a wait an edge ended (1.9); a first piece prints as any
+// write, and bits a
 // kind does not name as a number.
 TEST(EventKind, TheTextFormNamesFlags) {
   auto text = [](const Event& e) {
@@ -82,6 +83,10 @@ TEST(EventKind, TheTextFormNamesFlags) {
   Event source = ev::file_read(1, 3, 0, 8192);
   source.flags |= kFlagKernel;
   EXPECT_EQ(text(source), "file_read file=3 offset=0 len=8192 splice");
+  // 1.9: a poll the ordering edge after it ended.
+  Event poll = ev::block(1, BlockCall::kPoll, 5000);
+  poll.flags |= kFlagWokenByEdge;
+  EXPECT_EQ(text(poll), "block call=poll woken_by_edge dur_ns=5000");
 }
 
 }  // namespace

@@ -63,6 +63,38 @@ TEST(FdReplay, APipeBetweenTwoProcessesMovesItsBytesWithoutThePageCache) {
   EXPECT_EQ(r.counters.at("pgcache_warm"), 0u);
 }
 
+// The parent polls the pipe, woken when its child writes, and reads what the child wrote. Under
+// the tracer the poll lasted 50 ms, though the child's write comes 0.1 ms after the clone (a
+// recording whose writer the tracer held up: the replay takes perf's cost out of its gaps). The
+// read's ordering edge (the write of its data) is what woke the poll: the parent goes on after
+// the write, not after a 50 ms timer (python's multiprocessing result handler, event loops).
+TEST(FdReplay, APollWokenByAPipeWriteEndsWithThatWrite) {
+  constexpr std::string_view kPoll =
+      "10 1.000010 pipe2([3<pipe:[99]>, 4<pipe:[99]>], 0) = 0 <0.000002>\n"
+      "10 1.000020 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, "
+      "child_tidptr=0x7f00) = 11 <0.000050>\n"
+      "10 1.000080 close(4<pipe:[99]>) = 0 <0.000001>\n"
+      "10 1.000090 poll([{fd=3<pipe:[99]>, events=POLLIN}], 1, -1) = 1 ([{fd=3, revents=POLLIN}]) "
+      "<0.050000>\n"
+      "11 1.000100 close(3<pipe:[99]>) = 0 <0.000001>\n"
+      "11 1.000200 write(4<pipe:[99]>, \"ab\"..., 4096) = 4096 <0.000020>\n"
+      "11 1.000230 exit_group(0) = ?\n"
+      "10 1.050100 read(3<pipe:[99]>, \"ab\"..., 4096) = 4096 <0.000010>\n"
+      "10 1.050120 wait4(11, NULL, 0, NULL) = 11 <0.000004>\n"
+      "10 1.050130 exit_group(0) = ?\n";
+  ImportedTrace trace;
+  ImportReport report;
+  ASSERT_TRUE(import_text(ImportFormat::kStrace, "poll", kPoll, &trace, &report));
+  EXPECT_EQ(report.readiness_waits_on_edges, 1u);
+  replay::RunSpec spec;
+  spec.policy_name = "default";
+  const replay::RunResult r = testing::replay_imported(trace, "poll", spec);
+  EXPECT_EQ(r.counters.at("fd_io_pipe"), 2u);
+  EXPECT_EQ(r.counters.at("fault_segv"), 0u);
+  // About 0.3 ms: the child's write, then the read and the reap. 50 ms with the timer.
+  EXPECT_LT(r.makespan_ns, 5'000'000u);
+}
+
 // cat of a 1 MiB input that existed, to /dev/null, in 64 KiB calls.
 std::string cat_to_dev_null() {
   std::string text =
