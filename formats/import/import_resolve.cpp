@@ -124,6 +124,7 @@ class Resolver {
   // whose first event is its exec starts in).
   uint64_t mm_before(uint32_t thread, uint64_t ts) const;
   uint64_t mm_of_generation(uint32_t thread, uint64_t generation) const;
+  uint64_t execs_until(uint32_t thread, uint64_t ts, bool at_ts) const;
   uint64_t first_ts(uint32_t thread, uint64_t trace_first) const;
   MmState& state_of(uint32_t thread, uint64_t mm);
   void apply(uint32_t thread, uint32_t index, Item* item);
@@ -314,21 +315,23 @@ uint64_t Resolver::mm_of_generation(uint32_t thread, uint64_t generation) const 
   return base_[thread] + generation * kPidMaxLimit;
 }
 
-uint64_t Resolver::mm_at(uint32_t thread, uint64_t ts) const {
+// The execs of the thread's process before `ts`, and with `at_ts` one at `ts` too.
+uint64_t Resolver::execs_until(uint32_t thread, uint64_t ts, bool at_ts) const {
   auto it = execs_.find(base_[thread]);
-  if (it == execs_.end()) return mm_of_generation(thread, 0);
+  if (it == execs_.end()) return 0;
+  const std::vector<uint64_t>& times = it->second;
+  const auto end = at_ts ? std::upper_bound(times.begin(), times.end(), ts)
+                         : std::lower_bound(times.begin(), times.end(), ts);
+  return static_cast<uint64_t>(end - times.begin());
+}
+
+uint64_t Resolver::mm_at(uint32_t thread, uint64_t ts) const {
   // An exec's own mm_create and everything from its time on are in the new mm.
-  return mm_of_generation(
-      thread, static_cast<uint64_t>(std::upper_bound(it->second.begin(), it->second.end(), ts) -
-                                    it->second.begin()));
+  return mm_of_generation(thread, execs_until(thread, ts, /*at_ts=*/true));
 }
 
 uint64_t Resolver::mm_before(uint32_t thread, uint64_t ts) const {
-  auto it = execs_.find(base_[thread]);
-  if (it == execs_.end()) return mm_of_generation(thread, 0);
-  return mm_of_generation(
-      thread, static_cast<uint64_t>(std::lower_bound(it->second.begin(), it->second.end(), ts) -
-                                    it->second.begin()));
+  return mm_of_generation(thread, execs_until(thread, ts, /*at_ts=*/false));
 }
 
 // Where a thread's stream starts: its clone, else its first event, else the recording's first.

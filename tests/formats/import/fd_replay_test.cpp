@@ -82,13 +82,10 @@ TEST(FdReplay, APollWokenByAPipeWriteEndsWithThatWrite) {
       "10 1.050100 read(3<pipe:[99]>, \"ab\"..., 4096) = 4096 <0.000010>\n"
       "10 1.050120 wait4(11, NULL, 0, NULL) = 11 <0.000004>\n"
       "10 1.050130 exit_group(0) = ?\n";
-  ImportedTrace trace;
   ImportReport report;
-  ASSERT_TRUE(import_text(ImportFormat::kStrace, "poll", kPoll, &trace, &report));
+  const replay::RunResult r =
+      testing::import_and_replay_text(ImportFormat::kStrace, "poll", kPoll, &report);
   EXPECT_EQ(report.readiness_waits_on_edges, 1u);
-  replay::RunSpec spec;
-  spec.policy_name = "default";
-  const replay::RunResult r = testing::replay_imported(trace, "poll", spec);
   EXPECT_EQ(r.counters.at("fd_io_pipe"), 2u);
   EXPECT_EQ(r.counters.at("fault_segv"), 0u);
   // About 0.3 ms: the child's write, then the read and the reap. 50 ms with the timer.

@@ -97,9 +97,8 @@ TEST(ImportReplay, VforkChildRunsInItsParentsMmUntilItsExec) {
     EXPECT_EQ(e.arg1, 0u);                        // fresh, not a fork copy
   }
   EXPECT_EQ(creates, 1u);
-  replay::RunSpec spec;
-  spec.policy_name = "default";
-  const replay::RunResult r = testing::replay_imported(trace, "vfork", spec);
+  const replay::RunResult r =
+      testing::import_and_replay_text(ImportFormat::kPerfScript, "vfork", text);
   EXPECT_EQ(r.counters.at("fault_segv"), 0u);
   EXPECT_EQ(r.counters.at("ops_failed"), 0u);
   EXPECT_EQ(r.counters.at("fork_ptes_copied"), 0u);  // vfork copies no page table
@@ -116,12 +115,7 @@ TEST(ImportReplay, CopyFileRangeCopiesOnceInOneCall) {
       "7 1.000010 openat(AT_FDCWD, \"/dst\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4 <0.000001>\n";
   const std::string exit = "7 1.000040 exit_group(0) = ?\n";
   auto replay_text = [](const std::string& name, const std::string& text) {
-    ImportedTrace trace;
-    ImportReport report;
-    EXPECT_TRUE(import_text(ImportFormat::kStrace, name, text, &trace, &report));
-    replay::RunSpec spec;
-    spec.policy_name = "default";
-    return testing::replay_imported(trace, name, spec);
+    return testing::import_and_replay_text(ImportFormat::kStrace, name, text);
   };
   const replay::RunResult copy = replay_text(
       "copy",

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 
 #include "formats/import/import.h"
 #include "formats/trace_reader.h"
@@ -27,6 +28,20 @@ inline replay::RunResult replay_imported(const ImportedTrace& trace, const std::
   s = replay::execute_run(spec, *reader, chunks, &r);
   EXPECT_TRUE(s) << s.message();
   return r;
+}
+
+// Imports `text` in `format` (its report to *report when given) and replays it under the
+// default policy.
+inline replay::RunResult import_and_replay_text(ImportFormat format, const std::string& name,
+                                                std::string_view text,
+                                                ImportReport* report = nullptr) {
+  ImportedTrace trace;
+  ImportReport own;
+  const Status s = import_text(format, name, text, &trace, report != nullptr ? report : &own);
+  EXPECT_TRUE(s) << s.message();
+  replay::RunSpec spec;
+  spec.policy_name = "default";
+  return replay_imported(trace, name, spec);
 }
 
 }  // namespace mmreplay::formats::testing
