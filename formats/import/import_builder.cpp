@@ -40,6 +40,15 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
   const auto& a = c.args;
   const auto uret = static_cast<uint64_t>(ret);
   Event& e = item->event;
+  if (FileDataCall io; syscall_file_data(c.sc, &io)) {
+    const bool at_position = io.offset_arg == FileDataCall::kNoOffsetArg ||
+                             (io.minus_one_is_position && a[io.offset_arg] == ~uint64_t{0});
+    const uint64_t offset = at_position ? 0 : a[io.offset_arg];
+    e = io.write ? ev::file_write(ts, 0, offset, uret) : ev::file_read(ts, 0, offset, uret);
+    item->fd = static_cast<int32_t>(a[0]);
+    item->offset_from_fd = at_position;
+    return true;
+  }
   switch (c.sc) {
     case Syscall::kMmap: {
       const auto flags = static_cast<uint32_t>(a[3]);
@@ -71,39 +80,6 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       e.range_count = static_cast<uint16_t>(n);
       state->ranges.insert(state->ranges.end(), c.ranges.begin(),
                            c.ranges.begin() + static_cast<std::ptrdiff_t>(n));
-      return true;
-    }
-    case Syscall::kRead:
-    case Syscall::kWrite:
-    case Syscall::kPread64: {
-      const bool is_write = c.sc == Syscall::kWrite;
-      const uint64_t offset = c.sc == Syscall::kPread64 ? a[3] : 0;
-      e = is_write ? ev::file_write(ts, 0, offset, uret) : ev::file_read(ts, 0, offset, uret);
-      item->fd = static_cast<int32_t>(a[0]);
-      item->offset_from_fd = c.sc != Syscall::kPread64;
-      return true;
-    }
-    case Syscall::kReadv:
-    case Syscall::kWritev:
-      e = c.sc == Syscall::kWritev ? ev::file_write(ts, 0, 0, uret) : ev::file_read(ts, 0, 0, uret);
-      item->fd = static_cast<int32_t>(a[0]);
-      item->offset_from_fd = true;
-      return true;
-    case Syscall::kPwrite64:
-    case Syscall::kPreadv:
-    case Syscall::kPwritev:
-    case Syscall::kPreadv2:
-    case Syscall::kPwritev2: {
-      // pos_l holds the whole offset on a 64-bit kernel (pos_h is its upper half, 0 there);
-      // preadv2/pwritev2 take -1 for the descriptor's own position.
-      const bool is_write =
-          c.sc == Syscall::kPwrite64 || c.sc == Syscall::kPwritev || c.sc == Syscall::kPwritev2;
-      const bool at_position =
-          (c.sc == Syscall::kPreadv2 || c.sc == Syscall::kPwritev2) && a[3] == ~uint64_t{0};
-      const uint64_t offset = at_position ? 0 : a[3];
-      e = is_write ? ev::file_write(ts, 0, offset, uret) : ev::file_read(ts, 0, offset, uret);
-      item->fd = static_cast<int32_t>(a[0]);
-      item->offset_from_fd = at_position;
       return true;
     }
     case Syscall::kCopyFileRange:

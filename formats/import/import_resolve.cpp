@@ -309,7 +309,7 @@ void Resolver::note_premapped(MmState* m, uint64_t start, uint64_t end) {
 }
 
 uint64_t Resolver::mm_of_generation(uint32_t thread, uint64_t generation) const {
-  if (generation == 0 && thread < vm_of_parent_.size() && vm_of_parent_[thread]) {
+  if (generation == 0 && vm_of_parent_[thread]) {
     return *vm_of_parent_[thread];
   }
   return base_[thread] + generation * kPidMaxLimit;
@@ -355,6 +355,7 @@ uint64_t Resolver::first_ts(uint32_t thread, uint64_t trace_first) const {
 void Resolver::resolve_mms() {
   resolve_base_mms(s_, &base_);
   const size_t n = s_.threads.size();
+  vm_of_parent_.assign(n, std::nullopt);  // known below, once the execs are
   for (uint32_t i = 0; i < n; ++i) {
     for (const Item& item : s_.threads[i].items) {
       if (item.event.kind == EventKind::kMmCreate) execs_[base_[i]].push_back(item.event.ts_ns);
@@ -372,7 +373,6 @@ void Resolver::resolve_mms() {
   // or, made with CLONE_VM, shares it until it execs. Parents come first in the thread table
   // (a child's first event follows its clone), so a parent's own mm is known by then.
   forked_from_.assign(n, std::nullopt);
-  vm_of_parent_.assign(n, std::nullopt);
   for (uint32_t i = 0; i < n; ++i) {
     const ThreadState& t = s_.threads[i];
     if (!t.parent_tid) continue;
@@ -987,9 +987,9 @@ void Resolver::assemble(ImportedTrace* out) {
         Item woken = item;
         woken.event.flags |= kFlagWokenByEdge;
         emit(woken, ItemRef{i, k}, &events, &pending);
-        continue;
+      } else {
+        emit(item, ItemRef{i, k}, &events, &pending);
       }
-      emit(item, ItemRef{i, k}, &events, &pending);
       if (item.event.kind == EventKind::kMmCreate) {  // at the exec's return
         const Event& e = item.event;
         put_implicit(events, e.ts_ns + (e.has_duration() ? e.duration_ns : 0), e.arg0,

@@ -35,8 +35,7 @@ size_t required_args(Syscall sc) {
     case Syscall::kRecvfrom:
     case Syscall::kSendmsg:  // fd, msg, flags
     case Syscall::kRecvmsg:
-      return 3;
-    case Syscall::kReadv:
+    case Syscall::kReadv:  // fd, iovec, vlen
     case Syscall::kWritev:
       return 3;
     case Syscall::kPread64:
@@ -73,10 +72,10 @@ bool is_socket_io(Syscall sc) {
          sc == Syscall::kRecvmsg;
 }
 
-// read, write and the other calls that move a file's data through a buffer or an iovec.
+// read, write and the other calls that move data through a buffer or an iovec.
 bool is_buffered_io(Syscall sc) {
-  return sc == Syscall::kRead || sc == Syscall::kWrite || sc == Syscall::kPread64 ||
-         (sc >= Syscall::kPwrite64 && sc <= Syscall::kPwritev2) || is_socket_io(sc);
+  FileDataCall io;
+  return syscall_file_data(sc, &io) || is_socket_io(sc);
 }
 
 // Arguments that are buffers, not values (read/write data, the iovec). copy_file_range's and

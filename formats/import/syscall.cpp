@@ -145,6 +145,37 @@ bool syscall_needs_return(Syscall sc) {
   }
 }
 
+bool syscall_file_data(Syscall sc, FileDataCall* call) {
+  // pos_l of the p*v calls holds the whole offset on a 64-bit kernel (pos_h, its upper half, is
+  // 0 there).
+  switch (sc) {
+    case Syscall::kRead:
+    case Syscall::kReadv:
+      *call = {false, FileDataCall::kNoOffsetArg, false};
+      return true;
+    case Syscall::kWrite:
+    case Syscall::kWritev:
+      *call = {true, FileDataCall::kNoOffsetArg, false};
+      return true;
+    case Syscall::kPread64:
+    case Syscall::kPreadv:
+      *call = {false, 3, false};
+      return true;
+    case Syscall::kPwrite64:
+    case Syscall::kPwritev:
+      *call = {true, 3, false};
+      return true;
+    case Syscall::kPreadv2:
+      *call = {false, 3, true};
+      return true;
+    case Syscall::kPwritev2:
+      *call = {true, 3, true};
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool syscall_block_call(Syscall sc, const std::array<uint64_t, kMaxSyscallArgs>& args,
                         BlockCall* call) {
   if (sc < Syscall::kFutex || sc > Syscall::kWaitid) return false;

@@ -115,6 +115,18 @@ std::string_view syscall_name(Syscall sc);
 // missing.
 bool syscall_needs_return(Syscall sc);
 
+// A call that moves a file's data through a buffer or an iovec (read, write, pread64, pwrite64,
+// readv, writev and the preadv/pwritev family): the descriptor is args[0], the bytes its return
+// value, and the offset args[offset_arg] or, with kNoOffsetArg, the descriptor's position.
+struct FileDataCall {
+  static constexpr int kNoOffsetArg = -1;
+  bool write = false;
+  int offset_arg = kNoOffsetArg;
+  bool minus_one_is_position = false;  // preadv2/pwritev2: an offset of -1 is the position
+};
+// True for those calls, with how they read their arguments.
+bool syscall_file_data(Syscall sc, FileDataCall* call);
+
 // True when the call can block its thread off the CPU, with the BlockCall its event records.
 // futex counts only for the ops that wait (FUTEX_WAIT, _BITSET, _REQUEUE_PI, LOCK_PI, LOCK_PI2),
 // read from args[1]; FUTEX_WAKE and the requeues run on the CPU and are dropped. Reads of pipes

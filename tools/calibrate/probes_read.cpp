@@ -149,8 +149,8 @@ Figure probe_cold_random_read(const ProbeOptions& o) {
 }
 
 // A 4 KiB write of a cached page and the fdatasync() that writes it out and waits for it, as a
-// database's commit does: per call. Less the write (the model's path), what is left is one dirty
-// block's write and flush (profile_fit.cpp: fsync_block).
+// database's commit does: per call. Less the two calls' entries and the page's copy, what is left
+// is one dirty block's write and flush (profile_fit.cpp: fsync_block).
 Figure probe_fdatasync(const ProbeOptions& o) {
   Figure f = figure_of("fdatasync_block", "pwrite() of 1 cached page, then fdatasync()", "call");
   constexpr size_t kFilePages = 16;

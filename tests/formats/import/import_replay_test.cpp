@@ -97,8 +97,7 @@ TEST(ImportReplay, VforkChildRunsInItsParentsMmUntilItsExec) {
     EXPECT_EQ(e.arg1, 0u);                        // fresh, not a fork copy
   }
   EXPECT_EQ(creates, 1u);
-  const replay::RunResult r =
-      testing::import_and_replay_text(ImportFormat::kPerfScript, "vfork", text);
+  const replay::RunResult r = testing::replay_default(trace, "vfork");
   EXPECT_EQ(r.counters.at("fault_segv"), 0u);
   EXPECT_EQ(r.counters.at("ops_failed"), 0u);
   EXPECT_EQ(r.counters.at("fork_ptes_copied"), 0u);  // vfork copies no page table

@@ -30,6 +30,13 @@ inline replay::RunResult replay_imported(const ImportedTrace& trace, const std::
   return r;
 }
 
+// replay_imported() under the default policy.
+inline replay::RunResult replay_default(const ImportedTrace& trace, const std::string& name) {
+  replay::RunSpec spec;
+  spec.policy_name = "default";
+  return replay_imported(trace, name, spec);
+}
+
 // Imports `text` in `format` (its report to *report when given) and replays it under the
 // default policy.
 inline replay::RunResult import_and_replay_text(ImportFormat format, const std::string& name,
@@ -39,9 +46,7 @@ inline replay::RunResult import_and_replay_text(ImportFormat format, const std::
   ImportReport own;
   const Status s = import_text(format, name, text, &trace, report != nullptr ? report : &own);
   EXPECT_TRUE(s) << s.message();
-  replay::RunSpec spec;
-  spec.policy_name = "default";
-  return replay_imported(trace, name, spec);
+  return replay_default(trace, name);
 }
 
 }  // namespace mmreplay::formats::testing
