@@ -123,6 +123,10 @@
     "kswapd's nap timed out, still balanced: full sleep")                                          \
   X(pgcache_miss, "pgcache_miss", "page-cache misses read from the device")                        \
   X(pgcache_drop, "pgcache_drop", "clean page-cache pages dropped by reclaim")                     \
+  X(pgcache_truncated, "pgcache_truncated",                                                     \
+    "page-cache pages dropped by truncation (open O_TRUNC, creat, truncate, ftruncate)")         \
+  X(truncate_dirty_cancelled, "truncate_dirty_cancelled",                                       \
+    "dirty page-cache pages truncation dropped before their writeback (cancel_dirty_page)")      \
   X(ra_windows, "ra_windows",                                                                     \
     "readahead reads submitted (read_pages(): a window, or its part between cached pages)")      \
   X(ra_async, "ra_async", "readahead windows started by a read reaching the marked page")         \

@@ -57,6 +57,7 @@
   X(WaitChild,     TRACE_AND_MODEL, 21, "wait_child",     "",               "")                   \
   X(FutexWake,     TRACE_AND_MODEL, 22, "futex_wake",     "",               "")                   \
   X(FutexWait,     TRACE_AND_MODEL, 23, "futex_wait",     "",               "")                   \
+  X(FileTruncate,  TRACE_AND_MODEL, 24, "file_truncate",  "truncate",       "ftruncate")          \
   X(Think,         MODEL_ONLY,      -1, "think",          "",               "")                   \
   X(Sleep,         MODEL_ONLY,      -1, "sleep",          "",               "")                   \
   X(SyscallFailed, MODEL_ONLY,      -1, "syscall_failed", "",               "")

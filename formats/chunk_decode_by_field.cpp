@@ -148,6 +148,9 @@ Status decode_by_field(capnp_schema::Chunk::Reader chunk, uint64_t frame_offset,
       case K::kFutexWait:
         read_kind<K::kFutexWait>(c, e);
         break;
+      case K::kFileTruncate:
+        read_kind<K::kFileTruncate>(c, e);
+        break;
       default:
         return unknown_kind(frame_offset, i, op);
     }

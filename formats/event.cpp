@@ -187,6 +187,14 @@ Event fsync(uint64_t ts, uint64_t file_id) {
   return e;
 }
 
+Event file_truncate(uint64_t ts, uint64_t file_id, uint64_t new_size, uint64_t pages_dropped) {
+  Event e = make(EventKind::kFileTruncate, ts);
+  e.arg0 = file_id;
+  e.arg1 = new_size;
+  e.arg2 = pages_dropped;
+  return e;
+}
+
 Event contig_alloc(uint64_t ts, uint64_t handle, uint64_t bytes) {
   Event e = make(EventKind::kContigAlloc, ts);
   e.arg0 = handle;

@@ -43,6 +43,11 @@ namespace mmreplay::formats {
 //   file_write      arg0 = file id, arg1 = file offset, len, flags: kFlagContinued (a later
 //                   piece of one call; format 1.7)
 //   fsync           arg0 = file id
+//   file_truncate   format 1.10: the file lost its page-cache pages from byte arg1 on (open with
+//                   O_TRUNC, creat, truncate, ftruncate): arg0 = file id, arg1 = the new size,
+//                   arg2 = the pages the recording kernel dropped from its page cache
+//                   (filemap:mm_filemap_delete_from_page_cache inside the call), or
+//                   kTruncatedPagesUnknown when the capture could not see them (strace)
 //   contig_alloc    len = bytes, arg0 = allocation handle (matches the free)
 //   contig_free     arg0 = allocation handle
 //   observation     format 1.1: what the real kernel did, recorded beside the program's calls for
@@ -181,6 +186,9 @@ inline constexpr uint8_t kFlagContinued = 1u << 3;
 // readers sleep the duration and then wait for the edge.
 inline constexpr uint8_t kFlagWokenByEdge = 1u << 4;
 
+// file_truncate's arg2 when the capture did not see the pages the truncation dropped.
+inline constexpr uint64_t kTruncatedPagesUnknown = ~uint64_t{0};
+
 // Most ranges one vector madvise may carry (process_madvise takes at most IOV_MAX = 1024).
 inline constexpr size_t kMaxVectorRanges = 65535;
 
@@ -265,6 +273,7 @@ inline constexpr uint8_t kFieldsOf[kEventKindCount] = {
     kFieldArg0 | kFieldArg1,                                        // wait_child
     kFieldArg0 | kFieldArg1,                                        // futex_wake
     kFieldArg0 | kFieldArg1,                                        // futex_wait
+    kFieldArg0 | kFieldArg1 | kFieldArg2,                           // file_truncate
 };
 }  // namespace detail
 
@@ -304,6 +313,9 @@ Event touch(uint64_t ts, uint64_t addr, uint64_t len, bool write, uint64_t strid
 Event file_read(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len);
 Event file_write(uint64_t ts, uint64_t file_id, uint64_t offset, uint64_t len);
 Event fsync(uint64_t ts, uint64_t file_id);
+// The file's page cache from byte `new_size` on dropped; `pages_dropped` as recorded
+// (kTruncatedPagesUnknown: not seen).
+Event file_truncate(uint64_t ts, uint64_t file_id, uint64_t new_size, uint64_t pages_dropped);
 Event contig_alloc(uint64_t ts, uint64_t handle, uint64_t bytes);
 Event contig_free(uint64_t ts, uint64_t handle);
 Event observation(uint64_t ts, ObservationKind what, uint64_t value);

@@ -126,6 +126,11 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
     case EventKind::kFsync:
       put_dec(out, "file", e.arg0);
       break;
+    case EventKind::kFileTruncate:
+      put_dec(out, "file", e.arg0);
+      put_dec(out, "size", e.arg1);
+      if (e.arg2 != kTruncatedPagesUnknown) put_dec(out, "pages_dropped", e.arg2);
+      break;
     case EventKind::kContigAlloc:
       put_dec(out, "handle", e.arg0);
       put_dec(out, "bytes", e.len);

@@ -20,10 +20,10 @@ inline constexpr uint16_t kFormatVersionMajor = 1;
 // (Chunk.encoding byKind, formats/chunk_codec.h; older chunks are byField); 1.7: file_write pieces
 // of one call (kFlagContinued); 1.8: each file's device readahead window (FileInfo::read_ahead_kb);
 // 1.9: file_read as the source of an in-kernel copy (kFlagKernel: copy_file_range(), sendfile()),
-// and block ended by the ordering edge after it (kFlagWokenByEdge).
+// and block ended by the ordering edge after it (kFlagWokenByEdge); 1.10: file_truncate.
 // A minor version only adds kinds and fields, so a reader reads every older minor version of its
 // major one.
-inline constexpr uint16_t kFormatVersionMinor = 9;
+inline constexpr uint16_t kFormatVersionMinor = 10;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
 // a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost

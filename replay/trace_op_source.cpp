@@ -118,6 +118,11 @@ bool TraceOpSource::translate(Op& op) const {
     case EventKind::kFsync:
       op = Op::fsync(static_cast<uint32_t>(e.arg0));
       return true;
+    case EventKind::kFileTruncate:
+      // The two "unknown" markers are the same value on both sides of the layer.
+      static_assert(formats::kTruncatedPagesUnknown == kernelsim::kPagesDroppedUnknown);
+      op = Op::file_truncate(static_cast<uint32_t>(e.arg0), e.arg1, e.arg2);
+      return true;
     case EventKind::kContigAlloc:
       op = Op::contig_alloc(e.arg0, e.len);
       return true;

@@ -117,6 +117,15 @@ size_t resolve_relative_paths(const std::string& cwd, std::vector<FileInfo>* fil
 }
 
 namespace detail {
+namespace {
+
+// A truncating open that the recording saw drop page-cache pages: the file existed, cached.
+// Without the count (strace) such a file is taken as new: none of its pages cached at the start.
+bool dropped_cached_pages(const SyscallCall& c) {
+  return c.pages_dropped != kTruncatedPagesUnknown && c.pages_dropped > 0;
+}
+
+}  // namespace
 
 bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
   if (!c.fd_args_known) return false;
@@ -126,15 +135,16 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
   switch (c.sc) {
     case Syscall::kOpen:
     case Syscall::kOpenat: {
-      // An existing file opened with O_TRUNC loses its pages; O_CREAT|O_EXCL made a new one.
-      // O_CREAT alone may have found the file there: taken as existing.
+      // O_CREAT|O_EXCL made a new file; O_CREAT alone may have found it there: taken as existing.
+      // O_TRUNC emptied it (a file_truncate event on the fd drops its pages): it held pages
+      // before only if the recording saw the truncation drop some.
       const uint64_t flags = c.sc == Syscall::kOpen ? a[1] : a[2];
-      const bool created =
-          (flags & kOTrunc) != 0 || (flags & (kOCreat | kOExcl)) == (kOCreat | kOExcl);
+      const bool created = ((flags & kOTrunc) != 0 && !dropped_cached_pages(c)) ||
+                           (flags & (kOCreat | kOExcl)) == (kOCreat | kOExcl);
       return open_op(fd, FileKind::kUnknown, created, std::move(path), op);
     }
     case Syscall::kCreat:  // open(O_CREAT|O_WRONLY|O_TRUNC)
-      return open_op(fd, FileKind::kUnknown, true, std::move(path), op);
+      return open_op(fd, FileKind::kUnknown, !dropped_cached_pages(c), std::move(path), op);
     case Syscall::kSocket:
       op->family = static_cast<uint8_t>(a[0]);
       op->sock_type = static_cast<uint8_t>(a[1] & kSockTypeMask);

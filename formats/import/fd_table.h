@@ -77,7 +77,8 @@ struct FdOp {
   int32_t fd = -1;
   int32_t fd2 = -1;
   FileKind kind = FileKind::kUnknown;
-  bool created = false;  // the call made the file (O_TRUNC, O_CREAT|O_EXCL, creat, memfd, pipe)
+  bool created = false;  // the call made the file (O_CREAT|O_EXCL, memfd, pipe; O_TRUNC, creat
+                         // unless the recording saw them drop cached pages)
   std::string path;      // "" when unknown
   std::string path2;     // kOpenPair: the second fd's path
   uint64_t child_tid = 0;

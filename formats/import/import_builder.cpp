@@ -110,6 +110,10 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       e = ev::fsync(ts, 0);
       item->fd = static_cast<int32_t>(a[0]);
       return true;
+    case Syscall::kFtruncate:
+      e = ev::file_truncate(ts, 0, a[1], c.pages_dropped);
+      item->fd = static_cast<int32_t>(a[0]);
+      return true;
     case Syscall::kClone:
     case Syscall::kClone3:
     case Syscall::kFork:
@@ -233,6 +237,13 @@ void push_fd_op(detail::BuilderState* state, uint64_t tid, uint64_t ts, FdOp op,
   state->thread(tid).items.push_back(*item);
 }
 
+// open/openat with O_TRUNC, and creat (open with O_CREAT|O_WRONLY|O_TRUNC).
+bool truncates_at_open(const SyscallCall& c) {
+  if (c.sc == Syscall::kCreat) return true;
+  if (c.sc == Syscall::kOpen) return (c.args[1] & kOTrunc) != 0;
+  return c.sc == Syscall::kOpenat && (c.args[2] & kOTrunc) != 0;
+}
+
 bool creates_task(Syscall sc) {
   return sc == Syscall::kClone || sc == Syscall::kClone3 || sc == Syscall::kFork ||
          sc == Syscall::kVfork;
@@ -337,8 +348,18 @@ void ImportBuilder::sockaddr_path(uint64_t tid, std::string_view path) {
   impl_->state.thread(tid).sockaddr_path = std::string(path);
 }
 
+void ImportBuilder::page_cache_deletes_traced() {
+  impl_->state.page_cache_deletes_traced = true;
+}
+
+void ImportBuilder::page_cache_deleted(uint64_t tid, uint64_t pages) {
+  detail::PendingCall& p = impl_->state.thread(tid).pending;
+  if (p.active && p.call.pages_dropped != kTruncatedPagesUnknown) p.call.pages_dropped += pages;
+}
+
 void ImportBuilder::syscall_enter(uint64_t tid, uint64_t ts, SyscallCall call) {
   ThreadState& t = impl_->state.thread(tid);
+  if (impl_->state.page_cache_deletes_traced) call.pages_dropped = 0;
   if ((call.sc == Syscall::kConnect || call.sc == Syscall::kBind) && call.path.empty() &&
       t.sockaddr_path) {
     call.path = std::move(*t.sockaddr_path);
@@ -425,7 +446,16 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     ++report_.fd_calls;
     if (fd_op_of_call(call, ret, &op)) {
       op.end_ns = duration_ns == kNoDuration ? 0 : ts + duration_ns;
-      push_fd_op(&s, tid, ts, std::move(op), nullptr);
+      if (truncates_at_open(call)) {
+        // The open emptied the file (do_open() -> handle_truncate()): an event on the new fd.
+        Item item;
+        item.event = ev::file_truncate(ts, 0, 0, call.pages_dropped);
+        item.event.duration_ns = duration_ns;
+        item.fd = op.fd;
+        push_fd_op(&s, tid, ts, std::move(op), &item);
+      } else {
+        push_fd_op(&s, tid, ts, std::move(op), nullptr);
+      }
     } else if ((call.sc == Syscall::kPipe || call.sc == Syscall::kPipe2 ||
                 call.sc == Syscall::kSocketpair) &&
                ret == 0 && call.fds_out.empty()) {

@@ -120,6 +120,12 @@ class ImportBuilder {
   // address gets the name when the importer had none for it (the dynamic loader opens libraries
   // with its own openat, which no probe names).
   void mapping_path(uint64_t tid, uint64_t ts, uint64_t addr, std::string_view path);
+  // The recording traced every page its kernel dropped from the page cache (perf's header lists
+  // filemap:mm_filemap_delete_from_page_cache): each call that truncates counts its own.
+  void page_cache_deletes_traced();
+  // `pages` left the page cache in the thread's call under way (truncation; reclaim inside a
+  // call counts too, and is ignored by calls that do not truncate).
+  void page_cache_deleted(uint64_t tid, uint64_t pages);
   // The path the thread's next syscall opens (a uprobe on the libc open function that makes it,
   // seen before the syscall's enter). Any other syscall enter on the thread drops it.
   void open_path(uint64_t tid, std::string_view path);

@@ -79,6 +79,9 @@ struct BuilderState {
   std::vector<Range> ranges;
   std::vector<FdOp> fd_ops;
   uint64_t next_seq = 0;
+  // The recording traced each page its kernel dropped from the page cache
+  // (filemap:mm_filemap_delete_from_page_cache): truncating calls count theirs.
+  bool page_cache_deletes_traced = false;
   // System V shared memory: segment sizes by shmid (from shmget), and attaches by address (from
   // shmat) for the size shmdt unmaps. Ids are system-wide; attaches are keyed by address alone,
   // so two processes attaching at one address share an entry (the later one wins).

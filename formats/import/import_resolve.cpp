@@ -775,6 +775,7 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       break;
     }
     case EventKind::kFsync:
+    case EventKind::kFileTruncate:
       if (item->fd != kNoFd) e.arg0 = fd(thread, item->fd).file_id;
       break;
     default:
@@ -840,7 +841,7 @@ void Resolver::alias_file_ids(std::vector<Event>* events) const {
   for (Event& e : *events) {
     uint64_t* id = e.kind == EventKind::kMmap ? &e.arg1
                    : e.kind == EventKind::kFileRead || e.kind == EventKind::kFileWrite ||
-                           e.kind == EventKind::kFsync
+                           e.kind == EventKind::kFsync || e.kind == EventKind::kFileTruncate
                        ? &e.arg0
                        : nullptr;
     if (id != nullptr && *id != 0 && *id <= file_alias_.size() && file_alias_[*id - 1] != 0) {

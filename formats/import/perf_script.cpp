@@ -16,6 +16,9 @@ constexpr std::string_view kSysEnter = "syscalls:sys_enter_";
 constexpr std::string_view kSysExit = "syscalls:sys_exit_";
 constexpr std::string_view kPageFaultUser = "exceptions:page_fault_user";
 constexpr std::string_view kPageFaultKernel = "exceptions:page_fault_kernel";
+// One folio leaving the page cache (include/trace/events/filemap.h): "dev 254:0 ino 4f12
+// pfn=0x1234 ofs=0 order=0", 1 << order pages.
+constexpr std::string_view kPageCacheDelete = "filemap:mm_filemap_delete_from_page_cache";
 // perf record --switch-events, perf script --show-switch-events: "PERF_RECORD_SWITCH OUT
 // preempt", "PERF_RECORD_SWITCH OUT", "PERF_RECORD_SWITCH IN" (tools/perf/util/event.c).
 constexpr std::string_view kSwitchRecord = "PERF_RECORD_SWITCH";
@@ -176,6 +179,7 @@ class PerfScriptParser {
     if (l.event.starts_with(kSysExit)) return exit(l, l.event.substr(kSysExit.size()));
     if (l.event == kPageFaultUser) return fault(l, false);
     if (l.event == kPageFaultKernel) return fault(l, true);
+    if (l.event == kPageCacheDelete) return page_cache_delete(l);
     if (l.event == kSwitchRecord) return context_switch(l);
     if (l.event == kLostRecord) return lost(l);
     if (is_probe(l.event, kOpenProbePrefix)) return open_path(l);
@@ -364,6 +368,18 @@ class PerfScriptParser {
     return Status::ok();
   }
 
+  Status page_cache_delete(const Line& l) {
+    constexpr std::string_view kOrder = "order=";
+    const size_t at = l.payload.rfind(kOrder);
+    uint64_t order = 0;
+    if (at == std::string_view::npos ||
+        !parse_dec(trim(l.payload.substr(at + kOrder.size())), &order) || order >= 32) {
+      return malformed(fmt::format("{} without order=N", l.event));
+    }
+    b_.page_cache_deleted(l.tid, uint64_t{1} << order);
+    return Status::ok();
+  }
+
   // "18596/18596: [0x7f4d59cb1000(0x156000) @ 0x26000 fe:00 332835 0]: r-xp /usr/lib/libc.so.6"
   // (MMAP2; MMAP has "[addr(len) @ pgoff]: x path"): the path of the file mapped at addr. The
   // kernel's own ("[kernel.kallsyms]_text"), [vdso] and anonymous ("//anon") ones name no file.
@@ -423,6 +439,10 @@ Status parse_perf_script(LineReader* lines, ImportBuilder* builder, RecorderInfo
     if (text.empty()) continue;
     if (text.front() == '#') {
       read_header_line(text, recorder);
+      // "# event : name = filemap:mm_filemap_delete_from_page_cache, , id = { ... }, ..."
+      if (text.find(fmt::format("name = {},", kPageCacheDelete)) != std::string_view::npos) {
+        builder->page_cache_deletes_traced();
+      }
       continue;
     }
     Status s = parser.line(text);

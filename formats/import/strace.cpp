@@ -62,6 +62,8 @@ size_t required_args(Syscall sc) {
     case Syscall::kFdatasync:
     case Syscall::kShmdt:
       return 1;
+    case Syscall::kFtruncate:  // fd, length
+      return 2;
     default:
       return 0;
   }
@@ -94,7 +96,7 @@ bool uses_fd(Syscall sc) {
   // copy_file_range's first is its source, the descriptor of its first event; sendfile's first
   // is its destination, so it is left out.
   return is_buffered_io(sc) || sc == Syscall::kFsync || sc == Syscall::kFdatasync ||
-         sc == Syscall::kMmap || sc == Syscall::kCopyFileRange;
+         sc == Syscall::kFtruncate || sc == Syscall::kMmap || sc == Syscall::kCopyFileRange;
 }
 
 // "20:03:45" or "20:03:45.123456": the clock time of strace -t / -tt, which has no date.

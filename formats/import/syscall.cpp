@@ -79,6 +79,7 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     "copy_file_range",
     "sendfile64",
     "fdatasync",
+    "ftruncate",
 };
 
 }  // namespace

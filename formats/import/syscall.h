@@ -102,8 +102,10 @@ enum class Syscall : uint8_t {
   // fsync(2) without the inode's metadata (appended): sqlite's commits, most databases' logs.
   // The model writes the file's dirty blocks either way (fs/read_write.h do_fsync()).
   kFdatasync,  // fd
+  // Truncation of a file's page cache (appended; mm/truncate.h): as open(O_TRUNC) does.
+  kFtruncate,  // fd, length                                        -> 0
 };
-inline constexpr size_t kSyscallCount = 67;
+inline constexpr size_t kSyscallCount = 68;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -154,6 +156,10 @@ struct SyscallCall {
   // setsockopt: args[3] is the int optval points at (strace prints it; record's probe on glibc's
   // setsockopt fetches it), not the pointer perf's tracepoint prints.
   bool optval_known = false;
+  // open(O_TRUNC), creat, ftruncate: the page-cache pages the kernel dropped inside the call
+  // (perf: filemap:mm_filemap_delete_from_page_cache, counted per page); kTruncatedPagesUnknown
+  // when the recording did not trace them (strace, or perf without the tracepoint).
+  uint64_t pages_dropped = kTruncatedPagesUnknown;
 };
 
 // Linux constants the importers interpret (include/uapi/linux/sched.h, mman-common.h).

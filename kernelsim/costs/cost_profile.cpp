@@ -107,6 +107,7 @@ CostProfile cost_profile_default() {
   c.fault_from_kernel = SimTime::ns(400);  // (unverified) see above
   c.copy_page_cold = SimTime::ns(800);     // (unverified) 4 KiB write-allocate from DRAM
   c.dram_page_transfer = SimTime::zero();  // not modelled: a machine preset's figure
+  c.truncate_page = SimTime::ns(400);      // (unverified) a clean ext4 page, its blocks amortised
   return c;
 }
 
@@ -156,6 +157,7 @@ CostProfile cost_profile_xeon_2014() {
   c.fault_from_kernel = SimTime::ns(500);          // (unverified) default scaled to a 2.5 GHz core
   c.copy_page_cold = SimTime::ns(1000);            // (unverified) DDR3, ~4 GB/s per core
   c.dram_page_transfer = SimTime::zero();          // not modelled: a machine preset's figure
+  c.truncate_page = SimTime::ns(600);              // (unverified) default scaled to a 2.5 GHz core
   return c;
 }
 
@@ -261,6 +263,7 @@ constexpr CostField kCostFields[] = {
     {"copy_page_cold", &CostProfile::copy_page_cold, /*added_later=*/true},
     {"pv_flush_tlb_multi", &CostProfile::pv_flush_tlb_multi, /*added_later=*/true},
     {"dram_page_transfer", &CostProfile::dram_page_transfer, /*added_later=*/true},
+    {"truncate_page", &CostProfile::truncate_page, /*added_later=*/true},
 };
 
 std::span<const CostField> cost_fields() {

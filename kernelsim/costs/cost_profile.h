@@ -168,6 +168,11 @@ struct CostProfile {
   SimTime dram_page_transfer;  // ns: a NUMA node's memory channels moving 4 KiB at their
                                //     sustained bandwidth, all its CPUs together (0: bandwidth
                                //     not modelled, as in both profiles; machine presets set it)
+  // ---- Truncation (mm/truncate.h) ----
+  SimTime truncate_page;  // ns: truncate_inode_pages_range() per page-cache page dropped, beyond
+                          //     its LRU removal and free: lock it, invalidate its buffers,
+                          //     delete it from the mapping, and the filesystem's freeing of its
+                          //     blocks
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).

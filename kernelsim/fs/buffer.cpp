@@ -134,4 +134,14 @@ bool try_to_free_buffers(BufferCache& cache, uint32_t file, uint64_t index) {
   return true;
 }
 
+// Models fs/buffer.c: block_invalidate_folio() -> discard_buffer(), then try_to_free_buffers()
+void block_invalidate_page(BufferCache& cache, uint32_t file, uint64_t index) {
+  for (const BhKey& k : cache.page_buffers(file, index)) {
+    BufferHead* bh = cache.find(k);
+    if (bh == nullptr) continue;
+    bh->dirty = false;  // clear_buffer_dirty(): the block will never be written
+    if (bh->b_count == 0) cache.drop(k);
+  }
+}
+
 }  // namespace mmreplay::kernelsim

@@ -99,6 +99,10 @@ void bh_lru_install(BhCtx& c, BufferHead& bh);
 // Models fs/buffer.c: try_to_free_buffers() for page `index` of `file` being reclaimed: false while
 // one of its buffer heads is busy (b_count: a bh_lru entry or a user) or dirty, else frees them.
 bool try_to_free_buffers(BufferCache& cache, uint32_t file, uint64_t index);
+// Models fs/buffer.c: block_invalidate_folio() for page `index` of `file` being truncated, then
+// filemap_release_folio(): every buffer head is discarded (discard_buffer(): no longer dirty), and
+// those nobody holds are freed; one a bh_lru entry still references stays until it is evicted.
+void block_invalidate_page(BufferCache& cache, uint32_t file, uint64_t index);
 // Models fs/buffer.c: __find_get_block(): bh_lru, then the page cache (__find_get_block_slow())
 // and install. Returns the buffer head with a reference held for the caller (brelse() it).
 BufferHead& __find_get_block(BhCtx& c, BhKey key);

@@ -12,6 +12,7 @@
 #include "kernelsim/mm/mmap.h"
 #include "kernelsim/mm/mprotect.h"
 #include "kernelsim/mm/mremap.h"
+#include "kernelsim/mm/truncate.h"
 #include "kernelsim/mm/user_access.h"
 #include "kernelsim/simulation.h"
 
@@ -95,6 +96,9 @@ Co<bool> do_op(Task& t, const Op& op) {
       break;
     case OpKind::kFsync:
       set_result(t, co_await do_fsync(t, op.file));
+      break;
+    case OpKind::kFileTruncate:
+      set_result(t, co_await do_truncate(t, op.file, op.offset, op.len));
       break;
     case OpKind::kContigAlloc:
       set_result(t, co_await cma_alloc(t, op.handle, op.len));

@@ -23,6 +23,8 @@ void PageCache::add(uint32_t file, uint64_t index, uint32_t frame) {
   const bool inserted = pages_.insert(key(file, index), frame);
   assert(inserted && "invariant (2): two pages at one index");
   (void)inserted;
+  if (file >= index_end_.size()) index_end_.resize(file + 1);
+  index_end_[file] = std::max(index_end_[file], index + 1);
 }
 
 void PageCache::remove(uint32_t file, uint64_t index) {
@@ -31,6 +33,28 @@ void PageCache::remove(uint32_t file, uint64_t index) {
   assert(mapcount(f) == 0 && "invariant (3): a mapped page left the cache");
   (void)f;
   sim_.cma().file_page_dropped(file, index);
+}
+
+std::vector<uint64_t> PageCache::take_file_pages_from(uint32_t file, uint64_t from) {
+  std::vector<uint64_t> indices;
+  if (file >= index_end_.size()) return indices;
+  for (uint64_t index = from; index < index_end_[file]; ++index) {
+    if (pages_.find(key(file, index)) != kNoFrame) indices.push_back(index);
+  }
+  index_end_[file] = std::min(index_end_[file], from);
+  return indices;
+}
+
+void PageCache::cancel_dirty_page(uint32_t f) {
+  PageFrame& pf = sim_.lruvec().frame(f);
+  if (!pf.dirty) return;
+  pf.dirty = false;  // its dirty_fifo_ entry goes stale
+  --nr_dirty_;
+}
+
+void PageCache::drop_cached_at_start_from(uint32_t file, uint64_t index) {
+  auto [it, inserted] = cached_at_start_limit_.emplace(file, index);
+  if (!inserted) it->second = std::min(it->second, index);
 }
 
 void PageCache::page_add_file_rmap(uint32_t f) {
@@ -265,7 +289,9 @@ bool is_page_cached(const Simulation& sim, uint32_t file, uint64_t index) {
 }
 
 bool is_cached_at_start_without_frame(const Simulation& sim, uint32_t file, uint64_t index) {
-  return sim.files().get(file).cached_at_start && !sim.page_cache().was_ever_cached(file, index);
+  const PageCache& pc = sim.page_cache();
+  return sim.files().get(file).cached_at_start && index < pc.cached_at_start_limit(file) &&
+         !pc.was_ever_cached(file, index);
 }
 
 Co<void> balance_dirty_pages_ratelimited(Task& t) {

@@ -23,8 +23,9 @@
 // without a device read (pgcache_warm).
 // File-backed mmap faults come here too (mm/filemap_fault.h): a mapped page-cache page counts
 // the ptes that map it (page_mapcount()), and reclaim unmaps it before dropping it.
-// Not modelled: truncation, the dirty_expire writeback of old pages, per-bdi dirty limits, page
-// activation on re-access.
+// Truncation drops a file's pages from an offset on (mm/truncate.h).
+// Not modelled: the dirty_expire writeback of old pages, per-bdi dirty limits, page activation on
+// re-access.
 //
 // Invariants (asserted in filemap.cpp):
 //  (1) nr_dirty() == the number of page-cache frames with PG_dirty;
@@ -60,6 +61,21 @@ class PageCache {
   // Models __add_to_page_cache_locked() / __delete_from_page_cache() of the index.
   void add(uint32_t file, uint64_t index, uint32_t frame);
   void remove(uint32_t file, uint64_t index);
+  // The indices of `file`'s pages at `from` and above, in order (find_lock_entries() of
+  // truncate_inode_pages_range()); the caller drops them all, so later calls look no further
+  // than `from` until a page is added beyond it.
+  std::vector<uint64_t> take_file_pages_from(uint32_t file, uint64_t from);
+  // Models cancel_dirty_page() (folio_cancel_dirty()) of frame f, dropped while dirty: it will
+  // never be written, and leaves NR_FILE_DIRTY.
+  void cancel_dirty_page(uint32_t f);
+  // A file cached at the start was truncated at page `index`: its pages from there on that the
+  // model never gave a frame are no longer resident (is_cached_at_start_without_frame()).
+  void drop_cached_at_start_from(uint32_t file, uint64_t index);
+  // The first page index of a file cached at the start that no truncation dropped (~0: none).
+  uint64_t cached_at_start_limit(uint32_t file) const {
+    const auto it = cached_at_start_limit_.find(file);
+    return it == cached_at_start_limit_.end() ? ~uint64_t{0} : it->second;
+  }
   uint64_t nr_pages() const { return pages_.size(); }
   // Models page_mapcount() of page-cache frame f: the ptes that map it.
   uint32_t mapcount(uint32_t f) const { return f < mapcount_.size() ? mapcount_[f] : 0; }
@@ -141,7 +157,11 @@ class PageCache {
   Simulation& sim_;
   SlotIndex pages_;        // frames by key(file, index)
   SlotIndex ever_cached_;  // keys of warm files' pages added at some time (value 0: a set)
-  std::deque<std::pair<uint32_t, uint32_t>> dirty_fifo_;  // frame, its dirty_token then
+  // By file id: one past the highest index a page of it was added at since its last truncation
+  // (file_pages_from() looks no further).
+  std::vector<uint64_t> index_end_;
+  std::unordered_map<uint32_t, uint64_t> cached_at_start_limit_;  // by file: truncated there
+  std::deque<std::pair<uint32_t, uint32_t>> dirty_fifo_;          // frame, its dirty_token then
   uint32_t dirty_token_ = 0;
   std::unordered_map<uint32_t, SimTime> device_busy_until_;  // per file: its queue's end
   // Per file: when each queued write completes, in queue order (the device's reads queue between

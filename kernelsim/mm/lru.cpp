@@ -144,6 +144,23 @@ void Lruvec::release_frame(uint32_t f) {
   free_frame(f);
 }
 
+Lruvec::RemovedPage Lruvec::delete_from_page_cache(uint32_t f) {
+  PageFrame& pf = frames_[f];
+  assert(pf.pagecache && "a frame that is not a page-cache page");
+  if (pf.where == FrameWhere::kLru) {
+    const RemovedPage removed{true, pf.nid, pf.memcg};
+    unlink(f);  // isolated, held: released as page_remove_rmap() releases an own page
+    --held_;
+    ++unframed_;
+    free_frame(f);
+    return removed;
+  }
+  --held_;  // the batch or reclaim holding it frees the frame (drain_lru_add(), release_frame())
+  ++unframed_;
+  pf.pagecache = false;
+  return RemovedPage{};
+}
+
 Lruvec::RemovedPage Lruvec::page_remove_rmap(Mm& mm, uint64_t addr) {
   const uint32_t f = mm.anon_pages.erase(addr);
   assert(f != kNoFrame && "invariant (3): an own page without a frame");

@@ -110,6 +110,10 @@ class Lruvec {
   };
   // Models page_remove_rmap() for a zapped own page (the caller frees the page itself).
   RemovedPage page_remove_rmap(Mm& mm, uint64_t addr);
+  // Models the frame side of filemap_remove_folio() for truncation: page-cache frame f leaves the
+  // page cache (the caller removed it from the index and frees the page itself). A frame on an
+  // LRU list comes off it; one in a batch or isolated by reclaim is marked dead for its holder.
+  RemovedPage delete_from_page_cache(uint32_t f);
   // mremap's move_ptes(): the page at old_addr is now mapped at new_addr.
   void page_move_anon_rmap(Mm& mm, uint64_t old_addr, uint64_t new_addr);
   // A fork-shared page (pgtable.h kCowShared) at addr passes from `from`, which stops mapping

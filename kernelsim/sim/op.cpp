@@ -151,6 +151,15 @@ Op Op::fsync(uint32_t file) {
   return o;
 }
 
+Op Op::file_truncate(uint32_t file, uint64_t new_size, uint64_t pages_dropped) {
+  Op o;
+  o.kind = OpKind::kFileTruncate;
+  o.file = file;
+  o.offset = new_size;
+  o.len = pages_dropped;
+  return o;
+}
+
 Op Op::contig_alloc(uint64_t handle, uint64_t bytes) {
   Op o;
   o.kind = OpKind::kContigAlloc;

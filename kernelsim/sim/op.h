@@ -25,6 +25,8 @@
 //   kFileRead    file, offset, len: read(2) of a file range (fs/read_write.h)
 //   kFileWrite   file, offset, len: write(2) of a file range
 //   kFsync       file: fsync(2), writes the file's dirty blocks
+//   kFileTruncate file, offset: the new size; len: the page-cache pages the recording kernel
+//                dropped (kPagesDroppedUnknown: not recorded): truncation (mm/truncate.h)
 //   kContigAlloc len (bytes, rounded up to pages), handle: cma_alloc() by a driver (mm/cma.h)
 //   kContigFree  handle: cma_release() of that allocation
 //   kClone       child: the task waiting for this clone (Simulation::spawn_thread_on_clone())
@@ -78,6 +80,9 @@ struct AddrRange {
   uint64_t len = 0;
   friend bool operator==(const AddrRange&, const AddrRange&) = default;
 };
+
+// kFileTruncate's len when the trace did not record the pages the real truncation dropped.
+inline constexpr uint64_t kPagesDroppedUnknown = ~uint64_t{0};
 
 struct Op {
   OpKind kind = OpKind::kThink;
@@ -133,6 +138,7 @@ struct Op {
   static Op file_read(uint32_t file, uint64_t offset, uint64_t len);
   static Op file_write(uint32_t file, uint64_t offset, uint64_t len);
   static Op fsync(uint32_t file);
+  static Op file_truncate(uint32_t file, uint64_t new_size, uint64_t pages_dropped);
   static Op contig_alloc(uint64_t handle, uint64_t bytes);
   static Op contig_free(uint64_t handle);
   static Op clone(uint64_t child);

@@ -14,10 +14,11 @@ namespace {
 
 TEST(EventKind, NumbersAndNamesAreTheFormats) {
   const std::vector<std::string> disk_order = {
-      "thread_start", "thread_exit", "mm_create",  "mm_exit",    "mmap",           "munmap",
-      "mprotect",     "mremap",      "brk",        "madvise",    "madvise_vector", "page_fault",
-      "touch",        "file_read",   "file_write", "fsync",      "contig_alloc",   "contig_free",
-      "observation",  "block",       "clone",      "wait_child", "futex_wake",     "futex_wait",
+      "thread_start",   "thread_exit",  "mm_create",   "mm_exit",     "mmap",
+      "munmap",         "mprotect",     "mremap",      "brk",         "madvise",
+      "madvise_vector", "page_fault",   "touch",       "file_read",   "file_write",
+      "fsync",          "contig_alloc", "contig_free", "observation", "block",
+      "clone",          "wait_child",   "futex_wake",  "futex_wait",  "file_truncate",
   };
   ASSERT_EQ(kEventKindCount, static_cast<int>(disk_order.size()));
   for (int k = 0; k < kEventKindCount; ++k) {
@@ -33,6 +34,7 @@ TEST(EventKind, NumbersAndNamesAreTheFormats) {
   EXPECT_EQ(static_cast<int>(EventKind::kClone), 20);
   EXPECT_EQ(static_cast<int>(EventKind::kWaitChild), 21);
   EXPECT_EQ(static_cast<int>(EventKind::kFutexWait), 23);
+  EXPECT_EQ(static_cast<int>(EventKind::kFileTruncate), 24);  // format 1.10
   EXPECT_EQ(kind_name(static_cast<EventKind>(kEventKindCount)), "unknown");
   EventKind k;
   EXPECT_FALSE(kind_from_name("think", &k));  // a model op, never in a trace

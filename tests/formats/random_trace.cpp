@@ -108,6 +108,10 @@ Event random_event(EventKind kind, uint64_t ts, uint64_t* rng, std::vector<Range
     case EventKind::kFsync:
       e = ev::fsync(ts, 1 + next(rng) % 3);
       break;
+    case EventKind::kFileTruncate:
+      e = ev::file_truncate(ts, 1 + next(rng) % 3, next(rng) % 2 ? l : 0,
+                            next(rng) % 2 ? next(rng) % 100 : kTruncatedPagesUnknown);
+      break;
     case EventKind::kContigAlloc:
       e = ev::contig_alloc(ts, next(rng) % 64, l);
       break;

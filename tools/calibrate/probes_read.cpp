@@ -181,6 +181,45 @@ Figure probe_fdatasync(const ProbeOptions& o) {
   return f;
 }
 
+// ftruncate(fd, 0) of a file whose pages are all cached and clean (written, then fdatasync()ed
+// so the filesystem has allocated their blocks), per page dropped: what a program's open(O_TRUNC)
+// of a file it wrote earlier costs (profile_fit.cpp: truncate_page).
+Figure probe_truncate(const ProbeOptions& o) {
+  Figure f = figure_of("truncate_page", "ftruncate() to 0 of a cached, clean file", "page");
+  constexpr size_t kFilePages = 2048;  // 8 MiB: a copy's destination, a build's object file
+  constexpr size_t kBlockPages = 16;
+  std::string why;
+  const int fd = scratch_file(0, kBlockPages, &why);
+  if (fd < 0) return failed(f, why);
+  const std::vector<char> block(kBlockPages * kPage, 't');
+  std::vector<double> per_page;
+  const int passes = std::min(o.repetitions(), 9);
+  for (int r = 0; r < passes; ++r) {
+    for (size_t i = 0; i < kFilePages; i += kBlockPages) {
+      if (::pwrite(fd, block.data(), block.size(), static_cast<off_t>(i * kPage)) !=
+          static_cast<ssize_t>(block.size())) {
+        ::close(fd);
+        return failed(f, "a write of the file failed");
+      }
+    }
+    if (::fdatasync(fd) != 0) {
+      ::close(fd);
+      return failed(f, "fdatasync of the file failed");
+    }
+    const uint64_t t0 = now_ns();
+    if (::ftruncate(fd, 0) != 0) {
+      ::close(fd);
+      return failed(f, "ftruncate of the file failed");
+    }
+    per_page.push_back(static_cast<double>(now_ns() - t0) / kFilePages);
+  }
+  ::close(fd);
+  f.measured = true;
+  f.ns = summarize(per_page);
+  f.note = "each page: its LRU removal and free, its buffers, the filesystem's blocks";
+  return f;
+}
+
 std::vector<Figure> probe_cached_read(const ProbeOptions& o) {
   Figure few = figure_of("read_cached_few", "read() of 1 page of a cached file", "call");
   Figure many = figure_of("read_cached_many", "read() of 16 pages of a cached file", "call");

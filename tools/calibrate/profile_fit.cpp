@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "kernelsim/constants.h"
 #include "tools/calibrate/calibrate.h"
 #include "tools/calibrate/model_fit.h"
 
@@ -254,6 +255,21 @@ void fit_fsync(Fitter& fit, const std::vector<Figure>& figures) {
   }
 }
 
+// truncate_page from ftruncate() of a cached, clean file, per page: less what the model charges
+// each page besides (do_truncate(), mm/truncate.h: its LRU removal, its free to the per-CPU
+// lists, a 31st of the batch lookup). Called after pcp_free and find_get_page are fitted.
+void fit_truncate(Fitter& fit, const std::vector<Figure>& figures) {
+  const Figure* f = measured(figures, "truncate_page");
+  if (f == nullptr) return;
+  const double others = fit.ns("lru_move_page") + fit.ns("pcp_free") +
+                        fit.ns("find_get_page") / kernelsim::PAGEVEC_SIZE_FOLIO_BATCH;
+  if (f->ns.median > others) {
+    fit.set("truncate_page", f->ns.median - others, *f,
+            fmt::format("less the page's LRU removal, free and share of a batch lookup ({:.0f} ns)",
+                        others));
+  }
+}
+
 // pipe_rw from a 1-byte write and read that do not wait, pipe_buf_page from the 64 KiB pair (16
 // buffer pages, beyond the copies at file_copy_page), then wakeup_latency from the ping-pong of
 // two threads on two CPUs, each solved through the model's path (model_fit.h) given the fields
@@ -373,6 +389,7 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
   fit_kernel_faults(fit, figures);
   fit_fork(fit, figures);
   fit_fsync(fit, figures);
+  fit_truncate(fit, figures);
   if (measured(figures, "munmap_page") != nullptr) {
     notes->push_back(
         "munmap_page: shown, not fitted (its parts are fitted from madvise, "

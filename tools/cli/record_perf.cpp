@@ -30,8 +30,12 @@ namespace mmreplay::tools {
 namespace {
 
 // Where the kernel exposes tracepoints (tracefs, and its older place under debugfs).
+constexpr const char* kTracefsEvents[] = {"/sys/kernel/tracing/events",
+                                          "/sys/kernel/debug/tracing/events"};
 constexpr const char* kTracefsSyscalls[] = {"/sys/kernel/tracing/events/syscalls",
                                             "/sys/kernel/debug/tracing/events/syscalls"};
+constexpr const char* kPageCacheDeleteEvent = "filemap/mm_filemap_delete_from_page_cache";
+constexpr const char* kPageCacheDeleteTracepoint = "filemap:mm_filemap_delete_from_page_cache";
 // Where record mounts tracefs when it is missing (the kernel's own mount point since 4.1).
 constexpr const char* kTracefsMountPoint = "/sys/kernel/tracing";
 constexpr const char* kParanoidPath = "/proc/sys/kernel/perf_event_paranoid";
@@ -53,8 +57,8 @@ std::vector<std::string> default_record_syscalls() {
           // copy_file_range, shutil's sendfile)
           "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2",
           "copy_file_range", "sendfile64",
-          // fsync without the metadata: sqlite's commits
-          "fdatasync",
+          // fsync without the metadata: sqlite's commits; truncation of a file's page cache
+          "fdatasync", "ftruncate",
           // descriptors: which file each fd is, of which kind (formats/import/fd_table.h)
           "open", "openat", "creat", "socket", "socketpair", "pipe", "pipe2", "dup", "dup2", "dup3",
           "fcntl", "close", "accept", "accept4", "eventfd", "eventfd2", "memfd_create",
@@ -87,6 +91,14 @@ std::string perf_event_list(const std::vector<std::string>& syscalls, bool fault
     // Faults the kernel takes on user memory (copy_to_user into a fresh buffer): dd's 64 MiB
     // read from /dev/zero faults here, not in user mode.
     add("exceptions:page_fault_kernel");
+    // Each page a truncation drops (open O_TRUNC, ftruncate): how much of the file was cached,
+    // which no syscall argument tells. Only where this kernel has it (4.14+ names it so).
+    for (const char* events : kTracefsEvents) {
+      if (exists(std::string(events) + "/" + kPageCacheDeleteEvent)) {
+        add(kPageCacheDeleteTracepoint);
+        break;
+      }
+    }
   }
   if (ground_truth) {
     add("mmap_lock:*");

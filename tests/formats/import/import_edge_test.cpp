@@ -57,19 +57,19 @@ TEST(PerfScriptEdge, IgnoredCallsAndTracepointsAreCountedByName) {
   const Status s = run(ImportFormat::kPerfScript,
                        "a 1/1 [000] 1.1: syscalls:sys_enter_futex: uaddr: 0x1, op: 0x81\n"
                        "a 1/1 [000] 1.2: syscalls:sys_exit_futex: 0x0\n"
-                       "a 1/1 [000] 1.3: syscalls:sys_enter_ftruncate: fd: 0x1, length: 0x2\n"
-                       "a 1/1 [000] 1.4: syscalls:sys_exit_ftruncate: 0x0\n"
+                       "a 1/1 [000] 1.3: syscalls:sys_enter_fchmod: fd: 0x1, mode: 0x1a4\n"
+                       "a 1/1 [000] 1.4: syscalls:sys_exit_fchmod: 0x0\n"
                        "a 1/1 [000] 1.5: syscalls:sys_enter_futex: uaddr: 0x1, op: 0x81\n"
                        "a 1/1 [000] 1.6: sched:sched_switch: prev_comm=a\n",
                        &t, &r);
   ASSERT_TRUE(s) << s.message();
-  // Unmodelled records each (ftruncate's enter and exit, sched_switch); a known call without an
+  // Unmodelled records each (fchmod's enter and exit, sched_switch); a known call without an
   // event of its own (futex wake) once per call.
   EXPECT_EQ(r.ignored_events, 5u);
   EXPECT_EQ(r.ignored_by_name, (std::map<std::string, uint64_t>{
-                                   {"futex", 2}, {"ftruncate", 1}, {"sched:sched_switch", 1}}));
+                                   {"futex", 2}, {"fchmod", 1}, {"sched:sched_switch", 1}}));
   // Most frequent first, ties by name.
-  EXPECT_NE(format_report(r).find("ignored (not modelled): futex x2 ftruncate x1 "
+  EXPECT_NE(format_report(r).find("ignored (not modelled): futex x2 fchmod x1 "
                                   "sched:sched_switch x1\n"),
             std::string::npos)
       << format_report(r);
@@ -336,14 +336,14 @@ TEST(StraceEdge, IgnoredCallsAndSignalsAreCountedByName) {
   const Status s = run(ImportFormat::kStrace,
                        "7 1.000001 execve(\"/bin/x\", [\"x\"], 0x1 /* 1 var */) = 0 <0.000100>\n"
                        "7 1.000002 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n"
-                       "7 1.000003 ftruncate(3, 4096) = 0 <0.000001>\n"
+                       "7 1.000003 fchmod(3, 0644) = 0 <0.000001>\n"
                        "7 1.000004 --- SIGCHLD {si_signo=SIGCHLD} ---\n"
                        "7 1.000005 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n",
                        &t, &r);
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(r.ignored_events, 4u);  // execve is an event now (mm_create)
-  EXPECT_EQ(r.ignored_by_name, (std::map<std::string, uint64_t>{
-                                   {"futex", 2}, {"ftruncate", 1}, {"signal SIGCHLD", 1}}));
+  EXPECT_EQ(r.ignored_by_name,
+            (std::map<std::string, uint64_t>{{"futex", 2}, {"fchmod", 1}, {"signal SIGCHLD", 1}}));
   EXPECT_EQ(r.count(EventKind::kMmCreate), 1u);
 }
 
@@ -391,6 +391,74 @@ TEST(StraceEdge, EveryCallThatMovesFileDataIsReadOrWritten) {
                     "read /src 1048576 4096",  // preadv at its offset
                     "read /src 77824 100",     // readv at the position
                 }));
+}
+
+// The calls that empty a file's page cache (format 1.10): open and openat with O_TRUNC, creat and
+// ftruncate are file_truncate events on their file, at the new size; an open without O_TRUNC is
+// none. strace cannot see how many pages each dropped, and takes a truncated file as new (cold
+// under --cache auto).
+TEST(StraceEdge, TruncatingOpensCreatAndFtruncateAreTruncations) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s =
+      run(ImportFormat::kStrace,
+          "7 1.000000 openat(AT_FDCWD, \"/src\", O_RDONLY) = 3 <0.000001>\n"
+          "7 1.000010 openat(AT_FDCWD, \"/dst\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4 <0.000200>\n"
+          "7 1.000300 ftruncate(4, 8192) = 0 <0.000003>\n"
+          "7 1.000400 creat(\"/c\", 0644) = 5 <0.000002>\n"
+          "7 1.000500 open(\"/d\", O_RDWR|O_TRUNC) = 6 <0.000002>\n",
+          &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_TRUE(r.ignored_by_name.empty());
+  std::vector<std::string> truncations;
+  for (const Event& e : t.streams[0]) {
+    if (e.kind != EventKind::kFileTruncate) continue;
+    const FileInfo& f = t.meta.files.at(e.arg0 - 1);
+    EXPECT_EQ(e.arg2, kTruncatedPagesUnknown);
+    truncations.push_back(f.path + " " + std::to_string(e.arg1) + (f.created ? " new" : ""));
+  }
+  EXPECT_EQ(truncations,
+            (std::vector<std::string>{"/dst 0 new", "/dst 8192 new", "/c 0 new", "/d 0 new"}));
+  EXPECT_EQ(t.streams[0][1].duration_ns, 200000u) << "the open's time is the truncation's";
+}
+
+// perf: with filemap:mm_filemap_delete_from_page_cache recorded (its header line), each
+// truncating call counts the pages its folios held (1 << order each); a truncation that dropped
+// some was of a file that existed, cached. Without the tracepoint the count is unknown.
+TEST(PerfScriptEdge, TruncationsCountThePagesTheKernelDropped) {
+  const std::string calls =
+      "cp 1/1 [000] 1.000000: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x1, "
+      "flags: 0x241, mode: 0x1b6\n"
+      "cp 1/1 [000] 1.000001: filemap:mm_filemap_delete_from_page_cache: dev 254:0 ino a7 "
+      "pfn=0x1 ofs=0 order=0\n"
+      "cp 1/1 [000] 1.000002: filemap:mm_filemap_delete_from_page_cache: dev 254:0 ino a7 "
+      "pfn=0x2 ofs=4096 order=0\n"
+      "cp 1/1 [000] 1.000003: filemap:mm_filemap_delete_from_page_cache: dev 254:0 ino a7 "
+      "pfn=0x3 ofs=8192 order=2\n"
+      "cp 1/1 [000] 1.000010: syscalls:sys_exit_openat: 0x3\n"
+      "cp 1/1 [000] 1.000020: syscalls:sys_enter_ftruncate: fd: 0x3, length: 0x1000\n"
+      "cp 1/1 [000] 1.000021: syscalls:sys_exit_ftruncate: 0x0\n";
+  for (const bool traced : {true, false}) {
+    ImportedTrace t;
+    ImportReport r;
+    const std::string header =
+        traced ? "# event : name = filemap:mm_filemap_delete_from_page_cache, , id = { 9 }, "
+                 "type = 2, size = 128\n"
+               : "";
+    const Status s = run(ImportFormat::kPerfScript, header + calls, &t, &r);
+    ASSERT_TRUE(s) << s.message();
+    EXPECT_TRUE(r.ignored_by_name.empty());
+    std::vector<uint64_t> pages;
+    for (const Event& e : t.streams[0]) {
+      if (e.kind == EventKind::kFileTruncate) pages.push_back(e.arg2);
+    }
+    const uint64_t unknown = kTruncatedPagesUnknown;
+    EXPECT_EQ(pages,
+              traced ? (std::vector<uint64_t>{6, 0}) : (std::vector<uint64_t>{unknown, unknown}))
+        << "traced " << traced;
+    ASSERT_FALSE(t.meta.files.empty());
+    EXPECT_EQ(t.meta.files.back().created, !traced) << "it held 6 cached pages: it existed";
+  }
 }
 
 // strace -t/-tt print a clock time, and strace without -t none: the calls cannot be placed.

@@ -130,5 +130,23 @@ TEST(ImportReplay, CopyFileRangeCopiesOnceInOneCall) {
             (c.syscall_entry + c.file_copy_page * pages).count_ns());
 }
 
+// A file written, then opened again with O_TRUNC and written shorter (a build rewriting its
+// output, cp onto an existing file): the second open drops the first write's 16 pages, dirty, so
+// they are never written back, and the file ends with the 4 pages of the second write.
+TEST(ImportReplay, ATruncatingOpenDropsThePagesWrittenBefore) {
+  const replay::RunResult r = testing::import_and_replay_text(
+      ImportFormat::kStrace, "truncate",
+      "7 1.000000 openat(AT_FDCWD, \"/out\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3 <0.000002>\n"
+      "7 1.000010 write(3, \"\", 65536) = 65536 <0.000020>\n"
+      "7 1.000040 close(3) = 0 <0.000001>\n"
+      "7 1.000050 openat(AT_FDCWD, \"/out\", O_WRONLY|O_TRUNC) = 3 <0.000030>\n"
+      "7 1.000090 write(3, \"\", 16384) = 16384 <0.000005>\n"
+      "7 1.000100 exit_group(0) = ?\n");
+  EXPECT_EQ(r.counters.at("pgcache_truncated"), 16u);
+  EXPECT_EQ(r.counters.at("truncate_dirty_cancelled"), 16u);
+  EXPECT_EQ(r.ops.at("truncate").count(), 2u) << "both opens truncate; the first found nothing";
+  EXPECT_EQ(r.counters.at("ops_failed"), 0u);
+}
+
 }  // namespace
 }  // namespace mmreplay::formats

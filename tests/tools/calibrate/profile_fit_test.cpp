@@ -257,6 +257,20 @@ TEST(FitProfile, FdatasyncGivesTheDeviceTimeOfADirtyBlock) {
             kernelsim::cost_profile_default().fsync_block);
 }
 
+// ftruncate() of a cached, clean file per page, less the parts the model's do_truncate() charges
+// a page besides (its LRU removal, its free, a 31st of the batch lookup), is truncate_page.
+TEST(FitProfile, TruncateGivesThePerPageCostBeyondTheLruAndTheFree) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("truncate_page", 1500)}, "calibrate D H", &notes);
+  const kernelsim::CostProfile& c = p.costs;
+  const double others = static_cast<double>(c.lru_move_page.count_ns() + c.pcp_free.count_ns()) +
+                        static_cast<double>(c.find_get_page.count_ns()) / 31;
+  EXPECT_NEAR(c.truncate_page.count_ns(), 1500 - others, 1);
+  EXPECT_TRUE(is_calibrated(p, "truncate_page"));
+  EXPECT_EQ(fit_profile({figure("syscall", 200)}, "calibrate D H", &notes).costs.truncate_page,
+            kernelsim::cost_profile_default().truncate_page);
+}
+
 TEST(FitProfile, AProbeFasterThanTheRestOfThePathKeepsTheDefault) {
   // 10 ns cannot be an empty munmap: the model's syscall entry alone costs more.
   std::vector<std::string> notes;
