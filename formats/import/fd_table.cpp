@@ -219,6 +219,24 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
   }
 }
 
+uint64_t FdTables::file_named(const std::string& path) const {
+  const auto it = by_path_.find(path);
+  return it == by_path_.end() ? 0 : it->second;
+}
+
+uint64_t FdTables::file_for_path(const std::string& path) {
+  return file_of_path(path, file_kind_of_path(path), /*created=*/false);
+}
+
+bool FdTables::is_open(uint64_t id) const {
+  for (const auto& [table, fds] : tables_) {
+    for (const auto& [fd, d] : fds) {
+      if (descriptions_[d].file_id == id) return true;
+    }
+  }
+  return false;
+}
+
 uint64_t FdTables::file_of_path(const std::string& path, FileKind kind, bool created) {
   if (!path.empty()) {
     if (auto it = by_path_.find(path); it != by_path_.end()) {
@@ -336,6 +354,8 @@ void FdTables::apply(uint64_t table, uint64_t mm, const FdOp& op) {
     }
     case FdOp::Type::kCloneTable:
       break;  // the resolver's (copy_table)
+    case FdOp::Type::kUnlink:
+      break;  // the name stays: a file made again there is the same file to the model
     case FdOp::Type::kConnect:
       lookup(table, mm, op.fd);  // an inherited fd connected: it exists from now on
       break;

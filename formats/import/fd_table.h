@@ -72,6 +72,7 @@ struct FdOp {
                   // resolver may pair it with an accept (socket_pairs.h)
     kSetSndbuf,   // setsockopt(fd, SOL_SOCKET, SO_SNDBUF[FORCE], sndbuf): its send buffer
     kBind,        // fd bound to `address`: no change to the table but the socket's address
+    kUnlink,      // `path` unlinked: no change to the tables (its file_truncate event finds it)
   };
   Type type = Type::kOpen;
   int32_t fd = -1;
@@ -138,6 +139,12 @@ class FdTables {
   // The description `fd` of `table` points at, when it is open; nullptr otherwise.
   Description* find(uint64_t table, int32_t fd);
   Description& description(uint32_t index) { return descriptions_[index]; }
+  // The file a call named `path` (an open of it), or 0.
+  uint64_t file_named(const std::string& path) const;
+  // The file named `path`, added (as a file from before the recording) when no call named it.
+  uint64_t file_for_path(const std::string& path);
+  // Whether a descriptor of some table points at file `id` now.
+  bool is_open(uint64_t id) const;
 
  private:
   // `opened`: made by a call of the trace (else an fd inherited from before it, (5)).

@@ -114,6 +114,13 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       e = ev::file_truncate(ts, 0, a[1], c.pages_dropped);
       item->fd = static_cast<int32_t>(a[0]);
       return true;
+    case Syscall::kUnlink:
+    case Syscall::kUnlinkat:
+      // The file's pages go with its last name (the resolver finds the file by the path, and
+      // keeps the event only when they went now: evict() once no descriptor holds it).
+      if (c.sc == Syscall::kUnlinkat && (a[2] & kAtRemovedir) != 0) return false;  // rmdir
+      e = ev::file_truncate(ts, 0, 0, c.pages_dropped);
+      return true;
     case Syscall::kClone:
     case Syscall::kClone3:
     case Syscall::kFork:
@@ -235,6 +242,17 @@ void push_fd_op(detail::BuilderState* state, uint64_t tid, uint64_t ts, FdOp op,
   state->fd_ops.push_back(std::move(op));
   item->seq = state->next_seq++;
   state->thread(tid).items.push_back(*item);
+}
+
+// The path an unlink or unlinkat removed, as an open would have named it: relative to the working
+// directory, absolute, or joined to the directory fd that strace -y named; "" when it is relative
+// to a directory fd with no name.
+std::string unlinked_path(const SyscallCall& c) {
+  if (c.path.empty() || c.path.front() == '/' || c.sc == Syscall::kUnlink ||
+      c.args[0] == kAtFdcwd) {
+    return c.path;
+  }
+  return c.fd_path.empty() ? std::string() : c.fd_path + "/" + c.path;
 }
 
 // open/openat with O_TRUNC, and creat (open with O_CREAT|O_WRONLY|O_TRUNC).
@@ -378,8 +396,10 @@ void ImportBuilder::syscall_enter(uint64_t tid, uint64_t ts, SyscallCall call) {
     t.unseen_pipe.reset();
     ignored_event(syscall_name(t.unseen_pipe_call));
   }
-  const bool opens =
-      call.sc == Syscall::kOpen || call.sc == Syscall::kOpenat || call.sc == Syscall::kCreat;
+  // record's probes on glibc's open and unlink functions name the path the call takes.
+  const bool opens = call.sc == Syscall::kOpen || call.sc == Syscall::kOpenat ||
+                     call.sc == Syscall::kCreat || call.sc == Syscall::kUnlink ||
+                     call.sc == Syscall::kUnlinkat;
   if (opens && call.path.empty()) call.path = std::move(t.open_path);
   t.open_path.clear();
   if (call.sc == Syscall::kExit || call.sc == Syscall::kExitGroup) {
@@ -454,6 +474,17 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
         item.fd = op.fd;
         push_fd_op(&s, tid, ts, std::move(op), &item);
       } else {
+        if (call.sc == Syscall::kClose && call.pages_dropped != kTruncatedPagesUnknown &&
+            call.pages_dropped > 0) {
+          // The last descriptor of a file unlinked while open: its pages go now (iput()).
+          // The event comes first, while the fd still names the file.
+          Item item;
+          item.event = ev::file_truncate(ts, 0, 0, call.pages_dropped);
+          item.event.duration_ns = duration_ns;
+          item.fd = op.fd;
+          item.seq = s.next_seq++;
+          s.thread(tid).items.push_back(item);
+        }
         push_fd_op(&s, tid, ts, std::move(op), nullptr);
       }
     } else if ((call.sc == Syscall::kPipe || call.sc == Syscall::kPipe2 ||
@@ -480,7 +511,16 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   }
   item.event.duration_ns = duration_ns;
   std::optional<Item> destination = copy_destination(call, item);
-  if (item.fd != detail::kNoFd && !call.fd_path.empty()) {
+  if (call.sc == Syscall::kUnlink || call.sc == Syscall::kUnlinkat) {
+    FdOp unlinked;
+    unlinked.type = FdOp::Type::kUnlink;
+    unlinked.path = unlinked_path(call);
+    if (unlinked.path.empty()) {  // relative to a directory fd nobody named (perf)
+      ignored_event(syscall_name(call.sc));
+      return;
+    }
+    push_fd_op(&s, tid, ts, std::move(unlinked), &item);
+  } else if (item.fd != detail::kNoFd && !call.fd_path.empty()) {
     // strace -y named what the fd points at: an fd opened before the recording gets its kind.
     FdOp note;
     note.type = FdOp::Type::kNote;

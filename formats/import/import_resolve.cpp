@@ -132,6 +132,16 @@ class Resolver {
   void note_premapped(MmState* m, uint64_t start, uint64_t end);
   void apply_fd_op(uint32_t thread, const FdOp& op);
   void pair_sockets(const std::vector<Ref>& order);
+  // The file whose pages an unlink of `path` dropped (`pages` as recorded), or 0 when none went:
+  // the recording saw none go (a descriptor still held it, or none were cached), or, without a
+  // count, the file is still open or no call of the trace named it.
+  uint64_t unlinked_file(const std::string& path, uint64_t pages) {
+    if (pages == kTruncatedPagesUnknown) {
+      const uint64_t id = fds_.file_named(path);
+      return id != 0 && !fds_.is_open(id) ? id : 0;
+    }
+    return pages > 0 ? fds_.file_for_path(path) : 0;
+  }
   FdTables::Description& fd(uint32_t thread, int32_t fd) {
     return fds_.lookup(table_of_[thread], mm_[thread], fd);
   }
@@ -775,8 +785,15 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       break;
     }
     case EventKind::kFsync:
-    case EventKind::kFileTruncate:
       if (item->fd != kNoFd) e.arg0 = fd(thread, item->fd).file_id;
+      break;
+    case EventKind::kFileTruncate:
+      if (item->fd != kNoFd) {
+        e.arg0 = fd(thread, item->fd).file_id;
+      } else if (item->fd_op != kNoFdOp && s_.fd_ops[item->fd_op].type == FdOp::Type::kUnlink) {
+        e.arg0 = unlinked_file(s_.fd_ops[item->fd_op].path, e.arg2);
+        if (e.arg0 == 0) item->emit = false;  // nothing the model holds went with the name
+      }
       break;
     default:
       break;

@@ -299,7 +299,8 @@ bool StraceParser::read_args(Syscall sc, std::string_view args_text, SyscallCall
     }
     c->clone_flags_known = !flags.empty() && strace_arg_value(flags, &c->args[0], &unknown);
   } else if ((sc >= Syscall::kOpen && sc <= Syscall::kMemfdCreate) || sc == Syscall::kConnect ||
-             sc == Syscall::kSetsockopt || sc == Syscall::kBind) {
+             sc == Syscall::kSetsockopt || sc == Syscall::kBind || sc == Syscall::kUnlink ||
+             sc == Syscall::kUnlinkat) {
     // A descriptor call strace could not decode (a bad pointer: "pipe2(0x1, 0) = -1 EFAULT")
     // is not a malformed line: it changes no table (fd_op_of_call) and is counted by name.
     c->fd_args_known = read_fd_args(sc, c, &unknown);
@@ -393,7 +394,23 @@ bool StraceParser::read_fd_args(Syscall sc, SyscallCall* c, uint64_t* unknown) {
       return args_.size() >= 3 && strace_string(args_[1], &c->path) && open_flags(2);
     case Syscall::kCreat:
     case Syscall::kMemfdCreate:
+    case Syscall::kUnlink:
       return strace_string(args_.empty() ? "" : args_[0], &c->path);
+    case Syscall::kUnlinkat: {
+      // unlinkat(AT_FDCWD, "f", 0), or relative to a directory fd that -y names
+      // ("unlinkat(3</tmp/d>, "f", 0)"): the path is joined to it. AT_REMOVEDIR: a directory.
+      if (args_.size() < 3 || !strace_string(args_[1], &c->path)) return false;
+      c->fd_path = strace_fd_path(args_[0]);
+      uint64_t flag = 0;
+      if (args_[2].find("AT_REMOVEDIR") != std::string_view::npos ||
+          (parse_u64(trim(args_[2]), &flag) && (flag & kAtRemovedir) != 0)) {
+        c->args[2] = kAtRemovedir;
+      }
+      std::string_view dfd = trim(args_[0]);
+      dfd = dfd.substr(0, dfd.find('<'));
+      if (!parse_u64(dfd, &c->args[0])) c->args[0] = kAtFdcwd;  // "AT_FDCWD"
+      return true;
+    }
     case Syscall::kPipe:
     case Syscall::kPipe2:
       return fd_pair(0);

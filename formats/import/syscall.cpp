@@ -80,6 +80,8 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     "sendfile64",
     "fdatasync",
     "ftruncate",
+    "unlink",
+    "unlinkat",
 };
 
 }  // namespace

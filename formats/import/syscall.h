@@ -104,8 +104,12 @@ enum class Syscall : uint8_t {
   kFdatasync,  // fd
   // Truncation of a file's page cache (appended; mm/truncate.h): as open(O_TRUNC) does.
   kFtruncate,  // fd, length                                        -> 0
+  // The last link of a file going: its page cache is dropped once no descriptor holds it
+  // (iput() -> evict() -> truncate_inode_pages_final()).
+  kUnlink,    // pathname                                         -> 0
+  kUnlinkat,  // dfd, pathname, flag (AT_REMOVEDIR: a directory)  -> 0
 };
-inline constexpr size_t kSyscallCount = 68;
+inline constexpr size_t kSyscallCount = 70;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -179,6 +183,8 @@ inline constexpr uint64_t kCloneFiles = 0x00000400;
 inline constexpr uint64_t kOCreat = 0100;
 inline constexpr uint64_t kOExcl = 0200;
 inline constexpr uint64_t kOTrunc = 01000;
+inline constexpr uint64_t kAtRemovedir = 0x200;   // include/uapi/linux/fcntl.h
+inline constexpr uint64_t kAtFdcwd = 0xffffff9c;  // AT_FDCWD (-100) as a 32-bit dfd argument
 inline constexpr uint64_t kFDupfd = 0;
 inline constexpr uint64_t kFDupfdCloexec = 1030;
 // include/linux/net.h: enum sock_type, and the mask of socket()'s type argument without

@@ -171,8 +171,11 @@ struct CostProfile {
   // ---- Truncation (mm/truncate.h) ----
   SimTime truncate_page;  // ns: truncate_inode_pages_range() per page-cache page dropped, beyond
                           //     its LRU removal and free: lock it, invalidate its buffers,
-                          //     delete it from the mapping, and the filesystem's freeing of its
-                          //     blocks
+                          //     delete it from the mapping
+  SimTime truncate_blocks_call;  // ns: off CPU, once per truncation that frees blocks on disk:
+                                 //     the filesystem's wait for its journal and discards
+  SimTime truncate_block;        // ns: off CPU, per page freed whose block was on disk (a clean
+                                 //     page: a dirty one under delayed allocation has none)
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).

@@ -83,6 +83,7 @@ Co<int64_t> do_truncate(Task& t, uint32_t file, uint64_t new_size, uint64_t reco
   const uint64_t from = (new_size + PAGE_SIZE - 1) / PAGE_SIZE;
   const std::vector<uint64_t> indices = pc.take_file_pages_from(file, from);
   uint64_t dropped = 0;
+  uint64_t on_disk = 0;  // dropped pages whose blocks the filesystem frees
   std::vector<std::pair<Mm*, uint64_t>> unmapped;
   std::vector<Lruvec::RemovedPage> removed;
   for (size_t first = 0; first < indices.size(); first += PAGEVEC_SIZE_FOLIO_BATCH) {
@@ -104,6 +105,8 @@ Co<int64_t> do_truncate(Task& t, uint32_t file, uint64_t new_size, uint64_t reco
       if (sim.lruvec().frame(f).dirty) {
         pc.cancel_dirty_page(f);
         ++vm.truncate_dirty_cancelled;
+      } else {
+        ++on_disk;  // read from the disk, written back, or cached from before the run
       }
       block_invalidate_page(sim.buffers(), file, indices[i]);
       pc.remove(file, indices[i]);
@@ -125,6 +128,12 @@ Co<int64_t> do_truncate(Task& t, uint32_t file, uint64_t new_size, uint64_t reco
     // Pages the model's memory never held: their time only (no lock, no free in the model).
     t.work((c.truncate_page + c.lru_move_page + c.pcp_free) * static_cast<int64_t>(unframed));
     vm.pgcache_truncated += unframed;
+    on_disk += unframed;
+  }
+  if (on_disk != 0) {
+    // ext4_truncate() / ext4_evict_inode(): the blocks go back to the filesystem, which waits
+    // for its journal and (mounted with discard) the device's discards.
+    co_await do_sleep(t, c.truncate_blocks_call + c.truncate_block * static_cast<int64_t>(on_disk));
   }
   co_return 0;
 }

@@ -12,7 +12,11 @@
 // (find_get_page); per page truncate_page, and the LRU removal (lru_move_page under the lruvec's
 // lru_lock, one hold per batch) and the free (the page allocator's pcp path) of a page the model
 // holds; a TLB flush per pte that mapped a dropped page (try_to_unmap(): the model flushes page by
-// page where the kernel's zap_page_range_single() batches).
+// page where the kernel's zap_page_range_single() batches). Then the filesystem frees the blocks
+// of the clean pages (a dirty page under delayed allocation has none yet) and waits, off CPU:
+// truncate_blocks_call once and truncate_block a page. On the PVM guest's ext4, mounted with
+// discard, that wait was most of a truncation: a 2048-page clean file took 2.9 ms, 0.36 ms of it
+// on CPU, where the same file still dirty took 0.29 ms; a 1-page clean one 0.2 ms.
 // A file cached at the start (--cache warm) also had pages the model never gave a frame (the
 // model's memory did not hold them, mm/filemap.h): those from the new size on are dropped too, each
 // charged truncate_page and lru_move_page. How many there were is what the recording saw when it

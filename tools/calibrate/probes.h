@@ -110,8 +110,11 @@ std::vector<Figure> probe_cold_read(const ProbeOptions& o);
 Figure probe_cold_random_read(const ProbeOptions& o);
 // pwrite() of one cached page of a scratch file and fdatasync(), per call (probes_read.cpp).
 Figure probe_fdatasync(const ProbeOptions& o);
-// ftruncate() to 0 of a file of cached, clean pages, per page (probes_read.cpp).
-Figure probe_truncate(const ProbeOptions& o);
+// ftruncate() to 0 of cached pages: 2048 dirty, per page; 16 and 2048 clean (their blocks on the
+// disk), per call (probes_read.cpp).
+inline constexpr size_t kTruncateManyPages = 2048;
+inline constexpr size_t kTruncateFewPages = 16;
+std::vector<Figure> probe_truncate(const ProbeOptions& o);
 // read() of kReadMany pages of a cached file into never-touched memory (faults taken in the
 // kernel), into faulted-in memory not in the caches, and into one hot buffer; per page each
 // (probes_kernel_fault.cpp).

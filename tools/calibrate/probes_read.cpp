@@ -181,43 +181,58 @@ Figure probe_fdatasync(const ProbeOptions& o) {
   return f;
 }
 
-// ftruncate(fd, 0) of a file whose pages are all cached and clean (written, then fdatasync()ed
-// so the filesystem has allocated their blocks), per page dropped: what a program's open(O_TRUNC)
-// of a file it wrote earlier costs (profile_fit.cpp: truncate_page).
-Figure probe_truncate(const ProbeOptions& o) {
-  Figure f = figure_of("truncate_page", "ftruncate() to 0 of a cached, clean file", "page");
-  constexpr size_t kFilePages = 2048;  // 8 MiB: a copy's destination, a build's object file
+// ftruncate(fd, 0) of a file whose pages are all cached: dirty (just written: under delayed
+// allocation no block is on the disk yet) per page, and clean (written and fdatasync()ed: the
+// filesystem frees their blocks) per call at two sizes. What a program's open(O_TRUNC) of a file it
+// wrote earlier costs (profile_fit.cpp: truncate_page, truncate_blocks_call, truncate_block).
+std::vector<Figure> probe_truncate(const ProbeOptions& o) {
+  Figure dirty = figure_of("truncate_dirty", "ftruncate() to 0 of a cached, dirty file", "page");
+  Figure few =
+      figure_of("truncate_clean_few", "ftruncate() to 0 of 16 cached, clean pages", "call");
+  Figure many =
+      figure_of("truncate_clean_many", "ftruncate() to 0 of 2048 cached, clean pages", "call");
   constexpr size_t kBlockPages = 16;
   std::string why;
   const int fd = scratch_file(0, kBlockPages, &why);
-  if (fd < 0) return failed(f, why);
+  if (fd < 0) return {failed(dirty, why), failed(few, why), failed(many, why)};
   const std::vector<char> block(kBlockPages * kPage, 't');
-  std::vector<double> per_page;
-  const int passes = std::min(o.repetitions(), 9);
-  for (int r = 0; r < passes; ++r) {
-    for (size_t i = 0; i < kFilePages; i += kBlockPages) {
+  // Writes `pages`, synced to the disk or not, and times their truncation.
+  auto truncate_ns = [&](size_t pages, bool clean, double* ns) {
+    for (size_t i = 0; i < pages; i += kBlockPages) {
       if (::pwrite(fd, block.data(), block.size(), static_cast<off_t>(i * kPage)) !=
           static_cast<ssize_t>(block.size())) {
-        ::close(fd);
-        return failed(f, "a write of the file failed");
+        return false;
       }
     }
-    if (::fdatasync(fd) != 0) {
-      ::close(fd);
-      return failed(f, "fdatasync of the file failed");
-    }
+    if (clean && ::fdatasync(fd) != 0) return false;
     const uint64_t t0 = now_ns();
-    if (::ftruncate(fd, 0) != 0) {
+    if (::ftruncate(fd, 0) != 0) return false;
+    *ns = static_cast<double>(now_ns() - t0);
+    return true;
+  };
+  std::vector<double> dirty_page, few_call, many_call;
+  const int passes = std::min(o.repetitions(), 9);
+  for (int r = 0; r < passes; ++r) {
+    double d = 0, f = 0, m = 0;
+    if (!truncate_ns(kTruncateManyPages, false, &d) || !truncate_ns(kBlockPages, true, &f) ||
+        !truncate_ns(kTruncateManyPages, true, &m)) {
       ::close(fd);
-      return failed(f, "ftruncate of the file failed");
+      const std::string failure = "a write, fdatasync or ftruncate of the file failed";
+      return {failed(dirty, failure), failed(few, failure), failed(many, failure)};
     }
-    per_page.push_back(static_cast<double>(now_ns() - t0) / kFilePages);
+    dirty_page.push_back(d / kTruncateManyPages);
+    few_call.push_back(f);
+    many_call.push_back(m);
   }
   ::close(fd);
-  f.measured = true;
-  f.ns = summarize(per_page);
-  f.note = "each page: its LRU removal and free, its buffers, the filesystem's blocks";
-  return f;
+  for (auto [fig, samples] :
+       {std::pair{&dirty, &dirty_page}, std::pair{&few, &few_call}, std::pair{&many, &many_call}}) {
+    fig->measured = true;
+    fig->ns = summarize(*samples);
+  }
+  dirty.note = "no block on the disk yet: the page cache's part only";
+  many.note = "the clean pages' blocks freed: the filesystem's journal and discards";
+  return {dirty, few, many};
 }
 
 std::vector<Figure> probe_cached_read(const ProbeOptions& o) {

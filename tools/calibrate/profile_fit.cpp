@@ -8,6 +8,7 @@
 #include "kernelsim/constants.h"
 #include "tools/calibrate/calibrate.h"
 #include "tools/calibrate/model_fit.h"
+#include "tools/calibrate/probes.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
@@ -255,19 +256,32 @@ void fit_fsync(Fitter& fit, const std::vector<Figure>& figures) {
   }
 }
 
-// truncate_page from ftruncate() of a cached, clean file, per page: less what the model charges
-// each page besides (do_truncate(), mm/truncate.h: its LRU removal, its free to the per-CPU
-// lists, a 31st of the batch lookup). Called after pcp_free and find_get_page are fitted.
+// The truncation costs (mm/truncate.h do_truncate()) from ftruncate() of cached files. A dirty
+// file's pages have no blocks yet: per page, less what the model charges a page besides (its LRU
+// removal, its free, a 31st of the batch lookup), is truncate_page (the default kept when those
+// already cost more). Clean pages' blocks are freed too: the slope between 16 and 2048 clean pages,
+// less the dirty page's time, is truncate_block; the 16-page call less its pages and the entry is
+// truncate_blocks_call. Called after syscall_entry, pcp_free and find_get_page are fitted.
 void fit_truncate(Fitter& fit, const std::vector<Figure>& figures) {
-  const Figure* f = measured(figures, "truncate_page");
-  if (f == nullptr) return;
+  const Figure* dirty = measured(figures, "truncate_dirty");
+  if (dirty == nullptr) return;
   const double others = fit.ns("lru_move_page") + fit.ns("pcp_free") +
                         fit.ns("find_get_page") / kernelsim::PAGEVEC_SIZE_FOLIO_BATCH;
-  if (f->ns.median > others) {
-    fit.set("truncate_page", f->ns.median - others, *f,
-            fmt::format("less the page's LRU removal, free and share of a batch lookup ({:.0f} ns)",
-                        others));
-  }
+  fit.set("truncate_page", dirty->ns.median - others, *dirty,
+          fmt::format("less the page's LRU removal, free and share of a batch lookup ({:.0f} ns)",
+                      others));
+  const Figure* few = measured(figures, "truncate_clean_few");
+  const Figure* many = measured(figures, "truncate_clean_many");
+  if (few == nullptr || many == nullptr) return;
+  const double slope = (many->ns.median - few->ns.median) /
+                       static_cast<double>(kTruncateManyPages - kTruncateFewPages);
+  fit.set("truncate_block", slope - dirty->ns.median, *many,
+          fmt::format("slope from {} to {} clean pages ({:.0f} ns) less a dirty page's",
+                      kTruncateFewPages, kTruncateManyPages, slope));
+  const double call =
+      few->ns.median - static_cast<double>(kTruncateFewPages) * slope - fit.ns("syscall_entry");
+  fit.set("truncate_blocks_call", call, *few,
+          fmt::format("less its {} pages at the slope and the entry", kTruncateFewPages));
 }
 
 // pipe_rw from a 1-byte write and read that do not wait, pipe_buf_page from the 64 KiB pair (16

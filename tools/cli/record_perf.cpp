@@ -59,6 +59,8 @@ std::vector<std::string> default_record_syscalls() {
           "copy_file_range", "sendfile64",
           // fsync without the metadata: sqlite's commits; truncation of a file's page cache
           "fdatasync", "ftruncate",
+          // the last name of a file going, and its pages with it (or at its last close)
+          "unlink", "unlinkat",
           // descriptors: which file each fd is, of which kind (formats/import/fd_table.h)
           "open", "openat", "creat", "socket", "socketpair", "pipe", "pipe2", "dup", "dup2", "dup3",
           "fcntl", "close", "accept", "accept4", "eventfd", "eventfd2", "memfd_create",
@@ -324,10 +326,13 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
     const char* function;
     const char* fetch;
   };
+  // unlink() and unlinkat() name the file they remove the same way (its pages go with the name).
   constexpr Probe kProbes[] = {{"", "open64", "+0(%di):string"},
                                {"at", "openat64", "+0(%si):string"},
                                {"_nc", "__open64_nocancel", "+0(%di):string"},
-                               {"at_nc", "__openat64_nocancel", "+0(%si):string"}};
+                               {"at_nc", "__openat64_nocancel", "+0(%si):string"},
+                               {"_unlink", "unlink", "+0(%di):string"},
+                               {"_unlinkat", "unlinkat", "+0(%si):string"}};
   for (const auto& [suffix, function, fetch] : kProbes) {
     const std::string name = fmt::format("{}{}_{}", formats::kOpenProbePrefix, suffix, ::getpid());
     add(libc, name, fmt::format("{}={} path={}", name, function, fetch));

@@ -461,6 +461,72 @@ TEST(PerfScriptEdge, TruncationsCountThePagesTheKernelDropped) {
   }
 }
 
+// unlink and unlinkat drop a file's pages with its last name (evict()). strace cannot count them:
+// the file must be one a call named, and no descriptor may hold it (its pages stay until the last
+// close, which strace cannot tell either). A directory (AT_REMOVEDIR) has no page cache; a path
+// relative to a directory fd is joined to the name -y gives it.
+TEST(StraceEdge, UnlinksDropTheFileOnlyWhenNothingHoldsIt) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kStrace,
+                       "7 1.000000 openat(AT_FDCWD, \"/a\", O_RDONLY) = 3 <0.000001>\n"
+                       "7 1.000001 openat(AT_FDCWD, \"/d/b\", O_RDONLY) = 4 <0.000001>\n"
+                       "7 1.000002 close(4) = 0 <0.000001>\n"
+                       "7 1.000003 openat(AT_FDCWD, \"/c\", O_RDONLY) = 4 <0.000001>\n"
+                       "7 1.000004 close(4) = 0 <0.000001>\n"
+                       "7 1.000010 unlink(\"/a\") = 0 <0.000100>\n"             // still open: kept
+                       "7 1.000200 unlinkat(5</d>, \"b\", 0) = 0 <0.000100>\n"  // /d/b: dropped
+                       "7 1.000400 unlinkat(AT_FDCWD, \"/c\", 0) = 0 <0.000100>\n"  // dropped
+                       "7 1.000600 unlink(\"/never-opened\") = 0 <0.000001>\n"      // nothing known
+                       "7 1.000700 unlinkat(AT_FDCWD, \"/d\", AT_REMOVEDIR) = 0 <0.000001>\n",
+                       &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  std::vector<std::string> dropped;
+  for (const Event& e : t.streams[0]) {
+    if (e.kind == EventKind::kFileTruncate) dropped.push_back(t.meta.files.at(e.arg0 - 1).path);
+  }
+  EXPECT_EQ(dropped, (std::vector<std::string>{"/d/b", "/c"}));
+}
+
+// perf with the page-cache tracepoint: an unlink that dropped pages drops them from the file of
+// that name (a file no call opened is added, as one from before the recording); one that dropped
+// none is no event; a close that dropped pages (the last descriptor of a file unlinked while
+// open) drops them from its fd's file.
+TEST(PerfScriptEdge, UnlinksAndLastClosesDropWhatTheKernelDropped) {
+  ImportedTrace t;
+  ImportReport r;
+  const std::string del =
+      "filemap:mm_filemap_delete_from_page_cache: dev 254:0 ino a7 pfn=0x1 ofs=0 order=1\n";
+  const Status s =
+      run(ImportFormat::kPerfScript,
+          "# event : name = filemap:mm_filemap_delete_from_page_cache, , id = { 9 }, type = 2\n"
+          "rm 1/1 [000] 1.000000: probe_libc:mmreplay_open_unlink_1: (7f) path=\"/old\"\n"
+          "rm 1/1 [000] 1.000001: syscalls:sys_enter_unlink: pathname: 0x1\n"
+          "rm 1/1 [000] 1.000002: " +
+              del +
+              "rm 1/1 [000] 1.000003: syscalls:sys_exit_unlink: 0x0\n"
+              "rm 1/1 [000] 1.000010: probe_libc:mmreplay_openat_1: (7f) path=\"/tmp/x\"\n"
+              "rm 1/1 [000] 1.000011: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x1, "
+              "flags: 0x42, mode: 0x1b6\n"
+              "rm 1/1 [000] 1.000012: syscalls:sys_exit_openat: 0x3\n"
+              "rm 1/1 [000] 1.000020: probe_libc:mmreplay_open_unlinkat_1: (7f) path=\"/tmp/x\"\n"
+              "rm 1/1 [000] 1.000021: syscalls:sys_enter_unlinkat: dfd: 0xffffff9c, pathname: 0x1, "
+              "flag: 0x0\n"
+              "rm 1/1 [000] 1.000022: syscalls:sys_exit_unlinkat: 0x0\n"
+              "rm 1/1 [000] 1.000030: syscalls:sys_enter_close: fd: 0x3\n"
+              "rm 1/1 [000] 1.000031: " +
+              del + "rm 1/1 [000] 1.000032: " + del +
+              "rm 1/1 [000] 1.000033: syscalls:sys_exit_close: 0x0\n",
+          &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  std::vector<std::string> dropped;
+  for (const Event& e : t.streams[0]) {
+    if (e.kind != EventKind::kFileTruncate) continue;
+    dropped.push_back(t.meta.files.at(e.arg0 - 1).path + " " + std::to_string(e.arg2));
+  }
+  EXPECT_EQ(dropped, (std::vector<std::string>{"/old 2", "/tmp/x 4"}));
+}
+
 // strace -t/-tt print a clock time, and strace without -t none: the calls cannot be placed.
 TEST(StraceEdge, WithoutEpochTimestampsSaysToUseTtt) {
   for (const char* text :

@@ -107,6 +107,29 @@ TEST(TruncateTest, EachDroppedPageCostsTruncatePage) {
   EXPECT_EQ(cost_of(SimTime::ns(1100)) - cost_of(SimTime::ns(100)), 40 * 1000);
 }
 
+// The filesystem frees the blocks of clean pages and waits (journal, discards): once per call and
+// per such page, off CPU. Dirty pages under delayed allocation have no block: no wait for them.
+TEST(TruncateTest, OnlyPagesWithBlocksOnTheDiskWaitForTheFilesystem) {
+  auto latency = [](bool warm, SimTime per_call, SimTime per_block) {
+    CostProfile c = cost_profile_default();
+    c.truncate_blocks_call = per_call;
+    c.truncate_block = per_block;
+    auto sim = make_sim(1, "", c);
+    sim->files().set(kFile, FileSpec{FileType::kRegular, warm, warm ? 32 * kPage : 0});
+    std::vector<Op> ops;
+    if (!warm) ops.push_back(Op::file_write(kFile, 0, 32 * kPage));  // dirty, no blocks yet
+    ops.push_back(Op::file_truncate(kFile, 0, kPagesDroppedUnknown));
+    run_then_look(*sim, std::move(ops));
+    return static_cast<int64_t>(sim->stats().latency(OpKind::kFileTruncate).sum());
+  };
+  const SimTime call = SimTime::us(200), block = SimTime::ns(1300);
+  EXPECT_EQ(latency(true, call, block) - latency(true, SimTime::zero(), SimTime::zero()),
+            (call + block * 32).count_ns())
+      << "32 clean pages cached from before the run";
+  EXPECT_EQ(latency(false, call, block), latency(false, SimTime::zero(), SimTime::zero()))
+      << "32 dirty pages: nothing on the disk to free";
+}
+
 TEST(TruncateTest, APipeHasNoPageCacheToDrop) {
   auto sim = make_sim(1);
   sim->files().set(kFile, FileSpec{FileType::kPipe, false, 0});

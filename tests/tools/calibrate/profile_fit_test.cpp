@@ -257,18 +257,29 @@ TEST(FitProfile, FdatasyncGivesTheDeviceTimeOfADirtyBlock) {
             kernelsim::cost_profile_default().fsync_block);
 }
 
-// ftruncate() of a cached, clean file per page, less the parts the model's do_truncate() charges
-// a page besides (its LRU removal, its free, a 31st of the batch lookup), is truncate_page.
-TEST(FitProfile, TruncateGivesThePerPageCostBeyondTheLruAndTheFree) {
+// ftruncate() of cached files: a dirty page's time less what the model's do_truncate() charges a
+// page besides (its LRU removal, its free, a 31st of the batch lookup) is truncate_page; clean
+// pages' extra slope is truncate_block (a wait per page with a block), the rest of a 16-page call
+// truncate_blocks_call.
+TEST(FitProfile, TruncateSplitsThePageCacheFromTheBlocksWait) {
   std::vector<std::string> notes;
-  const auto p = fit_profile({figure("truncate_page", 1500)}, "calibrate D H", &notes);
+  const auto p = fit_profile({figure("syscall", 1000), figure("truncate_dirty", 500),
+                              figure("truncate_clean_few", 200000 + 16 * 1500 + 1000),
+                              figure("truncate_clean_many", 200000 + 2048 * 1500 + 1000)},
+                             "calibrate D H", &notes);
   const kernelsim::CostProfile& c = p.costs;
   const double others = static_cast<double>(c.lru_move_page.count_ns() + c.pcp_free.count_ns()) +
                         static_cast<double>(c.find_get_page.count_ns()) / 31;
-  EXPECT_NEAR(c.truncate_page.count_ns(), 1500 - others, 1);
-  EXPECT_TRUE(is_calibrated(p, "truncate_page"));
-  EXPECT_EQ(fit_profile({figure("syscall", 200)}, "calibrate D H", &notes).costs.truncate_page,
-            kernelsim::cost_profile_default().truncate_page);
+  EXPECT_NEAR(c.truncate_page.count_ns(), 500 - others, 1);
+  EXPECT_NEAR(c.truncate_block.count_ns(), 1500 - 500, 1);
+  EXPECT_NEAR(c.truncate_blocks_call.count_ns(), 200000, 1);
+  EXPECT_TRUE(is_calibrated(p, "truncate_block"));
+  // A dirty page faster than the model's other parts leaves truncate_page at its default.
+  EXPECT_EQ(
+      fit_profile({figure("truncate_dirty", 50)}, "calibrate D H", &notes).costs.truncate_page,
+      kernelsim::cost_profile_default().truncate_page);
+  EXPECT_EQ(fit_profile({figure("syscall", 200)}, "calibrate D H", &notes).costs.truncate_block,
+            kernelsim::cost_profile_default().truncate_block);
 }
 
 TEST(FitProfile, AProbeFasterThanTheRestOfThePathKeepsTheDefault) {
