@@ -35,13 +35,12 @@ void PageCache::remove(uint32_t file, uint64_t index) {
   sim_.cma().file_page_dropped(file, index);
 }
 
-std::vector<uint64_t> PageCache::take_file_pages_from(uint32_t file, uint64_t from) {
+std::vector<uint64_t> PageCache::file_pages_from(uint32_t file, uint64_t from) const {
   std::vector<uint64_t> indices;
   if (file >= index_end_.size()) return indices;
   for (uint64_t index = from; index < index_end_[file]; ++index) {
     if (pages_.find(key(file, index)) != kNoFrame) indices.push_back(index);
   }
-  index_end_[file] = std::min(index_end_[file], from);
   return indices;
 }
 

@@ -35,6 +35,7 @@
 
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
@@ -62,9 +63,13 @@ class PageCache {
   void add(uint32_t file, uint64_t index, uint32_t frame);
   void remove(uint32_t file, uint64_t index);
   // The indices of `file`'s pages at `from` and above, in order (find_lock_entries() of
-  // truncate_inode_pages_range()); the caller drops them all, so later calls look no further
-  // than `from` until a page is added beyond it.
-  std::vector<uint64_t> take_file_pages_from(uint32_t file, uint64_t from);
+  // truncate_inode_pages_range()).
+  std::vector<uint64_t> file_pages_from(uint32_t file, uint64_t from) const;
+  // A truncation dropped every page of `file` from `from` on: file_pages_from() need look no
+  // further until a page is added beyond it.
+  void truncated_from(uint32_t file, uint64_t from) {
+    if (file < index_end_.size()) index_end_[file] = std::min(index_end_[file], from);
+  }
   // Models cancel_dirty_page() (folio_cancel_dirty()) of frame f, dropped while dirty: it will
   // never be written, and leaves NR_FILE_DIRTY.
   void cancel_dirty_page(uint32_t f);

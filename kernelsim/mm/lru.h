@@ -160,6 +160,10 @@ class Lruvec {
   // The lru_lock that guards memcg's lruvec on node nid (policy lru_lock); the node's for
   // kAnyMemcg.
   QSpinLock& lru_lock_of(uint32_t nid, uint32_t memcg);
+  // A batch's relock when it reaches a page of another lruvec (pagevec_lru_move_fn(),
+  // release_pages()): charges the `moved` pages (lru_move_page each) to the lock held, drops it,
+  // takes the lock of memcg's lruvec on node nid. Callers test first that it changes.
+  Co<void> relock_lruvec(Task& t, uint32_t nid, uint32_t memcg, QSpinLock*& locked, int64_t& moved);
   // The node's own lock (pgdat->lru_lock; 3.x zone->lru_lock).
   QSpinLock& node_lru_lock(uint32_t nid) { return nodes_[nid]->lru_lock; }
   uint64_t nr_frames_in_use() const { return frames_.size() - free_frames_.size(); }
@@ -207,10 +211,6 @@ class Lruvec {
   void compact(List& l);
   void free_frame(uint32_t f);
   Co<void> drain_lru_add(Task& t, std::vector<uint32_t> batch);
-  // pagevec_lru_move_fn()'s relock when the batch reaches a page of another lruvec: charges the
-  // `moved` pages to the lock held, drops it, takes the lock of memcg's lruvec on node nid. Callers
-  // test first that it changes.
-  Co<void> relock_lruvec(Task& t, uint32_t nid, uint32_t memcg, QSpinLock*& locked, int64_t& moved);
   Co<void> drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
 
   Simulation& sim_;

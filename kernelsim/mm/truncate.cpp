@@ -24,24 +24,17 @@ namespace {
 // removal under each lruvec's lru_lock in turn (lru_move_page a page on a list), then their frees.
 Co<void> release_truncated_batch(Task& t, const std::vector<Lruvec::RemovedPage>& removed) {
   Simulation& sim = t.sim();
-  const SimTime per_page = sim.costs().lru_move_page;  // lruvec_del_folio()
+  Lruvec& lru = sim.lruvec();
   QSpinLock* locked = nullptr;
-  int64_t moved = 0;
+  int64_t moved = 0;  // lruvec_del_folio() each
   for (const Lruvec::RemovedPage& r : removed) {
     if (!r.on_lru) continue;  // a batch or reclaim held it: no lru_lock for it here
-    QSpinLock& lock = sim.lruvec().lru_lock_of(r.nid, r.memcg);
-    if (&lock != locked) {
-      if (locked != nullptr) {
-        t.work(per_page * std::exchange(moved, 0));
-        co_await locked->unlock_irqrestore(t);
-      }
-      locked = &lock;
-      co_await locked->lock_irqsave(t);
-    }
+    if (&lru.lru_lock_of(r.nid, r.memcg) != locked)
+      co_await lru.relock_lruvec(t, r.nid, r.memcg, locked, moved);
     ++moved;
   }
   if (locked != nullptr) {
-    t.work(per_page * moved);
+    t.work(sim.costs().lru_move_page * moved);
     co_await locked->unlock_irqrestore(t);
   }
   PageAllocator& pa = sim.page_alloc();
@@ -81,7 +74,8 @@ Co<int64_t> do_truncate(Task& t, uint32_t file, uint64_t new_size, uint64_t reco
   VmCounters& vm = sim.vm();
   // The first whole page past the new size: a partial last page stays (its tail is zeroed).
   const uint64_t from = (new_size + PAGE_SIZE - 1) / PAGE_SIZE;
-  const std::vector<uint64_t> indices = pc.take_file_pages_from(file, from);
+  const std::vector<uint64_t> indices = pc.file_pages_from(file, from);
+  bool all_dropped = true;  // none left to a read in flight
   uint64_t dropped = 0;
   uint64_t on_disk = 0;  // dropped pages whose blocks the filesystem frees
   std::vector<std::pair<Mm*, uint64_t>> unmapped;
@@ -92,8 +86,11 @@ Co<int64_t> do_truncate(Task& t, uint32_t file, uint64_t new_size, uint64_t reco
     for (size_t i = first; i < end; ++i) {
       co_await sync_point(t);  // the page: reclaim, readers and writers share it
       uint32_t f = pc.find_get_page(file, indices[i]);
-      if (f == kNoFrame) continue;                      // reclaimed meanwhile
-      if (sim.lruvec().frame(f).read_locked) continue;  // its read is in flight: left to it
+      if (f == kNoFrame) continue;              // reclaimed meanwhile
+      if (sim.lruvec().frame(f).read_locked) {  // its read is in flight: left to it
+        all_dropped = false;
+        continue;
+      }
       if (const SimTime io_end = sim.lruvec().frame(f).io_end; io_end > t.clock()) {
         co_await do_sleep(t, io_end - t.clock());  // folio_wait_writeback()
         co_await sync_point(t);
@@ -120,6 +117,7 @@ Co<int64_t> do_truncate(Task& t, uint32_t file, uint64_t new_size, uint64_t reco
     co_await release_truncated_batch(t, removed);
     removed.clear();
   }
+  if (all_dropped) pc.truncated_from(file, from);
   vm.pgcache_truncated += dropped;
   if (sim.files().get(file).cached_at_start) {
     const uint64_t unframed =

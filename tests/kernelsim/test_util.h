@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/fs/file.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim::testing {
@@ -39,6 +40,22 @@ inline std::unique_ptr<Simulation> run_ops(std::vector<Op> ops) {
   thread(*sim, 1, 0, std::move(ops));
   sim->run_until(SimTime::ms(5'000));
   return sim;
+}
+
+// A simulation of `cpus` CPUs whose `file` is a regular file of `pages` pages, cached at the start
+// when `warm`.
+inline std::unique_ptr<Simulation> sim_with_file(uint32_t file, bool warm, uint64_t pages,
+                                                 uint32_t cpus = 1) {
+  auto sim = make_sim(cpus);
+  sim->files().set(file, FileSpec{FileType::kRegular, warm, pages * kPage});
+  return sim;
+}
+
+// Runs ops on one thread of mm 1, kept alive afterwards (it thinks on) for the checks.
+inline void run_then_look(Simulation& sim, std::vector<Op> ops) {
+  ops.push_back(Op::think(SimTime::ms(100'000)));
+  thread(sim, 1, 0, std::move(ops));
+  sim.run_until(SimTime::ms(50'000));
 }
 
 inline const Mm& mm1(const Simulation& sim) {

@@ -18,23 +18,12 @@ namespace {
 using testing::kBase;
 using testing::kPage;
 using testing::make_sim;
+using testing::run_then_look;
+using testing::sim_with_file;
 using testing::thread;
 
 constexpr uint32_t kFile = 1;
 constexpr uint64_t kMiB = uint64_t{1} << 20;
-
-std::unique_ptr<Simulation> sim_with_file(bool warm, uint64_t file_pages, uint32_t cpus = 1) {
-  auto sim = make_sim(cpus);
-  sim->files().set(kFile, FileSpec{FileType::kRegular, warm, file_pages * kPage});
-  return sim;
-}
-
-// Runs ops on one thread of mm 1, kept alive afterwards for the checks.
-void run_then_look(Simulation& sim, std::vector<Op> ops) {
-  ops.push_back(Op::think(SimTime::ms(100'000)));
-  thread(sim, 1, 0, std::move(ops));
-  sim.run_until(SimTime::ms(50'000));
-}
 
 uint8_t pte_at(const Simulation& sim, uint32_t mm, uint64_t addr) {
   const Vma* v = sim.find_mm(mm)->vmas.vma_lookup(addr);
@@ -47,7 +36,7 @@ uint32_t mapcount_of_page(const Simulation& sim, uint64_t index) {
 }
 
 TEST(FilemapFaultTest, ColdFileReadsAroundTheFirstMissThenAheadOfTheFaults) {
-  auto sim = sim_with_file(/*warm=*/false, 256);
+  auto sim = sim_with_file(kFile, /*warm=*/false, 256);
   run_then_look(*sim, {Op::mmap_file(kBase, 256 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
                        Op::touch(kBase, 64 * kPage, false)});
   const VmCounters& vm = sim->stats().vm;
@@ -66,7 +55,7 @@ TEST(FilemapFaultTest, ColdFileReadsAroundTheFirstMissThenAheadOfTheFaults) {
 }
 
 TEST(FilemapFaultTest, WarmFilePagesGetFramesOnTheirFaultWithoutARead) {
-  auto sim = sim_with_file(/*warm=*/true, 256);
+  auto sim = sim_with_file(kFile, /*warm=*/true, 256);
   run_then_look(*sim, {Op::mmap_file(kBase, 256 * kPage, PROT_READ, MAP_PRIVATE, kFile, 0),
                        Op::touch(kBase, 16 * kPage, false)});
   const VmCounters& vm = sim->stats().vm;
@@ -79,7 +68,7 @@ TEST(FilemapFaultTest, WarmFilePagesGetFramesOnTheirFaultWithoutARead) {
 }
 
 TEST(FilemapFaultTest, MunmapUnmapsThePagesAndLeavesThemCached) {
-  auto sim = sim_with_file(/*warm=*/false, 256);
+  auto sim = sim_with_file(kFile, /*warm=*/false, 256);
   run_then_look(*sim,
                 {Op::mmap_file(kBase, 8 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
                  Op::touch(kBase, 8 * kPage, false), Op::munmap(kBase, 8 * kPage),
@@ -95,7 +84,7 @@ TEST(FilemapFaultTest, MunmapUnmapsThePagesAndLeavesThemCached) {
 }
 
 TEST(FilemapFaultTest, SharedWritesDirtyPagesAndFsyncMakesTheNextWriteFault) {
-  auto sim = sim_with_file(/*warm=*/true, 64);
+  auto sim = sim_with_file(kFile, /*warm=*/true, 64);
   run_then_look(*sim,
                 {Op::mmap_file(kBase, 4 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, kFile, 0),
                  Op::touch(kBase, 4 * kPage, false), Op::touch(kBase, 4 * kPage, true)});
@@ -105,7 +94,7 @@ TEST(FilemapFaultTest, SharedWritesDirtyPagesAndFsyncMakesTheNextWriteFault) {
   EXPECT_EQ(sim->page_cache().nr_dirty(), 4u);
   EXPECT_TRUE(pte_at(*sim, 1, kBase) & pte::kDirty);
 
-  auto again = sim_with_file(/*warm=*/true, 64);
+  auto again = sim_with_file(kFile, /*warm=*/true, 64);
   run_then_look(
       *again,
       {Op::mmap_file(kBase, 4 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, kFile, 0),
@@ -117,7 +106,7 @@ TEST(FilemapFaultTest, SharedWritesDirtyPagesAndFsyncMakesTheNextWriteFault) {
 }
 
 TEST(FilemapFaultTest, UnmapOfADirtyPteDirtiesThePage) {
-  auto sim = sim_with_file(/*warm=*/true, 64);
+  auto sim = sim_with_file(kFile, /*warm=*/true, 64);
   run_then_look(
       *sim, {Op::mmap_file(kBase, 4 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, kFile, 0),
              Op::touch(kBase, 4 * kPage, true), Op::fsync(kFile), Op::munmap(kBase, 4 * kPage)});
@@ -128,7 +117,7 @@ TEST(FilemapFaultTest, UnmapOfADirtyPteDirtiesThePage) {
 // A private mapping: fork copies its ptes (a shared one's the child faults in: vma_needs_copy()).
 TEST(FilemapFaultTest, ForkedChildMapsTheSamePagesUntilItExits) {
   constexpr uint32_t kChild = 2;
-  auto sim = sim_with_file(/*warm=*/true, 64, 2);
+  auto sim = sim_with_file(kFile, /*warm=*/true, 64, 2);
   thread(*sim, 1, 0,
          {Op::mmap_file(kBase, 4 * kPage, PROT_READ, MAP_PRIVATE, kFile, 0),
           Op::touch(kBase, 4 * kPage, false), Op::sleep(SimTime::ms(10))});
@@ -142,7 +131,7 @@ TEST(FilemapFaultTest, ForkedChildMapsTheSamePagesUntilItExits) {
 }
 
 TEST(FilemapFaultTest, ManyMissesWithoutHitsStopReadAround) {
-  auto sim = sim_with_file(/*warm=*/false, 64 * 1024);
+  auto sim = sim_with_file(kFile, /*warm=*/false, 64 * 1024);
   constexpr uint64_t kStride = 64;  // each fault lands outside the last window
   constexpr uint64_t kFaults = 150;
   run_then_look(*sim, {Op::mmap_file(kBase, 64 * 1024 * kPage, PROT_READ, MAP_SHARED, kFile, 0),

@@ -19,25 +19,13 @@ namespace {
 using testing::kBase;
 using testing::kPage;
 using testing::make_sim;
-using testing::thread;
+using testing::run_then_look;
+using testing::sim_with_file;
 
 constexpr uint32_t kFile = 1;
 
-std::unique_ptr<Simulation> sim_with_file(bool warm, uint64_t file_pages) {
-  auto sim = make_sim(1);
-  sim->files().set(kFile, FileSpec{FileType::kRegular, warm, file_pages * kPage});
-  return sim;
-}
-
-// Runs ops on one thread of mm 1, kept alive afterwards for the checks.
-void run_then_look(Simulation& sim, std::vector<Op> ops) {
-  ops.push_back(Op::think(SimTime::ms(100'000)));
-  thread(sim, 1, 0, std::move(ops));
-  sim.run_until(SimTime::ms(50'000));
-}
-
 TEST(TruncateTest, DirtyPagesAreCancelledNotWrittenAndEveryPageIsFreed) {
-  auto sim = sim_with_file(/*warm=*/false, 0);
+  auto sim = sim_with_file(kFile, /*warm=*/false, 0);
   run_then_look(*sim, {Op::file_write(kFile, 0, 64 * kPage),
                        Op::file_truncate(kFile, 0, kPagesDroppedUnknown)});
   const VmCounters& vm = sim->stats().vm;
@@ -52,7 +40,7 @@ TEST(TruncateTest, DirtyPagesAreCancelledNotWrittenAndEveryPageIsFreed) {
 }
 
 TEST(TruncateTest, PagesBelowTheNewSizeStayAndAPartialPageIsKept) {
-  auto sim = sim_with_file(/*warm=*/false, 0);
+  auto sim = sim_with_file(kFile, /*warm=*/false, 0);
   // 10.5 pages kept: pages 0-10 stay (page 10 is the partial one), 11-15 go.
   run_then_look(*sim, {Op::file_write(kFile, 0, 16 * kPage),
                        Op::file_truncate(kFile, 10 * kPage + kPage / 2, kPagesDroppedUnknown)});
@@ -65,7 +53,7 @@ TEST(TruncateTest, PagesBelowTheNewSizeStayAndAPartialPageIsKept) {
 }
 
 TEST(TruncateTest, MappedPagesAreUnmappedFirstAndTheirNextAccessFaultsAgain) {
-  auto sim = sim_with_file(/*warm=*/true, 8);
+  auto sim = sim_with_file(kFile, /*warm=*/true, 8);
   run_then_look(*sim, {Op::mmap_file(kBase, 8 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
                        Op::touch(kBase, 8 * kPage, false),
                        Op::file_truncate(kFile, 4 * kPage, kPagesDroppedUnknown),
@@ -79,7 +67,7 @@ TEST(TruncateTest, MappedPagesAreUnmappedFirstAndTheirNextAccessFaultsAgain) {
 }
 
 TEST(TruncateTest, AWarmFileLosesItsUnframedPagesAndTheyAreReadAgain) {
-  auto sim = sim_with_file(/*warm=*/true, 32);
+  auto sim = sim_with_file(kFile, /*warm=*/true, 32);
   run_then_look(*sim, {Op::file_read(kFile, 0, 4 * kPage),  // 4 pages get frames
                        Op::file_truncate(kFile, 0, kPagesDroppedUnknown),
                        Op::file_read(kFile, 0, 8 * kPage)});
@@ -89,7 +77,7 @@ TEST(TruncateTest, AWarmFileLosesItsUnframedPagesAndTheyAreReadAgain) {
 }
 
 TEST(TruncateTest, TheRecordedCountSaysHowManyUnframedPagesTheKernelDropped) {
-  auto sim = sim_with_file(/*warm=*/true, 32);
+  auto sim = sim_with_file(kFile, /*warm=*/true, 32);
   run_then_look(*sim, {Op::file_read(kFile, 0, 4 * kPage), Op::file_truncate(kFile, 0, 10)});
   EXPECT_EQ(sim->stats().vm.pgcache_truncated, 10u) << "4 with frames and 6 without";
 }
