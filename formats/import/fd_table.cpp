@@ -141,6 +141,17 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
       const uint64_t flags = c.sc == Syscall::kOpen ? a[1] : a[2];
       const bool created = ((flags & kOTrunc) != 0 && !dropped_cached_pages(c)) ||
                            (flags & (kOCreat | kOExcl)) == (kOCreat | kOExcl);
+      // A name relative to a directory descriptor (fts, rm -r, find): joined to the name -y
+      // gives the directory, else by the resolver to the path that descriptor was opened at.
+      // strace -y's returned path is already whole.
+      if (c.sc == Syscall::kOpenat && c.ret_path.empty() && a[0] != kAtFdcwd && !path.empty() &&
+          !path.starts_with('/')) {
+        if (c.fd_path.empty()) {
+          op->dir_fd = static_cast<int32_t>(a[0]);
+        } else {
+          path = c.fd_path + "/" + path;
+        }
+      }
       return open_op(fd, FileKind::kUnknown, created, std::move(path), op);
     }
     case Syscall::kCreat:  // open(O_CREAT|O_WRONLY|O_TRUNC)
@@ -217,6 +228,15 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
     default:
       return false;
   }
+}
+
+std::string FdTables::path_at(uint64_t table, int32_t dir_fd, const std::string& path) {
+  if (dir_fd < 0 || path.empty() || path.front() == '/') return path;
+  const Description* dir = find(table, dir_fd);
+  if (dir == nullptr) return "";
+  const std::string& at = files_[dir->file_id - 1].path;
+  if (at.empty() || is_unnamed_fd_name(at)) return "";
+  return at + "/" + path;
 }
 
 uint64_t FdTables::file_named(const std::string& path) const {
@@ -297,6 +317,17 @@ void FdTables::apply(uint64_t table, uint64_t mm, const FdOp& op) {
   auto& fds = tables_[table];
   switch (op.type) {
     case FdOp::Type::kOpen: {
+      if (op.dir_fd >= 0) {
+        // A name relative to an unnamed directory stays as it was given.
+        const std::string whole = path_at(table, op.dir_fd, op.path);
+        if (!whole.empty() && whole != op.path) {
+          FdOp joined = op;
+          joined.path = whole;
+          joined.dir_fd = -1;
+          apply(table, mm, joined);
+          break;
+        }
+      }
       uint8_t sock_type = op.sock_type;
       uint8_t family = op.family;
       if (op.listen_fd >= 0) {  // accept: a socket of the listener's family and type

@@ -82,6 +82,9 @@ struct FdOp {
                          // unless the recording saw them drop cached pages)
   std::string path;      // "" when unknown
   std::string path2;     // kOpenPair: the second fd's path
+  // kOpen, kUnlink: `path` is relative to this directory descriptor (openat, unlinkat with a
+  // dirfd); -1: to the working directory, or absolute.
+  int32_t dir_fd = -1;
   uint64_t child_tid = 0;
   uint8_t sock_type = 0;      // socket, socketpair: SOCK_STREAM, SOCK_DGRAM, ... (0: not known)
   uint8_t family = 0;         // socket, socketpair: AF_UNIX, AF_INET, ... (0: not known)
@@ -139,6 +142,10 @@ class FdTables {
   // The description `fd` of `table` points at, when it is open; nullptr otherwise.
   Description* find(uint64_t table, int32_t fd);
   Description& description(uint32_t index) { return descriptions_[index]; }
+  // `path` as a call with `dir_fd` (FdOp::dir_fd) of `table` named it: joined to the path of the
+  // directory that descriptor was opened at; `path` itself for -1 or an absolute path; "" when the
+  // directory has no name (opened before the recording, or by a name the capture did not see).
+  std::string path_at(uint64_t table, int32_t dir_fd, const std::string& path);
   // The file a call named `path` (an open of it), or 0.
   uint64_t file_named(const std::string& path) const;
   // The file named `path`, added (as a file from before the recording) when no call named it.

@@ -245,14 +245,16 @@ void push_fd_op(detail::BuilderState* state, uint64_t tid, uint64_t ts, FdOp op,
 }
 
 // The path an unlink or unlinkat removed, as an open would have named it: relative to the working
-// directory, absolute, or joined to the directory fd that strace -y named; "" when it is relative
-// to a directory fd with no name.
-std::string unlinked_path(const SyscallCall& c) {
+// directory, absolute, or joined to the directory fd that strace -y named; else relative to
+// *dir_fd, which the resolver joins (FdTables::path_at()).
+std::string unlinked_path(const SyscallCall& c, int32_t* dir_fd) {
   if (c.path.empty() || c.path.front() == '/' || c.sc == Syscall::kUnlink ||
       c.args[0] == kAtFdcwd) {
     return c.path;
   }
-  return c.fd_path.empty() ? std::string() : c.fd_path + "/" + c.path;
+  if (!c.fd_path.empty()) return c.fd_path + "/" + c.path;
+  *dir_fd = static_cast<int32_t>(c.args[0]);
+  return c.path;
 }
 
 // open/openat with O_TRUNC, and creat (open with O_CREAT|O_WRONLY|O_TRUNC).
@@ -514,11 +516,7 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   if (call.sc == Syscall::kUnlink || call.sc == Syscall::kUnlinkat) {
     FdOp unlinked;
     unlinked.type = FdOp::Type::kUnlink;
-    unlinked.path = unlinked_path(call);
-    if (unlinked.path.empty()) {  // relative to a directory fd nobody named (perf)
-      ignored_event(syscall_name(call.sc));
-      return;
-    }
+    unlinked.path = unlinked_path(call, &unlinked.dir_fd);
     push_fd_op(&s, tid, ts, std::move(unlinked), &item);
   } else if (item.fd != detail::kNoFd && !call.fd_path.empty()) {
     // strace -y named what the fd points at: an fd opened before the recording gets its kind.

@@ -791,7 +791,15 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       if (item->fd != kNoFd) {
         e.arg0 = fd(thread, item->fd).file_id;
       } else if (item->fd_op != kNoFdOp && s_.fd_ops[item->fd_op].type == FdOp::Type::kUnlink) {
-        e.arg0 = unlinked_file(s_.fd_ops[item->fd_op].path, e.arg2);
+        const FdOp& op = s_.fd_ops[item->fd_op];
+        const std::string path = fds_.path_at(table_of_[thread], op.dir_fd, op.path);
+        if (path.empty()) {  // relative to a directory the capture did not name
+          ++report_.ignored_events;
+          ++report_.ignored_by_name["unlinkat"];
+          item->emit = false;
+          break;
+        }
+        e.arg0 = unlinked_file(path, e.arg2);
         if (e.arg0 == 0) item->emit = false;  // nothing the model holds went with the name
       }
       break;

@@ -387,11 +387,21 @@ bool StraceParser::read_fd_args(Syscall sc, SyscallCall* c, uint64_t* unknown) {
       c->args[i] = kAfInet6;
     }
   };
+  // openat's and unlinkat's directory: AT_FDCWD, or a descriptor ("3", "3</tmp/d>" under -y,
+  // whose name goes to fd_path).
+  auto dir_fd = [&](size_t i) {
+    std::string_view dfd = trim(args_[i]);
+    c->fd_path = strace_fd_path(dfd);
+    dfd = dfd.substr(0, dfd.find('<'));
+    if (!parse_u64(dfd, &c->args[i])) c->args[i] = kAtFdcwd;  // "AT_FDCWD"
+  };
   switch (sc) {
     case Syscall::kOpen:
       return strace_string(args_.empty() ? "" : args_[0], &c->path) && open_flags(1);
     case Syscall::kOpenat:
-      return args_.size() >= 3 && strace_string(args_[1], &c->path) && open_flags(2);
+      if (args_.size() < 3 || !strace_string(args_[1], &c->path)) return false;
+      dir_fd(0);
+      return open_flags(2);
     case Syscall::kCreat:
     case Syscall::kMemfdCreate:
     case Syscall::kUnlink:
@@ -400,15 +410,12 @@ bool StraceParser::read_fd_args(Syscall sc, SyscallCall* c, uint64_t* unknown) {
       // unlinkat(AT_FDCWD, "f", 0), or relative to a directory fd that -y names
       // ("unlinkat(3</tmp/d>, "f", 0)"): the path is joined to it. AT_REMOVEDIR: a directory.
       if (args_.size() < 3 || !strace_string(args_[1], &c->path)) return false;
-      c->fd_path = strace_fd_path(args_[0]);
+      dir_fd(0);
       uint64_t flag = 0;
       if (args_[2].find("AT_REMOVEDIR") != std::string_view::npos ||
           (parse_u64(trim(args_[2]), &flag) && (flag & kAtRemovedir) != 0)) {
         c->args[2] = kAtRemovedir;
       }
-      std::string_view dfd = trim(args_[0]);
-      dfd = dfd.substr(0, dfd.find('<'));
-      if (!parse_u64(dfd, &c->args[0])) c->args[0] = kAtFdcwd;  // "AT_FDCWD"
       return true;
     }
     case Syscall::kPipe:

@@ -488,6 +488,37 @@ TEST(StraceEdge, UnlinksDropTheFileOnlyWhenNothingHoldsIt) {
   EXPECT_EQ(dropped, (std::vector<std::string>{"/d/b", "/c"}));
 }
 
+// fts (rm -r, find) opens each directory relative to its parent's descriptor and unlinks names
+// relative to it: the names are joined to the directories' paths, so two files of one name in two
+// directories are two files. A directory descriptor from before the recording names nothing: its
+// unlinkat is counted as ignored.
+TEST(StraceEdge, NamesRelativeToADirectoryFdAreJoinedToItsPath) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = run(ImportFormat::kStrace,
+                       "7 1.000000 openat(AT_FDCWD, \"/d\", O_RDONLY|O_DIRECTORY) = 3 <0.000001>\n"
+                       "7 1.000001 openat(3, \"sub\", O_RDONLY|O_DIRECTORY) = 4 <0.000001>\n"
+                       "7 1.000002 openat(4, \"f\", O_RDONLY) = 5 <0.000001>\n"
+                       "7 1.000003 read(5, \"\", 4096) = 4096 <0.000001>\n"
+                       "7 1.000004 close(5) = 0 <0.000001>\n"
+                       "7 1.000005 openat(3, \"f\", O_RDONLY) = 5 <0.000001>\n"
+                       "7 1.000006 read(5, \"\", 4096) = 4096 <0.000001>\n"
+                       "7 1.000007 close(5) = 0 <0.000001>\n"
+                       "7 1.000010 unlinkat(4, \"f\", 0) = 0 <0.000010>\n"
+                       "7 1.000020 unlinkat(9, \"g\", 0) = 0 <0.000010>\n",
+                       &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  std::vector<std::string> events;
+  for (const Event& e : t.streams[0]) {
+    if (e.kind == EventKind::kFileRead || e.kind == EventKind::kFileTruncate) {
+      events.push_back(std::string(kind_name(e.kind)) + " " + t.meta.files.at(e.arg0 - 1).path);
+    }
+  }
+  EXPECT_EQ(events, (std::vector<std::string>{"file_read /d/sub/f", "file_read /d/f",
+                                              "file_truncate /d/sub/f"}));
+  EXPECT_EQ(r.ignored_by_name, (std::map<std::string, uint64_t>{{"unlinkat", 1}}));
+}
+
 // perf with the page-cache tracepoint: an unlink that dropped pages drops them from the file of
 // that name (a file no call opened is added, as one from before the recording); one that dropped
 // none is no event; a close that dropped pages (the last descriptor of a file unlinked while
