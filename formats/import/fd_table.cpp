@@ -127,6 +127,14 @@ bool dropped_cached_pages(const SyscallCall& c) {
 
 }  // namespace
 
+std::string name_at_dir_fd(const SyscallCall& c, size_t dfd_arg, std::string name,
+                           int32_t* dir_fd) {
+  if (name.empty() || name.front() == '/' || c.args[dfd_arg] == kAtFdcwd) return name;
+  if (!c.fd_path.empty()) return c.fd_path + "/" + name;
+  *dir_fd = static_cast<int32_t>(c.args[dfd_arg]);
+  return name;
+}
+
 bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
   if (!c.fd_args_known) return false;
   const auto& a = c.args;
@@ -141,16 +149,10 @@ bool fd_op_of_call(const SyscallCall& c, int64_t ret, FdOp* op) {
       const uint64_t flags = c.sc == Syscall::kOpen ? a[1] : a[2];
       const bool created = ((flags & kOTrunc) != 0 && !dropped_cached_pages(c)) ||
                            (flags & (kOCreat | kOExcl)) == (kOCreat | kOExcl);
-      // A name relative to a directory descriptor (fts, rm -r, find): joined to the name -y
-      // gives the directory, else by the resolver to the path that descriptor was opened at.
-      // strace -y's returned path is already whole.
-      if (c.sc == Syscall::kOpenat && c.ret_path.empty() && a[0] != kAtFdcwd && !path.empty() &&
-          !path.starts_with('/')) {
-        if (c.fd_path.empty()) {
-          op->dir_fd = static_cast<int32_t>(a[0]);
-        } else {
-          path = c.fd_path + "/" + path;
-        }
+      // A name relative to a directory descriptor (fts: rm -r, find). strace -y's returned
+      // path is already whole.
+      if (c.sc == Syscall::kOpenat && c.ret_path.empty()) {
+        path = name_at_dir_fd(c, 0, std::move(path), &op->dir_fd);
       }
       return open_op(fd, FileKind::kUnknown, created, std::move(path), op);
     }
@@ -317,17 +319,9 @@ void FdTables::apply(uint64_t table, uint64_t mm, const FdOp& op) {
   auto& fds = tables_[table];
   switch (op.type) {
     case FdOp::Type::kOpen: {
-      if (op.dir_fd >= 0) {
-        // A name relative to an unnamed directory stays as it was given.
-        const std::string whole = path_at(table, op.dir_fd, op.path);
-        if (!whole.empty() && whole != op.path) {
-          FdOp joined = op;
-          joined.path = whole;
-          joined.dir_fd = -1;
-          apply(table, mm, joined);
-          break;
-        }
-      }
+      // A name relative to an unnamed directory stays as it was given.
+      const std::string joined = path_at(table, op.dir_fd, op.path);
+      const std::string& path = joined.empty() ? op.path : joined;
       uint8_t sock_type = op.sock_type;
       uint8_t family = op.family;
       if (op.listen_fd >= 0) {  // accept: a socket of the listener's family and type
@@ -336,7 +330,7 @@ void FdTables::apply(uint64_t table, uint64_t mm, const FdOp& op) {
           family = l->family;
         }
       }
-      const uint32_t d = new_description(mm, op.fd, op.kind, op.created, op.path);
+      const uint32_t d = new_description(mm, op.fd, op.kind, op.created, path);
       descriptions_[d].sock_type = sock_type;
       descriptions_[d].family = family;
       fds[op.fd] = d;

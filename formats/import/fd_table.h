@@ -59,6 +59,12 @@ size_t resolve_relative_paths(const std::string& cwd, std::vector<FileInfo>* fil
 
 namespace detail {
 
+// The name `c` (an openat or unlinkat) took, relative to its directory argument args[dfd_arg]:
+// as given when absolute or relative to the working directory (AT_FDCWD); joined to the name
+// strace -y gives that directory descriptor; else as given, with *dir_fd set to the descriptor
+// for the resolver to join (FdTables::path_at()).
+std::string name_at_dir_fd(const SyscallCall& c, size_t dfd_arg, std::string name, int32_t* dir_fd);
+
 // One change to a descriptor table, in the order the calls happened.
 struct FdOp {
   enum class Type : uint8_t {

@@ -244,17 +244,13 @@ void push_fd_op(detail::BuilderState* state, uint64_t tid, uint64_t ts, FdOp op,
   state->thread(tid).items.push_back(*item);
 }
 
-// The path an unlink or unlinkat removed, as an open would have named it: relative to the working
-// directory, absolute, or joined to the directory fd that strace -y named; else relative to
-// *dir_fd, which the resolver joins (FdTables::path_at()).
-std::string unlinked_path(const SyscallCall& c, int32_t* dir_fd) {
-  if (c.path.empty() || c.path.front() == '/' || c.sc == Syscall::kUnlink ||
-      c.args[0] == kAtFdcwd) {
-    return c.path;
-  }
-  if (!c.fd_path.empty()) return c.fd_path + "/" + c.path;
-  *dir_fd = static_cast<int32_t>(c.args[0]);
-  return c.path;
+// A file_truncate of descriptor `fd`'s file by a descriptor call (a truncating open, a last close).
+Item truncate_item(const SyscallCall& c, uint64_t ts, uint64_t duration_ns, int32_t fd) {
+  Item item;
+  item.event = ev::file_truncate(ts, 0, 0, c.pages_dropped);
+  item.event.duration_ns = duration_ns;
+  item.fd = fd;
+  return item;
 }
 
 // open/openat with O_TRUNC, and creat (open with O_CREAT|O_WRONLY|O_TRUNC).
@@ -470,20 +466,14 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
       op.end_ns = duration_ns == kNoDuration ? 0 : ts + duration_ns;
       if (truncates_at_open(call)) {
         // The open emptied the file (do_open() -> handle_truncate()): an event on the new fd.
-        Item item;
-        item.event = ev::file_truncate(ts, 0, 0, call.pages_dropped);
-        item.event.duration_ns = duration_ns;
-        item.fd = op.fd;
+        Item item = truncate_item(call, ts, duration_ns, op.fd);
         push_fd_op(&s, tid, ts, std::move(op), &item);
       } else {
         if (call.sc == Syscall::kClose && call.pages_dropped != kTruncatedPagesUnknown &&
             call.pages_dropped > 0) {
           // The last descriptor of a file unlinked while open: its pages go now (iput()).
           // The event comes first, while the fd still names the file.
-          Item item;
-          item.event = ev::file_truncate(ts, 0, 0, call.pages_dropped);
-          item.event.duration_ns = duration_ns;
-          item.fd = op.fd;
+          Item item = truncate_item(call, ts, duration_ns, op.fd);
           item.seq = s.next_seq++;
           s.thread(tid).items.push_back(item);
         }
@@ -516,7 +506,10 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
   if (call.sc == Syscall::kUnlink || call.sc == Syscall::kUnlinkat) {
     FdOp unlinked;
     unlinked.type = FdOp::Type::kUnlink;
-    unlinked.path = unlinked_path(call, &unlinked.dir_fd);
+    // unlink's name is relative to the working directory, unlinkat's to its dirfd.
+    unlinked.path = call.sc == Syscall::kUnlink
+                        ? call.path
+                        : detail::name_at_dir_fd(call, 0, call.path, &unlinked.dir_fd);
     push_fd_op(&s, tid, ts, std::move(unlinked), &item);
   } else if (item.fd != detail::kNoFd && !call.fd_path.empty()) {
     // strace -y named what the fd points at: an fd opened before the recording gets its kind.

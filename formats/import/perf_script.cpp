@@ -433,14 +433,15 @@ class PerfScriptParser {
 Status parse_perf_script(LineReader* lines, ImportBuilder* builder, RecorderInfo* recorder) {
   recorder->tool = "perf";
   PerfScriptParser parser(lines, builder);
+  // "# event : name = filemap:mm_filemap_delete_from_page_cache, , id = { ... }, ..."
+  const std::string page_cache_deletes = fmt::format("name = {},", kPageCacheDelete);
   std::string_view text;
   while (lines->next(&text)) {
     builder->count_line();
     if (text.empty()) continue;
     if (text.front() == '#') {
       read_header_line(text, recorder);
-      // "# event : name = filemap:mm_filemap_delete_from_page_cache, , id = { ... }, ..."
-      if (text.find(fmt::format("name = {},", kPageCacheDelete)) != std::string_view::npos) {
+      if (text.find(page_cache_deletes) != std::string_view::npos) {
         builder->page_cache_deletes_traced();
       }
       continue;

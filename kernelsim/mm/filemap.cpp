@@ -52,8 +52,8 @@ void PageCache::cancel_dirty_page(uint32_t f) {
 }
 
 void PageCache::drop_cached_at_start_from(uint32_t file, uint64_t index) {
-  auto [it, inserted] = cached_at_start_limit_.emplace(file, index);
-  if (!inserted) it->second = std::min(it->second, index);
+  if (file >= cached_at_start_limit_.size()) cached_at_start_limit_.resize(file + 1, ~uint64_t{0});
+  cached_at_start_limit_[file] = std::min(cached_at_start_limit_[file], index);
 }
 
 void PageCache::page_add_file_rmap(uint32_t f) {

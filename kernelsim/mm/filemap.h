@@ -78,8 +78,7 @@ class PageCache {
   void drop_cached_at_start_from(uint32_t file, uint64_t index);
   // The first page index of a file cached at the start that no truncation dropped (~0: none).
   uint64_t cached_at_start_limit(uint32_t file) const {
-    const auto it = cached_at_start_limit_.find(file);
-    return it == cached_at_start_limit_.end() ? ~uint64_t{0} : it->second;
+    return file < cached_at_start_limit_.size() ? cached_at_start_limit_[file] : ~uint64_t{0};
   }
   uint64_t nr_pages() const { return pages_.size(); }
   // Models page_mapcount() of page-cache frame f: the ptes that map it.
@@ -165,8 +164,10 @@ class PageCache {
   // By file id: one past the highest index a page of it was added at since its last truncation
   // (file_pages_from() looks no further).
   std::vector<uint64_t> index_end_;
-  std::unordered_map<uint32_t, uint64_t> cached_at_start_limit_;  // by file: truncated there
-  std::deque<std::pair<uint32_t, uint32_t>> dirty_fifo_;          // frame, its dirty_token then
+  // By file id: where a truncation cut a file cached at the start (~0: never). A vector, as
+  // index_end_: every page lookup of a warm file reads it (is_cached_at_start_without_frame()).
+  std::vector<uint64_t> cached_at_start_limit_;
+  std::deque<std::pair<uint32_t, uint32_t>> dirty_fifo_;  // frame, its dirty_token then
   uint32_t dirty_token_ = 0;
   std::unordered_map<uint32_t, SimTime> device_busy_until_;  // per file: its queue's end
   // Per file: when each queued write completes, in queue order (the device's reads queue between

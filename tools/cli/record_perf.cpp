@@ -32,8 +32,6 @@ namespace {
 // Where the kernel exposes tracepoints (tracefs, and its older place under debugfs).
 constexpr const char* kTracefsEvents[] = {"/sys/kernel/tracing/events",
                                           "/sys/kernel/debug/tracing/events"};
-constexpr const char* kTracefsSyscalls[] = {"/sys/kernel/tracing/events/syscalls",
-                                            "/sys/kernel/debug/tracing/events/syscalls"};
 constexpr const char* kPageCacheDeleteEvent = "filemap/mm_filemap_delete_from_page_cache";
 constexpr const char* kPageCacheDeleteTracepoint = "filemap:mm_filemap_delete_from_page_cache";
 // Where record mounts tracefs when it is missing (the kernel's own mount point since 4.1).
@@ -171,10 +169,10 @@ std::vector<std::string> perf_script_argv(const std::string& perf, const std::st
 
 Status check_perf_permitted() {
   bool tracefs = false;
-  for (const char* p : kTracefsSyscalls) tracefs = tracefs || exists(p);
+  for (const char* p : kTracefsEvents) tracefs = tracefs || exists(std::string(p) + "/syscalls");
   if (!tracefs && ::geteuid() == 0 &&
       ::mount("nodev", kTracefsMountPoint, "tracefs", 0, nullptr) == 0) {
-    tracefs = exists(kTracefsSyscalls[0]);
+    tracefs = exists(std::string(kTracefsEvents[0]) + "/syscalls");
   }
   if (!tracefs && ::geteuid() != 0 && ::access(kTracefsMountPoint, R_OK | X_OK) != 0 &&
       errno == EACCES) {
