@@ -164,6 +164,8 @@
     "full flushes on returning from lazy mode with a stale tlb_gen")                               \
   X(leave_mm, "leave_mm", "times a CPU left a lazy mm in a flush handler")                         \
   X(context_switches, "context_switches", "context switches")                                      \
+  X(deep_idle_wakeups, "deep_idle_wakeups",                                                        \
+    "wake-ups onto a CPU idle deep_idle_after or longer, which paid deep_idle_exit")               \
   X(irq_ns, "irq_ns", "time spent in shootdown handlers (ns)")                                     \
   X(ipis_deferred, "ipis_deferred",                                                                \
     "IPIs that reached a CPU with interrupts off and ran when it re-enabled them")                 \

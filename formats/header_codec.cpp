@@ -39,6 +39,8 @@ void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::He
   rec.setSwapBytes(meta.recorder.swap_bytes);
   rec.setTracingCostNs(meta.recorder.tracing_cost_ns);
   rec.setFaultCostNs(meta.recorder.fault_cost_ns);
+  rec.setSyncWakesOnWakerCpu(meta.recorder.sync_wakes_on_waker_cpu);
+  rec.setSyncWakesOnOtherCpu(meta.recorder.sync_wakes_on_other_cpu);
   out.setGenerator(meta.generator);
   out.setAllocator(meta.allocator);
   auto params = out.initParams(static_cast<unsigned>(meta.params.size()));
@@ -82,6 +84,8 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   meta->recorder.swap_bytes = rec.getSwapBytes();
   meta->recorder.tracing_cost_ns = rec.getTracingCostNs();
   meta->recorder.fault_cost_ns = rec.getFaultCostNs();
+  meta->recorder.sync_wakes_on_waker_cpu = rec.getSyncWakesOnWakerCpu();  // 0 before format 1.11
+  meta->recorder.sync_wakes_on_other_cpu = rec.getSyncWakesOnOtherCpu();
   meta->generator = in.getGenerator().cStr();
   meta->allocator = in.getAllocator().cStr();  // "" before format 1.5
   meta->params.clear();

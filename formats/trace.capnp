@@ -45,6 +45,11 @@ struct Recorder {
   # traces, imports of other recordings): the gaps are replayed as recorded.
   tracingCostNs @7 :UInt64;   # trace time one recorded event adds to the gap before the next
   faultCostNs @8 :UInt64;     # kernel time of one page fault (a fault has no exit event)
+  # Format 1.11: where the recording's sync wake-ups (a pipe's or socket's reader woken by the
+  # write it waited for, and the reverse) ran the woken task: on the waker's CPU, or on another.
+  # Both 0 = not known (no CPUs recorded, older traces): replay's wake_affine knob decides.
+  syncWakesOnWakerCpu @9 :UInt64;
+  syncWakesOnOtherCpu @10 :UInt64;
 }
 
 struct Param {

@@ -20,10 +20,11 @@ inline constexpr uint16_t kFormatVersionMajor = 1;
 // (Chunk.encoding byKind, formats/chunk_codec.h; older chunks are byField); 1.7: file_write pieces
 // of one call (kFlagContinued); 1.8: each file's device readahead window (FileInfo::read_ahead_kb);
 // 1.9: file_read as the source of an in-kernel copy (kFlagKernel: copy_file_range(), sendfile()),
-// and block ended by the ordering edge after it (kFlagWokenByEdge); 1.10: file_truncate.
+// and block ended by the ordering edge after it (kFlagWokenByEdge); 1.10: file_truncate; 1.11: the
+// recording's sync wake-up placement (RecorderInfo::sync_wakes_on_waker_cpu and _other_cpu).
 // A minor version only adds kinds and fields, so a reader reads every older minor version of its
 // major one.
-inline constexpr uint16_t kFormatVersionMinor = 10;
+inline constexpr uint16_t kFormatVersionMinor = 11;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
 // a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost
@@ -90,6 +91,12 @@ struct RecorderInfo {
   // time of one page fault, which stays in the gap after a fault because a fault has no exit.
   uint64_t tracing_cost_ns = 0;
   uint64_t fault_cost_ns = 0;
+  // Format 1.11: the recording's sync wake-ups of a task asleep in a pipe or socket call by the
+  // call it waited for, by where the woken task ran: on the waker's CPU (wake_affine pulled it
+  // there, or both ran on one CPU anyway) or on another (it stayed on its own idle CPU). Replay
+  // places sync wake-ups as the majority did (replay/run.cpp); both 0: not known.
+  uint64_t sync_wakes_on_waker_cpu = 0;
+  uint64_t sync_wakes_on_other_cpu = 0;
   friend bool operator==(const RecorderInfo&, const RecorderInfo&) = default;
 };
 

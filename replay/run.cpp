@@ -157,6 +157,22 @@ void set_files(const formats::TraceMeta& meta, CacheStart cache, bool devices_as
   }
 }
 
+// The policy's kernel configuration, with sync wake-ups placed as the recording placed most of
+// them (format 1.11) unless the policy sets wake_affine itself: a machine whose kernel kept a
+// pipe's two sides on their own CPUs (select_idle_sibling() finding the wakee's CPU idle, as on
+// bare metal or a guest whose idle vCPUs are not reported preempted) replays under
+// sync-idle-prev, one that pulled the wakee to the waker's CPU (wake_affine_idle()) under sync.
+kernelsim::KernelConfig config_for(const formats::TraceMeta& meta, const RunSpec& spec) {
+  kernelsim::KernelConfig config = spec.config;
+  const uint64_t on_waker = meta.recorder.sync_wakes_on_waker_cpu;
+  const uint64_t on_other = meta.recorder.sync_wakes_on_other_cpu;
+  if (on_waker != on_other && !policy_names_knob(spec.policy_name, "wake_affine")) {
+    config.wake_affine = on_other > on_waker ? kernelsim::WakeAffineMode::kSyncIdlePrev
+                                             : kernelsim::WakeAffineMode::kSync;
+  }
+  return config;
+}
+
 }  // namespace
 
 const char* cache_start_name(CacheStart c) {
@@ -220,7 +236,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   }
   if (preset != nullptr) kernelsim::apply_machine_costs(*preset, &costs);
   std::string error;
-  auto sim = kernelsim::Simulation::create(machine, costs, spec.config, &error);
+  auto sim = kernelsim::Simulation::create(machine, costs, config_for(meta, spec), &error);
   // Simulation::create() refuses only its machine configuration (CPUs, sizes): a bad argument.
   if (!sim) return Status::invalid_argument("run " + spec.policy_name + ": " + error);
   set_files(meta, spec.cache, !policy_names_knob(spec.policy_name, "read_ahead_kb"), &sim->files());

@@ -315,8 +315,14 @@ void ImportBuilder::set_process(uint64_t tid, uint64_t pid) {
   impl_->state.thread(tid).pid = pid;
 }
 
-void ImportBuilder::set_cpu(uint64_t tid, int32_t cpu) {
-  impl_->state.thread(tid).cpu = cpu;
+void ImportBuilder::set_cpu(uint64_t tid, int32_t cpu, uint64_t ts) {
+  ThreadState& t = impl_->state.thread(tid);
+  t.cpu = cpu;
+  // Lines come in time order per thread; an out-of-order one (bad input) is not a change.
+  if (t.cpu_changes.empty() ||
+      (t.cpu_changes.back().second != cpu && t.cpu_changes.back().first <= ts)) {
+    t.cpu_changes.emplace_back(ts, cpu);
+  }
 }
 
 void ImportBuilder::set_name(uint64_t tid, std::string_view name) {

@@ -77,8 +77,9 @@ class ImportBuilder {
   // Thread identity. Names may change (exec); the last one wins.
   void set_process(uint64_t tid, uint64_t pid);
   void set_name(uint64_t tid, std::string_view name);
-  // The CPU the thread was seen on (the last one wins): --placement as-recorded.
-  void set_cpu(uint64_t tid, int32_t cpu);
+  // The CPU the thread was seen on at `ts` (the last one wins: --placement as-recorded; each
+  // change is kept, for where the recording ran the tasks its sync wake-ups woke).
+  void set_cpu(uint64_t tid, int32_t cpu, uint64_t ts);
   // net.core.wmem_default of the recording machine, in bytes: a new socket's send buffer, which
   // orders an AF_UNIX stream's writes after the reads that made their room (socket_wakeups.h).
   // Kept in the header's params; 0 (the default): not known, the kernel's default is assumed.

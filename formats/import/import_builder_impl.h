@@ -3,6 +3,7 @@
 
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,6 +46,9 @@ struct ThreadState {
   std::optional<uint64_t> pid;
   std::string name;
   int32_t cpu = -1;
+  // Where its CPU changed: (time, CPU) in time order, the first line's CPU first (perf prints
+  // the CPU of every record), for the CPU a call ended on (cpu_at()).
+  std::vector<std::pair<uint64_t, int32_t>> cpu_changes;
   std::optional<uint64_t> parent_tid;
   Origin origin = Origin::kUnknown;
   std::optional<uint64_t> clone_ts;  // when the clone/fork that made it returned in the parent
@@ -65,6 +69,13 @@ struct ThreadState {
   bool has_exit = false;
   std::optional<uint64_t> switched_out;  // when it left its CPU, until it is back
   bool preempted = false;                // that switch was a preemption
+
+  // The CPU it ran on at `ts` as recorded (the last change at or before it), -1 when none was.
+  int32_t cpu_at(uint64_t ts) const {
+    auto it = std::upper_bound(cpu_changes.begin(), cpu_changes.end(), ts,
+                               [](uint64_t t, const auto& c) { return t < c.first; });
+    return it == cpu_changes.begin() ? -1 : std::prev(it)->second;
+  }
 };
 
 struct BuilderState {

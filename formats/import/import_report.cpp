@@ -88,6 +88,12 @@ std::string format_report(const ImportReport& r) {
         "socket reads/writes with the other end not in the recording (not ordered)\n",
         r.socket_wakeup_edges, r.socket_calls_slept, r.socket_calls_unpaired);
   }
+  if (r.sync_wakes_on_waker_cpu + r.sync_wakes_on_other_cpu > 0) {
+    out += fmt::format(
+        "  {} calls woken by those edges ran on the waker's CPU, {} on another (replay places its "
+        "sync wake-ups as most did)\n",
+        r.sync_wakes_on_waker_cpu, r.sync_wakes_on_other_cpu);
+  }
   if (r.readiness_waits_on_edges > 0) {
     out += fmt::format(
         "  {} poll/select/epoll waits replayed as the wait for the write their next read "

@@ -50,6 +50,11 @@ struct ImportReport {
   // replayed as wake-ups.
   uint64_t pipe_calls_slept = 0;
   uint64_t pipe_wakeup_edges = 0;
+  // Of the calls those edges (and the sockets' below) woke from a sleep, with both CPUs
+  // recorded: how many ran on the CPU of the call that woke them, and how many on another
+  // (RecorderInfo::sync_wakes_on_waker_cpu, _other_cpu).
+  uint64_t sync_wakes_on_waker_cpu = 0;
+  uint64_t sync_wakes_on_other_cpu = 0;
   // The same for sockets whose two ends are in the recording (socket_wakeups.h): edges, calls
   // that slept, and reads/writes of sockets whose other end is not (not ordered: they replay as
   // a syscall and a copy). Connections paired from a connect and an accept, and connects and

@@ -106,6 +106,11 @@ class Resolver {
   void find_clones();
   bool clone_follows(ItemRef change, uint32_t user) const;
   PipeCall pipe_call(uint32_t thread, uint32_t index, const Event& e) const;
+  // An off_cpu observation that is not a preemption lies inside the call at `index`.
+  bool slept_in(uint32_t thread, uint32_t index) const;
+  // Counts where the recording ran the call an edge woke, when it slept: on the CPU of the
+  // call that woke it, or another (RecorderInfo::sync_wakes_on_waker_cpu).
+  void note_wake_placement(const ChannelEdge& edge);
   void note_socket_call(uint32_t thread, uint32_t index, const Event& e,
                         FdTables::Description* end);
   void number_order_edges();
@@ -535,17 +540,41 @@ PipeCall Resolver::pipe_call(uint32_t thread, uint32_t index, const Event& e) co
   call.offset = e.arg1;
   call.len = e.len;
   call.write = e.kind == EventKind::kFileWrite;
-  const uint64_t end = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
+  call.slept = slept_in(thread, index);
+  call.start_ns = e.ts_ns;
+  call.end_ns = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
+  return call;
+}
+
+bool Resolver::slept_in(uint32_t thread, uint32_t index) const {
   const auto& items = s_.threads[thread].items;
+  const Event& e = items[index].event;
+  const uint64_t end = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
   for (uint32_t k = index + 1; k < items.size() && items[k].event.ts_ns <= end; ++k) {
     const Event& o = items[k].event;
-    call.slept = call.slept || (o.kind == EventKind::kObservation &&
-                                o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) &&
-                                o.arg1 == 0 && o.has_duration());
+    if (o.kind == EventKind::kObservation &&
+        o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) && o.arg1 == 0 &&
+        o.has_duration()) {
+      return true;
+    }
   }
-  call.start_ns = e.ts_ns;
-  call.end_ns = end;
-  return call;
+  return false;
+}
+
+// The waker's CPU as its call ended (it woke the sleeper on the way out, fs/pipe.c), against
+// the sleeper's as its call ended (where it ran once woken). wake_affine_idle() pulls a sync
+// wakee to the waker's CPU; select_idle_sibling() keeps it on its own idle one.
+void Resolver::note_wake_placement(const ChannelEdge& edge) {
+  if (!slept_in(edge.to.thread, edge.to.index)) return;
+  auto cpu_at_end = [this](ItemRef r) {
+    const ThreadState& t = s_.threads[r.thread];
+    const Event& e = t.items[r.index].event;
+    return t.cpu_at(e.ts_ns + (e.has_duration() ? e.duration_ns : 0));
+  };
+  const int32_t waker = cpu_at_end(edge.from);
+  const int32_t wakee = cpu_at_end(edge.to);
+  if (waker < 0 || wakee < 0) return;
+  ++(waker == wakee ? report_.sync_wakes_on_waker_cpu : report_.sync_wakes_on_other_cpu);
 }
 
 // A read or write of a socket end: on its channel when the other end is in the recording
@@ -595,12 +624,18 @@ void Resolver::number_order_edges() {
   };
   for (const OrderEdge& edge : order_.edges()) number(ChannelEdge{edge, 0, 0});
   const std::vector<ChannelEdge> pipe_edges = pipes_.edges();
-  for (const ChannelEdge& edge : pipe_edges) sync_wakes_.insert(number(edge));
+  for (const ChannelEdge& edge : pipe_edges) {
+    sync_wakes_.insert(number(edge));
+    note_wake_placement(edge);
+  }
   report_.address_order_edges = order_.edges().size();
   report_.pipe_wakeup_edges = pipe_edges.size();
   report_.pipe_calls_slept = pipes_.slept();
   const std::vector<ChannelEdge> socket_edges = sockets_.edges();
-  for (const ChannelEdge& edge : socket_edges) sync_wakes_.insert(number(edge));
+  for (const ChannelEdge& edge : socket_edges) {
+    sync_wakes_.insert(number(edge));
+    note_wake_placement(edge);
+  }
   report_.socket_wakeup_edges = socket_edges.size();
   report_.socket_calls_slept = sockets_.slept();
   report_.socket_writes_in_pieces = cuts_.size();
@@ -1071,6 +1106,8 @@ ImportedTrace Resolver::run(RecorderInfo recorder) {
   ImportedTrace out;
   out.meta.recorder = std::move(recorder);
   out.meta.recorder.page_size = s_.page_size;
+  out.meta.recorder.sync_wakes_on_waker_cpu = report_.sync_wakes_on_waker_cpu;
+  out.meta.recorder.sync_wakes_on_other_cpu = report_.sync_wakes_on_other_cpu;
   for (const auto& [name, n] : report_.observations) {
     out.meta.params.emplace_back("observed." + name, std::to_string(n));
   }

@@ -174,7 +174,7 @@ class PerfScriptParser {
     if (l.event == kMmapRecord || l.event == kMmap2Record) return mapping(l);
     if (l.has_pid) b_.set_process(l.tid, l.pid);
     if (!l.comm.empty()) b_.set_name(l.tid, l.comm);
-    if (l.cpu >= 0) b_.set_cpu(l.tid, l.cpu);
+    if (l.cpu >= 0) b_.set_cpu(l.tid, l.cpu, l.ts);
     if (l.event.starts_with(kSysEnter)) return enter(l, l.event.substr(kSysEnter.size()));
     if (l.event.starts_with(kSysExit)) return exit(l, l.event.substr(kSysExit.size()));
     if (l.event == kPageFaultUser) return fault(l, false);

@@ -112,6 +112,10 @@ CostProfile cost_profile_default() {
   // calibrate measures what this machine's filesystem waits.
   c.truncate_blocks_call = SimTime::zero();
   c.truncate_block = SimTime::zero();
+  // One idle state (unverified: the model before idle depth); calibrate measures the step of the
+  // machine it runs on.
+  c.deep_idle_after = SimTime::zero();
+  c.deep_idle_exit = SimTime::zero();
   return c;
 }
 
@@ -272,6 +276,8 @@ constexpr CostField kCostFields[] = {
     {"truncate_page", &CostProfile::truncate_page, /*added_later=*/true},
     {"truncate_blocks_call", &CostProfile::truncate_blocks_call, /*added_later=*/true},
     {"truncate_block", &CostProfile::truncate_block, /*added_later=*/true},
+    {"deep_idle_after", &CostProfile::deep_idle_after, /*added_later=*/true},
+    {"deep_idle_exit", &CostProfile::deep_idle_exit, /*added_later=*/true},
 };
 
 std::span<const CostField> cost_fields() {

@@ -176,6 +176,14 @@ struct CostProfile {
                                  //     the filesystem's wait for its journal and discards
   SimTime truncate_block;        // ns: off CPU, per page freed whose block was on disk (a clean
                                  //     page: a dirty one under delayed allocation has none)
+  // ---- Idle states (sched/core.h) ----
+  // A CPU idle for a while is in a deeper state, slower to leave: on bare metal the cpuidle
+  // governor's deeper C-state for a longer idle (drivers/cpuidle/governors/menu.c); on a KVM
+  // guest the host's halt polling, which keeps a halted vCPU's thread spinning for halt_poll_ns
+  // before it sleeps (virt/kvm/kvm_main.c kvm_vcpu_halt()). One step is modelled.
+  SimTime deep_idle_after;  // ns: idle this long, a CPU is in its deep state
+  SimTime deep_idle_exit;   // ns: beyond wakeup_latency, waking a CPU from its deep state
+                            //     (0: one idle state, as in the built-in profiles)
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).

@@ -19,11 +19,22 @@ void Scheduler::wake_up_process(Task& t, SimTime at) {
   t.advance_to(at);
   Cpu& cpu = t.cpu();
   if (cpu.curr == nullptr) {
-    run_on(cpu, t, t.clock(), sim_.costs().wakeup_latency);
+    run_on(cpu, t, t.clock(), idle_wakeup_latency(cpu, t.clock()));
     return;
   }
   t.set_state(TaskState::kRunnable);
   cpu.runqueue.push_back(&t);
+}
+
+SimTime Scheduler::idle_wakeup_latency(Cpu& cpu, SimTime at) const {
+  const CostProfile& c = sim_.costs();
+  // The idle state was chosen when the CPU went idle; how long it has been there stands for the
+  // governor's prediction (menu.c) or the host's polling window (kvm_vcpu_halt()).
+  if (c.deep_idle_exit > SimTime::zero() && at - cpu.idle_since >= c.deep_idle_after) {
+    ++cpu.counters.deep_idle_wakeups;
+    return c.wakeup_latency + c.deep_idle_exit;
+  }
+  return c.wakeup_latency;
 }
 
 void Scheduler::select_task_rq(Task& p, const Task& waker, uint32_t wake_flags) {
@@ -79,6 +90,7 @@ void Scheduler::put_prev_task(Task& t) {
 void Scheduler::pick_next_task(Cpu& cpu, SimTime at) {
   assert(cpu.curr == nullptr && "invariant (1): CPU refilled behind the scheduler's back");
   if (cpu.runqueue.empty()) {
+    cpu.idle_since = at;
     enter_lazy_tlb(cpu);
     return;
   }

@@ -6,7 +6,8 @@
 //    (sysctl_sched_base_slice) with others waiting and preemption enabled goes to the back of the
 //    run queue; every switch costs context_switch (+ switch_mm when the mm changes);
 //  - a task that sleeps (rwsem wait, nanosleep) frees its CPU at once;
-//  - a woken task runs after wakeup_latency when its CPU is idle, else queues;
+//  - a woken task runs after wakeup_latency when its CPU is idle, else queues; a CPU idle for
+//    deep_idle_after or longer takes deep_idle_exit more to leave its idle state;
 //  - an idle CPU keeps its last mm loaded in lazy-TLB mode (enter_lazy_tlb()).
 //  - a sync wake-up may pull the wakee to the waker's CPU (sched/wake_affine.h).
 // Wake-up preemption and load balancing are not modelled.
@@ -54,6 +55,9 @@ class Scheduler {
   void put_prev_task(Task& t);
   // The CPU picks its next task, or goes idle in lazy-TLB mode.
   void pick_next_task(Cpu& cpu, SimTime at);
+  // The time from a wake-up at `at` until idle `cpu` runs the wakee: wakeup_latency, and
+  // deep_idle_exit beyond it when the CPU has been idle deep_idle_after or longer.
+  SimTime idle_wakeup_latency(Cpu& cpu, SimTime at) const;
   // `next` gets `cpu` at `at` after `cost` (+ switch_mm), and is queued to run.
   void run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost);
 

@@ -145,6 +145,7 @@ struct Cpu {
   // delays what the task does from then on, not work it had done before the IPI came.
   IrqStealQueue pending_steal;
   SimTime busy_since;  // when curr got this CPU (valid while curr != nullptr)
+  SimTime idle_since;  // when it last went idle (valid while curr == nullptr; 0 at boot)
 
   // local_irq_save() nesting depth: > 0 while the task here holds a spin_lock_irq*() lock (or
   // spins for one). IPIs arriving meanwhile wait in call_single_queue.

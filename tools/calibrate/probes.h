@@ -86,6 +86,10 @@ Figure probe_socket_rw(const ProbeOptions& o);
 // the other thread's write, so a round trip is two cross-CPU wake-ups of a sleeping reader, two
 // writes and two reads; per round trip.
 Figure probe_wakeup(const ProbeOptions& o);
+// The same ping-pong with the partner's CPU idle a moment and 2 ms before each wake-up (per
+// round trip, the 2 ms taken out), and, where the two differ, the idle time from which a
+// wake-up is the slow one (a bisection on the idle; CostProfile::deep_idle_after).
+std::vector<Figure> probe_deep_idle(const ProbeOptions& o);
 // Major fault on a page pushed to swap with MADV_PAGEOUT, per page; skipped without swap.
 Figure probe_swap_in(const ProbeOptions& o);
 

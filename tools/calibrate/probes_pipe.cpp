@@ -1,6 +1,6 @@
 // Probes of pipes: a read and a write that do not wait, and the cross-CPU wake-up of a reader
-// asleep in pipe_read() (fs/pipe.c) by a writer on another CPU; and a socketpair's read and
-// write that do not wait (net/unix/af_unix.c).
+// asleep in pipe_read() (fs/pipe.c) by a writer on another CPU, after a short and a long idle of
+// the reader's CPU; and a socketpair's read and write that do not wait (net/unix/af_unix.c).
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "tools/calibrate/pipe_pair.h"
 #include "tools/calibrate/probes.h"
 
@@ -22,6 +24,13 @@ constexpr int kPairsPerSample = 200;
 constexpr int kRoundTripsPerSample = 200;
 // Round trips before the timed ones: both threads asleep in their reads, caches warm.
 constexpr int kWarmUpRoundTrips = 20;
+// probe_deep_idle: round trips per sample; the long idle, beyond KVM's default halt_poll_ns
+// (200 us, virt/kvm/kvm_main.c) and the deepest target residencies of intel_idle's tables
+// (hundreds of us); the bisection's stopping width and its samples per spin.
+constexpr int kIdleRoundTrips = 10;
+constexpr uint64_t kLongIdleNs = 2'000'000;
+constexpr uint64_t kIdleStepResolutionNs = 5'000;
+constexpr int kIdleStepSamples = 5;
 
 // Per-pair time of write(len) + read(len) through `p`'s first pipe on this thread, or a
 // negative value when a call moved fewer bytes.
@@ -33,6 +42,71 @@ double time_pairs(const PipePair& p, char* buf, size_t len) {
   }
   return static_cast<double>(now_ns() - t0) / kPairsPerSample;
 }
+
+// Two threads pinned to two CPUs passing a byte back and forth through a PipePair: this thread
+// (a) writes and reads the answer; the partner (b) reads and answers until its pipe closes.
+class CrossCpuPingPong {
+ public:
+  CrossCpuPingPong() {
+    int a = 0, b = 0;
+    if (first_two_allowed_cpus(&a, &b) < 2) {
+      why_ = "fewer than 2 CPUs allowed";
+      return;
+    }
+    if (!p_.ok()) {
+      why_ = "pipe failed";
+      return;
+    }
+    if (!pin_to_cpu(a)) {
+      why_ = std::string("sched_setaffinity refused (") + std::strerror(errno) + ")";
+      return;
+    }
+    cpus_ = std::to_string(a) + " and " + std::to_string(b);
+    std::atomic<int> pinned_b{-1};
+    partner_ = std::thread([this, b, &pinned_b] {
+      pinned_b.store(pin_to_cpu(b) ? 1 : 0);
+      char c = 0;
+      while (::read(p_.to_b_read(), &c, 1) == 1 && ::write(p_.to_a_write(), &c, 1) == 1) {
+      }
+    });
+    while (pinned_b.load() < 0) std::this_thread::yield();
+    if (pinned_b.load() == 0) why_ = "could not pin the partner thread to CPU " + std::to_string(b);
+  }
+  // The partner sees end of file and returns.
+  ~CrossCpuPingPong() {
+    p_.close_to_b_write();
+    if (partner_.joinable()) partner_.join();
+  }
+  CrossCpuPingPong(const CrossCpuPingPong&) = delete;
+  CrossCpuPingPong& operator=(const CrossCpuPingPong&) = delete;
+
+  bool ok() const { return why_.empty(); }
+  const std::string& why() const { return why_; }
+  const std::string& cpus() const { return cpus_; }
+
+  // Time per round trip of `n`, each after a busy spin of `spin_ns` here (the partner's CPU idles
+  // meanwhile), the spin not counted; negative when a call failed.
+  double round_trips(int n, uint64_t spin_ns) {
+    char c = 0;
+    uint64_t total = 0;
+    for (int i = 0; i < n; ++i) {
+      const uint64_t spin_start = now_ns();
+      while (now_ns() - spin_start < spin_ns) {
+      }
+      const uint64_t t0 = now_ns();
+      if (::write(p_.to_b_write(), &c, 1) != 1 || ::read(p_.to_a_read(), &c, 1) != 1) return -1;
+      total += now_ns() - t0;
+    }
+    return static_cast<double>(total) / n;
+  }
+
+ private:
+  PipePair p_;
+  AffinityGuard guard_;  // restores this thread's affinity last
+  std::thread partner_;
+  std::string why_;
+  std::string cpus_;
+};
 
 }  // namespace
 
@@ -100,63 +174,80 @@ Figure probe_wakeup(const ProbeOptions& o) {
   Figure f = figure_of("wakeup_round_trip",
                        "1-byte pipe ping-pong between threads on two CPUs, each read waiting",
                        "round trip");
-  int a = 0, b = 0;
-  if (first_two_allowed_cpus(&a, &b) < 2) {
-    f.note = "skipped: fewer than 2 CPUs allowed";
-    return f;
-  }
-  PipePair p;
-  if (!p.ok()) {
-    f.note = "skipped: pipe failed";
-    return f;
-  }
-  AffinityGuard guard;
-  if (!pin_to_cpu(a)) {
-    f.note = std::string("skipped: sched_setaffinity refused (") + std::strerror(errno) + ")";
-    return f;
-  }
-  const int rounds = kWarmUpRoundTrips + o.repetitions() * kRoundTripsPerSample;
-  std::atomic<bool> pinned_b{false};
-  std::atomic<bool> ready_b{false};
-  std::thread partner([&] {
-    pinned_b.store(pin_to_cpu(b));
-    ready_b.store(true);
-    char c = 0;
-    for (int i = 0; i < rounds; ++i) {
-      if (::read(p.to_b_read(), &c, 1) != 1 || ::write(p.to_a_write(), &c, 1) != 1) break;
-    }
-  });
-  while (!ready_b.load()) std::this_thread::yield();
-  char c = 0;
-  bool ok = pinned_b.load();
-  auto round_trips = [&](int n) {
-    for (int i = 0; i < n && ok; ++i) {
-      ok = ::write(p.to_b_write(), &c, 1) == 1 && ::read(p.to_a_read(), &c, 1) == 1;
-    }
-  };
+  CrossCpuPingPong pp;
+  if (!pp.ok()) return failed(f, pp.why());
   std::vector<double> samples;
-  if (ok) round_trips(kWarmUpRoundTrips);
+  bool ok = pp.round_trips(kWarmUpRoundTrips, 0) >= 0;
   for (int r = 0; r < o.repetitions() && ok; ++r) {
-    const uint64_t t0 = now_ns();
-    round_trips(kRoundTripsPerSample);
-    samples.push_back(static_cast<double>(now_ns() - t0) / kRoundTripsPerSample);
+    samples.push_back(pp.round_trips(kRoundTripsPerSample, 0));
+    ok = samples.back() >= 0;
   }
-  // A partner left waiting (pinning refused, a call failed) gets its pipe closed under it.
-  if (!ok) p.close_to_b_write();
-  partner.join();
-  if (!pinned_b.load()) {
-    f.note = "skipped: could not pin the partner thread to CPU " + std::to_string(b);
-    return f;
-  }
-  if (!ok) {
-    f.note = "skipped: a pipe call failed";
-    return f;
-  }
+  if (!ok) return failed(f, "a pipe call failed");
   f.measured = true;
   f.ns = summarize(samples);
-  f.note = "two wake-ups + two 1-byte writes and reads; CPUs " + std::to_string(a) + " and " +
-           std::to_string(b);
+  f.note = "two wake-ups + two 1-byte writes and reads; CPUs " + pp.cpus();
   return f;
+}
+
+std::vector<Figure> probe_deep_idle(const ProbeOptions& o) {
+  Figure shallow =
+      figure_of("wakeup_short_idle",
+                "ping-pong of wakeup_round_trip, the partner's CPU idle a moment", "round trip");
+  Figure deep = figure_of("wakeup_long_idle",
+                          "the same with the partner's CPU idle 2 ms before each wake-up, the 2 "
+                          "ms taken out",
+                          "round trip");
+  Figure step = figure_of(
+      "deep_idle_step",
+      "the shortest spin before the wake-up that makes it a long-idle one (bisection)", "idle");
+  CrossCpuPingPong pp;
+  if (!pp.ok()) return {failed(shallow, pp.why()), failed(deep, pp.why()), failed(step, pp.why())};
+  std::vector<double> s_short, s_long;
+  bool ok = pp.round_trips(kWarmUpRoundTrips, 0) >= 0;
+  for (int r = 0; r < o.repetitions() && ok; ++r) {
+    s_short.push_back(pp.round_trips(kIdleRoundTrips, 0));
+    s_long.push_back(pp.round_trips(kIdleRoundTrips, kLongIdleNs));
+    ok = s_short.back() >= 0 && s_long.back() >= 0;
+  }
+  if (!ok) {
+    return {failed(shallow, "a pipe call failed"), failed(deep, "a pipe call failed"),
+            failed(step, "a pipe call failed")};
+  }
+  shallow.measured = deep.measured = true;
+  shallow.ns = summarize(s_short);
+  deep.ns = summarize(s_long);
+  shallow.note = deep.note = "CPUs " + pp.cpus();
+  // One step, if the two are told apart: the long idle's fast samples slower than the short
+  // idle's slow ones.
+  if (deep.ns.p10 <= shallow.ns.p90) {
+    step.note = "skipped: no step (a long idle wakes as fast as a short one)";
+    return {shallow, deep, step};
+  }
+  // Bisection on the spin: below `lo` a wake-up is shallow, from `hi` on deep, judged by the
+  // median of a few round trips against the midpoint of the two figures.
+  const double mid = (shallow.ns.median + deep.ns.median) / 2;
+  uint64_t lo = 0;
+  uint64_t hi = kLongIdleNs;
+  while (hi - lo > kIdleStepResolutionNs && ok) {
+    const uint64_t spin = lo + (hi - lo) / 2;
+    std::vector<double> at;
+    for (int r = 0; r < kIdleStepSamples && ok; ++r) {
+      at.push_back(pp.round_trips(kIdleRoundTrips, spin));
+      ok = at.back() >= 0;
+    }
+    (summarize(at).median > mid ? hi : lo) = spin;
+  }
+  if (!ok) return {shallow, deep, failed(step, "a pipe call failed")};
+  // The partner's CPU went idle when its read blocked, a round trip's half before the spin began
+  // (the spinning thread's own wake-up and return from its read): that is idle time too.
+  const double half_trip = shallow.ns.median / 2;
+  step.measured = true;
+  step.ns.median = half_trip + static_cast<double>(lo + hi) / 2;
+  step.ns.p10 = half_trip + static_cast<double>(lo);
+  step.ns.p90 = half_trip + static_cast<double>(hi);
+  step.ns.samples = 1;
+  step.note = fmt::format("between spins of {} and {} ns, plus half a short round trip", lo, hi);
+  return {shallow, deep, step};
 }
 
 }  // namespace mmreplay::tools::calibrate

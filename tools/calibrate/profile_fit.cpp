@@ -320,6 +320,28 @@ void fit_pipes(Fitter& fit, CostProfile& costs, const std::vector<Figure>& figur
   }
 }
 
+// deep_idle_exit from the ping-pong's round trip after a long idle of the woken thread's CPU
+// against a short one (only one of its two wake-ups finds the CPU long idle), and
+// deep_idle_after from the idle where the step is. Without a step (probe_deep_idle() skips the
+// bisection when the two are not told apart) both keep the default: one idle state.
+void fit_deep_idle(Fitter& fit, const std::vector<Figure>& figures,
+                   std::vector<std::string>* notes) {
+  const Figure* shallow = measured(figures, "wakeup_short_idle");
+  const Figure* deep = measured(figures, "wakeup_long_idle");
+  const Figure* step = measured(figures, "deep_idle_step");
+  if (shallow == nullptr || deep == nullptr) return;
+  if (step == nullptr) {
+    notes->push_back(fmt::format(
+        "deep_idle_exit: kept the default (one idle state): a wake-up after a long idle took "
+        "{:.0f} ns a round trip, after a short one {:.0f}, not told apart",
+        deep->ns.median, shallow->ns.median));
+    return;
+  }
+  fit.set("deep_idle_exit", deep->ns.median - shallow->ns.median, *deep,
+          fmt::format("less wakeup_short_idle {:.0f} ns", shallow->ns.median));
+  fit.set("deep_idle_after", step->ns.median, *step, step->note);
+}
+
 }  // namespace
 
 replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const std::string& stamp,
@@ -400,6 +422,7 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
   if (const Figure* f = measured(figures, "swap_in")) fit.set("swap_in_page", f->ns.median, *f, "");
   fit_through_model(fit, p.costs, figures, notes);
   fit_pipes(fit, p.costs, figures, notes);
+  fit_deep_idle(fit, figures, notes);
   fit_kernel_faults(fit, figures);
   fit_fork(fit, figures);
   fit_fsync(fit, figures);

@@ -34,7 +34,9 @@ nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceS
                    {"page_size", m.recorder.page_size},
                    {"swap_bytes", m.recorder.swap_bytes},
                    {"tracing_cost_ns", m.recorder.tracing_cost_ns},
-                   {"fault_cost_ns", m.recorder.fault_cost_ns}};
+                   {"fault_cost_ns", m.recorder.fault_cost_ns},
+                   {"sync_wakes_on_waker_cpu", m.recorder.sync_wakes_on_waker_cpu},
+                   {"sync_wakes_on_other_cpu", m.recorder.sync_wakes_on_other_cpu}};
   j["generator"] = m.generator;
   j["allocator"] = m.allocator;
   j["params"] = nlohmann::json::object();
@@ -111,6 +113,12 @@ void print_text(const formats::TraceReader& reader, const formats::TraceStats& s
   if (m.recorder.tracing_cost_ns != 0 || m.recorder.fault_cost_ns != 0) {
     fmt::print("tracing cost  {} ns per event, {} ns per page fault (taken out of replay gaps)\n",
                m.recorder.tracing_cost_ns, m.recorder.fault_cost_ns);
+  }
+  if (m.recorder.sync_wakes_on_waker_cpu + m.recorder.sync_wakes_on_other_cpu != 0) {
+    fmt::print(
+        "sync wake-ups {} ran on the waker's CPU, {} on another (replay's wake_affine follows "
+        "the majority)\n",
+        m.recorder.sync_wakes_on_waker_cpu, m.recorder.sync_wakes_on_other_cpu);
   }
   fmt::print("events        {} ({:.2f} bytes/event)\n", stats.events, stats.bytes_per_event());
   fmt::print("time span     {} s .. {} s ({} s)\n", seconds_from_ns(stats.first_ts),

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "formats/import/import.h"
+#include "replay/policy_spec.h"
 #include "replay/run.h"
 #include "tests/formats/import/import_test_util.h"
 #include "tests/formats/import/replay_imported.h"
@@ -121,6 +122,55 @@ TEST(PipeReplay, ABlockedReadSleepsUntilTheWriteAndLeavesTheCpuToTheWriter) {
   for (auto& stream : t.streams) std::erase_if(stream, is_order_event);
   const replay::RunResult apart = replay_on(t, 2, "pipe-2cpu-no-edge");
   EXPECT_LT(apart.makespan_ns, kWriterWorkNs + kReaderWorkNs);
+}
+
+// kBlockedRead with the reader woken on the writer's CPU 0 (wake_affine_idle() pulled it there).
+std::string pulled_to_the_writer() {
+  std::string text = kBlockedRead;
+  for (const char* line :
+       {"p 10/11 [1] 1.001003000", "p 10/11 [1] 1.001004000", "p 10/11 [1] 1.001504000"}) {
+    const size_t at = text.find(line);
+    EXPECT_NE(at, std::string::npos) << line;
+    text.replace(at + std::string("p 10/11 [").size(), 1, "0");
+  }
+  return text;
+}
+
+TEST(PipeImport, TheRecordingSaysWhereTheWokenReaderRan) {
+  ImportReport r;
+  const ImportedTrace apart = import_it(&r);  // the reader slept on CPU 1 and ran there again
+  EXPECT_EQ(r.sync_wakes_on_waker_cpu, 0u);
+  EXPECT_EQ(r.sync_wakes_on_other_cpu, 1u);
+  EXPECT_EQ(apart.meta.recorder.sync_wakes_on_other_cpu, 1u);
+  EXPECT_NE(format_report(r).find("ran on the waker's CPU, 1 on another"), std::string::npos);
+
+  ImportedTrace pulled;
+  ImportReport rp;
+  ASSERT_TRUE(
+      import_text(ImportFormat::kPerfScript, "pipe.txt", pulled_to_the_writer(), &pulled, &rp));
+  EXPECT_EQ(rp.sync_wakes_on_waker_cpu, 1u);
+  EXPECT_EQ(rp.sync_wakes_on_other_cpu, 0u);
+  EXPECT_EQ(pulled.meta.recorder.sync_wakes_on_waker_cpu, 1u);
+}
+
+TEST(PipeReplay, SyncWakeUpsArePlacedAsRecordedUnlessThePolicySaysOtherwise) {
+  ImportReport r;
+  const ImportedTrace apart = import_it(&r);
+  auto knobs = [](const ImportedTrace& t, const std::string& policy) {
+    replay::RunSpec spec;
+    spec.policy_name = policy;
+    EXPECT_TRUE(replay::resolve_policy(policy, &spec.config, &spec.rewrites));
+    spec.cpus = 2;
+    return testing::replay_imported(t, "placement", spec).effective_policy;
+  };
+  EXPECT_NE(knobs(apart, "default").find("wake_affine=sync-idle-prev"), std::string::npos);
+  EXPECT_NE(knobs(apart, "wake_affine=off").find("wake_affine=off"), std::string::npos);
+
+  ImportedTrace pulled;
+  ImportReport rp;
+  ASSERT_TRUE(
+      import_text(ImportFormat::kPerfScript, "pipe.txt", pulled_to_the_writer(), &pulled, &rp));
+  EXPECT_NE(knobs(pulled, "default").find("wake_affine=sync,"), std::string::npos);
 }
 
 }  // namespace

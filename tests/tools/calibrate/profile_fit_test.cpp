@@ -339,6 +339,32 @@ TEST(FitProfile, ARoundTripFasterThanItsPipeCallsKeepsTheDefaultWakeup) {
   EXPECT_NE(notes[0].find("wakeup_latency: kept the default"), std::string::npos);
 }
 
+// The idle step: the long idle's round trip less the short one's is the deep state's exit (one
+// of the round trip's two wake-ups finds its CPU long idle), at the bisection's idle.
+TEST(FitProfile, ALongIdleSlowerThanAShortOneGivesTheDeepIdleStep) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("wakeup_short_idle", 25000), figure("wakeup_long_idle", 90000),
+                              figure("deep_idle_step", 155000)},
+                             "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.deep_idle_exit.count_ns(), 65000);
+  EXPECT_EQ(p.costs.deep_idle_after.count_ns(), 155000);
+  EXPECT_TRUE(is_calibrated(p, "deep_idle_exit"));
+  EXPECT_TRUE(is_calibrated(p, "deep_idle_after"));
+  EXPECT_TRUE(notes.empty()) << notes.front();
+}
+
+// Without a step (the probe found none and skipped the bisection) the profile keeps one idle
+// state, and says why.
+TEST(FitProfile, NoIdleStepKeepsOneIdleState) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile(
+      {figure("wakeup_short_idle", 25000), figure("wakeup_long_idle", 26000)}, "c D H", &notes);
+  EXPECT_EQ(p.costs.deep_idle_exit, kernelsim::SimTime::zero());
+  EXPECT_FALSE(is_calibrated(p, "deep_idle_exit"));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("one idle state"), std::string::npos);
+}
+
 // The 64 KiB pair fits the buffer pages beyond the copies: the model's pair takes what the probe
 // measured, and the 1-byte pair (no whole page) is not changed by it.
 TEST(FitProfile, TheBlockPipePairFitsTheBufferPages) {

@@ -1,0 +1,40 @@
+// What the recorder says of the recording machine beyond its size: the sync wake-up placement
+// (format 1.11) survives a write and a read, and a 1.10 trace reads as not known (0 and 0).
+
+#include <gtest/gtest.h>
+
+#include <capnp/message.h>
+
+#include <string>
+
+#include "formats/header_codec.h"
+#include "formats/trace_reader.h"
+
+namespace mmreplay::formats {
+namespace {
+
+TEST(RecorderHeader, SyncWakePlacementRoundTrips) {
+  TraceMeta meta;
+  meta.recorder.sync_wakes_on_waker_cpu = 7;
+  meta.recorder.sync_wakes_on_other_cpu = 2008;
+  capnp::MallocMessageBuilder message;
+  build_header(meta, 64, message.initRoot<capnp_schema::Header>());
+  TraceMeta back;
+  ASSERT_TRUE(read_header(message.getRoot<capnp_schema::Header>().asReader(), "h", &back,
+                          kDefaultMaxThreads));
+  EXPECT_EQ(back.recorder, meta.recorder);
+  EXPECT_EQ(back.version_minor, kFormatVersionMinor);
+}
+
+TEST(RecorderHeader, AFormat110TraceHasNoPlacement) {
+  Status status;
+  const std::string path = std::string(MMREPLAY_FORMAT_FIXTURES_DIR) + "/v1_10_sample.mmtrace";
+  auto reader = TraceReader::open(path, ReaderOptions(), &status);
+  ASSERT_TRUE(reader) << status.message();
+  EXPECT_EQ(reader->meta().version_minor, 10);
+  EXPECT_EQ(reader->meta().recorder.sync_wakes_on_waker_cpu, 0u);
+  EXPECT_EQ(reader->meta().recorder.sync_wakes_on_other_cpu, 0u);
+}
+
+}  // namespace
+}  // namespace mmreplay::formats
