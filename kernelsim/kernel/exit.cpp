@@ -34,15 +34,17 @@ class ExitStep final : public SharedStep {
 // Models hrtimer_nanosleep(): off CPU, woken by a timer `d` later.
 class SleepStep final : public SharedStep {
  public:
-  SleepStep(Task& t, SimTime d) : SharedStep(t), d_(d) {}
+  SleepStep(Task& t, SimTime d, bool recorded) : SharedStep(t), d_(d), recorded_(recorded) {}
   bool run_now() override {
-    task_.sim().events().schedule(task_.clock() + d_, &task_, Task::kWake);
+    task_.sim().events().schedule(task_.clock() + d_, &task_,
+                                  recorded_ ? Task::kWakeRecorded : Task::kWake);
     task_.sim().sched().sleep(task_);
     return false;
   }
 
  private:
   SimTime d_;
+  bool recorded_;
 };
 
 // Models do_wait()'s sleep on wait_chldexit: off CPU until `child` has exited.
@@ -65,7 +67,7 @@ class WaitChildStep final : public SharedStep {
 Co<void> do_wait(Task& t, uint64_t child, SimTime fallback) {
   Task* c = t.sim().clone_task(child);
   if (c == nullptr || c == &t) {
-    co_await do_sleep(t, fallback);
+    co_await do_sleep(t, fallback, /*recorded=*/true);
     co_return;
   }
   co_await WaitChildStep(t, *c);
@@ -130,8 +132,8 @@ Co<void> do_think(Task& t, SimTime d) {
   return queued_sync_point(t);
 }
 
-Co<void> do_sleep(Task& t, SimTime d) {
-  co_await SleepStep(t, d);
+Co<void> do_sleep(Task& t, SimTime d, bool recorded) {
+  co_await SleepStep(t, d, recorded);
 }
 
 }  // namespace mmreplay::kernelsim

@@ -50,7 +50,7 @@ class FutexWakeStep final : public SharedStep {
 
 Co<void> futex_wait(Task& t, uint64_t wake_id, SimTime fallback) {
   if (wake_id == 0) {
-    co_await do_sleep(t, fallback);
+    co_await do_sleep(t, fallback, /*recorded=*/true);
     co_return;
   }
   co_await FutexWaitStep(t, wake_id);

@@ -45,8 +45,10 @@ Co<bool> do_op(Task& t, const Op& op) {
       co_await do_think(t, op.duration);
       break;
     case OpKind::kSleep:
-    case OpKind::kBlock:  // the trace's futex/nanosleep/poll/wait4: off CPU, woken by a timer
       co_await do_sleep(t, op.duration);
+      break;
+    case OpKind::kBlock:  // the trace's futex/nanosleep/poll/wait4: off CPU, woken by a timer
+      co_await do_sleep(t, op.duration, /*recorded=*/true);
       break;
     case OpKind::kMmap:
       set_result(t, co_await sys_mmap(t, op));

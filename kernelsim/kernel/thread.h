@@ -39,8 +39,10 @@ Co<void> do_mm_switch(Task& t, uint32_t mm_id, uint32_t parent_mm_id = 0);
 // User-space work for `d` on t's CPU, time-sliced with other tasks of that CPU.
 Co<void> do_think(Task& t, SimTime d);
 
-// Blocks t off its CPU for `d` (nanosleep, futex wait).
-Co<void> do_sleep(Task& t, SimTime d);
+// Blocks t off its CPU for `d` (nanosleep, futex wait). `recorded`: `d` is a wait's length as
+// measured on the recording machine, its own wake-up included (the CPU's deep idle exit is then
+// not added again: Scheduler::wake_up_process()).
+Co<void> do_sleep(Task& t, SimTime d, bool recorded = false);
 
 // Models kernel/exit.c: do_wait() for one child: t sleeps off its CPU until the task started by
 // the clone keyed `child` (Simulation::clone_task()) has exited, and returns at once when it

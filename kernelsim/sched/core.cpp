@@ -13,13 +13,14 @@ SimTime Scheduler::time_slice() const {
   return sim_.machine().time_slice;
 }
 
-void Scheduler::wake_up_process(Task& t, SimTime at) {
+void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   assert(t.state() == TaskState::kSleeping || t.state() == TaskState::kNew);
   assert(at >= sim_.now());
   t.advance_to(at);
   Cpu& cpu = t.cpu();
   if (cpu.curr == nullptr) {
-    run_on(cpu, t, t.clock(), idle_wakeup_latency(cpu, t.clock()));
+    run_on(cpu, t, t.clock(),
+           recorded_wait ? sim_.costs().wakeup_latency : idle_wakeup_latency(cpu, t.clock()));
     return;
   }
   t.set_state(TaskState::kRunnable);

@@ -30,9 +30,11 @@ class Scheduler {
  public:
   explicit Scheduler(Simulation& sim) : sim_(sim) {}
 
-  // Models try_to_wake_up(): `t` becomes runnable at `at`.
+  // Models try_to_wake_up(): `t` becomes runnable at `at`. `recorded_wait`: the end of a wait
+  // whose recorded length already holds the recording machine's wake-up, so an idle CPU's deep
+  // exit is not charged again (wakeup_latency still is, as before idle depth).
   // REQUIRES: t sleeping or new; at >= now().
-  void wake_up_process(Task& t, SimTime at);
+  void wake_up_process(Task& t, SimTime at, bool recorded_wait = false);
   // Models select_task_rq() + set_task_cpu() on a wake-up of `p` by `waker` (try_to_wake_up()
   // with `wake_flags`): p moves to the CPU sched/wake_affine.h chooses before it is woken.
   // REQUIRES: p sleeping; waker on its CPU.

@@ -42,8 +42,8 @@ SimTime Task::due(SimTime when, uint64_t arg) {
 }
 
 void Task::fire(uint64_t arg) {
-  if (arg == kWake) {
-    floor_.sched().wake_up_process(*this, floor_.now());
+  if (arg == kWake || arg == kWakeRecorded) {
+    floor_.sched().wake_up_process(*this, floor_.now(), arg == kWakeRecorded);
     return;
   }
   assert(cpu_->curr == this && on_cpu() && "invariant (2): resumed off its CPU");

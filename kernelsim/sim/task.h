@@ -68,6 +68,9 @@ class Task final : public EventTarget {
   // Event arguments for fire().
   static constexpr uint64_t kRun = 0;   // the task has its CPU: continue at clock()
   static constexpr uint64_t kWake = 1;  // timer or start: wake_up_process() now
+  // The end of a recorded wait (OpKind::kBlock): its measured length already holds the
+  // recording machine's wake-up, deep idle exit included, so none is added (Scheduler).
+  static constexpr uint64_t kWakeRecorded = 2;
 
   // `floor` is `sim` seen from below (Simulation derives from SimFloor).
   Task(Simulation& sim, SimFloor& floor, uint32_t id, Cpu& cpu);

@@ -78,6 +78,22 @@ TEST(IdleStateTest, ShortIdlesStayShallow) {
   EXPECT_EQ(shallow.sim->now(), flat.sim->now());
 }
 
+// A recorded wait's length was measured up to the task running again: the recording machine's
+// wake-up, its deep exit included, is in it. A sleep of a given length (a generator's) is not.
+TEST(IdleStateTest, ARecordedWaitHasItsDeepExitAlreadyAndASleepPaysIt) {
+  auto wait_on_idle_cpu = [](Op op) {
+    auto sim = make_sim(1, "", with_step(kExit));
+    thread(*sim, kWakerMm, 0, {std::move(op)});
+    sim->run();
+    return std::pair{sim->now(), sim->cpu(0).counters.deep_idle_wakeups};
+  };
+  const auto [recorded_end, recorded_deep] = wait_on_idle_cpu(Op::block(2 * kStep));
+  const auto [sleep_end, sleep_deep] = wait_on_idle_cpu(Op::sleep(2 * kStep));
+  EXPECT_EQ(recorded_deep, 0u);
+  EXPECT_EQ(sleep_deep, 1u);
+  EXPECT_EQ(sleep_end - recorded_end, kExit);
+}
+
 TEST(IdleStateTest, TheBuiltInProfilesHaveOneIdleState) {
   for (const char* name : {"default", "xeon-2014", "zram"}) {
     const CostProfile c = *find_cost_profile(name);
