@@ -317,7 +317,6 @@ void ImportBuilder::set_process(uint64_t tid, uint64_t pid) {
 
 void ImportBuilder::set_cpu(uint64_t tid, int32_t cpu, uint64_t ts) {
   ThreadState& t = impl_->state.thread(tid);
-  t.cpu = cpu;
   // Lines come in time order per thread; an out-of-order one (bad input) is not a change.
   if (t.cpu_changes.empty() ||
       (t.cpu_changes.back().second != cpu && t.cpu_changes.back().first <= ts)) {

@@ -45,9 +45,8 @@ struct ThreadState {
   uint64_t tid = 0;
   std::optional<uint64_t> pid;
   std::string name;
-  int32_t cpu = -1;
   // Where its CPU changed: (time, CPU) in time order, the first line's CPU first (perf prints
-  // the CPU of every record), for the CPU a call ended on (cpu_at()).
+  // the CPU of every record), for the CPU a call ended on (cpu_at()) and the last one.
   std::vector<std::pair<uint64_t, int32_t>> cpu_changes;
   std::optional<uint64_t> parent_tid;
   Origin origin = Origin::kUnknown;
@@ -70,6 +69,8 @@ struct ThreadState {
   std::optional<uint64_t> switched_out;  // when it left its CPU, until it is back
   bool preempted = false;                // that switch was a preemption
 
+  // The CPU it was last seen on (--placement as-recorded), -1 when none was recorded.
+  int32_t last_cpu() const { return cpu_changes.empty() ? -1 : cpu_changes.back().second; }
   // The CPU it ran on at `ts` as recorded (the last change at or before it), -1 when none was.
   int32_t cpu_at(uint64_t ts) const {
     auto it = std::upper_bound(cpu_changes.begin(), cpu_changes.end(), ts,

@@ -45,6 +45,11 @@ struct MmState {
   uint32_t first_thread = 0;
 };
 
+// When the call or event `e` returned (its start when it has no duration).
+uint64_t call_end(const Event& e) {
+  return e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
+}
+
 uint64_t round_up(uint64_t v, uint64_t page) {
   const uint64_t r = v + (page - 1);
   return r < v ? ~(page - 1) : r & ~(page - 1);  // saturate at the top page
@@ -106,8 +111,6 @@ class Resolver {
   void find_clones();
   bool clone_follows(ItemRef change, uint32_t user) const;
   PipeCall pipe_call(uint32_t thread, uint32_t index, const Event& e) const;
-  // An off_cpu observation that is not a preemption lies inside the call at `index`.
-  bool slept_in(uint32_t thread, uint32_t index) const;
   // Counts where the recording ran the call an edge woke, when it slept: on the CPU of the
   // call that woke it, or another (RecorderInfo::sync_wakes_on_waker_cpu).
   void note_wake_placement(const ChannelEdge& edge);
@@ -417,15 +420,14 @@ void Resolver::pair_futexes() {
     Item* item;
   };
   std::map<std::pair<uint64_t, uint64_t>, std::vector<Wake>> wakes;
-  auto end_of = [](const Event& e) { return e.ts_ns + (e.has_duration() ? e.duration_ns : 0); };
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     for (Item& item : s_.threads[i].items) {
       const Event& e = item.event;
       if (e.kind != EventKind::kFutexWake) continue;
       const uint64_t mm = mm_at(i, e.ts_ns);
-      wakes[{mm, e.arg1}].push_back(Wake{e.ts_ns, end_of(e), &item});
+      wakes[{mm, e.arg1}].push_back(Wake{e.ts_ns, call_end(e), &item});
       if (item.uaddr2 != 0 && item.uaddr2 != e.arg1) {
-        wakes[{mm, item.uaddr2}].push_back(Wake{e.ts_ns, end_of(e), &item});
+        wakes[{mm, item.uaddr2}].push_back(Wake{e.ts_ns, call_end(e), &item});
       }
     }
   }
@@ -440,7 +442,7 @@ void Resolver::pair_futexes() {
       auto it = wakes.find({mm_at(i, e.ts_ns), e.arg1});
       if (it == wakes.end()) continue;
       const std::vector<Wake>& list = it->second;
-      const uint64_t end = end_of(e);
+      const uint64_t end = call_end(e);
       auto after = std::upper_bound(list.begin(), list.end(), end,
                                     [](uint64_t t, const Wake& w) { return t < w.ts; });
       if (after == list.begin()) continue;
@@ -540,41 +542,26 @@ PipeCall Resolver::pipe_call(uint32_t thread, uint32_t index, const Event& e) co
   call.offset = e.arg1;
   call.len = e.len;
   call.write = e.kind == EventKind::kFileWrite;
-  call.slept = slept_in(thread, index);
   call.start_ns = e.ts_ns;
-  call.end_ns = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
-  return call;
-}
-
-bool Resolver::slept_in(uint32_t thread, uint32_t index) const {
+  call.end_ns = call_end(e);
   const auto& items = s_.threads[thread].items;
-  const Event& e = items[index].event;
-  const uint64_t end = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
-  for (uint32_t k = index + 1; k < items.size() && items[k].event.ts_ns <= end; ++k) {
+  for (uint32_t k = index + 1; k < items.size() && items[k].event.ts_ns <= call.end_ns; ++k) {
     const Event& o = items[k].event;
-    if (o.kind == EventKind::kObservation &&
-        o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) && o.arg1 == 0 &&
-        o.has_duration()) {
-      return true;
-    }
+    call.slept = call.slept || (o.kind == EventKind::kObservation &&
+                                o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) &&
+                                o.arg1 == 0 && o.has_duration());
   }
-  return false;
+  call.end_cpu = s_.threads[thread].cpu_at(call.end_ns);
+  return call;
 }
 
 // The waker's CPU as its call ended (it woke the sleeper on the way out, fs/pipe.c), against
 // the sleeper's as its call ended (where it ran once woken). wake_affine_idle() pulls a sync
 // wakee to the waker's CPU; select_idle_sibling() keeps it on its own idle one.
 void Resolver::note_wake_placement(const ChannelEdge& edge) {
-  if (!slept_in(edge.to.thread, edge.to.index)) return;
-  auto cpu_at_end = [this](ItemRef r) {
-    const ThreadState& t = s_.threads[r.thread];
-    const Event& e = t.items[r.index].event;
-    return t.cpu_at(e.ts_ns + (e.has_duration() ? e.duration_ns : 0));
-  };
-  const int32_t waker = cpu_at_end(edge.from);
-  const int32_t wakee = cpu_at_end(edge.to);
-  if (waker < 0 || wakee < 0) return;
-  ++(waker == wakee ? report_.sync_wakes_on_waker_cpu : report_.sync_wakes_on_other_cpu);
+  if (!edge.to_slept || edge.from_cpu < 0 || edge.to_cpu < 0) return;
+  ++(edge.from_cpu == edge.to_cpu ? report_.sync_wakes_on_waker_cpu
+                                  : report_.sync_wakes_on_other_cpu);
 }
 
 // A read or write of a socket end: on its channel when the other end is in the recording
@@ -704,7 +691,7 @@ void Resolver::emit(const Item& item, ItemRef ref, std::vector<Event>* events,
     events->push_back(e);
   }
   if (auto it = wake_after_.find(key); it != wake_after_.end()) {
-    pending->push_back(PendingWake{it->second, e.ts_ns + (e.has_duration() ? e.duration_ns : 0)});
+    pending->push_back(PendingWake{it->second, call_end(e)});
   }
 }
 
@@ -860,7 +847,7 @@ void Resolver::note_mapping_path(uint64_t mm, const Event& mmap) {
   if (mmap.arg1 == 0 || !is_unnamed_fd_name(file_table_[mmap.arg1 - 1].path)) return;
   const auto it = mapping_paths_.find({mm, mmap.addr});
   if (it == mapping_paths_.end()) return;
-  const uint64_t end = mmap.ts_ns + (mmap.has_duration() ? mmap.duration_ns : 0);
+  const uint64_t end = call_end(mmap);
   const std::string* path = nullptr;
   for (const auto& [ts, p] : it->second) {
     if (ts <= end) path = &p;
@@ -1029,7 +1016,8 @@ void Resolver::assemble(ImportedTrace* out) {
   out->streams.resize(s_.threads.size());
   for (uint32_t i = 0; i < s_.threads.size(); ++i) {
     const ThreadState& t = s_.threads[i];
-    out->meta.threads.push_back(ThreadInfo{t.tid, mm_[i], t.name, t.cpu, t.parent_tid.value_or(0)});
+    out->meta.threads.push_back(
+        ThreadInfo{t.tid, mm_[i], t.name, t.last_cpu(), t.parent_tid.value_or(0)});
     std::vector<Event>& events = out->streams[i];
     // A task exists from its clone: its stream starts there (else at its first event).
     const uint64_t start = first_ts(i, trace_first);
@@ -1053,8 +1041,7 @@ void Resolver::assemble(ImportedTrace* out) {
       }
       if (item.event.kind == EventKind::kMmCreate) {  // at the exec's return
         const Event& e = item.event;
-        put_implicit(events, e.ts_ns + (e.has_duration() ? e.duration_ns : 0), e.arg0,
-                     std::nullopt);
+        put_implicit(events, call_end(e), e.arg0, std::nullopt);
       }
     }
     Item end_of_stream;

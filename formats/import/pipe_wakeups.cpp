@@ -14,6 +14,17 @@ const PipeCall* holding(const std::vector<PipeCall>& calls, uint64_t byte) {
   return byte < c.offset + c.len ? &c : nullptr;
 }
 
+// The edge from `from` to `to`, whole calls until the caller cuts it to pieces.
+ChannelEdge edge_between(const PipeCall& from, const PipeCall& to) {
+  ChannelEdge edge;
+  edge.from = from.ref;
+  edge.to = to.ref;
+  edge.to_slept = to.slept;
+  edge.from_cpu = from.end_cpu;
+  edge.to_cpu = to.end_cpu;
+  return edge;
+}
+
 }  // namespace
 
 void PipeWakeups::add(uint64_t file, const PipeCall& call) {
@@ -38,9 +49,7 @@ std::vector<ChannelEdge> PipeWakeups::edges() const {
     for (const PipeCall& r : p.reads) {
       const PipeCall* w = holding(p.writes, r.offset);
       if (w == nullptr || w->ref.thread == r.ref.thread || !agrees(*w, r)) continue;
-      ChannelEdge edge;
-      edge.from = w->ref;
-      edge.to = r.ref;
+      ChannelEdge edge = edge_between(*w, r);
       if (limits.piece != 0) {
         const uint64_t upto = (r.offset - w->offset) / limits.piece * limits.piece + limits.piece;
         if (upto < w->len) edge.from_bytes = upto;
@@ -64,9 +73,7 @@ std::vector<ChannelEdge> PipeWakeups::edges() const {
         // (4): a read that starts in this piece or later waits for it; it cannot make its room.
         if (limits.piece != 0 && r->offset >= w.offset + at) continue;
         last = r;
-        ChannelEdge edge;
-        edge.from = r->ref;
-        edge.to = w.ref;
+        ChannelEdge edge = edge_between(*r, w);
         edge.to_bytes = at;
         out.push_back(edge);
       }

@@ -56,6 +56,7 @@ struct PipeCall {
   bool slept = false;     // an off_cpu interval inside it, not a preemption (for the report)
   uint64_t start_ns = 0;  // recorded start and end, for channels with recorded_order
   uint64_t end_ns = 0;
+  int32_t end_cpu = -1;  // the CPU it returned on in the recording; -1: not recorded
 };
 
 // How a channel other than a pipe of the default size limits its writers.
@@ -71,9 +72,13 @@ struct ChannelLimits {
 // An edge of a channel: as OrderEdge, but either end may be a piece of a write (4): the wake
 // comes after the first `from_bytes` units of `from`, the wait before unit `to_bytes` of `to`.
 // 0 stands for the whole call: after its end, before its start.
+// The calls' own `slept` and `end_cpu` say where the recording ran a call the edge woke.
 struct ChannelEdge : OrderEdge {
   uint64_t from_bytes = 0;
   uint64_t to_bytes = 0;
+  bool to_slept = false;  // `to` slept in the recording: the edge's wake-up ended it
+  int32_t from_cpu = -1;  // end_cpu of `from` and of `to`
+  int32_t to_cpu = -1;
 };
 
 class PipeWakeups {
