@@ -47,7 +47,9 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
     if (p & (pte::kYoung | pte::kDirty)) tlb.tlb_adjust_range(addr);  // tlb_remove_tlb_entry()
     if (pte::state(p) != pte::kLazyFree) ++sim.vm().madv_lazyfree_pages;
     p = static_cast<uint8_t>(pte::kLazyFree | pte::kOwnPage);
-    co_await sim.lruvec().mark_page_lazyfree(t, sim.lruvec().find(mm, addr));
+    // The 2015 RFC moved no page: reclaim meets a hinted page where its last touch left it.
+    if (sim.config().lazyfree_lru != LazyfreeLru::kInPlace)
+      co_await sim.lruvec().mark_page_lazyfree(t, sim.lruvec().find(mm, addr));
   }
 }
 

@@ -47,7 +47,7 @@ enum class RwsemWakeMode : uint8_t { kPhaseFair, kContiguous };
 enum class WatermarkFormula : uint8_t { k3x, kScaleFactor };
 
 // The LRU list MADV_FREE moves a lazyfree page to (mm/lru.cpp).
-enum class LazyfreeLru : uint8_t { kInactiveAnon, kInactiveFile };
+enum class LazyfreeLru : uint8_t { kInPlace, kInactiveAnon, kInactiveFile };
 
 // Whether user pages are charged to a memcg, and how its counter is kept (mm/memcontrol.cpp).
 enum class MemcgCounterKind : uint8_t { kOff, kResCounter, kPageCounter };

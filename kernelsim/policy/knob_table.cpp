@@ -128,7 +128,9 @@ std::vector<KnobInfo> build_table() {
               "(4.6+, 795ae7a0de6b)"}}}));
   t.push_back(knob(
       "lazyfree_lru", &KernelConfig::lazyfree_lru, "LRU list of MADV_FREE'd pages",
-      {{LazyfreeLru::kInactiveAnon,
+      {{LazyfreeLru::kInPlace,
+        {"in-place", "the 2015 RFC (seed 000): pages keep their place on the LRU, clean and old"}},
+       {LazyfreeLru::kInactiveAnon,
         {"inactive-anon", "4.5-4.11: inactive anon list, still swap-backed"}},
        {LazyfreeLru::kInactiveFile,
         {"inactive-file", "4.12+: PG_swapbacked cleared, inactive file list (f7ad2a6cb9f7)"}}}));

@@ -70,21 +70,23 @@ ValidationCase seed_000_madv_free() {
        kSwapInTieBand},
   };
   c.gaps = {
-      {"elapsed", "free-throttled",
-       "the thread's throttle beat dontneed (36.5 s vs 48.9 s). The model's agrees narrowly at "
-       "1/64 (0.96x) but not at 1/16 (1.68x) or at full size (1.48x), and there it loses waiting "
-       "on swap-ins, not on CPU: busy 1,704 vs 2,042 ms at 1/16, 0.83x (the thread's system "
-       "time, 113 s vs 234 s, is 0.48x). The thread's madvfree arm swapped in 879,585 pages over "
-       "the 4 loops that re-touch 12 x 131,072 pages, 14% of each loop's pages; at 1/16 the "
-       "model's swaps in 169,674 of 4 x 98,304, 43%, and its throttle leaves 57% of the advised "
-       "pages lazy (281,266 of 491,520). Missing from the thread: the swap device. Swap reads "
-       "and writes queue on the device (cost swap_io_page) and a swapped-out page is freed when "
-       "its write completes, but xeon-2014 leaves swap_io_page at 0 since the thread names no "
-       "device, and the directions turn on it: at 2 us a page, free / throttle / free-swapped "
-       "are 1.19x / 0.87x / 1.25x dontneed at 1/64 and 1.21x / 0.77x / 1.46x at 1/16 (all "
-       "agree). Also missing: the MADV_FREE of the RFC (Feb 2015: hinted pages stay where they "
-       "are on the anon LRU, and moving them to the inactive list 'didn't solve his problem'; "
-       "the model's arms run 4.5's, which deactivates the active ones)"},
+      {"elapsed", "free",
+       "the thread's madvfree arm took 1.85x dontneed's elapsed time; the model's takes 0.88x at "
+       "1/64, 0.82x at 1/16 and 0.71x at full size (15.4 s vs 21.6 s). Its other figures agree "
+       "at full size: the free arm swaps in 928,772 pages (the thread: 879,585), the throttle "
+       "runs 0.71x dontneed (0.747x) and free-swapped 1.43x (1.28x). So the model's free arm "
+       "does as much I/O as the thread's but pays less for it. Both arms are bound by the swap "
+       "device: dontneed writes 2.60M pages at 8 us each (20.8 s of its 21.6 s); free writes and "
+       "reads 929K each (14.9 s of 15.4 s) and reuses 3.69M of its 6.94M lazy pages with no "
+       "fault. A swap-in waits 150 us plus the queue ahead of it. The thread's swap-ins cost "
+       "its free arm about 42 s over dontneed, some 570 us for each of a process's 73,000, and "
+       "its system time rose to 401 s from 234 s where the model's busy time falls to 15.0 s "
+       "from 24.7 s. Missing from the thread: the swap device (xeon-2014 assumes the SATA SSD "
+       "of its swap_in_page and writeback_page, 8 us a page, one queue for reads and writes). "
+       "Missing from the model: how long a read waits behind writes inside the drive, and the "
+       "CPU of direct reclaim on lazy pages ('lots of stall and lock contention', RFC 1/4). The "
+       "RFC's own MADV_FREE left hinted pages in place on the LRU (lazyfree_lru=in-place); with "
+       "it, free is 0.92x and the throttle 1.01x at full size, so the arms keep 4.5's"},
   };
   c.scales = {
       {"ci",

@@ -162,6 +162,24 @@ TEST(ReclaimTest, DeactivatePageBefore412MovesOnlyActivePages) {
   EXPECT_EQ(sim->lruvec().size(LruList::kInactiveAnon), 8 * kPagesPerMiB);
 }
 
+// The 2015 RFC (seed 000): MADV_FREE clears the ptes' young and dirty bits and moves no page, so
+// the hinted pages wait on the active list for aging; reclaim still discards the clean ones.
+TEST(ReclaimTest, InPlaceLazyfreeMovesNoPageAndIsDiscardedWhenReclaimed) {
+  auto quiet = make_machine(64, 256, "lazyfree_lru=in-place");
+  run_then_look(*quiet, concat({write_anon(kA, 8), {Op::madvise(kA, 8 * kMiB, MADV_FREE)}}));
+  EXPECT_EQ(quiet->stats().vm.madv_lazyfree_pages, 8 * kPagesPerMiB);
+  EXPECT_EQ(quiet->stats().vm.pglazyfree, 0u) << "no page moved";
+  EXPECT_EQ(quiet->lruvec().size(LruList::kInactiveAnon), 0u);
+
+  auto sim = make_machine(64, 256, "lazyfree_lru=in-place");
+  run_then_look(*sim, lazyfree_then_pressure());
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.pglazyfree, 0u);
+  EXPECT_EQ(vm.pglazyfreed, 28 * kPagesPerMiB) << "the clean ptes are discarded, as before 4.12";
+  for (uint64_t a = kA; a < kA + 4 * kMiB; a += kPage)
+    ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kSwapped) << "written again: swapped";
+}
+
 TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
   auto base = make_machine(64, 256);
   run_then_look(*base, lazyfree_then_pressure());

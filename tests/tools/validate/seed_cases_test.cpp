@@ -26,9 +26,9 @@ struct ToleratedGap {
   bool agrees_at_ci;
 };
 constexpr ToleratedGap kToleratedGaps[] = {
-    // 0.96x dontneed at 1/64; 1.68x at 1/16 and 1.48x at full size.
-    {"seed-000-madv-free", "elapsed", "free-throttled", true},
-    {"seed-000-madv-free-rewrite", "elapsed", "free-throttled", true},
+    // 0.88x dontneed at 1/64, 0.82x at 1/16 and 0.71x at full size, against 1.85x.
+    {"seed-000-madv-free", "elapsed", "free", false},
+    {"seed-000-madv-free-rewrite", "elapsed", "free", false},
     {"seed-003-mmtests", "allocation stalls", "reclaim-predictive", false},
 };
 
