@@ -118,9 +118,16 @@ ValidationCase seed_003_mmtests() {
              "low-min watermark gap between kswapd's rounds. kswapd holds free pages at high "
              "between bursts, so waking it early (508 predicted wake-ups at 1/32) does not cut "
              "into a burst. The writer is held to its device's speed by dirty throttling. "
-             "Missing from the thread: the mmtests configuration (thread counts, --write-files, "
-             "dd's block size) and the machine. Missing from the model: the filesystem's own "
-             "GFP_NOFS allocations"}};
+             "mmtests' own configuration (config-global-dhp__io-paralleldd-read-large, "
+             "paralleldd-bench) differs: a source file of twice the memory, read by 1 to NUMCPUS "
+             "dd instances, 10 iterations each after drop_caches, each 'dd if=source "
+             "of=/dev/null' with dd's default 512-byte blocks. Small reads grow no 256-page "
+             "window: their readahead is read_ahead_kb's 32 pages. With 4 KiB reads (what the "
+             "page cache sees of 512-byte ones) neither arm stalls at all, at 1/1024 with 3, 8 or "
+             "16 readers or at 1/256 with 3, 8 or 16. Missing from the thread: which thread "
+             "counts and machine the runs had. Missing from the model: whatever made the thread's "
+             "stalls under 512-byte reads (among others the filesystem's own GFP_NOFS "
+             "allocations)"}};
   return c;
 }
 
