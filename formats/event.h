@@ -224,6 +224,8 @@ struct Event {
   uint32_t range_begin = 0;  // kMadviseVector: first range in the chunk's range list
 
   bool has_duration() const { return duration_ns != kNoDuration; }
+  // When it returned: its start plus the observed duration, its start when none was observed.
+  uint64_t end_ns() const { return ts_ns + (has_duration() ? duration_ns : 0); }
   bool is_write() const { return (flags & kFlagWrite) != 0; }
   bool is_major() const { return (flags & kFlagMajor) != 0; }
   bool is_kernel_mode() const { return (flags & kFlagKernel) != 0; }

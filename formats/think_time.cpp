@@ -12,7 +12,7 @@ bool is_off_cpu(const Event& e) {
 }  // namespace
 
 uint64_t ThinkClock::gap_before(const Event& e, GapTally* tally) {
-  const uint64_t end = e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
+  const uint64_t end = e.end_ns();
   const bool off_cpu = is_off_cpu(e);
   const bool user_fault =
       e.kind == EventKind::kPageFault && !e.has_duration() && !e.is_kernel_mode();

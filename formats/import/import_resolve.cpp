@@ -45,11 +45,6 @@ struct MmState {
   uint32_t first_thread = 0;
 };
 
-// When the call or event `e` returned (its start when it has no duration).
-uint64_t call_end(const Event& e) {
-  return e.ts_ns + (e.has_duration() ? e.duration_ns : 0);
-}
-
 uint64_t round_up(uint64_t v, uint64_t page) {
   const uint64_t r = v + (page - 1);
   return r < v ? ~(page - 1) : r & ~(page - 1);  // saturate at the top page
@@ -425,9 +420,9 @@ void Resolver::pair_futexes() {
       const Event& e = item.event;
       if (e.kind != EventKind::kFutexWake) continue;
       const uint64_t mm = mm_at(i, e.ts_ns);
-      wakes[{mm, e.arg1}].push_back(Wake{e.ts_ns, call_end(e), &item});
+      wakes[{mm, e.arg1}].push_back(Wake{e.ts_ns, e.end_ns(), &item});
       if (item.uaddr2 != 0 && item.uaddr2 != e.arg1) {
-        wakes[{mm, item.uaddr2}].push_back(Wake{e.ts_ns, call_end(e), &item});
+        wakes[{mm, item.uaddr2}].push_back(Wake{e.ts_ns, e.end_ns(), &item});
       }
     }
   }
@@ -442,7 +437,7 @@ void Resolver::pair_futexes() {
       auto it = wakes.find({mm_at(i, e.ts_ns), e.arg1});
       if (it == wakes.end()) continue;
       const std::vector<Wake>& list = it->second;
-      const uint64_t end = call_end(e);
+      const uint64_t end = e.end_ns();
       auto after = std::upper_bound(list.begin(), list.end(), end,
                                     [](uint64_t t, const Wake& w) { return t < w.ts; });
       if (after == list.begin()) continue;
@@ -543,13 +538,14 @@ PipeCall Resolver::pipe_call(uint32_t thread, uint32_t index, const Event& e) co
   call.len = e.len;
   call.write = e.kind == EventKind::kFileWrite;
   call.start_ns = e.ts_ns;
-  call.end_ns = call_end(e);
+  call.end_ns = e.end_ns();
   const auto& items = s_.threads[thread].items;
-  for (uint32_t k = index + 1; k < items.size() && items[k].event.ts_ns <= call.end_ns; ++k) {
+  for (uint32_t k = index + 1;
+       !call.slept && k < items.size() && items[k].event.ts_ns <= call.end_ns; ++k) {
     const Event& o = items[k].event;
-    call.slept = call.slept || (o.kind == EventKind::kObservation &&
-                                o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) &&
-                                o.arg1 == 0 && o.has_duration());
+    call.slept = o.kind == EventKind::kObservation &&
+                 o.arg0 == static_cast<uint64_t>(ObservationKind::kOffCpu) && o.arg1 == 0 &&
+                 o.has_duration();
   }
   call.end_cpu = s_.threads[thread].cpu_at(call.end_ns);
   return call;
@@ -691,7 +687,7 @@ void Resolver::emit(const Item& item, ItemRef ref, std::vector<Event>* events,
     events->push_back(e);
   }
   if (auto it = wake_after_.find(key); it != wake_after_.end()) {
-    pending->push_back(PendingWake{it->second, call_end(e)});
+    pending->push_back(PendingWake{it->second, e.end_ns()});
   }
 }
 
@@ -847,7 +843,7 @@ void Resolver::note_mapping_path(uint64_t mm, const Event& mmap) {
   if (mmap.arg1 == 0 || !is_unnamed_fd_name(file_table_[mmap.arg1 - 1].path)) return;
   const auto it = mapping_paths_.find({mm, mmap.addr});
   if (it == mapping_paths_.end()) return;
-  const uint64_t end = call_end(mmap);
+  const uint64_t end = mmap.end_ns();
   const std::string* path = nullptr;
   for (const auto& [ts, p] : it->second) {
     if (ts <= end) path = &p;
@@ -1041,7 +1037,7 @@ void Resolver::assemble(ImportedTrace* out) {
       }
       if (item.event.kind == EventKind::kMmCreate) {  // at the exec's return
         const Event& e = item.event;
-        put_implicit(events, call_end(e), e.arg0, std::nullopt);
+        put_implicit(events, e.end_ns(), e.arg0, std::nullopt);
       }
     }
     Item end_of_stream;

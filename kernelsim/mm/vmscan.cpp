@@ -165,7 +165,8 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
   }
   Mm& mm = *pf.mm;
   // A clean lazyfree page is discarded: 4.12+ only once it lost PG_swapbacked on the lazyfree
-  // list (one still in a batch is swapped as anon); 4.5-4.11 by its clean ptes (TTU_LZFREE).
+  // list (one still in a batch is swapped as anon); 4.5-4.11 (and the 2015 RFC, in-place) by its
+  // clean ptes (TTU_LZFREE).
   const bool lazyfree = sim.config().lazyfree_lru == LazyfreeLru::kInactiveFile
                             ? !pf.swapbacked
                             : pte::state(*p) == pte::kLazyFree;
