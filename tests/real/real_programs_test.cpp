@@ -93,6 +93,31 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
+// The first line of `text` that holds `needle`, its leading blanks dropped ("" when none).
+std::string line_with(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) return line.substr(line.find_first_not_of(' '));
+  }
+  return "";
+}
+
+// One attempt's figures for a failure message: the makespans, what the replay took out of the
+// recorded gaps, its mean fault and record's tracing-cost line (the costs it took out).
+std::string attempt_figures(double native_s, const nlohmann::json& run,
+                            const std::string& recorded) {
+  const nlohmann::json& c = run.at("counters");
+  std::ostringstream s;
+  s << "native " << native_s * 1e3 << " ms, replay " << run.at("makespan_ns").get<double>() * 1e-6
+    << " ms (think removed " << c.value("think_removed_ns", uint64_t{0}) / 1000000 << " ms, "
+    << c.value("think_clamped", uint64_t{0}) << " gaps clamped";
+  if (run.at("ops").contains("fault")) {
+    s << ", fault mean " << run.at("ops").at("fault").at("mean_ns").get<double>() << " ns";
+  }
+  s << ", spurious " << c.value("fault_spurious", uint64_t{0}) << "; record " << recorded << ")";
+  return s.str();
+}
+
 // `perf stat -x,` writes "COUNT,,page-faults,..." (or "<not counted>").
 std::optional<uint64_t> perf_stat_faults(const fs::path& csv) {
   std::ifstream in(csv);
@@ -119,6 +144,37 @@ struct Program {
 
 // Checks of a program's own behaviour on its first replay's run (its "counters", "ops").
 using RunCheck = std::function<void(const nlohmann::json& run)>;
+
+// CI keeps only the last lines of a failing test's output, which gtest fills with its summary:
+// this listener repeats each failure's first line after that summary, where CI shows it.
+class FailureDigest : public ::testing::EmptyTestEventListener {
+ public:
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    std::string message = result.message();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    constexpr size_t kMaxChars = 2000;
+    if (message.size() > kMaxChars) message = message.substr(0, kMaxChars) + "...";
+    lines_.push_back(fmt_line(result.file_name(), result.line_number(), message));
+  }
+  void OnTestProgramEnd(const ::testing::UnitTest&) override {
+    for (const std::string& line : lines_) std::cout << "real: FAILED " << line << "\n";
+    std::cout.flush();
+  }
+
+ private:
+  static std::string fmt_line(const char* file, int line, const std::string& message) {
+    std::string where = file == nullptr ? "" : fs::path(file).filename().string();
+    return where + ":" + std::to_string(line) + ": " + message;
+  }
+  std::vector<std::string> lines_;
+};
+
+// Registered before main() runs the tests; gtest owns and deletes it.
+[[maybe_unused]] const bool kDigestRegistered = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new FailureDigest);
+  return true;
+}();
 
 // Prints a known gap's figure and reason instead of failing on it.
 void known_gap(const std::string& program, const std::string& check, const std::string& reason) {
@@ -181,15 +237,24 @@ class RealPrograms : public ::testing::Test {
     return walls[kNativeRuns / 2];
   }
 
-  // Records `cmd` and replays it; *replay gets the run's results. `attempt` names the files.
+  // Records `cmd` and replays it; *replay gets the run's results and *recorded record's figures
+  // of the tracing cost (its "tracing cost:" line). `attempt` names the files.
   static void record_and_replay(const std::vector<std::string>& cmd, const Program& p,
-                                const fs::path& dir, int attempt, nlohmann::json* replay_run) {
+                                const fs::path& dir, int attempt, nlohmann::json* replay_run,
+                                std::string* recorded) {
     const fs::path log = dir / "log.txt";
     const std::string suffix = attempt == 0 ? "" : "-" + std::to_string(attempt);
     fs::path trace = dir / (p.name + suffix + ".mmtrace");
+    const fs::path record_log = dir / ("record" + suffix + ".log");
     std::vector<std::string> record = {REAL_TRACE_REPLAY, "record", "-o", trace.string(), "--"};
     record.insert(record.end(), cmd.begin(), cmd.end());
-    ASSERT_EQ(run(record, p.env, log).status, 0) << "record failed; see " << log;
+    ASSERT_EQ(run(record, p.env, record_log).status, 0) << "record failed; see " << record_log;
+    const std::string record_text = read_text(record_log);
+    *recorded = line_with(record_text, "tracing cost:");
+    recorded->resize(std::min(recorded->size(), recorded->find(", from")));
+    const std::string slower = line_with(record_text, "back-to-back faults");
+    if (!slower.empty())
+      *recorded += "; " + slower.substr(0, slower.find(':', slower.find("probe")));
 
     fs::path json = dir / ("replay" + suffix + ".json");
     std::vector<std::string> replay = {REAL_TRACE_REPLAY,
@@ -232,7 +297,8 @@ class RealPrograms : public ::testing::Test {
     }
 
     nlohmann::json r;
-    record_and_replay(cmd, p, dir, 0, &r);
+    std::string recorded;
+    record_and_replay(cmd, p, dir, 0, &r, &recorded);
     if (::testing::Test::HasFatalFailure()) return;
     const nlohmann::json& c = r.at("counters");
     uint64_t faults = c.at("faults").get<uint64_t>();
@@ -264,7 +330,7 @@ class RealPrograms : public ::testing::Test {
     double makespan_error = std::abs(makespan_s - native_s) / native_s;
     // Every attempt's figures, for the failure message (CI keeps only the tail of the output).
     std::ostringstream attempts;
-    attempts << "native " << native_s * 1e3 << " ms, replay " << makespan_s * 1e3 << " ms";
+    attempts << attempt_figures(native_s, r, recorded);
     for (int attempt = 2; attempt <= kMakespanAttempts && makespan_error > kMakespanTolerance &&
                           p.makespan_gap.empty();
          ++attempt) {
@@ -281,11 +347,11 @@ class RealPrograms : public ::testing::Test {
       native_s = native_median(cmd, p, log);
       ASSERT_GT(native_s, 0) << p.name << " failed natively; see " << log;
       nlohmann::json again;
-      record_and_replay(cmd, p, dir, attempt - 1, &again);
+      record_and_replay(cmd, p, dir, attempt - 1, &again, &recorded);
       if (::testing::Test::HasFatalFailure()) return;
       makespan_s = again.at("makespan_ns").get<double>() * 1e-9;
       makespan_error = std::abs(makespan_s - native_s) / native_s;
-      attempts << "; native " << native_s * 1e3 << " ms, replay " << makespan_s * 1e3 << " ms";
+      attempts << "; " << attempt_figures(native_s, again, recorded);
       std::cout << "real: " << p.name << " measured again: native " << native_s * 1e3
                 << " ms, replay " << makespan_s * 1e3 << " ms (" << makespan_s / native_s << "x)\n";
     }

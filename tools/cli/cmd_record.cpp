@@ -264,6 +264,17 @@ void print_report(const RecordArgs& a, const std::string& out, const formats::Im
                  static_cast<unsigned long long>(r.cost.syscall_samples),
                  static_cast<unsigned long long>(r.cost.fault_samples));
   }
+  if (const ProgramFaultGaps gaps =
+          program_fault_gaps(trace, static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
+      program_faults_slower_than_probe(gaps, r.cost)) {
+    std::fprintf(stderr,
+                 "  warning: the program's %llu back-to-back faults took %llu ns at the median "
+                 "against the probe's %llu ns: the machine ran slower while it ran (or it worked "
+                 "on each page); replay keeps the difference as think time\n",
+                 static_cast<unsigned long long>(gaps.samples),
+                 static_cast<unsigned long long>(gaps.median_ns),
+                 static_cast<unsigned long long>(r.cost.fault_ns + r.cost.tracing_ns));
+  }
   print_device_readahead(trace);
   std::fprintf(
       stderr, "  perf.data %llu bytes (%.1f bytes/event), .mmtrace %llu bytes (%.2f bytes/event)\n",

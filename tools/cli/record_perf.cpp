@@ -298,8 +298,17 @@ int remove_orphaned_probes(const std::string& perf) {
   return removed;
 }
 
-void OpenProbes::add(const std::string& libc, const std::string& event, const std::string& spec) {
-  if (!run_perf(perf_, {"probe", "-q", "-x", libc, "-a", spec})) return;
+void OpenProbes::add(const std::string& libc, const std::string& event, const std::string& spec,
+                     const char* without) {
+  if (!run_perf(perf_, {"probe", "-q", "-x", libc, "-a", spec})) {
+    if (without != nullptr) {
+      std::fprintf(stderr,
+                   "trace-replay record: warning: perf probe could not place %s on %s: %s\n",
+                   spec.substr(spec.find('=') + 1, spec.find(' ') - spec.find('=') - 1).c_str(),
+                   libc.c_str(), without);
+    }
+    return;
+  }
   added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, event));
   events_ += (events_.empty() ? "" : ",") + added_.back();
 }
@@ -323,17 +332,20 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
     const char* suffix;
     const char* function;
     const char* fetch;
+    const char* without;  // what the recording lacks without it (null: nothing to say)
   };
+  constexpr const char* kNoPaths = "files the program opens this way stay unnamed";
+  constexpr const char* kNoUnlinks = "files the program removes this way keep their pages";
   // unlink() and unlinkat() name the file they remove the same way (its pages go with the name).
-  constexpr Probe kProbes[] = {{"", "open64", "+0(%di):string"},
-                               {"at", "openat64", "+0(%si):string"},
-                               {"_nc", "__open64_nocancel", "+0(%di):string"},
-                               {"at_nc", "__openat64_nocancel", "+0(%si):string"},
-                               {"_unlink", "unlink", "+0(%di):string"},
-                               {"_unlinkat", "unlinkat", "+0(%si):string"}};
-  for (const auto& [suffix, function, fetch] : kProbes) {
+  constexpr Probe kProbes[] = {{"", "open64", "+0(%di):string", kNoPaths},
+                               {"at", "openat64", "+0(%si):string", kNoPaths},
+                               {"_nc", "__open64_nocancel", "+0(%di):string", nullptr},
+                               {"at_nc", "__openat64_nocancel", "+0(%si):string", nullptr},
+                               {"_unlink", "unlink", "+0(%di):string", kNoUnlinks},
+                               {"_unlinkat", "unlinkat", "+0(%si):string", kNoUnlinks}};
+  for (const auto& [suffix, function, fetch, without] : kProbes) {
     const std::string name = fmt::format("{}{}_{}", formats::kOpenProbePrefix, suffix, ::getpid());
-    add(libc, name, fmt::format("{}={} path={}", name, function, fetch));
+    add(libc, name, fmt::format("{}={} path={}", name, function, fetch), without);
   }
   // The descriptors pipe() and pipe2() return sit in the array their first argument points at,
   // which perf's sys_exit_pipe2 does not print. glibc's wrappers are the bare syscall, which
@@ -343,16 +355,18 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
     const std::string name =
         fmt::format("{}_{}_{}", formats::kPipeProbePrefix, function, ::getpid());
     add(libc, name + "__return",
-        fmt::format("{}={}%return fd0=+0(%di):s32 fd1=+4(%di):s32 ret=$retval:s32", name,
-                    function));
+        fmt::format("{}={}%return fd0=+0(%di):s32 fd1=+4(%di):s32 ret=$retval:s32", name, function),
+        "the pipes' descriptors are not known, and their reads and writes replay as regular "
+        "files'");
   }
   // socketpair(domain, type, protocol, sv): glibc's wrapper moves sv (%cx) to %r10 for the
   // syscall, which clobbers %rcx but keeps %r10, so the return probe reads the array there.
   {
     const std::string name = fmt::format("{}_socketpair_{}", formats::kPipeProbePrefix, ::getpid());
     add(libc, name + "__return",
-        fmt::format("{}=socketpair%return fd0=+0(%r10):s32 fd1=+4(%r10):s32 ret=$retval:s32",
-                    name));
+        fmt::format("{}=socketpair%return fd0=+0(%r10):s32 fd1=+4(%r10):s32 ret=$retval:s32", name),
+        "socketpair's descriptors are not known, and their reads and writes replay as regular "
+        "files'");
   }
   // process_madvise(pidfd, iovec (%si), vlen (%dx), advice (%cx), flags): its ranges sit in the
   // iovec array, which sys_enter_process_madvise prints only as a pointer. An entry probe on
@@ -366,13 +380,14 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
           fmt::format(" b{0}=+{1}(%si):x64 l{0}=+{2}(%si):u64", i,
                       at + offsetof(struct iovec, iov_base), at + offsetof(struct iovec, iov_len));
     }
-    add(libc, name, spec);
+    add(libc, name, spec, "process_madvise's ranges are not known, and its calls replay as no-ops");
   }
   // setsockopt(fd, level, optname, optval (%cx), optlen): SO_SNDBUF's int sits behind optval,
   // which sys_enter_setsockopt prints only as a pointer. An entry probe fetches it.
   {
     const std::string name = fmt::format("{}_{}", formats::kSockoptProbePrefix, ::getpid());
-    add(libc, name, fmt::format("{}=setsockopt val=+0(%cx):s32", name));
+    add(libc, name, fmt::format("{}=setsockopt val=+0(%cx):s32", name),
+        "SO_SNDBUF sizes are not known, and sockets keep wmem_default");
   }
   // connect(fd, addr (%si), len) and bind(fd, addr (%si), len): a sockaddr is the family (2
   // bytes), then an AF_UNIX sun_path, or an IP port (sin_port and sin6_port, network order),
@@ -388,7 +403,8 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
                     "path=+{}(%si):string",
                     name, function, offsetof(struct sockaddr_in, sin_port),
                     offsetof(struct sockaddr_un, sun_path) + 1,
-                    offsetof(struct sockaddr_un, sun_path)));
+                    offsetof(struct sockaddr_un, sun_path)),
+        "socket addresses are not known, and connected sockets are not paired");
   }
 #endif
 }

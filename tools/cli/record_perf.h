@@ -71,9 +71,11 @@ class OpenProbes {
 
  private:
   // Adds uprobe `spec` on `libc` with `perf probe`; on success remembers `event` (the name perf
-  // gives it) to trace and to delete; nothing when perf refuses it (a function this glibc
-  // lacks).
-  void add(const std::string& libc, const std::string& event, const std::string& spec);
+  // gives it) to trace and to delete. When perf refuses it (a function this glibc lacks, a
+  // kernel without uprobes), warns with `without`, what the recording lacks then, or says
+  // nothing when that is null (glibc's internal _nocancel opens, absent from many builds).
+  void add(const std::string& libc, const std::string& event, const std::string& spec,
+           const char* without = nullptr);
 
   std::string perf_;
   std::vector<std::string> added_;  // "probe_libc:NAME"

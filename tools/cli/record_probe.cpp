@@ -107,6 +107,35 @@ void tracing_cost_from_trace(const formats::ImportedTrace& trace, uint64_t regio
   cost->fault_ns = fault_gap > cost->tracing_ns ? fault_gap - cost->tracing_ns : 0;
 }
 
+ProgramFaultGaps program_fault_gaps(const formats::ImportedTrace& trace, uint64_t page_bytes) {
+  using formats::Event;
+  using formats::EventKind;
+  auto is_user_fault = [](const Event& e) {
+    return e.kind == EventKind::kPageFault && !e.is_kernel_mode();
+  };
+  std::vector<uint64_t> gaps;
+  for (const auto& stream : trace.streams) {
+    for (size_t k = 1; k < stream.size(); ++k) {
+      const Event& a = stream[k - 1];
+      const Event& b = stream[k];
+      if (is_user_fault(a) && is_user_fault(b) && b.addr / page_bytes == a.addr / page_bytes + 1 &&
+          b.ts_ns >= a.ts_ns) {
+        gaps.push_back(b.ts_ns - a.ts_ns);
+      }
+    }
+  }
+  return {gaps.size(), median(&gaps)};
+}
+
+bool program_faults_slower_than_probe(const ProgramFaultGaps& gaps, const TracingCost& cost) {
+  const uint64_t probe_gap_ns = cost.fault_ns + cost.tracing_ns;
+  if (gaps.samples < kMinProgramFaultGaps || cost.fault_samples == 0 || probe_gap_ns == 0) {
+    return false;
+  }
+  return static_cast<double>(gaps.median_ns) >
+         kProgramFaultsSlowerWarn * static_cast<double>(probe_gap_ns);
+}
+
 Status measure_tracing_cost(const std::string& perf, bool faults, const std::string& dir,
                             TracingCost* cost) {
   char self[PATH_MAX];

@@ -56,4 +56,28 @@ Status measure_tracing_cost(const std::string& perf, bool faults, const std::str
 void tracing_cost_from_trace(const formats::ImportedTrace& trace, uint64_t region_bytes,
                              TracingCost* cost);
 
+// The recorded program's own back-to-back faults: two user-mode faults of one thread, the second
+// on the page after the first with no event between them, the probe's pattern found in the
+// program (a loop writing a buffer page by page). Their gaps hold the same fault and tracing cost
+// as the probe's plus whatever the program did per page.
+struct ProgramFaultGaps {
+  uint64_t samples = 0;
+  uint64_t median_ns = 0;  // 0 without samples
+};
+ProgramFaultGaps program_fault_gaps(const formats::ImportedTrace& trace, uint64_t page_bytes);
+
+// Fewer back-to-back faults than this say nothing about the machine's speed.
+inline constexpr uint64_t kMinProgramFaultGaps = 1000;
+// How much slower the program's back-to-back faults may be than the probe's before record warns:
+// native runs of one fault-bound program spread ~10% from run to run on a quiet 2-vCPU guest,
+// and a slow phase of the host adds 30-45% (tests/real: pmadv_dontneed, 680-750 ms against
+// 870-1,080 ms).
+inline constexpr double kProgramFaultsSlowerWarn = 1.2;
+
+// Whether `gaps` show the program's faults slower than the probe's by more than
+// kProgramFaultsSlowerWarn: the machine ran slower while the program ran than while the probe
+// did (or the program did work between the faults), and replay keeps the difference as think
+// time.
+bool program_faults_slower_than_probe(const ProgramFaultGaps& gaps, const TracingCost& cost);
+
 }  // namespace mmreplay::tools

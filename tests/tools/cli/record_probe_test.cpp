@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "tools/cli/record_perf.h"
 #include "tools/cli/record_probe.h"
 
@@ -63,6 +65,44 @@ TEST(RecordProbe, NoProbeEventsGiveNoCost) {
   EXPECT_EQ(c.tracing_ns, 0u);
   EXPECT_EQ(c.fault_ns, 0u);
   EXPECT_EQ(c.syscall_samples, 0u);
+}
+
+// A thread writing a buffer page by page: `pages` faults `gap_ns` apart, from `ts`.
+void touch_pages(std::vector<Event>* s, uint64_t ts, uint64_t base, size_t pages, uint64_t gap_ns) {
+  for (size_t i = 0; i < pages; ++i)
+    s->push_back(ev::page_fault(ts + i * gap_ns, base + i * 4096, true));
+}
+
+// The program's back-to-back faults: only pairs one page apart with nothing between them count.
+TEST(RecordProbe, TheProgramsBackToBackFaultsAreThoseOnePageApart) {
+  formats::ImportedTrace t;
+  t.streams.resize(2);
+  touch_pages(&t.streams[0], 0, kRegion, 4, 12000);  // 3 pairs of 12 us
+  // Not pairs: two pages apart, a kernel-mode fault, a syscall between.
+  t.streams[1].push_back(ev::page_fault(0, kRegion, true));
+  t.streams[1].push_back(ev::page_fault(100, kRegion + 2 * 4096, true));
+  t.streams[1].push_back(ev::page_fault(200, kRegion + 3 * 4096, true, false, /*kernel=*/true));
+  t.streams[1].push_back(ev::page_fault(300, kRegion + 4 * 4096, true));
+  t.streams[1].push_back(timed(ev::madvise(400, kRegion, 0, 0), 10));
+  t.streams[1].push_back(ev::page_fault(500, kRegion + 5 * 4096, true));
+  const ProgramFaultGaps g = program_fault_gaps(t, 4096);
+  EXPECT_EQ(g.samples, 3u);
+  EXPECT_EQ(g.median_ns, 12000u);
+}
+
+// record warns when the program's back-to-back faults took over 1.2x the probe's: a slow phase
+// of the host (pmadv_dontneed's recordings: 14.6 us against the probe's 11.1 us), which replay
+// would keep as think time. Too few pairs, or no probe, say nothing.
+TEST(RecordProbe, WarnsWhenTheProgramsFaultsRanSlowerThanTheProbes) {
+  TracingCost probe;
+  probe.tracing_ns = 1300;
+  probe.fault_ns = 9700;  // a probe fault gap of 11,000 ns
+  probe.fault_samples = 4095;
+  EXPECT_FALSE(program_faults_slower_than_probe({kMinProgramFaultGaps, 10900}, probe));
+  EXPECT_FALSE(program_faults_slower_than_probe({kMinProgramFaultGaps, 13200}, probe));
+  EXPECT_TRUE(program_faults_slower_than_probe({kMinProgramFaultGaps, 14600}, probe));
+  EXPECT_FALSE(program_faults_slower_than_probe({kMinProgramFaultGaps - 1, 14600}, probe));
+  EXPECT_FALSE(program_faults_slower_than_probe({kMinProgramFaultGaps, 14600}, TracingCost{}));
 }
 
 // record's probes carry their recorder's pid, so one killed before it removed them can be told
