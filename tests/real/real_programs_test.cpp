@@ -44,7 +44,10 @@ constexpr double kFaultTolerance = 0.02;  // issue 19: faults within 2% of perf 
 constexpr double kFaultSlack = 3;
 constexpr double kMakespanTolerance = 0.25;  // issue 19: makespan within 25% of native
 constexpr int kNativeRuns = 3;               // native wall time: median of 3
-constexpr int kMakespanAttempts = 4;         // both sides measured up to 4 times (see check())
+// Both sides are measured up to 6 times (see check()). The host's slow phases last tens of
+// seconds: native runs of mremap_grow moved from 1,877 to 2,637 ms within a minute on a quiet
+// guest, and CI failed pmadv_dontneed on four attempts in a row (one minute) in December 2026.
+constexpr int kMakespanAttempts = 6;
 constexpr const char* kJemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 
 struct Completed {
@@ -250,6 +253,7 @@ class RealPrograms : public ::testing::Test {
     record.insert(record.end(), cmd.begin(), cmd.end());
     ASSERT_EQ(run(record, p.env, record_log).status, 0) << "record failed; see " << record_log;
     const std::string record_text = read_text(record_log);
+    std::ofstream(log, std::ios::app) << record_text;  // log.txt keeps every step's output
     *recorded = line_with(record_text, "tracing cost:");
     recorded->resize(std::min(recorded->size(), recorded->find(", from")));
     const std::string slower = line_with(record_text, "back-to-back faults");
