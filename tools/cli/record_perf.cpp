@@ -302,10 +302,13 @@ void OpenProbes::add(const std::string& libc, const std::string& event, const st
                      const char* without) {
   if (!run_perf(perf_, {"probe", "-q", "-x", libc, "-a", spec})) {
     if (without != nullptr) {
+      // The function: between "NAME=" and the first blank or "%return".
+      const size_t from = spec.find('=') + 1;
+      const std::string function = spec.substr(from, spec.find_first_of(" %", from) - from);
       std::fprintf(stderr,
-                   "trace-replay record: warning: perf probe could not place %s on %s: %s\n",
-                   spec.substr(spec.find('=') + 1, spec.find(' ') - spec.find('=') - 1).c_str(),
-                   libc.c_str(), without);
+                   "trace-replay record: warning: perf probe could not place a probe on %s in %s: "
+                   "%s\n",
+                   function.c_str(), libc.c_str(), without);
     }
     return;
   }
