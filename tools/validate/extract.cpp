@@ -111,6 +111,15 @@ Extract op_mean_us(std::string op) {
   return {{op_key(op)}, read};
 }
 
+Extract busy_cpu_seconds() {
+  auto read = [](const replay::RunResult& r) -> std::optional<double> {
+    uint64_t busy = 0;
+    for (const replay::CpuResult& c : r.per_cpu) busy += c.busy_ns;
+    return static_cast<double>(busy) / kNsPerSecond;
+  };
+  return {{}, read};  // per_cpu: no keyed figure
+}
+
 Status check_case(const ValidationCase& vc) {
   for (const Metric& m : vc.metrics) {
     for (const ResultKey& k : m.model.keys) {

@@ -32,6 +32,10 @@ Extract lock_wait_seconds(std::string lock);
 Extract op_percentile_us(std::string op, double percentile);
 // The mean latency of one operation, in microseconds.
 Extract op_mean_us(std::string op);
+// The CPU time of the whole machine in seconds: every CPU's busy time (tasks and interrupt
+// handlers), what time(1) reports as user + system over all of a test's processes (kswapd's
+// share included, which time(1) leaves out).
+Extract busy_cpu_seconds();
 
 // Every results key the case's metrics read is one a run can hold (replay/result_keys.h): an
 // error naming the case, the metric and the unknown key otherwise. A known lock class may still

@@ -68,6 +68,15 @@ ValidationCase seed_000_madv_free() {
        {},
        "fix mail: 1,612 / 879,585 swapin, 'reduced swapin from 879,585 to 1,878'",
        kSwapInTieBand},
+      // time(1)'s user + system of the test: 6.78 + 234.09, 6.03 + 401.17, 5.68 + 113.42 (RFC
+      // 1/4); 6.10 + 233.50 against 6.70 + 339.14 (fix mail, its own dontneed run).
+      {"CPU time",
+       "s",
+       busy_cpu_seconds(),
+       {240.87, 407.20, 119.10, 345.84},
+       {{}, {}, {}, 239.60},
+       "RFC 1/4 mail: 6.78user 234.09system / 6.03user 401.17system / 5.68user 113.42system; fix "
+       "mail: 6.10user 233.50system vs 6.70user 339.14system"},
   };
   c.gaps = {
       {"elapsed", "free",
@@ -87,6 +96,19 @@ ValidationCase seed_000_madv_free() {
        "CPU of direct reclaim on lazy pages ('lots of stall and lock contention', RFC 1/4). The "
        "RFC's own MADV_FREE left hinted pages in place on the LRU (lazyfree_lru=in-place); with "
        "it, free is 0.92x and the throttle 1.01x at full size, so the arms keep 4.5's"},
+      {"CPU time", "free",
+       "the thread's madvfree arm used 1.69x dontneed's CPU time (407.2 s against 240.9 s of "
+       "user + system); the model's uses 0.69x at 1/64, 0.59x at 1/16 and 0.61x at full size "
+       "(15.0 s against 24.7 s), and both of its arms use a tenth of the thread's. The thread's "
+       "dontneed arm spent about 30 us of system time a page (234 s for its 7.86M faults), the "
+       "model about 3 us: its reclaim charges shrink_page and swap_out_page a page and sleeps "
+       "while its batch's writes complete. What the thread blames is missing: 'scanning/rotating/"
+       "throttling in direct reclaim path' and 'lots of stall and lock contention' (RFC 1/4). "
+       "The elapsed gap above has the same cause: the model's free arm moves fewer pages and "
+       "pays only device time for them. Tried and not kept (2026-12-03): reclaim that does not "
+       "wait for its batch (written pages freed by the first scan after their write completes) "
+       "makes all four arms 10.5-11.1 s at full size, bound by the device's writes, and the "
+       "throttle and free-swapped directions turn against the thread's"},
   };
   c.scales = {
       {"ci",

@@ -36,16 +36,6 @@ namespace {
 // "There was no significant change in system time between these runs."
 constexpr double kSameSystemTimeBand = 0.05;
 
-// Reads per_cpu, no keyed figure.
-Extract busy_cpu_seconds() {
-  auto read = [](const replay::RunResult& r) -> std::optional<double> {
-    uint64_t busy = 0;
-    for (const replay::CpuResult& c : r.per_cpu) busy += c.busy_ns;
-    return static_cast<double>(busy) / 1e9;
-  };
-  return {{}, read};
-}
-
 ValidationCase predictive_case(std::string name, std::string title,
                                std::vector<std::string> variant, double reactive_stalls,
                                double predictive_stalls, std::string source) {
