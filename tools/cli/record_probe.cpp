@@ -42,6 +42,24 @@ uint64_t median(std::vector<uint64_t>* v) {
   return *mid;
 }
 
+bool is_user_fault(const formats::Event& e) {
+  return e.kind == formats::EventKind::kPageFault && !e.is_kernel_mode();
+}
+
+// Appends the gaps between consecutive user-mode faults a, b of `stream` (b no earlier than a)
+// that keep(a, b) accepts: the probe's faults in its region, or a program's back-to-back ones.
+template <typename Keep>
+void user_fault_gaps(const std::vector<formats::Event>& stream, Keep keep,
+                     std::vector<uint64_t>* gaps) {
+  for (size_t k = 1; k < stream.size(); ++k) {
+    const formats::Event& a = stream[k - 1];
+    const formats::Event& b = stream[k];
+    if (is_user_fault(a) && is_user_fault(b) && b.ts_ns >= a.ts_ns && keep(a, b)) {
+      gaps->push_back(b.ts_ns - a.ts_ns);
+    }
+  }
+}
+
 // The fault loop untraced: the median time of one page's first write (the clock reads included,
 // a few tens of ns), so preemption and page-table allocations weigh as they do in the traced
 // medians.
@@ -85,20 +103,18 @@ void tracing_cost_from_trace(const formats::ImportedTrace& trace, uint64_t regio
     // The probe's region: where its zero-length madvise calls point.
     auto call = std::find_if(stream.begin(), stream.end(), is_probe_call);
     if (call == stream.end()) continue;
-    const uint64_t lo = call->addr, hi = call->addr + region_bytes;
-    auto is_probe_fault = [lo, hi](const Event& e) {
-      return e.kind == EventKind::kPageFault && !e.is_kernel_mode() && e.addr >= lo && e.addr < hi;
-    };
     for (size_t k = 1; k < stream.size(); ++k) {
       const Event& a = stream[k - 1];
       const Event& b = stream[k];
-      if (is_probe_call(a) && is_probe_call(b) && b.ts_ns >= a.ts_ns + a.duration_ns) {
-        syscall_gaps.push_back(b.ts_ns - (a.ts_ns + a.duration_ns));
-      }
-      if (is_probe_fault(a) && is_probe_fault(b) && b.ts_ns >= a.ts_ns) {
-        fault_gaps.push_back(b.ts_ns - a.ts_ns);
+      if (is_probe_call(a) && is_probe_call(b) && b.ts_ns >= a.end_ns()) {
+        syscall_gaps.push_back(b.ts_ns - a.end_ns());
       }
     }
+    const uint64_t lo = call->addr, hi = call->addr + region_bytes;
+    auto in_region = [lo, hi](const Event& e) { return e.addr >= lo && e.addr < hi; };
+    user_fault_gaps(
+        stream, [&](const Event& a, const Event& b) { return in_region(a) && in_region(b); },
+        &fault_gaps);
   }
   cost->syscall_samples = syscall_gaps.size();
   cost->fault_samples = fault_gaps.size();
@@ -108,22 +124,11 @@ void tracing_cost_from_trace(const formats::ImportedTrace& trace, uint64_t regio
 }
 
 ProgramFaultGaps program_fault_gaps(const formats::ImportedTrace& trace, uint64_t page_bytes) {
-  using formats::Event;
-  using formats::EventKind;
-  auto is_user_fault = [](const Event& e) {
-    return e.kind == EventKind::kPageFault && !e.is_kernel_mode();
+  auto next_page = [page_bytes](const formats::Event& a, const formats::Event& b) {
+    return b.addr / page_bytes == a.addr / page_bytes + 1;
   };
   std::vector<uint64_t> gaps;
-  for (const auto& stream : trace.streams) {
-    for (size_t k = 1; k < stream.size(); ++k) {
-      const Event& a = stream[k - 1];
-      const Event& b = stream[k];
-      if (is_user_fault(a) && is_user_fault(b) && b.addr / page_bytes == a.addr / page_bytes + 1 &&
-          b.ts_ns >= a.ts_ns) {
-        gaps.push_back(b.ts_ns - a.ts_ns);
-      }
-    }
-  }
+  for (const auto& stream : trace.streams) user_fault_gaps(stream, next_page, &gaps);
   return {gaps.size(), median(&gaps)};
 }
 
