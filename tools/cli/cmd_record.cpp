@@ -48,6 +48,7 @@
 #include "tools/cli/host_files.h"
 #include "tools/cli/record_perf.h"
 #include "tools/cli/record_probe.h"
+#include "tools/cli/tracepoint_hold.h"
 
 namespace mmreplay::tools {
 namespace {
@@ -324,12 +325,17 @@ Status record(const RecordArgs& a, int* exit) {
   std::optional<OpenProbes> probes;
   if (traces_opens) probes.emplace(perf);
   if (probes && !probes->events().empty()) events += "," + probes->events();
-  Status s = run_recording(a, perf, events, data, text, &r);
-  if (s && !a.no_probe) {
-    // The recording stands without it: replay then keeps the gaps as recorded.
-    if (Status p = measure_tracing_cost(perf, faults, dir, &r.cost); !p) {
-      std::fprintf(stderr, "trace-replay record: warning: %s\n", p.message().c_str());
-      r.cost = TracingCost{};
+  Status s;
+  {
+    // perf's exits unregister no tracepoint while this holds them (tracepoint_hold.h).
+    const TracepointHold hold(events);
+    s = run_recording(a, perf, events, data, text, &r);
+    if (s && !a.no_probe) {
+      // The recording stands without it: replay then keeps the gaps as recorded.
+      if (Status p = measure_tracing_cost(perf, faults, dir, &r.cost); !p) {
+        std::fprintf(stderr, "trace-replay record: warning: %s\n", p.message().c_str());
+        r.cost = TracingCost{};
+      }
     }
   }
   formats::ImportedTrace trace;

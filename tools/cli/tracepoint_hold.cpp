@@ -1,0 +1,125 @@
+#include "tools/cli/tracepoint_hold.h"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+namespace mmreplay::tools {
+namespace {
+
+// Where the kernel exposes tracepoints (as record_perf.cpp looks for them).
+constexpr const char* kTracefsEvents[] = {"/sys/kernel/tracing/events",
+                                          "/sys/kernel/debug/tracing/events"};
+
+// perf probe puts its uprobes in groups named probe_<binary> ("probe_libc").
+constexpr std::string_view kProbeGroupPrefix = "probe_";
+
+// One disabled counting event on tracepoint `id`, for the calling task: it registers the
+// tracepoint for perf (perf_trace_event_reg()) and records nothing.
+int open_tracepoint_event(uint64_t id) {
+  perf_event_attr attr{};
+  attr.type = PERF_TYPE_TRACEPOINT;
+  attr.size = sizeof(attr);
+  attr.config = id;
+  attr.disabled = 1;
+  return static_cast<int>(::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+// The helper's life after fork(): only async-signal-safe calls, nothing allocated. Holds the
+// events, says how many, and exits once `release_fd` reaches end of file.
+[[noreturn]] void run_helper(const std::vector<uint64_t>& ids, int ready_fd, int release_fd) {
+  // Off the caller's stdout and stderr: a test harness waiting for their end of file must not
+  // wait for this process too.
+  const int null_fd = ::open("/dev/null", O_RDWR);
+  if (null_fd >= 0) {
+    for (int fd = 0; fd <= 2; ++fd) ::dup2(null_fd, fd);
+    if (null_fd > 2) ::close(null_fd);
+  }
+  uint32_t held = 0;
+  for (const uint64_t id : ids) held += open_tracepoint_event(id) >= 0 ? 1 : 0;
+  (void)!::write(ready_fd, &held, sizeof(held));
+  ::close(ready_fd);
+  char c;
+  while (::read(release_fd, &c, 1) < 0 && errno == EINTR) {
+  }
+  ::_exit(0);  // the kernel closes the events here, waiting out their grace periods
+}
+
+}  // namespace
+
+std::vector<uint64_t> tracepoint_ids(const std::string& events, const std::string& events_dir) {
+  std::vector<uint64_t> ids;
+  std::istringstream list(events);
+  std::string entry;
+  while (std::getline(list, entry, ',')) {
+    const size_t colon = entry.find(':');
+    if (colon == std::string::npos || entry.find_first_of("*?[") != std::string::npos) continue;
+    const std::string group = entry.substr(0, colon), name = entry.substr(colon + 1);
+    if (group.starts_with(kProbeGroupPrefix)) continue;
+    std::ifstream in(events_dir + "/" + group + "/" + name + "/id");
+    std::string text;
+    if (!(in >> text)) continue;
+    uint64_t id = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec == std::errc() && end == text.data() + text.size()) ids.push_back(id);
+  }
+  return ids;
+}
+
+TracepointHold::TracepointHold(const std::string& events) {
+  std::vector<uint64_t> ids;
+  for (const char* dir : kTracefsEvents) {
+    ids = tracepoint_ids(events, dir);
+    if (!ids.empty()) break;
+  }
+  if (ids.empty()) return;
+  int ready[2];
+  int release[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0) return;
+  if (::pipe2(release, O_CLOEXEC) != 0) {
+    ::close(ready[0]);
+    ::close(ready[1]);
+    return;
+  }
+  // Forked twice: the helper is nobody's child to wait for, and outlives record in peace.
+  const pid_t middle = ::fork();
+  if (middle == 0) {
+    if (::fork() == 0) {
+      ::close(ready[0]);
+      ::close(release[1]);
+      run_helper(ids, ready[1], release[0]);
+    }
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  ::close(release[0]);
+  if (middle < 0) {
+    ::close(ready[0]);
+    ::close(release[1]);
+    return;
+  }
+  int status = 0;
+  while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
+  }
+  uint32_t held = 0;
+  ssize_t n;
+  while ((n = ::read(ready[0], &held, sizeof(held))) < 0 && errno == EINTR) {
+  }
+  ::close(ready[0]);
+  held_ = n == static_cast<ssize_t>(sizeof(held)) ? held : 0;
+  release_fd_ = release[1];
+}
+
+TracepointHold::~TracepointHold() {
+  if (release_fd_ >= 0) ::close(release_fd_);
+}
+
+}  // namespace mmreplay::tools
