@@ -298,22 +298,39 @@ int remove_orphaned_probes(const std::string& perf) {
   return removed;
 }
 
-void OpenProbes::add(const std::string& libc, const std::string& event, const std::string& spec,
-                     const char* without) {
-  if (!run_perf(perf_, {"probe", "-q", "-x", libc, "-a", spec})) {
-    if (without != nullptr) {
+void OpenProbes::want(const std::string& event, const std::string& spec, const char* without) {
+  wanted_.push_back(Wanted{event, spec, without});
+}
+
+bool OpenProbes::place_one(const std::string& libc, const Wanted& w) {
+  if (!run_perf(perf_, {"probe", "-q", "-x", libc, "-a", w.spec})) {
+    if (w.without != nullptr) {
       // The function: between "NAME=" and the first blank or "%return".
-      const size_t from = spec.find('=') + 1;
-      const std::string function = spec.substr(from, spec.find_first_of(" %", from) - from);
+      const size_t from = w.spec.find('=') + 1;
+      const std::string function = w.spec.substr(from, w.spec.find_first_of(" %", from) - from);
       std::fprintf(stderr,
                    "trace-replay record: warning: perf probe could not place a probe on %s in %s: "
                    "%s\n",
-                   function.c_str(), libc.c_str(), without);
+                   function.c_str(), libc.c_str(), w.without);
     }
-    return;
+    return false;
   }
-  added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, event));
-  events_ += (events_.empty() ? "" : ",") + added_.back();
+  return true;
+}
+
+void OpenProbes::place(const std::string& libc) {
+  // One perf probe run for all of them: each run reads glibc's symbols again (about 0.2 s here,
+  // 2 s for the 13 probes one by one). perf adds none when it refuses one, so then each goes
+  // alone, and a refused one is warned of by name.
+  std::vector<std::string> argv = {"probe", "-q", "-x", libc};
+  for (const Wanted& w : wanted_) argv.insert(argv.end(), {"-a", w.spec});
+  const bool all = run_perf(perf_, argv);
+  for (const Wanted& w : wanted_) {
+    if (!all && !place_one(libc, w)) continue;
+    added_.push_back(fmt::format("{}:{}", formats::kOpenProbeGroup, w.event));
+    events_ += (events_.empty() ? "" : ",") + added_.back();
+  }
+  wanted_.clear();
 }
 
 OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
@@ -348,7 +365,7 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
                                {"_unlinkat", "unlinkat", "+0(%si):string", kNoUnlinks}};
   for (const auto& [suffix, function, fetch, without] : kProbes) {
     const std::string name = fmt::format("{}{}_{}", formats::kOpenProbePrefix, suffix, ::getpid());
-    add(libc, name, fmt::format("{}={} path={}", name, function, fetch), without);
+    want(name, fmt::format("{}={} path={}", name, function, fetch), without);
   }
   // The descriptors pipe() and pipe2() return sit in the array their first argument points at,
   // which perf's sys_exit_pipe2 does not print. glibc's wrappers are the bare syscall, which
@@ -357,7 +374,8 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
   for (const char* function : {"pipe", "pipe2"}) {
     const std::string name =
         fmt::format("{}_{}_{}", formats::kPipeProbePrefix, function, ::getpid());
-    add(libc, name + "__return",
+    want(
+        name + "__return",
         fmt::format("{}={}%return fd0=+0(%di):s32 fd1=+4(%di):s32 ret=$retval:s32", name, function),
         "the pipes' descriptors are not known, and their reads and writes replay as regular "
         "files'");
@@ -366,7 +384,8 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
   // syscall, which clobbers %rcx but keeps %r10, so the return probe reads the array there.
   {
     const std::string name = fmt::format("{}_socketpair_{}", formats::kPipeProbePrefix, ::getpid());
-    add(libc, name + "__return",
+    want(
+        name + "__return",
         fmt::format("{}=socketpair%return fd0=+0(%r10):s32 fd1=+4(%r10):s32 ret=$retval:s32", name),
         "socketpair's descriptors are not known, and their reads and writes replay as regular "
         "files'");
@@ -383,14 +402,14 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
           fmt::format(" b{0}=+{1}(%si):x64 l{0}=+{2}(%si):u64", i,
                       at + offsetof(struct iovec, iov_base), at + offsetof(struct iovec, iov_len));
     }
-    add(libc, name, spec, "process_madvise's ranges are not known, and its calls replay as no-ops");
+    want(name, spec, "process_madvise's ranges are not known, and its calls replay as no-ops");
   }
   // setsockopt(fd, level, optname, optval (%cx), optlen): SO_SNDBUF's int sits behind optval,
   // which sys_enter_setsockopt prints only as a pointer. An entry probe fetches it.
   {
     const std::string name = fmt::format("{}_{}", formats::kSockoptProbePrefix, ::getpid());
-    add(libc, name, fmt::format("{}=setsockopt val=+0(%cx):s32", name),
-        "SO_SNDBUF sizes are not known, and sockets keep wmem_default");
+    want(name, fmt::format("{}=setsockopt val=+0(%cx):s32", name),
+         "SO_SNDBUF sizes are not known, and sockets keep wmem_default");
   }
   // connect(fd, addr (%si), len) and bind(fd, addr (%si), len): a sockaddr is the family (2
   // bytes), then an AF_UNIX sun_path, or an IP port (sin_port and sin6_port, network order),
@@ -401,18 +420,24 @@ OpenProbes::OpenProbes(const std::string& perf) : perf_(perf) {
         fmt::format("{}_{}_{}", formats::kSockaddrProbePrefix, function, ::getpid());
     static_assert(offsetof(struct sockaddr_in, sin_port) ==
                   offsetof(struct sockaddr_in6, sin6_port));
-    add(libc, name,
-        fmt::format("{}={} fam=+0(%si):u16 port=+{}(%si):u16 abstract=+{}(%si):string "
-                    "path=+{}(%si):string",
-                    name, function, offsetof(struct sockaddr_in, sin_port),
-                    offsetof(struct sockaddr_un, sun_path) + 1,
-                    offsetof(struct sockaddr_un, sun_path)),
-        "socket addresses are not known, and connected sockets are not paired");
+    want(name,
+         fmt::format("{}={} fam=+0(%si):u16 port=+{}(%si):u16 abstract=+{}(%si):string "
+                     "path=+{}(%si):string",
+                     name, function, offsetof(struct sockaddr_in, sin_port),
+                     offsetof(struct sockaddr_un, sun_path) + 1,
+                     offsetof(struct sockaddr_un, sun_path)),
+         "socket addresses are not known, and connected sockets are not paired");
   }
+  place(libc);
 #endif
 }
 
 OpenProbes::~OpenProbes() {
+  if (added_.empty()) return;
+  // One run for all (see place()); one each when perf refuses that.
+  std::vector<std::string> argv = {"probe", "-q"};
+  for (const std::string& event : added_) argv.insert(argv.end(), {"-d", event});
+  if (run_perf(perf_, argv)) return;
   for (const std::string& event : added_) (void)run_perf(perf_, {"probe", "-q", "-d", event});
 }
 

@@ -70,14 +70,24 @@ class OpenProbes {
   const std::string& events() const { return events_; }
 
  private:
-  // Adds uprobe `spec` on `libc` with `perf probe`; on success remembers `event` (the name perf
-  // gives it) to trace and to delete. When perf refuses it (a function this glibc lacks, a
-  // kernel without uprobes), warns with `without`, what the recording lacks then, or says
-  // nothing when that is null (glibc's internal _nocancel opens, absent from many builds).
-  void add(const std::string& libc, const std::string& event, const std::string& spec,
-           const char* without = nullptr);
+  // A probe to add: `spec` for perf probe -a, `event` the name perf gives it, `without` what
+  // the recording lacks when perf refuses it (a function this glibc lacks, a kernel without
+  // uprobes), or null when that is not worth saying (glibc's internal _nocancel opens, absent
+  // from many builds).
+  struct Wanted {
+    std::string event;
+    std::string spec;
+    const char* without;
+  };
+  void want(const std::string& event, const std::string& spec, const char* without = nullptr);
+  // Adds the wanted probes on `libc`: remembers each one perf placed, to trace and to delete;
+  // warns of each refused one with its `without`.
+  void place(const std::string& libc);
+  // One probe alone with perf probe; false (and the warning) when perf refuses it.
+  bool place_one(const std::string& libc, const Wanted& w);
 
   std::string perf_;
+  std::vector<Wanted> wanted_;      // until place()
   std::vector<std::string> added_;  // "probe_libc:NAME"
   std::string events_;
 };
