@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <fstream>
@@ -36,13 +37,18 @@ int open_tracepoint_event(uint64_t id) {
 // The helper's life after fork(): only async-signal-safe calls, nothing allocated. Holds the
 // events, says how many, and exits once `release_fd` reaches end of file.
 [[noreturn]] void run_helper(const std::vector<uint64_t>& ids, int ready_fd, int release_fd) {
-  // Off the caller's stdout and stderr: a test harness waiting for their end of file must not
-  // wait for this process too.
+  // Off every descriptor of the caller's but its two pipes, stdout and stderr above all: a test
+  // harness (or a shell's pipe) waiting for their end of file must not wait for this process.
   const int null_fd = ::open("/dev/null", O_RDWR);
   if (null_fd >= 0) {
     for (int fd = 0; fd <= 2; ++fd) ::dup2(null_fd, fd);
     if (null_fd > 2) ::close(null_fd);
   }
+  const unsigned lo = static_cast<unsigned>(std::min(ready_fd, release_fd));
+  const unsigned hi = static_cast<unsigned>(std::max(ready_fd, release_fd));
+  ::close_range(3, lo - 1, 0);
+  ::close_range(lo + 1, hi - 1, 0);
+  ::close_range(hi + 1, ~0U, 0);
   uint32_t held = 0;
   for (const uint64_t id : ids) held += open_tracepoint_event(id) >= 0 ? 1 : 0;
   (void)!::write(ready_fd, &held, sizeof(held));
@@ -51,6 +57,15 @@ int open_tracepoint_event(uint64_t id) {
   while (::read(release_fd, &c, 1) < 0 && errno == EINTR) {
   }
   ::_exit(0);  // the kernel closes the events here, waiting out their grace periods
+}
+
+// `fd` moved above 0-2 when it is one of them (record run with stdin closed): the helper puts
+// /dev/null there.
+int above_stdio(int fd) {
+  if (fd > 2) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  ::close(fd);
+  return moved;
 }
 
 }  // namespace
@@ -87,6 +102,13 @@ TracepointHold::TracepointHold(const std::string& events) {
   if (::pipe2(release, O_CLOEXEC) != 0) {
     ::close(ready[0]);
     ::close(ready[1]);
+    return;
+  }
+  ready[1] = above_stdio(ready[1]);
+  release[0] = above_stdio(release[0]);
+  if (ready[1] < 0 || release[0] < 0) {
+    for (const int fd : {ready[0], ready[1], release[0], release[1]})
+      if (fd >= 0) ::close(fd);
     return;
   }
   // Forked twice: the helper is nobody's child to wait for, and outlives record in peace.
