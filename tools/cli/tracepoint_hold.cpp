@@ -1,7 +1,9 @@
 #include "tools/cli/tracepoint_hold.h"
 
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <linux/perf_event.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string_view>
@@ -49,6 +52,11 @@ int open_tracepoint_event(uint64_t id) {
   ::close_range(3, lo - 1, 0);
   ::close_range(lo + 1, hi - 1, 0);
   ::close_range(hi + 1, ~0U, 0);
+  // One descriptor a tracepoint: --all-syscalls asks for some 700, near the usual soft limit.
+  if (rlimit r; ::getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+    r.rlim_cur = r.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &r);
+  }
   uint32_t held = 0;
   for (const uint64_t id : ids) held += open_tracepoint_event(id) >= 0 ? 1 : 0;
   (void)!::write(ready_fd, &held, sizeof(held));
@@ -72,20 +80,37 @@ int above_stdio(int fd) {
 
 std::vector<uint64_t> tracepoint_ids(const std::string& events, const std::string& events_dir) {
   std::vector<uint64_t> ids;
+  // The id of tracepoint `group`/`name`, when tracefs has one.
+  auto add = [&](const std::string& group, const std::string& name) {
+    std::ifstream in(events_dir + "/" + group + "/" + name + "/id");
+    std::string text;
+    if (!(in >> text)) return;
+    uint64_t id = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec == std::errc() && end == text.data() + text.size()) ids.push_back(id);
+  };
   std::istringstream list(events);
   std::string entry;
   while (std::getline(list, entry, ',')) {
     const size_t colon = entry.find(':');
-    if (colon == std::string::npos || entry.find_first_of("*?[") != std::string::npos) continue;
+    if (colon == std::string::npos) continue;
     const std::string group = entry.substr(0, colon), name = entry.substr(colon + 1);
-    if (group.starts_with(kProbeGroupPrefix)) continue;
-    std::ifstream in(events_dir + "/" + group + "/" + name + "/id");
-    std::string text;
-    if (!(in >> text)) continue;
-    uint64_t id = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-    if (ec == std::errc() && end == text.data() + text.size()) ids.push_back(id);
+    if (group.starts_with(kProbeGroupPrefix) || group.find_first_of("*?[") != std::string::npos)
+      continue;
+    if (name.find_first_of("*?[") == std::string::npos) {
+      add(group, name);
+      continue;
+    }
+    // A wildcard (--all-syscalls' "syscalls:*": some 700 tracepoints) names what perf will open:
+    // every tracepoint of the group it matches.
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(events_dir + "/" + group, ec)) {
+      const std::string found = e.path().filename().string();
+      if (e.is_directory(ec) && ::fnmatch(name.c_str(), found.c_str(), 0) == 0) add(group, found);
+    }
   }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;
 }
 

@@ -22,8 +22,9 @@
 namespace mmreplay::tools {
 
 // The tracefs ids of the tracepoints in `events` (perf's -e list, "group:name,..."), looked up
-// under `events_dir` (".../tracing/events"); entries with a wildcard, of a probe_* group, or
-// without an id there are left out.
+// under `events_dir` (".../tracing/events"), each once; a name with a wildcard stands for every
+// tracepoint of its group it matches ("syscalls:*"). Entries of a probe_* group, with a wildcard
+// in the group, or without an id there are left out.
 std::vector<uint64_t> tracepoint_ids(const std::string& events, const std::string& events_dir);
 
 class TracepointHold {

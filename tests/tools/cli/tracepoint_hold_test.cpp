@@ -33,7 +33,7 @@ class FakeEvents {
   fs::path dir_;
 };
 
-TEST(TracepointHold, HoldsTheNamedTracepointsWithIdsButNotUprobesOrWildcards) {
+TEST(TracepointHold, HoldsTheNamedTracepointsWithIdsButNotUprobes) {
   FakeEvents events;
   events.add("syscalls", "sys_enter_madvise", "123\n");
   events.add("syscalls", "sys_exit_madvise", "124\n");
@@ -42,14 +42,27 @@ TEST(TracepointHold, HoldsTheNamedTracepointsWithIdsButNotUprobesOrWildcards) {
   fs::create_directories(events.path() + "/exceptions/page_fault_user");  // no id file
   const std::vector<uint64_t> ids = tracepoint_ids(
       "syscalls:sys_enter_madvise,syscalls:sys_exit_madvise,probe_libc:mmreplay_open_1,"
-      "filemap:mm_filemap_delete_from_page_cache,exceptions:page_fault_user,syscalls:*,"
+      "filemap:mm_filemap_delete_from_page_cache,exceptions:page_fault_user,probe_*:x,"
       "no_colon,mmap_lock:missing",
       events.path());
   EXPECT_EQ(ids, (std::vector<uint64_t>{123, 124}));
 }
 
+TEST(TracepointHold, AWildcardHoldsEveryTracepointOfItsGroupItMatchesOnce) {
+  FakeEvents events;
+  events.add("syscalls", "sys_enter_madvise", "123\n");
+  events.add("syscalls", "sys_exit_madvise", "124\n");
+  events.add("syscalls", "sys_enter_mmap", "125\n");
+  events.add("exceptions", "page_fault_user", "200\n");
+  EXPECT_EQ(tracepoint_ids("syscalls:*,syscalls:sys_enter_madvise", events.path()),
+            (std::vector<uint64_t>{123, 124, 125}));
+  EXPECT_EQ(tracepoint_ids("syscalls:sys_enter_*", events.path()),
+            (std::vector<uint64_t>{123, 125}));
+  EXPECT_EQ(tracepoint_ids("nosuchgroup:*", events.path()), std::vector<uint64_t>{});
+}
+
 TEST(TracepointHold, NothingToHoldStartsNoHelper) {
-  const TracepointHold hold("probe_libc:mmreplay_open_1,syscalls:*");
+  const TracepointHold hold("probe_libc:mmreplay_open_1,nosuchgroup:*");
   EXPECT_EQ(hold.held(), 0U);
 }
 
