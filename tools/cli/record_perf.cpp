@@ -29,9 +29,6 @@ extern char** environ;
 namespace mmreplay::tools {
 namespace {
 
-// Where the kernel exposes tracepoints (tracefs, and its older place under debugfs).
-constexpr const char* kTracefsEvents[] = {"/sys/kernel/tracing/events",
-                                          "/sys/kernel/debug/tracing/events"};
 constexpr const char* kPageCacheDeleteEvent = "filemap/mm_filemap_delete_from_page_cache";
 constexpr const char* kPageCacheDeleteTracepoint = "filemap:mm_filemap_delete_from_page_cache";
 // Where record mounts tracefs when it is missing (the kernel's own mount point since 4.1).

@@ -18,6 +18,10 @@ namespace mmreplay::tools {
 // record's exit status when the command cannot be run (not found, not executable), as a shell's.
 inline constexpr int kExitCannotRun = 127;
 
+// Where the kernel exposes tracepoints (tracefs, and its older place under debugfs).
+inline constexpr const char* kTracefsEvents[] = {"/sys/kernel/tracing/events",
+                                                 "/sys/kernel/debug/tracing/events"};
+
 // The syscalls recorded by default (enter and exit), as the importer knows them.
 std::vector<std::string> default_record_syscalls();
 

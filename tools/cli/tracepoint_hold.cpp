@@ -16,12 +16,10 @@
 #include <sstream>
 #include <string_view>
 
+#include "tools/cli/record_perf.h"
+
 namespace mmreplay::tools {
 namespace {
-
-// Where the kernel exposes tracepoints (as record_perf.cpp looks for them).
-constexpr const char* kTracefsEvents[] = {"/sys/kernel/tracing/events",
-                                          "/sys/kernel/debug/tracing/events"};
 
 // perf probe puts its uprobes in groups named probe_<binary> ("probe_libc").
 constexpr std::string_view kProbeGroupPrefix = "probe_";

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/cli/record_perf.h"
+
 namespace mmreplay::tools {
 namespace {
 
@@ -69,7 +71,7 @@ TEST(TracepointHold, NothingToHoldStartsNoHelper) {
 TEST(TracepointHold, TheHelperHoldsEveryTracepointItWasGiven) {
   const std::string list = "syscalls:sys_enter_madvise,syscalls:sys_exit_madvise";
   bool have_ids = false;
-  for (const char* dir : {"/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events"})
+  for (const char* dir : kTracefsEvents)
     have_ids = have_ids || tracepoint_ids(list, dir).size() == 2;
   if (!have_ids) GTEST_SKIP() << "no tracefs with the syscall tracepoints here";
   if (::geteuid() != 0) GTEST_SKIP() << "tracepoint events need root (or perf_event_paranoid -1)";
