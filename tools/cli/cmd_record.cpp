@@ -46,6 +46,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
 #include "tools/cli/host_files.h"
+#include "tools/cli/proc_number.h"
 #include "tools/cli/record_perf.h"
 #include "tools/cli/record_probe.h"
 #include "tools/cli/tracepoint_hold.h"
@@ -112,12 +113,7 @@ constexpr const char* kWmemMaxPath = "/proc/sys/net/core/wmem_max";
 
 // A sysctl's number; 0 when it cannot be read.
 uint64_t read_sysctl(const char* path) {
-  std::FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return 0;
-  unsigned long long bytes = 0;
-  const bool ok = std::fscanf(f, "%llu", &bytes) == 1;
-  std::fclose(f);
-  return ok ? bytes : 0;
+  return read_proc_number(path).value_or(0);
 }
 
 uint64_t file_bytes(const std::string& path) {

@@ -3,24 +3,21 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include <charconv>
+#include <climits>
 #include <filesystem>
-#include <fstream>
+#include <optional>
+
+#include "tools/cli/proc_number.h"
 
 namespace mmreplay::tools {
 namespace {
 
 namespace fs = std::filesystem;
 
-// The first line of a sysfs attribute as a non-negative number, or -1.
+// A sysfs attribute's number of KiB, or -1.
 int32_t read_kb(const fs::path& attribute) {
-  std::ifstream in(attribute);
-  std::string line;
-  if (!in || !std::getline(in, line)) return -1;
-  int32_t kb = -1;
-  const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), kb);
-  if (ec != std::errc() || kb < 0 || (end != line.data() + line.size() && *end != ' ')) return -1;
-  return kb;
+  const std::optional<uint64_t> kb = read_proc_number(attribute.string());
+  return kb && *kb <= INT32_MAX ? static_cast<int32_t>(*kb) : -1;
 }
 
 std::string dev_name(dev_t dev) {

@@ -83,7 +83,7 @@ class OpenProbes {
     std::string spec;
     const char* without;
   };
-  void want(const std::string& event, const std::string& spec, const char* without = nullptr);
+  void want(const std::string& event, const std::string& spec, const char* without);
   // Adds the wanted probes on `libc`: remembers each one perf placed, to trace and to delete;
   // warns of each refused one with its `without`.
   void place(const std::string& libc);

@@ -10,12 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string_view>
 
+#include "tools/cli/proc_number.h"
 #include "tools/cli/record_perf.h"
 
 namespace mmreplay::tools {
@@ -39,15 +38,11 @@ int open_tracepoint_event(uint64_t id) {
 // events, says how many, and exits once `release_fd` reaches end of file.
 [[noreturn]] void run_helper(const std::vector<uint64_t>& ids, int ready_fd, int release_fd) {
   // Off every descriptor of the caller's but its two pipes, stdout and stderr above all: a test
-  // harness (or a shell's pipe) waiting for their end of file must not wait for this process.
-  const int null_fd = ::open("/dev/null", O_RDWR);
-  if (null_fd >= 0) {
-    for (int fd = 0; fd <= 2; ++fd) ::dup2(null_fd, fd);
-    if (null_fd > 2) ::close(null_fd);
-  }
+  // harness (or a shell's pipe) waiting for their end of file must not wait for this process,
+  // which never writes to them.
   const unsigned lo = static_cast<unsigned>(std::min(ready_fd, release_fd));
   const unsigned hi = static_cast<unsigned>(std::max(ready_fd, release_fd));
-  ::close_range(3, lo - 1, 0);
+  if (lo > 0) ::close_range(0, lo - 1, 0);
   ::close_range(lo + 1, hi - 1, 0);
   ::close_range(hi + 1, ~0U, 0);
   // One descriptor a tracepoint: --all-syscalls asks for some 700, near the usual soft limit.
@@ -65,27 +60,14 @@ int open_tracepoint_event(uint64_t id) {
   ::_exit(0);  // the kernel closes the events here, waiting out their grace periods
 }
 
-// `fd` moved above 0-2 when it is one of them (record run with stdin closed): the helper puts
-// /dev/null there.
-int above_stdio(int fd) {
-  if (fd > 2) return fd;
-  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  ::close(fd);
-  return moved;
-}
-
 }  // namespace
 
 std::vector<uint64_t> tracepoint_ids(const std::string& events, const std::string& events_dir) {
   std::vector<uint64_t> ids;
   // The id of tracepoint `group`/`name`, when tracefs has one.
   auto add = [&](const std::string& group, const std::string& name) {
-    std::ifstream in(events_dir + "/" + group + "/" + name + "/id");
-    std::string text;
-    if (!(in >> text)) return;
-    uint64_t id = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-    if (ec == std::errc() && end == text.data() + text.size()) ids.push_back(id);
+    if (const auto id = read_proc_number(events_dir + "/" + group + "/" + name + "/id"))
+      ids.push_back(*id);
   };
   std::istringstream list(events);
   std::string entry;
@@ -125,13 +107,6 @@ TracepointHold::TracepointHold(const std::string& events) {
   if (::pipe2(release, O_CLOEXEC) != 0) {
     ::close(ready[0]);
     ::close(ready[1]);
-    return;
-  }
-  ready[1] = above_stdio(ready[1]);
-  release[0] = above_stdio(release[0]);
-  if (ready[1] < 0 || release[0] < 0) {
-    for (const int fd : {ready[0], ready[1], release[0], release[1]})
-      if (fd >= 0) ::close(fd);
     return;
   }
   // Forked twice: the helper is nobody's child to wait for, and outlives record in peace.
