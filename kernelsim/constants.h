@@ -13,6 +13,10 @@ namespace mmreplay::kernelsim {
 // ---- Pages and page tables (x86-64, 4-level paging) ----------------------------------------
 inline constexpr uint64_t PAGE_SHIFT = 12;  // arch/x86/include/asm/page_types.h
 inline constexpr uint64_t PAGE_SIZE = uint64_t{1} << PAGE_SHIFT;
+// include/linux/mm.h: PAGE_ALIGN(addr), a length or address rounded up to the next page.
+inline constexpr uint64_t PAGE_ALIGN(uint64_t addr) {
+  return (addr + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+}
 inline constexpr uint64_t PMD_SHIFT = 21;  // one PTE page maps 2 MiB
 inline constexpr uint64_t PMD_SIZE = uint64_t{1} << PMD_SHIFT;
 inline constexpr uint64_t PTRS_PER_PTE = 512;

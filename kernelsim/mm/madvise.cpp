@@ -110,10 +110,6 @@ bool range_ok(uint64_t addr, uint64_t len) {
   return addr % PAGE_SIZE == 0 && addr + len <= TASK_SIZE && addr + len >= addr;
 }
 
-uint64_t page_align(uint64_t v) {
-  return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-}
-
 // Models get_lock_mode() == MADVISE_VMA_READ_LOCK (6.17+): the advice runs under the per-VMA
 // lock, taken per range in madvise_walk_vmas(), rather than under mmap_sem.
 bool vma_read_lock_mode(const Simulation& sim, int advice) {
@@ -197,7 +193,7 @@ Co<int64_t> vector_madvise(Task& t, const std::vector<AddrRange>& ranges, int ad
   int64_t result = 0;
   uint64_t advised = 0;
   for (const AddrRange& r : ranges) {
-    const uint64_t len = page_align(r.len);
+    const uint64_t len = PAGE_ALIGN(r.len);
     if (!range_ok(r.addr, len)) {
       result = -ERRNO_EINVAL;
       break;
@@ -219,7 +215,7 @@ Co<int64_t> vector_madvise(Task& t, const std::vector<AddrRange>& ranges, int ad
 Co<int64_t> sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
   t.work(t.sim().costs().syscall_entry);
   Mm* mm = t.mm();
-  len = page_align(len);
+  len = PAGE_ALIGN(len);
   if (mm == nullptr || mm->dead || !is_supported(advice) || !range_ok(addr, len))
     co_return -ERRNO_EINVAL;
   if (len == 0) co_return 0;
@@ -247,13 +243,13 @@ Co<int64_t> sys_madvise_vec(Task& t, const std::vector<AddrRange>& ranges, int a
   Mm* mm = t.mm();
   if (mm == nullptr || mm->dead || !is_supported(advice)) co_return -ERRNO_EINVAL;
   for (const AddrRange& r : ranges) {
-    if (!range_ok(r.addr, page_align(r.len))) co_return -ERRNO_EINVAL;
+    if (!range_ok(r.addr, PAGE_ALIGN(r.len))) co_return -ERRNO_EINVAL;
   }
   co_await mm->mmap_sem.down_read(t);
   MmuGather tlb(*mm);
   int64_t result = 0;
   for (const AddrRange& r : ranges) {
-    const uint64_t len = page_align(r.len);
+    const uint64_t len = PAGE_ALIGN(r.len);
     if (len == 0) continue;
     const int64_t e = co_await madvise_walk_vmas(t, *mm, r.addr, r.addr + len, advice, &tlb);
     if (e != 0 && result == 0) result = e;

@@ -14,10 +14,6 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-uint64_t page_align(uint64_t v) {
-  return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-}
-
 VmaKind kind_of(const Op& op) {
   if ((op.flags & MAP_ANONYMOUS) != 0 || op.file == 0) {
     return (op.flags & MAP_SHARED) != 0 ? VmaKind::kFileShared : VmaKind::kAnonPrivate;
@@ -91,7 +87,7 @@ Co<int64_t> sys_mmap(Task& t, const Op& op) {
   Simulation& sim = t.sim();
   t.work(sim.costs().syscall_entry);
   Mm* mm = t.mm();
-  const uint64_t len = page_align(op.len);
+  const uint64_t len = PAGE_ALIGN(op.len);
   const bool fixed = (op.flags & MAP_FIXED) != 0;
   if (mm == nullptr || mm->dead || len == 0 || len > TASK_SIZE ||
       (fixed && op.addr % PAGE_SIZE != 0)) {
@@ -159,7 +155,7 @@ Co<void> do_munmap_downgrade(Task& t, Mm& mm, uint64_t start, uint64_t end) {
 Co<int64_t> sys_munmap(Task& t, uint64_t addr, uint64_t len) {
   t.work(t.sim().costs().syscall_entry);
   Mm* mm = t.mm();
-  len = page_align(len);
+  len = PAGE_ALIGN(len);
   if (mm == nullptr || mm->dead || addr % PAGE_SIZE != 0 || len == 0 || addr + len > TASK_SIZE) {
     co_return -ERRNO_EINVAL;
   }
@@ -202,11 +198,11 @@ Co<int64_t> sys_brk(Task& t, uint64_t new_brk, bool recorded) {
   co_await mm->mmap_sem.down_write(t);
   int64_t result = static_cast<int64_t>(mm->brk);
   if (mm->start_brk == 0) {
-    mm->start_brk = mm->brk = page_align(new_brk);
+    mm->start_brk = mm->brk = PAGE_ALIGN(new_brk);
     result = static_cast<int64_t>(mm->brk);
   } else if (new_brk >= mm->start_brk) {
-    const uint64_t old_end = page_align(mm->brk);
-    const uint64_t new_end = page_align(new_brk);
+    const uint64_t old_end = PAGE_ALIGN(mm->brk);
+    const uint64_t new_end = PAGE_ALIGN(new_brk);
     bool ok = true;
     if (new_end < old_end) co_await do_munmap(t, *mm, new_end, old_end);
     if (new_end > old_end) ok = co_await do_brk_flags(t, *mm, old_end, new_end, recorded);

@@ -13,10 +13,6 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-uint64_t page_align(uint64_t v) {
-  return (v + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-}
-
 // Models move_vma() + move_page_tables(): [old, old + old_len) (one whole VMA) moves to
 // [new_addr, new_addr + new_len). With MREMAP_DONTUNMAP (`dontunmap`) the old VMA stays, its
 // ptes empty (the pages went with the move), so later accesses there fault in fresh pages.
@@ -179,8 +175,8 @@ Co<int64_t> mremap_locked(Task& t, Mm& mm, const Op& op, uint64_t old_len, uint6
 Co<int64_t> sys_mremap(Task& t, const Op& op) {
   t.work(t.sim().costs().syscall_entry);
   Mm* mm = t.mm();
-  const uint64_t old_len = page_align(op.len);
-  const uint64_t new_len = page_align(op.new_len);
+  const uint64_t old_len = PAGE_ALIGN(op.len);
+  const uint64_t new_len = PAGE_ALIGN(op.new_len);
   if (mm == nullptr || mm->dead || op.addr % PAGE_SIZE != 0 || old_len == 0 || new_len == 0 ||
       op.addr + old_len > TASK_SIZE || new_len > TASK_SIZE) {
     co_return -ERRNO_EINVAL;

@@ -13,6 +13,9 @@
 
 namespace mmreplay::formats::testing {
 
+// The page size of the traces the tests write by hand.
+inline constexpr uint64_t kPage = 4096;
+
 struct StreamEvents {
   std::vector<Event> events;
   std::vector<std::vector<Range>> ranges;  // per event; empty unless a vector madvise

@@ -32,6 +32,8 @@ inline Task& thread(Simulation& sim, uint32_t mm_id, uint32_t cpu, std::vector<O
 
 constexpr uint64_t kBase = 0x10000000;  // a mapping address the tests use
 constexpr uint64_t kPage = PAGE_SIZE;
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint32_t kFile = 1;  // a file id the tests use
 
 // Runs ops on one thread of mm 1 and stops before it exits (its mm stays intact for the checks).
 inline std::unique_ptr<Simulation> run_ops(std::vector<Op> ops) {
@@ -60,6 +62,12 @@ inline void run_then_look(Simulation& sim, std::vector<Op> ops) {
 
 inline const Mm& mm1(const Simulation& sim) {
   return *sim.find_mm(1);
+}
+
+// The pte of `addr` in mm `mm_id` (pte::kNone where no VMA covers it).
+inline uint8_t pte_at(const Simulation& sim, uint64_t addr, uint32_t mm_id = 1) {
+  const Vma* v = sim.find_mm(mm_id)->vmas.vma_lookup(addr);
+  return v == nullptr ? pte::kNone : v->ptes.get(addr);
 }
 
 }  // namespace mmreplay::kernelsim::testing

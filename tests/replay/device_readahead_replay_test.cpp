@@ -11,6 +11,7 @@
 #include "replay/policy_spec.h"
 #include "replay/run.h"
 #include "tests/formats/import/replay_imported.h"
+#include "tests/formats/random_trace.h"
 
 namespace mmreplay::replay {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 namespace ev = formats::ev;
 
 constexpr uint64_t kMapping = 0x7f0000000000;
-constexpr uint64_t kPage = 4096;
+using formats::testing::kPage;
 constexpr uint64_t kFilePages = 8192;  // 32 MiB
 constexpr uint64_t kStride = 16;       // one fault per 64 KiB, as fault-around leaves them
 constexpr uint32_t kProtRead = 1;

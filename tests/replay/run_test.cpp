@@ -6,23 +6,14 @@
 
 #include "common/counters.h"
 #include "replay/policy_spec.h"
-#include "tests/formats/random_trace.h"
-#include "tools/gen/generate.h"
+#include "tests/replay/generated_trace.h"
 
 namespace mmreplay::replay {
 namespace {
 
 std::unique_ptr<formats::TraceReader> generate(const std::string& name,
                                                std::vector<std::string> params) {
-  const std::string path = formats::testing::temp_path(name + ".mmtrace");
-  gen::PreparedWorkload prepared;
-  gen::GenStats stats;
-  Status s = gen::prepare_workload(name, params, path, &prepared);
-  if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
-  EXPECT_TRUE(s) << s.message();
-  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
-  EXPECT_TRUE(reader) << s.message();
-  return reader;
+  return testing::open_trace(testing::generate_file(name, params, name + ".mmtrace"));
 }
 
 TEST(Run, MadvBombFaultsEveryPageOfEveryLoop) {

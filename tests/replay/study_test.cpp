@@ -14,28 +14,17 @@
 #include "replay/hgrm.h"
 #include "replay/policy_spec.h"
 #include "replay/results_json.h"
-#include "tests/formats/random_trace.h"
-#include "tools/gen/generate.h"
+#include "tests/replay/generated_trace.h"
 
 namespace mmreplay::replay {
 namespace {
 
-std::string generate(const std::string& name, std::vector<std::string> params,
-                     const std::string& tag = "") {
-  const std::string path = formats::testing::temp_path(name + tag + ".mmtrace");
-  gen::PreparedWorkload prepared;
-  gen::GenStats stats;
-  Status s = gen::prepare_workload(name, params, path, &prepared);
-  if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
-  EXPECT_TRUE(s) << s.message();
-  return path;
-}
+using testing::open_trace;
 
-std::unique_ptr<formats::TraceReader> open(const std::string& path) {
-  Status s;
-  auto r = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
-  EXPECT_TRUE(r) << s.message();
-  return r;
+// The path of gen's workload `name` with `params`, in a file told apart by `tag`.
+std::string generate_path(const std::string& name, const std::vector<std::string>& params,
+                          const std::string& tag = "") {
+  return testing::generate_file(name, params, name + tag + ".mmtrace");
 }
 
 Study make_study(const formats::TraceReader& reader, std::vector<std::string> policies,
@@ -67,8 +56,8 @@ nlohmann::json results(const Study& study, int threads, Shard shard = {}) {
 }
 
 TEST(Study, OneAndTwoHostThreadsGiveByteIdenticalResults) {
-  auto reader =
-      open(generate("jemalloc-purge", {"--threads", "4", "--loops", "400", "--scale", "small"}));
+  auto reader = open_trace(
+      generate_path("jemalloc-purge", {"--threads", "4", "--loops", "400", "--scale", "small"}));
   const Study study =
       make_study(*reader, {"per-call", "vector", "linux-4.5+tlb=broadcast"}, {2, 4});
   nlohmann::json one = results(study, 1), two = results(study, 2);
@@ -79,8 +68,8 @@ TEST(Study, OneAndTwoHostThreadsGiveByteIdenticalResults) {
 }
 
 TEST(Study, ShardsMergeToTheUnshardedStudy) {
-  auto reader =
-      open(generate("mmap-munmap", {"--threads", "3", "--loops", "10", "--size", "128K"}));
+  auto reader = open_trace(
+      generate_path("mmap-munmap", {"--threads", "3", "--loops", "10", "--size", "128K"}));
   const Study study = make_study(*reader, {"default", "linux-3.16"}, {1, 2, 4});
   nlohmann::json whole = results(study, 2);
   std::vector<std::string> files;
@@ -105,8 +94,8 @@ TEST(Study, ShardsMergeToTheUnshardedStudy) {
 // Issue 18: a study is as fast as its slowest run, so the heaviest runs (events x CPUs) start
 // first; equal runs keep the study's order, the same on every host.
 TEST(Study, HeaviestRunsStartFirst) {
-  auto small = open(generate("mmap-munmap", {"--threads", "2", "--loops", "5"}));
-  auto large = open(generate("mmap-munmap", {"--threads", "2", "--loops", "50"}));
+  auto small = open_trace(generate_path("mmap-munmap", {"--threads", "2", "--loops", "5"}));
+  auto large = open_trace(generate_path("mmap-munmap", {"--threads", "2", "--loops", "50"}));
   ASSERT_GT(large->total_events(), 4 * small->total_events());
   Study study;
   study.traces = {small.get(), large.get()};
@@ -129,7 +118,7 @@ TEST(Study, HeaviestRunsStartFirst) {
 // A host counter written as a float past uint64_t's range (2.7e115) was cast to an integer,
 // which is undefined behaviour; a fractional schema was truncated to 1. Both are damage.
 TEST(Study, MergeRefusesHostCountersAndSchemaThatAreNotWholeNumbers) {
-  auto reader = open(generate("mmap-munmap", {"--threads", "2", "--loops", "5"}));
+  auto reader = open_trace(generate_path("mmap-munmap", {"--threads", "2", "--loops", "5"}));
   const Study study = make_study(*reader, {"default"}, {1});
   const nlohmann::json good = results(study, 1);
   struct Damage {
@@ -159,7 +148,8 @@ TEST(Study, MergeRefusesHostCountersAndSchemaThatAreNotWholeNumbers) {
 
 // Issue 15: shards of different studies (here --cpus 4 and --cpus 8) were merged silently.
 TEST(Study, MergeRefusesShardsOfAnotherStudyAndNamesTheDifference) {
-  auto reader = open(generate("mmap-munmap", {"--threads", "2", "--loops", "5", "--size", "64K"}));
+  auto reader =
+      open_trace(generate_path("mmap-munmap", {"--threads", "2", "--loops", "5", "--size", "64K"}));
   const Study four = make_study(*reader, {"default", "linux-3.16"}, {4});
   const Study eight = make_study(*reader, {"default", "linux-3.16"}, {8});
   const Study other_policy = make_study(*reader, {"default", "linux-4.5"}, {4});
@@ -186,11 +176,12 @@ TEST(Study, MergeRefusesShardsOfAnotherStudyAndNamesTheDifference) {
 // elsewhere merges; another trace is named by its content hash first.
 TEST(Study, MergeComparesTheTraceContentNotItsPath) {
   const std::vector<std::string> params = {"--threads", "2", "--loops", "5", "--size", "64K"};
-  const std::string path = generate("mmap-munmap", params, "-orig");
+  const std::string path = generate_path("mmap-munmap", params, "-orig");
   const std::string copy = formats::testing::temp_path("mmap-munmap-copy.mmtrace");
   std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
-  auto a = open(path), b = open(copy);
-  auto c = open(generate("mmap-munmap", {"--threads", "2", "--loops", "6", "--size", "64K"}, "-6"));
+  auto a = open_trace(path), b = open_trace(copy);
+  auto c = open_trace(
+      generate_path("mmap-munmap", {"--threads", "2", "--loops", "6", "--size", "64K"}, "-6"));
   auto write = [](const std::string& name, const nlohmann::json& j) {
     const std::string out = formats::testing::temp_path(name);
     std::ofstream(out) << j.dump();
@@ -220,14 +211,14 @@ TEST(Study, MergeComparesTheTraceContentNotItsPath) {
 // marks the failed runs without figures, and merge and report refuse the file.
 TEST(Study, FailedRunsAreMarkedAndMergeRefusesThem) {
   const std::string good =
-      generate("mmap-munmap", {"--threads", "2", "--loops", "5", "--size", "64K"}, "-good");
+      generate_path("mmap-munmap", {"--threads", "2", "--loops", "5", "--size", "64K"}, "-good");
   std::string bytes = formats::testing::read_file(good);
   const std::string bad = formats::testing::temp_path("study-bad.mmtrace");
-  auto sound = open(good);
+  auto sound = open_trace(good);
   const formats::ChunkRef& victim = sound->chunks().front();
   bytes[victim.offset + victim.size / 2] ^= 0x21;
   formats::testing::write_file(bad, bytes);
-  auto damaged = open(bad);
+  auto damaged = open_trace(bad);
   ASSERT_TRUE(damaged);
   Study study = make_study(*sound, {"default"}, {2});
   Study other = make_study(*damaged, {"default"}, {2});
@@ -327,7 +318,7 @@ TEST(Study, OpenLoopStartsAtTraceTimestampsClosedLoopAfterThinkTime) {
         0, formats::ev::madvise(1001000, 0x7f0000000000, 1 << 20, formats::kMadvDontNeed)));
     ASSERT_TRUE(w->close());
   }
-  auto reader = open(path);
+  auto reader = open_trace(path);
   ChunkCache cache(4);
   RunSpec closed, opened;
   opened.timing = Timing::kOpen;
@@ -354,8 +345,10 @@ TEST(Study, PeakMemoryDoesNotGrowWithTraceLength) {
   GTEST_SKIP() << "sanitizer runtimes keep freed memory in quarantine: peak RSS says nothing here";
 #endif
   // Replaying a 10x longer trace must not need 10x the memory: chunks stream through the cache.
-  auto small = open(generate("tlb_flush2", {"--processes", "2", "--loops", "20"}, "small"));
-  auto large = open(generate("tlb_flush2", {"--processes", "2", "--loops", "200"}, "large"));
+  auto small =
+      open_trace(generate_path("tlb_flush2", {"--processes", "2", "--loops", "20"}, "small"));
+  auto large =
+      open_trace(generate_path("tlb_flush2", {"--processes", "2", "--loops", "200"}, "large"));
   ASSERT_GE(large->total_events(), 9 * small->total_events());
   StudyOptions options;
   options.threads = 1;

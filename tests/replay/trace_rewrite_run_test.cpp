@@ -10,8 +10,7 @@
 #include "replay/policy_spec.h"
 #include "replay/result_keys.h"
 #include "replay/study.h"
-#include "tests/formats/random_trace.h"
-#include "tools/gen/generate.h"
+#include "tests/replay/generated_trace.h"
 
 namespace mmreplay::replay {
 namespace {
@@ -25,21 +24,14 @@ const std::vector<std::string> kSamePurgesInVectors = {"--vector",  "on",     "-
                                                        "threshold", "--vlen", "1024"};
 const std::vector<std::string> kEbizzy = {"--threads", "4", "--loops", "40", "--chunks", "16"};
 
-std::unique_ptr<formats::TraceReader> generate(const std::string& workload,
-                                               std::vector<std::string> params,
-                                               const std::vector<std::string>& extra) {
+// gen's `workload` with `params` and then `extra`, in a file named after both.
+std::unique_ptr<formats::TraceReader> generate_with(const std::string& workload,
+                                                    std::vector<std::string> params,
+                                                    const std::vector<std::string>& extra) {
   params.insert(params.end(), extra.begin(), extra.end());
   std::string name = workload;
   for (const std::string& p : extra) name += p;
-  const std::string path = formats::testing::temp_path(name + ".mmtrace");
-  gen::PreparedWorkload prepared;
-  gen::GenStats stats;
-  Status s = gen::prepare_workload(workload, params, path, &prepared);
-  if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
-  EXPECT_TRUE(s) << s.message();
-  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
-  EXPECT_TRUE(reader) << s.message();
-  return reader;
+  return testing::open_trace(testing::generate_file(workload, params, name + ".mmtrace"));
 }
 
 RunResult run(const formats::TraceReader& reader, const std::string& policy) {
@@ -94,16 +86,16 @@ uint64_t batches_in(const formats::TraceReader& reader, uint64_t n) {
 }
 
 TEST(TraceRewriteRun, GeneratorsNameTheirAllocatorAndAdvice) {
-  EXPECT_EQ(generate("jemalloc-purge", kJemalloc, {})->meta().allocator,
+  EXPECT_EQ(generate_with("jemalloc-purge", kJemalloc, {})->meta().allocator,
             "jemalloc 4.0, purge MADV_DONTNEED");
-  EXPECT_EQ(generate("bulk-free", {"--threads", "2", "--size", "1M"}, {"--advice", "free"})
+  EXPECT_EQ(generate_with("bulk-free", {"--threads", "2", "--size", "1M"}, {"--advice", "free"})
                 ->meta()
                 .allocator,
             "jemalloc 4.0, purge MADV_FREE (shipped: MADV_DONTNEED)");
-  EXPECT_EQ(generate("ebizzy", kEbizzy, {})->meta().allocator,
+  EXPECT_EQ(generate_with("ebizzy", kEbizzy, {})->meta().allocator,
             "glibc 2.21 malloc (ptmalloc2), purge MADV_DONTNEED");
-  EXPECT_EQ(generate("ebizzy", kEbizzy, {"--mmap", "on"})->meta().allocator, "");
-  EXPECT_EQ(generate("madv-bomb", {"--processes", "1", "--size", "1M", "--loops", "1"}, {})
+  EXPECT_EQ(generate_with("ebizzy", kEbizzy, {"--mmap", "on"})->meta().allocator, "");
+  EXPECT_EQ(generate_with("madv-bomb", {"--processes", "1", "--size", "1M", "--loops", "1"}, {})
                 ->meta()
                 .allocator,
             "");
@@ -112,8 +104,8 @@ TEST(TraceRewriteRun, GeneratorsNameTheirAllocatorAndAdvice) {
 TEST(TraceRewriteRun, PurgeAdviceFreeOnADontneedTraceIsTheTraceGeneratedWithAdviceFree) {
   for (const auto& [workload, params] :
        {std::pair{"jemalloc-purge", kJemalloc}, std::pair{"ebizzy", kEbizzy}}) {
-    auto dontneed = generate(workload, params, {"--advice", "dontneed"});
-    auto free = generate(workload, params, {"--advice", "free"});
+    auto dontneed = generate_with(workload, params, {"--advice", "dontneed"});
+    auto free = generate_with(workload, params, {"--advice", "free"});
     const RunResult rewritten = run(*dontneed, "free+purge_advice=free");
     const RunResult generated = run(*free, "free");
     EXPECT_GT(counter(generated, "madv_lazyfree_pages"), 0u) << workload;
@@ -133,8 +125,8 @@ TEST(TraceRewriteRun, PurgeAdviceFreeOnADontneedTraceIsTheTraceGeneratedWithAdvi
 }
 
 TEST(TraceRewriteRun, BatchingAPerCallTraceMatchesTheTraceGeneratedWithVectorCalls) {
-  auto per_call = generate("jemalloc-purge", kJemalloc, {});
-  auto vector = generate("jemalloc-purge", kJemalloc, kSamePurgesInVectors);
+  auto per_call = generate_with("jemalloc-purge", kJemalloc, {});
+  auto vector = generate_with("jemalloc-purge", kJemalloc, kSamePurgesInVectors);
   const RunResult plain = run(*per_call, "vector");
   const RunResult batched = run(*per_call, "vector+madvise_batch=1024");
   const RunResult generated = run(*vector, "vector");
@@ -175,8 +167,8 @@ TEST(TraceRewriteRun, BatchingAPerCallTraceMatchesTheTraceGeneratedWithVectorCal
 // pass, so its vector calls cut the TLB flushes far more than batching jemalloc 4.0's calls can:
 // batching regroups the same purges, je.patch purges in fewer, larger passes.
 TEST(TraceRewriteRun, ThePatchedProgramFlushesFarLessThanBatchingThePerCallTrace) {
-  auto per_call = generate("jemalloc-purge", kJemalloc, {});
-  auto patched = generate("jemalloc-purge", kJemalloc, {"--vector", "on"});
+  auto per_call = generate_with("jemalloc-purge", kJemalloc, {});
+  auto patched = generate_with("jemalloc-purge", kJemalloc, {"--vector", "on"});
   const RunResult plain = run(*per_call, "vector");
   const RunResult batched = run(*per_call, "vector+madvise_batch=32");
   const RunResult generated = run(*patched, "vector");
@@ -199,8 +191,8 @@ TEST(TraceRewriteRun, ThePatchedProgramFlushesFarLessThanBatchingThePerCallTrace
 }
 
 TEST(TraceRewriteRun, SplittingAVectorTraceIsThePerCallTrace) {
-  auto per_call = generate("jemalloc-purge", kJemalloc, {});
-  auto vector = generate("jemalloc-purge", kJemalloc, kSamePurgesInVectors);
+  auto per_call = generate_with("jemalloc-purge", kJemalloc, {});
+  auto vector = generate_with("jemalloc-purge", kJemalloc, kSamePurgesInVectors);
   const RunResult split = run(*vector, "vector+madvise_batch=split");
   const RunResult plain = run(*per_call, "vector");
   EXPECT_EQ(split.ops.at("madvise_vector").count(), 0u);
@@ -217,8 +209,8 @@ TEST(TraceRewriteRun, SplittingAVectorTraceIsThePerCallTrace) {
 }
 
 TEST(TraceRewriteRun, RewritesAreIdenticalOnAnyNumberOfHostThreads) {
-  auto per_call = generate("jemalloc-purge", kJemalloc, {});
-  auto vector = generate("jemalloc-purge", kJemalloc, {"--vector", "on"});
+  auto per_call = generate_with("jemalloc-purge", kJemalloc, {});
+  auto vector = generate_with("jemalloc-purge", kJemalloc, {"--vector", "on"});
   Study study;
   study.traces = {per_call.get(), vector.get()};
   for (const char* policy :

@@ -20,7 +20,7 @@ using formats::EventKind;
 using formats::Range;
 
 constexpr uint64_t kA = 0x7f0000000000;
-constexpr uint64_t kPage = 4096;
+using formats::testing::kPage;
 constexpr uint64_t kDontNeed = formats::kMadvDontNeed;
 constexpr uint64_t kFree = formats::kMadvFree;
 

@@ -16,7 +16,7 @@ using formats::Event;
 
 constexpr uint64_t kUs = 1000;
 constexpr uint64_t kBuffer = 0x7f0000000000;
-constexpr uint64_t kPage = 4096;
+using formats::testing::kPage;
 
 Event timed(Event e, uint64_t duration_ns) {
   e.duration_ns = duration_ns;

@@ -6,11 +6,10 @@
 #include <ctime>
 
 #include "tools/calibrate/proc_counters.h"
+#include "tools/calibrate/sample_stats.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
-
-constexpr double kNsPerSecond = 1e9;
 
 std::string today_utc() {
   const std::time_t t = std::time(nullptr);

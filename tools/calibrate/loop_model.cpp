@@ -8,6 +8,7 @@
 #include "replay/policy_spec.h"
 #include "replay/run.h"
 #include "tools/calibrate/model_fit.h"
+#include "tools/calibrate/sample_stats.h"
 #include "tools/gen/generate.h"
 
 namespace mmreplay::tools::calibrate {
@@ -16,8 +17,6 @@ namespace {
 using kernelsim::Op;
 
 constexpr size_t kCacheChunks = 16;
-constexpr double kNsPerSecond = 1e9;
-
 // Rounds per worker of the two runs whose difference is the steady state: enough operations in
 // the difference (a thousand or more) that one round's ragged end does not show, few enough that
 // a fit replays every loop dozens of times in seconds.

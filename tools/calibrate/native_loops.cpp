@@ -23,8 +23,6 @@
 namespace mmreplay::tools::calibrate {
 namespace {
 
-constexpr double kNsPerSecond = 1e9;
-
 std::vector<int> allowed_cpu_list() {
   cpu_set_t set;
   CPU_ZERO(&set);

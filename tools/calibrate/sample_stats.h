@@ -31,7 +31,8 @@ LineFit fit_line(const std::vector<double>& t_few, size_t n_few, const std::vect
 // median(a) - median(b), with the spread of the per-repetition differences.
 Spread difference(const std::vector<double>& a, const std::vector<double>& b);
 
-// Nanoseconds on CLOCK_MONOTONIC.
+// Nanoseconds on CLOCK_MONOTONIC, and how many make a second.
 uint64_t now_ns();
+inline constexpr double kNsPerSecond = 1e9;
 
 }  // namespace mmreplay::tools::calibrate

@@ -20,16 +20,6 @@
 namespace mmreplay::gen {
 namespace {
 
-// Seed 002's machine (the thread gives 32 CPUs for its first test and nothing else); see
-// jemalloc_purge.cpp.
-constexpr Machine kSeed002Machine{32, 64 * kGiB, 0};
-
-// The allocator the arena model stands for (jemalloc_model.h) and the advice it shipped with:
-// jemalloc 4.0's pages_purge() on Linux is madvise(MADV_DONTNEED) (JEMALLOC_PURGE_MADVISE_DONTNEED;
-// Linux had no MADV_FREE before 4.5, which is seed 000's question). --advice free asks it.
-constexpr const char* kAllocator = "jemalloc 4.0";
-constexpr uint64_t kShippedAdvice = formats::kMadvDontNeed;
-
 // Events per object, from gen output at the defaults: 777084 events for 48 x 256 MiB of objects
 // of 22 KiB on average (log-uniform 4K..64K) = 1.34: its touch, a share of chunk mmaps, and the
 // purges of the free phase. Rounded up.
@@ -63,7 +53,7 @@ class BulkFree final : public Workload {
 
   Machine machine() const override { return kSeed002Machine; }
   std::string allocator() const override {
-    return allocator_label(kAllocator, kShippedAdvice, advice_);
+    return allocator_label(kJemallocLabel, kJemallocShippedAdvice, advice_);
   }
 
   TraceEstimate estimate() const override {
@@ -141,7 +131,7 @@ WorkloadSpec bulk_free_spec() {
       shared_params::vector("purge the runs of one pass with vector madvise calls"),
       purge_vlen_param(),
       purge_rule_param(),
-      advice_param(kShippedAdvice),
+      advice_param(kJemallocShippedAdvice),
       shared_params::seed(),
       shared_params::scale(),
       shared_params::think(),

@@ -19,8 +19,6 @@
 namespace mmreplay::gen {
 namespace {
 
-// Seed 002's machine (32 CPUs); ebizzy is the madvise/TLB-flush benchmark of that era.
-constexpr Machine kSeed002Machine{32, 64 * kGiB, 0};
 // ebizzy's defaults: -n 512 chunks (cmdline "chunks"), -s 512 KiB chunk size.
 constexpr uint64_t kEbizzyChunks = 512;
 constexpr uint64_t kDefaultThreads = 16;
@@ -31,8 +29,8 @@ constexpr ArenaConfig kTrimOnFree{kJemallocChunkBytes * 4, 0, /*chunk_floor=*/fa
 // top back with madvise(MADV_DONTNEED) (malloc/arena.c: shrink_heap()) and has never used
 // MADV_FREE there; 2.21 is the glibc of seed 002's time (2015). --advice free asks what MADV_FREE
 // would have done.
-constexpr const char* kAllocator = "glibc 2.21 malloc (ptmalloc2)";
-constexpr uint64_t kShippedAdvice = formats::kMadvDontNeed;
+constexpr const char* kGlibcMallocLabel = "glibc 2.21 malloc (ptmalloc2)";
+constexpr uint64_t kGlibcShippedAdvice = formats::kMadvDontNeed;
 
 // Events per worker record: three touches plus the free's trim madvise (malloc), or plus the
 // mmap and munmap (--mmap). Gen output at the defaults matches: 64597 events for 16 x 1000
@@ -58,7 +56,7 @@ class Ebizzy final : public Workload {
   Machine machine() const override { return kSeed002Machine; }
   // With --mmap, buffers bypass malloc: no allocator purges anything.
   std::string allocator() const override {
-    return use_mmap_ ? "" : allocator_label(kAllocator, kShippedAdvice, advice_);
+    return use_mmap_ ? "" : allocator_label(kGlibcMallocLabel, kGlibcShippedAdvice, advice_);
   }
 
   TraceEstimate estimate() const override {
@@ -135,7 +133,7 @@ WorkloadSpec ebizzy_spec() {
           shared_params::size("512K", "chunk and buffer size (-s)"),
           shared_params::loops(kDefaultRecords, "records (copy + search) per worker"),
           flag_param("mmap", false, "ebizzy -m: mmap/munmap instead of malloc/free"),
-          advice_param(kShippedAdvice),
+          advice_param(kGlibcShippedAdvice),
           shared_params::seed(),
           shared_params::scale(),
           shared_params::think(),

@@ -50,6 +50,11 @@ namespace mmreplay::gen {
 inline constexpr uint64_t kJemallocChunkBytes = 2ull << 20;  // opt.lg_chunk = 21
 inline constexpr uint32_t kJemallocLgDirtyMult = 3;          // opt.lg_dirty_mult
 inline constexpr uint64_t kChunkHeaderPages = 1;  // map_bias for 2 MiB chunks, 4 KiB pages
+// The allocator the arena model stands for, as workloads label it, and the advice it shipped with:
+// jemalloc 4.0's pages_purge() on Linux is madvise(MADV_DONTNEED) (JEMALLOC_PURGE_MADVISE_DONTNEED;
+// Linux had no MADV_FREE before 4.5, which is seed 000's question). --advice free asks it.
+inline constexpr const char* kJemallocLabel = "jemalloc 4.0";
+inline constexpr uint64_t kJemallocShippedAdvice = formats::kMadvDontNeed;
 // MAX_IOVEC of seed 002's je.patch: the most runs one madvisev() call purges.
 inline constexpr uint64_t kJePatchMaxIovec = 32;
 

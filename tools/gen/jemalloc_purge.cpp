@@ -26,16 +26,6 @@
 namespace mmreplay::gen {
 namespace {
 
-// Seed 002's machine: 32 CPUs ("CPU count? ... 32."). Memory and swap are not given; 64 GiB and
-// no swap keep the benchmark free of reclaim, as its figures suggest.
-constexpr Machine kSeed002Machine{32, 64 * kGiB, 0};
-
-// The allocator the arena model stands for (jemalloc_model.h) and the advice it shipped with:
-// jemalloc 4.0's pages_purge() on Linux is madvise(MADV_DONTNEED) (JEMALLOC_PURGE_MADVISE_DONTNEED;
-// Linux had no MADV_FREE before 4.5, which is seed 000's question). --advice free asks it.
-constexpr const char* kAllocator = "jemalloc 4.0";
-constexpr uint64_t kShippedAdvice = formats::kMadvDontNeed;
-
 // --scale never shrinks the slot table below this: with fewer live objects the dirty pages of a
 // thread never pass jemalloc's one-chunk purge floor (512 pages), and a small trace would hold
 // no purges at all, which is what the workload is about.
@@ -71,7 +61,7 @@ class JemallocPurge final : public Workload {
 
   Machine machine() const override { return kSeed002Machine; }
   std::string allocator() const override {
-    return allocator_label(kAllocator, kShippedAdvice, advice_);
+    return allocator_label(kJemallocLabel, kJemallocShippedAdvice, advice_);
   }
 
   TraceEstimate estimate() const override {
@@ -152,7 +142,7 @@ WorkloadSpec jemalloc_purge_spec() {
       shared_params::vector("purge the runs of one pass with vector madvise calls"),
       purge_vlen_param(),
       purge_rule_param(),
-      advice_param(kShippedAdvice),
+      advice_param(kJemallocShippedAdvice),
       shared_params::seed(),
       shared_params::scale(),
       shared_params::think(),

@@ -16,8 +16,6 @@
 namespace mmreplay::gen {
 namespace {
 
-// Seed 002's machine; see jemalloc_purge.cpp.
-constexpr Machine kSeed002Machine{32, 64 * kGiB, 0};
 // Ranges per call by default: eight times UIO_FASTIOV (8), enough to show the batching effect.
 constexpr uint64_t kDefaultVlen = 64;
 

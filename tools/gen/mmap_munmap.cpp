@@ -14,7 +14,7 @@
 namespace mmreplay::gen {
 namespace {
 
-constexpr uint64_t kDefaultRounds = 1000;
+constexpr uint64_t kMmapMunmapRounds = 1000;
 
 class MmapMunmap final : public Workload {
  public:
@@ -65,7 +65,8 @@ WorkloadSpec mmap_munmap_spec() {
   // Thread mode by default: the contention is on one shared mmap_sem.
   std::vector<ParamSpec> params = task_mode_params(1, kDefaultWillItScaleTasks);
   params.push_back(shared_params::size("1M", "region per mmap"));
-  params.push_back(shared_params::loops(kDefaultRounds, "mmap / touch / munmap rounds per task"));
+  params.push_back(
+      shared_params::loops(kMmapMunmapRounds, "mmap / touch / munmap rounds per task"));
   params.push_back(shared_params::scale());
   params.push_back(shared_params::think());
   return WorkloadSpec{

@@ -15,7 +15,7 @@ namespace {
 // MEMSIZE of will-it-scale's page_fault*.c.
 constexpr const char* kWillItScaleMemSize = "128M";
 // Rounds of mmap/fault/munmap per task; will-it-scale runs for a time, a trace for a count.
-constexpr uint64_t kDefaultRounds = 4;
+constexpr uint64_t kPageFaultRounds = 4;
 
 class PageFault final : public Workload {
  public:
@@ -44,7 +44,8 @@ class PageFault final : public Workload {
 WorkloadSpec page_fault_spec(std::string name, std::string description, Backing backing) {
   std::vector<ParamSpec> params = task_mode_params(kDefaultWillItScaleTasks, 1);
   params.push_back(shared_params::size(kWillItScaleMemSize, "mapping per task"));
-  params.push_back(shared_params::loops(kDefaultRounds, "mmap / write every page / munmap rounds"));
+  params.push_back(
+      shared_params::loops(kPageFaultRounds, "mmap / write every page / munmap rounds"));
   params.push_back(shared_params::scale());
   params.push_back(shared_params::think());
   std::string role = name;

@@ -14,7 +14,7 @@ namespace {
 
 // "run with 4*CPUs" on the 48-CPU machine of seed 001.
 constexpr uint64_t kSeed001Processes = 96;
-constexpr uint64_t kDefaultRounds = 4;
+constexpr uint64_t kPageFaultScaleRounds = 4;
 
 class PageFaultScale final : public Workload {
  public:
@@ -48,7 +48,7 @@ WorkloadSpec page_fault_scale_spec() {
       {
           shared_params::processes(kSeed001Processes, "processes, one mm and one file each"),
           shared_params::size("256M", "private file mapping per process"),
-          shared_params::loops(kDefaultRounds, "mmap / fault / munmap rounds"),
+          shared_params::loops(kPageFaultScaleRounds, "mmap / fault / munmap rounds"),
           shared_params::scale(),
           shared_params::think(),
       },

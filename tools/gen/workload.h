@@ -56,4 +56,9 @@ struct WorkloadSpec {
 inline constexpr uint64_t kGiB = 1ull << 30;
 inline constexpr uint64_t kMiB = 1ull << 20;
 
+// Seed 002's machine, for its four workloads (jemalloc-purge, madvise-vector, bulk-free, ebizzy):
+// 32 CPUs ("CPU count? ... 32."). Memory and swap are not given; 64 GiB and no swap keep the
+// benchmarks free of reclaim, as the thread's figures suggest.
+inline constexpr Machine kSeed002Machine{32, 64 * kGiB, 0};
+
 }  // namespace mmreplay::gen

@@ -11,11 +11,9 @@
 namespace mmreplay::formats {
 namespace {
 
-using testing::stream_of;
+using testing::import_snippet;
 
-Status run(ImportFormat f, std::string_view text, ImportedTrace* t, ImportReport* r) {
-  return import_text(f, "in.txt", text, t, r);
-}
+using testing::stream_of;
 
 std::vector<Event> of_kind(const ImportedTrace& t, uint64_t tid, EventKind kind) {
   std::vector<Event> out;
@@ -36,7 +34,7 @@ std::vector<Event> blocks(const ImportedTrace& t, uint64_t tid) {
 TEST(BlockImport, StraceSleepsAndFutexWaitsWithTheirDurations) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(
+  const Status s = import_snippet(
       ImportFormat::kStrace,
       "100 0.900000 clone(child_stack=0x7f0000100000, flags=CLONE_VM|CLONE_FS|CLONE_FILES|"
       "CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM) = 101 <0.000050>\n"
@@ -106,20 +104,20 @@ TEST(BlockImport, StraceSleepsAndFutexWaitsWithTheirDurations) {
 TEST(BlockImport, PerfScriptEnterExitPairs) {
   ImportedTrace t;
   ImportReport r;
-  const Status s =
-      run(ImportFormat::kPerfScript,
-          "prog 10/10 [000] 1.000000000: syscalls:sys_enter_futex: uaddr: 0x7f0000001000, op: "
-          "0x00000080, val: 0x00000002, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000\n"
-          "prog 10/11 [001] 1.500000000: syscalls:sys_enter_futex: uaddr: 0x7f0000001000, op: "
-          "0x00000081, val: 0x00000001, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000\n"
-          "prog 10/11 [001] 1.500002000: syscalls:sys_exit_futex: 0x1\n"
-          "prog 10/10 [000] 1.500004000: syscalls:sys_exit_futex: 0x0\n"
-          "prog 10/11 [001] 1.600000000: syscalls:sys_enter_epoll_wait: epfd: 0x00000004, events: "
-          "0x7ffc00000000, maxevents: 0x00000010, timeout: 0x00000064\n"
-          "prog 10/11 [001] 1.700000000: syscalls:sys_exit_epoll_wait: 0x0\n"
-          "prog 10/10 [000] 1.800000000: syscalls:sys_enter_select: n: 0x00000000, inp: 0x0, outp: "
-          "0x0, exp: 0x0, tvp: 0x7ffc00000010\n",
-          &t, &r);
+  const Status s = import_snippet(
+      ImportFormat::kPerfScript,
+      "prog 10/10 [000] 1.000000000: syscalls:sys_enter_futex: uaddr: 0x7f0000001000, op: "
+      "0x00000080, val: 0x00000002, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000\n"
+      "prog 10/11 [001] 1.500000000: syscalls:sys_enter_futex: uaddr: 0x7f0000001000, op: "
+      "0x00000081, val: 0x00000001, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000\n"
+      "prog 10/11 [001] 1.500002000: syscalls:sys_exit_futex: 0x1\n"
+      "prog 10/10 [000] 1.500004000: syscalls:sys_exit_futex: 0x0\n"
+      "prog 10/11 [001] 1.600000000: syscalls:sys_enter_epoll_wait: epfd: 0x00000004, events: "
+      "0x7ffc00000000, maxevents: 0x00000010, timeout: 0x00000064\n"
+      "prog 10/11 [001] 1.700000000: syscalls:sys_exit_epoll_wait: 0x0\n"
+      "prog 10/10 [000] 1.800000000: syscalls:sys_enter_select: n: 0x00000000, inp: 0x0, outp: "
+      "0x0, exp: 0x0, tvp: 0x7ffc00000010\n",
+      &t, &r);
   ASSERT_TRUE(s) << s.message();
   const std::vector<Event> main = blocks(t, 10);
   ASSERT_EQ(main.size(), 1u);

@@ -15,18 +15,16 @@
 namespace mmreplay::formats {
 namespace {
 
-Status run(ImportFormat f, std::string_view text, ImportedTrace* t, ImportReport* r) {
-  return import_text(f, "in.txt", text, t, r);
-}
+using testing::import_snippet;
 
 TEST(PerfScriptEdge, MalformedLineNamesFileAndLine) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kPerfScript,
-                       "# comment\n"
-                       "a 1/1 [000] 1.000000001: syscalls:sys_enter_brk: brk: 0x0\n"
-                       "a 1/1 [000] 1.000000002: syscalls:sys_exit_brk: zzz\n",
-                       &t, &r);
+  const Status s = import_snippet(ImportFormat::kPerfScript,
+                                  "# comment\n"
+                                  "a 1/1 [000] 1.000000001: syscalls:sys_enter_brk: brk: 0x0\n"
+                                  "a 1/1 [000] 1.000000002: syscalls:sys_exit_brk: zzz\n",
+                                  &t, &r);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("in.txt:3:"), std::string::npos) << s.message();
   EXPECT_EQ(s.code(), StatusCode::kCorruption);
@@ -35,12 +33,13 @@ TEST(PerfScriptEdge, MalformedLineNamesFileAndLine) {
 TEST(PerfScriptEdge, UnknownLinesAreCountedNotFatal) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kPerfScript,
-                       "garbage line\n"
-                       "a 1/1 [000] 1.5: sched:sched_switch: prev_comm=a\n"
-                       "a 1/1 [000] 1.6: tlb:tlb_flush: pages=1 reason=remote shootdown\n"
-                       "\n",
-                       &t, &r);
+  const Status s =
+      import_snippet(ImportFormat::kPerfScript,
+                     "garbage line\n"
+                     "a 1/1 [000] 1.5: sched:sched_switch: prev_comm=a\n"
+                     "a 1/1 [000] 1.6: tlb:tlb_flush: pages=1 reason=remote shootdown\n"
+                     "\n",
+                     &t, &r);
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(r.unknown_lines, 1u);
   ASSERT_EQ(r.unknown_examples.size(), 1u);
@@ -54,14 +53,15 @@ TEST(PerfScriptEdge, UnknownLinesAreCountedNotFatal) {
 TEST(PerfScriptEdge, IgnoredCallsAndTracepointsAreCountedByName) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kPerfScript,
-                       "a 1/1 [000] 1.1: syscalls:sys_enter_futex: uaddr: 0x1, op: 0x81\n"
-                       "a 1/1 [000] 1.2: syscalls:sys_exit_futex: 0x0\n"
-                       "a 1/1 [000] 1.3: syscalls:sys_enter_fchmod: fd: 0x1, mode: 0x1a4\n"
-                       "a 1/1 [000] 1.4: syscalls:sys_exit_fchmod: 0x0\n"
-                       "a 1/1 [000] 1.5: syscalls:sys_enter_futex: uaddr: 0x1, op: 0x81\n"
-                       "a 1/1 [000] 1.6: sched:sched_switch: prev_comm=a\n",
-                       &t, &r);
+  const Status s =
+      import_snippet(ImportFormat::kPerfScript,
+                     "a 1/1 [000] 1.1: syscalls:sys_enter_futex: uaddr: 0x1, op: 0x81\n"
+                     "a 1/1 [000] 1.2: syscalls:sys_exit_futex: 0x0\n"
+                     "a 1/1 [000] 1.3: syscalls:sys_enter_fchmod: fd: 0x1, mode: 0x1a4\n"
+                     "a 1/1 [000] 1.4: syscalls:sys_exit_fchmod: 0x0\n"
+                     "a 1/1 [000] 1.5: syscalls:sys_enter_futex: uaddr: 0x1, op: 0x81\n"
+                     "a 1/1 [000] 1.6: sched:sched_switch: prev_comm=a\n",
+                     &t, &r);
   ASSERT_TRUE(s) << s.message();
   // Unmodelled records each (fchmod's enter and exit, sched_switch); a known call without an
   // event of its own (futex wake) once per call.
@@ -79,17 +79,17 @@ TEST(PerfScriptEdge, GroundTruthTracepointsBecomeObservationEvents) {
   // record --ground-truth: what the real kernel did, kept in the thread's stream, never replayed.
   ImportedTrace t;
   ImportReport r;
-  const Status s =
-      run(ImportFormat::kPerfScript,
-          "a 7/7 [001] 2.000000001: mmap_lock:mmap_lock_start_locking: mm=0xffff8881 memcg_id=0 "
-          "write=true\n"
-          "a 7/7 [001] 2.000000002: lock:contention_begin: 0xffff888100aa (flags=WRITE)\n"
-          "a 7/7 [001] 2.000000300: lock:contention_end: 0xffff888100aa ret=0\n"
-          "a 7/7 [001] 2.000000400: mmap_lock:mmap_lock_acquire_returned: mm=0xffff8881 memcg_id=0 "
-          "write=true success=true\n"
-          "a 7/7 [001] 2.000000500: tlb:tlb_flush: pages:33 reason:local MM shootdown (3)\n"
-          "a 7/7 [001] 2.000000600: tlb:tlb_flush: pages:-1 reason:remote shootdown (1)\n",
-          &t, &r);
+  const Status s = import_snippet(
+      ImportFormat::kPerfScript,
+      "a 7/7 [001] 2.000000001: mmap_lock:mmap_lock_start_locking: mm=0xffff8881 memcg_id=0 "
+      "write=true\n"
+      "a 7/7 [001] 2.000000002: lock:contention_begin: 0xffff888100aa (flags=WRITE)\n"
+      "a 7/7 [001] 2.000000300: lock:contention_end: 0xffff888100aa ret=0\n"
+      "a 7/7 [001] 2.000000400: mmap_lock:mmap_lock_acquire_returned: mm=0xffff8881 memcg_id=0 "
+      "write=true success=true\n"
+      "a 7/7 [001] 2.000000500: tlb:tlb_flush: pages:33 reason:local MM shootdown (3)\n"
+      "a 7/7 [001] 2.000000600: tlb:tlb_flush: pages:-1 reason:remote shootdown (1)\n",
+      &t, &r);
   ASSERT_TRUE(s) << s.message();
   const int stream = testing::stream_of(t, 7);
   ASSERT_GE(stream, 0);
@@ -113,32 +113,32 @@ TEST(PerfScriptEdge, BareTidCommWithSpacesMicrosecondsAndFork) {
   // -F comm,tid,time,event,trace without --ns; fork through clone without CLONE_VM.
   ImportedTrace t;
   ImportReport r;
-  const Status s =
-      run(ImportFormat::kPerfScript,
-          "Web Content 10 1.000001: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
-          "Web Content 10 1.000003: syscalls:sys_exit_clone: 0xb\n"
-          "Web Content 11 1.000004: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
-          "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
-          "Web Content 11 1.000006: syscalls:sys_exit_mmap: 0xffffffffffffffff4\n"
-          "Web Content 11 1.000007: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
-          "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
-          "Web Content 11 1.000009: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n",
-          &t, &r);
+  const Status s = import_snippet(
+      ImportFormat::kPerfScript,
+      "Web Content 10 1.000001: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
+      "Web Content 10 1.000003: syscalls:sys_exit_clone: 0xb\n"
+      "Web Content 11 1.000004: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
+      "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+      "Web Content 11 1.000006: syscalls:sys_exit_mmap: 0xffffffffffffffff4\n"
+      "Web Content 11 1.000007: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
+      "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+      "Web Content 11 1.000009: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n",
+      &t, &r);
   // The first exit is 17 hex digits: not a number, so malformed at line 4.
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("in.txt:4:"), std::string::npos) << s.message();
 
-  const Status s2 =
-      run(ImportFormat::kPerfScript,
-          "Web Content 10 1.000001: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
-          "Web Content 10 1.000003: syscalls:sys_exit_clone: 0xb\n"
-          "Web Content 11 1.000007: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
-          "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
-          "Web Content 11 1.000009: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n"
-          "Web Content 11 1.000010: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
-          "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
-          "Web Content 11 1.000012: syscalls:sys_exit_mmap: 0x7f0000000000\n",
-          &t, &r);
+  const Status s2 = import_snippet(
+      ImportFormat::kPerfScript,
+      "Web Content 10 1.000001: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
+      "Web Content 10 1.000003: syscalls:sys_exit_clone: 0xb\n"
+      "Web Content 11 1.000007: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
+      "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+      "Web Content 11 1.000009: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n"
+      "Web Content 11 1.000010: syscalls:sys_enter_mmap: addr: 0x0, len: 0x1000, prot: 0x3, "
+      "flags: 0x22, fd: 0xffffffff, off: 0x0\n"
+      "Web Content 11 1.000012: syscalls:sys_exit_mmap: 0x7f0000000000\n",
+      &t, &r);
   ASSERT_TRUE(s2) << s2.message();
   ASSERT_EQ(t.meta.threads.size(), 2u);
   EXPECT_EQ(t.meta.threads[0], (ThreadInfo{10, 10, "Web Content"}));
@@ -163,17 +163,17 @@ TEST(PerfScriptEdge, ATaskStartsAtItsCloneEvenWithoutEventsOfItsOwn) {
   // streams start when the clone returned in the parent; the fork's mm_create is then too.
   ImportedTrace t;
   ImportReport r;
-  const Status s =
-      run(ImportFormat::kPerfScript,
-          "p 5/5 [0] 2.000000000: syscalls:sys_enter_clone: clone_flags: 0x3d0f00, newsp: 0x1\n"
-          "p 5/5 [0] 2.000001000: syscalls:sys_exit_clone: 0x6\n"
-          "p 5/5 [0] 2.000002000: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
-          "p 5/5 [0] 2.000003000: syscalls:sys_exit_clone: 0x7\n"
-          "p 7/7 [0] 2.000500000: syscalls:sys_enter_munmap: addr: 0x10000, len: 0x1000\n"
-          "p 7/7 [0] 2.000500010: syscalls:sys_exit_munmap: 0x0\n"
-          "p 5/5 [0] 2.001000000: syscalls:sys_enter_munmap: addr: 0x10000, len: 0x1000\n"
-          "p 5/5 [0] 2.001000010: syscalls:sys_exit_munmap: 0x0\n",
-          &t, &r);
+  const Status s = import_snippet(
+      ImportFormat::kPerfScript,
+      "p 5/5 [0] 2.000000000: syscalls:sys_enter_clone: clone_flags: 0x3d0f00, newsp: 0x1\n"
+      "p 5/5 [0] 2.000001000: syscalls:sys_exit_clone: 0x6\n"
+      "p 5/5 [0] 2.000002000: syscalls:sys_enter_clone: clone_flags: 0x1200011, newsp: 0x0\n"
+      "p 5/5 [0] 2.000003000: syscalls:sys_exit_clone: 0x7\n"
+      "p 7/7 [0] 2.000500000: syscalls:sys_enter_munmap: addr: 0x10000, len: 0x1000\n"
+      "p 7/7 [0] 2.000500010: syscalls:sys_exit_munmap: 0x0\n"
+      "p 5/5 [0] 2.001000000: syscalls:sys_enter_munmap: addr: 0x10000, len: 0x1000\n"
+      "p 5/5 [0] 2.001000010: syscalls:sys_exit_munmap: 0x0\n",
+      &t, &r);
   ASSERT_TRUE(s) << s.message();
   ASSERT_EQ(t.meta.threads.size(), 3u);
   EXPECT_EQ(t.streams[0].front().ts_ns, 2000000000u);  // its first event: the first clone
@@ -190,7 +190,7 @@ TEST(PerfScriptEdge, ATaskStartsAtItsCloneEvenWithoutEventsOfItsOwn) {
 TEST(PerfScriptEdge, ImplicitMappingsMergeNearFaultsButNotAcrossMappings) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(
+  const Status s = import_snippet(
       ImportFormat::kPerfScript,
       "p 5/5 [0] 1.000000001: exceptions:page_fault_user: address=0x10000 ip=0x1 error_code=0x6\n"
       "p 5/5 [0] 1.000000002: exceptions:page_fault_user: address=0x13008 ip=0x1 error_code=0x4\n"
@@ -220,7 +220,7 @@ TEST(PerfScriptEdge, ImplicitMappingsMergeNearFaultsButNotAcrossMappings) {
 TEST(PerfScriptEdge, ImplicitMappingsCoverRangesThatCallsFoundMapped) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(
+  const Status s = import_snippet(
       ImportFormat::kPerfScript,
       "p 5/5 [0] 1.000000001: exceptions:page_fault_user: address=0x13008 ip=0x1 error_code=0x6\n"
       "p 5/5 [0] 1.000000002: syscalls:sys_enter_mprotect: start: 0x10000, len: 0x00002000, "
@@ -247,10 +247,10 @@ TEST(PerfScriptEdge, ImplicitMappingsCoverRangesThatCallsFoundMapped) {
 TEST(StraceEdge, MalformedCallNamesLine) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kStrace,
-                       "1.000001 brk(NULL) = 0x1000 <0.000001>\n"
-                       "1.000002 munmap(0x1000, 4096 = 0 <0.000001>\n",
-                       &t, &r);
+  const Status s = import_snippet(ImportFormat::kStrace,
+                                  "1.000001 brk(NULL) = 0x1000 <0.000001>\n"
+                                  "1.000002 munmap(0x1000, 4096 = 0 <0.000001>\n",
+                                  &t, &r);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("in.txt:2:"), std::string::npos) << s.message();
 }
@@ -258,7 +258,7 @@ TEST(StraceEdge, MalformedCallNamesLine) {
 TEST(StraceEdge, PidColumnVectorsFailuresUnknownFlagsAndKills) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(
+  const Status s = import_snippet(
       ImportFormat::kStrace,
       "7 1.000001 process_madvise(3, [{iov_base=0x10000, iov_len=4096}, {iov_base=0x30000, "
       "iov_len=8192}], 2, MADV_COLD, 0) = 12288 <0.000010>\n"
@@ -333,13 +333,14 @@ TEST(AddressRangesTest, GapsAreThePartsOutsideTheSet) {
 TEST(StraceEdge, IgnoredCallsAndSignalsAreCountedByName) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kStrace,
-                       "7 1.000001 execve(\"/bin/x\", [\"x\"], 0x1 /* 1 var */) = 0 <0.000100>\n"
-                       "7 1.000002 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n"
-                       "7 1.000003 fchmod(3, 0644) = 0 <0.000001>\n"
-                       "7 1.000004 --- SIGCHLD {si_signo=SIGCHLD} ---\n"
-                       "7 1.000005 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n",
-                       &t, &r);
+  const Status s =
+      import_snippet(ImportFormat::kStrace,
+                     "7 1.000001 execve(\"/bin/x\", [\"x\"], 0x1 /* 1 var */) = 0 <0.000100>\n"
+                     "7 1.000002 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n"
+                     "7 1.000003 fchmod(3, 0644) = 0 <0.000001>\n"
+                     "7 1.000004 --- SIGCHLD {si_signo=SIGCHLD} ---\n"
+                     "7 1.000005 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0 <0.000001>\n",
+                     &t, &r);
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(r.ignored_events, 4u);  // execve is an event now (mm_create)
   EXPECT_EQ(r.ignored_by_name,
@@ -355,20 +356,20 @@ TEST(StraceEdge, IgnoredCallsAndSignalsAreCountedByName) {
 TEST(StraceEdge, EveryCallThatMovesFileDataIsReadOrWritten) {
   ImportedTrace t;
   ImportReport r;
-  const Status s =
-      run(ImportFormat::kStrace,
-          "7 1.000000 openat(AT_FDCWD, \"/src\", O_RDONLY) = 3 <0.000001>\n"
-          "7 1.000010 openat(AT_FDCWD, \"/dst\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4 <0.000001>\n"
-          "7 1.000020 copy_file_range(3, NULL, 4, NULL, 9223372035781033984, 0) = 65536 "
-          "<0.000010>\n"
-          "7 1.000040 sendfile(4, 3, NULL, 8192) = 8192 <0.000005>\n"
-          "7 1.000050 pwrite64(4, \"abcd\", 4096, 131072) = 4096 <0.000002>\n"
-          "7 1.000060 writev(4, [{iov_base=\"a\", iov_len=1}], 1) = 1 <0.000001>\n"
-          "7 1.000070 preadv2(3, [{iov_base=\"\", iov_len=4096}], 1, -1, 0) = 4096 <0.000001>\n"
-          "7 1.000080 preadv(3, [{iov_base=\"\", iov_len=4096}], 1, 1048576) = 4096 <0.000001>\n"
-          "7 1.000090 readv(3, [{iov_base=\"\", iov_len=100}], 1) = 100 <0.000001>\n"
-          "7 1.000100 fdatasync(4) = 0 <0.000300>\n",
-          &t, &r);
+  const Status s = import_snippet(
+      ImportFormat::kStrace,
+      "7 1.000000 openat(AT_FDCWD, \"/src\", O_RDONLY) = 3 <0.000001>\n"
+      "7 1.000010 openat(AT_FDCWD, \"/dst\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4 <0.000001>\n"
+      "7 1.000020 copy_file_range(3, NULL, 4, NULL, 9223372035781033984, 0) = 65536 "
+      "<0.000010>\n"
+      "7 1.000040 sendfile(4, 3, NULL, 8192) = 8192 <0.000005>\n"
+      "7 1.000050 pwrite64(4, \"abcd\", 4096, 131072) = 4096 <0.000002>\n"
+      "7 1.000060 writev(4, [{iov_base=\"a\", iov_len=1}], 1) = 1 <0.000001>\n"
+      "7 1.000070 preadv2(3, [{iov_base=\"\", iov_len=4096}], 1, -1, 0) = 4096 <0.000001>\n"
+      "7 1.000080 preadv(3, [{iov_base=\"\", iov_len=4096}], 1, 1048576) = 4096 <0.000001>\n"
+      "7 1.000090 readv(3, [{iov_base=\"\", iov_len=100}], 1) = 100 <0.000001>\n"
+      "7 1.000100 fdatasync(4) = 0 <0.000300>\n",
+      &t, &r);
   ASSERT_TRUE(s) << s.message();
   EXPECT_TRUE(r.ignored_by_name.empty());
   EXPECT_EQ(r.count(EventKind::kFsync), 1u);  // fdatasync: sqlite's commits
@@ -400,14 +401,14 @@ TEST(StraceEdge, EveryCallThatMovesFileDataIsReadOrWritten) {
 TEST(StraceEdge, TruncatingOpensCreatAndFtruncateAreTruncations) {
   ImportedTrace t;
   ImportReport r;
-  const Status s =
-      run(ImportFormat::kStrace,
-          "7 1.000000 openat(AT_FDCWD, \"/src\", O_RDONLY) = 3 <0.000001>\n"
-          "7 1.000010 openat(AT_FDCWD, \"/dst\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4 <0.000200>\n"
-          "7 1.000300 ftruncate(4, 8192) = 0 <0.000003>\n"
-          "7 1.000400 creat(\"/c\", 0644) = 5 <0.000002>\n"
-          "7 1.000500 open(\"/d\", O_RDWR|O_TRUNC) = 6 <0.000002>\n",
-          &t, &r);
+  const Status s = import_snippet(
+      ImportFormat::kStrace,
+      "7 1.000000 openat(AT_FDCWD, \"/src\", O_RDONLY) = 3 <0.000001>\n"
+      "7 1.000010 openat(AT_FDCWD, \"/dst\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4 <0.000200>\n"
+      "7 1.000300 ftruncate(4, 8192) = 0 <0.000003>\n"
+      "7 1.000400 creat(\"/c\", 0644) = 5 <0.000002>\n"
+      "7 1.000500 open(\"/d\", O_RDWR|O_TRUNC) = 6 <0.000002>\n",
+      &t, &r);
   ASSERT_TRUE(s) << s.message();
   EXPECT_TRUE(r.ignored_by_name.empty());
   std::vector<std::string> truncations;
@@ -445,7 +446,7 @@ TEST(PerfScriptEdge, TruncationsCountThePagesTheKernelDropped) {
         traced ? "# event : name = filemap:mm_filemap_delete_from_page_cache, , id = { 9 }, "
                  "type = 2, size = 128\n"
                : "";
-    const Status s = run(ImportFormat::kPerfScript, header + calls, &t, &r);
+    const Status s = import_snippet(ImportFormat::kPerfScript, header + calls, &t, &r);
     ASSERT_TRUE(s) << s.message();
     EXPECT_TRUE(r.ignored_by_name.empty());
     std::vector<uint64_t> pages;
@@ -468,18 +469,19 @@ TEST(PerfScriptEdge, TruncationsCountThePagesTheKernelDropped) {
 TEST(StraceEdge, UnlinksDropTheFileOnlyWhenNothingHoldsIt) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kStrace,
-                       "7 1.000000 openat(AT_FDCWD, \"/a\", O_RDONLY) = 3 <0.000001>\n"
-                       "7 1.000001 openat(AT_FDCWD, \"/d/b\", O_RDONLY) = 4 <0.000001>\n"
-                       "7 1.000002 close(4) = 0 <0.000001>\n"
-                       "7 1.000003 openat(AT_FDCWD, \"/c\", O_RDONLY) = 4 <0.000001>\n"
-                       "7 1.000004 close(4) = 0 <0.000001>\n"
-                       "7 1.000010 unlink(\"/a\") = 0 <0.000100>\n"             // still open: kept
-                       "7 1.000200 unlinkat(5</d>, \"b\", 0) = 0 <0.000100>\n"  // /d/b: dropped
-                       "7 1.000400 unlinkat(AT_FDCWD, \"/c\", 0) = 0 <0.000100>\n"  // dropped
-                       "7 1.000600 unlink(\"/never-opened\") = 0 <0.000001>\n"      // nothing known
-                       "7 1.000700 unlinkat(AT_FDCWD, \"/d\", AT_REMOVEDIR) = 0 <0.000001>\n",
-                       &t, &r);
+  const Status s =
+      import_snippet(ImportFormat::kStrace,
+                     "7 1.000000 openat(AT_FDCWD, \"/a\", O_RDONLY) = 3 <0.000001>\n"
+                     "7 1.000001 openat(AT_FDCWD, \"/d/b\", O_RDONLY) = 4 <0.000001>\n"
+                     "7 1.000002 close(4) = 0 <0.000001>\n"
+                     "7 1.000003 openat(AT_FDCWD, \"/c\", O_RDONLY) = 4 <0.000001>\n"
+                     "7 1.000004 close(4) = 0 <0.000001>\n"
+                     "7 1.000010 unlink(\"/a\") = 0 <0.000100>\n"             // still open: kept
+                     "7 1.000200 unlinkat(5</d>, \"b\", 0) = 0 <0.000100>\n"  // /d/b: dropped
+                     "7 1.000400 unlinkat(AT_FDCWD, \"/c\", 0) = 0 <0.000100>\n"  // dropped
+                     "7 1.000600 unlink(\"/never-opened\") = 0 <0.000001>\n"      // nothing known
+                     "7 1.000700 unlinkat(AT_FDCWD, \"/d\", AT_REMOVEDIR) = 0 <0.000001>\n",
+                     &t, &r);
   ASSERT_TRUE(s) << s.message();
   std::vector<std::string> dropped;
   for (const Event& e : t.streams[0]) {
@@ -495,18 +497,19 @@ TEST(StraceEdge, UnlinksDropTheFileOnlyWhenNothingHoldsIt) {
 TEST(StraceEdge, NamesRelativeToADirectoryFdAreJoinedToItsPath) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kStrace,
-                       "7 1.000000 openat(AT_FDCWD, \"/d\", O_RDONLY|O_DIRECTORY) = 3 <0.000001>\n"
-                       "7 1.000001 openat(3, \"sub\", O_RDONLY|O_DIRECTORY) = 4 <0.000001>\n"
-                       "7 1.000002 openat(4, \"f\", O_RDONLY) = 5 <0.000001>\n"
-                       "7 1.000003 read(5, \"\", 4096) = 4096 <0.000001>\n"
-                       "7 1.000004 close(5) = 0 <0.000001>\n"
-                       "7 1.000005 openat(3, \"f\", O_RDONLY) = 5 <0.000001>\n"
-                       "7 1.000006 read(5, \"\", 4096) = 4096 <0.000001>\n"
-                       "7 1.000007 close(5) = 0 <0.000001>\n"
-                       "7 1.000010 unlinkat(4, \"f\", 0) = 0 <0.000010>\n"
-                       "7 1.000020 unlinkat(9, \"g\", 0) = 0 <0.000010>\n",
-                       &t, &r);
+  const Status s =
+      import_snippet(ImportFormat::kStrace,
+                     "7 1.000000 openat(AT_FDCWD, \"/d\", O_RDONLY|O_DIRECTORY) = 3 <0.000001>\n"
+                     "7 1.000001 openat(3, \"sub\", O_RDONLY|O_DIRECTORY) = 4 <0.000001>\n"
+                     "7 1.000002 openat(4, \"f\", O_RDONLY) = 5 <0.000001>\n"
+                     "7 1.000003 read(5, \"\", 4096) = 4096 <0.000001>\n"
+                     "7 1.000004 close(5) = 0 <0.000001>\n"
+                     "7 1.000005 openat(3, \"f\", O_RDONLY) = 5 <0.000001>\n"
+                     "7 1.000006 read(5, \"\", 4096) = 4096 <0.000001>\n"
+                     "7 1.000007 close(5) = 0 <0.000001>\n"
+                     "7 1.000010 unlinkat(4, \"f\", 0) = 0 <0.000010>\n"
+                     "7 1.000020 unlinkat(9, \"g\", 0) = 0 <0.000010>\n",
+                     &t, &r);
   ASSERT_TRUE(s) << s.message();
   std::vector<std::string> events;
   for (const Event& e : t.streams[0]) {
@@ -528,27 +531,27 @@ TEST(PerfScriptEdge, UnlinksAndLastClosesDropWhatTheKernelDropped) {
   ImportReport r;
   const std::string del =
       "filemap:mm_filemap_delete_from_page_cache: dev 254:0 ino a7 pfn=0x1 ofs=0 order=1\n";
-  const Status s =
-      run(ImportFormat::kPerfScript,
-          "# event : name = filemap:mm_filemap_delete_from_page_cache, , id = { 9 }, type = 2\n"
-          "rm 1/1 [000] 1.000000: probe_libc:mmreplay_open_unlink_1: (7f) path=\"/old\"\n"
-          "rm 1/1 [000] 1.000001: syscalls:sys_enter_unlink: pathname: 0x1\n"
-          "rm 1/1 [000] 1.000002: " +
-              del +
-              "rm 1/1 [000] 1.000003: syscalls:sys_exit_unlink: 0x0\n"
-              "rm 1/1 [000] 1.000010: probe_libc:mmreplay_openat_1: (7f) path=\"/tmp/x\"\n"
-              "rm 1/1 [000] 1.000011: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x1, "
-              "flags: 0x42, mode: 0x1b6\n"
-              "rm 1/1 [000] 1.000012: syscalls:sys_exit_openat: 0x3\n"
-              "rm 1/1 [000] 1.000020: probe_libc:mmreplay_open_unlinkat_1: (7f) path=\"/tmp/x\"\n"
-              "rm 1/1 [000] 1.000021: syscalls:sys_enter_unlinkat: dfd: 0xffffff9c, pathname: 0x1, "
-              "flag: 0x0\n"
-              "rm 1/1 [000] 1.000022: syscalls:sys_exit_unlinkat: 0x0\n"
-              "rm 1/1 [000] 1.000030: syscalls:sys_enter_close: fd: 0x3\n"
-              "rm 1/1 [000] 1.000031: " +
-              del + "rm 1/1 [000] 1.000032: " + del +
-              "rm 1/1 [000] 1.000033: syscalls:sys_exit_close: 0x0\n",
-          &t, &r);
+  const Status s = import_snippet(
+      ImportFormat::kPerfScript,
+      "# event : name = filemap:mm_filemap_delete_from_page_cache, , id = { 9 }, type = 2\n"
+      "rm 1/1 [000] 1.000000: probe_libc:mmreplay_open_unlink_1: (7f) path=\"/old\"\n"
+      "rm 1/1 [000] 1.000001: syscalls:sys_enter_unlink: pathname: 0x1\n"
+      "rm 1/1 [000] 1.000002: " +
+          del +
+          "rm 1/1 [000] 1.000003: syscalls:sys_exit_unlink: 0x0\n"
+          "rm 1/1 [000] 1.000010: probe_libc:mmreplay_openat_1: (7f) path=\"/tmp/x\"\n"
+          "rm 1/1 [000] 1.000011: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x1, "
+          "flags: 0x42, mode: 0x1b6\n"
+          "rm 1/1 [000] 1.000012: syscalls:sys_exit_openat: 0x3\n"
+          "rm 1/1 [000] 1.000020: probe_libc:mmreplay_open_unlinkat_1: (7f) path=\"/tmp/x\"\n"
+          "rm 1/1 [000] 1.000021: syscalls:sys_enter_unlinkat: dfd: 0xffffff9c, pathname: 0x1, "
+          "flag: 0x0\n"
+          "rm 1/1 [000] 1.000022: syscalls:sys_exit_unlinkat: 0x0\n"
+          "rm 1/1 [000] 1.000030: syscalls:sys_enter_close: fd: 0x3\n"
+          "rm 1/1 [000] 1.000031: " +
+          del + "rm 1/1 [000] 1.000032: " + del +
+          "rm 1/1 [000] 1.000033: syscalls:sys_exit_close: 0x0\n",
+      &t, &r);
   ASSERT_TRUE(s) << s.message();
   std::vector<std::string> dropped;
   for (const Event& e : t.streams[0]) {
@@ -565,7 +568,7 @@ TEST(StraceEdge, WithoutEpochTimestampsSaysToUseTtt) {
         "brk(NULL) = 0x1000\n", "[pid 7] brk(NULL) = 0x1000\n", "7 brk(NULL) = 0x1000\n"}) {
     ImportedTrace t;
     ImportReport r;
-    const Status s = run(ImportFormat::kStrace, text, &t, &r);
+    const Status s = import_snippet(ImportFormat::kStrace, text, &t, &r);
     ASSERT_FALSE(s) << text;
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << text;
     EXPECT_NE(s.message().find("in.txt:1: strace line"), std::string::npos) << s.message();
@@ -578,13 +581,14 @@ TEST(StraceEdge, WithoutEpochTimestampsSaysToUseTtt) {
 TEST(ShmImport, AttachesAreSharedMappingsAtTheRecordedAddress) {
   ImportedTrace t;
   ImportReport r;
-  const Status s = run(ImportFormat::kStrace,
-                       "7 1.000001 shmget(IPC_PRIVATE, 4194304, IPC_CREAT|0600) = 5 <0.000010>\n"
-                       "7 1.000002 shmat(5, NULL, 0) = 0x7f1000000000 <0.000010>\n"
-                       "7 1.000003 shmat(5, NULL, SHM_RDONLY) = 0x7f2000000000 <0.000010>\n"
-                       "7 1.000004 shmdt(0x7f1000000000) = 0 <0.000010>\n"
-                       "7 1.000005 shmat(9, NULL, 0) = 0x7f3000000000 <0.000010>\n",
-                       &t, &r);
+  const Status s =
+      import_snippet(ImportFormat::kStrace,
+                     "7 1.000001 shmget(IPC_PRIVATE, 4194304, IPC_CREAT|0600) = 5 <0.000010>\n"
+                     "7 1.000002 shmat(5, NULL, 0) = 0x7f1000000000 <0.000010>\n"
+                     "7 1.000003 shmat(5, NULL, SHM_RDONLY) = 0x7f2000000000 <0.000010>\n"
+                     "7 1.000004 shmdt(0x7f1000000000) = 0 <0.000010>\n"
+                     "7 1.000005 shmat(9, NULL, 0) = 0x7f3000000000 <0.000010>\n",
+                     &t, &r);
   ASSERT_TRUE(s) << s.message();
   std::vector<Event> maps, unmaps;
   for (const Event& e : t.streams[0]) {
@@ -603,15 +607,15 @@ TEST(ShmImport, AttachesAreSharedMappingsAtTheRecordedAddress) {
   EXPECT_EQ(r.shm_attach_without_size, 1u);  // segment 9 predates the recording
   EXPECT_EQ(r.ignored_by_name.count("shmget"), 0u);
 
-  const Status p =
-      run(ImportFormat::kPerfScript,
-          "p 7/7 [0] 1.000001000: syscalls:sys_enter_shmget: key: 0x0, size: 0x2000, shmflg: "
-          "0x380\n"
-          "p 7/7 [0] 1.000002000: syscalls:sys_exit_shmget: 0x3\n"
-          "p 7/7 [0] 1.000003000: syscalls:sys_enter_shmat: shmid: 0x3, shmaddr: 0x0, shmflg: "
-          "0x0\n"
-          "p 7/7 [0] 1.000004000: syscalls:sys_exit_shmat: 0x7f4000000000\n",
-          &t, &r);
+  const Status p = import_snippet(
+      ImportFormat::kPerfScript,
+      "p 7/7 [0] 1.000001000: syscalls:sys_enter_shmget: key: 0x0, size: 0x2000, shmflg: "
+      "0x380\n"
+      "p 7/7 [0] 1.000002000: syscalls:sys_exit_shmget: 0x3\n"
+      "p 7/7 [0] 1.000003000: syscalls:sys_enter_shmat: shmid: 0x3, shmaddr: 0x0, shmflg: "
+      "0x0\n"
+      "p 7/7 [0] 1.000004000: syscalls:sys_exit_shmat: 0x7f4000000000\n",
+      &t, &r);
   ASSERT_TRUE(p) << p.message();
   EXPECT_EQ(r.count(EventKind::kMmap), 1u);
   const Event& m = t.streams[0].back();

@@ -17,7 +17,7 @@ using testing::stream_of;
 constexpr uint64_t kMainTid = 12385;
 constexpr uint64_t kWorkerTids[] = {12387, 12388};
 constexpr uint64_t kWorkerBytes = 1 << 20;
-constexpr uint64_t kPage = 4096;
+using testing::kPage;
 
 class PerfScriptFixture : public ::testing::Test {
  protected:

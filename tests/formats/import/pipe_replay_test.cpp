@@ -42,7 +42,7 @@ constexpr const char* kBlockedRead =
 constexpr uint64_t kWriterWorkNs = 997'000;  // thread 10, from its clone to its write
 constexpr uint64_t kReaderWorkNs = 500'000;  // thread 11, after its read
 
-bool is_order_event(const Event& e) {
+bool is_pipe_order_event(const Event& e) {
   return (e.kind == EventKind::kFutexWait || e.kind == EventKind::kFutexWake) &&
          (e.arg1 == kOrderUaddr || e.arg1 == kSyncOrderUaddr);
 }
@@ -80,7 +80,7 @@ TEST(PipeImport, TheProbeGivesThePipeItsKindAndTheBlockedReadItsWaker) {
   ASSERT_NE(read, reader.begin());
   ASSERT_NE(write + 1, writer.end());
   EXPECT_EQ(read[-1].kind, EventKind::kFutexWait);
-  EXPECT_TRUE(is_order_event(read[-1]));
+  EXPECT_TRUE(is_pipe_order_event(read[-1]));
   EXPECT_EQ(write[1].kind, EventKind::kFutexWake);
   EXPECT_EQ(write[1].arg0, read[-1].arg0);
   EXPECT_EQ(write[1].arg1, kSyncOrderUaddr);  // pipe_write()'s wake-up is sync
@@ -119,7 +119,7 @@ TEST(PipeReplay, ABlockedReadSleepsUntilTheWriteAndLeavesTheCpuToTheWriter) {
   const replay::RunResult two = replay_on(t, 2, "pipe-2cpu");
   EXPECT_GE(two.makespan_ns, kWriterWorkNs + kReaderWorkNs);
   // Without the edge the reader reads at once and both work side by side.
-  for (auto& stream : t.streams) std::erase_if(stream, is_order_event);
+  for (auto& stream : t.streams) std::erase_if(stream, is_pipe_order_event);
   const replay::RunResult apart = replay_on(t, 2, "pipe-2cpu-no-edge");
   EXPECT_LT(apart.makespan_ns, kWriterWorkNs + kReaderWorkNs);
 }

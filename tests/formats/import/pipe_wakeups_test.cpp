@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/formats/import/import_test_util.h"
+
 namespace mmreplay::formats::detail {
 namespace {
 
-constexpr uint64_t kPage = 4096;
+using testing::kPage;
 constexpr uint64_t kPipe = 3;                        // file id
 constexpr uint64_t kRoom = kPipeDefBuffers * kPage;  // 64 KiB
 

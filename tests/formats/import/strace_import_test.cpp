@@ -12,8 +12,8 @@ namespace {
 using testing::fixture;
 using testing::stream_of;
 
-constexpr uint64_t kMainTid = 12394;
-constexpr uint64_t kWorkerBytes = 1 << 20;
+constexpr uint64_t kStraceMainTid = 12394;
+constexpr uint64_t kStraceWorkerBytes = 1 << 20;
 
 class StraceFixture : public ::testing::Test {
  protected:
@@ -51,8 +51,8 @@ TEST_F(StraceFixture, CountsEveryCall) {
 
 TEST_F(StraceFixture, UnprefixedLinesBelongToTheFirstThread) {
   ASSERT_EQ(trace_.meta.threads.size(), 3u);
-  EXPECT_EQ(trace_.meta.threads[0].tid, kMainTid);
-  for (const ThreadInfo& t : trace_.meta.threads) EXPECT_EQ(t.mm_id, kMainTid) << t.tid;
+  EXPECT_EQ(trace_.meta.threads[0].tid, kStraceMainTid);
+  for (const ThreadInfo& t : trace_.meta.threads) EXPECT_EQ(t.mm_id, kStraceMainTid) << t.tid;
   EXPECT_GE(stream_of(trace_, 12395), 0);
   EXPECT_GE(stream_of(trace_, 12396), 0);
   EXPECT_EQ(report_.processes, 1u);
@@ -76,13 +76,13 @@ TEST_F(StraceFixture, UnfinishedAndResumedMakeOneCallWithTheEnterTime) {
   EXPECT_EQ(mmap->ts_ns, 1796015527953427000u);
   EXPECT_EQ(mmap->duration_ns, 76000u);
   EXPECT_EQ(mmap->addr, 0x7f534805d000u);
-  EXPECT_EQ(mmap->len, kWorkerBytes);
+  EXPECT_EQ(mmap->len, kStraceWorkerBytes);
   EXPECT_EQ(mmap->prot(), kProtRead | kProtWrite);
   EXPECT_EQ(mmap->map_flags(), kMapPrivate | kMapAnonymous);
   const Event* madv = testing::first_of(trace_, s, EventKind::kMadvise);
   ASSERT_NE(madv, nullptr);
   EXPECT_EQ(madv->addr, 0x7f534805d000u);
-  EXPECT_EQ(madv->len, kWorkerBytes / 2);
+  EXPECT_EQ(madv->len, kStraceWorkerBytes / 2);
   EXPECT_EQ(madv->arg0, kMadvDontNeed);
   EXPECT_EQ(madv->duration_ns, 4348000u);  // resumed <0.004348>
 }

@@ -17,8 +17,8 @@ namespace {
 using testing::fixture;
 using testing::stream_of;
 
-constexpr uint64_t kWorkerBytes = 1 << 20;
-constexpr uint64_t kPage = 4096;
+constexpr uint64_t kTraceCmdWorkerBytes = 1 << 20;
+using testing::kPage;
 
 TEST(TraceCmdImport, RealRecording) {
   if (!have_trace_dat_reader()) GTEST_SKIP() << "built without libtracecmd-dev";
@@ -48,16 +48,16 @@ TEST(TraceCmdImport, RealRecording) {
   for (size_t s = 1; s < 3; ++s) {
     const Event* mmap = nullptr;
     for (const Event& e : trace.streams[s]) {
-      if (e.kind == EventKind::kMmap && e.len == kWorkerBytes) mmap = &e;
+      if (e.kind == EventKind::kMmap && e.len == kTraceCmdWorkerBytes) mmap = &e;
     }
     ASSERT_NE(mmap, nullptr);
     ASSERT_TRUE(mmap->has_duration());
     uint64_t faults = 0;
     for (const Event& e : trace.streams[s]) {
       faults += e.kind == EventKind::kPageFault && e.is_write() && e.addr >= mmap->addr &&
-                e.addr < mmap->addr + kWorkerBytes;
+                e.addr < mmap->addr + kTraceCmdWorkerBytes;
     }
-    EXPECT_EQ(faults, kWorkerBytes / kPage);
+    EXPECT_EQ(faults, kTraceCmdWorkerBytes / kPage);
   }
   EXPECT_TRUE(testing::streams_ordered(trace));
 }

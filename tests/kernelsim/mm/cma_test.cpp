@@ -14,13 +14,14 @@
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/sim/op.h"
 #include "kernelsim/simulation.h"
+#include "tests/kernelsim/test_util.h"
 
 namespace mmreplay::kernelsim {
 namespace {
 
 constexpr uint32_t kCpus = 4;
 constexpr uint64_t kBlock = EXT4_DEFAULT_BLOCK_SIZE;  // one buffer head per page
-constexpr uint32_t kFile = 1;
+using testing::kFile;
 constexpr uint32_t kDriverMm = 99;
 constexpr SimTime kDriverStart = SimTime::us(200);  // after the workers' first reads
 constexpr SimTime kPause = SimTime::ms(1);          // workers wait past the allocation

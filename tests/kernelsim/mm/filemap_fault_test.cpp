@@ -22,13 +22,9 @@ using testing::run_then_look;
 using testing::sim_with_file;
 using testing::thread;
 
-constexpr uint32_t kFile = 1;
-constexpr uint64_t kMiB = uint64_t{1} << 20;
-
-uint8_t pte_at(const Simulation& sim, uint32_t mm, uint64_t addr) {
-  const Vma* v = sim.find_mm(mm)->vmas.vma_lookup(addr);
-  return v == nullptr ? pte::kNone : v->ptes.get(addr);
-}
+using testing::kFile;
+using testing::kMiB;
+using testing::pte_at;
 
 uint32_t mapcount_of_page(const Simulation& sim, uint64_t index) {
   const uint32_t f = sim.page_cache().find_get_page(kFile, index);
@@ -92,7 +88,7 @@ TEST(FilemapFaultTest, SharedWritesDirtyPagesAndFsyncMakesTheNextWriteFault) {
   EXPECT_EQ(vm.fault_file, 4u);
   EXPECT_EQ(vm.fault_spurious, 4u) << "a write through a clean shared pte faults once";
   EXPECT_EQ(sim->page_cache().nr_dirty(), 4u);
-  EXPECT_TRUE(pte_at(*sim, 1, kBase) & pte::kDirty);
+  EXPECT_TRUE(pte_at(*sim, kBase) & pte::kDirty);
 
   auto again = sim_with_file(kFile, /*warm=*/true, 64);
   run_then_look(
@@ -258,7 +254,7 @@ TEST(FilemapFaultTest, ReclaimUnmapsMappedFilePagesAndTheyFaultBackIn) {
   // Every mapped pte's page is in the cache and counts it (PageCache invariant (3)).
   uint64_t mapped = 0;
   for (uint64_t i = 0; i < kFilePages; ++i) {
-    if (!pte::is_mapped(pte_at(*sim, 1, kBase + i * kPage))) continue;
+    if (!pte::is_mapped(pte_at(*sim, kBase + i * kPage))) continue;
     ++mapped;
     EXPECT_EQ(mapcount_of_page(*sim, i), 1u) << "page " << i;
   }

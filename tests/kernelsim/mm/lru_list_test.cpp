@@ -16,7 +16,7 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-constexpr uint32_t kFile = 1;
+using testing::kFile;
 
 // Isolates up to n pages of the inactive file list under the node's lru_lock, oldest first.
 Co<void> isolate(Task& t, uint32_t n, std::vector<uint32_t>* out) {

@@ -13,6 +13,7 @@ namespace {
 using testing::kBase;
 using testing::kPage;
 using testing::make_sim;
+using testing::pte_at;
 using testing::thread;
 
 constexpr uint64_t kPages = 64;
@@ -23,11 +24,6 @@ std::vector<Op> dirty_then(std::vector<Op> more) {
   for (Op& op : more) ops.push_back(std::move(op));
   ops.push_back(Op::think(SimTime::ms(10)));  // keep the mm alive for the checks
   return ops;
-}
-
-uint8_t pte_at(Simulation& sim, uint64_t addr) {
-  const Vma* v = sim.find_mm(1)->vmas.vma_lookup(addr);
-  return v == nullptr ? pte::kNone : v->ptes.get(addr);
 }
 
 TEST(MadviseTest, MadvFreeLeavesPagesMappedAndLazyfree) {

@@ -13,7 +13,7 @@ using testing::kPage;
 using testing::make_sim;
 using testing::thread;
 
-constexpr uint64_t kPages = 8192;  // 32 MiB
+constexpr uint64_t kMunmapPages = 8192;  // 32 MiB
 
 void check_balance(const Simulation& sim) {
   uint64_t mapped = 0;
@@ -29,13 +29,13 @@ std::unique_ptr<Simulation> run_race(const std::string& policy) {
   auto sim = make_sim(4, policy);
   // CPU 0 maps and populates, then unmaps the whole range while CPUs 1-3 keep faulting in it.
   thread(*sim, 1, 0,
-         {Op::mmap_anon(kBase, kPages * kPage, PROT_READ | PROT_WRITE),
-          Op::touch(kBase, kPages * kPage / 2, true), Op::munmap(kBase, kPages * kPage),
+         {Op::mmap_anon(kBase, kMunmapPages * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, kMunmapPages * kPage / 2, true), Op::munmap(kBase, kMunmapPages * kPage),
           Op::think(SimTime::ms(100))});
   for (uint32_t cpu = 1; cpu < 4; ++cpu) {
     std::vector<Op> ops = {Op::think(SimTime::ms(2))};  // let the mapping appear
     for (uint64_t i = 0; i < 400; ++i) {  // ~8 ms of faults, across the munmap at ~5.5 ms
-      ops.push_back(Op::page_fault(kBase + (kPages / 2 + cpu * 1024 + i) * kPage, true));
+      ops.push_back(Op::page_fault(kBase + (kMunmapPages / 2 + cpu * 1024 + i) * kPage, true));
       ops.push_back(Op::think(SimTime::us(20)));
     }
     ops.push_back(Op::think(SimTime::ms(100)));
@@ -46,7 +46,8 @@ std::unique_ptr<Simulation> run_race(const std::string& policy) {
   EXPECT_NE(r, nullptr);
   EXPECT_GT(r == nullptr ? 0u : r->contentions, 0u) << "faults must wait for the munmap writer";
   EXPECT_GT(sim->stats().vm.fault_segv, 0u) << "faults after the munmap find no VMA";
-  EXPECT_GT(sim->stats().vm.fault_anon, kPages / 2 + 3) << "faults before the munmap mapped pages";
+  EXPECT_GT(sim->stats().vm.fault_anon, kMunmapPages / 2 + 3)
+      << "faults before the munmap mapped pages";
   EXPECT_EQ(sim->find_mm(1)->rss_anon, 0u);
   check_balance(*sim);
   sim->run();

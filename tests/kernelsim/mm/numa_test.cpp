@@ -14,7 +14,7 @@ using testing::kBase;
 using testing::kPage;
 using testing::thread;
 
-constexpr uint64_t kMiB = uint64_t{1} << 20;
+using testing::kMiB;
 // 2 sockets x 4 cores x 2 threads: CPUs 0-3 and 8-11 on socket 0, 4-7 and 12-15 on socket 1.
 constexpr CpuTopology kTwoSockets{2, 4, 2};
 

@@ -16,12 +16,12 @@ namespace {
 using testing::kPage;
 using testing::thread;
 
-constexpr uint64_t kMiB = uint64_t{1} << 20;
-constexpr uint64_t kPagesPerMiB = kMiB / kPage;
-constexpr uint64_t kBlock = kMiB;  // dd bs=1M
+using testing::kMiB;
+constexpr uint64_t kPagecachePagesPerMiB = kMiB / kPage;
+constexpr uint64_t kDdBlock = kMiB;  // dd bs=1M
 
-std::unique_ptr<Simulation> make_machine(uint64_t mem_mib, uint32_t cpus,
-                                         const std::string& policy = "") {
+std::unique_ptr<Simulation> pagecache_machine(uint64_t mem_mib, uint32_t cpus,
+                                              const std::string& policy = "") {
   std::string error;
   MachineConfig m;
   m.nr_cpus = cpus;
@@ -36,31 +36,32 @@ std::vector<Op> dd_write(uint32_t file, uint64_t mib, SimTime think = SimTime::u
   std::vector<Op> ops;
   for (uint64_t i = 0; i < mib; ++i) {
     ops.push_back(Op::think(think));
-    ops.push_back(Op::file_write(file, i * kBlock, kBlock));
+    ops.push_back(Op::file_write(file, i * kDdBlock, kDdBlock));
   }
   return ops;
 }
 
 TEST(PageCacheTest, ReadMissesThenHitsAndPagesAreOnTheFileLru) {
-  auto sim = make_machine(64, 2);
+  auto sim = pagecache_machine(64, 2);
   // A 4 MiB file: readahead (mm/readahead.h) stops at its end.
   sim->files().set(1, FileSpec{FileType::kUnknown, /*cached_at_start=*/false, 4 * kMiB});
   thread(*sim, 1, 0, {Op::file_read(1, 0, 4 * kMiB), Op::file_read(1, 0, 4 * kMiB)});
   sim->run();
   const VmCounters& vm = sim->stats().vm;
-  EXPECT_EQ(vm.pgcache_miss, 4 * kPagesPerMiB)
+  EXPECT_EQ(vm.pgcache_miss, 4 * kPagecachePagesPerMiB)
       << "the first read misses every page, the second none";
-  EXPECT_EQ(sim->page_cache().nr_pages(), 4 * kPagesPerMiB);
+  EXPECT_EQ(sim->page_cache().nr_pages(), 4 * kPagecachePagesPerMiB);
   EXPECT_EQ(sim->page_cache().nr_dirty(), 0u);
-  EXPECT_EQ(sim->lruvec().size(LruList::kInactiveFile) + sim->lruvec().nr_held(), 4 * kPagesPerMiB)
+  EXPECT_EQ(sim->lruvec().size(LruList::kInactiveFile) + sim->lruvec().nr_held(),
+            4 * kPagecachePagesPerMiB)
       << "new page-cache pages go to the inactive file list (through the lru_add batch)";
-  EXPECT_EQ(vm.pages_alloc, 4 * kPagesPerMiB) << "each page is a real page of the zone";
+  EXPECT_EQ(vm.pages_alloc, 4 * kPagecachePagesPerMiB) << "each page is a real page of the zone";
 }
 
 TEST(PageCacheTest, ReadsQueuedOnTheDeviceAreNotWriteback) {
   // Reads and writes of a file share its device's queue (mm/readahead.h), but only the writes in
   // it are NR_WRITEBACK (what balance_dirty_pages() throttles on).
-  auto sim = make_machine(64, 1);
+  auto sim = pagecache_machine(64, 1);
   PageCache& pc = sim->page_cache();
   const CostProfile& c = sim->costs();
   for (uint64_t i = 0; i < 2; ++i) {
@@ -77,38 +78,39 @@ TEST(PageCacheTest, ReadsQueuedOnTheDeviceAreNotWriteback) {
 }
 
 TEST(PageCacheTest, WholePageWritesDoNotReadAndDirtyThePages) {
-  auto sim = make_machine(64, 2);
+  auto sim = pagecache_machine(64, 2);
   thread(*sim, 1, 0, {Op::file_write(1, 0, 2 * kMiB), Op::file_write(1, 2 * kMiB + 100, 10)});
   sim->run();
   EXPECT_EQ(sim->stats().vm.pgcache_miss, 1u) << "only the partial write reads its page first";
-  EXPECT_EQ(sim->page_cache().nr_dirty(), 2 * kPagesPerMiB + 1);
+  EXPECT_EQ(sim->page_cache().nr_dirty(), 2 * kPagecachePagesPerMiB + 1);
 }
 
 TEST(PageCacheTest, FsyncCleansTheFilesPages) {
-  auto sim = make_machine(64, 2);
+  auto sim = pagecache_machine(64, 2);
   thread(*sim, 1, 0, {Op::file_write(1, 0, kMiB), Op::file_write(2, 0, kMiB), Op::fsync(1)});
   sim->run();
-  EXPECT_EQ(sim->page_cache().nr_dirty(), kPagesPerMiB) << "file 2 stays dirty";
+  EXPECT_EQ(sim->page_cache().nr_dirty(), kPagecachePagesPerMiB) << "file 2 stays dirty";
 }
 
 TEST(PageCacheTest, DirtyPagesAreWrittenBackBeforeBeingFreed) {
-  auto sim = make_machine(64, 4);
+  auto sim = pagecache_machine(64, 4);
   thread(*sim, 1, 0, dd_write(1, 192));  // 3 x RAM
   sim->run();
   const VmCounters& vm = sim->stats().vm;
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
   EXPECT_EQ(vm.oom, 0u);
-  EXPECT_GT(vm.pgcache_drop, 100 * kPagesPerMiB) << "the stream does not fit: reclaim drops pages";
+  EXPECT_GT(vm.pgcache_drop, 100 * kPagecachePagesPerMiB)
+      << "the stream does not fit: reclaim drops pages";
   // Every page was dirtied by the write and only written pages are clean: a drop needs a write.
   EXPECT_LE(vm.pgcache_drop, vm.nr_writeback_pages);
-  EXPECT_EQ(sim->page_cache().nr_pages() + vm.pgcache_drop, 192 * kPagesPerMiB);
+  EXPECT_EQ(sim->page_cache().nr_pages() + vm.pgcache_drop, 192 * kPagecachePagesPerMiB);
   EXPECT_GT(vm.dirty_throttle_pauses, 0u) << "one writer faster than the device is throttled";
   const auto [background, thresh] = sim->page_cache().dirty_thresholds();
   EXPECT_LT(background, thresh);
 }
 
 TEST(PageCacheTest, PagesAreConservedAcrossAPressureRun) {
-  auto sim = make_machine(64, 4);
+  auto sim = pagecache_machine(64, 4);
   thread(*sim, 1, 0, dd_write(1, 96));
   thread(*sim, 2, 1,
          {Op::mmap_anon(0x10000000, 48 * kMiB, PROT_READ | PROT_WRITE),

@@ -14,11 +14,11 @@ namespace {
 using testing::kPage;
 using testing::thread;
 
-constexpr uint64_t kMiB = uint64_t{1} << 20;
+using testing::kMiB;
 constexpr uint64_t kA = 0x10000000;
 
-std::unique_ptr<Simulation> make_machine(uint64_t mem_mib, uint32_t cpus,
-                                         const std::string& policy) {
+std::unique_ptr<Simulation> predict_machine(uint64_t mem_mib, uint32_t cpus,
+                                            const std::string& policy) {
   std::string error;
   MachineConfig m;
   m.nr_cpus = cpus;
@@ -48,7 +48,7 @@ TEST(PredictTest, LeastSquaresLineOfAWindow) {
 }
 
 TEST(PredictTest, KnobsAndPresets) {
-  EXPECT_NE(make_machine(64, 2, "reclaim=predictive,predict_window=16"), nullptr);
+  EXPECT_NE(predict_machine(64, 2, "reclaim=predictive,predict_window=16"), nullptr);
   std::string error;
   EXPECT_EQ(Simulation::create(MachineConfig{}, cost_profile_default(), "predict_window=9", &error),
             nullptr);
@@ -71,7 +71,7 @@ struct FirstWake {
 };
 
 FirstWake first_kswapd_wake(const std::string& policy) {
-  auto sim = make_machine(64, 2, policy);
+  auto sim = predict_machine(64, 2, policy);
   thread(*sim, 1, 0, steady_allocator());
   FirstWake w;
   for (SimTime t = SimTime::zero(); sim->run_until(t); t += SimTime::us(100)) {
@@ -86,7 +86,7 @@ FirstWake first_kswapd_wake(const std::string& policy) {
 }
 
 TEST(PredictTest, PredictiveWakesKswapdBeforeTheLowWatermark) {
-  const uint64_t low = make_machine(64, 2, "")->page_alloc().zone().wmark_low;
+  const uint64_t low = predict_machine(64, 2, "")->page_alloc().zone().wmark_low;
   const FirstWake reactive = first_kswapd_wake("reclaim=reactive");
   const FirstWake predictive = first_kswapd_wake("reclaim=predictive");
   ASSERT_NE(reactive.when, SimTime::infinite());
@@ -98,7 +98,7 @@ TEST(PredictTest, PredictiveWakesKswapdBeforeTheLowWatermark) {
 }
 
 TEST(PredictTest, KswapdNapsThenSleepsWhenStillBalanced) {
-  auto sim = make_machine(64, 2, "reclaim=reactive");
+  auto sim = predict_machine(64, 2, "reclaim=reactive");
   thread(*sim, 1, 0,
          {Op::mmap_anon(kA, 63 * kMiB, PROT_READ | PROT_WRITE), Op::touch(kA, 63 * kMiB, true),
           Op::think(SimTime::ms(1000))});
@@ -112,7 +112,7 @@ TEST(PredictTest, KswapdNapsThenSleepsWhenStillBalanced) {
 }
 
 TEST(PredictTest, AWakeupDuringTheNapSendsKswapdBackToWork) {
-  auto sim = make_machine(64, 2, "reclaim=reactive");
+  auto sim = predict_machine(64, 2, "reclaim=reactive");
   std::vector<Op> ops{Op::mmap_anon(kA, 120 * kMiB, PROT_READ | PROT_WRITE)};
   for (uint64_t off = 0; off < 120 * kMiB; off += 4 * kMiB) {  // bursts 10 ms apart
     ops.push_back(Op::touch(kA + off, 4 * kMiB, true));
@@ -125,7 +125,7 @@ TEST(PredictTest, AWakeupDuringTheNapSendsKswapdBackToWork) {
 
 // Three dd writers on a 32 MiB machine (seed 003's "3 concurrent dd", scaled down).
 uint64_t dd_allocstalls(const std::string& policy) {
-  auto sim = make_machine(32, 4, policy);
+  auto sim = predict_machine(32, 4, policy);
   for (uint32_t i = 0; i < 3; ++i) {
     std::vector<Op> ops;
     for (uint64_t b = 0; b < (48u << i); ++b) {

@@ -16,15 +16,17 @@ namespace {
 using testing::kPage;
 using testing::thread;
 
-constexpr uint64_t kMiB = uint64_t{1} << 20;
+using testing::kMiB;
+using testing::pte_at;
+using testing::run_then_look;
 constexpr uint64_t kPagesPerMiB = kMiB / kPage;
 constexpr uint64_t kA = 0x10000000;  // the MADV_FREE'd buffer
 constexpr uint64_t kB = 0x40000000;  // pressure
 constexpr uint64_t kC = 0x80000000;  // more pressure
 
-std::unique_ptr<Simulation> make_machine(uint64_t mem_mib, uint64_t swap_mib,
-                                         const std::string& policy = "",
-                                         const CostProfile& costs = cost_profile_default()) {
+std::unique_ptr<Simulation> reclaim_machine(uint64_t mem_mib, uint64_t swap_mib,
+                                            const std::string& policy = "",
+                                            const CostProfile& costs = cost_profile_default()) {
   std::string error;
   MachineConfig m;
   m.nr_cpus = 2;  // the trace thread on CPU 0, kswapd on CPU 1
@@ -46,20 +48,8 @@ std::vector<Op> concat(std::initializer_list<std::vector<Op>> parts) {
   return out;
 }
 
-uint8_t pte_at(const Simulation& sim, uint64_t addr) {
-  const Vma* v = sim.find_mm(1)->vmas.vma_lookup(addr);
-  return v == nullptr ? pte::kNone : v->ptes.get(addr);
-}
-
-// Runs the ops, then keeps the mm alive (think) while the test looks at it.
-void run_then_look(Simulation& sim, std::vector<Op> ops) {
-  ops.push_back(Op::think(SimTime::ms(100000)));
-  thread(sim, 1, 0, std::move(ops));
-  sim.run_until(SimTime::ms(50000));
-}
-
 TEST(ReclaimTest, AllocationBelowMinEntersDirectReclaimAndSwaps) {
-  auto sim = make_machine(64, 64);
+  auto sim = reclaim_machine(64, 64);
   run_then_look(*sim, write_anon(kB, 80));
   const VmCounters& vm = sim->stats().vm;
   EXPECT_GT(vm.allocstall, 0u);
@@ -77,7 +67,7 @@ TEST(ReclaimTest, AllocationBelowMinEntersDirectReclaimAndSwaps) {
 }
 
 TEST(ReclaimTest, KswapdWokenAtLowSleepsAboveHigh) {
-  auto sim = make_machine(64, 64);
+  auto sim = reclaim_machine(64, 64);
   run_then_look(*sim, write_anon(kB, 63));  // leaves fewer free pages than low
   const Zone& z = sim->page_alloc().zone();
   ASSERT_NE(sim->kswapd(), nullptr) << "woken when free pages reached low";
@@ -88,7 +78,7 @@ TEST(ReclaimTest, KswapdWokenAtLowSleepsAboveHigh) {
 }
 
 TEST(ReclaimTest, ThrottleThresholdIsOneAndAHalfMin) {
-  auto sim = make_machine(64, 0, "madv_free=throttled");
+  auto sim = reclaim_machine(64, 0, "madv_free=throttled");
   const MadvFreePolicy& p = *sim->policies().madv_free;
   const uint64_t min = sim->page_alloc().zone().min_free_kbytes >> (PAGE_SHIFT - 10);
   EXPECT_EQ(min, 256u);
@@ -98,7 +88,7 @@ TEST(ReclaimTest, ThrottleThresholdIsOneAndAHalfMin) {
 }
 
 TEST(ReclaimTest, NoAllocstallWithoutPressure) {
-  auto sim = make_machine(64, 64);
+  auto sim = reclaim_machine(64, 64);
   run_then_look(*sim, write_anon(kB, 16));
   EXPECT_EQ(sim->stats().vm.allocstall, 0u);
   EXPECT_EQ(sim->stats().vm.pswpout, 0u);
@@ -115,7 +105,7 @@ std::vector<Op> lazyfree_then_pressure(std::vector<Op> after = {}) {
 }
 
 TEST(ReclaimTest, CleanLazyfreeIsDiscardedAndRedirtiedIsSwapped) {
-  auto sim = make_machine(64, 256);
+  auto sim = reclaim_machine(64, 256);
   run_then_look(*sim, lazyfree_then_pressure());
   const VmCounters& vm = sim->stats().vm;
   // The last partial lru_lazyfree batch (32 MiB % pagevec_size pages) is never drained: those
@@ -139,7 +129,7 @@ TEST(ReclaimTest, CleanLazyfreeIsDiscardedAndRedirtiedIsSwapped) {
 }
 
 TEST(ReclaimTest, LazyfreeOnInactiveAnonBefore412IsDiscardedToo) {
-  auto sim = make_machine(64, 256, "lazyfree_lru=inactive-anon");
+  auto sim = reclaim_machine(64, 256, "lazyfree_lru=inactive-anon");
   run_then_look(*sim, lazyfree_then_pressure());
   EXPECT_EQ(sim->stats().vm.pglazyfreed, 28 * kPagesPerMiB) << "clean ptes decide before 4.12";
   EXPECT_EQ(sim->stats().vm.lazyfree_redirtied, 0u) << "pages stay swap-backed before 4.12";
@@ -150,7 +140,7 @@ TEST(ReclaimTest, LazyfreeOnInactiveAnonBefore412IsDiscardedToo) {
 // 4.5-4.11 deactivate_page(): a lazyfree page moves only from the active list; one already on
 // the inactive list keeps its place. A second MADV_FREE of the same pages therefore moves none.
 TEST(ReclaimTest, DeactivatePageBefore412MovesOnlyActivePages) {
-  auto sim = make_machine(64, 256, "lazyfree_lru=inactive-anon");
+  auto sim = reclaim_machine(64, 256, "lazyfree_lru=inactive-anon");
   run_then_look(
       *sim, concat({write_anon(kA, 8),
                     {Op::madvise(kA, 8 * kMiB, MADV_FREE), Op::madvise(kA, 8 * kMiB, MADV_FREE)}}));
@@ -165,13 +155,13 @@ TEST(ReclaimTest, DeactivatePageBefore412MovesOnlyActivePages) {
 // The 2015 RFC (seed 000): MADV_FREE clears the ptes' young and dirty bits and moves no page, so
 // the hinted pages wait on the active list for aging; reclaim still discards the clean ones.
 TEST(ReclaimTest, InPlaceLazyfreeMovesNoPageAndIsDiscardedWhenReclaimed) {
-  auto quiet = make_machine(64, 256, "lazyfree_lru=in-place");
+  auto quiet = reclaim_machine(64, 256, "lazyfree_lru=in-place");
   run_then_look(*quiet, concat({write_anon(kA, 8), {Op::madvise(kA, 8 * kMiB, MADV_FREE)}}));
   EXPECT_EQ(quiet->stats().vm.madv_lazyfree_pages, 8 * kPagesPerMiB);
   EXPECT_EQ(quiet->stats().vm.pglazyfree, 0u) << "no page moved";
   EXPECT_EQ(quiet->lruvec().size(LruList::kInactiveAnon), 0u);
 
-  auto sim = make_machine(64, 256, "lazyfree_lru=in-place");
+  auto sim = reclaim_machine(64, 256, "lazyfree_lru=in-place");
   run_then_look(*sim, lazyfree_then_pressure());
   const VmCounters& vm = sim->stats().vm;
   EXPECT_EQ(vm.pglazyfree, 0u);
@@ -181,9 +171,9 @@ TEST(ReclaimTest, InPlaceLazyfreeMovesNoPageAndIsDiscardedWhenReclaimed) {
 }
 
 TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
-  auto base = make_machine(64, 256);
+  auto base = reclaim_machine(64, 256);
   run_then_look(*base, lazyfree_then_pressure());
-  auto sim = make_machine(64, 256);
+  auto sim = reclaim_machine(64, 256);
   run_then_look(*sim, lazyfree_then_pressure({Op::touch(kA + 8 * kMiB, kPage, true),  // discarded
                                               Op::touch(kA, kPage, false)}));         // swapped
   const VmCounters& b = base->stats().vm;
@@ -200,7 +190,7 @@ TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
 
 TEST(ReclaimTest, ThrottledActsAsDontneedOnlyUnderPressure) {
   // No swap: 63 MiB of anon cannot be reclaimed, so free pages stay below 1.5 x min.
-  auto pressed = make_machine(64, 0, "madv_free=throttled");
+  auto pressed = reclaim_machine(64, 0, "madv_free=throttled");
   run_then_look(*pressed, concat({write_anon(kB, 63), {Op::madvise(kB, kMiB, MADV_FREE)}}));
   // Free pages as the madvise found them: the MiB it dropped has gone back to the buddy lists.
   EXPECT_LE(pressed->page_alloc().zone().free_pages - kPagesPerMiB,
@@ -208,24 +198,24 @@ TEST(ReclaimTest, ThrottledActsAsDontneedOnlyUnderPressure) {
   EXPECT_EQ(pressed->stats().vm.madv_dontneed_pages, kPagesPerMiB);
   EXPECT_EQ(pressed->stats().vm.madv_lazyfree_pages, 0u);
 
-  auto relaxed = make_machine(64, 0, "madv_free=throttled");
+  auto relaxed = reclaim_machine(64, 0, "madv_free=throttled");
   run_then_look(*relaxed, concat({write_anon(kB, 16), {Op::madvise(kB, kMiB, MADV_FREE)}}));
   EXPECT_EQ(relaxed->stats().vm.madv_dontneed_pages, 0u);
   EXPECT_EQ(relaxed->stats().vm.madv_lazyfree_pages, kPagesPerMiB);
 
-  auto lazy = make_machine(64, 0, "madv_free=lazy");
+  auto lazy = reclaim_machine(64, 0, "madv_free=lazy");
   run_then_look(*lazy, concat({write_anon(kB, 63), {Op::madvise(kB, kMiB, MADV_FREE)}}));
   EXPECT_EQ(lazy->stats().vm.madv_lazyfree_pages, kPagesPerMiB) << "lazy ignores pressure";
 }
 
 TEST(ReclaimTest, FreeSwappedDropsSwapEntriesAndLazyKeepsThem) {
   const auto ops = concat({lazyfree_then_pressure(), {Op::madvise(kA, 4 * kMiB, MADV_FREE)}});
-  auto lazy = make_machine(64, 256, "madv_free=lazy");
+  auto lazy = reclaim_machine(64, 256, "madv_free=lazy");
   run_then_look(*lazy, ops);
   EXPECT_EQ(pte::state(pte_at(*lazy, kA)), pte::kSwapped);
   EXPECT_EQ(lazy->stats().vm.madv_free_swap_freed, 0u);
 
-  auto fs = make_machine(64, 256, "madv_free=free-swapped");
+  auto fs = reclaim_machine(64, 256, "madv_free=free-swapped");
   run_then_look(*fs, ops);
   EXPECT_EQ(fs->stats().vm.madv_free_swap_freed, 4 * kPagesPerMiB);
   for (uint64_t a = kA; a < kA + 4 * kMiB; a += kPage) ASSERT_EQ(pte_at(*fs, a), pte::kNone);
@@ -233,7 +223,7 @@ TEST(ReclaimTest, FreeSwappedDropsSwapEntriesAndLazyKeepsThem) {
 }
 
 TEST(ReclaimTest, SwapFullMeansNoAnonReclaimAndTheRunEnds) {
-  auto sim = make_machine(64, 4);
+  auto sim = reclaim_machine(64, 4);
   thread(*sim, 1, 0, write_anon(kB, 80));
   sim->run();
   const VmCounters& vm = sim->stats().vm;
@@ -245,7 +235,7 @@ TEST(ReclaimTest, SwapFullMeansNoAnonReclaimAndTheRunEnds) {
 }
 
 TEST(ReclaimTest, NoSwapNoAnonReclaim) {
-  auto sim = make_machine(64, 0);
+  auto sim = reclaim_machine(64, 0);
   thread(*sim, 1, 0, write_anon(kB, 80));
   sim->run();
   EXPECT_EQ(sim->stats().vm.pswpout, 0u);
@@ -256,7 +246,7 @@ TEST(ReclaimTest, NoSwapNoAnonReclaim) {
 }
 
 TEST(ReclaimTest, OneAndAHalfTimesRamWithSwapSwapsOutAndRetouchIsMajorFaults) {
-  auto sim = make_machine(64, 256);
+  auto sim = reclaim_machine(64, 256);
   run_then_look(*sim, concat({write_anon(kB, 96), {Op::touch(kB, 16 * kMiB, false)}}));
   const VmCounters& vm = sim->stats().vm;
   EXPECT_GT(vm.pswpout, 32 * kPagesPerMiB) << "at least the excess over RAM went to swap";
@@ -268,7 +258,7 @@ TEST(ReclaimTest, OneAndAHalfTimesRamWithSwapSwapsOutAndRetouchIsMajorFaults) {
 }
 
 TEST(ReclaimTest, OneAndAHalfTimesRamWithoutSwapIsOneOomKillNotAHang) {
-  auto sim = make_machine(64, 0);
+  auto sim = reclaim_machine(64, 0);
   thread(*sim, 1, 0, concat({write_anon(kB, 96), {Op::touch(kC, kPage, false)}}));
   sim->run();
   const VmCounters& vm = sim->stats().vm;
@@ -288,8 +278,8 @@ TEST(ReclaimTest, SwapOutIsBoundedByTheDeviceWriteQueue) {
   no_device.swap_io_page = SimTime::zero();
   CostProfile slow_device = cost_profile_default();
   slow_device.swap_io_page = SimTime::us(50);
-  auto free_at_once = make_machine(64, 64, "", no_device);
-  auto queued = make_machine(64, 64, "", slow_device);
+  auto free_at_once = reclaim_machine(64, 64, "", no_device);
+  auto queued = reclaim_machine(64, 64, "", slow_device);
   run_then_look(*free_at_once, write_anon(kB, 80));
   run_then_look(*queued, write_anon(kB, 80));
   const VmCounters& vm = queued->stats().vm;
@@ -309,7 +299,7 @@ TEST(ReclaimTest, SwapOutIsBoundedByTheDeviceWriteQueue) {
 TEST(ReclaimTest, SwapInTakesTheDeviceForItsPages) {
   CostProfile slow_device = cost_profile_default();
   slow_device.swap_io_page = SimTime::us(500);  // each page's transfer outlasts a swap-in
-  auto sim = make_machine(64, 256, "", slow_device);
+  auto sim = reclaim_machine(64, 256, "", slow_device);
   run_then_look(*sim, concat({write_anon(kB, 80), {Op::touch(kB, kPage, false)}}));
   const VmCounters& vm = sim->stats().vm;
   ASSERT_GT(vm.pswpin, 0u);
@@ -320,8 +310,8 @@ TEST(ReclaimTest, SwapInTakesTheDeviceForItsPages) {
 }
 
 TEST(ReclaimTest, SameInputSameResults) {
-  auto one = make_machine(64, 256);
-  auto two = make_machine(64, 256);
+  auto one = reclaim_machine(64, 256);
+  auto two = reclaim_machine(64, 256);
   run_then_look(*one, lazyfree_then_pressure({Op::touch(kA, 8 * kMiB, false)}));
   run_then_look(*two, lazyfree_then_pressure({Op::touch(kA, 8 * kMiB, false)}));
   EXPECT_TRUE(one->stats() == two->stats());

@@ -22,7 +22,7 @@ using testing::make_sim;
 using testing::run_then_look;
 using testing::sim_with_file;
 
-constexpr uint32_t kFile = 1;
+using testing::kFile;
 
 TEST(TruncateTest, DirtyPagesAreCancelledNotWrittenAndEveryPageIsFreed) {
   auto sim = sim_with_file(kFile, /*warm=*/false, 0);

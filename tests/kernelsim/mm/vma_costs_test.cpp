@@ -35,18 +35,18 @@ int64_t charges(SimTime CostProfile::*field, const std::vector<Op>& ops, OpKind 
   return added / kStepNs;
 }
 
-const uint32_t kRw = PROT_READ | PROT_WRITE;
+const uint32_t kVmaRw = PROT_READ | PROT_WRITE;
 
 TEST(VmaCostsTest, MunmapChargesOneRemovalPerVma) {
   // Two VMAs (different protections do not merge), one munmap over both.
-  const std::vector<Op> ops = {Op::mmap_anon(kBase, kPage, kRw),
+  const std::vector<Op> ops = {Op::mmap_anon(kBase, kPage, kVmaRw),
                                Op::mmap_anon(kBase + kPage, kPage, PROT_READ),
                                Op::munmap(kBase, 2 * kPage)};
   EXPECT_EQ(charges(&CostProfile::vma_remove, ops, OpKind::kMunmap), 2);
 }
 
 TEST(VmaCostsTest, InPlaceGrowthChargesOneExpand) {
-  const std::vector<Op> ops = {Op::mmap_anon(kBase, 4 * kPage, kRw),
+  const std::vector<Op> ops = {Op::mmap_anon(kBase, 4 * kPage, kVmaRw),
                                Op::mremap(kBase, 4 * kPage, 5 * kPage, 0)};
   EXPECT_EQ(charges(&CostProfile::vma_expand, ops, OpKind::kMremap), 1);
   EXPECT_EQ(charges(&CostProfile::move_vma, ops, OpKind::kMremap), 0);
@@ -56,7 +56,7 @@ TEST(VmaCostsTest, AMoveChargesItsFixedWorkTheOldVmaAndOneSearch) {
   for (const bool recorded : {false, true}) {
     Op move = Op::mremap(kBase, 4 * kPage, 5 * kPage, MREMAP_MAYMOVE, recorded ? 2 * kBase : 0);
     move.addr_recorded = recorded;
-    const std::vector<Op> ops = {Op::mmap_anon(kBase, 4 * kPage, kRw),
+    const std::vector<Op> ops = {Op::mmap_anon(kBase, 4 * kPage, kVmaRw),
                                  Op::touch(kBase, 4 * kPage, true),
                                  Op::mmap_anon(kBase + 4 * kPage, kPage, PROT_READ), move};
     EXPECT_EQ(charges(&CostProfile::move_vma, ops, OpKind::kMremap), 1) << recorded;

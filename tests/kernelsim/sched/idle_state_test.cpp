@@ -17,7 +17,7 @@ using testing::thread;
 
 constexpr uint32_t kWakerMm = 1;
 constexpr uint32_t kSleeperMm = 2;
-constexpr int kRounds = 10;
+constexpr int kIdleRounds = 10;
 constexpr SimTime kStep = SimTime::us(100);
 constexpr SimTime kExit = SimTime::us(50);
 constexpr SimTime kSleeperWork = SimTime::us(10);
@@ -43,7 +43,7 @@ PingPongRun ping_pong(SimTime waker_work, const CostProfile& costs) {
   r.sim = make_sim(2, "wake_affine=off", costs);
   std::vector<Op> w;
   std::vector<Op> s;
-  for (int i = 0; i < kRounds; ++i) {
+  for (int i = 0; i < kIdleRounds; ++i) {
     const uint64_t to_sleeper = 1 + 2 * static_cast<uint64_t>(i);
     w.push_back(Op::think(waker_work));
     w.push_back(Op::futex_wake(to_sleeper));
@@ -63,12 +63,12 @@ PingPongRun ping_pong(SimTime waker_work, const CostProfile& costs) {
 
 TEST(IdleStateTest, ACpuIdlePastTheStepPaysTheDeepExitOnEachWakeUp) {
   const PingPongRun deep = ping_pong(2 * kStep, with_step(kExit));
-  EXPECT_EQ(deep.deep_wakeups_sleeper_cpu, static_cast<uint64_t>(kRounds));
+  EXPECT_EQ(deep.deep_wakeups_sleeper_cpu, static_cast<uint64_t>(kIdleRounds));
   EXPECT_EQ(deep.deep_wakeups_waker_cpu, 0u);  // idle kSleeperWork and a wake-up: shallow
-  // The exit is on the round trip's path: the same run without it is kRounds exits shorter.
+  // The exit is on the round trip's path: the same run without it is kIdleRounds exits shorter.
   const PingPongRun flat = ping_pong(2 * kStep, with_step(SimTime::zero()));
   EXPECT_EQ(flat.deep_wakeups_sleeper_cpu, 0u);
-  EXPECT_EQ(deep.sim->now() - flat.sim->now(), kExit * kRounds);
+  EXPECT_EQ(deep.sim->now() - flat.sim->now(), kExit * kIdleRounds);
 }
 
 TEST(IdleStateTest, ShortIdlesStayShallow) {

@@ -1,0 +1,64 @@
+# Unity builds (MMREPLAY_UNITY_BUILD): the sources a batch cannot hold.
+#
+# kernelsim/constants.h names the kernel's constants as the kernel does (PROT_READ, MADV_FREE,
+# MAP_PRIVATE, ...), and <sys/mman.h> defines the same names as macros. A file that includes the
+# system header for real system calls (calibrate's probes, record) would turn the model's
+# declarations in a later file of its batch into numbers, so such files are compiled alone.
+
+set(MMREPLAY_SYSTEM_MMAN_REGEX "#include <(sys|linux)/mman\\.h>")
+
+# The project's headers that include the system's mman header, as the text that includes them
+# ("tools/calibrate/user_pages.h" is included as such from the source root).
+function(_mmreplay_mman_headers root out)
+  file(GLOB_RECURSE headers RELATIVE ${root} ${root}/common/*.h ${root}/formats/*.h
+       ${root}/kernelsim/*.h ${root}/replay/*.h ${root}/tools/*.h ${root}/tests/*.h ${root}/bench/*.h)
+  set(found "")
+  foreach(header ${headers})
+    file(STRINGS ${root}/${header} hits REGEX "${MMREPLAY_SYSTEM_MMAN_REGEX}")
+    if(hits)
+      list(APPEND found ${header})
+    endif()
+  endforeach()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
+function(_mmreplay_unity_skip_in_dir dir mman_headers)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target ${targets})
+    get_target_property(sources ${target} SOURCES)
+    if(NOT sources)
+      continue()
+    endif()
+    get_target_property(target_dir ${target} SOURCE_DIR)
+    foreach(source ${sources})
+      if(NOT source MATCHES "\\.cpp$" OR source MATCHES "^\\$<")
+        continue()
+      endif()
+      cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${target_dir} OUTPUT_VARIABLE path)
+      if(NOT EXISTS ${path})
+        continue()
+      endif()
+      file(STRINGS ${path} hits REGEX "${MMREPLAY_SYSTEM_MMAN_REGEX}")
+      foreach(header ${mman_headers})
+        if(NOT hits)
+          file(STRINGS ${path} hits REGEX "#include \"${header}\"")
+        endif()
+      endforeach()
+      if(hits)
+        set_source_files_properties(${path} DIRECTORY ${dir}
+                                    PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+      endif()
+    endforeach()
+  endforeach()
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(subdir ${subdirs})
+    _mmreplay_unity_skip_in_dir(${subdir} "${mman_headers}")
+  endforeach()
+endfunction()
+
+# Marks every source under ROOT's targets that includes <sys/mman.h> (directly or through one of
+# the project's headers) SKIP_UNITY_BUILD_INCLUSION.
+function(mmreplay_unity_exclude_system_mman root)
+  _mmreplay_mman_headers(${root} mman_headers)
+  _mmreplay_unity_skip_in_dir(${root} "${mman_headers}")
+endfunction()
