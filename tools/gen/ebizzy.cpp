@@ -53,6 +53,7 @@ class Ebizzy final : public Workload {
         seed_(values.seed()),
         think_(values.nanos("think")) {}
 
+  // Seed 002's machine: ebizzy is the madvise/TLB-flush benchmark of that era.
   Machine machine() const override { return kSeed002Machine; }
   // With --mmap, buffers bypass malloc: no allocator purges anything.
   std::string allocator() const override {
