@@ -7,22 +7,23 @@
 
 set(MMREPLAY_SYSTEM_MMAN_REGEX "#include <(sys|linux)/mman\\.h>")
 
-# The project's headers that include the system's mman header, as the text that includes them
-# ("tools/calibrate/user_pages.h" is included as such from the source root).
-function(_mmreplay_mman_headers root out)
+# The regex of an #include that brings the system's mman header in: the header itself, or a
+# project header that includes it (as "tools/calibrate/user_pages.h", from the source root).
+function(_mmreplay_mman_include_regex root out)
   file(GLOB_RECURSE headers RELATIVE ${root} ${root}/common/*.h ${root}/formats/*.h
        ${root}/kernelsim/*.h ${root}/replay/*.h ${root}/tools/*.h ${root}/tests/*.h ${root}/bench/*.h)
-  set(found "")
+  set(regex "${MMREPLAY_SYSTEM_MMAN_REGEX}")
   foreach(header ${headers})
     file(STRINGS ${root}/${header} hits REGEX "${MMREPLAY_SYSTEM_MMAN_REGEX}")
     if(hits)
-      list(APPEND found ${header})
+      string(REPLACE "." "\\." escaped "${header}")
+      string(APPEND regex "|#include \"${escaped}\"")
     endif()
   endforeach()
-  set(${out} ${found} PARENT_SCOPE)
+  set(${out} "${regex}" PARENT_SCOPE)
 endfunction()
 
-function(_mmreplay_unity_skip_in_dir dir mman_headers)
+function(_mmreplay_unity_skip_in_dir dir include_regex)
   get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
   foreach(target ${targets})
     get_target_property(sources ${target} SOURCES)
@@ -38,12 +39,7 @@ function(_mmreplay_unity_skip_in_dir dir mman_headers)
       if(NOT EXISTS ${path})
         continue()
       endif()
-      file(STRINGS ${path} hits REGEX "${MMREPLAY_SYSTEM_MMAN_REGEX}")
-      foreach(header ${mman_headers})
-        if(NOT hits)
-          file(STRINGS ${path} hits REGEX "#include \"${header}\"")
-        endif()
-      endforeach()
+      file(STRINGS ${path} hits REGEX "${include_regex}")
       if(hits)
         set_source_files_properties(${path} DIRECTORY ${dir}
                                     PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
@@ -52,13 +48,13 @@ function(_mmreplay_unity_skip_in_dir dir mman_headers)
   endforeach()
   get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
   foreach(subdir ${subdirs})
-    _mmreplay_unity_skip_in_dir(${subdir} "${mman_headers}")
+    _mmreplay_unity_skip_in_dir(${subdir} "${include_regex}")
   endforeach()
 endfunction()
 
 # Marks every source under ROOT's targets that includes <sys/mman.h> (directly or through one of
 # the project's headers) SKIP_UNITY_BUILD_INCLUSION.
 function(mmreplay_unity_exclude_system_mman root)
-  _mmreplay_mman_headers(${root} mman_headers)
-  _mmreplay_unity_skip_in_dir(${root} "${mman_headers}")
+  _mmreplay_mman_include_regex(${root} include_regex)
+  _mmreplay_unity_skip_in_dir(${root} "${include_regex}")
 endfunction()

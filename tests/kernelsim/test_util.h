@@ -33,6 +33,7 @@ inline Task& thread(Simulation& sim, uint32_t mm_id, uint32_t cpu, std::vector<O
 constexpr uint64_t kBase = 0x10000000;  // a mapping address the tests use
 constexpr uint64_t kPage = PAGE_SIZE;
 constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kPagesPerMiB = kMiB / kPage;
 constexpr uint32_t kFile = 1;  // a file id the tests use
 
 // Runs ops on one thread of mm 1 and stops before it exits (its mm stays intact for the checks).

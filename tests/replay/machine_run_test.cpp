@@ -5,23 +5,15 @@
 
 #include "replay/results_json.h"
 #include "replay/run.h"
-#include "tests/formats/random_trace.h"
-#include "tools/gen/generate.h"
+#include "tests/replay/generated_trace.h"
 
 namespace mmreplay::replay {
 namespace {
 
 std::unique_ptr<formats::TraceReader> small_trace() {
-  const std::string path = formats::testing::temp_path("machine-run.mmtrace");
-  gen::PreparedWorkload prepared;
-  gen::GenStats stats;
   const std::vector<std::string> params = {"--processes", "4", "--loops", "1", "--scale", "1/256"};
-  Status s = gen::prepare_workload("page-fault-scale", params, path, &prepared);
-  if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
-  EXPECT_TRUE(s) << s.message();
-  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
-  EXPECT_TRUE(reader) << s.message();
-  return reader;
+  return testing::open_trace(
+      testing::generate_file("page-fault-scale", params, "machine-run.mmtrace"));
 }
 
 TEST(MachineRun, UnknownMachineIsABadArgumentListingThePresets) {

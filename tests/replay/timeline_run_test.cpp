@@ -11,26 +11,19 @@
 
 #include "replay/run.h"
 #include "tests/formats/random_trace.h"
+#include "tests/replay/generated_trace.h"
 #include "tests/replay/timeline_check.h"
-#include "tools/gen/generate.h"
 
 namespace mmreplay::replay {
 namespace {
 
-std::unique_ptr<formats::TraceReader> generate_purge(const std::string& path) {
-  gen::PreparedWorkload prepared;
-  gen::GenStats stats;
+std::unique_ptr<formats::TraceReader> generate_purge(const std::string& file) {
   const std::vector<std::string> params = {"--threads", "4", "--loops", "300", "--scale", "small"};
-  Status s = gen::prepare_workload("jemalloc-purge", params, path, &prepared);
-  if (s) s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
-  EXPECT_TRUE(s) << s.message();
-  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
-  EXPECT_TRUE(reader) << s.message();
-  return reader;
+  return testing::open_trace(testing::generate_file("jemalloc-purge", params, file));
 }
 
 TEST(TimelineRun, ReplayWritesANestedTimelineAndTheSameResults) {
-  auto reader = generate_purge(formats::testing::temp_path("timeline-purge.mmtrace"));
+  auto reader = generate_purge("timeline-purge.mmtrace");
   ASSERT_TRUE(reader);
   ChunkCache cache(64);
   RunSpec spec;
@@ -77,7 +70,7 @@ TEST(TimelineRun, ReplayWritesANestedTimelineAndTheSameResults) {
 }
 
 TEST(TimelineRun, UnwritablePathIsAnErrorNamingIt) {
-  auto reader = generate_purge(formats::testing::temp_path("timeline-purge2.mmtrace"));
+  auto reader = generate_purge("timeline-purge2.mmtrace");
   ASSERT_TRUE(reader);
   ChunkCache cache(64);
   RunSpec spec;

@@ -17,13 +17,13 @@ inline std::string fixture(const std::string& name) {
   return std::string(MMREPLAY_IMPORT_FIXTURES) + "/" + name;
 }
 
-// Stream index of `tid`, or -1.
 // Imports `text` as the file "in.txt" would be.
 inline Status import_snippet(ImportFormat f, std::string_view text, ImportedTrace* t,
                              ImportReport* r) {
   return import_text(f, "in.txt", text, t, r);
 }
 
+// Stream index of `tid`, or -1.
 inline int stream_of(const ImportedTrace& t, uint64_t tid) {
   for (size_t i = 0; i < t.meta.threads.size(); ++i) {
     if (t.meta.threads[i].tid == tid) return static_cast<int>(i);

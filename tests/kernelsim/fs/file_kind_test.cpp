@@ -14,8 +14,8 @@ namespace {
 using testing::kPage;
 using testing::thread;
 
-constexpr uint64_t kMiB = uint64_t{1} << 20;
-constexpr uint64_t kPagesPerMiB = kMiB / kPage;
+using testing::kMiB;
+using testing::kPagesPerMiB;
 
 std::unique_ptr<Simulation> machine() {
   std::string error;

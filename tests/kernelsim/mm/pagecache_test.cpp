@@ -17,7 +17,7 @@ using testing::kPage;
 using testing::thread;
 
 using testing::kMiB;
-constexpr uint64_t kPagecachePagesPerMiB = kMiB / kPage;
+using testing::kPagesPerMiB;
 constexpr uint64_t kDdBlock = kMiB;  // dd bs=1M
 
 std::unique_ptr<Simulation> pagecache_machine(uint64_t mem_mib, uint32_t cpus,
@@ -48,14 +48,13 @@ TEST(PageCacheTest, ReadMissesThenHitsAndPagesAreOnTheFileLru) {
   thread(*sim, 1, 0, {Op::file_read(1, 0, 4 * kMiB), Op::file_read(1, 0, 4 * kMiB)});
   sim->run();
   const VmCounters& vm = sim->stats().vm;
-  EXPECT_EQ(vm.pgcache_miss, 4 * kPagecachePagesPerMiB)
+  EXPECT_EQ(vm.pgcache_miss, 4 * kPagesPerMiB)
       << "the first read misses every page, the second none";
-  EXPECT_EQ(sim->page_cache().nr_pages(), 4 * kPagecachePagesPerMiB);
+  EXPECT_EQ(sim->page_cache().nr_pages(), 4 * kPagesPerMiB);
   EXPECT_EQ(sim->page_cache().nr_dirty(), 0u);
-  EXPECT_EQ(sim->lruvec().size(LruList::kInactiveFile) + sim->lruvec().nr_held(),
-            4 * kPagecachePagesPerMiB)
+  EXPECT_EQ(sim->lruvec().size(LruList::kInactiveFile) + sim->lruvec().nr_held(), 4 * kPagesPerMiB)
       << "new page-cache pages go to the inactive file list (through the lru_add batch)";
-  EXPECT_EQ(vm.pages_alloc, 4 * kPagecachePagesPerMiB) << "each page is a real page of the zone";
+  EXPECT_EQ(vm.pages_alloc, 4 * kPagesPerMiB) << "each page is a real page of the zone";
 }
 
 TEST(PageCacheTest, ReadsQueuedOnTheDeviceAreNotWriteback) {
@@ -82,14 +81,14 @@ TEST(PageCacheTest, WholePageWritesDoNotReadAndDirtyThePages) {
   thread(*sim, 1, 0, {Op::file_write(1, 0, 2 * kMiB), Op::file_write(1, 2 * kMiB + 100, 10)});
   sim->run();
   EXPECT_EQ(sim->stats().vm.pgcache_miss, 1u) << "only the partial write reads its page first";
-  EXPECT_EQ(sim->page_cache().nr_dirty(), 2 * kPagecachePagesPerMiB + 1);
+  EXPECT_EQ(sim->page_cache().nr_dirty(), 2 * kPagesPerMiB + 1);
 }
 
 TEST(PageCacheTest, FsyncCleansTheFilesPages) {
   auto sim = pagecache_machine(64, 2);
   thread(*sim, 1, 0, {Op::file_write(1, 0, kMiB), Op::file_write(2, 0, kMiB), Op::fsync(1)});
   sim->run();
-  EXPECT_EQ(sim->page_cache().nr_dirty(), kPagecachePagesPerMiB) << "file 2 stays dirty";
+  EXPECT_EQ(sim->page_cache().nr_dirty(), kPagesPerMiB) << "file 2 stays dirty";
 }
 
 TEST(PageCacheTest, DirtyPagesAreWrittenBackBeforeBeingFreed) {
@@ -99,11 +98,10 @@ TEST(PageCacheTest, DirtyPagesAreWrittenBackBeforeBeingFreed) {
   const VmCounters& vm = sim->stats().vm;
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
   EXPECT_EQ(vm.oom, 0u);
-  EXPECT_GT(vm.pgcache_drop, 100 * kPagecachePagesPerMiB)
-      << "the stream does not fit: reclaim drops pages";
+  EXPECT_GT(vm.pgcache_drop, 100 * kPagesPerMiB) << "the stream does not fit: reclaim drops pages";
   // Every page was dirtied by the write and only written pages are clean: a drop needs a write.
   EXPECT_LE(vm.pgcache_drop, vm.nr_writeback_pages);
-  EXPECT_EQ(sim->page_cache().nr_pages() + vm.pgcache_drop, 192 * kPagecachePagesPerMiB);
+  EXPECT_EQ(sim->page_cache().nr_pages() + vm.pgcache_drop, 192 * kPagesPerMiB);
   EXPECT_GT(vm.dirty_throttle_pauses, 0u) << "one writer faster than the device is throttled";
   const auto [background, thresh] = sim->page_cache().dirty_thresholds();
   EXPECT_LT(background, thresh);

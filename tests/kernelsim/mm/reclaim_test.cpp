@@ -17,9 +17,9 @@ using testing::kPage;
 using testing::thread;
 
 using testing::kMiB;
+using testing::kPagesPerMiB;
 using testing::pte_at;
 using testing::run_then_look;
-constexpr uint64_t kPagesPerMiB = kMiB / kPage;
 constexpr uint64_t kA = 0x10000000;  // the MADV_FREE'd buffer
 constexpr uint64_t kB = 0x40000000;  // pressure
 constexpr uint64_t kC = 0x80000000;  // more pressure
