@@ -18,8 +18,8 @@ bool is_supported(int advice) {
 }
 
 // Models madvise_free_pte_range() over [start, end) of an anonymous VMA: young/dirty cleared,
-// the page marked lazyfree (mark_page_lazyfree()); swap entries kept (4.5) or freed (seed 000's
-// fix, policy free-swapped).
+// the page marked lazyfree (mark_page_lazyfree()); swap entries freed (4.5+: seed 000's fix,
+// policy free-swapped) or kept (the series before it, policies lazy and throttled).
 Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuGather& tlb) {
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();

@@ -4,12 +4,13 @@
 // MADV_FREE, MADV_WILLNEED, MADV_NORMAL) all take mmap_sem for read.
 //   MADV_DONTNEED  madvise_dontneed_single_vma(): lru_add_drain(), then per VMA an mmu_gather,
 //                  zap_pte_range(), tlb_finish_mmu() (one flush per VMA).
-//   MADV_FREE      policy madv_free: `lazy` runs madvise_free_single_vma(): lru_add_drain(),
-//                  per VMA an mmu_gather; each present own page has young/dirty cleared (a flush
-//                  entry when either was set), becomes lazyfree, staying mapped, and goes to the
-//                  lru_lazyfree batch; swap entries stay. Only anonymous VMAs (-ERRNO_EINVAL
-//                  otherwise). `as-dontneed` zaps; `throttled` zaps while free pages are at or
-//                  below 1.5 x min_free_kbytes; `free-swapped` also frees the range's swap entries.
+//   MADV_FREE      policy madv_free: `free-swapped` (4.5+) runs madvise_free_single_vma():
+//                  lru_add_drain(), per VMA an mmu_gather; each present own page has young/dirty
+//                  cleared (a flush entry when either was set), becomes lazyfree, staying mapped,
+//                  and goes to the lru_lazyfree batch; swap entries are freed. Only anonymous VMAs
+//                  (-ERRNO_EINVAL otherwise). `lazy` (seed 000 before its fix) keeps the swap
+//                  entries; `as-dontneed` zaps; `throttled` zaps while free pages are at or below
+//                  1.5 x min_free_kbytes, else acts as `lazy`.
 // The lock (knob madvise_lock): mmap_sem for read; or, 6.17+ for MADV_DONTNEED and MADV_FREE,
 // the per-VMA read lock when the range lies in one VMA (try_vma_read_lock()), falling back to
 // mmap_sem for read for the rest of the call when it does not or the VMA is write-locked.

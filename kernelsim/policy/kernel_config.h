@@ -78,7 +78,7 @@ enum class SpinlockImpl : uint8_t { kTicket, kQueued };
 enum class WakeAffineMode : uint8_t { kOff, kSync, kSyncIdlePrev };
 
 struct KernelConfig {
-  MadvFreeMode madv_free = MadvFreeMode::kLazy;
+  MadvFreeMode madv_free = MadvFreeMode::kFreeSwapped;
   MadviseVectorMode madvise = MadviseVectorMode::kPerCall;
   MadviseLockMode madvise_lock = MadviseLockMode::kMmapSem;
   MunmapLockMode munmap_lock = MunmapLockMode::kWrite;

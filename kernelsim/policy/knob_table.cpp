@@ -45,14 +45,18 @@ std::vector<KnobInfo> build_table() {
   t.push_back(knob(
       "madv_free", &KernelConfig::madv_free, "what MADV_FREE does (seed 000)",
       {{MadvFreeMode::kLazy,
-        {"lazy", "pages stay mapped and become lazyfree (4.5+, 854e9ed09ded)"}},
+        {"lazy",
+         "seed 000 as measured (2015 series, before its fix): pages stay mapped and become "
+         "lazyfree; swapped PTEs in the range stay, and the next touch swaps them in"}},
        {MadvFreeMode::kAsDontneed,
         {"as-dontneed",
          "MADV_FREE zaps like MADV_DONTNEED (swapless 4.5-4.11, pre-4.5 allocators)"}},
        {MadvFreeMode::kThrottled,
         {"throttled", "seed 000 RFC: DONTNEED while free pages <= 1.5 x min watermark, else lazy"}},
        {MadvFreeMode::kFreeSwapped,
-        {"free-swapped", "seed 000 fix: lazy, and swap entries in the range are freed"}}}));
+        {"free-swapped",
+         "lazy, and swap entries in the range are freed: seed 000's fix, part of MADV_FREE as "
+         "merged (4.5+, 854e9ed09ded)"}}}));
   t.push_back(knob(
       "madvise", &KernelConfig::madvise, "how a vector madvise executes (seed 002)",
       {{MadviseVectorMode::kPerCall,

@@ -3,7 +3,7 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-// Models mm/madvise.c: madvise_free_single_vma() (4.5+, 854e9ed09ded).
+// Models mm/madvise.c: madvise_free_single_vma() as seed 000 measured it, before its fix.
 class LazyFree final : public MadvFreePolicy {
  public:
   MadvFreeAction decide(const MadvFreeView&) const override { return MadvFreeAction::kLazyFree; }
@@ -25,7 +25,8 @@ class Throttled final : public MadvFreePolicy {
   }
 };
 
-// Models seed 000's madvise_free_pte_range() fix: swap entries in the range are freed.
+// Models madvise_free_pte_range() with seed 000's fix, as merged (4.5+, 854e9ed09ded): swap
+// entries in the range are freed.
 class FreeSwapped final : public MadvFreePolicy {
  public:
   MadvFreeAction decide(const MadvFreeView&) const override { return MadvFreeAction::kLazyFree; }

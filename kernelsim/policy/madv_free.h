@@ -1,13 +1,19 @@
 // Knob `madv_free` (knob_table.cpp): what MADV_FREE does (seed 000, "mm: throttle MADV_FREE").
-//   lazy          4.5+ (854e9ed09ded): pages stay mapped, dirty/young cleared, marked lazyfree;
-//                 reclaim may discard them while clean; a write makes them normal again. Swap
-//                 entries in the range are left alone (`if (!pte_present(ptent)) continue;`).
+//   lazy          the series as seed 000 measured it (mmotm, February 2015): pages stay mapped,
+//                 dirty/young cleared, marked lazyfree; reclaim may discard them while clean; a
+//                 write makes them normal again. Swap entries in the range are left alone
+//                 (`if (!pte_present(ptent)) continue;`), so the next touch swaps them in.
 //   as-dontneed   MADV_FREE behaves as MADV_DONTNEED (the 4.5-4.11 swapless fallback, and what
 //                 allocators do on kernels without MADV_FREE).
 //   throttled     seed 000 RFC 1/4 (Minchan Kim, 2015): when free pages are at or below
 //                 1.5 x min_free_kbytes (in pages) act as DONTNEED, else lazy.
-//   free-swapped  seed 000 quick fix: lazy, plus free_swap_and_cache() + pte_clear() for swap
-//                 entries in the range.
+//   free-swapped  lazy, plus free_swap_and_cache() + pte_clear_not_present_full() for swap
+//                 entries in the range: seed 000's quick fix ("mm: free swp_entry in
+//                 madvise_free"), in mmotm from March 2015 (Andrew Morton's roll-up of the series,
+//                 linux-mm, 9 April 2015) and so in MADV_FREE as merged (4.5, 854e9ed09ded) and
+//                 every kernel since. The model's default: 6.18 on the development machine swapped
+//                 in 144 pages where `lazy` predicts 256,565 (madv-bomb, 4 x 128 MiB x 5 under a
+//                 256 MiB memcg with swap).
 
 #pragma once
 

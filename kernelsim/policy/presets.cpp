@@ -28,9 +28,9 @@ const std::vector<PolicyPreset>& policy_presets() {
        "3.18: BH_LRU_SIZE 8 -> 16 (86cf78d73de8); still res_counter (page_counter is 3.19), "
        "uncharge per gather batch and release_pages() over the whole batch since 3.17 "
        "(aabfb57296e3)"},
-      {"linux-4.5", "linux-3.18", "madv_free=lazy,memcg=page_counter",
-       "4.5: MADV_FREE merged (854e9ed09ded), seed 000's kernel; lockless page_counter (3.19, "
-       "3e32cb2e0a12)"},
+      {"linux-4.5", "linux-3.18", "madv_free=free-swapped,memcg=page_counter",
+       "4.5: MADV_FREE merged (854e9ed09ded) with seed 000's fix (swap entries in the range "
+       "freed); lockless page_counter (3.19, 3e32cb2e0a12)"},
       {"linux-4.12", "linux-4.5", "watermarks=scale-factor,lazyfree_lru=inactive-file",
        "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor "
        "(4.6)"},
@@ -56,11 +56,12 @@ const std::vector<PolicyPreset>& policy_presets() {
       // Seed 000 ("mm: throttle MADV_FREE").
       {"dontneed", "linux-4.5", "madv_free=as-dontneed",
        "seed 000: MADV_FREE handled as MADV_DONTNEED"},
-      {"free", "linux-4.5", "madv_free=lazy", "seed 000: lazy free (4.5, 854e9ed09ded)"},
+      {"free", "linux-4.5", "madv_free=lazy",
+       "seed 000: lazy free as the thread measured it (2015, before its fix: swapped PTEs stay)"},
       {"free-throttled", "linux-4.5", "madv_free=throttled",
        "seed 000 RFC 1/4: DONTNEED while free pages <= 1.5 x min watermark"},
       {"free-swapped", "linux-4.5", "madv_free=free-swapped",
-       "seed 000 fix: lazy free that also frees swapped PTEs in the range"},
+       "seed 000 fix: lazy free that also frees swapped PTEs in the range (as merged in 4.5)"},
       // Seed 002 ("mm: add a new vector based madvise syscall").
       {"per-call", "linux-4.5", "madvise=per-call", "seed 002: one madvise() per range"},
       {"vector", "linux-4.5", "madvise=vector",
