@@ -2,6 +2,8 @@
 // trace-replay validate --real [--profile NAME|FILE] [--policy P] [--program NAME ...]
 // trace-replay validate --real --throughput [--profile NAME|FILE] [--loop NAME ...] [--force]
 //                                           [--clock wall|cpu] [--loop-seconds S] [--realtime]
+// trace-replay validate --real --pressure [--profile NAME|FILE] [--policy P] [--json FILE]
+//                                         [--work-dir DIR]
 //
 // Replays each seed thread's experiment (tools/validate/cases.h) and prints the published and
 // the model's figures side by side, with the ratio of every arm to the baseline and whether the
@@ -12,7 +14,9 @@
 // predicted vs observed percentiles (tools/calibrate/real_validation.h); with --throughput it runs
 // calibrate's throughput loops untraced instead and prints native vs predicted ops/s and IPIs
 // (tools/calibrate/throughput_validation.h), refusing (exit 2) while the load average exceeds the
-// CPUs unless --force.
+// CPUs unless --force; with --pressure it runs seed 000's madv-bomb under a memcg limit with swap
+// and sets native time, CPU and swap traffic beside the model's
+// (tools/calibrate/pressure_validation.h).
 
 #include <CLI/CLI.hpp>
 
@@ -24,6 +28,7 @@
 
 #include "formats/atomic_file.h"
 #include "replay/study.h"
+#include "tools/calibrate/pressure_validation.h"
 #include "tools/calibrate/proc_counters.h"
 #include "tools/calibrate/real_validation.h"
 #include "tools/calibrate/throughput_validation.h"
@@ -46,6 +51,7 @@ struct ValidateArgs {
   bool list = false;
   bool real = false;
   bool throughput = false;
+  bool pressure = false;
   bool force = false;
   std::string clock = "wall";
   calibrate::RealValidationOptions real_options;
@@ -54,6 +60,17 @@ struct ValidateArgs {
 
 Status validate_real(ValidateArgs& a) {
   if (!a.cases.empty()) return Status::invalid_argument("--real takes no case names");
+  if (a.pressure) {
+    if (a.throughput) return Status::invalid_argument("--pressure and --throughput: pick one");
+    calibrate::PressureValidationOptions o;
+    o.profile = a.real_options.profile;
+    o.policy = a.real_options.policy;
+    o.work_dir = a.work_dir;
+    o.json_path = a.json_path;
+    calibrate::PressureValidationResult result;
+    return calibrate::run_pressure_validation(o, std::cout, &result)
+        .with_context("--real --pressure");
+  }
   if (a.throughput) {
     if (!a.force) {
       if (Status s = calibrate::check_machine_quiet(); !s) return s.with_context("--throughput");
@@ -161,6 +178,9 @@ void register_validate_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--loop-seconds", args->throughput_options.loops.seconds,
                   "--real --throughput: seconds per sample of a loop")
       ->check(CLI::Range(0.01, 10.0));
+  cmd->add_flag("--pressure", args->pressure,
+                "--real: seed 000's madv-bomb under a memcg limit with swap (root), DONTNEED and "
+                "FREE, native vs predicted time, CPU, faults and swap traffic");
   cmd->add_flag("--force", args->force, "--real --throughput: run even when the load is high");
   cmd->add_option("--clock", args->clock,
                   "--real --throughput: wall clock, or the workers' CPU time (no loops that sleep)")

@@ -1,0 +1,138 @@
+#include "tools/calibrate/pressure_sandbox.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace mmreplay::tools::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Writes `text` to a cgroup control file; "" or why not.
+std::string write_control(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.flush();
+  if (!out) return "cannot write " + path;
+  return "";
+}
+
+// Runs a program from PATH with its output discarded; its exit status, or -1.
+int run_quietly(const std::vector<std::string>& argv) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  if (::waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+constexpr const char* kV1Root = "/sys/fs/cgroup/memory";
+constexpr const char* kV2Root = "/sys/fs/cgroup";
+
+}  // namespace
+
+uint64_t parse_swap_total(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);  // "Filename Type Size Used Priority"
+  uint64_t total_kib = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string name, type;
+    uint64_t size_kib = 0;
+    if (fields >> name >> type >> size_kib) total_kib += size_kib;
+  }
+  return total_kib * 1024;
+}
+
+MemcgSandbox::~MemcgSandbox() {
+  if (!path_.empty()) ::rmdir(path_.c_str());
+}
+
+std::string MemcgSandbox::create(uint64_t limit_bytes) {
+  const std::string name = "mmreplay-pressure-" + std::to_string(::getpid());
+  std::string limit_file;
+  if (fs::exists(fs::path(kV1Root) / "memory.limit_in_bytes")) {
+    path_ = (fs::path(kV1Root) / name).string();
+    limit_file = "memory.limit_in_bytes";
+  } else if (slurp(std::string(kV2Root) + "/cgroup.subtree_control").find("memory") !=
+             std::string::npos) {
+    path_ = (fs::path(kV2Root) / name).string();
+    limit_file = "memory.max";
+  } else {
+    return "no memory cgroup controller (neither /sys/fs/cgroup/memory nor cgroup v2 with "
+           "memory enabled)";
+  }
+  if (::mkdir(path_.c_str(), 0755) != 0) {
+    const std::string why = "cannot make " + path_ + ": " + std::strerror(errno);
+    path_.clear();
+    return why;
+  }
+  return write_control(path_ + "/" + limit_file, std::to_string(limit_bytes));
+}
+
+std::string MemcgSandbox::join(pid_t pid) const {
+  return write_control(path_ + "/cgroup.procs", std::to_string(pid));
+}
+
+SwapArea::~SwapArea() {
+  if (file_.empty()) return;
+  ::swapoff(file_.c_str());
+  ::unlink(file_.c_str());
+}
+
+std::string SwapArea::ensure(const std::string& dir, uint64_t bytes) {
+  total_bytes_ = parse_swap_total(slurp("/proc/swaps"));
+  if (total_bytes_ != 0) return "";
+  const std::string file = (fs::path(dir) / "pressure.swap").string();
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) return "cannot make " + file + ": " + std::strerror(errno);
+  const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  ::close(fd);
+  if (err != 0) {
+    ::unlink(file.c_str());
+    return "cannot allocate " + file + ": " + std::strerror(err);
+  }
+  if (run_quietly({"mkswap", file}) != 0) {
+    ::unlink(file.c_str());
+    return "mkswap " + file + " failed";
+  }
+  if (::swapon(file.c_str(), 0) != 0) {
+    const std::string why = "swapon " + file + ": " + std::strerror(errno);
+    ::unlink(file.c_str());
+    return why;
+  }
+  file_ = file;
+  total_bytes_ = parse_swap_total(slurp("/proc/swaps"));
+  return "";
+}
+
+}  // namespace mmreplay::tools::calibrate
