@@ -81,6 +81,12 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
     apply_throughput_fit(fit, stamp, &c.profile);
     c.throughput = std::move(fit);
   }
+  if (o.reclaim) {
+    ReclaimFit fit;
+    if (Status s = fit_reclaim(c.profile.costs, progress, &fit); !s) return s;
+    if (fit.skip_reason.empty()) apply_reclaim_fit(fit, stamp, &c.profile);
+    c.reclaim = std::move(fit);
+  }
   c.elapsed_s = static_cast<double>(now_ns() - start) / kNsPerSecond;
   return Status::ok();
 }
@@ -153,6 +159,7 @@ void print_calibration(const Calibration& c, std::ostream& out) {
     out << "after the fit:\n";
     print_comparison(t.after, out);
   }
+  if (c.reclaim) print_reclaim_fit(*c.reclaim, out);
   out << fmt::format("other fields: the default profile's. calibrate took {:.1f} s\n", c.elapsed_s);
 }
 

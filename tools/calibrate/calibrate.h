@@ -9,6 +9,7 @@
 // With `throughput` (the default of the full run, never of --quick), run_calibration() then
 // measures the will-it-scale style loops of throughput_loops.h and rescales a few groups of the
 // fitted fields so the model's loops match the machine's throughput and IPIs (throughput_fit.h).
+// With `reclaim` (--reclaim, root), it last fits reclaim's per-page costs (reclaim_fit.h).
 
 #pragma once
 
@@ -19,6 +20,7 @@
 
 #include "replay/cost_profile_json.h"
 #include "tools/calibrate/probes.h"
+#include "tools/calibrate/reclaim_fit.h"
 #include "tools/calibrate/throughput_fit.h"
 
 namespace mmreplay::tools::calibrate {
@@ -29,6 +31,7 @@ struct CalibrationOptions {
   std::string host;         // empty = gethostname()
   bool throughput = false;  // fit to the loops' throughput too (ignored with quick)
   ThroughputOptions throughput_options;
+  bool reclaim = false;  // fit reclaim's per-page costs to a madv-bomb in a memcg (root)
 };
 
 struct Calibration {
@@ -40,6 +43,7 @@ struct Calibration {
   std::vector<NativePoint> native;          // its measurements (ThroughputFit points into them)
   std::optional<double> load_before, load_after;  // 1-minute load average around the loops
   bool realtime = false;                          // the loops' workers ran SCHED_FIFO
+  std::optional<ReclaimFit> reclaim;              // when the reclaim fit was asked for
 };
 
 // Runs the probes (progress lines on `progress` when not null) and fits the profile, then the

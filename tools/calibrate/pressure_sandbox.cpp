@@ -73,6 +73,12 @@ uint64_t parse_swap_total(const std::string& text) {
   return total_kib * 1024;
 }
 
+std::string make_var_tmp_dir(const std::string& what) {
+  std::string tmpl = "/var/tmp/trace-replay-" + what + ".XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return "";
+  return tmpl;
+}
+
 MemcgSandbox::~MemcgSandbox() {
   if (!path_.empty()) ::rmdir(path_.c_str());
 }

@@ -53,6 +53,22 @@ class SwapArea {
   uint64_t total_bytes_ = 0;
 };
 
+// Both, for one run: the memcg first, then swap in `dir` when none is active.
+struct PressureSandbox {
+  MemcgSandbox memcg;
+  SwapArea swap;
+  // "" when both are ready, else why not.
+  std::string set_up(uint64_t limit_bytes, const std::string& dir, uint64_t swap_file_bytes) {
+    std::string why = memcg.create(limit_bytes);
+    if (why.empty()) why = swap.ensure(dir, swap_file_bytes);
+    return why;
+  }
+};
+
+// A fresh folder under /var/tmp named after `what` (not /tmp: a tmpfs there would hold a swap
+// file in the memory it is meant to relieve); "" when it cannot be made.
+std::string make_var_tmp_dir(const std::string& what);
+
 // The sum of the Size column of /proc/swaps text (KiB), in bytes.
 uint64_t parse_swap_total(const std::string& proc_swaps_text);
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "tools/calibrate/madv_bomb_runs.h"
 
 namespace mmreplay::tools::calibrate {
 
@@ -23,10 +24,7 @@ struct PressureValidationOptions {
   std::string profile = "default";  // a built-in name or a .json file (calibrate -o)
   // A policy with memcg off (the defaults) gets memcg=page_counter: the limit needs one.
   std::string policy = "default";
-  uint32_t processes = 4;
-  uint64_t region_bytes = uint64_t{128} << 20;  // per process
-  uint32_t loops = 5;
-  uint64_t memcg_limit_bytes = uint64_t{256} << 20;
+  MadvBombShape shape;
   uint64_t swap_file_bytes = uint64_t{1} << 30;  // made only when no swap is active
   std::string work_dir;                          // empty = a fresh folder under /var/tmp
   std::string json_path;                         // write the figures here too ("" = no)
@@ -35,12 +33,7 @@ struct PressureValidationOptions {
 // One advice's figures, native and predicted.
 struct PressureArm {
   std::string advice;  // "dontneed" or "free"
-  double native_seconds = 0, model_seconds = 0;
-  double native_cpu_seconds = 0, model_cpu_seconds = 0;
-  uint64_t native_faults = 0, model_faults = 0;
-  uint64_t native_swapouts = 0, model_swapouts = 0;
-  uint64_t native_swapins = 0, model_swapins = 0;
-  uint64_t native_lazyfreed = 0, model_lazyfreed = 0;
+  BombFigures native, model;
 };
 
 struct PressureValidationResult {

@@ -1,11 +1,13 @@
 // trace-replay calibrate [-o FILE] [--quick] [--no-throughput] [--force] [--loop-seconds S]
-//                        [--clock wall|cpu] [--realtime]
+//                        [--clock wall|cpu] [--realtime] [--reclaim]
 // Measures this machine with small real programs (tools/calibrate/probes.h), prints each figure
 // with its median and spread, and writes a cost profile (JSON, for --profile FILE) that is the
 // default profile with the measured fields replaced, each with its source. Without --quick it
 // then fits groups of fields to the throughput of will-it-scale style loops at 1 and all CPUs
 // (tools/calibrate/throughput_fit.h); that fit refuses to start (exit 2) while the 1-minute load
 // average exceeds the CPUs, unless --force. --quick never runs it: it stays a second or two.
+// --reclaim (with or without --quick) last fits reclaim's per-page costs to seed 000's madv-bomb
+// run here in a memory cgroup with swap (tools/calibrate/reclaim_fit.h).
 // Exit 1 when the profile cannot be written (exit_code.h).
 
 #include <CLI/CLI.hpp>
@@ -32,6 +34,7 @@ struct CalibrateArgs {
   double loop_seconds = 0;  // 0: ThroughputOptions' default
   std::string clock = "wall";
   bool realtime = false;
+  bool reclaim = false;
   std::string run_program;  // internal: the program validate --real records
 };
 
@@ -50,6 +53,7 @@ Status calibrate_machine(const CalibrateArgs& a) {
   o.throughput = !a.quick && !a.no_throughput;
   if (a.loop_seconds > 0) o.throughput_options.seconds = a.loop_seconds;
   o.throughput_options.realtime = a.realtime;
+  o.reclaim = a.reclaim;
   o.throughput_options.clock =
       a.clock == "cpu" ? calibrate::LoopClock::kCpu : calibrate::LoopClock::kWall;
   if (o.throughput && !a.force) {
@@ -77,6 +81,9 @@ void register_calibrate_command(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--output", args->output, "write the profile here (use with --profile FILE)");
   cmd->add_flag("--quick", args->quick,
                 "few repetitions and small regions, no throughput fit (a second or two)");
+  cmd->add_flag("--reclaim", args->reclaim,
+                "also fit shrink_page and swap_out_page to a madv-bomb run here in a memcg with "
+                "swap (root; about 20 s; skipped with the reason where the machine cannot)");
   cmd->add_flag("--no-throughput", args->no_throughput,
                 "skip the fit to the throughput loops (probes only)");
   cmd->add_flag("--force", args->force, "measure the loops even when the load average is high");

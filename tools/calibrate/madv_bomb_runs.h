@@ -1,0 +1,49 @@
+// Seed 000's madv-bomb run two ways on this machine, for `validate --real --pressure` and
+// `calibrate --reclaim`: natively inside a memory cgroup (pressure_sandbox.h), and by the model
+// from `gen madv-bomb`'s trace of the same shape with the same limit.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "replay/run.h"
+#include "tools/calibrate/pressure_sandbox.h"
+
+namespace mmreplay::tools::calibrate {
+
+// P processes each write a region a byte a page and advise it away, L times, in one memcg.
+struct MadvBombShape {
+  uint32_t processes = 4;
+  uint64_t region_bytes = uint64_t{128} << 20;  // per process
+  uint32_t loops = 5;
+  uint64_t memcg_limit_bytes = uint64_t{256} << 20;
+};
+
+// What a run of it did: natively from wait4() and /proc/vmstat, or the model's counters.
+struct BombFigures {
+  double seconds = 0;      // wall time / makespan
+  double cpu_seconds = 0;  // user + system / the tasks' busy time
+  uint64_t faults = 0;
+  uint64_t swapouts = 0;
+  uint64_t swapins = 0;
+  uint64_t lazyfreed = 0;  // clean lazyfree pages discarded by reclaim
+  uint64_t scanned = 0;    // pages reclaim isolated (the model's; natively 0)
+};
+
+// "dontneed" or "free": the advice's name in `gen madv-bomb --advice`.
+const char* advice_name(bool free);
+
+// Runs the bomb natively, its processes in `memcg`. Errors: fork failures, a process that failed.
+Status run_native_bomb(const MadvBombShape& shape, const MemcgSandbox& memcg, bool free,
+                       BombFigures* out);
+
+// Writes gen's madv-bomb of `shape` (--write byte) to `path`.
+Status write_bomb_trace(const MadvBombShape& shape, bool free, const std::string& path);
+
+// Replays the trace at `path` with `spec` (its memcg limit, swap, CPUs and costs set by the
+// caller).
+Status run_model_bomb(const replay::RunSpec& spec, const std::string& path, BombFigures* out);
+
+}  // namespace mmreplay::tools::calibrate
