@@ -12,14 +12,15 @@
 
 #include "formats/trace_reader.h"
 #include "replay/chunk_cache.h"
+#include "tools/calibrate/sample_stats.h"
 #include "tools/calibrate/user_pages.h"
 #include "tools/gen/generate.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
 
-constexpr size_t kCacheChunks = 64;
-constexpr double kNsPerSecond = 1e9;
+// The bomb's trace is a few dozen events: one chunk per process.
+constexpr size_t kBombCacheChunks = 16;
 
 // /proc/vmstat's swap and lazy-free counters.
 std::map<std::string, uint64_t> read_vmstat() {
@@ -119,7 +120,7 @@ Status run_model_bomb(const replay::RunSpec& spec, const std::string& path, Bomb
   auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
   if (!reader) return s;
   replay::RunResult r;
-  replay::ChunkCache cache(kCacheChunks);
+  replay::ChunkCache cache(kBombCacheChunks);
   if (s = replay::execute_run(spec, *reader, cache, &r); !s) return s;
   const auto counter = [&r](const char* name) {
     const auto it = r.counters.find(name);

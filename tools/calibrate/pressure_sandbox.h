@@ -3,6 +3,8 @@
 // inside it, as mem_cgroup_charge() -> try_to_free_mem_cgroup_pages() does) and a swap area.
 // Both are made for the run and taken down after it; a machine that cannot give them (no root, no
 // memory controller, a filesystem swapon refuses) yields a one-line reason and the run is skipped.
+// A run killed before its destructors leaves both behind: `swapoff FILE` and `rmdir` the group
+// (the group is mmreplay-pressure-PID under the memory hierarchy, the file pressure.swap).
 
 #pragma once
 

@@ -87,19 +87,22 @@ Status run_pressure_validation(const PressureValidationOptions& o, std::ostream&
   spec.policy_name = o.policy;
   spec.profile = o.profile;
   if (Status s = replay::resolve_policy(o.policy, &spec.config, &spec.rewrites); !s) return s;
-  if (spec.config.memcg == kernelsim::MemcgCounterKind::kOff) {
-    spec.config.memcg = kernelsim::MemcgCounterKind::kPageCounter;
-  }
+  const bool memcg_added = spec.config.memcg == kernelsim::MemcgCounterKind::kOff;
+  if (memcg_added) spec.config.memcg = kernelsim::MemcgCounterKind::kPageCounter;
   std::string dir = o.work_dir;
   const bool temporary = dir.empty();
   if (temporary && (dir = make_var_tmp_dir("pressure")).empty()) {
     return Status::io_error("cannot make a folder in /var/tmp");
   }
+  std::error_code ec;
+  if (!temporary && !std::filesystem::create_directories(dir, ec) && ec) {
+    return Status::io_error("--work-dir " + dir + ": " + ec.message());
+  }
   out << fmt::format(
       "validate --real --pressure: {} processes x {} MiB x {} loops (write a byte a page, "
-      "madvise) under a {} MiB memcg with swap; profile {}, policy {}\n",
+      "madvise) under a {} MiB memcg with swap; profile {}, policy {}{}\n",
       o.shape.processes, o.shape.region_bytes >> 20, o.shape.loops, o.shape.memcg_limit_bytes >> 20,
-      o.profile, o.policy);
+      o.profile, o.policy, memcg_added ? "+memcg=page_counter" : "");
   Status status = Status::ok();
   {
     PressureSandbox box;

@@ -9,11 +9,11 @@
 #include "replay/policy_spec.h"
 #include "tools/calibrate/pressure_sandbox.h"
 #include "tools/calibrate/probes.h"
+#include "tools/calibrate/sample_stats.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
 
-constexpr double kNsPerSecond = 1e9;
 constexpr uint64_t kSwapFileBytes = uint64_t{1} << 30;  // made only when no swap is active
 
 // The model's run of both arms under `costs`.
