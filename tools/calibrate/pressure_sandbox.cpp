@@ -1,10 +1,8 @@
 #include "tools/calibrate/pressure_sandbox.h"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-extern char** environ;
+#include "tools/calibrate/spawn.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
@@ -34,24 +32,6 @@ std::string write_control(const std::string& path, const std::string& text) {
   out.flush();
   if (!out) return "cannot write " + path;
   return "";
-}
-
-// Runs a program from PATH with its output discarded; its exit status, or -1.
-int run_quietly(const std::vector<std::string>& argv) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int status = 0;
-  if (::waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 constexpr const char* kV1Root = "/sys/fs/cgroup/memory";
@@ -127,7 +107,7 @@ std::string SwapArea::ensure(const std::string& dir, uint64_t bytes) {
     ::unlink(file.c_str());
     return "cannot allocate " + file + ": " + std::strerror(err);
   }
-  if (run_quietly({"mkswap", file}) != 0) {
+  if (spawn_and_wait({"mkswap", file}, "/dev/null") != 0) {
     ::unlink(file.c_str());
     return "mkswap " + file + " failed";
   }

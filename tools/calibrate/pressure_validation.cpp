@@ -6,11 +6,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "replay/cost_profile_json.h"
-#include "replay/policy_spec.h"
 #include "replay/run.h"
 #include "tools/calibrate/pressure_sandbox.h"
 #include "tools/calibrate/probes.h"
+#include "tools/calibrate/real_validation.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
@@ -81,12 +80,8 @@ Status write_json(const PressureValidationOptions& o, const PressureValidationRe
 Status run_pressure_validation(const PressureValidationOptions& o, std::ostream& out,
                                PressureValidationResult* result) {
   *result = PressureValidationResult();
-  kernelsim::CostProfile costs;
-  if (Status s = replay::resolve_cost_profile(o.profile, &costs); !s) return s;
   replay::RunSpec spec;
-  spec.policy_name = o.policy;
-  spec.profile = o.profile;
-  if (Status s = replay::resolve_policy(o.policy, &spec.config, &spec.rewrites); !s) return s;
+  if (Status s = resolve_real_run(o.profile, o.policy, &spec); !s) return s;
   const bool memcg_added = spec.config.memcg == kernelsim::MemcgCounterKind::kOff;
   if (memcg_added) spec.config.memcg = kernelsim::MemcgCounterKind::kPageCounter;
   std::string dir = o.work_dir;

@@ -1,9 +1,6 @@
 #include "tools/calibrate/real_validation.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,33 +17,13 @@
 #include "replay/policy_spec.h"
 #include "replay/run.h"
 #include "tools/calibrate/real_programs.h"
-
-extern char** environ;
+#include "tools/calibrate/spawn.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
 
 constexpr size_t kCacheChunks = 64;
 constexpr double kPercentiles[] = {50, 90, 99};
-
-// Runs argv with stdout and stderr to `log`; the exit status, or -1 when it could not start.
-int spawn_and_wait(const std::vector<std::string>& argv, const std::string& log) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int status = 0;
-  if (::waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 // The first line of `path` that names an error, else its last line.
 std::string message_of(const std::string& path) {
@@ -120,13 +97,18 @@ void print_program(const std::string& name, Observed& obs, const replay::RunResu
 
 }  // namespace
 
-Status run_real_validation(const RealValidationOptions& o, std::ostream& out) {
+Status resolve_real_run(const std::string& profile, const std::string& policy,
+                        replay::RunSpec* spec) {
   kernelsim::CostProfile costs;
-  if (Status s = replay::resolve_cost_profile(o.profile, &costs); !s) return s;
+  if (Status s = replay::resolve_cost_profile(profile, &costs); !s) return s;
+  spec->policy_name = policy;
+  spec->profile = profile;
+  return replay::resolve_policy(policy, &spec->config, &spec->rewrites);
+}
+
+Status run_real_validation(const RealValidationOptions& o, std::ostream& out) {
   replay::RunSpec spec;
-  spec.policy_name = o.policy;
-  spec.profile = o.profile;
-  if (Status s = replay::resolve_policy(o.policy, &spec.config, &spec.rewrites); !s) return s;
+  if (Status s = resolve_real_run(o.profile, o.policy, &spec); !s) return s;
   const std::vector<std::string>& programs = o.programs.empty() ? real_program_names() : o.programs;
   for (const std::string& p : programs) {
     const auto& known = real_program_names();

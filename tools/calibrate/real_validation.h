@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "replay/run.h"
 
 namespace mmreplay::tools::calibrate {
 
@@ -23,6 +24,11 @@ struct RealValidationOptions {
   std::vector<std::string> programs;  // empty = real_program_names()
   std::string work_dir;               // empty = a fresh folder under /tmp, removed at the end
 };
+
+// A run's spec for `profile` (a built-in name or a .json file, checked here) and `policy`
+// (resolved): InvalidArgument naming whichever is bad.
+Status resolve_real_run(const std::string& profile, const std::string& policy,
+                        replay::RunSpec* spec);
 
 // Ok when done, or skipped because recording is unavailable here (it says so on `out`);
 // InvalidArgument for a bad profile, policy or program name; else the error of the recording or
