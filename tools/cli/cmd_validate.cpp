@@ -106,6 +106,7 @@ Status run_validate(ValidateArgs& a, bool* agreed) {
   }
   if (a.real) return validate_real(a);
   if (a.throughput) return Status::invalid_argument("--throughput needs --real");
+  if (a.pressure) return Status::invalid_argument("--pressure needs --real");
   std::vector<const validate::ValidationCase*> chosen;
   if (a.cases.empty()) {
     for (const validate::ValidationCase& c : validate::all_cases()) chosen.push_back(&c);
