@@ -12,6 +12,7 @@
 
 #include "formats/trace_reader.h"
 #include "replay/chunk_cache.h"
+#include "tools/calibrate/probes.h"
 #include "tools/calibrate/sample_stats.h"
 #include "tools/calibrate/user_pages.h"
 #include "tools/gen/generate.h"
@@ -113,6 +114,16 @@ Status write_bomb_trace(const MadvBombShape& shape, bool free, const std::string
   if (Status s = gen::prepare_workload("madv-bomb", params, path, &prepared); !s) return s;
   gen::GenStats stats;
   return gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
+}
+
+bool set_bomb_machine(const MadvBombShape& shape, uint64_t swap_bytes, replay::RunSpec* spec) {
+  spec->cpus = static_cast<uint32_t>(allowed_cpus());
+  spec->swap_bytes = swap_bytes;
+  spec->memory_bytes = 4 * shape.memcg_limit_bytes;
+  spec->memcg_limit_bytes = shape.memcg_limit_bytes;
+  if (spec->config.memcg != kernelsim::MemcgCounterKind::kOff) return false;
+  spec->config.memcg = kernelsim::MemcgCounterKind::kPageCounter;
+  return true;
 }
 
 Status run_model_bomb(const replay::RunSpec& spec, const std::string& path, BombFigures* out) {

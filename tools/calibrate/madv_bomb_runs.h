@@ -42,8 +42,13 @@ Status run_native_bomb(const MadvBombShape& shape, const MemcgSandbox& memcg, bo
 // Writes gen's madv-bomb of `shape` (--write byte) to `path`.
 Status write_bomb_trace(const MadvBombShape& shape, bool free, const std::string& path);
 
-// Replays the trace at `path` with `spec` (its memcg limit, swap, CPUs and costs set by the
-// caller).
+// The model's machine for the bomb: this machine's CPUs, `swap_bytes` of swap, the shape's memcg
+// limit inside 4x that memory (room beyond the limit, as the machine has: the limit is what
+// reclaims), and a memory controller when the policy has none. Returns true when it turned memcg
+// on (memcg=page_counter).
+bool set_bomb_machine(const MadvBombShape& shape, uint64_t swap_bytes, replay::RunSpec* spec);
+
+// Replays the trace at `path` with `spec` (set_bomb_machine(), then costs as the caller wants).
 Status run_model_bomb(const replay::RunSpec& spec, const std::string& path, BombFigures* out);
 
 }  // namespace mmreplay::tools::calibrate

@@ -8,7 +8,6 @@
 
 #include "replay/run.h"
 #include "tools/calibrate/pressure_sandbox.h"
-#include "tools/calibrate/probes.h"
 #include "tools/calibrate/real_validation.h"
 
 namespace mmreplay::tools::calibrate {
@@ -82,8 +81,8 @@ Status run_pressure_validation(const PressureValidationOptions& o, std::ostream&
   *result = PressureValidationResult();
   replay::RunSpec spec;
   if (Status s = resolve_real_run(o.profile, o.policy, &spec); !s) return s;
-  const bool memcg_added = spec.config.memcg == kernelsim::MemcgCounterKind::kOff;
-  if (memcg_added) spec.config.memcg = kernelsim::MemcgCounterKind::kPageCounter;
+  // The limit needs a memory controller: a policy without one gets memcg=page_counter.
+  const bool memcg_added = set_bomb_machine(o.shape, 0, &spec);
   std::string dir = o.work_dir;
   const bool temporary = dir.empty();
   if (temporary && (dir = make_var_tmp_dir("pressure")).empty()) {
@@ -107,11 +106,7 @@ Status run_pressure_validation(const PressureValidationOptions& o, std::ostream&
       result->skip_reason = why;
       out << "skipped: " << why << "\n";
     } else {
-      spec.cpus = static_cast<uint32_t>(allowed_cpus());
       spec.swap_bytes = box.swap.total_bytes();
-      // Room beyond the limit, as the machine has: the memcg's limit is what reclaims.
-      spec.memory_bytes = 4 * o.shape.memcg_limit_bytes;
-      spec.memcg_limit_bytes = o.shape.memcg_limit_bytes;
       for (const bool free : {false, true}) {
         PressureArm arm;
         arm.advice = advice_name(free);

@@ -8,7 +8,6 @@
 
 #include "replay/policy_spec.h"
 #include "tools/calibrate/pressure_sandbox.h"
-#include "tools/calibrate/probes.h"
 #include "tools/calibrate/sample_stats.h"
 
 namespace mmreplay::tools::calibrate {
@@ -80,7 +79,7 @@ Status fit_reclaim(const kernelsim::CostProfile& costs, std::ostream* progress, 
   const std::string dir = make_var_tmp_dir("reclaim");
   if (dir.empty()) return Status::io_error("cannot make a folder in /var/tmp");
   replay::RunSpec spec;
-  spec.policy_name = "default+memcg=page_counter";
+  spec.policy_name = "default";
   if (Status s = replay::resolve_policy(spec.policy_name, &spec.config, &spec.rewrites); !s) {
     std::filesystem::remove_all(dir);
     return s;
@@ -90,10 +89,7 @@ Status fit_reclaim(const kernelsim::CostProfile& costs, std::ostream* progress, 
     PressureSandbox box;
     out->skip_reason = box.set_up(out->shape.memcg_limit_bytes, dir, kSwapFileBytes);
     if (out->skip_reason.empty()) {
-      spec.cpus = static_cast<uint32_t>(allowed_cpus());
-      spec.swap_bytes = box.swap.total_bytes();
-      spec.memory_bytes = 4 * out->shape.memcg_limit_bytes;
-      spec.memcg_limit_bytes = out->shape.memcg_limit_bytes;
+      set_bomb_machine(out->shape, box.swap.total_bytes(), &spec);
       const std::string traces[2] = {dir + "/dontneed.mmtrace", dir + "/free.mmtrace"};
       for (int a = 0; a < 2 && status; ++a) {
         if (progress != nullptr) {
