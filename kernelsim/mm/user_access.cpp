@@ -26,12 +26,23 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
   Simulation& sim = t.sim();
   const SimTime access = sim.costs().user_access;
   const SimTime pte_ad_update = sim.costs().pte_ad_update;
+  const SimTime slice = sim.machine().time_slice;
   if (stride == 0) stride = PAGE_SIZE;
   uint64_t faults = 0;
   Mm* mm = t.mm();
   co_await sync_point(t);
+  // Accesses the MMU completes run in user mode, where only the timer tick preempts
+  // (scheduler_tick() marks the task for resched once its slice is used up; the return to user
+  // mode schedules). A sync point every slice of such time stands for the tick, as do_think()'s
+  // do: without them a task rewriting its resident pages kept its CPU for the whole range
+  // (67 ms for 32,768 lazily freed pages) while the task queued behind it waited.
+  SimTime user_since = t.clock();
   Vma* vma = nullptr;
   for (uint64_t a = addr; a < addr + len && !t.oom_killed; a += stride) {
+    if (t.clock() - user_since >= slice) {
+      co_await sync_point(t);
+      user_since = t.clock();
+    }
     t.work(access);
     if (mm == nullptr || mm->dead) {
       const SimTime start = t.clock();
@@ -60,7 +71,8 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
     co_await do_user_addr_fault(t, a, write);
     sim.stats().record_op(OpKind::kPageFault, t.clock() - start);
     ++faults;
-    vma = nullptr;  // the tree may have changed while we waited
+    vma = nullptr;           // the tree may have changed while we waited
+    user_since = t.clock();  // the fault's own sync points were preemption points
   }
   co_return faults;
 }

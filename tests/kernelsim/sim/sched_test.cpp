@@ -40,6 +40,32 @@ TEST(SchedTest, SleepingTaskFreesItsCpu) {
             static_cast<uint64_t>(SimTime::ms(1).count_ns() + 10'000));
 }
 
+// A write loop over resident pages takes no fault, so it reaches the kernel only through the
+// timer tick; the tick preempts it once its slice is used up. Without that, a task rewriting its
+// lazily freed pages kept its CPU for a whole 128 MiB pass while the task queued behind it
+// waited (madv-bomb under a memcg, `validate --real --pressure`).
+TEST(SchedTest, UserModeAccessesArePreemptedAtSliceEnd) {
+  CostProfile costs = cost_profile_default();
+  costs.user_access = SimTime::us(1);  // 1,024 resident pages: 1 ms of user time a pass
+  auto sim = make_sim(1, "", costs);
+  constexpr uint64_t kPages = 1024;
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(testing::kBase, kPages * testing::kPage, PROT_READ | PROT_WRITE),
+          Op::touch(testing::kBase, kPages * testing::kPage, true),
+          Op::touch(testing::kBase, kPages * testing::kPage, true),
+          Op::touch(testing::kBase, kPages * testing::kPage, true),
+          Op::touch(testing::kBase, kPages * testing::kPage, true)});
+  // Wakes while the toucher rewrites its pages, then needs only a moment of CPU.
+  thread(*sim, 2, 0, {Op::sleep(SimTime::us(1500)), Op::think(SimTime::us(10))});
+  sim->run();
+  EXPECT_EQ(sim->stats().vm.pgfault, kPages) << "only the first pass faults";
+  // The sleeper waited at most the rest of one slice (and a switch) after its wake-up, not the
+  // rest of the toucher's passes (2.5 ms more).
+  const SimTime slice = sim->machine().time_slice;
+  EXPECT_LT(sim->stats().latency(OpKind::kSleep).max(),
+            static_cast<uint64_t>((SimTime::us(1500) + slice + SimTime::us(50)).count_ns()));
+}
+
 TEST(SchedTest, IdleCpuKeepsItsLastMmLazily) {
   auto sim = make_sim(2);
   thread(*sim, 1, 0, {Op::think(SimTime::ms(5))});
