@@ -69,6 +69,10 @@ double seconds_of(const timeval& tv) {
 
 }  // namespace
 
+uint64_t bomb_page_writes(const MadvBombShape& shape) {
+  return uint64_t{shape.processes} * (shape.region_bytes / kUserPage) * shape.loops;
+}
+
 const char* advice_name(bool free) {
   return free ? "free" : "dontneed";
 }
@@ -101,6 +105,8 @@ Status run_native_bomb(const MadvBombShape& shape, const MemcgSandbox& memcg, bo
   out->swapouts = delta("pswpout");
   out->swapins = delta("pswpin");
   out->lazyfreed = delta("pglazyfreed");
+  const uint64_t writes = bomb_page_writes(shape);
+  out->reused = writes > out->faults ? writes - out->faults : 0;
   return Status::ok();
 }
 
@@ -144,6 +150,7 @@ Status run_model_bomb(const replay::RunSpec& spec, const std::string& path, Bomb
   out->swapouts = counter("swapouts");
   out->swapins = counter("swapins");
   out->lazyfreed = counter("pglazyfreed");
+  out->reused = counter("lazyfree_reused");
   out->scanned = counter("pgscan_direct") + counter("pgscan_kswapd");
   return Status::ok();
 }

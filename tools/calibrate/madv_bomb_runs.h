@@ -29,8 +29,16 @@ struct BombFigures {
   uint64_t swapouts = 0;
   uint64_t swapins = 0;
   uint64_t lazyfreed = 0;  // clean lazyfree pages discarded by reclaim
-  uint64_t scanned = 0;    // pages reclaim isolated (the model's; natively 0)
+  // Lazily freed pages written again before reclaim took them: writes that took no fault. The
+  // model counts them (lazyfree_reused); natively they are the pages written less the faults
+  // (bomb_page_writes() - faults, 0 when the faults exceed the writes), an estimate that
+  // the few faults of process start-up blur.
+  uint64_t reused = 0;
+  uint64_t scanned = 0;  // pages reclaim isolated (the model's; natively 0)
 };
+
+// The pages the bomb writes: a byte a page of every region in every loop.
+uint64_t bomb_page_writes(const MadvBombShape& shape);
 
 // "dontneed" or "free": the advice's name in `gen madv-bomb --advice`.
 const char* advice_name(bool free);

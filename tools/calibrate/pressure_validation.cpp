@@ -35,6 +35,7 @@ void print(const PressureValidationResult& result, std::ostream& out) {
     count("swap-outs", a.native.swapouts, a.model.swapouts);
     count("swap-ins", a.native.swapins, a.model.swapins);
     count("lazily freed", a.native.lazyfreed, a.model.lazyfreed);
+    count("reused", a.native.reused, a.model.reused);
   }
   if (result.arms.size() == 2) {
     const PressureArm& d = result.arms[0];
@@ -51,7 +52,8 @@ Status write_json(const PressureValidationOptions& o, const PressureValidationRe
   const auto figures = [](const BombFigures& f) {
     return nlohmann::json{{"seconds", f.seconds}, {"cpu_seconds", f.cpu_seconds},
                           {"faults", f.faults},   {"swapouts", f.swapouts},
-                          {"swapins", f.swapins}, {"lazyfreed", f.lazyfreed}};
+                          {"swapins", f.swapins}, {"lazyfreed", f.lazyfreed},
+                          {"reused", f.reused}};
   };
   nlohmann::json arms = nlohmann::json::array();
   for (const PressureArm& a : result.arms) {
@@ -63,6 +65,7 @@ Status write_json(const PressureValidationOptions& o, const PressureValidationRe
                               {"processes", o.shape.processes},
                               {"region_bytes", o.shape.region_bytes},
                               {"loops", o.shape.loops},
+                              {"page_writes", bomb_page_writes(o.shape)},
                               {"memcg_limit_bytes", o.shape.memcg_limit_bytes},
                               {"profile", o.profile},
                               {"policy", o.policy},
