@@ -587,10 +587,15 @@ constexpr double kPressureFaultTolerance = 0.05;
 // Reuse: a lazily freed page written again before reclaim takes it costs no fault. Natively the
 // bomb faults on every page it writes (653,970-655,600 faults for 655,360 writes on two
 // machines): reclaim discards each region's lazy pages before its process comes back to them.
-// The model sometimes lets one process rewrite most of a region: when the four madvise in the
-// same moment, the last one's lazy pages sit at the head of the inactive file list while reclaim
-// takes the others' from the tail, and it rewrites them first (one CI run: 66K of 655K writes,
-// faults 0.90x). Which fitted costs put the processes in step is not predictable: a sweep of
+// Not because the kernel's lazy list is other than FIFO: a process that advises two regions in
+// turn, then writes 64 MiB more in the same 256 MiB memcg, rewrites the second with no fault.
+// In a C copy of the bomb (December 2026) a process that advised 0.42 s after the first still
+// faulted on all 32,770 writes of its next loop; the start of its region had gone to swap during
+// the loop (MADV_FREE then drops those entries), and its faults there presumably drive reclaim
+// through the lazy pages, its own included, before it reaches them. The model sometimes lets one
+// process rewrite most of a region (one CI run: 66K of 655K writes, faults 0.90x): its lazy
+// pages sit at the head of the inactive file list while reclaim takes the others' from the
+// tail. Which fitted costs bring that about is not predictable: a sweep of
 // shrink_page 0-6,000 ns and swap_out_page 2,000-30,000 ns, with user-mode preemption
 // (SchedTest.UserModeAccessesArePreemptedAtSliceEnd), gave faults of 0.87-1.00x native, 1 point
 // in 20 beyond 5%. So faults and reuse together must match the native ones within 5% (every
