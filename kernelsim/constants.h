@@ -94,6 +94,8 @@ inline constexpr uint32_t PCP_HIGH = PCP_HIGH_BATCHES * PCP_BATCH;
 
 // ---- LRU, reclaim (used by the memory-pressure model; kept here with their kernel names) ----
 inline constexpr uint32_t SWAP_CLUSTER_MAX = 32;  // include/linux/swap.h, all versions
+// mm/vmscan.c: reclaim's first priority; a pass scans lru_size >> priority pages of each list.
+inline constexpr uint32_t DEF_PRIORITY = 12;
 // include/linux/pagevec.h: pages per per-CPU LRU batch: PAGEVEC_SIZE 14 in 3.x, 15 from ~4.15
 // (version unverified, kernel-mm.md section 2), and 31 in the folio_batch of 6.9+ (9cecde80aae0).
 // The model takes it from knob pagevec_size.

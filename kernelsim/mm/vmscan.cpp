@@ -23,6 +23,7 @@ namespace {
 struct ScanControl {
   uint64_t nr_to_reclaim = SWAP_CLUSTER_MAX;
   uint64_t nr_reclaimed = 0;
+  uint64_t nr_scanned = 0;    // pages isolated from the inactive lists
   uint64_t nr_writeback = 0;  // dirty or under-writeback file pages kept (reclaim_throttle())
   bool kswapd = false;
   uint32_t memcg = kAnyMemcg;  // target_mem_cgroup: memcg reclaim scans only this group's lruvec
@@ -265,6 +266,7 @@ Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
   t.work(sim.costs().lru_move_page * static_cast<int64_t>(isolated.size()));
   co_await lru_lock.unlock_irqrestore(t);
   (sc.kswapd ? sim.vm().pgscan_kswapd : sim.vm().pgscan_direct) += isolated.size();
+  sc.nr_scanned += isolated.size();
   std::vector<Kept> keep;
   const uint64_t freed = co_await shrink_page_list(t, isolated, sc, &keep);
   (sc.kswapd ? sim.vm().pgsteal_kswapd : sim.vm().pgsteal_direct) += freed;
@@ -283,17 +285,36 @@ Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
   co_return freed;
 }
 
+// Models get_scan_count()'s SCAN_FILE case: "if there is enough inactive page cache ... we do
+// not reclaim anything from the anonymous working set right now" (3.x-4.x: the inactive file
+// list not low and lru_size >> priority non-zero; 5.x-6.x cache_trim_mode, the same test).
+// The model's priority is DEF_PRIORITY's first pass.
+bool scan_file_only(Simulation& sim, const ScanControl& sc) {
+  const uint64_t inactive_file = sim.lruvec().size(LruList::kInactiveFile, sc.nid, sc.memcg);
+  return (inactive_file >> DEF_PRIORITY) != 0 && !inactive_list_is_low(sim, true, sc.nid, sc.memcg);
+}
+
 // Models shrink_node() -> shrink_lruvec() with get_scan_count() reduced to: file lists first,
-// anon lists only while a swap slot is free.
+// anon lists only while a swap slot is free. With enough inactive file (scan_file_only()) the
+// anon lists wait: the file list is scanned batch after batch until enough is reclaimed or the
+// list has been scanned once (the kernel's priority loop ends at a whole-list scan), so pages
+// reclaim rotates (referenced ones) do not send it to swap while reclaimable ones lie behind them.
 Co<uint64_t> shrink_node(Task& t, ScanControl& sc) {
   Simulation& sim = t.sim();
+  const bool file_only = scan_file_only(sim, sc);
   for (const bool file : {true, false}) {
-    if (!file && sim.swap().nr_swap_pages() == 0) continue;
+    if (!file && (file_only || sim.swap().nr_swap_pages() == 0)) continue;
     if (inactive_list_is_low(sim, file, sc.nid, sc.memcg)) {
       co_await shrink_active_list(t, file, SWAP_CLUSTER_MAX, sc.nid, sc.memcg);
     }
-    if (sim.lruvec().size(inactive_of(file), sc.nid, sc.memcg) == 0) continue;
-    sc.nr_reclaimed += co_await shrink_inactive_list(t, file, sc);
+    uint64_t left = sim.lruvec().size(inactive_of(file), sc.nid, sc.memcg);
+    while (left != 0) {
+      const uint64_t scanned_before = sc.nr_scanned;
+      sc.nr_reclaimed += co_await shrink_inactive_list(t, file, sc);
+      const uint64_t scanned = sc.nr_scanned - scanned_before;
+      if (!file_only || sc.nr_reclaimed >= sc.nr_to_reclaim || scanned == 0) break;
+      left -= std::min(left, scanned);
+    }
     if (sc.nr_reclaimed >= sc.nr_to_reclaim) break;
   }
   co_return sc.nr_reclaimed;

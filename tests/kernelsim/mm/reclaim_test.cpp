@@ -128,6 +128,23 @@ TEST(ReclaimTest, CleanLazyfreeIsDiscardedAndRedirtiedIsSwapped) {
       << "discarded pages are never written to swap";
 }
 
+// get_scan_count()'s SCAN_FILE: with 28 MiB of clean lazyfree pages on the inactive file list,
+// reclaim takes them and leaves anon alone, though the pages it meets first (the 4 MiB written
+// again) are referenced and free nothing. Before the model kept scanning the file list, each
+// round that met only those went on to swap: in the madv-bomb under a memcg one process then
+// rewrote its whole lazy region while reclaim swapped the others' anon pages.
+TEST(ReclaimTest, EnoughInactiveFileKeepsReclaimOffTheAnonLists) {
+  auto sim = reclaim_machine(64, 256);
+  run_then_look(*sim,
+                concat({write_anon(kA, 32),
+                        {Op::madvise(kA, 32 * kMiB, MADV_FREE), Op::touch(kA, 4 * kMiB, true)},
+                        write_anon(kB, 40)}));
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_GT(vm.pglazyfreed, 8 * kPagesPerMiB) << "the 40 MiB came from the lazy pages";
+  EXPECT_EQ(vm.pswpout, 0u) << "no anon page swapped while clean lazy pages remained";
+  EXPECT_EQ(vm.lazyfree_reused, 4 * kPagesPerMiB);
+}
+
 TEST(ReclaimTest, LazyfreeOnInactiveAnonBefore412IsDiscardedToo) {
   auto sim = reclaim_machine(64, 256, "lazyfree_lru=inactive-anon");
   run_then_look(*sim, lazyfree_then_pressure());
