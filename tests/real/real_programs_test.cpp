@@ -592,15 +592,16 @@ constexpr double kPressureFaultTolerance = 0.05;
 // In a C copy of the bomb (December 2026) a process that advised 0.42 s after the first still
 // faulted on all 32,770 writes of its next loop; the start of its region had gone to swap during
 // the loop (MADV_FREE then drops those entries), and its faults there presumably drive reclaim
-// through the lazy pages, its own included, before it reaches them. The model sometimes lets one
-// process rewrite most of a region (one CI run: 66K of 655K writes, faults 0.90x): its lazy
-// pages sit at the head of the inactive file list while reclaim takes the others' from the
-// tail. Which fitted costs bring that about is not predictable: a sweep of
-// shrink_page 0-6,000 ns and swap_out_page 2,000-30,000 ns, with user-mode preemption
-// (SchedTest.UserModeAccessesArePreemptedAtSliceEnd), gave faults of 0.87-1.00x native, 1 point
-// in 20 beyond 5%. So faults and reuse together must match the native ones within 5% (every
-// write is counted once), and the model's extra reuse is a known gap up to a quarter of the
-// writes, a failure beyond.
+// through the lazy pages, its own included, before it reaches them. The model once let one
+// process rewrite much of its region (one CI run: 66K of 655K writes, faults 0.90x): it kept its
+// CPU through a whole pass of resident pages (fixed: SchedTest.UserModeAccessesArePreemptedAt
+// SliceEnd), and each reclaim round that met its rewritten (referenced) pages at the tail of the
+// inactive file list went on to swap anon instead of reaching its clean ones behind them (fixed:
+// ReclaimTest.EnoughInactiveFileKeepsReclaimOffTheAnonLists, get_scan_count()'s SCAN_FILE).
+// Sweeps of shrink_page 0-6,000 ns and swap_out_page 2,000-30,000 ns gave free's faults of
+// 0.67-1.00x native before both fixes (30 points, 3 beyond 5%) and 0.985-1.00x after (55). Faults
+// and reuse together must match the native ones within 5% (every write is counted once); the
+// model's extra reuse is a known gap beyond 5% of the writes and a failure beyond a quarter.
 constexpr double kPressureReuseGap = 0.05;
 constexpr double kPressureReuseTolerance = 0.25;
 constexpr double kPressureSwapoutGap = 0.25;
@@ -613,6 +614,26 @@ constexpr double kPressureSwapinShare = 0.01;
 // The fit leaves each arm within 3-5% of the native run it was fitted to; a fresh native run of
 // the same bomb moved 15.4-17.6 s of CPU (dontneed) between runs on one guest.
 constexpr double kPressureCpuTolerance = 0.25;
+// Once the fresh native run came 20% slower than the one fitted to, a minute before (the model
+// then read 0.82-0.88x of it). When the two native runs of an arm differ by more than this, the
+// machine moved between them and the fresh run alone cannot judge the model: it is then held to
+// the run it was fitted to, within the same tolerance, and the drift is printed.
+constexpr double kPressureNativeDrift = 0.15;
+
+// The native CPU seconds of `advice`'s arm in calibrate --reclaim's table ("advice CPU s ..."),
+// or a negative value when the log has none.
+double fitted_native_cpu(const std::string& calibrate_log, const std::string& advice) {
+  const size_t table = calibrate_log.find("\nreclaim fit (");
+  if (table == std::string::npos) return -1;
+  std::istringstream lines(calibrate_log.substr(table));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string name;
+    double cpu = 0;
+    if (fields >> name && name == advice && fields >> cpu) return cpu;
+  }
+  return -1;
+}
 
 TEST_F(RealPrograms, MadvBombUnderMemcgPressure) {
   const fs::path dir = work_ / "pressure";
@@ -672,15 +693,28 @@ TEST_F(RealPrograms, MadvBombUnderMemcgPressure) {
                     "test's comment)");
     }
     within(arm, "swapouts", kPressureSwapoutTolerance);
-    const double native = arm.at("native").at("swapouts").get<double>();
-    const double model = arm.at("model").at("swapouts").get<double>();
-    if (std::abs(model - native) > kPressureSwapoutGap * native) {
+    const double native_swapouts = arm.at("native").at("swapouts").get<double>();
+    const double model_swapouts = arm.at("model").at("swapouts").get<double>();
+    if (std::abs(model_swapouts - native_swapouts) > kPressureSwapoutGap * native_swapouts) {
       known_gap("madv-bomb", arm.at("advice").get<std::string>() + " swap-outs",
-                std::to_string(static_cast<uint64_t>(model)) + " predicted against " +
-                    std::to_string(static_cast<uint64_t>(native)) +
+                std::to_string(static_cast<uint64_t>(model_swapouts)) + " predicted against " +
+                    std::to_string(static_cast<uint64_t>(native_swapouts)) +
                     ": the model's processes run in step (see the test's comment)");
     }
-    within(arm, "cpu_seconds", kPressureCpuTolerance);
+    const std::string advice = arm.at("advice").get<std::string>();
+    const double fresh = arm.at("native").at("cpu_seconds").get<double>();
+    const double model = arm.at("model").at("cpu_seconds").get<double>();
+    const double fitted_to = fitted_native_cpu(cal_text, advice);
+    ASSERT_GT(fitted_to, 0) << "no " << advice << " row in calibrate's table";
+    double judge = fresh;
+    if (std::abs(fresh - fitted_to) > kPressureNativeDrift * fitted_to) {
+      std::cout << "real: madv-bomb " << advice << " native CPU moved from " << fitted_to
+                << " s (fitted to) to " << fresh << " s: the model is held to the first\n";
+      judge = fitted_to;
+    }
+    EXPECT_LE(std::abs(model - judge), kPressureCpuTolerance * judge)
+        << advice << " CPU: model " << model << " s, native " << fresh << " s (fitted to "
+        << fitted_to << " s)";
   }
   const nlohmann::json& free = r.at("arms").at(1);
   ASSERT_EQ(free.at("advice"), "free");
