@@ -1,7 +1,8 @@
 // Page reclaim (mm/vmscan.c): kswapd and direct reclaim over the node's Lruvec (mm/lru.h).
 //
 // shrink_node() picks the lists to scan (get_scan_count(): anon only while swap has a free
-// slot; the file lists hold lazyfree pages under lazyfree_lru=inactive-file), ages the active
+// slot, and not at all while the inactive file list is large and not low, SCAN_FILE; the file
+// lists hold lazyfree pages under lazyfree_lru=inactive-file), ages the active
 // list when the inactive one is low (inactive_list_is_low(), shrink_active_list(): references
 // cleared, pages deactivated), then shrink_inactive_list(): isolate SWAP_CLUSTER_MAX pages under
 // lru_lock, shrink_page_list() without it, put the kept pages back under it. Per page:

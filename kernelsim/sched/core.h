@@ -2,7 +2,8 @@
 //
 // Models the parts of kernel/sched/core.c the mm paths feel:
 //  - each task is bound to one CPU (as with sched_setaffinity to a single CPU);
-//  - more tasks than CPUs time-share: at a sync point, a task that has run a full slice
+//  - more tasks than CPUs time-share: at a sync point (user-mode time reaches one every slice,
+//    as the timer tick would), a task that has run a full slice
 //    (sysctl_sched_base_slice) with others waiting and preemption enabled goes to the back of the
 //    run queue; every switch costs context_switch (+ switch_mm when the mm changes);
 //  - a task that sleeps (rwsem wait, nanosleep) frees its CPU at once;
