@@ -95,7 +95,13 @@ ValidationCase seed_000_madv_free() {
        "Missing from the model: how long a read waits behind writes inside the drive, and the "
        "CPU of direct reclaim on lazy pages ('lots of stall and lock contention', RFC 1/4). The "
        "RFC's own MADV_FREE left hinted pages in place on the LRU (lazyfree_lru=in-place); with "
-       "it, free is 0.92x and the throttle 1.01x at full size, so the arms keep 4.5's"},
+       "it, free is 0.92x and the throttle 1.01x at full size, so the arms keep 4.5's "
+       "inactive-anon placement. Slower swap-ins alone move the gap the wrong way: with "
+       "swap_in_page 300 and 600 us (150 shipped) the free arm takes 0.83x and 0.84x at 1/64, "
+       "its processes rewriting 48.8K and 50.2K of their 122,880 writes with no fault (43.0K at "
+       "150 us; 2026-12-03). A 6.18 run of a 4-process bomb under a memcg rewrites under 1% "
+       "of its writes (validate --real --pressure): whether the thread's kernel let its free arm "
+       "reuse lazy pages is what this gap turns on"},
       {"CPU time", "free",
        "the thread's madvfree arm used 1.69x dontneed's CPU time (407.2 s against 240.9 s of "
        "user + system); the model's uses 0.69x at 1/64, 0.59x at 1/16 and 0.61x at full size "
