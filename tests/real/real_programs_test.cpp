@@ -586,8 +586,9 @@ TEST_F(RealPrograms, ProcessMadviseKeepsItsRanges) {
 // printed as a known gap, beyond 2x it fails.
 constexpr double kPressureFaultTolerance = 0.05;
 // Reuse: a lazily freed page written again before reclaim takes it costs no fault. Natively the
-// bomb faults on every page it writes (653,970-655,600 faults for 655,360 writes on two
-// machines): reclaim discards each region's lazy pages before its process comes back to them.
+// bomb faults on nearly every page it writes (637,920-655,600 faults for 655,360 writes on two
+// machines, at most 2.7% reused): reclaim discards each region's lazy pages before its process
+// comes back to them.
 // Not because the kernel's lazy list is other than FIFO: a process that advises two regions in
 // turn, then writes 64 MiB more in the same 256 MiB memcg, rewrites the second with no fault.
 // In a C copy of the bomb (December 2026) a process that advised 0.42 s after the first still

@@ -99,7 +99,7 @@ ValidationCase seed_000_madv_free() {
        "inactive-anon placement. Slower swap-ins alone move the gap the wrong way: with "
        "swap_in_page 300 and 600 us (150 shipped) the free arm takes 0.83x and 0.84x at 1/64, "
        "its processes rewriting 48.8K and 50.2K of their 122,880 writes with no fault (43.0K at "
-       "150 us; 2026-12-03). A 6.18 run of a 4-process bomb under a memcg rewrites under 1% "
+       "150 us; 2026-12-03). A 6.18 run of a 4-process bomb under a memcg rewrites under 3% "
        "of its writes (validate --real --pressure): whether the thread's kernel let its free arm "
        "reuse lazy pages is what this gap turns on"},
       {"CPU time", "free",
