@@ -33,6 +33,7 @@
   X(fault_file, "fault_file", "faults that mapped a page-cache page (do_read/shared_fault())")    \
   X(fault_cow, "fault_cow", "do_wp_page() / private file write: page copied")                      \
   X(fault_wp_reuse, "fault_wp_reuse", "do_wp_page() on a fork-shared page no one else maps: reused") \
+  X(fault_swapcache, "fault_swapcache", "do_swap_page() found the page read ahead: a minor fault") \
   X(fault_spurious, "fault_spurious", "pte already as wanted (another thread won, or trace)")      \
   X(fault_segv, "fault_segv", "no VMA or access not allowed")                                      \
   X(fault_oom, "fault_oom", "allocation failed")                                                   \

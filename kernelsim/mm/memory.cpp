@@ -108,14 +108,17 @@ enum class FaultAction : uint8_t {
   kWpReuse,
   kMapFile,
   kSwapIn,
+  kSwapCacheHit,
   kTouchOnly
 };
 
 FaultAction decide(const Mm& mm, const Vma& vma, uint64_t addr, uint8_t p, bool write) {
   if (pte::is_mapped(p)) {
+    const bool cow = write && (p & pte::kCowShared) && vma.kind != VmaKind::kFileShared;
+    if ((p & pte::kSwapCache) && !cow) return FaultAction::kSwapCacheHit;
     // do_wp_page() on a page fork write-protected: the owner reuses it once no one else maps it
     // (wp_page_reuse()); otherwise, and always for a mapper that does not own it, wp_page_copy().
-    if (write && (p & pte::kCowShared) && vma.kind != VmaKind::kFileShared) {
+    if (cow) {
       return (p & pte::kOwnPage) && cow_sharer(mm, addr) == nullptr ? FaultAction::kWpReuse
                                                                     : FaultAction::kCopyPage;
     }
@@ -150,7 +153,13 @@ void set_pte(Mm& mm, uint8_t& p, FaultAction a, bool write) {
       ++mm.rss_file;
       break;
     case FaultAction::kWpReuse:  // still its own page
-      p = static_cast<uint8_t>((p & ~(pte::kCowShared | pte::kStateMask)) | pte::kPresent | ad);
+      p = static_cast<uint8_t>((p & ~(pte::kCowShared | pte::kSwapCache | pte::kStateMask)) |
+                               pte::kPresent | ad);
+      ++mm.rss_anon;
+      break;
+    case FaultAction::kSwapCacheHit:  // do_swap_page(): the read-ahead page is this pte's now
+      p = static_cast<uint8_t>((p & ~pte::kSwapCache) | ad);
+      if (write) p = static_cast<uint8_t>((p & ~pte::kStateMask) | pte::kPresent);
       ++mm.rss_anon;
       break;
     case FaultAction::kTouchOnly:
@@ -170,9 +179,9 @@ uint64_t swap_ra_window(const Vma& vma, uint64_t addr, uint64_t* first) {
   return n;
 }
 
-// Maps the other swapped pages of the readahead window, read by the same I/O (swap-cache hits
-// folded into the major fault: the minor faults that would map them are not taken). A page is
-// skipped when no page is free without reclaim.
+// Maps the other swapped pages of the readahead window, read by the same I/O, marked
+// pte::kSwapCache: the first access to each takes the minor fault the kernel takes on finding it
+// in the swap cache. A page is skipped when no page is free without reclaim.
 Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr) {
   Simulation& sim = t.sim();
   Mm& mm = *t.mm();
@@ -193,7 +202,8 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr)
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
       continue;
     }
-    p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage);  // clean, not young
+    // Clean, not young, and still to be faulted on (pte::kSwapCache).
+    p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | pte::kSwapCache);
     ++mm.rss_anon;
     --mm.swapents;
     sim.swap().swap_free();
@@ -312,6 +322,19 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   // makes it writable, wp_page_copy() replaces it.
   const bool wp_fault =
       was_mapped && (action == FaultAction::kCopyPage || action == FaultAction::kWpReuse);
+  if (action == FaultAction::kSwapCacheHit) {
+    // do_swap_page() -> swap_cache_get_folio(): the page readahead read is mapped under the PTL;
+    // no I/O and no new page (a minor fault).
+    co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
+    uint8_t& p = vma.ptes.ref(addr);
+    if (decide(mm, vma, addr, p, write) != action) {
+      ++sim.vm().fault_spurious;
+      co_return FaultResult::kSpurious;
+    }
+    set_pte(mm, p, action, write);
+    ++sim.vm().fault_swapcache;
+    co_return FaultResult::kMapped;
+  }
   if (action == FaultAction::kTouchOnly) {
     uint8_t& p = vma.ptes.ref(addr);
     if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;

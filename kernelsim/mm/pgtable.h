@@ -41,6 +41,10 @@ inline constexpr uint8_t kYoung = 1u << 3;
 inline constexpr uint8_t kOwnPage = 1u << 4;
 inline constexpr uint8_t kZeroPage = 1u << 5;
 inline constexpr uint8_t kCowShared = 1u << 6;
+// A page swap readahead read (swapin_readahead()) and the model mapped at once: the kernel leaves
+// it in the swap cache, and the first access faults (do_swap_page() finds it there: a minor
+// fault). The MMU does not complete an access through such a pte (mm/user_access.cpp).
+inline constexpr uint8_t kSwapCache = 1u << 7;
 
 inline uint8_t state(uint8_t p) {
   return p & kStateMask;

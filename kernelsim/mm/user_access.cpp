@@ -9,7 +9,7 @@ namespace {
 
 // True when the MMU completes this access without a fault.
 bool hardware_access_ok(const Vma& vma, uint8_t p, bool write) {
-  if (!pte::is_mapped(p)) return false;
+  if (!pte::is_mapped(p) || (p & pte::kSwapCache)) return false;
   if (!write) return vma.access_ok(false);
   if (!vma.access_ok(true) || (p & pte::kZeroPage)) return false;
   // Fork write-protected a shared private page (copy_present_pte()).

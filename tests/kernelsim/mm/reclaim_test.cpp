@@ -205,6 +205,27 @@ TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
   EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents);
 }
 
+// The pages swap readahead reads with the faulting one are not yet the task's: the first access
+// to each finds it in the swap cache (do_swap_page(), a minor fault), a second access none.
+TEST(ReclaimTest, ReadAheadSwapPagesFaultOnceAsSwapCacheHits) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  auto base = reclaim_machine(64, 256);
+  run_then_look(*base, lazyfree_then_pressure());
+  auto sim = reclaim_machine(64, 256);
+  run_then_look(*sim, lazyfree_then_pressure({Op::touch(kA, window * kPage, true),
+                                              Op::touch(kA, window * kPage, true)}));
+  const VmCounters& b = base->stats().vm;
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.pgmajfault - b.pgmajfault, 1u) << "one read brought the window in";
+  EXPECT_EQ(vm.pswpin - b.pswpin, window);
+  EXPECT_EQ(vm.fault_swapcache - b.fault_swapcache, window - 1);
+  EXPECT_EQ(vm.pgfault - b.pgfault, window) << "the second pass took no fault";
+  for (uint64_t a = kA; a < kA + window * kPage; a += kPage) {
+    EXPECT_EQ(pte_at(*sim, a), pte::kPresent | pte::kOwnPage | pte::kDirty | pte::kYoung)
+        << std::hex << a;
+  }
+}
+
 TEST(ReclaimTest, ThrottledActsAsDontneedOnlyUnderPressure) {
   // No swap: 63 MiB of anon cannot be reclaimed, so free pages stay below 1.5 x min.
   auto pressed = reclaim_machine(64, 0, "madv_free=throttled");
