@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <string>
 
+#include "tests/formats/random_trace.h"
 #include "tools/calibrate/least_squares.h"
 #include "tools/calibrate/loop_model.h"
 #include "tools/calibrate/proc_counters.h"
@@ -15,6 +18,15 @@
 
 namespace mmreplay::tools::calibrate {
 namespace {
+
+// A directory of this test's own for the loops' traces: ctest runs each test as a process of its
+// own, in parallel, and three tests here generate tlb_flush2 with 2 workers (the same file name in
+// one shared directory: one test's LoopModel removed the trace another was reading).
+std::string loop_trace_dir() {
+  const std::string dir = formats::testing::temp_path("loops");
+  std::filesystem::create_directories(dir);
+  return dir;
+}
 
 constexpr kernelsim::TlbFlushMethod kIpi = kernelsim::TlbFlushMethod::kIpi;
 constexpr kernelsim::TlbFlushMethod kPv = kernelsim::TlbFlushMethod::kParavirt;
@@ -181,7 +193,7 @@ TEST(ThroughputGroups, ScaleEveryFieldOfAGroup) {
 // and a dearer IPI slows the two-thread loop only.
 TEST(LoopModel, TlbFlushIpisFollowTheThreads) {
   const ThroughputLoop& tlb = *find_throughput_loop("tlb_flush2");
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = loop_trace_dir();
   std::unique_ptr<LoopModel> one, two;
   ASSERT_TRUE(LoopModel::create(tlb, 1, 2, kIpi, dir, &one));
   ASSERT_TRUE(LoopModel::create(tlb, 2, 2, kIpi, dir, &two));
@@ -206,7 +218,7 @@ TEST(LoopModel, TlbFlushIpisFollowTheThreads) {
 TEST(LoopModel, TlbFlushUnderParavirtSendsNoIpis) {
   const ThroughputLoop& tlb = *find_throughput_loop("tlb_flush2");
   std::unique_ptr<LoopModel> two;
-  ASSERT_TRUE(LoopModel::create(tlb, 2, 2, kPv, ::testing::TempDir(), &two));
+  ASSERT_TRUE(LoopModel::create(tlb, 2, 2, kPv, loop_trace_dir(), &two));
   const kernelsim::CostProfile def = kernelsim::cost_profile_default();
   ModelPrediction p;
   ASSERT_TRUE(two->predict(def, &p));
@@ -248,7 +260,7 @@ TEST(LoopModel, EveryLoopRunsInTheModel) {
   for (const ThroughputLoop& loop : throughput_loops()) {
     for (int workers : {1, 2}) {
       std::unique_ptr<LoopModel> m;
-      ASSERT_TRUE(LoopModel::create(loop, workers, 2, kIpi, ::testing::TempDir(), &m)) << loop.name;
+      ASSERT_TRUE(LoopModel::create(loop, workers, 2, kIpi, loop_trace_dir(), &m)) << loop.name;
       ModelPrediction p;
       ASSERT_TRUE(m->predict(def, &p)) << loop.name;
       EXPECT_GT(p.ops_per_s, 0) << loop.name << " x" << workers;
