@@ -295,27 +295,38 @@ bool scan_file_only(Simulation& sim, const ScanControl& sc) {
 }
 
 // Models shrink_node() -> shrink_lruvec() with get_scan_count() reduced to: file lists first,
-// anon lists only while a swap slot is free. With enough inactive file (scan_file_only()) the
-// anon lists wait: the file list is scanned batch after batch until enough is reclaimed or the
-// list has been scanned once (the kernel's priority loop ends at a whole-list scan), so pages
-// reclaim rotates (referenced ones) do not send it to swap while reclaimable ones lie behind them.
+// anon lists only while a swap slot is free, one SWAP_CLUSTER_MAX batch of each a round. Rounds go
+// on until enough is reclaimed or each list's budget is scanned: the scans of the caller's priority
+// loop (do_try_to_free_pages(), balance_pgdat(): lru_size >> priority a pass from DEF_PRIORITY
+// down to 0), about twice the list, so a call that meets only referenced pages goes on past them
+// as the kernel's does instead of returning with nothing. With enough inactive file
+// (scan_file_only()) the anon lists wait and the file list's budget is one whole-list scan, so
+// pages reclaim rotates (referenced ones) do not send it to swap while reclaimable ones lie behind
+// them.
 Co<uint64_t> shrink_node(Task& t, ScanControl& sc) {
   Simulation& sim = t.sim();
   const bool file_only = scan_file_only(sim, sc);
-  for (const bool file : {true, false}) {
-    if (!file && (file_only || sim.swap().nr_swap_pages() == 0)) continue;
-    if (inactive_list_is_low(sim, file, sc.nid, sc.memcg)) {
-      co_await shrink_active_list(t, file, SWAP_CLUSTER_MAX, sc.nid, sc.memcg);
-    }
-    uint64_t left = sim.lruvec().size(inactive_of(file), sc.nid, sc.memcg);
-    while (left != 0) {
+  constexpr uint64_t kUnset = ~uint64_t{0};
+  const uint64_t passes = file_only ? 1 : 2;
+  uint64_t left[2] = {kUnset, kUnset};  // each list's scan budget, by `file`
+  for (bool scanned_any = true; scanned_any;) {
+    scanned_any = false;
+    for (const bool file : {true, false}) {
+      if (!file && (file_only || sim.swap().nr_swap_pages() == 0)) continue;
+      if (left[file] == 0) continue;
+      if (inactive_list_is_low(sim, file, sc.nid, sc.memcg)) {
+        co_await shrink_active_list(t, file, SWAP_CLUSTER_MAX, sc.nid, sc.memcg);
+      }
+      if (left[file] == kUnset)
+        left[file] = passes * sim.lruvec().size(inactive_of(file), sc.nid, sc.memcg);
+      if (left[file] == 0) continue;
       const uint64_t scanned_before = sc.nr_scanned;
       sc.nr_reclaimed += co_await shrink_inactive_list(t, file, sc);
       const uint64_t scanned = sc.nr_scanned - scanned_before;
-      if (!file_only || sc.nr_reclaimed >= sc.nr_to_reclaim || scanned == 0) break;
-      left -= std::min(left, scanned);
+      left[file] = scanned == 0 ? 0 : left[file] - std::min(left[file], scanned);
+      scanned_any = scanned_any || scanned != 0;
+      if (sc.nr_reclaimed >= sc.nr_to_reclaim) co_return sc.nr_reclaimed;
     }
-    if (sc.nr_reclaimed >= sc.nr_to_reclaim) break;
   }
   co_return sc.nr_reclaimed;
 }
