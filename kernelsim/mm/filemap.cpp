@@ -19,7 +19,6 @@ void PageCache::add(uint32_t file, uint64_t index, uint32_t frame) {
   // Only a warm file's pages are asked about (was_ever_cached()): a cold file streamed through
   // the cache (seed 003's writers: 121M pages at full size) must not keep a key per page.
   if (sim_.files().get(file).cached_at_start) ever_cached_.insert(key(file, index), 0);
-  if (frame < referenced_.size()) referenced_[frame] = 0;  // a new page in a reused frame
   const bool inserted = pages_.insert(key(file, index), frame);
   assert(inserted && "invariant (2): two pages at one index");
   (void)inserted;

@@ -89,15 +89,6 @@ class PageCache {
   void page_remove_file_rmap(uint32_t f);
   // Page-cache pages mapped by at least one pte (NR_FILE_MAPPED).
   uint64_t nr_mapped() const { return nr_mapped_; }
-  // PG_referenced of page-cache frame f, as reclaim's page_check_references() sets and tests it
-  // for a mapped page (the model's read path does not set it: no mark_page_accessed()).
-  void set_page_referenced(uint32_t f) {
-    if (f >= referenced_.size()) referenced_.resize(f + 1);
-    referenced_[f] = 1;
-  }
-  bool test_clear_page_referenced(uint32_t f) {
-    return f < referenced_.size() && std::exchange(referenced_[f], uint8_t{0}) != 0;
-  }
   // True when page `index` of `file`, a file cached at the start (fs/file.h, cached_at_start),
   // has been in the cache at some time of this run: such a page counts as resident only until it
   // is first dropped. Not kept for other files (always false for them).
@@ -175,10 +166,9 @@ class PageCache {
   // when counted.
   mutable std::unordered_map<uint32_t, std::deque<SimTime>> writeback_ends_;
   uint64_t nr_dirty_ = 0;
-  uint64_t reads_unsubmitted_ = 0;   // pages added locked whose read is not submitted yet
-  SimTime reads_end_;                // when the last read submitted so far completes
-  std::vector<uint32_t> mapcount_;   // by frame; grown on a frame's first mapping
-  std::vector<uint8_t> referenced_;  // by frame: PG_referenced; cleared when a frame joins
+  uint64_t reads_unsubmitted_ = 0;  // pages added locked whose read is not submitted yet
+  SimTime reads_end_;               // when the last read submitted so far completes
+  std::vector<uint32_t> mapcount_;  // by frame; grown on a frame's first mapping
   uint64_t nr_mapped_ = 0;
   std::unordered_map<uint64_t, FileRaState> ra_;
   // By file id (FileTable's ids: small and dense). A deque: a reader holds its state across

@@ -68,6 +68,7 @@ uint32_t Lruvec::new_frame() {
     f = frames_.emplace_back();
   }
   assert(frames_[f].where == FrameWhere::kFree && "invariant (1)");
+  frames_[f].referenced = false;  // a new page: the old one's PG_referenced went with it
   return f;
 }
 
@@ -322,9 +323,13 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
       continue;
     }
     --held_;
-    // New anon pages start active (lru_cache_add_active_or_unevictable()), page-cache pages
-    // inactive (add_to_page_cache_lru(): use-once until referenced again).
-    link(f, pf.pagecache ? LruList::kInactiveFile : LruList::kActiveAnon);
+    // Page-cache pages start inactive (add_to_page_cache_lru(): use-once until referenced
+    // again); new and swapped-in anon pages active before 5.9
+    // (lru_cache_add_active_or_unevictable()), inactive since (b518154e59aa:
+    // lru_cache_add_inactive_or_unevictable()).
+    link(f, pf.pagecache                                            ? LruList::kInactiveFile
+            : sim_.config().anon_lru == AnonLruMode::kInactiveFirst ? LruList::kInactiveAnon
+                                                                    : LruList::kActiveAnon);
   }
   if (locked == nullptr) co_return;
   t.work(sim_.costs().lru_move_page * moved);

@@ -58,6 +58,13 @@ bool inactive_list_is_low(Simulation& sim, bool file, uint32_t nid, uint32_t mem
   return lru.size(inactive_of(file), nid, memcg) * ratio < lru.size(active_of(file), nid, memcg);
 }
 
+// TestClearPageReferenced().
+bool test_clear_page_referenced(PageFrame& pf) {
+  const bool was = pf.referenced;
+  pf.referenced = false;
+  return was;
+}
+
 // The pte of frame f's page, or nullptr when it is no longer mapped where the frame says.
 uint8_t* pte_of(const PageFrame& pf) {
   Vma* vma = pf.mm->vmas.vma_lookup(pf.addr);
@@ -121,9 +128,9 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   if (pc.mapcount(f) != 0) {
     bool exec = false;
     const uint32_t referenced_ptes = page_referenced_file(sim, f, &exec);
-    const bool referenced_page = pc.test_clear_page_referenced(f);
+    const bool referenced_page = test_clear_page_referenced(pf);
     if (referenced_ptes != 0) {
-      pc.set_page_referenced(f);
+      pf.referenced = true;
       if (referenced_page || referenced_ptes > 1 || exec) return PageOutcome::kActivate;
       return PageOutcome::kKeep;  // PAGEREF_KEEP
     }
@@ -146,6 +153,22 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   return PageOutcome::kFreed;
 }
 
+// Models page_check_references() of an own anon page whose pte is *p: kFreed when reclaim may go
+// on (PAGEREF_RECLAIM). A referenced page (page_referenced() clears the young bit) is activated
+// at once before 5.9 (PageSwapBacked); from 5.9 (anon_lru=inactive-first, b518154e59aa) it is
+// looked at twice as a mapped file page is: PG_referenced and another trip round the inactive
+// list the first time (PAGEREF_KEEP), activated when it is referenced again by then.
+PageOutcome page_check_references_anon(Simulation& sim, PageFrame& pf, uint8_t* p) {
+  const bool referenced_ptes = (*p & pte::kYoung) != 0;
+  *p = static_cast<uint8_t>(*p & ~pte::kYoung);
+  if (sim.config().anon_lru == AnonLruMode::kActiveFirst)
+    return referenced_ptes ? PageOutcome::kActivate : PageOutcome::kFreed;
+  const bool referenced_page = test_clear_page_referenced(pf);
+  if (!referenced_ptes) return PageOutcome::kFreed;
+  pf.referenced = true;
+  return referenced_page ? PageOutcome::kActivate : PageOutcome::kKeep;
+}
+
 // Models the per-page part of shrink_page_list() / try_to_unmap_one() for one isolated frame.
 // A swapped-out page sets *written to when its write completes (SimTime::zero() otherwise).
 // REQUIRES: now() == t.clock() (called right after a sync point).
@@ -160,10 +183,8 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
   uint8_t* p = pte_of(pf);
   if (p == nullptr) return PageOutcome::kActivate;  // mid-mremap (no VMA maps it yet): keep
   VmCounters& vm = sim.vm();
-  if (*p & pte::kYoung) {  // page_check_references(): PAGEREF_ACTIVATE
-    *p = static_cast<uint8_t>(*p & ~pte::kYoung);
-    return PageOutcome::kActivate;
-  }
+  if (const PageOutcome o = page_check_references_anon(sim, pf, p); o != PageOutcome::kFreed)
+    return o;
   Mm& mm = *pf.mm;
   // A clean lazyfree page is discarded: 4.12+ only once it lost PG_swapbacked on the lazyfree
   // list (one still in a batch is swapped as anon); 4.5-4.11 (and the 2015 RFC, in-place) by its

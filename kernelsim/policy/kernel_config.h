@@ -49,6 +49,11 @@ enum class WatermarkFormula : uint8_t { k3x, kScaleFactor };
 // The LRU list MADV_FREE moves a lazyfree page to (mm/lru.cpp).
 enum class LazyfreeLru : uint8_t { kInPlace, kInactiveAnon, kInactiveFile };
 
+// Where a new anon page starts on the LRU and how reclaim treats its first reference
+// (mm/lru.cpp, mm/vmscan.cpp): active, and activated when referenced (before 5.9); or inactive,
+// and looked at twice like a mapped file page (5.9+, b518154e59aa).
+enum class AnonLruMode : uint8_t { kActiveFirst, kInactiveFirst };
+
 // Whether user pages are charged to a memcg, and how its counter is kept (mm/memcontrol.cpp).
 enum class MemcgCounterKind : uint8_t { kOff, kResCounter, kPageCounter };
 
@@ -88,6 +93,7 @@ struct KernelConfig {
   RwsemWakeMode rwsem_wake = RwsemWakeMode::kPhaseFair;
   WatermarkFormula watermarks = WatermarkFormula::kScaleFactor;
   LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;
+  AnonLruMode anon_lru = AnonLruMode::kInactiveFirst;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru
   uint32_t read_ahead_kb = VM_READAHEAD_KB;          // readahead window of a device the trace does

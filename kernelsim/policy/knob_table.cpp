@@ -138,6 +138,19 @@ std::vector<KnobInfo> build_table() {
         {"inactive-anon", "4.5-4.11: inactive anon list, still swap-backed"}},
        {LazyfreeLru::kInactiveFile,
         {"inactive-file", "4.12+: PG_swapbacked cleared, inactive file list (f7ad2a6cb9f7)"}}}));
+  t.push_back(
+      knob("anon_lru", &KernelConfig::anon_lru,
+           "LRU list a new anon page starts on, and what reclaim does with its first reference",
+           {{AnonLruMode::kActiveFirst,
+             {"active-first",
+              "before 5.9: new and swapped-in anon pages start active "
+              "(lru_cache_add_active_or_unevictable()); a referenced one is activated at once "
+              "(page_check_references(): PageSwapBacked -> PAGEREF_ACTIVATE)"}},
+            {AnonLruMode::kInactiveFirst,
+             {"inactive-first",
+              "5.9+: they start inactive and a referenced one gets PG_referenced and a second "
+              "trip, as a mapped file page does (b518154e59aa \"mm/vmscan: protect the workingset "
+              "on anonymous LRU\")"}}}));
   t.push_back(knob("pagevec_size", &KernelConfig::pagevec_size,
                    "pages per per-CPU LRU batch (lru_add, lru_lazyfree)",
                    {n(PAGEVEC_SIZE_3X, "3.x PAGEVEC_SIZE"), n(PAGEVEC_SIZE, "~4.15+ PAGEVEC_SIZE"),

@@ -14,7 +14,8 @@ const std::vector<PolicyPreset>& policy_presets() {
       // munmap_lock=write as it always had here, though the real 6.6 downgrades (4.20+).
       {"linux-3.16", "",
        "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,rwsem_wake=contiguous,"
-       "watermarks=3.x,lazyfree_lru=inactive-anon,pagevec_size=14,bh_lru_size=8,"
+       "watermarks=3.x,lazyfree_lru=inactive-anon,anon_lru=active-first,pagevec_size=14,"
+       "bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
        "release_pages=pagevec,bh_invalidate=none",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
@@ -37,9 +38,11 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"linux-5.3", "linux-4.12", "lazy_tlb=skip,rwsem_wake=phase-fair,pagevec_size=15",
        "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19)"},
       {"linux-6.6", "linux-5.3",
-       "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain",
+       "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain,"
+       "anon_lru=inactive-first",
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
-       "(5.11, 6168d0da2b47)"},
+       "(5.11, 6168d0da2b47); new anon pages start inactive and are looked at twice (5.9, "
+       "b518154e59aa)"},
       {"linux-6.18", "linux-6.6",
        "fault_lock=per-vma-all,pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,"
        "munmap_lock=downgrade",

@@ -24,6 +24,13 @@ constexpr uint64_t kA = 0x10000000;  // the MADV_FREE'd buffer
 constexpr uint64_t kB = 0x40000000;  // pressure
 constexpr uint64_t kC = 0x80000000;  // more pressure
 
+// The LRU placement before 5.9 (anon_lru=active-first), for the tests below whose MADV_FREE'd
+// buffer must age out: its first 4 MiB, written again, go back to the active list, and only
+// while new pages start active too does the pressure push them to the inactive list and swap.
+// From 5.9 (b518154e59aa) the pressure's own pages start inactive and go first, and those 4 MiB
+// stay in memory (ReclaimTest.RedirtiedLazyfreeStaysActiveFrom59).
+constexpr const char* kAgesTheActiveList = "anon_lru=active-first";
+
 std::unique_ptr<Simulation> reclaim_machine(uint64_t mem_mib, uint64_t swap_mib,
                                             const std::string& policy = "",
                                             const CostProfile& costs = cost_profile_default()) {
@@ -105,7 +112,7 @@ std::vector<Op> lazyfree_then_pressure(std::vector<Op> after = {}) {
 }
 
 TEST(ReclaimTest, CleanLazyfreeIsDiscardedAndRedirtiedIsSwapped) {
-  auto sim = reclaim_machine(64, 256);
+  auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
   run_then_look(*sim, lazyfree_then_pressure());
   const VmCounters& vm = sim->stats().vm;
   // The last partial lru_lazyfree batch (32 MiB % pagevec_size pages) is never drained: those
@@ -128,6 +135,42 @@ TEST(ReclaimTest, CleanLazyfreeIsDiscardedAndRedirtiedIsSwapped) {
       << "discarded pages are never written to swap";
 }
 
+// 5.9+ (the default, anon_lru=inactive-first): the 4 MiB written again after MADV_FREE are found
+// written, made swap-backed and activated, and stay in memory: the pressure's own pages start on
+// the inactive list, which never runs low, so the active list is not aged and they go first.
+TEST(ReclaimTest, RedirtiedLazyfreeStaysActiveFrom59) {
+  auto sim = reclaim_machine(64, 256);
+  run_then_look(*sim, lazyfree_then_pressure());
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.lazyfree_redirtied, 4 * kPagesPerMiB);
+  for (uint64_t a = kA; a < kA + 4 * kMiB; a += kPage)
+    ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kPresent) << std::hex << a;
+  EXPECT_GT(vm.pswpout, 64 * kPagesPerMiB) << "the pressure swapped its own pages instead";
+  EXPECT_EQ(vm.oom, 0u);
+}
+
+// 5.9+: pages written once start inactive and reclaim looks at each twice: the first look finds
+// the fault's reference and gives the page PG_referenced and another trip (PAGEREF_KEEP), the
+// second reclaims it. No page is activated; before 5.9 the pages start active and reach the
+// inactive list by aging (shrink_active_list() clears the reference), so none is either.
+TEST(ReclaimTest, PagesWrittenOnceStartInactiveAndAreLookedAtTwiceFrom59) {
+  auto looked_twice = reclaim_machine(64, 256);
+  run_then_look(*looked_twice, concat({write_anon(kB, 40), write_anon(kC, 40)}));
+  auto aged = reclaim_machine(64, 256, kAgesTheActiveList);
+  run_then_look(*aged, concat({write_anon(kB, 40), write_anon(kC, 40)}));
+  for (const auto* sim : {looked_twice.get(), aged.get()}) {
+    const VmCounters& vm = sim->stats().vm;
+    EXPECT_GT(vm.pswpout, 16 * kPagesPerMiB);
+    EXPECT_EQ(vm.pgactivate, 0u);
+    EXPECT_EQ(vm.oom, 0u);
+  }
+  EXPECT_EQ(looked_twice->stats().vm.pgdeactivate, 0u) << "nothing to age: all started inactive";
+  EXPECT_GT(aged->stats().vm.pgdeactivate, 16 * kPagesPerMiB);
+  const VmCounters& twice = looked_twice->stats().vm;
+  EXPECT_GE(twice.pgscan_kswapd + twice.pgscan_direct, 2 * twice.pswpout)
+      << "each page swapped was isolated twice";
+}
+
 // get_scan_count()'s SCAN_FILE: with 28 MiB of clean lazyfree pages on the inactive file list,
 // reclaim takes them and leaves anon alone, though the pages it meets first (the 4 MiB written
 // again) are referenced and free nothing. Before the model kept scanning the file list, each
@@ -146,7 +189,7 @@ TEST(ReclaimTest, EnoughInactiveFileKeepsReclaimOffTheAnonLists) {
 }
 
 TEST(ReclaimTest, LazyfreeOnInactiveAnonBefore412IsDiscardedToo) {
-  auto sim = reclaim_machine(64, 256, "lazyfree_lru=inactive-anon");
+  auto sim = reclaim_machine(64, 256, "lazyfree_lru=inactive-anon,anon_lru=active-first");
   run_then_look(*sim, lazyfree_then_pressure());
   EXPECT_EQ(sim->stats().vm.pglazyfreed, 28 * kPagesPerMiB) << "clean ptes decide before 4.12";
   EXPECT_EQ(sim->stats().vm.lazyfree_redirtied, 0u) << "pages stay swap-backed before 4.12";
@@ -157,7 +200,7 @@ TEST(ReclaimTest, LazyfreeOnInactiveAnonBefore412IsDiscardedToo) {
 // 4.5-4.11 deactivate_page(): a lazyfree page moves only from the active list; one already on
 // the inactive list keeps its place. A second MADV_FREE of the same pages therefore moves none.
 TEST(ReclaimTest, DeactivatePageBefore412MovesOnlyActivePages) {
-  auto sim = reclaim_machine(64, 256, "lazyfree_lru=inactive-anon");
+  auto sim = reclaim_machine(64, 256, "lazyfree_lru=inactive-anon,anon_lru=active-first");
   run_then_look(
       *sim, concat({write_anon(kA, 8),
                     {Op::madvise(kA, 8 * kMiB, MADV_FREE), Op::madvise(kA, 8 * kMiB, MADV_FREE)}}));
@@ -172,13 +215,13 @@ TEST(ReclaimTest, DeactivatePageBefore412MovesOnlyActivePages) {
 // The 2015 RFC (seed 000): MADV_FREE clears the ptes' young and dirty bits and moves no page, so
 // the hinted pages wait on the active list for aging; reclaim still discards the clean ones.
 TEST(ReclaimTest, InPlaceLazyfreeMovesNoPageAndIsDiscardedWhenReclaimed) {
-  auto quiet = reclaim_machine(64, 256, "lazyfree_lru=in-place");
+  auto quiet = reclaim_machine(64, 256, "lazyfree_lru=in-place,anon_lru=active-first");
   run_then_look(*quiet, concat({write_anon(kA, 8), {Op::madvise(kA, 8 * kMiB, MADV_FREE)}}));
   EXPECT_EQ(quiet->stats().vm.madv_lazyfree_pages, 8 * kPagesPerMiB);
   EXPECT_EQ(quiet->stats().vm.pglazyfree, 0u) << "no page moved";
   EXPECT_EQ(quiet->lruvec().size(LruList::kInactiveAnon), 0u);
 
-  auto sim = reclaim_machine(64, 256, "lazyfree_lru=in-place");
+  auto sim = reclaim_machine(64, 256, "lazyfree_lru=in-place,anon_lru=active-first");
   run_then_look(*sim, lazyfree_then_pressure());
   const VmCounters& vm = sim->stats().vm;
   EXPECT_EQ(vm.pglazyfree, 0u);
@@ -188,9 +231,9 @@ TEST(ReclaimTest, InPlaceLazyfreeMovesNoPageAndIsDiscardedWhenReclaimed) {
 }
 
 TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
-  auto base = reclaim_machine(64, 256);
+  auto base = reclaim_machine(64, 256, kAgesTheActiveList);
   run_then_look(*base, lazyfree_then_pressure());
-  auto sim = reclaim_machine(64, 256);
+  auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
   run_then_look(*sim, lazyfree_then_pressure({Op::touch(kA + 8 * kMiB, kPage, true),  // discarded
                                               Op::touch(kA, kPage, false)}));         // swapped
   const VmCounters& b = base->stats().vm;
@@ -209,9 +252,9 @@ TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
 // to each finds it in the swap cache (do_swap_page(), a minor fault), a second access none.
 TEST(ReclaimTest, ReadAheadSwapPagesFaultOnceAsSwapCacheHits) {
   const uint64_t window = uint64_t{1} << page_cluster;
-  auto base = reclaim_machine(64, 256);
+  auto base = reclaim_machine(64, 256, kAgesTheActiveList);
   run_then_look(*base, lazyfree_then_pressure());
-  auto sim = reclaim_machine(64, 256);
+  auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
   run_then_look(*sim, lazyfree_then_pressure({Op::touch(kA, window * kPage, true),
                                               Op::touch(kA, window * kPage, true)}));
   const VmCounters& b = base->stats().vm;
@@ -248,12 +291,12 @@ TEST(ReclaimTest, ThrottledActsAsDontneedOnlyUnderPressure) {
 
 TEST(ReclaimTest, FreeSwappedDropsSwapEntriesAndLazyKeepsThem) {
   const auto ops = concat({lazyfree_then_pressure(), {Op::madvise(kA, 4 * kMiB, MADV_FREE)}});
-  auto lazy = reclaim_machine(64, 256, "madv_free=lazy");
+  auto lazy = reclaim_machine(64, 256, "madv_free=lazy,anon_lru=active-first");
   run_then_look(*lazy, ops);
   EXPECT_EQ(pte::state(pte_at(*lazy, kA)), pte::kSwapped);
   EXPECT_EQ(lazy->stats().vm.madv_free_swap_freed, 0u);
 
-  auto fs = reclaim_machine(64, 256, "madv_free=free-swapped");
+  auto fs = reclaim_machine(64, 256, "madv_free=free-swapped,anon_lru=active-first");
   run_then_look(*fs, ops);
   EXPECT_EQ(fs->stats().vm.madv_free_swap_freed, 4 * kPagesPerMiB);
   for (uint64_t a = kA; a < kA + 4 * kMiB; a += kPage) ASSERT_EQ(pte_at(*fs, a), pte::kNone);
@@ -267,14 +310,16 @@ TEST(ReclaimTest, FreeSwappedDropsSwapEntriesAndLazyKeepsThem) {
 TEST(ReclaimTest, MergedMadvFreeFreesSwapEntriesAndOnlySeed000sSeriesKeepsThem) {
   const auto ops = concat({lazyfree_then_pressure(), {Op::madvise(kA, 4 * kMiB, MADV_FREE)}});
   for (const char* merged : {"", "linux-4.5", "linux-4.12", "linux-6.18", "free-swapped"}) {
-    auto sim = reclaim_machine(64, 256, merged);
+    // kA's pages must have been swapped for the MADV_FREE to free their entries.
+    const std::string policy = std::string(merged) + (*merged ? "+" : "") + kAgesTheActiveList;
+    auto sim = reclaim_machine(64, 256, policy);
     EXPECT_TRUE(sim->policies().madv_free->free_swapped()) << "policy '" << merged << "'";
     run_then_look(*sim, ops);
     EXPECT_EQ(sim->stats().vm.madv_free_swap_freed, 4 * kPagesPerMiB)
         << "policy '" << merged << "'";
   }
   for (const char* series : {"free", "free-throttled"}) {
-    auto sim = reclaim_machine(64, 256, series);
+    auto sim = reclaim_machine(64, 256, std::string(series) + "+" + kAgesTheActiveList);
     EXPECT_FALSE(sim->policies().madv_free->free_swapped()) << series;
     run_then_look(*sim, ops);
     EXPECT_EQ(sim->stats().vm.madv_free_swap_freed, 0u) << series;
@@ -369,8 +414,8 @@ TEST(ReclaimTest, SwapInTakesTheDeviceForItsPages) {
 }
 
 TEST(ReclaimTest, SameInputSameResults) {
-  auto one = reclaim_machine(64, 256);
-  auto two = reclaim_machine(64, 256);
+  auto one = reclaim_machine(64, 256, kAgesTheActiveList);
+  auto two = reclaim_machine(64, 256, kAgesTheActiveList);
   run_then_look(*one, lazyfree_then_pressure({Op::touch(kA, 8 * kMiB, false)}));
   run_then_look(*two, lazyfree_then_pressure({Op::touch(kA, 8 * kMiB, false)}));
   EXPECT_TRUE(one->stats() == two->stats());
