@@ -68,7 +68,6 @@ uint32_t Lruvec::new_frame() {
     f = frames_.emplace_back();
   }
   assert(frames_[f].where == FrameWhere::kFree && "invariant (1)");
-  frames_[f].referenced = false;  // a new page: the old one's PG_referenced went with it
   return f;
 }
 
@@ -129,6 +128,7 @@ void Lruvec::free_frame(uint32_t f) {
   sim_.cma().anon_freed(f);
   pf.mm = nullptr;
   pf.pagecache = false;
+  pf.referenced = false;  // the next page in this frame starts without PG_referenced
   pf.where = FrameWhere::kFree;
   ++pf.gen;
   free_frames_.push_back(f);

@@ -84,7 +84,7 @@ struct PageFrame {
   bool pagecache : 1 = false;  // a page-cache page of `file`, index `addr` (mm/filemap.h)
   bool dirty : 1 = false;      // PG_dirty (page-cache pages)
   // PG_referenced: set by reclaim's page_check_references() at a page's first referenced scan
-  // (mapped file pages; anon pages too with anon_lru=inactive-first). Cleared by new_frame().
+  // (mapped file pages; anon pages too with anon_lru=inactive-first). Cleared by free_frame().
   bool referenced : 1 = false;
   uint16_t nid = 0;  // page_to_nid(): the node whose lists and lru_lock it is on
   uint32_t file = 0;
