@@ -37,6 +37,19 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
       t.work(c.pte_zap);
       continue;
     }
+    if (pte::is_mapped(p) && (p & pte::kSwapCache)) {
+      // A page readahead read that the task has not touched: the kernel's pte still holds its
+      // swap entry. With seed 000's fix that entry and its swap-cache page are freed like any
+      // other (the next write zero-fills); before it the pte is skipped (the next access finds
+      // the page in the swap cache).
+      if (free_swapped) {
+        ++sim.vm().madv_free_swap_freed;
+        co_await zap_pte_range(t, vma, addr, addr + PAGE_SIZE, tlb);
+      } else {
+        t.work(c.pte_walk);
+      }
+      continue;
+    }
     if (!pte::is_mapped(p) || !(p & pte::kOwnPage)) {  // none, swapped, zero page: nothing to do
       t.work(c.pte_walk);
       continue;

@@ -269,6 +269,36 @@ TEST(ReclaimTest, ReadAheadSwapPagesFaultOnceAsSwapCacheHits) {
   }
 }
 
+// MADV_FREE of a window readahead brought in: the page the task faulted on and wrote is lazily
+// freed and its next write reuses it; the other seven were never the task's (the kernel's ptes
+// still hold swap entries). With seed 000's fix MADV_FREE frees them and their next write
+// zero-fills; the series before it skips them and the write finds them in the swap cache.
+TEST(ReclaimTest, ReadAheadPagesMadvisedFreeStillFaultOnTheirNextWrite) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  for (const char* madv_free : {"free-swapped", "lazy"}) {
+    const std::string policy = std::string("madv_free=") + madv_free + "," + kAgesTheActiveList;
+    auto base = reclaim_machine(64, 256, policy);
+    run_then_look(*base, lazyfree_then_pressure({Op::touch(kA, kPage, true)}));
+    auto sim = reclaim_machine(64, 256, policy);
+    run_then_look(*sim, lazyfree_then_pressure({Op::touch(kA, kPage, true),
+                                                Op::madvise(kA, window * kPage, MADV_FREE),
+                                                Op::touch(kA, window * kPage, true)}));
+    const VmCounters& b = base->stats().vm;
+    const VmCounters& vm = sim->stats().vm;
+    const bool freed = std::string(madv_free) == "free-swapped";
+    EXPECT_EQ(vm.lazyfree_reused - b.lazyfree_reused, 1u) << madv_free;
+    EXPECT_EQ(vm.pgfault - b.pgfault, window - 1) << madv_free;
+    EXPECT_EQ(vm.fault_anon - b.fault_anon, freed ? window - 1 : 0) << madv_free;
+    EXPECT_EQ(vm.fault_swapcache - b.fault_swapcache, freed ? 0 : window - 1) << madv_free;
+    EXPECT_EQ(vm.madv_free_swap_freed - b.madv_free_swap_freed, freed ? window - 1 : 0)
+        << madv_free;
+    EXPECT_EQ(vm.pgmajfault, b.pgmajfault) << "no second read";
+    EXPECT_EQ(sim->find_mm(1)->rss_anon + sim->find_mm(1)->swapents,
+              base->find_mm(1)->rss_anon + base->find_mm(1)->swapents)
+        << madv_free;
+  }
+}
+
 TEST(ReclaimTest, ThrottledActsAsDontneedOnlyUnderPressure) {
   // No swap: 63 MiB of anon cannot be reclaimed, so free pages stay below 1.5 x min.
   auto pressed = reclaim_machine(64, 0, "madv_free=throttled");
