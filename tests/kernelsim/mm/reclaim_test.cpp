@@ -171,6 +171,24 @@ TEST(ReclaimTest, PagesWrittenOnceStartInactiveAndAreLookedAtTwiceFrom59) {
       << "each page swapped was isolated twice";
 }
 
+// 5.9+: a page referenced again after reclaim's first look (which gave it PG_referenced) is
+// activated at the second; one that is not, is reclaimed. 48 MiB written and 16 MiB more: the
+// first reclaim call looks at every page once before its second pass frees a batch. Then the
+// last 16 MiB of the 48 are read again (or not: all resident, so the read allocates nothing and
+// reclaim does not run meanwhile), and 48 MiB more are written.
+TEST(ReclaimTest, AnonPageReferencedAgainAfterItsFirstLookIsActivatedFrom59) {
+  const std::vector<Op> first = concat({write_anon(kB, 48), write_anon(kC, 16)});
+  const std::vector<Op> then = write_anon(kC + 32 * kMiB, 48);
+  auto reread = reclaim_machine(64, 256);
+  run_then_look(*reread, concat({first, {Op::touch(kB + 32 * kMiB, 16 * kMiB, false)}, then}));
+  auto not_reread = reclaim_machine(64, 256);
+  run_then_look(*not_reread, concat({first, then}));
+  EXPECT_EQ(reread->stats().vm.pgactivate, 16 * kPagesPerMiB)
+      << "every page read after its first look was activated at its second";
+  EXPECT_EQ(not_reread->stats().vm.pgactivate, 0u) << "written once, looked at twice, reclaimed";
+  EXPECT_EQ(reread->stats().vm.oom + not_reread->stats().vm.oom, 0u);
+}
+
 // get_scan_count()'s SCAN_FILE: with 28 MiB of clean lazyfree pages on the inactive file list,
 // reclaim takes them and leaves anon alone, though the pages it meets first (the 4 MiB written
 // again) are referenced and free nothing. Before the model kept scanning the file list, each
