@@ -307,6 +307,12 @@ Co<void> Lruvec::relock_lruvec(Task& t, uint32_t nid, uint32_t memcg, QSpinLock*
 
 // Models mm/swap.c: __pagevec_lru_add() -> pagevec_lru_move_fn(__pagevec_lru_add_fn).
 Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
+  // Page-cache pages start inactive (add_to_page_cache_lru(): use-once until referenced again);
+  // new and swapped-in anon pages active before 5.9 (lru_cache_add_active_or_unevictable()),
+  // inactive since (b518154e59aa: lru_cache_add_inactive_or_unevictable()).
+  const LruList new_anon = sim_.config().anon_lru == AnonLruMode::kInactiveFirst
+                               ? LruList::kInactiveAnon
+                               : LruList::kActiveAnon;
   QSpinLock* locked = nullptr;
   int64_t moved = 0;
   for (uint32_t f : batch) {
@@ -323,13 +329,7 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
       continue;
     }
     --held_;
-    // Page-cache pages start inactive (add_to_page_cache_lru(): use-once until referenced
-    // again); new and swapped-in anon pages active before 5.9
-    // (lru_cache_add_active_or_unevictable()), inactive since (b518154e59aa:
-    // lru_cache_add_inactive_or_unevictable()).
-    link(f, pf.pagecache                                            ? LruList::kInactiveFile
-            : sim_.config().anon_lru == AnonLruMode::kInactiveFirst ? LruList::kInactiveAnon
-                                                                    : LruList::kActiveAnon);
+    link(f, pf.pagecache ? LruList::kInactiveFile : new_anon);
   }
   if (locked == nullptr) co_return;
   t.work(sim_.costs().lru_move_page * moved);

@@ -106,15 +106,28 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t nid, uint32
 
 enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone };
 
+// Models page_check_references() once page_referenced() has counted (and cleared) the ptes that
+// referenced the page since the last scan: kFreed when reclaim may go on (PAGEREF_RECLAIM). Not
+// referenced, the page is reclaimed. Referenced, a swap-backed page is activated at once before
+// 5.9 (`look_twice` false: anon_lru=active-first); otherwise it gets PG_referenced and is
+// activated when it had it already, when more than one pte referenced it, or when an executable
+// mapping did, and else stays on the inactive list for one more trip (PAGEREF_KEEP): mapped file
+// pages always, anon pages from 5.9 (b518154e59aa).
+PageOutcome page_check_references(PageFrame& pf, uint32_t referenced_ptes, bool exec,
+                                  bool look_twice) {
+  const bool referenced_page = test_clear_page_referenced(pf);
+  if (referenced_ptes == 0) return PageOutcome::kFreed;
+  if (!look_twice) return PageOutcome::kActivate;
+  pf.referenced = true;
+  if (referenced_page || referenced_ptes > 1 || exec) return PageOutcome::kActivate;
+  return PageOutcome::kKeep;
+}
+
 // Models the page-cache part of shrink_page_list() for one isolated file page:
 // locked -> keep; PageWriteback -> keep; mapped -> page_check_references() and try_to_unmap()
 // (its ptes cleared, each (mm, address) added to `unmapped` for the caller's TLB flush; a dirty
 // pte dirties the page); PageDirty -> pageout() by kswapd, or left to the flusher by direct
 // reclaim (since 3.2); clean -> try_to_release_page() (buffer heads) and __remove_mapping().
-// page_check_references() of a mapped file page: referenced by its ptes since the last scan, it
-// gets PG_referenced and is activated when it had it already, when more than one pte referenced
-// it, or when an executable mapping did; otherwise it stays on the inactive list for one more
-// pass (PAGEREF_KEEP). Not referenced, it is reclaimed.
 PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc,
                              std::vector<std::pair<Mm*, uint64_t>>* unmapped) {
   Simulation& sim = t.sim();
@@ -128,12 +141,9 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   if (pc.mapcount(f) != 0) {
     bool exec = false;
     const uint32_t referenced_ptes = page_referenced_file(sim, f, &exec);
-    const bool referenced_page = test_clear_page_referenced(pf);
-    if (referenced_ptes != 0) {
-      pf.referenced = true;
-      if (referenced_page || referenced_ptes > 1 || exec) return PageOutcome::kActivate;
-      return PageOutcome::kKeep;  // PAGEREF_KEEP
-    }
+    if (const PageOutcome o = page_check_references(pf, referenced_ptes, exec, true);
+        o != PageOutcome::kFreed)
+      return o;
     try_to_unmap_file(sim, f, unmapped);
   }
   if (pf.dirty) {
@@ -153,22 +163,6 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   return PageOutcome::kFreed;
 }
 
-// Models page_check_references() of an own anon page whose pte is *p: kFreed when reclaim may go
-// on (PAGEREF_RECLAIM). A referenced page (page_referenced() clears the young bit) is activated
-// at once before 5.9 (PageSwapBacked); from 5.9 (anon_lru=inactive-first, b518154e59aa) it is
-// looked at twice as a mapped file page is: PG_referenced and another trip round the inactive
-// list the first time (PAGEREF_KEEP), activated when it is referenced again by then.
-PageOutcome page_check_references_anon(Simulation& sim, PageFrame& pf, uint8_t* p) {
-  const bool referenced_ptes = (*p & pte::kYoung) != 0;
-  *p = static_cast<uint8_t>(*p & ~pte::kYoung);
-  if (sim.config().anon_lru == AnonLruMode::kActiveFirst)
-    return referenced_ptes ? PageOutcome::kActivate : PageOutcome::kFreed;
-  const bool referenced_page = test_clear_page_referenced(pf);
-  if (!referenced_ptes) return PageOutcome::kFreed;
-  pf.referenced = true;
-  return referenced_page ? PageOutcome::kActivate : PageOutcome::kKeep;
-}
-
 // Models the per-page part of shrink_page_list() / try_to_unmap_one() for one isolated frame.
 // A swapped-out page sets *written to when its write completes (SimTime::zero() otherwise).
 // REQUIRES: now() == t.clock() (called right after a sync point).
@@ -183,7 +177,11 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
   uint8_t* p = pte_of(pf);
   if (p == nullptr) return PageOutcome::kActivate;  // mid-mremap (no VMA maps it yet): keep
   VmCounters& vm = sim.vm();
-  if (const PageOutcome o = page_check_references_anon(sim, pf, p); o != PageOutcome::kFreed)
+  const uint32_t referenced_ptes = (*p & pte::kYoung) ? 1 : 0;  // page_referenced(): cleared
+  *p = static_cast<uint8_t>(*p & ~pte::kYoung);
+  const bool look_twice = sim.config().anon_lru == AnonLruMode::kInactiveFirst;
+  if (const PageOutcome o = page_check_references(pf, referenced_ptes, false, look_twice);
+      o != PageOutcome::kFreed)
     return o;
   Mm& mm = *pf.mm;
   // A clean lazyfree page is discarded: 4.12+ only once it lost PG_swapbacked on the lazyfree
