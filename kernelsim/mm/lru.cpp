@@ -64,6 +64,15 @@ uint32_t Lruvec::new_frame() {
   if (!free_frames_.empty()) {
     f = free_frames_.back();
     free_frames_.pop_back();
+    // Host-side only: the frames of a later allocation, freed by a zap or reclaim long ago, are
+    // rarely in the host cache (a 3 GiB machine has 44 MB of them). Loading the one
+    // kFreeFramePrefetch allocations ahead overlaps its miss with the faults before it; a frame
+    // may straddle two lines, so both are fetched.
+    if (free_frames_.size() >= kFreeFramePrefetch) {
+      const PageFrame& next = frames_[free_frames_[free_frames_.size() - kFreeFramePrefetch]];
+      __builtin_prefetch(&next, 1);
+      __builtin_prefetch(reinterpret_cast<const char*>(&next) + sizeof(PageFrame) - 1, 1);
+    }
   } else {
     f = frames_.emplace_back();
   }
@@ -379,13 +388,13 @@ void Lruvec::add_cached_at_start(uint32_t f) {
   link(f, LruList::kInactiveFile);
 }
 
-Co<bool> Lruvec::mark_page_lazyfree(Task& t, uint32_t f) {
+Co<void> Lruvec::mark_page_lazyfree(Task& t, uint32_t f) {
   assert(f != kNoFrame && "invariant (3): an own page without a frame");
-  if (frames_[f].where != FrameWhere::kLru) co_return false;  // !PageLRU(page): skipped
+  if (frames_[f].where != FrameWhere::kLru) return Co<void>::ready();  // !PageLRU(page): skipped
   auto& b = cpu_[t.cpu().id].lru_lazyfree;
   b.push_back({f, frames_[f].gen});
-  if (b.size() >= sim_.config().pagevec_size) co_await drain_lru_lazyfree(t, std::exchange(b, {}));
-  co_return true;
+  if (b.size() >= sim_.config().pagevec_size) return drain_lru_lazyfree(t, std::exchange(b, {}));
+  return Co<void>::ready();
 }
 
 Co<void> Lruvec::lru_add_drain(Task& t) {

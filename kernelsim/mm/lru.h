@@ -136,8 +136,9 @@ class Lruvec {
   // where the kernel's add_to_page_cache_lru() had put it: no batch, no lru_lock, no time.
   void add_cached_at_start(uint32_t f);
   // Models mark_page_lazyfree(): to t's CPU lru_lazyfree batch (only pages on an LRU list);
-  // drains it when full. Returns true when the page was queued.
-  Co<bool> mark_page_lazyfree(Task& t, uint32_t f);
+  // drains it when full. Not a coroutine: the common case queues the page and returns ready()
+  // (sim/co.h), so the caller must await it at once.
+  Co<void> mark_page_lazyfree(Task& t, uint32_t f);
   // Models lru_add_drain(): drains t's CPU batches (lru_lock taken only when one is non-empty).
   Co<void> lru_add_drain(Task& t);
   // The lru_add_drain() the zap paths make before tlb_gather_mmu() (madvise_dontneed_single_vma(),
@@ -208,6 +209,8 @@ class Lruvec {
     std::vector<std::pair<uint32_t, uint32_t>> lru_lazyfree;  // frame, gen
   };
 
+  // How many allocations ahead new_frame() loads a free frame into the host cache.
+  static constexpr size_t kFreeFramePrefetch = 2;
   uint32_t new_frame();
   void link(uint32_t f, LruList list);
   void unlink(uint32_t f);
