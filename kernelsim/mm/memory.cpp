@@ -221,10 +221,10 @@ FaultResult fault_out_of_memory(Task& t) {
 }
 
 // do_anonymous_page()'s steps in order, after the fault's bookkeeping: the PTE page (pte_alloc()),
-// the page, its memcg charge and clear_page(), the recheck under the PTL, and the page's lru_add
-// batching. do_anonymous_page() runs them without a frame until one must wait, and hands the
-// rest to do_anonymous_page_from() from that step.
-enum class AnonStep : uint8_t { kPteAlloc, kAlloc, kCharge, kPtl, kLruAdd };
+// the page, its memcg charge and clear_page(), then (do_anonymous_page_ptl()) the recheck under
+// the PTL, and the page's lru_add batching. do_anonymous_page() runs them without a frame until
+// one must wait, and hands the rest to do_anonymous_page_from() from that step.
+enum class AnonStep : uint8_t { kPteAlloc, kAlloc, kCharge, kLruAdd };
 
 // After the recheck: the pte of the new page, its counters, its rmap and its lru_add batching.
 Co<void> map_anon_page(Task& t, Mm& mm, Vma& vma, uint64_t addr, bool write) {
@@ -233,6 +233,22 @@ Co<void> map_anon_page(Task& t, Mm& mm, Vma& vma, uint64_t addr, bool write) {
   ++sim.vm().fault_anon;
   return sim.lruvec().lru_cache_add(t,
                                     sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));
+}
+
+// do_anonymous_page() from the recheck under the PTL on. Its own coroutine, apart from
+// do_anonymous_page_from(): with many CPUs the PTL's sync point waits on most faults, and this
+// frame carries none of the pending allocation and drain the earlier steps need.
+Co<FaultResult> do_anonymous_page_ptl(Task& t, Vma& vma, uint64_t addr, bool write) {
+  Mm& mm = *t.mm();
+  co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
+  if (decide(mm, vma, addr, vma.ptes.get(addr), write) != FaultAction::kNewPage) {
+    co_await mem_cgroup_cancel_charge(t, mm, 1);
+    co_await free_one(t, PageUse::kUser);
+    ++t.sim().vm().fault_spurious;
+    co_return FaultResult::kSpurious;
+  }
+  co_await map_anon_page(t, mm, vma, addr, write);
+  co_return FaultResult::kMapped;
 }
 
 // do_anonymous_page() from `step` on, in a coroutine frame. `page` is the allocation or charge
@@ -263,17 +279,7 @@ Co<FaultResult> do_anonymous_page_from(Task& t, Vma& vma, uint64_t addr, bool wr
         co_return FaultResult::kOom;
       }
       t.work(c.clear_page);
-      [[fallthrough]];
-    case AnonStep::kPtl:
-      co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
-      if (decide(mm, vma, addr, vma.ptes.get(addr), write) != FaultAction::kNewPage) {
-        co_await mem_cgroup_cancel_charge(t, mm, 1);
-        co_await free_one(t, PageUse::kUser);
-        ++sim.vm().fault_spurious;
-        co_return FaultResult::kSpurious;
-      }
-      drain = map_anon_page(t, mm, vma, addr, write);
-      [[fallthrough]];
+      co_return co_await do_anonymous_page_ptl(t, vma, addr, write);
     case AnonStep::kLruAdd:
       co_await drain;
   }
@@ -284,9 +290,9 @@ Co<FaultResult> do_anonymous_page_from(Task& t, Vma& vma, uint64_t addr, bool wr
 // page present, a page on this CPU's list, the root memcg, the PTL and the lru_add batch free)
 // waits for nothing: it runs here and returns a ready Co, with none of the 390 host instructions
 // of a fault's frame (sim/co.h). At the first step that must wait, the rest runs in
-// do_anonymous_page_from(). A step already run is not run again there: the PTL's sync point,
-// tried here with try_enter_now(), is what that function tries first, and trying it again
-// changes nothing.
+// do_anonymous_page_from(), or from the PTL's recheck on in do_anonymous_page_ptl(). A step
+// already run is not run again there: the PTL's sync point, tried here with try_enter_now(), is
+// what do_anonymous_page_ptl() tries first, and trying it again changes nothing.
 Co<FaultResult> do_anonymous_page(Task& t, Vma& vma, uint64_t addr, bool write) {
   Mm& mm = *t.mm();
   auto from = [&](AnonStep step, Co<bool> page = Co<bool>::ready(false),
@@ -303,7 +309,7 @@ Co<FaultResult> do_anonymous_page(Task& t, Vma& vma, uint64_t addr, bool write) 
   t.work(t.sim().costs().clear_page);
   if (!t.try_enter_now() ||
       decide(mm, vma, addr, vma.ptes.get(addr), write) != FaultAction::kNewPage)
-    return from(AnonStep::kPtl);
+    return do_anonymous_page_ptl(t, vma, addr, write);
   Co<void> drain = map_anon_page(t, mm, vma, addr, write);
   if (!drain.await_ready())
     return from(AnonStep::kLruAdd, Co<bool>::ready(false), std::move(drain));
