@@ -51,7 +51,11 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
           co_await page_cache_async_ra(t, file, *ra, page, last_page - page);
         }
       }
-      if (!co_await pagecache_get_page(t, file, page, write, whole)) co_return -ERRNO_ENOMEM;
+      // A write marks every page (FGP_ACCESSED); a read each but where the last read ended.
+      const bool accessed = write || !ra->continues_in_page(pos);
+      if (!co_await pagecache_get_page(t, file, page, write, whole, accessed)) {
+        co_return -ERRNO_ENOMEM;
+      }
       co_await sync_point(t);  // back to the shared bh_lru after the page lookup
     }
     const uint64_t block = pos / bs;
@@ -68,7 +72,7 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
     pos += chunk;
   }
   t.work(c.spent);
-  if (ra != nullptr && len != 0) ra->prev_index = last_page - 1;  // ra->prev_pos
+  if (ra != nullptr && len != 0) ra->read_ended(end);  // ra->prev_pos
   if (write) co_await balance_dirty_pages_ratelimited(t);
   co_return static_cast<int64_t>(len);
 }

@@ -225,13 +225,13 @@ Co<uint32_t> find_get_page_uptodate(Task& t, uint32_t file, uint64_t index) {
 }  // namespace
 
 Co<bool> pagecache_get_page(Task& t, uint32_t file, uint64_t index, bool write,
-                            bool whole_page_write) {
+                            bool whole_page_write, bool accessed) {
   t.work(t.sim().costs().find_get_page);
-  co_return co_await filemap_get_or_add_page(t, file, index, write, whole_page_write);
+  co_return co_await filemap_get_or_add_page(t, file, index, write, whole_page_write, accessed);
 }
 
 Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool write,
-                                 bool whole_page_write) {
+                                 bool whole_page_write, bool accessed) {
   Simulation& sim = t.sim();
   PageCache& pc = sim.page_cache();
   co_await sync_point(t);  // the mapping's xarray is shared
@@ -245,6 +245,7 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
     pc.add(file, index, f);
     sim.lruvec().add_cached_at_start(f);
     if (write) pc.set_page_dirty(f);
+    if (accessed) co_await sim.lruvec().mark_page_accessed(t, f);
     co_return true;
   }
   if (f == kNoFrame) {
@@ -273,11 +274,13 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
       f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t));
       pc.add(file, index, f);
       if (write) pc.set_page_dirty(f);
+      sim.lruvec().frame(f).referenced = accessed;  // __SetPageReferenced() before the add
       co_await sim.lruvec().lru_cache_add(t, f);
       co_return true;
     }
   }
   if (write) pc.set_page_dirty(f);  // no suspension since the lookup: f is still this page
+  if (accessed) co_await sim.lruvec().mark_page_accessed(t, f);
   co_return true;
 }
 

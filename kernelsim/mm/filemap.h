@@ -24,8 +24,12 @@
 // File-backed mmap faults come here too (mm/filemap_fault.h): a mapped page-cache page counts
 // the ptes that map it (page_mapcount()), and reclaim unmaps it before dropping it.
 // Truncation drops a file's pages from an offset on (mm/truncate.h).
-// Not modelled: the dirty_expire writeback of old pages, per-bdi dirty limits, page activation on
-// re-access.
+// A page read or written again is activated (mark_page_accessed(), mm/lru.h): the first access
+// sets PG_referenced, the next moves it to the active list; reclaim keeps a referenced dirty
+// page rather than write it (PAGEREF_RECLAIM_CLEAN, mm/vmscan.cpp). Faults on mapped pages
+// leave that to the ptes' young bits.
+// Not modelled: the dirty_expire writeback of old pages, per-bdi dirty limits, workingset refault
+// detection (3.15+ file, 5.9+ anon: a page evicted recently comes back active).
 //
 // Invariants (asserted in filemap.cpp):
 //  (1) nr_dirty() == the number of page-cache frames with PG_dirty;
@@ -179,16 +183,18 @@ class PageCache {
 
 // Models pagecache_get_page(FGP_CREAT) for read or write: the page, created on a miss (read from
 // the device unless `whole_page_write`); a write dirties it (before it can be reclaimed).
+// `accessed` (FGP_ACCESSED, or the read loop's mark_page_accessed() that follows the lookup):
+// a page found is marked accessed, a page created starts with PG_referenced (3.16, 2457aec63745).
 // Returns false when no page could be allocated (the task was OOM-killed).
 // REQUIRES: t holds no spinlock.
 Co<bool> pagecache_get_page(Task& t, uint32_t file, uint64_t index, bool write,
-                            bool whole_page_write);
+                            bool whole_page_write, bool accessed);
 
 // pagecache_get_page() after its lookup was charged (CostProfile::find_get_page): a caller
 // that looked the page up itself (filemap_read()'s batch) pays for the rest only.
 // REQUIRES: t holds no spinlock.
 Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool write,
-                                 bool whole_page_write);
+                                 bool whole_page_write, bool accessed);
 
 // Whether page `index` of `file` is in the page cache for a reader: in the index, or a page of
 // a file cached at the start (fs/file.h) that the model has not materialised yet.

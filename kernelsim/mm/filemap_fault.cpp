@@ -72,8 +72,9 @@ Co<bool> filemap_fault(Task& t, const Vma& vma, uint64_t addr) {
   }
   // The page itself: read-around's page, waited for; the page alone when no window read it
   // (__filemap_get_folio(FGP_CREAT) + filemap_read_folio()); a warm page's frame.
+  // A mapped page's accesses are its ptes' young bits: the fault marks nothing.
   co_return co_await filemap_get_or_add_page(t, file, index, /*write=*/false,
-                                             /*whole_page_write=*/false);
+                                             /*whole_page_write=*/false, /*accessed=*/false);
 }
 
 }  // namespace mmreplay::kernelsim

@@ -52,7 +52,7 @@ Co<int64_t> read_pages(Task& t, uint32_t file, uint64_t offset, uint64_t len, bo
       n = filemap_get_read_batch(t, file, ra, index, last);
     }
     if (n == 0) {  // filemap_create_folio(): readahead could not allocate it
-      if (!co_await filemap_get_or_add_page(t, file, index, false, false)) {
+      if (!co_await filemap_get_or_add_page(t, file, index, false, false, /*accessed=*/false)) {
         co_return -ERRNO_ENOMEM;
       }
       n = 1;
@@ -61,8 +61,10 @@ Co<int64_t> read_pages(Task& t, uint32_t file, uint64_t offset, uint64_t len, bo
     }
     for (uint64_t i = 0; i < n; ++i) {
       // A page cached before the run began gets its frame now (filemap.h); one in the index is
-      // found again at no further cost, once its read is done (filemap_update_page()).
-      if (!co_await filemap_get_or_add_page(t, file, index + i, false, false)) {
+      // found again at no further cost, once its read is done (filemap_update_page()), and
+      // marked accessed unless the read goes on where the last one ended in it.
+      const bool accessed = !ra.continues_in_page(std::max(offset, (index + i) * PAGE_SIZE));
+      if (!co_await filemap_get_or_add_page(t, file, index + i, false, false, accessed)) {
         co_return -ERRNO_ENOMEM;
       }
     }
@@ -76,7 +78,7 @@ Co<int64_t> read_pages(Task& t, uint32_t file, uint64_t offset, uint64_t len, bo
     }
     index += n;
   }
-  if (len != 0) ra.prev_index = last - 1;  // ra->prev_pos
+  if (len != 0) ra.read_ended(end);  // ra->prev_pos
   co_return static_cast<int64_t>(len);
 }
 

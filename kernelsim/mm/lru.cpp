@@ -1,5 +1,6 @@
 #include "kernelsim/mm/lru.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "kernelsim/fs/bh_invalidate.h"
@@ -138,6 +139,7 @@ void Lruvec::free_frame(uint32_t f) {
   pf.mm = nullptr;
   pf.pagecache = false;
   pf.referenced = false;  // the next page in this frame starts without PG_referenced
+  pf.active_on_add = false;
   pf.where = FrameWhere::kFree;
   ++pf.gen;
   free_frames_.push_back(f);
@@ -338,7 +340,10 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
       continue;
     }
     --held_;
-    link(f, pf.pagecache ? LruList::kInactiveFile : new_anon);
+    // __pagevec_lru_add_fn(): a page-cache page goes on the list its PG_active names.
+    const LruList file_list = pf.active_on_add ? LruList::kActiveFile : LruList::kInactiveFile;
+    pf.active_on_add = false;
+    link(f, pf.pagecache ? file_list : new_anon);
   }
   if (locked == nullptr) co_return;
   t.work(sim_.costs().lru_move_page * moved);
@@ -397,6 +402,55 @@ Co<void> Lruvec::mark_page_lazyfree(Task& t, uint32_t f) {
   return Co<void>::ready();
 }
 
+Co<void> Lruvec::mark_page_accessed(Task& t, uint32_t f) {
+  PageFrame& pf = frames_[f];
+  assert(pf.pagecache && "mark_page_accessed() of a page that is not in the page cache");
+  // PageActive(): on (or isolated from) the active file list, or marked in a batch.
+  const bool active =
+      pf.where == FrameWhere::kPagevec ? pf.active_on_add : pf.lru == LruList::kActiveFile;
+  if (active || !pf.referenced) {
+    if (!active) pf.referenced = true;  // SetPageReferenced(): the first access
+    return Co<void>::ready();
+  }
+  pf.referenced = false;  // ClearPageReferenced(): active from here
+  CpuBatches& c = cpu_[t.cpu().id];
+  if (pf.where == FrameWhere::kPagevec) {
+    // __lru_cache_activate_page(): only a page in this CPU's lru_add batch is marked; one in
+    // another CPU's batch stays inactive.
+    if (std::find(c.lru_add.begin(), c.lru_add.end(), f) != c.lru_add.end())
+      pf.active_on_add = true;
+    return Co<void>::ready();
+  }
+  if (pf.where != FrameWhere::kLru) return Co<void>::ready();  // isolated: !PageLRU()
+  c.activate.push_back({f, pf.gen});                           // activate_page()
+  if (c.activate.size() >= sim_.config().pagevec_size)
+    return drain_activate(t, std::exchange(c.activate, {}));
+  return Co<void>::ready();
+}
+
+// Models pagevec_lru_move_fn(pvec, __activate_page): the pages still on an inactive list move
+// to the active one (PGACTIVATE).
+Co<void> Lruvec::drain_activate(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch) {
+  QSpinLock* locked = nullptr;
+  int64_t moved = 0;
+  for (const auto& [f, gen] : batch) {
+    if (const PageFrame& pf = frames_[f]; &lru_lock_of(pf.nid, pf.memcg) != locked) {
+      co_await relock_lruvec(t, pf.nid, pf.memcg, locked, moved);  // another lruvec
+    }
+    PageFrame& pf = frames_[f];  // after the lock: the wait may have changed it
+    ++moved;
+    if (pf.gen != gen || pf.where != FrameWhere::kLru || pf.lru != LruList::kInactiveFile)
+      continue;  // freed, isolated or activated meanwhile
+    unlink(f);
+    --held_;
+    link(f, LruList::kActiveFile);
+    ++sim_.vm().pgactivate;
+  }
+  if (locked == nullptr) co_return;
+  t.work(sim_.costs().lru_move_page * moved);
+  co_await locked->unlock_irqrestore(t);
+}
+
 Co<void> Lruvec::lru_add_drain(Task& t) {
   t.work(sim_.costs().lru_add_drain);
   // 5.13-5.14 (8cc621d2f45d): lru_add_drain_cpu() also invalidates this CPU's bh_lru.
@@ -404,6 +458,7 @@ Co<void> Lruvec::lru_add_drain(Task& t) {
   CpuBatches& c = cpu_[t.cpu().id];
   if (!c.lru_add.empty()) co_await drain_lru_add(t, std::exchange(c.lru_add, {}));
   if (!c.lru_lazyfree.empty()) co_await drain_lru_lazyfree(t, std::exchange(c.lru_lazyfree, {}));
+  if (!c.activate.empty()) co_await drain_activate(t, std::exchange(c.activate, {}));  // 3.x+
 }
 
 Co<void> Lruvec::lru_add_drain_before_zap(Task& t) {

@@ -19,7 +19,8 @@
 // they go to the inactive file list through the same lru_add batch.
 //
 // Batches: a new page goes to this CPU's lru_add batch (lru_cache_add()); MADV_FREE queues a page
-// on the lru_lazyfree batch (mark_page_lazyfree()); a batch of PAGEVEC_SIZE (policy
+// on the lru_lazyfree batch (mark_page_lazyfree()), a page-cache page read or written a second
+// time on the activate batch (mark_page_accessed()); a batch of PAGEVEC_SIZE (policy
 // `pagevec_size`: 14, 15 or 31) drains under
 // lru_lock (pagevec_lru_move_fn()), as does lru_add_drain(). New anon pages go on the active anon
 // list (3.x-5.8 lru_cache_add_active_or_unevictable()). Lazyfree pages move to the inactive anon
@@ -86,6 +87,9 @@ struct PageFrame {
   // PG_referenced: set by reclaim's page_check_references() at a page's first referenced scan
   // (mapped file pages; anon pages too with anon_lru=inactive-first). Cleared by free_frame().
   bool referenced : 1 = false;
+  // PG_active of a page still in an lru_add batch: mark_page_accessed() found it referenced
+  // there (__lru_cache_activate_page()), and the batch's drain puts it on the active list.
+  bool active_on_add : 1 = false;
   uint16_t nid = 0;  // page_to_nid(): the node whose lists and lru_lock it is on
   uint32_t file = 0;
   uint32_t dirty_token = 0;  // PageCache's mark of its latest set_page_dirty() (b_dirty order)
@@ -139,6 +143,13 @@ class Lruvec {
   // drains it when full. Not a coroutine: the common case queues the page and returns ready()
   // (sim/co.h), so the caller must await it at once.
   Co<void> mark_page_lazyfree(Task& t, uint32_t f);
+  // Models mark_page_accessed() of page-cache frame f, read or written through the page cache:
+  // an inactive, unreferenced page gets PG_referenced; an inactive, referenced one is activated
+  // (activate_page(): through t's CPU activate batch, drained under lru_lock when full; or, still
+  // in t's CPU lru_add batch, put on the active list when that drains) and loses PG_referenced.
+  // Not a coroutine: the common case returns ready() (sim/co.h), so the caller must await it at
+  // once.
+  Co<void> mark_page_accessed(Task& t, uint32_t f);
   // Models lru_add_drain(): drains t's CPU batches (lru_lock taken only when one is non-empty).
   Co<void> lru_add_drain(Task& t);
   // The lru_add_drain() the zap paths make before tlb_gather_mmu() (madvise_dontneed_single_vma(),
@@ -207,6 +218,7 @@ class Lruvec {
   struct CpuBatches {
     std::vector<uint32_t> lru_add;
     std::vector<std::pair<uint32_t, uint32_t>> lru_lazyfree;  // frame, gen
+    std::vector<std::pair<uint32_t, uint32_t>> activate;      // frame, gen (activate_page_pvecs)
   };
 
   // How many allocations ahead new_frame() loads a free frame into the host cache.
@@ -220,6 +232,7 @@ class Lruvec {
   void free_frame(uint32_t f);
   Co<void> drain_lru_add(Task& t, std::vector<uint32_t> batch);
   Co<void> drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
+  Co<void> drain_activate(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
 
   Simulation& sim_;
   ChunkedStore<PageFrame> frames_;  // by frame number; grows without copying (sim/chunked_store.h)

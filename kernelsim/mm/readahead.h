@@ -32,6 +32,7 @@
 
 #include <cstdint>
 
+#include "kernelsim/constants.h"
 #include "kernelsim/sim/co.h"
 #include "kernelsim/sim/time.h"
 
@@ -48,8 +49,22 @@ struct FileRaState {
   uint64_t size = 0;              // its pages
   uint64_t async_size = 0;        // its last pages, read ahead
   uint64_t prev_index = kNoPrev;  // ra->prev_pos >> PAGE_SHIFT: the last page a read took
-  bool marked = false;            // PG_readahead still set on page start + size - async_size
-  uint32_t mmap_miss = 0;         // mappings' state only: faults that missed, less those that hit
+  uint64_t prev_pos = kNoPrev;    // ra->prev_pos: the byte after the last one a read took
+
+  // Models the read loop's test before mark_page_accessed() (6.x: pos_same_folio(pos, prev_pos -
+  // 1)): a read that goes on at `pos`, where the last one ended inside a page, does not mark that
+  // page again ("When a sequential read accesses a page several times, only mark it as accessed
+  // the first time").
+  bool continues_in_page(uint64_t pos) const {
+    return pos == prev_pos && (pos & (PAGE_SIZE - 1)) != 0;
+  }
+  // ra->prev_pos after a read of [offset, end), end > offset.
+  void read_ended(uint64_t end) {
+    prev_index = (end - 1) >> PAGE_SHIFT;
+    prev_pos = end;
+  }
+  bool marked = false;     // PG_readahead still set on page start + size - async_size
+  uint32_t mmap_miss = 0;  // mappings' state only: faults that missed, less those that hit
 
   // True when page `index` carries this state's mark (page_cache_async_ra() starts a window
   // there): a read batch ends at such a page, as at PG_readahead.

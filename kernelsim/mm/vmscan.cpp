@@ -104,30 +104,30 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t nid, uint32
   co_await lru_lock.unlock_irqrestore(t);
 }
 
-enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone };
+}  // namespace
 
-// Models page_check_references() once page_referenced() has counted (and cleared) the ptes that
-// referenced the page since the last scan: kFreed when reclaim may go on (PAGEREF_RECLAIM). Not
-// referenced, the page is reclaimed. Referenced, a swap-backed page is activated at once before
-// 5.9 (`look_twice` false: anon_lru=active-first); otherwise it gets PG_referenced and is
-// activated when it had it already, when more than one pte referenced it, or when an executable
-// mapping did, and else stays on the inactive list for one more trip (PAGEREF_KEEP): mapped file
-// pages always, anon pages from 5.9 (b518154e59aa).
 PageOutcome page_check_references(PageFrame& pf, uint32_t referenced_ptes, bool exec,
-                                  bool look_twice) {
+                                  bool look_twice, bool* reclaim_clean) {
   const bool referenced_page = test_clear_page_referenced(pf);
-  if (referenced_ptes == 0) return PageOutcome::kFreed;
+  if (referenced_ptes == 0) {
+    if (reclaim_clean != nullptr) *reclaim_clean = referenced_page && !pf.swapbacked;
+    return PageOutcome::kFreed;
+  }
   if (!look_twice) return PageOutcome::kActivate;
   pf.referenced = true;
   if (referenced_page || referenced_ptes > 1 || exec) return PageOutcome::kActivate;
   return PageOutcome::kKeep;
 }
 
+namespace {
+
 // Models the page-cache part of shrink_page_list() for one isolated file page:
-// locked -> keep; PageWriteback -> keep; mapped -> page_check_references() and try_to_unmap()
-// (its ptes cleared, each (mm, address) added to `unmapped` for the caller's TLB flush; a dirty
-// pte dirties the page); PageDirty -> pageout() by kswapd, or left to the flusher by direct
-// reclaim (since 3.2); clean -> try_to_release_page() (buffer heads) and __remove_mapping().
+// locked -> keep; PageWriteback -> keep; page_check_references() (the ptes of a mapped page,
+// PG_referenced of any); mapped -> try_to_unmap() (its ptes cleared, each (mm, address) added to
+// `unmapped` for the caller's TLB flush; a dirty pte dirties the page); PageDirty -> left to the
+// flusher by direct reclaim (since 3.2), kept by kswapd when PG_referenced was set
+// (PAGEREF_RECLAIM_CLEAN), else pageout(); clean -> try_to_release_page() (buffer heads) and
+// __remove_mapping().
 PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc,
                              std::vector<std::pair<Mm*, uint64_t>>* unmapped) {
   Simulation& sim = t.sim();
@@ -138,21 +138,21 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
     ++sc.nr_writeback;
     return PageOutcome::kKeep;
   }
-  if (pc.mapcount(f) != 0) {
-    bool exec = false;
-    const uint32_t referenced_ptes = page_referenced_file(sim, f, &exec);
-    if (const PageOutcome o = page_check_references(pf, referenced_ptes, exec, true);
-        o != PageOutcome::kFreed)
-      return o;
-    try_to_unmap_file(sim, f, unmapped);
-  }
+  bool exec = false;
+  const uint32_t referenced_ptes = pc.mapcount(f) != 0 ? page_referenced_file(sim, f, &exec) : 0;
+  bool reclaim_clean = false;
+  if (const PageOutcome o = page_check_references(pf, referenced_ptes, exec, true, &reclaim_clean);
+      o != PageOutcome::kFreed)
+    return o;
+  if (pc.mapcount(f) != 0) try_to_unmap_file(sim, f, unmapped);
   if (pf.dirty) {
     ++sc.nr_writeback;
     if (!sc.kswapd) {
       wakeup_flusher_threads(t);
       return PageOutcome::kKeep;
     }
-    pc.start_page_writeback(f, t.clock());  // pageout(): the write completes later
+    if (reclaim_clean) return PageOutcome::kKeep;  // referenced: not worth a write yet
+    pc.start_page_writeback(f, t.clock());         // pageout(): the write completes later
     t.work(sim.costs().writeback_submit);
     ++sim.vm().nr_vmscan_write;
     return PageOutcome::kKeep;

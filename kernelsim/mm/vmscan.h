@@ -29,7 +29,9 @@
 // freed, or the page kept while one is busy); a dirty one is written by kswapd's pageout() (the
 // write is queued on the device and the page stays on the inactive list until it completes) and
 // skipped by direct reclaim, which wakes the flusher instead (as since 3.2); a page under
-// writeback is kept.
+// writeback is kept. A dirty page read or written since reclaim last looked (PG_referenced,
+// mark_page_accessed()) is kept by kswapd too, unwritten, for one more trip
+// (PAGEREF_RECLAIM_CLEAN).
 
 #pragma once
 
@@ -54,6 +56,23 @@ Co<uint64_t> try_to_free_pages(Task& t, bool* throttled = nullptr);
 // the group's limit (mm/memcontrol.h); no allocstall is counted. Returns the pages reclaimed.
 // REQUIRES: t holds no spinlock.
 Co<uint64_t> try_to_free_mem_cgroup_pages(Task& t, uint32_t memcg, uint64_t nr_pages);
+
+// What shrink_page_list() does with one isolated page.
+enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone };
+
+struct PageFrame;
+
+// Models page_check_references() once page_referenced() has counted (and cleared) the ptes that
+// referenced the page since the last scan: kFreed when reclaim may go on (PAGEREF_RECLAIM, or
+// PAGEREF_RECLAIM_CLEAN when *reclaim_clean is set: a file page no pte referenced but that had
+// PG_referenced, from mark_page_accessed(), is reclaimed only if clean). Not referenced, the
+// page is reclaimed. Referenced, a swap-backed page is activated at once before
+// 5.9 (`look_twice` false: anon_lru=active-first); otherwise it gets PG_referenced and is
+// activated when it had it already, when more than one pte referenced it, or when an executable
+// mapping did, and else stays on the inactive list for one more trip (PAGEREF_KEEP): mapped file
+// pages always, anon pages from 5.9 (b518154e59aa).
+PageOutcome page_check_references(PageFrame& pf, uint32_t referenced_ptes, bool exec,
+                                  bool look_twice, bool* reclaim_clean = nullptr);
 
 // Models wakeup_kswapd(). Returns true when it woke (or created) kswapd.
 // REQUIRES: called at a sync point of t (t.clock() == now()).

@@ -52,8 +52,13 @@ TEST(PageCacheTest, ReadMissesThenHitsAndPagesAreOnTheFileLru) {
       << "the first read misses every page, the second none";
   EXPECT_EQ(sim->page_cache().nr_pages(), 4 * kPagesPerMiB);
   EXPECT_EQ(sim->page_cache().nr_dirty(), 0u);
-  EXPECT_EQ(sim->lruvec().size(LruList::kInactiveFile) + sim->lruvec().nr_held(), 4 * kPagesPerMiB)
-      << "new page-cache pages go to the inactive file list (through the lru_add batch)";
+  const Lruvec& lru = sim->lruvec();
+  EXPECT_EQ(lru.size(LruList::kInactiveFile) + lru.size(LruList::kActiveFile) + lru.nr_held(),
+            4 * kPagesPerMiB)
+      << "new page-cache pages go to the file lists (through the lru_add batch)";
+  EXPECT_EQ(lru.size(LruList::kActiveFile), vm.pgactivate)
+      << "only the second read's mark_page_accessed() activates";
+  EXPECT_GT(vm.pgactivate, 3 * kPagesPerMiB);
   EXPECT_EQ(vm.pages_alloc, 4 * kPagesPerMiB) << "each page is a real page of the zone";
 }
 
