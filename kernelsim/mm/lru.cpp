@@ -350,30 +350,42 @@ Co<void> Lruvec::drain_lru_add(Task& t, std::vector<uint32_t> batch) {
   co_await locked->unlock_irqrestore(t);
 }
 
-// Models mm/swap.c: pagevec_lru_move_fn(lru_lazyfree_fn) (4.12+) / lru_deactivate_fn (4.5).
-Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch) {
-  const bool to_file = sim_.config().lazyfree_lru == LazyfreeLru::kInactiveFile;
+// Models mm/swap.c: pagevec_lru_move_fn(): `move` on each page of the batch still on an LRU list
+// (not freed, not isolated), under the lru_lock of its lruvec.
+Co<void> Lruvec::pagevec_lru_move_fn(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch,
+                                     void (Lruvec::*move)(uint32_t f)) {
   QSpinLock* locked = nullptr;
   int64_t moved = 0;
   for (const auto& [f, gen] : batch) {
     if (const PageFrame& pf = frames_[f]; &lru_lock_of(pf.nid, pf.memcg) != locked) {
       co_await relock_lruvec(t, pf.nid, pf.memcg, locked, moved);  // another lruvec
     }
-    PageFrame& pf = frames_[f];  // after the lock: the wait may have changed it
+    const PageFrame& pf = frames_[f];  // after the lock: the wait may have changed it
     ++moved;
     if (pf.gen != gen || pf.where != FrameWhere::kLru) continue;  // freed or isolated meanwhile
-    // 4.5-4.11 deactivate_page() -> lru_deactivate_fn(): only a page on the active list moves;
-    // one already inactive keeps its place (4.12+ lru_lazyfree_fn() moves either).
-    if (!to_file && pf.lru != LruList::kActiveAnon) continue;
-    unlink(f);
-    --held_;
-    if (to_file) pf.swapbacked = false;  // ClearPageSwapBacked()
-    link(f, pf.swapbacked ? LruList::kInactiveAnon : LruList::kInactiveFile);
-    ++sim_.vm().pglazyfree;
+    (this->*move)(f);
   }
   if (locked == nullptr) co_return;
   t.work(sim_.costs().lru_move_page * moved);
   co_await locked->unlock_irqrestore(t);
+}
+
+// Models lru_lazyfree_fn() (4.12+) / lru_deactivate_fn() (4.5-4.11).
+void Lruvec::lazyfree_move(uint32_t f) {
+  PageFrame& pf = frames_[f];
+  const bool to_file = sim_.config().lazyfree_lru == LazyfreeLru::kInactiveFile;
+  // 4.5-4.11 deactivate_page() -> lru_deactivate_fn(): only a page on the active list moves;
+  // one already inactive keeps its place (4.12+ lru_lazyfree_fn() moves either).
+  if (!to_file && pf.lru != LruList::kActiveAnon) return;
+  unlink(f);
+  --held_;
+  if (to_file) pf.swapbacked = false;  // ClearPageSwapBacked()
+  link(f, pf.swapbacked ? LruList::kInactiveAnon : LruList::kInactiveFile);
+  ++sim_.vm().pglazyfree;
+}
+
+Co<void> Lruvec::drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch) {
+  return pagevec_lru_move_fn(t, std::move(batch), &Lruvec::lazyfree_move);
 }
 
 // A batch that is not full yet takes the page with no frame (sim/co.h).
@@ -428,27 +440,18 @@ Co<void> Lruvec::mark_page_accessed(Task& t, uint32_t f) {
   return Co<void>::ready();
 }
 
-// Models pagevec_lru_move_fn(pvec, __activate_page): the pages still on an inactive list move
-// to the active one (PGACTIVATE).
+// Models __activate_page(): a page still on the inactive file list moves to the active one
+// (PGACTIVATE).
+void Lruvec::activate_move(uint32_t f) {
+  if (frames_[f].lru != LruList::kInactiveFile) return;  // activated meanwhile
+  unlink(f);
+  --held_;
+  link(f, LruList::kActiveFile);
+  ++sim_.vm().pgactivate;
+}
+
 Co<void> Lruvec::drain_activate(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch) {
-  QSpinLock* locked = nullptr;
-  int64_t moved = 0;
-  for (const auto& [f, gen] : batch) {
-    if (const PageFrame& pf = frames_[f]; &lru_lock_of(pf.nid, pf.memcg) != locked) {
-      co_await relock_lruvec(t, pf.nid, pf.memcg, locked, moved);  // another lruvec
-    }
-    PageFrame& pf = frames_[f];  // after the lock: the wait may have changed it
-    ++moved;
-    if (pf.gen != gen || pf.where != FrameWhere::kLru || pf.lru != LruList::kInactiveFile)
-      continue;  // freed, isolated or activated meanwhile
-    unlink(f);
-    --held_;
-    link(f, LruList::kActiveFile);
-    ++sim_.vm().pgactivate;
-  }
-  if (locked == nullptr) co_return;
-  t.work(sim_.costs().lru_move_page * moved);
-  co_await locked->unlock_irqrestore(t);
+  return pagevec_lru_move_fn(t, std::move(batch), &Lruvec::activate_move);
 }
 
 Co<void> Lruvec::lru_add_drain(Task& t) {

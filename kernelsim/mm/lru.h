@@ -231,6 +231,10 @@ class Lruvec {
   void compact(List& l);
   void free_frame(uint32_t f);
   Co<void> drain_lru_add(Task& t, std::vector<uint32_t> batch);
+  Co<void> pagevec_lru_move_fn(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch,
+                               void (Lruvec::*move)(uint32_t f));
+  void lazyfree_move(uint32_t f);
+  void activate_move(uint32_t f);
   Co<void> drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
   Co<void> drain_activate(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
 
