@@ -461,7 +461,7 @@ Co<void> Lruvec::lru_add_drain(Task& t) {
   CpuBatches& c = cpu_[t.cpu().id];
   if (!c.lru_add.empty()) co_await drain_lru_add(t, std::exchange(c.lru_add, {}));
   if (!c.lru_lazyfree.empty()) co_await drain_lru_lazyfree(t, std::exchange(c.lru_lazyfree, {}));
-  if (!c.activate.empty()) co_await drain_activate(t, std::exchange(c.activate, {}));  // 3.x+
+  if (!c.activate.empty()) co_await drain_activate(t, std::exchange(c.activate, {}));
 }
 
 Co<void> Lruvec::lru_add_drain_before_zap(Task& t) {

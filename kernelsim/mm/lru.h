@@ -23,10 +23,11 @@
 // time on the activate batch (mark_page_accessed()); a batch of PAGEVEC_SIZE (policy
 // `pagevec_size`: 14, 15 or 31) drains under
 // lru_lock (pagevec_lru_move_fn()), as does lru_add_drain(). New anon pages go on the active anon
-// list (3.x-5.8 lru_cache_add_active_or_unevictable()). Lazyfree pages move to the inactive anon
+// list (3.x-5.8 lru_cache_add_active_or_unevictable()) or the inactive one (5.9+), per policy
+// `anon_lru`; new page-cache pages on the inactive file list, or the active one when
+// mark_page_accessed() activated them in the batch. Lazyfree pages move to the inactive anon
 // list from the active one (4.5-4.11: an inactive page keeps its place) or to the inactive file
-// list from either (4.12+), per policy `lazyfree_lru`; the file lists hold only those (page cache
-// is not on the LRU in this model).
+// list from either (4.12+), per policy `lazyfree_lru`.
 //
 // A frame whose page is zapped while a batch or reclaim holds it is marked dead (mm == nullptr)
 // and released by the holder, as the kernel's extra page reference defers the final put.

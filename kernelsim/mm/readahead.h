@@ -50,6 +50,8 @@ struct FileRaState {
   uint64_t async_size = 0;        // its last pages, read ahead
   uint64_t prev_index = kNoPrev;  // ra->prev_pos >> PAGE_SHIFT: the last page a read took
   uint64_t prev_pos = kNoPrev;    // ra->prev_pos: the byte after the last one a read took
+  bool marked = false;            // PG_readahead still set on page start + size - async_size
+  uint32_t mmap_miss = 0;         // mappings' state only: faults that missed, less those that hit
 
   // Models the read loop's test before mark_page_accessed() (6.x: pos_same_folio(pos, prev_pos -
   // 1)): a read that goes on at `pos`, where the last one ended inside a page, does not mark that
@@ -63,8 +65,6 @@ struct FileRaState {
     prev_index = (end - 1) >> PAGE_SHIFT;
     prev_pos = end;
   }
-  bool marked = false;     // PG_readahead still set on page start + size - async_size
-  uint32_t mmap_miss = 0;  // mappings' state only: faults that missed, less those that hit
 
   // True when page `index` carries this state's mark (page_cache_async_ra() starts a window
   // there): a read batch ends at such a page, as at PG_readahead.
