@@ -131,7 +131,7 @@ Co<void> ondemand_readahead(Task& t, uint32_t file, FileRaState& ra, bool hit_ma
     ra.async_size = ra.size;
   } else if (index != 0 && hit_marker) {
     co_return;  // a marked page the state no longer matches: the model keeps no page flag
-  } else if (index != 0 && req <= max && index - ra.prev_index > 1) {
+  } else if (index != 0 && req <= max && index - ra.prev_index() > 1) {
     // Neither an oversize read nor a miss just after the last read (index - prev_index <= 1,
     // taken unsigned as the kernel does): read as it is, the state left alone.
     co_await do_page_cache_ra(t, file, index, req, 0, nullptr);

@@ -45,13 +45,17 @@ struct PageFrame;
 // Models struct file_ra_state.
 struct FileRaState {
   static constexpr uint64_t kNoPrev = ~uint64_t{0};
-  uint64_t start = 0;             // first page of the current window
-  uint64_t size = 0;              // its pages
-  uint64_t async_size = 0;        // its last pages, read ahead
-  uint64_t prev_index = kNoPrev;  // ra->prev_pos >> PAGE_SHIFT: the last page a read took
-  uint64_t prev_pos = kNoPrev;    // ra->prev_pos: the byte after the last one a read took
-  bool marked = false;            // PG_readahead still set on page start + size - async_size
-  uint32_t mmap_miss = 0;         // mappings' state only: faults that missed, less those that hit
+  uint64_t start = 0;           // first page of the current window
+  uint64_t size = 0;            // its pages
+  uint64_t async_size = 0;      // its last pages, read ahead
+  uint64_t prev_pos = kNoPrev;  // ra->prev_pos: the byte after the last one a read took
+  bool marked = false;          // PG_readahead still set on page start + size - async_size
+  uint32_t mmap_miss = 0;       // mappings' state only: faults that missed, less those that hit
+
+  // The last page a read took (ra->prev_pos >> PAGE_SHIFT as readahead tests it), or kNoPrev.
+  uint64_t prev_index() const {
+    return prev_pos == kNoPrev ? kNoPrev : (prev_pos - 1) >> PAGE_SHIFT;
+  }
 
   // Models the read loop's test before mark_page_accessed() (6.x: pos_same_folio(pos, prev_pos -
   // 1)): a read that goes on at `pos`, where the last one ended inside a page, does not mark that
@@ -61,10 +65,7 @@ struct FileRaState {
     return pos == prev_pos && (pos & (PAGE_SIZE - 1)) != 0;
   }
   // ra->prev_pos after a read of [offset, end), end > offset.
-  void read_ended(uint64_t end) {
-    prev_index = (end - 1) >> PAGE_SHIFT;
-    prev_pos = end;
-  }
+  void read_ended(uint64_t end) { prev_pos = end; }
 
   // True when page `index` carries this state's mark (page_cache_async_ra() starts a window
   // there): a read batch ends at such a page, as at PG_readahead.

@@ -138,13 +138,14 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
     ++sc.nr_writeback;
     return PageOutcome::kKeep;
   }
+  const bool mapped = pc.mapcount(f) != 0;
   bool exec = false;
-  const uint32_t referenced_ptes = pc.mapcount(f) != 0 ? page_referenced_file(sim, f, &exec) : 0;
+  const uint32_t referenced_ptes = mapped ? page_referenced_file(sim, f, &exec) : 0;
   bool reclaim_clean = false;
   if (const PageOutcome o = page_check_references(pf, referenced_ptes, exec, true, &reclaim_clean);
       o != PageOutcome::kFreed)
     return o;
-  if (pc.mapcount(f) != 0) try_to_unmap_file(sim, f, unmapped);
+  if (mapped) try_to_unmap_file(sim, f, unmapped);
   if (pf.dirty) {
     ++sc.nr_writeback;
     if (!sc.kswapd) {
