@@ -120,6 +120,7 @@ uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr, uint32_t nid) {
   pf.mm = &mm;
   pf.addr = addr;
   pf.swapbacked = true;
+  pf.dirty = false;
   pf.memcg = mm.memcg_id;
   sim_.cma().place_anon(f);  // where the page sits physically (mm/cma.h)
   pf.pagecache = false;

@@ -84,7 +84,10 @@ struct PageFrame {
   uint32_t memcg = 0;  // the memcg (lruvec) it is charged to; 0: root
   // Bits, so that PG_referenced fits beside the others: 56 bytes a frame, as before it.
   bool pagecache : 1 = false;  // a page-cache page of `file`, index `addr` (mm/filemap.h)
-  bool dirty : 1 = false;      // PG_dirty (page-cache pages)
+  // PG_dirty: a page-cache page's; an anon page's once it came back from swap (reuse_swap_page()
+  // and try_to_free_swap() set it as the page leaves the swap cache), read only by the 2015
+  // MADV_FREE series' discard test (vmscan.cpp, lazyfree_pgdirty=kept).
+  bool dirty : 1 = false;
   // PG_referenced: set by reclaim's page_check_references() at a page's first referenced scan
   // (mapped file pages; anon pages too with anon_lru=inactive-first). Cleared by free_frame().
   bool referenced : 1 = false;

@@ -179,6 +179,15 @@ uint64_t swap_ra_window(const Vma& vma, uint64_t addr, uint64_t* first) {
   return n;
 }
 
+// The frame of a page a swap-in read brings back to mm at addr. The model frees its swap slot at
+// once, as the kernel does when the page leaves the swap cache (reuse_swap_page() on a write
+// fault, try_to_free_swap()), and both set PG_dirty then: the only copy of the data is the page.
+uint32_t swapped_in_page(Simulation& sim, Mm& mm, uint64_t addr, uint32_t nid) {
+  const uint32_t f = sim.lruvec().page_add_new_anon_rmap(mm, addr, nid);
+  sim.lruvec().frame(f).dirty = true;
+  return f;
+}
+
 // Maps the other swapped pages of the readahead window, read by the same I/O, marked
 // pte::kSwapCache: the first access to each takes the minor fault the kernel takes on finding it
 // in the swap cache. A page is skipped when no page is free without reclaim.
@@ -208,8 +217,7 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr)
     --mm.swapents;
     sim.swap().swap_free();
     ++sim.vm().pswpin;
-    co_await sim.lruvec().lru_cache_add(
-        t, sim.lruvec().page_add_new_anon_rmap(mm, a, numa_node_id(t)));
+    co_await sim.lruvec().lru_cache_add(t, swapped_in_page(sim, mm, a, numa_node_id(t)));
   }
 }
 
@@ -447,9 +455,12 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
        : action == FaultAction::kWpReuse  ? vm.fault_wp_reuse
                                           : vm.fault_file);
   }
-  if (needs_page)
+  if (action == FaultAction::kSwapIn) {
+    co_await sim.lruvec().lru_cache_add(t, swapped_in_page(sim, mm, addr, numa_node_id(t)));
+  } else if (needs_page) {
     co_await sim.lruvec().lru_cache_add(
         t, sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));
+  }
   if (action == FaultAction::kSwapIn) co_await map_swap_readahead(t, vma, ra_first, addr);
   co_return FaultResult::kMapped;
 }

@@ -104,6 +104,17 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t nid, uint32
   co_await lru_lock.unlock_irqrestore(t);
 }
 
+// The 2015 MADV_FREE series (lazyfree_pgdirty=kept): page_check_references() found a page
+// freeable only with !PageDirty and !PageSwapCache as well as a clean pte, and
+// madvise_free_pte_range() cleared neither, so a page that came back from swap (PG_dirty, or
+// still in the swap cache) was never discarded: reclaim swapped it out again ("mm: decouple
+// PG_dirty from MADV_FREE", Minchan Kim, linux-mm, June 2015). 4.5+ drops the swap cache and
+// clears PG_dirty when it hints the page, which leaves the pte's dirty bit as the only test; the
+// model reads the frame's bit only here, so it need not clear it at MADV_FREE.
+bool lazyfree_pgdirty_blocks(const Simulation& sim, const PageFrame& pf) {
+  return pf.dirty && sim.config().lazyfree_pgdirty == LazyfreePgDirty::kKept;
+}
+
 }  // namespace
 
 PageOutcome page_check_references(PageFrame& pf, uint32_t referenced_ptes, bool exec,
@@ -191,7 +202,8 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
   const bool lazyfree = sim.config().lazyfree_lru == LazyfreeLru::kInactiveFile
                             ? !pf.swapbacked
                             : pte::state(*p) == pte::kLazyFree;
-  if (lazyfree && pte::state(*p) == pte::kLazyFree && !(*p & pte::kDirty)) {  // discard
+  if (lazyfree && pte::state(*p) == pte::kLazyFree && !(*p & pte::kDirty) &&
+      !lazyfree_pgdirty_blocks(sim, pf)) {  // discard
     ++vm.pglazyfreed;
     *p = pte::kNone;
   } else if (!pf.swapbacked) {  // written after MADV_FREE: SetPageSwapBacked()

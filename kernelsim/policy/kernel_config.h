@@ -49,6 +49,11 @@ enum class WatermarkFormula : uint8_t { k3x, kScaleFactor };
 // The LRU list MADV_FREE moves a lazyfree page to (mm/lru.cpp).
 enum class LazyfreeLru : uint8_t { kInPlace, kInactiveAnon, kInactiveFile };
 
+// Whether MADV_FREE clears PG_dirty of the pages it hints (mm/madvise.cpp, mm/vmscan.cpp): the
+// 2015 series kept it, so a page that came back from swap (PG_dirty) could never be discarded;
+// 4.5+ clears it.
+enum class LazyfreePgDirty : uint8_t { kKept, kCleared };
+
 // Where a new anon page starts on the LRU and how reclaim treats its first reference
 // (mm/lru.cpp, mm/vmscan.cpp): active, and activated when referenced (before 5.9); or inactive,
 // and looked at twice like a mapped file page (5.9+, b518154e59aa).
@@ -93,6 +98,7 @@ struct KernelConfig {
   RwsemWakeMode rwsem_wake = RwsemWakeMode::kPhaseFair;
   WatermarkFormula watermarks = WatermarkFormula::kScaleFactor;
   LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;
+  LazyfreePgDirty lazyfree_pgdirty = LazyfreePgDirty::kCleared;
   AnonLruMode anon_lru = AnonLruMode::kInactiveFirst;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru

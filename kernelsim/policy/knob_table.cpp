@@ -138,6 +138,18 @@ std::vector<KnobInfo> build_table() {
         {"inactive-anon", "4.5-4.11: inactive anon list, still swap-backed"}},
        {LazyfreeLru::kInactiveFile,
         {"inactive-file", "4.12+: PG_swapbacked cleared, inactive file list (f7ad2a6cb9f7)"}}}));
+  t.push_back(knob(
+      "lazyfree_pgdirty", &KernelConfig::lazyfree_pgdirty,
+      "PG_dirty of a page MADV_FREE hints (a page swapped back in has it)",
+      {{LazyfreePgDirty::kKept,
+        {"kept",
+         "the 2015 series (seed 000): PG_dirty and the swap cache stay, so a page that came back "
+         "from swap is never discarded and reclaim swaps it out again (fixed by 'mm: decouple "
+         "PG_dirty from MADV_FREE', Minchan Kim, June 2015)"}},
+       {LazyfreePgDirty::kCleared,
+        {"cleared",
+         "4.5+ (854e9ed09ded): madvise_free_pte_range() drops the swap cache and clears "
+         "PG_dirty of a page it hints, so only the pte's dirty bit keeps it"}}}));
   t.push_back(
       knob("anon_lru", &KernelConfig::anon_lru,
            "LRU list a new anon page starts on, and what reclaim does with its first reference",

@@ -14,8 +14,8 @@ const std::vector<PolicyPreset>& policy_presets() {
       // munmap_lock=write as it always had here, though the real 6.6 downgrades (4.20+).
       {"linux-3.16", "",
        "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,rwsem_wake=contiguous,"
-       "watermarks=3.x,lazyfree_lru=inactive-anon,anon_lru=active-first,pagevec_size=14,"
-       "bh_lru_size=8,"
+       "watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_lru=active-first,"
+       "pagevec_size=14,bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
        "release_pages=pagevec,bh_invalidate=none",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
@@ -29,9 +29,11 @@ const std::vector<PolicyPreset>& policy_presets() {
        "3.18: BH_LRU_SIZE 8 -> 16 (86cf78d73de8); still res_counter (page_counter is 3.19), "
        "uncharge per gather batch and release_pages() over the whole batch since 3.17 "
        "(aabfb57296e3)"},
-      {"linux-4.5", "linux-3.18", "madv_free=free-swapped,memcg=page_counter",
+      {"linux-4.5", "linux-3.18",
+       "madv_free=free-swapped,lazyfree_pgdirty=cleared,memcg=page_counter",
        "4.5: MADV_FREE merged (854e9ed09ded) with seed 000's fix (swap entries in the range "
-       "freed); lockless page_counter (3.19, 3e32cb2e0a12)"},
+       "freed) and PG_dirty cleared on the pages it hints; lockless page_counter (3.19, "
+       "3e32cb2e0a12)"},
       {"linux-4.12", "linux-4.5", "watermarks=scale-factor,lazyfree_lru=inactive-file",
        "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor "
        "(4.6)"},
@@ -59,12 +61,18 @@ const std::vector<PolicyPreset>& policy_presets() {
       // Seed 000 ("mm: throttle MADV_FREE").
       {"dontneed", "linux-4.5", "madv_free=as-dontneed",
        "seed 000: MADV_FREE handled as MADV_DONTNEED"},
-      {"free", "linux-4.5", "madv_free=lazy",
+      // The three MADV_FREE arms run the series as the thread had it (February 2015): hinted
+      // pages stay where they are on the LRU (deactivation came in November 2015), and PG_dirty
+      // of a page swapped back in is kept, so such a page is never discarded (June 2015's fix).
+      {"free", "linux-4.5", "madv_free=lazy,lazyfree_lru=in-place,lazyfree_pgdirty=kept",
        "seed 000: lazy free as the thread measured it (2015, before its fix: swapped PTEs stay)"},
-      {"free-throttled", "linux-4.5", "madv_free=throttled",
+      {"free-throttled", "linux-4.5",
+       "madv_free=throttled,lazyfree_lru=in-place,lazyfree_pgdirty=kept",
        "seed 000 RFC 1/4: DONTNEED while free pages <= 1.5 x min watermark"},
-      {"free-swapped", "linux-4.5", "madv_free=free-swapped",
-       "seed 000 fix: lazy free that also frees swapped PTEs in the range (as merged in 4.5)"},
+      {"free-swapped", "linux-4.5",
+       "madv_free=free-swapped,lazyfree_lru=in-place,lazyfree_pgdirty=kept",
+       "seed 000 fix: lazy free that also frees swapped PTEs in the range (the series of "
+       "February 2015 with the thread's patch)"},
       // Seed 002 ("mm: add a new vector based madvise syscall").
       {"per-call", "linux-4.5", "madvise=per-call", "seed 002: one madvise() per range"},
       {"vector", "linux-4.5", "madvise=vector",

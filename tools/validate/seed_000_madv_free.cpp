@@ -78,45 +78,35 @@ ValidationCase seed_000_madv_free() {
        "RFC 1/4 mail: 6.78user 234.09system / 6.03user 401.17system / 5.68user 113.42system; fix "
        "mail: 6.10user 233.50system vs 6.70user 339.14system"},
   };
+  // The free arms run the series as the thread had it (kernelsim/policy/presets.cpp): hinted
+  // pages stay in place on the LRU, and a page that came back from swap keeps PG_dirty and is
+  // never discarded (lazyfree_pgdirty=kept). Without those two the free arm ran faster than
+  // dontneed at every scale (0.89x, 0.75x and 0.72x elapsed at 1/64, 1/16 and full; CPU 0.65x,
+  // 0.57x, 0.60x): its pages came back from swap once, were discarded, and were zero-filled
+  // anew, where the thread's went back and forth to swap ("most of slowness came from swapin").
   c.gaps = {
-      {"elapsed", "free",
-       "the thread's madvfree arm took 1.85x dontneed's elapsed time; the model's takes 0.89x at "
-       "1/64, 0.75x at 1/16 and 0.72x at full size (16.3 s vs 22.7 s). Its other figures agree at "
-       "full size: the free arm swaps in 990,814 pages (the thread: 879,585), the throttle runs "
-       "0.69x dontneed (0.747x) and free-swapped 1.36x (1.28x). So the model's free arm does as "
-       "much I/O as the thread's but pays less for it. Both arms are bound by the swap device: "
-       "dontneed writes 2.74M pages at 8 us each (21.9 s of its 22.7 s); free writes and reads "
-       "991K each (15.9 s of 16.3 s) and reuses 3.75M of its 6.87M lazy pages with no fault; 867K "
-       "of its 4.11M faults map a page readahead read. Before 2026-12-04 the model took no fault "
-       "for those and its reclaim did not scan on past referenced pages within a call; it then ran "
-       "0.88x, 0.82x and 0.71x. A swap-in waits 150 us plus the queue ahead of it. The thread's "
-       "swap-ins cost its free arm about 42 s over dontneed, some 570 us for each of a process's "
-       "73,000, and its system time rose to 401 s from 234 s where the model's busy time falls to "
-       "15.2 s from 25.3 s. Missing from the thread: the swap device (xeon-2014 assumes the SATA "
-       "SSD of its swap_in_page and writeback_page, 8 us a page, one queue for reads and writes). "
-       "Missing from the model: how long a read waits behind writes inside the drive, and the CPU "
-       "of direct reclaim on lazy pages ('lots of stall and lock contention', RFC 1/4). The RFC's "
-       "own MADV_FREE left hinted pages in place on the LRU (lazyfree_lru=in-place); with it "
-       "(before 2026-12-04), free is 0.92x and the throttle 1.01x at full size, so the arms keep "
-       "4.5's inactive-anon placement. Slower swap-ins alone move the gap the wrong way: with "
-       "swap_in_page 300 and 600 us (150 shipped) the free arm takes 0.83x and 0.84x at 1/64, its "
-       "processes rewriting 48.8K and 50.2K of their 122,880 writes with no fault (43.0K at 150 "
-       "us; 2026-12-03). A 6.18 run of a 4-process bomb under a memcg rewrites under 3% of its "
-       "writes (validate --real --pressure): whether the thread's kernel let its free arm reuse "
-       "lazy pages is what this gap turns on"},
-      {"CPU time", "free",
-       "the thread's madvfree arm used 1.69x dontneed's CPU time (407.2 s against 240.9 s of user "
-       "+ system); the model's uses 0.65x at 1/64, 0.57x at 1/16 and 0.60x at full size (15.2 s "
-       "against 25.3 s), and both of its arms use a tenth of the thread's. The thread's dontneed "
-       "arm spent about 30 us of system time a page (234 s for its 7.86M faults), the model about "
-       "3 us: its reclaim charges shrink_page and swap_out_page a page and sleeps while its "
-       "batch's writes complete. What the thread blames is missing: 'scanning/rotating/throttling "
-       "in direct reclaim path' and 'lots of stall and lock contention' (RFC 1/4). The elapsed gap "
-       "above has the same cause: the model's free arm moves fewer pages and pays only device time "
-       "for them. Tried and not kept (2026-12-03): reclaim that does not wait for its batch "
-       "(written pages freed by the first scan after their write completes) makes all four arms "
-       "10.5-11.1 s at full size, bound by the device's writes, and the throttle and free-swapped "
-       "directions turn against the thread's"},
+      {"elapsed",
+       "free-throttled",
+       "at full size the model's throttled arm takes 1.33x dontneed's elapsed time (30.2 s "
+       "against 22.7 s; the thread 0.747x), at 1/64 and 1/16 0.59x and 0.43x. RFC 1/4 falls back "
+       "to DONTNEED only while free pages are at or below 1.5 x min, which is the 3.x high "
+       "watermark itself (min + min/2), so each 512 MiB call's choice turns on whether kswapd has "
+       "just reached high: at full size 1.72M of the 6.44M pages advised were zapped and the rest "
+       "lazily freed on top of the series, which keeps the swap entries of their swapped ptes, "
+       "and the arm swapped 1.71M pages back in (the free arm 2.89M). The thread gives no "
+       "swap-in count for the throttle, but its 113 s of system time (234 s for dontneed) leaves "
+       "little room for them. What changes with the size is not known: at 1/64 and 1/16 the "
+       "watermark gap (min/4: 7 and 27 pages) is smaller than one reclaim batch "
+       "(SWAP_CLUSTER_MAX, 32) and at full size (443 pages) it is not, and a call advises 2,048, "
+       "8,192 or 131,072 pages at once",
+       {"full"}},
+      {"CPU time",
+       "free-throttled",
+       "at full size the model's throttled arm uses 0.99x dontneed's CPU time (25.0 s against "
+       "25.3 s; the thread 0.494x: 5.68 + 113.42 s against 6.78 + 234.09 s), at 1/64 and 1/16 "
+       "0.46x and 0.43x: the cause of the elapsed gap above, its 1.71M swap-ins and 1.96M "
+       "swap-outs",
+       {"full"}},
   };
   c.scales = {
       {"ci",

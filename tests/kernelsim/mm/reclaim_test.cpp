@@ -317,6 +317,36 @@ TEST(ReclaimTest, ReadAheadPagesMadvisedFreeStillFaultOnTheirNextWrite) {
   }
 }
 
+// A page that came back from swap carries PG_dirty (reuse_swap_page(), try_to_free_swap()). The
+// 2015 MADV_FREE series (seed 000's kernel) left that bit alone, so such a page was never
+// discarded: reclaim wrote it to swap again ("mm: decouple PG_dirty from MADV_FREE", Minchan Kim,
+// June 2015). From 4.5 MADV_FREE clears it, and the clean page is discarded. 16 MiB written and
+// pushed out to swap, written again (swapped in), MADV_FREE'd, then 96 MiB more of pressure.
+TEST(ReclaimTest, PageSwappedBackInIsDiscardedAfterMadvFreeOnlyFrom45) {
+  constexpr uint64_t kD = 0xc0000000;
+  const std::vector<Op> ops = concat({write_anon(kA, 16),
+                                      write_anon(kB, 64),
+                                      write_anon(kC, 32),
+                                      {Op::touch(kA, 16 * kMiB, true)},
+                                      {Op::madvise(kA, 16 * kMiB, MADV_FREE)},
+                                      write_anon(kD, 96)});
+  for (const char* pgdirty : {"kept", "cleared"}) {
+    const std::string policy = std::string("madv_free=lazy,lazyfree_lru=inactive-anon,") +
+                               kAgesTheActiveList + ",lazyfree_pgdirty=" + pgdirty;
+    auto sim = reclaim_machine(64, 256, policy);
+    run_then_look(*sim, ops);
+    const VmCounters& vm = sim->stats().vm;
+    const bool kept = std::string(pgdirty) == "kept";
+    ASSERT_GE(vm.pswpin, 16 * kPagesPerMiB) << pgdirty << ": the whole buffer came back from swap";
+    EXPECT_EQ(vm.madv_lazyfree_pages, 16 * kPagesPerMiB) << pgdirty;
+    EXPECT_EQ(vm.pglazyfreed, kept ? 0 : 16 * kPagesPerMiB) << pgdirty;
+    for (uint64_t a = kA; a < kA + 16 * kMiB; a += kPage) {
+      ASSERT_EQ(pte::state(pte_at(*sim, a)), kept ? pte::kSwapped : pte::kNone)
+          << pgdirty << " " << std::hex << a;
+    }
+  }
+}
+
 TEST(ReclaimTest, ThrottledActsAsDontneedOnlyUnderPressure) {
   // No swap: 63 MiB of anon cannot be reclaimed, so free pages stay below 1.5 x min.
   auto pressed = reclaim_machine(64, 0, "madv_free=throttled");

@@ -49,7 +49,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   const std::string v316 =
       "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
       "fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-      "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,anon_lru=active-first,"
+      "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_"
+      "lru=active-first,"
       "pagevec_size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
       "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none";
@@ -57,7 +58,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   EXPECT_EQ(expand("linux-3.17-rc2"),
             "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-            "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,anon_lru=active-first,"
+            "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
+            "anon_lru=active-first,"
             "pagevec_size=14,"
             "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,"
             "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none" +
@@ -66,7 +68,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_"
             "lock=mmap_sem,lazy_tlb=leave_mm,"
-            "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,anon_lru=active-first,"
+            "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty="
+            "cleared,anon_lru=active-first,"
             "pagevec_size=14,"
             "bh_lru_size=16,memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
             "release_pages=cluster,zap_lru_drain=on,bh_invalidate=none" +
@@ -75,7 +78,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_"
             "lock=mmap_sem,lazy_tlb=skip,"
-            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,anon_lru="
+            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_"
+            "pgdirty=cleared,anon_lru="
             "active-first,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
             "uncharge_batch=gather,lru_lock=node,release_pages=cluster,zap_lru_drain=on,bh_"
@@ -85,7 +89,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_"
             "lock=per-vma,lazy_tlb=skip,"
-            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,anon_lru="
+            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_"
+            "pgdirty=cleared,anon_lru="
             "inactive-first,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
             "uncharge_batch=gather,lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_"
@@ -95,7 +100,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       expand("linux-6.18"),
       "madv_free=free-swapped,madvise=process-madvise,madvise_lock=per-vma,munmap_lock=downgrade,"
       "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,rwsem_wake=phase-fair,"
-      "watermarks=scale-factor,lazyfree_lru=inactive-file,anon_lru=inactive-first,pagevec_size=31,"
+      "watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_pgdirty=cleared,anon_lru="
+      "inactive-first,pagevec_size=31,"
       "bh_lru_size=16,"
       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
       "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain" +
@@ -125,9 +131,12 @@ TEST(PresetsTest, Linux618IsListedWithItsSourcesAndTakesInvlpgbAsAnOption) {
 TEST(PresetsTest, SeedPresetsOverrideTheirEra) {
   // Issue 9: a seed's policies are changes to the kernel the thread measured. `free` is 4.5 with
   // lazy free as the thread measured it: 4.5's knobs (3.x watermarks, contiguous rwsem wake-up)
-  // are in, lazy free wins; 4.5 itself had seed 000's fix, as `free-swapped` does.
-  EXPECT_EQ(expand("free"), expand("linux-4.5+madv_free=lazy"));
-  EXPECT_EQ(expand("free-swapped"), expand("linux-4.5"));
+  // are in, lazy free wins; 4.5 itself had seed 000's fix, as `free-swapped` does. The MADV_FREE
+  // arms keep the February 2015 series' LRU placement and PG_dirty (4.5 moves and clears).
+  const std::string series = "+lazyfree_lru=in-place+lazyfree_pgdirty=kept";
+  EXPECT_EQ(expand("free"), expand("linux-4.5+madv_free=lazy" + series));
+  EXPECT_EQ(expand("free-swapped"), expand("linux-4.5" + series));
+  EXPECT_NE(expand("linux-4.5").find("lazyfree_pgdirty=cleared"), std::string::npos);
   const std::string dontneed = expand("dontneed");
   EXPECT_NE(dontneed.find("madv_free=as-dontneed"), std::string::npos);
   EXPECT_NE(dontneed.find("watermarks=3.x"), std::string::npos);

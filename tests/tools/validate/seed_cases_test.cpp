@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "tests/tools/validate/case_test_name.h"
@@ -26,12 +27,12 @@ struct ToleratedGap {
   bool agrees_at_ci;
 };
 constexpr ToleratedGap kToleratedGaps[] = {
-    // 0.88x dontneed at 1/64, 0.82x at 1/16 and 0.71x at full size, against 1.85x.
-    {"seed-000-madv-free", "elapsed", "free", false},
-    {"seed-000-madv-free-rewrite", "elapsed", "free", false},
-    // CPU time (user + system): 0.69x at 1/64, 0.59x at 1/16, 0.61x at full size, against 1.69x.
-    {"seed-000-madv-free", "CPU time", "free", false},
-    {"seed-000-madv-free-rewrite", "CPU time", "free", false},
+    // At full size only: 1.33x dontneed's elapsed time against 0.747x, 0.99x its CPU time against
+    // 0.494x (0.59x and 0.46x at 1/64).
+    {"seed-000-madv-free", "elapsed", "free-throttled", true},
+    {"seed-000-madv-free-rewrite", "elapsed", "free-throttled", true},
+    {"seed-000-madv-free", "CPU time", "free-throttled", true},
+    {"seed-000-madv-free-rewrite", "CPU time", "free-throttled", true},
     {"seed-003-mmtests", "allocation stalls", "reclaim-predictive", false},
 };
 
@@ -40,6 +41,15 @@ const ToleratedGap* tolerated(const std::string& case_name, const Row& r) {
     if (case_name == g.case_name && r.metric == g.metric && r.arm == g.arm) return &g;
   }
   return nullptr;
+}
+
+// True when the case declares a gap for this row at scales other than ci, and not at ci.
+bool declared_beyond_ci(const ValidationCase& c, const Row& r) {
+  for (const KnownGap& g : c.gaps) {
+    if (g.metric != r.metric || g.arm != r.arm || g.scales.empty()) continue;
+    if (std::find(g.scales.begin(), g.scales.end(), "ci") == g.scales.end()) return true;
+  }
+  return false;
 }
 
 class SeedCase : public ::testing::TestWithParam<std::string> {};
@@ -65,7 +75,8 @@ TEST_P(SeedCase, DirectionsAgreeWithTheThread) {
     if (g == nullptr) {
       EXPECT_TRUE(r.direction_agrees()) << where;
     } else if (g->agrees_at_ci) {
-      EXPECT_NE(r.gap, nullptr) << where << ": listed here but not declared by its case";
+      EXPECT_TRUE(declared_beyond_ci(*c, r)) << where << ": listed here but its case does not "
+                                             << "declare it for its larger scales only";
       EXPECT_TRUE(r.direction_agrees()) << where << ": the gap now shows at ci too";
     } else {
       EXPECT_NE(r.gap, nullptr) << where << ": tolerated here but not declared by its case";
