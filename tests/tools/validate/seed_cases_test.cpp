@@ -34,6 +34,8 @@ constexpr ToleratedGap kToleratedGaps[] = {
     {"seed-000-madv-free", "CPU time", "free-throttled", true},
     {"seed-000-madv-free-rewrite", "CPU time", "free-throttled", true},
     {"seed-003-mmtests", "allocation stalls", "reclaim-predictive", false},
+    // At 20,000 operations a thread only: 0.982x, inside the 2% tie band, against 0.794x.
+    {"seed-002-madvisev", "elapsed", "vector", true},
 };
 
 const ToleratedGap* tolerated(const std::string& case_name, const Row& r) {
