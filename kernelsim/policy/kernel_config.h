@@ -49,9 +49,9 @@ enum class WatermarkFormula : uint8_t { k3x, kScaleFactor };
 // The LRU list MADV_FREE moves a lazyfree page to (mm/lru.cpp).
 enum class LazyfreeLru : uint8_t { kInPlace, kInactiveAnon, kInactiveFile };
 
-// Whether MADV_FREE clears PG_dirty of the pages it hints (mm/madvise.cpp, mm/vmscan.cpp): the
-// 2015 series kept it, so a page that came back from swap (PG_dirty) could never be discarded;
-// 4.5+ clears it.
+// Whether MADV_FREE clears PG_dirty of the pages it hints (the discard test in mm/vmscan.cpp):
+// the 2015 series kept it, so a page that came back from swap (PG_dirty) could never be
+// discarded; 4.5+ clears it.
 enum class LazyfreePgDirty : uint8_t { kKept, kCleared };
 
 // Where a new anon page starts on the LRU and how reclaim treats its first reference

@@ -62,8 +62,9 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"dontneed", "linux-4.5", "madv_free=as-dontneed",
        "seed 000: MADV_FREE handled as MADV_DONTNEED"},
       // The three MADV_FREE arms run the series as the thread had it (February 2015): hinted
-      // pages stay where they are on the LRU (deactivation came in November 2015), and PG_dirty
-      // of a page swapped back in is kept, so such a page is never discarded (June 2015's fix).
+      // pages stay where they are on the LRU (deactivate_page() came with "mm: move lazily freed
+      // pages to inactive list", October 2015, 10853a039208 in 4.5), and PG_dirty of a page
+      // swapped back in is kept, so such a page is never discarded (June 2015's fix).
       {"free", "linux-4.5", "madv_free=lazy,lazyfree_lru=in-place,lazyfree_pgdirty=kept",
        "seed 000: lazy free as the thread measured it (2015, before its fix: swapped PTEs stay)"},
       {"free-throttled", "linux-4.5",
