@@ -49,9 +49,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   const std::string v316 =
       "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
       "fault_lock=mmap_sem,lazy_tlb=leave_mm,"
-      "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_"
-      "lru=active-first,"
-      "pagevec_size=14,"
+      "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
+      "anon_lru=active-first,pagevec_size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
       "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none";
   EXPECT_EQ(expand("linux-3.16"), v316 + tail);
@@ -78,9 +77,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_"
             "lock=mmap_sem,lazy_tlb=skip,"
-            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_"
-            "pgdirty=cleared,anon_lru="
-            "active-first,"
+            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
+            "lazyfree_pgdirty=cleared,anon_lru=active-first,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
             "uncharge_batch=gather,lru_lock=node,release_pages=cluster,zap_lru_drain=on,bh_"
             "invalidate=none" +
@@ -89,9 +87,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_"
             "lock=per-vma,lazy_tlb=skip,"
-            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_"
-            "pgdirty=cleared,anon_lru="
-            "inactive-first,"
+            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
+            "lazyfree_pgdirty=cleared,anon_lru=inactive-first,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
             "uncharge_batch=gather,lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_"
             "invalidate=drain" +
@@ -100,8 +97,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       expand("linux-6.18"),
       "madv_free=free-swapped,madvise=process-madvise,madvise_lock=per-vma,munmap_lock=downgrade,"
       "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,rwsem_wake=phase-fair,"
-      "watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_pgdirty=cleared,anon_lru="
-      "inactive-first,pagevec_size=31,"
+      "watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_pgdirty=cleared,"
+      "anon_lru=inactive-first,pagevec_size=31,"
       "bh_lru_size=16,"
       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
       "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain" +
