@@ -87,11 +87,11 @@ ValidationCase seed_002_madvisev() {
        "full size; the thread 0.794x). Its interrupts fall as the thread's (10,050 against "
        "174,106 TLB IPIs per CPU per second: 0.18 s of its 13.7 s of CPU time against 4.06 s of "
        "13.9 s), but je.patch's deeper purges take 21% more faults (3.04M against 2.50M) and "
-       "its vector calls hold mmap_sem longer (read waits 345 ms against 145 ms), which take "
-       "back most of it. Missing from the model: the TLB refills after each full flush (the "
-       "thread's user time fell by 23 s of the 87 s of CPU time saved); refilling a 512-entry "
-       "dTLB costs about 22,000 cycles (kernel-mm.md), but how much of that a thread pays between "
-       "two flushes depends on its working set, which a trace does not record",
+       "mmap_sem's read waits grow (345 ms in all against 145 ms), which take back most of it. "
+       "Missing from the model: the TLB refills after each full flush (the thread's user time "
+       "fell by 23 s of the 87 s of CPU time saved); refilling a 512-entry dTLB costs about "
+       "22,000 cycles (kernel-mm.md), but how much of that a thread pays between two flushes "
+       "depends on its working set, which a trace does not record",
        {"default"}},
   };
   c.scales = {
