@@ -8,6 +8,8 @@
 // lru_lock, shrink_page_list() without it, put the kept pages back under it. Per page:
 //   - referenced (pte young): young cleared, page activated (second chance);
 //   - clean lazyfree (pte lazyfree, not dirty): discarded; pte none; a later touch zero-fills;
+//     not under lazyfree_pgdirty=kept (the 2015 series) when the page came back from swap
+//     (PG_dirty): then swapped like any anon page;
 //   - !PG_swapbacked but the pte was written since MADV_FREE: SetPageSwapBacked, active anon;
 //   - anon: a swap slot (none free: activated), pageout() cost, pte becomes a swap entry;
 // an unmapped page gets a TLB flush of its mm (ptep_clear_flush(), per page as before 4.3's
