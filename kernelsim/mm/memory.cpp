@@ -457,11 +457,11 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   }
   if (action == FaultAction::kSwapIn) {
     co_await sim.lruvec().lru_cache_add(t, swapped_in_page(sim, mm, addr, numa_node_id(t)));
+    co_await map_swap_readahead(t, vma, ra_first, addr);
   } else if (needs_page) {
     co_await sim.lruvec().lru_cache_add(
         t, sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));
   }
-  if (action == FaultAction::kSwapIn) co_await map_swap_readahead(t, vma, ra_first, addr);
   co_return FaultResult::kMapped;
 }
 
