@@ -9,10 +9,13 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-std::vector<Cpu> make_cpus(uint32_t n) {
+std::vector<Cpu> make_cpus(const MachineConfig& machine) {
   std::vector<Cpu> cpus;
-  cpus.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) cpus.emplace_back(i);
+  cpus.reserve(machine.nr_cpus);
+  for (uint32_t i = 0; i < machine.nr_cpus; ++i) {
+    cpus.emplace_back(i);
+    cpus.back().stlb.configure(machine.stlb);
+  }
   return cpus;
 }
 
@@ -26,7 +29,7 @@ Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
       topology_(machine.topology, machine.nr_cpus, costs),
       config_(config),
       policies_(PolicySet::build(config)),
-      cpus_(make_cpus(machine.nr_cpus)),
+      cpus_(make_cpus(machine)),
       sched_(*this),
       swap_(machine.swap_bytes >> PAGE_SHIFT) {
   assert(machine.nr_cpus >= 1 && machine.nr_cpus <= NR_CPUS);
@@ -61,6 +64,10 @@ std::unique_ptr<Simulation> Simulation::create(const MachineConfig& machine,
     return nullptr;
   }
   if (std::string e = check_topology(machine.topology); !e.empty()) {
+    if (error) *error = e;
+    return nullptr;
+  }
+  if (const char* e = check_stlb_geometry(machine.stlb); *e != '\0') {
     if (error) *error = e;
     return nullptr;
   }

@@ -66,6 +66,8 @@ struct MachineConfig {
   // Sockets, cores and SMT siblings (sched/topology.h); the default is one socket without SMT,
   // where every cache-line transfer costs cacheline_transfer.
   CpuTopology topology{};
+  // Each CPU's second-level TLB for 4 KiB pages (arch/x86/stlb.h); entries 0 = not modelled.
+  StlbGeometry stlb{};
 };
 
 class Simulation final : public SimFloor {

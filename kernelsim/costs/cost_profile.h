@@ -37,6 +37,9 @@ struct CostProfile {
                               //     present pte made writable or replaced (the TLB flush of a
                               //     copy is charged apart); large under a hypervisor that
                               //     shadows the guest's page tables
+  SimTime tlb_refill_walk;    // ns: a user access the TLB cannot translate (a flush or an mm
+                              //     switch emptied its entry): the page walk that refills it
+                              //     (arch/x86/stlb.h)
   SimTime pte_ad_update;      // ns: an access to a present pte whose accessed bit (or, for a
                               //     write, dirty bit) the kernel cleared (MADV_FREE, reclaim's
                               //     aging): the page walk sets it again; a few cycles on bare
@@ -97,7 +100,8 @@ struct CostProfile {
   SimTime
       tlb_flush_overhead;    // ns: fixed cost of flush_tlb_mm_range() (Hansen 2014: ~1,050 cycles)
   SimTime tlb_flush_single;  // ns: one INVLPG (tlb.c comment: "about 100 ns"; 100-260 cycles)
-  SimTime tlb_flush_full;    // ns: full flush, CR3 write and direct cost (refill not modelled)
+  SimTime tlb_flush_full;    // ns: full flush, CR3 write and direct cost (the refills after
+                             //     it: tlb_refill_walk per page used again)
   SimTime ipi_send;          // ns: per target: csd setup + APIC ICR write by the initiator
   SimTime ipi_delivery;  // ns: from send to the target's handler start (1-5 us round trips, ATC'17)
   SimTime ipi_handler_entry;    // ns: irq entry/exit + flush_tlb_func() overhead on the target

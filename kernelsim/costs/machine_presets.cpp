@@ -32,6 +32,7 @@ const MachinePreset kPresets[] = {
         // measured STREAM Triad 25-29 GB/s, Intel expecting 36 GB/s; taken as two sockets
         // (unverified: the R810 takes two or four), i.e. ~13.5 GB/s, 40% of peak, per socket.
         SimTime::ns(300),
+        StlbGeometry{512, 4},  // Nehalem/Westmere: a 512-entry, 4-way STLB (Intel's manual)
     },
     {
         "xeon-2s-48",
@@ -39,13 +40,14 @@ const MachinePreset kPresets[] = {
         "machine'). Model not in the thread: assumed two Xeon E5-2697 v2 (Ivy Bridge-EP, 12 "
         "cores, 2 threads)",
         {2, 12, 2},
-        32 * GiB,           // seed 001 thread: "48CPU with 32G of RAM"
-        std::nullopt,       // the profile's (xeon-2014: one Ivy/Haswell-EP ring)
-        SimTime::ns(15),    // (unverified) siblings share L1D and L2
-        SimTime::ns(130),   // (unverified) kernel-mm.md: 100-200+ ns across; one QPI hop
-        std::nullopt,       // the profile's
-        SimTime::ns(1100),  // (unverified) ipi_delivery + one QPI hop
-        std::nullopt,       // memory bandwidth not modelled
+        32 * GiB,              // seed 001 thread: "48CPU with 32G of RAM"
+        std::nullopt,          // the profile's (xeon-2014: one Ivy/Haswell-EP ring)
+        SimTime::ns(15),       // (unverified) siblings share L1D and L2
+        SimTime::ns(130),      // (unverified) kernel-mm.md: 100-200+ ns across; one QPI hop
+        std::nullopt,          // the profile's
+        SimTime::ns(1100),     // (unverified) ipi_delivery + one QPI hop
+        std::nullopt,          // memory bandwidth not modelled
+        StlbGeometry{512, 4},  // Ivy Bridge: a 512-entry, 4-way STLB (Intel's manual)
     },
     {
         "xeon-2s-32",
@@ -53,13 +55,14 @@ const MachinePreset kPresets[] = {
         "thread: assumed two Xeon E5-2650 v2 (Ivy Bridge-EP, 8 cores, 2 threads); memory not in "
         "the thread",
         {2, 8, 2},
-        64 * GiB,           // (unverified) not in the thread
-        std::nullopt,       // the profile's (xeon-2014)
-        SimTime::ns(15),    // (unverified) siblings share L1D and L2
-        SimTime::ns(130),   // (unverified) kernel-mm.md: 100-200+ ns across; one QPI hop
-        std::nullopt,       // the profile's
-        SimTime::ns(1100),  // (unverified) ipi_delivery + one QPI hop
-        std::nullopt,       // memory bandwidth not modelled
+        64 * GiB,              // (unverified) not in the thread
+        std::nullopt,          // the profile's (xeon-2014)
+        SimTime::ns(15),       // (unverified) siblings share L1D and L2
+        SimTime::ns(130),      // (unverified) kernel-mm.md: 100-200+ ns across; one QPI hop
+        std::nullopt,          // the profile's
+        SimTime::ns(1100),     // (unverified) ipi_delivery + one QPI hop
+        std::nullopt,          // memory bandwidth not modelled
+        StlbGeometry{512, 4},  // Ivy Bridge: a 512-entry, 4-way STLB (Intel's manual)
     },
     {
         "kvm-12",
@@ -74,6 +77,7 @@ const MachinePreset kPresets[] = {
         std::nullopt,
         std::nullopt,
         std::nullopt,  // memory bandwidth not modelled
+        std::nullopt,  // the host's CPU is not in the thread: MachineConfig's (Ivy Bridge)
     },
     {
         "sapphire-rapids-2s",
@@ -87,6 +91,7 @@ const MachinePreset kPresets[] = {
         std::nullopt,      // the profile's (default: x2APIC)
         SimTime::ns(800),  // (unverified) ipi_delivery + one UPI hop
         std::nullopt,      // memory bandwidth not modelled
+        StlbGeometry{2048, 16},  // (unverified) Golden Cove: a 2,048-entry STLB for 4 KiB pages
     },
     {
         "epyc-milan-1s",
@@ -94,14 +99,15 @@ const MachinePreset kPresets[] = {
         "INVLPGB/TLBSYNC broadcast invalidation (policy tlb=broadcast). The model has no CCX "
         "level: a same-socket transfer is priced as crossing CCDs, which 7 of 8 other cores are",
         {1, 64, 2},
-        256 * GiB,         // (unverified) a typical configuration
-        SimTime::ns(100),  // (unverified) cross-CCD through the IO die; AnandTech's Zen 3
-                           //     2-CCD desktop parts show ~80 ns across CCDs
-        SimTime::ns(15),   // AnandTech (Zen 3 review): 15-19 ns between cores of one CCX L3
-        std::nullopt,      // one socket: never charged
-        std::nullopt,      // the profile's
-        std::nullopt,      // one socket: never charged
-        std::nullopt,      // memory bandwidth not modelled
+        256 * GiB,               // (unverified) a typical configuration
+        SimTime::ns(100),        // (unverified) cross-CCD through the IO die; AnandTech's Zen 3
+                                 //     2-CCD desktop parts show ~80 ns across CCDs
+        SimTime::ns(15),         // AnandTech (Zen 3 review): 15-19 ns between cores of one CCX L3
+        std::nullopt,            // one socket: never charged
+        std::nullopt,            // the profile's
+        std::nullopt,            // one socket: never charged
+        std::nullopt,            // memory bandwidth not modelled
+        StlbGeometry{2048, 16},  // (unverified) Zen 3: a 2,048-entry L2 DTLB
     },
 };
 
@@ -131,6 +137,7 @@ void apply_machine_preset(const MachinePreset& preset, MachineConfig* machine) {
   machine->nr_cpus = preset.nr_cpus();
   machine->memory_bytes = preset.memory_bytes;
   machine->topology = preset.topology;
+  machine->stlb = preset.stlb.value_or(StlbGeometry{});
 }
 
 void apply_machine_costs(const MachinePreset& preset, CostProfile* costs) {

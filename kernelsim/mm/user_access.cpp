@@ -26,6 +26,7 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
   Simulation& sim = t.sim();
   const SimTime access = sim.costs().user_access;
   const SimTime pte_ad_update = sim.costs().pte_ad_update;
+  const SimTime refill_walk = sim.costs().tlb_refill_walk;
   const SimTime slice = sim.machine().time_slice;
   if (stride == 0) stride = PAGE_SIZE;
   uint64_t faults = 0;
@@ -54,6 +55,11 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
     if (vma == nullptr || !vma->contains(a)) vma = mm->vmas.vma_lookup(a, t.vmacache);
     if (vma != nullptr) {
       if (hardware_access_ok(*vma, vma->ptes.get(a), write)) {
+        // The STLB translates it, or the walk refills the entry a flush took.
+        if (Cpu& cpu = t.cpu(); !cpu.stlb.access(a >> PAGE_SHIFT)) {
+          t.work(refill_walk);
+          ++cpu.counters.tlb_refill_walks;
+        }
         uint8_t& p = vma->ptes.ref(a);
         // The walk sets an accessed or dirty bit the kernel cleared (madvise_free_pte_range(),
         // page_referenced()); under shadow page tables the host rebuilds its entry first.
@@ -71,6 +77,9 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
     co_await do_user_addr_fault(t, a, write);
     sim.stats().record_op(OpKind::kPageFault, t.clock() - start);
     ++faults;
+    // The access retried after the fault walks the new pte into the STLB (its time is in the
+    // fault's: the pte's cache line is hot).
+    t.cpu().stlb.access(a >> PAGE_SHIFT);
     vma = nullptr;           // the tree may have changed while we waited
     user_since = t.clock();  // the fault's own sync points were preemption points
   }

@@ -29,9 +29,13 @@ void register_machines_command(CLI::App& app, int* exit_code) {
         "\"profile\" = the --profile's value):\n");
     for (const kernelsim::MachinePreset& p : kernelsim::machine_presets()) {
       const kernelsim::CpuTopology& t = p.topology;
-      std::printf("  %-19s %u CPUs = %u sockets x %u cores x %u threads, %llu GiB\n",
-                  std::string(p.name).c_str(), p.nr_cpus(), t.sockets, t.cores_per_socket,
-                  t.threads_per_core, static_cast<unsigned long long>(p.memory_bytes >> 30));
+      const kernelsim::StlbGeometry stlb = p.stlb.value_or(kernelsim::StlbGeometry{});
+      std::printf(
+          "  %-19s %u CPUs = %u sockets x %u cores x %u threads, %llu GiB, STLB %u entries "
+          "%u-way\n",
+          std::string(p.name).c_str(), p.nr_cpus(), t.sockets, t.cores_per_socket,
+          t.threads_per_core, static_cast<unsigned long long>(p.memory_bytes >> 30), stlb.entries,
+          stlb.ways);
       std::printf(
           "  %-19s line transfer: smt %s, socket %s, other socket %s; ipi delivery: %s, "
           "other socket %s\n",

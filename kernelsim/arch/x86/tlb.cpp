@@ -21,12 +21,14 @@ SimTime switch_mm_irqs_off(Simulation& sim, Cpu& cpu, Mm* next) {
     // 4.19+: a lazy CPU skipped by flushes catches up now if its tlb_gen is stale.
     if (sim.config().lazy_tlb == LazyTlbMode::kSkip && cpu.loaded_mm_tlb_gen < next->tlb_gen) {
       cpu.loaded_mm_tlb_gen = next->tlb_gen;
+      cpu.stlb.flush_all();
       ++cpu.counters.tlb_lazy_flushes;
       return sim.costs().tlb_flush_full;
     }
     return SimTime::zero();
   }
   if (prev != nullptr) prev->cpumask.clear(cpu.id);
+  cpu.stlb.flush_all();  // load_new_mm_cr3(): the new CR3 drops the old mm's translations
   cpu.loaded_mm = next;
   cpu.is_lazy = false;
   next->cpumask.set(cpu.id);
@@ -42,6 +44,7 @@ void leave_mm(Cpu& cpu) {
   if (cpu.loaded_mm == nullptr) return;
   assert(cpu.loaded_mm->cpumask.test(cpu.id) && "invariant (2)");
   cpu.loaded_mm->cpumask.clear(cpu.id);
+  cpu.stlb.flush_all();  // switch_mm_irqs_off(NULL, &init_mm, NULL): a CR3 write
   cpu.loaded_mm = nullptr;
   cpu.is_lazy = false;
   ++cpu.counters.leave_mm;
@@ -53,6 +56,16 @@ SimTime flush_cost(const CostProfile& c, uint64_t nr_pages) {
   return nr_pages > tlb_single_page_flush_ceiling
              ? c.tlb_flush_full
              : c.tlb_flush_single * static_cast<int64_t>(nr_pages);
+}
+
+// What the flush of `info` does to one CPU's STLB: every entry over the ceiling (a full flush),
+// else one INVLPG per stride (flush_tlb_func()'s loop), each dropping the range's pages.
+void flush_stlb(Cpu& cpu, const FlushTlbInfo& info) {
+  if (info.nr_pages() > tlb_single_page_flush_ceiling) {
+    cpu.stlb.flush_all();
+  } else {
+    cpu.stlb.flush_range(info.start >> PAGE_SHIFT, info.end >> PAGE_SHIFT);
+  }
 }
 
 void count_flush(uint64_t nr_pages, uint64_t& single, uint64_t& full) {
@@ -87,6 +100,7 @@ SimTime flush_tlb_func_remote(Simulation& sim, Cpu& target, const FlushTlbInfo& 
     return c.ipi_handler_entry + c.switch_mm;
   }
   count_flush(info.nr_pages(), target.counters.tlb_remote_single, target.counters.tlb_remote_full);
+  flush_stlb(target, info);
   target.loaded_mm_tlb_gen = std::max(target.loaded_mm_tlb_gen, tlb_gen);
   return c.ipi_handler_entry + flush_cost(c, info.nr_pages());
 }
@@ -151,6 +165,7 @@ uint32_t flush_tlb_multi_pv(Simulation& sim, const Cpu& self, const FlushTlbInfo
       }
       ++target.counters.tlb_pv_remote;
     }
+    flush_stlb(target, info);  // the host invalidates the vCPU's translations
     ++named;
   });
   if (named > 0) ++sim.vm().nr_tlb_pv_flushes;
@@ -196,6 +211,8 @@ bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
                              : c.invlpgb_per_page * static_cast<int64_t>(nr);
     ++sim.vm().nr_tlb_broadcast;
     if (local) self.loaded_mm_tlb_gen = mm.tlb_gen;
+    // Every CPU's translations of the mm's ASID go, this one's and lazy ones' included.
+    mm.cpumask.for_each([&](uint32_t id) { flush_stlb(sim.cpu(id), info); });
     t.advance_to(now + c.tlb_flush_overhead + cost + c.tlbsync);
     end_slice(t.clock());
     return true;
@@ -214,6 +231,7 @@ bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
   SimTime local_end = now + c.tlb_flush_overhead + sent;
   if (local) {
     count_flush(nr, self.counters.tlb_local_single, self.counters.tlb_local_full);
+    flush_stlb(self, info);
     self.loaded_mm_tlb_gen = mm.tlb_gen;
     local_end += flush_cost(c, nr);
   }

@@ -1,0 +1,170 @@
+// The STLB a flush empties: which user pages a CPU still translates after a shootdown, and the
+// page walks the program then pays to get them back.
+
+#include "kernelsim/arch/x86/stlb.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "kernelsim/arch/x86/tlb.h"
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::kBase;
+using testing::kPage;
+using testing::make_sim;
+using testing::thread;
+
+Stlb stlb_of(uint32_t entries, uint32_t ways) {
+  Stlb s;
+  s.configure(StlbGeometry{entries, ways});
+  return s;
+}
+
+TEST(StlbTest, APageIsTranslatedFromItsSecondAccessUntilAFlush) {
+  Stlb s = stlb_of(512, 4);
+  EXPECT_FALSE(s.access(7)) << "the first access walks";
+  EXPECT_TRUE(s.access(7));
+  EXPECT_EQ(s.nr_valid(), 1u);
+  s.flush_all();
+  EXPECT_EQ(s.nr_valid(), 0u);
+  EXPECT_FALSE(s.access(7)) << "a full flush took it";
+}
+
+// Pages whose vpns share the low bits share a set: the fifth of a 4-way set evicts the least
+// recently used one, not the most recently touched.
+TEST(StlbTest, AFullSetEvictsItsLeastRecentlyUsedPage) {
+  Stlb s = stlb_of(512, 4);  // 128 sets
+  constexpr uint64_t kSets = 128;
+  for (uint64_t i = 0; i < 4; ++i) EXPECT_FALSE(s.access(3 + i * kSets));
+  EXPECT_TRUE(s.access(3)) << "page 3 becomes the most recently used";
+  EXPECT_FALSE(s.access(3 + 4 * kSets));  // evicts 3 + kSets, the least recently used
+  EXPECT_TRUE(s.access(3));
+  EXPECT_TRUE(s.access(3 + 2 * kSets));
+  EXPECT_TRUE(s.access(3 + 3 * kSets));
+  EXPECT_TRUE(s.access(3 + 4 * kSets));
+  EXPECT_FALSE(s.access(3 + kSets)) << "the evicted page walks again";
+  EXPECT_EQ(s.nr_valid(), 4u);
+}
+
+// INVLPG of a range drops its pages and keeps the rest, whether the range is narrower than the
+// sets (looked up page by page) or wider (every entry looked at).
+TEST(StlbTest, ARangedFlushDropsOnlyItsPages) {
+  for (uint64_t width : {uint64_t{1}, uint64_t{33}, uint64_t{127}, uint64_t{128}, uint64_t{1000}}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    Stlb s = stlb_of(512, 4);
+    for (uint64_t v = 1000; v < 1300; ++v) s.access(v);  // 300 pages, no set over 4
+    ASSERT_EQ(s.nr_valid(), 300u);
+    s.flush_range(1100, 1100 + width);
+    const uint64_t dropped = std::min<uint64_t>(width, 200);
+    EXPECT_EQ(s.nr_valid(), 300u - dropped);
+    for (uint64_t v = 1000; v < 1300; ++v) {
+      const bool flushed = v >= 1100 && v < 1100 + width;
+      EXPECT_EQ(s.access(v), !flushed) << "vpn " << v;
+    }
+  }
+}
+
+// The generation that makes a full flush O(1) wraps after 2^24 flushes: the entries are cleared
+// then, so one filled 2^24 flushes ago is not taken for a current one.
+TEST(StlbTest, AFlushWhenTheGenerationWrapsStillEmptiesIt) {
+  Stlb s = stlb_of(512, 4);
+  s.access(5);
+  for (uint64_t i = 0; i < (uint64_t{1} << 24); ++i) s.flush_all();
+  EXPECT_EQ(s.nr_valid(), 0u);
+  EXPECT_FALSE(s.access(5));
+  EXPECT_TRUE(s.access(5));
+  s.flush_range(5, 6);
+  EXPECT_FALSE(s.access(5)) << "an INVLPG after the wrap still finds the page";
+}
+
+TEST(StlbTest, NoEntriesMeansNotModelled) {
+  Stlb s = stlb_of(0, 4);
+  EXPECT_TRUE(s.access(1));
+  s.flush_all();
+  EXPECT_TRUE(s.access(1));
+  EXPECT_STREQ(check_stlb_geometry(StlbGeometry{0, 0}), "");
+  EXPECT_STRNE(check_stlb_geometry(StlbGeometry{512, 3}), "");
+  EXPECT_STRNE(check_stlb_geometry(StlbGeometry{384, 4}), "") << "96 sets: not a power of two";
+}
+
+TEST(StlbTest, AMachineWithAnUnbuildableStlbIsRefused) {
+  MachineConfig m;
+  m.stlb = StlbGeometry{384, 4};
+  std::string error;
+  EXPECT_EQ(Simulation::create(m, cost_profile_default(), "", &error), nullptr);
+  EXPECT_NE(error.find("power of two"), std::string::npos) << error;
+}
+
+// A CR3 write to another mm empties the STLB (no PCID); going back to the same mm lazily does not.
+TEST(StlbTest, SwitchingToAnotherMmEmptiesIt) {
+  auto sim = make_sim(1);
+  Cpu& cpu = sim->cpu(0);
+  Mm& a = sim->mm(1);
+  Mm& b = sim->mm(2);
+  switch_mm_irqs_off(*sim, cpu, &a);
+  cpu.stlb.access(5);
+  switch_mm_irqs_off(*sim, cpu, nullptr);  // a kernel thread borrows a
+  switch_mm_irqs_off(*sim, cpu, &a);
+  EXPECT_EQ(cpu.stlb.nr_valid(), 1u);
+  switch_mm_irqs_off(*sim, cpu, &b);
+  EXPECT_EQ(cpu.stlb.nr_valid(), 0u);
+}
+
+constexpr uint64_t kWorkingSet = 20;  // pages CPU 1's thread keeps re-writing
+constexpr uint64_t kOtherRange = kBase + 512 * kPage;
+
+// CPU 1's thread writes its working set at 0 (faults), 50 us (STLB hits) and 200 us; CPU 0's
+// thread of the same mm purges `purge_pages` pages of another range at 100 us.
+// Stops at 900 us, before the threads exit, or runs to the end with `to_end`.
+std::unique_ptr<Simulation> rewrite_around_a_purge(uint64_t purge_pages, const CostProfile& c,
+                                                   bool to_end = false) {
+  auto sim = make_sim(2, "", c);
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, 1024 * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kOtherRange, purge_pages * kPage, true), Op::think(SimTime::us(100)),
+          Op::madvise(kOtherRange, purge_pages * kPage, MADV_DONTNEED), Op::think(SimTime::ms(1))});
+  thread(*sim, 1, 1,
+         {Op::think(SimTime::us(10)), Op::touch(kBase, kWorkingSet * kPage, true),
+          Op::think(SimTime::us(50)), Op::touch(kBase, kWorkingSet * kPage, true),
+          Op::think(SimTime::us(150)), Op::touch(kBase, kWorkingSet * kPage, true),
+          Op::think(SimTime::ms(1))});
+  if (to_end) {
+    sim->run();
+  } else {
+    sim->run_until(SimTime::us(900));
+  }
+  return sim;
+}
+
+TEST(StlbTest, AFullShootdownCostsTheOtherCpuAWalkPerPageItUsesAgain) {
+  auto sim = rewrite_around_a_purge(tlb_single_page_flush_ceiling + 1, cost_profile_default());
+  EXPECT_EQ(sim->cpu(1).counters.tlb_remote_full, 1u);
+  EXPECT_EQ(sim->cpu(1).counters.tlb_refill_walks, kWorkingSet)
+      << "the second pass hit; the third walked once per page";
+}
+
+TEST(StlbTest, ARangedShootdownLeavesTheOtherCpusPages) {
+  auto sim = rewrite_around_a_purge(tlb_single_page_flush_ceiling, cost_profile_default());
+  EXPECT_EQ(sim->cpu(1).counters.tlb_remote_single, tlb_single_page_flush_ceiling);
+  EXPECT_EQ(sim->cpu(1).counters.tlb_refill_walks, 0u) << "INVLPG took only the purged pages";
+}
+
+TEST(StlbTest, EachWalkCostsTheProfilesRefillTime) {
+  CostProfile no_walk = cost_profile_default();
+  no_walk.tlb_refill_walk = SimTime::zero();
+  CostProfile walk = no_walk;
+  walk.tlb_refill_walk = SimTime::ns(40);
+  const uint64_t full = tlb_single_page_flush_ceiling + 1;
+  auto a = rewrite_around_a_purge(full, no_walk, true);
+  auto b = rewrite_around_a_purge(full, walk, true);
+  EXPECT_EQ(b->cpu_totals().tlb_refill_walks, a->cpu_totals().tlb_refill_walks);
+  // CPU 1's thread ends last; nothing it shares waits on it after its third pass.
+  EXPECT_EQ(b->now() - a->now(), walk.tlb_refill_walk * static_cast<int64_t>(kWorkingSet));
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
