@@ -65,6 +65,8 @@ inline constexpr int ERRNO_EBUSY = 16;
 // arch/x86/mm/tlb.c: ranges up to this many pages are flushed with one INVLPG per page, larger
 // ones with a full flush (3.17+, a5102476a24b; earlier 8, or 128 on IvyBridge).
 inline constexpr uint64_t tlb_single_page_flush_ceiling = 33;
+// ASIDs a CPU keeps mms' translations under with PCID (arch/x86/include/asm/tlbflush.h, 4.14+).
+inline constexpr uint32_t TLB_NR_DYN_ASIDS = 6;
 // include/asm-generic/tlb.h (3.8+): pages per gather batch and batches per gather; a gather
 // that fills MAX_GATHER_BATCH_COUNT batches forces a flush before queueing more pages.
 inline constexpr uint64_t MMU_GATHER_BUNDLE = 8;

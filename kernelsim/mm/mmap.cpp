@@ -236,7 +236,7 @@ Co<void> exit_mmap(Task& t, Mm& mm) {
   // Lazy CPUs drop the dead mm (the kernel's mmdrop() of their lazy reference).
   mm.cpumask.for_each([&t, &mm](uint32_t id) {
     Cpu& c = t.sim().cpu(id);
-    if (c.is_lazy && c.loaded_mm == &mm) leave_mm(c);
+    if (c.is_lazy && c.loaded_mm == &mm) leave_mm(t.sim(), c);
   });
 }
 

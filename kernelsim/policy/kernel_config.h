@@ -40,6 +40,8 @@ enum class FaultLockMode : uint8_t { kMmapSem, kPerVma, kPerVmaAll };
 // How a CPU in lazy-TLB mode takes a shootdown (arch/x86/tlb.cpp).
 enum class LazyTlbMode : uint8_t { kLeaveMm, kSkip };
 
+enum class PcidMode : uint8_t { kOff, kOn };
+
 // Which readers rwsem_mark_wake() wakes (locking/rwsem.cpp).
 enum class RwsemWakeMode : uint8_t { kPhaseFair, kContiguous };
 
@@ -95,6 +97,7 @@ struct KernelConfig {
   TlbFlushMethod tlb = TlbFlushMethod::kIpi;
   FaultLockMode fault_lock = FaultLockMode::kMmapSem;
   LazyTlbMode lazy_tlb = LazyTlbMode::kSkip;
+  PcidMode pcid = PcidMode::kOn;  // x86 PCID: ASID-tagged TLB entries survive a switch_mm (4.14+)
   RwsemWakeMode rwsem_wake = RwsemWakeMode::kPhaseFair;
   WatermarkFormula watermarks = WatermarkFormula::kScaleFactor;
   LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;

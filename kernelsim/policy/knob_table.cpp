@@ -118,6 +118,14 @@ std::vector<KnobInfo> build_table() {
              {"skip",
               "4.19+: lazy CPUs skipped unless page tables are freed; tlb_gen on "
               "return (145f573b89a6)"}}}));
+  t.push_back(
+      knob("pcid", &KernelConfig::pcid, "whether a CPU's TLB keeps mms' translations",
+           {{PcidMode::kOff,
+             {"off", "3.x-4.13: every switch to another mm writes CR3 and empties the TLB"}},
+            {PcidMode::kOn,
+             {"on",
+              "4.14+: ASID-tagged entries of the last 6 mms (TLB_NR_DYN_ASIDS) survive a "
+              "switch unless the mm's tlb_gen moved on (660da7c9228f)"}}}));
   t.push_back(knob("rwsem_wake", &KernelConfig::rwsem_wake, "readers woken by one rwsem wake-up",
                    {{RwsemWakeMode::kPhaseFair,
                      {"phase-fair", "5.3+: up to MAX_READERS_WAKEUP readers, skipping writers"}},

@@ -13,7 +13,7 @@ const std::vector<PolicyPreset>& policy_presets() {
       // munmap_lock, tlb, zap_lru_drain, reclaim) keep the defaults there. linux-6.6 keeps
       // munmap_lock=write as it always had here, though the real 6.6 downgrades (4.20+).
       {"linux-3.16", "",
-       "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,rwsem_wake=contiguous,"
+       "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,pcid=off,rwsem_wake=contiguous,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_lru=active-first,"
        "pagevec_size=14,bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
@@ -37,8 +37,9 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"linux-4.12", "linux-4.5", "watermarks=scale-factor,lazyfree_lru=inactive-file",
        "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor "
        "(4.6)"},
-      {"linux-5.3", "linux-4.12", "lazy_tlb=skip,rwsem_wake=phase-fair,pagevec_size=15",
-       "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19)"},
+      {"linux-5.3", "linux-4.12", "lazy_tlb=skip,pcid=on,rwsem_wake=phase-fair,pagevec_size=15",
+       "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19); "
+       "PCID keeps the TLB entries of the last 6 mms across switches (4.14, 660da7c9228f)"},
       {"linux-6.6", "linux-5.3",
        "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain,"
        "anon_lru=inactive-first",

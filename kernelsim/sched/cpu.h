@@ -152,7 +152,6 @@ struct Cpu {
   Mm* loaded_mm = nullptr;
   bool is_lazy = false;
   uint64_t loaded_mm_tlb_gen = 0;  // mm->tlb_gen this CPU's TLB is up to date with
-  Stlb stlb;                       // the loaded mm's translations it holds (arch/x86/stlb.h)
 
   SimTime irq_busy_until;  // end of the last interrupt handler queued here
   // Handler time not yet charged to curr (handlers on a CPU run one after another, so in start
@@ -168,6 +167,9 @@ struct Cpu {
   std::vector<CallSingleData> call_single_queue;
 
   CpuCounters counters;
+
+  // The translations it holds (arch/x86/stlb.h). Last, apart from the fields every IPI reads.
+  Stlb stlb;
 };
 
 }  // namespace mmreplay::kernelsim

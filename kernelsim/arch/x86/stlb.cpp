@@ -18,65 +18,126 @@ void Stlb::configure(const StlbGeometry& g) {
   entries_.assign(g.entries, 0);
   ways_ = g.entries == 0 ? 0 : g.ways;
   set_mask_ = g.entries == 0 ? 0 : g.entries / g.ways - 1;
+  ctxs_ = {};
+  cur_ = 0;
+  next_asid_ = 1;
+  last_gen_ = 0;
+  ctxs_[cur_].gen = fresh_gen();
+}
+
+uint64_t Stlb::fresh_gen() {
+  if (++last_gen_ > kMaxGen) {
+    // The generations wrap: every entry goes once, and each ASID starts again empty.
+    std::fill(entries_.begin(), entries_.end(), 0);
+    last_gen_ = 0;
+    for (Ctx& c : ctxs_) {
+      c.gen = ++last_gen_;
+      c.filled = 0;
+    }
+    ++last_gen_;
+  }
+  filled_ = 0;
+  assert(std::none_of(ctxs_.begin(), ctxs_.end(),
+                      [this](const Ctx& c) { return c.gen == last_gen_; }) &&
+         "invariant (2): a generation handed out twice");
+  return last_gen_;
+}
+
+bool Stlb::dead(uint64_t e) const {
+  if (e == 0) return true;
+  const uint64_t gen = e >> kVpnBits;
+  if (gen == ctxs_[cur_].gen) return false;  // the common case: the loaded mm's own
+  return std::none_of(ctxs_.begin(), ctxs_.end(), [gen](const Ctx& c) { return c.gen == gen; });
 }
 
 bool Stlb::access(uint64_t vpn) {
   if (ways_ == 0 || vpn > kVpnMask) return true;
   uint64_t* set = &entries_[(vpn & set_mask_) * ways_];
-  const uint64_t want = valid(vpn);
-  uint32_t victim = ways_ - 1;  // the least recently used, or the first invalid entry
+  const uint64_t want = tag(vpn);
   for (uint32_t i = 0; i < ways_; ++i) {
     if (set[i] == want) {
       std::rotate(set, set + i, set + i + 1);  // most recently used first
       return true;
     }
-    if (!is_valid(set[i])) {
+  }
+  // The walk fills a dead entry, else the least recently used one (any ASID's).
+  uint32_t victim = ways_ - 1;
+  for (uint32_t i = 0; i < ways_; ++i) {
+    if (dead(set[i])) {
       victim = i;
       break;
     }
   }
-  // Valid entries sit before invalid ones (a hit or a fill moves to the front, an invalidation
-  // closes the gap): past the first invalid entry the page cannot be (invariant (1)).
   std::move_backward(set, set + victim, set + victim + 1);
   set[0] = want;
+  assert(std::count(set, set + ways_, want) == 1 && "invariant (1)");
   filled_ |= filter_bit(vpn);
   return false;
 }
 
 void Stlb::invalidate(uint64_t vpn) {
-  if ((filled_ & filter_bit(vpn)) == 0) return;  // never filled since the last full flush
+  if ((filled_ & filter_bit(vpn)) == 0) return;  // never filled since its flush
   uint64_t* set = &entries_[(vpn & set_mask_) * ways_];
-  const uint64_t want = valid(vpn);
-  for (uint32_t i = 0; i < ways_ && is_valid(set[i]); ++i) {
+  const uint64_t want = tag(vpn);
+  for (uint32_t i = 0; i < ways_; ++i) {
     if (set[i] != want) continue;
-    // Keep the valid entries first: the rest of the set moves up over the hole.
+    // The rest of the set moves up over the hole, keeping its order; a dead entry goes last.
     std::move(set + i + 1, set + ways_, set + i);
     set[ways_ - 1] = 0;
     return;
   }
 }
 
-void Stlb::flush_range(uint64_t start_vpn, uint64_t end_vpn) {
-  if (ways_ == 0 || start_vpn >= end_vpn) return;
+void Stlb::flush_range_filled(uint64_t start_vpn, uint64_t end_vpn) {
   if (end_vpn - start_vpn <= set_mask_ + 1) {
     for (uint64_t v = start_vpn; v < end_vpn && v <= kVpnMask; ++v) invalidate(v);
     return;
   }
-  // A range wider than the sets: look at every valid entry once instead.
+  // A range wider than the sets: look at every entry once instead.
+  const uint64_t gen = ctxs_[cur_].gen;
   for (uint64_t s = 0; s <= set_mask_; ++s) {
     uint64_t* set = &entries_[s * ways_];
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < ways_ && is_valid(set[i]); ++i) {
+    for (uint32_t i = 0; i < ways_; ++i) {
       const uint64_t vpn = set[i] & kVpnMask;
-      if (vpn < start_vpn || vpn >= end_vpn) set[kept++] = set[i];
+      const bool flushed = (set[i] >> kVpnBits) == gen && vpn >= start_vpn && vpn < end_vpn;
+      if (!flushed) set[kept++] = set[i];
     }
     for (uint32_t i = kept; i < ways_; ++i) set[i] = 0;
   }
 }
 
+bool Stlb::load_mm(const void* next, uint64_t next_tlb_gen, uint64_t prev_tlb_gen, bool pcid) {
+  ctxs_[cur_].tlb_gen = prev_tlb_gen;
+  ctxs_[cur_].filled = filled_;
+  if (!pcid) {  // one ASID: the CR3 write drops the old mm's translations
+    ctxs_[cur_] = Ctx{next, next_tlb_gen, 0, 0};
+    ctxs_[cur_].gen = fresh_gen();
+    return true;
+  }
+  // choose_new_asid(): the ASID that holds the mm, flushed if its tlb_gen fell behind.
+  for (uint32_t a = 0; a < TLB_NR_DYN_ASIDS; ++a) {
+    if (ctxs_[a].mm != next || ctxs_[a].gen == 0) continue;
+    cur_ = a;
+    filled_ = ctxs_[a].filled;
+    if (ctxs_[a].tlb_gen >= next_tlb_gen) return false;
+    ctxs_[a].tlb_gen = next_tlb_gen;
+    ctxs_[a].gen = fresh_gen();
+    return true;
+  }
+  // Else the next one round robin, emptied for it.
+  cur_ = next_asid_;
+  next_asid_ = (next_asid_ + 1) % TLB_NR_DYN_ASIDS;
+  ctxs_[cur_] = Ctx{next, next_tlb_gen, 0, 0};
+  ctxs_[cur_].gen = fresh_gen();
+  return true;
+}
+
 uint32_t Stlb::nr_valid() const {
-  return static_cast<uint32_t>(
-      std::count_if(entries_.begin(), entries_.end(), [&](uint64_t e) { return is_valid(e); }));
+  const uint64_t gen = ctxs_[cur_].gen;
+  return static_cast<uint32_t>(std::count_if(entries_.begin(), entries_.end(), [gen](uint64_t e) {
+    return e != 0 && (e >> kVpnBits) == gen;
+  }));
 }
 
 }  // namespace mmreplay::kernelsim

@@ -15,21 +15,25 @@
 // only: the model maps no huge pages. The first-level dTLB is not modelled: an STLB hit costs
 // what user_access covers.
 //
-// Entries carry no ASID: the model has the CPU hold the translations of one mm, and any switch to
-// another mm empties it (switch_mm_irqs_off() writing CR3 without PCID, as the seeds' 3.x-4.x
-// kernels did; with PCID, 4.14+, the kernel keeps up to TLB_NR_DYN_ASIDS mms' entries, which the
-// model does not, so it charges more walks after context switches between processes).
+// Entries are tagged with the CPU's ASID (cpu_tlbstate.ctxs[], arch/x86/mm/tlb.c). Without PCID
+// (pcid=off: the seeds' 3.x-4.13 kernels) there is one, and a switch to another mm empties it.
+// With PCID (4.14+, 660da7c9228f) a CPU keeps the translations of its last TLB_NR_DYN_ASIDS (6)
+// mms: switch_mm_irqs_off() -> choose_new_asid() finds the mm's ASID again, and flushes it only
+// when the mm's tlb_gen moved on while the CPU was away; a seventh mm takes the next ASID round
+// robin, emptying it.
 //
 // Invariants (asserted in stlb.cpp):
-//  (1) a page is in at most one entry, in the set its vpn indexes;
-//  (2) an entry is valid iff its generation is the current one: flush_all() is O(1) (but once
-//      in 2^24 flushes, when the generation wraps).
+//  (1) a page is in at most one entry of an ASID, in the set its vpn indexes;
+//  (2) an entry is valid iff its generation is the current one of an ASID: a flush is O(1) (but
+//      once in 2^24 flushes, when the generations wrap).
 
 #pragma once
 
-#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
+
+#include "kernelsim/constants.h"
 
 namespace mmreplay::kernelsim {
 
@@ -48,23 +52,28 @@ class Stlb {
   // REQUIRES: check_stlb_geometry(g) == "".
   void configure(const StlbGeometry& g);
 
-  // A user access to page `vpn`: true when the STLB translates it. Otherwise the page walk
-  // installs it in place of its set's least recently used entry, and it returns false. A vpn
-  // beyond 40 bits is not modelled (true).
+  // A user access to page `vpn` of the loaded mm: true when the STLB translates it. Otherwise the
+  // page walk installs it in place of its set's least recently used or dead entry, and it returns
+  // false. A vpn beyond 40 bits is not modelled (true).
   bool access(uint64_t vpn);
 
-  // A CR3 write or a full flush (flush_tlb_func() with TLB_FLUSH_ALL): every entry goes.
-  void flush_all() {
-    filled_ = 0;
-    if (++gen_ > kMaxGen) {  // the generation wraps: clear the entries once and start again
-      std::fill(entries_.begin(), entries_.end(), 0);
-      gen_ = 1;
-    }
+  // A full flush of the loaded mm (flush_tlb_func() with TLB_FLUSH_ALL, a stale tlb_gen on return
+  // from lazy mode): its ASID's entries go.
+  void flush_all() { ctxs_[cur_].gen = fresh_gen(); }
+  // INVLPG of every page in [start_vpn, end_vpn) of the loaded mm.
+  void flush_range(uint64_t start_vpn, uint64_t end_vpn) {
+    // Most INVLPGs a CPU takes are of pages it never used: the filter answers without a call.
+    if (ways_ == 0 || start_vpn >= end_vpn) return;
+    if (end_vpn - start_vpn == 1 && (filled_ & filter_bit(start_vpn)) == 0) return;
+    flush_range_filled(start_vpn, end_vpn);
   }
-  // INVLPG of every page in [start_vpn, end_vpn).
-  void flush_range(uint64_t start_vpn, uint64_t end_vpn);
 
-  // Valid entries (tests).
+  // Models the ASID part of switch_mm_irqs_off() loading `next` (nullptr: init_mm) at its
+  // tlb_gen `next_tlb_gen`; `prev_tlb_gen` is the tlb_gen the CPU saw of the mm it leaves
+  // (cpu_tlbstate.ctxs[].tlb_gen). Returns true when the switch flushed the ASID it lands on.
+  bool load_mm(const void* next, uint64_t next_tlb_gen, uint64_t prev_tlb_gen, bool pcid);
+
+  // Valid entries of the loaded mm (tests).
   uint32_t nr_valid() const;
 
  private:
@@ -73,9 +82,22 @@ class Stlb {
   static constexpr uint32_t kVpnBits = 40;  // 52-bit user addresses (x86-64: 47, LA57: 56)
   static constexpr uint64_t kVpnMask = (uint64_t{1} << kVpnBits) - 1;
   static constexpr uint64_t kMaxGen = (uint64_t{1} << (64 - kVpnBits)) - 1;
-  uint64_t valid(uint64_t vpn) const { return (gen_ << kVpnBits) | vpn; }
-  bool is_valid(uint64_t e) const { return (e >> kVpnBits) == gen_; }
+  // One ASID: the mm it holds (ctx_id), the tlb_gen it was flushed to, the generation its
+  // entries carry and, while it is not loaded, the Bloom filter of the pages filled under that
+  // generation.
+  struct Ctx {
+    const void* mm = nullptr;
+    uint64_t tlb_gen = 0;
+    uint64_t gen = 0;
+    uint64_t filled = 0;
+  };
+  uint64_t tag(uint64_t vpn) const { return (ctxs_[cur_].gen << kVpnBits) | vpn; }
+  // True when `e` belongs to no ASID's current generation (a flushed or never used entry).
+  bool dead(uint64_t e) const;
+  // A generation no entry carries: a flush of the ASID that takes it. Resets its filter.
+  uint64_t fresh_gen();
   void invalidate(uint64_t vpn);
+  void flush_range_filled(uint64_t start_vpn, uint64_t end_vpn);
   // One bit of a 64-bit Bloom filter for `vpn`. A shootdown's INVLPG of a page this CPU never
   // used (the common case: each thread purges its own pages) tests it and leaves the set's
   // line alone.
@@ -84,11 +106,16 @@ class Stlb {
     return uint64_t{1} << ((vpn * kFibonacciHash) >> 58);    // its top 6 bits: 0..63
   }
 
-  uint64_t filled_ = 0;            // filter_bit() of every vpn filled since the last flush_all()
-  std::vector<uint64_t> entries_;  // set s is entries_[s * ways_ .. s * ways_ + ways_), MRU first
-  uint64_t set_mask_ = 0;
+  // The fields a shootdown's INVLPG reads first, together: the filter of the loaded ASID
+  // (ctxs_[cur_].filled is its copy while another ASID is loaded) and the geometry.
+  uint64_t filled_ = 0;
   uint32_t ways_ = 0;
-  uint64_t gen_ = 1;
+  uint32_t cur_ = 0;  // the loaded ASID
+  uint64_t set_mask_ = 0;
+  std::vector<uint64_t> entries_;  // set s is entries_[s * ways_ .. s * ways_ + ways_), MRU first
+  uint32_t next_asid_ = 1;         // cpu_tlbstate.next_asid
+  uint64_t last_gen_ = 0;          // the last generation handed out
+  std::array<Ctx, TLB_NR_DYN_ASIDS> ctxs_{};
 };
 
 }  // namespace mmreplay::kernelsim

@@ -28,7 +28,9 @@ SimTime switch_mm_irqs_off(Simulation& sim, Cpu& cpu, Mm* next) {
     return SimTime::zero();
   }
   if (prev != nullptr) prev->cpumask.clear(cpu.id);
-  cpu.stlb.flush_all();  // load_new_mm_cr3(): the new CR3 drops the old mm's translations
+  // choose_new_asid() + load_new_mm_cr3(): without PCID the CR3 write drops the old mm's
+  // translations; with it the ASID of `next` keeps them unless its tlb_gen moved on.
+  cpu.stlb.load_mm(next, next->tlb_gen, cpu.loaded_mm_tlb_gen, sim.config().pcid == PcidMode::kOn);
   cpu.loaded_mm = next;
   cpu.is_lazy = false;
   next->cpumask.set(cpu.id);
@@ -40,11 +42,12 @@ void enter_lazy_tlb(Cpu& cpu) {
   if (cpu.loaded_mm != nullptr) cpu.is_lazy = true;
 }
 
-void leave_mm(Cpu& cpu) {
+void leave_mm(Simulation& sim, Cpu& cpu) {
   if (cpu.loaded_mm == nullptr) return;
   assert(cpu.loaded_mm->cpumask.test(cpu.id) && "invariant (2)");
   cpu.loaded_mm->cpumask.clear(cpu.id);
-  cpu.stlb.flush_all();  // switch_mm_irqs_off(NULL, &init_mm, NULL): a CR3 write
+  // switch_mm_irqs_off(NULL, &init_mm, NULL): a CR3 write, to init_mm's ASID under PCID.
+  cpu.stlb.load_mm(nullptr, 0, cpu.loaded_mm_tlb_gen, sim.config().pcid == PcidMode::kOn);
   cpu.loaded_mm = nullptr;
   cpu.is_lazy = false;
   ++cpu.counters.leave_mm;
@@ -96,7 +99,7 @@ SimTime flush_tlb_func_remote(Simulation& sim, Cpu& target, const FlushTlbInfo& 
                               uint64_t tlb_gen) {
   const CostProfile& c = sim.costs();
   if (target.is_lazy) {
-    leave_mm(target);
+    leave_mm(sim, target);
     return c.ipi_handler_entry + c.switch_mm;
   }
   count_flush(info.nr_pages(), target.counters.tlb_remote_single, target.counters.tlb_remote_full);

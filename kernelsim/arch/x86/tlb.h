@@ -42,7 +42,7 @@ SimTime switch_mm_irqs_off(Simulation& sim, Cpu& cpu, Mm* next);
 void enter_lazy_tlb(Cpu& cpu);
 
 // Models leave_mm(): switch to init_mm; the CPU leaves the old mm's cpumask.
-void leave_mm(Cpu& cpu);
+void leave_mm(Simulation& sim, Cpu& cpu);
 
 // The range of one flush, as struct flush_tlb_info. The caller gives the first four;
 // flush_tlb_mm_range() sets the last two (get_flush_tlb_info()) for the handlers to read.

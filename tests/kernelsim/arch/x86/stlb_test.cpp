@@ -99,9 +99,10 @@ TEST(StlbTest, AMachineWithAnUnbuildableStlbIsRefused) {
   EXPECT_NE(error.find("power of two"), std::string::npos) << error;
 }
 
-// A CR3 write to another mm empties the STLB (no PCID); going back to the same mm lazily does not.
-TEST(StlbTest, SwitchingToAnotherMmEmptiesIt) {
-  auto sim = make_sim(1);
+// Without PCID a CR3 write to another mm empties the STLB; going back to the same mm from lazy
+// mode does not.
+TEST(StlbTest, WithoutPcidSwitchingToAnotherMmEmptiesIt) {
+  auto sim = make_sim(1, "pcid=off");
   Cpu& cpu = sim->cpu(0);
   Mm& a = sim->mm(1);
   Mm& b = sim->mm(2);
@@ -112,6 +113,50 @@ TEST(StlbTest, SwitchingToAnotherMmEmptiesIt) {
   EXPECT_EQ(cpu.stlb.nr_valid(), 1u);
   switch_mm_irqs_off(*sim, cpu, &b);
   EXPECT_EQ(cpu.stlb.nr_valid(), 0u);
+  switch_mm_irqs_off(*sim, cpu, &a);
+  EXPECT_FALSE(cpu.stlb.access(5)) << "a's translation went with the switch to b";
+}
+
+// With PCID (4.14+) each of the last TLB_NR_DYN_ASIDS mms keeps its entries under its ASID; a
+// seventh mm takes the oldest ASID round robin and empties it.
+TEST(StlbTest, WithPcidTheLastSixMmsKeepTheirTranslations) {
+  auto sim = make_sim(1, "pcid=on");
+  Cpu& cpu = sim->cpu(0);
+  std::vector<Mm*> mms;
+  for (uint32_t i = 1; i <= TLB_NR_DYN_ASIDS + 1; ++i) mms.push_back(&sim->mm(i));
+  for (uint32_t i = 0; i < TLB_NR_DYN_ASIDS; ++i) {
+    switch_mm_irqs_off(*sim, cpu, mms[i]);
+    EXPECT_FALSE(cpu.stlb.access(100 + i));  // one page of each
+  }
+  for (uint32_t i = 0; i < TLB_NR_DYN_ASIDS; ++i) {
+    switch_mm_irqs_off(*sim, cpu, mms[i]);
+    EXPECT_EQ(cpu.stlb.nr_valid(), 1u) << "mm " << i;
+    EXPECT_TRUE(cpu.stlb.access(100 + i)) << "mm " << i << " kept its entry";
+  }
+  // init_mm took ASID 0 at boot; the first six went to ASIDs 1..5 and 0 (round robin), so the
+  // seventh takes ASID 1, the first mm's.
+  switch_mm_irqs_off(*sim, cpu, mms[TLB_NR_DYN_ASIDS]);
+  EXPECT_EQ(cpu.stlb.nr_valid(), 0u);
+  switch_mm_irqs_off(*sim, cpu, mms[1]);
+  EXPECT_TRUE(cpu.stlb.access(101)) << "the second kept its own";
+  switch_mm_irqs_off(*sim, cpu, mms[0]);
+  EXPECT_FALSE(cpu.stlb.access(100)) << "the first mm lost its ASID";
+}
+
+// An mm flushed elsewhere while this CPU ran another has a newer tlb_gen: coming back to its
+// ASID flushes it (choose_new_asid()'s need_flush).
+TEST(StlbTest, WithPcidAnMmFlushedMeanwhileIsFlushedOnReturn) {
+  auto sim = make_sim(1, "pcid=on");
+  Cpu& cpu = sim->cpu(0);
+  Mm& a = sim->mm(1);
+  Mm& b = sim->mm(2);
+  switch_mm_irqs_off(*sim, cpu, &a);
+  cpu.stlb.access(5);
+  switch_mm_irqs_off(*sim, cpu, &b);
+  ++a.tlb_gen;  // a flush of `a` this CPU, off a's cpumask, took no IPI for
+  switch_mm_irqs_off(*sim, cpu, &a);
+  EXPECT_EQ(cpu.stlb.nr_valid(), 0u);
+  EXPECT_FALSE(cpu.stlb.access(5));
 }
 
 constexpr uint64_t kWorkingSet = 20;  // pages CPU 1's thread keeps re-writing
