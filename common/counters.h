@@ -165,7 +165,7 @@
     "full flushes on returning from lazy mode with a stale tlb_gen")                               \
   X(leave_mm, "leave_mm", "times a CPU left a lazy mm in a flush handler")                         \
   X(tlb_refill_walks, "tlb_refill_walks",                                                          \
-    "user accesses to mapped pages the TLB had lost to a flush or an mm switch (page walks)")     \
+    "user accesses to mapped pages the STLB did not hold (flushed, evicted, first use): walks")   \
   X(context_switches, "context_switches", "context switches")                                      \
   X(deep_idle_wakeups, "deep_idle_wakeups",                                                        \
     "wake-ups onto a CPU idle deep_idle_after or longer, which paid deep_idle_exit")               \

@@ -37,8 +37,9 @@ struct CostProfile {
                               //     present pte made writable or replaced (the TLB flush of a
                               //     copy is charged apart); large under a hypervisor that
                               //     shadows the guest's page tables
-  SimTime tlb_refill_walk;    // ns: a user access the TLB cannot translate (a flush or an mm
-                              //     switch emptied its entry): the page walk that refills it
+  SimTime tlb_refill_walk;    // ns: a user access to a mapped page the STLB does not hold (a
+                              //     flush or an mm switch took it, it was evicted, or this CPU
+                              //     never used it): the page walk that fills the entry
                               //     (arch/x86/stlb.h)
   SimTime pte_ad_update;      // ns: an access to a present pte whose accessed bit (or, for a
                               //     write, dirty bit) the kernel cleared (MADV_FREE, reclaim's

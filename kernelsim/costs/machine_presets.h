@@ -37,7 +37,7 @@ struct MachinePreset {
   std::optional<SimTime> ipi_delivery_remote;
   // A node's memory channels moving 4 KiB at sustained bandwidth (nullopt: not modelled).
   std::optional<SimTime> dram_page_transfer;
-  // Each core's second-level TLB for 4 KiB pages (arch/x86/stlb.h); nullopt: MachineConfig's
+  // Each CPU's second-level TLB for 4 KiB pages (arch/x86/stlb.h); nullopt: MachineConfig's
   // default, Ivy Bridge's 512 entries, 4-way (the seeds' era).
   std::optional<StlbGeometry> stlb;
 

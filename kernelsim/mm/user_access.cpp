@@ -77,10 +77,12 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
     co_await do_user_addr_fault(t, a, write);
     sim.stats().record_op(OpKind::kPageFault, t.clock() - start);
     ++faults;
-    // The access retried after the fault walks the new pte into the STLB (its time is in the
-    // fault's: the pte's cache line is hot).
-    t.cpu().stlb.access(a >> PAGE_SHIFT);
-    vma = nullptr;           // the tree may have changed while we waited
+    // The tree may have changed while the fault waited: look again. Once the fault mapped the
+    // page the access completes, and its walk puts the pte in the STLB (its time is in the
+    // fault's); a fault that mapped nothing (SIGSEGV, OOM, a lost race) leaves no entry.
+    vma = mm != nullptr && !mm->dead ? mm->vmas.vma_lookup(a, t.vmacache) : nullptr;
+    if (vma != nullptr && hardware_access_ok(*vma, vma->ptes.get(a), write))
+      t.cpu().stlb.access(a >> PAGE_SHIFT);
     user_since = t.clock();  // the fault's own sync points were preemption points
   }
   co_return faults;

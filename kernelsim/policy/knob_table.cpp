@@ -125,7 +125,7 @@ std::vector<KnobInfo> build_table() {
             {PcidMode::kOn,
              {"on",
               "4.14+: ASID-tagged entries of the last 6 mms (TLB_NR_DYN_ASIDS) survive a "
-              "switch unless the mm's tlb_gen moved on (660da7c9228f)"}}}));
+              "switch unless the mm's tlb_gen moved on (660da7c9228f, 10af6235e0d3)"}}}));
   t.push_back(knob("rwsem_wake", &KernelConfig::rwsem_wake, "readers woken by one rwsem wake-up",
                    {{RwsemWakeMode::kPhaseFair,
                      {"phase-fair", "5.3+: up to MAX_READERS_WAKEUP readers, skipping writers"}},

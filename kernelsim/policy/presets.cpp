@@ -39,7 +39,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "(4.6)"},
       {"linux-5.3", "linux-4.12", "lazy_tlb=skip,pcid=on,rwsem_wake=phase-fair,pagevec_size=15",
        "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19); "
-       "PCID keeps the TLB entries of the last 6 mms across switches (4.14, 660da7c9228f)"},
+       "PCID keeps the TLB entries of the last 6 mms across switches (4.14, 10af6235e0d3)"},
       {"linux-6.6", "linux-5.3",
        "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain,"
        "anon_lru=inactive-first",

@@ -22,7 +22,7 @@
 // 3000K / 18.923 s = 158.5K per CPU per second and 140K / 15.026 s = 9.3K: 91.5M fewer
 // interrupts for 87 s less CPU time, about 1 us each, what an interrupt and its flush cost. (23 s
 // of it is user time, as fewer TLB refills after full flushes would save; the model charges a
-// walk per page the trace uses again after a flush (arch/x86/stlb.h), but a trace holds only the
+// walk per access its STLB cannot translate (arch/x86/stlb.h), but a trace holds only the
 // program's object writes, not its metadata, stack and code.) Read as the machine-wide
 // rate (the sum over CPUs, as /proc/vmstat's nr_tlb_remote_flush_received), 3M/s and 140K/s,
 // 94K and 4.4K per CPU, it is plausible too (1.6 us each). The case takes the per-CPU count of the
@@ -95,9 +95,10 @@ ValidationCase seed_002_madvisev() {
        "arm's interrupts no longer take goes to waiting for the line. At 50, 35 and 20 ns the "
        "vector arm runs 0.877x, 0.776x and 0.747x: the gap turns on what a contended atomic cost "
        "on the thread's Ivy Bridge-EP, which no source at hand gives. "
-       "The TLB refills after each flush do not close it: the model charges a page walk "
-       "(tlb_refill_walk, 17 ns) for each page a CPU's STLB lost and the program uses again "
-       "(5.87M walks in the per-call arm against 5.32M, 0.10 s of CPU time against 0.09 s), "
+       "The TLB refills after the flushes do not close it: the model charges a page walk "
+       "(tlb_refill_walk, 17 ns) for each access to a mapped page a CPU's STLB does not hold, "
+       "5.87M in the per-call arm against 5.32M (0.10 s of CPU time against 0.09 s): most are "
+       "first uses and evictions, as the vector arm's 17x fewer flushes leave 91% of them, "
        "because the trace's accesses are a malloc's write of its object and a realloc's copy. "
        "The thread's user time fell by 23 s of the 87 s of CPU time saved, but what a real "
        "program walks again after a flush (jemalloc's metadata, its stack and code) is not in a "

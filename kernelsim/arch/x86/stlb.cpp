@@ -27,16 +27,18 @@ void Stlb::configure(const StlbGeometry& g) {
 
 uint64_t Stlb::fresh_gen() {
   if (++last_gen_ > kMaxGen) {
-    // The generations wrap: every entry goes once, and each ASID starts again empty.
+    // The generations wrap: every entry goes once, and each ASID in use starts again empty (one
+    // never used keeps generation 0, its mark).
     std::fill(entries_.begin(), entries_.end(), 0);
     last_gen_ = 0;
     for (Ctx& c : ctxs_) {
+      if (c.gen == 0) continue;
       c.gen = ++last_gen_;
       c.filled = 0;
     }
     ++last_gen_;
   }
-  filled_ = 0;
+  loaded_filter_ = 0;
   assert(std::none_of(ctxs_.begin(), ctxs_.end(),
                       [this](const Ctx& c) { return c.gen == last_gen_; }) &&
          "invariant (2): a generation handed out twice");
@@ -71,12 +73,12 @@ bool Stlb::access(uint64_t vpn) {
   std::move_backward(set, set + victim, set + victim + 1);
   set[0] = want;
   assert(std::count(set, set + ways_, want) == 1 && "invariant (1)");
-  filled_ |= filter_bit(vpn);
+  loaded_filter_ |= filter_bit(vpn);
   return false;
 }
 
 void Stlb::invalidate(uint64_t vpn) {
-  if ((filled_ & filter_bit(vpn)) == 0) return;  // never filled since its flush
+  if ((loaded_filter_ & filter_bit(vpn)) == 0) return;  // never filled since its flush
   uint64_t* set = &entries_[(vpn & set_mask_) * ways_];
   const uint64_t want = tag(vpn);
   for (uint32_t i = 0; i < ways_; ++i) {
@@ -88,7 +90,7 @@ void Stlb::invalidate(uint64_t vpn) {
   }
 }
 
-void Stlb::flush_range_filled(uint64_t start_vpn, uint64_t end_vpn) {
+void Stlb::flush_range_slow(uint64_t start_vpn, uint64_t end_vpn) {
   if (end_vpn - start_vpn <= set_mask_ + 1) {
     for (uint64_t v = start_vpn; v < end_vpn && v <= kVpnMask; ++v) invalidate(v);
     return;
@@ -107,30 +109,29 @@ void Stlb::flush_range_filled(uint64_t start_vpn, uint64_t end_vpn) {
   }
 }
 
-bool Stlb::load_mm(const void* next, uint64_t next_tlb_gen, uint64_t prev_tlb_gen, bool pcid) {
+void Stlb::load_mm(const Mm* next, uint64_t next_tlb_gen, uint64_t prev_tlb_gen, bool pcid) {
   ctxs_[cur_].tlb_gen = prev_tlb_gen;
-  ctxs_[cur_].filled = filled_;
+  ctxs_[cur_].filled = loaded_filter_;
   if (!pcid) {  // one ASID: the CR3 write drops the old mm's translations
     ctxs_[cur_] = Ctx{next, next_tlb_gen, 0, 0};
     ctxs_[cur_].gen = fresh_gen();
-    return true;
+    return;
   }
   // choose_new_asid(): the ASID that holds the mm, flushed if its tlb_gen fell behind.
   for (uint32_t a = 0; a < TLB_NR_DYN_ASIDS; ++a) {
     if (ctxs_[a].mm != next || ctxs_[a].gen == 0) continue;
     cur_ = a;
-    filled_ = ctxs_[a].filled;
-    if (ctxs_[a].tlb_gen >= next_tlb_gen) return false;
-    ctxs_[a].tlb_gen = next_tlb_gen;
+    loaded_filter_ = ctxs_[a].filled;
+    if (ctxs_[a].tlb_gen >= next_tlb_gen) return;
+    ctxs_[a].tlb_gen = next_tlb_gen;  // need_flush
     ctxs_[a].gen = fresh_gen();
-    return true;
+    return;
   }
   // Else the next one round robin, emptied for it.
   cur_ = next_asid_;
   next_asid_ = (next_asid_ + 1) % TLB_NR_DYN_ASIDS;
   ctxs_[cur_] = Ctx{next, next_tlb_gen, 0, 0};
   ctxs_[cur_].gen = fresh_gen();
-  return true;
 }
 
 uint32_t Stlb::nr_valid() const {

@@ -17,15 +17,22 @@
 //
 // Entries are tagged with the CPU's ASID (cpu_tlbstate.ctxs[], arch/x86/mm/tlb.c). Without PCID
 // (pcid=off: the seeds' 3.x-4.13 kernels) there is one, and a switch to another mm empties it.
-// With PCID (4.14+, 660da7c9228f) a CPU keeps the translations of its last TLB_NR_DYN_ASIDS (6)
+// With PCID (4.14+: 660da7c9228f enables CR4.PCIDE, 10af6235e0d3 "x86/mm: Implement PCID based
+// optimization: try to preserve old TLB entries using PCID") a CPU keeps the translations of its
+// last TLB_NR_DYN_ASIDS (6)
 // mms: switch_mm_irqs_off() -> choose_new_asid() finds the mm's ASID again, and flushes it only
 // when the mm's tlb_gen moved on while the CPU was away; a seventh mm takes the next ASID round
 // robin, emptying it.
 //
 // Invariants (asserted in stlb.cpp):
 //  (1) a page is in at most one entry of an ASID, in the set its vpn indexes;
-//  (2) an entry is valid iff its generation is the current one of an ASID: a flush is O(1) (but
-//      once in 2^24 flushes, when the generations wrap).
+//  (2) an entry is valid iff its generation is the current one of an ASID: a flush or an ASID
+//      change takes a new generation in O(1) (but once in 2^24 generations, when they wrap).
+//
+// Not modelled: Intel SMT siblings share one STLB (each hardware thread has its own here); PTI's
+// flush of the whole user PCID on every INVLPG without INVPCID (4.15+); 4.14+'s upgrade of a
+// partial flush to a full one when flushes of one mm overlap; under a hypervisor, the 2-D walk of
+// a guest (charged as a bare-metal one).
 
 #pragma once
 
@@ -36,6 +43,8 @@
 #include "kernelsim/constants.h"
 
 namespace mmreplay::kernelsim {
+
+class Mm;
 
 // An STLB's size for 4 KiB pages. entries == 0: not modelled (every access hits).
 struct StlbGeometry {
@@ -64,14 +73,15 @@ class Stlb {
   void flush_range(uint64_t start_vpn, uint64_t end_vpn) {
     // Most INVLPGs a CPU takes are of pages it never used: the filter answers without a call.
     if (ways_ == 0 || start_vpn >= end_vpn) return;
-    if (end_vpn - start_vpn == 1 && (filled_ & filter_bit(start_vpn)) == 0) return;
-    flush_range_filled(start_vpn, end_vpn);
+    if (end_vpn - start_vpn == 1 && (loaded_filter_ & filter_bit(start_vpn)) == 0) return;
+    flush_range_slow(start_vpn, end_vpn);
   }
 
   // Models the ASID part of switch_mm_irqs_off() loading `next` (nullptr: init_mm) at its
   // tlb_gen `next_tlb_gen`; `prev_tlb_gen` is the tlb_gen the CPU saw of the mm it leaves
-  // (cpu_tlbstate.ctxs[].tlb_gen). Returns true when the switch flushed the ASID it lands on.
-  bool load_mm(const void* next, uint64_t next_tlb_gen, uint64_t prev_tlb_gen, bool pcid);
+  // (cpu_tlbstate.ctxs[].tlb_gen). An mm is known by its address, as the kernel's ctx_id: the
+  // simulation frees no Mm before its end.
+  void load_mm(const Mm* next, uint64_t next_tlb_gen, uint64_t prev_tlb_gen, bool pcid);
 
   // Valid entries of the loaded mm (tests).
   uint32_t nr_valid() const;
@@ -86,7 +96,7 @@ class Stlb {
   // entries carry and, while it is not loaded, the Bloom filter of the pages filled under that
   // generation.
   struct Ctx {
-    const void* mm = nullptr;
+    const Mm* mm = nullptr;
     uint64_t tlb_gen = 0;
     uint64_t gen = 0;
     uint64_t filled = 0;
@@ -94,21 +104,22 @@ class Stlb {
   uint64_t tag(uint64_t vpn) const { return (ctxs_[cur_].gen << kVpnBits) | vpn; }
   // True when `e` belongs to no ASID's current generation (a flushed or never used entry).
   bool dead(uint64_t e) const;
-  // A generation no entry carries: a flush of the ASID that takes it. Resets its filter.
+  // A generation no entry carries, for the loaded ASID (cur_), whose filter it empties.
   uint64_t fresh_gen();
   void invalidate(uint64_t vpn);
-  void flush_range_filled(uint64_t start_vpn, uint64_t end_vpn);
+  void flush_range_slow(uint64_t start_vpn, uint64_t end_vpn);
   // One bit of a 64-bit Bloom filter for `vpn`. A shootdown's INVLPG of a page this CPU never
   // used (the common case: each thread purges its own pages) tests it and leaves the set's
   // line alone.
   static uint64_t filter_bit(uint64_t vpn) {
     constexpr uint64_t kFibonacciHash = 0x9E3779B97F4A7C15;  // 2^64 / the golden ratio
-    return uint64_t{1} << ((vpn * kFibonacciHash) >> 58);    // its top 6 bits: 0..63
+    constexpr uint32_t kFilterIndexBits = 6;                 // a bit of 64
+    return uint64_t{1} << ((vpn * kFibonacciHash) >> (64 - kFilterIndexBits));
   }
 
   // The fields a shootdown's INVLPG reads first, together: the filter of the loaded ASID
-  // (ctxs_[cur_].filled is its copy while another ASID is loaded) and the geometry.
-  uint64_t filled_ = 0;
+  // (ctxs_[cur_].filled keeps it while another ASID is loaded) and the geometry.
+  uint64_t loaded_filter_ = 0;
   uint32_t ways_ = 0;
   uint32_t cur_ = 0;  // the loaded ASID
   uint64_t set_mask_ = 0;

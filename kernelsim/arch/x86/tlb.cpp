@@ -61,9 +61,13 @@ SimTime flush_cost(const CostProfile& c, uint64_t nr_pages) {
              : c.tlb_flush_single * static_cast<int64_t>(nr_pages);
 }
 
-// What the flush of `info` does to one CPU's STLB: every entry over the ceiling (a full flush),
-// else one INVLPG per stride (flush_tlb_func()'s loop), each dropping the range's pages.
+// What the flush of `info` does to the STLB of a CPU that has info.mm loaded: every entry over
+// the ceiling (a full flush), else the range's 4 KiB pages (flush_tlb_func()'s INVLPG loop; at a
+// PMD stride that drops every page of the range, more than one INVLPG a stride does). A CPU
+// running another mm holds none of info.mm's translations under its ASID: left alone, as 3.x's
+// flush_tlb_func() returns when f->flush_mm is not its active mm.
 void flush_stlb(Cpu& cpu, const FlushTlbInfo& info) {
+  if (cpu.loaded_mm != info.mm) return;
   if (info.nr_pages() > tlb_single_page_flush_ceiling) {
     cpu.stlb.flush_all();
   } else {
@@ -213,9 +217,15 @@ bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
                              ? c.invlpgb_full
                              : c.invlpgb_per_page * static_cast<int64_t>(nr);
     ++sim.vm().nr_tlb_broadcast;
-    if (local) self.loaded_mm_tlb_gen = mm.tlb_gen;
-    // Every CPU's translations of the mm's ASID go, this one's and lazy ones' included.
-    mm.cpumask.for_each([&](uint32_t id) { flush_stlb(sim.cpu(id), info); });
+    // The translations of the mm go on every CPU that has it loaded, this one and lazy ones
+    // included, and each is then up to date with its tlb_gen (6.15+: a global ASID is always up
+    // to date, so a switch back to the mm flushes nothing). CPUs that ran it earlier keep their
+    // stale ASID until a switch back flushes it (tlb_gen).
+    mm.cpumask.for_each([&](uint32_t id) {
+      Cpu& c = sim.cpu(id);
+      flush_stlb(c, info);
+      if (c.loaded_mm == &mm) c.loaded_mm_tlb_gen = mm.tlb_gen;
+    });
     t.advance_to(now + c.tlb_flush_overhead + cost + c.tlbsync);
     end_slice(t.clock());
     return true;

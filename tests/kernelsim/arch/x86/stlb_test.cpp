@@ -143,6 +143,26 @@ TEST(StlbTest, WithPcidTheLastSixMmsKeepTheirTranslations) {
   EXPECT_FALSE(cpu.stlb.access(100)) << "the first mm lost its ASID";
 }
 
+// Two mms' translations of one page sit side by side under their ASIDs: an INVLPG in one leaves
+// the other's, and the filter of each ASID goes and comes back with it.
+TEST(StlbTest, WithPcidAnInvlpgTakesOnlyTheLoadedMmsPage) {
+  auto sim = make_sim(1, "pcid=on");
+  Cpu& cpu = sim->cpu(0);
+  Mm& a = sim->mm(1);
+  Mm& b = sim->mm(2);
+  switch_mm_irqs_off(*sim, cpu, &a);
+  EXPECT_FALSE(cpu.stlb.access(5));
+  switch_mm_irqs_off(*sim, cpu, &b);
+  EXPECT_FALSE(cpu.stlb.access(5)) << "b's page 5 is not a's";
+  cpu.stlb.flush_range(5, 6);
+  EXPECT_EQ(cpu.stlb.nr_valid(), 0u);
+  switch_mm_irqs_off(*sim, cpu, &a);
+  EXPECT_EQ(cpu.stlb.nr_valid(), 1u) << "b's INVLPG left a's entry";
+  cpu.stlb.flush_range(5, 6);  // found through a's filter, restored with its ASID
+  EXPECT_EQ(cpu.stlb.nr_valid(), 0u);
+  EXPECT_FALSE(cpu.stlb.access(5));
+}
+
 // An mm flushed elsewhere while this CPU ran another has a newer tlb_gen: coming back to its
 // ASID flushes it (choose_new_asid()'s need_flush).
 TEST(StlbTest, WithPcidAnMmFlushedMeanwhileIsFlushedOnReturn) {
@@ -166,8 +186,9 @@ constexpr uint64_t kOtherRange = kBase + 512 * kPage;
 // thread of the same mm purges `purge_pages` pages of another range at 100 us.
 // Stops at 900 us, before the threads exit, or runs to the end with `to_end`.
 std::unique_ptr<Simulation> rewrite_around_a_purge(uint64_t purge_pages, const CostProfile& c,
-                                                   bool to_end = false) {
-  auto sim = make_sim(2, "", c);
+                                                   bool to_end = false,
+                                                   const std::string& policy = "") {
+  auto sim = make_sim(2, policy, c);
   thread(*sim, 1, 0,
          {Op::mmap_anon(kBase, 1024 * kPage, PROT_READ | PROT_WRITE),
           Op::touch(kOtherRange, purge_pages * kPage, true), Op::think(SimTime::us(100)),
@@ -190,6 +211,49 @@ TEST(StlbTest, AFullShootdownCostsTheOtherCpuAWalkPerPageItUsesAgain) {
   EXPECT_EQ(sim->cpu(1).counters.tlb_remote_full, 1u);
   EXPECT_EQ(sim->cpu(1).counters.tlb_refill_walks, kWorkingSet)
       << "the second pass hit; the third walked once per page";
+}
+
+// INVLPGB (the hardware) and a paravirt flush (the host) empty the other CPU's STLB as the IPI's
+// handler does, under either era's ASIDs.
+TEST(StlbTest, BroadcastAndParavirtFlushesEmptyTheOtherCpusStlbToo) {
+  for (const char* policy : {"tlb=broadcast", "tlb=pv", "tlb=broadcast,pcid=off", "pcid=off"}) {
+    SCOPED_TRACE(policy);
+    auto sim = rewrite_around_a_purge(tlb_single_page_flush_ceiling + 1, cost_profile_default(),
+                                      false, policy);
+    EXPECT_EQ(sim->cpu(1).counters.tlb_refill_walks, kWorkingSet);
+  }
+}
+
+// The initiating CPU's own full flush empties its STLB: its thread walks its pages again.
+TEST(StlbTest, TheInitiatorsOwnFullFlushEmptiesItsStlb) {
+  auto sim = make_sim(1);
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, 1024 * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, kWorkingSet * kPage, true), Op::touch(kBase, kWorkingSet * kPage, true),
+          Op::touch(kOtherRange, 34 * kPage, true),
+          Op::madvise(kOtherRange, 34 * kPage, MADV_DONTNEED),
+          Op::touch(kBase, kWorkingSet * kPage, true), Op::think(SimTime::ms(1))});
+  sim->run_until(SimTime::us(900));
+  EXPECT_EQ(sim->cpu(0).counters.tlb_local_full, 1u);
+  EXPECT_EQ(sim->cpu(0).counters.tlb_refill_walks, kWorkingSet);
+}
+
+// mprotect() of half the other CPU's working set: INVLPGs of pages it uses, so it walks for
+// those and not for the rest (its ptes stay present: the reads do not fault).
+TEST(StlbTest, AnInvlpgOfPagesInUseCostsAWalkForEachOfThem) {
+  constexpr uint64_t kProtected = kWorkingSet / 2;
+  auto sim = make_sim(2);
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, 1024 * kPage, PROT_READ | PROT_WRITE), Op::think(SimTime::us(100)),
+          Op::mprotect(kBase, kProtected * kPage, PROT_READ), Op::think(SimTime::ms(1))});
+  thread(*sim, 1, 1,
+         {Op::think(SimTime::us(10)), Op::touch(kBase, kWorkingSet * kPage, true),
+          Op::think(SimTime::us(50)), Op::touch(kBase, kWorkingSet * kPage, false),
+          Op::think(SimTime::us(150)), Op::touch(kBase, kWorkingSet * kPage, false),
+          Op::think(SimTime::ms(1))});
+  sim->run_until(SimTime::us(900));
+  EXPECT_EQ(sim->cpu(1).counters.tlb_remote_single, kProtected);
+  EXPECT_EQ(sim->cpu(1).counters.tlb_refill_walks, kProtected);
 }
 
 TEST(StlbTest, ARangedShootdownLeavesTheOtherCpusPages) {
