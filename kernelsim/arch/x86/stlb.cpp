@@ -113,8 +113,7 @@ void Stlb::load_mm(const Mm* next, uint64_t next_tlb_gen, uint64_t prev_tlb_gen,
   ctxs_[cur_].tlb_gen = prev_tlb_gen;
   ctxs_[cur_].filled = loaded_filter_;
   if (!pcid) {  // one ASID: the CR3 write drops the old mm's translations
-    ctxs_[cur_] = Ctx{next, next_tlb_gen, 0, 0};
-    ctxs_[cur_].gen = fresh_gen();
+    take_asid(cur_, next, next_tlb_gen);
     return;
   }
   // choose_new_asid(): the ASID that holds the mm, flushed if its tlb_gen fell behind.
@@ -128,10 +127,15 @@ void Stlb::load_mm(const Mm* next, uint64_t next_tlb_gen, uint64_t prev_tlb_gen,
     return;
   }
   // Else the next one round robin, emptied for it.
-  cur_ = next_asid_;
+  const uint32_t a = next_asid_;
   next_asid_ = (next_asid_ + 1) % TLB_NR_DYN_ASIDS;
-  ctxs_[cur_] = Ctx{next, next_tlb_gen, 0, 0};
-  ctxs_[cur_].gen = fresh_gen();
+  take_asid(a, next, next_tlb_gen);
+}
+
+void Stlb::take_asid(uint32_t asid, const Mm* mm, uint64_t tlb_gen) {
+  cur_ = asid;
+  ctxs_[asid] = Ctx{mm, tlb_gen, 0, 0};
+  ctxs_[asid].gen = fresh_gen();
 }
 
 uint32_t Stlb::nr_valid() const {

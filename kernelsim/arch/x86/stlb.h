@@ -106,6 +106,8 @@ class Stlb {
   bool dead(uint64_t e) const;
   // A generation no entry carries, for the loaded ASID (cur_), whose filter it empties.
   uint64_t fresh_gen();
+  // Loads `asid` for `mm` at `tlb_gen`, emptied: a CR3 write without PCID, or an ASID reused.
+  void take_asid(uint32_t asid, const Mm* mm, uint64_t tlb_gen);
   void invalidate(uint64_t vpn);
   void flush_range_slow(uint64_t start_vpn, uint64_t end_vpn);
   // One bit of a 64-bit Bloom filter for `vpn`. A shootdown's INVLPG of a page this CPU never
