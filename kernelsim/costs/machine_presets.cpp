@@ -40,10 +40,12 @@ const MachinePreset kPresets[] = {
         "machine'). Model not in the thread: assumed two Xeon E5-2697 v2 (Ivy Bridge-EP, 12 "
         "cores, 2 threads)",
         {2, 12, 2},
-        32 * GiB,              // seed 001 thread: "48CPU with 32G of RAM"
-        std::nullopt,          // the profile's (xeon-2014: one Ivy/Haswell-EP ring)
-        SimTime::ns(15),       // (unverified) siblings share L1D and L2
-        SimTime::ns(130),      // (unverified) kernel-mm.md: 100-200+ ns across; one QPI hop
+        32 * GiB,  // seed 001 thread: "48CPU with 32G of RAM"
+        // Line handoffs: xeon-2s-32's, measured on two 8-core Sandy Bridge-EP (unverified for a
+        // 12-core Ivy Bridge-EP, whose longer ring adds a few ns in a socket).
+        SimTime::ns(32),
+        SimTime::ns(9),
+        SimTime::ns(114),
         std::nullopt,          // the profile's
         SimTime::ns(1100),     // (unverified) ipi_delivery + one QPI hop
         std::nullopt,          // memory bandwidth not modelled
@@ -55,10 +57,16 @@ const MachinePreset kPresets[] = {
         "thread: assumed two Xeon E5-2650 v2 (Ivy Bridge-EP, 8 cores, 2 threads); memory not in "
         "the thread",
         {2, 8, 2},
-        64 * GiB,              // (unverified) not in the thread
-        std::nullopt,          // the profile's (xeon-2014)
-        SimTime::ns(15),       // (unverified) siblings share L1D and L2
-        SimTime::ns(130),      // (unverified) kernel-mm.md: 100-200+ ns across; one QPI hop
+        64 * GiB,  // (unverified) not in the thread
+        // Line handoffs of a two-socket, 8-core, 2-thread Sandy Bridge-EP (two Xeon E5-2690,
+        // 2.9 GHz: this machine's shape, one generation before the Ivy Bridge-EP assumed), a
+        // CAS ping-pong per CPU pair (github.com/nviennot/core-to-core-latency, results/"Dual
+        // Intel(R) Xeon(R) CPU E5-2690 0 @ 2.90GHz.csv"): medians of the pairs 32 ns in a
+        // socket (most 25-45), 114 ns across QPI (most 100-160), 9 ns between siblings
+        // (8.3-10.4). Ivy Bridge-EP keeps the ring and QPI 1.1 (unverified: not measured here).
+        SimTime::ns(32),
+        SimTime::ns(9),
+        SimTime::ns(114),
         std::nullopt,          // the profile's
         SimTime::ns(1100),     // (unverified) ipi_delivery + one QPI hop
         std::nullopt,          // memory bandwidth not modelled

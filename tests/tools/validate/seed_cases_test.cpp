@@ -32,8 +32,6 @@ constexpr ToleratedGap kToleratedGaps[] = {
     {"seed-000-madv-free", "elapsed", "free-throttled", true},
     {"seed-000-madv-free-rewrite", "elapsed", "free-throttled", true},
     {"seed-003-mmtests", "allocation stalls", "reclaim-predictive", false},
-    // At 20,000 operations a thread only: 0.983x, inside the 2% tie band, against 0.794x.
-    {"seed-002-madvisev", "elapsed", "vector", true},
 };
 
 const ToleratedGap* tolerated(const std::string& case_name, const Row& r) {
