@@ -49,5 +49,22 @@ TEST(FutexTest, AWakeThatNeverReplaysDoesNotHangTheRun) {
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
 }
 
+TEST(FutexTest, WokenIdsAreRememberedWhetherDenseOrNot) {
+  // The importer's ids (1, 2, ...) in bits, another tool's arbitrary ones in a set.
+  WokenSet woken;
+  const uint64_t ids[] = {1,         63, 64, 4095, WokenSet::kDenseLimit - 1, WokenSet::kDenseLimit,
+                          UINT64_MAX};
+  for (uint64_t id : ids) {
+    EXPECT_FALSE(woken.contains(id)) << id;
+    woken.insert(id);
+    EXPECT_TRUE(woken.contains(id)) << id;
+  }
+  for (uint64_t id : ids) EXPECT_TRUE(woken.contains(id)) << id;
+  for (uint64_t id : {uint64_t{0}, uint64_t{2}, uint64_t{65}, uint64_t{4096},
+                      WokenSet::kDenseLimit + 1, UINT64_MAX - 1}) {
+    EXPECT_FALSE(woken.contains(id)) << id;
+  }
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
