@@ -43,7 +43,7 @@ bool TraceOpSource::next(Op& op) {
       think_emitted_ = false;
       const uint64_t gap = gap_before_current();
       if (gap > 0) {
-        op = Op::think(SimTime::ns(static_cast<int64_t>(gap)));
+        op.set_think(SimTime::ns(static_cast<int64_t>(gap)));
         think_emitted_ = true;
         return true;
       }
@@ -101,7 +101,7 @@ bool TraceOpSource::translate(Op& op) const {
       return true;
     }
     case EventKind::kPageFault:
-      op = Op::page_fault(e.addr, e.is_write(), !e.is_kernel_mode());
+      op.set_page_fault(e.addr, e.is_write(), !e.is_kernel_mode());
       if (e.is_kernel_mode()) ++counters_->kernel_mode_faults;
       return true;
     case EventKind::kTouch:
