@@ -58,8 +58,7 @@ bool TraceOpSource::translate(Op& op) const {
   const formats::Event& e = stream_.event();
   switch (e.kind) {
     case EventKind::kThreadStart:
-      op = Op();
-      op.kind = OpKind::kThreadStart;
+      op.reset(OpKind::kThreadStart);
       return true;
     case EventKind::kThreadExit:
       op = Op::thread_exit();

@@ -7,6 +7,16 @@ namespace {
 
 constexpr uint64_t GiB = uint64_t{1} << 30;
 
+// Line handoffs of a two-socket, 8-core, 2-thread Sandy Bridge-EP (two Xeon E5-2690, 2.9 GHz), a
+// CAS ping-pong per CPU pair (github.com/nviennot/core-to-core-latency, results/"Dual Intel(R)
+// Xeon(R) CPU E5-2690 0 @ 2.90GHz.csv"): medians of the pairs 32 ns in a socket (most 25-45), 114
+// ns across QPI (most 100-160), 9 ns between siblings (8.3-10.4). The two-socket Ivy Bridge-EP
+// presets take them (unverified there: the same ring and QPI 1.1 one generation on, at other
+// clocks and core counts; no measurement of that part was found).
+constexpr SimTime kSandyBridgeEpSocket = SimTime::ns(32);
+constexpr SimTime kSandyBridgeEpSmt = SimTime::ns(9);
+constexpr SimTime kSandyBridgeEpRemote = SimTime::ns(114);
+
 // Columns: name, description, {sockets, cores per socket, threads per core}, memory, then the
 // distance costs (cacheline_transfer, _smt, _remote, ipi_delivery, ipi_delivery_remote) and,
 // where a source gives it, a node's sustained memory bandwidth as dram_page_transfer.
@@ -40,12 +50,10 @@ const MachinePreset kPresets[] = {
         "machine'). Model not in the thread: assumed two Xeon E5-2697 v2 (Ivy Bridge-EP, 12 "
         "cores, 2 threads)",
         {2, 12, 2},
-        32 * GiB,  // seed 001 thread: "48CPU with 32G of RAM"
-        // Line handoffs: xeon-2s-32's, measured on two 8-core Sandy Bridge-EP (unverified for a
-        // 12-core Ivy Bridge-EP, whose longer ring adds a few ns in a socket).
-        SimTime::ns(32),
-        SimTime::ns(9),
-        SimTime::ns(114),
+        32 * GiB,              // seed 001 thread: "48CPU with 32G of RAM"
+        kSandyBridgeEpSocket,  // (unverified for a 12-core, 2.7 GHz part) see above
+        kSandyBridgeEpSmt,     // (unverified) as above
+        kSandyBridgeEpRemote,  // (unverified) as above
         std::nullopt,          // the profile's
         SimTime::ns(1100),     // (unverified) ipi_delivery + one QPI hop
         std::nullopt,          // memory bandwidth not modelled
@@ -58,15 +66,11 @@ const MachinePreset kPresets[] = {
         "the thread",
         {2, 8, 2},
         64 * GiB,  // (unverified) not in the thread
-        // Line handoffs of a two-socket, 8-core, 2-thread Sandy Bridge-EP (two Xeon E5-2690,
-        // 2.9 GHz: this machine's shape, one generation before the Ivy Bridge-EP assumed), a
-        // CAS ping-pong per CPU pair (github.com/nviennot/core-to-core-latency, results/"Dual
-        // Intel(R) Xeon(R) CPU E5-2690 0 @ 2.90GHz.csv"): medians of the pairs 32 ns in a
-        // socket (most 25-45), 114 ns across QPI (most 100-160), 9 ns between siblings
-        // (8.3-10.4). Ivy Bridge-EP keeps the ring and QPI 1.1 (unverified: not measured here).
-        SimTime::ns(32),
-        SimTime::ns(9),
-        SimTime::ns(114),
+        // This machine's shape measured one generation earlier (above); the assumed E5-2650 v2
+        // runs at 2.6 GHz against the E5-2690's 2.9 (unverified: how much slower its ring is).
+        kSandyBridgeEpSocket,  // cacheline_transfer
+        kSandyBridgeEpSmt,     // cacheline_transfer_smt
+        kSandyBridgeEpRemote,  // cacheline_transfer_remote
         std::nullopt,          // the profile's
         SimTime::ns(1100),     // (unverified) ipi_delivery + one QPI hop
         std::nullopt,          // memory bandwidth not modelled
