@@ -43,6 +43,7 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
     if (t.clock() - user_since >= slice) {
       co_await sync_point(t);
       user_since = t.clock();
+      vma = nullptr;  // another task of the mm may have unmapped it meanwhile: look again
     }
     t.work(access);
     if (mm == nullptr || mm->dead) {
