@@ -110,6 +110,18 @@ inline constexpr uint32_t PAGEVEC_SIZE_FOLIO_BATCH = 31;
 inline constexpr uint64_t MIN_FREE_KBYTES_FLOOR = 128;
 inline constexpr uint64_t MIN_FREE_KBYTES_CEIL_3X = 65536;
 inline constexpr uint64_t MIN_FREE_KBYTES_CEIL = 262144;
+// mm/huge_memory.c: set_recommended_min_free_kbytes(), run when THP starts (khugepaged): at least
+// pageblock_nr_pages * nr_zones * (2 + MIGRATE_PCPTYPES^2) pages free, at most 5% of lowmem; it
+// only ever raises min_free_kbytes. pageblock_nr_pages is 1 << HPAGE_PMD_ORDER (512 on x86-64);
+// MIGRATE_PCPTYPES = 3 (unmovable, movable, reclaimable; include/linux/mmzone.h).
+inline constexpr uint64_t pageblock_nr_pages = 512;
+inline constexpr uint64_t MIGRATE_PCPTYPES = 3;
+// ---- the zones below the model's one zone (x86-64) ----
+// arch/x86/include/asm/dma.h: MAX_DMA_PFN: ZONE_DMA is the memory below 16 MiB.
+inline constexpr uint64_t MAX_DMA_PFN = (uint64_t{16} << 20) >> PAGE_SHIFT;
+// mm/page_alloc.c: sysctl_lowmem_reserve_ratio[ZONE_DMA] = 256: ZONE_DMA keeps 1/256 of the pages
+// of the zones above it from their allocations (setup_per_zone_lowmem_reserve()).
+inline constexpr uint64_t LOWMEM_RESERVE_RATIO_DMA = 256;
 // mm/page_alloc.c (4.6+, 795ae7a0de6b): /proc/sys/vm/watermark_scale_factor default, in 1/10000
 // of the zone's managed pages.
 inline constexpr uint64_t watermark_scale_factor = 10;

@@ -15,8 +15,10 @@ mkdir -p "$OUT"
 
 # Seed 000 (mm: throttle MADV_FREE): 12 processes x 512 MiB, 5 loops of memset + MADV_FREE on
 # 12 CPUs, 3 GiB RAM, 8 GiB swap, all scaled to 1/64 so the processes still want twice the RAM.
-# The thread measured dontneed 48.9 s / free 1:30.7 / free + freeing swapped PTEs 36.5 s and
-# 1,612 / 879,585 / 1,878 swap-ins; compare the directions and the swap-in counters.
+# The thread measured dontneed 48.9 s / free 1:30.7 / free + throttle 36.5 s, and 1,612 /
+# 879,585 / 1,878 (free + freeing swapped PTEs) swap-ins; compare the directions and the swap-in
+# counters. `trace-replay validate seed-000-madv-free` replays it on the thread's machine, with
+# the min_free_kbytes its throttle needs (tools/validate/seed_000_madv_free.cpp).
 "$TR" gen madv-bomb --scale 1/64 -o "$OUT/madv-bomb.mmtrace"
 "$TR" check "$OUT/madv-bomb.mmtrace"
 "$TR" info "$OUT/madv-bomb.mmtrace" | head -12

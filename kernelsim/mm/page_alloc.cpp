@@ -52,6 +52,23 @@ uint64_t calculate_min_free_kbytes(uint64_t managed_pages, uint64_t ceil_kbytes)
   return std::clamp(r, MIN_FREE_KBYTES_FLOOR, ceil_kbytes);
 }
 
+uint64_t recommended_min_free_kbytes(uint64_t managed_pages, uint32_t nr_zones) {
+  // "at least 2 hugepages are free for MIGRATE_RESERVE", and on average two pageblocks almost
+  // free of another type for each pair of the pcp migrate types.
+  uint64_t pages = pageblock_nr_pages * nr_zones * 2;
+  pages += pageblock_nr_pages * nr_zones * MIGRATE_PCPTYPES * MIGRATE_PCPTYPES;
+  pages = std::min(pages, managed_pages / 20);  // "never ... more than 5% of the lowmem"
+  return pages << (PAGE_SHIFT - 10);
+}
+
+uint64_t dma_zone_reserved_free_pages(uint64_t managed_pages, uint64_t min_pages) {
+  const uint64_t dma_pages = std::min(MAX_DMA_PFN, managed_pages);
+  const uint64_t above = managed_pages - dma_pages;
+  // setup_per_zone_wmarks(): each zone's share of pages_min is in proportion to its size.
+  const uint64_t dma_min = managed_pages == 0 ? 0 : min_pages * dma_pages / managed_pages;
+  return std::min(dma_pages, dma_min + above / LOWMEM_RESERVE_RATIO_DMA);
+}
+
 void PageAllocator::setup_per_zone_wmarks() {
   const WatermarkPolicy& policy = *sim_.policies().watermarks;
   // A value written to /proc/sys/vm/min_free_kbytes replaces the boot-time formula

@@ -16,12 +16,14 @@ class AsDontNeed final : public MadvFreePolicy {
 };
 
 // Models seed 000 "[PATCH RFC 1/4] mm: throttle MADV_FREE": madvise_vma() frees at once unless
-// nr_free_pages() > threshold, threshold = min_free_kbytes pages * 1.5.
+// nr_free_pages() > threshold, threshold = min_free_kbytes pages * 1.5. nr_free_pages() is
+// global_page_state(NR_FREE_PAGES), every zone's: ZONE_DMA's reserved free pages are in it.
 class Throttled final : public MadvFreePolicy {
  public:
   MadvFreeAction decide(const MadvFreeView& v) const override {
     const uint64_t threshold = v.min_free_pages + (v.min_free_pages >> 1);
-    return v.zone_free_pages > threshold ? MadvFreeAction::kLazyFree : MadvFreeAction::kDontNeed;
+    const uint64_t nr_free_pages = v.zone_free_pages + v.dma_reserved_free_pages;
+    return nr_free_pages > threshold ? MadvFreeAction::kLazyFree : MadvFreeAction::kDontNeed;
   }
 };
 

@@ -5,8 +5,10 @@
 //                 (`if (!pte_present(ptent)) continue;`), so the next touch swaps them in.
 //   as-dontneed   MADV_FREE behaves as MADV_DONTNEED (the 4.5-4.11 swapless fallback, and what
 //                 allocators do on kernels without MADV_FREE).
-//   throttled     seed 000 RFC 1/4 (Minchan Kim, 2015): when free pages are at or below
-//                 1.5 x min_free_kbytes (in pages) act as DONTNEED, else lazy.
+//   throttled     seed 000 RFC 1/4 (Minchan Kim, 2015): when free pages (nr_free_pages(),
+//   ZONE_DMA's
+//                 reserved free pages included) are at or below 1.5 x min_free_kbytes (in pages)
+//                 act as DONTNEED, else lazy.
 //   free-swapped  lazy, plus free_swap_and_cache() + pte_clear_not_present_full() for swap
 //                 entries in the range: seed 000's quick fix ("mm: free swp_entry in
 //                 madvise_free"), in mmotm from March 2015 (Andrew Morton's roll-up of the series,
@@ -26,9 +28,12 @@ namespace mmreplay::kernelsim {
 
 struct MadvFreeView {
   uint64_t nr_pages = 0;            // pages in the advised range
-  uint64_t zone_free_pages = 0;     // nr_free_pages(): free pages in the zone's buddy lists now
+  uint64_t zone_free_pages = 0;     // free pages in the zone's buddy lists now
   uint64_t zone_managed_pages = 0;  // pages the zone manages
   uint64_t min_free_pages = 0;      // min_free_kbytes >> (PAGE_SHIFT - 10)
+  // ZONE_DMA's free pages that its lowmem_reserve keeps from user allocations
+  // (dma_zone_reserved_free_pages()): nr_free_pages() is zone_free_pages + these.
+  uint64_t dma_reserved_free_pages = 0;
 };
 
 enum class MadvFreeAction { kLazyFree, kDontNeed };

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "kernelsim/constants.h"
 #include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/page_alloc.h"
 #include "kernelsim/mm/pgtable.h"
 #include "tests/kernelsim/test_util.h"
 
@@ -92,6 +94,36 @@ TEST(ReclaimTest, ThrottleThresholdIsOneAndAHalfMin) {
   EXPECT_EQ(p.decide({1, 384, 16384, min}), MadvFreeAction::kDontNeed);
   EXPECT_EQ(p.decide({1, 385, 16384, min}), MadvFreeAction::kLazyFree);
   EXPECT_FALSE(p.free_swapped());
+}
+
+// nr_free_pages() counts ZONE_DMA too, and the throttle reads it: on a 64 MiB machine ZONE_DMA's
+// 4,096 pages keep 1/256 of the 12,288 above them (48) plus their share of min (64) free.
+TEST(ReclaimTest, ThrottleCountsZoneDmaReservedFreePages) {
+  auto sim = reclaim_machine(64, 0, "madv_free=throttled");
+  const Zone& z = sim->page_alloc().zone();
+  const uint64_t dma = dma_zone_reserved_free_pages(z.managed_pages, z.wmark_min);
+  EXPECT_EQ(dma, 48u + 64u);
+  const MadvFreePolicy& p = *sim->policies().madv_free;
+  const uint64_t min = z.min_free_kbytes >> (PAGE_SHIFT - 10);
+  EXPECT_EQ(p.decide({1, 384 - dma, 16384, min, dma}), MadvFreeAction::kDontNeed);
+  EXPECT_EQ(p.decide({1, 385 - dma, 16384, min, dma}), MadvFreeAction::kLazyFree);
+}
+
+// Seed 000's machine: 3 GiB on x86-64. The boot formula gives 7,094 KB (1,773 pages, a threshold
+// of 2,659), below what ZONE_DMA alone keeps free (3,056 + 9), so that throttle could never
+// fire; THP raises min_free_kbytes to 512 x 2 zones x (2 + 3 x 3) pages = 45,056 KB.
+TEST(ReclaimTest, SeedZeroMachineMinFreeKbytes) {
+  const uint64_t pages = (uint64_t{3} << 30) >> PAGE_SHIFT;
+  const uint64_t boot = calculate_min_free_kbytes(pages, MIN_FREE_KBYTES_CEIL_3X);
+  EXPECT_EQ(boot, 7094u);
+  const uint64_t boot_min = boot >> (PAGE_SHIFT - 10);
+  EXPECT_GT(dma_zone_reserved_free_pages(pages, boot_min), boot_min + boot_min / 2);
+  EXPECT_EQ(dma_zone_reserved_free_pages(pages, boot_min), 3056u + 9u);
+  EXPECT_EQ(recommended_min_free_kbytes(pages, 2), 45056u);
+  // At most 5% of lowmem: a 64 MiB machine (THP would not start there, below 512 MiB).
+  EXPECT_EQ(recommended_min_free_kbytes(16384, 2), 16384u / 20 * 4);
+  // Above 4 GiB ZONE_DMA's reserve is capped by its size.
+  EXPECT_EQ(dma_zone_reserved_free_pages(uint64_t{16} << 20, 0), MAX_DMA_PFN);
 }
 
 TEST(ReclaimTest, NoAllocstallWithoutPressure) {

@@ -27,10 +27,6 @@ struct ToleratedGap {
   bool agrees_at_ci;
 };
 constexpr ToleratedGap kToleratedGaps[] = {
-    // At full size only: 1.04x dontneed's elapsed time against 0.747x (0.59x at 1/64). Its CPU
-    // time gap (0.99x against 0.494x) closed with the STLB's timing (0.81x).
-    {"seed-000-madv-free", "elapsed", "free-throttled", true},
-    {"seed-000-madv-free-rewrite", "elapsed", "free-throttled", true},
     {"seed-003-mmtests", "allocation stalls", "reclaim-predictive", false},
 };
 
