@@ -62,10 +62,13 @@ uint64_t recommended_min_free_kbytes(uint64_t managed_pages, uint32_t nr_zones) 
 }
 
 uint64_t dma_zone_reserved_free_pages(uint64_t managed_pages, uint64_t min_pages) {
-  const uint64_t dma_pages = std::min(MAX_DMA_PFN, managed_pages);
+  // A machine of 16 MiB or less is ZONE_DMA alone: the model's zone is that zone, and its free
+  // pages are already the count.
+  if (managed_pages <= MAX_DMA_PFN) return 0;
+  const uint64_t dma_pages = MAX_DMA_PFN;
   const uint64_t above = managed_pages - dma_pages;
   // setup_per_zone_wmarks(): each zone's share of pages_min is in proportion to its size.
-  const uint64_t dma_min = managed_pages == 0 ? 0 : min_pages * dma_pages / managed_pages;
+  const uint64_t dma_min = min_pages * dma_pages / managed_pages;
   return std::min(dma_pages, dma_min + above / LOWMEM_RESERVE_RATIO_DMA);
 }
 

@@ -122,6 +122,8 @@ TEST(ReclaimTest, SeedZeroMachineMinFreeKbytes) {
   EXPECT_EQ(recommended_min_free_kbytes(pages, 2), 45056u);
   // At most 5% of lowmem: a 64 MiB machine (THP would not start there, below 512 MiB).
   EXPECT_EQ(recommended_min_free_kbytes(16384, 2), 16384u / 20 * 4);
+  // 16 MiB or less is ZONE_DMA alone: nothing above it to keep pages from.
+  EXPECT_EQ(dma_zone_reserved_free_pages(MAX_DMA_PFN, 100), 0u);
   // Above 4 GiB ZONE_DMA's reserve is capped by its size.
   EXPECT_EQ(dma_zone_reserved_free_pages(uint64_t{16} << 20, 0), MAX_DMA_PFN);
 }
