@@ -128,7 +128,11 @@ struct Op : OpFields {
   // replay's source sets two ops an event (a think gap and the event's own op); in place, its
   // host instructions fall 1.5% (callgrind, recorded_replay_bench: the move alone was 2%).
   void reset(OpKind k) {
-    static_cast<OpFields&>(*this) = OpFields();
+    // Copied from a constant, not from a temporary: GCC zeroed the temporary on the stack with
+    // `rep stos` and read it back at once, a store the loads could not forward from (perf:
+    // most of TraceOpSource::translate()'s samples on those loads).
+    static constexpr OpFields kDefaults{};
+    static_cast<OpFields&>(*this) = kDefaults;
     kind = k;
     ranges.clear();
   }
