@@ -41,6 +41,7 @@ void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::He
   rec.setFaultCostNs(meta.recorder.fault_cost_ns);
   rec.setSyncWakesOnWakerCpu(meta.recorder.sync_wakes_on_waker_cpu);
   rec.setSyncWakesOnOtherCpu(meta.recorder.sync_wakes_on_other_cpu);
+  rec.setMinFreeKbytes(meta.recorder.min_free_kbytes);
   out.setGenerator(meta.generator);
   out.setAllocator(meta.allocator);
   auto params = out.initParams(static_cast<unsigned>(meta.params.size()));
@@ -86,6 +87,7 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   meta->recorder.fault_cost_ns = rec.getFaultCostNs();
   meta->recorder.sync_wakes_on_waker_cpu = rec.getSyncWakesOnWakerCpu();  // 0 before format 1.11
   meta->recorder.sync_wakes_on_other_cpu = rec.getSyncWakesOnOtherCpu();
+  meta->recorder.min_free_kbytes = rec.getMinFreeKbytes();  // 0 before format 1.12
   meta->generator = in.getGenerator().cStr();
   meta->allocator = in.getAllocator().cStr();  // "" before format 1.5
   meta->params.clear();

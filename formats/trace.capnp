@@ -50,6 +50,10 @@ struct Recorder {
   # Both 0 = not known (no CPUs recorded, older traces): replay's wake_affine knob decides.
   syncWakesOnWakerCpu @9 :UInt64;
   syncWakesOnOtherCpu @10 :UInt64;
+  # Format 1.12: vm.min_free_kbytes of the recording machine, which sets its zones' watermarks
+  # (THP raises it above the boot formula's value: set_recommended_min_free_kbytes()). 0 = not
+  # known (older traces, imports, generated traces): replay computes the boot formula's.
+  minFreeKbytes @11 :UInt64;
 }
 
 struct Param {

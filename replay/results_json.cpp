@@ -49,7 +49,8 @@ nlohmann::json trace_to_json(const formats::TraceReader& r) {
           {"machine",
            {{"cpus", m.recorder.cpus},
             {"memory_bytes", m.recorder.memory_bytes},
-            {"swap_bytes", m.recorder.swap_bytes}}}};
+            {"swap_bytes", m.recorder.swap_bytes},
+            {"min_free_kbytes", m.recorder.min_free_kbytes}}}};
 }
 
 }  // namespace
@@ -99,6 +100,7 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
                        {{"cpus", r.cpus},
                         {"memory_bytes", r.memory_bytes},
                         {"swap_bytes", r.swap_bytes},
+                        {"min_free_kbytes", r.min_free_kbytes},
                         {"memcg_limit_bytes", r.spec.memcg_limit_bytes}}},
                       {"makespan_ns", r.makespan_ns},
                       {"operations", r.operations},

@@ -8,6 +8,7 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/costs/machine_presets.h"
 #include "kernelsim/locking/lock_classes.h"
+#include "kernelsim/mm/page_alloc.h"
 #include "kernelsim/simulation.h"
 #include "replay/cost_profile_json.h"
 #include "replay/policy_spec.h"
@@ -173,6 +174,19 @@ kernelsim::KernelConfig config_for(const formats::TraceMeta& meta, const RunSpec
   return config;
 }
 
+// vm.min_free_kbytes of the replayed machine: --min-free-kbytes; else, on the memory the trace was
+// recorded with, the recording machine's (format 1.12): a kernel with THP on runs above the boot
+// formula (set_recommended_min_free_kbytes(): 67,584 KB on the development machine (7.3 GiB in its
+// zones), where the formula gives 11,095), so its watermarks, and when kswapd wakes and an
+// allocation stalls, are the recorded ones; else 0, the boot formula on the replayed memory.
+uint64_t min_free_kbytes_for(const formats::TraceMeta& meta, const RunSpec& spec,
+                             uint64_t memory_bytes) {
+  if (spec.min_free_kbytes != 0) return spec.min_free_kbytes;
+  if (meta.recorder.min_free_kbytes != 0 && memory_bytes == meta.recorder.memory_bytes)
+    return meta.recorder.min_free_kbytes;
+  return 0;
+}
+
 }  // namespace
 
 const char* cache_start_name(CacheStart c) {
@@ -220,7 +234,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   }
   // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim).
   machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
-  machine.min_free_kbytes = spec.min_free_kbytes;
+  machine.min_free_kbytes = min_free_kbytes_for(meta, spec, machine.memory_bytes);
   machine.memcg_limit_bytes = spec.memcg_limit_bytes;
   // The CMA area for contiguous allocations (kernelsim/mm/cma.h): --cma, else the kernel's
   // CMA_SIZE_MBYTES default; never more than the memory.
@@ -292,6 +306,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   result->cpus = machine.nr_cpus;
   result->memory_bytes = machine.memory_bytes;
   result->swap_bytes = machine.swap_bytes;
+  result->min_free_kbytes = sim->page_alloc().zone().min_free_kbytes;
   collect(*sim, result);
   for (const SourceCounters& c : counters) {
     result->events_replayed += c.events;

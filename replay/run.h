@@ -91,6 +91,7 @@ struct RunResult {
   uint32_t cpus = 0;
   uint64_t memory_bytes = 0;
   uint64_t swap_bytes = 0;
+  uint64_t min_free_kbytes = 0;  // the replayed machine's (spec, recording or boot formula)
   uint64_t makespan_ns = 0;
   uint64_t operations = 0;  // modelled operations (syscalls, faults, touches)
   OpHistograms ops;

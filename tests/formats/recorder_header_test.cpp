@@ -1,5 +1,6 @@
 // What the recorder says of the recording machine beyond its size: the sync wake-up placement
-// (format 1.11) survives a write and a read, and a 1.10 trace reads as not known (0 and 0).
+// (format 1.11) and vm.min_free_kbytes (1.12) survive a write and a read, and older traces read
+// as not known (0).
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@ TEST(RecorderHeader, SyncWakePlacementRoundTrips) {
   TraceMeta meta;
   meta.recorder.sync_wakes_on_waker_cpu = 7;
   meta.recorder.sync_wakes_on_other_cpu = 2008;
+  meta.recorder.min_free_kbytes = 67584;
   capnp::MallocMessageBuilder message;
   build_header(meta, 64, message.initRoot<capnp_schema::Header>());
   TraceMeta back;
@@ -34,6 +36,15 @@ TEST(RecorderHeader, AFormat110TraceHasNoPlacement) {
   EXPECT_EQ(reader->meta().version_minor, 10);
   EXPECT_EQ(reader->meta().recorder.sync_wakes_on_waker_cpu, 0u);
   EXPECT_EQ(reader->meta().recorder.sync_wakes_on_other_cpu, 0u);
+}
+
+TEST(RecorderHeader, AFormat111TraceHasNoMinFreeKbytes) {
+  Status status;
+  const std::string path = std::string(MMREPLAY_FORMAT_FIXTURES_DIR) + "/v1_11_sample.mmtrace";
+  auto reader = TraceReader::open(path, ReaderOptions(), &status);
+  ASSERT_TRUE(reader) << status.message();
+  EXPECT_EQ(reader->meta().version_minor, 11);
+  EXPECT_EQ(reader->meta().recorder.min_free_kbytes, 0u);
 }
 
 }  // namespace

@@ -191,6 +191,44 @@ TEST(Run, BadPolicyAndProfileAreNamed) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
 }
 
+// Format 1.12: a trace recorded on a machine whose vm.min_free_kbytes THP raised replays with
+// those watermarks on the recorded memory; on other memory, with the boot formula's; and
+// --min-free-kbytes wins over both.
+TEST(Run, RecordedMinFreeKbytesSetsTheWatermarksOnTheRecordedMemory) {
+  const std::string path = formats::testing::temp_path("min_free.mmtrace");
+  {
+    formats::TraceMeta meta;
+    meta.recorder.memory_bytes = uint64_t{8} << 30;
+    meta.recorder.min_free_kbytes = 67584;
+    meta.threads = {{1, 1, "a", -1}};
+    Status s;
+    auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
+    ASSERT_TRUE(w);
+    ASSERT_TRUE(w->append(0, formats::ev::mmap(100, 0x7f0000000000, 1 << 16, 3, 0x22)));
+    ASSERT_TRUE(w->close());
+  }
+  Status s;
+  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
+  ASSERT_TRUE(reader) << s.message();
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.cpus = 1;
+  RunResult recorded;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &recorded));
+  EXPECT_EQ(recorded.min_free_kbytes, 67584u);
+
+  spec.memory_bytes = uint64_t{4} << 30;  // another machine: int_sqrt(4 GiB in KB * 16)
+  RunResult other;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &other));
+  EXPECT_EQ(other.min_free_kbytes, 8192u);
+
+  spec.memory_bytes = 0;
+  spec.min_free_kbytes = 1000;
+  RunResult given;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &given));
+  EXPECT_EQ(given.min_free_kbytes, 1000u);
+}
+
 }  // namespace
 }  // namespace mmreplay::replay
 

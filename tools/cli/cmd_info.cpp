@@ -36,7 +36,8 @@ nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceS
                    {"tracing_cost_ns", m.recorder.tracing_cost_ns},
                    {"fault_cost_ns", m.recorder.fault_cost_ns},
                    {"sync_wakes_on_waker_cpu", m.recorder.sync_wakes_on_waker_cpu},
-                   {"sync_wakes_on_other_cpu", m.recorder.sync_wakes_on_other_cpu}};
+                   {"sync_wakes_on_other_cpu", m.recorder.sync_wakes_on_other_cpu},
+                   {"min_free_kbytes", m.recorder.min_free_kbytes}};
   j["generator"] = m.generator;
   j["allocator"] = m.allocator;
   j["params"] = nlohmann::json::object();
@@ -110,6 +111,10 @@ void print_text(const formats::TraceReader& reader, const formats::TraceStats& s
              human_bytes(m.recorder.memory_bytes), human_bytes(m.recorder.swap_bytes),
              m.recorder.page_size,
              m.recorder.kernel_release.empty() ? "" : ", kernel " + m.recorder.kernel_release);
+  if (m.recorder.min_free_kbytes != 0) {
+    fmt::print("min_free      {} KB (vm.min_free_kbytes; replay on this memory uses it)\n",
+               m.recorder.min_free_kbytes);
+  }
   if (m.recorder.tracing_cost_ns != 0 || m.recorder.fault_cost_ns != 0) {
     fmt::print("tracing cost  {} ns per event, {} ns per page fault (taken out of replay gaps)\n",
                m.recorder.tracing_cost_ns, m.recorder.fault_cost_ns);

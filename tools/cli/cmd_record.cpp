@@ -110,6 +110,8 @@ bool parse_events(const std::string& list, std::vector<std::string>* syscalls, b
 // on SO_SNDBUF (socket_wakeups.h).
 constexpr const char* kWmemDefaultPath = "/proc/sys/net/core/wmem_default";
 constexpr const char* kWmemMaxPath = "/proc/sys/net/core/wmem_max";
+// vm.min_free_kbytes: the watermarks of this machine's zones, which replay on its memory takes.
+constexpr const char* kMinFreeKbytesPath = "/proc/sys/vm/min_free_kbytes";
 
 // A sysctl's number; 0 when it cannot be read.
 uint64_t read_sysctl(const char* path) {
@@ -208,6 +210,7 @@ void fill_recorder(const RecordArgs& a, const TracingCost& cost, formats::Import
   if (struct utsname u; trace->meta.recorder.kernel_release.empty() && ::uname(&u) == 0) {
     trace->meta.recorder.kernel_release = u.release;
   }
+  trace->meta.recorder.min_free_kbytes = read_sysctl(kMinFreeKbytesPath);
 }
 
 // First to last event of the trace, in ns (0 for fewer than two events).
@@ -273,6 +276,10 @@ void print_report(const RecordArgs& a, const std::string& out, const formats::Im
                  static_cast<unsigned long long>(r.cost.fault_ns + r.cost.tracing_ns));
   }
   print_device_readahead(trace);
+  if (trace.meta.recorder.min_free_kbytes != 0) {
+    std::fprintf(stderr, "  vm.min_free_kbytes: %llu (replay on this machine's memory uses it)\n",
+                 static_cast<unsigned long long>(trace.meta.recorder.min_free_kbytes));
+  }
   std::fprintf(
       stderr, "  perf.data %llu bytes (%.1f bytes/event), .mmtrace %llu bytes (%.2f bytes/event)\n",
       static_cast<unsigned long long>(perf_bytes), perf_bytes / events,

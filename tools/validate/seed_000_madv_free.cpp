@@ -27,10 +27,10 @@
 // with transparent hugepages on, khugepaged raises it to set_recommended_min_free_kbytes()'s
 // 45,056 KB on a machine with two populated zones (DMA, DMA32), which every scale here takes
 // (assumed: the thread does not say whether THP was on, nor what min_free_kbytes was). The
-// development machine shows both rules (6.18, 7.5 GiB, THP "madvise", which starts khugepaged
-// too; /proc/zoneinfo, 2026-12-04): DMA 3,840 pages managed and 3,840 free, its protection
-// 3,018 (772,848 DMA32 pages / 256) and 7,498; min_free_kbytes 67,584, THP's value for three
-// zones, where the formula gives about 11,000.
+// development machine shows both rules (6.18, 7.3 GiB in its zones, THP "madvise", which starts
+// khugepaged too; /proc/zoneinfo, 2026-12-04): DMA 3,840 pages managed and 3,840 free, its
+// protection 3,018 (772,848 DMA32 pages / 256) and 7,498; min_free_kbytes 67,584, THP's value for
+// three zones, where the formula gives 11,095.
 
 #include <algorithm>
 
