@@ -105,6 +105,10 @@ ValidationCase seed_003_mmtests() {
              "reclaim-predictive",
              "the model's arms stall alike at 1/1024 (97 / 98) and not at all at full size (0 / "
              "0), so there is no direction there; at 1/256 they go the thread's way (136 / 72) "
+             "and at 1/192 (190 / 93), but at no other scale of a sweep (2026-12-04, reactive / "
+             "predictive: 1/768 124 / 125, 1/512 75 / 74, 1/384 98 / 96, 1/160 112 / 111, 1/144 "
+             "125 / 124, 1/136 131 / 129, 1/128 and 1/64 0 / 0, 1/32 132 / 132), so the default "
+             "scale's agreement is the exception, not the model's answer. At 1/256 the arms differ "
              "since read(2) marks pages accessed and activates those read again "
              "(mark_page_accessed(), 2026-12-04: before it 78 / 78 at 1/1024, 70 / 70 at 1/256, "
              "27 / 27 at 1/32). The stalls are the readers' readahead windows (up "
