@@ -94,6 +94,13 @@ inline constexpr uint32_t PCP_HIGH_BATCHES = 6;
 inline constexpr uint32_t PCP_BATCH = 63;  // the batch of a zone of 1 GiB or more
 inline constexpr uint32_t PCP_HIGH = PCP_HIGH_BATCHES * PCP_BATCH;
 
+// ---- The zones below the model's one zone (x86-64) --------------------------------------------
+// arch/x86/include/asm/dma.h: MAX_DMA_PFN: ZONE_DMA is the memory below 16 MiB.
+inline constexpr uint64_t MAX_DMA_PFN = (uint64_t{16} << 20) >> PAGE_SHIFT;
+// mm/page_alloc.c: sysctl_lowmem_reserve_ratio[ZONE_DMA] = 256: ZONE_DMA keeps 1/256 of the pages
+// of the zones above it from their allocations (setup_per_zone_lowmem_reserve()).
+inline constexpr uint64_t LOWMEM_RESERVE_RATIO_DMA = 256;
+
 // ---- LRU, reclaim (used by the memory-pressure model; kept here with their kernel names) ----
 inline constexpr uint32_t SWAP_CLUSTER_MAX = 32;  // include/linux/swap.h, all versions
 // mm/vmscan.c: reclaim's first priority; a pass scans lru_size >> priority pages of each list.
@@ -116,12 +123,6 @@ inline constexpr uint64_t MIN_FREE_KBYTES_CEIL = 262144;
 // MIGRATE_PCPTYPES = 3 (unmovable, movable, reclaimable; include/linux/mmzone.h).
 inline constexpr uint64_t pageblock_nr_pages = 512;
 inline constexpr uint64_t MIGRATE_PCPTYPES = 3;
-// ---- the zones below the model's one zone (x86-64) ----
-// arch/x86/include/asm/dma.h: MAX_DMA_PFN: ZONE_DMA is the memory below 16 MiB.
-inline constexpr uint64_t MAX_DMA_PFN = (uint64_t{16} << 20) >> PAGE_SHIFT;
-// mm/page_alloc.c: sysctl_lowmem_reserve_ratio[ZONE_DMA] = 256: ZONE_DMA keeps 1/256 of the pages
-// of the zones above it from their allocations (setup_per_zone_lowmem_reserve()).
-inline constexpr uint64_t LOWMEM_RESERVE_RATIO_DMA = 256;
 // mm/page_alloc.c (4.6+, 795ae7a0de6b): /proc/sys/vm/watermark_scale_factor default, in 1/10000
 // of the zone's managed pages.
 inline constexpr uint64_t watermark_scale_factor = 10;

@@ -179,12 +179,28 @@ kernelsim::KernelConfig config_for(const formats::TraceMeta& meta, const RunSpec
 // formula (set_recommended_min_free_kbytes(): 67,584 KB on the development machine (7.3 GiB in its
 // zones), where the formula gives 11,095), so its watermarks, and when kswapd wakes and an
 // allocation stalls, are the recorded ones; else 0, the boot formula on the replayed memory.
-uint64_t min_free_kbytes_for(const formats::TraceMeta& meta, const RunSpec& spec,
-                             uint64_t memory_bytes) {
-  if (spec.min_free_kbytes != 0) return spec.min_free_kbytes;
-  if (meta.recorder.min_free_kbytes != 0 && memory_bytes == meta.recorder.memory_bytes)
-    return meta.recorder.min_free_kbytes;
-  return 0;
+// A value at or above the memory is refused: every allocation would stall.
+Status min_free_kbytes_for(const formats::TraceReader& reader, const RunSpec& spec,
+                           uint64_t memory_bytes, uint64_t* kbytes) {
+  const formats::RecorderInfo& rec = reader.meta().recorder;
+  const uint64_t memory_kbytes = memory_bytes >> 10;
+  *kbytes = 0;
+  if (spec.min_free_kbytes != 0) {
+    if (spec.min_free_kbytes >= memory_kbytes) {
+      return Status::invalid_argument("--min-free-kbytes " + std::to_string(spec.min_free_kbytes) +
+                                      ": not below the machine's memory (" +
+                                      std::to_string(memory_kbytes) + " KB)");
+    }
+    *kbytes = spec.min_free_kbytes;
+  } else if (rec.min_free_kbytes != 0 && memory_bytes == rec.memory_bytes) {
+    if (rec.min_free_kbytes >= memory_kbytes) {
+      return Status::corruption(
+          reader.path() + ": header: min_free_kbytes " + std::to_string(rec.min_free_kbytes) +
+          " not below the recorded memory (" + std::to_string(memory_kbytes) + " KB)");
+    }
+    *kbytes = rec.min_free_kbytes;
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -234,7 +250,10 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   }
   // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim).
   machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
-  machine.min_free_kbytes = min_free_kbytes_for(meta, spec, machine.memory_bytes);
+  if (Status s = min_free_kbytes_for(reader, spec, machine.memory_bytes, &machine.min_free_kbytes);
+      !s) {
+    return s;
+  }
   machine.memcg_limit_bytes = spec.memcg_limit_bytes;
   // The CMA area for contiguous allocations (kernelsim/mm/cma.h): --cma, else the kernel's
   // CMA_SIZE_MBYTES default; never more than the memory.

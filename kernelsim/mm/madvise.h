@@ -11,9 +11,9 @@
 //                  (-ERRNO_EINVAL otherwise). `lazy` (seed 000 before its fix) keeps the swap
 //                  entries; `as-dontneed` zaps; `throttled` zaps while free pages (every zone's,
 //                  ZONE_DMA's reserve included) are at or below 1.5 x min_free_kbytes, else acts
-//                  as `lazy`. A hinted page that came back from
-//                  swap keeps PG_dirty under lazyfree_pgdirty=kept (the 2015 series), which keeps
-//                  reclaim from discarding it (mm/vmscan.h); 4.5+ clears it (`cleared`).
+//                  as `lazy`. A hinted page that came back from swap keeps PG_dirty under
+//                  lazyfree_pgdirty=kept (the 2015 series), which keeps reclaim from discarding
+//                  it (mm/vmscan.h); 4.5+ clears it (`cleared`).
 // The lock (knob madvise_lock): mmap_sem for read; or, 6.17+ for MADV_DONTNEED and MADV_FREE,
 // the per-VMA read lock when the range lies in one VMA (try_vma_read_lock()), falling back to
 // mmap_sem for read for the rest of the call when it does not or the VMA is write-locked.

@@ -67,9 +67,11 @@ uint64_t dma_zone_reserved_free_pages(uint64_t managed_pages, uint64_t min_pages
   if (managed_pages <= MAX_DMA_PFN) return 0;
   const uint64_t dma_pages = MAX_DMA_PFN;
   const uint64_t above = managed_pages - dma_pages;
-  // setup_per_zone_wmarks(): each zone's share of pages_min is in proportion to its size.
+  // setup_per_zone_wmarks(): each zone's share of pages_min is in proportion to its size. The
+  // model's zone holds all of min as its own watermark, ZONE_DMA's share included, so only what
+  // ZONE_DMA keeps beyond its share is added: its lowmem_reserve, within what it has.
   const uint64_t dma_min = min_pages * dma_pages / managed_pages;
-  return std::min(dma_pages, dma_min + above / LOWMEM_RESERVE_RATIO_DMA);
+  return std::min(dma_pages - std::min(dma_min, dma_pages), above / LOWMEM_RESERVE_RATIO_DMA);
 }
 
 void PageAllocator::setup_per_zone_wmarks() {

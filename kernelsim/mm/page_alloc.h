@@ -116,12 +116,13 @@ uint64_t calculate_min_free_kbytes(uint64_t managed_pages, uint64_t ceil_kbytes)
 // when it is above the formula's value).
 uint64_t recommended_min_free_kbytes(uint64_t managed_pages, uint32_t nr_zones);
 
-// The free pages ZONE_DMA keeps on an x86-64 machine of `managed_pages` (the model's zone holds
-// them all) whose min watermark is `min_pages`: nr_free_pages() counts every zone, and a user
-// allocation falls back into ZONE_DMA only while it has more than its own share of the min
-// watermark plus its lowmem_reserve (1/256 of the pages above it) free (__zone_watermark_ok()),
-// so that many stay free whatever the pressure. The model's allocations never take them; only a
-// rule that reads the global count (seed 000's MADV_FREE throttle) sees them.
+// The free pages ZONE_DMA keeps beyond its share of the min watermark on an x86-64 machine of
+// `managed_pages` (the model's zone holds them all) whose min watermark is `min_pages`:
+// nr_free_pages() counts every zone, and a user allocation falls back into ZONE_DMA only while it
+// has more than its own share of min plus its lowmem_reserve (1/256 of the pages above it) free
+// (__zone_watermark_ok()), so the reserve stays free whatever the pressure. The model's zone
+// already counts ZONE_DMA's share of min in its own watermark; the reserve is what it lacks. Only
+// a rule that reads the global count (seed 000's MADV_FREE throttle) adds it.
 uint64_t dma_zone_reserved_free_pages(uint64_t managed_pages, uint64_t min_pages);
 
 // Asserts invariant (3) in debug builds; no-op with NDEBUG.

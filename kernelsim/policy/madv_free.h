@@ -5,10 +5,9 @@
 //                 (`if (!pte_present(ptent)) continue;`), so the next touch swaps them in.
 //   as-dontneed   MADV_FREE behaves as MADV_DONTNEED (the 4.5-4.11 swapless fallback, and what
 //                 allocators do on kernels without MADV_FREE).
-//   throttled     seed 000 RFC 1/4 (Minchan Kim, 2015): when free pages (nr_free_pages(),
-//   ZONE_DMA's
-//                 reserved free pages included) are at or below 1.5 x min_free_kbytes (in pages)
-//                 act as DONTNEED, else lazy.
+//   throttled     seed 000 RFC 1/4 (Minchan Kim, 2015): when free pages (nr_free_pages(), with
+//                 ZONE_DMA's reserved free pages) are at or below 1.5 x min_free_kbytes (in
+//                 pages) act as DONTNEED, else lazy.
 //   free-swapped  lazy, plus free_swap_and_cache() + pte_clear_not_present_full() for swap
 //                 entries in the range: seed 000's quick fix ("mm: free swp_entry in
 //                 madvise_free"), in mmotm from March 2015 (Andrew Morton's roll-up of the series,

@@ -14,7 +14,7 @@
 namespace mmreplay::formats {
 namespace {
 
-TEST(RecorderHeader, SyncWakePlacementRoundTrips) {
+TEST(RecorderHeader, SyncWakePlacementAndMinFreeKbytesRoundTrip) {
   TraceMeta meta;
   meta.recorder.sync_wakes_on_waker_cpu = 7;
   meta.recorder.sync_wakes_on_other_cpu = 2008;

@@ -191,25 +191,32 @@ TEST(Run, BadPolicyAndProfileAreNamed) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
 }
 
+// A one-mmap trace whose recorder says the machine had `memory_bytes` and `min_free_kbytes`.
+std::unique_ptr<formats::TraceReader> recorded_with_min_free(const std::string& name,
+                                                             uint64_t memory_bytes,
+                                                             uint64_t min_free_kbytes) {
+  const std::string path = formats::testing::temp_path(name);
+  formats::TraceMeta meta;
+  meta.recorder.memory_bytes = memory_bytes;
+  meta.recorder.min_free_kbytes = min_free_kbytes;
+  meta.threads = {{1, 1, "a", -1}};
+  Status s;
+  auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
+  EXPECT_TRUE(w) << s.message();
+  if (!w) return nullptr;
+  EXPECT_TRUE(w->append(0, formats::ev::mmap(100, 0x7f0000000000, 1 << 16, 3, 0x22)));
+  EXPECT_TRUE(w->close());
+  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
+  EXPECT_TRUE(reader) << s.message();
+  return reader;
+}
+
 // Format 1.12: a trace recorded on a machine whose vm.min_free_kbytes THP raised replays with
 // those watermarks on the recorded memory; on other memory, with the boot formula's; and
 // --min-free-kbytes wins over both.
 TEST(Run, RecordedMinFreeKbytesSetsTheWatermarksOnTheRecordedMemory) {
-  const std::string path = formats::testing::temp_path("min_free.mmtrace");
-  {
-    formats::TraceMeta meta;
-    meta.recorder.memory_bytes = uint64_t{8} << 30;
-    meta.recorder.min_free_kbytes = 67584;
-    meta.threads = {{1, 1, "a", -1}};
-    Status s;
-    auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
-    ASSERT_TRUE(w);
-    ASSERT_TRUE(w->append(0, formats::ev::mmap(100, 0x7f0000000000, 1 << 16, 3, 0x22)));
-    ASSERT_TRUE(w->close());
-  }
-  Status s;
-  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
-  ASSERT_TRUE(reader) << s.message();
+  auto reader = recorded_with_min_free("min_free.mmtrace", uint64_t{8} << 30, 67584);
+  ASSERT_TRUE(reader);
   ChunkCache cache(8);
   RunSpec spec;
   spec.cpus = 1;
@@ -227,6 +234,30 @@ TEST(Run, RecordedMinFreeKbytesSetsTheWatermarksOnTheRecordedMemory) {
   RunResult given;
   ASSERT_TRUE(execute_run(spec, *reader, cache, &given));
   EXPECT_EQ(given.min_free_kbytes, 1000u);
+
+  // Watermarks at or above the memory would stall every allocation: refused.
+  spec.min_free_kbytes = uint64_t{8} << 20;
+  RunResult refused;
+  const Status s_flag = execute_run(spec, *reader, cache, &refused);
+  EXPECT_EQ(s_flag.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s_flag.message().find("--min-free-kbytes 8388608"), std::string::npos)
+      << s_flag.message();
+}
+
+TEST(Run, ARecordedMinFreeKbytesAboveTheMemoryIsACorruptHeader) {
+  // 2 GiB of a 1 GiB machine.
+  auto reader =
+      recorded_with_min_free("min_free_bad.mmtrace", uint64_t{1} << 30, uint64_t{2} << 20);
+  ASSERT_TRUE(reader);
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.cpus = 1;
+  RunResult r;
+  const Status bad = execute_run(spec, *reader, cache, &r);
+  EXPECT_EQ(bad.code(), StatusCode::kCorruption);
+  EXPECT_NE(bad.message().find("min_free_bad.mmtrace: header: min_free_kbytes 2097152"),
+            std::string::npos)
+      << bad.message();
 }
 
 }  // namespace

@@ -165,7 +165,8 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
                   "(trace-replay machines lists them); --cpus and --memory override it");
   cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G (default: the trace's)");
   cmd->add_option("--min-free-kbytes", a->min_free_kbytes,
-                  "vm.min_free_kbytes of the simulated machine (default: the kernel's formula)");
+                  "vm.min_free_kbytes of the simulated machine (default: the recording "
+                  "machine's on the recorded memory, else the kernel's boot formula)");
   cmd->add_option("--memcg-limit", a->memcg_limit,
                   "limit of each memory cgroup, e.g. 1G (with policy memcg=...; default: none)");
   cmd->add_option("--cma", a->cma, "CMA area for contiguous allocations, e.g. 64M (default: 16M)");

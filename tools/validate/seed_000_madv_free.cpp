@@ -18,8 +18,8 @@
 // Which full-size value. The throttle compares nr_free_pages(), every zone's free pages, with
 // 1.5 x min_free_kbytes. On an x86-64 machine of 3 GiB, ZONE_DMA (the first 16 MiB) keeps its
 // share of min plus its lowmem_reserve, 1/256 of the 3 GiB above it, free from user allocations:
-// about 3,060 pages that are always in the count (OOM reports of the time show ZONE_DMA all but
-// empty of use: "DMA free:15888kB" on a 4 GiB guest at OOM, 3.2-rc3). With the boot formula
+// 3,065 pages (9 + 3,056) that are always in the count (OOM reports of the time show ZONE_DMA all
+// but empty of use: "DMA free:15888kB" on a 4 GiB guest at OOM, 3.2-rc3). With the boot formula
 // (int_sqrt(lowmem_kbytes * 16): 7,094 KB, 1,773 pages) the threshold is 2,659 pages, below what
 // ZONE_DMA alone holds, so the throttle could never fall back to DONTNEED, and the thread's
 // throttled run would have been its madvfree run (it took 0:36.52 against 1:30.67). The thread's
@@ -116,11 +116,11 @@ ValidationCase seed_000_madv_free() {
   // memory that reclaim holds at the watermarks, so which calls of a wave of madvise calls zapped
   // was decided by microseconds. With ZONE_DMA's reserve counted that threshold is never reached
   // (the throttled arm is the free arm: 2.09x at 1/64, 2.15x at 1/16); with THP's 45,056 KB the
-  // throttled arm takes 0.51x, 0.40x, 0.50x and 0.83x dontneed's elapsed time at 1/64, 1/32,
+  // throttled arm takes 0.42x, 0.41x, 0.50x and 0.83x dontneed's elapsed time at 1/64, 1/32,
   // 1/16 and full size, against the thread's 0.747x.
   c.scales = {
       // Not 1/64 (48 MiB): there, with THP's min_free_kbytes / 64, the madvfree arm's CPU time
-      // is 0.78x dontneed's against the thread's 1.69x (1.08x at 1/32, 1.28x at 1/16, 1.18x at
+      // is 0.78x dontneed's against the thread's 1.69x (1.09x at 1/32, 1.28x at 1/16, 1.18x at
       // full size): with 2,048 pages a region, 41% of the lazily freed pages are written again
       // before reclaim reaches them (23% at 1/32, 7% at full size), so the arm allocates a third
       // fewer pages than dontneed.

@@ -35,7 +35,7 @@ struct Scale {
   uint32_t cpus = 0;
   uint64_t memory_bytes = 0;  // 0 = the trace's (never the machine preset's full size)
   uint64_t swap_bytes = 0;
-  uint64_t min_free_kbytes = 0;  // 0 = the kernel's formula on the scaled memory
+  uint64_t min_free_kbytes = 0;  // 0 = the kernel's boot formula on the scaled memory
   std::string note;
 };
 

@@ -108,6 +108,19 @@ case "$CASE" in
     grep -q "\"net.core.wmem_max\": \"$want\"" info.out ||
       fail "no net.core.wmem_max $want in the header: $(cat info.out)"
     ;;
+  min_free_kbytes)
+    # The recording machine's vm.min_free_kbytes goes into the header (format 1.12), and replay
+    # on the recorded memory sets the watermarks from it.
+    skip_without_perf
+    "$TR" record -o true.mmtrace -- true 2>true.err || fail "$(cat true.err)"
+    "$TR" info --json true.mmtrace >info.out || fail "info: $(cat info.out)"
+    want=$(cat /proc/sys/vm/min_free_kbytes)
+    grep -q "\"min_free_kbytes\": $want\b" info.out ||
+      fail "no min_free_kbytes $want in the header: $(cat info.out)"
+    "$TR" replay true.mmtrace --json replay.json >/dev/null 2>replay.err || fail "$(cat replay.err)"
+    grep -q "\"min_free_kbytes\": $want\b" replay.json ||
+      fail "replay's machine has not min_free_kbytes $want: $(cat replay.json)"
+    ;;
   path_order)
     # The command is the one the user's PATH names. perf record, given a bare name, looks it up
     # with the folder of its own binary (/usr/bin) first, so a `true` earlier on PATH (here a

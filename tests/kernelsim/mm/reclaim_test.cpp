@@ -97,12 +97,13 @@ TEST(ReclaimTest, ThrottleThresholdIsOneAndAHalfMin) {
 }
 
 // nr_free_pages() counts ZONE_DMA too, and the throttle reads it: on a 64 MiB machine ZONE_DMA's
-// 4,096 pages keep 1/256 of the 12,288 above them (48) plus their share of min (64) free.
+// 4,096 pages keep their share of min (64, already in the model's zone's watermark) and 1/256 of
+// the 12,288 above them (48) free.
 TEST(ReclaimTest, ThrottleCountsZoneDmaReservedFreePages) {
   auto sim = reclaim_machine(64, 0, "madv_free=throttled");
   const Zone& z = sim->page_alloc().zone();
   const uint64_t dma = dma_zone_reserved_free_pages(z.managed_pages, z.wmark_min);
-  EXPECT_EQ(dma, 48u + 64u);
+  EXPECT_EQ(dma, 48u);
   const MadvFreePolicy& p = *sim->policies().madv_free;
   const uint64_t min = z.min_free_kbytes >> (PAGE_SHIFT - 10);
   EXPECT_EQ(p.decide({1, 384 - dma, 16384, min, dma}), MadvFreeAction::kDontNeed);
@@ -110,15 +111,16 @@ TEST(ReclaimTest, ThrottleCountsZoneDmaReservedFreePages) {
 }
 
 // Seed 000's machine: 3 GiB on x86-64. The boot formula gives 7,094 KB (1,773 pages, a threshold
-// of 2,659), below what ZONE_DMA alone keeps free (3,056 + 9), so that throttle could never
-// fire; THP raises min_free_kbytes to 512 x 2 zones x (2 + 3 x 3) pages = 45,056 KB.
+// of 2,659), below what ZONE_DMA alone keeps free (its share of min, 9, and its lowmem_reserve,
+// 3,056), so that throttle could never fire; THP raises min_free_kbytes to 512 x 2 zones x (2 + 3 x
+// 3) pages = 45,056 KB.
 TEST(ReclaimTest, SeedZeroMachineMinFreeKbytes) {
   const uint64_t pages = (uint64_t{3} << 30) >> PAGE_SHIFT;
   const uint64_t boot = calculate_min_free_kbytes(pages, MIN_FREE_KBYTES_CEIL_3X);
   EXPECT_EQ(boot, 7094u);
   const uint64_t boot_min = boot >> (PAGE_SHIFT - 10);
   EXPECT_GT(dma_zone_reserved_free_pages(pages, boot_min), boot_min + boot_min / 2);
-  EXPECT_EQ(dma_zone_reserved_free_pages(pages, boot_min), 3056u + 9u);
+  EXPECT_EQ(dma_zone_reserved_free_pages(pages, boot_min), 3056u);
   EXPECT_EQ(recommended_min_free_kbytes(pages, 2), 45056u);
   // At most 5% of lowmem: a 64 MiB machine (THP would not start there, below 512 MiB).
   EXPECT_EQ(recommended_min_free_kbytes(16384, 2), 16384u / 20 * 4);
