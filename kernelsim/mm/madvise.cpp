@@ -70,8 +70,7 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
 MadvFreeAction madv_free_action(Simulation& sim, uint64_t nr_pages) {
   const Zone& z = sim.page_alloc().zone();
   const MadvFreeView view{nr_pages, z.free_pages, z.managed_pages,
-                          z.min_free_kbytes >> (PAGE_SHIFT - 10),
-                          dma_zone_reserved_free_pages(z.managed_pages, z.wmark_min)};
+                          z.min_free_kbytes >> (PAGE_SHIFT - 10), z.dma_reserved_free};
   return sim.policies().madv_free->decide(view);
 }
 

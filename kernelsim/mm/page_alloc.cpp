@@ -87,6 +87,7 @@ void PageAllocator::setup_per_zone_wmarks() {
   zone_.wmark_min = view.min_pages;
   zone_.wmark_low = view.min_pages + policy.low_gap(view);
   zone_.wmark_high = view.min_pages + policy.high_gap(view);
+  zone_.dma_reserved_free = dma_zone_reserved_free_pages(zone_.managed_pages, zone_.wmark_min);
 }
 
 namespace {

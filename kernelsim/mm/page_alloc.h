@@ -69,6 +69,10 @@ struct Zone {
   uint64_t wmark_min = 0;        // _watermark[WMARK_MIN], pages
   uint64_t wmark_low = 0;
   uint64_t wmark_high = 0;
+  // Free pages ZONE_DMA keeps from this zone's allocations beyond its share of min
+  // (dma_zone_reserved_free_pages()): set with the watermarks, as setup_per_zone_lowmem_reserve()
+  // runs beside setup_per_zone_wmarks(); only a reader of nr_free_pages() adds them.
+  uint64_t dma_reserved_free = 0;
   uint64_t free_pages;  // in the buddy lists (not in pcp lists), all nodes
   // zone->lock of node nid's zone. REQUIRES: nid < nr_nodes().
   QSpinLock& lock(uint32_t nid) { return locks_[nid]; }

@@ -104,6 +104,7 @@ TEST(ReclaimTest, ThrottleCountsZoneDmaReservedFreePages) {
   const Zone& z = sim->page_alloc().zone();
   const uint64_t dma = dma_zone_reserved_free_pages(z.managed_pages, z.wmark_min);
   EXPECT_EQ(dma, 48u);
+  EXPECT_EQ(z.dma_reserved_free, dma) << "set with the watermarks";
   const MadvFreePolicy& p = *sim->policies().madv_free;
   const uint64_t min = z.min_free_kbytes >> (PAGE_SHIFT - 10);
   EXPECT_EQ(p.decide({1, 384 - dma, 16384, min, dma}), MadvFreeAction::kDontNeed);
