@@ -13,6 +13,13 @@
 // spins until the last one. Delivery and acks cost by distance (sched/topology.h): another
 // socket's CPU takes ipi_delivery_remote and cacheline_transfer_remote.
 //
+// Batching (kernel/smp.c, 3.x on): one interrupt runs every csd queued on its CPU when it takes
+// the queue, and the vector's IRR bit holds one pending interrupt however many IPIs arrive while
+// a handler runs. So ipi_handler_entry is paid once a batch: a csd that finds the queue not yet
+// taken pays only the read of its csd (a line transfer from the initiator), and re-enabling
+// interrupts runs the deferred queue in one interrupt. The TLB counters still count each csd, as
+// /proc/interrupts' TLB line counts each flush_tlb_func() call.
+//
 // Invariants (asserted in smp.cpp):
 //  (1) an initiator sends with interrupts enabled (smp_call_function_many_cond()'s
 //      WARN_ON_ONCE(irqs_disabled()): with them off two CPUs could wait for each other);
@@ -89,7 +96,7 @@ class SmpCallFunctionManyStep final : public SharedStep {
   bool run_now() override;
 
  private:
-  // The handler of every target: ipi_handler_entry + func_(target).
+  // The handler of every target: func_(target) (the interrupt's entry is the delivery's).
   static SimTime call_function(const void* step, Cpu& target, SimTime start, SimTime sent);
 
   CpuMask targets_;

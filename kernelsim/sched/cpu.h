@@ -30,7 +30,8 @@ class Mm;
 class Task;
 
 // An IPI handler (smp_call_func_t): does its state change on `target` given the time it starts
-// and returns its duration, ipi_handler_entry included. `info` is the initiator's, as the csd's
+// and returns its duration. The interrupt's entry (ipi_handler_entry, once for all the csds one
+// interrupt takes) is kernel/smp.cpp's, not the handler's. `info` is the initiator's, as the csd's
 // info pointer: the initiator waits in csd_lock_wait() until the last handler has run, so it
 // outlives every call. `sent` is when the sender sent this IPI (tracing).
 using IpiHandler = SimTime (*)(const void* info, Cpu& target, SimTime start, SimTime sent);
@@ -154,6 +155,9 @@ struct Cpu {
   uint64_t loaded_mm_tlb_gen = 0;  // mm->tlb_gen this CPU's TLB is up to date with
 
   SimTime irq_busy_until;  // end of the last interrupt handler queued here
+  // When the last interrupt queued here takes call_single_queue (its entry's end): a csd there by
+  // then runs in it without an entry of its own (kernel/smp.cpp).
+  SimTime irq_collected_at;
   // Handler time not yet charged to curr (handlers on a CPU run one after another, so in start
   // order). curr is charged a handler once its clock reaches the handler's start: the handler
   // delays what the task does from then on, not work it had done before the IPI came.

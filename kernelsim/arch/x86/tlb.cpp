@@ -97,19 +97,20 @@ void trace_shootdown_ipi(TraceSink& ts, uint32_t sender_id, uint32_t sender_cpu,
               TraceCat::kIpi, start, handler, {{"from_cpu", static_cast<int64_t>(sender_cpu)}});
 }
 
-// Models flush_tlb_func() run in an IPI handler on `target`; returns the handler's duration.
+// Models flush_tlb_func() run in an IPI handler on `target`; returns its duration (the
+// interrupt's entry is the delivery's: kernel/smp.cpp).
 // `tlb_gen` is mm->tlb_gen when the flush was sent (a deferred handler runs later).
 SimTime flush_tlb_func_remote(Simulation& sim, Cpu& target, const FlushTlbInfo& info,
                               uint64_t tlb_gen) {
   const CostProfile& c = sim.costs();
   if (target.is_lazy) {
     leave_mm(sim, target);
-    return c.ipi_handler_entry + c.switch_mm;
+    return c.switch_mm;
   }
   count_flush(info.nr_pages(), target.counters.tlb_remote_single, target.counters.tlb_remote_full);
   flush_stlb(target, info);
   target.loaded_mm_tlb_gen = std::max(target.loaded_mm_tlb_gen, tlb_gen);
-  return c.ipi_handler_entry + flush_cost(c, info.nr_pages());
+  return flush_cost(c, info.nr_pages());
 }
 
 // Models flush_tlb_func() as the IPI handler of the shootdown whose FlushTlbStep is `step`.

@@ -1,0 +1,130 @@
+// Cross-CPU calls (kernel/smp.c): one interrupt runs every csd queued on its CPU when it takes the
+// queue, and IPIs arriving while a handler runs make one more interrupt, not one each. So a CPU
+// flooded with shootdowns pays the interrupt's entry once a batch.
+
+#include "kernelsim/kernel/smp.h"
+
+#include <gtest/gtest.h>
+
+#include "kernelsim/locking/lock_classes.h"
+#include "kernelsim/locking/qspinlock.h"
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::make_sim;
+
+const SimTime kWork = SimTime::us(3);  // what the test's IPI function does
+constexpr uint32_t kTarget = 3;
+
+struct Sender {
+  SimTime sent;
+  SimTime done;
+  uint32_t nr = 0;
+};
+
+// At `send_at`, smp_call_function_many() to kTarget with a kWork handler.
+Co<void> sender_body(Task& t, SimTime send_at, Sender* s) {
+  t.work(send_at - t.clock());
+  co_await sync_point(t);
+  s->sent = t.clock();
+  CpuMask target;
+  target.set(kTarget);
+  co_await smp_call_function_many(
+      t, target, [](Cpu&) { return kWork; }, &s->nr);
+  s->done = t.clock();
+}
+
+// Three CPUs send one IPI each to kTarget, which runs nothing. The first interrupts it; the
+// second arrives while that handler runs, after it took the queue, so it waits in IRR for a
+// second interrupt; the third arrives before the second interrupt takes the queue and runs in it.
+TEST(SmpBatchingTest, IpisArrivingDuringAHandlerShareOneMoreInterrupt) {
+  auto sim = make_sim(4);
+  const CostProfile& c = sim->costs();
+  const SimTime entry = c.ipi_handler_entry;
+  const SimTime line = c.cacheline_transfer;
+  const SimTime to_arrive = c.ipi_send + c.ipi_delivery;
+  ASSERT_GT(kWork, SimTime::us(2)) << "the second and third arrive inside the first handler";
+  const SimTime first = SimTime::us(20) + to_arrive;
+  const SimTime second = first + entry + SimTime::us(1);
+  const SimTime third = first + entry + SimTime::us(2);
+  Sender a, b, d;
+  Task& ta = sim->create_task(0, nullptr);
+  sim->start_task(ta, sender_body(ta, first - to_arrive, &a));
+  Task& tb = sim->create_task(1, nullptr);
+  sim->start_task(tb, sender_body(tb, second - to_arrive, &b));
+  Task& td = sim->create_task(2, nullptr);
+  sim->start_task(td, sender_body(td, third - to_arrive, &d));
+  sim->run();
+  ASSERT_EQ(a.nr + b.nr + d.nr, 3u);
+  EXPECT_EQ(a.done, first + entry + kWork + line);
+  const SimTime second_irq = first + entry + kWork;  // right after the first returns
+  EXPECT_EQ(b.done, second_irq + entry + kWork + line);
+  // The third reads its csd (a line from its sender) and runs after the second's function.
+  EXPECT_EQ(d.done, second_irq + entry + kWork + line + kWork + line);
+  const CpuCounters& target = sim->cpu(kTarget).counters;
+  EXPECT_EQ(target.irq_ns, static_cast<uint64_t>((2 * entry + 3 * kWork + line).count_ns()));
+}
+
+// An IPI that arrives after the handler returned takes an interrupt of its own.
+TEST(SmpBatchingTest, AnIpiAfterTheHandlerReturnedPaysItsOwnEntry) {
+  auto sim = make_sim(4);
+  const CostProfile& c = sim->costs();
+  const SimTime to_arrive = c.ipi_send + c.ipi_delivery;
+  const SimTime handler = c.ipi_handler_entry + kWork;
+  const SimTime first = SimTime::us(20) + to_arrive;
+  const SimTime second = first + handler;  // the instant it returns
+  Sender a, b;
+  Task& ta = sim->create_task(0, nullptr);
+  sim->start_task(ta, sender_body(ta, first - to_arrive, &a));
+  Task& tb = sim->create_task(1, nullptr);
+  sim->start_task(tb, sender_body(tb, second - to_arrive, &b));
+  sim->run();
+  EXPECT_EQ(b.done, second + handler + c.cacheline_transfer);
+  EXPECT_EQ(sim->cpu(kTarget).counters.irq_ns, static_cast<uint64_t>((2 * handler).count_ns()));
+}
+
+struct Holder {
+  SimTime unlocked;
+  SimTime after_sync;
+};
+
+// kTarget takes an irqsave lock at 10 us, holds it 50 us, then reaches a sync point.
+Co<void> holder_body(Task& t, QSpinLock& lock, Holder* h) {
+  t.work(SimTime::us(10));
+  co_await lock.lock_irqsave(t);
+  t.work(SimTime::us(50));
+  co_await lock.unlock_irqrestore(t);
+  h->unlocked = t.clock();
+  co_await sync_point(t);
+  h->after_sync = t.clock();
+}
+
+// Two IPIs deferred by an irqsave hold run in the one interrupt that fires at the restore.
+TEST(SmpBatchingTest, TheDeferredQueueRunsInOneInterrupt) {
+  auto sim = make_sim(4);
+  const CostProfile& c = sim->costs();
+  QSpinLock lock(*sim, kLruvecLruLockClass);
+  Holder h;
+  Sender a, b;
+  Task& th = sim->create_task(kTarget, nullptr);
+  sim->start_task(th, holder_body(th, lock, &h));
+  Task& ta = sim->create_task(0, nullptr);
+  sim->start_task(ta, sender_body(ta, SimTime::us(20), &a));
+  Task& tb = sim->create_task(1, nullptr);
+  sim->start_task(tb, sender_body(tb, SimTime::us(30), &b));
+  sim->run();
+  const SimTime entry = c.ipi_handler_entry;
+  const SimTime line = c.cacheline_transfer;
+  EXPECT_EQ(a.done, h.unlocked + entry + kWork + line);
+  EXPECT_EQ(b.done, h.unlocked + entry + kWork + line + kWork + line);
+  EXPECT_EQ(h.after_sync, h.unlocked + entry + 2 * kWork + line);
+  const CpuCounters& target = sim->cpu(kTarget).counters;
+  EXPECT_EQ(target.ipis_deferred, 2u);
+  EXPECT_EQ(target.irq_ns, static_cast<uint64_t>((entry + 2 * kWork + line).count_ns()));
+  EXPECT_TRUE(sim->cpu(kTarget).call_single_queue.empty());
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
