@@ -9,6 +9,10 @@ bool PteMap::is_empty(const Leaf& l) {
   return std::all_of(l.begin(), l.end(), [](uint8_t p) { return p == pte::kNone; });
 }
 
+PteMap::Leaf* PteMap::new_leaf(uint64_t key) {
+  return adopt(key, std::make_unique<Leaf>());  // value-initialized: kNone
+}
+
 PteMap::Leaf* PteMap::adopt(uint64_t key, std::unique_ptr<Leaf> l) {
   std::unique_ptr<Dir>& d = dirs_[key >> kDirShift];
   if (d == nullptr) d = std::make_unique<Dir>();

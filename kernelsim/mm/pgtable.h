@@ -94,7 +94,8 @@ class PteMap {
   uint8_t& ref(uint64_t addr) {
     const uint64_t key = addr >> PMD_SHIFT;
     Leaf* l = find_leaf(key);
-    if (l == nullptr) l = adopt(key, std::make_unique<Leaf>());  // value-initialized: kNone
+    if (l == nullptr) [[unlikely]]
+      l = new_leaf(key);
     return (*l)[slot(addr)];
   }
   // The first page-aligned address in [addr, end) inside a region with a leaf, or end when there
@@ -158,6 +159,8 @@ class PteMap {
   }
   // Installs leaf l at key. REQUIRES: no leaf there.
   Leaf* adopt(uint64_t key, std::unique_ptr<Leaf> l);
+  // A leaf of kNone ptes for `key`, adopted; out of line, so that ref()'s hit path inlines.
+  Leaf* new_leaf(uint64_t key);
   // Removes and returns the leaf at key (it must exist), dropping its directory when emptied.
   std::unique_ptr<Leaf> release(DirMap::iterator dir, uint64_t key);
   void forget() const {
