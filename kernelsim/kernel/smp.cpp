@@ -44,49 +44,40 @@ void CsdWait::finish() {
 
 namespace {
 
-// Models the CALL_FUNCTION vector on `cpu` for a csd that is there from `arrival` on: which
-// interrupt runs it, and from when. The handler (smp_call_function_interrupt()) acks the APIC on
-// entry and then takes the whole call_single_queue at once (flush_smp_call_function_queue():
-// llist_del_all()), so a csd queued before that point runs in that interrupt without an entry of
-// its own; one queued later while the handler runs sets the vector's IRR bit, which holds one
-// pending interrupt however many IPIs arrive, taken right after the running one returns. Under a
-// flood of shootdowns a CPU thus pays ipi_handler_entry once per batch, not once per IPI. A csd
-// that joins a batch still reads its csd and flush_tlb_info, written by the initiator: one line
-// transfer from the initiator's CPU. Returns (start of the csd's slot, entry cost it pays).
-struct CsdSlot {
-  SimTime start;
-  SimTime overhead;
-};
-
-CsdSlot call_function_slot(Simulation& sim, Cpu& cpu, SimTime arrival, const CsdWait& wait) {
-  const SimTime entry = sim.costs().ipi_handler_entry;
-  if (arrival >= cpu.irq_busy_until) {
-    // The CPU is not in a handler: the IPI interrupts it now.
-    cpu.irq_collected_at = arrival + entry;
-    return {arrival, entry};
-  }
-  if (arrival <= cpu.irq_collected_at) {
-    // In the queue the last interrupt takes: runs after what that interrupt runs before it.
-    return {cpu.irq_busy_until, sim.topology().line_transfer(wait.initiator_cpu(), cpu.id)};
-  }
-  // Pending in IRR while a handler runs: one more interrupt once it returns.
-  cpu.irq_collected_at = cpu.irq_busy_until + entry;
-  return {cpu.irq_busy_until, entry};
-}
-
 // Runs csd's handler on `cpu`, there from `arrival`: its time is stolen from the task there, and
 // it acks.
+//
+// Which interrupt runs it (the CALL_FUNCTION vector): the handler (smp_call_function_interrupt())
+// acks the APIC on entry and then takes the whole call_single_queue at once
+// (flush_smp_call_function_queue(): llist_del_all()), so a csd queued before that point runs in
+// that interrupt without an entry of its own; one queued later while the handler runs sets the
+// vector's IRR bit, which holds one pending interrupt however many IPIs arrive, taken right after
+// the running one returns. Under a flood of shootdowns a CPU thus pays ipi_handler_entry once a
+// batch, not once an IPI. A csd that joins a batch still reads its csd and flush_tlb_info,
+// written by the initiator: one line transfer from the initiator's CPU, as its ack is one back.
 void run_call_function(Simulation& sim, Cpu& cpu, SimTime arrival, const CallSingleData& csd) {
-  const CsdSlot slot = call_function_slot(sim, cpu, arrival, *csd.wait);
-  const SimTime work_start = slot.start + slot.overhead;
-  const SimTime work = csd.func(csd.info, cpu, work_start, csd.sent);
-  const SimTime handler = slot.overhead + work;
-  cpu.irq_busy_until = work_start + work;
-  if (cpu.curr != nullptr) cpu.pending_steal.push_back(IrqSteal{slot.start, handler});
+  const SimTime entry = sim.costs().ipi_handler_entry;
+  const SimTime line = sim.topology().line_transfer(cpu.id, csd.wait->initiator_cpu());
+  SimTime start = cpu.irq_busy_until;
+  SimTime overhead = entry;
+  if (arrival >= cpu.irq_busy_until) {
+    // The CPU is not in a handler: the IPI interrupts it now.
+    start = arrival;
+    cpu.irq_collected_at = arrival + entry;
+  } else if (arrival <= cpu.irq_collected_at) {
+    // In the queue the last interrupt takes: runs after what that interrupt runs before it.
+    overhead = line;
+  } else {
+    // Pending in IRR while a handler runs: one more interrupt once it returns.
+    cpu.irq_collected_at = start + entry;
+  }
+  const SimTime work = csd.func(csd.info, cpu, start + overhead, csd.sent);
+  const SimTime handler = overhead + work;
+  cpu.irq_busy_until = start + handler;
+  if (cpu.curr != nullptr) cpu.pending_steal.push_back(IrqSteal{start, handler});
   cpu.counters.irq_ns += static_cast<uint64_t>(handler.count_ns());
   // The ack clears the csd flag the initiator spins on: that line goes back to its CPU.
-  csd.wait->ack(cpu.irq_busy_until +
-                sim.topology().line_transfer(cpu.id, csd.wait->initiator_cpu()));
+  csd.wait->ack(cpu.irq_busy_until + line);
 }
 
 }  // namespace
