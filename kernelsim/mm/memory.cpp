@@ -524,18 +524,15 @@ namespace {
 enum class LockedFaultStep : uint8_t { kLock, kFault, kUnlock };
 
 // The per-VMA half from `step` on. kLock does not occur (lock_vma_under_rcu() takes the lock in
-// the step that finds the VMA); `parked` says the kUnlock step parked the task, else it is
-// queued (SharedStep::try_run()).
-Co<FaultResult> fault_under_vma_lock_from(Task& t, Vma& vma, LockedFaultStep step, bool parked,
-                                          Co<FaultResult> fault, FaultResult r) {
+// the step that finds the VMA); at kUnlock, `tried` is what vma_end_read()'s try found.
+Co<FaultResult> fault_under_vma_lock_from(Task& t, Vma& vma, LockedFaultStep step,
+                                          SharedStep::Outcome tried, Co<FaultResult> fault,
+                                          FaultResult r) {
   if (step == LockedFaultStep::kFault) {
     r = co_await fault;
     co_await VmaLockStep(t, vma.lock, VmaLockStep::Kind::kEndRead, 0);
-  } else if (parked) {
-    co_await kernelsim::parked(t);
   } else {
-    VmaLockStep end(t, vma.lock, VmaLockStep::Kind::kEndRead, 0);
-    co_await requeue(end);
+    co_await after_try(VmaLockStep(t, vma.lock, VmaLockStep::Kind::kEndRead, 0), tried);
   }
   co_return r;
 }
@@ -548,7 +545,8 @@ Co<FaultResult> fault_under_vma_lock(Task& t, Vma& vma, uint64_t addr, bool writ
     ++sim.vm().fault_vma_lock;
     Co<FaultResult> fault = handle_mm_fault(t, vma, addr, write);
     if (!fault.await_ready()) {
-      return fault_under_vma_lock_from(t, vma, LockedFaultStep::kFault, false, std::move(fault), r);
+      return fault_under_vma_lock_from(t, vma, LockedFaultStep::kFault, SharedStep::Outcome::kDone,
+                                       std::move(fault), r);
     }
     r = fault.await_resume();
   } else {
@@ -556,8 +554,7 @@ Co<FaultResult> fault_under_vma_lock(Task& t, Vma& vma, uint64_t addr, bool writ
   }
   VmaLockStep end(t, vma.lock, VmaLockStep::Kind::kEndRead, 0);
   if (const auto o = end.try_run(); o != SharedStep::Outcome::kDone) {
-    return fault_under_vma_lock_from(t, vma, LockedFaultStep::kUnlock,
-                                     o == SharedStep::Outcome::kParked, Co<FaultResult>::ready(r),
+    return fault_under_vma_lock_from(t, vma, LockedFaultStep::kUnlock, o, Co<FaultResult>::ready(r),
                                      r);
   }
   return Co<FaultResult>::ready(r);
@@ -573,19 +570,13 @@ Co<FaultResult> find_vma_and_fault(Task& t, Mm& mm, uint64_t addr, bool write) {
   return Co<FaultResult>::ready(FaultResult::kSegv);
 }
 
-// The mmap_sem half from `step` on; `parked` says that step (down_read or up_read) parked the
-// task, else it is queued (SharedStep::try_run()).
+// The mmap_sem half from `step` on; at kLock and kUnlock, `tried` is what that step's try found.
 Co<FaultResult> fault_under_mmap_sem_from(Task& t, Mm& mm, uint64_t addr, bool write,
-                                          LockedFaultStep step, bool parked, Co<FaultResult> fault,
-                                          FaultResult r) {
+                                          LockedFaultStep step, SharedStep::Outcome tried,
+                                          Co<FaultResult> fault, FaultResult r) {
   switch (step) {
     case LockedFaultStep::kLock:
-      if (parked) {
-        co_await kernelsim::parked(t);
-      } else {
-        RwsemDownRead down = mm.mmap_sem.down_read(t);
-        co_await requeue(down);
-      }
+      co_await after_try(mm.mmap_sem.down_read(t), tried);
       fault = find_vma_and_fault(t, mm, addr, write);
       [[fallthrough]];
     case LockedFaultStep::kFault:
@@ -593,12 +584,7 @@ Co<FaultResult> fault_under_mmap_sem_from(Task& t, Mm& mm, uint64_t addr, bool w
       co_await mm.mmap_sem.up_read(t);
       break;
     case LockedFaultStep::kUnlock:
-      if (parked) {
-        co_await kernelsim::parked(t);
-      } else {
-        RwsemUp up = mm.mmap_sem.up_read(t);
-        co_await requeue(up);
-      }
+      co_await after_try(mm.mmap_sem.up_read(t), tried);
   }
   co_return r;
 }
@@ -607,8 +593,7 @@ Co<FaultResult> fault_under_mmap_sem_from(Task& t, Mm& mm, uint64_t addr, bool w
 Co<FaultResult> fault_under_mmap_sem(Task& t, Mm& mm, uint64_t addr, bool write) {
   auto from = [&](LockedFaultStep step, SharedStep::Outcome o, Co<FaultResult> fault,
                   FaultResult r) {
-    return fault_under_mmap_sem_from(t, mm, addr, write, step, o == SharedStep::Outcome::kParked,
-                                     std::move(fault), r);
+    return fault_under_mmap_sem_from(t, mm, addr, write, step, o, std::move(fault), r);
   };
   RwsemDownRead down = mm.mmap_sem.down_read(t);
   if (const auto o = down.try_run(); o != SharedStep::Outcome::kDone)
@@ -631,8 +616,7 @@ Co<FaultResult> fault_under_mmap_sem(Task& t, Mm& mm, uint64_t addr, bool write)
 Co<FaultResult> lock_and_fault(Task& t, Mm& mm, uint64_t addr, bool write) {
   Simulation& sim = t.sim();
   FaultResult r = FaultResult::kSegv;
-  LockVmaUnderRcu lock(t, mm, addr);
-  if (Vma* vma = co_await requeue(lock)) {
+  if (Vma* vma = co_await after_try(LockVmaUnderRcu(t, mm, addr), SharedStep::Outcome::kDeferred)) {
     if (vma->access_ok(write)) {
       ++sim.vm().fault_vma_lock;
       r = co_await handle_mm_fault(t, *vma, addr, write);

@@ -14,6 +14,7 @@
 
 #include <coroutine>
 #include <cstdint>
+#include <utility>
 
 #include "kernelsim/sim/task.h"
 
@@ -40,18 +41,22 @@ class SharedStep {
   void await_resume() const noexcept {}
 
   // What await_ready() does, for a path written without a coroutine frame (sim/co.h), with its
-  // two ways of not completing told apart. kDeferred: the task must queue at its clock; the frame
-  // that takes over makes the same step and queues it with `co_await requeue(step)` (nothing ran
-  // since the try). kParked: the step ran and left the task in a wait structure that will resume
-  // it; the frame that takes over starts with `co_await parked(t)`.
+  // two ways of not completing told apart: kDeferred, the task must queue at its clock; kParked,
+  // the step ran and left the task in a wait structure that will resume it. The frame that takes
+  // over makes the same step and awaits `after_try(step, outcome)`, which suspends as
+  // await_suspend() would have (nothing ran since the try, so the step is not tried again).
   enum class Outcome : uint8_t { kDone, kDeferred, kParked };
   Outcome try_run() {
     if (!task_.try_enter_now()) return Outcome::kDeferred;
     return run_now() ? Outcome::kDone : Outcome::kParked;
   }
-  // Queues the task at its clock to run this step then (what await_suspend() does after a
-  // failed try).
-  void queue(std::coroutine_handle<> h) { task_.defer(this, h); }
+  void suspend_after(Outcome tried, std::coroutine_handle<> h) {
+    if (tried == Outcome::kParked) {
+      task_.park(h);
+    } else {
+      task_.defer(this, h);
+    }
+  }
 
   // Runs at now() == task.clock(). Returns true when done, false when the task was parked.
   virtual bool run_now() = 0;
@@ -76,41 +81,25 @@ inline SyncStep sync_point(Task& t) {
   return SyncStep(t);
 }
 
-// The first await of a frame that takes over after SharedStep::try_run() parked its task: it
-// suspends there, and whoever grants the step resumes it.
-class ParkedStep {
- public:
-  explicit ParkedStep(Task& t) : task_(t) {}
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) { task_.park(h); }
-  void await_resume() const noexcept {}
-
- private:
-  Task& task_;
-};
-
-inline ParkedStep parked(Task& t) {
-  return ParkedStep(t);
-}
-
-// Awaits a step whose try_run() said kDeferred: the task queues at its clock and the step runs
-// when that event fires, as await_ready() returning false would have had it. The step lives in
-// the awaiting frame. Its result is the step's await_resume().
+// Awaits, in the frame that takes over, a step whose SharedStep::try_run() did not complete
+// (`tried`): queued at the task's clock, or parked until granted. The step lives in the awaiter,
+// in that frame; the result is the step's await_resume().
 template <class Step>
-class RequeuedStep {
+class TriedStep {
  public:
-  explicit RequeuedStep(Step& step) : step_(step) {}
+  TriedStep(Step step, SharedStep::Outcome tried) : step_(std::move(step)), tried_(tried) {}
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) { step_.queue(h); }
+  void await_suspend(std::coroutine_handle<> h) { step_.suspend_after(tried_, h); }
   decltype(auto) await_resume() const noexcept { return step_.await_resume(); }
 
  private:
-  Step& step_;
+  Step step_;
+  SharedStep::Outcome tried_;
 };
 
 template <class Step>
-RequeuedStep<Step> requeue(Step& step) {
-  return RequeuedStep<Step>(step);
+TriedStep<Step> after_try(Step step, SharedStep::Outcome tried) {
+  return TriedStep<Step>(std::move(step), tried);
 }
 
 }  // namespace mmreplay::kernelsim

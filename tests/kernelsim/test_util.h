@@ -11,6 +11,7 @@
 
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/fs/file.h"
+#include "kernelsim/kernel/smp.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim::testing {
@@ -69,6 +70,26 @@ inline const Mm& mm1(const Simulation& sim) {
 inline uint8_t pte_at(const Simulation& sim, uint64_t addr, uint32_t mm_id = 1) {
   const Vma* v = sim.find_mm(mm_id)->vmas.vma_lookup(addr);
   return v == nullptr ? pte::kNone : v->ptes.get(addr);
+}
+
+// What a task that sent one smp_call_function_many() saw.
+struct IpiSender {
+  SimTime sent;
+  SimTime done;
+  uint32_t nr = 0;
+};
+
+// At `send_at` (after a sync point), smp_call_function_many() to CPU `target` with a handler of
+// `work`.
+inline Co<void> send_ipi_at(Task& t, SimTime send_at, uint32_t target, SimTime work, IpiSender* s) {
+  t.work(send_at - t.clock());
+  co_await sync_point(t);
+  s->sent = t.clock();
+  CpuMask mask;
+  mask.set(target);
+  co_await smp_call_function_many(
+      t, mask, [work](Cpu&) { return work; }, &s->nr);
+  s->done = t.clock();
 }
 
 }  // namespace mmreplay::kernelsim::testing

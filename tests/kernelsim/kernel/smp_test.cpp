@@ -18,22 +18,11 @@ using testing::make_sim;
 const SimTime kWork = SimTime::us(3);  // what the test's IPI function does
 constexpr uint32_t kTarget = 3;
 
-struct Sender {
-  SimTime sent;
-  SimTime done;
-  uint32_t nr = 0;
-};
+using Sender = testing::IpiSender;
 
 // At `send_at`, smp_call_function_many() to kTarget with a kWork handler.
 Co<void> sender_body(Task& t, SimTime send_at, Sender* s) {
-  t.work(send_at - t.clock());
-  co_await sync_point(t);
-  s->sent = t.clock();
-  CpuMask target;
-  target.set(kTarget);
-  co_await smp_call_function_many(
-      t, target, [](Cpu&) { return kWork; }, &s->nr);
-  s->done = t.clock();
+  return testing::send_ipi_at(t, send_at, kTarget, kWork, s);
 }
 
 // Three CPUs send one IPI each to kTarget, which runs nothing. The first interrupts it; the

@@ -43,22 +43,11 @@ Co<void> holder_body(Task& t, QSpinLock& lock, bool irq, SimTime lock_at, SimTim
   h->after_sync = t.clock();
 }
 
-struct Initiator {
-  SimTime sent;
-  SimTime done;
-  uint32_t nr = 0;
-};
+using Initiator = testing::IpiSender;
 
 // CPU 0: at `send_at`, smp_call_function_many() to CPU 1 with a kHandlerWork handler.
 Co<void> initiator_body(Task& t, SimTime send_at, Initiator* i) {
-  t.work(send_at - t.clock());
-  co_await sync_point(t);
-  i->sent = t.clock();
-  CpuMask target;
-  target.set(1);
-  co_await smp_call_function_many(
-      t, target, [](Cpu&) { return kHandlerWork; }, &i->nr);
-  i->done = t.clock();
+  return testing::send_ipi_at(t, send_at, 1, kHandlerWork, i);
 }
 
 struct PairRun {
