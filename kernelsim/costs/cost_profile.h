@@ -105,8 +105,9 @@ struct CostProfile {
                              //     it: tlb_refill_walk per page used again)
   SimTime ipi_send;          // ns: per target: csd setup + APIC ICR write by the initiator
   SimTime ipi_delivery;  // ns: from send to the target's handler start (1-5 us round trips, ATC'17)
-  SimTime ipi_handler_entry;    // ns: irq entry/exit + flush_tlb_func() overhead on the target,
-                                //     once an interrupt (it runs every csd queued by then)
+  SimTime ipi_handler_entry;    // ns: irq entry/exit + one csd's read and flush_tlb_func()
+                                //     overhead on the target, once an interrupt; each other csd
+                                //     it runs pays a line transfer (kernel/smp.h)
   SimTime ipi_delivery_remote;  // ns: ipi_delivery to a CPU on another socket (interconnect hop)
   SimTime invlpgb_per_page;     // ns: INVLPGB broadcast of one page (unverified)
   SimTime invlpgb_full;         // ns: INVLPGB of a whole ASID (unverified)

@@ -1,5 +1,6 @@
 #include "kernelsim/kernel/smp.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 #include <vector>
@@ -54,7 +55,8 @@ namespace {
 // vector's IRR bit, which holds one pending interrupt however many IPIs arrive, taken right after
 // the running one returns. Under a flood of shootdowns a CPU thus pays ipi_handler_entry once a
 // batch, not once an IPI. A csd that joins a batch still reads its csd and flush_tlb_info,
-// written by the initiator: one line transfer from the initiator's CPU, as its ack is one back.
+// written by the initiator: one line transfer from the initiator's CPU, as its ack is one back
+// (the first csd of an interrupt has that read inside ipi_handler_entry).
 void run_call_function(Simulation& sim, Cpu& cpu, SimTime arrival, const CallSingleData& csd) {
   const SimTime entry = sim.costs().ipi_handler_entry;
   const SimTime line = sim.topology().line_transfer(cpu.id, csd.wait->initiator_cpu());
@@ -70,6 +72,10 @@ void run_call_function(Simulation& sim, Cpu& cpu, SimTime arrival, const CallSin
   } else {
     // Pending in IRR while a handler runs: one more interrupt once it returns.
     cpu.irq_collected_at = start + entry;
+  }
+  if (TraceSink* ts = sim.trace()) {
+    ts->complete(Track::irq(cpu.id), overhead == entry ? "call_function entry" : "csd read",
+                 TraceCat::kIpi, start, overhead, {});
   }
   const SimTime work = csd.func(csd.info, cpu, start + overhead, csd.sent);
   const SimTime handler = overhead + work;
@@ -102,12 +108,18 @@ void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at) {
   assert(cpu.irqs_disabled == 0);
   std::vector<CallSingleData> queue = std::move(cpu.call_single_queue);
   cpu.call_single_queue.clear();
+  // Queued in send order; an IPI sent while interrupts were off may land after they come back on,
+  // and a nearer sender's may overtake a farther one's. Each runs from when it is there: those
+  // that arrived by `at` in the interrupt pending since the first of them, which fires at `at`.
+  std::stable_sort(queue.begin(), queue.end(),
+                   [at](const CallSingleData& a, const CallSingleData& b) {
+                     return max(a.arrival, at) < max(b.arrival, at);
+                   });
   for (const CallSingleData& csd : queue) {
     if (at > csd.arrival) {
       ++cpu.counters.ipis_deferred;
       cpu.counters.ipi_deferred_ns += static_cast<uint64_t>((at - csd.arrival).count_ns());
     }
-    // The interrupt pending since the first arrival fires at `at` and takes the whole queue.
     run_call_function(sim, cpu, max(csd.arrival, at), csd);
   }
 }

@@ -13,12 +13,17 @@
 // spins until the last one. Delivery and acks cost by distance (sched/topology.h): another
 // socket's CPU takes ipi_delivery_remote and cacheline_transfer_remote.
 //
-// Batching (kernel/smp.c, 3.x on): one interrupt runs every csd queued on its CPU when it takes
-// the queue, and the vector's IRR bit holds one pending interrupt however many IPIs arrive while
-// a handler runs. So ipi_handler_entry is paid once a batch: a csd that finds the queue not yet
-// taken pays only the read of its csd (a line transfer from the initiator), and re-enabling
-// interrupts runs the deferred queue in one interrupt. The TLB counters still count each csd, as
-// /proc/interrupts' TLB line counts each flush_tlb_func() call.
+// Batching: the CALL_FUNCTION handler (smp_call_function_interrupt() ->
+// flush_smp_call_function_queue()) runs every csd queued on its CPU when it takes the queue, and
+// the vector's IRR bit holds one pending interrupt however many IPIs arrive while a handler runs.
+// So ipi_handler_entry is paid once a batch: a csd that finds the queue not yet taken pays only
+// the read of its csd (a line transfer from the initiator), and re-enabling interrupts runs the
+// deferred queue in one interrupt. Simplifications: a csd counts as queued when its IPI arrives,
+// where llist_add() queues it when sent, one delivery earlier (the model batches less than the
+// kernel); and since 4.15 smp_call_function_many_cond() sends no IPI to a CPU whose queue was not
+// empty, which saves the sender's ICR write: the model charges ipi_send and counts ipis_sent per
+// target whatever the kernel. The TLB counters count each csd, as /proc/interrupts' TLB line
+// counts each flush_tlb_func() call; no counter counts interrupts (irq_call_count).
 //
 // Invariants (asserted in smp.cpp):
 //  (1) an initiator sends with interrupts enabled (smp_call_function_many_cond()'s
@@ -81,7 +86,8 @@ void send_call_function_ipi(Task& t, Cpu& target, SimTime sent, SimTime arrival,
                             const void* info, CsdWait& wait);
 
 // Models flush_smp_call_function_queue() on `cpu` re-enabling interrupts at `at`: runs the queued
-// handlers in arrival order and acks them. REQUIRES: cpu.irqs_disabled == 0.
+// handlers in arrival order (those that arrived while interrupts were off in one interrupt at
+// `at`; one whose IPI lands later when it lands) and acks them. REQUIRES: cpu.irqs_disabled == 0.
 void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at);
 
 // Models smp_call_function_many(mask, func, NULL, wait=1) from t's CPU: runs func(target) in an

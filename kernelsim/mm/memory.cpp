@@ -528,6 +528,7 @@ enum class LockedFaultStep : uint8_t { kLock, kFault, kUnlock };
 Co<FaultResult> fault_under_vma_lock_from(Task& t, Vma& vma, LockedFaultStep step,
                                           SharedStep::Outcome tried, Co<FaultResult> fault,
                                           FaultResult r) {
+  assert(step != LockedFaultStep::kLock);
   if (step == LockedFaultStep::kFault) {
     r = co_await fault;
     co_await VmaLockStep(t, vma.lock, VmaLockStep::Kind::kEndRead, 0);

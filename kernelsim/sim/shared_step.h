@@ -83,7 +83,10 @@ inline SyncStep sync_point(Task& t) {
 
 // Awaits, in the frame that takes over, a step whose SharedStep::try_run() did not complete
 // (`tried`): queued at the task's clock, or parked until granted. The step lives in the awaiter,
-// in that frame; the result is the step's await_resume().
+// in that frame; the result is the step's await_resume(). REQUIRES for kParked: the step is a
+// copy of the one that ran, so no wait structure may keep the address of the step that parked
+// and its await_resume() must not read what run_now() or the waker wrote (true of mmap_sem's
+// and the VMA lock's steps: their waiters are tasks, their results fixed before they park).
 template <class Step>
 class TriedStep {
  public:

@@ -116,11 +116,12 @@ ValidationCase seed_000_madv_free() {
   // memory that reclaim holds at the watermarks, so which calls of a wave of madvise calls zapped
   // was decided by microseconds. With ZONE_DMA's reserve counted that threshold is never reached
   // (the throttled arm is the free arm: 2.09x at 1/64, 2.15x at 1/16); with THP's 45,056 KB the
-  // throttled arm takes 0.42x, 0.41x, 0.50x and 0.83x dontneed's elapsed time at 1/64, 1/32,
-  // 1/16 and full size, against the thread's 0.747x.
+  // throttled arm takes 0.39x, 0.37x and 0.80x dontneed's elapsed time at 1/32, 1/16 and full
+  // size, against the thread's 0.747x (0.41x, 0.50x and 0.83x before IPIs to one CPU shared an
+  // interrupt entry, kernel/smp.h).
   c.scales = {
       // Not 1/64 (48 MiB): there, with THP's min_free_kbytes / 64, the madvfree arm's CPU time
-      // is 0.78x dontneed's against the thread's 1.69x (1.09x at 1/32, 1.28x at 1/16, 1.18x at
+      // is 0.78x dontneed's against the thread's 1.69x (1.19x at 1/32, 1.27x at 1/16, 1.24x at
       // full size): with 2,048 pages a region, 41% of the lazily freed pages are written again
       // before reclaim reaches them (23% at 1/32, 7% at full size), so the arm allocates a third
       // fewer pages than dontneed.

@@ -115,5 +115,40 @@ TEST(SmpBatchingTest, TheDeferredQueueRunsInOneInterrupt) {
   EXPECT_TRUE(sim->cpu(kTarget).call_single_queue.empty());
 }
 
+// An IPI sent while kTarget's interrupts are off but landing after it re-enables them runs when
+// it lands, in an interrupt of its own: it was never deferred.
+TEST(SmpBatchingTest, AnIpiSentDuringAnIrqOffHoldThatLandsAfterItRunsWhenItLands) {
+  // The holder alone first: when its hold ends.
+  Holder alone;
+  {
+    auto sim = make_sim(4);
+    QSpinLock lock(*sim, kLruvecLruLockClass);
+    Task& th = sim->create_task(kTarget, nullptr);
+    sim->start_task(th, holder_body(th, lock, &alone));
+    sim->run();
+  }
+  auto sim = make_sim(4);
+  const CostProfile& c = sim->costs();
+  QSpinLock lock(*sim, kLruvecLruLockClass);
+  Holder h;
+  Sender a;
+  Task& th = sim->create_task(kTarget, nullptr);
+  sim->start_task(th, holder_body(th, lock, &h));
+  const SimTime to_arrive = c.ipi_send + c.ipi_delivery;
+  // Sent half a delivery before the restore, landing half a delivery after it.
+  const SimTime send_at = alone.unlocked - SimTime::ns(to_arrive.count_ns() / 2);
+  Task& ta = sim->create_task(0, nullptr);
+  sim->start_task(ta, sender_body(ta, send_at, &a));
+  sim->run();
+  ASSERT_EQ(h.unlocked, alone.unlocked);
+  ASSERT_LT(a.sent, h.unlocked) << "sent while interrupts were off";
+  const SimTime arrival = a.sent + to_arrive;
+  ASSERT_GT(arrival, h.unlocked) << "landing after the restore";
+  EXPECT_EQ(a.done, arrival + c.ipi_handler_entry + kWork + c.cacheline_transfer);
+  const CpuCounters& target = sim->cpu(kTarget).counters;
+  EXPECT_EQ(target.ipis_deferred, 0u);
+  EXPECT_EQ(target.irq_ns, static_cast<uint64_t>((c.ipi_handler_entry + kWork).count_ns()));
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
