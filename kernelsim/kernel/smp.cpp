@@ -62,6 +62,7 @@ void run_call_function(Simulation& sim, Cpu& cpu, SimTime arrival, const CallSin
   const SimTime line = sim.topology().line_transfer(cpu.id, csd.wait->initiator_cpu());
   SimTime start = cpu.irq_busy_until;
   SimTime overhead = entry;
+  bool joined = false;
   if (arrival >= cpu.irq_busy_until) {
     // The CPU is not in a handler: the IPI interrupts it now.
     start = arrival;
@@ -69,13 +70,14 @@ void run_call_function(Simulation& sim, Cpu& cpu, SimTime arrival, const CallSin
   } else if (arrival <= cpu.irq_collected_at) {
     // In the queue the last interrupt takes: runs after what that interrupt runs before it.
     overhead = line;
+    joined = true;
   } else {
     // Pending in IRR while a handler runs: one more interrupt once it returns.
     cpu.irq_collected_at = start + entry;
   }
   if (TraceSink* ts = sim.trace()) {
-    ts->complete(Track::irq(cpu.id), overhead == entry ? "call_function entry" : "csd read",
-                 TraceCat::kIpi, start, overhead, {});
+    ts->complete(Track::irq(cpu.id), joined ? "csd read" : "call_function entry", TraceCat::kIpi,
+                 start, overhead, {});
   }
   const SimTime work = csd.func(csd.info, cpu, start + overhead, csd.sent);
   const SimTime handler = overhead + work;

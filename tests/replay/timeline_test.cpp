@@ -104,6 +104,10 @@ TEST(Timeline, MunmapShootdownIpisAppearOnSenderAndTargets) {
   ASSERT_GT(total.ipis_sent, 0u);
   EXPECT_EQ(count_named(t.doc, "IPI call_function", "i"), total.ipis_sent);
   EXPECT_EQ(count_named(t.doc, "flush_tlb_func", "X"), total.ipis_received);
+  // Before each handler, its interrupt's entry or, in a batch, the read of its csd.
+  EXPECT_EQ(count_named(t.doc, "call_function entry", "X") + count_named(t.doc, "csd read", "X"),
+            total.ipis_received);
+  EXPECT_GT(count_named(t.doc, "call_function entry", "X"), 0u);
   // Handlers sit on the targets' IRQ tracks (tid 10000 + cpu), never CPU 0's (the sender).
   for (const nlohmann::json& e : t.doc) {
     if (e.at("ph") != "X" || e.at("cat") != "ipi") continue;
