@@ -538,21 +538,25 @@ Co<FaultResult> fault_under_vma_lock_from(Task& t, Vma& vma, LockedFaultStep ste
   co_return r;
 }
 
+// The fault on a VMA that lock_vma_under_rcu() read-locked, when the access is allowed.
+Co<FaultResult> fault_on_locked_vma(Task& t, Vma& vma, uint64_t addr, bool write) {
+  VmCounters& vm = t.sim().vm();
+  if (vma.access_ok(write)) {
+    ++vm.fault_vma_lock;
+    return handle_mm_fault(t, vma, addr, write);
+  }
+  ++vm.fault_segv;
+  return Co<FaultResult>::ready(FaultResult::kSegv);
+}
+
 // The fault on a VMA that lock_vma_under_rcu() read-locked, and vma_end_read().
 Co<FaultResult> fault_under_vma_lock(Task& t, Vma& vma, uint64_t addr, bool write) {
-  Simulation& sim = t.sim();
-  FaultResult r = FaultResult::kSegv;
-  if (vma.access_ok(write)) {
-    ++sim.vm().fault_vma_lock;
-    Co<FaultResult> fault = handle_mm_fault(t, vma, addr, write);
-    if (!fault.await_ready()) {
-      return fault_under_vma_lock_from(t, vma, LockedFaultStep::kFault, SharedStep::Outcome::kDone,
-                                       std::move(fault), r);
-    }
-    r = fault.await_resume();
-  } else {
-    ++sim.vm().fault_segv;
+  Co<FaultResult> fault = fault_on_locked_vma(t, vma, addr, write);
+  if (!fault.await_ready()) {
+    return fault_under_vma_lock_from(t, vma, LockedFaultStep::kFault, SharedStep::Outcome::kDone,
+                                     std::move(fault), FaultResult::kSegv);
   }
+  const FaultResult r = fault.await_resume();
   VmaLockStep end(t, vma.lock, VmaLockStep::Kind::kEndRead, 0);
   if (const auto o = end.try_run(); o != SharedStep::Outcome::kDone) {
     return fault_under_vma_lock_from(t, vma, LockedFaultStep::kUnlock, o, Co<FaultResult>::ready(r),
@@ -615,26 +619,14 @@ Co<FaultResult> fault_under_mmap_sem(Task& t, Mm& mm, uint64_t addr, bool write)
 // does on most faults of a contended run, where the frameless halves above would each make a
 // frame of their own at their next wait. The caller tried the step; it is queued at once.
 Co<FaultResult> lock_and_fault(Task& t, Mm& mm, uint64_t addr, bool write) {
-  Simulation& sim = t.sim();
   FaultResult r = FaultResult::kSegv;
   if (Vma* vma = co_await after_try(LockVmaUnderRcu(t, mm, addr), SharedStep::Outcome::kDeferred)) {
-    if (vma->access_ok(write)) {
-      ++sim.vm().fault_vma_lock;
-      r = co_await handle_mm_fault(t, *vma, addr, write);
-    } else {
-      ++sim.vm().fault_segv;
-    }
+    r = co_await fault_on_locked_vma(t, *vma, addr, write);
     co_await VmaLockStep(t, vma->lock, VmaLockStep::Kind::kEndRead, 0);
     co_return r;
   }
   co_await mm.mmap_sem.down_read(t);  // lock_mm_and_find_vma()
-  t.work(sim.costs().find_vma);
-  Vma* vma = mm.vmas.vma_lookup(addr, t.vmacache);
-  if (vma != nullptr && vma->access_ok(write)) {
-    r = co_await handle_mm_fault(t, *vma, addr, write);
-  } else {
-    ++sim.vm().fault_segv;
-  }
+  r = co_await find_vma_and_fault(t, mm, addr, write);
   co_await mm.mmap_sem.up_read(t);
   co_return r;
 }

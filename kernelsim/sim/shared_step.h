@@ -24,6 +24,9 @@ class SharedStep {
  public:
   explicit SharedStep(Task& t) : task_(t) {}
 
+  // try_run() below does the same, with its outcome told apart; written out here because every
+  // shared step of every task passes here (through try_run() and a stored Outcome it was 0.4%
+  // more host instructions in a 64-CPU fault run).
   bool await_ready() {
     if (!task_.try_enter_now()) {
       deferred_ = true;
