@@ -32,6 +32,7 @@
 
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <functional>
 
@@ -53,8 +54,15 @@ class CsdWait {
   CsdWait(const CsdWait&) = delete;
   CsdWait& operator=(const CsdWait&) = delete;
 
+  // One more IPI sent: its ack is due.
+  void expect_ack() { ++pending_; }
   // One handler's ack arrives at `ack_at` (its end + the line transfer back).
-  void ack(SimTime ack_at);
+  void ack(SimTime ack_at) {
+    assert(pending_ > 0 && "invariant (2): an ack nobody waits for");
+    last_ack_ = max(last_ack_, ack_at);
+    --pending_;
+    if (pending_ == 0 && parked_) finish();
+  }
   // Models csd_lock_wait() from t at now(): returns true when every ack is in (t advanced to
   // max(not_before, last ack)); false when t parked spinning until a deferred ack resumes it.
   // `on_done` runs once, at the time t goes on (tracing).
@@ -65,8 +73,6 @@ class CsdWait {
   uint32_t initiator_cpu() const;
 
  private:
-  friend void send_call_function_ipi(Task&, Cpu&, SimTime, SimTime, IpiHandler, const void*,
-                                     CsdWait&);
   void finish();
 
   Task& task_;
@@ -78,12 +84,14 @@ class CsdWait {
 };
 
 // Models one target of smp_call_function_many_cond(): the IPI sent by `t` at `sent` reaches
-// `target` at `arrival`; the handler func(info, ...) runs then, or when `target` re-enables
+// `target` at `arrival`; the handler Handler(info, ...) runs then, or when `target` re-enables
 // interrupts. Its ack goes to `wait`. Nothing is allocated: a shootdown's 63 targets are the hot
-// path of a 64-CPU madvise. REQUIRES: t's CPU has interrupts enabled; target is not t's CPU;
-// *info outlives the last ack.
-void send_call_function_ipi(Task& t, Cpu& target, SimTime sent, SimTime arrival, IpiHandler func,
-                            const void* info, CsdWait& wait);
+// path of a 64-CPU madvise. Defined in kernel/smp_ipi.h, which its callers include: the handler,
+// a template argument, inlines with it. REQUIRES: t's CPU has interrupts enabled; target is not
+// t's CPU; *info outlives the last ack.
+template <IpiHandler Handler>
+void send_call_function_ipi(Task& t, Cpu& target, SimTime sent, SimTime arrival, const void* info,
+                            CsdWait& wait);
 
 // Models flush_smp_call_function_queue() on `cpu` re-enabling interrupts at `at`: runs the queued
 // handlers in arrival order (those that arrived while interrupts were off in one interrupt at

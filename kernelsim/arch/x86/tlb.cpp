@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "kernelsim/kernel/smp_ipi.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/simulation.h"
 
@@ -55,37 +56,42 @@ void leave_mm(Simulation& sim, Cpu& cpu) {
 
 namespace {
 
-SimTime flush_cost(const CostProfile& c, uint64_t nr_pages) {
-  return nr_pages > tlb_single_page_flush_ceiling
-             ? c.tlb_flush_full
-             : c.tlb_flush_single * static_cast<int64_t>(nr_pages);
+FlushExtent flush_extent(const CostProfile& c, const FlushTlbInfo& info) {
+  FlushExtent e;
+  e.nr_pages = info.nr_pages();
+  e.full = e.nr_pages > tlb_single_page_flush_ceiling;
+  e.start_vpn = info.start >> PAGE_SHIFT;
+  e.end_vpn = info.end >> PAGE_SHIFT;
+  e.cost = e.full ? c.tlb_flush_full : c.tlb_flush_single * static_cast<int64_t>(e.nr_pages);
+  return e;
 }
 
-// What the flush of `info` does to the STLB of a CPU that has info.mm loaded: every entry over
-// the ceiling (a full flush), else the range's 4 KiB pages (flush_tlb_func()'s INVLPG loop; at a
-// PMD stride that drops every page of the range, more than one INVLPG a stride does). A CPU
-// running another mm holds none of info.mm's translations under its ASID: left alone, as 3.x's
-// flush_tlb_func() returns when f->flush_mm is not its active mm.
-void flush_stlb(Cpu& cpu, const FlushTlbInfo& info) {
-  if (cpu.loaded_mm != info.mm) return;
-  if (info.nr_pages() > tlb_single_page_flush_ceiling) {
+// What the flush does to the STLB of a CPU that has `mm` loaded: every entry over the ceiling (a
+// full flush), else the range's 4 KiB pages (flush_tlb_func()'s INVLPG loop; at a PMD stride that
+// drops every page of the range, more than one INVLPG a stride does). A CPU running another mm
+// holds none of mm's translations under its ASID: left alone, as 3.x's flush_tlb_func() returns
+// when f->flush_mm is not its active mm.
+void flush_stlb(Cpu& cpu, const Mm* mm, const FlushExtent& e) {
+  if (cpu.loaded_mm != mm) return;
+  if (e.full) {
     cpu.stlb.flush_all();
   } else {
-    cpu.stlb.flush_range(info.start >> PAGE_SHIFT, info.end >> PAGE_SHIFT);
+    cpu.stlb.flush_range(e.start_vpn, e.end_vpn);
   }
 }
 
-void count_flush(uint64_t nr_pages, uint64_t& single, uint64_t& full) {
-  if (nr_pages > tlb_single_page_flush_ceiling) {
+void count_flush(const FlushExtent& e, uint64_t& single, uint64_t& full) {
+  if (e.full) {
     ++full;
   } else {
-    single += nr_pages;
+    single += e.nr_pages;
   }
 }
 
 constexpr std::string_view kFlushTraceName = "flush_tlb_mm_range";
 
-bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait, const FlushTlbStep& step);
+bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, const FlushExtent& e, CsdWait& wait,
+                              const FlushTlbStep& step);
 
 // ipi_send_cpu on the sender's track and the handler on the target's IRQ track.
 void trace_shootdown_ipi(TraceSink& ts, uint32_t sender_id, uint32_t sender_cpu, SimTime sent_at,
@@ -97,30 +103,27 @@ void trace_shootdown_ipi(TraceSink& ts, uint32_t sender_id, uint32_t sender_cpu,
               TraceCat::kIpi, start, handler, {{"from_cpu", static_cast<int64_t>(sender_cpu)}});
 }
 
-// Models flush_tlb_func() run in an IPI handler on `target`; returns its duration (the
-// interrupt's entry is the delivery's: kernel/smp.cpp).
-// `tlb_gen` is mm->tlb_gen when the flush was sent (a deferred handler runs later).
-SimTime flush_tlb_func_remote(Simulation& sim, Cpu& target, const FlushTlbInfo& info,
-                              uint64_t tlb_gen) {
-  const CostProfile& c = sim.costs();
-  if (target.is_lazy) {
-    leave_mm(sim, target);
-    return c.switch_mm;
-  }
-  count_flush(info.nr_pages(), target.counters.tlb_remote_single, target.counters.tlb_remote_full);
-  flush_stlb(target, info);
-  target.loaded_mm_tlb_gen = std::max(target.loaded_mm_tlb_gen, tlb_gen);
-  return flush_cost(c, info.nr_pages());
-}
-
-// Models flush_tlb_func() as the IPI handler of the shootdown whose FlushTlbStep is `step`.
-SimTime flush_tlb_func_ipi(const void* step, Cpu& cpu, SimTime start, SimTime sent) {
+// Models flush_tlb_func() as the IPI handler of the shootdown whose FlushTlbStep is `step`;
+// returns its duration (the interrupt's entry is the delivery's: kernel/smp_ipi.h). It brings the
+// CPU up to the tlb_gen of the flush when it was sent (a deferred handler runs later).
+[[gnu::always_inline]] inline SimTime flush_tlb_func_ipi(const void* step, Cpu& cpu, SimTime start,
+                                                         SimTime sent) {
   const auto& flush = *static_cast<const FlushTlbStep*>(step);
   const FlushTlbInfo& info = flush.info();
+  const FlushExtent& extent = flush.extent();
   Task& initiator = flush.initiator();
   Simulation& sim = initiator.sim();
   const bool was_lazy = cpu.is_lazy;
-  const SimTime handler = flush_tlb_func_remote(sim, cpu, info, info.new_tlb_gen);
+  SimTime handler;
+  if (was_lazy) {
+    leave_mm(sim, cpu);
+    handler = sim.costs().switch_mm;
+  } else {
+    count_flush(extent, cpu.counters.tlb_remote_single, cpu.counters.tlb_remote_full);
+    flush_stlb(cpu, info.mm, extent);
+    cpu.loaded_mm_tlb_gen = std::max(cpu.loaded_mm_tlb_gen, info.new_tlb_gen);
+    handler = extent.cost;
+  }
   if (TraceSink* ts = sim.trace()) {
     trace_shootdown_ipi(*ts, initiator.id(), info.initiating_cpu, sent, cpu.id, start, handler,
                         was_lazy);
@@ -146,8 +149,8 @@ SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait,
     ++expected;
     sent += c.ipi_send;
     const SimTime sent_at = now + sent;
-    send_call_function_ipi(t, target, sent_at, sent_at + sim.topology().ipi_delivery(self.id, id),
-                           &flush_tlb_func_ipi, &step, wait);
+    send_call_function_ipi<&flush_tlb_func_ipi>(
+        t, target, sent_at, sent_at + sim.topology().ipi_delivery(self.id, id), &step, wait);
     ++target.counters.ipis_received;
     ++self.counters.ipis_sent;
   });
@@ -163,7 +166,8 @@ SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait,
 // should_flush_tlb()), and one hypercall has the host invalidate them. No IPI reaches the guest
 // and no handler runs there, so nothing leaves the mm and no CPU's cpu_tlbstate tlb_gen moves: a
 // lazy CPU returning to the mm still flushes (switch_mm_irqs_off()). Returns the vCPUs named.
-uint32_t flush_tlb_multi_pv(Simulation& sim, const Cpu& self, const FlushTlbInfo& info) {
+uint32_t flush_tlb_multi_pv(Simulation& sim, const Cpu& self, const FlushTlbInfo& info,
+                            const FlushExtent& e) {
   uint32_t named = 0;
   info.mm->cpumask.for_each([&](uint32_t id) {
     Cpu& target = sim.cpu(id);
@@ -173,7 +177,7 @@ uint32_t flush_tlb_multi_pv(Simulation& sim, const Cpu& self, const FlushTlbInfo
       }
       ++target.counters.tlb_pv_remote;
     }
-    flush_stlb(target, info);  // the host invalidates the vCPU's translations
+    flush_stlb(target, info.mm, e);  // the host invalidates the vCPU's translations
     ++named;
   });
   if (named > 0) ++sim.vm().nr_tlb_pv_flushes;
@@ -186,21 +190,21 @@ bool FlushTlbStep::run_now() {
   TraceSink* ts = task_.sim().trace();
   if (ts != nullptr)
     ts->begin(Track::task(task_.id()), kFlushTraceName, TraceCat::kTlb, task_.clock());
-  return flush_tlb_mm_range_model(task_, info_, wait_, *this);
+  extent_ = flush_extent(task_.sim().costs(), info_);
+  return flush_tlb_mm_range_model(task_, info_, extent_, wait_, *this);
 }
 
 namespace {
 
 // The flush itself; FlushTlbStep `step` wraps it in the tlb_flush tracepoint's slice. Returns
 // false when t parked in csd_lock_wait() for a deferred handler.
-bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
+bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, const FlushExtent& e, CsdWait& wait,
                               const FlushTlbStep& step) {
   assert(info.mm != nullptr && info.start < info.end);
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
   Cpu& self = t.cpu();
   Mm& mm = *info.mm;
-  const uint64_t nr = info.nr_pages();
   ++sim.vm().nr_tlb_flush_calls;
   ++mm.tlb_gen;
   info.new_tlb_gen = mm.tlb_gen;  // get_flush_tlb_info()
@@ -214,9 +218,8 @@ bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
   };
   if (sim.config().tlb == TlbFlushMethod::kBroadcast) {
     // INVLPGB invalidates every CPU's TLB, this one's included; TLBSYNC waits for completion.
-    const SimTime cost = nr > tlb_single_page_flush_ceiling
-                             ? c.invlpgb_full
-                             : c.invlpgb_per_page * static_cast<int64_t>(nr);
+    const SimTime cost =
+        e.full ? c.invlpgb_full : c.invlpgb_per_page * static_cast<int64_t>(e.nr_pages);
     ++sim.vm().nr_tlb_broadcast;
     // The translations of the mm go on every CPU that has it loaded, this one and lazy ones
     // included, and each is then up to date with its tlb_gen (6.15+: a global ASID is always up
@@ -224,7 +227,7 @@ bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
     // stale ASID until a switch back flushes it (tlb_gen).
     mm.cpumask.for_each([&](uint32_t id) {
       Cpu& c = sim.cpu(id);
-      flush_stlb(c, info);
+      flush_stlb(c, &mm, e);
       if (c.loaded_mm == &mm) c.loaded_mm_tlb_gen = mm.tlb_gen;
     });
     t.advance_to(now + c.tlb_flush_overhead + cost + c.tlbsync);
@@ -236,7 +239,7 @@ bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
   if (sim.config().tlb == TlbFlushMethod::kParavirt && others) {
     // The host flushes the range on every vCPU named, this one included, in parallel.
     SimTime end = now + c.tlb_flush_overhead;
-    if (flush_tlb_multi_pv(sim, self, info) > 0) end += c.pv_flush_tlb_multi + flush_cost(c, nr);
+    if (flush_tlb_multi_pv(sim, self, info, e) > 0) end += c.pv_flush_tlb_multi + e.cost;
     t.advance_to(end);
     end_slice(t.clock());
     return true;
@@ -244,10 +247,10 @@ bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
   const SimTime sent = flush_tlb_multi(t, info, wait, step);
   SimTime local_end = now + c.tlb_flush_overhead + sent;
   if (local) {
-    count_flush(nr, self.counters.tlb_local_single, self.counters.tlb_local_full);
-    flush_stlb(self, info);
+    count_flush(e, self.counters.tlb_local_single, self.counters.tlb_local_full);
+    flush_stlb(self, &mm, e);
     self.loaded_mm_tlb_gen = mm.tlb_gen;
-    local_end += flush_cost(c, nr);
+    local_end += e.cost;
   }
   // The local flush runs while the handlers do (5.12+); then csd_lock_wait() for every ack.
   return wait.wait(local_end, end_slice);

@@ -62,6 +62,16 @@ struct FlushTlbInfo {
   }
 };
 
+// What one flush does on each CPU it reaches, worked out once from its FlushTlbInfo: each
+// flush_tlb_func() recomputes it, which the model's 64-CPU shootdowns did several times a target.
+struct FlushExtent {
+  bool full = false;       // over tlb_single_page_flush_ceiling: one full flush
+  uint64_t nr_pages = 0;   // FlushTlbInfo::nr_pages()
+  uint64_t start_vpn = 0;  // the 4 KiB pages [start_vpn, end_vpn) a ranged flush drops
+  uint64_t end_vpn = 0;
+  SimTime cost;  // the flush's time on one CPU (tlb_flush_full, or nr_pages x tlb_flush_single)
+};
+
 // Models flush_tlb_mm_range(): t goes on at the end of the flush (last ack or TLBSYNC). A
 // handler deferred by a target with interrupts off (kernel/smp.h) parks t spinning until its ack.
 // REQUIRES: info.mm != nullptr, info.start < info.end, page aligned; t's interrupts enabled.
@@ -72,10 +82,13 @@ class FlushTlbStep final : public SharedStep {
 
   // What the shootdown's handlers read (their info pointer is this step, which outlives them).
   const FlushTlbInfo& info() const { return info_; }
+  // The flush on each CPU (set when the step runs).
+  const FlushExtent& extent() const { return extent_; }
   Task& initiator() const { return task_; }
 
  private:
   FlushTlbInfo info_;
+  FlushExtent extent_;
   CsdWait wait_;
 };
 
