@@ -8,8 +8,17 @@ namespace mmreplay::kernelsim {
 void EventQueue::schedule(SimTime when, EventTarget* target, uint64_t arg) {
   assert(when >= now_ && "invariant (1): event scheduled in the past");
   assert(target != nullptr);
-  heap_.push_back(Event{when, next_seq_++, target, arg});
-  std::push_heap(heap_.begin(), heap_.end(), Later{});
+  const Event ev{when, next_seq_++, target, arg};
+  heap_.push_back(ev);
+  // Sift up from the new leaf: parents later than the event move down into the hole.
+  size_t i = heap_.size() - 1;
+  while (i > 0) {
+    const size_t parent = (i - 1) / kArity;
+    if (!earlier(ev, heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = ev;
 }
 
 bool EventQueue::run_one() {
@@ -22,31 +31,34 @@ bool EventQueue::run_one() {
   if (due > top.when) {
     // What firing would do: the target queues the same event again at `due`. The pop order
     // depends only on (when, seq), so moving it in place gives the same run.
-    top.when = due;
-    top.seq = next_seq_++;
+    Event moved = top;
+    moved.when = due;
+    moved.seq = next_seq_++;
     ++requeued_;
-    sift_down_top();
+    sift_down(0, moved);
     return true;
   }
-  std::pop_heap(heap_.begin(), heap_.end(), Later{});
-  Event ev = heap_.back();
+  const Event ev = top;
+  const Event last = heap_.back();
   heap_.pop_back();
+  if (!heap_.empty()) sift_down(0, last);
   ev.target->fire(ev.arg);
   return true;
 }
 
-void EventQueue::sift_down_top() {
+void EventQueue::sift_down(size_t i, const Event& moved) {
   const size_t n = heap_.size();
-  const Event moved = heap_.front();
-  size_t i = 0;
   for (;;) {
-    size_t child = 2 * i + 1;
-    if (child >= n) break;
-    // The earlier of the two children (Later orders a max-heap of "later", so earliest on top).
-    if (child + 1 < n && Later{}(heap_[child], heap_[child + 1])) ++child;
-    if (!Later{}(moved, heap_[child])) break;
-    heap_[i] = heap_[child];
-    i = child;
+    const size_t first = kArity * i + 1;
+    if (first >= n) break;
+    const size_t end = std::min(first + kArity, n);
+    size_t best = first;
+    for (size_t c = first + 1; c < end; ++c) {
+      if (earlier(heap_[c], heap_[best])) best = c;
+    }
+    if (!earlier(heap_[best], moved)) break;
+    heap_[i] = heap_[best];
+    i = best;
   }
   heap_[i] = moved;
 }
