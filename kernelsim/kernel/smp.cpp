@@ -37,10 +37,12 @@ void CsdWait::finish() {
   task_.sim().sched().resume_spinner(task_, at);
 }
 
-void smp_detail::trace_csd_overhead(TraceSink& ts, uint32_t cpu, bool joined, SimTime start,
+void smp_detail::trace_csd_overhead(TraceSink& ts, uint32_t cpu, CsdOverhead what, SimTime start,
                                     SimTime overhead) {
-  ts.complete(Track::irq(cpu), joined ? "csd read" : "call_function entry", TraceCat::kIpi, start,
-              overhead, {});
+  const char* name = what == CsdOverhead::kCsdRead ? "csd read"
+                     : what == CsdOverhead::kEntry ? "call_function entry"
+                                                   : "call_function entry (csd already run)";
+  ts.complete(Track::irq(cpu), name, TraceCat::kIpi, start, overhead, {});
 }
 
 // Models flush_smp_call_function_queue(), run from the IPI vector that fires once the CPU
@@ -49,14 +51,21 @@ void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at) {
   assert(cpu.irqs_disabled == 0);
   std::vector<CallSingleData> queue = std::move(cpu.call_single_queue);
   cpu.call_single_queue.clear();
-  // Queued in send order; an IPI sent while interrupts were off may land after they come back on,
-  // and a nearer sender's may overtake a farther one's. Each runs from when it is there: those
-  // that arrived by `at` in the interrupt pending since the first of them, which fires at `at`.
+  // An IPI that landed while interrupts were off is pending: its interrupt fires at `at` and takes
+  // every csd queued by then, those whose IPI lands later too (that IPI then finds its csd run: a
+  // needless interrupt when one was sent, kernel/smp_ipi.h). With no IPI landed yet, nothing fires
+  // at `at`: the first IPI to land interrupts the CPU then. So the csds run in the order their
+  // interrupt comes: those with an IPI by when it is there (an IPI sent while interrupts were off
+  // may land after they come back on, and a nearer sender's may overtake a farther one's), those
+  // without one (csd_ipi=if-empty: queued behind another) in the interrupt that takes them.
   // A stable insertion sort: the queue is short and nearly in order, and std::stable_sort takes
   // a temporary buffer from the heap on every call (7% of a 64-CPU 1-page madvise run's host
   // instructions).
-  const auto earlier = [at](const CallSingleData& a, const CallSingleData& b) {
-    return max(a.arrival, at) < max(b.arrival, at);
+  const auto due = [at](const CallSingleData& csd) {
+    return csd.ipi_sent ? max(csd.arrival, at) : SimTime::infinite();
+  };
+  const auto earlier = [&due](const CallSingleData& a, const CallSingleData& b) {
+    return due(a) < due(b);
   };
   for (auto it = queue.begin(); it != queue.end(); ++it)
     std::rotate(std::upper_bound(queue.begin(), it, *it, earlier), it, it + 1);
@@ -65,9 +74,10 @@ void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at) {
       ++cpu.counters.ipis_deferred;
       cpu.counters.ipi_deferred_ns += static_cast<uint64_t>((at - csd.arrival).count_ns());
     }
-    run_call_function(
-        sim, cpu, max(csd.arrival, at), *csd.wait, csd.wait->initiator_cpu(),
-        [&cpu, &csd](SimTime start) { return csd.func(csd.info, cpu, start, csd.sent); });
+    run_call_function(sim, cpu, max(csd.sent, at), max(csd.arrival, at), csd.ipi_sent, *csd.wait,
+                      csd.wait->initiator_cpu(), [&cpu, &csd](SimTime start) {
+                        return csd.func(csd.info, cpu, start, csd.sent);
+                      });
   }
 }
 
@@ -88,10 +98,11 @@ bool SmpCallFunctionManyStep::run_now() {
   targets_.for_each([&](uint32_t id) {
     if (id == self) return;
     sent += c.ipi_send;
-    send_call_function_ipi<&call_function>(task_, sim.cpu(id), now + sent,
-                                           now + sent + sim.topology().ipi_delivery(self, id), this,
-                                           wait_);
-    ++nr;
+    if (send_call_function_ipi<&call_function>(task_, sim.cpu(id), now + sent,
+                                               now + sent + sim.topology().ipi_delivery(self, id),
+                                               this, wait_)) {
+      ++nr;
+    }
   });
   if (nr_sent_ != nullptr) *nr_sent_ = nr;
   return wait_.wait(now + sent, nullptr);

@@ -13,17 +13,20 @@
 // spins until the last one. Delivery and acks cost by distance (sched/topology.h): another
 // socket's CPU takes ipi_delivery_remote and cacheline_transfer_remote.
 //
-// Batching: the CALL_FUNCTION handler (smp_call_function_interrupt() ->
+// Batching: the sender queues the csd (llist_add() to the target's call_single_queue) when it
+// sends; the CALL_FUNCTION handler (smp_call_function_interrupt() ->
 // flush_smp_call_function_queue()) runs every csd queued on its CPU when it takes the queue, and
 // the vector's IRR bit holds one pending interrupt however many IPIs arrive while a handler runs.
-// So ipi_handler_entry is paid once a batch: a csd that finds the queue not yet taken pays only
+// So ipi_handler_entry is paid once a batch: a csd queued before the queue is taken pays only
 // the read of its csd (a line transfer from the initiator), and re-enabling interrupts runs the
-// deferred queue in one interrupt. Simplifications: a csd counts as queued when its IPI arrives,
-// where llist_add() queues it when sent, one delivery earlier (the model batches less than the
-// kernel); and since 4.15 smp_call_function_many_cond() sends no IPI to a CPU whose queue was not
-// empty, which saves the sender's ICR write: the model charges ipi_send and counts ipis_sent per
-// target whatever the kernel. The TLB counters count each csd, as /proc/interrupts' TLB line
-// counts each flush_tlb_func() call; no counter counts interrupts (irq_call_count).
+// deferred queue in one interrupt. Which targets get an IPI is the csd_ipi knob: all of them
+// before 4.15, so the IPI of a csd an earlier interrupt ran makes a needless interrupt of its
+// own when it lands after that interrupt's APIC ack; since 4.15 only those whose queue was empty
+// (smp_call_function_many_cond(): llist_add() returned true). The sender pays ipi_send per
+// target either way: the model does not split the csd's setup and llist_add() from the ICR write
+// a skipped IPI saves. ipis_sent counts the IPIs sent; the TLB counters count each csd, as
+// /proc/interrupts' TLB line counts each flush_tlb_func() call; call_function_irqs counts the
+// interrupts, as its CAL line (irq_call_count).
 //
 // Invariants (asserted in smp.cpp):
 //  (1) an initiator sends with interrupts enabled (smp_call_function_many_cond()'s
@@ -83,14 +86,15 @@ class CsdWait {
   std::function<void(SimTime)> on_done_;
 };
 
-// Models one target of smp_call_function_many_cond(): the IPI sent by `t` at `sent` reaches
-// `target` at `arrival`; the handler Handler(info, ...) runs then, or when `target` re-enables
-// interrupts. Its ack goes to `wait`. Nothing is allocated: a shootdown's 63 targets are the hot
-// path of a 64-CPU madvise. Defined in kernel/smp_ipi.h, which its callers include: the handler,
-// a template argument, inlines with it. REQUIRES: t's CPU has interrupts enabled; target is not
-// t's CPU; *info outlives the last ack.
+// Models one target of smp_call_function_many_cond(): `t` queues the csd on `target` at `sent`
+// and, as the csd_ipi knob says, sends an IPI that reaches it at `arrival`; the handler
+// Handler(info, ...) runs in the first interrupt that takes the queue after `sent`, or when
+// `target` re-enables interrupts. Its ack goes to `wait`. Returns whether an IPI was sent. Nothing
+// is allocated: a shootdown's 63 targets are the hot path of a 64-CPU madvise. Defined in
+// kernel/smp_ipi.h, which its callers include: the handler, a template argument, inlines with it.
+// REQUIRES: t's CPU has interrupts enabled; target is not t's CPU; *info outlives the last ack.
 template <IpiHandler Handler>
-void send_call_function_ipi(Task& t, Cpu& target, SimTime sent, SimTime arrival, const void* info,
+bool send_call_function_ipi(Task& t, Cpu& target, SimTime sent, SimTime arrival, const void* info,
                             CsdWait& wait);
 
 // Models flush_smp_call_function_queue() on `cpu` re-enabling interrupts at `at`: runs the queued

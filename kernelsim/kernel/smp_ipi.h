@@ -18,74 +18,108 @@ namespace mmreplay::kernelsim {
 
 namespace smp_detail {
 
-// The interrupt's entry, or a joined csd's read, on the CPU's IRQ track (smp.cpp). Out of line:
-// the tracing-off path stays small.
-[[gnu::noinline]] void trace_csd_overhead(TraceSink& ts, uint32_t cpu, bool joined, SimTime start,
-                                          SimTime overhead);
+// What a slice of interrupt overhead on a CPU's IRQ track is.
+enum class CsdOverhead : uint8_t { kEntry, kCsdRead, kNeedlessEntry };
+
+// The interrupt's entry, a joined csd's read, or the entry of an interrupt whose csd had run
+// already, on the CPU's IRQ track (smp.cpp). Out of line: the tracing-off path stays small.
+[[gnu::noinline]] void trace_csd_overhead(TraceSink& ts, uint32_t cpu, CsdOverhead what,
+                                          SimTime start, SimTime overhead);
 
 }  // namespace smp_detail
 
-// Runs a csd's handler on `cpu`, there from `arrival`: its time is stolen from the task there, and
-// it acks into `wait`, whose initiator spins on CPU `initiator_cpu`. handler(start) does the
-// handler's state change and returns its duration.
+// Starts a CALL_FUNCTION interrupt on `cpu` at `start`: it acks the APIC there and takes the
+// queue at the end of its entry.
+inline void begin_call_function_irq(Cpu& cpu, SimTime start, SimTime entry) {
+  cpu.irq_started_at = start;
+  cpu.irq_collected_at = start + entry;
+  ++cpu.counters.call_function_irqs;
+}
+
+// Charges interrupt time on `cpu` to the task running there (sched/cpu.h pending_steal).
+inline void steal_irq_time(Cpu& cpu, SimTime start, SimTime duration) {
+  cpu.irq_busy_until = start + duration;
+  if (cpu.curr != nullptr) cpu.pending_steal.push_back(IrqSteal{start, duration});
+  cpu.counters.irq_ns += static_cast<uint64_t>(duration.count_ns());
+}
+
+// Runs a csd's handler on `cpu`: queued there (llist_add()) at `queued`, its IPI (if one was sent)
+// landing at `arrival`. The handler's time is stolen from the task there, and it acks into
+// `wait`, whose initiator spins on CPU `initiator_cpu`. handler(start) does the handler's state
+// change and returns its duration. Returns true when the csd found the queue not yet taken by the
+// last interrupt (so, under csd_ipi=if-empty, its sender sent no IPI).
 //
 // Which interrupt runs it (the CALL_FUNCTION vector): the handler (smp_call_function_interrupt())
 // acks the APIC on entry and then takes the whole call_single_queue at once
 // (flush_smp_call_function_queue(): llist_del_all()), so a csd queued before that point runs in
-// that interrupt without an entry of its own; one queued later while the handler runs sets the
-// vector's IRR bit, which holds one pending interrupt however many IPIs arrive, taken right after
-// the running one returns. Under a flood of shootdowns a CPU thus pays ipi_handler_entry once a
-// batch, not once an IPI. A csd that joins a batch still reads its csd and flush_tlb_info,
-// written by the initiator: one line transfer from the initiator's CPU, as its ack is one back
-// (the first csd of an interrupt has that read inside ipi_handler_entry).
+// that interrupt without an entry of its own, after what it runs before it, even if its own IPI
+// has not landed yet. A csd queued after it waits for its IPI: landing while a handler runs, the
+// IPI sets the vector's IRR bit, which holds one pending interrupt however many IPIs arrive, taken
+// right after the running one returns. Under a flood of shootdowns a CPU thus pays
+// ipi_handler_entry once a batch, not once an IPI. A csd that joins a batch still reads its csd
+// and flush_tlb_info, written by the initiator: one line transfer from the initiator's CPU, as its
+// ack is one back (the first csd of an interrupt has that read inside ipi_handler_entry).
+//
+// Before 4.15 (csd_ipi=always) a csd that joined an earlier interrupt still had its IPI sent;
+// landing after that interrupt acked the APIC, the IPI makes one more interrupt that finds the
+// queue empty, or holding only csds queued since: its entry is paid for nothing ("needless IPI").
 template <typename Handler>
-[[gnu::always_inline]] inline void run_call_function(Simulation& sim, Cpu& cpu, SimTime arrival,
-                                                     CsdWait& wait, uint32_t initiator_cpu,
-                                                     Handler&& handler) {
+[[gnu::always_inline]] inline bool run_call_function(Simulation& sim, Cpu& cpu, SimTime queued,
+                                                     SimTime arrival, bool ipi_sent, CsdWait& wait,
+                                                     uint32_t initiator_cpu, Handler&& handler) {
   const SimTime entry = sim.costs().ipi_handler_entry;
   const SimTime line = sim.topology().line_transfer(cpu.id, initiator_cpu);
+  const bool joined = queued <= cpu.irq_collected_at;
   SimTime start = cpu.irq_busy_until;
-  SimTime overhead = entry;
-  bool joined = false;
-  if (arrival >= cpu.irq_busy_until) {
-    // The CPU is not in a handler: the IPI interrupts it now.
-    start = arrival;
-    cpu.irq_collected_at = arrival + entry;
-  } else if (arrival <= cpu.irq_collected_at) {
-    // In the queue the last interrupt takes: runs after what that interrupt runs before it.
-    overhead = line;
-    joined = true;
-  } else {
-    // Pending in IRR while a handler runs: one more interrupt once it returns.
-    cpu.irq_collected_at = start + entry;
+  SimTime overhead = line;
+  if (!joined) {
+    // Its IPI interrupts the CPU when it lands, or once the running handler returns (IRR).
+    start = max(arrival, cpu.irq_busy_until);
+    overhead = entry;
+    begin_call_function_irq(cpu, start, entry);
   }
   if (TraceSink* ts = sim.trace()) {
-    smp_detail::trace_csd_overhead(*ts, cpu.id, joined, start, overhead);
+    smp_detail::trace_csd_overhead(
+        *ts, cpu.id, joined ? smp_detail::CsdOverhead::kCsdRead : smp_detail::CsdOverhead::kEntry,
+        start, overhead);
   }
   const SimTime work = handler(start + overhead);
-  const SimTime duration = overhead + work;
-  cpu.irq_busy_until = start + duration;
-  if (cpu.curr != nullptr) cpu.pending_steal.push_back(IrqSteal{start, duration});
-  cpu.counters.irq_ns += static_cast<uint64_t>(duration.count_ns());
+  steal_irq_time(cpu, start, overhead + work);
   // The ack clears the csd flag the initiator spins on: that line goes back to its CPU.
   wait.ack(cpu.irq_busy_until + line);
+  if (joined && ipi_sent && arrival > cpu.irq_started_at) {
+    const SimTime needless = max(arrival, cpu.irq_busy_until);
+    begin_call_function_irq(cpu, needless, entry);
+    if (TraceSink* ts = sim.trace()) {
+      smp_detail::trace_csd_overhead(*ts, cpu.id, smp_detail::CsdOverhead::kNeedlessEntry, needless,
+                                     entry);
+    }
+    steal_irq_time(cpu, needless, entry);
+  }
+  return joined;
 }
 
-// Models smp_call_function_many_cond()'s per-CPU part: __smp_call_single_queue() and the IPI.
+// Models smp_call_function_many_cond()'s per-CPU part: llist_add() to the target's
+// call_single_queue and, unless csd_ipi=if-empty and the queue held a csd already, the IPI.
+// Returns whether an IPI was sent.
 template <IpiHandler Handler>
-[[gnu::always_inline]] inline void send_call_function_ipi(Task& t, Cpu& target, SimTime sent,
+[[gnu::always_inline]] inline bool send_call_function_ipi(Task& t, Cpu& target, SimTime sent,
                                                           SimTime arrival, const void* info,
                                                           CsdWait& wait) {
   assert(t.cpu().irqs_disabled == 0 && "invariant (1): IPI sent with interrupts off");
   assert(&target != &t.cpu());
   wait.expect_ack();
+  const bool every_target = t.sim().config().csd_ipi == CsdIpiMode::kAlways;
   if (target.irqs_disabled > 0) {
-    target.call_single_queue.push_back(CallSingleData{sent, arrival, Handler, info, &wait});
-    return;
+    const bool ipi =
+        every_target || (target.call_single_queue.empty() && sent > target.irq_collected_at);
+    target.call_single_queue.push_back(CallSingleData{sent, arrival, ipi, Handler, info, &wait});
+    return ipi;
   }
-  run_call_function(
-      t.sim(), target, arrival, wait, t.cpu().id,
+  const bool joined = run_call_function(
+      t.sim(), target, sent, arrival, every_target, wait, t.cpu().id,
       [info, &target, sent](SimTime start) { return Handler(info, target, start, sent); });
+  return every_target || !joined;
 }
 
 }  // namespace mmreplay::kernelsim

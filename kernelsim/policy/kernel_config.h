@@ -82,6 +82,11 @@ enum class BhInvalidateMode : uint8_t { kAll, kCond, kSelected, kNone, kDrain };
 // When kswapd starts (seed 003): at the low watermark, or earlier on a free-page trend.
 enum class ReclaimMode : uint8_t { kReactive, kPredictive };
 
+// Which targets of a cross-CPU call get an IPI (kernel/smp.h): every one (before 4.15), or only a
+// CPU whose call_single_queue was empty when the csd was queued (4.15+, "smp: Avoid sending
+// needless IPI in smp_call_function_many()": llist_add() says whether the list was empty).
+enum class CsdIpiMode : uint8_t { kAlways, kIfQueueEmpty };
+
 // How a contended spinlock hands over (locking/qspinlock.h): x86 ticket spinlocks (<= 4.1) or
 // queued spinlocks (4.2+).
 enum class SpinlockImpl : uint8_t { kTicket, kQueued };
@@ -97,6 +102,7 @@ struct KernelConfig {
   TlbFlushMethod tlb = TlbFlushMethod::kIpi;
   FaultLockMode fault_lock = FaultLockMode::kMmapSem;
   LazyTlbMode lazy_tlb = LazyTlbMode::kSkip;
+  CsdIpiMode csd_ipi = CsdIpiMode::kIfQueueEmpty;
   PcidMode pcid = PcidMode::kOn;  // x86 PCID: ASID-tagged TLB entries survive a switch_mm (4.14+)
   RwsemWakeMode rwsem_wake = RwsemWakeMode::kPhaseFair;
   WatermarkFormula watermarks = WatermarkFormula::kScaleFactor;

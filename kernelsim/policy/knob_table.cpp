@@ -119,6 +119,16 @@ std::vector<KnobInfo> build_table() {
               "4.19+: lazy CPUs skipped unless page tables are freed; tlb_gen on "
               "return (145f573b89a6)"}}}));
   t.push_back(
+      knob("csd_ipi", &KernelConfig::csd_ipi, "which CPUs of a cross-CPU call get an IPI",
+           {{CsdIpiMode::kAlways,
+             {"always",
+              "before 4.15: every target; a csd an earlier interrupt already ran still interrupts "
+              "its CPU when its IPI lands"}},
+            {CsdIpiMode::kIfQueueEmpty,
+             {"if-empty",
+              "4.15+: only a CPU whose call_single_queue was empty (llist_add() returned true; "
+              "\"smp: Avoid sending needless IPI in smp_call_function_many()\")"}}}));
+  t.push_back(
       knob("pcid", &KernelConfig::pcid, "whether a CPU's TLB keeps mms' translations",
            {{PcidMode::kOff,
              {"off", "3.x-4.13: every switch to another mm writes CR3 and empties the TLB"}},

@@ -40,8 +40,9 @@ using IpiHandler = SimTime (*)(const void* info, Cpu& target, SimTime start, Sim
 // __smp_call_single_queue()): the handler runs when the CPU re-enables them
 // (flush_smp_call_function_queue()); `wait` is the initiator spinning in csd_lock_wait().
 struct CallSingleData {
-  SimTime sent;     // when the sender sent the IPI
-  SimTime arrival;  // when it reached the CPU
+  SimTime sent;     // when the sender queued it (llist_add()) and sent the IPI
+  SimTime arrival;  // when the IPI reached the CPU
+  bool ipi_sent;    // false: the queue held a csd already, so no IPI went (csd_ipi=if-empty)
   IpiHandler func;
   const void* info;
   CsdWait* wait;
@@ -155,9 +156,12 @@ struct Cpu {
   uint64_t loaded_mm_tlb_gen = 0;  // mm->tlb_gen this CPU's TLB is up to date with
 
   SimTime irq_busy_until;  // end of the last interrupt handler queued here
-  // When the last interrupt queued here takes call_single_queue (its entry's end): a csd there by
-  // then runs in it without an entry of its own (kernel/smp.cpp).
-  SimTime irq_collected_at;
+  // When the last interrupt here started (acking the APIC: an IPI landing later sets IRR) and when
+  // it takes call_single_queue (its entry's end): a csd queued by then runs in it without an
+  // entry of its own (kernel/smp_ipi.h). Before the first interrupt, no csd is ever queued early
+  // enough to join one.
+  SimTime irq_started_at = SimTime::ns(-1);
+  SimTime irq_collected_at = SimTime::ns(-1);
   // Handler time not yet charged to curr (handlers on a CPU run one after another, so in start
   // order). curr is charged a handler once its clock reaches the handler's start: the handler
   // delays what the task does from then on, not work it had done before the IPI came.

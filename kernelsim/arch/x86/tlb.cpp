@@ -149,10 +149,11 @@ SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait,
     ++expected;
     sent += c.ipi_send;
     const SimTime sent_at = now + sent;
-    send_call_function_ipi<&flush_tlb_func_ipi>(
-        t, target, sent_at, sent_at + sim.topology().ipi_delivery(self.id, id), &step, wait);
+    if (send_call_function_ipi<&flush_tlb_func_ipi>(
+            t, target, sent_at, sent_at + sim.topology().ipi_delivery(self.id, id), &step, wait)) {
+      ++self.counters.ipis_sent;
+    }
     ++target.counters.ipis_received;
-    ++self.counters.ipis_sent;
   });
   if (expected > 0) ++sim.vm().nr_tlb_shootdowns;
   return sent;

@@ -12,7 +12,7 @@ namespace {
 // What every run's `policy_knobs` holds for the defaults; a change here changes every result.
 constexpr const char* kDefaults =
     "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
-    "fault_lock=mmap_sem,lazy_tlb=skip,pcid=on,"
+    "fault_lock=mmap_sem,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
     "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
     "lazyfree_pgdirty=cleared,anon_lru=inactive-first,pagevec_size=31,"
     "bh_lru_size=16,memcg=off,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"

@@ -48,7 +48,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "read_ahead_kb=128";
   const std::string v316 =
       "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
-      "fault_lock=mmap_sem,lazy_tlb=leave_mm,pcid=off,"
+      "fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
       "anon_lru=active-first,pagevec_size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
@@ -56,7 +56,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   EXPECT_EQ(expand("linux-3.16"), v316 + tail);
   EXPECT_EQ(expand("linux-3.17-rc2"),
             "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
-            "ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,pcid=off,"
+            "ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
             "anon_lru=active-first,"
             "pagevec_size=14,"
@@ -66,7 +66,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   EXPECT_EQ(expand("linux-4.5"),
             "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_"
-            "lock=mmap_sem,lazy_tlb=leave_mm,pcid=off,"
+            "lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty="
             "cleared,anon_lru=active-first,"
             "pagevec_size=14,"
@@ -76,7 +76,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   EXPECT_EQ(expand("linux-5.3"),
             "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_"
-            "lock=mmap_sem,lazy_tlb=skip,pcid=on,"
+            "lock=mmap_sem,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
             "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
             "lazyfree_pgdirty=cleared,anon_lru=active-first,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
@@ -86,7 +86,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   EXPECT_EQ(expand("linux-6.6"),
             "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_"
-            "lock=per-vma,lazy_tlb=skip,pcid=on,"
+            "lock=per-vma,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
             "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
             "lazyfree_pgdirty=cleared,anon_lru=inactive-first,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
@@ -96,7 +96,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   EXPECT_EQ(
       expand("linux-6.18"),
       "madv_free=free-swapped,madvise=process-madvise,madvise_lock=per-vma,munmap_lock=downgrade,"
-      "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,pcid=on,rwsem_wake=phase-fair,"
+      "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,rwsem_wake=phase-fair,"
       "watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_pgdirty=cleared,"
       "anon_lru=inactive-first,pagevec_size=31,"
       "bh_lru_size=16,"
