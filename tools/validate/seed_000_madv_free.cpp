@@ -116,9 +116,10 @@ ValidationCase seed_000_madv_free() {
   // memory that reclaim holds at the watermarks, so which calls of a wave of madvise calls zapped
   // was decided by microseconds. With ZONE_DMA's reserve counted that threshold is never reached
   // (the throttled arm is the free arm: 2.09x at 1/64, 2.15x at 1/16); with THP's 45,056 KB the
-  // throttled arm takes 0.39x, 0.37x and 0.80x dontneed's elapsed time at 1/32, 1/16 and full
-  // size, against the thread's 0.747x (0.41x, 0.50x and 0.83x before IPIs to one CPU shared an
-  // interrupt entry, kernel/smp.h).
+  // throttled arm takes 0.44x, 0.49x and 0.88x dontneed's elapsed time at 1/16, 1/8 and full
+  // size, against the thread's 0.747x (at 1/16 and full: 0.50x and 0.83x before IPIs to one CPU
+  // shared an interrupt entry, 0.37x and 0.80x before csds were queued when sent,
+  // kernel/smp_ipi.h).
   c.scales = {
       // Not 1/64 (48 MiB) nor 1/32: there, with THP's min_free_kbytes scaled, the madvfree arm
       // writes many of its lazily freed pages again before reclaim reaches them (41% at 1/64,
