@@ -99,9 +99,6 @@ TEST_P(SmpCsdIpiTest, ACsdQueuedBeforeTheQueueIsTakenRunsBeforeItsIpiLands) {
   EXPECT_EQ(target.irq_ns, static_cast<uint64_t>((entry + 2 * work + line + needless).count_ns()));
 }
 
-INSTANTIATE_TEST_SUITE_P(BeforeAndSince415, SmpCsdIpiTest,
-                         ::testing::Values("csd_ipi=always", "csd_ipi=if-empty"));
-
 // An IPI that arrives after the handler returned takes an interrupt of its own.
 TEST(SmpBatchingTest, AnIpiAfterTheHandlerReturnedPaysItsOwnEntry) {
   auto sim = make_sim(4);
@@ -198,6 +195,60 @@ TEST(SmpBatchingTest, AnIpiSentDuringAnIrqOffHoldThatLandsAfterItRunsWhenItLands
   EXPECT_EQ(target.ipis_deferred, 0u);
   EXPECT_EQ(target.irq_ns, static_cast<uint64_t>((c.ipi_handler_entry + kWork).count_ns()));
 }
+
+// Two csds queued on kTarget while its interrupts are off, both IPIs landing after it re-enables
+// them: nothing is pending at the restore, so both run when the first IPI lands, in one
+// interrupt. Since 4.15 the second sender found the first csd queued and sent no IPI; before, its
+// IPI lands after that interrupt started and interrupts kTarget once more for nothing.
+TEST_P(SmpCsdIpiTest, CsdsQueuedDuringAnIrqOffHoldRunWhenTheFirstIpiLands) {
+  const bool every_target = std::string(GetParam()) == "csd_ipi=always";
+  Holder alone;
+  {
+    auto sim = make_sim(4, GetParam());
+    QSpinLock lock(*sim, kLruvecLruLockClass);
+    Task& th = sim->create_task(kTarget, nullptr);
+    sim->start_task(th, holder_body(th, lock, &alone));
+    sim->run();
+  }
+  auto sim = make_sim(4, GetParam());
+  const CostProfile& c = sim->costs();
+  const SimTime entry = c.ipi_handler_entry;
+  const SimTime line = c.cacheline_transfer;
+  QSpinLock lock(*sim, kLruvecLruLockClass);
+  Holder h;
+  Sender a, b;
+  Task& th = sim->create_task(kTarget, nullptr);
+  sim->start_task(th, holder_body(th, lock, &h));
+  // Queued 400 and 200 ns before the restore; their IPIs would land 300 and 500 ns after it.
+  const SimTime a_queued = alone.unlocked - SimTime::ns(400);
+  const SimTime b_queued = alone.unlocked - SimTime::ns(200);
+  ASSERT_GT(c.ipi_delivery, SimTime::ns(400));
+  Task& ta = sim->create_task(0, nullptr);
+  sim->start_task(ta, sender_body(ta, a_queued - c.ipi_send, &a));
+  Task& tb = sim->create_task(1, nullptr);
+  sim->start_task(tb, sender_body(tb, b_queued - c.ipi_send, &b));
+  sim->run();
+  ASSERT_EQ(h.unlocked, alone.unlocked);
+  const SimTime a_lands = a_queued + c.ipi_delivery;
+  const SimTime b_lands = b_queued + c.ipi_delivery;
+  EXPECT_EQ(a.done, a_lands + entry + kWork + line);
+  EXPECT_EQ(b.done, a_lands + entry + kWork + line + kWork + line);
+  EXPECT_EQ(a.nr, 1u);
+  EXPECT_EQ(b.nr, every_target ? 1u : 0u);
+  const CpuCounters& target = sim->cpu(kTarget).counters;
+  EXPECT_EQ(target.ipis_deferred, 0u) << "neither IPI landed while interrupts were off";
+  EXPECT_EQ(target.call_function_irqs, every_target ? 2u : 1u);
+  ASSERT_LT(b_lands, a_lands + entry + 2 * kWork + line) << "b's IPI lands in that handler";
+  const SimTime needless = every_target ? entry : SimTime::zero();
+  EXPECT_EQ(target.irq_ns, static_cast<uint64_t>((entry + 2 * kWork + line + needless).count_ns()));
+}
+
+INSTANTIATE_TEST_SUITE_P(BeforeAndSince415, SmpCsdIpiTest,
+                         ::testing::Values("csd_ipi=always", "csd_ipi=if-empty"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param) == "csd_ipi=always" ? "Always"
+                                                                              : "IfEmpty";
+                         });
 
 }  // namespace
 }  // namespace mmreplay::kernelsim
