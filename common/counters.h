@@ -154,8 +154,9 @@
 // Per-CPU counters (kernelsim::CpuCounters, Cpu::counters); the results carry their totals over
 // all CPUs (Simulation::cpu_totals()).
 #define MMREPLAY_CPU_COUNTERS(X)                                                                   \
-  X(ipis_sent, "tlb_ipis_sent", "shootdown IPIs sent")                                             \
-  X(ipis_received, "tlb_ipis_received", "shootdown IPIs handled")                                  \
+  X(ipis_sent, "tlb_ipis_sent", "shootdown IPIs sent (csd_ipi=if-empty: not to a non-empty queue)") \
+  X(ipis_received, "tlb_ipis_received",                                                            \
+    "shootdown csds handled: flush_tlb_func() calls (/proc/interrupts TLB)")                       \
   X(tlb_local_single, "tlb_flush_local", "INVLPGs on behalf of a CPU's own flushes (pages)")       \
   X(tlb_local_full, "tlb_flush_full", "full flushes of a CPU's own flushes")                       \
   X(tlb_remote_single, "tlb_flush_remote_single", "INVLPGs done in shootdown handlers (pages)")    \

@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "kernelsim/kernel/smp_ipi.h"
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/policy/presets.h"
 #include "kernelsim/trace_counters.h"
@@ -172,6 +173,10 @@ void Simulation::run() {
     if (clone_children_.empty()) break;
     // Children no clone claimed: start them now rather than leave them out.
     while (!clone_children_.empty()) start_clone_child(clone_children_.begin()->first, now());
+  }
+  // An interrupt still pending in IRR fires after the last event: its entry is the CPU's.
+  for (Cpu& cpu : cpus_) {
+    if (cpu.irr_pending_at != SimTime::infinite()) fire_needless_irq(*this, cpu);
   }
   if (trace_ != nullptr) sample_trace_counters(true);
 }

@@ -45,6 +45,30 @@ void smp_detail::trace_csd_overhead(TraceSink& ts, uint32_t cpu, CsdOverhead wha
   ts.complete(Track::irq(cpu), name, TraceCat::kIpi, start, overhead, {});
 }
 
+void fire_needless_irq(Simulation& sim, Cpu& cpu) {
+  assert(cpu.irr_pending_at != SimTime::infinite());
+  const SimTime entry = sim.costs().ipi_handler_entry;
+  const SimTime at = max(cpu.irr_pending_at, cpu.irq_busy_until);
+  cpu.irr_pending_at = SimTime::infinite();
+  begin_call_function_irq(cpu, at, entry);
+  if (TraceSink* ts = sim.trace()) {
+    smp_detail::trace_csd_overhead(*ts, cpu.id, smp_detail::CsdOverhead::kNeedlessEntry, at, entry);
+  }
+  if (cpu.curr != nullptr && at < cpu.busy_since) {
+    // Fired while the CPU was idle, before the task there now got it: nobody's time.
+    cpu.irq_busy_until = at + entry;
+    cpu.counters.irq_ns += static_cast<uint64_t>(entry.count_ns());
+    return;
+  }
+  steal_irq_time(cpu, at, entry);
+}
+
+void fire_pending_irq_by(Simulation& sim, Cpu& cpu, SimTime now) {
+  // Not before global time passes its start: a csd sent until then may still be queued in time
+  // for the interrupt running now, or be the one the pending interrupt takes.
+  if (max(cpu.irr_pending_at, cpu.irq_busy_until) <= now) fire_needless_irq(sim, cpu);
+}
+
 // Models flush_smp_call_function_queue(), run from the IPI vector that fires once the CPU
 // executes sti (local_irq_enable()/local_irq_restore()).
 void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at) {
@@ -70,11 +94,16 @@ void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at) {
   for (auto it = queue.begin(); it != queue.end(); ++it)
     std::rotate(std::upper_bound(queue.begin(), it, *it, earlier), it, it + 1);
   for (const CallSingleData& csd : queue) {
-    if (at > csd.arrival) {
+    // There since its IPI landed, or, with none sent, since it was queued (only IPIs count as
+    // deferred: a csd without one waits for another's, deferred or not).
+    const SimTime there = csd.ipi_sent ? csd.arrival : csd.sent;
+    if (csd.ipi_sent && at > there) {
       ++cpu.counters.ipis_deferred;
-      cpu.counters.ipi_deferred_ns += static_cast<uint64_t>((at - csd.arrival).count_ns());
+      cpu.counters.ipi_deferred_ns += static_cast<uint64_t>((at - there).count_ns());
     }
-    run_call_function(sim, cpu, max(csd.sent, at), max(csd.arrival, at), csd.ipi_sent, *csd.wait,
+    // A csd with no IPI of its own waits for an interrupt another IPI makes; should none take it
+    // (a sender's loop ran past the interrupt that fired at `at`), the earliest is the restore's.
+    run_call_function(sim, cpu, max(csd.sent, at), max(there, at), csd.ipi_sent, *csd.wait,
                       csd.wait->initiator_cpu(), [&cpu, &csd](SimTime start) {
                         return csd.func(csd.info, cpu, start, csd.sent);
                       });

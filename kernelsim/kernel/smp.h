@@ -4,11 +4,13 @@
 //
 // Delivery (native_flush_tlb_multi() / smp_call_function_many_cond()): the sender pays ipi_send
 // per target; the IPI reaches the target ipi_delivery later. A target with interrupts enabled runs
-// the handler then (or when its previous handler ends), stolen from the task running there from
-// the handler's start (sched/cpu.h pending_steal: a step the task reached before is not late). A
-// target with interrupts off (arch/x86/irqflags.h: a spin_lock_irq*() holder or spinner) queues it
-// (llist_add to call_single_queue) and runs it when it re-enables them
-// (flush_smp_call_function_queue()), so a handler never lands inside an IRQ-off lock hold. Each
+// the handler in the first interrupt that takes its queue after the csd was queued (see
+// Batching: the one running there, or the one its IPI makes when it lands or the running handler
+// returns), stolen from the task running there from the handler's start (sched/cpu.h
+// pending_steal: a step the task reached before is not late). A target with interrupts off
+// (arch/x86/irqflags.h: a spin_lock_irq*() holder or spinner) keeps it in call_single_queue and
+// runs it when it re-enables them (flush_smp_call_function_queue()), so a handler never lands
+// inside an IRQ-off lock hold. Each
 // ack is one line transfer back to the initiator's CPU after its handler ends; the initiator
 // spins until the last one. Delivery and acks cost by distance (sched/topology.h): another
 // socket's CPU takes ipi_delivery_remote and cacheline_transfer_remote.
@@ -27,6 +29,12 @@
 // a skipped IPI saves. ipis_sent counts the IPIs sent; the TLB counters count each csd, as
 // /proc/interrupts' TLB line counts each flush_tlb_func() call; call_function_irqs counts the
 // interrupts, as its CAL line (irq_call_count).
+// Simplifications of the order: senders are simulated one after another, each queuing on its
+// targets at now + k x ipi_send, so a csd queued earlier by a sender simulated later can join an
+// interrupt another's IPI started after its own IPI landed: it runs up to one sender's loop (63 x
+// ipi_send, about 6 us) late, and under csd_ipi=always the interrupt its own IPI made is not
+// counted (the other's is, as if needless). An interrupt left pending in IRR when no csd reaches
+// its CPU again and global time does not pass it (the end of a run) is never charged.
 //
 // Invariants (asserted in smp.cpp):
 //  (1) an initiator sends with interrupts enabled (smp_call_function_many_cond()'s
@@ -97,9 +105,10 @@ template <IpiHandler Handler>
 bool send_call_function_ipi(Task& t, Cpu& target, SimTime sent, SimTime arrival, const void* info,
                             CsdWait& wait);
 
-// Models flush_smp_call_function_queue() on `cpu` re-enabling interrupts at `at`: runs the queued
-// handlers in arrival order (those that arrived while interrupts were off in one interrupt at
-// `at`; one whose IPI lands later when it lands) and acks them. REQUIRES: cpu.irqs_disabled == 0.
+// Models flush_smp_call_function_queue() on `cpu` re-enabling interrupts at `at`: the interrupt
+// pending since an IPI landed while they were off fires at `at` and runs every queued handler,
+// those whose IPI lands later or who had none too; with no IPI landed yet, they run in the
+// interrupt the first to land makes. Each is acked. REQUIRES: cpu.irqs_disabled == 0.
 void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at);
 
 // Models smp_call_function_many(mask, func, NULL, wait=1) from t's CPU: runs func(target) in an

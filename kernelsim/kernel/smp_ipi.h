@@ -43,6 +43,11 @@ inline void steal_irq_time(Cpu& cpu, SimTime start, SimTime duration) {
   cpu.counters.irq_ns += static_cast<uint64_t>(duration.count_ns());
 }
 
+// The interrupt pending in IRR on `cpu` fires, once the handler running when its IPI landed has
+// returned, and finds call_single_queue empty: its entry is paid for nothing (smp.cpp).
+// REQUIRES: cpu.irr_pending_at is not infinite.
+void fire_needless_irq(Simulation& sim, Cpu& cpu);
+
 // Runs a csd's handler on `cpu`: queued there (llist_add()) at `queued`, its IPI (if one was sent)
 // landing at `arrival`. The handler's time is stolen from the task there, and it acks into
 // `wait`, whose initiator spins on CPU `initiator_cpu`. handler(start) does the handler's state
@@ -61,8 +66,11 @@ inline void steal_irq_time(Cpu& cpu, SimTime start, SimTime duration) {
 // ack is one back (the first csd of an interrupt has that read inside ipi_handler_entry).
 //
 // Before 4.15 (csd_ipi=always) a csd that joined an earlier interrupt still had its IPI sent;
-// landing after that interrupt acked the APIC, the IPI makes one more interrupt that finds the
-// queue empty, or holding only csds queued since: its entry is paid for nothing ("needless IPI").
+// landing after that interrupt acked the APIC, the IPI sets IRR (cpu.irr_pending_at): the
+// interrupt it makes takes any csd queued by its own entry's end, or finds the queue empty and
+// pays its entry for nothing ("needless IPI"). Which, is known only once a later csd comes, so
+// that interrupt is left pending until then (or until global time passes it: Task::absorb_steal()),
+// and csds still queued in time for the running interrupt run in it first.
 template <typename Handler>
 [[gnu::always_inline]] inline bool run_call_function(Simulation& sim, Cpu& cpu, SimTime queued,
                                                      SimTime arrival, bool ipi_sent, CsdWait& wait,
@@ -73,9 +81,20 @@ template <typename Handler>
   SimTime start = cpu.irq_busy_until;
   SimTime overhead = line;
   if (!joined) {
+    overhead = entry;
     // Its IPI interrupts the CPU when it lands, or once the running handler returns (IRR).
     start = max(arrival, cpu.irq_busy_until);
-    overhead = entry;
+    if (cpu.irr_pending_at != SimTime::infinite()) [[unlikely]] {
+      const SimTime pending = max(cpu.irr_pending_at, cpu.irq_busy_until);
+      if (queued <= pending + entry) {
+        // The pending interrupt takes it: its IPI was not needless after all.
+        cpu.irr_pending_at = SimTime::infinite();
+        start = pending;
+      } else {
+        fire_needless_irq(sim, cpu);
+        start = max(arrival, cpu.irq_busy_until);
+      }
+    }
     begin_call_function_irq(cpu, start, entry);
   }
   if (TraceSink* ts = sim.trace()) {
@@ -87,14 +106,10 @@ template <typename Handler>
   steal_irq_time(cpu, start, overhead + work);
   // The ack clears the csd flag the initiator spins on: that line goes back to its CPU.
   wait.ack(cpu.irq_busy_until + line);
-  if (joined && ipi_sent && arrival > cpu.irq_started_at) {
-    const SimTime needless = max(arrival, cpu.irq_busy_until);
-    begin_call_function_irq(cpu, needless, entry);
-    if (TraceSink* ts = sim.trace()) {
-      smp_detail::trace_csd_overhead(*ts, cpu.id, smp_detail::CsdOverhead::kNeedlessEntry, needless,
-                                     entry);
-    }
-    steal_irq_time(cpu, needless, entry);
+  // Its IPI, landing after the interrupt that ran it acked the APIC, sets IRR (one bit: an IPI
+  // already pending holds it).
+  if (ipi_sent && arrival > cpu.irq_started_at && cpu.irr_pending_at == SimTime::infinite()) {
+    cpu.irr_pending_at = arrival;
   }
   return joined;
 }

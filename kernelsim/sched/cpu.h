@@ -162,6 +162,10 @@ struct Cpu {
   // enough to join one.
   SimTime irq_started_at = SimTime::ns(-1);
   SimTime irq_collected_at = SimTime::ns(-1);
+  // When an IPI whose csd an interrupt had already taken landed after that interrupt acked the
+  // APIC (csd_ipi=always): the vector's IRR bit is set, and one more interrupt fires once the
+  // running handler returns (infinite: none pending). Later IPIs fold into the same bit.
+  SimTime irr_pending_at = SimTime::infinite();
   // Handler time not yet charged to curr (handlers on a CPU run one after another, so in start
   // order). curr is charged a handler once its clock reaches the handler's start: the handler
   // delays what the task does from then on, not work it had done before the IPI came.

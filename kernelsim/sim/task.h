@@ -149,6 +149,10 @@ class Task final : public EventTarget {
   std::optional<Co<void>> body_;
 };
 
+// Fires the interrupt pending in IRR on `cpu` (kernel/smp_ipi.h) once global time `now` has
+// passed its start (kernel/smp.cpp).
+void fire_pending_irq_by(Simulation& sim, Cpu& cpu, SimTime now);
+
 // The sync-point path (SharedStep::await_ready()) runs several times a simulated event: inline
 // here, not calls into task.cpp.
 
@@ -156,6 +160,9 @@ inline void Task::absorb_steal() {
   // With interrupts off (arch/x86/irqflags.h) no handler runs on this CPU: one accepted before
   // they went off is charged after they come back on, never inside a spin_lock_irq*() hold.
   if (cpu_->curr != this || cpu_->irqs_disabled > 0) return;
+  if (cpu_->irr_pending_at <= floor_.now()) [[unlikely]] {
+    fire_pending_irq_by(sim_, *cpu_, floor_.now());
+  }
   IrqStealQueue& pending = cpu_->pending_steal;
   while (!pending.empty() && pending.front().start <= clock_) {
     clock_ += pending.front().duration;

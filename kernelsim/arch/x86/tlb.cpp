@@ -93,7 +93,8 @@ constexpr std::string_view kFlushTraceName = "flush_tlb_mm_range";
 bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, const FlushExtent& e, CsdWait& wait,
                               const FlushTlbStep& step);
 
-// ipi_send_cpu on the sender's track and the handler on the target's IRQ track.
+// The csd queued for `target` (and its IPI, if one was sent) on the sender's track, and the
+// handler on the target's IRQ track.
 void trace_shootdown_ipi(TraceSink& ts, uint32_t sender_id, uint32_t sender_cpu, SimTime sent_at,
                          uint32_t target, SimTime start, SimTime handler, bool lazy) {
   const int64_t to = target;
