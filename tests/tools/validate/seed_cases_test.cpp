@@ -28,6 +28,11 @@ struct ToleratedGap {
 };
 constexpr ToleratedGap kToleratedGaps[] = {
     {"seed-003-mmtests", "allocation stalls", "reclaim-predictive", false},
+    // The throttle at full size is a draw (seed_000_madv_free.cpp); at ci it goes the thread's way.
+    {"seed-000-madv-free", "elapsed", "free-throttled", true},
+    {"seed-000-madv-free", "CPU time", "free-throttled", true},
+    {"seed-000-madv-free-rewrite", "elapsed", "free-throttled", true},
+    {"seed-000-madv-free-rewrite", "CPU time", "free-throttled", true},
 };
 
 const ToleratedGap* tolerated(const std::string& case_name, const Row& r) {
