@@ -32,10 +32,13 @@ Co<void> sender_body(Task& t, SimTime send_at, Sender* s) {
 // second interrupt; the third is queued before the second interrupt takes the queue and runs in
 // it. Since 4.15 its sender sends no IPI (the queue held the second's csd); before, its IPI lands
 // before that interrupt starts and is the same pending IRR bit.
-class SmpCsdIpiTest : public ::testing::TestWithParam<const char*> {};
+class SmpCsdIpiTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  // Before 4.15: an IPI to every target, its queue empty or not.
+  static bool every_target() { return std::string(GetParam()) == "csd_ipi=always"; }
+};
 
 TEST_P(SmpCsdIpiTest, IpisArrivingDuringAHandlerShareOneMoreInterrupt) {
-  const bool every_target = std::string(GetParam()) == "csd_ipi=always";
   auto sim = make_sim(4, GetParam());
   const CostProfile& c = sim->costs();
   const SimTime entry = c.ipi_handler_entry;
@@ -54,7 +57,7 @@ TEST_P(SmpCsdIpiTest, IpisArrivingDuringAHandlerShareOneMoreInterrupt) {
   sim->start_task(td, sender_body(td, third - to_arrive, &d));
   sim->run();
   EXPECT_EQ(a.nr + b.nr, 2u);
-  EXPECT_EQ(d.nr, every_target ? 1u : 0u);
+  EXPECT_EQ(d.nr, every_target() ? 1u : 0u);
   EXPECT_EQ(a.done, first + entry + kWork + line);
   const SimTime second_irq = first + entry + kWork;  // right after the first returns
   EXPECT_EQ(b.done, second_irq + entry + kWork + line);
@@ -69,7 +72,6 @@ TEST_P(SmpCsdIpiTest, IpisArrivingDuringAHandlerShareOneMoreInterrupt) {
 // before the running interrupt takes the queue runs in it, before its own IPI lands. Before 4.15
 // that IPI went anyway: landing after the handler returned, it interrupts the CPU for nothing.
 TEST_P(SmpCsdIpiTest, ACsdQueuedBeforeTheQueueIsTakenRunsBeforeItsIpiLands) {
-  const bool every_target = std::string(GetParam()) == "csd_ipi=always";
   auto sim = make_sim(4, GetParam());
   const CostProfile& c = sim->costs();
   const SimTime entry = c.ipi_handler_entry;
@@ -92,10 +94,10 @@ TEST_P(SmpCsdIpiTest, ACsdQueuedBeforeTheQueueIsTakenRunsBeforeItsIpiLands) {
   // Run after a's function, reading its csd: acked before its IPI lands.
   EXPECT_EQ(b.done, first_returns + line + work + line);
   EXPECT_LT(b.done, b_lands);
-  EXPECT_EQ(b.nr, every_target ? 1u : 0u);
+  EXPECT_EQ(b.nr, every_target() ? 1u : 0u);
   const CpuCounters& target = sim->cpu(kTarget).counters;
-  EXPECT_EQ(target.call_function_irqs, every_target ? 2u : 1u);
-  const SimTime needless = every_target ? entry : SimTime::zero();
+  EXPECT_EQ(target.call_function_irqs, every_target() ? 2u : 1u);
+  const SimTime needless = every_target() ? entry : SimTime::zero();
   EXPECT_EQ(target.irq_ns, static_cast<uint64_t>((entry + 2 * work + line + needless).count_ns()));
 }
 
@@ -202,7 +204,6 @@ TEST(SmpBatchingTest, AnIpiSentDuringAnIrqOffHoldThatLandsAfterItRunsWhenItLands
 // IPIs land after that interrupt started and set IRR, one bit for both: one more interrupt,
 // after the third has run in the first, for nothing.
 TEST_P(SmpCsdIpiTest, CsdsQueuedDuringAnIrqOffHoldRunWhenTheFirstIpiLands) {
-  const bool every_target = std::string(GetParam()) == "csd_ipi=always";
   Holder alone;
   {
     auto sim = make_sim(4, GetParam());
@@ -239,12 +240,12 @@ TEST_P(SmpCsdIpiTest, CsdsQueuedDuringAnIrqOffHoldRunWhenTheFirstIpiLands) {
   EXPECT_EQ(b.done, a_lands + entry + kWork + line + kWork + line);
   EXPECT_EQ(d.done, first_returns + line) << "in the first interrupt, not after a pending one";
   EXPECT_EQ(a.nr, 1u);
-  EXPECT_EQ(b.nr + d.nr, every_target ? 2u : 0u);
+  EXPECT_EQ(b.nr + d.nr, every_target() ? 2u : 0u);
   const CpuCounters& target = sim->cpu(kTarget).counters;
   EXPECT_EQ(target.ipis_deferred, 0u) << "no IPI landed while interrupts were off";
-  EXPECT_EQ(target.call_function_irqs, every_target ? 2u : 1u);
+  EXPECT_EQ(target.call_function_irqs, every_target() ? 2u : 1u);
   ASSERT_LT(d_queued + c.ipi_delivery, first_returns) << "b's and d's IPIs land in that handler";
-  const SimTime needless = every_target ? entry : SimTime::zero();
+  const SimTime needless = every_target() ? entry : SimTime::zero();
   EXPECT_EQ(target.irq_ns,
             static_cast<uint64_t>((entry + 3 * kWork + 2 * line + needless).count_ns()));
 }
