@@ -172,7 +172,8 @@
     "wake-ups onto a CPU idle deep_idle_after or longer, which paid deep_idle_exit")               \
   X(call_function_irqs, "call_function_irqs",                                                      \
     "CALL_FUNCTION interrupts taken (/proc/interrupts CAL): one runs every csd queued by then")    \
-  X(irq_ns, "irq_ns", "time spent in shootdown handlers (ns)")                                     \
+  X(irq_ns, "irq_ns",                                                                              \
+    "time in CALL_FUNCTION interrupts: entries and handlers (shootdowns, bh_lru invalidations) (ns)")\
   X(ipis_deferred, "ipis_deferred",                                                                \
     "IPIs that reached a CPU with interrupts off and ran when it re-enabled them")                 \
   X(ipi_deferred_ns, "ipi_deferred_ns",                                                            \

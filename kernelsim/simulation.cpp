@@ -2,7 +2,6 @@
 
 #include <cassert>
 
-#include "kernelsim/kernel/smp_ipi.h"
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/policy/presets.h"
 #include "kernelsim/trace_counters.h"
@@ -174,10 +173,7 @@ void Simulation::run() {
     // Children no clone claimed: start them now rather than leave them out.
     while (!clone_children_.empty()) start_clone_child(clone_children_.begin()->first, now());
   }
-  // An interrupt still pending in IRR fires after the last event: its entry is the CPU's.
-  for (Cpu& cpu : cpus_) {
-    if (cpu.irr_pending_at != SimTime::infinite()) fire_needless_irq(*this, cpu);
-  }
+  fire_pending_irqs();
   if (trace_ != nullptr) sample_trace_counters(true);
 }
 
@@ -189,7 +185,15 @@ bool Simulation::run_until(SimTime t) {
     if (trace_ != nullptr) sample_trace_counters(false);
   }
   events_.set_horizon(SimTime::infinite());
+  if (events_.empty()) fire_pending_irqs();  // the run is over, as at the end of run()
   return !events_.empty();
+}
+
+void Simulation::fire_pending_irqs() {
+  // An interrupt still pending in IRR fires after the last event: its entry is the CPU's.
+  for (Cpu& cpu : cpus_) {
+    if (cpu.irr_pending_at != SimTime::infinite()) fire_needless_irq(*this, cpu);
+  }
 }
 
 void Simulation::set_trace_sink(TraceSink* sink) {

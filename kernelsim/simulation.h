@@ -219,6 +219,8 @@ class Simulation final : public SimFloor {
   SimTime next_counter_sample_;
   // Samples the vm counters into the sink when counter_interval() has passed (trace_counters.h).
   void sample_trace_counters(bool force);
+  // Fires the interrupts still pending in IRR once no event is left (kernel/smp_ipi.h).
+  void fire_pending_irqs();
 };
 
 }  // namespace mmreplay::kernelsim

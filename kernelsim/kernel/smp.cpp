@@ -55,18 +55,13 @@ void fire_needless_irq(Simulation& sim, Cpu& cpu) {
     smp_detail::trace_csd_overhead(*ts, cpu.id, smp_detail::CsdOverhead::kNeedlessEntry, at, entry);
   }
   if (cpu.curr != nullptr && at < cpu.busy_since) {
-    // Fired while the CPU was idle, before the task there now got it: nobody's time.
+    // Before the task there now got the CPU (fired late: idle, or the previous task's, which left
+    // without it): charged to nobody, as while idle (steal_irq_time() with no task).
     cpu.irq_busy_until = at + entry;
     cpu.counters.irq_ns += static_cast<uint64_t>(entry.count_ns());
     return;
   }
   steal_irq_time(cpu, at, entry);
-}
-
-void fire_pending_irq_by(Simulation& sim, Cpu& cpu, SimTime now) {
-  // Not before global time passes its start: a csd sent until then may still be queued in time
-  // for the interrupt running now, or be the one the pending interrupt takes.
-  if (max(cpu.irr_pending_at, cpu.irq_busy_until) <= now) fire_needless_irq(sim, cpu);
 }
 
 // Models flush_smp_call_function_queue(), run from the IPI vector that fires once the CPU
@@ -78,7 +73,8 @@ void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at) {
   // An IPI that landed while interrupts were off is pending: its interrupt fires at `at` and takes
   // every csd queued by then, those whose IPI lands later too (that IPI then finds its csd run: a
   // needless interrupt when one was sent, kernel/smp_ipi.h). With no IPI landed yet, nothing fires
-  // at `at`: the first IPI to land interrupts the CPU then. So the csds run in the order their
+  // at `at` (but an interrupt pending in IRR from before the section: local_irq_restore()): the
+  // first IPI to land interrupts the CPU then. So the csds run in the order their
   // interrupt comes: those with an IPI by when it is there (an IPI sent while interrupts were off
   // may land after they come back on, and a nearer sender's may overtake a farther one's), those
   // without one (csd_ipi=if-empty: queued behind another) in the interrupt that takes them.

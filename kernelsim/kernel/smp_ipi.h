@@ -43,10 +43,7 @@ inline void steal_irq_time(Cpu& cpu, SimTime start, SimTime duration) {
   cpu.counters.irq_ns += static_cast<uint64_t>(duration.count_ns());
 }
 
-// The interrupt pending in IRR on `cpu` fires, once the handler running when its IPI landed has
-// returned, and finds call_single_queue empty: its entry is paid for nothing (smp.cpp).
-// REQUIRES: cpu.irr_pending_at is not infinite.
-void fire_needless_irq(Simulation& sim, Cpu& cpu);
+// fire_needless_irq() (sim/task.h): the interrupt pending in IRR fires and finds the queue empty.
 
 // Runs a csd's handler on `cpu`: queued there (llist_add()) at `queued`, its IPI (if one was sent)
 // landing at `arrival`. The handler's time is stolen from the task there, and it acks into
@@ -86,7 +83,10 @@ template <typename Handler>
     start = max(arrival, cpu.irq_busy_until);
     if (cpu.irr_pending_at != SimTime::infinite()) [[unlikely]] {
       const SimTime pending = max(cpu.irr_pending_at, cpu.irq_busy_until);
-      if (queued <= pending + entry) {
+      if (pending > start) {
+        // Its own IPI lands first (senders are simulated one after another): its interrupt
+        // comes first, and the IPI pending in IRR, landing after that one's ack, stays pending.
+      } else if (queued <= pending + entry) {
         // The pending interrupt takes it: its IPI was not needless after all.
         cpu.irr_pending_at = SimTime::infinite();
         start = pending;
@@ -106,10 +106,10 @@ template <typename Handler>
   steal_irq_time(cpu, start, overhead + work);
   // The ack clears the csd flag the initiator spins on: that line goes back to its CPU.
   wait.ack(cpu.irq_busy_until + line);
-  // Its IPI, landing after the interrupt that ran it acked the APIC, sets IRR (one bit: an IPI
-  // already pending holds it).
-  if (ipi_sent && arrival > cpu.irq_started_at && cpu.irr_pending_at == SimTime::infinite()) {
-    cpu.irr_pending_at = arrival;
+  // Its IPI, landing after the interrupt that ran it acked the APIC, sets IRR: one bit, set by
+  // the first IPI to land (senders simulated later may have landed earlier).
+  if (ipi_sent && arrival > cpu.irq_started_at) {
+    cpu.irr_pending_at = min(cpu.irr_pending_at, arrival);
   }
   return joined;
 }

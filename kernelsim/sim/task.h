@@ -149,9 +149,10 @@ class Task final : public EventTarget {
   std::optional<Co<void>> body_;
 };
 
-// Fires the interrupt pending in IRR on `cpu` (kernel/smp_ipi.h) once global time `now` has
-// passed its start (kernel/smp.cpp).
-void fire_pending_irq_by(Simulation& sim, Cpu& cpu, SimTime now);
+// The interrupt pending in IRR on `cpu` (kernel/smp_ipi.h) fires, once the handler running when
+// its IPI landed has returned, and finds call_single_queue empty: its entry is paid for nothing
+// (kernel/smp.cpp). REQUIRES: cpu.irr_pending_at is not infinite.
+void fire_needless_irq(Simulation& sim, Cpu& cpu);
 
 // The sync-point path (SharedStep::await_ready()) runs several times a simulated event: inline
 // here, not calls into task.cpp.
@@ -160,8 +161,12 @@ inline void Task::absorb_steal() {
   // With interrupts off (arch/x86/irqflags.h) no handler runs on this CPU: one accepted before
   // they went off is charged after they come back on, never inside a spin_lock_irq*() hold.
   if (cpu_->curr != this || cpu_->irqs_disabled > 0) return;
+  // An interrupt pending in IRR fires once global time passes its start: no csd sent from then
+  // on can still be queued in time for the interrupt running now.
   if (cpu_->irr_pending_at <= floor_.now()) [[unlikely]] {
-    fire_pending_irq_by(sim_, *cpu_, floor_.now());
+    if (max(cpu_->irr_pending_at, cpu_->irq_busy_until) <= floor_.now()) {
+      fire_needless_irq(sim_, *cpu_);
+    }
   }
   IrqStealQueue& pending = cpu_->pending_steal;
   while (!pending.empty() && pending.front().start <= clock_) {

@@ -127,8 +127,9 @@ ValidationCase seed_000_madv_free() {
       // it: at 1/32 its run was bimodal (2026-12-05: 61,045-62,746 swap-ins and 0.67-0.68 s of
       // CPU, or 77,247-87,536 and 0.79-0.89 s, as spinlock=ticket or the IPI delivery's csd
       // queueing moved under 2 ms of its interrupt time; 0.96x or 1.19x dontneed's CPU time),
-      // and at 1/24 and 1/20 it ran 1.05-1.24x. At 1/16 the same changes keep it at 1.87-1.98 s
-      // against dontneed's 1.45-1.48 s (1.27-1.34x; the thread's 1.69x).
+      // and at 1/24 and 1/20 it ran 1.05-1.24x. At 1/16 the same changes kept it at 1.87-1.98 s
+      // against dontneed's 1.45-1.48 s (1.27-1.34x; the thread's 1.69x); 1.39x since a needless
+      // interrupt waits in IRR (kernel/smp_ipi.h).
       {"ci",
        {"--scale", "1/16"},
        12,

@@ -1,10 +1,11 @@
 // Interrupt enable state of a CPU (include/linux/irqflags.h, arch/x86/include/asm/irqflags.h).
 //
 // Cpu::irqs_disabled counts nested local_irq_save() sections (spin_lock_irqsave() inside
-// spin_lock_irq() and the like); interrupts are enabled again when the outermost section ends. An
-// IPI reaching a CPU with interrupts off waits in its call_single_queue (kernel/smp.h) and runs
-// when they are re-enabled, after the section: a spin_lock_irq*() hold is never stretched by a
-// handler, the IPI's initiator waits instead.
+// spin_lock_irq() and the like); interrupts are enabled again when the outermost section ends. A
+// csd queued on a CPU with interrupts off waits in its call_single_queue (kernel/smp.h) and runs
+// after the section, when they are re-enabled if an IPI landed meanwhile, else when the first IPI
+// lands: a spin_lock_irq*() hold is never stretched by a handler, the IPI's initiator waits
+// instead.
 //
 // The model marks the sections that run at global time (spin_lock_irq*() holders and spinners,
 // locking/qspinlock.h). Sections done as private work of a task (bh_lru_lock() in fs/buffer.cpp,

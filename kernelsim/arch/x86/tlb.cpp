@@ -98,7 +98,7 @@ bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, const FlushExtent& e,
 void trace_shootdown_ipi(TraceSink& ts, uint32_t sender_id, uint32_t sender_cpu, SimTime sent_at,
                          uint32_t target, SimTime start, SimTime handler, bool lazy) {
   const int64_t to = target;
-  ts.instant(Track::task(sender_id), "IPI call_function (TLB shootdown)", TraceCat::kIpi, sent_at,
+  ts.instant(Track::task(sender_id), "csd call_function (TLB shootdown)", TraceCat::kIpi, sent_at,
              {{"target_cpu", to}});
   ts.complete(Track::irq(target), lazy ? "flush_tlb_func (lazy: leave_mm)" : "flush_tlb_func",
               TraceCat::kIpi, start, handler, {{"from_cpu", static_cast<int64_t>(sender_cpu)}});

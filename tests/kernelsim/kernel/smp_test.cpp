@@ -120,6 +120,7 @@ TEST(SmpBatchingTest, AnIpiAfterTheHandlerReturnedPaysItsOwnEntry) {
 }
 
 struct Holder {
+  SimTime locked;
   SimTime unlocked;
   SimTime after_sync;
 };
@@ -128,6 +129,7 @@ struct Holder {
 Co<void> holder_body(Task& t, QSpinLock& lock, Holder* h) {
   t.work(SimTime::us(10));
   co_await lock.lock_irqsave(t);
+  h->locked = t.clock();
   t.work(SimTime::us(50));
   co_await lock.unlock_irqrestore(t);
   h->unlocked = t.clock();
@@ -250,12 +252,90 @@ TEST_P(SmpCsdIpiTest, CsdsQueuedDuringAnIrqOffHoldRunWhenTheFirstIpiLands) {
             static_cast<uint64_t>((entry + 3 * kWork + 2 * line + needless).count_ns()));
 }
 
+// Before 4.15 the pending interrupt a late IPI makes takes a csd queued by its entry's end: one
+// queued after the running interrupt took the queue runs in it, not in an interrupt of its own
+// IPI (whose own late landing then sets IRR again). Since 4.15 that csd's IPI interrupts the CPU
+// when it lands.
+TEST_P(SmpCsdIpiTest, ThePendingInterruptTakesACsdQueuedByItsEntrysEnd) {
+  auto sim = make_sim(4, GetParam());
+  const CostProfile& c = sim->costs();
+  const SimTime entry = c.ipi_handler_entry;
+  const SimTime line = c.cacheline_transfer;
+  const SimTime work = SimTime::ns(100);
+  const SimTime first = SimTime::us(20) + c.ipi_send + c.ipi_delivery;
+  const SimTime b_queued = first + entry - SimTime::ns(100);  // joins the first interrupt
+  const SimTime d_queued = first + entry + SimTime::ns(200);  // after it took the queue
+  const SimTime b_lands = b_queued + c.ipi_delivery;
+  const SimTime d_lands = d_queued + c.ipi_delivery;
+  ASSERT_GT(b_lands, first + entry + 2 * work + line) << "b's IPI lands after the handler";
+  Sender a, b, d;
+  Task& ta = sim->create_task(0, nullptr);
+  sim->start_task(ta,
+                  testing::send_ipi_at(ta, first - c.ipi_send - c.ipi_delivery, kTarget, work, &a));
+  Task& tb = sim->create_task(1, nullptr);
+  sim->start_task(tb, testing::send_ipi_at(tb, b_queued - c.ipi_send, kTarget, work, &b));
+  Task& td = sim->create_task(2, nullptr);
+  sim->start_task(td, testing::send_ipi_at(td, d_queued - c.ipi_send, kTarget, work, &d));
+  sim->run();
+  const CpuCounters& target = sim->cpu(kTarget).counters;
+  if (every_target()) {
+    // b's IPI landing at b_lands fires an interrupt there, which takes d's csd; d's own IPI
+    // lands after that one's ack: one more interrupt, for nothing (fired at the end).
+    EXPECT_EQ(d.done, b_lands + entry + work + line);
+    EXPECT_EQ(target.call_function_irqs, 3u);
+    EXPECT_EQ(target.irq_ns, static_cast<uint64_t>((3 * entry + 3 * work + line).count_ns()));
+  } else {
+    EXPECT_EQ(d.done, d_lands + entry + work + line);
+    EXPECT_EQ(target.call_function_irqs, 2u);
+    EXPECT_EQ(target.irq_ns, static_cast<uint64_t>((2 * entry + 3 * work + line).count_ns()));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(BeforeAndSince415, SmpCsdIpiTest,
                          ::testing::Values("csd_ipi=always", "csd_ipi=if-empty"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param) == "csd_ipi=always" ? "Always"
                                                                               : "IfEmpty";
                          });
+
+// Before 4.15, b's csd joins the interrupt a's IPI made and b's own IPI, landing after it, sets
+// IRR: the interrupt it makes fires once the handler has returned and global time passes its
+// start (Task::absorb_steal() on kTarget, whose task reaches its irqsave lock then), for nothing,
+// and its entry delays the lock by that much against the run since 4.15, where b sent no IPI.
+TEST(SmpBatchingTest, AnInterruptPendingInIrrFiresOnceGlobalTimePassesIt) {
+  Holder since_415;
+  Holder before_415;
+  SimTime b_lands;
+  uint64_t irqs[2] = {0, 0};
+  SimTime last_irq_start;
+  for (const char* policy : {"csd_ipi=if-empty", "csd_ipi=always"}) {
+    const bool every_target = std::string(policy) == "csd_ipi=always";
+    auto sim = make_sim(4, policy);
+    const CostProfile& c = sim->costs();
+    const SimTime work = SimTime::ns(100);
+    QSpinLock lock(*sim, kLruvecLruLockClass);
+    Holder& h = every_target ? before_415 : since_415;
+    Sender a, b;
+    Task& th = sim->create_task(kTarget, nullptr);
+    sim->start_task(th, holder_body(th, lock, &h));  // reaches its lock at 10 us
+    const SimTime a_lands = SimTime::ns(9'900);
+    const SimTime b_queued = a_lands + c.ipi_handler_entry - SimTime::ns(50);  // joins a's
+    b_lands = b_queued + c.ipi_delivery;
+    Task& ta = sim->create_task(0, nullptr);
+    sim->start_task(
+        ta, testing::send_ipi_at(ta, a_lands - c.ipi_send - c.ipi_delivery, kTarget, work, &a));
+    Task& tb = sim->create_task(1, nullptr);
+    sim->start_task(tb, testing::send_ipi_at(tb, b_queued - c.ipi_send, kTarget, work, &b));
+    sim->run();
+    irqs[every_target ? 1 : 0] = sim->cpu(kTarget).counters.call_function_irqs;
+    if (every_target) last_irq_start = sim->cpu(kTarget).irq_started_at;
+  }
+  EXPECT_EQ(irqs[0], 1u);
+  EXPECT_EQ(irqs[1], 2u);
+  EXPECT_EQ(last_irq_start, b_lands) << "as b's IPI lands, a's handler having returned";
+  ASSERT_LT(b_lands, since_415.locked) << "b's IPI lands before the lock is taken";
+  EXPECT_EQ(before_415.locked, since_415.locked + make_sim(1)->costs().ipi_handler_entry);
+}
 
 }  // namespace
 }  // namespace mmreplay::kernelsim
