@@ -116,9 +116,9 @@ ValidationCase seed_000_madv_free() {
   // memory that reclaim holds at the watermarks, so which calls of a wave of madvise calls zapped
   // was decided by microseconds. With ZONE_DMA's reserve counted that threshold is never reached
   // (the throttled arm is the free arm: 2.09x at 1/64, 2.15x at 1/16); with THP's 45,056 KB the
-  // throttled arm takes 0.47x dontneed's elapsed time at 1/16 and 1/8, against the thread's
-  // 0.747x (at 1/16: 0.50x before IPIs to one CPU shared an interrupt entry, 0.37x before csds
-  // were queued when sent, kernel/smp_ipi.h), and at full size a draw (the gap below).
+  // throttled arm takes 0.46x and 0.47x dontneed's elapsed time at 1/16 and 1/8, against the
+  // thread's 0.747x (at 1/16: 0.50x before IPIs to one CPU shared an interrupt entry, 0.37x before
+  // csds were queued when sent, kernel/smp_ipi.h), and at full size a draw (the gap below).
   c.scales = {
       // Not 1/64 (48 MiB) nor 1/32: there, with THP's min_free_kbytes scaled, the madvfree arm
       // writes many of its lazily freed pages again before reclaim reaches them (41% at 1/64,
@@ -128,7 +128,7 @@ ValidationCase seed_000_madv_free() {
       // CPU, or 77,247-87,536 and 0.79-0.89 s, as spinlock=ticket or the IPI delivery's csd
       // queueing moved under 2 ms of its interrupt time; 0.96x or 1.19x dontneed's CPU time),
       // and at 1/24 and 1/20 it ran 1.05-1.24x. At 1/16 the same changes kept it at 1.87-1.98 s
-      // against dontneed's 1.45-1.48 s (1.27-1.34x; the thread's 1.69x); 1.39x since a needless
+      // against dontneed's 1.45-1.48 s (1.27-1.34x; the thread's 1.69x); 1.37x since a needless
       // interrupt waits in IRR (kernel/smp_ipi.h).
       {"ci",
        {"--scale", "1/16"},
@@ -155,9 +155,10 @@ ValidationCase seed_000_madv_free() {
   // At full size the throttled arm is a draw: whether a wave of madvise calls finds free memory
   // under the throttle's threshold turns on microseconds, so changes that move well under 1% of
   // the run tip it (2026-12-05, its elapsed and CPU time against dontneed's under each: as
-  // built 1.50x and 1.02x; spinlock=ticket 0.74x and 0.59x; pagevec_size=15 0.84x and 0.68x;
-  // with the needless interrupt of csd_ipi=always started at once, an earlier draft, 0.88x and
-  // 0.72x, 0.45x and 0.47x, 0.92x and 0.71x). Five draws of six go the thread's way.
+  // built 1.50x and 1.02x, 1.43x and 0.94x after the pending interrupt's mends; spinlock=ticket
+  // 0.74x and 0.59x; pagevec_size=15 0.84x and 0.68x; with the needless interrupt of csd_ipi=always
+  // started at once, an earlier draft, 0.88x and 0.72x, 0.45x and 0.47x, 0.92x and 0.71x). Five
+  // draws of six go the thread's way.
   const char* const kThrottleDraw =
       "at full size the throttle's outcome is a draw: which calls of a wave of madvise calls find "
       "free memory under 1.5 x min turns on microseconds, and changes moving well under 1% of "

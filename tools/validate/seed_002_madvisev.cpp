@@ -40,7 +40,7 @@
 // band, a declared gap until 2026-12-04), 1.06x on xeon-2s-32 with its former unverified
 // distances (70 ns in a socket, 130 across), 0.963x with the measured ones (0.947x at ci, 0.929x
 // at full size; 0.980x, 0.958x and 0.949x since IPIs to one CPU share an interrupt entry,
-// kernel/smp.h, which made the per-call arm's flood of handlers cheaper; 0.973x, 0.953x and
+// kernel/smp.h, which made the per-call arm's flood of handlers cheaper; 0.973x, 0.952x and
 // 0.938x since a csd is queued when sent and 4.x sends an IPI to every target, csd_ipi=always,
 // whose IPIs landing after their csd ran interrupt for nothing), and 0.776x on one
 // socket at a flat 35 ns. So it is the handoffs across sockets
