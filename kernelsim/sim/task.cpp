@@ -36,7 +36,14 @@ SimTime Task::due(SimTime when, uint64_t arg) {
   if (arg != kRun) return when;
   assert(cpu_->curr == this && on_cpu() && "invariant (2): resumed off its CPU");
   // IPI handlers ran on this CPU while the task waited for its event: it is due at its clock
-  // with their time charged, and the queue moves the event there instead of firing it.
+  // with their time charged, and the queue moves the event there instead of firing it. An
+  // interrupt pending in IRR (kernel/smp_ipi.h) fires first once global time has passed its
+  // start: no csd sent from then on can still be queued in time for the interrupt before it.
+  // Here, once an event, not at every sync point (1.3% of a 64-CPU fault run's instructions).
+  if (cpu_->irr_pending_at <= floor_.now() && cpu_->irqs_disabled == 0 &&
+      max(cpu_->irr_pending_at, cpu_->irq_busy_until) <= floor_.now()) {
+    fire_needless_irq(sim_, *cpu_);
+  }
   absorb_steal();
   return clock_;
 }

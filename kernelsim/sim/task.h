@@ -161,13 +161,6 @@ inline void Task::absorb_steal() {
   // With interrupts off (arch/x86/irqflags.h) no handler runs on this CPU: one accepted before
   // they went off is charged after they come back on, never inside a spin_lock_irq*() hold.
   if (cpu_->curr != this || cpu_->irqs_disabled > 0) return;
-  // An interrupt pending in IRR fires once global time passes its start: no csd sent from then
-  // on can still be queued in time for the interrupt running now.
-  if (cpu_->irr_pending_at <= floor_.now()) [[unlikely]] {
-    if (max(cpu_->irr_pending_at, cpu_->irq_busy_until) <= floor_.now()) {
-      fire_needless_irq(sim_, *cpu_);
-    }
-  }
   IrqStealQueue& pending = cpu_->pending_steal;
   while (!pending.empty() && pending.front().start <= clock_) {
     clock_ += pending.front().duration;

@@ -155,7 +155,8 @@ ValidationCase seed_000_madv_free() {
   // At full size the throttled arm is a draw: whether a wave of madvise calls finds free memory
   // under the throttle's threshold turns on microseconds, so changes that move well under 1% of
   // the run tip it (2026-12-05, its elapsed and CPU time against dontneed's under each: as
-  // built 1.50x and 1.02x, 1.43x and 0.94x after the pending interrupt's mends; spinlock=ticket
+  // built 1.50x and 1.02x, 1.43x and 0.94x after the pending interrupt's mends, 1.48x and 1.00x
+  // with it fired per event; spinlock=ticket
   // 0.74x and 0.59x; pagevec_size=15 0.84x and 0.68x; with the needless interrupt of csd_ipi=always
   // started at once, an earlier draft, 0.88x and 0.72x, 0.45x and 0.47x, 0.92x and 0.71x). Five
   // draws of six go the thread's way.
