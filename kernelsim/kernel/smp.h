@@ -34,9 +34,9 @@
 // interrupt another's IPI started after its own IPI landed: it runs up to one sender's loop (63 x
 // ipi_send, about 6 us) late, and under csd_ipi=always the interrupt its own IPI made is not
 // counted (the other's is, as if needless). An interrupt left pending in IRR fires when a later csd
-// reaches its CPU, when global time passes it (Task::absorb_steal()), or after the last event of
-// the run (counted, charged to no task); one that should have fired before an IRQ-off section
-// the model learns of later comes at that section's end.
+// reaches its CPU, when global time passes it (Task::due(), at an event of its task), or after the
+// last event of the run (counted, charged to no task); one that should have fired before an IRQ-off
+// section the model learns of later comes at that section's end.
 //
 // Invariants (asserted in smp.cpp):
 //  (1) an initiator sends with interrupts enabled (smp_call_function_many_cond()'s

@@ -65,8 +65,8 @@ inline void steal_irq_time(Cpu& cpu, SimTime start, SimTime duration) {
 // Before 4.15 (csd_ipi=always) a csd that joined an earlier interrupt still had its IPI sent;
 // landing after that interrupt acked the APIC, the IPI sets IRR (cpu.irr_pending_at): the
 // interrupt it makes takes any csd queued by its own entry's end, or finds the queue empty and
-// pays its entry for nothing ("needless IPI"). Which, is known only once a later csd comes, so
-// that interrupt is left pending until then (or until global time passes it: Task::absorb_steal()),
+// pays its entry for nothing ("needless IPI"). Which of the two shows only when a later csd comes,
+// so that interrupt is left pending until then (or until global time passes it: Task::due()),
 // and csds still queued in time for the running interrupt run in it first.
 template <typename Handler>
 [[gnu::always_inline]] inline bool run_call_function(Simulation& sim, Cpu& cpu, SimTime queued,

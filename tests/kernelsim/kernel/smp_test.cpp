@@ -300,7 +300,7 @@ INSTANTIATE_TEST_SUITE_P(BeforeAndSince415, SmpCsdIpiTest,
 
 // Before 4.15, b's csd joins the interrupt a's IPI made and b's own IPI, landing after it, sets
 // IRR: the interrupt it makes fires once the handler has returned and global time passes its
-// start (Task::absorb_steal() on kTarget, whose task reaches its irqsave lock then), for nothing,
+// start (Task::due() on kTarget, whose task reaches its irqsave lock then), for nothing,
 // and its entry delays the lock by that much against the run since 4.15, where b sent no IPI.
 TEST(SmpBatchingTest, AnInterruptPendingInIrrFiresOnceGlobalTimePassesIt) {
   Holder since_415;
