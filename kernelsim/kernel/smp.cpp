@@ -48,18 +48,11 @@ void smp_detail::trace_csd_overhead(TraceSink& ts, uint32_t cpu, CsdOverhead wha
 void fire_needless_irq(Simulation& sim, Cpu& cpu) {
   assert(cpu.irr_pending_at != SimTime::infinite());
   const SimTime entry = sim.costs().ipi_handler_entry;
-  const SimTime at = max(cpu.irr_pending_at, cpu.irq_busy_until);
+  const SimTime at = cpu.irr_fires_at();
   cpu.irr_pending_at = SimTime::infinite();
   begin_call_function_irq(cpu, at, entry);
   if (TraceSink* ts = sim.trace()) {
     smp_detail::trace_csd_overhead(*ts, cpu.id, smp_detail::CsdOverhead::kNeedlessEntry, at, entry);
-  }
-  if (cpu.curr != nullptr && at < cpu.busy_since) {
-    // Before the task there now got the CPU (fired late: idle, or the previous task's, which left
-    // without it): charged to nobody, as while idle (steal_irq_time() with no task).
-    cpu.irq_busy_until = at + entry;
-    cpu.counters.irq_ns += static_cast<uint64_t>(entry.count_ns());
-    return;
   }
   steal_irq_time(cpu, at, entry);
 }

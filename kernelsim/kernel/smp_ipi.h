@@ -36,10 +36,14 @@ inline void begin_call_function_irq(Cpu& cpu, SimTime start, SimTime entry) {
   ++cpu.counters.call_function_irqs;
 }
 
-// Charges interrupt time on `cpu` to the task running there (sched/cpu.h pending_steal).
+// Charges interrupt time on `cpu` to the task running there (sched/cpu.h pending_steal): none
+// while idle, nor to a task that got the CPU after the interrupt started (a pending interrupt
+// fired late, fire_needless_irq()).
 inline void steal_irq_time(Cpu& cpu, SimTime start, SimTime duration) {
   cpu.irq_busy_until = start + duration;
-  if (cpu.curr != nullptr) cpu.pending_steal.push_back(IrqSteal{start, duration});
+  if (cpu.curr != nullptr && start >= cpu.busy_since) {
+    cpu.pending_steal.push_back(IrqSteal{start, duration});
+  }
   cpu.counters.irq_ns += static_cast<uint64_t>(duration.count_ns());
 }
 
@@ -82,7 +86,7 @@ template <typename Handler>
     // Its IPI interrupts the CPU when it lands, or once the running handler returns (IRR).
     start = max(arrival, cpu.irq_busy_until);
     if (cpu.irr_pending_at != SimTime::infinite()) [[unlikely]] {
-      const SimTime pending = max(cpu.irr_pending_at, cpu.irq_busy_until);
+      const SimTime pending = cpu.irr_fires_at();
       if (pending > start) {
         // Its own IPI lands first (senders are simulated one after another): its interrupt
         // comes first, and the IPI pending in IRR, landing after that one's ack, stays pending.

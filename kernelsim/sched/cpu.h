@@ -166,6 +166,8 @@ struct Cpu {
   // APIC (csd_ipi=always): the vector's IRR bit is set, and one more interrupt fires once the
   // running handler returns (infinite: none pending). Later IPIs fold into the same bit.
   SimTime irr_pending_at = SimTime::infinite();
+  // When that interrupt fires: once the IPI is there and the running handler has returned.
+  SimTime irr_fires_at() const { return max(irr_pending_at, irq_busy_until); }
   // Handler time not yet charged to curr (handlers on a CPU run one after another, so in start
   // order). curr is charged a handler once its clock reaches the handler's start: the handler
   // delays what the task does from then on, not work it had done before the IPI came.

@@ -41,7 +41,7 @@ SimTime Task::due(SimTime when, uint64_t arg) {
   // start: no csd sent from then on can still be queued in time for the interrupt before it.
   // Here, once an event, not at every sync point (1.3% of a 64-CPU fault run's instructions).
   if (cpu_->irr_pending_at <= floor_.now() && cpu_->irqs_disabled == 0 &&
-      max(cpu_->irr_pending_at, cpu_->irq_busy_until) <= floor_.now()) {
+      cpu_->irr_fires_at() <= floor_.now()) {
     fire_needless_irq(sim_, *cpu_);
   }
   absorb_steal();

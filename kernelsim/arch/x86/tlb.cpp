@@ -90,8 +90,7 @@ void count_flush(const FlushExtent& e, uint64_t& single, uint64_t& full) {
 
 constexpr std::string_view kFlushTraceName = "flush_tlb_mm_range";
 
-bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, const FlushExtent& e, CsdWait& wait,
-                              const FlushTlbStep& step);
+bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait, const FlushTlbStep& step);
 
 // The csd queued for `target` (and its IPI, if one was sent) on the sender's track, and the
 // handler on the target's IRQ track.
@@ -193,16 +192,17 @@ bool FlushTlbStep::run_now() {
   if (ts != nullptr)
     ts->begin(Track::task(task_.id()), kFlushTraceName, TraceCat::kTlb, task_.clock());
   extent_ = flush_extent(task_.sim().costs(), info_);
-  return flush_tlb_mm_range_model(task_, info_, extent_, wait_, *this);
+  return flush_tlb_mm_range_model(task_, info_, wait_, *this);
 }
 
 namespace {
 
 // The flush itself; FlushTlbStep `step` wraps it in the tlb_flush tracepoint's slice. Returns
 // false when t parked in csd_lock_wait() for a deferred handler.
-bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, const FlushExtent& e, CsdWait& wait,
+bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
                               const FlushTlbStep& step) {
   assert(info.mm != nullptr && info.start < info.end);
+  const FlushExtent& e = step.extent();
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
   Cpu& self = t.cpu();
