@@ -23,8 +23,12 @@ namespace {
 constexpr uint64_t kEbizzyChunks = 512;
 constexpr uint64_t kDefaultThreads = 16;
 constexpr uint64_t kDefaultRecords = 1000;
-// Arena with glibc-like trimming: chunk big enough for a few buffers, purge everything dirty.
-constexpr ArenaConfig kTrimOnFree{kJemallocChunkBytes * 4, 0, /*chunk_floor=*/false};
+// Arena with glibc-like trimming: chunk big enough for a few buffers, purge everything dirty,
+// no spare or cached chunks (ptmalloc2 keeps its heaps mapped).
+constexpr ArenaConfig kTrimOnFree{.chunk_bytes = kJemallocChunkBytes * 4,
+                                  .lg_dirty_mult = 0,
+                                  .chunk_floor = false,
+                                  .chunk_cache = false};
 // The allocator that stands for, and its advice: glibc's malloc (ptmalloc2) gives a freed heap
 // top back with madvise(MADV_DONTNEED) (malloc/arena.c: shrink_heap()) and has never used
 // MADV_FREE there; 2.21 is the glibc of seed 002's time (2015). --advice free asks what MADV_FREE

@@ -112,12 +112,15 @@ void HeapThread::unmap_chunk(uint64_t addr, uint64_t bytes) {
   thread_->munmap(addr, bytes);
 }
 
+// Each pass's purges, then its unmaps: arena_purge_stashed() runs before arena_unstash_purged().
 void HeapThread::purge_pending() {
-  if (purged_.empty()) return;
-  // pages_purge() in jemalloc 4.0 on Linux is madvise(MADV_DONTNEED); --advice free asks what
-  // MADV_FREE would have done instead (seed 000).
-  thread_->madvise_ranges(purged_, purge_advice_, purge_per_call_);
-  purged_.clear();
+  for (const PurgePass& pass : passes_) {
+    // pages_purge() in jemalloc 4.0 on Linux is madvise(MADV_DONTNEED); --advice free asks what
+    // MADV_FREE would have done instead (seed 000).
+    if (!pass.purged.empty()) thread_->madvise_ranges(pass.purged, purge_advice_, purge_per_call_);
+    for (const formats::Range& extent : pass.unmapped) thread_->munmap(extent.addr, extent.len);
+  }
+  passes_.clear();
 }
 
 uint64_t HeapThread::malloc(uint64_t bytes) {
@@ -127,13 +130,13 @@ uint64_t HeapThread::malloc(uint64_t bytes) {
 
 void HeapThread::free(uint64_t addr, uint64_t bytes) {
   thread_->spend(user_cost::kFreeNs);
-  arena_.deallocate(addr, bytes, &purged_);
+  arena_.deallocate(addr, bytes, &passes_);
   purge_pending();
 }
 
 HeapThread::Resized HeapThread::realloc(uint64_t addr, uint64_t old_bytes, uint64_t new_bytes) {
   thread_->spend(user_cost::kReallocNs);
-  if (arena_.resize_in_place(addr, old_bytes, new_bytes, &purged_)) {
+  if (arena_.resize_in_place(addr, old_bytes, new_bytes, &passes_)) {
     purge_pending();
     return Resized{addr, false};
   }

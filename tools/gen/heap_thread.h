@@ -1,7 +1,7 @@
 // HeapThread: a program thread whose malloc/free/realloc go through a JemallocArena, turned into
-// events: chunk mmaps, and the purges the arena decides on as madvise calls (MADV_DONTNEED or, with
+// events: chunk mmaps, the purges the arena decides on as madvise calls (MADV_DONTNEED or, with
 // --advice free, MADV_FREE: seed 000's question), one per run or grouped into vector calls
-// (madvisev(), seed 002).
+// (madvisev(), seed 002), and the munmaps of the cached chunks those purges reach.
 //
 // The caller emits the accesses (filling a new object, copying on a move) itself, because they
 // differ per workload; HeapThread only adds the allocator's user-space costs (user_costs.h).
@@ -72,7 +72,7 @@ class HeapThread final : public ChunkSource {
   JemallocArena arena_;
   uint64_t purge_per_call_;
   uint64_t purge_advice_;
-  std::vector<formats::Range> purged_;
+  std::vector<PurgePass> passes_;
 };
 
 }  // namespace mmreplay::gen

@@ -37,6 +37,24 @@ class FakeSource final : public ChunkSource {
 
 constexpr uint64_t kChunk = kJemallocChunkBytes;
 constexpr uint64_t kChunkPages = kChunk / kPageSize;
+constexpr uint64_t kUsablePages = kChunkPages - kChunkHeaderPages;
+
+// The madvise ranges of a call's purge passes, in order (what most tests look at).
+void free_run(JemallocArena& arena, uint64_t addr, uint64_t bytes, std::vector<Range>* purged) {
+  std::vector<PurgePass> passes;
+  arena.deallocate(addr, bytes, &passes);
+  for (const PurgePass& pass : passes)
+    purged->insert(purged->end(), pass.purged.begin(), pass.purged.end());
+}
+
+bool resize(JemallocArena& arena, uint64_t addr, uint64_t old_bytes, uint64_t new_bytes,
+            std::vector<Range>* purged) {
+  std::vector<PurgePass> passes;
+  bool in_place = arena.resize_in_place(addr, old_bytes, new_bytes, &passes);
+  for (const PurgePass& pass : passes)
+    purged->insert(purged->end(), pass.purged.begin(), pass.purged.end());
+  return in_place;
+}
 
 TEST(JemallocArena, FirstAllocationMapsAnAlignedChunkAndSkipsTheHeader) {
   FakeSource source;
@@ -55,7 +73,7 @@ TEST(JemallocArena, FreedRunsStayDirtyBelowOneChunkOfPages) {
   JemallocArena arena(ArenaConfig{}, &source);
   std::vector<Range> purged;
   uint64_t a = arena.allocate(64 * kPageSize);
-  arena.deallocate(a, 64 * kPageSize, &purged);
+  free_run(arena, a, 64 * kPageSize, &purged);
   EXPECT_TRUE(purged.empty()) << "jemalloc keeps up to a chunk of dirty pages";
   EXPECT_EQ(arena.dirty_pages(), 64u);
   // Reusing the dirty run takes it back without a purge.
@@ -74,9 +92,9 @@ TEST(JemallocArena, PurgesOldestDirtyRunsWhenDirtyPassesTheRatio) {
   // 16 live runs of 8 pages; free 4 of them that are not neighbours.
   std::vector<uint64_t> runs;
   for (int i = 0; i < 16; ++i) runs.push_back(arena.allocate(8 * kPageSize));
-  arena.deallocate(runs[1], 8 * kPageSize, &purged);  // active 120 -> threshold 15; dirty 8
+  free_run(arena, runs[1], 8 * kPageSize, &purged);  // active 120 -> threshold 15; dirty 8
   EXPECT_TRUE(purged.empty());
-  arena.deallocate(runs[5], 8 * kPageSize, &purged);  // active 112 -> threshold 14; dirty 16
+  free_run(arena, runs[5], 8 * kPageSize, &purged);  // active 112 -> threshold 14; dirty 16
   ASSERT_EQ(purged.size(), 1u) << "dirty 16 > 14: purge the oldest run";
   EXPECT_EQ(purged[0].addr, runs[1]);
   EXPECT_EQ(purged[0].len, 8 * kPageSize);
@@ -101,11 +119,11 @@ TEST(JemallocArena, PurgeFiresOnlyWhenDirtyExceedsActiveShiftedByLgDirtyMult) {
   // the threshold, 143 >> 3 = 17, and nothing is purged (arena_maybe_purge(): ndirty <=
   // threshold returns); at k = 18, 18 > 142 >> 3 = 17 and one page, the oldest run, goes.
   std::vector<Range> purged;
-  for (int k = 0; k < 17; ++k) arena.deallocate(runs[2 * k], kPageSize, &purged);
+  for (int k = 0; k < 17; ++k) free_run(arena, runs[2 * k], kPageSize, &purged);
   EXPECT_TRUE(purged.empty());
   EXPECT_EQ(arena.dirty_pages(), 17u);
   EXPECT_EQ(arena.purge_threshold(), 17u);
-  arena.deallocate(runs[34], kPageSize, &purged);
+  free_run(arena, runs[34], kPageSize, &purged);
   ASSERT_EQ(purged.size(), 1u);
   EXPECT_EQ(purged[0].addr, runs[0]);
   EXPECT_EQ(arena.dirty_pages(), 17u);
@@ -129,7 +147,7 @@ TEST(JemallocArena, ThresholdRulePurgesOldestRunsBackDownToTheThreshold) {
     const uint64_t threshold = (arena.active_pages() - 1) >> kJemallocLgDirtyMult;
     const uint64_t dirty = arena.dirty_pages() + 1;
     const uint64_t over = dirty > threshold ? dirty - threshold : 0;
-    arena.deallocate(runs[i], kPageSize, &purged);
+    free_run(arena, runs[i], kPageSize, &purged);
     ASSERT_EQ(purged.size(), over) << "free " << i;
     for (const Range& r : purged) EXPECT_EQ(r.addr, runs[2 * next_oldest++]);
     if (over > 0) {
@@ -154,7 +172,7 @@ TEST(JemallocArena, HalfRulePurgesAtLeastHalfTheDirtyPagesOldestFirst) {
   uint64_t dirty_before = 0;
   for (int i = 0; i < 400 && purged.empty(); i += 2) {
     dirty_before = arena.dirty_pages() + 1;
-    arena.deallocate(runs[i], kPageSize, &purged);
+    free_run(arena, runs[i], kPageSize, &purged);
   }
   // je.patch: npurge = max(dirty - threshold, dirty / 2), whole runs oldest first.
   ASSERT_FALSE(purged.empty());
@@ -188,7 +206,7 @@ TEST(JemallocArena, HalfRuleNeverPurgesLessThanTheThresholdRule) {
       }
       const uint64_t dirty_before = arena.dirty_pages() + JemallocArena::pages_for(slot.second);
       purged.clear();
-      arena.deallocate(slot.first, slot.second, &purged);
+      free_run(arena, slot.first, slot.second, &purged);
       slot = {0, 0};
       ASSERT_LE(arena.dirty_pages(), arena.purge_threshold()) << "op " << op;
       if (purged.empty()) continue;
@@ -217,8 +235,8 @@ TEST(JemallocArena, DirtyNeighboursMergeAndCleanOnesDoNot) {
   uint64_t b = arena.allocate(4 * kPageSize);
   uint64_t c = arena.allocate(4 * kPageSize);
   EXPECT_EQ(b, a + 4 * kPageSize);
-  arena.deallocate(a, 4 * kPageSize, &purged);
-  arena.deallocate(b, 4 * kPageSize, &purged);
+  free_run(arena, a, 4 * kPageSize, &purged);
+  free_run(arena, b, 4 * kPageSize, &purged);
   EXPECT_EQ(arena.dirty_pages(), 8u);
   // a+b form one dirty run of 8 pages: an 8-page request fits there exactly (best fit).
   EXPECT_EQ(arena.allocate(8 * kPageSize), a);
@@ -231,31 +249,204 @@ TEST(JemallocArena, ResizeShrinksInPlaceAndGrowsIntoAFreeNeighbour) {
   JemallocArena arena(ArenaConfig{}, &source);
   std::vector<Range> purged;
   uint64_t a = arena.allocate(8 * kPageSize);
-  EXPECT_TRUE(arena.resize_in_place(a, 8 * kPageSize, 2 * kPageSize, &purged));
+  EXPECT_TRUE(resize(arena, a, 8 * kPageSize, 2 * kPageSize, &purged));
   EXPECT_EQ(arena.active_pages(), 2u);
   EXPECT_EQ(arena.dirty_pages(), 6u);
   // The dirty tail (6 pages) is too small to grow by 8: the clean rest of the chunk does not
   // merge with it, so the caller must move.
-  EXPECT_FALSE(arena.resize_in_place(a, 2 * kPageSize, 10 * kPageSize, &purged));
-  EXPECT_TRUE(arena.resize_in_place(a, 2 * kPageSize, 8 * kPageSize, &purged));
+  EXPECT_FALSE(resize(arena, a, 2 * kPageSize, 10 * kPageSize, &purged));
+  EXPECT_TRUE(resize(arena, a, 2 * kPageSize, 8 * kPageSize, &purged));
   EXPECT_EQ(arena.active_pages(), 8u);
   EXPECT_EQ(arena.dirty_pages(), 0u);
   uint64_t blocker = arena.allocate(kPageSize);
   EXPECT_EQ(blocker, a + 8 * kPageSize);
-  EXPECT_FALSE(arena.resize_in_place(a, 8 * kPageSize, 9 * kPageSize, &purged));
+  EXPECT_FALSE(resize(arena, a, 8 * kPageSize, 9 * kPageSize, &purged));
   EXPECT_TRUE(arena.check_invariants());
 }
 
-TEST(JemallocArena, HugeAllocationsGetTheirOwnMapping) {
+TEST(JemallocArena, HugeExtentsGoToTheCacheAndOutAtTheNextPurge) {
   FakeSource source;
   JemallocArena arena(ArenaConfig{}, &source);
-  std::vector<Range> purged;
   uint64_t huge = arena.allocate(kChunk + kPageSize);
   ASSERT_EQ(source.mapped.size(), 1u);
   EXPECT_EQ(source.mapped[0].len, 2 * kChunk);
-  arena.deallocate(huge, kChunk + kPageSize, &purged);
+  EXPECT_EQ(arena.active_pages(), kChunkPages + 1) << "huge pages count as active";
+  // arena_chunk_dalloc_huge() -> chunk_dalloc_cache(): 1024 dirty pages against the one-chunk
+  // floor, so the same free's purge pass stashes the extent and unmaps it.
+  std::vector<PurgePass> passes;
+  arena.deallocate(huge, kChunk + kPageSize, &passes);
+  EXPECT_TRUE(source.unmapped.empty()) << "the arena hands unmaps back as passes";
+  ASSERT_EQ(passes.size(), 1u);
+  EXPECT_TRUE(passes[0].purged.empty());
+  ASSERT_EQ(passes[0].unmapped.size(), 1u);
+  EXPECT_EQ(passes[0].unmapped[0].addr, huge);
+  EXPECT_EQ(passes[0].unmapped[0].len, 2 * kChunk);
+  EXPECT_EQ(arena.mapped_bytes(), 0u);
+  EXPECT_EQ(arena.dirty_pages(), 0u);
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, WithoutTheChunkCacheHugeExtentsAreUnmappedWhenFreed) {
+  FakeSource source;
+  ArenaConfig config;
+  config.chunk_cache = false;
+  JemallocArena arena(config, &source);
+  std::vector<PurgePass> passes;
+  uint64_t huge = arena.allocate(kChunk + kPageSize);
+  arena.deallocate(huge, kChunk + kPageSize, &passes);
+  EXPECT_TRUE(passes.empty());
   ASSERT_EQ(source.unmapped.size(), 1u);
   EXPECT_EQ(source.unmapped[0].addr, huge);
+}
+
+// Fills `n` chunks with one run of all their usable pages each.
+std::vector<uint64_t> fill_chunks(JemallocArena& arena, int n) {
+  std::vector<uint64_t> runs;
+  for (int i = 0; i < n; ++i) runs.push_back(arena.allocate(kUsablePages * kPageSize));
+  return runs;
+}
+
+TEST(JemallocArena, AWhollyFreeChunkBecomesTheSpareAndDisplacesTheOldOneToTheCache) {
+  FakeSource source;
+  JemallocArena arena(ArenaConfig{}, &source);
+  std::vector<uint64_t> runs = fill_chunks(arena, 4);
+  ASSERT_EQ(source.mapped.size(), 4u);
+  std::vector<PurgePass> passes;
+  // The first freed chunk becomes the spare: its 511 dirty pages stay under the 512-page floor.
+  arena.deallocate(runs[0], kUsablePages * kPageSize, &passes);
+  EXPECT_TRUE(passes.empty());
+  EXPECT_TRUE(arena.has_spare());
+  EXPECT_EQ(arena.dirty_pages(), kUsablePages);
+  EXPECT_EQ(arena.cached_bytes(), 0u);
+  // The second displaces it: the old spare leaves the dirty LRU and goes to the cache whole
+  // (512 pages, header included), as the youngest entry. 511 + 512 dirty > 512, so a pass asks
+  // for 511 pages and stashes the oldest entry: the new spare's run, which it madvises (making the
+  // spare an ordinary chunk for the purge, arena_stash_dirty()) and gives back clean, so the chunk
+  // is wholly free again and the spare again. The cached chunk stays, at the floor.
+  arena.deallocate(runs[1], kUsablePages * kPageSize, &passes);
+  ASSERT_EQ(passes.size(), 1u);
+  ASSERT_EQ(passes[0].purged.size(), 1u);
+  EXPECT_EQ(passes[0].purged[0].addr, runs[1]);
+  EXPECT_EQ(passes[0].purged[0].len, kUsablePages * kPageSize);
+  EXPECT_TRUE(passes[0].unmapped.empty());
+  EXPECT_TRUE(arena.has_spare());
+  EXPECT_EQ(arena.cached_bytes(), kChunk);
+  EXPECT_EQ(arena.dirty_pages(), kChunkPages) << "the cached chunk";
+  EXPECT_TRUE(arena.check_invariants());
+  // A third displaces the clean spare (chunk 1) into the cache, merged with chunk 0: 511 + 1024
+  // dirty, and the pass now reaches the merged extent after the third chunk's run: one munmap of
+  // two chunks.
+  passes.clear();
+  arena.deallocate(runs[2], kUsablePages * kPageSize, &passes);
+  ASSERT_EQ(passes.size(), 1u);
+  ASSERT_EQ(passes[0].purged.size(), 1u);
+  EXPECT_EQ(passes[0].purged[0].addr, runs[2]);
+  ASSERT_EQ(passes[0].unmapped.size(), 1u);
+  EXPECT_EQ(passes[0].unmapped[0].addr, source.mapped[0].addr);
+  EXPECT_EQ(passes[0].unmapped[0].len, 2 * kChunk);
+  EXPECT_EQ(arena.mapped_bytes(), 2 * kChunk) << "chunk 3 in use, chunk 2 the spare";
+  EXPECT_EQ(arena.dirty_pages(), 0u);
+  EXPECT_TRUE(arena.check_invariants());
+  // The next chunk the arena needs is the spare: no mapping.
+  uint64_t again = arena.allocate(kPageSize);
+  EXPECT_EQ(again, runs[2]);
+  EXPECT_EQ(source.mapped.size(), 4u);
+  EXPECT_FALSE(arena.has_spare());
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, TheSpareIsNotOfferedToAllocationsWhileAnotherChunkHasRoom) {
+  FakeSource source;
+  JemallocArena arena(ArenaConfig{}, &source);
+  std::vector<uint64_t> runs = fill_chunks(arena, 1);
+  uint64_t small = arena.allocate(kPageSize);  // a second chunk
+  std::vector<PurgePass> passes;
+  arena.deallocate(runs[0], kUsablePages * kPageSize, &passes);
+  ASSERT_TRUE(arena.has_spare());
+  // The second chunk has room for this; the spare's (better-fitting, lower) run is not a candidate.
+  uint64_t next = arena.allocate(2 * kPageSize);
+  EXPECT_EQ(next, small + kPageSize);
+  EXPECT_TRUE(arena.has_spare());
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, AdjacentCachedChunksMergeAndOneMunmapTakesThemAll) {
+  FakeSource source;
+  ArenaConfig config;
+  config.lg_dirty_mult = 0;  // threshold = active pages: keep the cache until the arena empties
+  JemallocArena arena(config, &source);
+  std::vector<uint64_t> runs = fill_chunks(arena, 6);  // adjacent chunks from FakeSource
+  std::vector<PurgePass> passes;
+  // Freeing chunks 0..3 in order: 0 becomes the spare, 1 displaces it (cache: 0), 2 displaces 1
+  // (cache: 0+1 merged), 3 displaces 2 (cache: 0..2), while active (two full chunks) stays above
+  // the dirty pages... until it does not; then one pass unmaps the merged extent with one munmap.
+  for (int i = 0; i < 4; ++i) arena.deallocate(runs[i], kUsablePages * kPageSize, &passes);
+  std::vector<Range> unmapped;
+  for (const PurgePass& pass : passes)
+    unmapped.insert(unmapped.end(), pass.unmapped.begin(), pass.unmapped.end());
+  ASSERT_FALSE(unmapped.empty());
+  EXPECT_EQ(unmapped[0].addr, source.mapped[0].addr);
+  EXPECT_GE(unmapped[0].len, 2 * kChunk) << "cached neighbours merge (chunk_record())";
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, ANewChunkComesFromTheCacheBeforeANewMapping) {
+  FakeSource source;
+  ArenaConfig config;
+  config.lg_dirty_mult = 0;
+  JemallocArena arena(config, &source);
+  std::vector<uint64_t> runs = fill_chunks(arena, 8);
+  std::vector<PurgePass> passes;
+  arena.deallocate(runs[0], kUsablePages * kPageSize, &passes);  // spare
+  arena.deallocate(runs[1], kUsablePages * kPageSize, &passes);  // chunk 0 to the cache
+  ASSERT_TRUE(passes.empty()) << "6 full chunks active: 1023 dirty pages stay";
+  ASSERT_EQ(arena.cached_bytes(), kChunk);
+  uint64_t a = arena.allocate(kUsablePages * kPageSize);  // the spare (chunk 1)
+  EXPECT_EQ(a, runs[1]);
+  uint64_t b = arena.allocate(kUsablePages * kPageSize);  // the cached chunk 0, not a mapping
+  EXPECT_EQ(b, runs[0]);
+  EXPECT_EQ(source.mapped.size(), 8u);
+  EXPECT_EQ(arena.cached_bytes(), 0u);
+  EXPECT_EQ(arena.dirty_pages(), 0u) << "a recycled chunk's run starts clean";
+  EXPECT_TRUE(arena.check_invariants());
+}
+
+TEST(JemallocArena, FreeingAHeapUnmapsItsChunksAndPurgesTheRest) {
+  // The bulk-free pattern: a heap of mixed runs freed in random order. Chunks that empty reach
+  // the cache and are unmapped; what stays mapped at the end is the spare, the cache and chunks
+  // that still hold a dirty run under the one-chunk floor.
+  for (PurgeRule rule : {PurgeRule::kToThreshold, PurgeRule::kAtLeastHalf}) {
+    FakeSource source;
+    ArenaConfig config;
+    config.purge_rule = rule;
+    JemallocArena arena(config, &source);
+    SplitMix64 rng(3);
+    std::vector<std::pair<uint64_t, uint64_t>> objects;
+    uint64_t live = 0;
+    while (live < 64 * kChunk) {
+      uint64_t bytes = rng.log_uniform(kPageSize, 64 * 1024);
+      objects.emplace_back(arena.allocate(bytes), bytes);
+      live += bytes;
+    }
+    for (size_t i = objects.size(); i > 1; --i) std::swap(objects[i - 1], objects[rng.below(i)]);
+    std::vector<PurgePass> passes;
+    for (const auto& [addr, bytes] : objects) {
+      arena.deallocate(addr, bytes, &passes);
+      ASSERT_LE(arena.dirty_pages(), arena.purge_threshold());
+    }
+    uint64_t unmapped = 0;
+    uint64_t madvised = 0;
+    for (const PurgePass& pass : passes) {
+      for (const Range& r : pass.unmapped) unmapped += r.len;
+      for (const Range& r : pass.purged) madvised += r.len;
+    }
+    EXPECT_EQ(arena.active_pages(), 0u);
+    EXPECT_GT(unmapped, 32 * kChunk) << "most chunks go back with munmap";
+    EXPECT_GT(madvised, 0u);
+    EXPECT_LE(arena.mapped_bytes() / kChunk, 1 + arena.dirty_pages());
+    EXPECT_EQ(arena.mapped_bytes() + unmapped, source.mapped.size() * kChunk);
+    EXPECT_TRUE(arena.check_invariants());
+  }
 }
 
 TEST(JemallocArena, RandomTrafficKeepsInvariantsAndPurgeBound) {
@@ -270,7 +461,7 @@ TEST(JemallocArena, RandomTrafficKeepsInvariantsAndPurgeBound) {
       slot.second = rng.log_uniform(kPageSize, 256 * 1024);
       slot.first = arena.allocate(slot.second);
     } else {
-      arena.deallocate(slot.first, slot.second, &purged);
+      free_run(arena, slot.first, slot.second, &purged);
       slot = {0, 0};
     }
     // After every call dirty pages are back within max(active >> 3, one chunk).
