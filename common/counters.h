@@ -178,7 +178,12 @@
     "IPIs that reached a CPU with interrupts off and ran when it re-enabled them")                 \
   X(ipi_deferred_ns, "ipi_deferred_ns",                                                            \
     "time deferred IPIs waited for their CPU to re-enable interrupts (ns)")                        \
-  X(busy_ns, "busy_ns", "time a task ran (or spun), switch costs included (ns)")
+  X(busy_ns, "busy_ns", "time a task ran (or spun), switch costs included (ns)")               \
+  X(user_ns, "user_ns",                                                                            \
+    "user-mode time: think, user accesses and the MMU's walks and A/D updates for them (ns)")      \
+  X(irq_user_ns, "irq_user_ns",                                                                    \
+    "interrupt time that landed in user-mode time (tick accounting counts it as user) (ns)")       \
+  X(kthread_ns, "kthread_ns", "time kernel threads (kswapd) ran: busy_ns no process owns (ns)")
 
 // clang-format on
 

@@ -107,7 +107,7 @@ Co<void> think_in_slices(Task& t, SimTime d) {
   const SimTime slice = t.sim().machine().time_slice;
   while (d > SimTime::zero()) {
     const SimTime chunk = min(d, slice);
-    t.work(chunk);
+    t.user_work(chunk);
     d -= chunk;
     co_await sync_point(t);
   }
@@ -127,7 +127,7 @@ Co<void> queued_sync_point(Task& t) {
 Co<void> do_think(Task& t, SimTime d) {
   if (d <= SimTime::zero()) return Co<void>::ready();
   if (d > t.sim().machine().time_slice) return think_in_slices(t, d);
-  t.work(d);
+  t.user_work(d);
   if (t.try_enter_now()) return Co<void>::ready();
   return queued_sync_point(t);
 }

@@ -45,7 +45,7 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
       user_since = t.clock();
       vma = nullptr;  // another task of the mm may have unmapped it meanwhile: look again
     }
-    t.work(access);
+    t.user_work(access);
     if (mm == nullptr || mm->dead) {
       const SimTime start = t.clock();
       co_await do_user_addr_fault(t, a, write);
@@ -58,13 +58,13 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
       if (hardware_access_ok(*vma, vma->ptes.get(a), write)) {
         // The STLB translates it, or the walk refills the entry a flush took.
         if (Cpu& cpu = t.cpu(); !cpu.stlb.access(a >> PAGE_SHIFT)) {
-          t.work(refill_walk);
+          t.user_work(refill_walk);
           ++cpu.counters.tlb_refill_walks;
         }
         uint8_t& p = vma->ptes.ref(a);
         // The walk sets an accessed or dirty bit the kernel cleared (madvise_free_pte_range(),
         // page_referenced()); under shadow page tables the host rebuilds its entry first.
-        if (!(p & pte::kYoung) || (write && !(p & pte::kDirty))) t.work(pte_ad_update);
+        if (!(p & pte::kYoung) || (write && !(p & pte::kDirty))) t.user_work(pte_ad_update);
         if (write && pte::state(p) == pte::kLazyFree) ++sim.vm().lazyfree_reused;
         p = static_cast<uint8_t>(
             write ? ((p & ~pte::kStateMask) | pte::kPresent | pte::kDirty | pte::kYoung)

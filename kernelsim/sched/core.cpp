@@ -77,7 +77,9 @@ void Scheduler::put_prev_task(Task& t) {
   t.absorb_all_steal();
   if (TraceSink* ts = sim_.trace())
     ts->run_slice(cpu.id, t.id(), cpu.busy_since, t.clock() - cpu.busy_since);
-  cpu.counters.busy_ns += static_cast<uint64_t>((t.clock() - cpu.busy_since).count_ns());
+  const auto ran = static_cast<uint64_t>((t.clock() - cpu.busy_since).count_ns());
+  cpu.counters.busy_ns += ran;
+  if (t.kthread) cpu.counters.kthread_ns += ran;
   cpu.curr = nullptr;
   cpu.pending_steal.clear();
   // Optimistic spinners watch owner->on_cpu: tell every rwsem this task holds for write.

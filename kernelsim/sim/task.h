@@ -94,6 +94,15 @@ class Task final : public EventTarget {
 
   // Private work: advance this task's clock, no event.
   void work(SimTime d) { clock_ += d; }
+  // Private work in user mode (think time, user accesses, the MMU's walks and A/D updates for
+  // them): also the CPU's user_ns, and an interrupt that lands in it counts as user time
+  // (absorb_steal()).
+  void user_work(SimTime d) {
+    if (clock_ != user_end_) user_start_ = clock_;
+    clock_ += d;
+    user_end_ = clock_;
+    cpu_->counters.user_ns += static_cast<uint64_t>(d.count_ns());
+  }
 
   // Takes ownership of the top-level coroutine and makes the task runnable at `at`.
   // REQUIRES: state() == kNew, at >= now.
@@ -147,6 +156,12 @@ class Task final : public EventTarget {
   std::coroutine_handle<> resume_;
   SharedStep* pending_step_ = nullptr;
   std::optional<Co<void>> body_;
+  // The last run of user_work() by the task's clock, [user_start_, user_end_).
+  SimTime user_start_;
+  SimTime user_end_;
+
+  // Charges one handler's stolen time to this task.
+  void charge_steal(const IrqSteal& s);
 };
 
 // The interrupt pending in IRR on `cpu` (kernel/smp_ipi.h) fires, once the handler running when
@@ -163,15 +178,27 @@ inline void Task::absorb_steal() {
   if (cpu_->curr != this || cpu_->irqs_disabled > 0) return;
   IrqStealQueue& pending = cpu_->pending_steal;
   while (!pending.empty() && pending.front().start <= clock_) {
-    clock_ += pending.front().duration;
+    charge_steal(pending.front());
     pending.pop_front();
   }
 }
 
 inline void Task::absorb_all_steal() {
   if (cpu_->curr != this || cpu_->irqs_disabled > 0) return;
-  for (const IrqSteal& s : cpu_->pending_steal) clock_ += s.duration;
+  for (const IrqSteal& s : cpu_->pending_steal) charge_steal(s);
   cpu_->pending_steal.clear();
+}
+
+// Tick-based CPU time accounting (account_process_tick(), the kernel's default without
+// CONFIG_IRQ_TIME_ACCOUNTING or VIRT_CPU_ACCOUNTING): a tick held off while a handler runs fires
+// as it returns and counts in the mode the handler interrupted. So a handler that landed in user
+// work is user time to getrusage(), and the rest of that user run comes after it.
+inline void Task::charge_steal(const IrqSteal& s) {
+  if (s.start >= user_start_ && s.start < user_end_) {
+    cpu_->counters.irq_user_ns += static_cast<uint64_t>(s.duration.count_ns());
+    user_end_ += s.duration;
+  }
+  clock_ += s.duration;
 }
 
 inline bool Task::should_preempt() const {

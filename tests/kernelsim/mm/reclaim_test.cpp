@@ -84,6 +84,10 @@ TEST(ReclaimTest, KswapdWokenAtLowSleepsAboveHigh) {
   EXPECT_EQ(sim->kswapd()->state(), TaskState::kSleeping);
   EXPECT_GT(z.free_pages, z.wmark_high) << "balance_pgdat() reclaims until above high";
   EXPECT_EQ(sim->nr_live_tasks(), 1u) << "kswapd is a kernel thread, not counted";
+  // Its CPU time is no process's (time(1) leaves it out): kthread_ns, within busy_ns.
+  const CpuCounters cpus = sim->cpu_totals();
+  EXPECT_GT(cpus.kthread_ns, 0u);
+  EXPECT_LT(cpus.kthread_ns, cpus.busy_ns);
 }
 
 TEST(ReclaimTest, ThrottleThresholdIsOneAndAHalfMin) {
