@@ -36,6 +36,12 @@ Extract op_mean_us(std::string op);
 // handlers), what time(1) reports as user + system over all of a test's processes (kswapd's
 // share included, which time(1) leaves out).
 Extract busy_cpu_seconds();
+// The user and system time of the test's processes in seconds, as getrusage() (time(1)) reports
+// them under tick-based accounting: user is user-mode work plus the interrupts that landed in it
+// (user_ns + irq_user_ns); system is the rest of the processes' busy time, interrupts that landed
+// in kernel work and spinning included (busy_ns - kthread_ns - user). kswapd's time is in neither.
+Extract user_cpu_seconds();
+Extract system_cpu_seconds();
 
 // Every results key the case's metrics read is one a run can hold (replay/result_keys.h): an
 // error naming the case, the metric and the unknown key otherwise. A known lock class may still

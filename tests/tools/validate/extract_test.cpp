@@ -80,6 +80,22 @@ TEST(Extract, MachineRateSumsTheCpusPerCpuRateDividesByThem) {
   expect_rejected(machine_rate("tlb_ipi_received"), "counter", "tlb_ipi_received");
 }
 
+TEST(Extract, UserAndSystemTimeAreTheProcessesAsTickAccountingSplitsThem) {
+  // 10 s busy, 2 s of it kswapd's; 3 s of user work and 1 s of interrupts that landed in it:
+  // time(1) would say 4 s user, 4 s sys (interrupts in kernel work and spinning included).
+  replay::RunResult r;
+  r.counters["busy_ns"] = 10'000'000'000;
+  r.counters["kthread_ns"] = 2'000'000'000;
+  r.counters["user_ns"] = 3'000'000'000;
+  r.counters["irq_user_ns"] = 1'000'000'000;
+  EXPECT_TRUE(check_case(case_reading(user_cpu_seconds())));
+  EXPECT_TRUE(check_case(case_reading(system_cpu_seconds())));
+  EXPECT_DOUBLE_EQ(*user_cpu_seconds()(r), 4.0);
+  EXPECT_DOUBLE_EQ(*system_cpu_seconds()(r), 4.0);
+  r.counters.erase("kthread_ns");
+  EXPECT_FALSE(system_cpu_seconds()(r).has_value()) << "results from before the split";
+}
+
 TEST(ResultKeys, NamesARunCanHold) {
   for (const char* op : {"fault", "madvise_vector", "read", "direct_reclaim", "major_fault"}) {
     EXPECT_TRUE(replay::is_op_key(op)) << op;
