@@ -24,7 +24,7 @@ struct MadvBombShape {
 // What a run of it did: natively from wait4() and /proc/vmstat, or the model's counters.
 struct BombFigures {
   double seconds = 0;      // wall time / makespan
-  double cpu_seconds = 0;  // user + system / the tasks' busy time
+  double cpu_seconds = 0;  // user + system / the processes' busy time (kswapd's left out)
   uint64_t faults = 0;
   uint64_t swapouts = 0;
   uint64_t swapins = 0;
