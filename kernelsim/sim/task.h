@@ -192,9 +192,13 @@ inline void Task::absorb_all_steal() {
 // Tick-based CPU time accounting (account_process_tick(), the kernel's default without
 // CONFIG_IRQ_TIME_ACCOUNTING or VIRT_CPU_ACCOUNTING): a tick held off while a handler runs fires
 // as it returns and counts in the mode the handler interrupted. So a handler that landed in user
-// work is user time to getrusage(), and the rest of that user run comes after it.
+// work is user time to getrusage(), and the rest of that user run comes after it; one that landed
+// in kernel work before the run pushes the whole run later.
 inline void Task::charge_steal(const IrqSteal& s) {
-  if (s.start >= user_start_ && s.start < user_end_) {
+  if (s.start < user_start_) {
+    user_start_ += s.duration;
+    user_end_ += s.duration;
+  } else if (s.start < user_end_) {
     cpu_->counters.irq_user_ns += static_cast<uint64_t>(s.duration.count_ns());
     user_end_ += s.duration;
   }

@@ -99,7 +99,7 @@ TEST(Run, CmaBhContigAllocationsAreReplayedUnderEachInvalidationPolicy) {
   ASSERT_TRUE(resolve_policy("bh_invalidate=all+csd_ipi=always", &spec.config));
   ASSERT_TRUE(execute_run(spec, *reader, cache, &all));
   spec.policy_name = "bh-drop-selected";
-  ASSERT_TRUE(resolve_policy("bh_invalidate=selected", &spec.config));
+  ASSERT_TRUE(resolve_policy("bh_invalidate=selected+csd_ipi=always", &spec.config));
   ASSERT_TRUE(execute_run(spec, *reader, cache, &selected));
   for (const RunResult* r : {&all, &selected}) {
     const uint64_t allocs = r->ops.at("contig_alloc").count();

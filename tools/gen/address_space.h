@@ -32,7 +32,8 @@ class AddressSpace {
   // has no hole big enough. REQUIRES: len > 0; align is a power of two, at least a page.
   uint64_t map(uint64_t len, uint64_t align);
 
-  // Gives a mapping back. REQUIRES: [addr, addr + len) was handed out by map() and is still mapped.
+  // Gives a mapping back. REQUIRES: [addr, addr + len) is mapped: one range map() handed out, or
+  // several adjacent ones (jemalloc's cached chunks merge and leave with one munmap).
   void unmap(uint64_t addr, uint64_t len);
 
  private:

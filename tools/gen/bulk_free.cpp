@@ -20,9 +20,9 @@
 namespace mmreplay::gen {
 namespace {
 
-// Events per object, from gen output at the defaults: 777084 events for 48 x 256 MiB of objects
-// of 22 KiB on average (log-uniform 4K..64K) = 1.34: its touch, a share of chunk mmaps, and the
-// purges of the free phase. Rounded up.
+// Events per object, from gen output at the defaults: 783182 events for 48 x 256 MiB of objects
+// of 22 KiB on average (log-uniform 4K..64K) = 1.35: its touch, a share of chunk mmaps, and the
+// purges and chunk munmaps of the free phase. Rounded up.
 constexpr long double kEventsPerObject = 1.5;
 
 struct Object {

@@ -81,9 +81,10 @@ uint64_t JemallocArena::insert_coalesced(uint64_t addr, uint64_t pages, bool dir
 // whole, dirty or clean (chunk_dalloc_cache()).
 void JemallocArena::maybe_dalloc_chunk(uint64_t run) {
   if (!config_.chunk_cache) return;
-  const FreeRun& free_run = runs_.at(run);
-  if (free_run.pages != usable_pages()) return;
-  avail_.erase({free_run.pages, run});
+  const uint64_t pages = runs_.at(run).pages;
+  if (pages != usable_pages()) return;
+  assert(spare_ != chunk_of(run) && "the spare's run is never given back");
+  avail_.erase({pages, run});
   if (spare_ != 0) {
     remove_run(first_run_of(spare_));
     cache_extent(spare_, config_.chunk_bytes);
@@ -178,8 +179,9 @@ uint64_t JemallocArena::allocate_huge(uint64_t bytes) {
     if (addr == 0) return 0;
     mapped_bytes_ += len;
   }
-  huge_[addr] = len;
-  if (config_.chunk_cache) nactive_ += pages_for(bytes);
+  const uint64_t pages = config_.chunk_cache ? pages_for(bytes) : 0;
+  huge_[addr] = HugeExtent{len, pages};
+  nactive_ += pages;
   return addr;
 }
 
@@ -203,17 +205,18 @@ uint64_t JemallocArena::allocate(uint64_t bytes) {
 
 void JemallocArena::deallocate(uint64_t addr, uint64_t bytes, std::vector<PurgePass>* passes) {
   if (auto huge = huge_.find(addr); huge != huge_.end()) {
-    uint64_t len = huge->second;
+    // The extent's own record, not the caller's size (jemalloc reads its extent node).
+    const HugeExtent extent = huge->second;
     huge_.erase(huge);
+    nactive_ -= extent.pages;
     if (!config_.chunk_cache) {
-      source_->unmap_chunk(addr, len);
-      mapped_bytes_ -= len;
+      source_->unmap_chunk(addr, extent.bytes);
+      mapped_bytes_ -= extent.bytes;
       return;
     }
     // arena_chunk_dalloc_huge() -> chunk_dalloc_cache(), which purges if that passes the
     // threshold.
-    nactive_ -= pages_for(bytes);
-    cache_extent(addr, len);
+    cache_extent(addr, extent.bytes);
     maybe_purge(passes);
     return;
   }
@@ -331,12 +334,14 @@ bool JemallocArena::check_invariants() const {
       if (lru == dirty_lru_.end() || lru->second.addr != addr || lru->second.cached_extent)
         return false;  // (3)
     }
+    if (addr < first_run_of(chunk_of(addr))) return false;  // (1) in a chunk's header
     const bool offered = avail_.count({run.pages, addr}) != 0;
     if (offered == (spare_ != 0 && chunk_of(addr) == spare_)) return false;  // (4)
     prev_end = end;
     prev_dirty = run.dirty;
   }
   if (spare_ != 0) {
+    if (spare_ % config_.chunk_bytes != 0) return false;  // (4)
     auto spare_run = runs_.find(first_run_of(spare_));
     if (spare_run == runs_.end() || spare_run->second.pages != usable_pages()) return false;  // (4)
   }
@@ -347,6 +352,10 @@ bool JemallocArena::check_invariants() const {
     auto run = runs_.lower_bound(addr);
     if (run != runs_.end() && run->first < addr + extent.bytes) return false;  // (5)
     if (spare_ >= addr && spare_ < addr + extent.bytes) return false;          // (5)
+    auto huge = huge_.lower_bound(addr);
+    if (huge != huge_.end() && huge->first < addr + extent.bytes) return false;  // (5)
+    if (huge != huge_.begin() && std::prev(huge)->first + std::prev(huge)->second.bytes > addr)
+      return false;  // (5)
     auto lru = dirty_lru_.find(extent.seq);
     if (lru == dirty_lru_.end() || lru->second.addr != addr || !lru->second.cached_extent)
       return false;  // (3)

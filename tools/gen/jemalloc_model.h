@@ -47,7 +47,7 @@
 // (3) ndirty() is the sum of the dirty runs' and cached extents' pages, and every dirty run and
 // cached extent is in the LRU exactly once; (4) the spare is one free run of a whole chunk, the
 // only free run not offered to allocations; (5) cached extents are chunk-aligned, never adjacent
-// and never overlap a chunk that has runs.
+// and never overlap a chunk that has runs, the spare or a huge allocation.
 
 #pragma once
 
@@ -183,8 +183,12 @@ class JemallocArena {
   std::set<std::pair<uint64_t, uint64_t>> avail_;  // (pages, addr): best fit; not the spare's
   std::map<uint64_t, DirtyRef> dirty_lru_;         // seq -> entry, oldest first
   std::map<uint64_t, CachedExtent> cache_;         // cached extents by address
-  std::map<uint64_t, uint64_t> huge_;              // huge allocations: addr -> extent bytes
-  uint64_t spare_ = 0;                             // the spare chunk's address; 0: none
+  struct HugeExtent {
+    uint64_t bytes = 0;  // the extent: whole chunks
+    uint64_t pages = 0;  // the request's pages, counted active (with the chunk cache)
+  };
+  std::map<uint64_t, HugeExtent> huge_;  // huge allocations by address
+  uint64_t spare_ = 0;                   // the spare chunk's address; 0: none
   uint64_t next_seq_ = 0;
   uint64_t nactive_ = 0;
   uint64_t ndirty_ = 0;

@@ -166,6 +166,14 @@ Extract system_cpu_seconds() {
   return {process_time_keys(), read};
 }
 
+Extract process_cpu_seconds() {
+  auto read = [](const replay::RunResult& r) -> std::optional<double> {
+    auto t = process_times(r);
+    return t ? std::optional<double>(t->user + t->system) : std::nullopt;
+  };
+  return {process_time_keys(), read};
+}
+
 Status check_case(const ValidationCase& vc) {
   for (const Metric& m : vc.metrics) {
     for (const ResultKey& k : m.model.keys) {

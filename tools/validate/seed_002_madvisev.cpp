@@ -75,8 +75,8 @@ constexpr double kPerCallInterruptsPerCpu = 3000e3;
 constexpr double kVectorInterruptsPerCpu = 140e3;
 // "user 1m11.819s sys 7m44.626s" and "user 0m48.548s sys 6m41.153s". The model splits them as
 // tick-based accounting does (extract.h: a handler that interrupted user mode is user time), the
-// kernel's default; with CONFIG_IRQ_TIME_ACCOUNTING interrupt time is in neither. The sum does
-// not depend on that.
+// kernel's default; their sum does not depend on the split. (With CONFIG_IRQ_TIME_ACCOUNTING
+// interrupt time would be in neither, and the thread does not say which its kernel had.)
 constexpr double kPerCallUserSeconds = 71.819;
 constexpr double kPerCallSysSeconds = 464.626;
 constexpr double kVectorUserSeconds = 48.548;
@@ -116,7 +116,7 @@ ValidationCase seed_002_madvisev() {
        "real 0m18.923s vs 0m15.026s"},
       {"CPU time",
        "s",
-       busy_cpu_seconds(),
+       process_cpu_seconds(),
        {kPerCallCpuSeconds, kVectorCpuSeconds},
        {},
        "user 1m11.819s + sys 7m44.626s vs user 0m48.548s + sys 6m41.153s"},
@@ -233,7 +233,8 @@ namespace {
 // The case asked of the per-call trace alone: its vector arm batches that trace's madvise calls
 // at replay (madvise_batch=32, je.patch's MAX_IOVEC, the generator's --vlen default) instead of
 // replaying the madvisev program's own trace. A batch takes every call with only user time
-// between them, so it can span two purge passes (two frees in a row). What it cannot do is
+// between them, so it can span two purge passes (two frees in a row), unless a chunk's munmap
+// comes between them. What it cannot do is
 // je.patch's other half: the per-call trace purges what jemalloc 4.0 purged (down to the
 // threshold, about two runs a pass), not at least half the dirty pages, so its vector calls
 // are small and save far fewer IPIs than the patched program (jemalloc_model.h).

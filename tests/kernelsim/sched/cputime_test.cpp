@@ -28,6 +28,13 @@ Co<void> kernel_body(Task& t) {
   co_await sync_point(t);
 }
 
+// Kernel work, then think time with no sync point between (a syscall's tail, then the gap to the
+// next call): an interrupt in the kernel part pushes the think later.
+Co<void> kernel_then_think_body(Task& t) {
+  t.work(kRun);
+  co_await do_think(t, kRun);
+}
+
 // Runs `body` on kTarget from time 0 and IPIs to it landing at each of `lands`, each with a
 // handler of `handler`.
 template <typename Body>
@@ -81,6 +88,23 @@ TEST(CpuTime, TheRestOfAUserRunComesAfterItsHandler) {
   const CpuCounters one = run_with_ipis(think_body, {SimTime::us(20)}, long_handler);
   EXPECT_EQ(c.irq_ns, 2 * one.irq_ns) << "the second IPI interrupted the task";
   EXPECT_EQ(c.irq_user_ns, c.irq_ns);
+}
+
+// A handler that lands in the kernel work before a user run pushes the run later: a second one
+// landing in the run's pushed tail (after its unpushed end) still interrupts user mode.
+TEST(CpuTime, AnInterruptInKernelWorkPushesTheUserRunAfterIt) {
+  const SimTime long_handler = SimTime::us(50);
+  const CpuCounters alone = run_with_ipis(kernel_then_think_body, {});
+  const SimTime setup = SimTime::ns(static_cast<int64_t>(alone.busy_ns)) - 2 * kRun;
+  ASSERT_LT(setup, SimTime::us(20));
+  const SimTime second = 2 * kRun + setup + SimTime::us(15);  // after the unpushed end
+  const CpuCounters one = run_with_ipis(kernel_then_think_body, {SimTime::us(20)}, long_handler);
+  EXPECT_EQ(one.irq_user_ns, 0u) << "it landed in kernel work";
+  const CpuCounters c =
+      run_with_ipis(kernel_then_think_body, {SimTime::us(20), second}, long_handler);
+  EXPECT_EQ(c.user_ns, static_cast<uint64_t>(kRun.count_ns()));
+  EXPECT_EQ(c.irq_ns, 2 * one.irq_ns);
+  EXPECT_EQ(c.irq_user_ns, one.irq_ns) << "the second landed in the pushed think";
 }
 
 }  // namespace

@@ -355,38 +355,55 @@ TEST(JemallocArena, AWhollyFreeChunkBecomesTheSpareAndDisplacesTheOldOneToTheCac
   EXPECT_TRUE(arena.check_invariants());
 }
 
-TEST(JemallocArena, TheSpareIsNotOfferedToAllocationsWhileAnotherChunkHasRoom) {
+TEST(JemallocArena, TheSpareIsTakenOnlyWhenNoOtherRunFits) {
   FakeSource source;
   JemallocArena arena(ArenaConfig{}, &source);
   std::vector<uint64_t> runs = fill_chunks(arena, 1);
-  uint64_t small = arena.allocate(kPageSize);  // a second chunk
+  uint64_t small = arena.allocate(kPageSize);  // a second chunk, 510 pages free
   std::vector<PurgePass> passes;
   arena.deallocate(runs[0], kUsablePages * kPageSize, &passes);
   ASSERT_TRUE(arena.has_spare());
-  // The second chunk has room for this; the spare's (better-fitting, lower) run is not a candidate.
   uint64_t next = arena.allocate(2 * kPageSize);
   EXPECT_EQ(next, small + kPageSize);
   EXPECT_TRUE(arena.has_spare());
+  // 508 pages are left in the second chunk: 509 fit only in the spare, which becomes an
+  // ordinary chunk again (arena_chunk_alloc()), with no new mapping.
+  uint64_t big = arena.allocate(509 * kPageSize);
+  EXPECT_EQ(big, runs[0]);
+  EXPECT_FALSE(arena.has_spare());
+  EXPECT_EQ(source.mapped.size(), 2u);
   EXPECT_TRUE(arena.check_invariants());
 }
 
 TEST(JemallocArena, AdjacentCachedChunksMergeAndOneMunmapTakesThemAll) {
   FakeSource source;
   ArenaConfig config;
-  config.lg_dirty_mult = 0;  // threshold = active pages: keep the cache until the arena empties
+  config.lg_dirty_mult = 0;  // threshold = the active pages
   JemallocArena arena(config, &source);
   std::vector<uint64_t> runs = fill_chunks(arena, 6);  // adjacent chunks from FakeSource
   std::vector<PurgePass> passes;
-  // Freeing chunks 0..3 in order: 0 becomes the spare, 1 displaces it (cache: 0), 2 displaces 1
-  // (cache: 0+1 merged), 3 displaces 2 (cache: 0..2), while active (two full chunks) stays above
-  // the dirty pages... until it does not; then one pass unmaps the merged extent with one munmap.
-  for (int i = 0; i < 4; ++i) arena.deallocate(runs[i], kUsablePages * kPageSize, &passes);
-  std::vector<Range> unmapped;
-  for (const PurgePass& pass : passes)
-    unmapped.insert(unmapped.end(), pass.unmapped.begin(), pass.unmapped.end());
-  ASSERT_FALSE(unmapped.empty());
-  EXPECT_EQ(unmapped[0].addr, source.mapped[0].addr);
-  EXPECT_GE(unmapped[0].len, 2 * kChunk) << "cached neighbours merge (chunk_record())";
+  // Chunk 0 becomes the spare; chunk 1 displaces it to the cache; chunk 2 displaces chunk 1,
+  // which merges with chunk 0 there (chunk_record()), and 511 + 1,024 dirty pages pass the 1,533
+  // active ones: the pass takes the oldest entry, chunk 2's own run (madvise), which comes back
+  // clean and is the spare again.
+  for (int i = 0; i < 3; ++i) arena.deallocate(runs[i], kUsablePages * kPageSize, &passes);
+  ASSERT_EQ(passes.size(), 1u);
+  ASSERT_EQ(passes[0].purged.size(), 1u);
+  EXPECT_EQ(passes[0].purged[0].addr, runs[2]);
+  EXPECT_TRUE(passes[0].unmapped.empty());
+  EXPECT_EQ(arena.cached_bytes(), 2 * kChunk);
+  // Chunk 3 displaces chunk 2 (clean) into the cache, merged: chunks 0-2, 1,536 pages. With
+  // chunk 3's run, 2,047 dirty pages against 1,022 active: the pass purges chunk 3's run and
+  // unmaps the merged extent with one munmap.
+  passes.clear();
+  arena.deallocate(runs[3], kUsablePages * kPageSize, &passes);
+  ASSERT_EQ(passes.size(), 1u);
+  ASSERT_EQ(passes[0].purged.size(), 1u);
+  EXPECT_EQ(passes[0].purged[0].addr, runs[3]);
+  ASSERT_EQ(passes[0].unmapped.size(), 1u);
+  EXPECT_EQ(passes[0].unmapped[0].addr, source.mapped[0].addr);
+  EXPECT_EQ(passes[0].unmapped[0].len, 3 * kChunk);
+  EXPECT_EQ(arena.mapped_bytes(), 3 * kChunk) << "chunks 4 and 5 in use, 3 the spare";
   EXPECT_TRUE(arena.check_invariants());
 }
 
@@ -443,33 +460,54 @@ TEST(JemallocArena, FreeingAHeapUnmapsItsChunksAndPurgesTheRest) {
     EXPECT_EQ(arena.active_pages(), 0u);
     EXPECT_GT(unmapped, 32 * kChunk) << "most chunks go back with munmap";
     EXPECT_GT(madvised, 0u);
-    EXPECT_LE(arena.mapped_bytes() / kChunk, 1 + arena.dirty_pages());
+    // Every chunk still mapped is the spare, cached, or holds a dirty run (a page at least).
+    const uint64_t cached_pages = arena.cached_bytes() / kPageSize;
+    EXPECT_LE(arena.mapped_bytes() / kChunk, (arena.has_spare() ? 1 : 0) +
+                                                 arena.cached_bytes() / kChunk +
+                                                 (arena.dirty_pages() - cached_pages));
     EXPECT_EQ(arena.mapped_bytes() + unmapped, source.mapped.size() * kChunk);
     EXPECT_TRUE(arena.check_invariants());
   }
 }
 
 TEST(JemallocArena, RandomTrafficKeepsInvariantsAndPurgeBound) {
+  // Mixed sizes up to five chunks (huge ones through the chunk cache), frees and resizes, with
+  // the invariants and the mapping balance checked after every call.
   FakeSource source;
   JemallocArena arena(ArenaConfig{}, &source);
   SplitMix64 rng(7);
   std::vector<std::pair<uint64_t, uint64_t>> live(256);
-  std::vector<Range> purged;
+  std::vector<PurgePass> passes;
+  uint64_t unmapped = 0;
+  uint64_t purges = 0;
   for (int op = 0; op < 20000; ++op) {
     auto& slot = live[rng.below(live.size())];
+    passes.clear();
     if (slot.first == 0) {
-      slot.second = rng.log_uniform(kPageSize, 256 * 1024);
+      slot.second = rng.below(16) == 0 ? rng.log_uniform(kChunk, 5 * kChunk)
+                                       : rng.log_uniform(kPageSize, 256 * 1024);
       slot.first = arena.allocate(slot.second);
+    } else if (rng.below(4) == 0) {
+      const uint64_t bytes = rng.log_uniform(kPageSize, 256 * 1024);
+      if (arena.resize_in_place(slot.first, slot.second, bytes, &passes)) slot.second = bytes;
     } else {
-      free_run(arena, slot.first, slot.second, &purged);
+      arena.deallocate(slot.first, slot.second, &passes);
       slot = {0, 0};
+    }
+    for (const PurgePass& pass : passes) {
+      purges += pass.purged.size();
+      for (const Range& r : pass.unmapped) unmapped += r.len;
     }
     // After every call dirty pages are back within max(active >> 3, one chunk).
     uint64_t bound = std::max(arena.active_pages() >> kJemallocLgDirtyMult, kChunkPages);
     ASSERT_LE(arena.dirty_pages(), bound) << "op " << op;
+    ASSERT_TRUE(arena.check_invariants()) << "op " << op;
+    uint64_t mapped = 0;
+    for (const Range& r : source.mapped) mapped += r.len;
+    ASSERT_EQ(arena.mapped_bytes() + unmapped, mapped) << "op " << op;
   }
-  EXPECT_TRUE(arena.check_invariants());
-  EXPECT_FALSE(purged.empty());
+  EXPECT_GT(purges, 0u);
+  EXPECT_GT(unmapped, 0u) << "huge extents and emptied chunks leave through the cache";
 }
 
 }  // namespace

@@ -92,6 +92,7 @@ TEST(Extract, UserAndSystemTimeAreTheProcessesAsTickAccountingSplitsThem) {
   EXPECT_TRUE(check_case(case_reading(system_cpu_seconds())));
   EXPECT_DOUBLE_EQ(*user_cpu_seconds()(r), 4.0);
   EXPECT_DOUBLE_EQ(*system_cpu_seconds()(r), 4.0);
+  EXPECT_DOUBLE_EQ(*process_cpu_seconds()(r), 8.0) << "kswapd's 2 s are no process's";
   r.counters.erase("kthread_ns");
   EXPECT_FALSE(system_cpu_seconds()(r).has_value()) << "results from before the split";
 }
