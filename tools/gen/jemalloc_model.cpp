@@ -197,8 +197,9 @@ uint64_t JemallocArena::allocate(uint64_t bytes) {
   }
   uint64_t addr = best->second;
   FreeRun run = remove_run(addr);
+  // arena_run_split_remove(): the rest of a dirty run goes back to the young end of the LRU.
   if (run.pages > pages)
-    insert_run(addr + pages * kPageSize, run.pages - pages, run.dirty, run.seq);
+    insert_run(addr + pages * kPageSize, run.pages - pages, run.dirty, run.dirty ? next_seq_++ : 0);
   nactive_ += pages;
   return addr;
 }
@@ -310,7 +311,7 @@ bool JemallocArena::resize_in_place(uint64_t addr, uint64_t old_bytes, uint64_t 
   }
   FreeRun run = remove_run(tail);
   if (run.pages > extra)
-    insert_run(tail + extra * kPageSize, run.pages - extra, run.dirty, run.seq);
+    insert_run(tail + extra * kPageSize, run.pages - extra, run.dirty, run.dirty ? next_seq_++ : 0);
   nactive_ += extra;
   return true;
 }

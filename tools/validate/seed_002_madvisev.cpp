@@ -42,7 +42,9 @@
 // at full size; 0.980x, 0.958x and 0.949x since IPIs to one CPU share an interrupt entry,
 // kernel/smp.h, which made the per-call arm's flood of handlers cheaper; 0.973x, 0.952x and
 // 0.938x since a csd is queued when sent and 4.x sends an IPI to every target, csd_ipi=always,
-// whose IPIs landing after their csd ran interrupt for nothing), and 0.776x on one
+// whose IPIs landing after their csd ran interrupt for nothing; 0.979x, 0.971x and 0.945x since
+// the arena model puts a split dirty run's rest at the young end of its LRU, as
+// arena_run_split_remove() does), and 0.776x on one
 // socket at a flat 35 ns. So it is the handoffs across sockets
 // (about half of them, at 3.5x the cost of one in a socket) that keep it from the thread's
 // 0.794x: how often the real line stayed in one socket is not in the model. The TLB refills
@@ -134,20 +136,20 @@ ValidationCase seed_002_madvisev() {
        "sys 7m44.626s vs 6m41.153s"},
   };
   // The patched program's system time. Measured 2026-12-05 at default (20,000 operations a
-  // thread), per-call -> vector: faults 2.50M -> 3.04M (je.patch's deeper purges: 2.02M -> 2.57M
-  // pages madvised), and the kernel time outside interrupts 7.53 s -> 10.80 s (+43%; interrupts in
-  // kernel work 2.84 s -> 0.15 s): with mmap_sem's count line moved twice a fault, 5.9M faults/s
-  // keep it busy enough that each fault waits longer, so system time rises (1.05x here, 1.05x at
-  // full size, 0.973x at ci's 1,500 operations). The thread's fell 63 s while its interrupts fell
+  // thread), per-call -> vector: faults 2.48M -> 3.02M (je.patch's deeper purges: 1.99M -> 2.54M
+  // pages madvised), and the kernel time outside interrupts 7.46 s -> 10.71 s (+44%; interrupts in
+  // kernel work 2.77 s -> 0.15 s): with mmap_sem's count line moved twice a fault, 5.9M faults/s
+  // keep it busy enough that each fault waits longer, so system time rises (1.06x here, 1.05x at
+  // full size, 0.976x at ci's 1,500 operations). The thread's fell 63 s while its interrupts fell
   // by some 90M (3,000K to 140K per CPU, read as counts over the run, about 1 us each): its kernel
-  // time outside interrupts rose by a few percent, not by 43%. The per-call trace batched at
-  // replay (seed-002-madvisev-rewrite: no deeper purges, no extra faults) agrees, 0.846x. The
-  // same fault-path cost keeps the elapsed time at 0.94-0.97x against 0.794x (see above: how
+  // time outside interrupts rose by a few percent, not by 44%. The per-call trace batched at
+  // replay (seed-002-madvisev-rewrite: no deeper purges, no extra faults) agrees, 0.848x. The
+  // same fault-path cost keeps the elapsed time at 0.94-0.98x against 0.794x (see above: how
   // often the real line stayed in one socket is not in the model).
   c.gaps = {{"system time",
              "vector",
-             "the patched program's 21% more faults wait on a saturated mmap_sem line: kernel "
-             "time outside interrupts +43% (the thread's: a few percent), system time 1.05x "
+             "the patched program's 22% more faults wait on a saturated mmap_sem line: kernel "
+             "time outside interrupts +44% (the thread's: a few percent), system time 1.05-1.06x "
              "against 0.863x; the batched per-call trace (the -rewrite case) agrees",
              {"default", "full"}}};
   c.scales = {

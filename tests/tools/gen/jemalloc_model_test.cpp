@@ -227,6 +227,33 @@ TEST(JemallocArena, HalfRuleNeverPurgesLessThanTheThresholdRule) {
   }
 }
 
+TEST(JemallocArena, TheRestOfASplitDirtyRunGoesToTheYoungEnd) {
+  FakeSource source;
+  ArenaConfig config;
+  config.chunk_floor = false;  // threshold = active >> 3 exactly
+  JemallocArena arena(config, &source);
+  const uint64_t a = arena.allocate(8 * kPageSize);
+  arena.allocate(kPageSize);  // keeps a and c apart
+  const uint64_t c = arena.allocate(4 * kPageSize);
+  arena.allocate(kPageSize);
+  std::vector<uint64_t> fillers;
+  for (int i = 0; i < 160; ++i) fillers.push_back(arena.allocate(kPageSize));
+  std::vector<Range> purged;
+  free_run(arena, a, 8 * kPageSize, &purged);  // the oldest dirty run
+  free_run(arena, c, 4 * kPageSize, &purged);
+  ASSERT_TRUE(purged.empty());
+  // Best fit for 5 pages is a's 8; its 3-page rest stays dirty, and arena_run_split_remove()
+  // puts it back at the young end of runs_dirty, after c.
+  ASSERT_EQ(arena.allocate(5 * kPageSize), a);
+  // Freeing every other filler raises dirty pages and lowers the threshold until one pass asks
+  // for a page or two: the oldest entry goes, c.
+  for (size_t i = 0; i < fillers.size() && purged.empty(); i += 2)
+    free_run(arena, fillers[i], kPageSize, &purged);
+  ASSERT_FALSE(purged.empty());
+  EXPECT_EQ(purged[0].addr, c);
+  EXPECT_TRUE(arena.check_invariants());
+}
+
 TEST(JemallocArena, DirtyNeighboursMergeAndCleanOnesDoNot) {
   FakeSource source;
   JemallocArena arena(ArenaConfig{}, &source);
