@@ -55,6 +55,9 @@ Status run_model_point(replay::RunSpec spec, const kernelsim::CostProfile& base,
 }
 
 // One Newton step from m: CPU(arm) moves by scanned x d(shrink_page) + swapped x d(swap_out_page).
+// CPU is the processes' (run_model_bomb() leaves kswapd out); the pages counted are kswapd's too,
+// which holds while the sandbox's memcg limit, not global memory, makes the pressure (limit
+// reclaim is the processes' own: the model's memory is 4x the limit).
 // False when the system is singular (the arms do not tell the two costs apart).
 bool newton_step(const ModelPoint& m, const BombFigures native[2], ModelPoint* next) {
   const double a00 = static_cast<double>(m.arm[0].scanned);

@@ -168,8 +168,11 @@ Extract system_cpu_seconds() {
 
 Extract process_cpu_seconds() {
   auto read = [](const replay::RunResult& r) -> std::optional<double> {
-    auto t = process_times(r);
-    return t ? std::optional<double>(t->user + t->system) : std::nullopt;
+    auto busy = r.counters.find("busy_ns");
+    auto kthread = r.counters.find("kthread_ns");
+    if (busy == r.counters.end() || kthread == r.counters.end()) return std::nullopt;
+    return static_cast<double>(busy->second - std::min(busy->second, kthread->second)) /
+           kNsPerSecond;
   };
   return {process_time_keys(), read};
 }

@@ -42,7 +42,7 @@ Extract busy_cpu_seconds();
 // in kernel work and spinning included (busy_ns - kthread_ns - user). kswapd's time is in neither.
 Extract user_cpu_seconds();
 Extract system_cpu_seconds();
-// Their sum: the processes' busy time (busy_ns - kthread_ns).
+// The processes' busy time, busy_ns - kthread_ns: user + system unless the counters disagree.
 Extract process_cpu_seconds();
 
 // Every results key the case's metrics read is one a run can hold (replay/result_keys.h): an

@@ -32,12 +32,12 @@
 // 8-core, 2-thread Ivy Bridge-EP assumed; two NUMA nodes), whose line handoffs are measured ones
 // (32 ns in a socket, 114 ns across, 9 ns between siblings: machine_presets.cpp). Test 1 turns on
 // them: every fault moves mmap_sem's count line twice (down_read(), up_read()), and at 20,000
-// operations a thread the arms take 2.50M and 3.04M faults (je.patch's deeper purges), so the line
+// operations a thread the arms take 2.48M and 3.02M faults (je.patch's deeper purges), so the line
 // is busy most of the run in both and the CPU time the vector arm's interrupts no longer take
-// (4.06 s of 13.85 s busy in the per-call arm, 0.18 s of 13.24 s in the vector arm, on
-// xeon-2s-32) goes largely to waiting for it. The vector arm's elapsed time against the per-call
-// arm's at 20,000 operations: 0.983x on one socket at xeon-2014's flat 70 ns (inside the 2% tie
-// band, a declared gap until 2026-12-04), 1.06x on xeon-2s-32 with its former unverified
+// (3.83 s of 13.57 s busy in the per-call arm, 0.18 s of 13.17 s in the vector arm, on
+// xeon-2s-32, 2026-12-05) goes largely to waiting for it. The vector arm's elapsed time against the
+// per-call arm's at 20,000 operations: 0.983x on one socket at xeon-2014's flat 70 ns (inside the
+// 2% tie band, a declared gap until 2026-12-04), 1.06x on xeon-2s-32 with its former unverified
 // distances (70 ns in a socket, 130 across), 0.963x with the measured ones (0.947x at ci, 0.929x
 // at full size; 0.980x, 0.958x and 0.949x since IPIs to one CPU share an interrupt entry,
 // kernel/smp.h, which made the per-call arm's flood of handlers cheaper; 0.973x, 0.952x and
@@ -49,7 +49,7 @@
 // (about half of them, at 3.5x the cost of one in a socket) that keep it from the thread's
 // 0.794x: how often the real line stayed in one socket is not in the model. The TLB refills
 // after flushes are not what is missing: the model charges a walk (tlb_refill_walk) for each
-// access its STLB cannot translate, 5.87M in the per-call arm against 5.31M, most of them first
+// access its STLB cannot translate, 5.89M in the per-call arm against 5.33M, most of them first
 // uses; what a real program walks again after a flush (jemalloc's metadata, stack, code) is not
 // in a trace.
 //

@@ -86,6 +86,7 @@ TEST(CpuTime, TheRestOfAUserRunComesAfterItsHandler) {
   const CpuCounters c = run_with_ipis(think_body, {SimTime::us(20), second}, long_handler);
   EXPECT_EQ(c.user_ns, static_cast<uint64_t>(kRun.count_ns()));
   const CpuCounters one = run_with_ipis(think_body, {SimTime::us(20)}, long_handler);
+  ASSERT_GT(one.irq_ns, 0u);
   EXPECT_EQ(c.irq_ns, 2 * one.irq_ns) << "the second IPI interrupted the task";
   EXPECT_EQ(c.irq_user_ns, c.irq_ns);
 }
@@ -99,6 +100,7 @@ TEST(CpuTime, AnInterruptInKernelWorkPushesTheUserRunAfterIt) {
   ASSERT_LT(setup, SimTime::us(20));
   const SimTime second = 2 * kRun + setup + SimTime::us(15);  // after the unpushed end
   const CpuCounters one = run_with_ipis(kernel_then_think_body, {SimTime::us(20)}, long_handler);
+  ASSERT_GT(one.irq_ns, 0u);
   EXPECT_EQ(one.irq_user_ns, 0u) << "it landed in kernel work";
   const CpuCounters c =
       run_with_ipis(kernel_then_think_body, {SimTime::us(20), second}, long_handler);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "tools/gen/params.h"
@@ -390,6 +392,8 @@ TEST(JemallocArena, TheSpareIsTakenOnlyWhenNoOtherRunFits) {
   std::vector<PurgePass> passes;
   arena.deallocate(runs[0], kUsablePages * kPageSize, &passes);
   ASSERT_TRUE(arena.has_spare());
+  // Any run but the spare's fits best here (the spare's 511 pages are the largest free run), so
+  // this shows only that taking another run leaves the spare alone.
   uint64_t next = arena.allocate(2 * kPageSize);
   EXPECT_EQ(next, small + kPageSize);
   EXPECT_TRUE(arena.has_spare());
