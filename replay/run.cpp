@@ -217,6 +217,18 @@ const char* cache_start_name(CacheStart c) {
   return "auto";
 }
 
+std::optional<RunResult::ProcessTimes> RunResult::process_times() const {
+  uint64_t v[4] = {};
+  const char* const keys[4] = {"busy_ns", "kthread_ns", "user_ns", "irq_user_ns"};
+  for (int i = 0; i < 4; ++i) {
+    auto it = counters.find(keys[i]);
+    if (it == counters.end()) return std::nullopt;
+    v[i] = it->second;
+  }
+  const uint64_t busy = v[0] - std::min(v[0], v[1]);
+  return ProcessTimes{busy, std::min(busy, v[2] + v[3])};
+}
+
 Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, ChunkCache& cache,
                    RunResult* result) {
   *result = RunResult();

@@ -105,6 +105,15 @@ struct RunResult {
                ? 0.0
                : static_cast<double>(operations) * 1e9 / static_cast<double>(makespan_ns);
   }
+  // What getrusage() of the trace's processes would hold under tick-based accounting (the
+  // counters busy_ns, kthread_ns, user_ns, irq_user_ns): their busy time (kernel threads' left
+  // out) and the user part of it; system time is the difference. nullopt for results from before
+  // the split, which lack the counters.
+  struct ProcessTimes {
+    uint64_t busy_ns = 0;
+    uint64_t user_ns = 0;
+  };
+  std::optional<ProcessTimes> process_times() const;
 };
 
 // Runs `spec` on `reader`'s trace, reading chunks through `cache`. Errors: a bad machine or

@@ -5,7 +5,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -147,9 +146,8 @@ Status run_model_bomb(const replay::RunSpec& spec, const std::string& path, Bomb
   *out = BombFigures();
   out->seconds = static_cast<double>(r.makespan_ns) / kNsPerSecond;
   // What getrusage() of the bomb's processes holds: kernel threads' time (kswapd) is not theirs.
-  const uint64_t busy = counter("busy_ns");
-  out->cpu_seconds =
-      static_cast<double>(busy - std::min(busy, counter("kthread_ns"))) / kNsPerSecond;
+  const auto times = r.process_times();
+  out->cpu_seconds = times ? static_cast<double>(times->busy_ns) / kNsPerSecond : 0.0;
   out->faults = counter("faults");
   out->swapouts = counter("swapouts");
   out->swapins = counter("swapins");

@@ -275,15 +275,15 @@ void JemallocArena::purge_pass(std::vector<PurgePass>* passes) {
     stashed.push_back({Range{entry.addr, run.pages * kPageSize}, false});
     gathered += run.pages;
   }
+  // The pass's madvises all come before its munmaps (PurgePass), so one walk in stash order
+  // records both and does the unstashing.
   PurgePass& pass = passes->emplace_back();
-  for (const Stashed& s : stashed) {
-    if (!s.cached_extent) pass.purged.push_back(s.range);
-  }
   for (const Stashed& s : stashed) {
     if (s.cached_extent) {
       pass.unmapped.push_back(s.range);
       mapped_bytes_ -= s.range.len;
     } else {
+      pass.purged.push_back(s.range);
       maybe_dalloc_chunk(insert_coalesced(s.range.addr, s.range.len / kPageSize, /*dirty=*/false));
     }
   }

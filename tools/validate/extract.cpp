@@ -2,8 +2,6 @@
 
 #include "replay/result_keys.h"
 
-#include <algorithm>
-
 namespace mmreplay::validate {
 namespace {
 
@@ -124,57 +122,35 @@ Extract busy_cpu_seconds() {
 
 namespace {
 
-// The counters user_cpu_seconds() and system_cpu_seconds() read; nullopt if one is missing.
-struct ProcessTimes {
-  double user = 0;
-  double system = 0;
-};
-std::optional<ProcessTimes> process_times(const replay::RunResult& r) {
-  uint64_t v[4] = {};
-  const char* keys[4] = {"busy_ns", "kthread_ns", "user_ns", "irq_user_ns"};
-  for (int i = 0; i < 4; ++i) {
-    auto it = r.counters.find(keys[i]);
-    if (it == r.counters.end()) return std::nullopt;
-    v[i] = it->second;
-  }
-  const uint64_t user = v[2] + v[3];
-  const uint64_t process = v[0] - std::min(v[0], v[1]);
-  return ProcessTimes{static_cast<double>(user) / kNsPerSecond,
-                      static_cast<double>(process - std::min(process, user)) / kNsPerSecond};
-}
-
 std::vector<ResultKey> process_time_keys() {
   return {counter_key("busy_ns"), counter_key("kthread_ns"), counter_key("user_ns"),
           counter_key("irq_user_ns")};
 }
 
+// An Extract of RunResult::process_times(), in seconds.
+template <typename Part>
+Extract process_time(Part part) {
+  auto read = [part](const replay::RunResult& r) -> std::optional<double> {
+    auto t = r.process_times();
+    if (!t) return std::nullopt;
+    return static_cast<double>(part(*t)) / kNsPerSecond;
+  };
+  return {process_time_keys(), read};
+}
+
 }  // namespace
 
 Extract user_cpu_seconds() {
-  auto read = [](const replay::RunResult& r) -> std::optional<double> {
-    auto t = process_times(r);
-    return t ? std::optional<double>(t->user) : std::nullopt;
-  };
-  return {process_time_keys(), read};
+  return process_time([](const replay::RunResult::ProcessTimes& t) { return t.user_ns; });
 }
 
 Extract system_cpu_seconds() {
-  auto read = [](const replay::RunResult& r) -> std::optional<double> {
-    auto t = process_times(r);
-    return t ? std::optional<double>(t->system) : std::nullopt;
-  };
-  return {process_time_keys(), read};
+  return process_time(
+      [](const replay::RunResult::ProcessTimes& t) { return t.busy_ns - t.user_ns; });
 }
 
 Extract process_cpu_seconds() {
-  auto read = [](const replay::RunResult& r) -> std::optional<double> {
-    auto busy = r.counters.find("busy_ns");
-    auto kthread = r.counters.find("kthread_ns");
-    if (busy == r.counters.end() || kthread == r.counters.end()) return std::nullopt;
-    return static_cast<double>(busy->second - std::min(busy->second, kthread->second)) /
-           kNsPerSecond;
-  };
-  return {process_time_keys(), read};
+  return process_time([](const replay::RunResult::ProcessTimes& t) { return t.busy_ns; });
 }
 
 Status check_case(const ValidationCase& vc) {

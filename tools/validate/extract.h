@@ -37,12 +37,12 @@ Extract op_mean_us(std::string op);
 // share included, which time(1) leaves out).
 Extract busy_cpu_seconds();
 // The user and system time of the test's processes in seconds, as getrusage() (time(1)) reports
-// them under tick-based accounting: user is user-mode work plus the interrupts that landed in it
-// (user_ns + irq_user_ns); system is the rest of the processes' busy time, interrupts that landed
-// in kernel work and spinning included (busy_ns - kthread_ns - user). kswapd's time is in neither.
+// them under tick-based accounting (RunResult::process_times()): user is user-mode work plus the
+// interrupts that landed in it (user_ns + irq_user_ns); system is the rest of the processes' busy
+// time, interrupts that landed in kernel work and spinning included. kswapd's time is in neither.
+// process_cpu_seconds() is their sum, busy_ns - kthread_ns.
 Extract user_cpu_seconds();
 Extract system_cpu_seconds();
-// The processes' busy time, busy_ns - kthread_ns: user + system unless the counters disagree.
 Extract process_cpu_seconds();
 
 // Every results key the case's metrics read is one a run can hold (replay/result_keys.h): an
