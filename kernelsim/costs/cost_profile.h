@@ -63,6 +63,10 @@ struct CostProfile {
   SimTime swap_out_page;  // ns: CPU time of pageout() for one anon page: swap slot, bio
                           //     submission (the write completes asynchronously); zram: compression
   SimTime swap_in_page;   // ns: a swap-in read of one page, waited for off CPU (major fault)
+  SimTime swap_read_submit;  // ns: CPU time of one swap-in read, once per read however many
+                             //     pages it brings: swap_readpage() -> submit_bio(), the
+                             //     driver's command, the completion interrupt's
+                             //     end_swap_bio_read() and the wake-up of the faulting task
   SimTime
       swap_in_readahead_page;  // ns: each further page of the page-cluster window in the same I/O
   SimTime swap_io_page;  // ns: device time of moving one page to or from swap: reads and writes

@@ -392,6 +392,7 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     const int64_t pages = static_cast<int64_t>(std::max<uint64_t>(n, 1));
     // The read's latency, or later when the device is busy with I/O queued before it.
     const SimTime latency = c.swap_in_page + c.swap_in_readahead_page * (pages - 1);
+    t.work(c.swap_read_submit);  // swap_readpage(): the read's submission and completion
     const SimTime queued = sim.swap().queue_io(t.clock(), c.swap_io_page * pages);
     co_await do_sleep(t, max(latency, queued - t.clock()));
   }

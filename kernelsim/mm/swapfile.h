@@ -2,7 +2,8 @@
 //
 // Slots are counted, not placed: a swapped pte (pgtable.h state `swapped`) holds one slot until it
 // is swapped in, zapped or freed by MADV_FREE (free-swapped). The device's costs are CostProfile
-// fields (swap_out_page, swap_io_page, swap_in_page, swap_in_readahead_page). No swap cache: a
+// fields (swap_out_page, swap_io_page, swap_in_page, swap_in_readahead_page, and the CPU time of
+// a read, swap_read_submit). No swap cache: a
 // slot is freed as soon as its page is read back (as with vm_swap_full() / try_to_free_swap()).
 // Reads and writes queue on the device one after another (swap_writepage() / swap_readpage() ->
 // submit_bio()), so anon memory freed by swapping out, and swap-ins, are bounded by the device's

@@ -307,6 +307,29 @@ TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
   EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents);
 }
 
+// A swap-in read costs the faulting task CPU time (swap_readpage()'s submission and the read's
+// completion) once per read, however many pages of the page-cluster window it brings.
+TEST(ReclaimTest, SwapInReadCostsItsCpuTimeOncePerRead) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  CostProfile free_read = cost_profile_default();
+  free_read.swap_read_submit = SimTime::zero();
+  CostProfile costly_read = cost_profile_default();
+  costly_read.swap_read_submit = SimTime::us(40);
+  // The pressure's memory is unmapped first, so that kswapd is asleep at the read.
+  const std::vector<Op> ops = lazyfree_then_pressure(
+      {Op::munmap(kB, 64 * kMiB), Op::munmap(kC, 96 * kMiB), Op::touch(kA, window * kPage, false)});
+  auto base = reclaim_machine(64, 256, kAgesTheActiveList, free_read);
+  auto sim = reclaim_machine(64, 256, kAgesTheActiveList, costly_read);
+  run_then_look(*base, ops);
+  run_then_look(*sim, ops);
+  ASSERT_EQ(sim->stats().vm.pgmajfault, 1u) << "one read";
+  ASSERT_EQ(sim->stats().vm.pswpin, window) << "of the whole window";
+  ASSERT_EQ(base->stats().vm.pswpin, window);
+  // The trace's thread runs on CPU 0 (kswapd on CPU 1); it did the same work but the read's.
+  EXPECT_EQ(sim->cpu(0).counters.busy_ns - base->cpu(0).counters.busy_ns,
+            static_cast<uint64_t>(costly_read.swap_read_submit.count_ns()));
+  EXPECT_EQ(sim->cpu(0).counters.user_ns, base->cpu(0).counters.user_ns) << "system time";
+}
 // The pages swap readahead reads with the faulting one are not yet the task's: the first access
 // to each finds it in the swap cache (do_swap_page(), a minor fault), a second access none.
 TEST(ReclaimTest, ReadAheadSwapPagesFaultOnceAsSwapCacheHits) {
