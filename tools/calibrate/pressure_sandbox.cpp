@@ -89,6 +89,14 @@ std::string MemcgSandbox::join(pid_t pid) const {
   return write_control(path_ + "/cgroup.procs", std::to_string(pid));
 }
 
+std::string MemcgSandbox::reclaim_all() const {
+  if (path_.rfind(kV1Root, 0) == 0) return write_control(path_ + "/memory.force_empty", "0");
+  // memory.reclaim fails (EAGAIN) when it reclaims less than asked, as it does once the group
+  // is empty: ask for far more than the group holds and take what it did.
+  write_control(path_ + "/memory.reclaim", std::to_string(uint64_t{1} << 40));
+  return "";
+}
+
 SwapArea::~SwapArea() {
   if (file_.empty()) return;
   ::swapoff(file_.c_str());

@@ -29,6 +29,9 @@ class MemcgSandbox {
   std::string create(uint64_t limit_bytes);
   // Moves process `pid` (and so the children it forks later) into the group; "" or why not.
   std::string join(pid_t pid) const;
+  // Reclaims what the group holds, its swap cache included (memory.force_empty under v1,
+  // memory.reclaim under v2); "" or why not.
+  std::string reclaim_all() const;
   const std::string& path() const { return path_; }
 
  private:

@@ -9,6 +9,7 @@
 
 #include <sched.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,8 +91,21 @@ Figure probe_wakeup(const ProbeOptions& o);
 // round trip, the 2 ms taken out), and, where the two differ, the idle time from which a
 // wake-up is the slow one (a bisection on the idle; CostProfile::deep_idle_after).
 std::vector<Figure> probe_deep_idle(const ProbeOptions& o);
-// Major fault on a page pushed to swap with MADV_PAGEOUT, per page; skipped without swap.
-Figure probe_swap_in(const ProbeOptions& o);
+// A swap-in read of one page (probes_swap.cpp): "swap_in", the time a major fault on a page
+// pushed out with MADV_PAGEOUT waits (wall less CPU), and "swap_read_cpu", its CPU time less a
+// swap-cache hit's, per read. Root and swap only; skipped otherwise.
+std::vector<Figure> probe_swap_in(const ProbeOptions& o);
+// One repetition of it: pass A (swap cache emptied: major faults) and pass B (swap cache kept).
+struct SwapInSample {
+  uint64_t wall_a_ns = 0;
+  uint64_t cpu_a_ns = 0;
+  long major_a = 0;
+  uint64_t cpu_b_ns = 0;
+  long faults_b = 0;
+};
+// The two figures from the repetitions over `pages` pages; a repetition whose pass A read back
+// fewer than half of its pages is left out (its swap cache was not emptied).
+std::vector<Figure> swap_figures(const std::vector<SwapInSample>& samples, size_t pages);
 
 // mmap of one anonymous page into a hole between PROT_NONE pages, and munmap of it (never
 // touched), per call each.

@@ -1,4 +1,4 @@
-// Probes that need two threads (TLB-shootdown IPI) and the swap-in probe.
+// Probes that need two threads: the TLB-shootdown IPI.
 
 #include <pthread.h>
 #include <sched.h>
@@ -140,54 +140,6 @@ Figure probe_tlb_shootdown(const ProbeOptions& o) {
   f.ns = summarize(extra);
   f.note = "alone " + std::to_string(static_cast<long>(base.median)) + " ns/call; CPUs " +
            std::to_string(a) + " and " + std::to_string(b);
-  return f;
-}
-
-Figure probe_swap_in(const ProbeOptions& o) {
-  Figure f = figure_of("swap_in", "major fault on a page pushed out with MADV_PAGEOUT", "page");
-  std::ifstream swaps("/proc/swaps");
-  std::string line;
-  int devices = -1;  // the first line is the header
-  while (std::getline(swaps, line)) ++devices;
-  if (devices <= 0) {
-    f.note = "skipped: no swap device (/proc/swaps is empty)";
-    return f;
-  }
-#ifdef MADV_PAGEOUT
-  const size_t pages = o.region_pages();
-  void* m =
-      ::mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) {
-    f.note = "skipped: mmap failed";
-    return f;
-  }
-  char* p = static_cast<char*>(m);
-  ::madvise(p, pages * kPage, MADV_NOHUGEPAGE);
-  std::vector<double> samples;
-  for (int r = 0; r < o.repetitions(); ++r) {
-    for (size_t i = 0; i < pages; ++i) p[i * kPage] = static_cast<char>(i + 1);
-    if (::madvise(p, pages * kPage, MADV_PAGEOUT) != 0) break;
-    rusage before{}, after{};
-    ::getrusage(RUSAGE_SELF, &before);
-    const uint64_t t0 = now_ns();
-    for (size_t i = 0; i < pages; ++i) (void)*static_cast<volatile char*>(p + i * kPage);
-    const uint64_t t = now_ns() - t0;
-    ::getrusage(RUSAGE_SELF, &after);
-    const long major = after.ru_majflt - before.ru_majflt;
-    if (major > 0) samples.push_back(static_cast<double>(t) / static_cast<double>(major));
-  }
-  ::munmap(m, pages * kPage);
-  if (samples.empty()) {
-    f.note = "skipped: MADV_PAGEOUT pushed no page to swap";
-    return f;
-  }
-  f.measured = true;
-  f.ns = summarize(samples);
-  f.note = "per major fault (swap readahead may bring neighbours in the same I/O)";
-#else
-  (void)o;
-  f.note = "skipped: MADV_PAGEOUT not in these headers";
-#endif
   return f;
 }
 

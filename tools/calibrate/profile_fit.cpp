@@ -420,6 +420,9 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
             "a process switch less a thread switch: the CR3 write and what it costs after");
   }
   if (const Figure* f = measured(figures, "swap_in")) fit.set("swap_in_page", f->ns.median, *f, "");
+  if (const Figure* f = measured(figures, "swap_read_cpu")) {
+    fit.set("swap_read_submit", f->ns.median, *f, "a major fault's CPU less a swap-cache hit's");
+  }
   fit_through_model(fit, p.costs, figures, notes);
   fit_pipes(fit, p.costs, figures, notes);
   fit_deep_idle(fit, figures, notes);

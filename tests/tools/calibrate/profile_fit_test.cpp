@@ -125,6 +125,16 @@ TEST(FitProfile, SkippedFiguresLeaveTheDefault) {
   EXPECT_FALSE(is_calibrated(p, "swap_in_page"));
 }
 
+// The swap probe's two figures: the read's wait is swap_in_page, its CPU time swap_read_submit.
+TEST(FitProfile, SwapInWaitAndCpuSetTheirFields) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("swap_in", 19000), figure("swap_read_cpu", 22000)},
+                             "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.swap_in_page.count_ns(), 19000);
+  EXPECT_EQ(p.costs.swap_read_submit.count_ns(), 22000);
+  EXPECT_TRUE(is_calibrated(p, "swap_read_submit"));
+}
+
 // A switch between processes pays switch_mm on top of a switch between threads; the probe's
 // difference is that field, and noise below zero keeps the default.
 TEST(FitProfile, SwitchMmIsAProcessSwitchLessAThreadSwitch) {

@@ -1,0 +1,47 @@
+// The swap probe's arithmetic, on made-up repetitions (the probe itself needs root and swap):
+// what a read waits and what it costs beyond a swap-cache hit, and the repetitions left out.
+
+#include <gtest/gtest.h>
+
+#include "tools/calibrate/probes.h"
+
+namespace mmreplay::tools::calibrate {
+namespace {
+
+constexpr size_t kPages = 64;
+
+// Pass A: 64 major faults in 5 ms of wall time, 2 ms of it on CPU; pass B: 64 hits in 0.64 ms.
+SwapInSample sample(uint64_t cpu_a_ns = 2'000'000) {
+  return SwapInSample{5'000'000, cpu_a_ns, static_cast<long>(kPages), 640'000,
+                      static_cast<long>(kPages)};
+}
+
+TEST(SwapProbe, WaitIsWallLessCpuAndCpuIsBeyondAHit) {
+  const std::vector<Figure> f = swap_figures({sample(), sample(), sample()}, kPages);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].key, "swap_in");
+  ASSERT_TRUE(f[0].measured);
+  EXPECT_DOUBLE_EQ(f[0].ns.median, 3'000'000.0 / kPages);
+  EXPECT_EQ(f[1].key, "swap_read_cpu");
+  ASSERT_TRUE(f[1].measured);
+  EXPECT_DOUBLE_EQ(f[1].ns.median, (2'000'000.0 - 640'000.0) / kPages);
+  EXPECT_EQ(f[1].ns.samples, 3u);
+}
+
+// A repetition whose swap cache stayed (few major faults in pass A) says nothing about a read.
+TEST(SwapProbe, RepetitionsThatReadLittleBackAreLeftOut) {
+  SwapInSample cached = sample(9'000'000);
+  cached.major_a = 3;
+  const std::vector<Figure> f = swap_figures({sample(), cached, sample()}, kPages);
+  EXPECT_EQ(f[1].ns.samples, 2u);
+  EXPECT_DOUBLE_EQ(f[1].ns.median, (2'000'000.0 - 640'000.0) / kPages);
+
+  const std::vector<Figure> none = swap_figures({cached}, kPages);
+  ASSERT_EQ(none.size(), 2u);
+  EXPECT_FALSE(none[0].measured);
+  EXPECT_FALSE(none[1].measured);
+  EXPECT_NE(none[1].note.find("swap cache was not emptied"), std::string::npos) << none[1].note;
+}
+
+}  // namespace
+}  // namespace mmreplay::tools::calibrate

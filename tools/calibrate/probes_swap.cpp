@@ -1,0 +1,223 @@
+// The swap-in probe: a read of one page from swap, its wait and its CPU time.
+//
+// A page pushed out with MADV_PAGEOUT stays in the swap cache after its write, so reading it back
+// takes a minor fault, not a read: the probe runs in a child process inside a memory cgroup of
+// its own (pressure_sandbox.h) and empties the group's swap cache before each pass
+// (memory.force_empty / memory.reclaim). /proc/sys/vm/page-cluster is set to 0 for the probe
+// (and put back), so that each major fault reads its one page: swapin_nr_pages() returns 1 then,
+// for the cluster and the VMA readahead alike. Each repetition runs two passes over the same
+// region, pushed out anew before each:
+//   A: the swap cache emptied first: a major fault a page (do_swap_page() -> swap_readpage());
+//   B: the swap cache kept: a minor fault a page on the same path, with no read.
+// swap_read_cpu = A's CPU time a fault - B's: the read's submission, its wake-up, and whatever
+// of its completion lands on the faulting task; swap_in = A's wall time a fault - its CPU time:
+// what the task waited for the device. Root only (the group, page-cluster).
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/calibrate/pressure_sandbox.h"
+#include "tools/calibrate/probes.h"
+
+// The uapi value (include/uapi/asm-generic/mman-common.h, 5.4+), for older headers; a kernel
+// without it refuses the call and the probe says so.
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+namespace mmreplay::tools::calibrate {
+namespace {
+
+constexpr size_t kPage = 4096;
+constexpr const char* kPageCluster = "/proc/sys/vm/page-cluster";
+
+uint64_t thread_cpu_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// Sets /proc/sys/vm/page-cluster for its lifetime and puts the old value back. Two probes at once
+// (two calibrations, as ctest -j runs them) would each read the other's 0 as the old value and
+// leave it behind, so the setting is held under an exclusive flock(2) of kLockFile.
+constexpr const char* kLockFile = "/tmp/mmreplay-page-cluster.lock";
+
+class PageClusterSetting {
+ public:
+  explicit PageClusterSetting(int value) {
+    lock_fd_ = ::open(kLockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX) != 0) return;
+    std::ifstream in(kPageCluster);
+    if (!(in >> old_)) return;
+    std::ofstream out(kPageCluster);
+    out << value;
+    out.flush();
+    set_ = static_cast<bool>(out);
+  }
+  ~PageClusterSetting() {
+    if (set_) {
+      std::ofstream out(kPageCluster);
+      out << old_;
+    }
+    if (lock_fd_ >= 0) ::close(lock_fd_);  // and with it the lock
+  }
+  PageClusterSetting(const PageClusterSetting&) = delete;
+  PageClusterSetting& operator=(const PageClusterSetting&) = delete;
+  bool set() const { return set_; }
+
+ private:
+  int lock_fd_ = -1;
+  int old_ = 0;
+  bool set_ = false;
+};
+
+// One pass over `pages` pages pushed out to swap: each read once.
+struct Pass {
+  uint64_t wall_ns = 0;
+  uint64_t cpu_ns = 0;
+  long major = 0;
+  long minor = 0;
+};
+
+// Writes every page (distinct values), pushes the region out, empties the group's swap cache
+// when `drop` is set, and times a read of each page. False when MADV_PAGEOUT fails.
+bool run_pass(char* p, size_t pages, const MemcgSandbox& group, bool drop, Pass* out) {
+  for (size_t i = 0; i < pages; ++i) p[i * kPage] = static_cast<char>(i + 1);
+  if (::madvise(p, pages * kPage, MADV_PAGEOUT) != 0) return false;
+  if (drop) group.reclaim_all();
+  rusage before{}, after{};
+  ::getrusage(RUSAGE_SELF, &before);
+  const uint64_t c0 = thread_cpu_ns();
+  const uint64_t t0 = now_ns();
+  for (size_t i = 0; i < pages; ++i) (void)*static_cast<volatile char*>(p + i * kPage);
+  out->wall_ns = now_ns() - t0;
+  out->cpu_ns = thread_cpu_ns() - c0;
+  ::getrusage(RUSAGE_SELF, &after);
+  out->major = after.ru_majflt - before.ru_majflt;
+  out->minor = after.ru_minflt - before.ru_minflt;
+  return true;
+}
+
+// The child: joins the group, runs the repetitions, writes one line per repetition
+// ("wall_a cpu_a major_a cpu_b faults_b") to `fd`. Exits 0, or 1 when it could not.
+[[noreturn]] void child_main(const MemcgSandbox& group, size_t pages, int reps, int fd) {
+  if (!group.join(::getpid()).empty()) ::_exit(1);
+  void* m =
+      ::mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) ::_exit(1);
+  char* p = static_cast<char*>(m);
+  ::madvise(p, pages * kPage, MADV_NOHUGEPAGE);
+  for (int r = 0; r < reps; ++r) {
+    Pass a, b;
+    if (!run_pass(p, pages, group, true, &a) || !run_pass(p, pages, group, false, &b)) ::_exit(1);
+    char line[160];
+    const int n = std::snprintf(line, sizeof line, "%llu %llu %ld %llu %ld\n",
+                                static_cast<unsigned long long>(a.wall_ns),
+                                static_cast<unsigned long long>(a.cpu_ns), a.major,
+                                static_cast<unsigned long long>(b.cpu_ns), b.major + b.minor);
+    if (n <= 0 || ::write(fd, line, static_cast<size_t>(n)) != n) ::_exit(1);
+  }
+  ::_exit(0);
+}
+
+bool swap_is_on() {
+  std::ifstream swaps("/proc/swaps");
+  std::string line;
+  int devices = -1;  // the first line is the header
+  while (std::getline(swaps, line)) ++devices;
+  return devices > 0;
+}
+
+}  // namespace
+
+std::vector<Figure> swap_figures(const std::vector<SwapInSample>& samples, size_t pages) {
+  Figure wait = figure_of("swap_in", "a swap-in read of one page, waited for", "read");
+  Figure cpu = figure_of("swap_read_cpu", "CPU time of a swap-in read beyond its fault", "read");
+  std::vector<double> waits, cpus;
+  std::vector<double> major_fault_cpu, minor_fault_cpu;
+  for (const SwapInSample& s : samples) {
+    // A pass whose swap cache was not emptied read fewer pages than it faulted: not a sample.
+    if (s.major_a * 2 < static_cast<long>(pages) || s.faults_b <= 0) continue;
+    const double a_cpu = static_cast<double>(s.cpu_a_ns) / static_cast<double>(s.major_a);
+    const double b_cpu = static_cast<double>(s.cpu_b_ns) / static_cast<double>(s.faults_b);
+    waits.push_back(static_cast<double>(s.wall_a_ns - std::min(s.wall_a_ns, s.cpu_a_ns)) /
+                    static_cast<double>(s.major_a));
+    cpus.push_back(a_cpu - b_cpu);
+    major_fault_cpu.push_back(a_cpu);
+    minor_fault_cpu.push_back(b_cpu);
+  }
+  if (waits.empty()) {
+    const std::string why = samples.empty() ? "no repetition ran"
+                                            : "the swap cache was not emptied: no pass read "
+                                              "its pages back from swap";
+    return {failed(wait, why), failed(cpu, why)};
+  }
+  wait.measured = cpu.measured = true;
+  wait.ns = summarize(waits);
+  cpu.ns = summarize(cpus);
+  const std::string per_fault =
+      "major fault " + std::to_string(static_cast<long>(summarize(major_fault_cpu).median)) +
+      " ns CPU, swap-cache hit " +
+      std::to_string(static_cast<long>(summarize(minor_fault_cpu).median)) + " ns (page-cluster 0)";
+  wait.note = "wall less CPU per major fault; " + per_fault;
+  cpu.note = per_fault;
+  return {wait, cpu};
+}
+
+std::vector<Figure> probe_swap_in(const ProbeOptions& o) {
+  const Figure wait = figure_of("swap_in", "a swap-in read of one page, waited for", "read");
+  const Figure cpu =
+      figure_of("swap_read_cpu", "CPU time of a swap-in read beyond its fault", "read");
+  auto skip = [&](const std::string& why) -> std::vector<Figure> {
+    return {failed(wait, why), failed(cpu, why)};
+  };
+  if (!swap_is_on()) return skip("no swap device (/proc/swaps is empty)");
+  if (::geteuid() != 0) return skip("needs root (a memory cgroup and vm.page-cluster)");
+  const size_t pages = o.region_pages();
+  MemcgSandbox group;
+  if (std::string why = group.create(pages * kPage * 16); !why.empty()) return skip(why);
+  PageClusterSetting one_page_reads(0);
+  if (!one_page_reads.set()) return skip("cannot set " + std::string(kPageCluster) + " to 0");
+  int fds[2];
+  if (::pipe(fds) != 0) return skip("pipe failed");
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return skip("fork failed");
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    child_main(group, pages, o.repetitions(), fds[1]);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return skip("the probe's child failed (cgroup join, mmap or MADV_PAGEOUT)");
+  }
+  std::vector<SwapInSample> samples;
+  std::istringstream lines(text);
+  for (SwapInSample s; lines >> s.wall_a_ns >> s.cpu_a_ns >> s.major_a >> s.cpu_b_ns >> s.faults_b;)
+    samples.push_back(s);
+  return swap_figures(samples, pages);
+}
+
+}  // namespace mmreplay::tools::calibrate
