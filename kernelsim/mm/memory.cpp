@@ -123,6 +123,7 @@ FaultAction decide(const Mm& mm, const Vma& vma, uint64_t addr, uint8_t p, bool 
                                                                     : FaultAction::kCopyPage;
     }
     if (write && (p & pte::kZeroPage)) return FaultAction::kCopyPage;
+    if (write && pte::swapped_in_read_only(p)) return FaultAction::kWpReuse;
     if (write && vma.kind == VmaKind::kFilePrivate && !(p & pte::kOwnPage))
       return FaultAction::kCopyPage;
     return FaultAction::kTouchOnly;
@@ -179,13 +180,36 @@ uint64_t swap_ra_window(const Vma& vma, uint64_t addr, uint64_t* first) {
   return n;
 }
 
-// The frame of a page a swap-in read brings back to mm at addr. The model frees its swap slot at
-// once, as the kernel does when the page leaves the swap cache (reuse_swap_page() on a write
-// fault, try_to_free_swap()), and both set PG_dirty then: the only copy of the data is the page.
-uint32_t swapped_in_page(Simulation& sim, Mm& mm, uint64_t addr, uint32_t nid) {
+// The frame of a page a swap-in read brings back to mm at addr, and its swap slot: the page stays
+// in the swap cache with it (`keep_slot`: a read fault while swap is at most half full), or the
+// slot is freed at once, as do_swap_page() does for a write fault (reuse_swap_page()) and when
+// vm_swap_full() (try_to_free_swap()); both set PG_dirty then: the only copy is the page.
+uint32_t swapped_in_page(Simulation& sim, Mm& mm, uint64_t addr, uint32_t nid, bool keep_slot) {
   const uint32_t f = sim.lruvec().page_add_new_anon_rmap(mm, addr, nid);
-  sim.lruvec().frame(f).dirty = true;
+  PageFrame& pf = sim.lruvec().frame(f);
+  --mm.swapents;
+  ++sim.vm().pswpin;
+  if (keep_slot) {
+    sim.swap().keep_in_swap_cache();
+    pf.swapcache = true;
+  } else {
+    sim.swap().swap_free();
+    pf.dirty = true;
+  }
   return f;
+}
+
+// Models try_to_free_swap() of the page mapped at addr when it is in the swap cache: the slot is
+// freed and the page, now the only copy, is PG_dirty (reuse_swap_page() on a write fault, or
+// do_swap_page() when vm_swap_full()).
+void free_swap_slot_of(Simulation& sim, Mm& mm, uint64_t addr) {
+  const uint32_t f = sim.lruvec().find(mm, addr);
+  if (f == kNoFrame) return;
+  PageFrame& pf = sim.lruvec().frame(f);
+  if (!pf.swapcache) return;
+  pf.swapcache = false;
+  pf.dirty = true;
+  sim.swap().free_swap_cache();
 }
 
 // Maps the other swapped pages of the readahead window, read by the same I/O, marked
@@ -214,10 +238,8 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr)
     // Clean, not young, and still to be faulted on (pte::kSwapCache).
     p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | pte::kSwapCache);
     ++mm.rss_anon;
-    --mm.swapents;
-    sim.swap().swap_free();
-    ++sim.vm().pswpin;
-    co_await sim.lruvec().lru_cache_add(t, swapped_in_page(sim, mm, a, numa_node_id(t)));
+    const bool keep_slot = !sim.swap().vm_swap_full();
+    co_await sim.lruvec().lru_cache_add(t, swapped_in_page(sim, mm, a, numa_node_id(t), keep_slot));
   }
 }
 
@@ -346,6 +368,9 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
       co_return FaultResult::kSpurious;
     }
     set_pte(mm, p, action, write);
+    // Mapped read-only for a read (the pte clean: pte::swapped_in_read_only()), and the slot
+    // freed for a write or when swap is more than half full, as for the faulting page.
+    if (write || sim.swap().vm_swap_full()) free_swap_slot_of(sim, mm, addr);
     ++sim.vm().fault_swapcache;
     co_return FaultResult::kMapped;
   }
@@ -445,9 +470,6 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   set_pte(mm, p, action, write);
   VmCounters& vm = sim.vm();
   if (action == FaultAction::kSwapIn) {
-    --mm.swapents;
-    sim.swap().swap_free();
-    ++vm.pswpin;
     ++vm.pgmajfault;
   } else {
     ++(action == FaultAction::kZeroPage   ? vm.fault_zero_page
@@ -456,8 +478,11 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
        : action == FaultAction::kWpReuse  ? vm.fault_wp_reuse
                                           : vm.fault_file);
   }
+  if (action == FaultAction::kWpReuse) free_swap_slot_of(sim, mm, addr);  // reuse_swap_page()
   if (action == FaultAction::kSwapIn) {
-    co_await sim.lruvec().lru_cache_add(t, swapped_in_page(sim, mm, addr, numa_node_id(t)));
+    const bool keep_slot = !write && !sim.swap().vm_swap_full();
+    co_await sim.lruvec().lru_cache_add(t,
+                                        swapped_in_page(sim, mm, addr, numa_node_id(t), keep_slot));
     co_await map_swap_readahead(t, vma, ra_first, addr);
   } else if (needs_page) {
     co_await sim.lruvec().lru_cache_add(

@@ -15,7 +15,9 @@
 //     to a lazyfree page makes it normal again;
 //   - swapped: do_swap_page(): a major fault; the task waits off CPU for one read of the
 //     page-cluster window (swap_in_page + swap_in_readahead_page per further swapped page), the
-//     other swapped pages of the window are mapped clean too, and their swap slots are freed.
+//     other swapped pages of the window are mapped clean too; on a read fault they and the page
+//     keep their swap slots in the swap cache (swapfile.h), mapped read-only, and a write (the
+//     fault's, or a write-protect fault's later: do_wp_page() -> reuse_swap_page()) frees it.
 // Every new own page gets a PageFrame and goes to this CPU's lru_add batch (mm/lru.h); zap drops
 // it (page_remove_rmap()) and frees swap slots of swapped ptes; zap of a pte that maps a
 // page-cache page drops the page's mapcount and moves a dirty pte's dirty bit to the page.

@@ -3,13 +3,16 @@
 // Slots are counted, not placed: a swapped pte (pgtable.h state `swapped`) holds one slot until it
 // is swapped in, zapped or freed by MADV_FREE (free-swapped). The device's costs are CostProfile
 // fields (swap_out_page, swap_io_page, swap_in_page, swap_in_readahead_page, and the CPU time of
-// a read, swap_read_submit). No swap cache: a
-// slot is freed as soon as its page is read back (as with vm_swap_full() / try_to_free_swap()).
+// a read, swap_read_submit). The swap cache is a page's bit (PageFrame::swapcache): a page read
+// back by a read fault keeps its slot while swap is at most half full (do_swap_page():
+// try_to_free_swap() only when vm_swap_full()), so reclaiming it again, unwritten, needs no
+// write; a write to it frees the slot (reuse_swap_page()), as does freeing the page.
 // Reads and writes queue on the device one after another (swap_writepage() / swap_readpage() ->
 // submit_bio()), so anon memory freed by swapping out, and swap-ins, are bounded by the device's
 // speed, and the two compete for it.
 //
-// Invariant: (1) inuse() <= nr_pages(); inuse() == sum over mms of Mm::swapents.
+// Invariant: (1) inuse() <= nr_pages(); inuse() == sum over mms of Mm::swapents +
+// swap_cache_pages(), the frames with PageFrame::swapcache set.
 
 #pragma once
 
@@ -35,6 +38,25 @@ class SwapInfo {
     assert(inuse_ > 0 && "invariant (1): freeing a slot that is not in use");
     --inuse_;
   }
+  // A swap-in read's slot stays in use, held by the page now (add_to_swap_cache() by the read,
+  // not freed by do_swap_page()).
+  void keep_in_swap_cache() { ++cached_; }
+  // Models try_to_free_swap() / free_swap_cache(): a page in the swap cache lets go of its slot.
+  void free_swap_cache() {
+    assert(cached_ > 0 && "invariant (1): no page holds a slot");
+    --cached_;
+    --inuse_;
+  }
+  // Reclaim unmapped a clean page of the swap cache: its slot is its pte's again (try_to_unmap()
+  // sets the swap entry; __remove_mapping() frees the page, no write).
+  void swap_cache_slot_to_pte() {
+    assert(cached_ > 0 && "invariant (1): no page holds a slot");
+    --cached_;
+  }
+  // Slots held by pages in the swap cache.
+  uint64_t swap_cache_pages() const { return cached_; }
+  // Models vm_swap_full(): more than half of the slots are in use.
+  bool vm_swap_full() const { return inuse_ * 2 > pages_; }
   // get_nr_swap_pages(): free slots.
   uint64_t nr_swap_pages() const { return pages_ - inuse_; }
   uint64_t nr_pages() const { return pages_; }
@@ -49,6 +71,7 @@ class SwapInfo {
  private:
   uint64_t pages_;
   uint64_t inuse_ = 0;
+  uint64_t cached_ = 0;                   // of inuse_, the slots pages in the swap cache hold
   SimTime busy_until_ = SimTime::zero();  // when the device finishes the I/O queued so far
 };
 

@@ -12,6 +12,7 @@ bool hardware_access_ok(const Vma& vma, uint8_t p, bool write) {
   if (!pte::is_mapped(p) || (p & pte::kSwapCache)) return false;
   if (!write) return vma.access_ok(false);
   if (!vma.access_ok(true) || (p & pte::kZeroPage)) return false;
+  if (pte::swapped_in_read_only(p)) return false;
   // Fork write-protected a shared private page (copy_present_pte()).
   if ((p & pte::kCowShared) && vma.kind != VmaKind::kFileShared) return false;
   // A clean pte of a shared mapping is write-protected (page_mkclean(), and a read fault maps

@@ -210,8 +210,19 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
     pf.swapbacked = true;
     ++vm.lazyfree_redirtied;
     return PageOutcome::kActivate;
-  } else {  // add_to_swap() + try_to_unmap() + pageout() -> swap_writepage()
-    if (!sim.swap().get_swap_page()) {
+  } else if (pf.swapcache && !(*p & pte::kDirty)) {
+    // A page read back from swap and not written since: its copy on swap is current, so
+    // add_to_swap() is skipped (PageSwapCache), try_to_unmap() points the pte at its slot, and
+    // with PageDirty clear there is no pageout(): __remove_mapping() frees it.
+    pf.swapcache = false;
+    sim.swap().swap_cache_slot_to_pte();
+    ++mm.swapents;
+    *p = pte::kSwapped;
+  } else {               // add_to_swap() + try_to_unmap() + pageout() -> swap_writepage()
+    if (pf.swapcache) {  // written since its read: its own slot takes the write
+      pf.swapcache = false;
+      sim.swap().swap_cache_slot_to_pte();
+    } else if (!sim.swap().get_swap_page()) {
       ++vm.swap_full;
       return PageOutcome::kActivate;
     }

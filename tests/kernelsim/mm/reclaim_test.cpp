@@ -304,6 +304,83 @@ TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
   EXPECT_EQ(pte::state(pte_at(*sim, kA)), pte::kPresent);
   EXPECT_EQ(pte::state(pte_at(*sim, kA + 7 * kPage)), pte::kPresent) << "readahead mapped";
   EXPECT_EQ(pte::state(pte_at(*sim, kA + 8 * kPage)), pte::kSwapped) << "outside the window";
+  EXPECT_EQ(sim->swap().swap_cache_pages(), uint64_t{1} << page_cluster)
+      << "read back by a read fault: the window's pages keep their slots";
+  EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents + sim->swap().swap_cache_pages());
+}
+
+// The swap cache (do_swap_page(), shrink_page_list()): a page a read fault brings back keeps its
+// slot and is mapped read-only; reclaimed again before any write, it needs no write, its pte
+// pointing at the same slot.
+TEST(ReclaimTest, APageReadBackFromSwapIsReclaimedAgainWithoutAWrite) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  auto read_back = reclaim_machine(64, 256, kAgesTheActiveList);
+  run_then_look(*read_back, lazyfree_then_pressure({Op::touch(kA, window * kPage, false)}));
+  const VmCounters before = read_back->stats().vm;
+  const uint64_t cached = read_back->swap().swap_cache_pages();
+  ASSERT_EQ(cached, window);
+  for (uint64_t a = kA; a < kA + window * kPage; a += kPage) {
+    ASSERT_EQ(pte_at(*read_back, a), pte::kPresent | pte::kOwnPage | pte::kYoung)
+        << "clean: write-protected";
+  }
+  // More pressure, so that reclaim takes the window again.
+  auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
+  run_then_look(
+      *sim, lazyfree_then_pressure({Op::touch(kA, window * kPage, false), Op::munmap(kC, 96 * kMiB),
+                                    Op::mmap_anon(kC, 96 * kMiB, PROT_READ | PROT_WRITE),
+                                    Op::touch(kC, 96 * kMiB, true)}));
+  for (uint64_t a = kA; a < kA + window * kPage; a += kPage)
+    ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kSwapped) << "reclaimed again";
+  EXPECT_EQ(sim->swap().swap_cache_pages(), 0u);
+  EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents);
+  // The 96 MiB rewritten pushes out the same number of pages in both runs but the window's: the
+  // pages written out are the others; the window's went out without a write.
+  EXPECT_EQ(sim->stats().vm.pswpin, before.pswpin) << "no read since";
+  const uint64_t freed_since = sim->stats().vm.pgsteal_kswapd + sim->stats().vm.pgsteal_direct -
+                               before.pgsteal_kswapd - before.pgsteal_direct;
+  const uint64_t written_since = sim->stats().vm.pswpout - before.pswpout;
+  EXPECT_EQ(freed_since - written_since, window) << "the window went without a write";
+}
+
+// The first write to a page read back from swap takes a write-protect fault that frees its slot
+// (do_wp_page() -> reuse_swap_page()): the page is the only copy now, and dirty.
+TEST(ReclaimTest, AWriteToAPageReadBackFromSwapFreesItsSlot) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  auto base = reclaim_machine(64, 256, kAgesTheActiveList);
+  run_then_look(*base, lazyfree_then_pressure({Op::touch(kA, window * kPage, false)}));
+  auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
+  run_then_look(*sim, lazyfree_then_pressure(
+                          {Op::touch(kA, window * kPage, false), Op::touch(kA, kPage, true)}));
+  const VmCounters& b = base->stats().vm;
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.fault_wp_reuse - b.fault_wp_reuse, 1u) << "the write faults";
+  EXPECT_EQ(vm.pgfault - b.pgfault, 1u);
+  EXPECT_EQ(sim->swap().swap_cache_pages(), window - 1);
+  EXPECT_EQ(pte_at(*sim, kA), pte::kPresent | pte::kOwnPage | pte::kYoung | pte::kDirty);
+  EXPECT_TRUE(sim->lruvec().frame(sim->lruvec().find(*sim->find_mm(1), kA)).dirty);
+  EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents + sim->swap().swap_cache_pages());
+}
+
+// Unmapping a page of the swap cache frees its slot (free_pages_and_swap_cache()).
+TEST(ReclaimTest, UnmappingAPageOfTheSwapCacheFreesItsSlot) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
+  run_then_look(*sim, lazyfree_then_pressure(
+                          {Op::touch(kA, window * kPage, false), Op::munmap(kA, 32 * kMiB)}));
+  EXPECT_EQ(sim->swap().swap_cache_pages(), 0u);
+  EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents);
+}
+
+// With more than half of swap in use (vm_swap_full()), do_swap_page() frees the slot of a page it
+// reads back at once (try_to_free_swap()): no page keeps one.
+TEST(ReclaimTest, WithSwapOverHalfFullAReadBackPageKeepsNoSlot) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  auto sim = reclaim_machine(64, 64);
+  // 100 MiB written on 64 MiB: over half of the 64 MiB of swap holds the first pages written.
+  run_then_look(*sim, concat({write_anon(kB, 100), {Op::touch(kB, window * kPage, false)}}));
+  ASSERT_TRUE(sim->swap().vm_swap_full());
+  ASSERT_GT(sim->stats().vm.pswpin, 0u);
+  EXPECT_EQ(sim->swap().swap_cache_pages(), 0u);
   EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents);
 }
 
