@@ -25,6 +25,10 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
   const CostProfile& c = sim.costs();
   Mm& mm = tlb.mm();
   const bool free_swapped = sim.policies().madv_free->free_swapped();
+  // 4.5+: a hinted page in the swap cache lets go of its slot and PG_dirty (try_to_free_swap(),
+  // ClearPageDirty()), so that only its pte's dirty bit keeps it from being discarded.
+  const bool drops_swap_cache = sim.config().lazyfree_pgdirty == LazyfreePgDirty::kCleared;
+  const bool moves_page = sim.config().lazyfree_lru != LazyfreeLru::kInPlace;
   for (uint64_t addr = start; addr < end; addr += PAGE_SIZE) {
     addr = skip_pmd_none(t, vma, addr, end);
     if (addr == end) break;
@@ -60,9 +64,15 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
     if (p & (pte::kYoung | pte::kDirty)) tlb.tlb_adjust_range(addr);  // tlb_remove_tlb_entry()
     if (pte::state(p) != pte::kLazyFree) ++sim.vm().madv_lazyfree_pages;
     p = static_cast<uint8_t>(pte::kLazyFree | pte::kOwnPage);
+    if (!drops_swap_cache && !moves_page) continue;
+    const uint32_t f = sim.lruvec().find(mm, addr);
+    if (PageFrame& pf = sim.lruvec().frame(f); drops_swap_cache && pf.swapcache) {
+      pf.swapcache = false;
+      pf.dirty = false;
+      sim.swap().free_swap_cache();
+    }
     // The 2015 RFC moved no page: reclaim meets a hinted page where its last touch left it.
-    if (sim.config().lazyfree_lru != LazyfreeLru::kInPlace)
-      co_await sim.lruvec().mark_page_lazyfree(t, sim.lruvec().find(mm, addr));
+    if (moves_page) co_await sim.lruvec().mark_page_lazyfree(t, f);
   }
 }
 

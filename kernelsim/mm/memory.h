@@ -16,8 +16,9 @@
 //   - swapped: do_swap_page(): a major fault; the task waits off CPU for one read of the
 //     page-cluster window (swap_in_page + swap_in_readahead_page per further swapped page), the
 //     other swapped pages of the window are mapped clean too; on a read fault they and the page
-//     keep their swap slots in the swap cache (swapfile.h), mapped read-only, and a write (the
-//     fault's, or a write-protect fault's later: do_wp_page() -> reuse_swap_page()) frees it.
+//     keep their swap slots in the swap cache (swapfile.h), and a write fault frees it; before
+//     6.11 (swapin_pte=read-only) the page is mapped read-only and its first write's fault frees
+//     it (do_wp_page() -> reuse_swap_page()).
 // Every new own page gets a PageFrame and goes to this CPU's lru_add batch (mm/lru.h); zap drops
 // it (page_remove_rmap()) and frees swap slots of swapped ptes; zap of a pte that maps a
 // page-cache page drops the page's mapcount and moves a dirty pte's dirty bit to the page.
@@ -56,6 +57,10 @@ enum class FaultResult : uint8_t { kMapped, kSpurious, kSegv, kOom };
 // Models arch/x86/mm/fault.c: do_user_addr_fault() for a user fault at addr.
 // REQUIRES: t holds no lock of t.mm().
 Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write);
+
+// Whether a page a read fault brought back from swap is mapped write-protected, so that its first
+// write faults (policy swapin_pte=read-only, before 6.11): pte::swapped_in_read_only().
+bool swapin_write_protects(const Simulation& sim);
 
 // Models the same fault taken in kernel mode, inside a syscall's copy_to_user() or
 // copy_from_user() (do_user_addr_fault() with !user_mode(regs); the trace's kernel-mode faults

@@ -49,9 +49,10 @@ inline constexpr uint8_t kSwapCache = 1u << 7;
 inline uint8_t state(uint8_t p) {
   return p & kStateMask;
 }
-// An own page mapped present and clean: only do_swap_page() maps one so, for a read fault (it
-// makes the pte writable and dirty only for a write fault that reuses the page), so the pte is
-// write-protected and the first write faults (do_wp_page() -> wp_page_reuse()).
+// An own page mapped present and clean: do_swap_page() maps one so for a read fault (the model's
+// only other clean own page is lazyfree, a state of its own). Before 6.11 (policy
+// swapin_pte=read-only) such a pte is write-protected and the first write faults (do_wp_page()
+// -> wp_page_reuse()); the callers ask the policy.
 inline bool swapped_in_read_only(uint8_t p) {
   return (p & (kStateMask | kOwnPage | kDirty | kCowShared | kZeroPage | kSwapCache)) ==
          (kPresent | kOwnPage);

@@ -10,11 +10,13 @@ namespace {
 // True when the MMU completes this access without a fault. Inlined into do_touch()'s loop, where
 // it runs once a page (a call of its own cost 5.2M host instructions a BM_PageFaults/uncontended
 // iteration).
-[[gnu::always_inline]] inline bool hardware_access_ok(const Vma& vma, uint8_t p, bool write) {
+// `swapin_wp`: swapin_write_protects() of the run's policy.
+[[gnu::always_inline]] inline bool hardware_access_ok(const Vma& vma, uint8_t p, bool write,
+                                                      bool swapin_wp) {
   if (!pte::is_mapped(p) || (p & pte::kSwapCache)) return false;
   if (!write) return vma.access_ok(false);
   if (!vma.access_ok(true) || (p & pte::kZeroPage)) return false;
-  if (pte::swapped_in_read_only(p)) return false;
+  if (swapin_wp && pte::swapped_in_read_only(p)) return false;
   // Fork write-protected a shared private page (copy_present_pte()).
   if ((p & pte::kCowShared) && vma.kind != VmaKind::kFileShared) return false;
   // A clean pte of a shared mapping is write-protected (page_mkclean(), and a read fault maps
@@ -31,6 +33,7 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
   const SimTime pte_ad_update = sim.costs().pte_ad_update;
   const SimTime refill_walk = sim.costs().tlb_refill_walk;
   const SimTime slice = sim.machine().time_slice;
+  const bool swapin_wp = swapin_write_protects(sim);
   if (stride == 0) stride = PAGE_SIZE;
   uint64_t faults = 0;
   Mm* mm = t.mm();
@@ -58,7 +61,7 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
     }
     if (vma == nullptr || !vma->contains(a)) vma = mm->vmas.vma_lookup(a, t.vmacache);
     if (vma != nullptr) {
-      if (hardware_access_ok(*vma, vma->ptes.get(a), write)) {
+      if (hardware_access_ok(*vma, vma->ptes.get(a), write, swapin_wp)) {
         // The STLB translates it, or the walk refills the entry a flush took.
         if (Cpu& cpu = t.cpu(); !cpu.stlb.access(a >> PAGE_SHIFT)) {
           t.user_work(refill_walk);
@@ -85,7 +88,7 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
     // page the access completes, and its walk puts the pte in the STLB (its time is in the
     // fault's); a fault that mapped nothing (SIGSEGV, OOM, a lost race) leaves no entry.
     vma = mm != nullptr && !mm->dead ? mm->vmas.vma_lookup(a, t.vmacache) : nullptr;
-    if (vma != nullptr && hardware_access_ok(*vma, vma->ptes.get(a), write))
+    if (vma != nullptr && hardware_access_ok(*vma, vma->ptes.get(a), write, swapin_wp))
       t.cpu().stlb.access(a >> PAGE_SHIFT);
     user_since = t.clock();  // the fault's own sync points were preemption points
   }

@@ -112,7 +112,9 @@ Co<void> shrink_active_list(Task& t, bool file, uint32_t n, uint32_t nid, uint32
 // clears PG_dirty when it hints the page, which leaves the pte's dirty bit as the only test; the
 // model reads the frame's bit only here, so it need not clear it at MADV_FREE.
 bool lazyfree_pgdirty_blocks(const Simulation& sim, const PageFrame& pf) {
-  return pf.dirty && sim.config().lazyfree_pgdirty == LazyfreePgDirty::kKept;
+  // The series kept a hinted page's swap cache too: one read back from swap (clean, its slot
+  // current) is swapped out again onto that slot, without a write.
+  return (pf.dirty || pf.swapcache) && sim.config().lazyfree_pgdirty == LazyfreePgDirty::kKept;
 }
 
 }  // namespace
@@ -269,7 +271,16 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
       co_await flush_tlb_mm_range(t, FlushTlbInfo{m, a, a + PAGE_SIZE, false});
     file_unmapped.clear();
     if (o == PageOutcome::kActivate || o == PageOutcome::kKeep) {
-      if (o == PageOutcome::kActivate) ++sim.vm().pgactivate;
+      if (o == PageOutcome::kActivate) {
+        ++sim.vm().pgactivate;
+        // activate_locked: a page kept in memory need not hold a slot a nearly full swap wants
+        // (PageSwapCache && vm_swap_full() -> try_to_free_swap(), which sets PG_dirty).
+        if (PageFrame& pf = lru.frame(f); pf.swapcache && sim.swap().vm_swap_full()) {
+          pf.swapcache = false;
+          pf.dirty = true;
+          sim.swap().free_swap_cache();
+        }
+      }
       keep->emplace_back(f, o == PageOutcome::kActivate);
       continue;
     }

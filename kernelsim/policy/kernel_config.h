@@ -56,6 +56,10 @@ enum class LazyfreeLru : uint8_t { kInPlace, kInactiveAnon, kInactiveFile };
 // discarded; 4.5+ clears it.
 enum class LazyfreePgDirty : uint8_t { kKept, kCleared };
 
+// How do_swap_page() maps an exclusive page a read fault brought back from swap: read-only, so
+// its first write takes do_wp_page() (before 6.11), or writable and clean (6.11+).
+enum class SwapinPte : uint8_t { kReadOnly, kWritable };
+
 // Where a new anon page starts on the LRU and how reclaim treats its first reference
 // (mm/lru.cpp, mm/vmscan.cpp): active, and activated when referenced (before 5.9); or inactive,
 // and looked at twice like a mapped file page (5.9+, b518154e59aa).
@@ -108,6 +112,7 @@ struct KernelConfig {
   WatermarkFormula watermarks = WatermarkFormula::kScaleFactor;
   LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;
   LazyfreePgDirty lazyfree_pgdirty = LazyfreePgDirty::kCleared;
+  SwapinPte swapin_pte = SwapinPte::kWritable;
   AnonLruMode anon_lru = AnonLruMode::kInactiveFirst;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru

@@ -168,6 +168,17 @@ std::vector<KnobInfo> build_table() {
         {"cleared",
          "4.5+ (854e9ed09ded): madvise_free_pte_range() drops the swap cache and clears "
          "PG_dirty of a page it hints, so only the pte's dirty bit keeps it"}}}));
+  t.push_back(knob(
+      "swapin_pte", &KernelConfig::swapin_pte,
+      "the pte do_swap_page() maps for a read fault on an exclusive swapped page",
+      {{SwapinPte::kReadOnly,
+        {"read-only",
+         "before 6.11: write-protected; the first write takes do_wp_page(), whose "
+         "reuse_swap_page() frees the swap slot and dirties the page"}},
+       {SwapinPte::kWritable,
+        {"writable",
+         "6.11+ (c18160dba5ff, Barry Song): writable and clean; the first write takes no fault "
+         "and the page keeps its slot, which reclaim's pageout() rewrites"}}}));
   t.push_back(
       knob("anon_lru", &KernelConfig::anon_lru,
            "LRU list a new anon page starts on, and what reclaim does with its first reference",

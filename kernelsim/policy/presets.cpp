@@ -16,6 +16,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,pcid=off,rwsem_wake=contiguous,"
        "csd_ipi=always,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_lru=active-first,"
+       "swapin_pte=read-only,"
        "pagevec_size=14,bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
        "release_pages=pagevec,bh_invalidate=none",
@@ -51,7 +52,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "b518154e59aa)"},
       {"linux-6.18", "linux-6.6",
        "fault_lock=per-vma-all,pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,"
-       "munmap_lock=downgrade",
+       "munmap_lock=downgrade,swapin_pte=writable",
        "6.18 (this machine's kernel): per-VMA locks for anonymous faults (6.4, Suren "
        "Baghdasaryan) and file-backed ones (6.7, 12214eba1992); MADV_DONTNEED/MADV_FREE under the "
        "per-VMA lock when the range lies in one "
@@ -60,7 +61,9 @@ const std::vector<PolicyPreset>& policy_presets() {
        "downgraded to read (4.20, dd2283f2605e); folio_batch of 31 (6.9, 9cecde80aae0); "
        "process_madvise() batches the DONTNEED/FREE flushes of all ranges in one mmu_gather "
        "(6.16, SeongJae Park \"mm/madvise: batch tlb flushes for MADV_DONTNEED[_LOCKED]\") "
-       "after taking mmap_lock once per call (6.15, 4000e3d0a367); INVLPGB (6.15, 4afeb0ed1753) "
+       "after taking mmap_lock once per call (6.15, 4000e3d0a367); a page a read fault brings back "
+       "from "
+       "swap mapped writable and clean (6.11, c18160dba5ff); INVLPGB (6.15, 4afeb0ed1753) "
        "is an option: linux-6.18+tlb=broadcast"},
       // Seed 000 ("mm: throttle MADV_FREE").
       {"dontneed", "linux-4.5", "madv_free=as-dontneed",

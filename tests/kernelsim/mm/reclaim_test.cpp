@@ -342,13 +342,15 @@ TEST(ReclaimTest, APageReadBackFromSwapIsReclaimedAgainWithoutAWrite) {
   EXPECT_EQ(freed_since - written_since, window) << "the window went without a write";
 }
 
-// The first write to a page read back from swap takes a write-protect fault that frees its slot
-// (do_wp_page() -> reuse_swap_page()): the page is the only copy now, and dirty.
+// Before 6.11 (swapin_pte=read-only) the first write to a page read back from swap takes a
+// write-protect fault that frees its slot (do_wp_page() -> reuse_swap_page()): the page is the
+// only copy now, and dirty.
 TEST(ReclaimTest, AWriteToAPageReadBackFromSwapFreesItsSlot) {
   const uint64_t window = uint64_t{1} << page_cluster;
-  auto base = reclaim_machine(64, 256, kAgesTheActiveList);
+  const std::string policy = std::string(kAgesTheActiveList) + ",swapin_pte=read-only";
+  auto base = reclaim_machine(64, 256, policy);
   run_then_look(*base, lazyfree_then_pressure({Op::touch(kA, window * kPage, false)}));
-  auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
+  auto sim = reclaim_machine(64, 256, policy);
   run_then_look(*sim, lazyfree_then_pressure(
                           {Op::touch(kA, window * kPage, false), Op::touch(kA, kPage, true)}));
   const VmCounters& b = base->stats().vm;
@@ -361,9 +363,54 @@ TEST(ReclaimTest, AWriteToAPageReadBackFromSwapFreesItsSlot) {
   EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents + sim->swap().swap_cache_pages());
 }
 
+// 6.11+ (swapin_pte=writable, c18160dba5ff) maps it writable and clean: the write takes no fault
+// and the page keeps its slot; reclaim then writes it to that slot (no add_to_swap()).
+TEST(ReclaimTest, AWriteToAPageReadBackFromSwapKeepsItsSlotFrom611) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  auto base = reclaim_machine(64, 256, kAgesTheActiveList);
+  run_then_look(*base, lazyfree_then_pressure({Op::touch(kA, window * kPage, false)}));
+  auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
+  run_then_look(*sim, lazyfree_then_pressure(
+                          {Op::touch(kA, window * kPage, false), Op::touch(kA, kPage, true)}));
+  EXPECT_EQ(sim->stats().vm.pgfault, base->stats().vm.pgfault) << "the write took no fault";
+  EXPECT_EQ(sim->swap().swap_cache_pages(), window);
+  EXPECT_EQ(pte_at(*sim, kA), pte::kPresent | pte::kOwnPage | pte::kYoung | pte::kDirty);
+  // More pressure: the written page goes out with a write to its own slot, the rest without.
+  auto pressed = reclaim_machine(64, 256, kAgesTheActiveList);
+  run_then_look(*pressed,
+                lazyfree_then_pressure({Op::touch(kA, window * kPage, false),
+                                        Op::touch(kA, kPage, true), Op::munmap(kC, 96 * kMiB),
+                                        Op::mmap_anon(kC, 96 * kMiB, PROT_READ | PROT_WRITE),
+                                        Op::touch(kC, 96 * kMiB, true)}));
+  for (uint64_t a = kA; a < kA + window * kPage; a += kPage)
+    ASSERT_EQ(pte::state(pte_at(*pressed, a)), pte::kSwapped) << "reclaimed again";
+  EXPECT_EQ(pressed->swap().swap_cache_pages(), 0u);
+  EXPECT_EQ(pressed->swap().inuse(), pressed->find_mm(1)->swapents);
+  const VmCounters& b = sim->stats().vm;
+  const VmCounters& vm = pressed->stats().vm;
+  EXPECT_EQ(vm.pgsteal_kswapd + vm.pgsteal_direct - b.pgsteal_kswapd - b.pgsteal_direct -
+                (vm.pswpout - b.pswpout),
+            window - 1)
+      << "all but the written page went without a write";
+}
+
+// A read of a page MADV_FREE hinted leaves it lazyfree: a later write takes no write-protect
+// fault under either swapin_pte (the pte is writable; only a swapped-in page's is not).
+TEST(ReclaimTest, AReadFaultOnALazyfreePteLeavesItLazyfree) {
+  auto sim = reclaim_machine(64, 256, "swapin_pte=read-only");
+  run_then_look(*sim, {Op::mmap_anon(kA, kMiB, PROT_READ | PROT_WRITE), Op::touch(kA, kMiB, true),
+                       Op::madvise(kA, kMiB, MADV_FREE), Op::page_fault(kA, false),
+                       Op::touch(kA, kPage, true)});
+  EXPECT_EQ(sim->stats().vm.fault_wp_reuse, 0u);
+  EXPECT_EQ(sim->stats().vm.lazyfree_reused, 1u) << "the write reused the lazyfree page";
+}
+
 // Unmapping a page of the swap cache frees its slot (free_pages_and_swap_cache()).
 TEST(ReclaimTest, UnmappingAPageOfTheSwapCacheFreesItsSlot) {
   const uint64_t window = uint64_t{1} << page_cluster;
+  auto before = reclaim_machine(64, 256, kAgesTheActiveList);
+  run_then_look(*before, lazyfree_then_pressure({Op::touch(kA, window * kPage, false)}));
+  ASSERT_EQ(before->swap().swap_cache_pages(), window) << "in the swap cache before the munmap";
   auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
   run_then_look(*sim, lazyfree_then_pressure(
                           {Op::touch(kA, window * kPage, false), Op::munmap(kA, 32 * kMiB)}));
