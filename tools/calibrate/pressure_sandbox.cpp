@@ -91,10 +91,16 @@ std::string MemcgSandbox::join(pid_t pid) const {
 
 std::string MemcgSandbox::reclaim_all() const {
   if (path_.rfind(kV1Root, 0) == 0) return write_control(path_ + "/memory.force_empty", "0");
-  // memory.reclaim fails (EAGAIN) when it reclaims less than asked, as it does once the group
-  // is empty: ask for far more than the group holds and take what it did.
-  write_control(path_ + "/memory.reclaim", std::to_string(uint64_t{1} << 40));
-  return "";
+  // memory.reclaim (5.19+) fails with EAGAIN when it reclaims less than asked, as it does once
+  // the group is empty: ask for far more than the group holds and take what it did.
+  const std::string file = path_ + "/memory.reclaim";
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return "cannot open " + file + ": " + std::strerror(errno);
+  const std::string bytes = std::to_string(uint64_t{1} << 40);
+  const bool ok = ::write(fd, bytes.data(), bytes.size()) >= 0 || errno == EAGAIN;
+  const std::string why = ok ? "" : "writing " + file + ": " + std::strerror(errno);
+  ::close(fd);
+  return why;
 }
 
 SwapArea::~SwapArea() {

@@ -100,11 +100,15 @@ struct SwapInSample {
   uint64_t wall_a_ns = 0;
   uint64_t cpu_a_ns = 0;
   long major_a = 0;
+  long minor_a = 0;
   uint64_t cpu_b_ns = 0;
-  long faults_b = 0;
+  long major_b = 0;
+  long minor_b = 0;
 };
-// The two figures from the repetitions over `pages` pages; a repetition whose pass A read back
-// fewer than half of its pages is left out (its swap cache was not emptied).
+// The two figures from the repetitions over `pages` pages. A repetition is left out when pass A
+// read back fewer than 90% of its pages (its swap cache was not emptied: the hits it took are
+// charged at pass B's rate otherwise) or pass B read from swap at all beyond 10% of its pages (a
+// device with no swap cache, as zram's synchronous reads since 4.15, has no hit to compare with).
 std::vector<Figure> swap_figures(const std::vector<SwapInSample>& samples, size_t pages);
 
 // mmap of one anonymous page into a hole between PROT_NONE pages, and munmap of it (never

@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -51,16 +53,24 @@ uint64_t thread_cpu_ns() {
 
 // Sets /proc/sys/vm/page-cluster for its lifetime and puts the old value back. Two probes at once
 // (two calibrations, as ctest -j runs them) would each read the other's 0 as the old value and
-// leave it behind, so the setting is held under an exclusive flock(2) of kLockFile.
-constexpr const char* kLockFile = "/tmp/mmreplay-page-cluster.lock";
+// leave it behind, so the setting is held under an exclusive flock(2) of kLockFile, and the old
+// value is written into that file until it is put back: a probe killed in between (SIGKILL, a
+// crash) leaves it there, and the next probe restores that value, not the 0 it finds.
+constexpr const char* kLockFile = "/run/lock/mmreplay-page-cluster";
 
 class PageClusterSetting {
  public:
   explicit PageClusterSetting(int value) {
-    lock_fd_ = ::open(kLockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    lock_fd_ = ::open(kLockFile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX) != 0) return;
+    char saved[16] = {};
+    const ssize_t got = ::pread(lock_fd_, saved, sizeof saved - 1, 0);
     std::ifstream in(kPageCluster);
     if (!(in >> old_)) return;
+    if (got > 0) old_ = std::atoi(saved);  // left by a probe that did not finish
+    const std::string text = std::to_string(old_);
+    if (::pwrite(lock_fd_, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()))
+      return;
     std::ofstream out(kPageCluster);
     out << value;
     out.flush();
@@ -70,6 +80,10 @@ class PageClusterSetting {
     if (set_) {
       std::ofstream out(kPageCluster);
       out << old_;
+      out.flush();
+      if (out && ::ftruncate(lock_fd_, 0) != 0) {
+        // The saved value stays; the next probe puts the same value back.
+      }
     }
     if (lock_fd_ >= 0) ::close(lock_fd_);  // and with it the lock
   }
@@ -91,12 +105,31 @@ struct Pass {
   long minor = 0;
 };
 
+// What stopped the child: its exit status, and what the parent says.
+enum ChildExit : int { kOk = 0, kJoin, kMmap, kPageout, kReclaim, kPipe };
+const char* child_failure(int status) {
+  switch (status) {
+    case kJoin:
+      return "the child could not join the memory cgroup";
+    case kMmap:
+      return "the child's mmap failed";
+    case kPageout:
+      return "MADV_PAGEOUT failed (a kernel before 5.4?)";
+    case kReclaim:
+      return "the group's swap cache could not be emptied (memory.force_empty / memory.reclaim)";
+    case kPipe:
+      return "the child could not write its figures";
+    default:
+      return "the probe's child failed";
+  }
+}
+
 // Writes every page (distinct values), pushes the region out, empties the group's swap cache
-// when `drop` is set, and times a read of each page. False when MADV_PAGEOUT fails.
-bool run_pass(char* p, size_t pages, const MemcgSandbox& group, bool drop, Pass* out) {
+// when `drop` is set, and times a read of each page. kOk, or what failed.
+ChildExit run_pass(char* p, size_t pages, const MemcgSandbox& group, bool drop, Pass* out) {
   for (size_t i = 0; i < pages; ++i) p[i * kPage] = static_cast<char>(i + 1);
-  if (::madvise(p, pages * kPage, MADV_PAGEOUT) != 0) return false;
-  if (drop) group.reclaim_all();
+  if (::madvise(p, pages * kPage, MADV_PAGEOUT) != 0) return kPageout;
+  if (drop && !group.reclaim_all().empty()) return kReclaim;
   rusage before{}, after{};
   ::getrusage(RUSAGE_SELF, &before);
   const uint64_t c0 = thread_cpu_ns();
@@ -107,29 +140,30 @@ bool run_pass(char* p, size_t pages, const MemcgSandbox& group, bool drop, Pass*
   ::getrusage(RUSAGE_SELF, &after);
   out->major = after.ru_majflt - before.ru_majflt;
   out->minor = after.ru_minflt - before.ru_minflt;
-  return true;
+  return kOk;
 }
 
 // The child: joins the group, runs the repetitions, writes one line per repetition
-// ("wall_a cpu_a major_a cpu_b faults_b") to `fd`. Exits 0, or 1 when it could not.
+// ("wall_a cpu_a major_a minor_a cpu_b major_b minor_b") to `fd`. Exits with a ChildExit.
 [[noreturn]] void child_main(const MemcgSandbox& group, size_t pages, int reps, int fd) {
-  if (!group.join(::getpid()).empty()) ::_exit(1);
+  if (!group.join(::getpid()).empty()) ::_exit(kJoin);
   void* m =
       ::mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) ::_exit(1);
+  if (m == MAP_FAILED) ::_exit(kMmap);
   char* p = static_cast<char*>(m);
   ::madvise(p, pages * kPage, MADV_NOHUGEPAGE);
   for (int r = 0; r < reps; ++r) {
     Pass a, b;
-    if (!run_pass(p, pages, group, true, &a) || !run_pass(p, pages, group, false, &b)) ::_exit(1);
+    if (const ChildExit e = run_pass(p, pages, group, true, &a); e != kOk) ::_exit(e);
+    if (const ChildExit e = run_pass(p, pages, group, false, &b); e != kOk) ::_exit(e);
     char line[160];
-    const int n = std::snprintf(line, sizeof line, "%llu %llu %ld %llu %ld\n",
+    const int n = std::snprintf(line, sizeof line, "%llu %llu %ld %ld %llu %ld %ld\n",
                                 static_cast<unsigned long long>(a.wall_ns),
-                                static_cast<unsigned long long>(a.cpu_ns), a.major,
-                                static_cast<unsigned long long>(b.cpu_ns), b.major + b.minor);
-    if (n <= 0 || ::write(fd, line, static_cast<size_t>(n)) != n) ::_exit(1);
+                                static_cast<unsigned long long>(a.cpu_ns), a.major, a.minor,
+                                static_cast<unsigned long long>(b.cpu_ns), b.major, b.minor);
+    if (n <= 0 || ::write(fd, line, static_cast<size_t>(n)) != n) ::_exit(kPipe);
   }
-  ::_exit(0);
+  ::_exit(kOk);
 }
 
 bool swap_is_on() {
@@ -147,11 +181,15 @@ std::vector<Figure> swap_figures(const std::vector<SwapInSample>& samples, size_
   Figure cpu = figure_of("swap_read_cpu", "CPU time of a swap-in read beyond its fault", "read");
   std::vector<double> waits, cpus;
   std::vector<double> major_fault_cpu, minor_fault_cpu;
+  const auto n = static_cast<long>(pages);
   for (const SwapInSample& s : samples) {
-    // A pass whose swap cache was not emptied read fewer pages than it faulted: not a sample.
-    if (s.major_a * 2 < static_cast<long>(pages) || s.faults_b <= 0) continue;
-    const double a_cpu = static_cast<double>(s.cpu_a_ns) / static_cast<double>(s.major_a);
-    const double b_cpu = static_cast<double>(s.cpu_b_ns) / static_cast<double>(s.faults_b);
+    // Pass A mostly major faults, pass B mostly hits (probes.h says why).
+    if (s.major_a * 10 < n * 9 || s.major_b * 10 > n || s.minor_b <= 0) continue;
+    const double b_cpu = static_cast<double>(s.cpu_b_ns) / static_cast<double>(s.minor_b);
+    // Pass A's few hits cost what pass B's did.
+    const double a_cpu =
+        (static_cast<double>(s.cpu_a_ns) - b_cpu * static_cast<double>(s.minor_a)) /
+        static_cast<double>(s.major_a);
     waits.push_back(static_cast<double>(s.wall_a_ns - std::min(s.wall_a_ns, s.cpu_a_ns)) /
                     static_cast<double>(s.major_a));
     cpus.push_back(a_cpu - b_cpu);
@@ -159,9 +197,10 @@ std::vector<Figure> swap_figures(const std::vector<SwapInSample>& samples, size_
     minor_fault_cpu.push_back(b_cpu);
   }
   if (waits.empty()) {
-    const std::string why = samples.empty() ? "no repetition ran"
-                                            : "the swap cache was not emptied: no pass read "
-                                              "its pages back from swap";
+    const std::string why = samples.empty()
+                                ? "no repetition ran"
+                                : "no repetition read its pages back from swap with the swap "
+                                  "cache emptied (pass A) and found them there kept (pass B)";
     return {failed(wait, why), failed(cpu, why)};
   }
   wait.measured = cpu.measured = true;
@@ -191,7 +230,7 @@ std::vector<Figure> probe_swap_in(const ProbeOptions& o) {
   PageClusterSetting one_page_reads(0);
   if (!one_page_reads.set()) return skip("cannot set " + std::string(kPageCluster) + " to 0");
   int fds[2];
-  if (::pipe(fds) != 0) return skip("pipe failed");
+  if (::pipe2(fds, O_CLOEXEC) != 0) return skip("pipe failed");
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(fds[0]);
@@ -205,17 +244,19 @@ std::vector<Figure> probe_swap_in(const ProbeOptions& o) {
   ::close(fds[1]);
   std::string text;
   char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
-    text.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR);) {
+    if (n > 0) text.append(buf, static_cast<size_t>(n));
+  }
   ::close(fds[0]);
   int status = 0;
-  ::waitpid(child, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return skip("the probe's child failed (cgroup join, mmap or MADV_PAGEOUT)");
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  if (!WIFEXITED(status)) return skip("the probe's child was killed");
+  if (WEXITSTATUS(status) != kOk) return skip(child_failure(WEXITSTATUS(status)));
   std::vector<SwapInSample> samples;
   std::istringstream lines(text);
-  for (SwapInSample s; lines >> s.wall_a_ns >> s.cpu_a_ns >> s.major_a >> s.cpu_b_ns >> s.faults_b;)
+  for (SwapInSample s; lines >> s.wall_a_ns >> s.cpu_a_ns >> s.major_a >> s.minor_a >> s.cpu_b_ns >>
+                       s.major_b >> s.minor_b;)
     samples.push_back(s);
   return swap_figures(samples, pages);
 }

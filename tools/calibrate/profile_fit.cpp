@@ -420,11 +420,15 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
             "a process switch less a thread switch: the CR3 write and what it costs after");
   }
   if (const Figure* f = measured(figures, "swap_in")) fit.set("swap_in_page", f->ns.median, *f, "");
-  if (const Figure* f = measured(figures, "swap_read_cpu")) {
-    fit.set("swap_read_submit", f->ns.median, *f, "a major fault's CPU less a swap-cache hit's");
-  }
   fit_through_model(fit, p.costs, figures, notes);
   fit_pipes(fit, p.costs, figures, notes);
+  // After fit_pipes(), which fits wakeup_latency: the major fault's own wake-up and page
+  // allocation are the model's charges already (Scheduler::wake_up_process(), alloc_pages()).
+  if (const Figure* f = measured(figures, "swap_read_cpu")) {
+    fit.set("swap_read_submit", f->ns.median - fit.ns("wakeup_latency") - fit.ns("pcp_alloc"), *f,
+            "a major fault's CPU less a swap-cache hit's, less the wake-up (wakeup_latency) and "
+            "the page allocation (pcp_alloc) the model charges the major fault itself");
+  }
   fit_deep_idle(fit, figures, notes);
   fit_kernel_faults(fit, figures);
   fit_fork(fit, figures);
