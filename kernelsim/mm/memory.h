@@ -16,7 +16,8 @@
 //   - swapped: do_swap_page(): a major fault; the task waits off CPU for one read of the
 //     page-cluster window (swap_in_page + swap_in_readahead_page per further swapped page), the
 //     other swapped pages of the window are mapped clean too; on a read fault they and the page
-//     keep their swap slots in the swap cache (swapfile.h), and a write fault frees it; before
+//     keep their swap slots in the swap cache (swapfile.h) while swap is at most half full, and
+//     a write fault frees it; before
 //     6.11 (swapin_pte=read-only) the page is mapped read-only and its first write's fault frees
 //     it (do_wp_page() -> reuse_swap_page()).
 // Every new own page gets a PageFrame and goes to this CPU's lru_add batch (mm/lru.h); zap drops

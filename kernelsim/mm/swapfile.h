@@ -47,8 +47,8 @@ class SwapInfo {
     --cached_;
     --inuse_;
   }
-  // Reclaim unmapped a clean page of the swap cache: its slot is its pte's again (try_to_unmap()
-  // sets the swap entry; __remove_mapping() frees the page, no write).
+  // Reclaim unmapped a page of the swap cache: its slot is its pte's again (try_to_unmap() sets
+  // the swap entry; a clean page is freed without a write, a dirty one is written to the slot).
   void swap_cache_slot_to_pte() {
     assert(cached_ > 0 && "invariant (1): no page holds a slot");
     --cached_;

@@ -75,8 +75,11 @@ Status calibrate_machine(const CalibrateArgs& a) {
 }  // namespace
 
 void register_calibrate_command(CLI::App& app, int* exit_code) {
-  auto* cmd =
-      app.add_subcommand("calibrate", "Measure this machine and write a cost profile (JSON)");
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "Measure this machine and write a cost profile (JSON). As root with swap on, the swap-in "
+      "probe runs in a memory cgroup of its own and sets vm.page-cluster to 0 while it runs "
+      "(put back after, and by the next run if one is killed)");
   auto args = std::make_shared<CalibrateArgs>();
   cmd->add_option("-o,--output", args->output, "write the profile here (use with --profile FILE)");
   cmd->add_flag("--quick", args->quick,

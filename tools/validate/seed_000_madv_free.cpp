@@ -179,13 +179,15 @@ ValidationCase seed_000_madv_free() {
   // with it fired per event; spinlock=ticket
   // 0.74x and 0.59x; pagevec_size=15 0.84x and 0.68x; with the needless interrupt of csd_ipi=always
   // started at once, an earlier draft, 0.88x and 0.72x, 0.45x and 0.47x, 0.92x and 0.71x). Five
-  // draws of six went the thread's way. With a swap read's CPU time (swap_read_submit) 1.52x and
-  // 1.11x, and its system time 1.01x: the same draw, so system time is declared with the others.
+  // draws of six went the thread's way; those CPU times are the machine's busy time. With a swap
+  // read's CPU time (swap_read_submit) 1.52x and 1.11x, and the processes' CPU and system time
+  // 1.01x: the same draw, so system time is declared with the others.
   const char* const kThrottleDraw =
       "at full size the throttle's outcome is a draw: which calls of a wave of madvise calls find "
       "free memory under 1.5 x min turns on microseconds, and changes moving well under 1% of "
-      "the run give it 0.45x to 1.52x dontneed's elapsed time (0.47x to 1.11x its CPU time; five "
-      "draws of seven below 1x, seed_000_madv_free.cpp). One run of the thread's machine is not "
+      "the run give it 0.45x to 1.52x dontneed's elapsed time (0.47x to 1.11x its machine's busy "
+      "time, and 1.01x its processes' CPU time as built; five draws of seven below 1x, "
+      "seed_000_madv_free.cpp). One run of the thread's machine is not "
       "enough to place it either";
   // time(1) counts the test's processes only. The lazy-free arm's extra reclaim is kswapd's in
   // the model (full size, 2026-12-05: 5.75 s of kswapd against dontneed's 1.10 s; pgscan_kswapd

@@ -309,6 +309,21 @@ TEST(ReclaimTest, TouchOfDiscardedZeroFillsAndOfSwappedIsAMajorFault) {
   EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents + sim->swap().swap_cache_pages());
 }
 
+// `first`, then the 96 MiB of pressure at kC unmapped and written anew: reclaim takes the window
+// read back at kA again. Each window page, swapped, holds a slot; no page holds one in the cache.
+std::vector<Op> then_pressure_again(std::vector<Op> first) {
+  return lazyfree_then_pressure(
+      concat({std::move(first),
+              {Op::munmap(kC, 96 * kMiB), Op::mmap_anon(kC, 96 * kMiB, PROT_READ | PROT_WRITE),
+               Op::touch(kC, 96 * kMiB, true)}}));
+}
+void expect_window_swapped_again(const Simulation& sim) {
+  for (uint64_t a = kA; a < kA + (uint64_t{1} << page_cluster) * kPage; a += kPage)
+    ASSERT_EQ(pte::state(pte_at(sim, a)), pte::kSwapped) << "reclaimed again";
+  EXPECT_EQ(sim.swap().swap_cache_pages(), 0u);
+  EXPECT_EQ(sim.swap().inuse(), sim.find_mm(1)->swapents);
+}
+
 // The swap cache (do_swap_page(), shrink_page_list()): a page a read fault brings back keeps its
 // slot and is mapped read-only; reclaimed again before any write, it needs no write, its pte
 // pointing at the same slot.
@@ -325,14 +340,8 @@ TEST(ReclaimTest, APageReadBackFromSwapIsReclaimedAgainWithoutAWrite) {
   }
   // More pressure, so that reclaim takes the window again.
   auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
-  run_then_look(
-      *sim, lazyfree_then_pressure({Op::touch(kA, window * kPage, false), Op::munmap(kC, 96 * kMiB),
-                                    Op::mmap_anon(kC, 96 * kMiB, PROT_READ | PROT_WRITE),
-                                    Op::touch(kC, 96 * kMiB, true)}));
-  for (uint64_t a = kA; a < kA + window * kPage; a += kPage)
-    ASSERT_EQ(pte::state(pte_at(*sim, a)), pte::kSwapped) << "reclaimed again";
-  EXPECT_EQ(sim->swap().swap_cache_pages(), 0u);
-  EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents);
+  run_then_look(*sim, then_pressure_again({Op::touch(kA, window * kPage, false)}));
+  expect_window_swapped_again(*sim);
   // The 96 MiB rewritten pushes out the same number of pages in both runs but the window's: the
   // pages written out are the others; the window's went out without a write.
   EXPECT_EQ(sim->stats().vm.pswpin, before.pswpin) << "no read since";
@@ -377,15 +386,9 @@ TEST(ReclaimTest, AWriteToAPageReadBackFromSwapKeepsItsSlotFrom611) {
   EXPECT_EQ(pte_at(*sim, kA), pte::kPresent | pte::kOwnPage | pte::kYoung | pte::kDirty);
   // More pressure: the written page goes out with a write to its own slot, the rest without.
   auto pressed = reclaim_machine(64, 256, kAgesTheActiveList);
-  run_then_look(*pressed,
-                lazyfree_then_pressure({Op::touch(kA, window * kPage, false),
-                                        Op::touch(kA, kPage, true), Op::munmap(kC, 96 * kMiB),
-                                        Op::mmap_anon(kC, 96 * kMiB, PROT_READ | PROT_WRITE),
-                                        Op::touch(kC, 96 * kMiB, true)}));
-  for (uint64_t a = kA; a < kA + window * kPage; a += kPage)
-    ASSERT_EQ(pte::state(pte_at(*pressed, a)), pte::kSwapped) << "reclaimed again";
-  EXPECT_EQ(pressed->swap().swap_cache_pages(), 0u);
-  EXPECT_EQ(pressed->swap().inuse(), pressed->find_mm(1)->swapents);
+  run_then_look(*pressed, then_pressure_again(
+                              {Op::touch(kA, window * kPage, false), Op::touch(kA, kPage, true)}));
+  expect_window_swapped_again(*pressed);
   const VmCounters& b = sim->stats().vm;
   const VmCounters& vm = pressed->stats().vm;
   EXPECT_EQ(vm.pgsteal_kswapd + vm.pgsteal_direct - b.pgsteal_kswapd - b.pgsteal_direct -
