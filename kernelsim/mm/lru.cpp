@@ -134,13 +134,18 @@ uint32_t Lruvec::find(const Mm& mm, uint64_t addr) const {
   return mm.anon_pages.find(addr);
 }
 
+void Lruvec::try_to_free_swap(uint32_t f) {
+  PageFrame& pf = frames_[f];
+  if (!pf.swapcache) return;
+  pf.swapcache = false;
+  pf.dirty = true;
+  sim_.swap().free_swap_cache();
+}
+
 void Lruvec::free_frame(uint32_t f) {
   PageFrame& pf = frames_[f];
   sim_.cma().anon_freed(f);
-  if (pf.swapcache) {  // free_pages_and_swap_cache() -> free_swap_cache()
-    pf.swapcache = false;
-    sim_.swap().free_swap_cache();
-  }
+  try_to_free_swap(f);  // free_pages_and_swap_cache() -> free_swap_cache()
   pf.mm = nullptr;
   pf.pagecache = false;
   pf.referenced = false;  // the next page in this frame starts without PG_referenced

@@ -142,6 +142,9 @@ class Lruvec {
   uint32_t page_add_file_frame(uint32_t file, uint64_t index, uint32_t nid);
   // The frame of mm's own page at addr, or kNoFrame.
   uint32_t find(const Mm& mm, uint64_t addr) const;
+  // Models try_to_free_swap() of frame f: a page in the swap cache lets go of its slot and is
+  // PG_dirty, the only copy of its data now. No-op for a page not in the swap cache.
+  void try_to_free_swap(uint32_t f);
 
   // Models lru_cache_add(): to t's CPU lru_add batch; drains it under lru_lock when full.
   Co<void> lru_cache_add(Task& t, uint32_t f);

@@ -66,10 +66,9 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
     p = static_cast<uint8_t>(pte::kLazyFree | pte::kOwnPage);
     if (!drops_swap_cache && !moves_page) continue;
     const uint32_t f = sim.lruvec().find(mm, addr);
-    if (PageFrame& pf = sim.lruvec().frame(f); drops_swap_cache && pf.swapcache) {
-      pf.swapcache = false;
-      pf.dirty = false;
-      sim.swap().free_swap_cache();
+    if (drops_swap_cache) {
+      sim.lruvec().try_to_free_swap(f);
+      sim.lruvec().frame(f).dirty = false;  // ClearPageDirty()
     }
     // The 2015 RFC moved no page: reclaim meets a hinted page where its last touch left it.
     if (moves_page) co_await sim.lruvec().mark_page_lazyfree(t, f);

@@ -209,17 +209,11 @@ uint32_t swapped_in_page(Simulation& sim, Mm& mm, uint64_t addr, uint32_t nid, b
   return f;
 }
 
-// Models try_to_free_swap() of the page mapped at addr when it is in the swap cache: the slot is
-// freed and the page, now the only copy, is PG_dirty (reuse_swap_page() on a write fault, or
+// try_to_free_swap() of the own page mapped at addr (reuse_swap_page() on a write fault, or
 // do_swap_page() when vm_swap_full()).
-void free_swap_slot_of(Simulation& sim, Mm& mm, uint64_t addr) {
-  const uint32_t f = sim.lruvec().find(mm, addr);
-  if (f == kNoFrame) return;
-  PageFrame& pf = sim.lruvec().frame(f);
-  if (!pf.swapcache) return;
-  pf.swapcache = false;
-  pf.dirty = true;
-  sim.swap().free_swap_cache();
+void free_swap_slot_of(Simulation& sim, const Mm& mm, uint64_t addr) {
+  if (const uint32_t f = sim.lruvec().find(mm, addr); f != kNoFrame)
+    sim.lruvec().try_to_free_swap(f);
 }
 
 // Maps the other swapped pages of the readahead window, read by the same I/O, marked

@@ -41,7 +41,7 @@ class SwapInfo {
   // A swap-in read's slot stays in use, held by the page now (add_to_swap_cache() by the read,
   // not freed by do_swap_page()).
   void keep_in_swap_cache() { ++cached_; }
-  // Models try_to_free_swap() / free_swap_cache(): a page in the swap cache lets go of its slot.
+  // A page in the swap cache lets go of its slot (Lruvec::try_to_free_swap()).
   void free_swap_cache() {
     assert(cached_ > 0 && "invariant (1): no page holds a slot");
     --cached_;

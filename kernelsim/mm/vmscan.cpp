@@ -212,25 +212,24 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
     pf.swapbacked = true;
     ++vm.lazyfree_redirtied;
     return PageOutcome::kActivate;
-  } else if (pf.swapcache && !(*p & pte::kDirty)) {
-    // A page read back from swap and not written since: its copy on swap is current, so
-    // add_to_swap() is skipped (PageSwapCache), try_to_unmap() points the pte at its slot, and
-    // with PageDirty clear there is no pageout(): __remove_mapping() frees it.
-    pf.swapcache = false;
-    sim.swap().swap_cache_slot_to_pte();
-    ++mm.swapents;
-    *p = pte::kSwapped;
-  } else {               // add_to_swap() + try_to_unmap() + pageout() -> swap_writepage()
-    if (pf.swapcache) {  // written since its read: its own slot takes the write
+  } else {
+    // try_to_unmap() points the pte at a slot: the page's own when it is in the swap cache
+    // (add_to_swap() skipped), else add_to_swap()'s. pageout() -> swap_writepage() writes it
+    // unless its copy there is current (read back from swap and not written since: PageDirty
+    // clear, and __remove_mapping() frees it at once).
+    const bool copy_current = pf.swapcache && !(*p & pte::kDirty);
+    if (pf.swapcache) {
       pf.swapcache = false;
       sim.swap().swap_cache_slot_to_pte();
     } else if (!sim.swap().get_swap_page()) {
       ++vm.swap_full;
       return PageOutcome::kActivate;
     }
-    t.work(sim.costs().swap_out_page);
-    *written = sim.swap().queue_io(t.clock(), sim.costs().swap_io_page);
-    ++vm.pswpout;
+    if (!copy_current) {
+      t.work(sim.costs().swap_out_page);
+      *written = sim.swap().queue_io(t.clock(), sim.costs().swap_io_page);
+      ++vm.pswpout;
+    }
     ++mm.swapents;
     *p = pte::kSwapped;
   }
@@ -275,11 +274,7 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
         ++sim.vm().pgactivate;
         // activate_locked: a page kept in memory need not hold a slot a nearly full swap wants
         // (PageSwapCache && vm_swap_full() -> try_to_free_swap(), which sets PG_dirty).
-        if (PageFrame& pf = lru.frame(f); pf.swapcache && sim.swap().vm_swap_full()) {
-          pf.swapcache = false;
-          pf.dirty = true;
-          sim.swap().free_swap_cache();
-        }
+        if (sim.swap().vm_swap_full()) lru.try_to_free_swap(f);
       }
       keep->emplace_back(f, o == PageOutcome::kActivate);
       continue;

@@ -166,6 +166,12 @@ ChildExit run_pass(char* p, size_t pages, const MemcgSandbox& group, bool drop, 
   ::_exit(kOk);
 }
 
+// The probe's two figures, not measured yet: [0] the read's wait, [1] its CPU time.
+std::vector<Figure> swap_in_figures() {
+  return {figure_of("swap_in", "a swap-in read of one page, waited for", "read"),
+          figure_of("swap_read_cpu", "CPU time of a swap-in read beyond its fault", "read")};
+}
+
 bool swap_is_on() {
   std::ifstream swaps("/proc/swaps");
   std::string line;
@@ -177,8 +183,9 @@ bool swap_is_on() {
 }  // namespace
 
 std::vector<Figure> swap_figures(const std::vector<SwapInSample>& samples, size_t pages) {
-  Figure wait = figure_of("swap_in", "a swap-in read of one page, waited for", "read");
-  Figure cpu = figure_of("swap_read_cpu", "CPU time of a swap-in read beyond its fault", "read");
+  std::vector<Figure> figures = swap_in_figures();
+  Figure& wait = figures[0];
+  Figure& cpu = figures[1];
   std::vector<double> waits, cpus;
   std::vector<double> major_fault_cpu, minor_fault_cpu;
   const auto n = static_cast<long>(pages);
@@ -201,7 +208,8 @@ std::vector<Figure> swap_figures(const std::vector<SwapInSample>& samples, size_
                                 ? "no repetition ran"
                                 : "no repetition read its pages back from swap with the swap "
                                   "cache emptied (pass A) and found them there kept (pass B)";
-    return {failed(wait, why), failed(cpu, why)};
+    for (Figure& f : figures) f = failed(f, why);
+    return figures;
   }
   wait.measured = cpu.measured = true;
   wait.ns = summarize(waits);
@@ -212,15 +220,14 @@ std::vector<Figure> swap_figures(const std::vector<SwapInSample>& samples, size_
       std::to_string(static_cast<long>(summarize(minor_fault_cpu).median)) + " ns (page-cluster 0)";
   wait.note = "wall less CPU per major fault; " + per_fault;
   cpu.note = per_fault;
-  return {wait, cpu};
+  return figures;
 }
 
 std::vector<Figure> probe_swap_in(const ProbeOptions& o) {
-  const Figure wait = figure_of("swap_in", "a swap-in read of one page, waited for", "read");
-  const Figure cpu =
-      figure_of("swap_read_cpu", "CPU time of a swap-in read beyond its fault", "read");
-  auto skip = [&](const std::string& why) -> std::vector<Figure> {
-    return {failed(wait, why), failed(cpu, why)};
+  auto skip = [](const std::string& why) {
+    std::vector<Figure> figures = swap_in_figures();
+    for (Figure& f : figures) f = failed(f, why);
+    return figures;
   };
   if (!swap_is_on()) return skip("no swap device (/proc/swaps is empty)");
   if (::geteuid() != 0) return skip("needs root (a memory cgroup and vm.page-cluster)");
