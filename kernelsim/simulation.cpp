@@ -31,7 +31,7 @@ Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
       policies_(PolicySet::build(config)),
       cpus_(make_cpus(machine)),
       sched_(*this),
-      swap_(machine.swap_bytes >> PAGE_SHIFT) {
+      swap_(machine.swap_bytes >> PAGE_SHIFT, machine.swap_device) {
   assert(machine.nr_cpus >= 1 && machine.nr_cpus <= NR_CPUS);
   scheduler_ = &sched_;
   page_alloc_ = std::make_unique<PageAllocator>(*this, machine.memory_bytes >> PAGE_SHIFT,

@@ -56,6 +56,7 @@ struct MachineConfig {
   uint64_t memory_bytes = uint64_t{16} << 30;  // managed by the one zone
   SimTime time_slice = SimTime::ns(sysctl_sched_base_slice_ns);
   uint64_t swap_bytes = 0;                           // one swap device; 0 = no swap
+  SwapDevice swap_device = SwapDevice::kBlock;       // what it is (mm/swapfile.h)
   uint64_t fs_block_size = EXT4_DEFAULT_BLOCK_SIZE;  // block size of every file (fs/buffer.h)
   // vm.min_free_kbytes as an administrator sets it; 0 = the kernel's int_sqrt formula. A scaled
   // machine sets the full-size value x scale so the watermarks keep their share of memory.

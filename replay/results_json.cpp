@@ -113,6 +113,10 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
                       {"per_cpu", per_cpu}};
   // Only with --machine, so results without one read as they always did.
   if (!r.spec.machine.empty()) j["machine"]["preset"] = r.spec.machine;
+  // Only for zram, so results of a block device read as they always did.
+  if (r.swap_device != kernelsim::SwapDevice::kBlock) {
+    j["machine"]["swap_device"] = swap_device_name(r.swap_device);
+  }
   return j;
 }
 

@@ -203,7 +203,28 @@ Status min_free_kbytes_for(const formats::TraceReader& reader, const RunSpec& sp
   return Status::ok();
 }
 
+// --swap-device, or zram when the cost profile is zram's (its costs are a CPU's decompression,
+// which a block device's wait would misplace), else a block device.
+Status swap_device_for(const RunSpec& spec, kernelsim::SwapDevice* device) {
+  if (spec.swap_device.empty()) {
+    *device = spec.profile == "zram" ? kernelsim::SwapDevice::kSynchronous
+                                     : kernelsim::SwapDevice::kBlock;
+  } else if (spec.swap_device == "zram") {
+    *device = kernelsim::SwapDevice::kSynchronous;
+  } else if (spec.swap_device == "block") {
+    *device = kernelsim::SwapDevice::kBlock;
+  } else {
+    return Status::invalid_argument("--swap-device " + spec.swap_device +
+                                    ": expected block or zram");
+  }
+  return Status::ok();
+}
+
 }  // namespace
+
+const char* swap_device_name(kernelsim::SwapDevice d) {
+  return d == kernelsim::SwapDevice::kSynchronous ? "zram" : "block";
+}
 
 const char* cache_start_name(CacheStart c) {
   switch (c) {
@@ -262,6 +283,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   }
   // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim).
   machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
+  if (Status s = swap_device_for(spec, &machine.swap_device); !s) return s;
   if (Status s = min_free_kbytes_for(reader, spec, machine.memory_bytes, &machine.min_free_kbytes);
       !s) {
     return s;
@@ -337,6 +359,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   result->cpus = machine.nr_cpus;
   result->memory_bytes = machine.memory_bytes;
   result->swap_bytes = machine.swap_bytes;
+  result->swap_device = machine.swap_device;
   result->min_free_kbytes = sim->page_alloc().zone().min_free_kbytes;
   collect(*sim, result);
   for (const SourceCounters& c : counters) {

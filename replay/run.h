@@ -15,6 +15,7 @@
 #include "common/status.h"
 #include "formats/trace_reader.h"
 #include "kernelsim/costs/cost_profile.h"
+#include "kernelsim/mm/swapfile.h"
 #include "kernelsim/policy/kernel_config.h"
 #include "kernelsim/sim/histogram.h"
 #include "replay/chunk_cache.h"
@@ -37,6 +38,9 @@ enum class CacheStart {
 };
 const char* cache_start_name(CacheStart c);
 
+// "block" or "zram": the --swap-device name of a swap device.
+const char* swap_device_name(kernelsim::SwapDevice d);
+
 struct RunSpec {
   std::string policy_name;         // as the user wrote it ("linux-4.5+madv_free=lazy")
   kernelsim::KernelConfig config;  // what it resolved to (replay/policy_spec.h), validated up front
@@ -44,6 +48,9 @@ struct RunSpec {
   uint32_t cpus = 0;               // 0 = the CPUs the trace was recorded on (or 4)
   uint64_t memory_bytes = 0;       // 0 = the trace's machine memory (or the model's default)
   uint64_t swap_bytes = 0;
+  // --swap-device: "block" or "zram" (kernelsim/mm/swapfile.h SwapDevice); "" = zram with the
+  // zram cost profile, else block.
+  std::string swap_device;
   uint64_t min_free_kbytes = 0;     // vm.min_free_kbytes; 0 = the kernel's formula
   uint64_t memcg_limit_bytes = 0;   // limit of each memcg (policy memcg); 0 = unlimited
   uint64_t cma_bytes = 0;           // 0 = CMA_SIZE_MBYTES (kernelsim/constants.h)
@@ -91,6 +98,7 @@ struct RunResult {
   uint32_t cpus = 0;
   uint64_t memory_bytes = 0;
   uint64_t swap_bytes = 0;
+  kernelsim::SwapDevice swap_device = kernelsim::SwapDevice::kBlock;
   uint64_t min_free_kbytes = 0;  // the replayed machine's (spec, recording or boot formula)
   uint64_t makespan_ns = 0;
   uint64_t operations = 0;  // modelled operations (syscalls, faults, touches)

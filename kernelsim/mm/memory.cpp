@@ -118,6 +118,10 @@ bool swapin_write_protects(const Simulation& sim) {
   return sim.config().swapin_pte == SwapinPte::kReadOnly;
 }
 
+bool swapin_skips_swap_cache(const Simulation& sim) {
+  return sim.swap().synchronous_io() && sim.config().sync_swapin == SyncSwapin::kSkipSwapCache;
+}
+
 namespace {
 
 // `swapin_wp`: policy swapin_pte=read-only (swapin_write_protects()).
@@ -239,11 +243,13 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr)
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
       continue;
     }
-    // Clean, not young, and still to be faulted on (pte::kSwapCache).
+    // Clean, not young, and still to be faulted on (pte::kSwapCache). The page stays in the swap
+    // cache with its slot however full swap is: do_swap_page() decides when it is faulted
+    // (should_try_to_free_swap()), and reclaim drops it unwritten until then.
     p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | pte::kSwapCache);
     ++mm.rss_anon;
-    const bool keep_slot = !sim.swap().vm_swap_full();
-    co_await sim.lruvec().lru_cache_add(t, swapped_in_page(sim, mm, a, numa_node_id(t), keep_slot));
+    co_await sim.lruvec().lru_cache_add(
+        t, swapped_in_page(sim, mm, a, numa_node_id(t), /*keep_slot=*/true));
   }
 }
 
@@ -420,14 +426,19 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     co_return FaultResult::kOom;
   }
   uint64_t ra_first = 0;
+  const bool skip_swapcache = action == FaultAction::kSwapIn && swapin_skips_swap_cache(sim);
   if (action == FaultAction::kSwapIn) {  // do_swap_page() -> swapin_readahead(): one read
-    const uint64_t n = swap_ra_window(vma, addr, &ra_first);
+    const uint64_t n = skip_swapcache ? 1 : swap_ra_window(vma, addr, &ra_first);
     const int64_t pages = static_cast<int64_t>(std::max<uint64_t>(n, 1));
-    // The read's latency, or later when the device is busy with I/O queued before it.
-    const SimTime latency = c.swap_in_page + c.swap_in_readahead_page * (pages - 1);
+    const SimTime read = c.swap_in_page + c.swap_in_readahead_page * (pages - 1);
     t.work(c.swap_read_submit);  // swap_readpage(): the read's submission and completion
-    const SimTime queued = sim.swap().queue_io(t.clock(), c.swap_io_page * pages);
-    co_await do_sleep(t, max(latency, queued - t.clock()));
+    if (sim.swap().synchronous_io()) {
+      t.work(read);  // zram_submit_bio(): each page decompressed here, before the read returns
+    } else {
+      // The read's latency, or later when the device is busy with I/O queued before it.
+      const SimTime queued = sim.swap().queue_io(t.clock(), c.swap_io_page * pages);
+      co_await do_sleep(t, max(read, queued - t.clock()));
+    }
   }
   // Only a fault on a pte with no page reads the file (do_cow_fault() -> __do_fault() ->
   // filemap_fault(): the source of the copy); do_wp_page() copies the page the pte maps.
@@ -488,10 +499,10 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   }
   if (action == FaultAction::kWpReuse) free_swap_slot_of(sim, mm, addr);  // reuse_swap_page()
   if (action == FaultAction::kSwapIn) {
-    const bool keep_slot = !write && !sim.swap().vm_swap_full();
+    const bool keep_slot = !write && !sim.swap().vm_swap_full() && !skip_swapcache;
     co_await sim.lruvec().lru_cache_add(t,
                                         swapped_in_page(sim, mm, addr, numa_node_id(t), keep_slot));
-    co_await map_swap_readahead(t, vma, ra_first, addr);
+    if (!skip_swapcache) co_await map_swap_readahead(t, vma, ra_first, addr);
   } else if (needs_page) {
     co_await sim.lruvec().lru_cache_add(
         t, sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));

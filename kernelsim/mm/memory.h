@@ -15,11 +15,13 @@
 //     to a lazyfree page makes it normal again;
 //   - swapped: do_swap_page(): a major fault; the task waits off CPU for one read of the
 //     page-cluster window (swap_in_page + swap_in_readahead_page per further swapped page), the
-//     other swapped pages of the window are mapped clean too; on a read fault they and the page
-//     keep their swap slots in the swap cache (swapfile.h) while swap is at most half full, and
-//     a write fault frees it; before
+//     other swapped pages of the window are mapped clean too and keep their slots in the swap
+//     cache (swapfile.h) until each is faulted; on a read fault the page keeps its slot while
+//     swap is at most half full, and a write fault frees it; before
 //     6.11 (swapin_pte=read-only) the page is mapped read-only and its first write's fault frees
-//     it (do_wp_page() -> reuse_swap_page()).
+//     it (do_wp_page() -> reuse_swap_page()). On a synchronous device (zram) the read is CPU
+//     time, not a wait, and since 4.15 (sync_swapin=skip-swapcache) the page is read alone, with
+//     no readahead, and its slot is freed at once.
 // Every new own page gets a PageFrame and goes to this CPU's lru_add batch (mm/lru.h); zap drops
 // it (page_remove_rmap()) and frees swap slots of swapped ptes; zap of a pte that maps a
 // page-cache page drops the page's mapcount and moves a dirty pte's dirty bit to the page.
@@ -62,6 +64,12 @@ Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write);
 // Whether a page a read fault brought back from swap is mapped write-protected, so that its first
 // write faults (policy swapin_pte=read-only, before 6.11): pte::swapped_in_read_only().
 bool swapin_write_protects(const Simulation& sim);
+
+// Whether a swap-in skips the swap cache and readahead (do_swap_page()'s SWP_SYNCHRONOUS_IO
+// branch, 4.15+: policy sync_swapin=skip-swapcache on a synchronous device). The kernel also
+// asks that no other pte holds the entry (__swap_count() == 1); the model's swap entries are
+// never shared (fork does not copy them), so that always holds.
+bool swapin_skips_swap_cache(const Simulation& sim);
 
 // Models the same fault taken in kernel mode, inside a syscall's copy_to_user() or
 // copy_from_user() (do_user_addr_fault() with !user_mode(regs); the trace's kernel-mode faults

@@ -9,7 +9,8 @@
 // write; a write to it frees the slot (reuse_swap_page()), as does freeing the page.
 // Reads and writes queue on the device one after another (swap_writepage() / swap_readpage() ->
 // submit_bio()), so anon memory freed by swapping out, and swap-ins, are bounded by the device's
-// speed, and the two compete for it.
+// speed, and the two compete for it. A synchronous device (SWP_SYNCHRONOUS_IO: zram) has no queue:
+// its reads and writes are the CPU's (de)compression, in the faulting or reclaiming task.
 //
 // Invariant: (1) inuse() <= nr_pages(); inuse() == sum over mms of Mm::swapents +
 // swap_cache_pages(), the frames with PageFrame::swapcache set.
@@ -23,9 +24,18 @@
 
 namespace mmreplay::kernelsim {
 
+// The kind of the swap device: a block device, whose reads complete by interrupt while the
+// faulting task sleeps (a disk, an SSD, NVMe), or a synchronous one (SWP_SYNCHRONOUS_IO, set by
+// zram since 4.15: swap_readpage() decompresses the page on the faulting CPU before it returns).
+enum class SwapDevice : uint8_t { kBlock, kSynchronous };
+
 class SwapInfo {
  public:
-  explicit SwapInfo(uint64_t nr_pages) : pages_(nr_pages) {}
+  explicit SwapInfo(uint64_t nr_pages, SwapDevice device = SwapDevice::kBlock)
+      : pages_(nr_pages), device_(device) {}
+
+  // si->flags & SWP_SYNCHRONOUS_IO.
+  bool synchronous_io() const { return device_ == SwapDevice::kSynchronous; }
 
   // Models get_swap_page(): takes one slot; false when the device is full or absent.
   bool get_swap_page() {
@@ -70,6 +80,7 @@ class SwapInfo {
 
  private:
   uint64_t pages_;
+  SwapDevice device_;
   uint64_t inuse_ = 0;
   uint64_t cached_ = 0;                   // of inuse_, the slots pages in the swap cache hold
   SimTime busy_until_ = SimTime::zero();  // when the device finishes the I/O queued so far

@@ -60,6 +60,11 @@ enum class LazyfreePgDirty : uint8_t { kKept, kCleared };
 // its first write takes do_wp_page() (before 6.11), or writable and clean (6.11+).
 enum class SwapinPte : uint8_t { kReadOnly, kWritable };
 
+// How do_swap_page() reads a page from a synchronous swap device (SWP_SYNCHRONOUS_IO: zram):
+// through the swap cache with readahead like any device (before 4.15), or alone into a fresh page
+// that skips the swap cache when no other pte holds the entry (4.15+, 0bcac06f27d7).
+enum class SyncSwapin : uint8_t { kSwapCache, kSkipSwapCache };
+
 // Where a new anon page starts on the LRU and how reclaim treats its first reference
 // (mm/lru.cpp, mm/vmscan.cpp): active, and activated when referenced (before 5.9); or inactive,
 // and looked at twice like a mapped file page (5.9+, b518154e59aa).
@@ -113,6 +118,7 @@ struct KernelConfig {
   LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;
   LazyfreePgDirty lazyfree_pgdirty = LazyfreePgDirty::kCleared;
   SwapinPte swapin_pte = SwapinPte::kWritable;
+  SyncSwapin sync_swapin = SyncSwapin::kSkipSwapCache;
   AnonLruMode anon_lru = AnonLruMode::kInactiveFirst;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru

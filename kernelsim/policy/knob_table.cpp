@@ -180,6 +180,17 @@ std::vector<KnobInfo> build_table() {
          "6.11+ (c18160dba5ff, Barry Song): writable and clean; the first write takes no fault "
          "and the page keeps its slot, which reclaim's pageout() rewrites"}}}));
   t.push_back(
+      knob("sync_swapin", &KernelConfig::sync_swapin,
+           "how do_swap_page() reads from a synchronous swap device (zram: --swap-device zram)",
+           {{SyncSwapin::kSwapCache,
+             {"swapcache",
+              "before 4.15: swapin_readahead() as for any device, each page decompressed on the "
+              "faulting CPU, the pages kept in the swap cache"}},
+            {SyncSwapin::kSkipSwapCache,
+             {"skip-swapcache",
+              "4.15+ (0bcac06f27d7, Minchan Kim): a page no other pte shares is read alone into a "
+              "fresh page, with no readahead and no swap cache, and its slot is freed at once"}}}));
+  t.push_back(
       knob("anon_lru", &KernelConfig::anon_lru,
            "LRU list a new anon page starts on, and what reclaim does with its first reference",
            {{AnonLruMode::kActiveFirst,

@@ -1,5 +1,6 @@
 // --machine in a run: a preset gives the CPUs, memory and topology; --cpus and --memory still
 // override it; a name that is no preset is a bad argument naming the flag and the presets.
+// --swap-device: zram by default with the zram profile, recorded in the results.
 
 #include <gtest/gtest.h>
 
@@ -45,6 +46,37 @@ TEST(MachineRun, PresetGivesCpusAndMemoryAndFlagsOverrideThem) {
   EXPECT_EQ(overridden.cpus, 8u);
   EXPECT_EQ(overridden.memory_bytes, uint64_t{2} << 30);
   EXPECT_EQ(run_to_json(0, overridden)["machine"]["preset"], "xeon-2s-48");
+}
+
+TEST(MachineRun, SwapDeviceIsZramWithTheZramProfileUnlessGiven) {
+  auto reader = small_trace();
+  ChunkCache cache(16);
+  RunSpec spec;
+  RunResult block;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &block));
+  EXPECT_EQ(block.swap_device, kernelsim::SwapDevice::kBlock);
+  EXPECT_FALSE(run_to_json(0, block)["machine"].contains("swap_device"))
+      << "results of a block device read as they always did";
+  spec.profile = "zram";
+  RunResult zram;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &zram));
+  EXPECT_EQ(zram.swap_device, kernelsim::SwapDevice::kSynchronous);
+  EXPECT_EQ(run_to_json(0, zram)["machine"]["swap_device"], "zram");
+  spec.swap_device = "block";
+  RunResult given;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &given));
+  EXPECT_EQ(given.swap_device, kernelsim::SwapDevice::kBlock);
+}
+
+TEST(MachineRun, UnknownSwapDeviceIsABadArgument) {
+  auto reader = small_trace();
+  ChunkCache cache(16);
+  RunSpec spec;
+  spec.swap_device = "floppy";
+  RunResult r;
+  const Status s = execute_run(spec, *reader, cache, &r);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "--swap-device floppy: expected block or zram");
 }
 
 }  // namespace

@@ -164,6 +164,12 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
                   "machine preset: CPUs, memory, sockets/cores/SMT and their distance costs "
                   "(trace-replay machines lists them); --cpus and --memory override it");
   cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G (default: the trace's)");
+  cmd->add_option("--swap-device", a->swap_device,
+                  "what the swap is: block (a disk or SSD: a swap-in waits for the read) or zram "
+                  "(the read is the faulting CPU's decompression; since 4.15 it skips the swap "
+                  "cache and readahead: policy sync_swapin); default: zram with --profile zram, "
+                  "else block")
+      ->check(CLI::IsMember({"block", "zram"}));
   cmd->add_option("--min-free-kbytes", a->min_free_kbytes,
                   "vm.min_free_kbytes of the simulated machine (default: the recording "
                   "machine's on the recorded memory, else the kernel's boot formula)");
@@ -318,6 +324,7 @@ Status run_study_args(const StudyArgs& a) {
       run.spec.cpus = cpu_list[c];
       run.spec.memory_bytes = memory;
       run.spec.swap_bytes = swap;
+      run.spec.swap_device = a.swap_device;
       run.spec.min_free_kbytes = a.min_free_kbytes;
       run.spec.memcg_limit_bytes = memcg_limit;
       run.spec.cma_bytes = cma;

@@ -22,6 +22,7 @@ struct StudyArgs {
   std::vector<uint32_t> cpus;         // scale: the core counts; others: at most one
   std::string memory;                 // "3G"
   std::string swap;
+  std::string swap_device;
   uint64_t min_free_kbytes = 0;
   std::string memcg_limit;
   std::string cma;  // "64M"

@@ -35,12 +35,14 @@ constexpr const char* kAgesTheActiveList = "anon_lru=active-first";
 
 std::unique_ptr<Simulation> reclaim_machine(uint64_t mem_mib, uint64_t swap_mib,
                                             const std::string& policy = "",
-                                            const CostProfile& costs = cost_profile_default()) {
+                                            const CostProfile& costs = cost_profile_default(),
+                                            SwapDevice device = SwapDevice::kBlock) {
   std::string error;
   MachineConfig m;
   m.nr_cpus = 2;  // the trace thread on CPU 0, kswapd on CPU 1
   m.memory_bytes = mem_mib * kMiB;
   m.swap_bytes = swap_mib * kMiB;
+  m.swap_device = device;
   auto sim = Simulation::create(m, costs, policy, &error);
   EXPECT_NE(sim, nullptr) << error;
   return sim;
@@ -457,6 +459,93 @@ TEST(ReclaimTest, SwapInReadCostsItsCpuTimeOncePerRead) {
             static_cast<uint64_t>(costly_read.swap_read_submit.count_ns()));
   EXPECT_EQ(sim->cpu(0).counters.user_ns, base->cpu(0).counters.user_ns) << "system time";
 }
+// zram (SWP_SYNCHRONOUS_IO) since 4.15: do_swap_page() reads each page alone into a fresh page,
+// with no readahead and no swap cache, and frees its slot (swap_free()): a major fault a page.
+TEST(ReclaimTest, ZramSwapInReadsOnePageAndKeepsNoSwapCacheFrom415) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  auto zram = [] {
+    return reclaim_machine(64, 256, kAgesTheActiveList, cost_profile_zram(),
+                           SwapDevice::kSynchronous);
+  };
+  auto base = zram();
+  run_then_look(*base, lazyfree_then_pressure());
+  auto sim = zram();
+  run_then_look(*sim, lazyfree_then_pressure({Op::touch(kA, window * kPage, false)}));
+  const VmCounters& b = base->stats().vm;
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.pgmajfault - b.pgmajfault, window) << "no readahead: a read a page";
+  EXPECT_EQ(vm.pswpin - b.pswpin, window);
+  EXPECT_EQ(vm.fault_swapcache, b.fault_swapcache);
+  EXPECT_EQ(sim->swap().swap_cache_pages(), 0u);
+  EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents) << "the slots were freed";
+  EXPECT_TRUE(sim->lruvec().frame(sim->lruvec().find(*sim->find_mm(1), kA)).dirty)
+      << "the page is the only copy";
+  EXPECT_EQ(pte::state(pte_at(*sim, kA + window * kPage)), pte::kSwapped) << "nothing read ahead";
+}
+
+// Before 4.15 (sync_swapin=swapcache) zram's swap-ins went through swapin_readahead() as any
+// device's: one major fault reads the window into the swap cache.
+TEST(ReclaimTest, ZramSwapInReadsAheadThroughTheSwapCacheBefore415) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  auto sim = reclaim_machine(64, 256, std::string(kAgesTheActiveList) + ",sync_swapin=swapcache",
+                             cost_profile_zram(), SwapDevice::kSynchronous);
+  run_then_look(*sim, lazyfree_then_pressure({Op::touch(kA, window * kPage, false)}));
+  auto base =
+      reclaim_machine(64, 256, kAgesTheActiveList, cost_profile_zram(), SwapDevice::kSynchronous);
+  run_then_look(*base, lazyfree_then_pressure());
+  EXPECT_EQ(sim->stats().vm.pgmajfault - base->stats().vm.pgmajfault, 1u);
+  EXPECT_EQ(sim->stats().vm.pswpin - base->stats().vm.pswpin, window);
+  EXPECT_EQ(sim->swap().swap_cache_pages(), window);
+  EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents + sim->swap().swap_cache_pages());
+}
+
+// A zram read is the faulting CPU's decompression (zram_submit_bio() returns when the page is
+// in): its time is the task's CPU time; a block device's read is waited for off CPU.
+TEST(ReclaimTest, ZramSwapInIsTheFaultingCpusTimeAndABlockReadIsNot) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  // The pressure's memory is unmapped first, so that kswapd is asleep at the reads.
+  const std::vector<Op> ops = lazyfree_then_pressure(
+      {Op::munmap(kB, 64 * kMiB), Op::munmap(kC, 96 * kMiB), Op::touch(kA, window * kPage, false)});
+  auto busy_difference = [&](SwapDevice device, const std::string& policy) {
+    CostProfile quick = cost_profile_zram();
+    quick.swap_in_page = SimTime::zero();
+    quick.swap_in_readahead_page = SimTime::zero();
+    CostProfile slow = quick;
+    slow.swap_in_page = SimTime::us(40);
+    slow.swap_in_readahead_page = SimTime::us(10);
+    auto a = reclaim_machine(64, 256, policy, quick, device);
+    auto b = reclaim_machine(64, 256, policy, slow, device);
+    // To the thread's exit: a CPU's busy time is counted when its task leaves it.
+    testing::thread(*a, 1, 0, ops);
+    testing::thread(*b, 1, 0, ops);
+    a->run();
+    b->run();
+    EXPECT_EQ(a->stats().vm.pswpin, window);
+    EXPECT_EQ(b->stats().vm.pswpin, window);
+    return b->cpu(0).counters.busy_ns - a->cpu(0).counters.busy_ns;
+  };
+  const std::string skip = kAgesTheActiveList;
+  const std::string through_cache = skip + ",sync_swapin=swapcache";
+  EXPECT_EQ(busy_difference(SwapDevice::kSynchronous, skip), window * 40'000)
+      << "eight reads of one page";
+  EXPECT_EQ(busy_difference(SwapDevice::kSynchronous, through_cache),
+            40'000 + (window - 1) * 10'000)
+      << "one read of the window";
+  EXPECT_EQ(busy_difference(SwapDevice::kBlock, through_cache), 0u) << "waited off CPU";
+}
+
+// Readahead's pages stay in the swap cache, each with its slot, until they are faulted, however
+// full swap is: do_swap_page() frees a slot at the fault (should_try_to_free_swap()).
+TEST(ReclaimTest, ReadAheadPagesKeepTheirSlotsUntilFaultedWithSwapOverHalfFull) {
+  auto sim = reclaim_machine(64, 64);
+  run_then_look(*sim, concat({write_anon(kB, 100), {Op::touch(kB, kPage, false)}}));
+  ASSERT_TRUE(sim->swap().vm_swap_full());
+  ASSERT_GT(sim->stats().vm.pswpin, 1u) << "a window was read";
+  EXPECT_EQ(sim->swap().swap_cache_pages(), sim->stats().vm.pswpin - 1)
+      << "all but the faulting page";
+  EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents + sim->swap().swap_cache_pages());
+}
+
 // The pages swap readahead reads with the faulting one are not yet the task's: the first access
 // to each finds it in the swap cache (do_swap_page(), a minor fault), a second access none.
 TEST(ReclaimTest, ReadAheadSwapPagesFaultOnceAsSwapCacheHits) {

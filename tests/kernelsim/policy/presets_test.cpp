@@ -50,7 +50,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
       "fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
-      "swapin_pte=read-only,anon_lru=active-first,pagevec_size=14,"
+      "swapin_pte=read-only,sync_swapin=swapcache,anon_lru=active-first,pagevec_size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
       "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none";
   EXPECT_EQ(expand("linux-3.16"), v316 + tail);
@@ -58,7 +58,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
-            "swapin_pte=read-only,anon_lru=active-first,"
+            "swapin_pte=read-only,sync_swapin=swapcache,anon_lru=active-first,"
             "pagevec_size=14,"
             "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,"
             "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none" +
@@ -68,7 +68,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "ipi,fault_"
             "lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty="
-            "cleared,swapin_pte=read-only,anon_lru=active-first,"
+            "cleared,swapin_pte=read-only,sync_swapin=swapcache,anon_lru=active-first,"
             "pagevec_size=14,"
             "bh_lru_size=16,memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
             "release_pages=cluster,zap_lru_drain=on,bh_invalidate=none" +
@@ -78,7 +78,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "ipi,fault_"
             "lock=mmap_sem,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
             "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
-            "lazyfree_pgdirty=cleared,swapin_pte=read-only,anon_lru=active-first,"
+            "lazyfree_pgdirty=cleared,swapin_pte=read-only,sync_swapin=skip-swapcache,"
+            "anon_lru=active-first,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
             "uncharge_batch=gather,lru_lock=node,release_pages=cluster,zap_lru_drain=on,bh_"
             "invalidate=none" +
@@ -88,7 +89,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "ipi,fault_"
             "lock=per-vma,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
             "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
-            "lazyfree_pgdirty=cleared,swapin_pte=read-only,anon_lru=inactive-first,"
+            "lazyfree_pgdirty=cleared,swapin_pte=read-only,sync_swapin=skip-swapcache,"
+            "anon_lru=inactive-first,"
             "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
             "uncharge_batch=gather,lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_"
             "invalidate=drain" +
@@ -98,7 +100,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "madv_free=free-swapped,madvise=process-madvise,madvise_lock=per-vma,munmap_lock=downgrade,"
       "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,rwsem_wake=phase-fair,"
       "watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_pgdirty=cleared,"
-      "swapin_pte=writable,anon_lru=inactive-first,pagevec_size=31,"
+      "swapin_pte=writable,sync_swapin=skip-swapcache,anon_lru=inactive-first,pagevec_size=31,"
       "bh_lru_size=16,"
       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
       "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain" +
