@@ -42,6 +42,7 @@ void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::He
   rec.setSyncWakesOnWakerCpu(meta.recorder.sync_wakes_on_waker_cpu);
   rec.setSyncWakesOnOtherCpu(meta.recorder.sync_wakes_on_other_cpu);
   rec.setMinFreeKbytes(meta.recorder.min_free_kbytes);
+  rec.setSwapDevice(meta.recorder.swap_device);
   out.setGenerator(meta.generator);
   out.setAllocator(meta.allocator);
   auto params = out.initParams(static_cast<unsigned>(meta.params.size()));
@@ -88,6 +89,10 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   meta->recorder.sync_wakes_on_waker_cpu = rec.getSyncWakesOnWakerCpu();  // 0 before format 1.11
   meta->recorder.sync_wakes_on_other_cpu = rec.getSyncWakesOnOtherCpu();
   meta->recorder.min_free_kbytes = rec.getMinFreeKbytes();  // 0 before format 1.12
+  // "" before format 1.13; a kind newer than this reader (or a crafted one) reads as not known.
+  meta->recorder.swap_device = rec.getSwapDevice().cStr();
+  if (meta->recorder.swap_device != "zram" && meta->recorder.swap_device != "block")
+    meta->recorder.swap_device.clear();
   meta->generator = in.getGenerator().cStr();
   meta->allocator = in.getAllocator().cStr();  // "" before format 1.5
   meta->params.clear();

@@ -54,6 +54,10 @@ struct Recorder {
   # (THP raises it above the boot formula's value: set_recommended_min_free_kbytes()). 0 = not
   # known (older traces, imports, generated traces): replay computes the boot formula's.
   minFreeKbytes @11 :UInt64;
+  # Format 1.13: the kind of the recording machine's swap (its highest-priority area in
+  # /proc/swaps): "zram" (synchronous reads, no swap cache since 4.15) or "block"; empty = not
+  # known (older traces, imports, generated traces, no swap): replay's --swap-device decides.
+  swapDevice @12 :Text;
 }
 
 struct Param {

@@ -22,10 +22,11 @@ inline constexpr uint16_t kFormatVersionMajor = 1;
 // 1.9: file_read as the source of an in-kernel copy (kFlagKernel: copy_file_range(), sendfile()),
 // and block ended by the ordering edge after it (kFlagWokenByEdge); 1.10: file_truncate; 1.11: the
 // recording's sync wake-up placement (RecorderInfo::sync_wakes_on_waker_cpu and _other_cpu);
-// 1.12: the recording machine's vm.min_free_kbytes (RecorderInfo::min_free_kbytes).
+// 1.12: the recording machine's vm.min_free_kbytes (RecorderInfo::min_free_kbytes); 1.13: the
+// kind of its swap device (RecorderInfo::swap_device).
 // A minor version only adds kinds and fields, so a reader reads every older minor version of its
 // major one.
-inline constexpr uint16_t kFormatVersionMinor = 12;
+inline constexpr uint16_t kFormatVersionMinor = 13;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
 // a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost
@@ -101,6 +102,10 @@ struct RecorderInfo {
   // Format 1.12: /proc/sys/vm/min_free_kbytes on the recording machine (0 = not known). Replay on
   // the recorded memory sets the model's watermarks from it (replay/run.cpp).
   uint64_t min_free_kbytes = 0;
+  // Format 1.13: "zram" or "block", the kind of the recording machine's swap
+  // (tools/cli/host_swap.h);
+  // "" = not known. Replay takes it unless --swap-device says otherwise (replay/run.cpp).
+  std::string swap_device;
   friend bool operator==(const RecorderInfo&, const RecorderInfo&) = default;
 };
 

@@ -203,15 +203,18 @@ Status min_free_kbytes_for(const formats::TraceReader& reader, const RunSpec& sp
   return Status::ok();
 }
 
-// --swap-device, or zram when the cost profile is zram's (its costs are a CPU's decompression,
-// which a block device's wait would misplace), else a block device.
-Status swap_device_for(const RunSpec& spec, kernelsim::SwapDevice* device) {
-  if (spec.swap_device.empty()) {
-    *device = spec.profile == "zram" ? kernelsim::SwapDevice::kSynchronous
-                                     : kernelsim::SwapDevice::kBlock;
-  } else if (spec.swap_device == "zram") {
+// --swap-device, else the recording machine's (format 1.13), else zram when the cost profile is
+// zram's (its costs are a CPU's decompression, which a block device's wait would misplace), else
+// a block device.
+Status swap_device_for(const RunSpec& spec, const formats::TraceMeta& meta,
+                       kernelsim::SwapDevice* device) {
+  const std::string name = !spec.swap_device.empty()            ? spec.swap_device
+                           : !meta.recorder.swap_device.empty() ? meta.recorder.swap_device
+                           : spec.profile == "zram"             ? "zram"
+                                                                : "block";
+  if (name == "zram") {
     *device = kernelsim::SwapDevice::kSynchronous;
-  } else if (spec.swap_device == "block") {
+  } else if (name == "block") {
     *device = kernelsim::SwapDevice::kBlock;
   } else {
     return Status::invalid_argument("--swap-device " + spec.swap_device +
@@ -283,7 +286,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   }
   // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim).
   machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
-  if (Status s = swap_device_for(spec, &machine.swap_device); !s) return s;
+  if (Status s = swap_device_for(spec, meta, &machine.swap_device); !s) return s;
   if (Status s = min_free_kbytes_for(reader, spec, machine.memory_bytes, &machine.min_free_kbytes);
       !s) {
     return s;
@@ -302,6 +305,12 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
     return s;
   }
   if (preset != nullptr) kernelsim::apply_machine_costs(*preset, &costs);
+  // A built-in profile's swap costs are its disk's; on zram (a recording made there, or
+  // --swap-device zram) the device's own. A profile file's are used as the file gives them.
+  if (machine.swap_device == kernelsim::SwapDevice::kSynchronous && !spec.costs &&
+      kernelsim::find_cost_profile(spec.profile).has_value()) {
+    kernelsim::use_zram_swap_costs(&costs);
+  }
   std::string error;
   auto sim = kernelsim::Simulation::create(machine, costs, config_for(meta, spec), &error);
   // Simulation::create() refuses only its machine configuration (CPUs, sizes): a bad argument.

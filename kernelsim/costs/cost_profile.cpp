@@ -185,16 +185,20 @@ CostProfile cost_profile_xeon_2014() {
   return c;
 }
 
+void use_zram_swap_costs(CostProfile* c) {
+  c->swap_out_page = SimTime::us(4);              // (unverified) LZO/LZ4 compression of 4 KiB
+  c->swap_in_page = SimTime::ns(1800);            // kernel-mm.md: zram ~1.8 us/page (Minchan Kim)
+  c->swap_in_readahead_page = SimTime::ns(1800);  // zram decompresses each page: no batching gain
+  c->swap_read_submit = SimTime::ns(300);         // (unverified) zram_submit_bio(), no interrupt
+  c->swap_io_page = SimTime::zero();              // no device: swap_out_page is the whole write
+}
+
 CostProfile cost_profile_zram() {
   CostProfile c = cost_profile_default();
-  c.swap_out_page = SimTime::us(4);              // (unverified) LZO/LZ4 compression of 4 KiB
-  c.swap_in_page = SimTime::ns(1800);            // kernel-mm.md: zram ~1.8 us/page (Minchan Kim)
-  c.swap_in_readahead_page = SimTime::ns(1800);  // zram decompresses each page: no batching gain
-  c.swap_read_submit = SimTime::ns(300);         // (unverified) zram_submit_bio(), no interrupt
-  c.swap_io_page = SimTime::zero();              // no device: swap_out_page is the whole write
-  c.memcg_counter_update = SimTime::ns(40);      // (unverified) as default: the CPU is the same
-  c.memcg_stock = SimTime::ns(10);               // (unverified) as default
-  c.memcg_page = SimTime::ns(30);                // (unverified) as default
+  use_zram_swap_costs(&c);
+  c.memcg_counter_update = SimTime::ns(40);  // (unverified) as default: the CPU is the same
+  c.memcg_stock = SimTime::ns(10);           // (unverified) as default
+  c.memcg_page = SimTime::ns(30);            // (unverified) as default
   // page_cache_miss_read, writeback_page, writeback_submit: the default's NVMe (files are not on
   // zram)
   return c;

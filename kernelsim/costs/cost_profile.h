@@ -203,6 +203,10 @@ CostProfile cost_profile_default();
 CostProfile cost_profile_xeon_2014();
 // cost_profile_default() with zram swap instead of NVMe (swap-in ~1.8 us/page, Minchan Kim).
 CostProfile cost_profile_zram();
+// Sets the swap device's fields of *c (swap_out_page, swap_in_page, swap_in_readahead_page,
+// swap_read_submit, swap_io_page) to zram's: a built-in profile's describe its own disk, which a
+// run on zram (MachineConfig::swap_device) does not have.
+void use_zram_swap_costs(CostProfile* c);
 // "default", "xeon-2014" or "zram"; nullopt for another name.
 std::optional<CostProfile> find_cost_profile(std::string_view name);
 

@@ -1,6 +1,6 @@
 // What the recorder says of the recording machine beyond its size: the sync wake-up placement
-// (format 1.11) and vm.min_free_kbytes (1.12) survive a write and a read, and older traces read
-// as not known (0).
+// (format 1.11), vm.min_free_kbytes (1.12) and the swap device's kind (1.13) survive a write and
+// a read, and older traces read as not known (0, "").
 
 #include <gtest/gtest.h>
 
@@ -19,6 +19,8 @@ TEST(RecorderHeader, SyncWakePlacementAndMinFreeKbytesRoundTrip) {
   meta.recorder.sync_wakes_on_waker_cpu = 7;
   meta.recorder.sync_wakes_on_other_cpu = 2008;
   meta.recorder.min_free_kbytes = 67584;
+  meta.recorder.swap_bytes = uint64_t{1} << 30;
+  meta.recorder.swap_device = "zram";
   capnp::MallocMessageBuilder message;
   build_header(meta, 64, message.initRoot<capnp_schema::Header>());
   TraceMeta back;
@@ -45,6 +47,27 @@ TEST(RecorderHeader, AFormat111TraceHasNoMinFreeKbytes) {
   ASSERT_TRUE(reader) << status.message();
   EXPECT_EQ(reader->meta().version_minor, 11);
   EXPECT_EQ(reader->meta().recorder.min_free_kbytes, 0u);
+}
+
+TEST(RecorderHeader, AFormat112TraceHasNoSwapDevice) {
+  Status status;
+  const std::string path = std::string(MMREPLAY_FORMAT_FIXTURES_DIR) + "/v1_12_sample.mmtrace";
+  auto reader = TraceReader::open(path, ReaderOptions(), &status);
+  ASSERT_TRUE(reader) << status.message();
+  EXPECT_EQ(reader->meta().version_minor, 12);
+  EXPECT_EQ(reader->meta().recorder.swap_device, "");
+}
+
+// A kind this reader does not know (a newer one, or a crafted header) reads as not known.
+TEST(RecorderHeader, AnUnknownSwapDeviceReadsAsNotKnown) {
+  TraceMeta meta;
+  meta.recorder.swap_device = "nvdimm";
+  capnp::MallocMessageBuilder message;
+  build_header(meta, 64, message.initRoot<capnp_schema::Header>());
+  TraceMeta back;
+  ASSERT_TRUE(read_header(message.getRoot<capnp_schema::Header>().asReader(), "h", &back,
+                          kDefaultMaxThreads));
+  EXPECT_EQ(back.recorder.swap_device, "");
 }
 
 }  // namespace

@@ -68,6 +68,31 @@ TEST(MachineRun, SwapDeviceIsZramWithTheZramProfileUnlessGiven) {
   EXPECT_EQ(given.swap_device, kernelsim::SwapDevice::kBlock);
 }
 
+// A built-in profile's swap costs are its own disk's; on zram a run takes zram's, so the default
+// profile on zram replays as the zram profile does, and not as the default profile on its disk.
+TEST(MachineRun, OnZramABuiltInProfileTakesZramsSwapCosts) {
+  auto reader = testing::open_trace(testing::generate_file(
+      "madv-bomb", {"--processes", "4", "--size", "4M", "--loops", "2"}, "zram-costs.mmtrace"));
+  ChunkCache cache(16);
+  auto run = [&](const std::string& device, const std::string& profile) {
+    RunSpec spec;
+    spec.memory_bytes = 12 << 20;
+    spec.swap_bytes = 64 << 20;
+    spec.swap_device = device;
+    spec.profile = profile;
+    RunResult r;
+    EXPECT_TRUE(execute_run(spec, *reader, cache, &r));
+    return r;
+  };
+  const RunResult zram_default = run("zram", "default");
+  const RunResult zram_zram = run("zram", "zram");
+  const RunResult disk_default = run("block", "default");
+  ASSERT_GT(zram_default.counters.at("swapouts"), 0u) << "the run swaps";
+  EXPECT_EQ(zram_default.makespan_ns, zram_zram.makespan_ns);
+  EXPECT_EQ(zram_default.counters, zram_zram.counters);
+  EXPECT_NE(zram_default.makespan_ns, disk_default.makespan_ns);
+}
+
 TEST(MachineRun, UnknownSwapDeviceIsABadArgument) {
   auto reader = small_trace();
   ChunkCache cache(16);

@@ -246,6 +246,34 @@ TEST(Run, RecordedMinFreeKbytesSetsTheWatermarksOnTheRecordedMemory) {
       << s_flag.message();
 }
 
+// Format 1.13: a trace recorded with zram as swap replays with zram as its swap, unless
+// --swap-device says otherwise; the recording's swap size is the run's.
+TEST(Run, RecordedSwapDeviceIsTheRunsUnlessGiven) {
+  const std::string path = formats::testing::temp_path("zram_recorded.mmtrace");
+  formats::TraceMeta meta;
+  meta.recorder.swap_bytes = uint64_t{1} << 30;
+  meta.recorder.swap_device = "zram";
+  meta.threads = {{1, 1, "a", -1}};
+  Status st;
+  auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &st);
+  ASSERT_TRUE(w) << st.message();
+  ASSERT_TRUE(w->append(0, formats::ev::mmap(100, 0x7f0000000000, 1 << 16, 3, 0x22)));
+  ASSERT_TRUE(w->close());
+  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &st);
+  ASSERT_TRUE(reader) << st.message();
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.cpus = 1;
+  RunResult recorded;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &recorded));
+  EXPECT_EQ(recorded.swap_device, kernelsim::SwapDevice::kSynchronous);
+  EXPECT_EQ(recorded.swap_bytes, uint64_t{1} << 30);
+  spec.swap_device = "block";
+  RunResult given;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &given));
+  EXPECT_EQ(given.swap_device, kernelsim::SwapDevice::kBlock);
+}
+
 TEST(Run, ARecordedMinFreeKbytesAboveTheMemoryIsACorruptHeader) {
   // 2 GiB of a 1 GiB machine.
   auto reader =

@@ -37,7 +37,8 @@ nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceS
                    {"fault_cost_ns", m.recorder.fault_cost_ns},
                    {"sync_wakes_on_waker_cpu", m.recorder.sync_wakes_on_waker_cpu},
                    {"sync_wakes_on_other_cpu", m.recorder.sync_wakes_on_other_cpu},
-                   {"min_free_kbytes", m.recorder.min_free_kbytes}};
+                   {"min_free_kbytes", m.recorder.min_free_kbytes},
+                   {"swap_device", m.recorder.swap_device}};
   j["generator"] = m.generator;
   j["allocator"] = m.allocator;
   j["params"] = nlohmann::json::object();
@@ -107,8 +108,9 @@ void print_text(const formats::TraceReader& reader, const formats::TraceStats& s
     fmt::print("generator     {}{}\n", m.generator, params);
   }
   if (!m.allocator.empty()) fmt::print("allocator     {}\n", m.allocator);
-  fmt::print("machine       {} CPUs, {} memory, {} swap, {} B pages{}\n", m.recorder.cpus,
+  fmt::print("machine       {} CPUs, {} memory, {} swap{}, {} B pages{}\n", m.recorder.cpus,
              human_bytes(m.recorder.memory_bytes), human_bytes(m.recorder.swap_bytes),
+             m.recorder.swap_device.empty() ? "" : " (" + m.recorder.swap_device + ")",
              m.recorder.page_size,
              m.recorder.kernel_release.empty() ? "" : ", kernel " + m.recorder.kernel_release);
   if (m.recorder.min_free_kbytes != 0) {

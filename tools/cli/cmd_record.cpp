@@ -46,6 +46,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
 #include "tools/cli/host_files.h"
+#include "tools/cli/host_swap.h"
 #include "tools/cli/proc_number.h"
 #include "tools/cli/record_perf.h"
 #include "tools/cli/record_probe.h"
@@ -211,6 +212,9 @@ void fill_recorder(const RecordArgs& a, const TracingCost& cost, formats::Import
     trace->meta.recorder.kernel_release = u.release;
   }
   trace->meta.recorder.min_free_kbytes = read_sysctl(kMinFreeKbytesPath);
+  const HostSwap swap = host_swap();
+  trace->meta.recorder.swap_bytes = swap.bytes;
+  trace->meta.recorder.swap_device = swap.device;
 }
 
 // First to last event of the trace, in ns (0 for fewer than two events).
@@ -276,6 +280,14 @@ void print_report(const RecordArgs& a, const std::string& out, const formats::Im
                  static_cast<unsigned long long>(r.cost.fault_ns + r.cost.tracing_ns));
   }
   print_device_readahead(trace);
+  if (trace.meta.recorder.swap_bytes != 0) {
+    std::fprintf(stderr, "  swap: %llu MiB, %s%s\n",
+                 static_cast<unsigned long long>(trace.meta.recorder.swap_bytes >> 20),
+                 trace.meta.recorder.swap_device.c_str(),
+                 trace.meta.recorder.swap_device == "zram"
+                     ? " (replay uses it; --profile zram gives its costs)"
+                     : " (replay uses it)");
+  }
   if (trace.meta.recorder.min_free_kbytes != 0) {
     std::fprintf(stderr, "  vm.min_free_kbytes: %llu (replay on this machine's memory uses it)\n",
                  static_cast<unsigned long long>(trace.meta.recorder.min_free_kbytes));
