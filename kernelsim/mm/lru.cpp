@@ -196,6 +196,9 @@ Lruvec::RemovedPage Lruvec::page_remove_rmap(Mm& mm, uint64_t addr) {
     return removed;
   }
   pf.mm = nullptr;  // the batch or reclaim holding it lets go later
+  // Its swap slot goes now: free_pages_and_swap_cache() -> free_swap_cache() drops the swap cache
+  // of every page the gather frees, whoever else still holds a reference to it.
+  try_to_free_swap(f);
   return RemovedPage{};
 }
 

@@ -196,6 +196,8 @@ class Lruvec {
   // The node's own lock (pgdat->lru_lock; 3.x zone->lru_lock).
   QSpinLock& node_lru_lock(uint32_t nid) { return nodes_[nid]->lru_lock; }
   uint64_t nr_frames_in_use() const { return frames_.size() - free_frames_.size(); }
+  // Frame numbers run from 0 to nr_frames() - 1, free frames included (for checks that walk them).
+  uint32_t nr_frames() const { return static_cast<uint32_t>(frames_.size()); }
   // Pages on the four lists.
   uint64_t nr_lru_pages() const;
   // Invariant (4).

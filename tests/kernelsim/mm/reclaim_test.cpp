@@ -48,6 +48,17 @@ std::unique_ptr<Simulation> reclaim_machine(uint64_t mem_mib, uint64_t swap_mib,
   return sim;
 }
 
+// SwapInfo's invariant (mm/swapfile.h): every slot in use is a swapped pte's or a page's in the
+// swap cache, and the swap cache's count is the frames that have the bit.
+void expect_swap_accounted(const Simulation& sim) {
+  uint64_t swapents = 0;
+  sim.for_each_mm([&](const Mm& mm) { swapents += mm.swapents; });
+  uint64_t cached = 0;
+  for (uint32_t f = 0; f < sim.lruvec().nr_frames(); ++f) cached += sim.lruvec().frame(f).swapcache;
+  EXPECT_EQ(sim.swap().swap_cache_pages(), cached) << "frames with PageFrame::swapcache";
+  EXPECT_EQ(sim.swap().inuse(), swapents + cached);
+}
+
 std::vector<Op> write_anon(uint64_t addr, uint64_t mib) {
   return {Op::mmap_anon(addr, mib * kMiB, PROT_READ | PROT_WRITE),
           Op::touch(addr, mib * kMiB, true)};
@@ -434,6 +445,42 @@ TEST(ReclaimTest, WithSwapOverHalfFullAReadBackPageKeepsNoSlot) {
   ASSERT_GT(sim->stats().vm.pswpin, 0u);
   EXPECT_EQ(sim->swap().swap_cache_pages(), 0u);
   EXPECT_EQ(sim->swap().inuse(), sim->find_mm(1)->swapents);
+}
+
+// The pages of the swap cache an mm holds when its last task exits let go of their slots
+// (exit_mmap() -> zap -> free_pages_and_swap_cache()), as do its swapped ptes.
+TEST(ReclaimTest, ExitFreesTheSlotsOfSwapCachePagesAndSwappedPtes) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
+  testing::thread(*sim, 1, 0, lazyfree_then_pressure({Op::touch(kA, window * kPage, false)}));
+  sim->run();
+  ASSERT_GT(sim->stats().vm.pswpin, 0u) << "pages were read back";
+  EXPECT_EQ(sim->swap().inuse(), 0u);
+  expect_swap_accounted(*sim);
+}
+
+// A fork while pages sit in the swap cache (the faulted page and readahead's, not yet faulted):
+// the child shares them as it shares any page, and the account holds through the child's reads,
+// its exit, and the parent's.
+TEST(ReclaimTest, ForkWithSwapCachePagesKeepsTheSwapAccount) {
+  const uint64_t window = uint64_t{1} << page_cluster;
+  auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
+  std::vector<Op> parent = lazyfree_then_pressure({Op::touch(kA, kPage, false)});
+  parent.push_back(Op::sleep(SimTime::ms(40'000)));
+  testing::thread(*sim, 1, 0, std::move(parent));
+  sim->run_until(SimTime::ms(20'000));
+  ASSERT_EQ(sim->swap().swap_cache_pages(), window) << "the window is in the swap cache";
+  expect_swap_accounted(*sim);
+  testing::thread(*sim, 2, 1,
+                  {Op::mm_create(2, 1), Op::touch(kA, window * kPage, false),
+                   Op::touch(kA + window * kPage, 4 * kMiB, false)},
+                  SimTime::ms(20'000));
+  sim->run_until(SimTime::ms(30'000));
+  EXPECT_TRUE(sim->find_mm(2)->forked);
+  expect_swap_accounted(*sim);
+  sim->run();
+  EXPECT_EQ(sim->swap().inuse(), 0u);
+  expect_swap_accounted(*sim);
 }
 
 // A swap-in read costs the faulting task CPU time (swap_readpage()'s submission and the read's
