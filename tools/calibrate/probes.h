@@ -110,6 +110,9 @@ struct SwapInSample {
 // charged at pass B's rate otherwise) or pass B read from swap at all beyond 10% of its pages (a
 // device with no swap cache, as zram's synchronous reads since 4.15, has no hit to compare with).
 std::vector<Figure> swap_figures(const std::vector<SwapInSample>& samples, size_t pages);
+// Reads `fd` (a child's pipe) to its end into *text; false when it has not ended within
+// `timeout_s` seconds (the caller kills the child) or a read fails.
+bool read_until_eof(int fd, int timeout_s, std::string* text);
 
 // mmap of one anonymous page into a hole between PROT_NONE pages, and munmap of it (never
 // touched), per call each.

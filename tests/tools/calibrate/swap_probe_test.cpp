@@ -1,7 +1,9 @@
 // The swap probe's arithmetic, on made-up repetitions (the probe itself needs root and swap):
-// what a read waits and what it costs beyond a swap-cache hit, and the repetitions left out.
+// what a read waits and what it costs beyond a swap-cache hit, and the repetitions left out; and
+// its read of the child's pipe, which gives up on a child that does not finish.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "tools/calibrate/probes.h"
 
@@ -65,6 +67,27 @@ TEST(SwapProbe, APassBThatReadsFromSwapIsNoSample) {
   s.major_b = static_cast<long>(kPages);
   s.minor_b = 0;
   EXPECT_FALSE(swap_figures({s}, kPages)[1].measured);
+}
+
+TEST(SwapProbe, AChildsPipeIsReadToItsEnd) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::write(fds[1], "1 2 3\n", 6), 6);
+  ::close(fds[1]);
+  std::string text;
+  EXPECT_TRUE(read_until_eof(fds[0], 60, &text));
+  EXPECT_EQ(text, "1 2 3\n");
+  ::close(fds[0]);
+}
+
+// A child that neither writes nor exits: the read gives up at its deadline (here at once).
+TEST(SwapProbe, AChildThatDoesNotFinishIsGivenUpOn) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::string text;
+  EXPECT_FALSE(read_until_eof(fds[0], 0, &text));
+  ::close(fds[0]);
+  ::close(fds[1]);
 }
 
 }  // namespace
