@@ -62,6 +62,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   add(probe_wakeup(po));
   for (Figure& f : probe_deep_idle(po)) add(std::move(f));
   for (Figure& f : probe_swap_in(po)) add(std::move(f));
+  for (Figure& f : probe_zram(po)) add(std::move(f));
   const std::string stamp = fmt::format("calibrate {} {}", o.date.empty() ? today_utc() : o.date,
                                         o.host.empty() ? host_name() : o.host);
   c.profile = fit_profile(c.figures, stamp, &c.notes);

@@ -110,6 +110,21 @@ struct SwapInSample {
 // charged at pass B's rate otherwise) or pass B read from swap at all beyond 10% of its pages (a
 // device with no swap cache, as zram's synchronous reads since 4.15, has no hit to compare with).
 std::vector<Figure> swap_figures(const std::vector<SwapInSample>& samples, size_t pages);
+// zram's costs when it is the swap device (probes_zram.cpp): "zram_read", a swap-in's CPU time
+// a major fault beyond a zero-filled fault's, and "zram_write", MADV_PAGEOUT's CPU time a page.
+// Skipped unless the highest-priority swap area is a zram device.
+std::vector<Figure> probe_zram(const ProbeOptions& o);
+// One repetition of it over the region's pages.
+struct ZramSample {
+  uint64_t zero_cpu_ns = 0;  // Z: writes to dropped pages
+  long zero_faults = 0;
+  uint64_t pageout_cpu_ns = 0;  // O: MADV_PAGEOUT of the region
+  uint64_t read_cpu_ns = 0;     // A: reads of the pages pushed out
+  long read_major = 0;
+};
+// The two figures from the repetitions over `pages` pages; a repetition is left out when fewer
+// than 90% of its pages took a zero-filled fault or a major fault on the read back.
+std::vector<Figure> zram_figures(const std::vector<ZramSample>& samples, size_t pages);
 // Reads `fd` (a child's pipe) to its end into *text; false when it has not ended within
 // `timeout_s` seconds (the caller kills the child) or a read fails.
 bool read_until_eof(int fd, int timeout_s, std::string* text);

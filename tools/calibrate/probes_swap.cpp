@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/calibrate/host_swap.h"
 #include "tools/calibrate/pressure_sandbox.h"
 #include "tools/calibrate/probes.h"
 
@@ -254,6 +255,11 @@ std::vector<Figure> probe_swap_in(const ProbeOptions& o) {
     return figures;
   };
   if (!swap_is_on()) return skip("no swap device (/proc/swaps is empty)");
+  if (host_swap().device == "zram") {
+    return skip(
+        "the swap device is zram, whose swap-ins skip the swap cache (the zram probe "
+        "measures it)");
+  }
   if (::geteuid() != 0) return skip("needs root (a memory cgroup and vm.page-cluster)");
   const size_t pages = o.region_pages();
   MemcgSandbox group;

@@ -52,6 +52,12 @@ class Fitter {
                     fmt::format("{:.0f} ns", f.ns.median), how.empty() ? "" : "; " + how);
   }
 
+  // Sets `name` to 0 for a reason figure `f` gives (set() keeps the default for 0).
+  void set_zero(std::string_view name, const Figure& f, const std::string& how) {
+    field(name) = SimTime::zero();
+    p_->sources[std::string(name)] = fmt::format("{} {}: {}", stamp_, f.key, how);
+  }
+
   // Splits `total` over `names` in the default profile's ratios.
   // `of`: what `total` is, when not the figure itself.
   void split(const std::vector<std::string_view>& names, double total, const Figure& f,
@@ -72,6 +78,27 @@ class Fitter {
   std::string stamp_;
   std::vector<std::string>* notes_;
 };
+
+// zram's swap costs (probes_zram.cpp), when zram is this machine's swap: its reads and writes are
+// the CPU's, so the device's fields are set together, as the zram profile has them. The model's
+// swap-in on zram charges swap_read_submit and swap_in_page where a zero-filled fault charges
+// clear_page; a page pushed out charges shrink_page and swap_out_page.
+void fit_zram(Fitter& fit, const std::vector<Figure>& figures) {
+  if (const Figure* read = measured(figures, "zram_read")) {
+    fit.set("swap_read_submit",
+            static_cast<double>(kernelsim::cost_profile_zram().swap_read_submit.count_ns()), *read,
+            "zram's own (unverified): not told apart from the decompression here");
+    fit.set("swap_in_page", read->ns.median + fit.ns("clear_page") - fit.ns("swap_read_submit"),
+            *read, "plus the clear_page of a zero-filled fault, less swap_read_submit");
+    fit.set("swap_in_readahead_page", fit.ns("swap_in_page"), *read,
+            "each page is decompressed alike");
+    fit.set_zero("swap_io_page", *read, "no device queue: the CPU's compression is the I/O");
+  }
+  if (const Figure* write = measured(figures, "zram_write")) {
+    fit.set("swap_out_page", write->ns.median - fit.ns("shrink_page"), *write,
+            "less shrink_page, reclaim's own work on the page");
+  }
+}
 
 // The VMA syscalls and the cached read, solved through the model's own paths (model_fit.h): each
 // field takes the value for which the model's operation lasts what the probe measured, given
@@ -429,6 +456,7 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
             "a major fault's CPU less a swap-cache hit's, less the wake-up (wakeup_latency) and "
             "the page allocation (pcp_alloc) the model charges the major fault itself");
   }
+  fit_zram(fit, figures);
   fit_deep_idle(fit, figures, notes);
   fit_kernel_faults(fit, figures);
   fit_fork(fit, figures);

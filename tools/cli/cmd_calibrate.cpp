@@ -79,7 +79,8 @@ void register_calibrate_command(CLI::App& app, int* exit_code) {
       "calibrate",
       "Measure this machine and write a cost profile (JSON). As root with swap on, the swap-in "
       "probe runs in a memory cgroup of its own and sets vm.page-cluster to 0 while it runs "
-      "(put back after, and by the next run if one is killed)");
+      "(put back after, and by the next run if one is killed). When the swap is zram, a probe "
+      "pushes a region out to it and reads it back (MADV_PAGEOUT, no root) for zram's costs");
   auto args = std::make_shared<CalibrateArgs>();
   cmd->add_option("-o,--output", args->output, "write the profile here (use with --profile FILE)");
   cmd->add_flag("--quick", args->quick,

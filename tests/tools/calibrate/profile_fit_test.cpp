@@ -137,6 +137,23 @@ TEST(FitProfile, SwapInWaitAndCpuSetTheirFields) {
   EXPECT_TRUE(is_calibrated(p, "swap_read_submit"));
 }
 
+// On zram the device's five fields are set together: the read is CPU time beyond a zero-filled
+// fault's (whose clear_page the read replaces), there is no device queue, and a page pushed out
+// costs its compression beyond reclaim's own work.
+TEST(FitProfile, ZramFiguresSetTheSwapDevicesFields) {
+  std::vector<std::string> notes;
+  const auto p =
+      fit_profile({figure("zram_read", 1500), figure("zram_write", 9000)}, "calibrate D H", &notes);
+  const kernelsim::CostProfile zram = kernelsim::cost_profile_zram();
+  EXPECT_EQ(p.costs.swap_read_submit, zram.swap_read_submit);
+  EXPECT_EQ(p.costs.swap_in_page.count_ns(),
+            1500 + p.costs.clear_page.count_ns() - zram.swap_read_submit.count_ns());
+  EXPECT_EQ(p.costs.swap_in_readahead_page, p.costs.swap_in_page);
+  EXPECT_EQ(p.costs.swap_io_page.count_ns(), 0);
+  EXPECT_TRUE(is_calibrated(p, "swap_io_page"));
+  EXPECT_EQ(p.costs.swap_out_page.count_ns(), 9000 - p.costs.shrink_page.count_ns());
+}
+
 // A switch between processes pays switch_mm on top of a switch between threads; the probe's
 // difference is that field, and noise below zero keeps the default.
 TEST(FitProfile, SwitchMmIsAProcessSwitchLessAThreadSwitch) {

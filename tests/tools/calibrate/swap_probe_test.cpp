@@ -69,6 +69,35 @@ TEST(SwapProbe, APassBThatReadsFromSwapIsNoSample) {
   EXPECT_FALSE(swap_figures({s}, kPages)[1].measured);
 }
 
+// zram: a repetition's read less its zero-filled faults, a fault; its pageout, a page.
+TEST(SwapProbe, ZramReadIsBeyondAZeroFilledFaultAndWriteIsPerPage) {
+  ZramSample s;
+  s.zero_cpu_ns = 64 * 5000;
+  s.zero_faults = kPages;
+  s.pageout_cpu_ns = 64 * 8000;
+  s.read_cpu_ns = 64 * 6500;
+  s.read_major = kPages;
+  const std::vector<Figure> f = zram_figures({s, s, s}, kPages);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].key, "zram_read");
+  ASSERT_TRUE(f[0].measured);
+  EXPECT_DOUBLE_EQ(f[0].ns.median, 1500.0);
+  EXPECT_EQ(f[1].key, "zram_write");
+  EXPECT_DOUBLE_EQ(f[1].ns.median, 8000.0);
+}
+
+// Pages read back without a major fault (a swap cache kept them, or they never left): left out.
+TEST(SwapProbe, ZramRepetitionsWithoutMajorFaultsAreLeftOut) {
+  ZramSample s;
+  s.zero_cpu_ns = 64 * 5000;
+  s.zero_faults = kPages;
+  s.read_cpu_ns = 64 * 500;
+  s.read_major = 3;
+  const std::vector<Figure> f = zram_figures({s}, kPages);
+  EXPECT_FALSE(f[0].measured);
+  EXPECT_NE(f[0].note.find("skipped"), std::string::npos);
+}
+
 TEST(SwapProbe, AChildsPipeIsReadToItsEnd) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);

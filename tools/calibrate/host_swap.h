@@ -1,6 +1,7 @@
-// What swap the recording machine has, read by `record` from /proc/swaps: its size (format 1.0's
+// What swap this machine has, from /proc/swaps. `record` stores its size (format 1.0's
 // RecorderInfo::swap_bytes, which record left at 0 before) and its kind (format 1.13,
-// RecorderInfo::swap_device), so a recording replays with the swap it was made under.
+// RecorderInfo::swap_device), so a recording replays with the swap it was made under; calibrate
+// measures zram's costs when zram is what the kernel swaps to.
 //
 // /proc/swaps lists each active swap area (mm/swapfile.c swap_show()): its path, type (partition
 // or file), size and use in KiB, and priority. The kernel fills the highest-priority area first

@@ -1,7 +1,7 @@
 // record's reading of /proc/swaps: the size of every area, and the kind of the one the kernel
 // fills first (the highest priority).
 
-#include "tools/cli/host_swap.h"
+#include "tools/calibrate/host_swap.h"
 
 #include <gtest/gtest.h>
 

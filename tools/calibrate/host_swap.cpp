@@ -1,4 +1,4 @@
-#include "tools/cli/host_swap.h"
+#include "tools/calibrate/host_swap.h"
 
 #include <fstream>
 #include <sstream>
