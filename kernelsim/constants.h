@@ -131,6 +131,11 @@ inline constexpr uint64_t watermark_scale_factor = 10;
 inline constexpr uint32_t MAX_RECLAIM_RETRIES = 16;
 // mm/swap.c: /proc/sys/vm/page-cluster: swap-in readahead reads 2^page_cluster pages.
 inline constexpr uint32_t page_cluster = 3;
+// mm/swap_state.c (4.14+): the VMA readahead window is at most 2^SWAP_RA_ORDER_CEILING pages
+// (64-bit), and vma->swap_readahead_info counts at most SWAP_RA_HITS_MAX hits (its low PAGE_SHIFT /
+// 2 bits).
+inline constexpr uint32_t SWAP_RA_ORDER_CEILING = 3;
+inline constexpr uint32_t SWAP_RA_HITS_MAX = (1u << (PAGE_SHIFT / 2)) - 1;
 
 // mm/vmscan.c: kswapd_try_to_sleep(): the short nap after reaching high, schedule_timeout(HZ/10).
 inline constexpr int64_t KSWAPD_NAP_NS = 100'000'000;

@@ -11,6 +11,7 @@
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
 #include "kernelsim/mm/oom_kill.h"
+#include "kernelsim/mm/swap_readahead.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
 
@@ -182,16 +183,27 @@ void set_pte(Mm& mm, uint8_t& p, FaultAction a, bool write) {
   }
 }
 
-// The swapped ptes of the page-cluster readahead window around addr (aligned, inside vma).
-uint64_t swap_ra_window(const Vma& vma, uint64_t addr, uint64_t* first) {
-  const uint64_t win = uint64_t{1} << page_cluster;
-  const uint64_t lo = std::max(vma.start, addr & ~(win * PAGE_SIZE - 1));
-  const uint64_t hi = std::min(vma.end, lo + win * PAGE_SIZE);
-  *first = lo;
-  uint64_t n = 0;
-  for (uint64_t a = lo; a < hi; a += PAGE_SIZE)
-    n += pte::state(vma.ptes.get(a)) == pte::kSwapped ? 1 : 0;
-  return n;
+// What readahead remembers for a swap-in in vma: the VMA's own state (4.14+) or the device's.
+SwapRaState& swap_ra_state(Simulation& sim, Vma& vma) {
+  return sim.config().swap_readahead == SwapReadahead::kVma ? vma.swap_ra
+                                                            : sim.swap().readahead_state();
+}
+
+// The addresses [lo, hi) one swap-in read at addr covers (mm/swap_readahead.h), and how many of
+// their ptes are swapped, the fault's own included.
+struct SwapInWindow {
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+  uint64_t swapped = 0;
+};
+SwapInWindow swapin_window(Simulation& sim, Vma& vma, uint64_t addr) {
+  const SwapRaWindow w =
+      swap_ra_window(sim.config().swap_readahead, swap_ra_state(sim, vma), addr >> PAGE_SHIFT,
+                     vma.start >> PAGE_SHIFT, vma.end >> PAGE_SHIFT);
+  SwapInWindow r{w.first << PAGE_SHIFT, w.end << PAGE_SHIFT, 0};
+  for (uint64_t a = r.lo; a < r.hi; a += PAGE_SIZE)
+    r.swapped += pte::state(vma.ptes.get(a)) == pte::kSwapped ? 1 : 0;
+  return r;
 }
 
 // The frame of a page a swap-in read brings back to mm at addr, and its swap slot: the page stays
@@ -223,11 +235,10 @@ void free_swap_slot_of(Simulation& sim, const Mm& mm, uint64_t addr) {
 // Maps the other swapped pages of the readahead window, read by the same I/O, marked
 // pte::kSwapCache: the first access to each takes the minor fault the kernel takes on finding it
 // in the swap cache. A page is skipped when no page is free without reclaim.
-Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t fault_addr) {
+Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t hi, uint64_t fault_addr) {
   Simulation& sim = t.sim();
   Mm& mm = *t.mm();
   PageAllocator& pa = sim.page_alloc();
-  const uint64_t hi = std::min(vma.end, lo + (uint64_t{1} << page_cluster) * PAGE_SIZE);
   for (uint64_t a = lo; a < hi; a += PAGE_SIZE) {
     if (a == fault_addr || pte::state(vma.ptes.get(a)) != pte::kSwapped) continue;
     if (!pa.alloc_page_fast(t, PageUse::kUser) && !co_await pa.alloc_page_slow(t, PageUse::kUser))
@@ -379,6 +390,7 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
       co_return FaultResult::kSpurious;
     }
     set_pte(mm, p, action, write);
+    swap_ra_hit(sim.config().swap_readahead, swap_ra_state(sim, vma), addr >> PAGE_SHIFT);
     // Mapped read-only for a read (the pte clean: pte::swapped_in_read_only()), and the slot
     // freed for a write or when swap is more than half full, as for the faulting page.
     if (write || sim.swap().vm_swap_full()) free_swap_slot_of(sim, mm, addr);
@@ -425,10 +437,11 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     ++sim.vm().fault_oom;
     co_return FaultResult::kOom;
   }
-  uint64_t ra_first = 0;
+  SwapInWindow ra;
   const bool skip_swapcache = action == FaultAction::kSwapIn && swapin_skips_swap_cache(sim);
   if (action == FaultAction::kSwapIn) {  // do_swap_page() -> swapin_readahead(): one read
-    const uint64_t n = skip_swapcache ? 1 : swap_ra_window(vma, addr, &ra_first);
+    if (!skip_swapcache) ra = swapin_window(sim, vma, addr);
+    const uint64_t n = skip_swapcache ? 1 : ra.swapped;
     const int64_t pages = static_cast<int64_t>(std::max<uint64_t>(n, 1));
     const SimTime read = c.swap_in_page + c.swap_in_readahead_page * (pages - 1);
     t.work(c.swap_read_submit);  // swap_readpage(): the read's submission and completion
@@ -502,7 +515,7 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     const bool keep_slot = !write && !sim.swap().vm_swap_full() && !skip_swapcache;
     co_await sim.lruvec().lru_cache_add(t,
                                         swapped_in_page(sim, mm, addr, numa_node_id(t), keep_slot));
-    if (!skip_swapcache) co_await map_swap_readahead(t, vma, ra_first, addr);
+    if (!skip_swapcache) co_await map_swap_readahead(t, vma, ra.lo, ra.hi, addr);
   } else if (needs_page) {
     co_await sim.lruvec().lru_cache_add(
         t, sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));

@@ -14,14 +14,14 @@
 //   - mapped otherwise: spurious (another thread got there first), young/dirty updated; a write
 //     to a lazyfree page makes it normal again;
 //   - swapped: do_swap_page(): a major fault; the task waits off CPU for one read of the
-//     page-cluster window (swap_in_page + swap_in_readahead_page per further swapped page), the
-//     other swapped pages of the window are mapped clean too and keep their slots in the swap
-//     cache (swapfile.h) until each is faulted; on a read fault the page keeps its slot while
-//     swap is at most half full, and a write fault frees it; before
-//     6.11 (swapin_pte=read-only) the page is mapped read-only and its first write's fault frees
-//     it (do_wp_page() -> reuse_swap_page()). On a synchronous device (zram) the read is CPU
-//     time, not a wait, and since 4.15 (sync_swapin=skip-swapcache) the page is read alone, with
-//     no readahead, and its slot is freed at once.
+//     readahead window (mm/swap_readahead.h: swap_in_page + swap_in_readahead_page per further
+//     swapped page); the other swapped pages of the window are mapped clean too and keep their
+//     slots in the swap cache (swapfile.h) until each is faulted; on a read fault the page keeps
+//     its slot while swap is at most half full, and a write fault frees it; before 6.11
+//     (swapin_pte=read-only) the page is mapped read-only and its first write's fault frees it
+//     (do_wp_page() -> reuse_swap_page()). On a synchronous device (zram) the read is CPU time,
+//     not a wait, and since 4.15 (sync_swapin=skip-swapcache) the page is read alone, with no
+//     readahead, and its slot is freed at once.
 // Every new own page gets a PageFrame and goes to this CPU's lru_add batch (mm/lru.h); zap drops
 // it (page_remove_rmap()) and frees swap slots of swapped ptes; zap of a pte that maps a
 // page-cache page drops the page's mapcount and moves a dirty pte's dirty bit to the page.

@@ -20,6 +20,7 @@
 #include <cassert>
 #include <cstdint>
 
+#include "kernelsim/mm/swap_readahead.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
@@ -65,6 +66,9 @@ class SwapInfo {
   }
   // Slots held by pages in the swap cache.
   uint64_t swap_cache_pages() const { return cached_; }
+  // swapin_readahead_hits, prev_offset and last_readahead_pages: the device's readahead state
+  // before 4.14 (mm/swap_readahead.h).
+  SwapRaState& readahead_state() { return ra_; }
   // Models vm_swap_full(): more than half of the slots are in use.
   bool vm_swap_full() const { return inuse_ * 2 > pages_; }
   // get_nr_swap_pages(): free slots.
@@ -84,6 +88,7 @@ class SwapInfo {
   uint64_t inuse_ = 0;
   uint64_t cached_ = 0;                   // of inuse_, the slots pages in the swap cache hold
   SimTime busy_until_ = SimTime::zero();  // when the device finishes the I/O queued so far
+  SwapRaState ra_;
 };
 
 }  // namespace mmreplay::kernelsim

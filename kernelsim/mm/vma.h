@@ -22,6 +22,7 @@
 
 #include "kernelsim/constants.h"
 #include "kernelsim/mm/pgtable.h"
+#include "kernelsim/mm/swap_readahead.h"
 #include "kernelsim/mm/vma_lock.h"
 #include "kernelsim/sim/task.h"
 
@@ -38,6 +39,7 @@ struct Vma {
   uint64_t pgoff = 0;  // page offset in the file; anonymous: start >> PAGE_SHIFT at creation
   PteMap ptes;         // by address: ptes.get(addr), ptes.ref(addr)
   VmaLock lock;
+  SwapRaState swap_ra;  // vma->swap_readahead_info (mm/swap_readahead.h)
 
   uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
   bool contains(uint64_t addr) const { return addr >= start && addr < end; }

@@ -65,6 +65,12 @@ enum class SwapinPte : uint8_t { kReadOnly, kWritable };
 // that skips the swap cache when no other pte holds the entry (4.15+, 0bcac06f27d7).
 enum class SyncSwapin : uint8_t { kSwapCache, kSkipSwapCache };
 
+// How swap-in readahead sizes and places its window (mm/swap_state.c): the whole page-cluster
+// around the entry (before 3.15), a window sized by the device's readahead hits around the entry
+// (3.15-4.13: swapin_nr_pages(), 579f82901f6f), or one sized and placed per VMA by the faults'
+// direction (4.14+: swap_vma_readahead(), ec560175c0b6).
+enum class SwapReadahead : uint8_t { kClusterFixed, kCluster, kVma };
+
 // Where a new anon page starts on the LRU and how reclaim treats its first reference
 // (mm/lru.cpp, mm/vmscan.cpp): active, and activated when referenced (before 5.9); or inactive,
 // and looked at twice like a mapped file page (5.9+, b518154e59aa).
@@ -119,6 +125,7 @@ struct KernelConfig {
   LazyfreePgDirty lazyfree_pgdirty = LazyfreePgDirty::kCleared;
   SwapinPte swapin_pte = SwapinPte::kWritable;
   SyncSwapin sync_swapin = SyncSwapin::kSkipSwapCache;
+  SwapReadahead swap_readahead = SwapReadahead::kVma;
   AnonLruMode anon_lru = AnonLruMode::kInactiveFirst;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru

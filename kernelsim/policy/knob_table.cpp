@@ -190,6 +190,21 @@ std::vector<KnobInfo> build_table() {
              {"skip-swapcache",
               "4.15+ (0bcac06f27d7, Minchan Kim): a page no other pte shares is read alone into a "
               "fresh page, with no readahead and no swap cache, and its slot is freed at once"}}}));
+  t.push_back(knob(
+      "swap_readahead", &KernelConfig::swap_readahead,
+      "how a swap-in's readahead window is sized and placed (mm/swap_state.c)",
+      {{SwapReadahead::kClusterFixed,
+        {"cluster-fixed",
+         "before 3.15: the whole aligned page-cluster around the entry, every time"}},
+       {SwapReadahead::kCluster,
+        {"cluster",
+         "3.15-4.13 (579f82901f6f): the aligned window sized by the device's readahead hits "
+         "since the last swap-in (swapin_nr_pages()): one page with none unless the entry "
+         "follows the last"}},
+       {SwapReadahead::kVma,
+        {"vma",
+         "4.14+ (ec560175c0b6): sized the same way per VMA, after the fault when the faults go "
+         "up, before it when they go down, around it otherwise (swap_vma_readahead())"}}}));
   t.push_back(
       knob("anon_lru", &KernelConfig::anon_lru,
            "LRU list a new anon page starts on, and what reclaim does with its first reference",

@@ -16,7 +16,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,pcid=off,rwsem_wake=contiguous,"
        "csd_ipi=always,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_lru=active-first,"
-       "swapin_pte=read-only,sync_swapin=swapcache,"
+       "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,"
        "pagevec_size=14,bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
        "release_pages=pagevec,bh_invalidate=none",
@@ -41,10 +41,10 @@ const std::vector<PolicyPreset>& policy_presets() {
        "(4.6)"},
       {"linux-5.3", "linux-4.12",
        "lazy_tlb=skip,pcid=on,rwsem_wake=phase-fair,pagevec_size=15,csd_ipi=if-empty,"
-       "sync_swapin=skip-swapcache",
+       "sync_swapin=skip-swapcache,swap_readahead=vma",
        "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19); "
        "no IPI to a CPU whose call_single_queue holds a csd already (4.15); zram's swap-ins "
-       "skip the swap cache (4.15); "
+       "skip the swap cache (4.15); swap readahead per VMA (4.14); "
        "PCID keeps the TLB entries of the last 6 mms across switches (4.14, 10af6235e0d3)"},
       {"linux-6.6", "linux-5.3",
        "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain,"

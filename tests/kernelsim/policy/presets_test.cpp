@@ -50,57 +50,63 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
       "fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
-      "swapin_pte=read-only,sync_swapin=swapcache,anon_lru=active-first,pagevec_size=14,"
+      "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,anon_lru=active-first,"
+      "pagevec_size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
       "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none";
   EXPECT_EQ(expand("linux-3.16"), v316 + tail);
-  EXPECT_EQ(expand("linux-3.17-rc2"),
-            "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
-            "ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
-            "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
-            "swapin_pte=read-only,sync_swapin=swapcache,anon_lru=active-first,"
-            "pagevec_size=14,"
-            "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,"
-            "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none" +
-                tail);
+  EXPECT_EQ(
+      expand("linux-3.17-rc2"),
+      "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
+      "ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
+      "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
+      "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,anon_lru=active-first,"
+      "pagevec_size=14,"
+      "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,"
+      "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none" +
+          tail);
   EXPECT_EQ(expand("linux-4.5"),
             "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
             "ipi,fault_"
             "lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty="
-            "cleared,swapin_pte=read-only,sync_swapin=swapcache,anon_lru=active-first,"
+            "cleared,swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,anon_lru="
+            "active-first,"
             "pagevec_size=14,"
             "bh_lru_size=16,memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
             "release_pages=cluster,zap_lru_drain=on,bh_invalidate=none" +
                 tail);
-  EXPECT_EQ(expand("linux-5.3"),
-            "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
-            "ipi,fault_"
-            "lock=mmap_sem,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
-            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
-            "lazyfree_pgdirty=cleared,swapin_pte=read-only,sync_swapin=skip-swapcache,"
-            "anon_lru=active-first,"
-            "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
-            "uncharge_batch=gather,lru_lock=node,release_pages=cluster,zap_lru_drain=on,bh_"
-            "invalidate=none" +
-                tail);
-  EXPECT_EQ(expand("linux-6.6"),
-            "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
-            "ipi,fault_"
-            "lock=per-vma,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
-            "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
-            "lazyfree_pgdirty=cleared,swapin_pte=read-only,sync_swapin=skip-swapcache,"
-            "anon_lru=inactive-first,"
-            "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
-            "uncharge_batch=gather,lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_"
-            "invalidate=drain" +
-                tail);
+  EXPECT_EQ(
+      expand("linux-5.3"),
+      "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
+      "ipi,fault_"
+      "lock=mmap_sem,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
+      "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
+      "lazyfree_pgdirty=cleared,swapin_pte=read-only,sync_swapin=skip-swapcache,swap_readahead=vma,"
+      "anon_lru=active-first,"
+      "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
+      "uncharge_batch=gather,lru_lock=node,release_pages=cluster,zap_lru_drain=on,bh_"
+      "invalidate=none" +
+          tail);
+  EXPECT_EQ(
+      expand("linux-6.6"),
+      "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb="
+      "ipi,fault_"
+      "lock=per-vma,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
+      "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
+      "lazyfree_pgdirty=cleared,swapin_pte=read-only,sync_swapin=skip-swapcache,swap_readahead=vma,"
+      "anon_lru=inactive-first,"
+      "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
+      "uncharge_batch=gather,lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_"
+      "invalidate=drain" +
+          tail);
   EXPECT_EQ(
       expand("linux-6.18"),
       "madv_free=free-swapped,madvise=process-madvise,madvise_lock=per-vma,munmap_lock=downgrade,"
       "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,rwsem_wake=phase-fair,"
       "watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_pgdirty=cleared,"
-      "swapin_pte=writable,sync_swapin=skip-swapcache,anon_lru=inactive-first,pagevec_size=31,"
+      "swapin_pte=writable,sync_swapin=skip-swapcache,swap_readahead=vma,anon_lru=inactive-first,"
+      "pagevec_size=31,"
       "bh_lru_size=16,"
       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
       "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain" +
