@@ -193,14 +193,12 @@ TEST(Run, BadPolicyAndProfileAreNamed) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
 }
 
-// A one-mmap trace whose recorder says the machine had `memory_bytes` and `min_free_kbytes`.
-std::unique_ptr<formats::TraceReader> recorded_with_min_free(const std::string& name,
-                                                             uint64_t memory_bytes,
-                                                             uint64_t min_free_kbytes) {
+// A one-mmap trace whose recorder says what `recorder` says of the recording machine.
+std::unique_ptr<formats::TraceReader> recorded_on(const std::string& name,
+                                                  const formats::RecorderInfo& recorder) {
   const std::string path = formats::testing::temp_path(name);
   formats::TraceMeta meta;
-  meta.recorder.memory_bytes = memory_bytes;
-  meta.recorder.min_free_kbytes = min_free_kbytes;
+  meta.recorder = recorder;
   meta.threads = {{1, 1, "a", -1}};
   Status s;
   auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &s);
@@ -211,6 +209,16 @@ std::unique_ptr<formats::TraceReader> recorded_with_min_free(const std::string& 
   auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &s);
   EXPECT_TRUE(reader) << s.message();
   return reader;
+}
+
+// The same, recorded on a machine with `memory_bytes` and `min_free_kbytes`.
+std::unique_ptr<formats::TraceReader> recorded_with_min_free(const std::string& name,
+                                                             uint64_t memory_bytes,
+                                                             uint64_t min_free_kbytes) {
+  formats::RecorderInfo recorder;
+  recorder.memory_bytes = memory_bytes;
+  recorder.min_free_kbytes = min_free_kbytes;
+  return recorded_on(name, recorder);
 }
 
 // Format 1.12: a trace recorded on a machine whose vm.min_free_kbytes THP raised replays with
@@ -249,18 +257,11 @@ TEST(Run, RecordedMinFreeKbytesSetsTheWatermarksOnTheRecordedMemory) {
 // Format 1.13: a trace recorded with zram as swap replays with zram as its swap, unless
 // --swap-device says otherwise; the recording's swap size is the run's.
 TEST(Run, RecordedSwapDeviceIsTheRunsUnlessGiven) {
-  const std::string path = formats::testing::temp_path("zram_recorded.mmtrace");
-  formats::TraceMeta meta;
-  meta.recorder.swap_bytes = uint64_t{1} << 30;
-  meta.recorder.swap_device = "zram";
-  meta.threads = {{1, 1, "a", -1}};
-  Status st;
-  auto w = formats::TraceWriter::create(path, meta, formats::WriterOptions(), &st);
-  ASSERT_TRUE(w) << st.message();
-  ASSERT_TRUE(w->append(0, formats::ev::mmap(100, 0x7f0000000000, 1 << 16, 3, 0x22)));
-  ASSERT_TRUE(w->close());
-  auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &st);
-  ASSERT_TRUE(reader) << st.message();
+  formats::RecorderInfo recorder;
+  recorder.swap_bytes = uint64_t{1} << 30;
+  recorder.swap_device = "zram";
+  auto reader = recorded_on("zram_recorded.mmtrace", recorder);
+  ASSERT_TRUE(reader);
   ChunkCache cache(8);
   RunSpec spec;
   spec.cpus = 1;

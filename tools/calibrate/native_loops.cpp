@@ -34,12 +34,6 @@ std::vector<int> allowed_cpu_list() {
   return cpus;
 }
 
-uint64_t thread_cpu_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 NativeSample failure(std::string why) {
   NativeSample s;
   s.error = std::move(why);

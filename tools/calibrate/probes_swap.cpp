@@ -53,12 +53,6 @@ constexpr const char* kPageCluster = "/proc/sys/vm/page-cluster";
 // rather than calibrate waiting forever with page-cluster at 0.
 constexpr int kChildTimeoutSeconds = 120;
 
-uint64_t thread_cpu_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 // Sets /proc/sys/vm/page-cluster for its lifetime and puts the old value back. Two probes at once
 // (two calibrations, as ctest -j runs them) would each read the other's 0 as the old value and
 // leave it behind, so the setting is held under an exclusive flock(2) of kLockFile, and the old

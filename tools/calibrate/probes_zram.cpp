@@ -34,12 +34,6 @@ namespace {
 
 constexpr size_t kPage = 4096;
 
-uint64_t thread_cpu() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 long faults(bool major) {
   rusage r{};
   ::getrusage(RUSAGE_SELF, &r);
@@ -117,23 +111,23 @@ std::vector<Figure> probe_zram(const ProbeOptions& o) {
     ZramSample s;
     ::madvise(p, pages * kPage, MADV_DONTNEED);
     long f0 = faults(false);
-    uint64_t c0 = thread_cpu();
+    uint64_t c0 = thread_cpu_ns();
     for (size_t i = 0; i < pages; ++i) p[i * kPage] = 1;
-    s.zero_cpu_ns = thread_cpu() - c0;
+    s.zero_cpu_ns = thread_cpu_ns() - c0;
     s.zero_faults = faults(false) - f0;
     fill_half_random(p, pages, &rng);
-    c0 = thread_cpu();
+    c0 = thread_cpu_ns();
     if (::madvise(p, pages * kPage, MADV_PAGEOUT) != 0) {
       ::munmap(m, pages * kPage);
       std::vector<Figure> figures = zram_figures_unmeasured();
       for (Figure& f : figures) f = failed(f, "MADV_PAGEOUT failed (a kernel before 5.4?)");
       return figures;
     }
-    s.pageout_cpu_ns = thread_cpu() - c0;
+    s.pageout_cpu_ns = thread_cpu_ns() - c0;
     f0 = faults(true);
-    c0 = thread_cpu();
+    c0 = thread_cpu_ns();
     for (size_t i = 0; i < pages; ++i) (void)*static_cast<volatile char*>(p + i * kPage);
-    s.read_cpu_ns = thread_cpu() - c0;
+    s.read_cpu_ns = thread_cpu_ns() - c0;
     s.read_major = faults(true) - f0;
     samples.push_back(s);
   }
