@@ -103,8 +103,8 @@ struct RecorderInfo {
   // the recorded memory sets the model's watermarks from it (replay/run.cpp).
   uint64_t min_free_kbytes = 0;
   // Format 1.13: "zram" or "block", the kind of the recording machine's swap
-  // (tools/cli/host_swap.h);
-  // "" = not known. Replay takes it unless --swap-device says otherwise (replay/run.cpp).
+  // (tools/calibrate/host_swap.h); "" = not known. Replay takes it unless --swap-device or
+  // --profile zram says otherwise (replay/run.cpp).
   std::string swap_device;
   friend bool operator==(const RecorderInfo&, const RecorderInfo&) = default;
 };

@@ -131,11 +131,14 @@ inline constexpr uint64_t watermark_scale_factor = 10;
 inline constexpr uint32_t MAX_RECLAIM_RETRIES = 16;
 // mm/swap.c: /proc/sys/vm/page-cluster: swap-in readahead reads 2^page_cluster pages.
 inline constexpr uint32_t page_cluster = 3;
-// mm/swap_state.c (4.14+): the VMA readahead window is at most 2^SWAP_RA_ORDER_CEILING pages
-// (64-bit), and vma->swap_readahead_info counts at most SWAP_RA_HITS_MAX hits (its low PAGE_SHIFT /
-// 2 bits).
-inline constexpr uint32_t SWAP_RA_ORDER_CEILING = 3;
+// mm/swap_state.c (4.14+): the VMA readahead window is at most 2^SWAP_RA_ORDER_CEILING pages on
+// 64-bit (3 on 32-bit), and vma->swap_readahead_info counts at most SWAP_RA_HITS_MAX hits (its
+// low PAGE_SHIFT / 2 bits). Hits start at SWAP_RA_INITIAL_HITS, the device's
+// (swapin_readahead_hits = ATOMIC_INIT(4)) and a VMA's (GET_SWAP_RA_VAL(): "?: 4"), "to start up
+// with a small window": a first swap-in reads 2^page_cluster pages.
+inline constexpr uint32_t SWAP_RA_ORDER_CEILING = 5;
 inline constexpr uint32_t SWAP_RA_HITS_MAX = (1u << (PAGE_SHIFT / 2)) - 1;
+inline constexpr uint32_t SWAP_RA_INITIAL_HITS = 4;
 
 // mm/vmscan.c: kswapd_try_to_sleep(): the short nap after reaching high, schedule_timeout(HZ/10).
 inline constexpr int64_t KSWAPD_NAP_NS = 100'000'000;

@@ -50,6 +50,7 @@ nlohmann::json trace_to_json(const formats::TraceReader& r) {
            {{"cpus", m.recorder.cpus},
             {"memory_bytes", m.recorder.memory_bytes},
             {"swap_bytes", m.recorder.swap_bytes},
+            {"swap_device", m.recorder.swap_device},
             {"min_free_kbytes", m.recorder.min_free_kbytes}}}};
 }
 
@@ -155,6 +156,7 @@ nlohmann::json study_identity(const Study& study, const Shard& shard) {
                      {"cpus", s.cpus},
                      {"memory_bytes", s.memory_bytes},
                      {"swap_bytes", s.swap_bytes},
+                     {"swap_device", s.swap_device},
                      {"min_free_kbytes", s.min_free_kbytes},
                      {"memcg_limit_bytes", s.memcg_limit_bytes},
                      {"cma_bytes", s.cma_bytes},

@@ -203,14 +203,14 @@ Status min_free_kbytes_for(const formats::TraceReader& reader, const RunSpec& sp
   return Status::ok();
 }
 
-// --swap-device, else the recording machine's (format 1.13), else zram when the cost profile is
-// zram's (its costs are a CPU's decompression, which a block device's wait would misplace), else
-// a block device.
+// --swap-device; else zram with the zram cost profile (its costs are a CPU's decompression,
+// which a block device's wait would misplace); else the recording machine's (format 1.13); else
+// a block device. (The recorded device is already one of the two: the reader drops others.)
 Status swap_device_for(const RunSpec& spec, const formats::TraceMeta& meta,
                        kernelsim::SwapDevice* device) {
   const std::string name = !spec.swap_device.empty()            ? spec.swap_device
-                           : !meta.recorder.swap_device.empty() ? meta.recorder.swap_device
                            : spec.profile == "zram"             ? "zram"
+                           : !meta.recorder.swap_device.empty() ? meta.recorder.swap_device
                                                                 : "block";
   if (name == "zram") {
     *device = kernelsim::SwapDevice::kSynchronous;

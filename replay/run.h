@@ -48,8 +48,8 @@ struct RunSpec {
   uint32_t cpus = 0;               // 0 = the CPUs the trace was recorded on (or 4)
   uint64_t memory_bytes = 0;       // 0 = the trace's machine memory (or the model's default)
   uint64_t swap_bytes = 0;
-  // --swap-device: "block" or "zram" (kernelsim/mm/swapfile.h SwapDevice); "" = the recording
-  // machine's (format 1.13), else zram with the zram cost profile, else block.
+  // --swap-device: "block" or "zram" (kernelsim/mm/swapfile.h SwapDevice); "" = zram with the
+  // zram cost profile, else the recording machine's (format 1.13), else block.
   std::string swap_device;
   uint64_t min_free_kbytes = 0;     // vm.min_free_kbytes; 0 = the kernel's formula
   uint64_t memcg_limit_bytes = 0;   // limit of each memcg (policy memcg); 0 = unlimited

@@ -42,6 +42,7 @@ Co<bool> dup_mmap(Task& t, Mm& mm, Mm& oldmm) {
     v->kind = src->kind;
     v->file = src->file;
     v->pgoff = src->pgoff;
+    v->swap_ra = src->swap_ra;  // vm_area_dup() copies swap_readahead_info
     Vma* dst = mm.vmas.insert(std::move(v));
     if (!co_await copy_page_range(t, mm, *dst, oldmm, *src)) {
       ok = false;

@@ -94,10 +94,10 @@ struct PageFrame {
   // PG_active of a page still in an lru_add batch: mark_page_accessed() found it referenced
   // there (__lru_cache_activate_page()), and the batch's drain puts it on the active list.
   bool active_on_add : 1 = false;
-  // PG_swapcache of an anon page: it holds its swap slot (a read fault brought it back from
-  // swap: mm/swapfile.h), whose copy is current while its pte is clean; a write the MMU lets
-  // through (swapin_pte=writable) makes it stale, and reclaim rewrites the slot. Freeing the
-  // frame frees the slot (free_swap_cache()).
+  // PG_swapcache of an anon page: it holds its swap slot (a read fault or the readahead with it
+  // brought it back from swap: mm/swapfile.h), whose copy is current while its pte is clean; a
+  // write the MMU lets through (swapin_pte=writable) makes it stale, and reclaim rewrites the slot.
+  // Freeing the frame frees the slot (free_swap_cache()).
   bool swapcache : 1 = false;
   uint16_t nid = 0;  // page_to_nid(): the node whose lists and lru_lock it is on
   uint32_t file = 0;

@@ -207,9 +207,12 @@ SwapInWindow swapin_window(Simulation& sim, Vma& vma, uint64_t addr) {
 }
 
 // The frame of a page a swap-in read brings back to mm at addr, and its swap slot: the page stays
-// in the swap cache with it (`keep_slot`: a read fault while swap is at most half full), or the
-// slot is freed at once, as do_swap_page() does for a write fault (reuse_swap_page()) and when
-// vm_swap_full() (try_to_free_swap()); both set PG_dirty then: the only copy is the page.
+// in the swap cache with it (`keep_slot`: a page readahead brought, or the faulting page of a read
+// fault while swap is at most half full), or the slot is freed at once, as do_swap_page() does
+// for a write fault (reuse_swap_page()), when vm_swap_full() (try_to_free_swap(), which sets
+// PG_dirty: the only copy is the page), and on zram since 4.15 (swap_free() of an entry whose page
+// never entered the swap cache; the kernel dirties that page only when reclaim's add_to_swap()
+// takes it, which is when the model's PG_dirty is read).
 uint32_t swapped_in_page(Simulation& sim, Mm& mm, uint64_t addr, uint32_t nid, bool keep_slot) {
   const uint32_t f = sim.lruvec().page_add_new_anon_rmap(mm, addr, nid);
   PageFrame& pf = sim.lruvec().frame(f);
@@ -256,7 +259,8 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t hi, uint64_
     }
     // Clean, not young, and still to be faulted on (pte::kSwapCache). The page stays in the swap
     // cache with its slot however full swap is: do_swap_page() decides when it is faulted
-    // (should_try_to_free_swap()), and reclaim drops it unwritten until then.
+    // (should_try_to_free_swap() in 6.x, vm_swap_full() inline before), and reclaim drops it
+    // unwritten until then.
     p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | pte::kSwapCache);
     ++mm.rss_anon;
     co_await sim.lruvec().lru_cache_add(

@@ -10,13 +10,15 @@
 //     (vma->swap_readahead_info: the last fault's page, its window, the hits since) and places
 //     the window after the fault when the faults go up, before it when they go down, around it
 //     otherwise, within the VMA and the fault's page table.
-// The model has no swap offsets: the cluster eras take a page's place in its VMA for its offset,
-// as reclaim writing a region in order would lay its slots out.
+// The model has no swap offsets: the cluster eras take a page's virtual page number for its
+// offset (aligned as the offset would be), as reclaim writing a region in order would lay its
+// slots out.
 
 #pragma once
 
 #include <cstdint>
 
+#include "kernelsim/constants.h"
 #include "kernelsim/policy/kernel_config.h"
 
 namespace mmreplay::kernelsim {
@@ -24,10 +26,12 @@ namespace mmreplay::kernelsim {
 // What readahead remembers between swap-ins: a VMA's swap_readahead_info (vma), or the device's
 // swapin_readahead_hits, prev_offset and last_readahead_pages (cluster).
 struct SwapRaState {
-  uint64_t pfn = 0;   // the last fault's page (vma: or the last hit's); cluster: the last offset
-                      // sized without hits
-  uint32_t win = 0;   // the last window
-  uint32_t hits = 0;  // readahead pages found in the swap cache since
+  uint64_t pfn = 0;  // the last fault's page (vma: or the last hit's); cluster: the last offset
+                     // sized without hits
+  uint32_t win = 0;  // the last window
+  // Readahead pages found in the swap cache since; a VMA and the device start at
+  // SWAP_RA_INITIAL_HITS, so a first swap-in reads a whole window.
+  uint32_t hits = SWAP_RA_INITIAL_HITS;
 };
 
 // Models __swapin_nr_pages() (mm/swap_state.c): the window of a swap-in at `pfn`.

@@ -5,8 +5,9 @@
 // fields (swap_out_page, swap_io_page, swap_in_page, swap_in_readahead_page, and the CPU time of
 // a read, swap_read_submit). The swap cache is a page's bit (PageFrame::swapcache): a page read
 // back by a read fault keeps its slot while swap is at most half full (do_swap_page():
-// try_to_free_swap() only when vm_swap_full()), so reclaiming it again, unwritten, needs no
-// write; a write to it frees the slot (reuse_swap_page()), as does freeing the page.
+// try_to_free_swap() only when vm_swap_full()), and the pages readahead read with it keep theirs
+// until each is faulted, so reclaiming one again, unwritten, needs no write; a write to it frees
+// the slot (reuse_swap_page()), as does freeing the page.
 // Reads and writes queue on the device one after another (swap_writepage() / swap_readpage() ->
 // submit_bio()), so anon memory freed by swapping out, and swap-ins, are bounded by the device's
 // speed, and the two compete for it. A synchronous device (SWP_SYNCHRONOUS_IO: zram) has no queue:

@@ -86,6 +86,7 @@ Vma* VmaTree::split_vma(Vma* vma, uint64_t addr, uint64_t mm_lock_seq) {
   tail->kind = vma->kind;
   tail->file = vma->file;
   tail->pgoff = vma->pgoff + ((addr - vma->start) >> PAGE_SHIFT);
+  tail->swap_ra = vma->swap_ra;  // vm_area_dup() copies swap_readahead_info
   vma->ptes.split_at(addr, &tail->ptes);
   tail->lock.mark_write_locked(mm_lock_seq);
   vma->end = addr;

@@ -227,7 +227,9 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
     }
     if (!copy_current) {
       t.work(sim.costs().swap_out_page);
-      *written = sim.swap().queue_io(t.clock(), sim.costs().swap_io_page);
+      // zram_submit_bio(): the compression above is the whole write, done when it returns.
+      if (!sim.swap().synchronous_io())
+        *written = sim.swap().queue_io(t.clock(), sim.costs().swap_io_page);
       ++vm.pswpout;
     }
     ++mm.swapents;

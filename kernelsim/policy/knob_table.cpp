@@ -204,7 +204,8 @@ std::vector<KnobInfo> build_table() {
        {SwapReadahead::kVma,
         {"vma",
          "4.14+ (ec560175c0b6): sized the same way per VMA, after the fault when the faults go "
-         "up, before it when they go down, around it otherwise (swap_vma_readahead())"}}}));
+         "up, before it when they go down, around it otherwise (swap_vma_readahead()); the kernel "
+         "keeps cluster while a rotational swap device is on (swap_use_vma_readahead())"}}}));
   t.push_back(
       knob("anon_lru", &KernelConfig::anon_lru,
            "LRU list a new anon page starts on, and what reclaim does with its first reference",

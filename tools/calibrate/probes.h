@@ -126,8 +126,8 @@ struct ZramSample {
 // than 90% of its pages took a zero-filled fault or a major fault on the read back.
 std::vector<Figure> zram_figures(const std::vector<ZramSample>& samples, size_t pages);
 // Reads `fd` (a child's pipe) to its end into *text; false when it has not ended within
-// `timeout_s` seconds (the caller kills the child) or a read fails.
-bool read_until_eof(int fd, int timeout_s, std::string* text);
+// `timeout_ms` milliseconds (the caller kills the child) or a read fails.
+bool read_until_eof(int fd, int timeout_ms, std::string* text);
 
 // mmap of one anonymous page into a hole between PROT_NONE pages, and munmap of it (never
 // touched), per call each.

@@ -184,8 +184,8 @@ bool swap_is_on() {
 
 }  // namespace
 
-bool read_until_eof(int fd, int timeout_s, std::string* text) {
-  const uint64_t deadline = now_ns() + static_cast<uint64_t>(std::max(timeout_s, 0)) * 1000000000u;
+bool read_until_eof(int fd, int timeout_ms, std::string* text) {
+  const uint64_t deadline = now_ns() + static_cast<uint64_t>(std::max(timeout_ms, 0)) * 1000000u;
   char buf[4096];
   for (;;) {
     const uint64_t now = now_ns();
@@ -274,7 +274,7 @@ std::vector<Figure> probe_swap_in(const ProbeOptions& o) {
   }
   ::close(fds[1]);
   std::string text;
-  const bool finished = read_until_eof(fds[0], kChildTimeoutSeconds, &text);
+  const bool finished = read_until_eof(fds[0], kChildTimeoutSeconds * 1000, &text);
   ::close(fds[0]);
   if (!finished) ::kill(child, SIGKILL);
   int status = 0;

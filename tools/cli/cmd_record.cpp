@@ -285,7 +285,7 @@ void print_report(const RecordArgs& a, const std::string& out, const formats::Im
                  static_cast<unsigned long long>(trace.meta.recorder.swap_bytes >> 20),
                  trace.meta.recorder.swap_device.c_str(),
                  trace.meta.recorder.swap_device == "zram"
-                     ? " (replay uses it; --profile zram gives its costs)"
+                     ? " (replay uses it, with zram's swap costs in a built-in profile)"
                      : " (replay uses it)");
   }
   if (trace.meta.recorder.min_free_kbytes != 0) {

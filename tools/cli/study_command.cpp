@@ -168,7 +168,7 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
                   "what the swap is: block (a disk or SSD: a swap-in waits for the read) or zram "
                   "(the read is the faulting CPU's decompression; since 4.15 it skips the swap "
                   "cache and readahead: policy sync_swapin); default: zram with --profile zram, "
-                  "else block")
+                  "else the recording machine's, else block")
       ->check(CLI::IsMember({"block", "zram"}));
   cmd->add_option("--min-free-kbytes", a->min_free_kbytes,
                   "vm.min_free_kbytes of the simulated machine (default: the recording "

@@ -136,7 +136,7 @@ ValidationCase seed_000_madv_free() {
   // memory that reclaim holds at the watermarks, so which calls of a wave of madvise calls zapped
   // was decided by microseconds. With ZONE_DMA's reserve counted that threshold is never reached
   // (the throttled arm is the free arm: 2.09x at 1/64, 2.15x at 1/16); with THP's 45,056 KB the
-  // throttled arm takes 0.47x and 0.74x dontneed's elapsed time at 1/16 and 1/8, against the
+  // throttled arm takes 0.47x and 0.47x dontneed's elapsed time at 1/16 and 1/8, against the
   // thread's 0.747x, since swap readahead is sized by its hits as 3.15+ size it (0.38x and 0.47x
   // while each swap-in read the whole page-cluster, mm/swap_readahead.h; at 1/16: 0.50x before
   // IPIs to one CPU shared an interrupt entry, 0.37x before csds were queued when sent,
@@ -184,12 +184,12 @@ ValidationCase seed_000_madv_free() {
   // draws of six went the thread's way; those CPU times are the machine's busy time. With a swap
   // read's CPU time (swap_read_submit) 1.52x and 1.11x, and the processes' CPU and system time
   // 1.01x: the same draw, so system time is declared with the others. With swap readahead sized
-  // by its hits (swap_readahead=cluster) 1.62x, and 1.15x the processes' CPU time.
+  // by its hits (swap_readahead=cluster) 1.51x, and 1.02x the processes' CPU time.
   const char* const kThrottleDraw =
       "at full size the throttle's outcome is a draw: which calls of a wave of madvise calls find "
       "free memory under 1.5 x min turns on microseconds, and changes moving well under 1% of "
-      "the run give it 0.45x to 1.62x dontneed's elapsed time (0.47x to 1.11x its machine's busy "
-      "time; 1.62x elapsed and 1.15x its processes' CPU time as built; five draws of eight below "
+      "the run give it 0.45x to 1.52x dontneed's elapsed time (0.47x to 1.11x its machine's busy "
+      "time; 1.51x elapsed and 1.02x its processes' CPU time as built; five draws of eight below "
       "1x, seed_000_madv_free.cpp). One run of the thread's machine is not "
       "enough to place it either";
   // time(1) counts the test's processes only. The lazy-free arm's extra reclaim is kswapd's in
@@ -198,10 +198,10 @@ ValidationCase seed_000_madv_free() {
   // thread's way only at ci (1.18x; 1.01x at 1/8, 0.952x at full) while a swap-in read cost no
   // CPU. With the read's own CPU time (CostProfile::swap_read_submit, 8 us a read in xeon-2014:
   // 372,525 reads of 2.98M pages at full size) it goes the thread's way at every scale: 1.33x,
-  // 1.14x and 1.09x against 1.71x; 1.32x, 1.26x and 1.11x since swap readahead is sized by its
-  // hits (its first swap-ins in a region read one page, not eight). The rest of the thread's 1.71x
-  // is left: reclaim in kswapd rather than in the processes, and the thread's 879,585 swap-ins
-  // against the model's 2.99M at full size say the two reclaim different pages.
+  // 1.14x and 1.09x against 1.71x; 1.35x, 1.16x and 1.12x since swap readahead is sized by its
+  // hits. The rest of the thread's 1.71x is left: reclaim in kswapd rather than in the processes,
+  // and the thread's 879,585 swap-ins against the model's 2.98M at full size say the two reclaim
+  // different pages.
   c.gaps = {{"elapsed", "free-throttled", kThrottleDraw, {"full"}},
             {"CPU time", "free-throttled", kThrottleDraw, {"full"}},
             {"system time", "free-throttled", kThrottleDraw, {"full"}}};

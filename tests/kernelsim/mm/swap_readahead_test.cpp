@@ -41,47 +41,64 @@ TEST(SwapReadahead, BeforeThreeFifteenTheWholeAlignedClusterEveryTime) {
   EXPECT_EQ(w.end, kVmaFirst + 16);
 }
 
-// 3.15-4.13: the device's hits size an aligned window; the offset is kept only when there were
-// none (prev_offset).
+// 3.15-4.13: the device's hits size a window aligned as the offset is; the device starts with 4
+// hits (a whole first window), and the offset is kept only when there were none (prev_offset).
 TEST(SwapReadahead, ClusterWindowIsSizedByTheDevicesHitsAndAligned) {
   SwapRaState s;
   SwapRaWindow w = swap_ra_window(SwapReadahead::kCluster, s, kVmaFirst + 13, kVmaFirst, kVmaEnd);
-  EXPECT_EQ(w.end - w.first, 1u) << "a first swap-in, nothing to judge by";
-  w = swap_ra_window(SwapReadahead::kCluster, s, kVmaFirst + 14, kVmaFirst, kVmaEnd);
-  EXPECT_EQ(w.first, kVmaFirst + 14) << "next to the last: two pages, aligned";
+  EXPECT_EQ(w.first, kVmaFirst + 8) << "the first swap-in: the whole aligned cluster";
   EXPECT_EQ(w.end, kVmaFirst + 16);
-  swap_ra_hit(SwapReadahead::kCluster, s, kVmaFirst + 15);
-  w = swap_ra_window(SwapReadahead::kCluster, s, kVmaFirst + 16, kVmaFirst, kVmaEnd);
-  EXPECT_EQ(w.first, kVmaFirst + 16) << "one hit: four pages";
-  EXPECT_EQ(w.end, kVmaFirst + 20);
+  w = swap_ra_window(SwapReadahead::kCluster, s, kVmaFirst + 21, kVmaFirst, kVmaEnd);
+  EXPECT_EQ(w.first, kVmaFirst + 20) << "no hits: half the last window, aligned below the fault";
+  EXPECT_EQ(w.end, kVmaFirst + 24);
+  swap_ra_hit(SwapReadahead::kCluster, s, kVmaFirst + 22);
+  w = swap_ra_window(SwapReadahead::kCluster, s, kVmaFirst + 27, kVmaFirst, kVmaEnd);
+  EXPECT_EQ(w.first, kVmaFirst + 24) << "one hit: four pages";
+  EXPECT_EQ(w.end, kVmaFirst + 28);
   EXPECT_EQ(s.hits, 0u) << "the hits were taken (atomic_xchg())";
+  EXPECT_EQ(s.pfn, kVmaFirst + 21) << "prev_offset: the last swap-in without hits";
 }
 
-// 4.14+: per VMA, placed by the faults' direction, clamped to the VMA and the page table.
+// 4.14+: per VMA (4 hits to start), placed by the faults' direction.
 TEST(SwapReadahead, VmaWindowFollowsTheFaultsDirection) {
   SwapRaState s;
   SwapRaWindow w = swap_ra_window(SwapReadahead::kVma, s, kVmaFirst + 100, kVmaFirst, kVmaEnd);
-  EXPECT_EQ(w.end - w.first, 1u);
+  EXPECT_EQ(w.first, kVmaFirst + 97) << "a first swap-in: the whole window, around the fault";
+  EXPECT_EQ(w.end, kVmaFirst + 105);
+  EXPECT_EQ(s.hits, 0u);
   s.hits = 3;  // three readahead pages found since
   w = swap_ra_window(SwapReadahead::kVma, s, kVmaFirst + 101, kVmaFirst, kVmaEnd);
   EXPECT_EQ(w.first, kVmaFirst + 101) << "going up: the pages after the fault";
   EXPECT_EQ(w.end, kVmaFirst + 109);
-  EXPECT_EQ(s.hits, 0u);
   s.hits = 3;
   w = swap_ra_window(SwapReadahead::kVma, s, kVmaFirst + 100, kVmaFirst, kVmaEnd);
   EXPECT_EQ(w.first, kVmaFirst + 93) << "going down: the pages before it";
   EXPECT_EQ(w.end, kVmaFirst + 101);
-  s.hits = 3;
   w = swap_ra_window(SwapReadahead::kVma, s, kVmaFirst + 300, kVmaFirst, kVmaEnd);
-  EXPECT_EQ(w.first, kVmaFirst + 297) << "elsewhere: around it";
-  EXPECT_EQ(w.end, kVmaFirst + 305);
-  s.hits = 3;
-  w = swap_ra_window(SwapReadahead::kVma, s, kVmaFirst + 1, kVmaFirst, kVmaEnd);
-  EXPECT_EQ(w.first, kVmaFirst) << "not before the VMA";
+  EXPECT_EQ(w.first, kVmaFirst + 299) << "no hits, elsewhere: half the last window, around it";
+  EXPECT_EQ(w.end, kVmaFirst + 303);
+}
+
+// The window stays inside the VMA and the fault's page table (swap_ra_clamp_pfn()).
+TEST(SwapReadahead, VmaWindowIsClampedToTheVmaAndThePageTable) {
+  const uint64_t first = kVmaFirst + 5;  // a VMA that does not start a page table
+  const uint64_t end = kVmaFirst + 203;
+  SwapRaState s;
+  SwapRaWindow w = swap_ra_window(SwapReadahead::kVma, s, first + 1, first, end);
+  EXPECT_EQ(w.first, first) << "not before the VMA";
+  EXPECT_EQ(w.end, first + 6);
+  s = SwapRaState{};
+  w = swap_ra_window(SwapReadahead::kVma, s, end - 2, first, end);
+  EXPECT_EQ(w.first, end - 5);
+  EXPECT_EQ(w.end, end) << "not past the VMA";
   const uint64_t pmd_pages = uint64_t{1} << (PMD_SHIFT - PAGE_SHIFT);
-  s = SwapRaState{kVmaFirst + pmd_pages - 2, 8, 3};
+  s = SwapRaState{};
   w = swap_ra_window(SwapReadahead::kVma, s, kVmaFirst + pmd_pages - 1, kVmaFirst, kVmaEnd);
+  EXPECT_EQ(w.first, kVmaFirst + pmd_pages - 4);
   EXPECT_EQ(w.end, kVmaFirst + pmd_pages) << "not past the fault's page table";
+  s = SwapRaState{};
+  w = swap_ra_window(SwapReadahead::kVma, s, kVmaFirst + pmd_pages + 1, kVmaFirst, kVmaEnd);
+  EXPECT_EQ(w.first, kVmaFirst + pmd_pages) << "not before it";
 }
 
 TEST(SwapReadahead, AVmaHitMovesTheLastPageAndCountsUpToTheMax) {

@@ -104,17 +104,22 @@ TEST(SwapProbe, AChildsPipeIsReadToItsEnd) {
   ASSERT_EQ(::write(fds[1], "1 2 3\n", 6), 6);
   ::close(fds[1]);
   std::string text;
-  EXPECT_TRUE(read_until_eof(fds[0], 60, &text));
+  EXPECT_TRUE(read_until_eof(fds[0], 60'000, &text));
   EXPECT_EQ(text, "1 2 3\n");
   ::close(fds[0]);
 }
 
-// A child that neither writes nor exits: the read gives up at its deadline (here at once).
+// A child that writes a line and then neither writes nor exits: the read keeps what came and
+// gives up at its deadline (20 ms, so that the wait in poll() is what ends it).
 TEST(SwapProbe, AChildThatDoesNotFinishIsGivenUpOn) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::write(fds[1], "1\n", 2), 2);
   std::string text;
-  EXPECT_FALSE(read_until_eof(fds[0], 0, &text));
+  const uint64_t start = now_ns();
+  EXPECT_FALSE(read_until_eof(fds[0], 20, &text));
+  EXPECT_GE(now_ns() - start, 20'000'000u) << "it waited for the deadline";
+  EXPECT_EQ(text, "1\n");
   ::close(fds[0]);
   ::close(fds[1]);
 }
