@@ -170,6 +170,12 @@ TEST(Study, MergeRefusesShardsOfAnotherStudyAndNamesTheDifference) {
   merged = nlohmann::json();
   s = merge_results({a, write("id-d.json", results(four, 1, Shard{2, 3}))}, &merged);
   EXPECT_NE(s.message().find("shard count 2 vs 3"), std::string::npos) << s.message();
+  Study on_zram = make_study(*reader, {"default", "linux-3.16"}, {4});
+  for (StudyRun& run : on_zram.runs) run.spec.swap_device = "zram";
+  merged = nlohmann::json();
+  s = merge_results({a, write("id-e.json", results(on_zram, 1, Shard{2, 2}))}, &merged);
+  EXPECT_NE(s.message().find("run 1: swap_device \"\" vs \"zram\""), std::string::npos)
+      << s.message();
 }
 
 // Issue 15: merge compares what was replayed, not where the file lay. A copy of the trace
