@@ -125,9 +125,8 @@ bool swapin_skips_swap_cache(const Simulation& sim) {
 
 namespace {
 
-// `swapin_wp`: policy swapin_pte=read-only (swapin_write_protects()).
 FaultAction decide(const Mm& mm, const Vma& vma, uint64_t addr, uint8_t p, bool write,
-                   bool swapin_wp) {
+                   const Simulation& sim) {
   if (pte::is_mapped(p)) {
     const bool cow = write && (p & pte::kCowShared) && vma.kind != VmaKind::kFileShared;
     if ((p & pte::kSwapCache) && !cow) return FaultAction::kSwapCacheHit;
@@ -138,7 +137,8 @@ FaultAction decide(const Mm& mm, const Vma& vma, uint64_t addr, uint8_t p, bool 
                                                                     : FaultAction::kCopyPage;
     }
     if (write && (p & pte::kZeroPage)) return FaultAction::kCopyPage;
-    if (write && swapin_wp && pte::swapped_in_read_only(p)) return FaultAction::kWpReuse;
+    if (write && pte::swapped_in_read_only(p) && swapin_write_protects(sim))
+      return FaultAction::kWpReuse;
     if (write && vma.kind == VmaKind::kFilePrivate && !(p & pte::kOwnPage))
       return FaultAction::kCopyPage;
     return FaultAction::kTouchOnly;
@@ -296,8 +296,7 @@ Co<void> map_anon_page(Task& t, Mm& mm, Vma& vma, uint64_t addr, bool write) {
 Co<FaultResult> do_anonymous_page_ptl(Task& t, Vma& vma, uint64_t addr, bool write) {
   Mm& mm = *t.mm();
   co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
-  if (decide(mm, vma, addr, vma.ptes.get(addr), write, swapin_write_protects(t.sim())) !=
-      FaultAction::kNewPage) {
+  if (decide(mm, vma, addr, vma.ptes.get(addr), write, t.sim()) != FaultAction::kNewPage) {
     co_await mem_cgroup_cancel_charge(t, mm, 1);
     co_await free_one(t, PageUse::kUser);
     ++t.sim().vm().fault_spurious;
@@ -363,8 +362,8 @@ Co<FaultResult> do_anonymous_page(Task& t, Vma& vma, uint64_t addr, bool write) 
   if (!charge.await_ready()) return from(AnonStep::kCharge, std::move(charge));
   if (!charge.await_resume()) return from(AnonStep::kCharge);  // a failed charge: ready(false)
   t.work(t.sim().costs().clear_page);
-  if (!t.try_enter_now() || decide(mm, vma, addr, vma.ptes.get(addr), write,
-                                   swapin_write_protects(t.sim())) != FaultAction::kNewPage)
+  if (!t.try_enter_now() ||
+      decide(mm, vma, addr, vma.ptes.get(addr), write, t.sim()) != FaultAction::kNewPage)
     return do_anonymous_page_ptl(t, vma, addr, write);
   Co<void> drain = map_anon_page(t, mm, vma, addr, write);
   if (!drain.await_ready())
@@ -389,7 +388,7 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     // no I/O and no new page (a minor fault).
     co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
     uint8_t& p = vma.ptes.ref(addr);
-    if (decide(mm, vma, addr, p, write, swapin_write_protects(t.sim())) != action) {
+    if (decide(mm, vma, addr, p, write, t.sim()) != action) {
       ++sim.vm().fault_spurious;
       co_return FaultResult::kSpurious;
     }
@@ -486,7 +485,7 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     }
   }
   co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
-  if (decide(mm, vma, addr, vma.ptes.get(addr), write, swapin_write_protects(t.sim())) != action) {
+  if (decide(mm, vma, addr, vma.ptes.get(addr), write, t.sim()) != action) {
     if (needs_page) {
       co_await mem_cgroup_cancel_charge(t, mm, 1);
       co_await free_one(t, PageUse::kUser);
@@ -547,8 +546,7 @@ Co<FaultResult> do_file_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
       co_return FaultResult::kOom;
     }
     co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
-    if (decide(mm, vma, addr, vma.ptes.get(addr), write, swapin_write_protects(t.sim())) !=
-        FaultAction::kMapFile) {
+    if (decide(mm, vma, addr, vma.ptes.get(addr), write, t.sim()) != FaultAction::kMapFile) {
       ++sim.vm().fault_spurious;
       co_return FaultResult::kSpurious;
     }
@@ -573,8 +571,7 @@ Co<FaultResult> do_file_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
 
 Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
   t.work(t.sim().costs().fault_bookkeeping);
-  const FaultAction action =
-      decide(*t.mm(), vma, addr, vma.ptes.get(addr), write, swapin_write_protects(t.sim()));
+  const FaultAction action = decide(*t.mm(), vma, addr, vma.ptes.get(addr), write, t.sim());
   if (action == FaultAction::kNewPage) return do_anonymous_page(t, vma, addr, write);
   if (action == FaultAction::kMapFile) return do_file_fault(t, vma, addr, write);
   return handle_pte_fault(t, vma, addr, write, action);

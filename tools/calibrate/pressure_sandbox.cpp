@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tools/calibrate/host_swap.h"
 #include "tools/calibrate/spawn.h"
 
 namespace mmreplay::tools::calibrate {
@@ -40,17 +41,7 @@ constexpr const char* kV2Root = "/sys/fs/cgroup";
 }  // namespace
 
 uint64_t parse_swap_total(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);  // "Filename Type Size Used Priority"
-  uint64_t total_kib = 0;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string name, type;
-    uint64_t size_kib = 0;
-    if (fields >> name >> type >> size_kib) total_kib += size_kib;
-  }
-  return total_kib * 1024;
+  return parse_proc_swaps(text).bytes;
 }
 
 std::string make_var_tmp_dir(const std::string& what) {

@@ -174,14 +174,6 @@ std::vector<Figure> swap_in_figures() {
           figure_of("swap_read_cpu", "CPU time of a swap-in read beyond its fault", "read")};
 }
 
-bool swap_is_on() {
-  std::ifstream swaps("/proc/swaps");
-  std::string line;
-  int devices = -1;  // the first line is the header
-  while (std::getline(swaps, line)) ++devices;
-  return devices > 0;
-}
-
 }  // namespace
 
 bool read_until_eof(int fd, int timeout_ms, std::string* text) {
@@ -248,8 +240,9 @@ std::vector<Figure> probe_swap_in(const ProbeOptions& o) {
     for (Figure& f : figures) f = failed(f, why);
     return figures;
   };
-  if (!swap_is_on()) return skip("no swap device (/proc/swaps is empty)");
-  if (host_swap().device == "zram") {
+  const HostSwap swap = host_swap();
+  if (swap.device.empty()) return skip("no swap device (/proc/swaps is empty)");
+  if (swap.device == "zram") {
     return skip(
         "the swap device is zram, whose swap-ins skip the swap cache (the zram probe "
         "measures it)");
