@@ -33,7 +33,8 @@
   X(fault_file, "fault_file", "faults that mapped a page-cache page (do_read/shared_fault())")    \
   X(fault_cow, "fault_cow", "do_wp_page() / private file write: page copied")                      \
   X(fault_wp_reuse, "fault_wp_reuse", "do_wp_page() on a fork-shared page no one else maps: reused") \
-  X(fault_swapcache, "fault_swapcache", "do_swap_page() found the page read ahead: a minor fault") \
+  X(fault_swapcache, "fault_swapcache",                                                            \
+    "do_swap_page() found the page in the swap cache (read ahead, or by a fork peer): minor")      \
   X(fault_spurious, "fault_spurious", "pte already as wanted (another thread won, or trace)")      \
   X(fault_segv, "fault_segv", "no VMA or access not allowed")                                      \
   X(fault_oom, "fault_oom", "allocation failed")                                                   \
@@ -44,6 +45,10 @@
   X(pgtable_alloc, "pgtable_alloc", "PTE pages allocated")                                         \
   X(pgtable_free, "pgtable_free", "PTE pages freed")                                               \
   X(fork_ptes_copied, "fork_ptes_copied", "ptes copied by fork's copy_page_range()")              \
+  X(fork_swap_entries_copied, "fork_swap_entries_copied",                                          \
+    "swapped ptes fork's copy_page_range() copied (swap_duplicate(): the entry shared)")          \
+  X(fork_swap_entries_unmapped, "fork_swap_entries_unmapped",                                      \
+    "fork peers' ptes of a page reclaim swapped out, given its entry (try_to_unmap())")           \
   X(zone_lock_batches, "zone_lock_batches", "rmqueue_bulk / free_pcppages_bulk calls")             \
   X(nr_tlb_flush_calls, "tlb_flush_calls", "flush_tlb_mm_range() calls")                           \
   X(nr_tlb_shootdowns, "tlb_shootdowns", "flush calls that sent IPIs")                             \

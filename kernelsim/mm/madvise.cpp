@@ -5,6 +5,7 @@
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
+#include "kernelsim/mm/swap_count.h"
 #include "kernelsim/mm/vma_lock.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
@@ -34,9 +35,8 @@ Co<void> madvise_free_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end,
     if (addr == end) break;
     uint8_t& p = vma.ptes.ref(addr);
     if (pte::state(p) == pte::kSwapped && free_swapped) {  // free_swap_and_cache() + pte_clear()
+      swap_entry_free(sim, mm, p, addr);
       p = pte::kNone;
-      sim.swap().swap_free();
-      --mm.swapents;
       ++sim.vm().madv_free_swap_freed;
       t.work(c.pte_zap);
       continue;

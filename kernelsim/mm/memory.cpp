@@ -11,6 +11,7 @@
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
 #include "kernelsim/mm/oom_kill.h"
+#include "kernelsim/mm/swap_count.h"
 #include "kernelsim/mm/swap_readahead.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
@@ -173,10 +174,12 @@ void set_pte(Mm& mm, uint8_t& p, FaultAction a, bool write) {
                                pte::kPresent | ad);
       ++mm.rss_anon;
       break;
-    case FaultAction::kSwapCacheHit:  // do_swap_page(): the read-ahead page is this pte's now
+    case FaultAction::kSwapCacheHit:
+      // do_swap_page(): the page readahead read is this pte's now, or the page a fork peer read
+      // (mm/swap_count.h), which stays that peer's.
       p = static_cast<uint8_t>((p & ~pte::kSwapCache) | ad);
       if (write) p = static_cast<uint8_t>((p & ~pte::kStateMask) | pte::kPresent);
-      ++mm.rss_anon;
+      if (p & pte::kOwnPage) ++mm.rss_anon;
       break;
     case FaultAction::kTouchOnly:
       break;
@@ -260,8 +263,11 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t hi, uint64_
     // Clean, not young, and still to be faulted on (pte::kSwapCache). The page stays in the swap
     // cache with its slot however full swap is: do_swap_page() decides when it is faulted
     // (should_try_to_free_swap() in 6.x, vm_swap_full() inline before), and reclaim drops it
-    // unwritten until then.
-    p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | pte::kSwapCache);
+    // unwritten until then. The page of an entry fork shares is the other holders' too.
+    const bool shared = swap_entry_shared(mm, p, a);
+    p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | pte::kSwapCache |
+                             (shared ? pte::kCowShared : 0));
+    if (shared) swap_cache_share(sim, mm, a);
     ++mm.rss_anon;
     co_await sim.lruvec().lru_cache_add(
         t, swapped_in_page(sim, mm, a, numa_node_id(t), /*keep_slot=*/true));
@@ -393,7 +399,9 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
       co_return FaultResult::kSpurious;
     }
     set_pte(mm, p, action, write);
-    swap_ra_hit(sim.config().swap_readahead, swap_ra_state(sim, vma), addr >> PAGE_SHIFT);
+    // A readahead hit (PG_readahead); a page a fork peer's fault read is none.
+    if (p & pte::kOwnPage)
+      swap_ra_hit(sim.config().swap_readahead, swap_ra_state(sim, vma), addr >> PAGE_SHIFT);
     // Mapped read-only for a read (the pte clean: pte::swapped_in_read_only()), and the slot
     // freed for a write or when swap is more than half full, as for the faulting page.
     if (write || sim.swap().vm_swap_full()) free_swap_slot_of(sim, mm, addr);
@@ -441,7 +449,10 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     co_return FaultResult::kOom;
   }
   SwapInWindow ra;
-  const bool skip_swapcache = action == FaultAction::kSwapIn && swapin_skips_swap_cache(sim);
+  // An entry fork shares (swap count above 1) goes through the swap cache on any device
+  // (do_swap_page(): SWP_SYNCHRONOUS_IO && __swap_count(entry) == 1).
+  const bool skip_swapcache = action == FaultAction::kSwapIn && swapin_skips_swap_cache(sim) &&
+                              !swap_entry_shared(mm, vma.ptes.get(addr), addr);
   if (action == FaultAction::kSwapIn) {  // do_swap_page() -> swapin_readahead(): one read
     if (!skip_swapcache) ra = swapin_window(sim, vma, addr);
     const uint64_t n = skip_swapcache ? 1 : ra.swapped;
@@ -502,7 +513,14 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     // wp_page_copy() of a private mapping's page-cache page: the pte leaves it for the copy.
     sim.page_cache().page_remove_file_rmap(mapped_page_cache_frame(sim, vma, addr));
   }
-  set_pte(mm, p, action, write);
+  // The page of an entry fork shares stays in the swap cache, mapped read-only and fork-shared:
+  // the other holders map it too (swap_cache_share()), and a write copies it below.
+  const bool shared_entry = action == FaultAction::kSwapIn && swap_entry_shared(mm, p, addr);
+  set_pte(mm, p, action, write && !shared_entry);
+  if (shared_entry) {
+    p |= pte::kCowShared;
+    swap_cache_share(sim, mm, addr);
+  }
   VmCounters& vm = sim.vm();
   if (action == FaultAction::kSwapIn) {
     ++vm.pgmajfault;
@@ -515,10 +533,14 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   }
   if (action == FaultAction::kWpReuse) free_swap_slot_of(sim, mm, addr);  // reuse_swap_page()
   if (action == FaultAction::kSwapIn) {
-    const bool keep_slot = !write && !sim.swap().vm_swap_full() && !skip_swapcache;
+    const bool keep_slot =
+        shared_entry || (!write && !sim.swap().vm_swap_full() && !skip_swapcache);
     co_await sim.lruvec().lru_cache_add(t,
                                         swapped_in_page(sim, mm, addr, numa_node_id(t), keep_slot));
     if (!skip_swapcache) co_await map_swap_readahead(t, vma, ra.lo, ra.hi, addr);
+    // do_swap_page() -> do_wp_page(): a write to the page it shares copies it.
+    if (shared_entry && write)
+      co_return co_await handle_pte_fault(t, vma, addr, write, FaultAction::kCopyPage);
   } else if (needs_page) {
     co_await sim.lruvec().lru_cache_add(
         t, sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));
@@ -747,10 +769,7 @@ Co<uint64_t> zap_pte_range(Task& t, Vma& vma, uint64_t start, uint64_t end, MmuG
     uint8_t& p = vma.ptes.ref(addr);
     if (!pte::is_mapped(p)) {
       t.work(c.pte_walk);
-      if (pte::state(p) == pte::kSwapped) {  // free_swap_and_cache()
-        sim.swap().swap_free();
-        --mm.swapents;
-      }
+      if (pte::state(p) == pte::kSwapped) swap_entry_free(sim, mm, p, addr);
       p = pte::kNone;
       continue;
     }
@@ -813,9 +832,10 @@ namespace {
 uint8_t copy_present_pte(Mm& dst_mm, uint8_t& p) {
   if (p & (pte::kOwnPage | pte::kCowShared)) {
     // An anonymous page: shared, write-protected in both (ptep_set_wrprotect()); the child's
-    // pte is old (pte_mkold()).
+    // pte is old (pte_mkold()). A page still to be faulted from the swap cache (kSwapCache) is a
+    // swap entry in the kernel's pte, which the child copies: its first access faults too.
     p = static_cast<uint8_t>(p | pte::kCowShared);
-    return static_cast<uint8_t>(pte::kPresent | pte::kCowShared);
+    return static_cast<uint8_t>(pte::kPresent | pte::kCowShared | (p & pte::kSwapCache));
   }
   if (!(p & pte::kZeroPage)) ++dst_mm.rss_file;  // a page-cache page (get_page(), rss)
   return static_cast<uint8_t>(pte::kPresent | (p & (pte::kZeroPage | pte::kDirty)));
@@ -824,7 +844,6 @@ uint8_t copy_present_pte(Mm& dst_mm, uint8_t& p) {
 }  // namespace
 
 Co<bool> copy_page_range(Task& t, Mm& dst_mm, Vma& dst, Mm& src_mm, Vma& src) {
-  (void)src_mm;
   if (src.kind == VmaKind::kFileShared) co_return true;  // vma_needs_copy()
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
@@ -832,7 +851,7 @@ Co<bool> copy_page_range(Task& t, Mm& dst_mm, Vma& dst, Mm& src_mm, Vma& src) {
   for (uint64_t addr = src.start; addr < src.end; addr += PAGE_SIZE) {
     addr = skip_pmd_none(t, src, addr, src.end);
     if (addr == src.end) break;
-    if (!pte::is_mapped(src.ptes.get(addr))) {  // none, or a swap entry (not copied here)
+    if (src.ptes.get(addr) == pte::kNone) {
       t.work(c.pte_walk);
       continue;
     }
@@ -843,6 +862,12 @@ Co<bool> copy_page_range(Task& t, Mm& dst_mm, Vma& dst, Mm& src_mm, Vma& src) {
       }
     }
     uint8_t& p = src.ptes.ref(addr);
+    if (pte::state(p) == pte::kSwapped) {  // copy_nonpresent_pte(): the child holds the entry too
+      dst.ptes.ref(addr) = swap_duplicate(sim, src_mm, p, dst_mm, addr);
+      t.work(c.fork_pte_copy);
+      ++sim.vm().fork_swap_entries_copied;
+      continue;
+    }
     if (!pte::is_mapped(p)) continue;  // zapped while the PTE page was allocated
     dst.ptes.ref(addr) = copy_present_pte(dst_mm, p);
     if (maps_page_cache(src, p))  // page_dup_file_rmap(): the child maps the page-cache page too

@@ -38,8 +38,10 @@
 // wp_page_copy(), fault_cow), except in the owner once no one else maps it, which reuses it
 // (wp_page_reuse(), fault_wp_reuse). When the owner copies or zaps a page still mapped by the
 // other side, the frame passes to that side (the kernel's page stays while its mapcount > 0).
-// Known simplifications: swap entries are not copied (the child faults those pages anew), and
-// reclaim unmaps only the owner's pte (the kernel's rmap walk unmaps every mapper).
+// A swapped pte is copied as it is: parent and child hold one entry (mm/swap_count.h), and
+// reclaim of a fork-shared page gives its fork peers' ptes the entry too. Known simplification:
+// the mappers found are the owner's direct fork peers (a grandchild mapping the page through its
+// parent is not), as for a write's copy (cow_sharer()).
 
 #pragma once
 

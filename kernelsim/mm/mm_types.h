@@ -6,6 +6,7 @@
 // Invariants:
 //  (1) rss_anon == number of ptes with kOwnPage mapped (present or lazyfree) in its VMAs
 //      == anon_pages.size(); swapents == number of ptes in state swapped.
+//  (5) shared_swap has a record for each of its swapped ptes marked kCowShared (mm/swap_count.h).
 //  (2) cpumask has exactly the CPUs whose loaded_mm is this mm (arch/x86/tlb.h (2)).
 //  (3) After exit_mmap(): no VMAs, no PTE pages, dead == true.
 //  (4) A page shared by fork (pgtable.h kCowShared) has one frame, owned by one mm (kOwnPage in
@@ -15,12 +16,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "kernelsim/locking/rwsem.h"
 #include "kernelsim/mm/pgtable.h"
 #include "kernelsim/mm/rmap.h"
+#include "kernelsim/mm/swap_count.h"
 #include "kernelsim/mm/vma.h"
 #include "kernelsim/sched/cpumask.h"
 
@@ -57,6 +60,8 @@ class Mm {
   // The mms it shares COW pages with through fork (parent and children): where a write fault
   // looks for the other mapper of a kCowShared page (the model's page_mapcount()).
   std::vector<Mm*> cow_peers;
+  // The swap entries its ptes share with other mms since a fork, by address (mm/swap_count.h).
+  std::unordered_map<uint64_t, std::shared_ptr<SharedSwapEntry>> shared_swap;
 };
 
 }  // namespace mmreplay::kernelsim

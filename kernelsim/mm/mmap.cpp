@@ -231,6 +231,7 @@ Co<void> exit_mmap(Task& t, Mm& mm) {
   co_await tlb_finish_mmu(t, tlb);
   assert(mm.rss_anon == 0 && mm.rss_file == 0 && mm.pte_tables.size() == 0 && "Mm invariant (3)");
   assert(mm.anon_pages.empty() && mm.swapents == 0 && "Mm invariant (1)");
+  assert(mm.shared_swap.empty() && "Mm invariant (5)");
   mm.dead = true;
   co_await mmap_write_unlock(t, mm);
   // Lazy CPUs drop the dead mm (the kernel's mmdrop() of their lazy reference).

@@ -7,6 +7,7 @@
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmap.h"
 #include "kernelsim/mm/mmu_gather.h"
+#include "kernelsim/mm/swap_count.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
 
@@ -62,8 +63,15 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
   for (uint64_t a = vma->ptes.next_populated(old_start, kept_end); a < kept_end;
        a = vma->ptes.next_populated(a + PAGE_SIZE, kept_end)) {
     const uint8_t p = vma->ptes.get(a);
+    const uint64_t to = new_addr + (a - old_start);
     if (pte::is_mapped(p) && (p & pte::kOwnPage)) {
-      sim.lruvec().page_move_anon_rmap(mm, a, new_addr + (a - old_start));
+      sim.lruvec().page_move_anon_rmap(mm, a, to);
+    } else if (moved->ptes.get(to) == (pte::kSwapped | pte::kCowShared)) {
+      // An entry fork shares: its record follows (mm/swap_count.h). A fork peer's swap-in or
+      // exit during the move changed the old pte (swap_cache_share(), swap_entry_free()): the
+      // moved one takes that change.
+      moved->ptes.ref(to) = p;
+      if (swap_entry_shared(mm, p, a)) move_swap_entry(mm, a, to);
     }
   }
   co_await tlb_finish_mmu(t, moved_ptes);

@@ -13,8 +13,11 @@
 // speed, and the two compete for it. A synchronous device (SWP_SYNCHRONOUS_IO: zram) has no queue:
 // its reads and writes are the CPU's (de)compression, in the faulting or reclaiming task.
 //
+// An entry fork duplicated (mm/swap_count.h) is one slot held by several ptes: swap_map's count
+// above 1 (swap_duplicate()); shared_refs() counts those extra holders.
+//
 // Invariant: (1) inuse() <= nr_pages(); inuse() == sum over mms of Mm::swapents +
-// swap_cache_pages(), the frames with PageFrame::swapcache set.
+// swap_cache_pages() (the frames with PageFrame::swapcache set) - shared_refs().
 
 #pragma once
 
@@ -50,6 +53,15 @@ class SwapInfo {
     assert(inuse_ > 0 && "invariant (1): freeing a slot that is not in use");
     --inuse_;
   }
+  // Models swap_duplicate(): one more pte holds an entry in use (fork's copy_nonpresent_pte()).
+  void swap_duplicate() { ++shared_refs_; }
+  // One of several holders of an entry lets go of it: the slot stays in use for the others.
+  void swap_put_shared() {
+    assert(shared_refs_ > 0 && "invariant (1): no entry is shared");
+    --shared_refs_;
+  }
+  // The holders of entries beyond the first (swap_map counts above 1).
+  uint64_t shared_refs() const { return shared_refs_; }
   // A swap-in read's slot stays in use, held by the page now (add_to_swap_cache() by the read,
   // not freed by do_swap_page()).
   void keep_in_swap_cache() { ++cached_; }
@@ -88,6 +100,7 @@ class SwapInfo {
   SwapDevice device_;
   uint64_t inuse_ = 0;
   uint64_t cached_ = 0;                   // of inuse_, the slots pages in the swap cache hold
+  uint64_t shared_refs_ = 0;              // holders of shared entries beyond the first
   SimTime busy_until_ = SimTime::zero();  // when the device finishes the I/O queued so far
   SwapRaState ra_;
 };

@@ -178,20 +178,26 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
 }
 
 // Models the per-page part of shrink_page_list() / try_to_unmap_one() for one isolated frame.
-// A swapped-out page sets *written to when its write completes (SimTime::zero() otherwise).
+// A swapped-out page sets *written to when its write completes (SimTime::zero() otherwise); the
+// ptes it clears besides *unmapped_mm's (a page-cache page's mappers, a fork-shared page's fork
+// peers) go to *peers_unmapped, for the caller to flush.
 // REQUIRES: now() == t.clock() (called right after a sync point).
 PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
                         uint64_t* unmapped_addr, SimTime* written,
-                        std::vector<std::pair<Mm*, uint64_t>>* file_unmapped) {
+                        std::vector<std::pair<Mm*, uint64_t>>* peers_unmapped) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
   PageFrame& pf = lru.frame(f);
-  if (pf.pagecache) return shrink_file_page(t, pf, f, sc, file_unmapped);
+  if (pf.pagecache) return shrink_file_page(t, pf, f, sc, peers_unmapped);
   if (pf.mm == nullptr) return PageOutcome::kGone;  // zapped while isolated: already freed
   uint8_t* p = pte_of(pf);
   if (p == nullptr) return PageOutcome::kActivate;  // mid-mremap (no VMA maps it yet): keep
   VmCounters& vm = sim.vm();
-  const uint32_t referenced_ptes = (*p & pte::kYoung) ? 1 : 0;  // page_referenced(): cleared
+  // page_referenced(): every pte mapping the page, young bits cleared; a fork-shared page's fork
+  // peers map it too (mm/swap_count.h).
+  const bool fork_shared = (*p & pte::kCowShared) != 0;
+  const uint32_t referenced_ptes =
+      ((*p & pte::kYoung) ? 1 : 0) + (fork_shared ? fork_peers_referenced(*pf.mm, pf.addr) : 0);
   *p = static_cast<uint8_t>(*p & ~pte::kYoung);
   const bool look_twice = sim.config().anon_lru == AnonLruMode::kInactiveFirst;
   if (const PageOutcome o = page_check_references(pf, referenced_ptes, false, look_twice);
@@ -234,6 +240,9 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
     }
     ++mm.swapents;
     *p = pte::kSwapped;
+    // try_to_unmap(): the fork peers' ptes get the entry too, and their TLBs are flushed.
+    if (fork_shared)
+      vm.fork_swap_entries_unmapped += swap_entry_share_on_unmap(sim, mm, pf.addr, peers_unmapped);
   }
   --mm.rss_anon;
   *unmapped_mm = &mm;
@@ -260,17 +269,17 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
   uint64_t written_pages = 0;  // swapped out: freed once the device has written them
   SimTime written_end = SimTime::zero();
   MemcgUnchargeList uncharge;
-  std::vector<std::pair<Mm*, uint64_t>> file_unmapped;  // a page-cache page's ptes cleared
+  std::vector<std::pair<Mm*, uint64_t>> peers_unmapped;  // other mappers' ptes cleared
   for (uint32_t f : isolated) {
     t.work(sim.costs().shrink_page);
     co_await sync_point(t);  // the page's PTL (rmap walk)
     Mm* mm = nullptr;
     uint64_t addr = 0;
     SimTime written = SimTime::zero();
-    const PageOutcome o = shrink_page(t, f, sc, &mm, &addr, &written, &file_unmapped);
-    for (const auto& [m, a] : file_unmapped)  // try_to_unmap_one(): ptep_clear_flush()
+    const PageOutcome o = shrink_page(t, f, sc, &mm, &addr, &written, &peers_unmapped);
+    for (const auto& [m, a] : peers_unmapped)  // try_to_unmap_one(): ptep_clear_flush()
       co_await flush_tlb_mm_range(t, FlushTlbInfo{m, a, a + PAGE_SIZE, false});
-    file_unmapped.clear();
+    peers_unmapped.clear();
     if (o == PageOutcome::kActivate || o == PageOutcome::kKeep) {
       if (o == PageOutcome::kActivate) {
         ++sim.vm().pgactivate;

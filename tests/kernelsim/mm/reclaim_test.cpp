@@ -65,7 +65,8 @@ void expect_swap_accounted(const Simulation& sim) {
   uint64_t cached = 0;
   for (uint32_t f = 0; f < sim.lruvec().nr_frames(); ++f) cached += sim.lruvec().frame(f).swapcache;
   EXPECT_EQ(sim.swap().swap_cache_pages(), cached) << "frames with PageFrame::swapcache";
-  EXPECT_EQ(sim.swap().inuse(), swapents + cached);
+  // An entry fork shares is one slot for all its holders (mm/swap_count.h).
+  EXPECT_EQ(sim.swap().inuse() + sim.swap().shared_refs(), swapents + cached);
 }
 
 std::vector<Op> write_anon(uint64_t addr, uint64_t mib) {
@@ -469,8 +470,9 @@ TEST(ReclaimTest, ExitFreesTheSlotsOfSwapCachePagesAndSwappedPtes) {
 }
 
 // A fork while pages sit in the swap cache (the faulted page and readahead's, not yet faulted):
-// the child shares them as it shares any page, and the account holds through the child's reads,
-// its exit, and the parent's.
+// the child shares them as it shares any page, shares the swap entries of the pages after them
+// (mm/swap_count.h), and the account holds through the child's reads, its exit, and the
+// parent's.
 TEST(ReclaimTest, ForkWithSwapCachePagesKeepsTheSwapAccount) {
   const uint64_t window = uint64_t{1} << page_cluster;
   auto sim = reclaim_machine(64, 256, kAgesTheActiveList);
@@ -486,6 +488,7 @@ TEST(ReclaimTest, ForkWithSwapCachePagesKeepsTheSwapAccount) {
                   SimTime::ms(20'000));
   sim->run_until(SimTime::ms(30'000));
   EXPECT_TRUE(sim->find_mm(2)->forked);
+  EXPECT_GT(sim->stats().vm.fork_swap_entries_copied, 0u);
   expect_swap_accounted(*sim);
   sim->run();
   EXPECT_EQ(sim->swap().inuse(), 0u);
