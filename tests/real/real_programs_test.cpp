@@ -36,6 +36,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tools/calibrate/pressure_sandbox.h"
+
 extern char** environ;
 
 namespace {
@@ -726,6 +728,104 @@ TEST_F(RealPrograms, MadvBombUnderMemcgPressure) {
               kPressureSwapinShare * free.at(side).at("swapouts").get<double>())
         << side << ": MADV_FREE left swapped PTEs to be swapped in";
   }
+}
+
+// Fork with memory in swap (kernelsim/mm/swap_count.h): fork_swap writes 96 MiB in a 64 MiB memcg
+// with swap, forks, the child reads every page and exits, then the parent reads every page. The
+// child's reads of swapped pages are major faults; the pages they read stay in the swap cache,
+// where the parent finds some (minor faults). Before fork shared swap entries the model
+// zero-filled the child's swapped pages and predicted half the major faults: 3,096 against
+// 6,167-6,177 natively here, 12,310 against 24,619-24,636 with 384 MiB in a 256 MiB group (a swap
+// file, December 2026); 6,176 and 24,607 since. Natively the count repeats to within 0.2%; the
+// model is held to 10%.
+constexpr uint64_t kForkSwapLimitBytes = uint64_t{64} << 20;
+constexpr const char* kForkSwapLimit = "64M";
+constexpr const char* kForkSwapMib = "96";
+constexpr uint64_t kForkSwapFileBytes = uint64_t{512} << 20;
+constexpr double kForkSwapMajorFaultTolerance = 0.10;
+constexpr int kForkSwapRecordAttempts = 3;
+
+// The sum of the "majflt N" figures fork_swap printed (child's and parent's); -1 when not both.
+int64_t fork_swap_major_faults(const std::string& text) {
+  int64_t sum = 0;
+  int lines = 0;
+  for (const char* who : {"child majflt ", "parent majflt "}) {
+    const auto n = number_after(text, who);
+    if (!n) return -1;
+    sum += static_cast<int64_t>(*n);
+    ++lines;
+  }
+  return lines == 2 ? sum : -1;
+}
+
+TEST_F(RealPrograms, ForkWithSwappedMemoryUnderMemcgPressure) {
+  namespace cal = mmreplay::tools::calibrate;
+  const fs::path dir = work_ / "fork_swap";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string swap_dir = cal::make_var_tmp_dir("real-fork-swap");
+  ASSERT_FALSE(swap_dir.empty()) << "cannot make a folder in /var/tmp";
+  int64_t native_min = INT64_MAX;
+  int64_t native_max = 0;
+  nlohmann::json replayed;
+  {
+    cal::PressureSandbox box;
+    if (const std::string why = box.set_up(kForkSwapLimitBytes, swap_dir, kForkSwapFileBytes);
+        !why.empty()) {
+      fs::remove_all(swap_dir);
+      GTEST_SKIP() << why;
+    }
+    // Each command joins the group before it execs (and so do the processes it forks).
+    const auto in_group = [&box](std::vector<std::string> argv) {
+      argv.insert(argv.begin(), {"sh", "-c", "echo $$ > \"$0\" && exec \"$@\"",
+                                 box.memcg.path() + "/cgroup.procs"});
+      return argv;
+    };
+    const std::string program = std::string(REAL_PROGRAMS_DIR) + "/fork_swap";
+    for (int i = 0; i < 2; ++i) {
+      const fs::path log = dir / ("native-" + std::to_string(i) + ".log");
+      ASSERT_EQ(run(in_group({program, kForkSwapMib}), {}, log).status, 0) << read_text(log);
+      const int64_t majflt = fork_swap_major_faults(read_text(log));
+      ASSERT_GE(majflt, 0) << read_text(log);
+      native_min = std::min(native_min, majflt);
+      native_max = std::max(native_max, majflt);
+    }
+    // perf records from outside the group: inside, reclaim of its own pages made it lose events
+    // (8,220 of 75K in one run, the replay then short of 12% of the major faults). A recording
+    // that lost some all the same is made again.
+    const fs::path trace = dir / "fork_swap.mmtrace";
+    fs::path record_log;
+    for (int attempt = 0; attempt < kForkSwapRecordAttempts; ++attempt) {
+      record_log = dir / ("record-" + std::to_string(attempt) + ".log");
+      std::vector<std::string> record = {REAL_TRACE_REPLAY, "record", "-o", trace.string(), "--"};
+      for (std::string& arg : in_group({program, kForkSwapMib})) record.push_back(std::move(arg));
+      ASSERT_EQ(run(record, {}, record_log).status, 0) << read_text(record_log);
+      if (read_text(record_log).find("perf LOST") == std::string::npos) break;
+      std::cout << "real: fork_swap " << line_with(read_text(record_log), "perf LOST") << "\n";
+    }
+    const fs::path json = dir / "replay.json";
+    const fs::path replay_log = dir / "replay.log";
+    ASSERT_EQ(
+        run({REAL_TRACE_REPLAY, "replay", trace.string(), "--policy", "default+memcg=page_counter",
+             "--memcg-limit", kForkSwapLimit, "--json", json.string()},
+            {}, replay_log)
+            .status,
+        0)
+        << read_text(replay_log);
+    replayed = nlohmann::json::parse(read_text(json)).at("runs").at(0);
+  }
+  fs::remove_all(swap_dir);
+  const nlohmann::json& c = replayed.at("counters");
+  const int64_t model = c.value("major_faults", int64_t{0});
+  std::cout << "real: fork_swap major faults native " << native_min << ".." << native_max
+            << ", model " << model << " (fork_swap_entries_copied "
+            << c.value("fork_swap_entries_copied", int64_t{0}) << ", fault_swapcache "
+            << c.value("fault_swapcache", int64_t{0}) << ", swapins " << c.value("swapins", 0)
+            << ", swapouts " << c.value("swapouts", 0) << ")\n";
+  EXPECT_GT(c.value("fork_swap_entries_copied", 0), 0) << "the fork found pages in swap";
+  EXPECT_GT(c.value("fault_swapcache", 0), 0) << "pages read by one side, found by the other";
+  EXPECT_GE(model, (1 - kForkSwapMajorFaultTolerance) * native_min);
+  EXPECT_LE(model, (1 + kForkSwapMajorFaultTolerance) * native_max);
 }
 
 }  // namespace
