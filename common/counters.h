@@ -106,6 +106,8 @@
     "page_counter: time atomics waited for the busy line (ns)")                                    \
   X(memcg_reclaim, "memcg_reclaim", "try_to_free_mem_cgroup_pages() calls (limit reached)")        \
   X(memcg_oom, "memcg_oom", "charges failed after reclaim: memcg OOM")                             \
+  X(memcg_writeback_waits, "memcg_writeback_waits",                                                \
+    "memcg reclaim waited for a page's writeback (cgroup v1 shrink_page_list() case 3)")          \
   /* ---- Contiguous allocation and migration (mm/cma.c, mm/migrate.c) ---- */                     \
   X(cma_alloc_success, "contig_allocs", "cma_alloc() calls that got their range")                  \
   X(cma_alloc_fail, "contig_alloc_fails",                                                          \

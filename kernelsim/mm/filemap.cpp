@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "kernelsim/kernel/thread.h"
+#include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/oom_kill.h"
 #include "kernelsim/mm/rmap_file.h"
 #include "kernelsim/sim/shared_step.h"
@@ -151,13 +152,18 @@ bool over_background(Simulation& sim) {
   return sim.page_cache().nr_dirty() > sim.page_cache().dirty_thresholds().first;
 }
 
+// wb_check_background_flush() or wb_check_start_all(): the flusher has writing to do.
+bool flusher_has_work(Simulation& sim) {
+  return sim.page_cache().flusher_write_all || over_background(sim);
+}
+
 // Models the flusher's sleep (wb_workfn() returning with no work): sleeps unless over the
 // background threshold; wakeup_flusher_threads() wakes it.
 class FlusherSleep final : public SharedStep {
  public:
   explicit FlusherSleep(Task& t) : SharedStep(t) {}
   bool run_now() override {
-    if (over_background(task_.sim())) return true;
+    if (flusher_has_work(task_.sim())) return true;
     task_.sim().page_cache().flusher_idle = true;
     task_.sim().sched().sleep(task_);
     return false;
@@ -165,15 +171,19 @@ class FlusherSleep final : public SharedStep {
 };
 
 // Models wb_workfn() -> wb_writeback(): MAX_WRITEBACK_PAGES per round, oldest dirtied first,
-// waiting for each round's writes to complete.
+// waiting for each round's writes to complete; a reclaim wakeup's work ends once no page is
+// dirty.
 Co<void> flusher(Task& t) {
   Simulation& sim = t.sim();
   PageCache& pc = sim.page_cache();
   for (;;) {
-    while (over_background(sim)) {
+    while (flusher_has_work(sim)) {
       co_await sync_point(t);
       const std::vector<uint32_t> batch = pc.oldest_dirty(MAX_WRITEBACK_PAGES);
-      if (batch.empty()) break;
+      if (batch.empty()) {
+        pc.flusher_write_all = false;
+        break;
+      }
       SimTime done = t.clock();
       for (uint32_t f : batch) done = max(done, pc.start_page_writeback(f, t.clock()));
       t.work(sim.costs().writeback_submit * static_cast<int64_t>(batch.size()));
@@ -185,9 +195,10 @@ Co<void> flusher(Task& t) {
 
 }  // namespace
 
-void wakeup_flusher_threads(Task& t) {
+void wakeup_flusher_threads(Task& t, WbReason reason) {
   Simulation& sim = t.sim();
   PageCache& pc = sim.page_cache();
+  if (reason == WbReason::kVmscan) pc.flusher_write_all = true;
   if (pc.flusher == nullptr) {
     const uint32_t cpu = sim.nr_cpus() > 1 ? sim.nr_cpus() - 2 : 0;  // kswapd has the last one
     pc.flusher = &sim.create_task(cpu, nullptr);
@@ -241,7 +252,7 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
     // Found in the cache (--cache warm): the kernel's lookup, already charged, is all the cost;
     // the model only gives the page its frame now, with no suspension since the lookup.
     ++sim.vm().pgcache_warm;
-    f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t));
+    f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t), kRootMemcg);
     pc.add(file, index, f);
     sim.lruvec().add_cached_at_start(f);
     if (write) pc.set_page_dirty(f);
@@ -251,6 +262,13 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
   if (f == kNoFrame) {
     if (!co_await alloc_pages(t, PageUse::kUser)) {
       out_of_memory(t);
+      co_return false;
+    }
+    // A page cached before the run was another's charge (the memcg that read it then).
+    uint32_t memcg = kRootMemcg;
+    if (!cached_at_start && !co_await mem_cgroup_charge_file(t, &memcg)) {
+      PageAllocator& pa = sim.page_alloc();  // -ENOMEM from the group: nothing added
+      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
       co_return false;
     }
     if (cached_at_start) {
@@ -266,12 +284,13 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
     f = pc.find_get_page(file, index);
     if (f != kNoFrame) {  // another task added it meanwhile: ours goes back
       PageAllocator& pa = sim.page_alloc();
+      co_await mem_cgroup_uncharge_list(t, memcg, 1);
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
       co_await sync_point(t);
       f = co_await find_get_page_uptodate(t, file, index);
     }
     if (f == kNoFrame) {  // add_to_page_cache_lru()
-      f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t));
+      f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t), memcg);
       pc.add(file, index, f);
       if (write) pc.set_page_dirty(f);
       sim.lruvec().frame(f).referenced = accessed;  // __SetPageReferenced() before the add

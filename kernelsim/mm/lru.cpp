@@ -91,7 +91,7 @@ uint64_t Lruvec::nr_lru_pages() const {
   return n;
 }
 
-uint32_t Lruvec::page_add_file_frame(uint32_t file, uint64_t index, uint32_t nid) {
+uint32_t Lruvec::page_add_file_frame(uint32_t file, uint64_t index, uint32_t nid, uint32_t memcg) {
   assert(nid < nodes_.size());
   const uint32_t f = new_frame();
   PageFrame& pf = frames_[f];
@@ -100,10 +100,7 @@ uint32_t Lruvec::page_add_file_frame(uint32_t file, uint64_t index, uint32_t nid
   pf.addr = index;
   pf.swapbacked = false;
   pf.pagecache = true;
-  // The model charges no page-cache page to a memcg (the kernel does, in __filemap_add_folio()),
-  // so a recycled frame must not keep the memcg of its last anonymous owner: reclaiming it would
-  // uncharge pages that group never charged.
-  pf.memcg = kRootMemcg;
+  pf.memcg = memcg;  // reclaim and truncation uncharge it from this group
   pf.dirty = false;
   pf.file = file;
   pf.dirty_token = 0;
@@ -180,7 +177,7 @@ Lruvec::RemovedPage Lruvec::delete_from_page_cache(uint32_t f) {
   --held_;  // the batch or reclaim holding it frees the frame (drain_lru_add(), release_frame())
   ++unframed_;
   pf.pagecache = false;
-  return RemovedPage{};
+  return RemovedPage{false, pf.nid, pf.memcg};  // the caller uncharges the page it frees
 }
 
 Lruvec::RemovedPage Lruvec::page_remove_rmap(Mm& mm, uint64_t addr) {

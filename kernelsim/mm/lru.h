@@ -138,8 +138,9 @@ class Lruvec {
   // it (its copy on write, its zap), to `to`, the mm left mapping it: the frame's rmap follows.
   void page_hand_over_anon_rmap(Mm& from, Mm& to, uint64_t addr);
   // Models add_to_page_cache_lru()'s frame: page `index` of `file` (the caller inserts it into
-  // the PageCache and calls lru_cache_add()), allocated on node `nid`.
-  uint32_t page_add_file_frame(uint32_t file, uint64_t index, uint32_t nid);
+  // the PageCache and calls lru_cache_add()), allocated on node `nid`, charged to `memcg`
+  // (kRootMemcg: to none).
+  uint32_t page_add_file_frame(uint32_t file, uint64_t index, uint32_t nid, uint32_t memcg);
   // The frame of mm's own page at addr, or kNoFrame.
   uint32_t find(const Mm& mm, uint64_t addr) const;
   // Models try_to_free_swap() of frame f: a page in the swap cache lets go of its slot and is

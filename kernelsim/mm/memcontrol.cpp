@@ -110,6 +110,13 @@ Co<bool> mem_cgroup_charge(Task& t, Mm& mm, uint64_t nr) {
   return charge_group(t, id, nr);
 }
 
+Co<bool> mem_cgroup_charge_file(Task& t, uint32_t* memcg) {
+  Mm* mm = t.mm();
+  *memcg = mm == nullptr ? kRootMemcg : t.sim().memcg().memcg_of(*mm);
+  if (*memcg == kRootMemcg) return Co<bool>::ready(true);
+  return charge_group(t, *memcg, 1);
+}
+
 Co<void> mem_cgroup_cancel_charge(Task& t, Mm& mm, uint64_t nr) {
   co_await mem_cgroup_uncharge_list(t, t.sim().memcg().memcg_of(mm), nr);
 }

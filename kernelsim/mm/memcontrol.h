@@ -2,6 +2,10 @@
 // stock, uncharge batching, and the group limit with its own reclaim and OOM. Policy `memcg`
 // (off, res_counter, page_counter); nothing here runs with memcg=off.
 //
+// Page-cache pages are charged to the group of the task that adds them to the cache (read,
+// readahead, write, fault) and uncharged when reclaim or truncation frees them; pages cached
+// before the run (--cache warm) were someone else's and stay uncharged.
+//
 // Groups: every user mm belongs to one non-root group (Mm::memcg_id; the root memcg, id 0, is
 // never charged, as in the kernel). MachineConfig::memcg_nr_groups groups exist; mms are placed
 // round-robin in the order they first charge (1, the default: every process of the workload in
@@ -84,6 +88,12 @@ class MemcgSet {
 // mm. True when charged (always with memcg=off); false: memcg OOM, nothing charged.
 // REQUIRES: t holds no spinlock; t.mm() != nullptr.
 Co<bool> mem_cgroup_charge(Task& t, Mm& mm, uint64_t nr);
+// Models the charge of a page-cache page as __filemap_add_folio() makes it (mem_cgroup_charge()
+// with no mm: the adding task's group; 2.6.25-3.x mem_cgroup_cache_charge() in
+// add_to_page_cache_locked()): one page to the group of t's mm, none for a kernel thread. Sets
+// *memcg to the group charged (kRootMemcg when none). False: memcg OOM, nothing charged.
+// REQUIRES: t holds no spinlock.
+Co<bool> mem_cgroup_charge_file(Task& t, uint32_t* memcg);
 // Models mem_cgroup_cancel_charge(): a charged page that was not mapped after all.
 Co<void> mem_cgroup_cancel_charge(Task& t, Mm& mm, uint64_t nr);
 // Models mem_cgroup_uncharge_list() -> uncharge_batch(): nr freed pages of group memcg_id.

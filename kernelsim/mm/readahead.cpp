@@ -11,6 +11,7 @@
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/filemap.h"
 #include "kernelsim/mm/lru.h"
+#include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/page_alloc.h"
 #include "kernelsim/sched/core.h"
 #include "kernelsim/sim/shared_step.h"
@@ -86,14 +87,20 @@ Co<void> page_cache_ra_unbounded(Task& t, uint32_t file, uint64_t start, uint64_
       continue;
     }
     if (!co_await alloc_pages(t, PageUse::kUser)) break;  // __GFP_NORETRY: the window ends
+    uint32_t memcg = kRootMemcg;
+    if (!co_await mem_cgroup_charge_file(t, &memcg)) {  // the group is full: so is the window
+      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      break;
+    }
     co_await sync_point(t);
     if (is_page_cached(sim, file, index)) {  // another reader added it meanwhile: ours goes back
+      co_await mem_cgroup_uncharge_list(t, memcg, 1);
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
       co_await sync_point(t);
       read_pages(t, file, &batch);
       continue;
     }
-    const uint32_t f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t));
+    const uint32_t f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t), memcg);
     PageFrame& pf = sim.lruvec().frame(f);
     pf.read_locked = true;
     pf.io_end = SimTime::infinite();  // until read_pages()

@@ -12,6 +12,7 @@
 #include "kernelsim/locking/qspinlock.h"
 #include "kernelsim/mm/filemap.h"
 #include "kernelsim/mm/lru.h"
+#include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/rmap_file.h"
 #include "kernelsim/sim/op.h"
 #include "kernelsim/sim/shared_step.h"
@@ -38,9 +39,12 @@ Co<void> release_truncated_batch(Task& t, const std::vector<Lruvec::RemovedPage>
     co_await locked->unlock_irqrestore(t);
   }
   PageAllocator& pa = sim.page_alloc();
-  for (size_t i = 0; i < removed.size(); ++i) {
+  MemcgUnchargeList uncharge;  // folio_batch_release() -> mem_cgroup_uncharge_folios()
+  for (const Lruvec::RemovedPage& r : removed) {
+    uncharge.add(r.memcg);
     if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
   }
+  co_await uncharge.uncharge(t);
 }
 
 // The pages of a file cached at the start, from page `from` on, that the model never gave a

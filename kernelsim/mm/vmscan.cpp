@@ -23,8 +23,9 @@ namespace {
 struct ScanControl {
   uint64_t nr_to_reclaim = SWAP_CLUSTER_MAX;
   uint64_t nr_reclaimed = 0;
-  uint64_t nr_scanned = 0;    // pages isolated from the inactive lists
-  uint64_t nr_writeback = 0;  // dirty or under-writeback file pages kept (reclaim_throttle())
+  uint64_t nr_scanned = 0;         // pages isolated from the inactive lists
+  uint64_t nr_writeback = 0;       // dirty or under-writeback file pages kept (reclaim_throttle())
+  uint64_t nr_unqueued_dirty = 0;  // of those, dirty and not yet under writeback
   bool kswapd = false;
   uint32_t memcg = kAnyMemcg;  // target_mem_cgroup: memcg reclaim scans only this group's lruvec
   uint32_t nid = 0;            // the node shrink_node() scans (its pgdat)
@@ -149,6 +150,10 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   if (page_read_in_flight(pf, t.clock())) return PageOutcome::kKeep;
   if (pf.io_end > t.clock()) {
     ++sc.nr_writeback;
+    // A memcg's reclaim under cgroup v1 waits for the write (shrink_page_list()'s case 3,
+    // wait_on_page_writeback(): !writeback_throttling_sane(), no per-memcg dirty limits to keep
+    // a group from filling with dirty pages) and then tries the page again.
+    if (sc.memcg != kAnyMemcg) return PageOutcome::kWaitWriteback;
     return PageOutcome::kKeep;
   }
   const bool mapped = pc.mapcount(f) != 0;
@@ -161,6 +166,7 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   if (mapped) try_to_unmap_file(sim, f, unmapped);
   if (pf.dirty) {
     ++sc.nr_writeback;
+    ++sc.nr_unqueued_dirty;
     if (!sc.kswapd) {
       wakeup_flusher_threads(t);
       return PageOutcome::kKeep;
@@ -276,7 +282,13 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
     Mm* mm = nullptr;
     uint64_t addr = 0;
     SimTime written = SimTime::zero();
-    const PageOutcome o = shrink_page(t, f, sc, &mm, &addr, &written, &peers_unmapped);
+    PageOutcome o = shrink_page(t, f, sc, &mm, &addr, &written, &peers_unmapped);
+    while (o == PageOutcome::kWaitWriteback) {  // folio_wait_writeback(), then the page again
+      ++sim.vm().memcg_writeback_waits;
+      co_await do_sleep(t, lru.frame(f).io_end - t.clock());
+      co_await sync_point(t);
+      o = shrink_page(t, f, sc, &mm, &addr, &written, &peers_unmapped);
+    }
     for (const auto& [m, a] : peers_unmapped)  // try_to_unmap_one(): ptep_clear_flush()
       co_await flush_tlb_mm_range(t, FlushTlbInfo{m, a, a + PAGE_SIZE, false});
     peers_unmapped.clear();
@@ -328,7 +340,15 @@ Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
   (sc.kswapd ? sim.vm().pgscan_kswapd : sim.vm().pgscan_direct) += isolated.size();
   sc.nr_scanned += isolated.size();
   std::vector<Kept> keep;
+  const uint64_t unqueued_dirty_before = sc.nr_unqueued_dirty;
   const uint64_t freed = co_await shrink_page_list(t, isolated, sc, &keep);
+  // "If dirty pages are scanned that are not queued for IO, it implies that flushers are not
+  // doing their job": every page isolated was such a page (shrink_inactive_list(), 4.x-6.x).
+  if (file && !isolated.empty() &&
+      sc.nr_unqueued_dirty - unqueued_dirty_before == isolated.size()) {
+    co_await sync_point(t);
+    wakeup_flusher_threads(t, WbReason::kVmscan);
+  }
   (sc.kswapd ? sim.vm().pgsteal_kswapd : sim.vm().pgsteal_direct) += freed;
   if (!keep.empty()) {  // putback_inactive_pages()
     co_await lru_lock.lock_irqsave(t);

@@ -60,7 +60,8 @@ Co<uint64_t> try_to_free_pages(Task& t, bool* throttled = nullptr);
 Co<uint64_t> try_to_free_mem_cgroup_pages(Task& t, uint32_t memcg, uint64_t nr_pages);
 
 // What shrink_page_list() does with one isolated page.
-enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone };
+// kWaitWriteback: a memcg's reclaim found the page under writeback and waits for it (cgroup v1).
+enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone, kWaitWriteback };
 
 struct PageFrame;
 

@@ -30,7 +30,7 @@ Co<void> isolate(Task& t, uint32_t n, std::vector<uint32_t>* out) {
 std::vector<uint32_t> cache_pages(Lruvec& lru, uint32_t n) {
   std::vector<uint32_t> frames;
   for (uint32_t i = 0; i < n; ++i) {
-    frames.push_back(lru.page_add_file_frame(kFile, i, /*nid=*/0));
+    frames.push_back(lru.page_add_file_frame(kFile, i, /*nid=*/0, kRootMemcg));
     lru.add_cached_at_start(frames.back());
   }
   return frames;
@@ -73,7 +73,7 @@ Co<void> churn(Task& t, std::vector<uint32_t>* added, std::vector<uint32_t>* out
   uint32_t next_index = 0;
   for (int round = 0; round < 20; ++round) {
     for (int i = 0; i < 50; ++i) {
-      added->push_back(lru.page_add_file_frame(kFile, next_index++, /*nid=*/0));
+      added->push_back(lru.page_add_file_frame(kFile, next_index++, /*nid=*/0, kRootMemcg));
       lru.add_cached_at_start(added->back());
     }
     co_await isolate(t, 40, out);

@@ -69,7 +69,7 @@ TEST(PageCacheTest, ReadsQueuedOnTheDeviceAreNotWriteback) {
   PageCache& pc = sim->page_cache();
   const CostProfile& c = sim->costs();
   for (uint64_t i = 0; i < 2; ++i) {
-    const uint32_t f = sim->lruvec().page_add_file_frame(1, i, 0);
+    const uint32_t f = sim->lruvec().page_add_file_frame(1, i, 0, kRootMemcg);
     pc.add(1, i, f);
     pc.set_page_dirty(f);
     pc.start_page_writeback(f, SimTime::zero());

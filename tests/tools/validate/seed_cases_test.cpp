@@ -27,7 +27,9 @@ struct ToleratedGap {
   bool agrees_at_ci;
 };
 constexpr ToleratedGap kToleratedGaps[] = {
-    {"seed-003-mmtests", "allocation stalls", "reclaim-predictive", false},
+    // No stall in either arm at full size; at ci, since page-cache charges moved the timing, the
+    // arms differ the thread's way (seed_003_predictive.cpp).
+    {"seed-003-mmtests", "allocation stalls", "reclaim-predictive", true},
     // The throttle at full size is a draw (seed_000_madv_free.cpp); at ci it goes the thread's way.
     {"seed-000-madv-free", "elapsed", "free-throttled", true},
     {"seed-000-madv-free", "CPU time", "free-throttled", true},
