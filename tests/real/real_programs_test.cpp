@@ -828,4 +828,81 @@ TEST_F(RealPrograms, ForkWithSwappedMemoryUnderMemcgPressure) {
   EXPECT_LE(model, (1 + kForkSwapMajorFaultTolerance) * native_max);
 }
 
+// The page cache is charged to the reader's memcg (kernelsim/mm/memcontrol.h): cached_read reads
+// a 128 MiB file twice in a 32 MiB group, from a cold cache. The group's reclaim drops its own
+// cache, so the second pass reads the file from the device again, although the machine has room
+// for all of it. The device reads natively are /proc/vmstat's pgpgin (KiB) over the run; the
+// model's are its page-cache misses, replayed from a cold cache. Before page-cache charges the
+// model read the file once (the second pass hit): 33,304 pages against 65,986 natively; 66,532
+// since (December 2026).
+constexpr uint64_t kCacheLimitBytes = uint64_t{32} << 20;
+constexpr const char* kCacheLimit = "32M";
+constexpr uint64_t kCacheFileBytes = uint64_t{128} << 20;
+constexpr double kCacheMissTolerance = 0.10;
+
+// pgpgin of /proc/vmstat: KiB read from block devices since boot.
+std::optional<uint64_t> pgpgin_kib() {
+  return number_after(read_text("/proc/vmstat"), "\npgpgin ");
+}
+
+// Empties the page cache (root only); false when it could not.
+bool drop_caches() {
+  ::sync();
+  std::ofstream out("/proc/sys/vm/drop_caches");
+  out << "3\n";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+TEST_F(RealPrograms, FileReadTwiceInAMemcgReadsTheDeviceTwice) {
+  namespace cal = mmreplay::tools::calibrate;
+  const fs::path dir = work_ / "memcg_cache";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path input = dir / "input";
+  {
+    std::ofstream out(input, std::ios::binary);
+    const std::string block(1 << 20, 'x');
+    for (uint64_t i = 0; i < kCacheFileBytes >> 20; ++i) out << block;
+  }
+  cal::MemcgSandbox group;
+  if (const std::string why = group.create(kCacheLimitBytes); !why.empty()) GTEST_SKIP() << why;
+  if (!drop_caches()) GTEST_SKIP() << "cannot write /proc/sys/vm/drop_caches";
+  const std::vector<std::string> in_group = {"sh",
+                                             "-c",
+                                             "echo $$ > \"$0\" && exec \"$@\"",
+                                             group.path() + "/cgroup.procs",
+                                             std::string(REAL_PROGRAMS_DIR) + "/cached_read",
+                                             input.string(),
+                                             "2"};
+  const auto before = pgpgin_kib();
+  ASSERT_TRUE(before.has_value()) << "no pgpgin in /proc/vmstat";
+  ASSERT_EQ(run(in_group, {}, dir / "native.log").status, 0) << read_text(dir / "native.log");
+  const uint64_t native_pages = (*pgpgin_kib() - *before) * 1024 / 4096;
+  ASSERT_TRUE(drop_caches());
+  const fs::path trace = dir / "cached_read.mmtrace";
+  std::vector<std::string> record = {REAL_TRACE_REPLAY, "record", "-o", trace.string(), "--"};
+  record.insert(record.end(), in_group.begin(), in_group.end());
+  ASSERT_EQ(run(record, {}, dir / "record.log").status, 0) << read_text(dir / "record.log");
+  const fs::path json = dir / "replay.json";
+  ASSERT_EQ(
+      run({REAL_TRACE_REPLAY, "replay", trace.string(), "--policy", "default+memcg=page_counter",
+           "--memcg-limit", kCacheLimit, "--cache", "cold", "--json", json.string()},
+          {}, dir / "replay.log")
+          .status,
+      0)
+      << read_text(dir / "replay.log");
+  const nlohmann::json replayed = nlohmann::json::parse(read_text(json));
+  const nlohmann::json& c = replayed.at("runs").at(0).at("counters");
+  const uint64_t model_pages = c.value("pgcache_miss", uint64_t{0});
+  const uint64_t file_pages = kCacheFileBytes / 4096;
+  std::cout << "real: cached_read twice in a " << kCacheLimit << " memcg: device pages native "
+            << native_pages << ", model " << model_pages << " (file " << file_pages
+            << " pages; memcg_reclaim " << c.value("memcg_reclaim", uint64_t{0}) << ")\n";
+  EXPECT_GE(native_pages, 2 * file_pages) << "natively the second pass read the device again";
+  EXPECT_GE(model_pages, 2 * file_pages);
+  EXPECT_LE(std::abs(static_cast<double>(model_pages) - static_cast<double>(native_pages)),
+            kCacheMissTolerance * static_cast<double>(native_pages));
+}
+
 }  // namespace
