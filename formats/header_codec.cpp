@@ -43,6 +43,7 @@ void build_header(const TraceMeta& meta, uint32_t chunk_events, capnp_schema::He
   rec.setSyncWakesOnOtherCpu(meta.recorder.sync_wakes_on_other_cpu);
   rec.setMinFreeKbytes(meta.recorder.min_free_kbytes);
   rec.setSwapDevice(meta.recorder.swap_device);
+  rec.setMemcgLimitBytes(meta.recorder.memcg_limit_bytes);
   out.setGenerator(meta.generator);
   out.setAllocator(meta.allocator);
   auto params = out.initParams(static_cast<unsigned>(meta.params.size()));
@@ -93,6 +94,7 @@ Status read_header(capnp_schema::Header::Reader in, const std::string& where, Tr
   meta->recorder.swap_device = rec.getSwapDevice().cStr();
   if (meta->recorder.swap_device != "zram" && meta->recorder.swap_device != "block")
     meta->recorder.swap_device.clear();
+  meta->recorder.memcg_limit_bytes = rec.getMemcgLimitBytes();  // 0 before format 1.14
   meta->generator = in.getGenerator().cStr();
   meta->allocator = in.getAllocator().cStr();  // "" before format 1.5
   meta->params.clear();

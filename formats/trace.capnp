@@ -58,6 +58,11 @@ struct Recorder {
   # /proc/swaps): "zram" (synchronous reads, no swap cache since 4.15) or "block"; empty = not
   # known (older traces, imports, generated traces, no swap): replay's --swap-device decides.
   swapDevice @12 :Text;
+  # Format 1.14: the memory limit the recorded program ran under, in bytes: the lowest
+  # memory.max / memory.limit_in_bytes on the path of the cgroup it started in (a container, a
+  # systemd slice with MemoryMax=). 0 = no limit, or not known (older traces, imports, generated
+  # traces): replay's --memcg-limit decides.
+  memcgLimitBytes @13 :UInt64;
 }
 
 struct Param {

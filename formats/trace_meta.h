@@ -23,10 +23,11 @@ inline constexpr uint16_t kFormatVersionMajor = 1;
 // and block ended by the ordering edge after it (kFlagWokenByEdge); 1.10: file_truncate; 1.11: the
 // recording's sync wake-up placement (RecorderInfo::sync_wakes_on_waker_cpu and _other_cpu);
 // 1.12: the recording machine's vm.min_free_kbytes (RecorderInfo::min_free_kbytes); 1.13: the
-// kind of its swap device (RecorderInfo::swap_device).
+// kind of its swap device (RecorderInfo::swap_device); 1.14: the memory limit of the recorded
+// program's cgroup (RecorderInfo::memcg_limit_bytes).
 // A minor version only adds kinds and fields, so a reader reads every older minor version of its
 // major one.
-inline constexpr uint16_t kFormatVersionMinor = 13;
+inline constexpr uint16_t kFormatVersionMinor = 14;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
 // a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost
@@ -106,6 +107,10 @@ struct RecorderInfo {
   // (tools/calibrate/host_swap.h); "" = not known. Replay takes it unless --swap-device or
   // --profile zram says otherwise (replay/run.cpp).
   std::string swap_device;
+  // Format 1.14: the memory limit of the cgroup the recorded program started in
+  // (tools/calibrate/host_memcg.h); 0 = none or not known. Replay takes it unless --memcg-limit
+  // says otherwise (replay/run.cpp).
+  uint64_t memcg_limit_bytes = 0;
   friend bool operator==(const RecorderInfo&, const RecorderInfo&) = default;
 };
 

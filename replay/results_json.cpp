@@ -51,7 +51,8 @@ nlohmann::json trace_to_json(const formats::TraceReader& r) {
             {"memory_bytes", m.recorder.memory_bytes},
             {"swap_bytes", m.recorder.swap_bytes},
             {"swap_device", m.recorder.swap_device},
-            {"min_free_kbytes", m.recorder.min_free_kbytes}}}};
+            {"min_free_kbytes", m.recorder.min_free_kbytes},
+            {"memcg_limit_bytes", m.recorder.memcg_limit_bytes}}}};
 }
 
 }  // namespace
@@ -102,7 +103,7 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
                         {"memory_bytes", r.memory_bytes},
                         {"swap_bytes", r.swap_bytes},
                         {"min_free_kbytes", r.min_free_kbytes},
-                        {"memcg_limit_bytes", r.spec.memcg_limit_bytes}}},
+                        {"memcg_limit_bytes", r.memcg_limit_bytes}}},
                       {"makespan_ns", r.makespan_ns},
                       {"operations", r.operations},
                       {"throughput_ops_per_s", r.throughput_ops_per_s()},

@@ -165,6 +165,13 @@ void set_files(const formats::TraceMeta& meta, CacheStart cache, bool devices_as
 // sync-idle-prev, one that pulled the wakee to the waker's CPU (wake_affine_idle()) under sync.
 kernelsim::KernelConfig config_for(const formats::TraceMeta& meta, const RunSpec& spec) {
   kernelsim::KernelConfig config = spec.config;
+  // A limit taken from the recording (format 1.14) needs a memory controller to bind: a policy
+  // that leaves memcg off gets the current kernels' page_counter (one named by the policy stays).
+  if (spec.memcg_limit_bytes == 0 && meta.recorder.memcg_limit_bytes != 0 &&
+      config.memcg == kernelsim::MemcgCounterKind::kOff &&
+      !policy_names_knob(spec.policy_name, "memcg")) {
+    config.memcg = kernelsim::MemcgCounterKind::kPageCounter;
+  }
   const uint64_t on_waker = meta.recorder.sync_wakes_on_waker_cpu;
   const uint64_t on_other = meta.recorder.sync_wakes_on_other_cpu;
   if (on_waker != on_other && !policy_names_knob(spec.policy_name, "wake_affine")) {
@@ -291,7 +298,9 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
       !s) {
     return s;
   }
-  machine.memcg_limit_bytes = spec.memcg_limit_bytes;
+  // --memcg-limit, or the limit of the cgroup the program was recorded in (format 1.14).
+  machine.memcg_limit_bytes =
+      spec.memcg_limit_bytes != 0 ? spec.memcg_limit_bytes : meta.recorder.memcg_limit_bytes;
   // The CMA area for contiguous allocations (kernelsim/mm/cma.h): --cma, else the kernel's
   // CMA_SIZE_MBYTES default; never more than the memory.
   machine.cma_bytes =
@@ -369,6 +378,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   result->memory_bytes = machine.memory_bytes;
   result->swap_bytes = machine.swap_bytes;
   result->swap_device = machine.swap_device;
+  result->memcg_limit_bytes = machine.memcg_limit_bytes;
   result->min_free_kbytes = sim->page_alloc().zone().min_free_kbytes;
   collect(*sim, result);
   for (const SourceCounters& c : counters) {

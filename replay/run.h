@@ -99,7 +99,8 @@ struct RunResult {
   uint64_t memory_bytes = 0;
   uint64_t swap_bytes = 0;
   kernelsim::SwapDevice swap_device = kernelsim::SwapDevice::kBlock;
-  uint64_t min_free_kbytes = 0;  // the replayed machine's (spec, recording or boot formula)
+  uint64_t min_free_kbytes = 0;    // the replayed machine's (spec, recording or boot formula)
+  uint64_t memcg_limit_bytes = 0;  // each group's limit (spec, else recording; 0 = none)
   uint64_t makespan_ns = 0;
   uint64_t operations = 0;  // modelled operations (syscalls, faults, touches)
   OpHistograms ops;

@@ -1,6 +1,7 @@
 // What the recorder says of the recording machine beyond its size: the sync wake-up placement
-// (format 1.11), vm.min_free_kbytes (1.12) and the swap device's kind (1.13) survive a write and
-// a read, and older traces read as not known (0, "").
+// (format 1.11), vm.min_free_kbytes (1.12), the swap device's kind (1.13) and the recorded
+// program's memcg limit (1.14) survive a write and a read, and older traces read as not known
+// (0, "").
 
 #include <gtest/gtest.h>
 
@@ -21,6 +22,7 @@ TEST(RecorderHeader, SyncWakePlacementAndMinFreeKbytesRoundTrip) {
   meta.recorder.min_free_kbytes = 67584;
   meta.recorder.swap_bytes = uint64_t{1} << 30;
   meta.recorder.swap_device = "zram";
+  meta.recorder.memcg_limit_bytes = uint64_t{256} << 20;
   capnp::MallocMessageBuilder message;
   build_header(meta, 64, message.initRoot<capnp_schema::Header>());
   TraceMeta back;
@@ -56,6 +58,15 @@ TEST(RecorderHeader, AFormat112TraceHasNoSwapDevice) {
   ASSERT_TRUE(reader) << status.message();
   EXPECT_EQ(reader->meta().version_minor, 12);
   EXPECT_EQ(reader->meta().recorder.swap_device, "");
+}
+
+TEST(RecorderHeader, AFormat113TraceHasNoMemcgLimit) {
+  Status status;
+  const std::string path = std::string(MMREPLAY_FORMAT_FIXTURES_DIR) + "/v1_13_sample.mmtrace";
+  auto reader = TraceReader::open(path, ReaderOptions(), &status);
+  ASSERT_TRUE(reader) << status.message();
+  EXPECT_EQ(reader->meta().version_minor, 13);
+  EXPECT_EQ(reader->meta().recorder.memcg_limit_bytes, 0u);
 }
 
 // A kind this reader does not know (a newer one, or a crafted header) reads as not known.

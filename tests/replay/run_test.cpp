@@ -6,6 +6,7 @@
 
 #include "common/counters.h"
 #include "replay/policy_spec.h"
+#include "replay/results_json.h"
 #include "tests/replay/generated_trace.h"
 
 namespace mmreplay::replay {
@@ -273,6 +274,40 @@ TEST(Run, RecordedSwapDeviceIsTheRunsUnlessGiven) {
   RunResult given;
   ASSERT_TRUE(execute_run(spec, *reader, cache, &given));
   EXPECT_EQ(given.swap_device, kernelsim::SwapDevice::kBlock);
+}
+
+// Format 1.14: a trace recorded in a limited cgroup replays under its limit, with a memory
+// controller the policy did not name (memcg=page_counter), unless --memcg-limit or the policy
+// says otherwise.
+TEST(Run, RecordedMemcgLimitIsTheRunsUnlessGiven) {
+  formats::RecorderInfo recorder;
+  recorder.memcg_limit_bytes = uint64_t{256} << 20;
+  auto reader = recorded_on("memcg_recorded.mmtrace", recorder);
+  ASSERT_TRUE(reader);
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.cpus = 1;
+  RunResult recorded;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &recorded));
+  EXPECT_EQ(recorded.memcg_limit_bytes, uint64_t{256} << 20);
+  EXPECT_NE(recorded.effective_policy.find("memcg=page_counter"), std::string::npos)
+      << recorded.effective_policy;
+  EXPECT_EQ(run_to_json(0, recorded)["machine"]["memcg_limit_bytes"], uint64_t{256} << 20);
+  spec.memcg_limit_bytes = uint64_t{1} << 30;
+  RunResult given;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &given));
+  EXPECT_EQ(given.memcg_limit_bytes, uint64_t{1} << 30);
+
+  // A trace without one (every trace before format 1.14) runs as it always did.
+  auto plain = recorded_on("memcg_none.mmtrace", formats::RecorderInfo{});
+  ASSERT_TRUE(plain);
+  RunSpec none;
+  none.cpus = 1;
+  RunResult unlimited;
+  ASSERT_TRUE(execute_run(none, *plain, cache, &unlimited));
+  EXPECT_EQ(unlimited.memcg_limit_bytes, 0u);
+  EXPECT_NE(unlimited.effective_policy.find("memcg=off"), std::string::npos)
+      << unlimited.effective_policy;
 }
 
 TEST(Run, ARecordedMinFreeKbytesAboveTheMemoryIsACorruptHeader) {

@@ -38,7 +38,8 @@ nlohmann::json to_json(const formats::TraceReader& reader, const formats::TraceS
                    {"sync_wakes_on_waker_cpu", m.recorder.sync_wakes_on_waker_cpu},
                    {"sync_wakes_on_other_cpu", m.recorder.sync_wakes_on_other_cpu},
                    {"min_free_kbytes", m.recorder.min_free_kbytes},
-                   {"swap_device", m.recorder.swap_device}};
+                   {"swap_device", m.recorder.swap_device},
+                   {"memcg_limit_bytes", m.recorder.memcg_limit_bytes}};
   j["generator"] = m.generator;
   j["allocator"] = m.allocator;
   j["params"] = nlohmann::json::object();
@@ -116,6 +117,10 @@ void print_text(const formats::TraceReader& reader, const formats::TraceStats& s
   if (m.recorder.min_free_kbytes != 0) {
     fmt::print("min_free      {} KB (vm.min_free_kbytes; replay on this memory uses it)\n",
                m.recorder.min_free_kbytes);
+  }
+  if (m.recorder.memcg_limit_bytes != 0) {
+    fmt::print("memcg limit   {} (the recorded program's cgroup; replay uses it)\n",
+               human_bytes(m.recorder.memcg_limit_bytes));
   }
   if (m.recorder.tracing_cost_ns != 0 || m.recorder.fault_cost_ns != 0) {
     fmt::print("tracing cost  {} ns per event, {} ns per page fault (taken out of replay gaps)\n",

@@ -43,6 +43,7 @@
 #include "formats/import/fd_table.h"
 #include "formats/import/import.h"
 #include "formats/import/syscall.h"
+#include "tools/calibrate/host_memcg.h"
 #include "tools/calibrate/host_swap.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
@@ -215,6 +216,9 @@ void fill_recorder(const RecordArgs& a, const TracingCost& cost, formats::Import
   const HostSwap swap = host_swap();
   trace->meta.recorder.swap_bytes = swap.bytes;
   trace->meta.recorder.swap_device = swap.device;
+  // The command runs in record's own cgroup (perf's child); --pid's process in its own.
+  trace->meta.recorder.memcg_limit_bytes =
+      host_memcg_limit(a.pid != 0 ? fmt::format("/proc/{}/cgroup", a.pid) : "/proc/self/cgroup");
 }
 
 // First to last event of the trace, in ns (0 for fewer than two events).
@@ -291,6 +295,12 @@ void print_report(const RecordArgs& a, const std::string& out, const formats::Im
   if (trace.meta.recorder.min_free_kbytes != 0) {
     std::fprintf(stderr, "  vm.min_free_kbytes: %llu (replay on this machine's memory uses it)\n",
                  static_cast<unsigned long long>(trace.meta.recorder.min_free_kbytes));
+  }
+  if (trace.meta.recorder.memcg_limit_bytes != 0) {
+    std::fprintf(stderr,
+                 "  memcg limit: %llu MiB (the cgroup the command ran in; replay uses it, its "
+                 "page cache charged to it)\n",
+                 static_cast<unsigned long long>(trace.meta.recorder.memcg_limit_bytes >> 20));
   }
   std::fprintf(
       stderr, "  perf.data %llu bytes (%.1f bytes/event), .mmtrace %llu bytes (%.2f bytes/event)\n",
