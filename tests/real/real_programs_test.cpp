@@ -739,7 +739,6 @@ TEST_F(RealPrograms, MadvBombUnderMemcgPressure) {
 // file, December 2026); 6,176 and 24,607 since. Natively the count repeats to within 0.2%; the
 // model is held to 10%.
 constexpr uint64_t kForkSwapLimitBytes = uint64_t{64} << 20;
-constexpr const char* kForkSwapLimit = "64M";
 constexpr const char* kForkSwapMib = "96";
 constexpr uint64_t kForkSwapFileBytes = uint64_t{512} << 20;
 constexpr double kForkSwapMajorFaultTolerance = 0.10;
@@ -790,29 +789,33 @@ TEST_F(RealPrograms, ForkWithSwappedMemoryUnderMemcgPressure) {
       native_min = std::min(native_min, majflt);
       native_max = std::max(native_max, majflt);
     }
-    // perf records from outside the group: inside, reclaim of its own pages made it lose events
-    // (8,220 of 75K in one run, the replay then short of 12% of the major faults). A recording
-    // that lost some all the same is made again.
+    // record --cgroup: the program in the group, perf outside it (inside, the group's reclaim of
+    // perf's own pages made it lose events: 8,220 of 75K in one run, the replay then short of 12%
+    // of the major faults). A recording that lost some all the same is made again. The replay
+    // takes the group's limit from the recording (format 1.14).
     const fs::path trace = dir / "fork_swap.mmtrace";
     fs::path record_log;
     for (int attempt = 0; attempt < kForkSwapRecordAttempts; ++attempt) {
       record_log = dir / ("record-" + std::to_string(attempt) + ".log");
-      std::vector<std::string> record = {REAL_TRACE_REPLAY, "record", "-o", trace.string(), "--"};
-      for (std::string& arg : in_group({program, kForkSwapMib})) record.push_back(std::move(arg));
-      ASSERT_EQ(run(record, {}, record_log).status, 0) << read_text(record_log);
+      ASSERT_EQ(run({REAL_TRACE_REPLAY, "record", "--cgroup", box.memcg.path(), "-o",
+                     trace.string(), "--", program, kForkSwapMib},
+                    {}, record_log)
+                    .status,
+                0)
+          << read_text(record_log);
       if (read_text(record_log).find("perf LOST") == std::string::npos) break;
       std::cout << "real: fork_swap " << line_with(read_text(record_log), "perf LOST") << "\n";
     }
     const fs::path json = dir / "replay.json";
     const fs::path replay_log = dir / "replay.log";
     ASSERT_EQ(
-        run({REAL_TRACE_REPLAY, "replay", trace.string(), "--policy", "default+memcg=page_counter",
-             "--memcg-limit", kForkSwapLimit, "--json", json.string()},
-            {}, replay_log)
+        run({REAL_TRACE_REPLAY, "replay", trace.string(), "--json", json.string()}, {}, replay_log)
             .status,
         0)
         << read_text(replay_log);
     replayed = nlohmann::json::parse(read_text(json)).at("runs").at(0);
+    EXPECT_EQ(replayed.at("machine").at("memcg_limit_bytes").get<uint64_t>(), kForkSwapLimitBytes)
+        << "the recorded group's limit";
   }
   fs::remove_all(swap_dir);
   const nlohmann::json& c = replayed.at("counters");
@@ -836,7 +839,6 @@ TEST_F(RealPrograms, ForkWithSwappedMemoryUnderMemcgPressure) {
 // model read the file once (the second pass hit): 33,304 pages against 65,986 natively; 66,532
 // since (December 2026).
 constexpr uint64_t kCacheLimitBytes = uint64_t{32} << 20;
-constexpr const char* kCacheLimit = "32M";
 constexpr uint64_t kCacheFileBytes = uint64_t{128} << 20;
 constexpr double kCacheMissTolerance = 0.10;
 
@@ -880,14 +882,18 @@ TEST_F(RealPrograms, FileReadTwiceInAMemcgReadsTheDeviceTwice) {
   ASSERT_EQ(run(in_group, {}, dir / "native.log").status, 0) << read_text(dir / "native.log");
   const uint64_t native_pages = (*pgpgin_kib() - *before) * 1024 / 4096;
   ASSERT_TRUE(drop_caches());
+  // record --cgroup runs the program in the group (perf outside it); the replay takes the group's
+  // limit from the recording (format 1.14).
   const fs::path trace = dir / "cached_read.mmtrace";
-  std::vector<std::string> record = {REAL_TRACE_REPLAY, "record", "-o", trace.string(), "--"};
-  record.insert(record.end(), in_group.begin(), in_group.end());
-  ASSERT_EQ(run(record, {}, dir / "record.log").status, 0) << read_text(dir / "record.log");
+  ASSERT_EQ(run({REAL_TRACE_REPLAY, "record", "--cgroup", group.path(), "-o", trace.string(), "--",
+                 std::string(REAL_PROGRAMS_DIR) + "/cached_read", input.string(), "2"},
+                {}, dir / "record.log")
+                .status,
+            0)
+      << read_text(dir / "record.log");
   const fs::path json = dir / "replay.json";
   ASSERT_EQ(
-      run({REAL_TRACE_REPLAY, "replay", trace.string(), "--policy", "default+memcg=page_counter",
-           "--memcg-limit", kCacheLimit, "--cache", "cold", "--json", json.string()},
+      run({REAL_TRACE_REPLAY, "replay", trace.string(), "--cache", "cold", "--json", json.string()},
           {}, dir / "replay.log")
           .status,
       0)
@@ -896,9 +902,13 @@ TEST_F(RealPrograms, FileReadTwiceInAMemcgReadsTheDeviceTwice) {
   const nlohmann::json& c = replayed.at("runs").at(0).at("counters");
   const uint64_t model_pages = c.value("pgcache_miss", uint64_t{0});
   const uint64_t file_pages = kCacheFileBytes / 4096;
-  std::cout << "real: cached_read twice in a " << kCacheLimit << " memcg: device pages native "
-            << native_pages << ", model " << model_pages << " (file " << file_pages
-            << " pages; memcg_reclaim " << c.value("memcg_reclaim", uint64_t{0}) << ")\n";
+  EXPECT_EQ(replayed.at("runs").at(0).at("machine").at("memcg_limit_bytes").get<uint64_t>(),
+            kCacheLimitBytes)
+      << "the recorded group's limit";
+  std::cout << "real: cached_read twice in a " << (kCacheLimitBytes >> 20)
+            << " MiB memcg: device pages native " << native_pages << ", model " << model_pages
+            << " (file " << file_pages << " pages; memcg_reclaim "
+            << c.value("memcg_reclaim", uint64_t{0}) << ")\n";
   EXPECT_GE(native_pages, 2 * file_pages) << "natively the second pass read the device again";
   EXPECT_GE(model_pages, 2 * file_pages);
   EXPECT_LE(std::abs(static_cast<double>(model_pages) - static_cast<double>(native_pages)),

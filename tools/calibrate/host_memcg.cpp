@@ -89,4 +89,23 @@ uint64_t host_memcg_limit(const std::string& proc_cgroup, const std::string& sys
   return lowest_limit(root, cg.v2, "memory.max");
 }
 
+uint64_t cgroup_dir_memcg_limit(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::path d = std::filesystem::weakly_canonical(dir, ec);
+  if (ec) d = dir;
+  uint64_t lowest = 0;
+  for (;;) {
+    const char* file = std::filesystem::exists(d / "memory.limit_in_bytes")
+                           ? "memory.limit_in_bytes"
+                       : std::filesystem::exists(d / "memory.max") ? "memory.max"
+                                                                   : nullptr;
+    if (file == nullptr) break;
+    const uint64_t limit = parse_memcg_limit(read_text(d / file));
+    if (limit != 0 && (lowest == 0 || limit < lowest)) lowest = limit;
+    if (!d.has_parent_path() || d.parent_path() == d) break;
+    d = d.parent_path();
+  }
+  return lowest;
+}
+
 }  // namespace mmreplay::tools

@@ -70,6 +70,7 @@ struct RecordArgs {
   bool no_probe = false;
   int64_t pid = 0;
   double duration_s = 0;
+  std::string cgroup;  // --cgroup DIR: the command runs in this cgroup, perf and record outside
   std::vector<std::string> command;
   // command[0] as record's own PATH finds it (run_record()). perf record puts the folder of its
   // own binary (/usr/bin) before PATH when it runs the command (perf's setup_path()), so given a
@@ -78,10 +79,15 @@ struct RecordArgs {
   std::string executable;
 };
 
-// The command as record runs it: its first word the file it resolved to.
+// The command as record runs it: its first word the file it resolved to; with --cgroup, behind a
+// shell that moves itself into the group and execs it (the trace starts with that shell).
 std::vector<std::string> command_to_run(const RecordArgs& a) {
   std::vector<std::string> argv = a.command;
   if (!argv.empty() && !a.executable.empty()) argv[0] = a.executable;
+  if (!a.cgroup.empty()) {
+    argv.insert(argv.begin(),
+                {"/bin/sh", "-c", "echo $$ > \"$0\"/cgroup.procs && exec \"$@\"", a.cgroup});
+  }
   return argv;
 }
 
@@ -149,6 +155,14 @@ Status check_args(const RecordArgs& a) {
     return Status::invalid_argument("--duration: only with --pid");
   }
   if (a.pid != 0 && a.baseline) return Status::invalid_argument("--baseline: not with --pid");
+  if (!a.cgroup.empty() && a.pid != 0) {
+    return Status::invalid_argument("--cgroup: not with --pid (that process is in its own group)");
+  }
+  if (!a.cgroup.empty() && ::access((a.cgroup + "/cgroup.procs").c_str(), W_OK) != 0) {
+    return Status::invalid_argument("--cgroup " + a.cgroup +
+                                    ": not a cgroup folder record may move a process into (no "
+                                    "writable cgroup.procs)");
+  }
   if (a.all_syscalls && !a.events.empty()) {
     return Status::invalid_argument("--all-syscalls: not with --events");
   }
@@ -206,6 +220,7 @@ void fill_recorder(const RecordArgs& a, const TracingCost& cost, formats::Import
   if (a.all_syscalls) cmdline += " --all-syscalls";
   if (!a.events.empty()) cmdline += " --events " + a.events;
   if (a.pid != 0) cmdline += fmt::format(" --pid {} --duration {}", a.pid, a.duration_s);
+  if (!a.cgroup.empty()) cmdline += " --cgroup " + a.cgroup;
   if (!a.command.empty()) cmdline += " --";
   for (const std::string& w : a.command) cmdline += " " + w;
   trace->meta.recorder.command_line = cmdline;
@@ -216,9 +231,12 @@ void fill_recorder(const RecordArgs& a, const TracingCost& cost, formats::Import
   const HostSwap swap = host_swap();
   trace->meta.recorder.swap_bytes = swap.bytes;
   trace->meta.recorder.swap_device = swap.device;
-  // The command runs in record's own cgroup (perf's child); --pid's process in its own.
+  // The command runs in --cgroup's group, else in record's own (perf's child); --pid's process
+  // in its own.
   trace->meta.recorder.memcg_limit_bytes =
-      host_memcg_limit(a.pid != 0 ? fmt::format("/proc/{}/cgroup", a.pid) : "/proc/self/cgroup");
+      !a.cgroup.empty() ? cgroup_dir_memcg_limit(a.cgroup)
+                        : host_memcg_limit(a.pid != 0 ? fmt::format("/proc/{}/cgroup", a.pid)
+                                                      : "/proc/self/cgroup");
 }
 
 // First to last event of the trace, in ns (0 for fewer than two events).
@@ -301,6 +319,11 @@ void print_report(const RecordArgs& a, const std::string& out, const formats::Im
                  "  memcg limit: %llu MiB (the cgroup the command ran in; replay uses it, its "
                  "page cache charged to it)\n",
                  static_cast<unsigned long long>(trace.meta.recorder.memcg_limit_bytes >> 20));
+    if (report.lost_events > 0 && a.cgroup.empty()) {
+      std::fprintf(stderr,
+                   "  hint: perf ran in that group too, and its reclaim takes perf's memory: "
+                   "record from outside it with --cgroup DIR\n");
+    }
   }
   std::fprintf(
       stderr, "  perf.data %llu bytes (%.1f bytes/event), .mmtrace %llu bytes (%.2f bytes/event)\n",
@@ -443,6 +466,10 @@ void register_record_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--pid", args->pid,
                   "record the running process PID (and what it creates meanwhile) instead");
   cmd->add_option("--duration", args->duration_s, "with --pid: seconds to record");
+  cmd->add_option("--cgroup", args->cgroup,
+                  "run the command in this cgroup folder (e.g. /sys/fs/cgroup/memory/box), perf "
+                  "outside it, and store its memory limit: a limited group's reclaim would take "
+                  "perf's memory too and make it lose events");
   cmd->add_flag("--keep", args->keep, "keep perf.data and the perf script text");
   cmd->add_flag("--no-probe", args->no_probe,
                 "skip the short probe that measures perf's cost per event and a page fault's "

@@ -79,6 +79,19 @@ TEST_F(HostMemcgTree, V2ReadsMemoryMaxAndTheRootHasNone) {
   EXPECT_EQ(limit(), 0u) << "the root group";
 }
 
+// record --cgroup DIR: the folder's limit and those above it, up to the hierarchy's top (the
+// first folder without a limit file).
+TEST_F(HostMemcgTree, ACgroupFolderTakesTheLowestLimitAboveIt) {
+  write("memory/memory.limit_in_bytes", "9223372036854771712\n");
+  write("memory/box/memory.limit_in_bytes", "268435456\n");
+  write("memory/box/job/memory.limit_in_bytes", "9223372036854771712\n");
+  EXPECT_EQ(cgroup_dir_memcg_limit((root_ / "memory/box/job").string()), uint64_t{256} << 20);
+  write("v2/memory.max", "max\n");  // v2's top has none; a nested group of one does
+  write("v2/slice/memory.max", "1073741824\n");
+  EXPECT_EQ(cgroup_dir_memcg_limit((root_ / "v2/slice").string()), uint64_t{1} << 30);
+  EXPECT_EQ(cgroup_dir_memcg_limit((root_ / "nothing").string()), 0u);
+}
+
 TEST_F(HostMemcgTree, NoCgroupFileOrNoLimitFileIsNoLimit) {
   EXPECT_EQ(limit(), 0u);
   write("proc_cgroup", "4:memory:/gone\n");
