@@ -298,9 +298,13 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
       !s) {
     return s;
   }
-  // --memcg-limit, or the limit of the cgroup the program was recorded in (format 1.14).
-  machine.memcg_limit_bytes =
-      spec.memcg_limit_bytes != 0 ? spec.memcg_limit_bytes : meta.recorder.memcg_limit_bytes;
+  // --memcg-limit, or the limit of the cgroup the program was recorded in (format 1.14) unless
+  // the policy turns memcg off (the way to replay such a trace without it).
+  const kernelsim::KernelConfig config = config_for(meta, spec);
+  machine.memcg_limit_bytes = spec.memcg_limit_bytes != 0 ? spec.memcg_limit_bytes
+                              : config.memcg != kernelsim::MemcgCounterKind::kOff
+                                  ? meta.recorder.memcg_limit_bytes
+                                  : 0;
   // The CMA area for contiguous allocations (kernelsim/mm/cma.h): --cma, else the kernel's
   // CMA_SIZE_MBYTES default; never more than the memory.
   machine.cma_bytes =
@@ -321,7 +325,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
     kernelsim::use_zram_swap_costs(&costs);
   }
   std::string error;
-  auto sim = kernelsim::Simulation::create(machine, costs, config_for(meta, spec), &error);
+  auto sim = kernelsim::Simulation::create(machine, costs, config, &error);
   // Simulation::create() refuses only its machine configuration (CPUs, sizes): a bad argument.
   if (!sim) return Status::invalid_argument("run " + spec.policy_name + ": " + error);
   set_files(meta, spec.cache, !policy_names_knob(spec.policy_name, "read_ahead_kb"), &sim->files());

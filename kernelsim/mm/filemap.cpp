@@ -154,7 +154,7 @@ bool over_background(Simulation& sim) {
 
 // wb_check_background_flush() or wb_check_start_all(): the flusher has writing to do.
 bool flusher_has_work(Simulation& sim) {
-  return sim.page_cache().flusher_write_all || over_background(sim);
+  return sim.page_cache().flusher_write_all_pages != 0 || over_background(sim);
 }
 
 // Models the flusher's sleep (wb_workfn() returning with no work): sleeps unless over the
@@ -171,8 +171,8 @@ class FlusherSleep final : public SharedStep {
 };
 
 // Models wb_workfn() -> wb_writeback(): MAX_WRITEBACK_PAGES per round, oldest dirtied first,
-// waiting for each round's writes to complete; a reclaim wakeup's work ends once no page is
-// dirty.
+// waiting for each round's writes to complete; a reclaim wakeup's work ends once it wrote as many
+// pages as were dirty at the wakeup.
 Co<void> flusher(Task& t) {
   Simulation& sim = t.sim();
   PageCache& pc = sim.page_cache();
@@ -180,8 +180,9 @@ Co<void> flusher(Task& t) {
     while (flusher_has_work(sim)) {
       co_await sync_point(t);
       const std::vector<uint32_t> batch = pc.oldest_dirty(MAX_WRITEBACK_PAGES);
+      pc.flusher_write_all_pages -= std::min<uint64_t>(pc.flusher_write_all_pages, batch.size());
       if (batch.empty()) {
-        pc.flusher_write_all = false;
+        pc.flusher_write_all_pages = 0;
         break;
       }
       SimTime done = t.clock();
@@ -198,7 +199,8 @@ Co<void> flusher(Task& t) {
 void wakeup_flusher_threads(Task& t, WbReason reason) {
   Simulation& sim = t.sim();
   PageCache& pc = sim.page_cache();
-  if (reason == WbReason::kVmscan) pc.flusher_write_all = true;
+  if (reason == WbReason::kVmscan)
+    pc.flusher_write_all_pages = std::max(pc.flusher_write_all_pages, pc.nr_dirty());
   if (pc.flusher == nullptr) {
     const uint32_t cpu = sim.nr_cpus() > 1 ? sim.nr_cpus() - 2 : 0;  // kswapd has the last one
     pc.flusher = &sim.create_task(cpu, nullptr);
@@ -288,8 +290,13 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
       co_await sync_point(t);
       f = co_await find_get_page_uptodate(t, file, index);
-    }
-    if (f == kNoFrame) {  // add_to_page_cache_lru()
+      // Taken again meanwhile (reclaim, truncation): start over with a page and charge of our
+      // own (this one went back with its charge).
+      if (f == kNoFrame) {
+        co_return co_await filemap_get_or_add_page(t, file, index, write, whole_page_write,
+                                                   accessed);
+      }
+    } else {  // add_to_page_cache_lru()
       f = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t), memcg);
       pc.add(file, index, f);
       if (write) pc.set_page_dirty(f);

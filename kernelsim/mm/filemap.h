@@ -147,9 +147,10 @@ class PageCache {
   // The waiters of frame f, removed: its read was submitted.
   std::vector<Task*> take_read_waiters(uint32_t f);
 
-  Task* flusher = nullptr;         // the writeback kthread, created on the first wakeup
-  bool flusher_idle = false;       // asleep with no work (not waiting for its writes): wakeable
-  bool flusher_write_all = false;  // woken by reclaim: write every dirty page (WB_start_all)
+  Task* flusher = nullptr;    // the writeback kthread, created on the first wakeup
+  bool flusher_idle = false;  // asleep with no work (not waiting for its writes): wakeable
+  // Woken by reclaim: the pages dirty at the wakeup, left to write (WB_start_all's nr_pages).
+  uint64_t flusher_write_all_pages = 0;
 
  private:
   static uint64_t key(uint32_t file, uint64_t index) { return (uint64_t{file} << 40) | index; }
@@ -211,9 +212,9 @@ bool is_cached_at_start_without_frame(const Simulation& sim, uint32_t file, uint
 Co<void> balance_dirty_pages_ratelimited(Task& t);
 
 // Why the flusher is woken (enum wb_reason): over the background threshold it writes until under
-// it again; from reclaim (WB_REASON_VMSCAN, 4.15+ wb_start_writeback() -> WB_start_all) it writes
-// every page dirty at the wakeup, however few (a memcg full of dirty pages is far below the
-// machine's threshold).
+// it again; from reclaim (WB_REASON_VMSCAN, 4.15+ wb_start_writeback() -> WB_start_all,
+// wb_check_start_all()) it writes as many pages as were dirty at the wakeup, however few (a memcg
+// full of dirty pages is far below the machine's threshold).
 enum class WbReason : uint8_t { kBackground, kVmscan };
 
 // Models wakeup_flusher_threads(). REQUIRES: t at a sync point (t.clock() == now()).

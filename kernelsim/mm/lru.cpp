@@ -146,6 +146,7 @@ void Lruvec::free_frame(uint32_t f) {
   pf.mm = nullptr;
   pf.pagecache = false;
   pf.referenced = false;  // the next page in this frame starts without PG_referenced
+  pf.reclaim = false;
   pf.active_on_add = false;
   pf.where = FrameWhere::kFree;
   ++pf.gen;

@@ -99,6 +99,9 @@ struct PageFrame {
   // write the MMU lets through (swapin_pte=writable) makes it stale, and reclaim rewrites the slot.
   // Freeing the frame frees the slot (free_swap_cache()).
   bool swapcache : 1 = false;
+  // PG_reclaim of a page-cache page: a memcg's reclaim met it dirty or under writeback and asked
+  // for it back (SetPageReclaim()); the next such meeting waits for its write (vmscan.cpp).
+  bool reclaim : 1 = false;
   uint16_t nid = 0;  // page_to_nid(): the node whose lists and lru_lock it is on
   uint32_t file = 0;
   uint32_t dirty_token = 0;  // PageCache's mark of its latest set_page_dirty() (b_dirty order)

@@ -44,8 +44,9 @@ Co<void> refill_stock(Task& t, uint32_t memcg_id, uint64_t nr) {
   if (s.nr_pages > sim.config().charge_batch) co_await drain_stock(t, s);
 }
 
-// Models try_charge() (mm/memcontrol.c, 3.17-5.x shape).
-Co<bool> try_charge(Task& t, uint32_t memcg_id, uint64_t nr) {
+// Models try_charge() (mm/memcontrol.c, 3.17-5.x shape). `noretry`: __GFP_NORETRY (readahead's
+// gfp): one reclaim pass, then -ENOMEM with no OOM.
+Co<bool> try_charge(Task& t, uint32_t memcg_id, uint64_t nr, bool noretry = false) {
   Simulation& sim = t.sim();
   if (consume_stock(t, memcg_id, nr)) co_return true;
   MemCgroup& g = sim.memcg().group(memcg_id);
@@ -63,6 +64,7 @@ Co<bool> try_charge(Task& t, uint32_t memcg_id, uint64_t nr) {
     ++sim.vm().memcg_reclaim;
     co_await try_to_free_mem_cgroup_pages(t, memcg_id, nr);
     if (g.memory.margin() >= nr) continue;
+    if (noretry) co_return false;  // "if (gfp_mask & __GFP_NORETRY) goto nomem"
     if (retries-- == 0) break;
   }
   ++sim.vm().memcg_oom;  // mem_cgroup_oom(): the OOM killer is not modelled
@@ -93,9 +95,9 @@ uint32_t MemcgSet::memcg_of(Mm& mm) {
 
 namespace {
 
-Co<bool> charge_group(Task& t, uint32_t id, uint64_t nr) {
+Co<bool> charge_group(Task& t, uint32_t id, uint64_t nr, bool noretry = false) {
   Simulation& sim = t.sim();
-  if (!co_await try_charge(t, id, nr)) co_return false;
+  if (!co_await try_charge(t, id, nr, noretry)) co_return false;
   t.work(sim.costs().memcg_page * static_cast<int64_t>(nr));  // commit_charge(): page->mem_cgroup
   sim.vm().memcg_charged_pages += nr;
   co_return true;
@@ -110,11 +112,11 @@ Co<bool> mem_cgroup_charge(Task& t, Mm& mm, uint64_t nr) {
   return charge_group(t, id, nr);
 }
 
-Co<bool> mem_cgroup_charge_file(Task& t, uint32_t* memcg) {
+Co<bool> mem_cgroup_charge_file(Task& t, uint32_t* memcg, bool noretry) {
   Mm* mm = t.mm();
   *memcg = mm == nullptr ? kRootMemcg : t.sim().memcg().memcg_of(*mm);
   if (*memcg == kRootMemcg) return Co<bool>::ready(true);
-  return charge_group(t, *memcg, 1);
+  return charge_group(t, *memcg, 1, noretry);
 }
 
 Co<void> mem_cgroup_cancel_charge(Task& t, Mm& mm, uint64_t nr) {

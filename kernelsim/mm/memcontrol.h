@@ -91,9 +91,10 @@ Co<bool> mem_cgroup_charge(Task& t, Mm& mm, uint64_t nr);
 // Models the charge of a page-cache page as __filemap_add_folio() makes it (mem_cgroup_charge()
 // with no mm: the adding task's group; 2.6.25-3.x mem_cgroup_cache_charge() in
 // add_to_page_cache_locked()): one page to the group of t's mm, none for a kernel thread. Sets
-// *memcg to the group charged (kRootMemcg when none). False: memcg OOM, nothing charged.
+// *memcg to the group charged (kRootMemcg when none). False: memcg OOM, nothing charged; with
+// `noretry` (readahead's __GFP_NORETRY) after one reclaim pass, and not counted as an OOM.
 // REQUIRES: t holds no spinlock.
-Co<bool> mem_cgroup_charge_file(Task& t, uint32_t* memcg);
+Co<bool> mem_cgroup_charge_file(Task& t, uint32_t* memcg, bool noretry = false);
 // Models mem_cgroup_cancel_charge(): a charged page that was not mapped after all.
 Co<void> mem_cgroup_cancel_charge(Task& t, Mm& mm, uint64_t nr);
 // Models mem_cgroup_uncharge_list() -> uncharge_batch(): nr freed pages of group memcg_id.

@@ -215,13 +215,19 @@ SwapInWindow swapin_window(Simulation& sim, Vma& vma, uint64_t addr) {
 // for a write fault (reuse_swap_page()), when vm_swap_full() (try_to_free_swap(), which sets
 // PG_dirty: the only copy is the page), and on zram since 4.15 (swap_free() of an entry whose page
 // never entered the swap cache; the kernel dirties that page only when reclaim's add_to_swap()
-// takes it, which is when the model's PG_dirty is read).
-uint32_t swapped_in_page(Simulation& sim, Mm& mm, uint64_t addr, uint32_t nid, bool keep_slot) {
+// takes it, which is when the model's PG_dirty is read). `slot_cached`: a shared entry whose slot
+// a page already in the swap cache holds (mm/swap_count.h): the pte lets go of its reference and
+// the page read now holds none.
+uint32_t swapped_in_page(Simulation& sim, Mm& mm, uint64_t addr, uint32_t nid, bool keep_slot,
+                         bool slot_cached = false) {
   const uint32_t f = sim.lruvec().page_add_new_anon_rmap(mm, addr, nid);
   PageFrame& pf = sim.lruvec().frame(f);
   --mm.swapents;
   ++sim.vm().pswpin;
-  if (keep_slot) {
+  if (slot_cached) {
+    sim.swap().swap_put_shared();
+    pf.dirty = true;
+  } else if (keep_slot) {
     sim.swap().keep_in_swap_cache();
     pf.swapcache = true;
   } else {
@@ -267,10 +273,10 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t hi, uint64_
     const bool shared = swap_entry_shared(mm, p, a);
     p = static_cast<uint8_t>(pte::kPresent | pte::kOwnPage | pte::kSwapCache |
                              (shared ? pte::kCowShared : 0));
-    if (shared) swap_cache_share(sim, mm, a);
+    const bool slot_cached = shared && swap_cache_share(sim, mm, a);
     ++mm.rss_anon;
     co_await sim.lruvec().lru_cache_add(
-        t, swapped_in_page(sim, mm, a, numa_node_id(t), /*keep_slot=*/true));
+        t, swapped_in_page(sim, mm, a, numa_node_id(t), /*keep_slot=*/true, slot_cached));
   }
 }
 
@@ -517,9 +523,10 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   // the other holders map it too (swap_cache_share()), and a write copies it below.
   const bool shared_entry = action == FaultAction::kSwapIn && swap_entry_shared(mm, p, addr);
   set_pte(mm, p, action, write && !shared_entry);
+  bool slot_cached = false;
   if (shared_entry) {
     p |= pte::kCowShared;
-    swap_cache_share(sim, mm, addr);
+    slot_cached = swap_cache_share(sim, mm, addr);
   }
   VmCounters& vm = sim.vm();
   if (action == FaultAction::kSwapIn) {
@@ -535,8 +542,8 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   if (action == FaultAction::kSwapIn) {
     const bool keep_slot =
         shared_entry || (!write && !sim.swap().vm_swap_full() && !skip_swapcache);
-    co_await sim.lruvec().lru_cache_add(t,
-                                        swapped_in_page(sim, mm, addr, numa_node_id(t), keep_slot));
+    co_await sim.lruvec().lru_cache_add(
+        t, swapped_in_page(sim, mm, addr, numa_node_id(t), keep_slot, slot_cached));
     if (!skip_swapcache) co_await map_swap_readahead(t, vma, ra.lo, ra.hi, addr);
     // do_swap_page() -> do_wp_page(): a write to the page it shares copies it.
     if (shared_entry && write)

@@ -88,9 +88,12 @@ Co<void> page_cache_ra_unbounded(Task& t, uint32_t file, uint64_t start, uint64_
     }
     if (!co_await alloc_pages(t, PageUse::kUser)) break;  // __GFP_NORETRY: the window ends
     uint32_t memcg = kRootMemcg;
-    if (!co_await mem_cgroup_charge_file(t, &memcg)) {  // the group is full: so is the window
+    if (!co_await mem_cgroup_charge_file(t, &memcg, /*noretry=*/true)) {
+      // filemap_add_folio() failed: that page is skipped, the window goes on.
       if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
-      break;
+      co_await sync_point(t);
+      read_pages(t, file, &batch);
+      continue;
     }
     co_await sync_point(t);
     if (is_page_cached(sim, file, index)) {  // another reader added it meanwhile: ours goes back

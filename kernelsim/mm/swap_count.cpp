@@ -17,10 +17,11 @@ namespace {
 
 constexpr uint8_t kSharedSwapPte = pte::kSwapped | pte::kCowShared;
 
-uint8_t& pte_ref(Mm& mm, uint64_t addr) {
+// A holder's pte, or nullptr while its VMA is out of the tree (a munmap's detached range before
+// its zap, an mremap's moved VMA before its insertion).
+uint8_t* pte_ptr(Mm& mm, uint64_t addr) {
   Vma* v = mm.vmas.vma_lookup(addr);
-  assert(v != nullptr && "swap_count.h invariant (5): a holder's pte has no VMA");
-  return v->ptes.ref(addr);
+  return v == nullptr ? nullptr : &v->ptes.ref(addr);
 }
 
 // The fork peers whose pte at addr maps the owner's fork-shared page without owning it (the
@@ -31,8 +32,10 @@ void for_each_peer_mapping(Mm& owner, uint64_t addr, Fn fn) {
     if (peer->dead) continue;
     Vma* v = peer->vmas.vma_lookup(addr);
     if (v == nullptr) continue;
-    uint8_t& p = v->ptes.ref(addr);
-    if (pte::is_mapped(p) && (p & pte::kCowShared) && !(p & pte::kOwnPage)) fn(*peer, p);
+    const uint8_t p = v->ptes.get(addr);  // get(): no PTE leaf made where the peer has none
+    if (pte::is_mapped(p) && (p & pte::kCowShared) && !(p & pte::kOwnPage)) {
+      fn(*peer, v->ptes.ref(addr));
+    }
   }
 }
 
@@ -70,35 +73,53 @@ void swap_entry_free(Simulation& sim, Mm& mm, uint8_t p, uint64_t addr) {
   mm.shared_swap.erase(it);
   auto& holders = entry->holders;
   holders.erase(std::find(holders.begin(), holders.end(), std::make_pair(&mm, addr)));
+  if (holders.empty() && !entry->page_in_swap_cache) {  // was the last reference after all
+    sim.swap().swap_free();
+    return;
+  }
   sim.swap().swap_put_shared();
-  assert(!holders.empty() && "swap_count.h invariant (5)");
-  if (holders.size() == 1) {  // the last holder's entry is its own again
+  if (holders.size() == 1 && !entry->page_in_swap_cache) {
+    // The last holder's entry is its own again (unless its VMA is out of the tree for now).
     auto [last, last_addr] = holders.front();
-    pte_ref(*last, last_addr) = pte::kSwapped;
-    last->shared_swap.erase(last_addr);
+    if (uint8_t* p = pte_ptr(*last, last_addr)) {
+      *p = pte::kSwapped;
+      last->shared_swap.erase(last_addr);
+    }
   }
 }
 
-void swap_cache_share(Simulation& sim, Mm& mm, uint64_t addr) {
+bool swap_cache_share(Simulation& sim, Mm& mm, uint64_t addr) {
   auto it = mm.shared_swap.find(addr);
   assert(it != mm.shared_swap.end() && "swap_count.h invariant (5)");
   const std::shared_ptr<SharedSwapEntry> entry = std::move(it->second);
   mm.shared_swap.erase(it);
+  const bool slot_cached = entry->page_in_swap_cache;
+  std::vector<std::pair<Mm*, uint64_t>> kept;  // holders whose VMA is out of the tree for now
   for (const auto& [holder, holder_addr] : entry->holders) {
     if (holder == &mm && holder_addr == addr) continue;
-    uint8_t& p = pte_ref(*holder, holder_addr);
-    assert(p == kSharedSwapPte && "swap_count.h invariant (5)");
-    p = pte::kPresent | pte::kCowShared | pte::kSwapCache;
+    uint8_t* p = pte_ptr(*holder, holder_addr);
+    if (p == nullptr) {
+      kept.emplace_back(holder, holder_addr);
+      continue;
+    }
+    assert(*p == kSharedSwapPte && "swap_count.h invariant (5)");
+    *p = pte::kPresent | pte::kCowShared | pte::kSwapCache;
     --holder->swapents;
     holder->shared_swap.erase(holder_addr);
     sim.swap().swap_put_shared();
   }
+  if (!kept.empty()) {  // they keep the entry, beside the page in the swap cache
+    entry->holders = std::move(kept);
+    entry->page_in_swap_cache = true;
+  }
+  return slot_cached;
 }
 
 uint32_t swap_entry_share_on_unmap(Simulation& sim, Mm& owner, uint64_t addr,
                                    std::vector<std::pair<Mm*, uint64_t>>* unmapped) {
-  uint8_t& owner_pte = pte_ref(owner, addr);
-  assert(owner_pte == pte::kSwapped);
+  uint8_t* owner_pte_ptr = pte_ptr(owner, addr);
+  assert(owner_pte_ptr != nullptr && *owner_pte_ptr == pte::kSwapped);
+  uint8_t& owner_pte = *owner_pte_ptr;
   std::shared_ptr<SharedSwapEntry> entry;
   for_each_peer_mapping(owner, addr, [&](Mm& peer, uint8_t& p) {
     if (entry == nullptr) {

@@ -17,9 +17,14 @@
 //     (try_to_unmap() walks the page's anon_vma: here the owner and its fork peers).
 //
 // Invariant: (5) a swapped pte with kCowShared has its mm's shared_swap record at its address,
-// and that entry lists it among two or more holders; SwapInfo invariant (1) counts the others.
-// Known simplification: an entry is named by its holders' addresses, so one that mremap moves
-// while another holds it keeps its record by the new address (move_swap_entry()).
+// and that entry lists it among its holders: two or more, or one beside the page in the swap
+// cache (page_in_swap_cache); SwapInfo invariant (1) counts the references beyond the first.
+// Known simplifications: an entry is named by its holders' addresses (mremap moves a record with
+// its pte: move_swap_entry()); a holder whose VMA is out of the tree for a moment (a munmap's
+// detached range, an mremap's move) keeps its entry when another's swap-in shares the page, and
+// its later access reads the page again; the page a swap-in shares is mapped in every holder,
+// grandchildren of the fork included, though a write or a reclaim of it finds only the owner's
+// direct fork peers (cow_sharer(), memory.h).
 
 #pragma once
 
@@ -35,6 +40,9 @@ class Simulation;
 // One swap entry held by ptes of more than one mm.
 struct SharedSwapEntry {
   std::vector<std::pair<Mm*, uint64_t>> holders;  // each pte holding it: its mm and address
+  // A holder's swap-in put its page in the swap cache while a holder's VMA was out of the tree
+  // (munmap's detached range, mremap's move): that holder keeps the entry beside the page.
+  bool page_in_swap_cache = false;
 };
 
 // Models copy_nonpresent_pte() of a swapped pte: swap_duplicate() of the entry parent_pte (the
@@ -51,8 +59,9 @@ bool swap_entry_shared(const Mm& mm, uint8_t p, uint64_t addr);
 // do_swap_page() of a shared entry: mm's pte at addr now maps the page read into the swap cache
 // (the caller set it, owning the frame), and every other holder's pte maps it too, not owning it,
 // marked kSwapCache so that its first access takes the swap-cache fault. The entry is gone: the
-// page in the swap cache holds the slot.
-void swap_cache_share(Simulation& sim, Mm& mm, uint64_t addr);
+// page in the swap cache holds the slot. True when a page already in the swap cache held it
+// (page_in_swap_cache): then mm's reference simply goes, and the page read holds no slot.
+bool swap_cache_share(Simulation& sim, Mm& mm, uint64_t addr);
 
 // try_to_unmap() of a fork-shared page whose owner's pte at addr reclaim just set to a swap entry
 // (state swapped): the fork peers mapping the page get that entry too; their (mm, address) pairs

@@ -149,11 +149,15 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   // trylock_page() fails on a page whose read is in flight (mm/readahead.h): kept as it is.
   if (page_read_in_flight(pf, t.clock())) return PageOutcome::kKeep;
   if (pf.io_end > t.clock()) {
+    // A memcg's reclaim under cgroup v1 (!writeback_throttling_sane(): no per-memcg dirty limits
+    // keep a group from filling with dirty pages) waits for the write of a page it already asked
+    // for (PG_reclaim: shrink_page_list()'s case 3, wait_on_page_writeback()) and then tries the
+    // page again; the first time it marks it (case 2). The kernel also activates a case-2 page;
+    // the model keeps it on the inactive list.
+    const bool memcg_reclaim = sc.memcg != kAnyMemcg;
+    if (memcg_reclaim && pf.reclaim) return PageOutcome::kWaitWriteback;
+    if (memcg_reclaim) pf.reclaim = true;
     ++sc.nr_writeback;
-    // A memcg's reclaim under cgroup v1 waits for the write (shrink_page_list()'s case 3,
-    // wait_on_page_writeback(): !writeback_throttling_sane(), no per-memcg dirty limits to keep
-    // a group from filling with dirty pages) and then tries the page again.
-    if (sc.memcg != kAnyMemcg) return PageOutcome::kWaitWriteback;
     return PageOutcome::kKeep;
   }
   const bool mapped = pc.mapcount(f) != 0;
@@ -168,6 +172,7 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
     ++sc.nr_writeback;
     ++sc.nr_unqueued_dirty;
     if (!sc.kswapd) {
+      if (sc.memcg != kAnyMemcg) pf.reclaim = true;  // SetPageReclaim(): wanted back when written
       wakeup_flusher_threads(t);
       return PageOutcome::kKeep;
     }
@@ -256,6 +261,23 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
   return PageOutcome::kFreed;
 }
 
+// shrink_page() of a page it found under writeback for a memcg's reclaim: folio_wait_writeback(),
+// then the page again (cgroup v1, shrink_page_list()'s case 3). A coroutine of its own, so that
+// shrink_page_list()'s frame and its common path stay as they were.
+Co<PageOutcome> shrink_page_after_writeback(Task& t, uint32_t f, ScanControl& sc, Mm** mm,
+                                            uint64_t* addr, SimTime* written,
+                                            std::vector<std::pair<Mm*, uint64_t>>* peers_unmapped) {
+  Simulation& sim = t.sim();
+  PageOutcome o = PageOutcome::kWaitWriteback;
+  while (o == PageOutcome::kWaitWriteback) {
+    ++sim.vm().memcg_writeback_waits;
+    co_await do_sleep(t, sim.lruvec().frame(f).io_end - t.clock());
+    co_await sync_point(t);
+    o = shrink_page(t, f, sc, mm, addr, written, peers_unmapped);
+  }
+  co_return o;
+}
+
 // Models shrink_page_list(): returns the pages freed; the frames to keep go to `keep`.
 // A kept frame and whether it goes to the active list.
 using Kept = std::pair<uint32_t, bool>;
@@ -283,12 +305,8 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
     uint64_t addr = 0;
     SimTime written = SimTime::zero();
     PageOutcome o = shrink_page(t, f, sc, &mm, &addr, &written, &peers_unmapped);
-    while (o == PageOutcome::kWaitWriteback) {  // folio_wait_writeback(), then the page again
-      ++sim.vm().memcg_writeback_waits;
-      co_await do_sleep(t, lru.frame(f).io_end - t.clock());
-      co_await sync_point(t);
-      o = shrink_page(t, f, sc, &mm, &addr, &written, &peers_unmapped);
-    }
+    if (o == PageOutcome::kWaitWriteback)
+      o = co_await shrink_page_after_writeback(t, f, sc, &mm, &addr, &written, &peers_unmapped);
     for (const auto& [m, a] : peers_unmapped)  // try_to_unmap_one(): ptep_clear_flush()
       co_await flush_tlb_mm_range(t, FlushTlbInfo{m, a, a + PAGE_SIZE, false});
     peers_unmapped.clear();

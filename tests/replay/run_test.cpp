@@ -308,6 +308,15 @@ TEST(Run, RecordedMemcgLimitIsTheRunsUnlessGiven) {
   EXPECT_EQ(unlimited.memcg_limit_bytes, 0u);
   EXPECT_NE(unlimited.effective_policy.find("memcg=off"), std::string::npos)
       << unlimited.effective_policy;
+
+  // A policy that names memcg=off replays the recorded trace without a limit, and says so.
+  RunSpec off;
+  off.cpus = 1;
+  off.policy_name = "default+memcg=off";
+  ASSERT_TRUE(resolve_policy("memcg=off", &off.config));
+  RunResult without;
+  ASSERT_TRUE(execute_run(off, *reader, cache, &without));
+  EXPECT_EQ(without.memcg_limit_bytes, 0u);
 }
 
 TEST(Run, ARecordedMinFreeKbytesAboveTheMemoryIsACorruptHeader) {

@@ -379,6 +379,25 @@ TEST(MemcgTest, WritesBeyondTheLimitWaitForWritebackInsteadOfFailing) {
   EXPECT_LE(sim->memcg().group(1).memory.usage(), 8 * kMiB / kPage);
 }
 
+// A memcg's reclaim asks for a page under writeback first (PG_reclaim, shrink_page_list()'s case
+// 2) and waits for its write only when it meets it again so marked (case 3): a write of the
+// group's size, then one more page, finds the pages the flusher is writing once marked.
+TEST(MemcgTest, ReclaimWaitsOnlyForWritebackOfPagesItAskedFor) {
+  auto sim = file_machine(/*limit_mib=*/8, /*file_mib=*/0);
+  thread(*sim, 1, 0,
+         {Op::file_write(kFile, 0, 8 * kMiB - 64 * kPage), Op::think(SimTime::ms(100000))});
+  sim->run_until(SimTime::ms(50000));
+  EXPECT_EQ(sim->stats().vm.memcg_writeback_waits, 0u) << "no reclaim yet";
+  auto big = file_machine(/*limit_mib=*/8, /*file_mib=*/0);
+  thread(*big, 1, 0, {Op::file_write(kFile, 0, 12 * kMiB), Op::think(SimTime::ms(100000))});
+  big->run_until(SimTime::ms(50000));
+  const VmCounters& vm = big->stats().vm;
+  EXPECT_GT(vm.memcg_writeback_waits, 0u);
+  EXPECT_LT(vm.memcg_writeback_waits, vm.memcg_reclaim * SWAP_CLUSTER_MAX)
+      << "not every page met under writeback is waited for";
+  EXPECT_EQ(vm.memcg_oom, 0u);
+}
+
 // Truncation uncharges the pages it frees, dirty or clean.
 TEST(MemcgTest, TruncationUnchargesThePagesItFrees) {
   auto sim = file_machine(/*limit_mib=*/0, /*file_mib=*/0);

@@ -252,5 +252,59 @@ TEST(SwapCountTest, MremapMovesASharedEntrysRecord) {
   expect_swap_accounted(*sim);
 }
 
+// Lets go of every swap entry of a VMA out of the tree, as the zap of a munmap's detached range
+// does (mm/mmap.cpp do_munmap_downgrade()).
+void zap_detached_entries(Simulation& sim, Mm& mm, Vma& v) {
+  for (uint64_t a = v.ptes.next_populated(v.start, v.end); a < v.end;
+       a = v.ptes.next_populated(a + kPage, v.end)) {
+    uint8_t& p = v.ptes.ref(a);
+    if (pte::state(p) != pte::kSwapped) continue;
+    swap_entry_free(sim, mm, p, a);
+    p = pte::kNone;
+  }
+}
+
+// A holder whose VMA is out of the tree (a munmap's detached range, before its zap) when the
+// other holder exits keeps its entry, and its zap frees the slot.
+TEST(SwapCountTest, AHolderOutOfTheTreeKeepsItsEntryWhenTheOtherExits) {
+  auto sim = machine(256);
+  fork_after_swapping(*sim, {Op::mm_exit()});
+  sim->run_until(kFork + SimTime::ms(500));
+  Mm& parent = *sim->find_mm(kParent);
+  std::unique_ptr<Vma> detached = parent.vmas.erase(parent.vmas.vma_lookup(kA));
+  sim->run_until(kFork + kStep + SimTime::ms(500));
+  ASSERT_TRUE(sim->find_mm(kChild)->dead);
+  EXPECT_EQ(detached->ptes.get(kA), kSharedEntry) << "left as it was: no VMA to find it by";
+  zap_detached_entries(*sim, parent, *detached);
+  EXPECT_EQ(parent.swapents, 0u);
+  EXPECT_TRUE(parent.shared_swap.empty());
+  EXPECT_EQ(sim->swap().shared_refs(), 0u);
+  expect_swap_accounted(*sim);
+}
+
+// The other holder's swap-in while this one's VMA is out of the tree: the page goes to the swap
+// cache and this holder keeps its entry beside it; its zap then lets go of it without freeing
+// the slot the page holds.
+TEST(SwapCountTest, ASwapInWhileAHolderIsOutOfTheTreeLeavesItTheEntry) {
+  auto sim = machine(256);
+  fork_after_swapping(*sim, {Op::page_fault(kA, false)});
+  sim->run_until(kFork + SimTime::ms(500));
+  Mm& parent = *sim->find_mm(kParent);
+  std::unique_ptr<Vma> detached = parent.vmas.erase(parent.vmas.vma_lookup(kA));
+  const uint64_t cached_before = sim->swap().swap_cache_pages();
+  sim->run_until(kFork + kStep + SimTime::ms(500));
+  EXPECT_GT(sim->swap().swap_cache_pages(), cached_before) << "the child read into the cache";
+  EXPECT_EQ(detached->ptes.get(kA), kSharedEntry);
+  ASSERT_TRUE(parent.shared_swap.contains(kA));
+  EXPECT_TRUE(parent.shared_swap.at(kA)->page_in_swap_cache);
+  const uint64_t inuse = sim->swap().inuse();
+  zap_detached_entries(*sim, parent, *detached);
+  EXPECT_TRUE(parent.shared_swap.empty());
+  EXPECT_EQ(sim->swap().shared_refs(), 0u);
+  EXPECT_LE(sim->swap().inuse(), inuse);
+  EXPECT_GE(sim->swap().inuse(), sim->swap().swap_cache_pages()) << "the cached pages' slots";
+  expect_swap_accounted(*sim);
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
