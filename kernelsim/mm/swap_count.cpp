@@ -72,7 +72,9 @@ void swap_entry_free(Simulation& sim, Mm& mm, uint8_t p, uint64_t addr) {
   std::shared_ptr<SharedSwapEntry> entry = std::move(it->second);
   mm.shared_swap.erase(it);
   auto& holders = entry->holders;
-  holders.erase(std::find(holders.begin(), holders.end(), std::make_pair(&mm, addr)));
+  const auto self = std::find(holders.begin(), holders.end(), std::make_pair(&mm, addr));
+  assert(self != holders.end() && "swap_count.h invariant (5): a record its entry does not list");
+  holders.erase(self);
   if (holders.empty() && !entry->page_in_swap_cache) {  // was the last reference after all
     sim.swap().swap_free();
     return;

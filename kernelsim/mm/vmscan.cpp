@@ -361,7 +361,7 @@ Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
   const uint64_t unqueued_dirty_before = sc.nr_unqueued_dirty;
   const uint64_t freed = co_await shrink_page_list(t, isolated, sc, &keep);
   // "If dirty pages are scanned that are not queued for IO, it implies that flushers are not
-  // doing their job": every page isolated was such a page (shrink_inactive_list(), 4.x-6.x).
+  // doing their job": every page isolated was such a page (shrink_inactive_list(), 4.11+).
   if (file && !isolated.empty() &&
       sc.nr_unqueued_dirty - unqueued_dirty_before == isolated.size()) {
     co_await sync_point(t);
