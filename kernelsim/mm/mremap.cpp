@@ -66,14 +66,14 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
     const uint64_t to = new_addr + (a - old_start);
     if (pte::is_mapped(p) && (p & pte::kOwnPage)) {
       sim.lruvec().page_move_anon_rmap(mm, a, to);
-    } else if (swap_entry_shared(mm, p, a) ||
-               moved->ptes.get(to) == (pte::kSwapped | pte::kCowShared)) {
+    } else if (const bool shared = swap_entry_shared(mm, p, a);
+               shared || moved->ptes.get(to) == (pte::kSwapped | pte::kCowShared)) {
       // An entry fork shares: its record follows (mm/swap_count.h). What fork peers did to the
       // old pte during the move holds for the moved one: a peer's swap-in or exit changed an
       // entry (swap_cache_share(), swap_entry_free()), a peer's reclaim made a fork-shared page
       // an entry (swap_entry_share_on_unmap()).
       moved->ptes.ref(to) = p;
-      if (swap_entry_shared(mm, p, a)) move_swap_entry(mm, a, to);
+      if (shared) move_swap_entry(mm, a, to);
     }
   }
   co_await tlb_finish_mmu(t, moved_ptes);

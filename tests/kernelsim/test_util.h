@@ -12,6 +12,8 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/fs/file.h"
 #include "kernelsim/kernel/smp.h"
+#include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/pgtable.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim::testing {
@@ -90,6 +92,38 @@ inline Co<void> send_ipi_at(Task& t, SimTime send_at, uint32_t target, SimTime w
   co_await smp_call_function_many(
       t, mask, [work](Cpu&) { return work; }, &s->nr);
   s->done = t.clock();
+}
+
+// Maps `mib` MiB of anonymous memory at addr and writes every page of it.
+inline std::vector<Op> write_anon(uint64_t addr, uint64_t mib) {
+  return {Op::mmap_anon(addr, mib * kMiB, PROT_READ | PROT_WRITE),
+          Op::touch(addr, mib * kMiB, true)};
+}
+
+// SwapInfo's invariant (1) (mm/swapfile.h): every slot in use is a swapped pte's or a page's in
+// the swap cache, an entry fork shares being one slot for all its holders; the swap cache's
+// count is the frames that have the bit; and swap_count.h invariant (5): each shared swapped pte
+// has its mm's record, and an mm has no other.
+inline void expect_swap_accounted(const Simulation& sim) {
+  uint64_t swapents = 0;
+  sim.for_each_mm([&](const Mm& mm) {
+    swapents += mm.swapents;
+    uint64_t shared = 0;
+    mm.vmas.for_each([&](const Vma& v) {
+      for (uint64_t a = v.ptes.next_populated(v.start, v.end); a < v.end;
+           a = v.ptes.next_populated(a + kPage, v.end)) {
+        if (v.ptes.get(a) == (pte::kSwapped | pte::kCowShared)) {
+          ++shared;
+          EXPECT_TRUE(mm.shared_swap.contains(a)) << "mm " << mm.id << " at " << a;
+        }
+      }
+    });
+    EXPECT_EQ(mm.shared_swap.size(), shared) << "mm " << mm.id;
+  });
+  uint64_t cached = 0;
+  for (uint32_t f = 0; f < sim.lruvec().nr_frames(); ++f) cached += sim.lruvec().frame(f).swapcache;
+  EXPECT_EQ(sim.swap().swap_cache_pages(), cached) << "frames with PageFrame::swapcache";
+  EXPECT_EQ(sim.swap().inuse() + sim.swap().shared_refs(), swapents + cached);
 }
 
 }  // namespace mmreplay::kernelsim::testing

@@ -744,6 +744,13 @@ constexpr uint64_t kForkSwapFileBytes = uint64_t{512} << 20;
 constexpr double kForkSwapMajorFaultTolerance = 0.10;
 constexpr int kForkSwapRecordAttempts = 3;
 
+// argv run in the cgroup folder `group`: a shell joins it and execs argv (whose children join it
+// too), as `record --cgroup` runs its command.
+std::vector<std::string> in_cgroup(const std::string& group, std::vector<std::string> argv) {
+  argv.insert(argv.begin(), {"sh", "-c", "echo $$ > \"$0\"/cgroup.procs && exec \"$@\"", group});
+  return argv;
+}
+
 // The sum of the "majflt N" figures fork_swap printed (child's and parent's); -1 when not both.
 int64_t fork_swap_major_faults(const std::string& text) {
   int64_t sum = 0;
@@ -774,11 +781,8 @@ TEST_F(RealPrograms, ForkWithSwappedMemoryUnderMemcgPressure) {
       fs::remove_all(swap_dir);
       GTEST_SKIP() << why;
     }
-    // Each command joins the group before it execs (and so do the processes it forks).
     const auto in_group = [&box](std::vector<std::string> argv) {
-      argv.insert(argv.begin(), {"sh", "-c", "echo $$ > \"$0\" && exec \"$@\"",
-                                 box.memcg.path() + "/cgroup.procs"});
-      return argv;
+      return in_cgroup(box.memcg.path(), std::move(argv));
     };
     const std::string program = std::string(REAL_PROGRAMS_DIR) + "/fork_swap";
     for (int i = 0; i < 2; ++i) {
@@ -870,13 +874,8 @@ TEST_F(RealPrograms, FileReadTwiceInAMemcgReadsTheDeviceTwice) {
   cal::MemcgSandbox group;
   if (const std::string why = group.create(kCacheLimitBytes); !why.empty()) GTEST_SKIP() << why;
   if (!drop_caches()) GTEST_SKIP() << "cannot write /proc/sys/vm/drop_caches";
-  const std::vector<std::string> in_group = {"sh",
-                                             "-c",
-                                             "echo $$ > \"$0\" && exec \"$@\"",
-                                             group.path() + "/cgroup.procs",
-                                             std::string(REAL_PROGRAMS_DIR) + "/cached_read",
-                                             input.string(),
-                                             "2"};
+  const std::vector<std::string> in_group = in_cgroup(
+      group.path(), {std::string(REAL_PROGRAMS_DIR) + "/cached_read", input.string(), "2"});
   const auto before = pgpgin_kib();
   ASSERT_TRUE(before.has_value()) << "no pgpgin in /proc/vmstat";
   ASSERT_EQ(run(in_group, {}, dir / "native.log").status, 0) << read_text(dir / "native.log");

@@ -28,25 +28,6 @@ bool lists_memory(std::string_view controllers) {
   return false;
 }
 
-// The lowest limit in `file` of the groups from the mount's top down to `group` (a path under
-// `mount`).
-uint64_t lowest_limit(const std::filesystem::path& mount, std::string_view group,
-                      const char* file) {
-  uint64_t lowest = 0;
-  std::filesystem::path dir = mount;
-  const auto consider = [&] {
-    const uint64_t limit = parse_memcg_limit(read_text(dir / file));
-    if (limit != 0 && (lowest == 0 || limit < lowest)) lowest = limit;
-  };
-  consider();
-  for (const std::filesystem::path& part : std::filesystem::path(group).relative_path()) {
-    if (part.empty() || part == "." || part == "..") continue;
-    dir /= part;
-    consider();
-  }
-  return lowest;
-}
-
 }  // namespace
 
 CgroupOfProcess parse_proc_cgroup(std::string_view text) {
@@ -80,13 +61,12 @@ uint64_t parse_memcg_limit(std::string_view text) {
 uint64_t host_memcg_limit(const std::string& proc_cgroup, const std::string& sysfs_cgroup) {
   const CgroupOfProcess cg = parse_proc_cgroup(read_text(proc_cgroup));
   const std::filesystem::path root(sysfs_cgroup);
-  if (!cg.v1_memory.empty()) {
-    return lowest_limit(root / "memory", cg.v1_memory, "memory.limit_in_bytes");
-  }
-  if (cg.v2.empty()) return 0;
-  // v2 alone is mounted at the top; beside v1's controllers (hybrid) at unified/, where the
-  // memory controller is v1's, and the v1 line above answered.
-  return lowest_limit(root, cg.v2, "memory.max");
+  // v1's memory hierarchy is mounted at memory/; v2 alone at the top (beside v1's controllers, a
+  // hybrid machine, at unified/, where the memory controller is v1's and the v1 line answers).
+  const std::string& group = cg.v1_memory.empty() ? cg.v2 : cg.v1_memory;
+  if (group.empty()) return 0;
+  const std::filesystem::path mount = cg.v1_memory.empty() ? root : root / "memory";
+  return cgroup_dir_memcg_limit((mount / std::filesystem::path(group).relative_path()).string());
 }
 
 uint64_t cgroup_dir_memcg_limit(const std::string& dir) {

@@ -37,7 +37,9 @@ uint64_t host_memcg_limit(const std::string& proc_cgroup = "/proc/self/cgroup",
                           const std::string& sysfs_cgroup = "/sys/fs/cgroup");
 
 // The lowest memory limit of the cgroup folder `dir` (record --cgroup) and the folders above it
-// that hold a limit file (memory.limit_in_bytes, else memory.max); 0 = no limit.
+// that hold a limit file (memory.limit_in_bytes, else memory.max): every v1 group has one, and a
+// v2 group with the memory controller has one above it up to the root, which has none; 0 = no
+// limit.
 uint64_t cgroup_dir_memcg_limit(const std::string& dir);
 
 }  // namespace mmreplay::tools

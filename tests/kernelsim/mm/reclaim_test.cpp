@@ -18,10 +18,12 @@ namespace {
 using testing::kPage;
 using testing::thread;
 
+using testing::expect_swap_accounted;
 using testing::kMiB;
 using testing::kPagesPerMiB;
 using testing::pte_at;
 using testing::run_then_look;
+using testing::write_anon;
 constexpr uint64_t kA = 0x10000000;  // the MADV_FREE'd buffer
 constexpr uint64_t kB = 0x40000000;  // pressure
 constexpr uint64_t kC = 0x80000000;  // more pressure
@@ -55,23 +57,6 @@ std::unique_ptr<Simulation> reclaim_machine(uint64_t mem_mib, uint64_t swap_mib,
   auto sim = Simulation::create(m, costs, policy, &error);
   EXPECT_NE(sim, nullptr) << error;
   return sim;
-}
-
-// SwapInfo's invariant (mm/swapfile.h): every slot in use is a swapped pte's or a page's in the
-// swap cache, and the swap cache's count is the frames that have the bit.
-void expect_swap_accounted(const Simulation& sim) {
-  uint64_t swapents = 0;
-  sim.for_each_mm([&](const Mm& mm) { swapents += mm.swapents; });
-  uint64_t cached = 0;
-  for (uint32_t f = 0; f < sim.lruvec().nr_frames(); ++f) cached += sim.lruvec().frame(f).swapcache;
-  EXPECT_EQ(sim.swap().swap_cache_pages(), cached) << "frames with PageFrame::swapcache";
-  // An entry fork shares is one slot for all its holders (mm/swap_count.h).
-  EXPECT_EQ(sim.swap().inuse() + sim.swap().shared_refs(), swapents + cached);
-}
-
-std::vector<Op> write_anon(uint64_t addr, uint64_t mib) {
-  return {Op::mmap_anon(addr, mib * kMiB, PROT_READ | PROT_WRITE),
-          Op::touch(addr, mib * kMiB, true)};
 }
 
 std::vector<Op> concat(std::initializer_list<std::vector<Op>> parts) {

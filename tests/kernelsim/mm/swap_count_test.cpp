@@ -20,9 +20,11 @@
 namespace mmreplay::kernelsim {
 namespace {
 
+using testing::expect_swap_accounted;
 using testing::kMiB;
 using testing::kPage;
 using testing::pte_at;
+using testing::write_anon;
 
 constexpr uint32_t kParent = 1;
 constexpr uint32_t kChild = 2;
@@ -46,34 +48,6 @@ std::unique_ptr<Simulation> machine(uint64_t swap_mib, std::string policy = "",
   auto sim = Simulation::create(m, cost_profile_default(), policy, &error);
   EXPECT_NE(sim, nullptr) << error;
   return sim;
-}
-
-// SwapInfo invariant (1) with shared entries, and swap_count.h invariant (5).
-void expect_swap_accounted(const Simulation& sim) {
-  uint64_t swapents = 0;
-  sim.for_each_mm([&](const Mm& mm) {
-    swapents += mm.swapents;
-    uint64_t shared = 0;
-    mm.vmas.for_each([&](const Vma& v) {
-      for (uint64_t a = v.ptes.next_populated(v.start, v.end); a < v.end;
-           a = v.ptes.next_populated(a + kPage, v.end)) {
-        if (v.ptes.get(a) == kSharedEntry) {
-          ++shared;
-          EXPECT_TRUE(mm.shared_swap.contains(a)) << "mm " << mm.id << " at " << a;
-        }
-      }
-    });
-    EXPECT_EQ(mm.shared_swap.size(), shared) << "mm " << mm.id;
-  });
-  uint64_t cached = 0;
-  for (uint32_t f = 0; f < sim.lruvec().nr_frames(); ++f) cached += sim.lruvec().frame(f).swapcache;
-  EXPECT_EQ(sim.swap().swap_cache_pages(), cached);
-  EXPECT_EQ(sim.swap().inuse() + sim.swap().shared_refs(), swapents + cached);
-}
-
-std::vector<Op> write_anon(uint64_t addr, uint64_t mib) {
-  return {Op::mmap_anon(addr, mib * kMiB, PROT_READ | PROT_WRITE),
-          Op::touch(addr, mib * kMiB, true)};
 }
 
 // The parent writes 80 MiB on the 64 MiB machine (its first pages go to swap) and then runs
