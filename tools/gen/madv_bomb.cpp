@@ -10,9 +10,18 @@
 // trace carries the advice the program passed (FREE by default); what the kernel does with it is
 // the replay policy's choice (madv_free=lazy|throttled|free-swapped|as-dontneed).
 //
+// --launch D starts each process at its own instant, uniform in [0, D) and drawn from --seed, as
+// a launcher forking and exec'ing them one after another spreads them (a bash loop of 12 `cmd &`
+// on the development machine: 46-51 ms from the first start to the last, 2026-12-05). With every
+// process starting at 0 (D = 0, the default) they run the loops in step, and the outcome of a
+// race such as seed 000's throttle (free memory under 1.5 x min when a wave of madvise calls
+// comes) is one draw; validate replays several seeds and takes the median (Scale::draws).
+//
 // Events per process: thread_start, mmap, L x (touch write of every page, madvise), thread_exit.
 
 #include <memory>
+
+#include "tools/gen/prng.h"
 
 #include "tools/gen/program_thread.h"
 #include "tools/gen/registry.h"
@@ -33,7 +42,9 @@ class MadvBomb final : public Workload {
         advice_(values.choice("advice") == "free" ? formats::kMadvFree : formats::kMadvDontNeed),
         write_ns_(values.choice("write") == "byte" ? user_cost::kWriteBytePerPageNs
                                                    : user_cost::kWritePageNs),
-        think_(values.nanos("think")) {}
+        think_(values.nanos("think")),
+        launch_(values.nanos("launch")),
+        seed_(values.seed()) {}
 
   Machine machine() const override { return kSeed000Machine; }
 
@@ -48,6 +59,7 @@ class MadvBomb final : public Workload {
   Status emit(EventSink& sink) const override {
     for (const Task& task : add_tasks(sink, processes_, 1, "madv-bomb")) {
       ProgramThread thread(sink, task, think_);
+      if (launch_ > 0) thread.spend(SplitMix64::for_stream(seed_, task.index).below(launch_));
       thread.start();
       uint64_t region = thread.mmap_anon(size_);
       for (uint64_t loop = 0; loop < loops_ && thread.ok(); ++loop) {
@@ -67,6 +79,8 @@ class MadvBomb final : public Workload {
   uint64_t advice_;
   uint64_t write_ns_;  // user time per page of the writes
   uint64_t think_;
+  uint64_t launch_;  // the processes start within [0, launch_)
+  uint64_t seed_;
 };
 
 }  // namespace
@@ -84,6 +98,9 @@ WorkloadSpec madv_bomb_spec() {
                        "memset every page (page) or write one byte per page (byte)"),
           shared_params::scale(),
           shared_params::think(),
+          nanos_param("launch", "0",
+                      "processes start at instants drawn from [0, this) (0: all at once)"),
+          shared_params::seed(),
       },
       [](const ParamValues& values) { return std::make_unique<MadvBomb>(values); },
   };

@@ -43,6 +43,11 @@ std::string verdict(const Row& r) {
                   r.within_tolerance() ? "" : " (>25%)");
     v += buf;
   }
+  if (r.model_ratio_min && r.model_ratio_max) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "; draws %.3g-%.3gx", *r.model_ratio_min, *r.model_ratio_max);
+    v += buf;
+  }
   if (r.gap != nullptr) v += r.direction_agrees() ? " [declared gap, now agrees]" : " [GAP]";
   return v;
 }
@@ -60,6 +65,10 @@ void print_case(std::ostream& out, const CaseResult& cr) {
       << (vc.machine_preset.empty() ? "" : " (--machine " + vc.machine_preset + ")") << "\n";
   out << "  replayed at scale '" << cr.scale->name << "' (" << cr.scale->note << "), "
       << cr.scale->cpus << " CPUs, profile " << vc.profile << "\n";
+  if (cr.draws > 1) {
+    out << "  " << cr.draws << " draws (--seed 1.." << cr.draws
+        << "): each arm's median figure, the median of the draws' ratios, their range\n";
+  }
   size_t mw = 8, aw = 8;
   for (const Row& r : cr.rows) {
     mw = std::max(mw, r.metric.size() + r.unit.size() + 3);
@@ -124,6 +133,7 @@ nlohmann::json case_to_json(const CaseResult& cr) {
   j["scale"] = {{"name", cr.scale->name},
                 {"params", cr.scale->params},
                 {"cpus", cr.scale->cpus},
+                {"draws", cr.draws},
                 {"note", cr.scale->note}};
   nlohmann::json arms = nlohmann::json::array();
   for (size_t a = 0; a < vc.arms.size(); ++a) {
@@ -145,6 +155,10 @@ nlohmann::json case_to_json(const CaseResult& cr) {
     if (!r.baseline) {
       row["published_ratio"] = opt(r.published_ratio);
       row["model_ratio"] = opt(r.model_ratio);
+      if (r.model_ratio_min) {
+        row["model_ratio_min"] = *r.model_ratio_min;
+        row["model_ratio_max"] = opt(r.model_ratio_max);
+      }
       row["published_direction"] = direction_name(r.published_direction);
       row["model_direction"] = direction_name(r.model_direction);
       row["direction_agrees"] =

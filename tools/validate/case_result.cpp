@@ -24,6 +24,18 @@ std::optional<double> ratio_of(std::optional<double> value, std::optional<double
   return *value / *base;
 }
 
+std::optional<double> median_of(std::vector<std::optional<double>> v) {
+  if (v.empty()) return std::nullopt;
+  std::vector<double> x;
+  for (const std::optional<double>& e : v) {
+    if (!e) return std::nullopt;
+    x.push_back(*e);
+  }
+  std::sort(x.begin(), x.end());
+  const size_t mid = x.size() / 2;
+  return x.size() % 2 == 1 ? x[mid] : (x[mid - 1] + x[mid]) / 2;
+}
+
 Direction direction_of(std::optional<double> value, std::optional<double> base, double tie_band) {
   if (!value || !base) return Direction::kUnknown;
   if (*base == 0) return *value > 0 ? Direction::kHigher : Direction::kSame;
@@ -103,9 +115,19 @@ const char* verdict_name(Verdict v) {
 void compute_rows(CaseResult* cr) {
   const ValidationCase& vc = *cr->vc;
   cr->rows.clear();
+  const size_t arms = vc.arms.size();
+  const size_t draws = std::max<size_t>(cr->draws, 1);
   for (const Metric& m : vc.metrics) {
+    // by_draw[d][a]: draw d's figure of arm a; model[a]: the arm's median over the draws.
+    std::vector<std::vector<std::optional<double>>> by_draw(draws);
+    for (size_t i = 0; i < cr->runs.size() && i / arms < draws; ++i)
+      by_draw[i / arms].push_back(m.model(cr->runs[i]));
     std::vector<std::optional<double>> model;
-    for (const replay::RunResult& run : cr->runs) model.push_back(m.model(run));
+    for (size_t a = 0; a < arms; ++a) {
+      std::vector<std::optional<double>> of_arm;
+      for (const auto& d : by_draw) of_arm.push_back(a < d.size() ? d[a] : std::nullopt);
+      model.push_back(median_of(of_arm));
+    }
     for (size_t a = 0; a < vc.arms.size(); ++a) {
       Row row;
       row.metric = m.name;
@@ -122,6 +144,21 @@ void compute_rows(CaseResult* cr) {
         const double band = m.tie_band.value_or(vc.tie_band);
         row.published_direction = direction_of(row.published, pub_base, band);
         row.model_direction = direction_of(row.model, model[0], band);
+        if (draws > 1) {
+          // Each draw's ratio within the draw (the arms of a draw ran the same trace or the same
+          // seed's), their median the model's; a baseline of 0 in any draw keeps the medians'.
+          std::vector<std::optional<double>> ratios;
+          for (const auto& d : by_draw) {
+            ratios.push_back(a < d.size() ? ratio_of(d[a], d.empty() ? std::nullopt : d[0])
+                                          : std::nullopt);
+          }
+          if (const std::optional<double> r = median_of(ratios)) {
+            row.model_ratio = r;
+            row.model_direction = direction_of(*r, 1.0, band);
+            row.model_ratio_min = **std::min_element(ratios.begin(), ratios.end());
+            row.model_ratio_max = **std::max_element(ratios.begin(), ratios.end());
+          }
+        }
         if (row.published_direction == Direction::kUnknown && m.expected_sign) {
           row.published_direction = *m.expected_sign < 0   ? Direction::kLower
                                     : *m.expected_sign > 0 ? Direction::kHigher

@@ -21,6 +21,9 @@ const char* direction_name(Direction d);
 Direction direction_of(std::optional<double> value, std::optional<double> base, double tie_band);
 // value / base, nullopt when either is missing or base is 0.
 std::optional<double> ratio_of(std::optional<double> value, std::optional<double> base);
+// The median of `v` (the mean of the two middle values of an even count); nullopt when v is empty
+// or any value is missing.
+std::optional<double> median_of(std::vector<std::optional<double>> v);
 
 struct Row {
   std::string metric;
@@ -29,9 +32,13 @@ struct Row {
   bool baseline = false;
   std::optional<double> published;
   std::optional<double> model;
-  // Against the baseline arm (not set on the baseline row).
+  // Against the baseline arm (not set on the baseline row). Over several draws (Scale::draws):
+  // `model` is the arm's median figure and `model_ratio` the median of the draws' ratios, each
+  // taken within its draw, with their range in model_ratio_min .. model_ratio_max.
   std::optional<double> published_ratio;
   std::optional<double> model_ratio;
+  std::optional<double> model_ratio_min;
+  std::optional<double> model_ratio_max;
   Direction published_direction = Direction::kUnknown;
   Direction model_direction = Direction::kUnknown;
   const KnownGap* gap = nullptr;
@@ -54,8 +61,10 @@ const char* verdict_name(Verdict v);
 struct CaseResult {
   const ValidationCase* vc = nullptr;
   const Scale* scale = nullptr;
-  std::vector<replay::RunResult> runs;  // one per arm, in arm order
-  std::vector<Row> rows;                // metric-major, arm order within a metric
+  // One per arm and draw: the arms in order, draw after draw.
+  std::vector<replay::RunResult> runs;
+  uint32_t draws = 1;
+  std::vector<Row> rows;  // metric-major, arm order within a metric
   double wall_seconds = 0;
 
   // Comparisons checked: every comparable row but the baselines, declared gaps included (a gap
@@ -74,7 +83,7 @@ struct CaseResult {
   Verdict verdict() const;
 };
 
-// Fills cr->rows from cr->runs (one per arm).
+// Fills cr->rows from cr->runs (one per arm and draw).
 void compute_rows(CaseResult* cr);
 
 }  // namespace mmreplay::validate

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -54,52 +55,61 @@ Status run_case(const ValidationCase& vc, const Scale& scale, const RunCaseOptio
     }
   }
 
-  // One trace per distinct parameter list: arms that differ only in policy share a trace.
+  // One trace per distinct parameter list: arms that differ only in policy share a trace. The
+  // runs are draw-major: the arms of draw 1, then those of draw 2 (compute_rows()).
   std::map<std::string, size_t> trace_of_params;
   std::vector<std::string> paths;
   std::vector<std::unique_ptr<formats::TraceReader>> readers;
   replay::Study study;
-  for (const Arm& arm : vc.arms) {
-    std::vector<std::string> params = scale.params;
-    params.insert(params.end(), arm.extra_params.begin(), arm.extra_params.end());
-    const std::string key = join(params);
-    auto [it, added] = trace_of_params.emplace(key, paths.size());
-    if (added) {
-      const std::string path =
-          (dir / ("validate-" + std::to_string(::getpid()) + "-" + vc.name + "-" + scale.name +
-                  "-" + std::to_string(paths.size()) + ".mmtrace"))
-              .string();
-      gen::PreparedWorkload prepared;
-      if (Status s = gen::prepare_workload(vc.workload, params, path, &prepared); !s) {
-        return s.with_context(vc.name);
+  const uint32_t draws = std::max<uint32_t>(scale.draws, 1);
+  for (uint32_t draw = 1; draw <= draws; ++draw) {
+    for (const Arm& arm : vc.arms) {
+      std::vector<std::string> params = scale.params;
+      params.insert(params.end(), arm.extra_params.begin(), arm.extra_params.end());
+      if (scale.draws > 1) {
+        params.push_back("--seed");
+        params.push_back(std::to_string(draw));
       }
-      gen::GenStats stats;
-      if (Status s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats); !s) {
-        return s.with_context(vc.name);
+      const std::string key = join(params);
+      auto [it, added] = trace_of_params.emplace(key, paths.size());
+      if (added) {
+        const std::string path =
+            (dir / ("validate-" + std::to_string(::getpid()) + "-" + vc.name + "-" + scale.name +
+                    "-" + std::to_string(paths.size()) + ".mmtrace"))
+                .string();
+        gen::PreparedWorkload prepared;
+        if (Status s = gen::prepare_workload(vc.workload, params, path, &prepared); !s) {
+          return s.with_context(vc.name);
+        }
+        gen::GenStats stats;
+        if (Status s = gen::generate_to_file(prepared, path, formats::WriterOptions(), &stats);
+            !s) {
+          return s.with_context(vc.name);
+        }
+        paths.push_back(path);
+        Status open_status;
+        auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &open_status);
+        if (!reader) return open_status.with_context(vc.name);
+        readers.push_back(std::move(reader));
+        study.traces.push_back(readers.back().get());
       }
-      paths.push_back(path);
-      Status open_status;
-      auto reader = formats::TraceReader::open(path, formats::ReaderOptions(), &open_status);
-      if (!reader) return open_status.with_context(vc.name);
-      readers.push_back(std::move(reader));
-      study.traces.push_back(readers.back().get());
+      replay::StudyRun run;
+      run.trace = it->second;
+      run.spec.policy_name = arm.policy;
+      run.spec.config = configs[static_cast<size_t>(&arm - vc.arms.data())];
+      run.spec.rewrites = rewrites[static_cast<size_t>(&arm - vc.arms.data())];
+      run.spec.cpus = scale.cpus;
+      // A scale without a memory size runs on the trace's (the generator scales it with the
+      // workload), also on a machine preset, whose memory is the full-size machine's.
+      run.spec.memory_bytes = scale.memory_bytes != 0
+                                  ? scale.memory_bytes
+                                  : readers[it->second]->meta().recorder.memory_bytes;
+      run.spec.swap_bytes = scale.swap_bytes;
+      run.spec.min_free_kbytes = scale.min_free_kbytes;
+      run.spec.profile = vc.profile;
+      run.spec.machine = vc.machine_preset;
+      study.runs.push_back(run);
     }
-    replay::StudyRun run;
-    run.trace = it->second;
-    run.spec.policy_name = arm.policy;
-    run.spec.config = configs[static_cast<size_t>(&arm - vc.arms.data())];
-    run.spec.rewrites = rewrites[static_cast<size_t>(&arm - vc.arms.data())];
-    run.spec.cpus = scale.cpus;
-    // A scale without a memory size runs on the trace's (the generator scales it with the
-    // workload), also on a machine preset, whose memory is the full-size machine's.
-    run.spec.memory_bytes = scale.memory_bytes != 0
-                                ? scale.memory_bytes
-                                : readers[it->second]->meta().recorder.memory_bytes;
-    run.spec.swap_bytes = scale.swap_bytes;
-    run.spec.min_free_kbytes = scale.min_free_kbytes;
-    run.spec.profile = vc.profile;
-    run.spec.machine = vc.machine_preset;
-    study.runs.push_back(run);
   }
 
   replay::StudyOptions study_options;
@@ -112,6 +122,7 @@ Status run_case(const ValidationCase& vc, const Scale& scale, const RunCaseOptio
   }
   if (!status) return status.with_context(vc.name);
   result->runs = std::move(study_result.runs);
+  result->draws = draws;
   compute_rows(result);
   result->wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -37,6 +37,11 @@ struct Scale {
   uint64_t swap_bytes = 0;
   uint64_t min_free_kbytes = 0;  // 0 = the kernel's boot formula on the scaled memory
   std::string note;
+  // Replays of the case, each arm's trace generated with `--seed` 1 .. draws: where the
+  // workload's start is drawn from its seed (madv-bomb --launch), a comparison that turns on
+  // microseconds is judged by its median over the draws, not by one of them, and the spread of
+  // its ratio is reported. 1: one replay, the generator's default seed.
+  uint32_t draws = 1;
 };
 
 // A results key an Extract reads (replay/result_keys.h says which names exist).

@@ -75,6 +75,39 @@ TEST(GenWorkloads, MadvBombIsPMmapsAndPxLTouchesAndFrees) {
   EXPECT_EQ(mms.size(), p) << "process mode: one mm per process";
 }
 
+// Each process's thread_start, by stream.
+std::vector<uint64_t> start_times(const CollectingSink& sink) {
+  std::vector<uint64_t> starts;
+  for (uint32_t s = 0; s < sink.threads().size(); ++s) {
+    for (const Event& event : sink.events(s)) {
+      if (event.kind == EventKind::kThreadStart) starts.push_back(event.ts_ns);
+    }
+  }
+  return starts;
+}
+
+TEST(GenWorkloads, MadvBombLaunchSpreadsTheStartsBySeed) {
+  const std::vector<std::string> base = {"--processes", "12", "--loops", "1", "--size", "64K"};
+  const std::vector<uint64_t> together = start_times(run_workload("madv-bomb", base));
+  ASSERT_EQ(together.size(), 12u);
+  for (uint64_t t : together) EXPECT_EQ(t, together[0]) << "no --launch: every process at once";
+
+  auto launched = [&](const char* seed) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--launch", "5ms", "--seed", seed});
+    return start_times(run_workload("madv-bomb", args));
+  };
+  const std::vector<uint64_t> one = launched("1");
+  const std::vector<uint64_t> two = launched("2");
+  ASSERT_EQ(one.size(), 12u);
+  const uint64_t first = *std::min_element(one.begin(), one.end());
+  EXPECT_GE(first, together[0]);
+  EXPECT_LT(*std::max_element(one.begin(), one.end()) - together[0], 5'000'000u);
+  EXPECT_GT(std::set<uint64_t>(one.begin(), one.end()).size(), 10u) << "instants of their own";
+  EXPECT_EQ(launched("1"), one) << "a seed is one draw, every time";
+  EXPECT_NE(two, one) << "another seed, another draw";
+}
+
 TEST(GenWorkloads, MadvBombScaleSmallShrinksRegionAndMachine) {
   formats::TraceMeta meta;
   CollectingSink sink = run_workload("madv-bomb", {"--scale", "small"}, &meta);

@@ -76,6 +76,46 @@ TEST(CaseResult, RowsRatiosAndVerdicts) {
   EXPECT_FALSE(cr.passed());
 }
 
+TEST(CaseResult, DrawsTakeTheMedianOfEachDrawsRatio) {
+  ValidationCase c;
+  c.name = "t";
+  c.arms = {{"base", "dontneed", {}}, {"a", "free", {}}};
+  c.metrics = {{"elapsed", "s", elapsed_seconds(), {10.0, 7.5}, {}, ""},
+               {"swap-ins", "pages", counter("swapins"), {100, 50000}, {}, ""}};
+  CaseResult cr;
+  cr.vc = &c;
+  cr.draws = 3;
+  // Draw-major: (base, a) of draw 1, then of draws 2 and 3. Arm a's ratios within each draw are
+  // 0.5, 1.2 and 0.6, so it is lower (median 0.6x), where the ratio of the arms' median figures
+  // (1.2 s / 1.0 s) would call it higher: each draw's arms share the draw's start instants.
+  cr.runs = {run_with(1'000'000'000, 0),  run_with(500'000'000, 10),  run_with(1'000'000'000, 0),
+             run_with(1'200'000'000, 30), run_with(2'000'000'000, 0), run_with(1'200'000'000, 20)};
+  compute_rows(&cr);
+  ASSERT_EQ(cr.rows.size(), 4u);
+  const Row& base = cr.rows[0];
+  EXPECT_DOUBLE_EQ(*base.model, 1.0) << "the baseline's median figure (1, 1, 2 s)";
+  const Row& a = cr.rows[1];
+  EXPECT_DOUBLE_EQ(*a.model, 1.2) << "arm a's median figure (0.5, 1.2, 1.2 s)";
+  EXPECT_NEAR(*a.model_ratio, 0.6, 1e-12) << "the median of the draws' ratios";
+  EXPECT_NEAR(*a.model_ratio_min, 0.5, 1e-12);
+  EXPECT_NEAR(*a.model_ratio_max, 1.2, 1e-12);
+  EXPECT_EQ(a.model_direction, Direction::kLower) << "read from the median ratio";
+  EXPECT_TRUE(a.direction_agrees());
+  // A baseline of 0 swap-ins leaves no ratio in any draw: the medians decide the direction.
+  const Row& s = cr.rows[3];
+  EXPECT_FALSE(s.model_ratio.has_value());
+  EXPECT_FALSE(s.model_ratio_min.has_value());
+  EXPECT_DOUBLE_EQ(*s.model, 20);
+  EXPECT_EQ(s.model_direction, Direction::kHigher);
+}
+
+TEST(CaseResult, MedianOfOddAndEvenCountsAndMissingFigures) {
+  EXPECT_DOUBLE_EQ(*median_of({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_DOUBLE_EQ(*median_of({4.0, 1.0, 3.0, 2.0}), 2.5);
+  EXPECT_FALSE(median_of({}).has_value());
+  EXPECT_FALSE(median_of({1.0, std::nullopt}).has_value());
+}
+
 TEST(CaseResult, DisagreementsAreFailuresUnlessDeclaredGaps) {
   ValidationCase c = two_metric_case();
   CaseResult cr;

@@ -30,13 +30,6 @@ constexpr ToleratedGap kToleratedGaps[] = {
     // No stall in either arm at full size; at ci, since page-cache charges moved the timing, the
     // arms differ the thread's way (seed_003_predictive.cpp).
     {"seed-003-mmtests", "allocation stalls", "reclaim-predictive", true},
-    // The throttle at full size is a draw (seed_000_madv_free.cpp); at ci it goes the thread's way.
-    {"seed-000-madv-free", "elapsed", "free-throttled", true},
-    {"seed-000-madv-free", "CPU time", "free-throttled", true},
-    {"seed-000-madv-free-rewrite", "elapsed", "free-throttled", true},
-    {"seed-000-madv-free-rewrite", "CPU time", "free-throttled", true},
-    {"seed-000-madv-free", "system time", "free-throttled", true},
-    {"seed-000-madv-free-rewrite", "system time", "free-throttled", true},
     // je.patch's deeper purges refault more under a saturated mmap_sem line
     // (seed_002_madvisev.cpp); at ci's 1,500 operations the vector arm's system time is lower.
     {"seed-002-madvisev", "system time", "vector", true},
