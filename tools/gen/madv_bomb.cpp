@@ -22,7 +22,6 @@
 #include <memory>
 
 #include "tools/gen/prng.h"
-
 #include "tools/gen/program_thread.h"
 #include "tools/gen/registry.h"
 #include "tools/gen/user_costs.h"
