@@ -165,9 +165,10 @@ void set_files(const formats::TraceMeta& meta, CacheStart cache, bool devices_as
 // sync-idle-prev, one that pulled the wakee to the waker's CPU (wake_affine_idle()) under sync.
 kernelsim::KernelConfig config_for(const formats::TraceMeta& meta, const RunSpec& spec) {
   kernelsim::KernelConfig config = spec.config;
-  // A limit taken from the recording (format 1.14) needs a memory controller to bind: a policy
-  // that leaves memcg off gets the current kernels' page_counter (one named by the policy stays).
-  if (spec.memcg_limit_bytes == 0 && meta.recorder.memcg_limit_bytes != 0 &&
+  // A limit, --memcg-limit's or the recording's (format 1.14), needs a memory controller to bind:
+  // a policy that leaves memcg off gets the current kernels' page_counter (one named by the policy
+  // stays). Until 2026-12-05 --memcg-limit under such a policy was reported but never charged.
+  if ((spec.memcg_limit_bytes != 0 || meta.recorder.memcg_limit_bytes != 0) &&
       config.memcg == kernelsim::MemcgCounterKind::kOff &&
       !policy_names_knob(spec.policy_name, "memcg")) {
     config.memcg = kernelsim::MemcgCounterKind::kPageCounter;
@@ -301,6 +302,11 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   // --memcg-limit, or the limit of the cgroup the program was recorded in (format 1.14) unless
   // the policy turns memcg off (the way to replay such a trace without it).
   const kernelsim::KernelConfig config = config_for(meta, spec);
+  if (spec.memcg_limit_bytes != 0 && config.memcg == kernelsim::MemcgCounterKind::kOff) {
+    return Status::invalid_argument(
+        "--memcg-limit: policy '" + spec.policy_name +
+        "' sets memcg=off, and a limit needs a memory controller (memcg=page_counter)");
+  }
   machine.memcg_limit_bytes = spec.memcg_limit_bytes != 0 ? spec.memcg_limit_bytes
                               : config.memcg != kernelsim::MemcgCounterKind::kOff
                                   ? meta.recorder.memcg_limit_bytes

@@ -319,6 +319,31 @@ TEST(Run, RecordedMemcgLimitIsTheRunsUnlessGiven) {
   EXPECT_EQ(without.memcg_limit_bytes, 0u);
 }
 
+// --memcg-limit binds under any policy: one that leaves memcg off gets page_counter, as a recorded
+// limit does; one that turns it off is refused rather than run without the limit it was asked.
+TEST(Run, GivenMemcgLimitTurnsTheControllerOnOrIsRefused) {
+  auto reader = generate(
+      "madv-bomb", {"--processes", "1", "--size", "1M", "--loops", "2", "--advice", "dontneed"});
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.cpus = 1;
+  spec.memcg_limit_bytes = 512 << 10;
+  RunResult limited;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &limited));
+  EXPECT_NE(limited.effective_policy.find("memcg=page_counter"), std::string::npos)
+      << limited.effective_policy;
+  EXPECT_EQ(limited.memcg_limit_bytes, uint64_t{512} << 10);
+  EXPECT_GT(limited.counters.at("memcg_reclaim"), 0u) << "the 1 MiB memset is over the limit";
+
+  RunSpec off = spec;
+  off.policy_name = "default+memcg=off";
+  ASSERT_TRUE(resolve_policy(off.policy_name, &off.config));
+  RunResult refused;
+  const Status s = execute_run(off, *reader, cache, &refused);
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("memcg=off"), std::string::npos) << s.message();
+}
+
 TEST(Run, ARecordedMinFreeKbytesAboveTheMemoryIsACorruptHeader) {
   // 2 GiB of a 1 GiB machine.
   auto reader =

@@ -174,9 +174,9 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
                   "vm.min_free_kbytes of the simulated machine (default: the recording "
                   "machine's on the recorded memory, else the kernel's boot formula)");
   cmd->add_option("--memcg-limit", a->memcg_limit,
-                  "limit of each memory cgroup, e.g. 1G (with policy memcg=...; default: the "
-                  "limit of the cgroup the trace was recorded in, with memcg=page_counter unless "
-                  "the policy names memcg; else none)");
+                  "limit of each memory cgroup, e.g. 1G (default: the limit of the cgroup the "
+                  "trace was recorded in, else none); either turns memcg=page_counter on unless "
+                  "the policy names memcg (memcg=off with this flag is an error)");
   cmd->add_option("--cma", a->cma, "CMA area for contiguous allocations, e.g. 64M (default: 16M)");
   cmd->add_option("--profile", a->profile,
                   "cost profile: default, xeon-2014, zram, or a .json file (calibrate -o)");
