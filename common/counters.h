@@ -105,7 +105,12 @@
   X(memcg_counter_wait_ns, "memcg_counter_wait_ns",                                                \
     "page_counter: time atomics waited for the busy line (ns)")                                    \
   X(memcg_reclaim, "memcg_reclaim", "try_to_free_mem_cgroup_pages() calls (limit reached)")        \
-  X(memcg_oom, "memcg_oom", "charges failed after reclaim: memcg OOM")                             \
+  X(memcg_oom, "memcg_oom",                                                                        \
+    "memcg OOMs: charges reclaim could not fit after its retries (memory.events oom)")             \
+  X(memcg_oom_kill, "memcg_oom_kill",                                                              \
+    "processes the memcg OOM killer killed (memory.events oom_kill)")                              \
+  X(oom_reaped_pages, "oom_reaped_pages",                                                          \
+    "pages the OOM reaper unmapped from killed processes (oom_reap_task_mm())")                    \
   X(memcg_writeback_waits, "memcg_writeback_waits",                                                \
     "memcg reclaim waited for a page's writeback (cgroup v1 shrink_page_list() case 3)")          \
   /* ---- Contiguous allocation and migration (mm/cma.c, mm/migrate.c) ---- */                     \

@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "kernelsim/mm/mm_types.h"
+#include "kernelsim/mm/oom_kill.h"
 #include "kernelsim/mm/vmscan.h"
 #include "kernelsim/simulation.h"
 
@@ -52,7 +53,11 @@ Co<bool> try_charge(Task& t, uint32_t memcg_id, uint64_t nr, bool noretry = fals
   MemCgroup& g = sim.memcg().group(memcg_id);
   uint64_t batch = std::max<uint64_t>(sim.config().charge_batch, nr);
   uint32_t retries = MEM_CGROUP_RECLAIM_RETRIES;
+  bool passed_oom = false;
   for (;;) {
+    // An OOM victim's charge fails (the kernel forces it past the limit to let the task exit,
+    // should_force_charge(); the model ends the victim's op loop instead).
+    if (t.oom_killed) co_return false;
     if (co_await g.memory.try_charge(t, batch)) {
       if (batch > nr) co_await refill_stock(t, memcg_id, batch - nr);  // done_restock
       co_return true;
@@ -65,9 +70,14 @@ Co<bool> try_charge(Task& t, uint32_t memcg_id, uint64_t nr, bool noretry = fals
     co_await try_to_free_mem_cgroup_pages(t, memcg_id, nr);
     if (g.memory.margin() >= nr) continue;
     if (noretry) co_return false;  // "if (gfp_mask & __GFP_NORETRY) goto nomem"
-    if (retries-- == 0) break;
+    if (retries-- > 0) continue;
+    // mem_cgroup_oom() -> mem_cgroup_out_of_memory() (mm/oom_kill.h): a victim killed and
+    // reaped, the charge retries with fresh retries ("passed_oom"); once only in the model.
+    ++sim.vm().memcg_oom;
+    if (passed_oom || !co_await mem_cgroup_out_of_memory(t, memcg_id)) break;
+    passed_oom = true;
+    retries = MEM_CGROUP_RECLAIM_RETRIES;
   }
-  ++sim.vm().memcg_oom;  // mem_cgroup_oom(): the OOM killer is not modelled
   co_return false;
 }
 

@@ -56,7 +56,8 @@ class Mm {
   LockClassStats& vma_lock_read;   // lock class "&vma->vm_lock-R" of this mm's VMAs
   LockClassStats& vma_lock_write;  // lock class "&vma->vm_lock-W"
   bool dead = false;               // exit_mmap() done
-  bool forked = false;             // dup_mmap() filled it from a parent (kernel/fork.h)
+  bool oom_skip = false;  // MMF_OOM_SKIP: an OOM victim's memory was reaped (mm/oom_kill.h)
+  bool forked = false;    // dup_mmap() filled it from a parent (kernel/fork.h)
   // The mms it shares COW pages with through fork (parent and children): where a write fault
   // looks for the other mapper of a kCowShared page (the model's page_mapcount()).
   std::vector<Mm*> cow_peers;

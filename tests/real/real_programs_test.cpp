@@ -16,12 +16,14 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -912,6 +914,72 @@ TEST_F(RealPrograms, FileReadTwiceInAMemcgReadsTheDeviceTwice) {
   EXPECT_GE(model_pages, 2 * file_pages);
   EXPECT_LE(std::abs(static_cast<double>(model_pages) - static_cast<double>(native_pages)),
             kCacheMissTolerance * static_cast<double>(native_pages));
+}
+
+// oom_victim writes kOomVictimMib MiB, forks, and its child writes as much again in a group of
+// kOomVictimLimitBytes with no swap: natively (6.18, 2026-12-05) the memcg OOM killer took the
+// parent, 160 MiB asleep in wait4(), in 3 runs of 3 at 160 MiB in 256 MiB, and the child completed.
+// The program is recorded outside any group and replayed with --memcg-limit: the what-if of a
+// limit the recording did not have.
+constexpr const char* kOomVictimMib = "64";
+constexpr uint64_t kOomVictimPages = uint64_t{64} << 20 >> 12;
+constexpr uint64_t kOomVictimLimitBytes = uint64_t{96} << 20;
+
+bool swap_is_on() {
+  std::ifstream swaps("/proc/swaps");
+  std::string line;
+  int lines = 0;
+  while (std::getline(swaps, line)) ++lines;
+  return lines > 1;  // a header, then one line an area
+}
+
+TEST_F(RealPrograms, MemcgOomKillsTheLargestProcessNotTheOneCharging) {
+  namespace cal = mmreplay::tools::calibrate;
+  const fs::path dir = work_ / "oom_victim";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  if (swap_is_on()) GTEST_SKIP() << "swap is on: the group would swap instead of running out";
+  const std::string program = std::string(REAL_PROGRAMS_DIR) + "/oom_victim";
+  {
+    cal::MemcgSandbox group;
+    if (const std::string why = group.create(kOomVictimLimitBytes); !why.empty())
+      GTEST_SKIP() << why;
+    const fs::path log = dir / "native.log";
+    // The killed parent leaves its child writing: as a subreaper this test inherits the orphan
+    // and waits for it before reading what it printed.
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    const Completed native = run(in_cgroup(group.path(), {program, kOomVictimMib}), {}, log);
+    while (waitpid(-1, nullptr, 0) > 0) {
+    }
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    const std::string text = read_text(log);
+    EXPECT_EQ(native.status, 128 + SIGKILL) << "the parent was the victim\n" << text;
+    EXPECT_NE(text.find("child done"), std::string::npos) << text;
+    EXPECT_EQ(text.find("parent done"), std::string::npos) << text;
+  }
+  const fs::path trace = dir / "oom_victim.mmtrace";
+  ASSERT_EQ(run({REAL_TRACE_REPLAY, "record", "-o", trace.string(), "--", program, kOomVictimMib},
+                {}, dir / "record.log")
+                .status,
+            0)
+      << read_text(dir / "record.log");
+  const fs::path json = dir / "replay.json";
+  ASSERT_EQ(run({REAL_TRACE_REPLAY, "replay", trace.string(), "--memcg-limit",
+                 std::to_string(kOomVictimLimitBytes >> 20) + "M", "--json", json.string()},
+                {}, dir / "replay.log")
+                .status,
+            0)
+      << read_text(dir / "replay.log");
+  const nlohmann::json c = nlohmann::json::parse(read_text(json)).at("runs").at(0).at("counters");
+  std::cout << "real: oom_victim " << kOomVictimMib << " MiB x 2 in "
+            << (kOomVictimLimitBytes >> 20) << " MiB: model memcg_oom_kill "
+            << c.value("memcg_oom_kill", uint64_t{0}) << ", oom_reaped_pages "
+            << c.value("oom_reaped_pages", uint64_t{0}) << ", fault_oom "
+            << c.value("fault_oom", uint64_t{0}) << "\n";
+  EXPECT_EQ(c.value("memcg_oom_kill", uint64_t{0}), 1u);
+  EXPECT_GE(c.value("oom_reaped_pages", uint64_t{0}), kOomVictimPages)
+      << "the parent's pages, reaped while it slept";
+  EXPECT_EQ(c.value("fault_oom", uint64_t{0}), 0u) << "the child's writes all completed";
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ TEST(MemcgTest, PageCounterHasNoLockButBouncesBetweenCpus) {
   }
 }
 
-TEST(MemcgTest, LimitReclaimsFromTheGroupThenOomsWithoutSwap) {
+TEST(MemcgTest, LimitReclaimsFromTheGroupThenOomKillsItsOnlyProcessWithoutSwap) {
   // 8 MiB written into a group limited to 4 MiB, on a machine with plenty of memory.
   auto sim =
       make_machine({.mem_mib = 256, .swap_mib = 0, .memcg_limit_mib = 4}, "memcg=page_counter");
@@ -134,12 +134,58 @@ TEST(MemcgTest, LimitReclaimsFromTheGroupThenOomsWithoutSwap) {
   sim->run_until(SimTime::ms(50000));
   const VmCounters& vm = sim->stats().vm;
   EXPECT_GT(vm.memcg_reclaim, 0u) << "the charge over the limit reclaimed from the group";
-  EXPECT_GT(vm.memcg_oom, 0u) << "no swap: nothing reclaimable, a memcg OOM";
-  EXPECT_EQ(vm.fault_oom, vm.memcg_oom) << "each memcg OOM failed its fault";
+  EXPECT_EQ(vm.memcg_oom, 1u) << "no swap: nothing reclaimable, a memcg OOM";
+  EXPECT_EQ(vm.memcg_oom_kill, 1u) << "the group's only process is its victim";
+  EXPECT_EQ(vm.fault_oom, 1u) << "the victim's own charge fails; it stops at that page";
+  EXPECT_EQ(vm.oom_reaped_pages, 0u) << "its exit frees its pages, not the reaper";
   EXPECT_EQ(vm.pswpout, 0u);
   EXPECT_EQ(vm.allocstall, 0u) << "the machine itself is not short of memory";
-  EXPECT_LE(sim->memcg().group(1).memory.usage(), 4 * kMiB / kPage);
-  EXPECT_EQ(sim->nr_live_tasks(), 1u) << "the run goes on (no hang)";
+  EXPECT_EQ(sim->nr_live_tasks(), 0u) << "killed: its op loop ended and it exited";
+  EXPECT_EQ(sim->memcg().group(1).memory.usage(), sim->memcg().stock(0).nr_pages)
+      << "its exit uncharged what it had";
+}
+
+// The memcg OOM killer's victim is the process with the most points (oom_badness()), whoever is
+// charging: a process writing past the limit gets a larger one killed and reaped while that one
+// sleeps, and goes on (natively, tests/real's oom_victim: a parent asleep in wait4() is killed,
+// its child completes).
+TEST(MemcgTest, OomKillsTheLargestProcessOfTheGroupAndReapsItAsleep) {
+  auto sim = make_machine({.cpus = 2, .mem_mib = 256, .swap_mib = 0, .memcg_limit_mib = 8},
+                          "memcg=page_counter");
+  const uint64_t six = 6 * kMiB / kPage;
+  thread(*sim, 1, 0, fault_then(kBase, six));  // 6 MiB, then asleep for 100 s
+  thread(*sim, 2, 1, fault_then(kBase, six), SimTime::ms(100));
+  sim->run_until(SimTime::ms(50000));
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.memcg_oom, 1u);
+  EXPECT_EQ(vm.memcg_oom_kill, 1u);
+  EXPECT_EQ(vm.fault_oom, 0u) << "the charger retried once the victim was reaped";
+  EXPECT_GE(vm.oom_reaped_pages, six) << "the sleeping victim's pages, unmapped by the reaper";
+  const Mm& victim = *sim->find_mm(1);
+  const Mm& charger = *sim->find_mm(2);
+  EXPECT_TRUE(victim.oom_skip);
+  EXPECT_EQ(victim.rss_anon, 0u);
+  EXPECT_EQ(charger.rss_anon, six) << "every page of the charger's write is mapped";
+  EXPECT_FALSE(charger.oom_skip);
+  EXPECT_LE(sim->memcg().group(1).memory.usage(), 8 * kMiB / kPage);
+}
+
+// The charger is the group's largest process: it is the victim, its charge fails and its exit
+// frees the group; the smaller process keeps its pages.
+TEST(MemcgTest, OomKillsTheChargerWhenItIsTheLargest) {
+  auto sim = make_machine({.cpus = 2, .mem_mib = 256, .swap_mib = 0, .memcg_limit_mib = 8},
+                          "memcg=page_counter");
+  const uint64_t two = 2 * kMiB / kPage;
+  thread(*sim, 1, 0, fault_then(kBase, two));
+  thread(*sim, 2, 1, fault_then(kBase, 10 * kMiB / kPage), SimTime::ms(100));
+  sim->run_until(SimTime::ms(50000));
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.memcg_oom_kill, 1u);
+  EXPECT_EQ(vm.fault_oom, 1u);
+  EXPECT_EQ(vm.oom_reaped_pages, 0u);
+  EXPECT_EQ(sim->find_mm(1)->rss_anon, two) << "the smaller process is left alone";
+  EXPECT_FALSE(sim->find_mm(1)->oom_skip);
+  EXPECT_EQ(sim->nr_live_tasks(), 1u) << "the charger was killed and exited";
 }
 
 TEST(MemcgTest, LimitWithSwapSwapsTheGroupOut) {
