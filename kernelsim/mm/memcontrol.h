@@ -17,8 +17,10 @@
 // refills the stock (refill_stock(): a stock caching another group is drained first, i.e. given
 // back to that group's counter). A charge that would pass the limit retries with nr pages, then
 // reclaims from the group (try_to_free_mem_cgroup_pages(), mm/vmscan.h) up to
-// MEM_CGROUP_RECLAIM_RETRIES times, then fails: a memcg OOM (the OOM killer is not modelled;
-// the fault returns VM_FAULT_OOM).
+// MEM_CGROUP_RECLAIM_RETRIES times, then is a memcg OOM: the group's OOM killer (mm/oom_kill.h)
+// kills and reaps its largest process, and the charge retries once with fresh retries; it fails
+// (the fault returns VM_FAULT_OOM) when its own process was the victim or it still does not fit.
+// An OOM victim's charges fail at once.
 //
 // Uncharge: no stock (3.17+ uncharge_batch()): each call is one counter uncharge of its pages.
 // The zap path calls mem_cgroup_uncharge_gathered() per mmu_gather batch, which policy
