@@ -47,7 +47,9 @@ Co<void> oom_reap_task_mm(Task& t, Mm& victim) {
   co_await tlb_finish_mmu(t, tlb);
   victim.oom_skip = true;
   co_await victim.mmap_sem.up_read(t);
-  t.sim().vm().oom_reaped_pages += before - (victim.rss_anon + victim.rss_file);
+  // A victim thread's fault of a cached file page may map one while the reaper waits.
+  const uint64_t after = victim.rss_anon + victim.rss_file;
+  t.sim().vm().oom_reaped_pages += before > after ? before - after : 0;
 }
 
 }  // namespace
