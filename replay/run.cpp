@@ -292,8 +292,11 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   } else if (meta.recorder.memory_bytes != 0) {
     machine.memory_bytes = meta.recorder.memory_bytes;
   }
-  // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim).
-  machine.swap_bytes = spec.swap_bytes != 0 ? spec.swap_bytes : meta.recorder.swap_bytes;
+  // --swap, or the swap the trace was recorded with (0: no swap device, no anon reclaim); --swap 0
+  // replays without one.
+  machine.swap_bytes = spec.swap_bytes == kNoSwap ? 0
+                       : spec.swap_bytes != 0     ? spec.swap_bytes
+                                                  : meta.recorder.swap_bytes;
   if (Status s = swap_device_for(spec, meta, &machine.swap_device); !s) return s;
   if (Status s = min_free_kbytes_for(reader, spec, machine.memory_bytes, &machine.min_free_kbytes);
       !s) {

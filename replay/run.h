@@ -41,13 +41,16 @@ const char* cache_start_name(CacheStart c);
 // "block" or "zram": the --swap-device name of a swap device.
 const char* swap_device_name(kernelsim::SwapDevice d);
 
+// RunSpec::swap_bytes asking for no swap device whatever the trace's machine had.
+inline constexpr uint64_t kNoSwap = ~uint64_t{0};
+
 struct RunSpec {
   std::string policy_name;         // as the user wrote it ("linux-4.5+madv_free=lazy")
   kernelsim::KernelConfig config;  // what it resolved to (replay/policy_spec.h), validated up front
   TraceRewrites rewrites;          // its trace rewrites (replay/trace_rewrite_knobs.h)
   uint32_t cpus = 0;               // 0 = the CPUs the trace was recorded on (or 4)
   uint64_t memory_bytes = 0;       // 0 = the trace's machine memory (or the model's default)
-  uint64_t swap_bytes = 0;
+  uint64_t swap_bytes = 0;         // 0 = the trace's swap; kNoSwap = none (--swap 0)
   // --swap-device: "block" or "zram" (kernelsim/mm/swapfile.h SwapDevice); "" = zram with the
   // zram cost profile, else the recording machine's (format 1.13), else block.
   std::string swap_device;

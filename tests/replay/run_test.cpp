@@ -344,6 +344,26 @@ TEST(Run, GivenMemcgLimitTurnsTheControllerOnOrIsRefused) {
   EXPECT_NE(s.message().find("memcg=off"), std::string::npos) << s.message();
 }
 
+// --swap 0 replays a trace recorded with swap on a machine without any (kNoSwap); no --swap
+// keeps the recording's.
+TEST(Run, NoSwapOverridesTheRecordedSwap) {
+  formats::RecorderInfo recorder;
+  recorder.swap_bytes = uint64_t{1} << 30;
+  auto reader = recorded_on("swap_recorded.mmtrace", recorder);
+  ASSERT_TRUE(reader);
+  ChunkCache cache(8);
+  RunSpec spec;
+  spec.cpus = 1;
+  RunResult recorded;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &recorded));
+  EXPECT_EQ(recorded.swap_bytes, uint64_t{1} << 30);
+  spec.swap_bytes = kNoSwap;
+  RunResult none;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &none));
+  EXPECT_EQ(none.swap_bytes, 0u);
+  EXPECT_EQ(run_to_json(0, none)["machine"]["swap_bytes"], 0u);
+}
+
 TEST(Run, ARecordedMinFreeKbytesAboveTheMemoryIsACorruptHeader) {
   // 2 GiB of a 1 GiB machine.
   auto reader =

@@ -163,7 +163,7 @@ void add_study_options(CLI::App* cmd, StudyArgs* a) {
   cmd->add_option("--machine", a->machine,
                   "machine preset: CPUs, memory, sockets/cores/SMT and their distance costs "
                   "(trace-replay machines lists them); --cpus and --memory override it");
-  cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G (default: the trace's)");
+  cmd->add_option("--swap", a->swap, "simulated swap, e.g. 8G; 0: none (default: the trace's)");
   cmd->add_option("--swap-device", a->swap_device,
                   "what the swap is: block (a disk or SSD: a swap-in waits for the read) or zram "
                   "(the read is the faulting CPU's decompression; since 4.15 it skips the swap "
@@ -234,6 +234,7 @@ Status run_study_args(const StudyArgs& a) {
   if (!a.swap.empty() && !gen::parse_bytes(a.swap, &swap)) {
     return Status::invalid_argument("--swap " + a.swap + ": not a size");
   }
+  if (!a.swap.empty() && swap == 0) swap = replay::kNoSwap;  // --swap 0: none, not the trace's
   if (!a.memcg_limit.empty() && !gen::parse_bytes(a.memcg_limit, &memcg_limit)) {
     return Status::invalid_argument("--memcg-limit " + a.memcg_limit + ": not a size");
   }
