@@ -256,7 +256,8 @@ TEST(Run, RecordedMinFreeKbytesSetsTheWatermarksOnTheRecordedMemory) {
 }
 
 // Format 1.13: a trace recorded with zram as swap replays with zram as its swap, unless
-// --swap-device says otherwise; the recording's swap size is the run's.
+// --swap-device says otherwise; the recording's swap size is the run's, unless --swap 0 asks for
+// none (kNoSwap).
 TEST(Run, RecordedSwapDeviceIsTheRunsUnlessGiven) {
   formats::RecorderInfo recorder;
   recorder.swap_bytes = uint64_t{1} << 30;
@@ -274,6 +275,12 @@ TEST(Run, RecordedSwapDeviceIsTheRunsUnlessGiven) {
   RunResult given;
   ASSERT_TRUE(execute_run(spec, *reader, cache, &given));
   EXPECT_EQ(given.swap_device, kernelsim::SwapDevice::kBlock);
+  EXPECT_EQ(given.swap_bytes, uint64_t{1} << 30);
+  spec.swap_bytes = kNoSwap;
+  RunResult none;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &none));
+  EXPECT_EQ(none.swap_bytes, 0u);
+  EXPECT_EQ(run_to_json(0, none)["machine"]["swap_bytes"], 0u);
 }
 
 // Format 1.14: a trace recorded in a limited cgroup replays under its limit, with a memory
@@ -342,26 +349,6 @@ TEST(Run, GivenMemcgLimitTurnsTheControllerOnOrIsRefused) {
   const Status s = execute_run(off, *reader, cache, &refused);
   EXPECT_FALSE(s);
   EXPECT_NE(s.message().find("memcg=off"), std::string::npos) << s.message();
-}
-
-// --swap 0 replays a trace recorded with swap on a machine without any (kNoSwap); no --swap
-// keeps the recording's.
-TEST(Run, NoSwapOverridesTheRecordedSwap) {
-  formats::RecorderInfo recorder;
-  recorder.swap_bytes = uint64_t{1} << 30;
-  auto reader = recorded_on("swap_recorded.mmtrace", recorder);
-  ASSERT_TRUE(reader);
-  ChunkCache cache(8);
-  RunSpec spec;
-  spec.cpus = 1;
-  RunResult recorded;
-  ASSERT_TRUE(execute_run(spec, *reader, cache, &recorded));
-  EXPECT_EQ(recorded.swap_bytes, uint64_t{1} << 30);
-  spec.swap_bytes = kNoSwap;
-  RunResult none;
-  ASSERT_TRUE(execute_run(spec, *reader, cache, &none));
-  EXPECT_EQ(none.swap_bytes, 0u);
-  EXPECT_EQ(run_to_json(0, none)["machine"]["swap_bytes"], 0u);
 }
 
 TEST(Run, ARecordedMinFreeKbytesAboveTheMemoryIsACorruptHeader) {
