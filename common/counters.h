@@ -160,7 +160,7 @@
   X(reclaim_throttled, "reclaim_throttled", "direct reclaim rounds that waited for writeback")     \
   X(reclaim_swap_write_waits, "reclaim_swap_write_waits",                                          \
     "reclaim batches that waited for their swap-out writes before freeing the pages")              \
-  X(oom, "oom", "OOM kills (mm/oom_kill.h): tasks ended by a failed allocation")
+  X(oom, "oom", "machine-wide OOM kills (mm/oom_kill.h): processes killed")
 
 
 // Per-CPU counters (kernelsim::CpuCounters, Cpu::counters); the results carry their totals over

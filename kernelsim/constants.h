@@ -140,6 +140,9 @@ inline constexpr uint32_t SWAP_RA_ORDER_CEILING = 5;
 inline constexpr uint32_t SWAP_RA_HITS_MAX = (1u << (PAGE_SHIFT / 2)) - 1;
 inline constexpr uint32_t SWAP_RA_INITIAL_HITS = 4;
 
+// One jiffy at CONFIG_HZ=250 (the distributions' default): __alloc_pages_may_oom() backs off
+// schedule_timeout_uninterruptible(1) while an OOM victim is still freeing its memory.
+inline constexpr int64_t JIFFY_NS = 4'000'000;
 // mm/vmscan.c: kswapd_try_to_sleep(): the short nap after reaching high, schedule_timeout(HZ/10).
 inline constexpr int64_t KSWAPD_NAP_NS = 100'000'000;
 // mm/page-writeback.c: /proc/sys/vm/dirty_background_ratio and dirty_ratio defaults (percent of

@@ -5,7 +5,6 @@
 
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/memcontrol.h"
-#include "kernelsim/mm/oom_kill.h"
 #include "kernelsim/mm/rmap_file.h"
 #include "kernelsim/sim/shared_step.h"
 #include "kernelsim/simulation.h"
@@ -262,10 +261,7 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
     co_return true;
   }
   if (f == kNoFrame) {
-    if (!co_await alloc_pages(t, PageUse::kUser)) {
-      out_of_memory(t);
-      co_return false;
-    }
+    if (!co_await alloc_pages(t, PageUse::kUser)) co_return false;  // t was the OOM victim
     // A page cached before the run was another's charge (the memcg that read it then).
     uint32_t memcg = kRootMemcg;
     if (!cached_at_start && !co_await mem_cgroup_charge_file(t, &memcg)) {

@@ -10,7 +10,6 @@
 #include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
-#include "kernelsim/mm/oom_kill.h"
 #include "kernelsim/mm/swap_count.h"
 #include "kernelsim/mm/swap_readahead.h"
 #include "kernelsim/sim/shared_step.h"
@@ -280,10 +279,9 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t hi, uint64_
   }
 }
 
-// Counts and reports a fault that found no page (the caller returns kOom).
+// Counts a fault that found no page: the allocator's OOM killer chose t's process (mm/oom_kill.h).
 FaultResult fault_out_of_memory(Task& t) {
   ++t.sim().vm().fault_oom;
-  out_of_memory(t);
   return FaultResult::kOom;
 }
 
@@ -436,19 +434,13 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   if (mm.pte_tables.ensure(addr)) {  // pte_alloc(): a zeroed PTE page
     if (!co_await alloc_one(t, PageUse::kPageTable)) {
       mm.pte_tables.drop(addr >> PMD_SHIFT);
-      ++sim.vm().fault_oom;
-      out_of_memory(t);
-      co_return FaultResult::kOom;
+      co_return fault_out_of_memory(t);
     }
     t.work(c.clear_page);
   }
   const bool needs_page = action == FaultAction::kNewPage || action == FaultAction::kCopyPage ||
                           action == FaultAction::kSwapIn;
-  if (needs_page && !co_await alloc_one(t, PageUse::kUser)) {
-    ++sim.vm().fault_oom;
-    out_of_memory(t);
-    co_return FaultResult::kOom;
-  }
+  if (needs_page && !co_await alloc_one(t, PageUse::kUser)) co_return fault_out_of_memory(t);
   if (needs_page && !co_await mem_cgroup_charge(t, mm, 1)) {  // mem_cgroup_try_charge(): memcg OOM
     co_await free_one(t, PageUse::kUser);
     ++sim.vm().fault_oom;

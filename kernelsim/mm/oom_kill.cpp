@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "kernelsim/constants.h"
+#include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
@@ -9,26 +11,50 @@
 
 namespace mmreplay::kernelsim {
 
-// Models mm/oom_kill.c: out_of_memory() -> oom_kill_process() (mark_oom_victim()).
-void out_of_memory(Task& t) {
-  if (t.oom_killed) return;  // tsk_is_oom_victim(): already dying
-  t.oom_killed = true;
-  ++t.sim().vm().oom;
-}
-
 uint64_t oom_badness(const Mm& mm) {
   return mm.rss_anon + mm.rss_file + mm.swapents + mm.pte_tables.size();
 }
 
 namespace {
 
+// What select_bad_process() found: the victim, or that one chosen before is still exiting.
+struct BadProcess {
+  Mm* victim = nullptr;
+  bool pending = false;  // oom_evaluate_task()'s "abort": a victim not yet reaped
+};
+
+// Models select_bad_process(): oom_evaluate_task() for each task whose mm `eligible` admits (the
+// group's for a memcg OOM, every one machine-wide); the victim is the last with the most points
+// (a task of equal points replaces the one chosen).
+template <typename Eligible>
+BadProcess select_bad_process(const Simulation& sim, Eligible eligible) {
+  BadProcess chosen;
+  uint64_t chosen_points = 0;
+  for (const auto& task : sim.tasks()) {
+    Mm* mm = task->mm();
+    if (task->kthread || task->finished() || mm == nullptr || mm->dead || mm->oom_skip ||
+        !eligible(*mm)) {
+      continue;
+    }
+    // A victim not yet reaped is still freeing its memory: no new kill.
+    if (task->oom_killed) return {nullptr, true};
+    const uint64_t points = oom_badness(*mm);
+    if (chosen.victim == nullptr || points >= chosen_points) {
+      chosen.victim = mm;
+      chosen_points = points;
+    }
+  }
+  return chosen;
+}
+
 // Models __oom_kill_process(): SIGKILL to every task using the victim's mm (the process and any
 // other sharing it), each marked an OOM victim (its op loop ends after its current op).
-void oom_kill_process(Simulation& sim, const Mm& victim) {
+// `kills` is the counter of the OOM's scope (machine-wide or memcg).
+void oom_kill_process(Simulation& sim, const Mm& victim, uint64_t& kills) {
   for (const auto& task : sim.tasks()) {
     if (task->mm() == &victim && !task->kthread) task->oom_killed = true;
   }
-  ++sim.vm().memcg_oom_kill;
+  ++kills;
 }
 
 // Models oom_reap_task_mm() -> __oom_reap_task_mm(): under the victim's mmap_lock held for read,
@@ -54,32 +80,38 @@ Co<void> oom_reap_task_mm(Task& t, Mm& victim) {
 
 }  // namespace
 
+Co<bool> out_of_memory(Task& t) {
+  Simulation& sim = t.sim();
+  if (t.oom_killed) co_return false;  // tsk_is_oom_victim(current): it is exiting already
+  const BadProcess b = select_bad_process(sim, [](const Mm&) { return true; });
+  if (b.pending) {
+    // The victim's memory is not freed yet: __alloc_pages_may_oom() backs off for a jiffy
+    // (schedule_timeout_uninterruptible(1)) and the allocation retries.
+    co_await do_sleep(t, SimTime::ns(JIFFY_NS));
+    co_return true;
+  }
+  // Nothing else killable: the kernel panics ("Out of memory and no killable processes");
+  // the model ends t's process.
+  Mm& victim = b.victim != nullptr ? *b.victim : *t.mm();
+  oom_kill_process(sim, victim, sim.vm().oom);
+  // t's own process: its allocation fails, and its exit (exit_mmap()) frees the memory; the
+  // reaper would take the mmap_lock t's fault holds.
+  if (&victim == t.mm()) co_return false;
+  co_await oom_reap_task_mm(t, victim);
+  co_return true;
+}
+
 Co<bool> mem_cgroup_out_of_memory(Task& t, uint32_t memcg_id) {
   Simulation& sim = t.sim();
-  // select_bad_process() over the group: oom_evaluate_task() for each task, the victim the last
-  // with the most points (a task of equal points replaces the one chosen).
-  Mm* victim = nullptr;
-  uint64_t chosen_points = 0;
-  for (const auto& task : sim.tasks()) {
-    Mm* mm = task->mm();
-    if (task->kthread || task->finished() || mm == nullptr || mm->dead ||
-        mm->memcg_id != memcg_id || mm->oom_skip) {
-      continue;
-    }
-    // A victim not yet reaped is still freeing its memory: no new kill ("abort"), retry.
-    if (task->oom_killed) co_return true;
-    const uint64_t points = oom_badness(*mm);
-    if (victim == nullptr || points >= chosen_points) {
-      victim = mm;
-      chosen_points = points;
-    }
-  }
-  if (victim == nullptr) co_return false;
-  oom_kill_process(sim, *victim);
+  const BadProcess b =
+      select_bad_process(sim, [memcg_id](const Mm& mm) { return mm.memcg_id == memcg_id; });
+  if (b.pending) co_return true;  // retry: the victim's exit frees the group's pages
+  if (b.victim == nullptr) co_return false;
+  oom_kill_process(sim, *b.victim, sim.vm().memcg_oom_kill);
   // The charger's own process: its charge fails, and its exit (exit_mmap()) frees the group's
   // pages; the reaper would take the mmap_lock this fault holds.
-  if (victim == t.mm()) co_return false;
-  co_await oom_reap_task_mm(t, *victim);
+  if (b.victim == t.mm()) co_return false;
+  co_await oom_reap_task_mm(t, *b.victim);
   co_return true;
 }
 

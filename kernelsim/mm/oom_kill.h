@@ -1,12 +1,14 @@
 // The out-of-memory outcome (mm/oom_kill.c), reduced to what a replay needs.
 //
-// Machine-wide: with no swap slot and nothing reclaimable, an allocation fails after direct
-// reclaim gave up (MAX_RECLAIM_RETRIES rounds without progress). The kernel's OOM killer would
-// pick the largest task; the model kills the task whose allocation failed (the victim is usually
-// the allocating hog in the workloads modelled): counted once per task in VmCounters::oom, and
-// the task's op loop ends after the current op (kernel/thread.h), so its exit frees its memory as
-// the kill would. A run therefore ends with a count of kills instead of hanging or looping on
-// failed faults.
+// Machine-wide (out_of_memory(), CONSTRAINT_NONE): with no swap slot and nothing reclaimable,
+// an allocation that direct reclaim could not satisfy (MAX_RECLAIM_RETRIES rounds without
+// progress) runs the OOM killer over every process (__alloc_pages_may_oom()). The victim is the
+// process with the most oom_badness() points, as below, whoever is allocating: a small process
+// allocating past the machine's memory gets a large idle one killed, and retries its allocation
+// once the reaper has freed the victim's pages. When the allocating task's own process is chosen,
+// its allocation fails and its exit frees the memory. Counted in VmCounters::oom, once per process
+// killed; a killed task's op loop ends after its current op (kernel/thread.h). A run therefore
+// ends with a count of kills instead of hanging or looping on failed faults.
 //
 // In a memory cgroup (4.19+: 29ef680ae7c2 "memcg, oom: move out_of_memory back to the charge
 // path"): a charge that reclaim could not fit runs the OOM killer over the group's tasks only
@@ -33,8 +35,13 @@ namespace mmreplay::kernelsim {
 class Mm;
 class Task;
 
-// Models out_of_memory() -> oom_kill_process() with the allocating task as the victim.
-void out_of_memory(Task& t);
+// Models out_of_memory() for the whole machine, called by the page allocator when reclaim gave
+// up: picks and kills the victim and reaps its private memory. True when the allocation should
+// retry (another process was killed and reaped, or a victim is still exiting and t waited a
+// jiffy for it); false when t's own process was chosen (or nothing else was killable: the kernel
+// panics, the model ends t's process) or t is already a victim: its allocation fails.
+// REQUIRES: t holds no spinlock.
+Co<bool> out_of_memory(Task& t);
 
 // oom_badness() of an mm, without oom_score_adj: get_mm_rss() + MM_SWAPENTS + page-table pages.
 uint64_t oom_badness(const Mm& mm);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "kernelsim/locking/lock_classes.h"
+#include "kernelsim/mm/oom_kill.h"
 #include "kernelsim/mm/vmscan.h"
 #include "kernelsim/mm/vmscan_predict.h"
 #include "kernelsim/sim/shared_step.h"
@@ -110,19 +111,24 @@ Co<void> alloc_pages_direct_reclaim(Task& t) {
   trace_task_end(sim.trace(), t.id(), "direct reclaim", TraceCat::kReclaim, t.clock());
 }
 
-// Models __alloc_pages_slowpath() and the refill of the per-CPU list from the buddy lists.
-Co<bool> alloc_pages_slowpath(Task& t, PageUse use) {
+// Models __alloc_pages_slowpath() and the refill of the per-CPU list from the buddy lists. When
+// the zone is empty after direct reclaim gave up, a GFP_KERNEL allocation runs the OOM killer
+// (__alloc_pages_may_oom()) and retries while it killed and reaped another process. An OOM victim
+// does not reclaim: the kernel lets it into the reserves (ALLOC_OOM) so it exits quickly.
+Co<bool> alloc_pages_slowpath(Task& t, PageUse use, AllocGfp gfp) {
   PageAllocator& pa = t.sim().page_alloc();
   const Zone& z = pa.zone();
-  if (z.free_pages <= z.wmark_low) {  // zone_watermark_ok(WMARK_LOW) failed: slow path
-    co_await sync_point(t);
-    wakeup_kswapd(t);
-    if (z.free_pages <= z.wmark_min) co_await alloc_pages_direct_reclaim(t);
+  for (;;) {
+    if (z.free_pages <= z.wmark_low) {  // zone_watermark_ok(WMARK_LOW) failed: slow path
+      co_await sync_point(t);
+      wakeup_kswapd(t);
+      if (z.free_pages <= z.wmark_min && !t.oom_killed) co_await alloc_pages_direct_reclaim(t);
+    }
+    if (pa.alloc_page_fast(t, use)) co_return true;
+    const bool ok = co_await pa.alloc_page_slow(t, use);
+    co_await sample_free_pages(t);  // seed 003: a (time, free pages) sample per pcp refill
+    if (ok || gfp == AllocGfp::kNoRetry || !co_await out_of_memory(t)) co_return ok;
   }
-  if (pa.alloc_page_fast(t, use)) co_return true;
-  const bool ok = co_await pa.alloc_page_slow(t, use);
-  co_await sample_free_pages(t);  // seed 003: a (time, free pages) sample per pcp refill
-  co_return ok;
 }
 
 }  // namespace
@@ -130,11 +136,11 @@ Co<bool> alloc_pages_slowpath(Task& t, PageUse use) {
 // The zone above its low watermark and a page on this CPU's list: get_page_from_freelist()'s
 // first try succeeds, with no frame (sim/co.h); anything else is the slow path's, which checks
 // both again (alloc_page_fast() changes nothing when it fails).
-Co<bool> alloc_pages(Task& t, PageUse use) {
+Co<bool> alloc_pages(Task& t, PageUse use, AllocGfp gfp) {
   PageAllocator& pa = t.sim().page_alloc();
   const Zone& z = pa.zone();
   if (z.free_pages > z.wmark_low && pa.alloc_page_fast(t, use)) return Co<bool>::ready(true);
-  return alloc_pages_slowpath(t, use);
+  return alloc_pages_slowpath(t, use, gfp);
 }
 
 uint64_t PageAllocator::nr_free_pages() const {

@@ -25,7 +25,8 @@
 // or below low wake kswapd; at or below min the task enters direct reclaim (allocstall; the stall
 // is recorded in Stats::direct_reclaim) until free pages exceed min or MAX_RECLAIM_RETRIES rounds
 // make no progress; then the page comes from the pcp list or the buddy lists while any is left
-// (an empty zone fails the allocation; the caller OOM-kills the task, mm/oom_kill.h).
+// (an empty zone runs the OOM killer, mm/oom_kill.h, and the allocation retries unless the
+// allocating task's own process was the victim).
 // Under reclaim=predictive each pcp refill samples free pages for the trend (vmscan_predict.h).
 //
 // Invariants (asserted in page_alloc.cpp):
@@ -132,10 +133,17 @@ uint64_t dma_zone_reserved_free_pages(uint64_t managed_pages, uint64_t min_pages
 // Asserts invariant (3) in debug builds; no-op with NDEBUG.
 void check_page_conservation(const Simulation& sim);
 
+// The allocation's retry behaviour, from its gfp flags.
+enum class AllocGfp : uint8_t {
+  kKernel,   // GFP_KERNEL: an empty zone after reclaim runs the OOM killer
+  kNoRetry,  // __GFP_NORETRY (readahead): fails instead
+};
+
 // Models __alloc_pages() for one order-0 page from user context (faults): watermark checks,
-// kswapd wakeup, direct reclaim, then the pcp list or the buddy lists. False: no page (OOM).
+// kswapd wakeup, direct reclaim, then the pcp list or the buddy lists, then (kKernel) the OOM
+// killer. False: no page (t's process was the OOM victim, or kNoRetry).
 // REQUIRES: t holds no spinlock.
-Co<bool> alloc_pages(Task& t, PageUse use);
+Co<bool> alloc_pages(Task& t, PageUse use, AllocGfp gfp = AllocGfp::kKernel);
 
 class PageAllocator {
  public:

@@ -86,7 +86,7 @@ Co<void> page_cache_ra_unbounded(Task& t, uint32_t file, uint64_t start, uint64_
       read_pages(t, file, &batch);
       continue;
     }
-    if (!co_await alloc_pages(t, PageUse::kUser)) break;  // __GFP_NORETRY: the window ends
+    if (!co_await alloc_pages(t, PageUse::kUser, AllocGfp::kNoRetry)) break;  // the window ends
     uint32_t memcg = kRootMemcg;
     if (!co_await mem_cgroup_charge_file(t, &memcg, /*noretry=*/true)) {
       // filemap_add_folio() failed: that page is skipped, the window goes on.

@@ -920,7 +920,9 @@ TEST_F(RealPrograms, FileReadTwiceInAMemcgReadsTheDeviceTwice) {
 // kOomVictimLimitBytes with no swap: natively (6.18, 2026-12-05) the memcg OOM killer took the
 // parent, 160 MiB asleep in wait4(), in 3 runs of 3 at 160 MiB in 256 MiB, and the child completed.
 // The program is recorded outside any group and replayed with --memcg-limit: the what-if of a
-// limit the recording did not have.
+// limit the recording did not have. It is replayed a second time with that much memory and no
+// swap: the machine-wide OOM killer selects its victim as the memcg one does (select_bad_process()
+// over every process instead of the group's), so the parent is its victim too.
 constexpr const char* kOomVictimMib = "64";
 constexpr uint64_t kOomVictimPages = uint64_t{64} << 20 >> 12;
 constexpr uint64_t kOomVictimLimitBytes = uint64_t{96} << 20;
@@ -980,6 +982,25 @@ TEST_F(RealPrograms, MemcgOomKillsTheLargestProcessNotTheOneCharging) {
   EXPECT_GE(c.value("oom_reaped_pages", uint64_t{0}), kOomVictimPages)
       << "the parent's pages, reaped while it slept";
   EXPECT_EQ(c.value("fault_oom", uint64_t{0}), 0u) << "the child's writes all completed";
+
+  const fs::path machine_json = dir / "replay_memory.json";
+  ASSERT_EQ(run({REAL_TRACE_REPLAY, "replay", trace.string(), "--memory",
+                 std::to_string(kOomVictimLimitBytes >> 20) + "M", "--swap", "0", "--json",
+                 machine_json.string()},
+                {}, dir / "replay_memory.log")
+                .status,
+            0)
+      << read_text(dir / "replay_memory.log");
+  const nlohmann::json m =
+      nlohmann::json::parse(read_text(machine_json)).at("runs").at(0).at("counters");
+  std::cout << "real: oom_victim " << kOomVictimMib << " MiB x 2 on a "
+            << (kOomVictimLimitBytes >> 20) << " MiB machine: model oom "
+            << m.value("oom", uint64_t{0}) << ", oom_reaped_pages "
+            << m.value("oom_reaped_pages", uint64_t{0}) << ", fault_oom "
+            << m.value("fault_oom", uint64_t{0}) << "\n";
+  EXPECT_EQ(m.value("oom", uint64_t{0}), 1u);
+  EXPECT_GE(m.value("oom_reaped_pages", uint64_t{0}), kOomVictimPages);
+  EXPECT_EQ(m.value("fault_oom", uint64_t{0}), 0u) << "the child's writes all completed";
 }
 
 }  // namespace
