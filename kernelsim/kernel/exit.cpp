@@ -24,20 +24,24 @@ class ExitStep final : public SharedStep {
   explicit ExitStep(Task& t) : SharedStep(t) {}
   bool run_now() override {
     // Wakes the parents waiting for this exit (do_notify_parent() -> __wake_up_parent()).
-    for (Task* w : task_.exit_waiters) task_.sim().events().schedule(task_.clock(), w, Task::kWake);
+    for (Task* w : task_.exit_waiters)
+      task_.sim().events().schedule(task_.clock(), w, w->wake_arg());
     task_.exit_waiters.clear();
     task_.sim().sched().exit(task_);
     return false;
   }
 };
 
-// Models hrtimer_nanosleep(): off CPU, woken by a timer `d` later.
+// Models hrtimer_nanosleep(): off CPU, woken by a timer `d` later, or at once by a fatal signal
+// (kernel/signal.h); a task already killed does not sleep.
 class SleepStep final : public SharedStep {
  public:
   SleepStep(Task& t, SimTime d, bool recorded) : SharedStep(t), d_(d), recorded_(recorded) {}
   bool run_now() override {
-    task_.sim().events().schedule(task_.clock() + d_, &task_,
-                                  recorded_ ? Task::kWakeRecorded : Task::kWake);
+    if (task_.oom_killed) return true;
+    task_.sim().events().schedule(
+        task_.clock() + d_, &task_,
+        task_.begin_interruptible_sleep(Task::WaitFor::kTimer, recorded_));
     task_.sim().sched().sleep(task_);
     return false;
   }
@@ -47,13 +51,15 @@ class SleepStep final : public SharedStep {
   bool recorded_;
 };
 
-// Models do_wait()'s sleep on wait_chldexit: off CPU until `child` has exited.
+// Models do_wait()'s sleep on wait_chldexit: off CPU until `child` has exited, or a fatal signal.
 class WaitChildStep final : public SharedStep {
  public:
   WaitChildStep(Task& t, Task& child) : SharedStep(t), child_(child) {}
   bool run_now() override {
-    if (child_.finished()) return true;
+    if (child_.finished() || task_.oom_killed) return true;
     child_.exit_waiters.push_back(&task_);
+    task_.begin_interruptible_sleep(Task::WaitFor::kChildExit);
+    task_.waited_child = &child_;
     task_.sim().sched().sleep(task_);
     return false;
   }

@@ -7,14 +7,17 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-// futex_wait_queue(): off CPU on the wake id unless it already replayed.
+// futex_wait_queue(): off CPU on the wake id unless it already replayed, or a fatal signal is
+// pending (kernel/signal.h).
 class FutexWaitStep final : public SharedStep {
  public:
   FutexWaitStep(Task& t, uint64_t id) : SharedStep(t), id_(id) {}
   bool run_now() override {
     FutexWakes& f = task_.sim().futex_wakes();
-    if (f.woken.contains(id_)) return true;
+    if (f.woken.contains(id_) || task_.oom_killed) return true;
     f.waiters.emplace(id_, &task_);
+    task_.begin_interruptible_sleep(Task::WaitFor::kFutex);
+    task_.waited_futex = id_;
     task_.sim().sched().sleep(task_);
     return false;
   }
@@ -35,7 +38,7 @@ class FutexWakeStep final : public SharedStep {
     auto [first, last] = f.waiters.equal_range(id_);
     for (auto it = first; it != last; ++it) {
       task_.sim().sched().select_task_rq(*it->second, task_, wake_flags_);
-      task_.sim().events().schedule(task_.clock(), it->second, Task::kWake);
+      task_.sim().events().schedule(task_.clock(), it->second, it->second->wake_arg());
     }
     f.waiters.erase(first, last);
     return true;
@@ -63,7 +66,7 @@ Co<void> futex_wake(Task& t, uint64_t wake_id, uint32_t wake_flags) {
 size_t futex_wake_all(FutexWakes& f, SimTime now) {
   size_t n = 0;
   for (auto& [id, task] : f.waiters) {
-    task->sim().events().schedule(now, task, Task::kWake);
+    task->sim().events().schedule(now, task, task->wake_arg());
     ++n;
   }
   f.waiters.clear();

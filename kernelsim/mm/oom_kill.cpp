@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernelsim/constants.h"
+#include "kernelsim/kernel/signal.h"
 #include "kernelsim/kernel/thread.h"
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
@@ -47,12 +48,15 @@ BadProcess select_bad_process(const Simulation& sim, Eligible eligible) {
   return chosen;
 }
 
-// Models __oom_kill_process(): SIGKILL to every task using the victim's mm (the process and any
-// other sharing it), each marked an OOM victim (its op loop ends after its current op).
-// `kills` is the counter of the OOM's scope (machine-wide or memcg).
-void oom_kill_process(Simulation& sim, const Mm& victim, uint64_t& kills) {
-  for (const auto& task : sim.tasks()) {
-    if (task->mm() == &victim && !task->kthread) task->oom_killed = true;
+// Models __oom_kill_process(): SIGKILL, sent by t, to every task using the victim's mm (the
+// process and any other sharing it), each marked an OOM victim (its op loop ends after its current
+// op) and woken from an interruptible sleep. `kills` is the counter of the OOM's scope
+// (machine-wide or memcg).
+void oom_kill_process(Task& t, const Mm& victim, uint64_t& kills) {
+  for (const auto& task : t.sim().tasks()) {
+    if (task->mm() != &victim || task->kthread) continue;
+    task->oom_killed = true;
+    signal_wake_up_fatal(*task, t.clock());
   }
   ++kills;
 }
@@ -93,7 +97,7 @@ Co<bool> out_of_memory(Task& t) {
   // Nothing else killable: the kernel panics ("Out of memory and no killable processes");
   // the model ends t's process.
   Mm& victim = b.victim != nullptr ? *b.victim : *t.mm();
-  oom_kill_process(sim, victim, sim.vm().oom);
+  oom_kill_process(t, victim, sim.vm().oom);
   // t's own process: its allocation fails, and its exit (exit_mmap()) frees the memory; the
   // reaper would take the mmap_lock t's fault holds.
   if (&victim == t.mm()) co_return false;
@@ -107,7 +111,7 @@ Co<bool> mem_cgroup_out_of_memory(Task& t, uint32_t memcg_id) {
       select_bad_process(sim, [memcg_id](const Mm& mm) { return mm.memcg_id == memcg_id; });
   if (b.pending) co_return true;  // retry: the victim's exit frees the group's pages
   if (b.victim == nullptr) co_return false;
-  oom_kill_process(sim, *b.victim, sim.vm().memcg_oom_kill);
+  oom_kill_process(t, *b.victim, sim.vm().memcg_oom_kill);
   // The charger's own process: its charge fails, and its exit (exit_mmap()) frees the group's
   // pages; the reaper would take the mmap_lock this fault holds.
   if (b.victim == t.mm()) co_return false;

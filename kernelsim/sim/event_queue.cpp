@@ -25,10 +25,18 @@ bool EventQueue::run_one() {
   if (heap_.empty()) return false;
   Event& top = heap_.front();
   assert(top.when >= now_ && "invariant (1)");
+  const SimTime before = now_;
   now_ = top.when;
   ++fired_;
   const SimTime due = top.target->due(top.when, top.arg);
   if (due > top.when) {
+    if (due == SimTime::infinite()) {  // dropped: time stays where it was
+      now_ = before;
+      const Event last = heap_.back();
+      heap_.pop_back();
+      if (!heap_.empty()) sift_down(0, last);
+      return true;
+    }
     // What firing would do: the target queues the same event again at `due`. The pop order
     // depends only on (when, seq), so moving it in place gives the same run.
     Event moved = top;

@@ -8,6 +8,9 @@
 //      wants an event ignores it by checking the argument it gets back, e.g. a generation count).
 //      An event whose target is due later (EventTarget::due()) is moved instead, with the next
 //      seq, which is what firing it and scheduling it again would do; it fires once when due.
+//      An event its target drops (due() returns SimTime::infinite(): a cancelled timer) does not
+//      fire, and the queue's time does not move to it, so a run does not last until a timer
+//      nobody waits for.
 
 #pragma once
 
@@ -28,6 +31,7 @@ class EventTarget {
   // queued. A later time means fire() would do nothing but queue it again there (a task charged
   // interrupt time meanwhile: Task::due()), so the queue moves the event instead of firing it.
   // Called with now() == when; may update the target as fire() would before requeueing.
+  // SimTime::infinite(): the target no longer wants the event; it is dropped.
   virtual SimTime due(SimTime when, uint64_t /*arg*/) { return when; }
 
  protected:

@@ -33,7 +33,13 @@ void Task::defer(SharedStep* step, std::coroutine_handle<> h) {
 }
 
 SimTime Task::due(SimTime when, uint64_t arg) {
-  if (arg != kRun) return when;
+  if (arg != kRun) {
+    // An interruptible sleep's wake-up for a sleep that has ended otherwise (a fatal signal
+    // cancelled its timer, or a waker raced with the signal): dropped.
+    const uint64_t seq = arg >> kSleepSeqShift;
+    const bool stale = seq != 0 && (seq != sleep_seq_ || state_ != TaskState::kSleeping);
+    return stale ? SimTime::infinite() : when;
+  }
   assert(cpu_->curr == this && on_cpu() && "invariant (2): resumed off its CPU");
   // IPI handlers ran on this CPU while the task waited for its event: it is due at its clock
   // with their time charged, and the queue moves the event there instead of firing it. An
@@ -48,9 +54,26 @@ SimTime Task::due(SimTime when, uint64_t arg) {
   return clock_;
 }
 
+uint64_t Task::begin_interruptible_sleep(WaitFor what, bool recorded) {
+  waits_for = what;
+  ++sleep_seq_;
+  return (recorded ? kWakeRecorded : kWake) | (sleep_seq_ << kSleepSeqShift);
+}
+
+uint64_t Task::interrupt_sleep() {
+  waits_for = WaitFor::kNothing;
+  waited_child = nullptr;
+  ++sleep_seq_;
+  return wake_arg();
+}
+
 void Task::fire(uint64_t arg) {
-  if (arg == kWake || arg == kWakeRecorded) {
-    floor_.sched().wake_up_process(*this, floor_.now(), arg == kWakeRecorded);
+  if (const uint64_t kind = arg & kWakeKindMask; kind == kWake || kind == kWakeRecorded) {
+    if ((arg >> kSleepSeqShift) != 0) {  // due() dropped it if its sleep had ended
+      waits_for = WaitFor::kNothing;
+      waited_child = nullptr;
+    }
+    floor_.sched().wake_up_process(*this, floor_.now(), kind == kWakeRecorded);
     return;
   }
   assert(cpu_->curr == this && on_cpu() && "invariant (2): resumed off its CPU");

@@ -71,6 +71,13 @@ class Task final : public EventTarget {
   // The end of a recorded wait (OpKind::kBlock): its measured length already holds the
   // recording machine's wake-up, deep idle exit included, so none is added (Scheduler).
   static constexpr uint64_t kWakeRecorded = 2;
+  // A wake-up of an interruptible sleep carries the sleep's number above these bits (wake_arg()).
+  static constexpr uint64_t kWakeKindMask = 3;
+  static constexpr unsigned kSleepSeqShift = 2;
+
+  // What an interruptible sleep (TASK_INTERRUPTIBLE) waits for, so that a fatal signal can take
+  // the task out of that wait and wake it (kernel/signal.h).
+  enum class WaitFor : uint8_t { kNothing, kTimer, kChildExit, kFutex };
 
   // `floor` is `sim` seen from below (Simulation derives from SimFloor).
   Task(Simulation& sim, SimFloor& floor, uint32_t id, Cpu& cpu);
@@ -131,6 +138,17 @@ class Task final : public EventTarget {
   void defer(SharedStep* step, std::coroutine_handle<> h);
   void park(std::coroutine_handle<> h) { resume_ = h; }
 
+  // Starts an interruptible sleep on `what` with a new number, and returns the event argument
+  // that wakes it (kWake or kWakeRecorded with that number).
+  uint64_t begin_interruptible_sleep(WaitFor what, bool recorded = false);
+  // The event argument that wakes the current interruptible sleep: a waker's event for a sleep
+  // a fatal signal ended meanwhile is dropped (fire()).
+  uint64_t wake_arg() const { return kWake | (sleep_seq_ << kSleepSeqShift); }
+  // Ends the interruptible sleep without its waker (a fatal signal, kernel/signal.h): events
+  // queued for it (its timer, hrtimer_cancel()) are dropped; returns the argument of the
+  // signal's own wake-up.
+  uint64_t interrupt_sleep();
+
   void fire(uint64_t arg) override;
   // A kRun event is due at clock(), once the interrupt time stolen since it was queued is charged.
   SimTime due(SimTime when, uint64_t arg) override;
@@ -141,6 +159,10 @@ class Task final : public EventTarget {
   int64_t last_result = 0;  // return value of the last syscall (address or -errno)
   bool kthread = false;     // PF_KTHREAD (kswapd): not a trace thread
   bool oom_killed = false;  // an OOM victim: its op loop ends (mm/oom_kill.h)
+  // The interruptible sleep the task is in (kNothing otherwise), and what it waits for.
+  WaitFor waits_for = WaitFor::kNothing;
+  Task* waited_child = nullptr;  // kChildExit
+  uint64_t waited_futex = 0;     // kFutex: the wake id
   // Tasks asleep in do_wait() for this one's exit (signal->wait_chldexit); woken by do_exit().
   std::vector<Task*> exit_waiters;
   VmaCache vmacache;  // lookups in mm()'s VMA tree only
@@ -155,6 +177,7 @@ class Task final : public EventTarget {
   TaskState state_ = TaskState::kNew;
   std::coroutine_handle<> resume_;
   SharedStep* pending_step_ = nullptr;
+  uint64_t sleep_seq_ = 0;  // the number of the last interruptible sleep (0: none yet)
   std::optional<Co<void>> body_;
   // The last run of user_work() by the task's clock, [user_start_, user_end_).
   SimTime user_start_;

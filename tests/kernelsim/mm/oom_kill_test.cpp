@@ -40,13 +40,15 @@ std::vector<Op> write_then(uint64_t addr, uint64_t mib, Op after) {
 }
 
 // A small process allocating past the machine's memory gets the large idle one killed: the
-// victim sleeps through it, the reaper unmaps its pages, and every page of the allocator's write
-// is mapped (no failed fault).
+// reaper unmaps the sleeping victim's pages, every page of the allocator's write is mapped (no
+// failed fault), and SIGKILL ends the victim's sleep (its timer is cancelled: the run does not
+// last until it).
 TEST(OomKillTest, KillsTheLargestProcessNotTheAllocatorAndReapsItAsleep) {
   auto sim = no_swap_machine();
   thread(*sim, 1, 0, write_then(kA, 40, Op::sleep(SimTime::ms(100'000))));
   thread(*sim, 2, 0, write_then(kB, 24, Op::think(SimTime::ms(1))), kLater);
-  sim->run_until(SimTime::ms(50'000));
+  sim->run();
+  EXPECT_LT(sim->now(), SimTime::ms(1'000)) << "the victim's 100 s sleep ended at the kill";
   const VmCounters& vm = sim->stats().vm;
   EXPECT_EQ(vm.oom, 1u) << "one process killed";
   EXPECT_EQ(vm.fault_oom, 0u) << "the allocator retried once the victim was reaped";
@@ -56,7 +58,45 @@ TEST(OomKillTest, KillsTheLargestProcessNotTheAllocatorAndReapsItAsleep) {
   EXPECT_EQ(victim.rss_anon, 0u);
   EXPECT_EQ(sim->stats().count(OpKind::kTouch), 2u);
   EXPECT_EQ(vm.fault_anon, (40 + 24) * kPagesPerMiB) << "both writes were mapped in full";
-  EXPECT_EQ(sim->nr_live_tasks(), 1u) << "the allocator finished; the victim still sleeps";
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+}
+
+// A victim asleep in wait4() for the very child whose allocation killed it is woken by the
+// SIGKILL and exits before the child does, as oom_victim.c's parent does natively.
+TEST(OomKillTest, AVictimInWait4ExitsBeforeTheChildItWaitsFor) {
+  constexpr uint64_t kChildTid = 7;
+  auto sim = no_swap_machine();
+  Task& parent =
+      thread(*sim, 1, 0,
+             {Op::mmap_anon(kA, 40 * kMiB, PROT_READ | PROT_WRITE), Op::touch(kA, 40 * kMiB, true),
+              Op::clone(kChildTid), Op::wait_child(kChildTid, SimTime::ms(1))});
+  // The child drops its copy of the parent's pages and writes as much of its own, then lives on.
+  std::vector<Op> child_ops = {Op::mm_create(2, 1), Op::munmap(kA, 40 * kMiB)};
+  for (const Op& op : write_then(kB, 40, Op::sleep(SimTime::ms(2'000)))) child_ops.push_back(op);
+  Task& child = sim->spawn_thread_on_clone(kChildTid, 2, 1,
+                                           std::make_unique<VectorOpSource>(std::move(child_ops)));
+  sim->run_until(SimTime::ms(1'000));
+  EXPECT_EQ(sim->stats().vm.oom, 1u);
+  EXPECT_EQ(sim->stats().vm.fault_oom, 0u);
+  EXPECT_TRUE(parent.finished()) << "woken from wait4() by the kill";
+  EXPECT_FALSE(child.finished());
+  EXPECT_EQ(sim->find_mm(2)->rss_anon, 40 * kPagesPerMiB);
+  sim->run();
+  EXPECT_TRUE(child.finished());
+}
+
+// A victim asleep in a futex wait whose wake never comes leaves the futex's queue and exits.
+TEST(OomKillTest, AVictimInAFutexWaitLeavesTheQueueAndExits) {
+  constexpr uint64_t kNeverWoken = 77;
+  auto sim = no_swap_machine();
+  Task& victim =
+      thread(*sim, 1, 0, write_then(kA, 40, Op::futex_wait(kNeverWoken, SimTime::zero())));
+  thread(*sim, 2, 0, write_then(kB, 40, Op::sleep(SimTime::ms(2'000))), kLater);
+  sim->run_until(SimTime::ms(1'000));
+  EXPECT_EQ(sim->stats().vm.oom, 1u);
+  EXPECT_TRUE(victim.finished());
+  EXPECT_TRUE(sim->futex_wakes().waiters.empty()) << "futex_unqueue()";
+  EXPECT_EQ(sim->find_mm(2)->rss_anon, 40 * kPagesPerMiB);
 }
 
 // The allocator is the largest: it is the victim, its allocation fails and its exit frees the

@@ -37,6 +37,35 @@ TEST(EventQueueTest, EqualTimesFireInSchedulingOrder) {
   EXPECT_EQ(q.events_fired(), 5u);
 }
 
+// A target that drops the events whose argument it no longer wants (a cancelled timer).
+class Canceller final : public EventTarget {
+ public:
+  explicit Canceller(std::vector<uint64_t>* log) : log_(log) {}
+  void fire(uint64_t arg) override { log_->push_back(arg); }
+  SimTime due(SimTime when, uint64_t arg) override {
+    return arg == cancelled ? SimTime::infinite() : when;
+  }
+  uint64_t cancelled = 0;
+
+ private:
+  std::vector<uint64_t>* log_;
+};
+
+TEST(EventQueueTest, ADroppedEventNeitherFiresNorMovesTime) {
+  EventQueue q;
+  std::vector<uint64_t> log;
+  Canceller c(&log);
+  q.schedule(SimTime::ns(10), &c, 1);
+  q.schedule(SimTime::ns(20), &c, 2);
+  q.schedule(SimTime::ns(1000), &c, 3);
+  c.cancelled = 3;
+  while (q.run_one()) {
+  }
+  EXPECT_EQ(log, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(q.now(), SimTime::ns(20)) << "the run ends at its last event that fired";
+  EXPECT_TRUE(q.empty());
+}
+
 TEST(EventQueueTest, InlineAdvanceStopsBeforeTheNextEventAndAtTheHorizon) {
   EventQueue q;
   std::vector<uint64_t> log;
