@@ -115,6 +115,22 @@ nlohmann::json run_to_json(size_t index, const RunResult& r) {
                       {"per_cpu", per_cpu}};
   // Only with --machine, so results without one read as they always did.
   if (!r.spec.machine.empty()) j["machine"]["preset"] = r.spec.machine;
+  // Only when the OOM killer ran: each kill as the kernel logs it.
+  if (!r.oom_kills.empty()) {
+    nlohmann::json kills = nlohmann::json::array();
+    for (const OomKillResult& k : r.oom_kills) {
+      kills.push_back({{"at_ns", k.at_ns},
+                       {"pid", k.pid},
+                       {"comm", k.comm},
+                       {"invoked_by", k.invoked_by},
+                       {"constraint", k.memcg ? "memcg" : "none"},
+                       {"anon_rss_kb", k.anon_rss_kb},
+                       {"file_rss_kb", k.file_rss_kb},
+                       {"swapents_kb", k.swapents_kb},
+                       {"pgtables_kb", k.pgtables_kb}});
+    }
+    j["oom_kills"] = kills;
+  }
   // Only for zram, so results of a block device read as they always did.
   if (r.swap_device != kernelsim::SwapDevice::kBlock) {
     j["machine"]["swap_device"] = swap_device_name(r.swap_device);

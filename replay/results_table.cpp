@@ -48,6 +48,25 @@ void histogram_rows(std::ostream& out, const std::string& title,
   }
 }
 
+// The OOM kills of every run, one line each in the words of the kernel's log, so that a native
+// run's dmesg can be set beside them.
+void print_oom_kills(std::ostream& out, const std::vector<RunResult>& runs,
+                     const std::vector<std::string>& labels) {
+  bool any = false;
+  for (const RunResult& r : runs) any = any || !r.oom_kills.empty();
+  if (!any) return;
+  out << "OOM kills\n";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    for (const OomKillResult& k : runs[i].oom_kills) {
+      out << "  " << labels[i] << ": at " << format_ns(static_cast<double>(k.at_ns))
+          << (k.memcg ? " memory cgroup out of memory" : " out of memory") << ": Killed process "
+          << k.pid << " (" << k.comm << ") anon-rss:" << k.anon_rss_kb
+          << "kB, file-rss:" << k.file_rss_kb << "kB, swapents:" << k.swapents_kb
+          << "kB, pgtables:" << k.pgtables_kb << "kB; invoked by " << k.invoked_by << "\n";
+    }
+  }
+}
+
 }  // namespace
 
 std::string format_ns(double ns) {
@@ -116,6 +135,7 @@ void print_comparison(std::ostream& out, const std::vector<RunResult>& runs,
     }
     out << "\n";
   }
+  print_oom_kills(out, runs, labels);
 }
 
 void print_scaling(std::ostream& out, const std::vector<RunResult>& runs) {

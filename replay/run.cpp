@@ -8,6 +8,7 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/costs/machine_presets.h"
 #include "kernelsim/locking/lock_classes.h"
+#include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/page_alloc.h"
 #include "kernelsim/simulation.h"
 #include "replay/cost_profile_json.h"
@@ -104,6 +105,31 @@ void collect(const kernelsim::Simulation& sim, RunResult* r) {
     const uint64_t idle = r->makespan_ns > cc.busy_ns ? r->makespan_ns - cc.busy_ns : 0;
     r->per_cpu.push_back(
         {cc.ipis_sent, cc.ipis_received, cc.irq_ns, cc.context_switches, cc.busy_ns, idle});
+  }
+}
+
+// The run's OOM kills, each victim named by its process id in the trace and its first thread's
+// name (a thread of an unknown process has an mm of its own: its tid stands for the pid).
+void collect_oom_kills(const kernelsim::Simulation& sim, const formats::TraceMeta& meta,
+                       RunResult* r) {
+  std::map<uint32_t, std::pair<uint64_t, std::string>> processes;  // mm -> (pid, comm)
+  for (uint32_t s = 0; s < meta.threads.size(); ++s) {
+    const formats::ThreadInfo& t = meta.threads[s];
+    processes.try_emplace(mm_of(t, s), t.mm_id == 0 ? t.tid : t.mm_id, t.name);
+  }
+  auto pid_of = [&processes](uint32_t mm) {
+    auto it = processes.find(mm);
+    return it == processes.end() ? uint64_t{mm} : it->second.first;
+  };
+  constexpr uint64_t kPageKb = kernelsim::PAGE_SIZE / 1024;
+  r->oom_kills.clear();
+  for (const kernelsim::OomKillRecord& k : sim.stats().oom_kills) {
+    auto it = processes.find(k.victim_mm);
+    r->oom_kills.push_back({static_cast<uint64_t>(k.at.count_ns()), pid_of(k.victim_mm),
+                            it == processes.end() ? std::string() : it->second.second,
+                            pid_of(k.invoked_by), k.memcg_id != kernelsim::kRootMemcg,
+                            k.anon_rss * kPageKb, k.file_rss * kPageKb, k.swapents * kPageKb,
+                            k.pte_tables * kPageKb});
   }
 }
 
@@ -394,6 +420,7 @@ Status execute_run(const RunSpec& spec, const formats::TraceReader& reader, Chun
   result->memcg_limit_bytes = machine.memcg_limit_bytes;
   result->min_free_kbytes = sim->page_alloc().zone().min_free_kbytes;
   collect(*sim, result);
+  collect_oom_kills(*sim, meta, result);
   for (const SourceCounters& c : counters) {
     result->events_replayed += c.events;
     result->open_loop_lateness.merge(c.open_loop_lateness);

@@ -95,6 +95,20 @@ struct CpuResult {
   uint64_t idle_ns = 0;  // makespan - busy
 };
 
+// One OOM kill of the run, with the figures of the kernel's "Killed process PID (COMM)
+// anon-rss:... file-rss:... pgtables:..." line, so it can be set beside a native run's dmesg.
+struct OomKillResult {
+  uint64_t at_ns = 0;
+  uint64_t pid = 0;         // the victim: its process id in the trace (a generator's mm number)
+  std::string comm;         // the name of its first thread in the trace
+  uint64_t invoked_by = 0;  // the process whose allocation or charge ran the OOM killer
+  bool memcg = false;       // a memcg OOM (CONSTRAINT_MEMCG); false: machine-wide
+  uint64_t anon_rss_kb = 0;
+  uint64_t file_rss_kb = 0;
+  uint64_t swapents_kb = 0;
+  uint64_t pgtables_kb = 0;  // PTE pages only
+};
+
 struct RunResult {
   RunSpec spec;
   std::string effective_policy;  // every knob, defaults included (replay::format_policy_knobs)
@@ -110,6 +124,7 @@ struct RunResult {
   std::map<std::string, LockResult> locks;
   std::map<std::string, uint64_t> counters;
   std::vector<CpuResult> per_cpu;
+  std::vector<OomKillResult> oom_kills;
   kernelsim::Histogram open_loop_lateness;
   uint64_t events_replayed = 0;
   double throughput_ops_per_s() const {

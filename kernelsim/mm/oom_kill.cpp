@@ -5,6 +5,7 @@
 #include "kernelsim/constants.h"
 #include "kernelsim/kernel/signal.h"
 #include "kernelsim/kernel/thread.h"
+#include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
@@ -50,15 +51,19 @@ BadProcess select_bad_process(const Simulation& sim, Eligible eligible) {
 
 // Models __oom_kill_process(): SIGKILL, sent by t, to every task using the victim's mm (the
 // process and any other sharing it), each marked an OOM victim (its op loop ends after its current
-// op) and woken from an interruptible sleep. `kills` is the counter of the OOM's scope
-// (machine-wide or memcg).
-void oom_kill_process(Task& t, const Mm& victim, uint64_t& kills) {
-  for (const auto& task : t.sim().tasks()) {
+// op) and woken from an interruptible sleep; the kill is recorded as the kernel logs it. `kills`
+// is the counter of the OOM's scope: machine-wide, or the memcg `memcg_id` (0: machine-wide).
+void oom_kill_process(Task& t, const Mm& victim, uint32_t memcg_id, uint64_t& kills) {
+  Simulation& sim = t.sim();
+  for (const auto& task : sim.tasks()) {
     if (task->mm() != &victim || task->kthread) continue;
     task->oom_killed = true;
     signal_wake_up_fatal(*task, t.clock());
   }
   ++kills;
+  sim.stats().oom_kills.push_back({t.clock(), victim.id, t.mm() != nullptr ? t.mm()->id : 0,
+                                   memcg_id, victim.rss_anon, victim.rss_file, victim.swapents,
+                                   victim.pte_tables.size()});
 }
 
 // Models oom_reap_task_mm() -> __oom_reap_task_mm(): under the victim's mmap_lock held for read,
@@ -97,7 +102,7 @@ Co<bool> out_of_memory(Task& t) {
   // Nothing else killable: the kernel panics ("Out of memory and no killable processes");
   // the model ends t's process.
   Mm& victim = b.victim != nullptr ? *b.victim : *t.mm();
-  oom_kill_process(t, victim, sim.vm().oom);
+  oom_kill_process(t, victim, kRootMemcg, sim.vm().oom);
   // t's own process: its allocation fails, and its exit (exit_mmap()) frees the memory; the
   // reaper would take the mmap_lock t's fault holds.
   if (&victim == t.mm()) co_return false;
@@ -111,7 +116,7 @@ Co<bool> mem_cgroup_out_of_memory(Task& t, uint32_t memcg_id) {
       select_bad_process(sim, [memcg_id](const Mm& mm) { return mm.memcg_id == memcg_id; });
   if (b.pending) co_return true;  // retry: the victim's exit frees the group's pages
   if (b.victim == nullptr) co_return false;
-  oom_kill_process(t, *b.victim, sim.vm().memcg_oom_kill);
+  oom_kill_process(t, *b.victim, memcg_id, sim.vm().memcg_oom_kill);
   // The charger's own process: its charge fails, and its exit (exit_mmap()) frees the group's
   // pages; the reaper would take the mmap_lock this fault holds.
   if (b.victim == t.mm()) co_return false;

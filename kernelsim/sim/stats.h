@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "common/counters.h"
 #include "kernelsim/sim/histogram.h"
@@ -42,6 +43,20 @@ void for_each_counter(const VmCounters& vm, F&& f) {
   common::for_each_listed_counter(vm, kVmCounterFields, common::kVmCounterInfo, f);
 }
 
+// One OOM kill, what the kernel's "Killed process" line reports (mm/oom_kill.c
+// __oom_kill_process()), taken at the kill, before the reaper.
+struct OomKillRecord {
+  SimTime at;               // the kill, on the allocating task's clock
+  uint32_t victim_mm = 0;   // the victim process (its mm id)
+  uint32_t invoked_by = 0;  // the process whose allocation or charge ran the OOM killer
+  uint32_t memcg_id = 0;    // the group for a memcg OOM; 0: machine-wide (CONSTRAINT_NONE)
+  uint64_t anon_rss = 0;    // pages: MM_ANONPAGES
+  uint64_t file_rss = 0;    // MM_FILEPAGES
+  uint64_t swapents = 0;    // MM_SWAPENTS
+  uint64_t pte_tables = 0;  // PTE pages (the kernel's pgtables counts upper levels too)
+  friend bool operator==(const OomKillRecord&, const OomKillRecord&) = default;
+};
+
 struct Stats {
   std::array<Histogram, kOpKindCount> op_latency;
   std::array<uint64_t, kOpKindCount> op_count{};
@@ -49,6 +64,7 @@ struct Stats {
   // Direct reclaim stalls: from an allocation entering __alloc_pages_direct_reclaim() to its
   // return, ns, once per stalled allocation (the replay layer's "direct_reclaim").
   Histogram direct_reclaim;
+  std::vector<OomKillRecord> oom_kills;  // in the order they happened
 
   const Histogram& latency(OpKind k) const { return op_latency[static_cast<size_t>(k)]; }
   uint64_t count(OpKind k) const { return op_count[static_cast<size_t>(k)]; }

@@ -926,6 +926,30 @@ TEST_F(RealPrograms, FileReadTwiceInAMemcgReadsTheDeviceTwice) {
 constexpr const char* kOomVictimMib = "64";
 constexpr uint64_t kOomVictimPages = uint64_t{64} << 20 >> 12;
 constexpr uint64_t kOomVictimLimitBytes = uint64_t{96} << 20;
+// The victim's anon-rss at the kill against the kernel's log line: the parent's writes (64 MiB)
+// plus what libc and the stack add, 65,536 kB natively and 65,620 kB modelled (2026-12-05).
+constexpr double kOomVictimRssTolerance = 0.05;
+
+// The kernel's "Killed process PID (COMM) ... anon-rss:NkB" lines in dmesg, oldest first; empty
+// when dmesg cannot be read.
+std::vector<std::string> oom_kill_lines(const fs::path& dir) {
+  const fs::path log = dir / "dmesg.log";
+  fs::remove(log);
+  std::vector<std::string> lines;
+  if (run({"dmesg"}, {}, log).status != 0) return lines;
+  std::istringstream in(read_text(log));
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("Killed process ") != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+// The number after `key` in a kernel log line ("anon-rss:" -> 65536), or -1.
+int64_t log_field(const std::string& line, const std::string& key) {
+  const size_t at = line.find(key);
+  if (at == std::string::npos) return -1;
+  return std::strtoll(line.c_str() + at + key.size(), nullptr, 10);
+}
 
 bool swap_is_on() {
   std::ifstream swaps("/proc/swaps");
@@ -942,11 +966,13 @@ TEST_F(RealPrograms, MemcgOomKillsTheLargestProcessNotTheOneCharging) {
   fs::create_directories(dir);
   if (swap_is_on()) GTEST_SKIP() << "swap is on: the group would swap instead of running out";
   const std::string program = std::string(REAL_PROGRAMS_DIR) + "/oom_victim";
+  std::string native_kill;  // the kernel's log line of the kill, when dmesg could be read
   {
     cal::MemcgSandbox group;
     if (const std::string why = group.create(kOomVictimLimitBytes); !why.empty())
       GTEST_SKIP() << why;
     const fs::path log = dir / "native.log";
+    const size_t kills_before = oom_kill_lines(dir).size();
     // The killed parent leaves its child writing: as a subreaper this test inherits the orphan
     // and waits for it before reading what it printed.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -954,6 +980,8 @@ TEST_F(RealPrograms, MemcgOomKillsTheLargestProcessNotTheOneCharging) {
     while (waitpid(-1, nullptr, 0) > 0) {
     }
     prctl(PR_SET_CHILD_SUBREAPER, 0);
+    const std::vector<std::string> kills = oom_kill_lines(dir);
+    if (kills.size() > kills_before) native_kill = kills.back();
     const std::string text = read_text(log);
     EXPECT_EQ(native.status, 128 + SIGKILL) << "the parent was the victim\n" << text;
     EXPECT_NE(text.find("child done"), std::string::npos) << text;
@@ -982,6 +1010,24 @@ TEST_F(RealPrograms, MemcgOomKillsTheLargestProcessNotTheOneCharging) {
   EXPECT_GE(c.value("oom_reaped_pages", uint64_t{0}), kOomVictimPages)
       << "the parent's pages, reaped while it slept";
   EXPECT_EQ(c.value("fault_oom", uint64_t{0}), 0u) << "the child's writes all completed";
+  // The kill as the kernel logs it: the victim is the parent, not the child that charged, and
+  // its anon-rss is what the kernel's line says.
+  const nlohmann::json replayed = nlohmann::json::parse(read_text(json));
+  const nlohmann::json& kill = replayed.at("runs").at(0).at("oom_kills").at(0);
+  EXPECT_EQ(kill.at("constraint"), "memcg");
+  EXPECT_EQ(kill.at("comm"), "oom_victim");
+  EXPECT_NE(kill.at("pid"), kill.at("invoked_by")) << "the largest process, not the charger";
+  const int64_t native_anon_kb = log_field(native_kill, "anon-rss:");
+  std::cout << "real: oom_victim killed natively: " << native_kill
+            << "\nreal: model: anon-rss:" << kill.at("anon_rss_kb")
+            << "kB, file-rss:" << kill.at("file_rss_kb")
+            << "kB, pgtables:" << kill.at("pgtables_kb") << "kB\n";
+  if (native_anon_kb > 0) {
+    EXPECT_NE(native_kill.find("(oom_victim)"), std::string::npos) << native_kill;
+    EXPECT_NEAR(kill.at("anon_rss_kb").get<double>(), static_cast<double>(native_anon_kb),
+                kOomVictimRssTolerance * static_cast<double>(native_anon_kb))
+        << native_kill;
+  }
 
   const fs::path machine_json = dir / "replay_memory.json";
   ASSERT_EQ(run({REAL_TRACE_REPLAY, "replay", trace.string(), "--memory",

@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "common/counters.h"
 #include "replay/policy_spec.h"
 #include "replay/results_json.h"
+#include "replay/results_table.h"
 #include "tests/replay/generated_trace.h"
 
 namespace mmreplay::replay {
@@ -324,6 +327,52 @@ TEST(Run, RecordedMemcgLimitIsTheRunsUnlessGiven) {
   RunResult without;
   ASSERT_TRUE(execute_run(off, *reader, cache, &without));
   EXPECT_EQ(without.memcg_limit_bytes, 0u);
+}
+
+// An OOM kill reaches the results as the kernel logs it: the victim's process id and name from the
+// trace's thread table, its resident pages at the kill, the process whose allocation invoked it.
+TEST(Run, OomKillsReachTheResultsAsTheKernelLogsThem) {
+  auto reader = generate("madv-bomb", {"--processes", "2", "--size", "32M", "--loops", "1",
+                                       "--advice", "dontneed", "--write", "page"});
+  ASSERT_TRUE(reader);
+  ChunkCache cache(64);
+  RunSpec spec;
+  spec.cpus = 2;
+  spec.memory_bytes = uint64_t{48} << 20;
+  spec.swap_bytes = kNoSwap;
+  RunResult r;
+  ASSERT_TRUE(execute_run(spec, *reader, cache, &r));
+  ASSERT_EQ(r.oom_kills.size(), 1u);
+  EXPECT_EQ(r.counters.at("oom"), 1u);
+  const OomKillResult& k = r.oom_kills.front();
+  bool named = false;
+  for (const formats::ThreadInfo& t : reader->meta().threads)
+    named = named || (t.mm_id == k.pid && t.name == k.comm);
+  EXPECT_TRUE(named) << "pid " << k.pid << " comm " << k.comm;
+  EXPECT_FALSE(k.memcg);
+  EXPECT_GT(k.anon_rss_kb, uint64_t{8} << 10) << "about half of 48 MiB each when they ran out";
+  EXPECT_LE(k.anon_rss_kb, uint64_t{32} << 10);
+  EXPECT_GT(k.pgtables_kb, 0u);
+  EXPECT_GT(k.at_ns, 0u);
+  const nlohmann::json j = run_to_json(0, r);
+  ASSERT_TRUE(j.contains("oom_kills"));
+  EXPECT_EQ(j["oom_kills"][0]["pid"], k.pid);
+  EXPECT_EQ(j["oom_kills"][0]["constraint"], "none");
+  EXPECT_EQ(j["oom_kills"][0]["anon_rss_kb"], k.anon_rss_kb);
+  std::ostringstream table;
+  print_comparison(table, {r}, {"default"});
+  EXPECT_NE(table.str().find("out of memory: Killed process " + std::to_string(k.pid) + " (" +
+                             k.comm + ") anon-rss:" + std::to_string(k.anon_rss_kb) + "kB"),
+            std::string::npos)
+      << table.str();
+
+  // A run without a kill carries no key.
+  RunSpec roomy = spec;
+  roomy.memory_bytes = uint64_t{256} << 20;
+  RunResult fits;
+  ASSERT_TRUE(execute_run(roomy, *reader, cache, &fits));
+  EXPECT_TRUE(fits.oom_kills.empty());
+  EXPECT_FALSE(run_to_json(0, fits).contains("oom_kills"));
 }
 
 // --memcg-limit binds under any policy: one that leaves memcg off gets page_counter, as a recorded

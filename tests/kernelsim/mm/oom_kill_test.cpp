@@ -59,6 +59,14 @@ TEST(OomKillTest, KillsTheLargestProcessNotTheAllocatorAndReapsItAsleep) {
   EXPECT_EQ(sim->stats().count(OpKind::kTouch), 2u);
   EXPECT_EQ(vm.fault_anon, (40 + 24) * kPagesPerMiB) << "both writes were mapped in full";
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  ASSERT_EQ(sim->stats().oom_kills.size(), 1u) << "the kill is recorded as the kernel logs it";
+  const OomKillRecord& k = sim->stats().oom_kills.front();
+  EXPECT_EQ(k.victim_mm, 1u);
+  EXPECT_EQ(k.invoked_by, 2u);
+  EXPECT_EQ(k.memcg_id, 0u) << "machine-wide";
+  EXPECT_EQ(k.anon_rss, 40 * kPagesPerMiB) << "its resident pages at the kill, before the reaper";
+  EXPECT_EQ(k.pte_tables, 20u) << "40 MiB of PTE pages";
+  EXPECT_GT(k.at, kLater);
 }
 
 // A victim asleep in wait4() for the very child whose allocation killed it is woken by the
