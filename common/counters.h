@@ -31,6 +31,8 @@
   X(fault_anon, "fault_anon", "do_anonymous_page() with a new page")                               \
   X(fault_zero_page, "fault_zero_page", "read fault mapped the shared zero page")                  \
   X(fault_file, "fault_file", "faults that mapped a page-cache page (do_read/shared_fault())")    \
+  X(fault_around_pages, "fault_around_pages",                                                      \
+    "cached pages a read fault mapped beside its own (do_fault_around())")                         \
   X(fault_cow, "fault_cow", "do_wp_page() / private file write: page copied")                      \
   X(fault_wp_reuse, "fault_wp_reuse", "do_wp_page() on a fork-shared page no one else maps: reused") \
   X(fault_swapcache, "fault_swapcache",                                                            \

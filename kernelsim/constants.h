@@ -155,6 +155,9 @@ inline constexpr uint64_t MAX_WRITEBACK_PAGES = 1024;
 // include/linux/mm.h: the default readahead window, VM_READAHEAD_PAGES = SZ_128K / PAGE_SIZE
 // (VM_MAX_READAHEAD 128 KB before 5.4); /sys/block/*/queue/read_ahead_kb sets it per device.
 inline constexpr uint32_t VM_READAHEAD_KB = 128;
+// mm/memory.c (3.15+): a read fault on a file mapping also maps the cached pages around it, up to
+// fault_around_bytes = rounddown_pow_of_two(65536) aligned to that size (do_fault_around()).
+inline constexpr uint32_t FAULT_AROUND_BYTES = 65536;
 // mm/filemap.c: once a file's mappings have missed the page cache this many more times than they
 // hit it, a fault reads its page alone instead of a read-around window, MMAP_LOTSAMISS = 100.
 inline constexpr uint32_t MMAP_LOTSAMISS = 100;

@@ -236,6 +236,27 @@ Co<uint32_t> find_get_page_uptodate(Task& t, uint32_t file, uint64_t index) {
 
 }  // namespace
 
+uint32_t find_mappable_page(Task& t, uint32_t file, uint64_t index) {
+  Simulation& sim = t.sim();
+  PageCache& pc = sim.page_cache();
+  if (pc.mmap_ra_state(file).marks(index)) return kNoFrame;
+  const uint32_t f = pc.find_get_page(file, index);
+  if (f != kNoFrame) {
+    const bool reading =
+        pc.reads_in_flight(t.clock()) && page_read_in_flight(sim.lruvec().frame(f), t.clock());
+    return reading ? kNoFrame : f;
+  }
+  if (!is_cached_at_start_without_frame(sim, file, index) ||
+      !sim.page_alloc().take_page_cached_at_start()) {
+    return kNoFrame;
+  }
+  ++sim.vm().pgcache_warm;
+  const uint32_t warm = sim.lruvec().page_add_file_frame(file, index, numa_node_id(t), kRootMemcg);
+  pc.add(file, index, warm);
+  sim.lruvec().add_cached_at_start(warm);
+  return warm;
+}
+
 Co<bool> pagecache_get_page(Task& t, uint32_t file, uint64_t index, bool write,
                             bool whole_page_write, bool accessed) {
   t.work(t.sim().costs().find_get_page);

@@ -207,6 +207,12 @@ bool is_page_cached(const Simulation& sim, uint32_t file, uint64_t index);
 // REQUIRES: find_get_page(file, index) == kNoFrame.
 bool is_cached_at_start_without_frame(const Simulation& sim, uint32_t file, uint64_t index);
 
+// filemap_map_pages()' test of one page for fault-around (next_uptodate_page()): the frame of
+// page `index` of `file` when it is cached, uptodate (no read in flight) and not the mappings'
+// readahead mark (PG_readahead: its fault must start the next window); kNoFrame otherwise. A page
+// of a file cached at the start gets its frame here, as its first lookup would give it.
+uint32_t find_mappable_page(Task& t, uint32_t file, uint64_t index);
+
 // Models balance_dirty_pages_ratelimited() after a write: wakes the flusher over the background
 // threshold and pauses the writer over the dirty threshold.
 Co<void> balance_dirty_pages_ratelimited(Task& t);

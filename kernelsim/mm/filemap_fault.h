@@ -14,10 +14,14 @@
 // fault copies (do_cow_fault()). A write fault on a shared mapping dirties the page
 // (do_shared_fault() -> fault_dirty_shared_page()) and may be paused by balance_dirty_pages().
 //
-// Not modelled: fault-around (do_fault_around(): a read fault also maps up to fault_around_bytes
-// of neighbouring cached pages, so the kernel takes fewer read faults on a cached file than the
-// model does on a generated trace; a recorded trace holds only the faults the kernel took),
-// MADV_RANDOM and MADV_SEQUENTIAL (VM_RAND_READ, VM_SEQ_READ), large folios and DAX.
+// Before a read fault reads its own page, fault-around (mm/memory.c do_fault_around(), 3.15+,
+// policy knob fault_around_bytes) maps the cached, uptodate pages of its aligned window, its own
+// among them: a walk over a cached file faults once a window, and a recorded program's faults map
+// the neighbours the kernel mapped with them (its file rss). The readahead mark is left to its
+// own fault, which starts the next window.
+//
+// Not modelled: MADV_RANDOM and MADV_SEQUENTIAL (VM_RAND_READ, VM_SEQ_READ), large folios and
+// DAX.
 
 #pragma once
 

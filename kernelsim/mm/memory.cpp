@@ -1,6 +1,7 @@
 #include "kernelsim/mm/memory.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 
 #include "kernelsim/arch/x86/tlb.h"
@@ -10,6 +11,7 @@
 #include "kernelsim/mm/memcontrol.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
+#include "kernelsim/mm/readahead.h"
 #include "kernelsim/mm/swap_count.h"
 #include "kernelsim/mm/swap_readahead.h"
 #include "kernelsim/sim/shared_step.h"
@@ -547,6 +549,44 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   co_return FaultResult::kMapped;
 }
 
+// Models do_fault_around() -> filemap_map_pages() (3.15+) for a read fault at addr, under the PTL:
+// the window of `nr_pages` pages aligned to its size (from the VMA's start when that is later),
+// inside the fault's PTE page and the VMA, has each cached, uptodate page whose pte is none
+// mapped as the fault would map it (find_mappable_page()); each pays back a miss of the
+// mappings' read-around (mmap_miss). The pages are mapped young (x86 does not prefault old).
+// Returns whether addr's own page was among them: then the fault is done.
+bool do_fault_around(Task& t, Vma& vma, uint64_t addr, uint64_t nr_pages) {
+  Simulation& sim = t.sim();
+  PageCache& pc = sim.page_cache();
+  Mm& mm = *t.mm();
+  const uint64_t window = nr_pages * PAGE_SIZE;
+  const uint64_t start = std::max(addr & ~(window - 1), vma.start);
+  const uint64_t end = std::min({(addr & ~(PMD_SIZE - 1)) + PMD_SIZE, vma.end, start + window});
+  FileRaState& ra = pc.mmap_ra_state(vma.file);
+  bool mapped_own = false;
+  for (uint64_t a = start; a < end; a += PAGE_SIZE) {
+    if (vma.ptes.get(a) != pte::kNone) continue;
+    const uint32_t f = find_mappable_page(t, vma.file, linear_page_index(vma, a));
+    if (f == kNoFrame) continue;
+    set_pte(mm, vma.ptes.ref(a), FaultAction::kMapFile, /*write=*/false);
+    pc.page_add_file_rmap(f);
+    if (ra.mmap_miss > 0) --ra.mmap_miss;
+    if (a == addr) {
+      mapped_own = true;
+    } else {
+      ++sim.vm().fault_around_pages;
+    }
+  }
+  return mapped_own;
+}
+
+// fault_around_bytes as do_fault_around() reads it: whole pages, a power of two, at most a PTE
+// page's worth; 1 or 0 means none.
+uint64_t fault_around_pages(const Simulation& sim) {
+  const uint64_t pages = sim.config().fault_around_bytes / PAGE_SIZE;
+  return pages == 0 ? 0 : std::min<uint64_t>(std::bit_floor(pages), PTRS_PER_PTE);
+}
+
 // Models do_read_fault() and do_shared_fault() after the bookkeeping: a page-cache page of the
 // VMA's file, found or read by filemap_fault(), mapped at addr. A write (a shared mapping's)
 // dirties the page (fault_dirty_shared_page()).
@@ -560,6 +600,16 @@ Co<FaultResult> do_file_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
       co_return fault_out_of_memory(t);
     }
     t.work(sim.costs().clear_page);
+  }
+  // do_read_fault(): fault-around first; the fault reads its own page only when that did not map
+  // it (not cached, a read in flight, or the readahead mark whose fault starts the next window).
+  if (const uint64_t around = fault_around_pages(sim); !write && around > 1) {
+    co_await sync_point(t);  // pte_offset_map_lock(), and the mapping's xarray under RCU
+    if (do_fault_around(t, vma, addr, around)) {
+      t.work(sim.costs().page_cache_lookup);  // per file fault, fault-around included
+      ++sim.vm().fault_file;
+      co_return FaultResult::kMapped;
+    }
   }
   for (;;) {
     if (!co_await filemap_fault(t, vma, addr)) {  // OOM: the task was killed

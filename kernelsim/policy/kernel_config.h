@@ -131,6 +131,8 @@ struct KernelConfig {
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru
   uint32_t read_ahead_kb = VM_READAHEAD_KB;          // readahead window of a device the trace does
                                                      // not describe (0: one page per miss)
+  uint32_t fault_around_bytes = FAULT_AROUND_BYTES;  // a read fault's cached neighbours mapped
+                                                     // with it (0: its page alone)
   MemcgCounterKind memcg = MemcgCounterKind::kOff;
   uint32_t charge_batch = MEMCG_CHARGE_BATCH;  // pages per memcg counter charge
   UnchargeBatchMode uncharge_batch = UnchargeBatchMode::kGather;

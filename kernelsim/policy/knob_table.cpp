@@ -323,6 +323,15 @@ std::vector<KnobInfo> build_table() {
             n(VM_READAHEAD_KB, "the kernel's default (VM_READAHEAD_PAGES)"),
             n(4 * VM_READAHEAD_KB, "a common tuning for streaming reads"),
             n(16 * VM_READAHEAD_KB, "a large window (RAID, network block devices)")}));
+  t.push_back(knob(
+      "fault_around_bytes", &KernelConfig::fault_around_bytes,
+      "fault-around (mm/memory.c do_fault_around()): a read fault on a file mapping also maps the "
+      "cached, uptodate pages around it, in the aligned window of this size inside its PTE page "
+      "and VMA",
+      {n(0,
+         "off: each read fault maps its own page (before 3.15, or fault_around_bytes set to "
+         "one page)"),
+       n(FAULT_AROUND_BYTES, "the kernel's default since 3.15 (16 pages)")}));
   return t;
 }
 

@@ -51,8 +51,9 @@ inline std::unique_ptr<Simulation> run_ops(std::vector<Op> ops) {
 // A simulation of `cpus` CPUs whose `file` is a regular file of `pages` pages, cached at the start
 // when `warm`.
 inline std::unique_ptr<Simulation> sim_with_file(uint32_t file, bool warm, uint64_t pages,
-                                                 uint32_t cpus = 1) {
-  auto sim = make_sim(cpus);
+                                                 uint32_t cpus = 1,
+                                                 const std::string& policy = "") {
+  auto sim = make_sim(cpus, policy);
   sim->files().set(file, FileSpec{FileType::kRegular, warm, pages * kPage});
   return sim;
 }

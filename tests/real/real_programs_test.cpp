@@ -929,6 +929,9 @@ constexpr uint64_t kOomVictimLimitBytes = uint64_t{96} << 20;
 // The victim's anon-rss at the kill against the kernel's log line: the parent's writes (64 MiB)
 // plus what libc and the stack add, 65,536 kB natively and 65,620 kB modelled (2026-12-05).
 constexpr double kOomVictimRssTolerance = 0.05;
+// Its file-rss: 1,088-1,112 kB natively (libc and the binary, with fault-around's neighbours),
+// 968 kB modelled; 64 kB before fault-around was modelled.
+constexpr double kOomVictimFileRssTolerance = 0.25;
 
 // The kernel's "Killed process PID (COMM) ... anon-rss:NkB" lines in dmesg, oldest first; empty
 // when dmesg cannot be read.
@@ -1026,6 +1029,11 @@ TEST_F(RealPrograms, MemcgOomKillsTheLargestProcessNotTheOneCharging) {
     EXPECT_NE(native_kill.find("(oom_victim)"), std::string::npos) << native_kill;
     EXPECT_NEAR(kill.at("anon_rss_kb").get<double>(), static_cast<double>(native_anon_kb),
                 kOomVictimRssTolerance * static_cast<double>(native_anon_kb))
+        << native_kill;
+    // Its file pages: what its faults mapped, with fault-around's neighbours (do_fault_around()).
+    const int64_t native_file_kb = log_field(native_kill, "file-rss:");
+    EXPECT_NEAR(kill.at("file_rss_kb").get<double>(), static_cast<double>(native_file_kb),
+                kOomVictimFileRssTolerance * static_cast<double>(native_file_kb))
         << native_kill;
   }
 

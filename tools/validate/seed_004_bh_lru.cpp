@@ -29,9 +29,11 @@ ValidationCase seed_004_bh_lru() {
   c.workload = "cma-bh";
   c.machine = "cortex-a7 (4 CPUs and 1 GiB assumed), Linux 3.10.19, lmbench File & VM latencies";
   c.profile = "xeon-2014";
+  // Linux 3.10 had no fault-around (3.15): lmbench's page-fault walk faulted on every page, which
+  // is what its 'Page Fault' figure averages.
   c.arms = {
-      {"bh-invalidate-all", "bh-invalidate-all", {}},
-      {"bh-drop-selected", "bh-drop-selected", {}},
+      {"bh-invalidate-all", "bh-invalidate-all+fault_around_bytes=0", {}},
+      {"bh-drop-selected", "bh-drop-selected+fault_around_bytes=0", {}},
   };
   c.metrics = {
       {"page fault",

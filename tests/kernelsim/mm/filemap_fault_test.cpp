@@ -31,8 +31,12 @@ uint32_t mapcount_of_page(const Simulation& sim, uint64_t index) {
   return f == kNoFrame ? 0 : sim.page_cache().mapcount(f);
 }
 
+// Each read fault maps its own page only (fault_around_bytes=0, as before 3.15), so every page of
+// the walk faults and the read-around windows show one by one.
+constexpr const char* kNoFaultAround = "fault_around_bytes=0";
+
 TEST(FilemapFaultTest, ColdFileReadsAroundTheFirstMissThenAheadOfTheFaults) {
-  auto sim = sim_with_file(kFile, /*warm=*/false, 256);
+  auto sim = sim_with_file(kFile, /*warm=*/false, 256, 1, kNoFaultAround);
   run_then_look(*sim, {Op::mmap_file(kBase, 256 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
                        Op::touch(kBase, 64 * kPage, false)});
   const VmCounters& vm = sim->stats().vm;
@@ -50,12 +54,42 @@ TEST(FilemapFaultTest, ColdFileReadsAroundTheFirstMissThenAheadOfTheFaults) {
   EXPECT_EQ(mapcount_of_page(*sim, 64), 0u) << "read ahead, not mapped";
 }
 
+// do_fault_around() (3.15+): a read fault first maps the cached, uptodate pages of its aligned
+// 16-page window, its own among them, so a walk faults once a window. The read-around windows are
+// read as without it: the first fault misses and waits, and a window's readahead mark (page 24,
+// then 56) is never mapped by fault-around, so its fault starts the next window.
+TEST(FilemapFaultTest, FaultAroundMapsTheCachedWindowAndLeavesTheReadaheadMarkToItsFault) {
+  auto sim = sim_with_file(kFile, /*warm=*/false, 256);
+  run_then_look(*sim, {Op::mmap_file(kBase, 256 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
+                       Op::touch(kBase, 64 * kPage, false)});
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_LT(vm.fault_file, 64u / 4) << "one fault a window, and the marks'";
+  EXPECT_EQ(vm.fault_file + vm.fault_around_pages, 64u) << "every page mapped once";
+  EXPECT_EQ(vm.pgmajfault, 1u);
+  EXPECT_EQ(vm.ra_async, 2u) << "the marks at 24 and 56 still start the next windows";
+  EXPECT_EQ(vm.pgcache_miss, 96u);
+  EXPECT_EQ(sim->page_cache().nr_mapped(), 64u);
+  EXPECT_EQ(sim->find_mm(1)->rss_file, 64u);
+  EXPECT_EQ(mapcount_of_page(*sim, 63), 1u);
+  EXPECT_EQ(mapcount_of_page(*sim, 64), 0u) << "past the walk's last window";
+
+  // The window stays inside the VMA: a 3-page mapping of a warm file maps 3 pages on one fault.
+  auto small = sim_with_file(kFile, /*warm=*/true, 256);
+  run_then_look(*small, {Op::mmap_file(kBase + kPage, 3 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
+                         Op::touch(kBase + 2 * kPage, kPage, false)});
+  EXPECT_EQ(small->stats().vm.fault_file, 1u);
+  EXPECT_EQ(small->stats().vm.fault_around_pages, 2u);
+  EXPECT_EQ(small->find_mm(1)->rss_file, 3u);
+  EXPECT_EQ(small->page_cache().nr_pages(), 3u) << "only the VMA's pages got frames";
+}
+
 TEST(FilemapFaultTest, WarmFilePagesGetFramesOnTheirFaultWithoutARead) {
   auto sim = sim_with_file(kFile, /*warm=*/true, 256);
   run_then_look(*sim, {Op::mmap_file(kBase, 256 * kPage, PROT_READ, MAP_PRIVATE, kFile, 0),
                        Op::touch(kBase, 16 * kPage, false)});
   const VmCounters& vm = sim->stats().vm;
-  EXPECT_EQ(vm.fault_file, 16u);
+  EXPECT_EQ(vm.fault_file, 1u) << "fault-around maps the other 15 of the window";
+  EXPECT_EQ(vm.fault_around_pages, 15u);
   EXPECT_EQ(vm.pgmajfault, 0u);
   EXPECT_EQ(vm.pgcache_miss, 0u);
   EXPECT_EQ(vm.pgcache_warm, 16u);
@@ -71,7 +105,10 @@ TEST(FilemapFaultTest, MunmapUnmapsThePagesAndLeavesThemCached) {
                  Op::mmap_file(kBase + 64 * kPage, 8 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
                  Op::touch(kBase + 64 * kPage, 8 * kPage, false)});
   const VmCounters& vm = sim->stats().vm;
-  EXPECT_EQ(vm.fault_file, 16u);
+  // The first mapping: the miss at 0, then one fault maps 1-7 (fault-around); the second mapping
+  // finds all 8 cached and maps them on its first fault.
+  EXPECT_EQ(vm.fault_file, 3u);
+  EXPECT_EQ(vm.fault_file + vm.fault_around_pages, 16u);
   EXPECT_EQ(vm.pgmajfault, 1u) << "the second mapping finds the pages the first one read";
   EXPECT_EQ(sim->page_cache().nr_pages(), 32u);
   EXPECT_EQ(sim->page_cache().nr_mapped(), 8u);
@@ -85,7 +122,7 @@ TEST(FilemapFaultTest, SharedWritesDirtyPagesAndFsyncMakesTheNextWriteFault) {
                 {Op::mmap_file(kBase, 4 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, kFile, 0),
                  Op::touch(kBase, 4 * kPage, false), Op::touch(kBase, 4 * kPage, true)});
   const VmCounters& vm = sim->stats().vm;
-  EXPECT_EQ(vm.fault_file, 4u);
+  EXPECT_EQ(vm.fault_file, 1u) << "the read maps all four (fault-around)";
   EXPECT_EQ(vm.fault_spurious, 4u) << "a write through a clean shared pte faults once";
   EXPECT_EQ(sim->page_cache().nr_dirty(), 4u);
   EXPECT_TRUE(pte_at(*sim, kBase) & pte::kDirty);
@@ -247,10 +284,11 @@ TEST(FilemapFaultTest, ReclaimUnmapsMappedFilePagesAndTheyFaultBackIn) {
   EXPECT_EQ(vm.fault_oom, 0u);
   EXPECT_GT(vm.pgcache_unmapped, 0u) << "no swap: only the file pages could go";
   EXPECT_GT(vm.fault_file_major, 1u) << "the second pass re-read what reclaim dropped";
-  // The second pass faults again on the pages reclaim unmapped (and reclaim goes on unmapping
-  // pages of it: 24 MiB are left for the 32 MiB file).
-  EXPECT_GT(vm.fault_file, kFilePages);
-  EXPECT_LE(vm.fault_file - kFilePages, vm.pgcache_unmapped);
+  // The second pass maps again the pages reclaim unmapped, by its faults and their fault-around
+  // (and reclaim goes on unmapping pages of it: 24 MiB are left for the 32 MiB file).
+  const uint64_t maps = vm.fault_file + vm.fault_around_pages;
+  EXPECT_GT(maps, kFilePages);
+  EXPECT_LE(maps - kFilePages, vm.pgcache_unmapped);
   // Every mapped pte's page is in the cache and counts it (PageCache invariant (3)).
   uint64_t mapped = 0;
   for (uint64_t i = 0; i < kFilePages; ++i) {

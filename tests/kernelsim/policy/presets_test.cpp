@@ -45,7 +45,7 @@ TEST(PresetsTest, EveryPresetIsAValidConfiguration) {
 TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   const std::string tail =
       ",reclaim=reactive,predict_window=8,wake_affine=sync,spinlock=queued,"
-      "read_ahead_kb=128";
+      "read_ahead_kb=128,fault_around_bytes=65536";
   const std::string v316 =
       "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
       "fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
