@@ -100,7 +100,8 @@ Co<bool> out_of_memory(Task& t) {
     co_return true;
   }
   // Nothing else killable: the kernel panics ("Out of memory and no killable processes");
-  // the model ends t's process.
+  // the model ends t's process (a task without one, a kernel thread, just fails).
+  if (b.victim == nullptr && t.mm() == nullptr) co_return false;
   Mm& victim = b.victim != nullptr ? *b.victim : *t.mm();
   oom_kill_process(t, victim, kRootMemcg, sim.vm().oom);
   // t's own process: its allocation fails, and its exit (exit_mmap()) frees the memory; the

@@ -30,8 +30,9 @@ bool EventQueue::run_one() {
   ++fired_;
   const SimTime due = top.target->due(top.when, top.arg);
   if (due > top.when) {
-    if (due == SimTime::infinite()) {  // dropped: time stays where it was
+    if (due == SimTime::infinite()) {  // dropped: not fired, and time stays where it was
       now_ = before;
+      --fired_;
       const Event last = heap_.back();
       heap_.pop_back();
       if (!heap_.empty()) sift_down(0, last);

@@ -64,6 +64,7 @@ TEST(EventQueueTest, ADroppedEventNeitherFiresNorMovesTime) {
   EXPECT_EQ(log, (std::vector<uint64_t>{1, 2}));
   EXPECT_EQ(q.now(), SimTime::ns(20)) << "the run ends at its last event that fired";
   EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.events_fired(), 2u);
 }
 
 TEST(EventQueueTest, InlineAdvanceStopsBeforeTheNextEventAndAtTheHorizon) {
