@@ -51,9 +51,27 @@ inline constexpr uint32_t MREMAP_DONTUNMAP = 4;  // 5.7+, e346b3813067: the old 
 // mode (clear for one taken in the kernel's copy_to_user()/copy_from_user()).
 inline constexpr uint32_t X86_PF_USER = 1u << 2;
 inline constexpr int MADV_NORMAL = 0;
+inline constexpr int MADV_RANDOM = 1;
+inline constexpr int MADV_SEQUENTIAL = 2;
 inline constexpr int MADV_WILLNEED = 3;
 inline constexpr int MADV_DONTNEED = 4;
 inline constexpr int MADV_FREE = 8;  // 4.5+, 854e9ed09ded
+inline constexpr int MADV_DONTFORK = 10;
+inline constexpr int MADV_DOFORK = 11;
+inline constexpr int MADV_HUGEPAGE = 14;
+inline constexpr int MADV_NOHUGEPAGE = 15;
+inline constexpr int MADV_DONTDUMP = 16;
+inline constexpr int MADV_DODUMP = 17;
+inline constexpr int MADV_WIPEONFORK = 18;  // 4.14+
+inline constexpr int MADV_KEEPONFORK = 19;
+// include/linux/mm.h: the vm_flags bits that madvise() advice sets (Vma::vm_flags holds these).
+inline constexpr uint32_t VM_SEQ_READ = 0x00008000;    // MADV_SEQUENTIAL
+inline constexpr uint32_t VM_RAND_READ = 0x00010000;   // MADV_RANDOM
+inline constexpr uint32_t VM_DONTCOPY = 0x00020000;    // MADV_DONTFORK
+inline constexpr uint32_t VM_WIPEONFORK = 0x02000000;  // MADV_WIPEONFORK
+inline constexpr uint32_t VM_DONTDUMP = 0x04000000;    // MADV_DONTDUMP
+inline constexpr uint32_t VM_HUGEPAGE = 0x20000000;    // MADV_HUGEPAGE
+inline constexpr uint32_t VM_NOHUGEPAGE = 0x40000000;  // MADV_NOHUGEPAGE
 // errno values returned by the modelled syscalls (include/uapi/asm-generic/errno-base.h),
 // prefixed because libc defines EFAULT etc. as macros.
 inline constexpr int ERRNO_EFAULT = 14;

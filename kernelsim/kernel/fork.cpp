@@ -34,7 +34,8 @@ Co<bool> dup_mmap(Task& t, Mm& mm, Mm& oldmm) {
   }
   bool ok = true;
   for (Vma* src : vmas) {
-    t.work(sim.costs().vma_alloc);  // vm_area_dup()
+    if (src->vm_flags & VM_DONTCOPY) continue;  // MADV_DONTFORK: the child has no such VMA
+    t.work(sim.costs().vma_alloc);              // vm_area_dup()
     auto v = std::make_unique<Vma>();
     v->start = src->start;
     v->end = src->end;
@@ -43,7 +44,10 @@ Co<bool> dup_mmap(Task& t, Mm& mm, Mm& oldmm) {
     v->file = src->file;
     v->pgoff = src->pgoff;
     v->swap_ra = src->swap_ra;  // vm_area_dup() copies swap_readahead_info
+    v->vm_flags = src->vm_flags;
     Vma* dst = mm.vmas.insert(std::move(v));
+    // MADV_WIPEONFORK: the child's VMA starts empty (an anonymous one faults zero pages).
+    if (src->vm_flags & VM_WIPEONFORK) continue;
     if (!co_await copy_page_range(t, mm, *dst, oldmm, *src)) {
       ok = false;
       break;

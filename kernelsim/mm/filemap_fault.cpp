@@ -14,11 +14,18 @@
 namespace mmreplay::kernelsim {
 namespace {
 
-// Models do_sync_mmap_readahead() for a fault that missed page `index` (no VM_RAND_READ or
-// VM_SEQ_READ: the model keeps no madvise hint): read-around unless the mappings miss too often.
-Co<void> do_sync_mmap_readahead(Task& t, uint32_t file, FileRaState& ra, uint64_t index) {
+// Models do_sync_mmap_readahead() for a fault that missed page `index`: nothing ahead under
+// MADV_RANDOM (VM_RAND_READ), a sequential window from the page under MADV_SEQUENTIAL
+// (VM_SEQ_READ), otherwise read-around unless the mappings miss too often.
+Co<void> do_sync_mmap_readahead(Task& t, const Vma& vma, FileRaState& ra, uint64_t index) {
+  const uint32_t file = vma.file;
+  if (vma.vm_flags & VM_RAND_READ) co_return;  // the page is read alone
   const uint64_t ra_pages = bdi_ra_pages(t.sim(), file);
-  if (ra_pages == 0) co_return;                            // no read-around: the page is read alone
+  if (ra_pages == 0) co_return;  // no read-around: the page is read alone
+  if (vma.vm_flags & VM_SEQ_READ) {
+    co_await page_cache_sync_ra(t, file, ra, index, ra_pages);
+    co_return;
+  }
   if (ra.mmap_miss < MMAP_LOTSAMISS * 10) ++ra.mmap_miss;  // "avoid banging the cache line"
   if (ra.mmap_miss > MMAP_LOTSAMISS) co_return;
   // mmap read-around: the window centred on the page, its last quarter read ahead.
@@ -34,9 +41,11 @@ Co<bool> start_async_window(Task& t, uint32_t file, FileRaState& ra, uint64_t in
 }
 
 // Models do_async_mmap_readahead() for a fault that found page `index`: a hit pays back a miss,
-// and the marked page of the last window starts the next one. Returns true when it started a
-// window (the caller looks its page up again).
-Co<bool> do_async_mmap_readahead(Task& t, uint32_t file, FileRaState& ra, uint64_t index) {
+// and the marked page of the last window starts the next one, except under MADV_RANDOM. Returns
+// true when it started a window (the caller looks its page up again).
+Co<bool> do_async_mmap_readahead(Task& t, const Vma& vma, FileRaState& ra, uint64_t index) {
+  const uint32_t file = vma.file;
+  if (vma.vm_flags & VM_RAND_READ) return Co<bool>::ready(false);
   if (ra.mmap_miss > 0) --ra.mmap_miss;
   if (!ra.marks(index) || bdi_ra_pages(t.sim(), file) == 0) return Co<bool>::ready(false);
   return start_async_window(t, file, ra, index);
@@ -60,15 +69,15 @@ Co<bool> filemap_fault(Task& t, const Vma& vma, uint64_t addr) {
   if (const uint32_t f = pc.find_get_page(file, index); f != kNoFrame) {
     // Found: mapped at once when uptodate and no window starts here (no suspension since the
     // lookup, so f is still this page); otherwise looked up again once it may have changed.
-    if (!co_await do_async_mmap_readahead(t, file, ra, index) &&
+    if (!co_await do_async_mmap_readahead(t, vma, ra, index) &&
         (!pc.reads_in_flight(t.clock()) || !page_read_in_flight(sim.lruvec().frame(f), t.clock())))
       co_return true;
   } else if (is_cached_at_start_without_frame(sim, file, index)) {
-    co_await do_async_mmap_readahead(t, file, ra, index);
+    co_await do_async_mmap_readahead(t, vma, ra, index);
   } else {
     ++sim.vm().pgmajfault;  // "No page in the page cache at all": VM_FAULT_MAJOR
     ++sim.vm().fault_file_major;
-    co_await do_sync_mmap_readahead(t, file, ra, index);
+    co_await do_sync_mmap_readahead(t, vma, ra, index);
   }
   // The page itself: read-around's page, waited for; the page alone when no window read it
   // (__filemap_get_folio(FGP_CREAT) + filemap_read_folio()); a warm page's frame.

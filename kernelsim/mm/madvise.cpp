@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernelsim/mm/madvise_behavior.h"
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
@@ -13,9 +14,10 @@
 namespace mmreplay::kernelsim {
 namespace {
 
+// The advice run under the read lock here; the flag advice (MADV_NORMAL among them) is
+// madvise_behavior.h's. Vector calls take only these.
 bool is_supported(int advice) {
-  return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_WILLNEED ||
-         advice == MADV_NORMAL;
+  return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_WILLNEED;
 }
 
 // Models madvise_free_pte_range() over [start, end) of an anonymous VMA: young/dirty cleared,
@@ -238,8 +240,12 @@ Co<int64_t> sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
   t.work(t.sim().costs().syscall_entry);
   Mm* mm = t.mm();
   len = PAGE_ALIGN(len);
-  if (mm == nullptr || mm->dead || !is_supported(advice) || !range_ok(addr, len))
-    co_return -ERRNO_EINVAL;
+  if (mm == nullptr || mm->dead || !range_ok(addr, len)) co_return -ERRNO_EINVAL;
+  if (madvise_changes_vm_flags(advice)) {  // mmap_sem for write (mm/madvise_behavior.h)
+    if (len == 0) co_return 0;
+    co_return co_await madvise_update_vmas(t, *mm, addr, addr + len, advice);
+  }
+  if (!is_supported(advice)) co_return -ERRNO_EINVAL;
   if (len == 0) co_return 0;
   MadviseLock lock;
   co_await madvise_lock(t, *mm, advice, lock);

@@ -31,6 +31,7 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
   moved->file = vma->file;
   moved->pgoff = vma->pgoff;
   moved->swap_ra = vma->swap_ra;  // copy_vma() -> vm_area_dup()
+  moved->vm_flags = vma->vm_flags;
   // move_ptes(): the ptes keep their offset in the VMA (a leafless region has nothing to move).
   const uint64_t kept_end = old_start + std::min(old_end - old_start, new_len);
   for (uint64_t a = vma->ptes.next_populated(old_start, kept_end); a < kept_end;

@@ -87,6 +87,7 @@ Vma* VmaTree::split_vma(Vma* vma, uint64_t addr, uint64_t mm_lock_seq) {
   tail->file = vma->file;
   tail->pgoff = vma->pgoff + ((addr - vma->start) >> PAGE_SHIFT);
   tail->swap_ra = vma->swap_ra;  // vm_area_dup() copies swap_readahead_info
+  tail->vm_flags = vma->vm_flags;
   vma->ptes.split_at(addr, &tail->ptes);
   tail->lock.mark_write_locked(mm_lock_seq);
   vma->end = addr;
@@ -95,8 +96,9 @@ Vma* VmaTree::split_vma(Vma* vma, uint64_t addr, uint64_t mm_lock_seq) {
 }
 
 bool VmaTree::can_merge(const Vma& a, const Vma& b) {
-  return a.end == b.start && a.prot == b.prot && a.kind == b.kind && a.file == b.file &&
-         a.pgoff + a.nr_pages() == b.pgoff && a.lock.readers() == 0 && b.lock.readers() == 0;
+  return a.end == b.start && a.prot == b.prot && a.vm_flags == b.vm_flags && a.kind == b.kind &&
+         a.file == b.file && a.pgoff + a.nr_pages() == b.pgoff && a.lock.readers() == 0 &&
+         b.lock.readers() == 0;
 }
 
 Vma* VmaTree::merge_around(Vma* vma, uint64_t mm_lock_seq, uint64_t* merges) {

@@ -39,7 +39,8 @@ struct Vma {
   uint64_t pgoff = 0;  // page offset in the file; anonymous: start >> PAGE_SHIFT at creation
   PteMap ptes;         // by address: ptes.get(addr), ptes.ref(addr)
   VmaLock lock;
-  SwapRaState swap_ra;  // vma->swap_readahead_info (mm/swap_readahead.h)
+  SwapRaState swap_ra;    // vma->swap_readahead_info (mm/swap_readahead.h)
+  uint32_t vm_flags = 0;  // the madvise() bits of vm_flags (VM_RAND_READ, ...: constants.h)
 
   uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
   bool contains(uint64_t addr) const { return addr >= start && addr < end; }

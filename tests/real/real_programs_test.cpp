@@ -954,6 +954,10 @@ int64_t log_field(const std::string& line, const std::string& key) {
   return std::strtoll(line.c_str() + at + key.size(), nullptr, 10);
 }
 
+// Major faults of mmap_random's replay besides its reads: its binary's and libc's pages, cold in
+// a --cache cold replay (2 on 2026-12-05).
+constexpr uint64_t kMmapRandomOtherMajors = 16;
+
 bool swap_is_on() {
   std::ifstream swaps("/proc/swaps");
   std::string line;
@@ -1055,6 +1059,47 @@ TEST_F(RealPrograms, MemcgOomKillsTheLargestProcessNotTheOneCharging) {
   EXPECT_EQ(m.value("oom", uint64_t{0}), 1u);
   EXPECT_GE(m.value("oom_reaped_pages", uint64_t{0}), kOomVictimPages);
   EXPECT_EQ(m.value("fault_oom", uint64_t{0}), 0u) << "the child's writes all completed";
+}
+
+// MADV_RANDOM (VM_RAND_READ) turns off mmap read-around: natively every read of a cold file
+// through the mapping, one each 4 pages, is a major fault of its own (2,048 for 32 MiB, against 1
+// without the advice, 2026-12-05). The advice used to replay as -EINVAL, read-around applied and
+// the model took 3 major faults; the replay from a cold cache must take the program's.
+TEST_F(RealPrograms, MadvRandomReadsEachMappedPageAlone) {
+  const fs::path dir = work_ / "mmap_random";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path data = dir / "data";
+  {
+    std::ofstream out(data, std::ios::binary);
+    std::string block(1 << 20, 'r');
+    for (int i = 0; i < 32; ++i) out << block;  // 32 MiB
+  }
+  const std::string program = std::string(REAL_PROGRAMS_DIR) + "/mmap_random";
+  const fs::path trace = dir / "random.mmtrace";
+  const fs::path log = dir / "record.log";
+  ASSERT_EQ(run({REAL_TRACE_REPLAY, "record", "-o", trace.string(), "--", program, data.string(),
+                 "random", "4"},
+                {}, log)
+                .status,
+            0)
+      << read_text(log);
+  const int64_t native = log_field(read_text(log), "majflt ");
+  ASSERT_GT(native, 0) << read_text(log);
+  const fs::path json = dir / "replay.json";
+  ASSERT_EQ(
+      run({REAL_TRACE_REPLAY, "replay", trace.string(), "--cache", "cold", "--json", json.string()},
+          {}, dir / "replay.log")
+          .status,
+      0)
+      << read_text(dir / "replay.log");
+  const nlohmann::json c = nlohmann::json::parse(read_text(json)).at("runs").at(0).at("counters");
+  const uint64_t model = c.value("file_major_faults", uint64_t{0});
+  std::cout << "real: mmap_random 32 MiB, a read every 4 pages: native majflt " << native
+            << ", model file_major_faults " << model << "\n";
+  // The program's binary and libc fault too (cold in the replay): a few more.
+  EXPECT_GE(model, static_cast<uint64_t>(native));
+  EXPECT_LE(model, static_cast<uint64_t>(native) + kMmapRandomOtherMajors);
 }
 
 }  // namespace
