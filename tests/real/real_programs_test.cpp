@@ -110,6 +110,20 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
+// Replays `trace` with `flags`, its results and log written as `name`.json and `name`.log in
+// `dir`. A failed replay is a test failure showing its log, and gives an empty object.
+nlohmann::json replay_results(const fs::path& trace, const std::vector<std::string>& flags,
+                              const fs::path& dir, const std::string& name) {
+  const fs::path json = dir / (name + ".json");
+  const fs::path log = dir / (name + ".log");
+  std::vector<std::string> argv = {REAL_TRACE_REPLAY, "replay", trace.string()};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"--json", json.string()});
+  const int status = run(argv, {}, log).status;
+  EXPECT_EQ(status, 0) << read_text(log);
+  return status == 0 ? nlohmann::json::parse(read_text(json)) : nlohmann::json::object();
+}
+
 // The first line of `text` that holds `needle`, its leading blanks dropped ("" when none).
 std::string line_with(const std::string& text, const std::string& needle) {
   std::istringstream in(text);
@@ -892,14 +906,8 @@ TEST_F(RealPrograms, FileReadTwiceInAMemcgReadsTheDeviceTwice) {
                 .status,
             0)
       << read_text(dir / "record.log");
-  const fs::path json = dir / "replay.json";
-  ASSERT_EQ(
-      run({REAL_TRACE_REPLAY, "replay", trace.string(), "--cache", "cold", "--json", json.string()},
-          {}, dir / "replay.log")
-          .status,
-      0)
-      << read_text(dir / "replay.log");
-  const nlohmann::json replayed = nlohmann::json::parse(read_text(json));
+  const nlohmann::json replayed = replay_results(trace, {"--cache", "cold"}, dir, "replay");
+  ASSERT_TRUE(replayed.contains("runs"));
   const nlohmann::json& c = replayed.at("runs").at(0).at("counters");
   const uint64_t model_pages = c.value("pgcache_miss", uint64_t{0});
   const uint64_t file_pages = kCacheFileBytes / 4096;
@@ -1000,14 +1008,10 @@ TEST_F(RealPrograms, MemcgOomKillsTheLargestProcessNotTheOneCharging) {
                 .status,
             0)
       << read_text(dir / "record.log");
-  const fs::path json = dir / "replay.json";
-  ASSERT_EQ(run({REAL_TRACE_REPLAY, "replay", trace.string(), "--memcg-limit",
-                 std::to_string(kOomVictimLimitBytes >> 20) + "M", "--json", json.string()},
-                {}, dir / "replay.log")
-                .status,
-            0)
-      << read_text(dir / "replay.log");
-  const nlohmann::json c = nlohmann::json::parse(read_text(json)).at("runs").at(0).at("counters");
+  const std::string limit = std::to_string(kOomVictimLimitBytes >> 20) + "M";
+  const nlohmann::json replayed = replay_results(trace, {"--memcg-limit", limit}, dir, "replay");
+  ASSERT_TRUE(replayed.contains("runs"));
+  const nlohmann::json& c = replayed.at("runs").at(0).at("counters");
   std::cout << "real: oom_victim " << kOomVictimMib << " MiB x 2 in "
             << (kOomVictimLimitBytes >> 20) << " MiB: model memcg_oom_kill "
             << c.value("memcg_oom_kill", uint64_t{0}) << ", oom_reaped_pages "
@@ -1019,7 +1023,6 @@ TEST_F(RealPrograms, MemcgOomKillsTheLargestProcessNotTheOneCharging) {
   EXPECT_EQ(c.value("fault_oom", uint64_t{0}), 0u) << "the child's writes all completed";
   // The kill as the kernel logs it: the victim is the parent, not the child that charged, and
   // its anon-rss is what the kernel's line says.
-  const nlohmann::json replayed = nlohmann::json::parse(read_text(json));
   const nlohmann::json& kill = replayed.at("runs").at(0).at("oom_kills").at(0);
   EXPECT_EQ(kill.at("constraint"), "memcg");
   EXPECT_EQ(kill.at("comm"), "oom_victim");
@@ -1041,16 +1044,10 @@ TEST_F(RealPrograms, MemcgOomKillsTheLargestProcessNotTheOneCharging) {
         << native_kill;
   }
 
-  const fs::path machine_json = dir / "replay_memory.json";
-  ASSERT_EQ(run({REAL_TRACE_REPLAY, "replay", trace.string(), "--memory",
-                 std::to_string(kOomVictimLimitBytes >> 20) + "M", "--swap", "0", "--json",
-                 machine_json.string()},
-                {}, dir / "replay_memory.log")
-                .status,
-            0)
-      << read_text(dir / "replay_memory.log");
-  const nlohmann::json m =
-      nlohmann::json::parse(read_text(machine_json)).at("runs").at(0).at("counters");
+  const nlohmann::json on_machine =
+      replay_results(trace, {"--memory", limit, "--swap", "0"}, dir, "replay_memory");
+  ASSERT_TRUE(on_machine.contains("runs"));
+  const nlohmann::json& m = on_machine.at("runs").at(0).at("counters");
   std::cout << "real: oom_victim " << kOomVictimMib << " MiB x 2 on a "
             << (kOomVictimLimitBytes >> 20) << " MiB machine: model oom "
             << m.value("oom", uint64_t{0}) << ", oom_reaped_pages "
@@ -1086,14 +1083,9 @@ TEST_F(RealPrograms, MadvRandomReadsEachMappedPageAlone) {
       << read_text(log);
   const int64_t native = log_field(read_text(log), "majflt ");
   ASSERT_GT(native, 0) << read_text(log);
-  const fs::path json = dir / "replay.json";
-  ASSERT_EQ(
-      run({REAL_TRACE_REPLAY, "replay", trace.string(), "--cache", "cold", "--json", json.string()},
-          {}, dir / "replay.log")
-          .status,
-      0)
-      << read_text(dir / "replay.log");
-  const nlohmann::json c = nlohmann::json::parse(read_text(json)).at("runs").at(0).at("counters");
+  const nlohmann::json replayed = replay_results(trace, {"--cache", "cold"}, dir, "replay");
+  ASSERT_TRUE(replayed.contains("runs"));
+  const nlohmann::json& c = replayed.at("runs").at(0).at("counters");
   const uint64_t model = c.value("file_major_faults", uint64_t{0});
   std::cout << "real: mmap_random 32 MiB, a read every 4 pages: native majflt " << native
             << ", model file_major_faults " << model << "\n";

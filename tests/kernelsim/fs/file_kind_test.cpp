@@ -18,13 +18,7 @@ using testing::kMiB;
 using testing::kPagesPerMiB;
 
 std::unique_ptr<Simulation> machine() {
-  std::string error;
-  MachineConfig m;
-  m.nr_cpus = 2;
-  m.memory_bytes = 64 * kMiB;
-  auto sim = Simulation::create(m, cost_profile_default(), "", &error);
-  EXPECT_NE(sim, nullptr) << error;
-  return sim;
+  return testing::make_sim_with_memory(2, 64 * kMiB);
 }
 
 TEST(FileKindTest, DevNullWritesAddNoPageCachePagesARegularFileDoes) {

@@ -24,13 +24,7 @@ constexpr SimTime kLater = SimTime::ms(100);  // the second process starts once 
 
 // 64 MiB, no swap, 2 CPUs (kswapd on CPU 1).
 std::unique_ptr<Simulation> no_swap_machine() {
-  std::string error;
-  MachineConfig m;
-  m.nr_cpus = 2;
-  m.memory_bytes = 64 * kMiB;
-  auto sim = Simulation::create(m, cost_profile_default(), "", &error);
-  EXPECT_NE(sim, nullptr) << error;
-  return sim;
+  return testing::make_sim_with_memory(2, 64 * kMiB);
 }
 
 // Maps and writes `mib` MiB at addr, then `after` (a sleep off the CPU, or user work).
