@@ -21,38 +21,20 @@ void EventQueue::schedule(SimTime when, EventTarget* target, uint64_t arg) {
   heap_[i] = ev;
 }
 
-bool EventQueue::run_one() {
-  if (heap_.empty()) return false;
-  Event& top = heap_.front();
-  assert(top.when >= now_ && "invariant (1)");
-  const SimTime before = now_;
-  now_ = top.when;
-  ++fired_;
-  const SimTime due = top.target->due(top.when, top.arg);
-  if (due > top.when) {
-    if (due == SimTime::infinite()) {  // dropped: not fired, and time stays where it was
-      now_ = before;
-      --fired_;
-      const Event last = heap_.back();
-      heap_.pop_back();
-      if (!heap_.empty()) sift_down(0, last);
-      return true;
-    }
-    // What firing would do: the target queues the same event again at `due`. The pop order
-    // depends only on (when, seq), so moving it in place gives the same run.
-    Event moved = top;
-    moved.when = due;
-    moved.seq = next_seq_++;
-    ++requeued_;
-    sift_down(0, moved);
-    return true;
+void EventQueue::move_or_drop_top(SimTime due, SimTime before) {
+  if (due == SimTime::infinite()) {  // dropped: not fired, and time stays where it was
+    now_ = before;
+    --fired_;
+    pop_top();
+    return;
   }
-  const Event ev = top;
-  const Event last = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) sift_down(0, last);
-  ev.target->fire(ev.arg);
-  return true;
+  // What firing would do: the target queues the same event again at `due`. The pop order
+  // depends only on (when, seq), so moving it in place gives the same run.
+  Event moved = heap_.front();
+  moved.when = due;
+  moved.seq = next_seq_++;
+  ++requeued_;
+  sift_down(0, moved);
 }
 
 void EventQueue::sift_down(size_t i, const Event& moved) {

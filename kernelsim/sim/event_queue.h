@@ -72,8 +72,25 @@ class EventQueue {
 
   // Pop the earliest event, set now() to its time and fire it; or, when its target is due later
   // (EventTarget::due()), move it there as fire() + schedule() would, with a new sequence
-  // number. Returns false when empty.
-  bool run_one();
+  // number. Returns false when empty. Defined here so that the run loop inlines it whichever
+  // unity batch it is compiled in.
+  bool run_one() {
+    if (heap_.empty()) return false;
+    const Event& top = heap_.front();
+    assert(top.when >= now_ && "invariant (1)");
+    const SimTime before = now_;
+    now_ = top.when;
+    ++fired_;
+    const SimTime due = top.target->due(top.when, top.arg);
+    if (due > top.when) {
+      move_or_drop_top(due, before);
+      return true;
+    }
+    const Event ev = top;
+    pop_top();
+    ev.target->fire(ev.arg);
+    return true;
+  }
 
   // Events moved by run_one() rather than fired (a subset of events_fired()).
   uint64_t events_requeued() const { return requeued_; }
@@ -100,6 +117,15 @@ class EventQueue {
   // Puts `moved` at heap_[i] and sifts it down, heap_[i]'s old value being discarded (a pop,
   // with the last leaf as `moved`, or the top moved later).
   void sift_down(size_t i, const Event& moved);
+  // Removes the earliest event.
+  void pop_top() {
+    const Event last = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) sift_down(0, last);
+  }
+  // run_one() for a top event its target wants later (`due`: moved there) or not at all
+  // (SimTime::infinite(): dropped, now() back to `before`).
+  void move_or_drop_top(SimTime due, SimTime before);
 
   std::vector<Event> heap_;
   uint64_t next_seq_ = 0;
