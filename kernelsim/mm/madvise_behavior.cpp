@@ -52,22 +52,8 @@ FlagChange flag_change(int advice) {
 }  // namespace
 
 bool madvise_changes_vm_flags(int advice) {
-  switch (advice) {
-    case MADV_NORMAL:
-    case MADV_RANDOM:
-    case MADV_SEQUENTIAL:
-    case MADV_DONTFORK:
-    case MADV_DOFORK:
-    case MADV_HUGEPAGE:
-    case MADV_NOHUGEPAGE:
-    case MADV_DONTDUMP:
-    case MADV_DODUMP:
-    case MADV_WIPEONFORK:
-    case MADV_KEEPONFORK:
-      return true;
-    default:
-      return false;
-  }
+  const FlagChange c = flag_change(advice);
+  return (c.set | c.clear) != 0;
 }
 
 Co<int64_t> madvise_update_vmas(Task& t, Mm& mm, uint64_t start, uint64_t end, int advice) {
