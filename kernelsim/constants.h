@@ -64,6 +64,10 @@ inline constexpr int MADV_DONTDUMP = 16;
 inline constexpr int MADV_DODUMP = 17;
 inline constexpr int MADV_WIPEONFORK = 18;  // 4.14+
 inline constexpr int MADV_KEEPONFORK = 19;
+inline constexpr int MADV_COLD = 20;            // 5.4+, 9c276cc65a58
+inline constexpr int MADV_PAGEOUT = 21;         // 5.4+, 1a4e58cce84e
+inline constexpr int MADV_POPULATE_READ = 22;   // 5.14+, 4ca9b3859dac
+inline constexpr int MADV_POPULATE_WRITE = 23;  // 5.14+
 // include/linux/mm.h: the vm_flags bits that madvise() advice sets (Vma::vm_flags holds these).
 inline constexpr uint32_t VM_SEQ_READ = 0x00008000;    // MADV_SEQUENTIAL
 inline constexpr uint32_t VM_RAND_READ = 0x00010000;   // MADV_RANDOM

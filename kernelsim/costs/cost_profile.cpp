@@ -30,6 +30,7 @@ CostProfile cost_profile_default() {
   c.pte_walk = SimTime::ns(1);         // (unverified) one 8-byte load
   c.pte_zap = SimTime::ns(20);         // (unverified) ptep_get_and_clear + rmap + gather
   c.pte_lazyfree = SimTime::ns(30);    // (unverified) clear young/dirty + lazyfree batch
+  c.pte_mkold = SimTime::ns(30);       // (unverified) clear young + a deactivate batch entry
   c.pte_change_prot = SimTime::ns(5);  // (unverified)
   c.pte_move = SimTime::ns(10);        // (unverified)
   c.lru_add_drain = SimTime::ns(50);   // (unverified)
@@ -230,6 +231,7 @@ constexpr CostField kCostFields[] = {
     {"pte_walk", &CostProfile::pte_walk},
     {"pte_zap", &CostProfile::pte_zap},
     {"pte_lazyfree", &CostProfile::pte_lazyfree},
+    {"pte_mkold", &CostProfile::pte_mkold, /*added_later=*/true},
     {"pte_change_prot", &CostProfile::pte_change_prot},
     {"pte_move", &CostProfile::pte_move},
     {"lru_add_drain", &CostProfile::lru_add_drain},

@@ -50,9 +50,12 @@ struct CostProfile {
   SimTime pcp_free;    // ns: free_unref_page() putting one page on the per-CPU list
   SimTime buddy_page;  // ns: per page moved between buddy lists and pcp under zone->lock
   // ---- Page-table walks ----
-  SimTime pte_walk;         // ns: visiting one pte that needs no work (none)
-  SimTime pte_zap;          // ns: zap_pte_range() on a present pte: clear, rmap, gather
-  SimTime pte_lazyfree;     // ns: madvise_free_pte_range() on a present pte + mark_page_lazyfree()
+  SimTime pte_walk;      // ns: visiting one pte that needs no work (none)
+  SimTime pte_zap;       // ns: zap_pte_range() on a present pte: clear, rmap, gather
+  SimTime pte_lazyfree;  // ns: madvise_free_pte_range() on a present pte + mark_page_lazyfree()
+  // ns: madvise_cold_or_pageout_pte_range() on a present pte: made old, PG_referenced cleared,
+  // the page queued for deactivate_page() (MADV_COLD) or picked for isolation (MADV_PAGEOUT)
+  SimTime pte_mkold;
   SimTime pte_change_prot;  // ns: change_pte_range() on one present pte
   SimTime pte_move;         // ns: move_ptes() moving one present pte (mremap)
   SimTime lru_add_drain;    // ns: lru_add_drain() of this CPU's (empty or short) batches

@@ -465,6 +465,37 @@ Co<void> Lruvec::drain_activate(Task& t, std::vector<std::pair<uint32_t, uint32_
   return pagevec_lru_move_fn(t, std::move(batch), &Lruvec::activate_move);
 }
 
+Co<void> Lruvec::deactivate_page(Task& t, uint32_t f) {
+  const PageFrame& pf = frames_[f];
+  const bool active = pf.lru == LruList::kActiveAnon || pf.lru == LruList::kActiveFile;
+  if (pf.where != FrameWhere::kLru || !active) return Co<void>::ready();
+  auto& b = cpu_[t.cpu().id].deactivate;
+  b.push_back({f, pf.gen});
+  if (b.size() >= sim_.config().pagevec_size)
+    return pagevec_lru_move_fn(t, std::exchange(b, {}), &Lruvec::deactivate_move);
+  return Co<void>::ready();
+}
+
+// Models lru_deactivate_fn() (5.4+): an active page goes to the head of its inactive list,
+// PG_active and PG_referenced cleared.
+void Lruvec::deactivate_move(uint32_t f) {
+  PageFrame& pf = frames_[f];
+  if (pf.lru != LruList::kActiveAnon && pf.lru != LruList::kActiveFile) return;  // moved meanwhile
+  const LruList inactive =
+      pf.lru == LruList::kActiveAnon ? LruList::kInactiveAnon : LruList::kInactiveFile;
+  unlink(f);
+  --held_;
+  pf.referenced = false;
+  link(f, inactive);
+  ++sim_.vm().pgdeactivate;
+}
+
+bool Lruvec::isolate_lru_page(uint32_t f) {
+  if (frames_[f].where != FrameWhere::kLru) return false;
+  unlink(f);
+  return true;
+}
+
 Co<void> Lruvec::lru_add_drain(Task& t) {
   t.work(sim_.costs().lru_add_drain);
   // 5.13-5.14 (8cc621d2f45d): lru_add_drain_cpu() also invalidates this CPU's bh_lru.
@@ -473,6 +504,8 @@ Co<void> Lruvec::lru_add_drain(Task& t) {
   if (!c.lru_add.empty()) co_await drain_lru_add(t, std::exchange(c.lru_add, {}));
   if (!c.lru_lazyfree.empty()) co_await drain_lru_lazyfree(t, std::exchange(c.lru_lazyfree, {}));
   if (!c.activate.empty()) co_await drain_activate(t, std::exchange(c.activate, {}));
+  if (!c.deactivate.empty())
+    co_await pagevec_lru_move_fn(t, std::exchange(c.deactivate, {}), &Lruvec::deactivate_move);
 }
 
 Co<void> Lruvec::lru_add_drain_before_zap(Task& t) {

@@ -166,6 +166,12 @@ class Lruvec {
   // Not a coroutine: the common case returns ready() (sim/co.h), so the caller must await it at
   // once.
   Co<void> mark_page_accessed(Task& t, uint32_t f);
+  // Models deactivate_page() (5.4+, MADV_COLD): a page on an active list goes to t's CPU
+  // lru_deactivate batch, drained under lru_lock when full; lru_deactivate_fn() then puts it at
+  // the head of its inactive list without PG_referenced (PGDEACTIVATE). A page in a batch or
+  // isolated (!PageLRU) or already inactive is left alone. Not a coroutine: the common case
+  // returns ready() (sim/co.h), so the caller must await it at once.
+  Co<void> deactivate_page(Task& t, uint32_t f);
   // Models lru_add_drain(): drains t's CPU batches (lru_lock taken only when one is non-empty).
   Co<void> lru_add_drain(Task& t);
   // The lru_add_drain() the zap paths make before tlb_gather_mmu() (madvise_dontneed_single_vma(),
@@ -180,6 +186,9 @@ class Lruvec {
                                           uint32_t memcg = kAnyMemcg);
   // Models putback_lru_page() / move to the head of `list`. REQUIRES: f isolated and live.
   void putback_lru_page(uint32_t f, LruList list);
+  // Models isolate_lru_page() of one page (MADV_PAGEOUT): takes frame f off its LRU list for
+  // the caller to hold. False when it is not on one (in a batch, or isolated already).
+  bool isolate_lru_page(uint32_t f);
 
   // A holder (reclaim) is done with frame f: its page was freed or unmapped. Drops the rmap.
   void release_frame(uint32_t f);
@@ -237,6 +246,7 @@ class Lruvec {
     std::vector<uint32_t> lru_add;
     std::vector<std::pair<uint32_t, uint32_t>> lru_lazyfree;  // frame, gen
     std::vector<std::pair<uint32_t, uint32_t>> activate;      // frame, gen (activate_page_pvecs)
+    std::vector<std::pair<uint32_t, uint32_t>> deactivate;    // frame, gen (lru_deactivate_pvecs)
   };
 
   // How many allocations ahead new_frame() loads a free frame into the host cache.
@@ -253,6 +263,7 @@ class Lruvec {
                                void (Lruvec::*move)(uint32_t f));
   void lazyfree_move(uint32_t f);
   void activate_move(uint32_t f);
+  void deactivate_move(uint32_t f);
   Co<void> drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
   Co<void> drain_activate(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "kernelsim/mm/madvise_behavior.h"
+#include "kernelsim/mm/madvise_cold.h"
+#include "kernelsim/mm/madvise_populate.h"
 #include "kernelsim/mm/memory.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/mmu_gather.h"
@@ -17,7 +19,8 @@ namespace {
 // The advice run under the read lock here; the flag advice (MADV_NORMAL among them) is
 // madvise_behavior.h's. Vector calls take only these.
 bool is_supported(int advice) {
-  return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_WILLNEED;
+  return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_WILLNEED ||
+         madvise_is_cold_or_pageout(advice);
 }
 
 // Models madvise_free_pte_range() over [start, end) of an anonymous VMA: young/dirty cleared,
@@ -97,6 +100,10 @@ Co<int64_t> madvise_vma(Task& t, Vma& vma, uint64_t start, uint64_t end, int adv
       co_return 0;
     }
     advice = MADV_DONTNEED;
+  }
+  if (madvise_is_cold_or_pageout(advice)) {  // madvise_cold(), madvise_pageout()
+    co_await madvise_cold_or_pageout_vma(t, vma, start, end, advice == MADV_PAGEOUT, tlb);
+    co_return 0;
   }
   if (advice == MADV_DONTNEED) {
     co_await sim.lruvec().lru_add_drain_before_zap(t);
@@ -244,6 +251,14 @@ Co<int64_t> sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
   if (madvise_changes_vm_flags(advice)) {  // mmap_sem for write (mm/madvise_behavior.h)
     if (len == 0) co_return 0;
     co_return co_await madvise_update_vmas(t, *mm, addr, addr + len, advice);
+  }
+  if (madvise_is_populate(advice)) {  // mmap_sem for read, no VMA walk of madvise's own
+    if (len == 0) co_return 0;
+    co_await mm->mmap_sem.down_read(t);
+    const int64_t r =
+        co_await madvise_populate(t, *mm, addr, addr + len, advice == MADV_POPULATE_WRITE);
+    co_await mm->mmap_sem.up_read(t);
+    co_return r;
   }
   if (!is_supported(advice)) co_return -ERRNO_EINVAL;
   if (len == 0) co_return 0;

@@ -18,6 +18,18 @@
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim {
+
+bool maps_page_cache(const Vma& vma, uint8_t p) {
+  return !vma.is_anonymous() && pte::is_mapped(p) &&
+         !(p & (pte::kOwnPage | pte::kZeroPage | pte::kCowShared));
+}
+
+uint32_t mapped_page_cache_frame(const Simulation& sim, const Vma& vma, uint64_t addr) {
+  const uint32_t f = sim.page_cache().find_get_page(vma.file, linear_page_index(vma, addr));
+  assert(f != kNoFrame && "PageCache invariant (3): a mapped page is not in the cache");
+  return f;
+}
+
 namespace {
 
 // The page transfers of one copy_user_highpage() from a page not in the caches: the source
@@ -86,21 +98,6 @@ void hand_over_cow_page(Simulation& sim, Mm& mm, Mm& other, uint64_t addr) {
   sim.lruvec().page_hand_over_anon_rmap(mm, other, addr);
   other.vmas.vma_lookup(addr)->ptes.ref(addr) |= pte::kOwnPage;
   ++other.rss_anon;
-}
-
-// True when a present pte of a file-backed vma maps a page-cache page (not a page of its own or
-// the zero page): the page PageCache::mapcount() counts it on.
-bool maps_page_cache(const Vma& vma, uint8_t p) {
-  return !vma.is_anonymous() && pte::is_mapped(p) &&
-         !(p & (pte::kOwnPage | pte::kZeroPage | pte::kCowShared));
-}
-
-// The page-cache frame a pte that maps_page_cache() maps: the page is in the cache while mapped
-// (PageCache invariant (3)).
-uint32_t mapped_page_cache_frame(const Simulation& sim, const Vma& vma, uint64_t addr) {
-  const uint32_t f = sim.page_cache().find_get_page(vma.file, linear_page_index(vma, addr));
-  assert(f != kNoFrame && "PageCache invariant (3): a mapped page is not in the cache");
-  return f;
 }
 
 // What handle_pte_fault() will do for this pte.

@@ -82,6 +82,14 @@ bool swapin_skips_swap_cache(const Simulation& sim);
 // REQUIRES: as do_user_addr_fault().
 Co<FaultResult> do_kernel_copy_fault(Task& t, uint64_t addr, bool write);
 
+// True when a present pte of a file-backed vma maps a page-cache page (not a page of its own or
+// the zero page): the page PageCache::mapcount() counts it on.
+bool maps_page_cache(const Vma& vma, uint8_t p);
+
+// The page-cache frame a pte that maps_page_cache() maps: the page is in the cache while mapped
+// (PageCache invariant (3)).
+uint32_t mapped_page_cache_frame(const Simulation& sim, const Vma& vma, uint64_t addr);
+
 // Models mm/memory.c: handle_mm_fault() on a VMA.
 // REQUIRES: mmap_sem held for read, or vma's per-VMA lock held for read; access checked.
 Co<FaultResult> handle_mm_fault(Task& t, Vma& vma, uint64_t addr, bool write);

@@ -29,6 +29,12 @@ struct ScanControl {
   bool kswapd = false;
   uint32_t memcg = kAnyMemcg;  // target_mem_cgroup: memcg reclaim scans only this group's lruvec
   uint32_t nid = 0;            // the node shrink_node() scans (its pgdat)
+  // reclaim_pages() (MADV_PAGEOUT): page_check_references() is skipped (ignore_references), and
+  // an anon page written to a block device stays in the swap cache, unmapped, until a later
+  // reclaim frees it (pageout() returns with PG_writeback: `goto keep`).
+  bool ignore_references = false;
+  bool keep_written_in_swap_cache = false;
+  uint64_t nr_unmapped_kept = 0;  // of those, unmapped and kept in the swap cache
 };
 
 LruList inactive_of(bool file) {
@@ -164,9 +170,12 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   bool exec = false;
   const uint32_t referenced_ptes = mapped ? page_referenced_file(sim, f, &exec) : 0;
   bool reclaim_clean = false;
-  if (const PageOutcome o = page_check_references(pf, referenced_ptes, exec, true, &reclaim_clean);
-      o != PageOutcome::kFreed)
-    return o;
+  if (!sc.ignore_references) {
+    if (const PageOutcome o =
+            page_check_references(pf, referenced_ptes, exec, true, &reclaim_clean);
+        o != PageOutcome::kFreed)
+      return o;
+  }
   if (mapped) try_to_unmap_file(sim, f, unmapped);
   if (pf.dirty) {
     ++sc.nr_writeback;
@@ -186,6 +195,31 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   pc.remove(pf.file, pf.addr);
   ++sim.vm().pgcache_drop;
   return PageOutcome::kFreed;
+}
+
+// shrink_page()'s write of an anon page that stays in the swap cache (ScanControl::
+// keep_written_in_swap_cache): a slot unless it holds one already, the write queued on the
+// device, and the pte a swap entry whose page is still cached (pte::kSwapCache: the next access
+// takes a minor fault). The page goes back to the inactive list; a later reclaim frees it
+// unwritten, as it frees any clean swap-cache page.
+PageOutcome swap_out_keeping_page(Task& t, PageFrame& pf, uint8_t& p, Mm** unmapped_mm,
+                                  uint64_t* unmapped_addr) {
+  Simulation& sim = t.sim();
+  if (!pf.swapcache) {
+    if (!sim.swap().get_swap_page()) {
+      ++sim.vm().swap_full;
+      return PageOutcome::kActivate;
+    }
+    sim.swap().keep_in_swap_cache();
+    pf.swapcache = true;
+  }
+  t.work(sim.costs().swap_out_page);
+  sim.swap().queue_io(t.clock(), sim.costs().swap_io_page);
+  ++sim.vm().pswpout;
+  p = pte::kPresent | pte::kOwnPage | pte::kSwapCache;
+  *unmapped_mm = pf.mm;
+  *unmapped_addr = pf.addr;
+  return PageOutcome::kKeepUnmapped;
 }
 
 // Models the per-page part of shrink_page_list() / try_to_unmap_one() for one isolated frame.
@@ -211,9 +245,11 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
       ((*p & pte::kYoung) ? 1 : 0) + (fork_shared ? fork_peers_referenced(*pf.mm, pf.addr) : 0);
   *p = static_cast<uint8_t>(*p & ~pte::kYoung);
   const bool look_twice = sim.config().anon_lru == AnonLruMode::kInactiveFirst;
-  if (const PageOutcome o = page_check_references(pf, referenced_ptes, false, look_twice);
-      o != PageOutcome::kFreed)
-    return o;
+  if (!sc.ignore_references) {
+    if (const PageOutcome o = page_check_references(pf, referenced_ptes, false, look_twice);
+        o != PageOutcome::kFreed)
+      return o;
+  }
   Mm& mm = *pf.mm;
   // A clean lazyfree page is discarded: 4.12+ only once it lost PG_swapbacked on the lazyfree
   // list (one still in a batch is swapped as anon); 4.5-4.11 (and the 2015 RFC, in-place) by its
@@ -235,6 +271,9 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
     // unless its copy there is current (read back from swap and not written since: PageDirty
     // clear, and __remove_mapping() frees it at once).
     const bool copy_current = pf.swapcache && !(*p & pte::kDirty);
+    if (sc.keep_written_in_swap_cache && !copy_current && !fork_shared &&
+        !sim.swap().synchronous_io())
+      return swap_out_keeping_page(t, pf, *p, unmapped_mm, unmapped_addr);
     if (pf.swapcache) {
       pf.swapcache = false;
       sim.swap().swap_cache_slot_to_pte();
@@ -310,6 +349,12 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
     for (const auto& [m, a] : peers_unmapped)  // try_to_unmap_one(): ptep_clear_flush()
       co_await flush_tlb_mm_range(t, FlushTlbInfo{m, a, a + PAGE_SIZE, false});
     peers_unmapped.clear();
+    if (o == PageOutcome::kKeepUnmapped) {  // unmapped, kept in the swap cache
+      ++sc.nr_unmapped_kept;
+      co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
+      keep->emplace_back(f, false);
+      continue;
+    }
     if (o == PageOutcome::kActivate || o == PageOutcome::kKeep) {
       if (o == PageOutcome::kActivate) {
         ++sim.vm().pgactivate;
@@ -555,6 +600,36 @@ Co<uint64_t> try_to_free_mem_cgroup_pages(Task& t, uint32_t memcg, uint64_t nr_p
   sc.memcg = memcg;
   sc.nr_to_reclaim = std::max<uint64_t>(nr_pages, SWAP_CLUSTER_MAX);
   co_return co_await shrink_zones(t, sc, numa_node_id(t));
+}
+
+Co<uint64_t> reclaim_pages(Task& t, const std::vector<uint32_t>& isolated) {
+  Simulation& sim = t.sim();
+  Lruvec& lru = sim.lruvec();
+  ScanControl sc;
+  sc.nr_to_reclaim = isolated.size();
+  sc.ignore_references = true;
+  sc.keep_written_in_swap_cache = true;
+  std::vector<Kept> keep;
+  const uint64_t freed = co_await shrink_page_list(t, isolated, sc, &keep);
+  // putback_lru_page() of the rest, under each lruvec's lock in turn.
+  QSpinLock* locked = nullptr;
+  int64_t moved = 0;
+  for (const auto& [f, active] : keep) {
+    if (const PageFrame& pf = lru.frame(f); &lru.lru_lock_of(pf.nid, pf.memcg) != locked)
+      co_await lru.relock_lruvec(t, pf.nid, pf.memcg, locked, moved);
+    ++moved;
+    if (!lru.frame(f).live()) {  // zapped while isolated
+      lru.release_frame(f);
+      continue;
+    }
+    lru.putback_lru_page(f, anon_or_file(lru.frame(f), active));
+  }
+  if (locked != nullptr) {
+    t.work(sim.costs().lru_move_page * moved);
+    co_await locked->unlock_irqrestore(t);
+  }
+  check_page_conservation(sim);
+  co_return freed + sc.nr_unmapped_kept;
 }
 
 void KswapdData::fire(uint64_t arg) {

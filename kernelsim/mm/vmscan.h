@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "kernelsim/mm/vmscan_predict.h"
 #include "kernelsim/sim/co.h"
@@ -59,9 +60,19 @@ Co<uint64_t> try_to_free_pages(Task& t, bool* throttled = nullptr);
 // REQUIRES: t holds no spinlock.
 Co<uint64_t> try_to_free_mem_cgroup_pages(Task& t, uint32_t memcg, uint64_t nr_pages);
 
+// Models reclaim_pages() (5.4+, MADV_PAGEOUT): shrink_page_list() of pages the caller isolated
+// (Lruvec::isolate_lru_page()), their references ignored; the pages it keeps go back to the
+// inactive lists (the active ones when activated). An anon page written to a block device stays
+// in the swap cache, unmapped (pte::kSwapCache), for a later reclaim to free; one on a
+// synchronous device (zram) is freed at once. Returns the pages freed or unmapped into the swap
+// cache.
+// REQUIRES: t holds no spinlock; each frame isolated by the caller.
+Co<uint64_t> reclaim_pages(Task& t, const std::vector<uint32_t>& isolated);
+
 // What shrink_page_list() does with one isolated page.
 // kWaitWriteback: a memcg's reclaim found the page under writeback and waits for it (cgroup v1).
-enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone, kWaitWriteback };
+// kKeepUnmapped: written to swap and unmapped, kept in the swap cache (reclaim_pages()).
+enum class PageOutcome : uint8_t { kFreed, kActivate, kKeep, kGone, kWaitWriteback, kKeepUnmapped };
 
 struct PageFrame;
 

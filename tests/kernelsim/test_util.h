@@ -39,6 +39,21 @@ inline std::unique_ptr<Simulation> make_sim_with_memory(uint32_t nr_cpus, uint64
   return sim;
 }
 
+// A simulation of `nr_cpus` CPUs, `memory_bytes` of memory and `swap_bytes` of swap on `device`.
+inline std::unique_ptr<Simulation> make_sim_with_swap(uint32_t nr_cpus, uint64_t memory_bytes,
+                                                      uint64_t swap_bytes,
+                                                      SwapDevice device = SwapDevice::kBlock) {
+  std::string error;
+  MachineConfig m;
+  m.nr_cpus = nr_cpus;
+  m.memory_bytes = memory_bytes;
+  m.swap_bytes = swap_bytes;
+  m.swap_device = device;
+  auto sim = Simulation::create(m, cost_profile_default(), "", &error);
+  EXPECT_NE(sim, nullptr) << error;
+  return sim;
+}
+
 inline Task& thread(Simulation& sim, uint32_t mm_id, uint32_t cpu, std::vector<Op> ops,
                     SimTime start = SimTime::zero()) {
   return sim.spawn_thread(mm_id, cpu, std::make_unique<VectorOpSource>(std::move(ops)), start);
