@@ -39,17 +39,19 @@ inline std::unique_ptr<Simulation> make_sim_with_memory(uint32_t nr_cpus, uint64
   return sim;
 }
 
-// A simulation of `nr_cpus` CPUs, `memory_bytes` of memory and `swap_bytes` of swap on `device`.
+// A simulation of `nr_cpus` CPUs, `memory_bytes` of memory and `swap_bytes` of swap on `device`,
+// under `policy`.
 inline std::unique_ptr<Simulation> make_sim_with_swap(uint32_t nr_cpus, uint64_t memory_bytes,
                                                       uint64_t swap_bytes,
-                                                      SwapDevice device = SwapDevice::kBlock) {
+                                                      SwapDevice device = SwapDevice::kBlock,
+                                                      const std::string& policy = "") {
   std::string error;
   MachineConfig m;
   m.nr_cpus = nr_cpus;
   m.memory_bytes = memory_bytes;
   m.swap_bytes = swap_bytes;
   m.swap_device = device;
-  auto sim = Simulation::create(m, cost_profile_default(), "", &error);
+  auto sim = Simulation::create(m, cost_profile_default(), policy, &error);
   EXPECT_NE(sim, nullptr) << error;
   return sim;
 }

@@ -173,6 +173,32 @@ TEST(MadvisePageoutTest, WithoutSwapAnonPagesAreActivatedAndStayMapped) {
   EXPECT_EQ(mm1(*sim).rss_anon, kPages);
 }
 
+TEST(MadvisePageoutTest, CleanLazyfreePagesAreDiscardedNotWritten) {
+  auto sim = make_sim_with_swap(1, 256 * kMiB, 64 * kMiB);
+  std::vector<Op> ops = written_then(MADV_FREE);
+  ops.push_back(Op::madvise(kBase, kPages * kPage, MADV_PAGEOUT));
+  run_then_look(*sim, ops);
+  const VmCounters& vm = sim->stats().vm;
+  EXPECT_EQ(vm.madv_pageout_reclaimed, kPages);
+  EXPECT_EQ(vm.pglazyfreed, kPages);
+  EXPECT_EQ(vm.pswpout, 0u);
+  EXPECT_EQ(mm1(*sim).rss_anon, 0u);
+  EXPECT_EQ(pte_at(*sim, kBase), pte::kNone) << "the next touch zero-fills";
+}
+
+TEST(MadvisePageoutTest, AProcessMadviseCallPagesOutEachRange) {
+  auto sim =
+      make_sim_with_swap(1, 256 * kMiB, 64 * kMiB, SwapDevice::kBlock, "madvise=process-madvise");
+  run_then_look(*sim, {Op::mmap_anon(kBase, kPages * kPage, PROT_READ | PROT_WRITE),
+                       Op::touch(kBase, kPages * kPage, true),
+                       Op::madvise_vec({{kBase, 16 * kPage}, {kBase + 32 * kPage, 16 * kPage}},
+                                       MADV_PAGEOUT)});
+  EXPECT_EQ(last_result(*sim), 0);
+  EXPECT_EQ(sim->stats().vm.madv_pageout_pages, 32u);
+  EXPECT_EQ(sim->stats().vm.pswpout, 32u);
+  EXPECT_TRUE(pte_at(*sim, kBase + 16 * kPage) & pte::kYoung) << "between the ranges: untouched";
+}
+
 TEST(MadvisePageoutTest, DropsCleanFilePagesOnlyThisMappingMaps) {
   auto sim = testing::sim_with_file(testing::kFile, /*warm=*/true, kPages);
   std::vector<Op> ops = {
