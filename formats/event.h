@@ -202,6 +202,8 @@ inline constexpr uint64_t kMadvDontNeed = 4;
 inline constexpr uint64_t kMadvFree = 8;
 inline constexpr uint64_t kMadvCold = 20;
 inline constexpr uint64_t kMadvPageout = 21;
+inline constexpr uint64_t kMadvPopulateRead = 22;
+inline constexpr uint64_t kMadvPopulateWrite = 23;
 
 // One address range of a vector madvise.
 struct Range {

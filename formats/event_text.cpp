@@ -43,6 +43,10 @@ std::string advice_name(uint64_t advice) {
       return "cold";
     case kMadvPageout:
       return "pageout";
+    case kMadvPopulateRead:
+      return "populate_read";
+    case kMadvPopulateWrite:
+      return "populate_write";
     default:
       return std::to_string(advice);
   }

@@ -58,6 +58,8 @@ inline constexpr int MADV_DONTNEED = 4;
 inline constexpr int MADV_FREE = 8;  // 4.5+, 854e9ed09ded
 inline constexpr int MADV_DONTFORK = 10;
 inline constexpr int MADV_DOFORK = 11;
+inline constexpr int MADV_MERGEABLE = 12;  // 2.6.32+, KSM
+inline constexpr int MADV_UNMERGEABLE = 13;
 inline constexpr int MADV_HUGEPAGE = 14;
 inline constexpr int MADV_NOHUGEPAGE = 15;
 inline constexpr int MADV_DONTDUMP = 16;
@@ -76,6 +78,7 @@ inline constexpr uint32_t VM_WIPEONFORK = 0x02000000;  // MADV_WIPEONFORK
 inline constexpr uint32_t VM_DONTDUMP = 0x04000000;    // MADV_DONTDUMP
 inline constexpr uint32_t VM_HUGEPAGE = 0x20000000;    // MADV_HUGEPAGE
 inline constexpr uint32_t VM_NOHUGEPAGE = 0x40000000;  // MADV_NOHUGEPAGE
+inline constexpr uint32_t VM_MERGEABLE = 0x80000000;   // MADV_MERGEABLE
 // errno values returned by the modelled syscalls (include/uapi/asm-generic/errno-base.h),
 // prefixed because libc defines EFAULT etc. as macros.
 inline constexpr int ERRNO_EFAULT = 14;

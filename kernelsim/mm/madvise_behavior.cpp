@@ -44,6 +44,10 @@ FlagChange flag_change(int advice) {
       return {VM_WIPEONFORK, 0};
     case MADV_KEEPONFORK:
       return {0, VM_WIPEONFORK};
+    case MADV_MERGEABLE:  // ksm_madvise()
+      return {VM_MERGEABLE, 0};
+    case MADV_UNMERGEABLE:
+      return {0, VM_MERGEABLE};
     default:
       return {};
   }
@@ -63,7 +67,9 @@ Co<int64_t> madvise_update_vmas(Task& t, Mm& mm, uint64_t start, uint64_t end, i
   co_await mm.mmap_sem.down_write(t);  // madvise_need_mmap_write()
   int64_t result = mm.vmas.range_is_mapped(start, end) ? 0 : -ERRNO_ENOMEM;
   const std::vector<Vma*> vmas = mm.vmas.intersecting(start, end);
-  const auto new_flags = [&change](const Vma& v) {
+  const auto new_flags = [&change, advice](const Vma& v) {
+    // ksm_madvise(): KSM leaves shared mappings alone, and the call still succeeds.
+    if (advice == MADV_MERGEABLE && v.kind == VmaKind::kFileShared) return v.vm_flags;
     return (v.vm_flags & ~change.clear) | change.set;
   };
   const bool changes = std::any_of(vmas.begin(), vmas.end(), [&new_flags](const Vma* v) {

@@ -1,6 +1,7 @@
 // madvise() advice that changes a VMA's flags (mm/madvise.c: madvise_vma_behavior() ->
 // madvise_update_vma()): MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_DONTFORK, MADV_DOFORK,
-// MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_DONTDUMP, MADV_DODUMP, MADV_WIPEONFORK, MADV_KEEPONFORK.
+// MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_DONTDUMP, MADV_DODUMP, MADV_WIPEONFORK, MADV_KEEPONFORK,
+// MADV_MERGEABLE, MADV_UNMERGEABLE.
 //
 // These take mmap_sem for WRITE (madvise_need_mmap_write(): every advice not listed as a
 // read-lock one), so a program that hints its mappings blocks its own faults meanwhile. Each VMA
@@ -12,8 +13,9 @@
 // What the flags change in the model: VM_RAND_READ stops mmap read-around and the async windows
 // of the VMA's faults, VM_SEQ_READ reads a sequential window from the missing page
 // (mm/filemap_fault.h); VM_DONTCOPY leaves the VMA out of a fork's child and VM_WIPEONFORK gives
-// the child an empty one (kernel/fork.h). VM_HUGEPAGE, VM_NOHUGEPAGE and VM_DONTDUMP are kept
-// (they split and merge VMAs) with no further effect: the model has no THP and no core dumps.
+// the child an empty one (kernel/fork.h). VM_HUGEPAGE, VM_NOHUGEPAGE, VM_DONTDUMP and
+// VM_MERGEABLE are kept (they split and merge VMAs) with no further effect: the model has no THP,
+// no core dumps and no ksmd; MADV_MERGEABLE leaves a shared mapping as it is (ksm_madvise()).
 // MADV_WIPEONFORK on a VMA that is not private anonymous memory fails with -EINVAL there.
 
 #pragma once

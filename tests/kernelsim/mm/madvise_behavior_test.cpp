@@ -74,6 +74,27 @@ TEST(MadviseBehaviorTest, WipeonforkOfAFileMappingIsEinval) {
   EXPECT_EQ(vma_at(*sim, kBase).vm_flags, 0u);
 }
 
+TEST(MadviseBehaviorTest, MergeableMarksPrivateMemoryAndLeavesASharedMappingAlone) {
+  auto sim = sim_with_file(kFile, /*warm=*/true, 16);
+  thread(*sim, 1, 0,
+         {Op::mmap_anon(kBase, 16 * kPage, PROT_READ | PROT_WRITE),
+          Op::mmap_file(kBase + 32 * kPage, 4 * kPage, PROT_READ, MAP_SHARED, kFile, 0),
+          Op::madvise(kBase + 4 * kPage, 4 * kPage, MADV_MERGEABLE),
+          Op::madvise(kBase + 32 * kPage, 4 * kPage, MADV_MERGEABLE), Op::think(SimTime::ms(100))});
+  sim->run_until(SimTime::ms(50));
+  EXPECT_EQ(sim->tasks().front()->last_result, 0) << "a shared mapping: skipped, not refused";
+  EXPECT_EQ(vma_at(*sim, kBase + 4 * kPage).vm_flags, VM_MERGEABLE);
+  EXPECT_EQ(vma_at(*sim, kBase + 4 * kPage).end, kBase + 8 * kPage) << "split at the range";
+  EXPECT_EQ(vma_at(*sim, kBase + 32 * kPage).vm_flags, 0u);
+  EXPECT_EQ(acquisitions(*sim, "&mm->mmap_sem-W"), 4u) << "two mmaps, two madvise calls";
+
+  auto back = make_sim(1);
+  run_then_look(*back, {Op::mmap_anon(kBase, 16 * kPage, PROT_READ | PROT_WRITE),
+                        Op::madvise(kBase + 4 * kPage, 4 * kPage, MADV_MERGEABLE),
+                        Op::madvise(kBase, 16 * kPage, MADV_UNMERGEABLE)});
+  EXPECT_EQ(back->find_mm(1)->vmas.size(), 1u) << "unmerged: one VMA again";
+}
+
 // A cold file read through a mapping, 8 pages from the start: read-around reads the window once
 // (one major fault); MADV_RANDOM reads each page alone (eight); MADV_SEQUENTIAL reads a window
 // ahead of the first page.
