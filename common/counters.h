@@ -60,12 +60,13 @@
   X(madv_dontneed_pages, "madv_dontneed_pages", "present pages zapped by MADV_DONTNEED")           \
   X(madv_lazyfree_pages, "madv_lazyfree_pages", "pages made lazyfree by MADV_FREE")                \
   X(lazyfree_reused, "lazyfree_reused", "lazyfree pages written again (lazy free cancelled)")      \
-  X(madv_populate_faults, "madv_populate_faults",                                                 \
+  X(madv_populate_faults, "madv_populate_faults",                                                  \
     "faults MADV_POPULATE_READ/WRITE took (get_user_pages(): no exception; counted in faults)")    \
-  X(madv_cold_pages, "madv_cold_pages", "pages MADV_COLD made old (deactivated if active)")               \
+  X(madv_cold_pages, "madv_cold_pages",                                                            \
+    "pages MADV_COLD made old (and deactivated, when active)")                                     \
   X(madv_pageout_pages, "madv_pageout_pages", "pages MADV_PAGEOUT isolated for reclaim")           \
   X(madv_pageout_reclaimed, "madv_pageout_reclaimed",                                              \
-    "of those, freed (clean or on a synchronous swap device) or unmapped into the swap cache")   \
+    "of those, freed (clean or on a synchronous swap device) or unmapped into the swap cache")     \
   X(ops_failed, "ops_failed", "syscalls that returned an error")                                   \
   X(addr_mismatch, "addr_mismatch",                                                                \
     "recorded mmap/mremap/brk address taken in the model's view (the trace was followed)")        \

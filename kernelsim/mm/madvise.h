@@ -3,9 +3,9 @@
 // madvise_need_mmap_write() decides the lock: the advice modelled here (MADV_DONTNEED,
 // MADV_FREE, MADV_WILLNEED, and MADV_COLD and MADV_PAGEOUT: mm/madvise_cold.h) all take mmap_sem
 // for read, as do MADV_POPULATE_READ/WRITE (mm/madvise_populate.h); the advice that changes VMA
-// flags
-// (MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_DONTFORK, MADV_HUGEPAGE, ...) takes it for
-// write (mm/madvise_behavior.h). Other advice fails with -EINVAL.
+// flags (MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_DONTFORK, MADV_HUGEPAGE,
+// MADV_MERGEABLE, ...) takes it for write (mm/madvise_behavior.h). Other advice fails with
+// -EINVAL.
 //   MADV_DONTNEED  madvise_dontneed_single_vma(): lru_add_drain(), then per VMA an mmu_gather,
 //                  zap_pte_range(), tlb_finish_mmu() (one flush per VMA).
 //   MADV_FREE      policy madv_free: `free-swapped` (4.5+) runs madvise_free_single_vma():
