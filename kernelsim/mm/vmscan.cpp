@@ -197,31 +197,6 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
   return PageOutcome::kFreed;
 }
 
-// shrink_page()'s write of an anon page that stays in the swap cache (ScanControl::
-// keep_written_in_swap_cache): a slot unless it holds one already, the write queued on the
-// device, and the pte a swap entry whose page is still cached (pte::kSwapCache: the next access
-// takes a minor fault). The page goes back to the inactive list; a later reclaim frees it
-// unwritten, as it frees any clean swap-cache page.
-PageOutcome swap_out_keeping_page(Task& t, PageFrame& pf, uint8_t& p, Mm** unmapped_mm,
-                                  uint64_t* unmapped_addr) {
-  Simulation& sim = t.sim();
-  if (!pf.swapcache) {
-    if (!sim.swap().get_swap_page()) {
-      ++sim.vm().swap_full;
-      return PageOutcome::kActivate;
-    }
-    sim.swap().keep_in_swap_cache();
-    pf.swapcache = true;
-  }
-  t.work(sim.costs().swap_out_page);
-  sim.swap().queue_io(t.clock(), sim.costs().swap_io_page);
-  ++sim.vm().pswpout;
-  p = pte::kPresent | pte::kOwnPage | pte::kSwapCache;
-  *unmapped_mm = pf.mm;
-  *unmapped_addr = pf.addr;
-  return PageOutcome::kKeepUnmapped;
-}
-
 // Models the per-page part of shrink_page_list() / try_to_unmap_one() for one isolated frame.
 // A swapped-out page sets *written to when its write completes (SimTime::zero() otherwise); the
 // ptes it clears besides *unmapped_mm's (a page-cache page's mappers, a fork-shared page's fork
@@ -271,22 +246,38 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
     // unless its copy there is current (read back from swap and not written since: PageDirty
     // clear, and __remove_mapping() frees it at once).
     const bool copy_current = pf.swapcache && !(*p & pte::kDirty);
-    if (sc.keep_written_in_swap_cache && !copy_current && !fork_shared &&
-        !sim.swap().synchronous_io())
-      return swap_out_keeping_page(t, pf, *p, unmapped_mm, unmapped_addr);
-    if (pf.swapcache) {
-      pf.swapcache = false;
-      sim.swap().swap_cache_slot_to_pte();
-    } else if (!sim.swap().get_swap_page()) {
+    // reclaim_pages() (ScanControl::keep_written_in_swap_cache): a page written to a block device
+    // stays in the swap cache, its pte a swap entry whose page is still cached (pte::kSwapCache:
+    // the next access takes a minor fault), and goes back to the inactive list; a later reclaim
+    // frees it unwritten, as it frees any clean swap-cache page.
+    const bool keep_cached = sc.keep_written_in_swap_cache && !copy_current && !fork_shared &&
+                             !sim.swap().synchronous_io();
+    if (!pf.swapcache && !sim.swap().get_swap_page()) {
       ++vm.swap_full;
       return PageOutcome::kActivate;
     }
     if (!copy_current) {
       t.work(sim.costs().swap_out_page);
       // zram_submit_bio(): the compression above is the whole write, done when it returns.
-      if (!sim.swap().synchronous_io())
-        *written = sim.swap().queue_io(t.clock(), sim.costs().swap_io_page);
+      if (!sim.swap().synchronous_io()) {
+        const SimTime done = sim.swap().queue_io(t.clock(), sim.costs().swap_io_page);
+        if (!keep_cached) *written = done;
+      }
       ++vm.pswpout;
+    }
+    if (keep_cached) {
+      if (!pf.swapcache) {
+        sim.swap().keep_in_swap_cache();
+        pf.swapcache = true;
+      }
+      *p = pte::kPresent | pte::kOwnPage | pte::kSwapCache;
+      *unmapped_mm = &mm;
+      *unmapped_addr = pf.addr;
+      return PageOutcome::kKeepUnmapped;
+    }
+    if (pf.swapcache) {
+      pf.swapcache = false;
+      sim.swap().swap_cache_slot_to_pte();
     }
     ++mm.swapents;
     *p = pte::kSwapped;

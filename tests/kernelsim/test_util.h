@@ -28,17 +28,6 @@ inline std::unique_ptr<Simulation> make_sim(uint32_t nr_cpus, const std::string&
   return sim;
 }
 
-// A simulation of `nr_cpus` CPUs and `memory_bytes` of memory, no swap.
-inline std::unique_ptr<Simulation> make_sim_with_memory(uint32_t nr_cpus, uint64_t memory_bytes) {
-  std::string error;
-  MachineConfig m;
-  m.nr_cpus = nr_cpus;
-  m.memory_bytes = memory_bytes;
-  auto sim = Simulation::create(m, cost_profile_default(), "", &error);
-  EXPECT_NE(sim, nullptr) << error;
-  return sim;
-}
-
 // A simulation of `nr_cpus` CPUs, `memory_bytes` of memory and `swap_bytes` of swap on `device`,
 // under `policy`.
 inline std::unique_ptr<Simulation> make_sim_with_swap(uint32_t nr_cpus, uint64_t memory_bytes,
@@ -54,6 +43,11 @@ inline std::unique_ptr<Simulation> make_sim_with_swap(uint32_t nr_cpus, uint64_t
   auto sim = Simulation::create(m, cost_profile_default(), policy, &error);
   EXPECT_NE(sim, nullptr) << error;
   return sim;
+}
+
+// A simulation of `nr_cpus` CPUs and `memory_bytes` of memory, no swap.
+inline std::unique_ptr<Simulation> make_sim_with_memory(uint32_t nr_cpus, uint64_t memory_bytes) {
+  return make_sim_with_swap(nr_cpus, memory_bytes, 0);
 }
 
 inline Task& thread(Simulation& sim, uint32_t mm_id, uint32_t cpu, std::vector<Op> ops,
