@@ -79,6 +79,10 @@
   X(pgsteal_direct, "pgsteal_direct", "pages reclaimed (freed) by direct reclaim")                 \
   X(pgactivate, "pgactivate", "pages moved to an active list (second chance)")                     \
   X(pgdeactivate, "pgdeactivate", "pages moved from active to inactive")                           \
+  X(pgretry_written, "pgretry_written",                                                            \
+    "pages reclaim tried again at once: written while it held them (written_back_retry=on)")      \
+  X(pgrotated, "pgrotated",                                                                        \
+    "written pages moved to their inactive list's tail as the write ended (rotate_reclaimable)")   \
   X(pglazyfree, "pglazyfree", "pages moved to the lazyfree list by MADV_FREE")                     \
   X(pglazyfreed, "pglazyfreed", "clean lazyfree pages discarded by reclaim")                       \
   X(lazyfree_redirtied, "lazyfree_redirtied",                                                      \
@@ -167,8 +171,10 @@
   X(nr_vmscan_write, "nr_vmscan_write", "page-cache pages written back by kswapd's pageout()")     \
   X(dirty_throttle_pauses, "dirty_throttle_pauses", "balance_dirty_pages() pauses of writers")     \
   X(reclaim_throttled, "reclaim_throttled", "direct reclaim rounds that waited for writeback")     \
+  X(swap_write_queue_waits, "swap_write_queue_waits",                                              \
+    "swap writes whose submitter slept for a request: BLKDEV_DEFAULT_RQ writes in flight")        \
   X(reclaim_swap_write_waits, "reclaim_swap_write_waits",                                          \
-    "reclaim batches that waited for their swap-out writes before freeing the pages")              \
+    "reclaim batches that waited for their fork-shared pages' swap writes before freeing them")        \
   X(oom, "oom", "machine-wide OOM kills (mm/oom_kill.h): processes killed")
 
 

@@ -192,6 +192,14 @@ inline constexpr uint32_t MMAP_LOTSAMISS = 100;
 // 9491ae4aade6 "mm: don't cap request size based on read-ahead setting").
 inline constexpr uint64_t BLK_DEF_MAX_SECTORS = 2560;
 inline constexpr uint64_t SECTOR_SHIFT = 9;
+// include/linux/blkdev.h: a request queue's default depth (nr_requests), BLKDEV_MAX_RQ = 128
+// (BLKDEV_DEFAULT_RQ since 5.x): a writer whose request finds that many in flight sleeps until
+// one completes (get_request(); blk-mq: blk_mq_get_tag()). Reclaim's swap writes queue there.
+inline constexpr uint64_t BLKDEV_DEFAULT_RQ = 128;
+// lib/sbitmap.c: a waiter for a request tag is woken once this many tags have been freed
+// (sbq_calc_wake_batch(): depth / SBQ_WAIT_QUEUES clamped to SBQ_WAKE_BATCH = 8, 8 at depth 128),
+// so a writer that slept for one submits that many before it can sleep again.
+inline constexpr uint64_t SBQ_WAKE_BATCH = 8;
 
 // ---- Buffer heads (fs/buffer.c)
 // ------------------------------------------------------------------ Per-CPU bh_lru entries: 8,

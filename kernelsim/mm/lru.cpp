@@ -118,6 +118,7 @@ uint32_t Lruvec::page_add_new_anon_rmap(Mm& mm, uint64_t addr, uint32_t nid) {
   pf.addr = addr;
   pf.swapbacked = true;
   pf.dirty = false;
+  pf.io_end = SimTime::zero();  // no swap write in flight (vmscan.cpp's PageWriteback())
   pf.memcg = mm.memcg_id;
   sim_.cma().place_anon(f);  // where the page sits physically (mm/cma.h)
   pf.pagecache = false;
@@ -245,6 +246,34 @@ void Lruvec::unlink(uint32_t f) {
   if (const size_t holes = l.slots.size() - l.size;
       l.size == 0 || (holes >= kCompactMinHoles && holes >= l.size))
     compact(l);
+}
+
+void Lruvec::link_tail(uint32_t f, LruList list) {
+  PageFrame& pf = frames_[f];
+  List& l = list_of(pf.nid, pf.memcg, list);
+  tail_of(l);  // skip the holes at the old end: the slot before the oldest frame is free
+  if (l.oldest == 0) {
+    // No hole before it: open a quarter of the list's slots there (kCompactMinHoles at least),
+    // so that rotations in a row cost one move of the array between them. Positions stay as
+    // they were when base can go down by as much; otherwise the frames are renumbered.
+    const size_t room = std::max<size_t>(kCompactMinHoles, l.slots.size() / 4);
+    l.slots.insert(l.slots.begin(), room, kNoFrame);
+    l.oldest = room;
+    if (l.base >= room) {
+      l.base -= room;
+    } else {
+      for (size_t i = room; i < l.slots.size(); ++i) {
+        if (const uint32_t g = l.slots[i]; g != kNoFrame) frames_[g].lru_pos = l.base + i;
+      }
+    }
+  }
+  ++nodes_[pf.nid]->size[static_cast<int>(list)];
+  pf.where = FrameWhere::kLru;
+  pf.lru = list;
+  --l.oldest;
+  l.slots[l.oldest] = f;
+  pf.lru_pos = l.base + l.oldest;
+  ++l.size;
 }
 
 uint32_t Lruvec::tail_of(List& l) {
@@ -510,6 +539,22 @@ Co<void> Lruvec::lru_add_drain(Task& t) {
 
 Co<void> Lruvec::lru_add_drain_before_zap(Task& t) {
   if (sim_.config().zap_lru_drain) co_await lru_add_drain(t);
+}
+
+void Lruvec::rotate_at_write_end(SimTime done, uint32_t f) {
+  sim_.events().schedule(done, &write_end_, uint64_t{frames_[f].gen} << 32 | f);
+}
+
+// Models folio_rotate_reclaimable() (mm/swap.c): only a page on an LRU list moves, whichever list
+// a refault put it on meanwhile (lru_move_tail_fn() clears PG_active).
+void Lruvec::rotate_reclaimable_page(uint32_t f, uint32_t gen) {
+  PageFrame& pf = frames_[f];
+  if (pf.gen != gen || pf.where != FrameWhere::kLru || !pf.live()) return;
+  const LruList inactive = pf.swapbacked ? LruList::kInactiveAnon : LruList::kInactiveFile;
+  unlink(f);
+  --held_;
+  link_tail(f, inactive);
+  ++sim_.vm().pgrotated;
 }
 
 }  // namespace mmreplay::kernelsim

@@ -55,6 +55,7 @@
 #include "kernelsim/mm/rmap.h"
 #include "kernelsim/sim/chunked_store.h"
 #include "kernelsim/sim/co.h"
+#include "kernelsim/sim/event_queue.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
@@ -190,6 +191,15 @@ class Lruvec {
   // the caller to hold. False when it is not on one (in a batch, or isolated already).
   bool isolate_lru_page(uint32_t f);
 
+  // Models what end_page_writeback() does for a page reclaim wrote to swap (pageout() sets
+  // PG_reclaim first): at `done`, when the write completes, folio_rotate_reclaimable() moves the
+  // page, if it is still on an LRU list (not isolated, not in a batch, not freed and reused), to
+  // the tail of its inactive list without PG_active (lru_move_tail_fn(): PGROTATED), so that the
+  // next scan frees it at once, clean in the swap cache. Known simplification: the kernel batches
+  // the move per CPU (lru_rotate) and takes lru_lock in the completion interrupt; here the page
+  // moves when its write completes and no CPU pays for it.
+  void rotate_at_write_end(SimTime done, uint32_t f);
+
   // A holder (reclaim) is done with frame f: its page was freed or unmapped. Drops the rmap.
   void release_frame(uint32_t f);
   PageFrame& frame(uint32_t f) { return frames_[f]; }
@@ -253,6 +263,10 @@ class Lruvec {
   static constexpr size_t kFreeFramePrefetch = 2;
   uint32_t new_frame();
   void link(uint32_t f, LruList list);
+  // link() at the oldest end (the kernel list's tail: list_move_tail()), the next to be isolated.
+  void link_tail(uint32_t f, LruList list);
+  // Models folio_rotate_reclaimable() + lru_move_tail_fn() for frame f of generation gen.
+  void rotate_reclaimable_page(uint32_t f, uint32_t gen);
   void unlink(uint32_t f);
   // The list's oldest frame (its tail), or kNoFrame when it is empty.
   uint32_t tail_of(List& l);
@@ -267,7 +281,20 @@ class Lruvec {
   Co<void> drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
   Co<void> drain_activate(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
 
+  // The write completions rotate_at_write_end() queues: arg = gen << 32 | frame.
+  class WriteEnd final : public EventTarget {
+   public:
+    explicit WriteEnd(Lruvec& lru) : lru_(lru) {}
+    void fire(uint64_t arg) override {
+      lru_.rotate_reclaimable_page(static_cast<uint32_t>(arg), static_cast<uint32_t>(arg >> 32));
+    }
+
+   private:
+    Lruvec& lru_;
+  };
+
   Simulation& sim_;
+  WriteEnd write_end_{*this};
   ChunkedStore<PageFrame> frames_;  // by frame number; grows without copying (sim/chunked_store.h)
   std::vector<uint32_t> free_frames_;
   using Lists = std::array<List, NR_LRU_LISTS>;

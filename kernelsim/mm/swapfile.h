@@ -23,7 +23,9 @@
 
 #include <cassert>
 #include <cstdint>
+#include <deque>
 
+#include "kernelsim/constants.h"
 #include "kernelsim/mm/swap_readahead.h"
 #include "kernelsim/sim/time.h"
 
@@ -89,10 +91,20 @@ class SwapInfo {
   uint64_t nr_pages() const { return pages_; }
   uint64_t inuse() const { return inuse_; }
   // Models submit_bio() of a swap write (__swap_writepage()) or read (swap_readpage()): queues
-  // `device_time` of transfer behind the I/O in flight; returns when it completes.
+  // `device_time` of transfer behind the I/O in flight as one request; returns when it completes.
   SimTime queue_io(SimTime now, SimTime device_time) {
+    while (!requests_.empty() && requests_.front() <= now) requests_.pop_front();
     busy_until_ = max(busy_until_, now) + device_time;
+    requests_.push_back(busy_until_);
     return busy_until_;
+  }
+  // When a submitter at `now` gets a request: at once while fewer than BLKDEV_DEFAULT_RQ are in
+  // flight (the queue's depth); else it sleeps for one (get_request(); blk-mq:
+  // blk_mq_get_tag()) until SBQ_WAKE_BATCH more have completed than would make room.
+  SimTime request_slot_free(SimTime now) {
+    while (!requests_.empty() && requests_.front() <= now) requests_.pop_front();
+    if (requests_.size() < BLKDEV_DEFAULT_RQ) return now;
+    return requests_[requests_.size() - BLKDEV_DEFAULT_RQ + SBQ_WAKE_BATCH - 1];
   }
 
  private:
@@ -102,6 +114,7 @@ class SwapInfo {
   uint64_t cached_ = 0;                   // of inuse_, the slots pages in the swap cache hold
   uint64_t shared_refs_ = 0;              // holders of shared entries beyond the first
   SimTime busy_until_ = SimTime::zero();  // when the device finishes the I/O queued so far
+  std::deque<SimTime> requests_;          // when each request in flight completes, in order
   SwapRaState ra_;
 };
 

@@ -23,18 +23,18 @@ namespace {
 struct ScanControl {
   uint64_t nr_to_reclaim = SWAP_CLUSTER_MAX;
   uint64_t nr_reclaimed = 0;
-  uint64_t nr_scanned = 0;         // pages isolated from the inactive lists
-  uint64_t nr_writeback = 0;       // dirty or under-writeback file pages kept (reclaim_throttle())
+  uint64_t nr_scanned = 0;  // pages isolated from the inactive lists
+  // Pages kept because a write is due or in flight (reclaim_throttle()): dirty or under-writeback
+  // file pages, and anon pages whose swap write this scan queued or found still in flight.
+  uint64_t nr_writeback = 0;
   uint64_t nr_unqueued_dirty = 0;  // of those, dirty and not yet under writeback
   bool kswapd = false;
   uint32_t memcg = kAnyMemcg;  // target_mem_cgroup: memcg reclaim scans only this group's lruvec
   uint32_t nid = 0;            // the node shrink_node() scans (its pgdat)
-  // reclaim_pages() (MADV_PAGEOUT): page_check_references() is skipped (ignore_references), and
-  // an anon page written to a block device stays in the swap cache, unmapped, until a later
-  // reclaim frees it (pageout() returns with PG_writeback: `goto keep`).
+  // reclaim_pages() (MADV_PAGEOUT): page_check_references() is skipped.
   bool ignore_references = false;
-  bool keep_written_in_swap_cache = false;
-  uint64_t nr_unmapped_kept = 0;  // of those, unmapped and kept in the swap cache
+  // Anon pages unmapped and kept in the swap cache while their write is in flight.
+  uint64_t nr_unmapped_kept = 0;
 };
 
 LruList inactive_of(bool file) {
@@ -212,6 +212,12 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
   if (pf.mm == nullptr) return PageOutcome::kGone;  // zapped while isolated: already freed
   uint8_t* p = pte_of(pf);
   if (p == nullptr) return PageOutcome::kActivate;  // mid-mremap (no VMA maps it yet): keep
+  if (pf.swapcache && pf.io_end > t.clock()) {
+    // PageWriteback(): its swap write is still in flight; the write's end rotates it back to
+    // the tail (shrink_page_list()'s case 2; the model keeps it on the inactive list).
+    ++sc.nr_writeback;
+    return PageOutcome::kKeep;
+  }
   VmCounters& vm = sim.vm();
   // page_referenced(): every pte mapping the page, young bits cleared; a fork-shared page's fork
   // peers map it too (mm/swap_count.h).
@@ -226,6 +232,7 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
       return o;
   }
   Mm& mm = *pf.mm;
+  const bool was_unmapped = (*p & pte::kSwapCache) != 0;
   // A clean lazyfree page is discarded: 4.12+ only once it lost PG_swapbacked on the lazyfree
   // list (one still in a batch is swapped as anon); 4.5-4.11 (and the 2015 RFC, in-place) by its
   // clean ptes (TTU_LZFREE).
@@ -246,12 +253,14 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
     // unless its copy there is current (read back from swap and not written since: PageDirty
     // clear, and __remove_mapping() frees it at once).
     const bool copy_current = pf.swapcache && !(*p & pte::kDirty);
-    // reclaim_pages() (ScanControl::keep_written_in_swap_cache): a page written to a block device
-    // stays in the swap cache, its pte a swap entry whose page is still cached (pte::kSwapCache:
-    // the next access takes a minor fault), and goes back to the inactive list; a later reclaim
-    // frees it unwritten, as it frees any clean swap-cache page.
-    const bool keep_cached = sc.keep_written_in_swap_cache && !copy_current && !fork_shared &&
-                             !sim.swap().synchronous_io();
+    // A page written to a block device stays in the swap cache while the write is in flight
+    // (pageout() returns with PG_writeback: `goto keep`), its pte a swap entry whose page is
+    // still cached (pte::kSwapCache: the next access takes a minor fault), and goes back to the
+    // inactive list; the write's end moves it to the list's tail (Lruvec::rotate_at_write_end()),
+    // and the next scan frees it unwritten, as it frees any clean swap-cache page. Known
+    // simplification: a fork-shared page's reclaimer waits for its write and frees it
+    // (shrink_page_list()), as every swapped-out page's did before 2026-12-06.
+    const bool keep_cached = !copy_current && !fork_shared && !sim.swap().synchronous_io();
     if (!pf.swapcache && !sim.swap().get_swap_page()) {
       ++vm.swap_full;
       return PageOutcome::kActivate;
@@ -261,7 +270,12 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
       // zram_submit_bio(): the compression above is the whole write, done when it returns.
       if (!sim.swap().synchronous_io()) {
         const SimTime done = sim.swap().queue_io(t.clock(), sim.costs().swap_io_page);
-        if (!keep_cached) *written = done;
+        if (keep_cached) {
+          pf.io_end = done;  // PG_writeback until then
+          sim.lruvec().rotate_at_write_end(done, f);
+        } else {
+          *written = done;
+        }
       }
       ++vm.pswpout;
     }
@@ -286,8 +300,12 @@ PageOutcome shrink_page(Task& t, uint32_t f, ScanControl& sc, Mm** unmapped_mm,
       vm.fork_swap_entries_unmapped += swap_entry_share_on_unmap(sim, mm, pf.addr, peers_unmapped);
   }
   --mm.rss_anon;
-  *unmapped_mm = &mm;
-  *unmapped_addr = pf.addr;
+  // A page its pte no longer maps (pte::kSwapCache: unmapped while its write was in flight, or
+  // read ahead and not faulted yet) is freed without try_to_unmap(), so without a TLB flush.
+  if (!was_unmapped) {
+    *unmapped_mm = &mm;
+    *unmapped_addr = pf.addr;
+  }
   return PageOutcome::kFreed;
 }
 
@@ -314,10 +332,9 @@ using Kept = std::pair<uint32_t, bool>;
 
 // A swapped-out page is unmapped at once but freed only when its write completes: the kernel
 // keeps it in the swap cache (pageout() returns PAGE_SUCCESS with PageWriteback() set: `goto
-// keep`) and a later scan frees it (__remove_mapping()) after end_page_writeback(). The model has
-// no swap cache, so the reclaimer that wrote the pages waits for its batch's writes before it frees
-// them, as reclaim stalls when what it isolates is under writeback (3.x-4.x shrink_inactive_list():
-// congestion_wait(); 5.16+: reclaim_throttle()).
+// keep`) and a later scan frees it (__remove_mapping()) after end_page_writeback(), as the model
+// does (shrink_page()). A fork-shared page, whose peers' ptes the model points at the slot, is
+// the exception: its reclaimer waits for its batch's writes before it frees them.
 Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, ScanControl& sc,
                               std::vector<Kept>* keep) {
   Simulation& sim = t.sim();
@@ -342,8 +359,17 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
     peers_unmapped.clear();
     if (o == PageOutcome::kKeepUnmapped) {  // unmapped, kept in the swap cache
       ++sc.nr_unmapped_kept;
+      ++sc.nr_writeback;
       co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
       keep->emplace_back(f, false);
+      // Its write took a request of the device's queue: with the queue full, the next write's
+      // submit_bio() sleeps for a request, which bounds how far reclaim writes ahead. Known
+      // simplification: each page's write is a request of its own, where the kernel's plug
+      // (shrink_lruvec()) merges a batch's writes to neighbouring slots into one.
+      if (const SimTime free = sim.swap().request_slot_free(t.clock()); free > t.clock()) {
+        ++sim.vm().swap_write_queue_waits;
+        co_await do_sleep(t, free - t.clock());
+      }
       continue;
     }
     if (o == PageOutcome::kActivate || o == PageOutcome::kKeep) {
@@ -381,6 +407,34 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
   co_return freed;
 }
 
+// Models the test of find_folios_written_back() (6.14+) for a kept frame: its write has
+// completed and nothing else keeps it (not active, referenced, mapped, locked or dirty), so it
+// may have missed folio_rotate_reclaimable() while reclaim held it.
+bool written_back_while_isolated(Simulation& sim, const Kept& k, SimTime now) {
+  const auto& [f, active] = k;
+  const PageFrame& pf = sim.lruvec().frame(f);
+  if (active || !pf.live() || pf.referenced || pf.io_end > now) return false;
+  if (pf.pagecache) return !pf.dirty && !pf.read_locked && sim.page_cache().mapcount(f) == 0;
+  const uint8_t* p = pte_of(pf);
+  return pf.swapcache && p != nullptr && (*p & pte::kSwapCache);  // unmapped, in the swap cache
+}
+
+// Models putback_inactive_pages() (move_folios_to_lru()) of the frames reclaim keeps.
+Co<void> putback_inactive_pages(Task& t, QSpinLock& lru_lock, const std::vector<Kept>& keep) {
+  if (keep.empty()) co_return;
+  Lruvec& lru = t.sim().lruvec();
+  co_await lru_lock.lock_irqsave(t);
+  for (const auto& [f, active] : keep) {
+    if (!lru.frame(f).live()) {
+      lru.release_frame(f);
+      continue;
+    }
+    lru.putback_lru_page(f, anon_or_file(lru.frame(f), active));
+  }
+  t.work(t.sim().costs().lru_move_page * static_cast<int64_t>(keep.size()));
+  co_await lru_lock.unlock_irqrestore(t);
+}
+
 // Models shrink_inactive_list().
 Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
   Simulation& sim = t.sim();
@@ -395,7 +449,7 @@ Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
   sc.nr_scanned += isolated.size();
   std::vector<Kept> keep;
   const uint64_t unqueued_dirty_before = sc.nr_unqueued_dirty;
-  const uint64_t freed = co_await shrink_page_list(t, isolated, sc, &keep);
+  uint64_t freed = co_await shrink_page_list(t, isolated, sc, &keep);
   // "If dirty pages are scanned that are not queued for IO, it implies that flushers are not
   // doing their job": every page isolated was such a page (shrink_inactive_list(), 4.11+).
   if (file && !isolated.empty() &&
@@ -403,19 +457,24 @@ Co<uint64_t> shrink_inactive_list(Task& t, bool file, ScanControl& sc) {
     co_await sync_point(t);
     wakeup_flusher_threads(t, WbReason::kVmscan);
   }
-  (sc.kswapd ? sim.vm().pgsteal_kswapd : sim.vm().pgsteal_direct) += freed;
-  if (!keep.empty()) {  // putback_inactive_pages()
-    co_await lru_lock.lock_irqsave(t);
-    for (const auto& [f, active] : keep) {
-      if (!lru.frame(f).live()) {
-        lru.release_frame(f);
-        continue;
-      }
-      lru.putback_lru_page(f, anon_or_file(lru.frame(f), active));
-    }
-    t.work(sim.costs().lru_move_page * static_cast<int64_t>(keep.size()));
-    co_await lru_lock.unlock_irqrestore(t);
+  // written_back_retry=on (6.14+): the pages whose writes completed while the batch held them
+  // are shrunk again, once, after the rest are put back.
+  std::vector<uint32_t> retry;
+  if (sim.config().written_back_retry == WrittenBackRetry::kOn) {
+    std::erase_if(keep, [&](const Kept& k) {
+      if (!written_back_while_isolated(sim, k, t.clock())) return false;
+      retry.push_back(k.first);
+      return true;
+    });
   }
+  co_await putback_inactive_pages(t, lru_lock, keep);
+  if (!retry.empty()) {
+    sim.vm().pgretry_written += retry.size();
+    keep.clear();
+    freed += co_await shrink_page_list(t, retry, sc, &keep);
+    co_await putback_inactive_pages(t, lru_lock, keep);
+  }
+  (sc.kswapd ? sim.vm().pgsteal_kswapd : sim.vm().pgsteal_direct) += freed;
   co_return freed;
 }
 
@@ -599,7 +658,6 @@ Co<uint64_t> reclaim_pages(Task& t, const std::vector<uint32_t>& isolated) {
   ScanControl sc;
   sc.nr_to_reclaim = isolated.size();
   sc.ignore_references = true;
-  sc.keep_written_in_swap_cache = true;
   std::vector<Kept> keep;
   const uint64_t freed = co_await shrink_page_list(t, isolated, sc, &keep);
   // putback_lru_page() of the rest, under each lruvec's lock in turn.

@@ -71,6 +71,12 @@ enum class SyncSwapin : uint8_t { kSwapCache, kSkipSwapCache };
 // direction (4.14+: swap_vma_readahead(), ec560175c0b6).
 enum class SwapReadahead : uint8_t { kClusterFixed, kCluster, kVma };
 
+// What shrink_inactive_list() does with an isolated page whose reclaim write completed before the
+// batch put it back, so that folio_rotate_reclaimable() found it off the LRU and did not move it:
+// nothing, it goes back to the list's head (before 6.14); or it is tried again at once, clean,
+// and freed (6.14+, 431614f1580a; multi-gen LRU since 6.2, 359a5e1416ca).
+enum class WrittenBackRetry : uint8_t { kOff, kOn };
+
 // Where a new anon page starts on the LRU and how reclaim treats its first reference
 // (mm/lru.cpp, mm/vmscan.cpp): active, and activated when referenced (before 5.9); or inactive,
 // and looked at twice like a mapped file page (5.9+, b518154e59aa).
@@ -127,6 +133,7 @@ struct KernelConfig {
   SyncSwapin sync_swapin = SyncSwapin::kSkipSwapCache;
   SwapReadahead swap_readahead = SwapReadahead::kVma;
   AnonLruMode anon_lru = AnonLruMode::kInactiveFirst;
+  WrittenBackRetry written_back_retry = WrittenBackRetry::kOn;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru
   uint32_t read_ahead_kb = VM_READAHEAD_KB;          // readahead window of a device the trace does

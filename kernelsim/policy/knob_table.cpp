@@ -219,6 +219,18 @@ std::vector<KnobInfo> build_table() {
               "5.9+: they start inactive and a referenced one gets PG_referenced and a second "
               "trip, as a mapped file page does (b518154e59aa \"mm/vmscan: protect the workingset "
               "on anonymous LRU\")"}}}));
+  t.push_back(knob(
+      "written_back_retry", &KernelConfig::written_back_retry,
+      "what reclaim does with an isolated page whose write completed before the batch's putback",
+      {{WrittenBackRetry::kOff,
+        {"off",
+         "before 6.14: folio_rotate_reclaimable() missed it (not on the LRU), so it goes back to "
+         "the inactive list's head and waits a whole trip before reclaim frees it"}},
+       {WrittenBackRetry::kOn,
+        {"on",
+         "6.14+ (431614f1580a, Chen Ridong, \"mm: vmscan: retry folios written back while "
+         "isolated for traditional LRU\"): shrink_inactive_list() tries it again at once and "
+         "frees it, clean"}}}));
   t.push_back(knob("pagevec_size", &KernelConfig::pagevec_size,
                    "pages per per-CPU LRU batch (lru_add, lru_lazyfree)",
                    {n(PAGEVEC_SIZE_3X, "3.x PAGEVEC_SIZE"), n(PAGEVEC_SIZE, "~4.15+ PAGEVEC_SIZE"),

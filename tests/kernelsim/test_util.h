@@ -123,6 +123,19 @@ inline std::vector<Op> write_anon(uint64_t addr, uint64_t mib) {
           Op::touch(addr, mib * kMiB, true)};
 }
 
+// Pages of mm `mm_id` in [start, end) that sit in the swap cache (PageFrame::swapcache): read back
+// from swap (and read ahead), or written out by reclaim and not freed by a later scan yet.
+inline uint64_t swap_cache_pages_in(const Simulation& sim, uint64_t start, uint64_t end,
+                                    uint32_t mm_id = 1) {
+  const Lruvec& lru = sim.lruvec();
+  uint64_t n = 0;
+  for (uint64_t a = start; a < end; a += kPage) {
+    const uint32_t f = lru.find(*sim.find_mm(mm_id), a);
+    if (f != kNoFrame && lru.frame(f).swapcache) ++n;
+  }
+  return n;
+}
+
 // SwapInfo's invariant (1) (mm/swapfile.h): every slot in use is a swapped pte's or a page's in
 // the swap cache, an entry fork shares being one slot for all its holders; the swap cache's
 // count is the frames that have the bit; and swap_count.h invariant (5): each shared swapped pte

@@ -1,13 +1,15 @@
 // An LRU list keeps the kernel list's order however pages leave it: reclaim isolates the oldest
-// first, a page moved from the middle (MADV_FREE's lazyfree move) goes to the newest end, and the
-// array behind each list (mm/lru.h, Lruvec::List) squeezes out the holes both kinds of removal
-// leave without changing that order.
+// first, a page moved from the middle (MADV_FREE's lazyfree move) goes to the newest end, a page
+// whose reclaim write ended goes to the oldest end (folio_rotate_reclaimable()), and the array
+// behind each list (mm/lru.h, Lruvec::List) squeezes out the holes removals leave and opens room
+// at the old end without changing that order.
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
+#include "kernelsim/kernel/thread.h"
 #include "kernelsim/locking/qspinlock.h"
 #include "kernelsim/mm/lru.h"
 #include "kernelsim/simulation.h"
@@ -89,6 +91,58 @@ TEST(LruListTest, ReclaimFromTheOldEndWhilePagesArriveIsFirstInFirstOut) {
   sim->start_task(t, churn(t, &added, &taken));
   sim->run();
   EXPECT_EQ(taken, added);
+}
+
+// Rotations: pages whose writes end at 1 us intervals, one after another, each move to the tail,
+// so the last to end is the first isolated, then the one before it, and so on; the pages not
+// rotated follow in their own order. 150 rotations of a 300-page list open room at the old end
+// several times (64 slots at least each), and reclaim's first pieces then drop that room again.
+Co<void> rotate_then_isolate(Task& t, const std::vector<uint32_t>* frames,
+                             std::vector<uint32_t>* out) {
+  Lruvec& lru = t.sim().lruvec();
+  for (size_t i = 0; i < frames->size(); i += 2)
+    lru.rotate_at_write_end(t.clock() + SimTime::us(1 + static_cast<int64_t>(i)), (*frames)[i]);
+  co_await do_sleep(t, SimTime::ms(1));  // every write has ended
+  for (int piece = 0; piece < 10; ++piece) co_await isolate(t, 32, out);
+}
+
+TEST(LruListTest, APageWhoseWriteEndedIsIsolatedFirst) {
+  auto sim = testing::make_sim(1);
+  Lruvec& lru = sim->lruvec();
+  const std::vector<uint32_t> frames = cache_pages(lru, 300);
+  std::vector<uint32_t> expected;
+  for (size_t i = frames.size(); i-- > 0;) {
+    if (i % 2 == 0) expected.push_back(frames[i]);  // the latest write's end first
+  }
+  for (size_t i = 1; i < frames.size(); i += 2) expected.push_back(frames[i]);
+  std::vector<uint32_t> taken;
+  Task& t = sim->create_task(0, nullptr);
+  sim->start_task(t, rotate_then_isolate(t, &frames, &taken));
+  sim->run();
+  EXPECT_EQ(taken, expected);
+  EXPECT_EQ(sim->stats().vm.pgrotated, 150u);
+  EXPECT_EQ(lru.size(LruList::kInactiveFile), 0u);
+}
+
+// A page that left the list before its write ended (isolated by reclaim, or freed and its frame
+// reused) is not moved: only a page still on an LRU list rotates (folio_test_lru()).
+Co<void> rotate_isolated(Task& t, const std::vector<uint32_t>* frames, std::vector<uint32_t>* out) {
+  Lruvec& lru = t.sim().lruvec();
+  lru.rotate_at_write_end(t.clock() + SimTime::us(5), (*frames)[9]);
+  co_await isolate(t, 10, out);  // takes frames 0..9, frame 9 among them
+  co_await do_sleep(t, SimTime::us(10));
+  co_await isolate(t, 10, out);
+}
+
+TEST(LruListTest, AnIsolatedPageIsNotRotated) {
+  auto sim = testing::make_sim(1);
+  const std::vector<uint32_t> frames = cache_pages(sim->lruvec(), 20);
+  std::vector<uint32_t> taken;
+  Task& t = sim->create_task(0, nullptr);
+  sim->start_task(t, rotate_isolated(t, &frames, &taken));
+  sim->run();
+  EXPECT_EQ(taken, frames) << "oldest first, the isolated page left where reclaim had it";
+  EXPECT_EQ(sim->stats().vm.pgrotated, 0u);
 }
 
 }  // namespace
