@@ -172,9 +172,9 @@
   X(dirty_throttle_pauses, "dirty_throttle_pauses", "balance_dirty_pages() pauses of writers")     \
   X(reclaim_throttled, "reclaim_throttled", "direct reclaim rounds that waited for writeback")     \
   X(swap_write_queue_waits, "swap_write_queue_waits",                                              \
-    "swap writes whose submitter slept for a request: BLKDEV_DEFAULT_RQ writes in flight")        \
+    "swap writes whose submitter slept for a request: BLKDEV_DEFAULT_RQ requests in flight")      \
   X(reclaim_swap_write_waits, "reclaim_swap_write_waits",                                          \
-    "reclaim batches that waited for their fork-shared pages' swap writes before freeing them")        \
+    "reclaim batches that waited for their fork-shared pages' swap writes before freeing them")   \
   X(oom, "oom", "machine-wide OOM kills (mm/oom_kill.h): processes killed")
 
 

@@ -106,7 +106,9 @@ struct PageFrame {
   uint16_t nid = 0;  // page_to_nid(): the node whose lists and lru_lock it is on
   uint32_t file = 0;
   uint32_t dirty_token = 0;  // PageCache's mark of its latest set_page_dirty() (b_dirty order)
-  SimTime io_end;  // PG_writeback (or, with read_locked, PG_locked) until then (page cache)
+  // PG_writeback (or, with read_locked, PG_locked) until then: a page-cache page's write or read,
+  // or an anon page's swap write (vmscan.cpp: kept in the swap cache meanwhile).
+  SimTime io_end;
 
   // Holds a page: an anon page still mapped by mm, or a page-cache page.
   bool live() const { return mm != nullptr || pagecache; }
