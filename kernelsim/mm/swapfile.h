@@ -93,28 +93,32 @@ class SwapInfo {
   // Models submit_bio() of a swap write (__swap_writepage()) or read (swap_readpage()): queues
   // `device_time` of transfer behind the I/O in flight as one request; returns when it completes.
   SimTime queue_io(SimTime now, SimTime device_time) {
-    while (!requests_.empty() && requests_.front() <= now) requests_.pop_front();
-    busy_until_ = max(busy_until_, now) + device_time;
-    requests_.push_back(busy_until_);
-    return busy_until_;
+    retire(now);
+    requests_.push_back((requests_.empty() ? now : requests_.back()) + device_time);
+    return requests_.back();
   }
   // When a submitter at `now` gets a request: at once while fewer than BLKDEV_DEFAULT_RQ are in
   // flight (the queue's depth); else it sleeps for one (get_request(); blk-mq:
   // blk_mq_get_tag()) until SBQ_WAKE_BATCH more have completed than would make room.
   SimTime request_slot_free(SimTime now) {
-    while (!requests_.empty() && requests_.front() <= now) requests_.pop_front();
+    retire(now);
     if (requests_.size() < BLKDEV_DEFAULT_RQ) return now;
     return requests_[requests_.size() - BLKDEV_DEFAULT_RQ + SBQ_WAKE_BATCH - 1];
   }
 
  private:
+  // Drops the requests completed by `now`: the rest are in flight, the last ending when the
+  // device has done all the I/O queued so far.
+  void retire(SimTime now) {
+    while (!requests_.empty() && requests_.front() <= now) requests_.pop_front();
+  }
+
   uint64_t pages_;
   SwapDevice device_;
   uint64_t inuse_ = 0;
-  uint64_t cached_ = 0;                   // of inuse_, the slots pages in the swap cache hold
-  uint64_t shared_refs_ = 0;              // holders of shared entries beyond the first
-  SimTime busy_until_ = SimTime::zero();  // when the device finishes the I/O queued so far
-  std::deque<SimTime> requests_;          // when each request in flight completes, in order
+  uint64_t cached_ = 0;           // of inuse_, the slots pages in the swap cache hold
+  uint64_t shared_refs_ = 0;      // holders of shared entries beyond the first
+  std::deque<SimTime> requests_;  // when each request in flight completes, in order
   SwapRaState ra_;
 };
 

@@ -198,7 +198,8 @@ PageOutcome shrink_file_page(Task& t, PageFrame& pf, uint32_t f, ScanControl& sc
 }
 
 // Models the per-page part of shrink_page_list() / try_to_unmap_one() for one isolated frame.
-// A swapped-out page sets *written to when its write completes (SimTime::zero() otherwise); the
+// A fork-shared page swapped out sets *written to when its write completes (SimTime::zero()
+// otherwise: any other page written stays in the swap cache, kKeepUnmapped); the
 // ptes it clears besides *unmapped_mm's (a page-cache page's mappers, a fork-shared page's fork
 // peers) go to *peers_unmapped, for the caller to flush.
 // REQUIRES: now() == t.clock() (called right after a sync point).

@@ -345,13 +345,17 @@ void expect_window_swapped_again(const Simulation& sim) {
 uint64_t written_not_freed(const Simulation& sim) {
   return sim.swap().swap_cache_pages() - swap_cache_pages_in(sim, kA, kA + 32 * kMiB);
 }
+// The default profile with a swap device that transfers a page in `per_page`.
+CostProfile swap_device(SimTime per_page) {
+  CostProfile c = cost_profile_default();
+  c.swap_io_page = per_page;
+  return c;
+}
 // A swap device whose writes take no time: each written page's write is done before its batch is
 // put back, so written_back_retry=on frees it in the same scan, and counting what was written
 // against what was freed needs no page still in the swap cache.
 CostProfile writes_done_at_once() {
-  CostProfile c = cost_profile_default();
-  c.swap_io_page = SimTime::zero();
-  return c;
+  return swap_device(SimTime::zero());
 }
 
 // The swap cache (do_swap_page(), shrink_page_list()): a page a read fault brings back keeps its
@@ -848,10 +852,8 @@ TEST(ReclaimTest, OneAndAHalfTimesRamWithoutSwapIsOneOomKillNotAHang) {
 // is freed only by a scan after its write has completed: it waits in the swap cache, not its
 // reclaimer.
 TEST(ReclaimTest, SwapOutIsBoundedByTheDeviceWriteQueue) {
-  CostProfile no_device = cost_profile_default();
-  no_device.swap_io_page = SimTime::zero();
-  CostProfile slow_device = cost_profile_default();
-  slow_device.swap_io_page = SimTime::us(50);
+  const CostProfile no_device = writes_done_at_once();
+  const CostProfile slow_device = swap_device(SimTime::us(50));
   auto free_at_once = reclaim_machine(64, 64, "", no_device);
   auto queued = reclaim_machine(64, 64, "", slow_device);
   run_then_look(*free_at_once, write_anon(kB, 80));
@@ -878,8 +880,7 @@ TEST(ReclaimTest, SwapOutIsBoundedByTheDeviceWriteQueue) {
 // -> `goto keep`): touched again before a scan frees it, it comes back by a minor fault from the
 // swap cache, with no read from the device.
 TEST(ReclaimTest, APageTouchedBeforeReclaimFreesItComesBackFromTheSwapCache) {
-  CostProfile slow_device = cost_profile_default();
-  slow_device.swap_io_page = SimTime::us(500);
+  const CostProfile slow_device = swap_device(SimTime::us(500));
   auto base = reclaim_machine(64, 64, "", slow_device);
   run_then_look(*base, write_anon(kB, 80));
   uint64_t cached_at = 0;  // the first page reclaim wrote and has not freed
@@ -902,10 +903,8 @@ TEST(ReclaimTest, APageTouchedBeforeReclaimFreesItComesBackFromTheSwapCache) {
 // inactive list and stays in the swap cache until a scan reaches it there; 6.14+ tries it again
 // at once and frees it. Writes that take no device time all complete so.
 TEST(ReclaimTest, APageWrittenWhileIsolatedIsFreedAtOnceFrom614) {
-  CostProfile instant = cost_profile_default();
-  instant.swap_io_page = SimTime::zero();
-  auto before = reclaim_machine(64, 64, "written_back_retry=off", instant);
-  auto from614 = reclaim_machine(64, 64, "written_back_retry=on", instant);
+  auto before = reclaim_machine(64, 64, "written_back_retry=off", writes_done_at_once());
+  auto from614 = reclaim_machine(64, 64, "written_back_retry=on", writes_done_at_once());
   run_then_look(*before, write_anon(kB, 80));
   run_then_look(*from614, write_anon(kB, 80));
   const VmCounters& old_vm = before->stats().vm;
