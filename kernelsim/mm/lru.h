@@ -270,6 +270,8 @@ class Lruvec {
   // Models folio_rotate_reclaimable() + lru_move_tail_fn() for frame f of generation gen.
   void rotate_reclaimable_page(uint32_t f, uint32_t gen);
   void unlink(uint32_t f);
+  // unlink() of the frame in `slot` of list l (kind `list`, node nid), which the caller knows.
+  void unlink_slot(List& l, uint32_t nid, LruList list, uint32_t& slot);
   // The list's oldest frame (its tail), or kNoFrame when it is empty.
   uint32_t tail_of(List& l);
   void compact(List& l);
@@ -283,7 +285,8 @@ class Lruvec {
   Co<void> drain_lru_lazyfree(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
   Co<void> drain_activate(Task& t, std::vector<std::pair<uint32_t, uint32_t>> batch);
 
-  // The write completions rotate_at_write_end() queues: arg = gen << 32 | frame.
+  // The write completions rotate_at_write_end() queues: arg = gen << 32 | frame. They come in
+  // the order the device completes them, so they wait in write_ends_, out of the heap.
   class WriteEnd final : public EventTarget {
    public:
     explicit WriteEnd(Lruvec& lru) : lru_(lru) {}
@@ -297,6 +300,7 @@ class Lruvec {
 
   Simulation& sim_;
   WriteEnd write_end_{*this};
+  EventLane write_ends_;
   ChunkedStore<PageFrame> frames_;  // by frame number; grows without copying (sim/chunked_store.h)
   std::vector<uint32_t> free_frames_;
   using Lists = std::array<List, NR_LRU_LISTS>;

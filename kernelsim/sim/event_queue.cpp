@@ -5,10 +5,10 @@
 
 namespace mmreplay::kernelsim {
 
-void EventQueue::schedule(SimTime when, EventTarget* target, uint64_t arg) {
+void EventQueue::schedule_seq(SimTime when, uint64_t seq, EventTarget* target, uint64_t arg) {
   assert(when >= now_ && "invariant (1): event scheduled in the past");
-  assert(target != nullptr);
-  const Event ev{when, next_seq_++, target, arg};
+  assert(target != nullptr && seq < next_seq_);
+  const Event ev{when, seq, target, arg};
   heap_.push_back(ev);
   // Sift up from the new leaf: parents later than the event move down into the hole.
   size_t i = heap_.size() - 1;
