@@ -231,28 +231,30 @@ void Lruvec::link(uint32_t f, LruList list) {
   ++l.size;
 }
 
-void Lruvec::unlink(uint32_t f) {
-  const PageFrame& pf = frames_[f];
-  assert(pf.where == FrameWhere::kLru && "invariant (1)");
-  List& l = list_of(pf.nid, pf.memcg, pf.lru);
-  assert(pf.lru_pos >= l.base && pf.lru_pos - l.base < l.slots.size());
-  unlink_slot(l, pf.nid, pf.lru, l.slots[pf.lru_pos - l.base]);
-}
-
-void Lruvec::unlink_slot(List& l, uint32_t nid, LruList list, uint32_t& slot) {
-  const uint32_t f = slot;
-  assert(frames_[f].where == FrameWhere::kLru && frames_[f].nid == nid && frames_[f].lru == list &&
+// Inlined into unlink() and isolate_lru_pages(), both hot.
+inline void Lruvec::unlink_slot(List& l, uint32_t nid, LruList list, uint32_t& slot,
+                                PageFrame& pf) {
+  [[maybe_unused]] const uint32_t f = slot;
+  assert(&pf == &frames_[f] && pf.where == FrameWhere::kLru && pf.nid == nid && pf.lru == list &&
          "invariant (1): the frame is not where its list says");
-  assert(frames_[f].lru_pos == l.base + static_cast<uint64_t>(&slot - l.slots.data()));
+  assert(pf.lru_pos == l.base + static_cast<uint64_t>(&slot - l.slots.data()));
   --nodes_[nid]->size[static_cast<int>(list)];
   slot = kNoFrame;
   assert(l.size > 0 && "invariant (2)");
   --l.size;
-  frames_[f].where = FrameWhere::kIsolated;
+  pf.where = FrameWhere::kIsolated;
   ++held_;
   if (const size_t holes = l.slots.size() - l.size;
       l.size == 0 || (holes >= kCompactMinHoles && holes >= l.size))
     compact(l);
+}
+
+void Lruvec::unlink(uint32_t f) {
+  PageFrame& pf = frames_[f];
+  assert(pf.where == FrameWhere::kLru && "invariant (1)");
+  List& l = list_of(pf.nid, pf.memcg, pf.lru);
+  assert(pf.lru_pos >= l.base && pf.lru_pos - l.base < l.slots.size());
+  unlink_slot(l, pf.nid, pf.lru, l.slots[pf.lru_pos - l.base], pf);
 }
 
 void Lruvec::link_tail(uint32_t f, LruList list) {
@@ -336,9 +338,9 @@ std::vector<uint32_t> Lruvec::isolate_lru_pages(LruList list, uint32_t n, uint32
       }
     }
     // The list, node and kind are known here: unlink_slot() reads nothing from the frame (in a
-    // release build), only marks it isolated.
+    // release build), only marks it isolated (&frames_[f] is an address, not a load).
     for (uint32_t f = tail_of(l); out.size() < n && f != kNoFrame; f = tail_of(l)) {
-      unlink_slot(l, nid, list, l.slots[l.oldest]);
+      unlink_slot(l, nid, list, l.slots[l.oldest], frames_[f]);
       out.push_back(f);
     }
   };

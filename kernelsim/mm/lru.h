@@ -270,8 +270,8 @@ class Lruvec {
   // Models folio_rotate_reclaimable() + lru_move_tail_fn() for frame f of generation gen.
   void rotate_reclaimable_page(uint32_t f, uint32_t gen);
   void unlink(uint32_t f);
-  // unlink() of the frame in `slot` of list l (kind `list`, node nid), which the caller knows.
-  void unlink_slot(List& l, uint32_t nid, LruList list, uint32_t& slot);
+  // unlink() of the frame pf in `slot` of list l (kind `list`, node nid), which the caller knows.
+  void unlink_slot(List& l, uint32_t nid, LruList list, uint32_t& slot, PageFrame& pf);
   // The list's oldest frame (its tail), or kNoFrame when it is empty.
   uint32_t tail_of(List& l);
   void compact(List& l);

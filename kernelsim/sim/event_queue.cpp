@@ -5,10 +5,8 @@
 
 namespace mmreplay::kernelsim {
 
-void EventQueue::schedule_seq(SimTime when, uint64_t seq, EventTarget* target, uint64_t arg) {
-  assert(when >= now_ && "invariant (1): event scheduled in the past");
-  assert(target != nullptr && seq < next_seq_);
-  const Event ev{when, seq, target, arg};
+// Inlined into schedule() and schedule_seq().
+inline void EventQueue::push(const Event& ev) {
   heap_.push_back(ev);
   // Sift up from the new leaf: parents later than the event move down into the hole.
   size_t i = heap_.size() - 1;
@@ -19,6 +17,18 @@ void EventQueue::schedule_seq(SimTime when, uint64_t seq, EventTarget* target, u
     i = parent;
   }
   heap_[i] = ev;
+}
+
+void EventQueue::schedule(SimTime when, EventTarget* target, uint64_t arg) {
+  assert(when >= now_ && "invariant (1): event scheduled in the past");
+  assert(target != nullptr);
+  push(Event{when, next_seq_++, target, arg});
+}
+
+void EventQueue::schedule_seq(SimTime when, uint64_t seq, EventTarget* target, uint64_t arg) {
+  assert(when >= now_ && "invariant (1): event scheduled in the past");
+  assert(target != nullptr && seq < next_seq_);
+  push(Event{when, seq, target, arg});
 }
 
 void EventQueue::move_or_drop_top(SimTime due, SimTime before) {

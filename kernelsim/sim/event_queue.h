@@ -51,9 +51,7 @@ class EventQueue {
 
   // Queue `target->fire(arg)` at `when`.
   // REQUIRES: when >= now().
-  void schedule(SimTime when, EventTarget* target, uint64_t arg = 0) {
-    schedule_seq(when, next_seq_++, target, arg);
-  }
+  void schedule(SimTime when, EventTarget* target, uint64_t arg = 0);
   // The sequence number schedule() would give an event now, for an event kept out of the heap
   // until it is due to be next (EventLane) and queued then with schedule_seq().
   uint64_t take_seq() { return next_seq_++; }
@@ -126,6 +124,8 @@ class EventQueue {
   // Puts `moved` at heap_[i] and sifts it down, heap_[i]'s old value being discarded (a pop,
   // with the last leaf as `moved`, or the top moved later).
   void sift_down(size_t i, const Event& moved);
+  // Adds `ev` to the heap.
+  void push(const Event& ev);
   // Removes the earliest event.
   void pop_top() {
     const Event last = heap_.back();
