@@ -83,6 +83,8 @@
     "pages reclaim tried again at once: written while it held them (written_back_retry=on)")      \
   X(pgrotated, "pgrotated",                                                                        \
     "written pages moved to their inactive list's tail as the write ended (rotate_reclaimable)")   \
+  X(reclaim_tlb_batch_flushes, "reclaim_tlb_batch_flushes",                                       \
+    "deferred unmap flushes reclaim made for a batch (try_to_unmap_flush(): reclaim_tlb_flush)")  \
   X(pglazyfree, "pglazyfree", "pages moved to the lazyfree list by MADV_FREE")                     \
   X(pglazyfreed, "pglazyfreed", "clean lazyfree pages discarded by reclaim")                       \
   X(lazyfree_redirtied, "lazyfree_redirtied",                                                      \

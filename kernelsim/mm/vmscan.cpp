@@ -331,6 +331,34 @@ Co<PageOutcome> shrink_page_after_writeback(Task& t, uint32_t f, ScanControl& sc
 // A kept frame and whether it goes to the active list.
 using Kept = std::pair<uint32_t, bool>;
 
+// struct tlbflush_unmap_batch (4.2+, reclaim_tlb_flush=batched): the mms whose ptes
+// try_to_unmap() cleared without a flush, while another CPU had them loaded. Known
+// simplification: the kernel flushes the union of their cpumasks with one IPI a CPU
+// (arch_tlbbatch_flush()); the model flushes each mm in turn, so a CPU in two of them takes two.
+class UnmapFlushBatch {
+ public:
+  // Models the choice try_to_unmap_one() makes for the pte of (mm, addr) it cleared: a flush
+  // now (ptep_clear_flush(): every page before 4.2, and since then a page of an mm no other CPU
+  // has loaded, whose flush is local), or later for the batch (should_defer_flush() ->
+  // set_tlb_ubc_flush_pending()). Returns whether it is deferred.
+  bool defer(const Task& t, Mm* mm) {
+    if (t.sim().config().reclaim_tlb_flush != ReclaimTlbFlush::kBatched) return false;
+    if (!mm->cpumask.any_but(t.cpu().id)) return false;
+    if (std::find(mms_.begin(), mms_.end(), mm) == mms_.end()) mms_.push_back(mm);
+    return true;
+  }
+  bool pending() const { return !mms_.empty(); }
+  // Models try_to_unmap_flush(): a full flush of every mm deferred so far (TLB_FLUSH_ALL).
+  Co<void> flush(Task& t) {
+    for (Mm* mm : std::exchange(mms_, {}))
+      co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, 0, TASK_SIZE, false});
+    ++t.sim().vm().reclaim_tlb_batch_flushes;
+  }
+
+ private:
+  std::vector<Mm*> mms_;
+};
+
 // A swapped-out page is unmapped at once but freed only when its write completes: the kernel
 // keeps it in the swap cache (pageout() returns PAGE_SUCCESS with PageWriteback() set: `goto
 // keep`) and a later scan frees it (__remove_mapping()) after end_page_writeback(), as the model
@@ -346,22 +374,37 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
   SimTime written_end = SimTime::zero();
   MemcgUnchargeList uncharge;
   std::vector<std::pair<Mm*, uint64_t>> peers_unmapped;  // other mappers' ptes cleared
+  UnmapFlushBatch unmap_batch;
+  // Pages whose flush the batch deferred, freed once it is done (try_to_unmap_flush() before
+  // free_unref_page_list()). Known simplification: the kernel frees every page of the list
+  // there, at the end; the model frees the others as it goes, as it always has.
+  uint64_t freed_after_flush = 0;
+  VmCounters& vm = sim.vm();
   for (uint32_t f : isolated) {
     t.work(sim.costs().shrink_page);
     co_await sync_point(t);  // the page's PTL (rmap walk)
     Mm* mm = nullptr;
     uint64_t addr = 0;
     SimTime written = SimTime::zero();
+    const uint64_t writes_before = vm.pswpout + vm.nr_vmscan_write;
     PageOutcome o = shrink_page(t, f, sc, &mm, &addr, &written, &peers_unmapped);
     if (o == PageOutcome::kWaitWriteback)
       o = co_await shrink_page_after_writeback(t, f, sc, &mm, &addr, &written, &peers_unmapped);
-    for (const auto& [m, a] : peers_unmapped)  // try_to_unmap_one(): ptep_clear_flush()
-      co_await flush_tlb_mm_range(t, FlushTlbInfo{m, a, a + PAGE_SIZE, false});
+    for (const auto& [m, a] : peers_unmapped) {  // try_to_unmap_one(): ptep_clear_flush()
+      if (!unmap_batch.defer(t, m))
+        co_await flush_tlb_mm_range(t, FlushTlbInfo{m, a, a + PAGE_SIZE, false});
+    }
     peers_unmapped.clear();
+    const bool own_deferred = mm != nullptr && o != PageOutcome::kGone && unmap_batch.defer(t, mm);
+    // try_to_unmap_flush_dirty(): before pageout() writes a page, no CPU may still write it
+    // through a stale TLB entry. The pages written here are the ones whose ptes were dirty.
+    if (vm.pswpout + vm.nr_vmscan_write != writes_before && unmap_batch.pending())
+      co_await unmap_batch.flush(t);
     if (o == PageOutcome::kKeepUnmapped) {  // unmapped, kept in the swap cache
       ++sc.nr_unmapped_kept;
       ++sc.nr_writeback;
-      co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
+      if (!own_deferred)
+        co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
       keep->emplace_back(f, false);
       // Its write took a request of the device's queue: with the queue full, the next write's
       // submit_bio() sleeps for a request, which bounds how far reclaim writes ahead. Known
@@ -386,16 +429,25 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
     if (o == PageOutcome::kFreed) uncharge.add(lru.frame(f).memcg);
     lru.release_frame(f);
     if (o == PageOutcome::kGone) continue;
-    if (mm != nullptr)
+    if (mm != nullptr && !own_deferred)
       co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, addr, addr + PAGE_SIZE, false});
     if (written > t.clock()) {  // PageWriteback(): freed after end_page_writeback()
       ++written_pages;
       written_end = max(written_end, written);
       continue;
     }
+    if (own_deferred) {  // a CPU may still reach it through its TLB until the batch's flush
+      ++freed_after_flush;
+      continue;
+    }
     if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
     ++freed;
   }
+  if (unmap_batch.pending()) co_await unmap_batch.flush(t);  // try_to_unmap_flush()
+  for (uint64_t i = 0; i < freed_after_flush; ++i) {
+    if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+  }
+  freed += freed_after_flush;
   if (written_pages != 0) {
     ++sim.vm().reclaim_swap_write_waits;
     if (written_end > t.clock()) co_await do_sleep(t, written_end - t.clock());

@@ -77,6 +77,13 @@ enum class SwapReadahead : uint8_t { kClusterFixed, kCluster, kVma };
 // and freed (6.14+, 431614f1580a; multi-gen LRU since 6.2, 359a5e1416ca).
 enum class WrittenBackRetry : uint8_t { kOff, kOn };
 
+// How reclaim flushes the TLB entries of the ptes try_to_unmap() clears (mm/vmscan.cpp,
+// mm/rmap.c): each page's at once (ptep_clear_flush(), before 4.2), or deferred while another CPU
+// has the mm loaded (should_defer_flush(): TTU_BATCH_FLUSH) and flushed once for the batch, a
+// full flush, before a dirty page is written and before the batch's pages are freed
+// (try_to_unmap_flush_dirty(), try_to_unmap_flush(): 4.2+, 72b252aed506).
+enum class ReclaimTlbFlush : uint8_t { kPerPage, kBatched };
+
 // Where a new anon page starts on the LRU and how reclaim treats its first reference
 // (mm/lru.cpp, mm/vmscan.cpp): active, and activated when referenced (before 5.9); or inactive,
 // and looked at twice like a mapped file page (5.9+, b518154e59aa).
@@ -134,6 +141,7 @@ struct KernelConfig {
   SwapReadahead swap_readahead = SwapReadahead::kVma;
   AnonLruMode anon_lru = AnonLruMode::kInactiveFirst;
   WrittenBackRetry written_back_retry = WrittenBackRetry::kOn;
+  ReclaimTlbFlush reclaim_tlb_flush = ReclaimTlbFlush::kBatched;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru
   uint32_t read_ahead_kb = VM_READAHEAD_KB;          // readahead window of a device the trace does

@@ -231,6 +231,19 @@ std::vector<KnobInfo> build_table() {
          "6.14+ (431614f1580a, Chen Ridong, \"mm: vmscan: retry folios written back while "
          "isolated for traditional LRU\"): shrink_inactive_list() tries it again at once and "
          "frees it, clean"}}}));
+  t.push_back(knob(
+      "reclaim_tlb_flush", &KernelConfig::reclaim_tlb_flush,
+      "how reclaim flushes the TLB entries of the ptes it unmaps",
+      {{ReclaimTlbFlush::kPerPage,
+        {"per-page",
+         "before 4.2: try_to_unmap_one() flushes each page as it clears its pte "
+         "(ptep_clear_flush(): IPIs to the mm's other CPUs, page by page)"}},
+       {ReclaimTlbFlush::kBatched,
+        {"batched",
+         "4.2+ (72b252aed506, Mel Gorman, \"mm: send one IPI per CPU to TLB flush all entries "
+         "after unmapping pages\"): a pte whose mm another CPU has loaded is flushed later, once "
+         "for the batch (a full flush), before a page is written and before the batch's pages are "
+         "freed"}}}));
   t.push_back(knob("pagevec_size", &KernelConfig::pagevec_size,
                    "pages per per-CPU LRU batch (lru_add, lru_lazyfree)",
                    {n(PAGEVEC_SIZE_3X, "3.x PAGEVEC_SIZE"), n(PAGEVEC_SIZE, "~4.15+ PAGEVEC_SIZE"),

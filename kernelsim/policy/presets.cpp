@@ -17,7 +17,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "csd_ipi=always,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_lru=active-first,"
        "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,"
-       "written_back_retry=off,pagevec_size=14,bh_lru_size=8,"
+       "written_back_retry=off,reclaim_tlb_flush=per-page,pagevec_size=14,bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
        "release_pages=pagevec,bh_invalidate=none",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
@@ -32,10 +32,11 @@ const std::vector<PolicyPreset>& policy_presets() {
        "uncharge per gather batch and release_pages() over the whole batch since 3.17 "
        "(aabfb57296e3)"},
       {"linux-4.5", "linux-3.18",
-       "madv_free=free-swapped,lazyfree_pgdirty=cleared,memcg=page_counter",
+       "madv_free=free-swapped,lazyfree_pgdirty=cleared,memcg=page_counter,"
+       "reclaim_tlb_flush=batched",
        "4.5: MADV_FREE merged (854e9ed09ded) with seed 000's fix (swap entries in the range "
        "freed) and PG_dirty cleared on the pages it hints; lockless page_counter (3.19, "
-       "3e32cb2e0a12)"},
+       "3e32cb2e0a12); reclaim's unmap flushes batched (4.2, 72b252aed506)"},
       {"linux-4.12", "linux-4.5", "watermarks=scale-factor,lazyfree_lru=inactive-file",
        "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor "
        "(4.6)"},
@@ -69,20 +70,23 @@ const std::vector<PolicyPreset>& policy_presets() {
        "while reclaim held it tried again at once (6.14, 431614f1580a); INVLPGB (6.15, "
        "4afeb0ed1753) "
        "is an option: linux-6.18+tlb=broadcast"},
-      // Seed 000 ("mm: throttle MADV_FREE").
-      {"dontneed", "linux-4.5", "madv_free=as-dontneed",
+      // Seed 000 ("mm: throttle MADV_FREE"). Its kernel (February 2015, 3.19/4.0-rc) flushed each
+      // page reclaim unmapped (batching came in 4.2).
+      {"dontneed", "linux-4.5", "madv_free=as-dontneed,reclaim_tlb_flush=per-page",
        "seed 000: MADV_FREE handled as MADV_DONTNEED"},
       // The three MADV_FREE arms run the series as the thread had it (February 2015): hinted
       // pages stay where they are on the LRU (deactivate_page() came with "mm: move lazily freed
       // pages to inactive list", October 2015, 10853a039208 in 4.5), and PG_dirty of a page
       // swapped back in is kept, so such a page is never discarded (June 2015's fix).
-      {"free", "linux-4.5", "madv_free=lazy,lazyfree_lru=in-place,lazyfree_pgdirty=kept",
+      {"free", "linux-4.5",
+       "madv_free=lazy,lazyfree_lru=in-place,lazyfree_pgdirty=kept,reclaim_tlb_flush=per-page",
        "seed 000: lazy free as the thread measured it (2015, before its fix: swapped PTEs stay)"},
       {"free-throttled", "linux-4.5",
-       "madv_free=throttled,lazyfree_lru=in-place,lazyfree_pgdirty=kept",
+       "madv_free=throttled,lazyfree_lru=in-place,lazyfree_pgdirty=kept,reclaim_tlb_flush=per-page",
        "seed 000 RFC 1/4: DONTNEED while free pages <= 1.5 x min watermark"},
       {"free-swapped", "linux-4.5",
-       "madv_free=free-swapped,lazyfree_lru=in-place,lazyfree_pgdirty=kept",
+       "madv_free=free-swapped,lazyfree_lru=in-place,lazyfree_pgdirty=kept,"
+       "reclaim_tlb_flush=per-page",
        "seed 000 fix: lazy free that also frees swapped PTEs in the range (the series of "
        "February 2015 with the thread's patch)"},
       // Seed 002 ("mm: add a new vector based madvise syscall").

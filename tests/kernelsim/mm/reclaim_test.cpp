@@ -937,6 +937,49 @@ TEST(ReclaimTest, SwapInTakesTheDeviceForItsPages) {
       << "the re-touch's one swap-in waited for its pages' transfer, not only the latency";
 }
 
+// try_to_unmap() of a page whose mm runs on another CPU (kswapd on CPU 1, the thread on CPU 0):
+// before 4.2 each pte is flushed as it is cleared, an IPI a page; from 4.2 (72b252aed506) the
+// flush waits for the end of the batch and is one full flush (try_to_unmap_flush()). With no
+// swap, reclaim's only pages to take are clean lazyfree ones, discarded without a write.
+TEST(ReclaimTest, KswapdFlushesADiscardedBatchOnceFrom42) {
+  const std::vector<Op> ops =
+      concat({write_anon(kA, 32), {Op::madvise(kA, 32 * kMiB, MADV_FREE)}, write_anon(kB, 48)});
+  auto per_page = reclaim_machine(64, 0, "reclaim_tlb_flush=per-page");
+  auto batched = reclaim_machine(64, 0, "reclaim_tlb_flush=batched");
+  run_then_look(*per_page, ops);
+  run_then_look(*batched, ops);
+  const VmCounters& old_vm = per_page->stats().vm;
+  const VmCounters& vm = batched->stats().vm;
+  ASSERT_GT(old_vm.pgsteal_kswapd, 1000u);
+  EXPECT_EQ(old_vm.reclaim_tlb_batch_flushes, 0u);
+  EXPECT_EQ(old_vm.nr_tlb_shootdowns, old_vm.pgsteal_kswapd) << "an IPI for each page";
+  EXPECT_EQ(per_page->cpu(0).counters.tlb_remote_single, old_vm.pgsteal_kswapd);
+  EXPECT_EQ(vm.pglazyfreed, old_vm.pglazyfreed) << "the same pages discarded";
+  EXPECT_EQ(vm.nr_tlb_shootdowns, vm.reclaim_tlb_batch_flushes);
+  EXPECT_LE(vm.reclaim_tlb_batch_flushes * (SWAP_CLUSTER_MAX / 2), vm.pgsteal_kswapd)
+      << "at least half a batch of pages a flush";
+  EXPECT_EQ(batched->cpu(0).counters.tlb_remote_full, vm.nr_tlb_shootdowns) << "TLB_FLUSH_ALL";
+  EXPECT_EQ(batched->cpu(0).counters.tlb_remote_single, 0u);
+}
+
+// A page about to be written is flushed first, whatever the batch (try_to_unmap_flush_dirty():
+// no CPU may still write it through a stale TLB entry while the write is in flight), so anon
+// pages swapped out take a flush each from 4.2 too, a full one.
+TEST(ReclaimTest, APageAboutToBeWrittenIsFlushedFirstFrom42) {
+  auto per_page = reclaim_machine(64, 64, "reclaim_tlb_flush=per-page");
+  auto batched = reclaim_machine(64, 64, "reclaim_tlb_flush=batched");
+  run_then_look(*per_page, write_anon(kB, 80));
+  run_then_look(*batched, write_anon(kB, 80));
+  const VmCounters& old_vm = per_page->stats().vm;
+  const VmCounters& vm = batched->stats().vm;
+  ASSERT_GT(old_vm.nr_tlb_shootdowns, 1000u);
+  EXPECT_EQ(vm.nr_tlb_shootdowns, vm.reclaim_tlb_batch_flushes);
+  EXPECT_GT(vm.reclaim_tlb_batch_flushes * 10, old_vm.nr_tlb_shootdowns * 9)
+      << "about as many flushes as pages written while the thread ran";
+  EXPECT_EQ(batched->cpu(0).counters.tlb_remote_single, 0u);
+  EXPECT_EQ(per_page->cpu(0).counters.tlb_remote_full, 0u);
+}
+
 TEST(ReclaimTest, SameInputSameResults) {
   auto one = reclaim_machine(64, 256, kAgesTheActiveList);
   auto two = reclaim_machine(64, 256, kAgesTheActiveList);

@@ -15,7 +15,7 @@ constexpr const char* kDefaults =
     "fault_lock=mmap_sem,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
     "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
     "lazyfree_pgdirty=cleared,swapin_pte=writable,sync_swapin=skip-swapcache,swap_readahead=vma,"
-    "anon_lru=inactive-first,written_back_retry=on,pagevec_size=31,"
+    "anon_lru=inactive-first,written_back_retry=on,reclaim_tlb_flush=batched,pagevec_size=31,"
     "bh_lru_size=16,memcg=off,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
     "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain,reclaim=reactive,predict_window=8,"
     "wake_affine=sync,"

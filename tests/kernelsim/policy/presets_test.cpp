@@ -51,7 +51,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
       "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,anon_lru=active-first,"
-      "written_back_retry=off,pagevec_size=14,"
+      "written_back_retry=off,reclaim_tlb_flush=per-page,pagevec_size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
       "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none";
   EXPECT_EQ(expand("linux-3.16"), v316 + tail);
@@ -61,7 +61,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
       "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,anon_lru=active-first,"
-      "written_back_retry=off,pagevec_size=14,"
+      "written_back_retry=off,reclaim_tlb_flush=per-page,pagevec_size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,"
       "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none" +
           tail);
@@ -72,7 +72,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty="
             "cleared,swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,anon_lru="
             "active-first,"
-            "written_back_retry=off,pagevec_size=14,"
+            "written_back_retry=off,reclaim_tlb_flush=batched,pagevec_size=14,"
             "bh_lru_size=16,memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
             "release_pages=cluster,zap_lru_drain=on,bh_invalidate=none" +
                 tail);
@@ -83,7 +83,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "lock=mmap_sem,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
       "lazyfree_pgdirty=cleared,swapin_pte=read-only,sync_swapin=skip-swapcache,swap_readahead=vma,"
-      "anon_lru=active-first,written_back_retry=off,"
+      "anon_lru=active-first,written_back_retry=off,reclaim_tlb_flush=batched,"
       "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
       "uncharge_batch=gather,lru_lock=node,release_pages=cluster,zap_lru_drain=on,bh_"
       "invalidate=none" +
@@ -95,7 +95,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "lock=per-vma,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
       "lazyfree_pgdirty=cleared,swapin_pte=read-only,sync_swapin=skip-swapcache,swap_readahead=vma,"
-      "anon_lru=inactive-first,written_back_retry=off,"
+      "anon_lru=inactive-first,written_back_retry=off,reclaim_tlb_flush=batched,"
       "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
       "uncharge_batch=gather,lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_"
       "invalidate=drain" +
@@ -106,7 +106,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,rwsem_wake=phase-fair,"
       "watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_pgdirty=cleared,"
       "swapin_pte=writable,sync_swapin=skip-swapcache,swap_readahead=vma,anon_lru=inactive-first,"
-      "written_back_retry=on,pagevec_size=31,"
+      "written_back_retry=on,reclaim_tlb_flush=batched,pagevec_size=31,"
       "bh_lru_size=16,"
       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
       "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain" +
@@ -138,13 +138,16 @@ TEST(PresetsTest, SeedPresetsOverrideTheirEra) {
   // lazy free as the thread measured it: 4.5's knobs (3.x watermarks, contiguous rwsem wake-up)
   // are in, lazy free wins; 4.5 itself had seed 000's fix, as `free-swapped` does. The MADV_FREE
   // arms keep the February 2015 series' LRU placement and PG_dirty (4.5 moves and clears).
-  const std::string series = "+lazyfree_lru=in-place+lazyfree_pgdirty=kept";
+  // Its kernel (February 2015) flushed each page reclaim unmapped; batching is 4.2's.
+  const std::string series =
+      "+lazyfree_lru=in-place+lazyfree_pgdirty=kept+reclaim_tlb_flush=per-page";
   EXPECT_EQ(expand("free"), expand("linux-4.5+madv_free=lazy" + series));
   EXPECT_EQ(expand("free-swapped"), expand("linux-4.5" + series));
   EXPECT_NE(expand("linux-4.5").find("lazyfree_pgdirty=cleared"), std::string::npos);
   const std::string dontneed = expand("dontneed");
   EXPECT_NE(dontneed.find("madv_free=as-dontneed"), std::string::npos);
   EXPECT_NE(dontneed.find("watermarks=3.x"), std::string::npos);
+  EXPECT_NE(dontneed.find("reclaim_tlb_flush=per-page"), std::string::npos);
   // A user override still wins over both layers.
   const std::string free = expand("free+watermarks=scale-factor");
   EXPECT_NE(free.find("watermarks=scale-factor"), std::string::npos);
