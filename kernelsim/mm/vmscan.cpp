@@ -331,14 +331,14 @@ Co<PageOutcome> shrink_page_after_writeback(Task& t, uint32_t f, ScanControl& sc
 // A kept frame and whether it goes to the active list.
 using Kept = std::pair<uint32_t, bool>;
 
-// struct tlbflush_unmap_batch (4.2+, reclaim_tlb_flush=batched): the mms whose ptes
+// struct tlbflush_unmap_batch (4.3+, reclaim_tlb_flush=batched): the mms whose ptes
 // try_to_unmap() cleared without a flush, while another CPU had them loaded. Known
 // simplification: the kernel flushes the union of their cpumasks with one IPI a CPU
 // (arch_tlbbatch_flush()); the model flushes each mm in turn, so a CPU in two of them takes two.
 class UnmapFlushBatch {
  public:
   // Models the choice try_to_unmap_one() makes for the pte of (mm, addr) it cleared: a flush
-  // now (ptep_clear_flush(): every page before 4.2, and since then a page of an mm no other CPU
+  // now (ptep_clear_flush(): every page before 4.3, and since then a page of an mm no other CPU
   // has loaded, whose flush is local), or later for the batch (should_defer_flush() ->
   // set_tlb_ubc_flush_pending()). Returns whether it is deferred.
   bool defer(const Task& t, Mm* mm) {

@@ -78,10 +78,10 @@ enum class SwapReadahead : uint8_t { kClusterFixed, kCluster, kVma };
 enum class WrittenBackRetry : uint8_t { kOff, kOn };
 
 // How reclaim flushes the TLB entries of the ptes try_to_unmap() clears (mm/vmscan.cpp,
-// mm/rmap.c): each page's at once (ptep_clear_flush(), before 4.2), or deferred while another CPU
+// mm/rmap.c): each page's at once (ptep_clear_flush(), before 4.3), or deferred while another CPU
 // has the mm loaded (should_defer_flush(): TTU_BATCH_FLUSH) and flushed once for the batch, a
 // full flush, before a dirty page is written and before the batch's pages are freed
-// (try_to_unmap_flush_dirty(), try_to_unmap_flush(): 4.2+, 72b252aed506).
+// (try_to_unmap_flush_dirty(), try_to_unmap_flush(): 4.3+, 72b252aed506 and d950c9477d51).
 enum class ReclaimTlbFlush : uint8_t { kPerPage, kBatched };
 
 // Where a new anon page starts on the LRU and how reclaim treats its first reference

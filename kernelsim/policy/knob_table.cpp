@@ -236,14 +236,14 @@ std::vector<KnobInfo> build_table() {
       "how reclaim flushes the TLB entries of the ptes it unmaps",
       {{ReclaimTlbFlush::kPerPage,
         {"per-page",
-         "before 4.2: try_to_unmap_one() flushes each page as it clears its pte "
+         "before 4.3: try_to_unmap_one() flushes each page as it clears its pte "
          "(ptep_clear_flush(): IPIs to the mm's other CPUs, page by page)"}},
        {ReclaimTlbFlush::kBatched,
         {"batched",
-         "4.2+ (72b252aed506, Mel Gorman, \"mm: send one IPI per CPU to TLB flush all entries "
+         "4.3+ (72b252aed506, Mel Gorman, \"mm: send one IPI per CPU to TLB flush all entries "
          "after unmapping pages\"): a pte whose mm another CPU has loaded is flushed later, once "
-         "for the batch (a full flush), before a page is written and before the batch's pages are "
-         "freed"}}}));
+         "for the batch (a full flush), and before a page is written (d950c9477d51 \"mm: defer "
+         "flush of writable TLB entries\") and before the batch's pages are freed"}}}));
   t.push_back(knob("pagevec_size", &KernelConfig::pagevec_size,
                    "pages per per-CPU LRU batch (lru_add, lru_lazyfree)",
                    {n(PAGEVEC_SIZE_3X, "3.x PAGEVEC_SIZE"), n(PAGEVEC_SIZE, "~4.15+ PAGEVEC_SIZE"),

@@ -36,7 +36,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "reclaim_tlb_flush=batched",
        "4.5: MADV_FREE merged (854e9ed09ded) with seed 000's fix (swap entries in the range "
        "freed) and PG_dirty cleared on the pages it hints; lockless page_counter (3.19, "
-       "3e32cb2e0a12); reclaim's unmap flushes batched (4.2, 72b252aed506)"},
+       "3e32cb2e0a12); reclaim's unmap flushes batched (4.3, 72b252aed506 and d950c9477d51)"},
       {"linux-4.12", "linux-4.5", "watermarks=scale-factor,lazyfree_lru=inactive-file",
        "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor "
        "(4.6)"},
@@ -71,7 +71,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "4afeb0ed1753) "
        "is an option: linux-6.18+tlb=broadcast"},
       // Seed 000 ("mm: throttle MADV_FREE"). Its kernel (February 2015, 3.19/4.0-rc) flushed each
-      // page reclaim unmapped (batching came in 4.2).
+      // page reclaim unmapped (batching came in 4.3).
       {"dontneed", "linux-4.5", "madv_free=as-dontneed,reclaim_tlb_flush=per-page",
        "seed 000: MADV_FREE handled as MADV_DONTNEED"},
       // The three MADV_FREE arms run the series as the thread had it (February 2015): hinted

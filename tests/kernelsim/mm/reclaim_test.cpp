@@ -938,10 +938,10 @@ TEST(ReclaimTest, SwapInTakesTheDeviceForItsPages) {
 }
 
 // try_to_unmap() of a page whose mm runs on another CPU (kswapd on CPU 1, the thread on CPU 0):
-// before 4.2 each pte is flushed as it is cleared, an IPI a page; from 4.2 (72b252aed506) the
+// before 4.3 each pte is flushed as it is cleared, an IPI a page; from 4.3 (72b252aed506) the
 // flush waits for the end of the batch and is one full flush (try_to_unmap_flush()). With no
 // swap, reclaim's only pages to take are clean lazyfree ones, discarded without a write.
-TEST(ReclaimTest, KswapdFlushesADiscardedBatchOnceFrom42) {
+TEST(ReclaimTest, KswapdFlushesADiscardedBatchOnceFrom43) {
   const std::vector<Op> ops =
       concat({write_anon(kA, 32), {Op::madvise(kA, 32 * kMiB, MADV_FREE)}, write_anon(kB, 48)});
   auto per_page = reclaim_machine(64, 0, "reclaim_tlb_flush=per-page");
@@ -964,8 +964,8 @@ TEST(ReclaimTest, KswapdFlushesADiscardedBatchOnceFrom42) {
 
 // A page about to be written is flushed first, whatever the batch (try_to_unmap_flush_dirty():
 // no CPU may still write it through a stale TLB entry while the write is in flight), so anon
-// pages swapped out take a flush each from 4.2 too, a full one.
-TEST(ReclaimTest, APageAboutToBeWrittenIsFlushedFirstFrom42) {
+// pages swapped out take a flush each from 4.3 too, a full one.
+TEST(ReclaimTest, APageAboutToBeWrittenIsFlushedFirstFrom43) {
   auto per_page = reclaim_machine(64, 64, "reclaim_tlb_flush=per-page");
   auto batched = reclaim_machine(64, 64, "reclaim_tlb_flush=batched");
   run_then_look(*per_page, write_anon(kB, 80));

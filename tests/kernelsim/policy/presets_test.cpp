@@ -138,7 +138,7 @@ TEST(PresetsTest, SeedPresetsOverrideTheirEra) {
   // lazy free as the thread measured it: 4.5's knobs (3.x watermarks, contiguous rwsem wake-up)
   // are in, lazy free wins; 4.5 itself had seed 000's fix, as `free-swapped` does. The MADV_FREE
   // arms keep the February 2015 series' LRU placement and PG_dirty (4.5 moves and clears).
-  // Its kernel (February 2015) flushed each page reclaim unmapped; batching is 4.2's.
+  // Its kernel (February 2015) flushed each page reclaim unmapped; batching is 4.3's.
   const std::string series =
       "+lazyfree_lru=in-place+lazyfree_pgdirty=kept+reclaim_tlb_flush=per-page";
   EXPECT_EQ(expand("free"), expand("linux-4.5+madv_free=lazy" + series));
