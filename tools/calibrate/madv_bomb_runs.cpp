@@ -8,11 +8,13 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "formats/trace_reader.h"
 #include "replay/chunk_cache.h"
 #include "tools/calibrate/probes.h"
+#include "tools/calibrate/proc_counters.h"
 #include "tools/calibrate/sample_stats.h"
 #include "tools/calibrate/user_pages.h"
 #include "tools/gen/generate.h"
@@ -81,6 +83,7 @@ Status run_native_bomb(const MadvBombShape& shape, const MemcgSandbox& memcg, bo
                        BombFigures* out) {
   const int advice = free ? MADV_FREE : MADV_DONTNEED;
   const auto before = read_vmstat();
+  const std::optional<uint64_t> ipis_before = read_tlb_shootdowns();
   const auto start = std::chrono::steady_clock::now();
   const pid_t leader = ::fork();
   if (leader < 0) return Status::io_error("fork failed");
@@ -94,6 +97,7 @@ Status run_native_bomb(const MadvBombShape& shape, const MemcgSandbox& memcg, bo
         fmt::format("the {} bomb failed (status {:#x})", advice_name(free), status));
   }
   const auto after = read_vmstat();
+  const std::optional<uint64_t> ipis_after = read_tlb_shootdowns();
   const auto delta = [&](const char* name) {
     const auto a = after.find(name), b = before.find(name);
     return a == after.end() || b == before.end() ? uint64_t{0} : a->second - b->second;
@@ -107,6 +111,10 @@ Status run_native_bomb(const MadvBombShape& shape, const MemcgSandbox& memcg, bo
   out->lazyfreed = delta("pglazyfreed");
   const uint64_t writes = bomb_page_writes(shape);
   out->reused = writes > out->faults ? writes - out->faults : 0;
+  if (ipis_before && ipis_after && *ipis_after >= *ipis_before) {
+    out->tlb_ipis = *ipis_after - *ipis_before;
+    out->tlb_ipis_known = true;
+  }
   return Status::ok();
 }
 
@@ -154,6 +162,8 @@ Status run_model_bomb(const replay::RunSpec& spec, const std::string& path, Bomb
   out->lazyfreed = counter("pglazyfreed");
   out->reused = counter("lazyfree_reused");
   out->scanned = counter("pgscan_direct") + counter("pgscan_kswapd");
+  out->tlb_ipis = counter("tlb_ipis_received");
+  out->tlb_ipis_known = true;
   return Status::ok();
 }
 

@@ -35,6 +35,11 @@ struct BombFigures {
   // the few faults of process start-up blur.
   uint64_t reused = 0;
   uint64_t scanned = 0;  // pages reclaim isolated (the model's; natively 0)
+  // TLB-shootdown interrupts every CPU took: natively the "TLB:" line of /proc/interrupts over
+  // the run (the whole machine's: the bomb is most of it on a quiet one), the model's
+  // tlb_ipis_received. Reclaim's unmaps send most of them (kernelsim knob reclaim_tlb_flush).
+  uint64_t tlb_ipis = 0;
+  bool tlb_ipis_known = false;  // natively: the kernel counts them (x86)
 };
 
 // The pages the bomb writes: a byte a page of every region in every loop.

@@ -36,6 +36,7 @@ void print(const PressureValidationResult& result, std::ostream& out) {
     count("swap-ins", a.native.swapins, a.model.swapins);
     count("lazily freed", a.native.lazyfreed, a.model.lazyfreed);
     count("reused", a.native.reused, a.model.reused);
+    if (a.native.tlb_ipis_known) count("TLB IPIs", a.native.tlb_ipis, a.model.tlb_ipis);
   }
   if (result.arms.size() == 2) {
     const PressureArm& d = result.arms[0];
@@ -55,10 +56,15 @@ Status write_json(const PressureValidationOptions& o, const PressureValidationRe
                           {"swapins", f.swapins}, {"lazyfreed", f.lazyfreed},
                           {"reused", f.reused}};
   };
+  const auto with_ipis = [&figures](const BombFigures& f) {
+    nlohmann::json j = figures(f);
+    if (f.tlb_ipis_known) j["tlb_ipis"] = f.tlb_ipis;
+    return j;
+  };
   nlohmann::json arms = nlohmann::json::array();
   for (const PressureArm& a : result.arms) {
     arms.push_back(
-        {{"advice", a.advice}, {"native", figures(a.native)}, {"model", figures(a.model)}});
+        {{"advice", a.advice}, {"native", with_ipis(a.native)}, {"model", with_ipis(a.model)}});
   }
   const nlohmann::json doc = {{"skipped", result.skipped},
                               {"skip_reason", result.skip_reason},

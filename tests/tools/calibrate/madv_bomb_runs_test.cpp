@@ -56,5 +56,14 @@ TEST(MadvBombRuns, EveryModelWriteIsAFaultOrAReuse) {
   EXPECT_GT(free.lazyfreed, 0u);
 }
 
+// The model's side of the TLB-IPI row: the shootdown interrupts its CPUs took, always known
+// (natively only where /proc/interrupts has a TLB line).
+TEST(MadvBombRuns, TheModelCountsItsTlbShootdownInterrupts) {
+  const BombFigures dontneed = model_bomb(small_bomb(), false);
+  EXPECT_TRUE(dontneed.tlb_ipis_known);
+  EXPECT_GT(dontneed.tlb_ipis, 0u) << "reclaim unmaps pages of processes running elsewhere";
+  EXPECT_LE(dontneed.tlb_ipis, dontneed.swapouts + dontneed.faults);
+}
+
 }  // namespace
 }  // namespace mmreplay::tools::calibrate
