@@ -333,8 +333,11 @@ using Kept = std::pair<uint32_t, bool>;
 
 // struct tlbflush_unmap_batch (4.3+, reclaim_tlb_flush=batched): the mms whose ptes
 // try_to_unmap() cleared without a flush, while another CPU had them loaded. Known
-// simplification: the kernel flushes the union of their cpumasks with one IPI a CPU
-// (arch_tlbbatch_flush()); the model flushes each mm in turn, so a CPU in two of them takes two.
+// simplification: the kernel flushes the union of their cpumasks at once (arch_tlbbatch_flush():
+// one wave of IPIs, one wait for the acks); the model flushes each mm in turn, a wave and a wait
+// each. The CPUs reached are the same while a CPU is in one mm's cpumask at a time (the model's
+// mm_cpumask holds the CPUs that have the mm loaded); 6.14+ keeps a CPU's bit after it switches
+// away (209954cbc7d0) and sends the batch's flush to every busy CPU of the union, not modelled.
 class UnmapFlushBatch {
  public:
   // Models the choice try_to_unmap_one() makes for the pte of (mm, addr) it cleared: a flush
