@@ -393,7 +393,8 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
     PageOutcome o = shrink_page(t, f, sc, &mm, &addr, &written, &peers_unmapped);
     if (o == PageOutcome::kWaitWriteback)
       o = co_await shrink_page_after_writeback(t, f, sc, &mm, &addr, &written, &peers_unmapped);
-    for (const auto& [m, a] : peers_unmapped) {  // try_to_unmap_one(): ptep_clear_flush()
+    // try_to_unmap_one(): ptep_clear_flush(), or the flush left to the batch.
+    for (const auto& [m, a] : peers_unmapped) {
       if (!unmap_batch.defer(t, m))
         co_await flush_tlb_mm_range(t, FlushTlbInfo{m, a, a + PAGE_SIZE, false});
     }

@@ -1,4 +1,5 @@
-// The discrete-event queue: one per Simulation.
+// The discrete-event queue: one per Simulation; and EventLane, events of one target that come in
+// time order, held beside it with the same (when, seq) order (a device's completions).
 //
 // Invariants (asserted in debug builds, event_queue.cpp):
 //  (1) now() never decreases; no event is ever scheduled before now().
@@ -172,6 +173,7 @@ class EventLane final : public EventTarget {
     }
     target_.fire(arg);
   }
+  // Events waiting in the lane, the one in the heap included.
   size_t size() const { return pending_.size(); }
 
  private:
