@@ -190,6 +190,8 @@
   X(tlb_local_full, "tlb_flush_full", "full flushes of a CPU's own flushes")                       \
   X(tlb_remote_single, "tlb_flush_remote_single", "INVLPGs done in shootdown handlers (pages)")    \
   X(tlb_remote_full, "tlb_flush_remote_full", "full flushes done in shootdown handlers")           \
+  X(tlb_remote_wrong_cpu, "tlb_remote_wrong_cpu",                                                  \
+    "shootdowns that found the CPU running another mm and took it out of the mask (6.14+)")      \
   X(tlb_pv_remote, "tlb_pv_remote", "flushes the host did here for another CPU's hypercall")      \
   X(tlb_lazy_flushes, "tlb_lazy_flushes",                                                          \
     "full flushes on returning from lazy mode with a stale tlb_gen")                               \

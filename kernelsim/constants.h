@@ -170,6 +170,9 @@ inline constexpr uint32_t SWAP_RA_INITIAL_HITS = 4;
 inline constexpr int64_t JIFFY_NS = 4'000'000;
 // mm/vmscan.c: kswapd_try_to_sleep(): the short nap after reaching high, schedule_timeout(HZ/10).
 inline constexpr int64_t KSWAPD_NAP_NS = 100'000'000;
+// arch/x86/mm/tlb.c (6.14+, 6db2526c1d69): should_trim_cpumask(): a flush also reaches the CPUs
+// of mm_cpumask that run another mm, so that they leave it, at most once every HZ (one second).
+inline constexpr int64_t MM_CPUMASK_TRIM_INTERVAL_NS = 1'000'000'000;
 // mm/page-writeback.c: /proc/sys/vm/dirty_background_ratio and dirty_ratio defaults (percent of
 // dirtyable memory), and balance_dirty_pages()'s longest pause, MAX_PAUSE = HZ/5.
 inline constexpr uint64_t dirty_background_ratio = 10;

@@ -39,9 +39,13 @@ class Mm {
   RwSem mmap_sem;  // mmap_lock since 5.8
   VmaTree vmas;
   PteTables pte_tables;
-  CpuMask cpumask;           // mm_cpumask()
-  uint64_t tlb_gen = 0;      // bumped by every flush (4.14+ mm->context.tlb_gen)
-  uint64_t mm_lock_seq = 0;  // per-VMA locks: bumped by mmap_write_unlock()
+  CpuMask cpumask;  // mm_cpumask(): the CPUs that have it loaded (arch/x86/tlb.h (2))
+  // mm_cpumask() as 6.14+ keeps it (knob mm_cpumask=lazy, 209954cbc7d0): every CPU that switched
+  // to it since a flush last found that CPU running another mm (a superset of cpumask).
+  CpuMask ran_on;
+  SimTime next_trim_cpumask;  // mm->context.next_trim_cpumask (6.14+: should_trim_cpumask())
+  uint64_t tlb_gen = 0;       // bumped by every flush (4.14+ mm->context.tlb_gen)
+  uint64_t mm_lock_seq = 0;   // per-VMA locks: bumped by mmap_write_unlock()
   uint64_t mmap_base = MODEL_MMAP_BASE;
   uint64_t start_brk = 0;  // 0 until the first brk()
   uint64_t brk = 0;

@@ -332,34 +332,43 @@ Co<PageOutcome> shrink_page_after_writeback(Task& t, uint32_t f, ScanControl& sc
 using Kept = std::pair<uint32_t, bool>;
 
 // struct tlbflush_unmap_batch (4.3+, reclaim_tlb_flush=batched): the mms whose ptes
-// try_to_unmap() cleared without a flush, while another CPU had them loaded. Known
-// simplification: the kernel flushes the union of their cpumasks at once (arch_tlbbatch_flush():
-// one wave of IPIs, one wait for the acks); the model flushes each mm in turn, a wave and a wait
-// each. The CPUs reached are the same while a CPU is in one mm's cpumask at a time (the model's
-// mm_cpumask holds the CPUs that have the mm loaded); 6.14+ keeps a CPU's bit after it switches
-// away (209954cbc7d0) and sends the batch's flush to every busy CPU of the union, not modelled.
+// try_to_unmap() cleared without a flush while another CPU was in their mm_cpumask, and the union
+// of those masks as they were then (mm_cpumask=lazy: 6.14+'s, which keeps the CPUs that ran the
+// mm and now run another). Known simplification: under tlb=broadcast and tlb=pv the batch flushes
+// each mm in turn (flush_tlb_mm_range() of the whole mm), not the kernel's one flush of the union.
 class UnmapFlushBatch {
  public:
   // Models the choice try_to_unmap_one() makes for the pte of (mm, addr) it cleared: a flush
   // now (ptep_clear_flush(): every page before 4.3, and since then a page of an mm no other CPU
-  // has loaded, whose flush is local), or later for the batch (should_defer_flush() ->
-  // set_tlb_ubc_flush_pending()). Returns whether it is deferred.
+  // is in the mask of, whose flush is local), or later for the batch (should_defer_flush() ->
+  // set_tlb_ubc_flush_pending() -> arch_tlbbatch_add_pending(): the mm's tlb_gen moves on, its
+  // mask joins the batch's). Returns whether it is deferred.
   bool defer(const Task& t, Mm* mm) {
-    if (t.sim().config().reclaim_tlb_flush != ReclaimTlbFlush::kBatched) return false;
-    if (!mm->cpumask.any_but(t.cpu().id)) return false;
+    const KernelConfig& config = t.sim().config();
+    if (config.reclaim_tlb_flush != ReclaimTlbFlush::kBatched) return false;
+    const CpuMask& mask = config.mm_cpumask == MmCpumaskMode::kLazy ? mm->ran_on : mm->cpumask;
+    if (!mask.any_but(t.cpu().id)) return false;
+    ++mm->tlb_gen;
+    targets_.or_with(mask);
     if (std::find(mms_.begin(), mms_.end(), mm) == mms_.end()) mms_.push_back(mm);
     return true;
   }
   bool pending() const { return !mms_.empty(); }
-  // Models try_to_unmap_flush(): a full flush of every mm deferred so far (TLB_FLUSH_ALL).
+  // Models try_to_unmap_flush(): one full flush (TLB_FLUSH_ALL) on the batch's CPUs.
   Co<void> flush(Task& t) {
-    for (Mm* mm : std::exchange(mms_, {}))
-      co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, 0, TASK_SIZE, false});
+    const CpuMask targets = std::exchange(targets_, CpuMask());
+    const std::vector<Mm*> mms = std::exchange(mms_, {});
+    if (t.sim().config().tlb == TlbFlushMethod::kIpi) {
+      co_await arch_tlbbatch_flush(t, targets);
+    } else {
+      for (Mm* mm : mms) co_await flush_tlb_mm_range(t, FlushTlbInfo{mm, 0, TASK_SIZE, false});
+    }
     ++t.sim().vm().reclaim_tlb_batch_flushes;
   }
 
  private:
   std::vector<Mm*> mms_;
+  CpuMask targets_;
 };
 
 // A swapped-out page is unmapped at once but freed only when its write completes: the kernel

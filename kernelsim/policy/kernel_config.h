@@ -84,6 +84,14 @@ enum class WrittenBackRetry : uint8_t { kOff, kOn };
 // (try_to_unmap_flush_dirty(), try_to_unmap_flush(): 4.3+, 72b252aed506 and d950c9477d51).
 enum class ReclaimTlbFlush : uint8_t { kPerPage, kBatched };
 
+// What x86's mm_cpumask holds (arch/x86/mm/tlb.c): the CPUs that have the mm loaded, a CPU
+// leaving it as it switches to another (before 6.14); or every CPU that ran it, a CPU leaving it
+// only when a flush finds it running another mm, at most once a second per mm (6.14+,
+// 209954cbc7d0 "x86/mm/tlb: Update mm_cpumask lazily", 6db2526c1d69). Flushes of one mm reach
+// only the CPUs running it either way (should_flush_tlb()); reclaim's batched flush, which names
+// no mm, reaches every busy CPU of the mask (arch_tlbbatch_flush()).
+enum class MmCpumaskMode : uint8_t { kEager, kLazy };
+
 // Where a new anon page starts on the LRU and how reclaim treats its first reference
 // (mm/lru.cpp, mm/vmscan.cpp): active, and activated when referenced (before 5.9); or inactive,
 // and looked at twice like a mapped file page (5.9+, b518154e59aa).
@@ -142,6 +150,11 @@ struct KernelConfig {
   AnonLruMode anon_lru = AnonLruMode::kInactiveFirst;
   WrittenBackRetry written_back_retry = WrittenBackRetry::kOn;
   ReclaimTlbFlush reclaim_tlb_flush = ReclaimTlbFlush::kBatched;
+  // eager, though 6.14+ is lazy (linux-6.18 sets it): calibrate's IPI cost comes from a shootdown
+  // of an idle CPU (16.5 us on the development guest), and the twice as many IPIs lazy sends in
+  // the real madv-bomb then put the model's CPU time 1.3-1.9x native, past what the reclaim fit
+  // of calibrate --reclaim can take back (RealPrograms.MadvBombUnderMemcgPressure).
+  MmCpumaskMode mm_cpumask = MmCpumaskMode::kEager;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru
   uint32_t read_ahead_kb = VM_READAHEAD_KB;          // readahead window of a device the trace does

@@ -244,6 +244,19 @@ std::vector<KnobInfo> build_table() {
          "after unmapping pages\"): a pte whose mm another CPU has loaded is flushed later, once "
          "for the batch (a full flush), and before a page is written (d950c9477d51 \"mm: defer "
          "flush of writable TLB entries\") and before the batch's pages are freed"}}}));
+  t.push_back(
+      knob("mm_cpumask", &KernelConfig::mm_cpumask,
+           "which CPUs x86's mm_cpumask holds, and so which CPUs reclaim's batched flush reaches",
+           {{MmCpumaskMode::kEager,
+             {"eager",
+              "before 6.14: the CPUs that have the mm loaded; switch_mm_irqs_off() takes a CPU out "
+              "of the mask of the mm it leaves"}},
+            {MmCpumaskMode::kLazy,
+             {"lazy",
+              "6.14+ (209954cbc7d0, Rik van Riel, \"x86/mm/tlb: Update mm_cpumask lazily\"): a CPU "
+              "stays in the mask after it switches away, until a flush of the mm finds it running "
+              "another one, at most once a second (6db2526c1d69); arch_tlbbatch_flush() reaches "
+              "every busy CPU of its mms' masks"}}}));
   t.push_back(knob("pagevec_size", &KernelConfig::pagevec_size,
                    "pages per per-CPU LRU batch (lru_add, lru_lazyfree)",
                    {n(PAGEVEC_SIZE_3X, "3.x PAGEVEC_SIZE"), n(PAGEVEC_SIZE, "~4.15+ PAGEVEC_SIZE"),

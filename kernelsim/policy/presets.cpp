@@ -17,7 +17,8 @@ const std::vector<PolicyPreset>& policy_presets() {
        "csd_ipi=always,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_lru=active-first,"
        "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,"
-       "written_back_retry=off,reclaim_tlb_flush=per-page,pagevec_size=14,bh_lru_size=8,"
+       "written_back_retry=off,reclaim_tlb_flush=per-page,mm_cpumask=eager,pagevec_size=14,"
+       "bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
        "release_pages=pagevec,bh_invalidate=none",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
@@ -55,7 +56,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "b518154e59aa)"},
       {"linux-6.18", "linux-6.6",
        "fault_lock=per-vma-all,pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,"
-       "munmap_lock=downgrade,swapin_pte=writable,written_back_retry=on",
+       "munmap_lock=downgrade,swapin_pte=writable,written_back_retry=on,mm_cpumask=lazy",
        "6.18 (this machine's kernel): per-VMA locks for anonymous faults (6.4, Suren "
        "Baghdasaryan) and file-backed ones (6.7, 12214eba1992); MADV_DONTNEED/MADV_FREE under the "
        "per-VMA lock when the range lies in one "
@@ -67,7 +68,8 @@ const std::vector<PolicyPreset>& policy_presets() {
        "after taking mmap_lock once per call (6.15, 4000e3d0a367); a page a read fault brings back "
        "from "
        "swap mapped writable and clean (6.11, c18160dba5ff); a page whose reclaim write ended "
-       "while reclaim held it tried again at once (6.14, 431614f1580a); INVLPGB (6.15, "
+       "while reclaim held it tried again at once (6.14, 431614f1580a); mm_cpumask kept lazily "
+       "(6.14, 209954cbc7d0); INVLPGB (6.15, "
        "4afeb0ed1753) "
        "is an option: linux-6.18+tlb=broadcast"},
       // Seed 000 ("mm: throttle MADV_FREE"). Its kernel (February 2015, 3.19/4.0-rc) flushed each

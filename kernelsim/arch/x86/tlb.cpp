@@ -35,6 +35,7 @@ SimTime switch_mm_irqs_off(Simulation& sim, Cpu& cpu, Mm* next) {
   cpu.loaded_mm = next;
   cpu.is_lazy = false;
   next->cpumask.set(cpu.id);
+  next->ran_on.set(cpu.id);  // 6.14+: set here, cleared only by a flush that finds it elsewhere
   cpu.loaded_mm_tlb_gen = next->tlb_gen;
   return sim.costs().switch_mm;
 }
@@ -131,8 +132,21 @@ void trace_shootdown_ipi(TraceSink& ts, uint32_t sender_id, uint32_t sender_cpu,
   return handler;
 }
 
+// Models flush_tlb_func() on a CPU that mm_cpumask kept (mm_cpumask=lazy) but that runs another
+// mm now: it leaves the mask (TLB_REMOTE_WRONG_CPU) and flushes nothing.
+[[gnu::always_inline]] inline SimTime leave_stale_cpumask_ipi(const void* step, Cpu& cpu,
+                                                              SimTime /*start*/, SimTime /*sent*/) {
+  const auto& flush = *static_cast<const FlushTlbStep*>(step);
+  flush.info().mm->ran_on.clear(cpu.id);
+  ++cpu.counters.tlb_remote_wrong_cpu;
+  return SimTime::zero();
+}
+
 // Models native_flush_tlb_multi(): IPIs to the other CPUs of the mm, acked into `wait`; returns
-// the time spent sending. The handlers read `info` from `step`, whose it is.
+// the time spent sending. The handlers read `info` from `step`, whose it is. Under
+// mm_cpumask=lazy the mask also holds CPUs that ran the mm and run another now: should_flush_tlb()
+// leaves them out but once a second (should_trim_cpumask()), when they are sent the IPI that takes
+// them out of the mask.
 SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait,
                         const FlushTlbStep& step) {
   Simulation& sim = t.sim();
@@ -142,7 +156,17 @@ SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait,
   const bool freed = info.freed_tables;
   SimTime sent = SimTime::zero();
   uint32_t expected = 0;
-  info.mm->cpumask.for_each([&](uint32_t id) {
+  Mm& mm = *info.mm;
+  // should_trim_cpumask(): the CPUs the lazily kept mask holds that run another mm, taken before
+  // any handler below runs (one that leaves the mm is not stale for this flush).
+  CpuMask stale;
+  const bool trim = sim.config().mm_cpumask == MmCpumaskMode::kLazy && now >= mm.next_trim_cpumask;
+  if (trim) {
+    mm.next_trim_cpumask = now + SimTime::ns(MM_CPUMASK_TRIM_INTERVAL_NS);
+    stale = mm.ran_on;
+    stale.and_not(mm.cpumask);
+  }
+  mm.cpumask.for_each([&](uint32_t id) {
     if (id == self.id) return;
     Cpu& target = sim.cpu(id);
     if (target.is_lazy && sim.config().lazy_tlb == LazyTlbMode::kSkip && !freed) return;
@@ -155,6 +179,21 @@ SimTime flush_tlb_multi(Task& t, const FlushTlbInfo& info, CsdWait& wait,
     }
     ++target.counters.ipis_received;
   });
+  if (trim) {
+    stale.for_each([&](uint32_t id) {
+      Cpu& target = sim.cpu(id);
+      if (id == self.id || target.is_lazy) return;
+      ++expected;
+      sent += c.ipi_send;
+      const SimTime sent_at = now + sent;
+      if (send_call_function_ipi<&leave_stale_cpumask_ipi>(
+              t, target, sent_at, sent_at + sim.topology().ipi_delivery(self.id, id), &step,
+              wait)) {
+        ++self.counters.ipis_sent;
+      }
+      ++target.counters.ipis_received;
+    });
+  }
   if (expected > 0) ++sim.vm().nr_tlb_shootdowns;
   return sent;
 }
@@ -259,5 +298,80 @@ bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
 }
 
 }  // namespace
+
+namespace {
+
+// Models flush_tlb_func() for arch_tlbbatch_flush()'s flush_tlb_info (no mm, TLB_FLUSH_ALL): the
+// whole TLB of the mm this CPU runs. A lazy CPU reached (lazy_tlb=leave_mm) leaves its mm.
+[[gnu::always_inline]] inline SimTime flush_tlb_all_ipi(const void* step, Cpu& cpu, SimTime start,
+                                                        SimTime sent) {
+  const auto& flush = *static_cast<const TlbBatchFlushStep*>(step);
+  Task& initiator = flush.initiator();
+  Simulation& sim = initiator.sim();
+  const bool was_lazy = cpu.is_lazy;
+  SimTime handler = SimTime::zero();
+  if (was_lazy) {
+    leave_mm(sim, cpu);
+    handler = sim.costs().switch_mm;
+  } else if (cpu.loaded_mm != nullptr) {
+    ++cpu.counters.tlb_remote_full;
+    flush_stlb(cpu, cpu.loaded_mm, flush.extent());
+    cpu.loaded_mm_tlb_gen = cpu.loaded_mm->tlb_gen;
+    handler = flush.extent().cost;
+  }
+  if (TraceSink* ts = sim.trace()) {
+    trace_shootdown_ipi(*ts, initiator.id(), initiator.cpu().id, sent, cpu.id, start, handler,
+                        was_lazy);
+  }
+  return handler;
+}
+
+}  // namespace
+
+TlbBatchFlushStep::TlbBatchFlushStep(Task& t, const CpuMask& targets)
+    : SharedStep(t), targets_(targets), wait_(t) {
+  full_.full = true;
+  full_.cost = t.sim().costs().tlb_flush_full;
+}
+
+bool TlbBatchFlushStep::run_now() {
+  Simulation& sim = task_.sim();
+  const CostProfile& c = sim.costs();
+  Cpu& self = task_.cpu();
+  const SimTime now = sim.now();
+  const uint32_t task_id = task_.id();
+  TraceSink* ts = sim.trace();
+  if (ts != nullptr) ts->begin(Track::task(task_id), kFlushTraceName, TraceCat::kTlb, now);
+  ++sim.vm().nr_tlb_flush_calls;
+  SimTime sent = SimTime::zero();
+  uint32_t expected = 0;
+  targets_.for_each([&](uint32_t id) {
+    if (id == self.id) return;
+    Cpu& target = sim.cpu(id);
+    // should_flush_tlb(): a lazy CPU flushes when it next switches to an mm (tlb_gen).
+    if (target.is_lazy && sim.config().lazy_tlb == LazyTlbMode::kSkip) return;
+    ++expected;
+    sent += c.ipi_send;
+    const SimTime sent_at = now + sent;
+    if (send_call_function_ipi<&flush_tlb_all_ipi>(
+            task_, target, sent_at, sent_at + sim.topology().ipi_delivery(self.id, id), this,
+            wait_)) {
+      ++self.counters.ipis_sent;
+    }
+    ++target.counters.ipis_received;
+  });
+  if (expected > 0) ++sim.vm().nr_tlb_shootdowns;
+  SimTime local_end = now + c.tlb_flush_overhead + sent;
+  if (targets_.test(self.id) && self.loaded_mm != nullptr && !self.is_lazy) {
+    ++self.counters.tlb_local_full;
+    flush_stlb(self, self.loaded_mm, full_);
+    self.loaded_mm_tlb_gen = self.loaded_mm->tlb_gen;
+    local_end += full_.cost;
+  }
+  return wait_.wait(local_end, [&sim, task_id](SimTime at) {
+    if (TraceSink* sink = sim.trace())
+      sink->end(Track::task(task_id), kFlushTraceName, TraceCat::kTlb, at);
+  });
+}
 
 }  // namespace mmreplay::kernelsim

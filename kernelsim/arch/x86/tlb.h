@@ -15,7 +15,9 @@
 //
 // Invariants (asserted in tlb.cpp):
 //  (1) every shootdown has exactly one initiator, which waits for all the acks it expects;
-//  (2) a CPU is in mm->cpumask iff it has that mm loaded (running it or lazily);
+//  (2) a CPU is in mm->cpumask iff it has that mm loaded (running it or lazily); Mm::ran_on, the
+//      mask 6.14+ keeps (mm_cpumask=lazy), holds those and the CPUs that ran it since a flush of
+//      the mm last found them running another;
 //  (3) an IPI handler runs on its target after the previous handler there has finished, and
 //      outside the target's interrupts-off sections (kernel/smp.h).
 
@@ -95,6 +97,31 @@ class FlushTlbStep final : public SharedStep {
 // co_await flush_tlb_mm_range(t, info);
 inline FlushTlbStep flush_tlb_mm_range(Task& t, const FlushTlbInfo& info) {
   return FlushTlbStep(t, info);
+}
+
+// Models arch_tlbbatch_flush() under tlb=ipi (4.3+): reclaim's deferred unmap flushes, one full
+// flush of no mm in particular (TLB_FLUSH_ALL: each handler flushes whatever its CPU runs) on
+// every CPU of `targets`, the union of the batch's mms' masks as they were when each pte was
+// cleared: this CPU when it is in it, and the others by IPI but lazy ones (should_flush_tlb();
+// lazy_tlb=leave_mm: they leave the mm). t goes on at the last ack.
+// REQUIRES: t's interrupts enabled.
+class TlbBatchFlushStep final : public SharedStep {
+ public:
+  TlbBatchFlushStep(Task& t, const CpuMask& targets);
+  bool run_now() override;
+
+  Task& initiator() const { return task_; }
+  const FlushExtent& extent() const { return full_; }
+
+ private:
+  CpuMask targets_;
+  FlushExtent full_;
+  CsdWait wait_;
+};
+
+// co_await arch_tlbbatch_flush(t, targets);
+inline TlbBatchFlushStep arch_tlbbatch_flush(Task& t, const CpuMask& targets) {
+  return TlbBatchFlushStep(t, targets);
 }
 
 }  // namespace mmreplay::kernelsim

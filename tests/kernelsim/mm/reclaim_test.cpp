@@ -980,6 +980,37 @@ TEST(ReclaimTest, APageAboutToBeWrittenIsFlushedFirstFrom43) {
   EXPECT_EQ(per_page->cpu(0).counters.tlb_remote_full, 0u);
 }
 
+// 6.14+ (mm_cpumask=lazy, 209954cbc7d0): a CPU stays in the mask of an mm it ran after it switched
+// to another, and arch_tlbbatch_flush(), which names no mm, reaches every busy CPU of its mms'
+// masks. Process A (mm 1) writes and lazily frees 32 MiB on CPU 0 and sleeps; process B (mm 2)
+// then runs on CPU 0 and pushes A's pages out (no swap: they are all reclaim can take). kswapd,
+// on CPU 1, discards them: before 6.14 A is in no CPU's mask and each page's flush is local; from
+// 6.14 CPU 0 is still in A's, and each batch sends it an IPI that flushes B's TLB.
+TEST(ReclaimTest, ABatchFlushReachesTheBusyCpusAnMmRanOnFrom614) {
+  const auto run = [](const char* mode) {
+    auto sim = reclaim_machine(64, 0, mode);
+    thread(*sim, 1, 0,
+           concat({write_anon(kA, 32),
+                   {Op::madvise(kA, 32 * kMiB, MADV_FREE), Op::sleep(SimTime::ms(900))}}));
+    thread(*sim, 2, 0, concat({{Op::sleep(SimTime::ms(200))}, write_anon(kB, 48)}));
+    sim->run_until(SimTime::ms(800));
+    return sim;
+  };
+  auto eager = run("mm_cpumask=eager");
+  auto lazy = run("mm_cpumask=lazy");
+  ASSERT_GT(eager->stats().vm.pglazyfreed, 1000u);
+  ASSERT_GT(lazy->stats().vm.pglazyfreed, 1000u);
+  EXPECT_EQ(eager->cpu(0).counters.ipis_received, 0u) << "A is loaded nowhere";
+  EXPECT_EQ(eager->stats().vm.reclaim_tlb_batch_flushes, 0u);
+  const VmCounters& vm = lazy->stats().vm;
+  EXPECT_GT(vm.reclaim_tlb_batch_flushes, 0u);
+  EXPECT_EQ(lazy->cpu(0).counters.ipis_received, vm.reclaim_tlb_batch_flushes)
+      << "one IPI a batch, to the CPU A ran on";
+  EXPECT_EQ(lazy->cpu(0).counters.tlb_remote_full, vm.reclaim_tlb_batch_flushes)
+      << "each a full flush of what CPU 0 runs: B";
+  EXPECT_LE(vm.reclaim_tlb_batch_flushes * (SWAP_CLUSTER_MAX / 2), vm.pglazyfreed);
+}
+
 TEST(ReclaimTest, SameInputSameResults) {
   auto one = reclaim_machine(64, 256, kAgesTheActiveList);
   auto two = reclaim_machine(64, 256, kAgesTheActiveList);

@@ -269,5 +269,34 @@ TEST(TlbTest, VectorMadviseSendsOneRoundOfIpisPerCallSendsOnePerRange) {
   EXPECT_EQ(per_call->stats().vm.madv_dontneed_pages, vector->stats().vm.madv_dontneed_pages);
 }
 
+// 6.14+ keeps a CPU in mm_cpumask after it switches to another mm (mm_cpumask=lazy,
+// 209954cbc7d0); a flush of the mm reaches it only once a second (should_trim_cpumask(),
+// 6db2526c1d69), and that IPI takes it out of the mask (TLB_REMOTE_WRONG_CPU): the flushes after it
+// reach nobody. Before, switch_mm_irqs_off() took it out as it switched.
+TEST(TlbTest, AStaleCpuOfTheMaskIsTrimmedOnceASecondFrom614) {
+  for (const char* mode : {"mm_cpumask=eager", "mm_cpumask=lazy"}) {
+    SCOPED_TRACE(mode);
+    auto sim = make_sim(2, mode);
+    std::vector<Op> ops = {Op::mmap_anon(kBase, 8 * kPage, PROT_READ | PROT_WRITE),
+                           Op::think(SimTime::us(200))};
+    for (int i = 0; i < 30; ++i) {  // 30 one-page purges, 100 ms apart: 3 s
+      ops.push_back(Op::touch(kBase, kPage, true));
+      ops.push_back(Op::madvise(kBase, kPage, MADV_DONTNEED));
+      ops.push_back(Op::sleep(SimTime::ms(100)));
+    }
+    thread(*sim, 1, 0, ops);
+    thread(*sim, 1, 1, {Op::think(SimTime::us(50))});  // the mm's second thread, on CPU 1, exits
+    thread(*sim, 2, 1, {Op::sleep(SimTime::us(100)), Op::think(SimTime::ms(3500))});  // then busy
+    sim->run_until(SimTime::ms(3200));
+    const Mm& mm = *sim->find_mm(1);
+    EXPECT_FALSE(mm.cpumask.test(1)) << "CPU 1 runs mm 2";
+    const bool lazy = std::string(mode) == "mm_cpumask=lazy";
+    EXPECT_EQ(sim->cpu(1).counters.ipis_received, lazy ? 1u : 0u);
+    EXPECT_EQ(sim->cpu(1).counters.tlb_remote_wrong_cpu, lazy ? 1u : 0u);
+    EXPECT_FALSE(mm.ran_on.test(1) && lazy) << "trimmed by that IPI";
+    EXPECT_EQ(sim->cpu(1).counters.tlb_remote_single, 0u) << "it flushes nothing";
+  }
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
