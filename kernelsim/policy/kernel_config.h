@@ -150,10 +150,11 @@ struct KernelConfig {
   AnonLruMode anon_lru = AnonLruMode::kInactiveFirst;
   WrittenBackRetry written_back_retry = WrittenBackRetry::kOn;
   ReclaimTlbFlush reclaim_tlb_flush = ReclaimTlbFlush::kBatched;
-  // eager, though 6.14+ is lazy (linux-6.18 sets it): calibrate's IPI cost comes from a shootdown
-  // of an idle CPU (16.5 us on the development guest), and the twice as many IPIs lazy sends in
-  // the real madv-bomb then put the model's CPU time 1.3-1.9x native, past what the reclaim fit
-  // of calibrate --reclaim can take back (RealPrograms.MadvBombUnderMemcgPressure).
+  // eager, though 6.14+ is lazy (linux-6.18 sets it): at calibrate's price of a shootdown (16.5 us
+  // on the development guest: mprotect of a page with a sibling thread spinning on the other CPU)
+  // the twice as many IPIs lazy sends in the real madv-bomb doubled the model's CPU time there
+  // (2.6 -> 5.1 s), and the reclaim fit of calibrate --reclaim found no better costs in one step:
+  // RealPrograms.MadvBombUnderMemcgPressure failed (5.60 s against 4.23 s native).
   MmCpumaskMode mm_cpumask = MmCpumaskMode::kEager;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru
