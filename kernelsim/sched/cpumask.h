@@ -25,10 +25,6 @@ class CpuMask {
   void or_with(const CpuMask& other) {
     for (size_t i = 0; i < words_.size(); ++i) words_[i] |= other.words_[i];
   }
-  // cpumask_andnot(this, this, other).
-  void and_not(const CpuMask& other) {
-    for (size_t i = 0; i < words_.size(); ++i) words_[i] &= ~other.words_[i];
-  }
   bool test(uint32_t cpu) const {
     assert(cpu < NR_CPUS);
     return (words_[cpu / 64] & bit(cpu)) != 0;
