@@ -168,6 +168,8 @@
   X(fd_io_char, "fd_io_char", "reads/writes of char devices such as /dev/null (a syscall)")       \
   X(fd_io_tty, "fd_io_tty", "reads/writes of terminals (a syscall and a copy)")                   \
   X(fd_io_anon, "fd_io_anon", "reads/writes of anon inodes: eventfd, memfd (a syscall and a copy)")\
+  X(stream_pages_remote, "stream_pages_remote",                                                  \
+    "pages of socket data read or written with the other side on another CPU")           \
   X(nr_writeback_pages, "nr_writeback_pages",                                                      \
     "page-cache pages written back (flusher, pageout, not fsync)")                                 \
   X(nr_vmscan_write, "nr_vmscan_write", "page-cache pages written back by kswapd's pageout()")     \

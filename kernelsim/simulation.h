@@ -27,6 +27,7 @@
 #include "kernelsim/costs/cost_profile.h"
 #include "kernelsim/fs/buffer.h"
 #include "kernelsim/fs/file.h"
+#include "kernelsim/fs/stream_sides.h"
 #include "kernelsim/kernel/futex.h"
 #include "kernelsim/locking/lockstat.h"
 #include "kernelsim/mm/cma.h"
@@ -163,6 +164,8 @@ class Simulation final : public SimFloor {
   // What each file id is and whether it starts cached (fs/file.h); the replay fills it.
   FileTable& files() { return files_; }
   const FileTable& files() const { return files_; }
+  // Which CPU each pipe's or socket's other side ran on (fs/stream_sides.h).
+  StreamSides& stream_sides() { return stream_sides_; }
   // The CMA area and the placement of movable pages in it (mm/cma.h).
   CmaArea& cma() { return *cma_; }
   const CmaArea& cma() const { return *cma_; }
@@ -201,6 +204,7 @@ class Simulation final : public SimFloor {
   std::unique_ptr<Lruvec> lruvec_;
   std::unique_ptr<BufferCache> buffers_;
   FileTable files_;
+  StreamSides stream_sides_;
   std::unique_ptr<MemcgSet> memcg_;
   std::unique_ptr<CmaArea> cma_;
   SwapInfo swap_;

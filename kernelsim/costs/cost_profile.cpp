@@ -91,6 +91,7 @@ CostProfile cost_profile_default() {
   c.pipe_buf_page =
       SimTime::ns(250);             // (unverified) alloc_page + memcg charge, put_page + uncharge
   c.socket_rw = SimTime::ns(1500);  // (unverified) loopback TCP send+recv ~3 us per message pair
+  c.stream_page_remote = SimTime::zero();  // not charged: calibrate measures it on the machine
   // As page_cache_lookup was before it was split per fault and per page: the seeds' figures hold.
   c.find_get_page = SimTime::ns(100);     // (unverified) xarray walk + folio_try_get
   c.filemap_read_page = SimTime::ns(30);  // (unverified) xas_next + refcount get/put per folio
@@ -173,6 +174,7 @@ CostProfile cost_profile_xeon_2014() {
   c.pipe_rw = SimTime::ns(400);               // (unverified) default scaled to a 2.5 GHz core
   c.pipe_buf_page = SimTime::ns(300);         // (unverified) default scaled to a 2.5 GHz core
   c.socket_rw = SimTime::ns(2000);            // (unverified) default scaled to a 2.5 GHz core
+  c.stream_page_remote = SimTime::zero();     // not charged: calibrate measures it
   // Distances beyond one socket (sched/topology.h), as in the default profile.
   c.cacheline_transfer_smt = SimTime::ns(15);      // (unverified) siblings share L1D and L2
   c.cacheline_transfer_remote = SimTime::ns(140);  // kernel-mm.md: 100-200+ ns across (unverified)
@@ -284,6 +286,7 @@ constexpr CostField kCostFields[] = {
     {"pipe_rw", &CostProfile::pipe_rw, /*added_later=*/true},
     {"pipe_buf_page", &CostProfile::pipe_buf_page, /*added_later=*/true},
     {"socket_rw", &CostProfile::socket_rw, /*added_later=*/true},
+    {"stream_page_remote", &CostProfile::stream_page_remote, /*added_later=*/true},
     {"find_get_page", &CostProfile::find_get_page, /*added_later=*/true},
     {"filemap_read_page", &CostProfile::filemap_read_page, /*added_later=*/true},
     {"vma_remove", &CostProfile::vma_remove, /*added_later=*/true},

@@ -171,6 +171,10 @@ struct CostProfile {
                           //     anon_pipe_buf_release() freeing it once read; charged on the write
   SimTime socket_rw;      // ns: sock_read_iter()/sock_write_iter() on a connected socket: socket
                           //     lock, skb alloc/free, protocol send and receive (loopback TCP)
+  SimTime stream_page_remote;  // ns: per 4 KiB of a socket's data whose other side ran on
+                               //     another CPU: the reader's copy pulls lines the writer's
+                               //     CPU holds, the writer's fills pages the reader's CPU
+                               //     freed (fs/stream_sides.h); each side pays it
   // ---- Faults taken in the kernel on user memory (mm/memory.h do_kernel_copy_fault()) ----
   SimTime fault_from_kernel;  // ns: beyond a user-mode fault, for one taken inside copy_to_user()
                               //     or copy_from_user(): the exception from kernel mode, the

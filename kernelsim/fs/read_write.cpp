@@ -82,15 +82,18 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
 // `copy`: a splice's source hands them on by reference);
 // read_null()/write_null() of a char device move nothing. A pipe write also pays for a buffer
 // page per whole 4 KiB it writes (its allocation and its release after the read: a pipe's pages
-// are not modelled as memory, only as time). Private work: no shared state is touched, so no
-// sync point. Returns len.
-int64_t rw_stream(Task& t, FileType type, uint64_t len, bool write, SimTime entry, bool copy) {
+// are not modelled as memory, only as time). `remote`: the other side of the pipe or socket ran
+// on another CPU (fs/stream_sides.h), and the copy moves its lines between the CPUs' caches.
+// Private work: no shared state is touched, so no sync point. Returns len.
+int64_t rw_stream(Task& t, FileType type, uint64_t len, bool write, SimTime entry, bool copy,
+                  bool remote) {
   Simulation& sim = t.sim();
   const CostProfile& costs = sim.costs();
   SimTime cost = entry;
   if (type != FileType::kCharDevice && copy) {
-    cost += SimTime::ns(costs.file_copy_page.count_ns() * static_cast<int64_t>(len) /
-                        static_cast<int64_t>(PAGE_SIZE));
+    const int64_t per_page =
+        costs.file_copy_page.count_ns() + (remote ? costs.stream_page_remote.count_ns() : 0);
+    cost += SimTime::ns(per_page * static_cast<int64_t>(len) / static_cast<int64_t>(PAGE_SIZE));
   }
   if (type == FileType::kSocket) cost += costs.socket_rw;
   if (type == FileType::kPipe || type == FileType::kTty || type == FileType::kAnon) {
@@ -144,7 +147,18 @@ Co<int64_t> rw_file(Task& t, uint32_t file, uint64_t offset, uint64_t len, bool 
       vm.fd_io_anon += calls;
       break;
   }
-  co_return rw_stream(t, type, len, write, entry, copy);
+  bool remote = false;
+  // Which CPU the other side ran on is shared state, looked at only when it costs something: the
+  // profiles leave stream_page_remote at 0 until calibrate measures it. Sockets only: see
+  // fs/stream_sides.h for why pipes are not charged.
+  if (type == FileType::kSocket && copy && sim.costs().stream_page_remote != SimTime::zero()) {
+    co_await sync_point(t);
+    const int32_t cpu = static_cast<int32_t>(t.cpu().id);
+    const int32_t other = sim.stream_sides().exchange(file, t.id(), cpu, write);
+    remote = other != StreamSides::kNone && other != cpu;
+    if (remote) vm.stream_pages_remote += (len + PAGE_SIZE - 1) / PAGE_SIZE;
+  }
+  co_return rw_stream(t, type, len, write, entry, copy, remote);
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   for (Figure& f : probe_context_switch(po)) add(std::move(f));
   for (Figure& f : probe_pipe_rw(po)) add(std::move(f));
   add(probe_socket_rw(po));
+  add(probe_socket_stream_remote(po));
   add(probe_wakeup(po));
   for (Figure& f : probe_deep_idle(po)) add(std::move(f));
   for (Figure& f : probe_swap_in(po)) add(std::move(f));

@@ -83,6 +83,10 @@ std::vector<Figure> probe_pipe_rw(const ProbeOptions& o);
 // write() then read() of kPipeSmallBytes through a connected AF_UNIX stream socketpair on one
 // thread, neither waiting, per pair.
 Figure probe_socket_rw(const ProbeOptions& o);
+// write() of kPipeBlockBytes blocks into a connected AF_UNIX stream socketpair whose reader, a
+// thread pinned to another CPU, takes them as they come without sleeping (recv() MSG_DONTWAIT in
+// a loop): the writer's CPU time per write, its data crossing CPUs (kernelsim/fs/stream_sides.h).
+Figure probe_socket_stream_remote(const ProbeOptions& o);
 // Pipe ping-pong of kPipeSmallBytes between two threads pinned to two CPUs: each read waits for
 // the other thread's write, so a round trip is two cross-CPU wake-ups of a sleeping reader, two
 // writes and two reads; per round trip.

@@ -170,6 +170,59 @@ Figure probe_socket_rw(const ProbeOptions& o) {
   return f;
 }
 
+// The writer's CPU time, not the wall clock: the reader spins, so the writer never waits for room
+// and never wakes it, and nothing but the copies' cache-line traffic sets the two CPUs apart
+// from probe_socket_rw()'s one.
+Figure probe_socket_stream_remote(const ProbeOptions& o) {
+  Figure f =
+      figure_of("socket_stream_remote",
+                "write() of 64 KiB into an AF_UNIX stream socketpair read on another CPU", "write");
+  int a = 0, b = 0;
+  if (first_two_allowed_cpus(&a, &b) < 2) return failed(f, "fewer than 2 CPUs allowed");
+  int sv[2] = {-1, -1};
+  if (::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+    return failed(f, std::string("socketpair failed (") + std::strerror(errno) + ")");
+  }
+  AffinityGuard guard;
+  if (!pin_to_cpu(a)) {
+    ::close(sv[0]);
+    ::close(sv[1]);
+    return failed(f, std::string("sched_setaffinity refused (") + std::strerror(errno) + ")");
+  }
+  std::atomic<int> pinned_b{-1};
+  std::thread reader([&sv, b, &pinned_b] {
+    pinned_b.store(pin_to_cpu(b) ? 1 : 0);
+    std::vector<char> buf(kPipeBlockBytes);
+    for (;;) {  // until the writer closes its end
+      const ssize_t n = ::recv(sv[1], buf.data(), buf.size(), MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return;
+    }
+  });
+  while (pinned_b.load() < 0) std::this_thread::yield();
+  std::vector<char> block(kPipeBlockBytes, 5);
+  // Writes per sample: 256 blocks (16 MiB); the first sample warms both sides and is not kept.
+  constexpr int kWritesPerSample = 256;
+  std::vector<double> samples;
+  bool ok = pinned_b.load() == 1;
+  for (int r = 0; r <= o.repetitions() && ok; ++r) {
+    const uint64_t t0 = thread_cpu_ns();
+    for (int i = 0; i < kWritesPerSample && ok; ++i) {
+      ok = ::write(sv[0], block.data(), block.size()) == static_cast<ssize_t>(block.size());
+    }
+    if (r > 0) samples.push_back(static_cast<double>(thread_cpu_ns() - t0) / kWritesPerSample);
+  }
+  ::close(sv[0]);
+  reader.join();
+  ::close(sv[1]);
+  if (pinned_b.load() != 1)
+    return failed(f, "could not pin the reader to CPU " + std::to_string(b));
+  if (!ok) return failed(f, "a socket write moved fewer bytes than asked");
+  f.measured = true;
+  f.ns = summarize(samples);
+  f.note = fmt::format("unix_stream_sendmsg() of 64 KiB, read on CPU {}, written on {}", b, a);
+  return f;
+}
+
 Figure probe_wakeup(const ProbeOptions& o) {
   Figure f = figure_of("wakeup_round_trip",
                        "1-byte pipe ping-pong between threads on two CPUs, each read waiting",

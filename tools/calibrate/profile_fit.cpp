@@ -315,7 +315,8 @@ void fit_truncate(Fitter& fit, const std::vector<Figure>& figures) {
 // buffer pages, beyond the copies at file_copy_page), then wakeup_latency from the ping-pong of
 // two threads on two CPUs, each solved through the model's path (model_fit.h) given the fields
 // fitted before: a round trip is two wake-ups plus the reads and writes the model already
-// charges. Called after syscall_entry and file_copy_page are fitted.
+// charges; stream_page_remote from 64 KiB writes read on another CPU, beyond the model's write on
+// one. Called after syscall_entry and file_copy_page are fitted.
 void fit_pipes(Fitter& fit, CostProfile& costs, const std::vector<Figure>& figures,
                std::vector<std::string>* notes) {
   const std::string through = "solved through the model's path for the probe's calls";
@@ -344,6 +345,19 @@ void fit_pipes(Fitter& fit, CostProfile& costs, const std::vector<Figure>& figur
           measure_of({{socket_write_scenario(kPipeSmallBytes), 1},
                       {socket_read_scenario(kPipeSmallBytes), 1}}),
           *f);
+  }
+  if (const Figure* f = measured(figures, "socket_stream_remote")) {
+    // Beyond the model's write of the block with both sides on one CPU, per page: what the
+    // copies' lines crossing CPUs add (fs/stream_sides.h). The writer's side is measured and the
+    // reader is charged the same; the reader's own time, with a writer spinning instead, came
+    // 280 against the writer's 360 ns a page on the guest of December 2026, with sleeps in it.
+    const double one_cpu = model_op_ns(costs, socket_write_scenario(kPipeBlockBytes));
+    const double pages = static_cast<double>(kPipeBlockBytes / kernelsim::PAGE_SIZE);
+    if (f->ns.median > one_cpu) {
+      fit.set("stream_page_remote", (f->ns.median - one_cpu) / pages, *f,
+              fmt::format("less the model's write of the block on one CPU ({:.0f} ns), a page",
+                          one_cpu));
+    }
   }
 }
 

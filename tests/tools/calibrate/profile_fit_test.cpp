@@ -344,6 +344,22 @@ TEST(FitProfile, PipeAndWakeupFieldsMakeTheModelTakeWhatTheProbesMeasured) {
   EXPECT_TRUE(notes.empty()) << notes.front();
 }
 
+// stream_page_remote: a 64 KiB socket write read on another CPU, less the model's write of it on
+// one CPU, a sixteenth each page; a write no slower than that keeps the default (0).
+TEST(FitProfile, TheRemoteStreamPageIsTheCrossCpuWriteLessTheModelsOwn) {
+  std::vector<std::string> notes;
+  const CostProfile def = kernelsim::cost_profile_default();
+  const double one_cpu = model_op_ns(def, socket_write_scenario(kPipeBlockBytes));
+  const auto p =
+      fit_profile({figure("socket_stream_remote", one_cpu + 16 * 500)}, "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.stream_page_remote.count_ns(), 500);
+  EXPECT_TRUE(is_calibrated(p, "stream_page_remote"));
+  const auto same =
+      fit_profile({figure("socket_stream_remote", one_cpu - 100)}, "calibrate D H", &notes);
+  EXPECT_EQ(same.costs.stream_page_remote, kernelsim::SimTime::zero());
+  EXPECT_FALSE(is_calibrated(same, "stream_page_remote"));
+}
+
 // The fitted wake-up scales with the figure: twice the wake-up part, twice the field, the pipe
 // calls unchanged.
 TEST(FitProfile, TheWakeupFieldIsTheRoundTripLessTheModelsPipeCalls) {
