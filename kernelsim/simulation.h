@@ -164,7 +164,7 @@ class Simulation final : public SimFloor {
   // What each file id is and whether it starts cached (fs/file.h); the replay fills it.
   FileTable& files() { return files_; }
   const FileTable& files() const { return files_; }
-  // Which CPU each pipe's or socket's other side ran on (fs/stream_sides.h).
+  // Which CPU each socket's other side ran on (fs/stream_sides.h).
   StreamSides& stream_sides() { return stream_sides_; }
   // The CMA area and the placement of movable pages in it (mm/cma.h).
   CmaArea& cma() { return *cma_; }

@@ -82,8 +82,8 @@ Co<int64_t> rw_blocks(Task& t, uint32_t file, uint64_t offset, uint64_t len, boo
 // `copy`: a splice's source hands them on by reference);
 // read_null()/write_null() of a char device move nothing. A pipe write also pays for a buffer
 // page per whole 4 KiB it writes (its allocation and its release after the read: a pipe's pages
-// are not modelled as memory, only as time). `remote`: the other side of the pipe or socket ran
-// on another CPU (fs/stream_sides.h), and the copy moves its lines between the CPUs' caches.
+// are not modelled as memory, only as time). `remote`: the other side of the socket ran on
+// another CPU (fs/stream_sides.h), and the copy moves its lines between the CPUs' caches.
 // Private work: no shared state is touched, so no sync point. Returns len.
 int64_t rw_stream(Task& t, FileType type, uint64_t len, bool write, SimTime entry, bool copy,
                   bool remote) {

@@ -3,11 +3,11 @@
 //
 // The writer's copy_from_user() fills buffer pages; the reader's copy_to_user() then pulls their
 // lines from the writer's CPU, where they sit modified, and frees the pages on its own CPU
-// (anon_pipe_buf_release(), consume_skb()), so the writer's next pages come cold from another
-// CPU's lists or the zone. Two sides on one CPU recycle the same lines through its caches and
-// per-CPU lists. On the PVM guest of December 2026 a 64 KiB AF_UNIX write took 2.7 us with its
+// (anon_pipe_buf_release(), consume_skb()), so the writer's next pages likely come cold from
+// another CPU's lists or the zone. Two sides on one CPU recycle the same lines through its caches
+// and per-CPU lists. On the PVM guest of December 2026 a 64 KiB AF_UNIX write took 2.7 us with its
 // reader on the same CPU and 8.7-8.9 us with the reader spinning on the other (no sleep on
-// either side), the reads 2.5-3.0 us against about 7.3: some 300-380 ns a page each side
+// either side), the reads 2.6-3.0 us against 7.2-7.4 (a writer spinning): 280-380 ns a page a side
 // (CostProfile::stream_page_remote, measured by calibrate's socket_stream_remote probe).
 //
 // Sockets only, for now. A pipe's data crosses CPUs the same way, but its replays already take

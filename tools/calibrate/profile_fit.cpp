@@ -350,7 +350,7 @@ void fit_pipes(Fitter& fit, CostProfile& costs, const std::vector<Figure>& figur
     // Beyond the model's write of the block with both sides on one CPU, per page: what the
     // copies' lines crossing CPUs add (fs/stream_sides.h). The writer's side is measured and the
     // reader is charged the same; the reader's own time, with a writer spinning instead, came
-    // 280 against the writer's 360 ns a page on the guest of December 2026, with sleeps in it.
+    // 280 against the writer's 380 ns a page on the guest of December 2026, with sleeps in it.
     const double one_cpu = model_op_ns(costs, socket_write_scenario(kPipeBlockBytes));
     const double pages = static_cast<double>(kPipeBlockBytes / kernelsim::PAGE_SIZE);
     if (f->ns.median > one_cpu) {
