@@ -12,6 +12,7 @@ CostProfile cost_profile_default() {
   c.find_vma = SimTime::ns(20);            // (unverified) maple tree lookup
   c.fault_bookkeeping = SimTime::ns(300);  // (unverified) rest of the ~1-2 us minor fault
   c.clear_page = SimTime::ns(300);         // kernel-mm.md: ~0.3 us, 13.7 GB/s (clear_pages 2025)
+  c.clear_page_cold = SimTime::zero();     // as clear_page: calibrate measures the difference
   c.copy_page = SimTime::ns(500);          // (unverified) read + write of 4 KiB
   c.page_cache_lookup = SimTime::ns(100);  // (unverified) xarray walk + folio_try_get
   c.user_access = SimTime::ns(2);          // (unverified) L1/L2 hit
@@ -131,6 +132,7 @@ CostProfile cost_profile_xeon_2014() {
   c.fault_entry = SimTime::ns(300);           // (unverified) pre-KPTI exception entry
   c.find_vma = SimTime::ns(40);               // (unverified) rbtree + vmacache (3.15+)
   c.clear_page = SimTime::ns(400);            // (unverified) ~10 GB/s rep stosq on IvyBridge
+  c.clear_page_cold = SimTime::zero();        // as clear_page
   c.copy_page = SimTime::ns(650);             // (unverified)
   c.tlb_flush_overhead = SimTime::ns(420);    // Hansen 2014 at 2.5 GHz: ~1,050 cycles
   c.tlb_flush_single = SimTime::ns(100);      // tlb.c comment (Hansen 2014): ~100 ns
@@ -221,6 +223,7 @@ constexpr CostField kCostFields[] = {
     {"find_vma", &CostProfile::find_vma},
     {"fault_bookkeeping", &CostProfile::fault_bookkeeping},
     {"clear_page", &CostProfile::clear_page},
+    {"clear_page_cold", &CostProfile::clear_page_cold, /*added_later=*/true},
     {"copy_page", &CostProfile::copy_page},
     {"page_cache_lookup", &CostProfile::page_cache_lookup},
     {"user_access", &CostProfile::user_access},

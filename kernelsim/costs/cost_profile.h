@@ -28,6 +28,9 @@ struct CostProfile {
   SimTime find_vma;           // ns: find_vma() / maple tree walk for one address
   SimTime fault_bookkeeping;  // ns: handle_mm_fault() pte lookup, set_pte, rmap, lru add, counters
   SimTime clear_page;         // ns: zeroing one 4 KiB page (~0.3 us at 13.7 GB/s, kernel-mm.md)
+  SimTime clear_page_cold;    // ns: zeroing a page not in the CPU's caches: one from the buddy
+                              //     lists, not freed to its pcp list a moment ago (mm/page_alloc.h
+                              //     PerCpuPages); 0: as clear_page (the built-in profiles)
   SimTime copy_page;          // ns: copying one 4 KiB page (COW)
   SimTime page_cache_lookup;  // ns: per file fault: filemap_fault()'s page-cache lookup
                               //     plus do_fault_around() mapping its cached neighbours (up to

@@ -321,7 +321,6 @@ Co<FaultResult> do_anonymous_page_ptl(Task& t, Vma& vma, uint64_t addr, bool wri
 Co<FaultResult> do_anonymous_page_from(Task& t, Vma& vma, uint64_t addr, bool write, AnonStep step,
                                        Co<bool> page, Co<void> drain) {
   Simulation& sim = t.sim();
-  const CostProfile& c = sim.costs();
   Mm& mm = *t.mm();
   switch (step) {
     case AnonStep::kPteAlloc:  // pte_alloc(): a zeroed PTE page
@@ -329,7 +328,7 @@ Co<FaultResult> do_anonymous_page_from(Task& t, Vma& vma, uint64_t addr, bool wr
         mm.pte_tables.drop(addr >> PMD_SHIFT);
         co_return fault_out_of_memory(t);
       }
-      t.work(c.clear_page);
+      t.work(clear_page_cost(t));
       page = alloc_one(t, PageUse::kUser);
       [[fallthrough]];
     case AnonStep::kAlloc:
@@ -342,7 +341,7 @@ Co<FaultResult> do_anonymous_page_from(Task& t, Vma& vma, uint64_t addr, bool wr
         ++sim.vm().fault_oom;
         co_return FaultResult::kOom;
       }
-      t.work(c.clear_page);
+      t.work(clear_page_cost(t));
       co_return co_await do_anonymous_page_ptl(t, vma, addr, write);
     case AnonStep::kLruAdd:
       co_await drain;
@@ -370,7 +369,7 @@ Co<FaultResult> do_anonymous_page(Task& t, Vma& vma, uint64_t addr, bool write) 
   Co<bool> charge = mem_cgroup_charge(t, mm, 1);
   if (!charge.await_ready()) return from(AnonStep::kCharge, std::move(charge));
   if (!charge.await_resume()) return from(AnonStep::kCharge);  // a failed charge: ready(false)
-  t.work(t.sim().costs().clear_page);
+  t.work(clear_page_cost(t));
   if (!t.try_enter_now() ||
       decide(mm, vma, addr, vma.ptes.get(addr), write, t.sim()) != FaultAction::kNewPage)
     return do_anonymous_page_ptl(t, vma, addr, write);
@@ -435,7 +434,7 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
       mm.pte_tables.drop(addr >> PMD_SHIFT);
       co_return fault_out_of_memory(t);
     }
-    t.work(c.clear_page);
+    t.work(clear_page_cost(t));
   }
   const bool needs_page = action == FaultAction::kNewPage || action == FaultAction::kCopyPage ||
                           action == FaultAction::kSwapIn;
@@ -473,7 +472,7 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     ++sim.vm().fault_oom;
     co_return FaultResult::kOom;
   }
-  if (action == FaultAction::kNewPage) t.work(c.clear_page);
+  if (action == FaultAction::kNewPage) t.work(clear_page_cost(t));
   if (action == FaultAction::kCopyPage) {
     if (c.dram_page_transfer == SimTime::zero()) {
       t.work(c.copy_page);
@@ -596,7 +595,7 @@ Co<FaultResult> do_file_fault(Task& t, Vma& vma, uint64_t addr, bool write) {
       mm.pte_tables.drop(addr >> PMD_SHIFT);
       co_return fault_out_of_memory(t);
     }
-    t.work(sim.costs().clear_page);
+    t.work(clear_page_cost(t));
   }
   // do_read_fault(): fault-around first; the fault reads its own page only when that did not map
   // it (not cached, a read in flight, or the readahead mark whose fault starts the next window).

@@ -57,7 +57,7 @@ Co<bool> move_vma(Task& t, Mm& mm, Vma* vma, uint64_t new_addr, uint64_t new_len
         mm.pte_tables.drop((new_addr + i * PAGE_SIZE) >> PMD_SHIFT);
         co_return false;
       }
-      t.work(sim.costs().clear_page);
+      t.work(clear_page_cost(t));
     }
   }
   co_await sync_point(t);  // the move becomes visible at the end of move_page_tables()

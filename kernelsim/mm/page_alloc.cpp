@@ -27,6 +27,11 @@ Zone::Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr
   }
 }
 
+SimTime clear_page_cost(const Task& t) {
+  const CostProfile& c = t.sim().costs();
+  return t.page_cold && c.clear_page_cold != SimTime::zero() ? c.clear_page_cold : c.clear_page;
+}
+
 uint32_t pcp_batch_of_zone(uint64_t zone_pages) {
   uint64_t batch = std::min(zone_pages / PCP_BATCH_ZONE_FRACTION, PCP_BATCH_MAX_BYTES / PAGE_SIZE);
   batch = std::max<uint64_t>(batch / 4, 1);  // "We effectively *= 4 below"
@@ -189,6 +194,8 @@ bool PageAllocator::alloc_page_fast(Task& t, PageUse use) {
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
   if (pcp.count == 0) return false;
   --pcp.count;
+  t.page_cold = pcp.hot == 0;
+  if (pcp.hot != 0) --pcp.hot;
   ++allocated_;
   count(use, true);
   t.work(sim_.costs().pcp_alloc);
@@ -222,6 +229,7 @@ bool PageAllocator::free_page_fast(Task& t, PageUse use) {
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
   assert(allocated_ > 0);
   ++pcp.count;
+  ++pcp.hot;
   --allocated_;
   count(use, false);
   t.work(sim_.costs().pcp_free);
@@ -234,6 +242,7 @@ Co<void> PageAllocator::free_pcppages_bulk(Task& t) {
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
   const uint32_t moved = std::min(pcp.batch, pcp.count);
   pcp.count -= moved;
+  pcp.hot = std::min(pcp.hot, pcp.count);  // the tail goes first: the coldest pages
   zone_.free_pages += moved;
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(moved));
   ++sim_.vm().zone_lock_batches;

@@ -39,6 +39,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   };
   add(probe_syscall(po));
   add(probe_anon_fault(po));
+  add(probe_anon_fault_fresh(po));
   add(probe_populate(po));
   add(probe_file_fault(po));
   add(probe_madvise_dontneed(po));

@@ -107,6 +107,14 @@ ModelScenario mmap_anon_scenario() {
   return s;
 }
 
+ModelScenario anon_fresh_scenario(uint64_t pages) {
+  using namespace kernelsim;
+  ModelScenario s;
+  s.setup = {Op::mmap_anon(kScenarioBase, pages * PAGE_SIZE, PROT_READ | PROT_WRITE)};
+  s.op = Op::touch(kScenarioBase, pages * PAGE_SIZE, /*write=*/true);
+  return s;
+}
+
 ModelScenario munmap_empty_scenario() {
   using namespace kernelsim;
   ModelScenario s = mmap_anon_scenario();

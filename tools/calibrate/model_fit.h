@@ -40,7 +40,10 @@ struct ModelScenario {
 double model_op_ns(const kernelsim::CostProfile& costs, const ModelScenario& scenario);
 
 // The probes' operations (probes.h) as model scenarios.
-ModelScenario mmap_anon_scenario();     // probe_mmap_munmap(): the mmap
+ModelScenario mmap_anon_scenario();  // probe_mmap_munmap(): the mmap
+// probe_anon_fault_fresh(): a write to each of `pages` pages of a fresh mapping, on a machine whose
+// pcp list starts empty.
+ModelScenario anon_fresh_scenario(uint64_t pages);
 ModelScenario munmap_empty_scenario();  // probe_mmap_munmap(): the munmap
 ModelScenario mremap_expand_scenario();
 ModelScenario mremap_move_scenario(uint64_t pages);

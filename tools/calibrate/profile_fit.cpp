@@ -414,6 +414,27 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
                 f->ns.median, *f);
     }
   }
+  if (const Figure* f = measured(figures, "anon_fault_fresh")) {
+    // What a cold page costs beyond a hot one is its zeroing: clear_page_cold, solved through the
+    // model's path for the fresh region (its refills under zone->lock and page tables included),
+    // given the fault's other fields just fitted to the hot probe.
+    // The unknown is the extra over clear_page (a clear_page_cold of 0 means clear_page).
+    const double pages = static_cast<double>(kFreshRegionPages);
+    const SimTime hot = p.costs.clear_page;
+    const std::optional<double> extra = solve_linear(
+        p.costs,
+        [hot](CostProfile& c, double x) { c.clear_page_cold = hot + SimTime::ns(std::llround(x)); },
+        {{anon_fresh_scenario(kFreshRegionPages), 1}}, f->ns.median * pages);
+    if (extra && *extra > 0) {
+      fit.set("clear_page_cold", fit.ns("clear_page") + *extra, *f,
+              "solved through the model's path for the probe's region");
+    } else {
+      notes->push_back(fmt::format(
+          "clear_page_cold: not fitted (the fresh region's {:.0f} ns a page needs no more than "
+          "clear_page)",
+          f->ns.median));
+    }
+  }
   if (const Figure* f = measured(figures, "file_fault")) {
     const double rest = fit.ns("fault_entry") + fit.ns("find_vma") + fit.ns("fault_bookkeeping");
     fit.set("page_cache_lookup", f->ns.median - rest, *f,

@@ -344,6 +344,23 @@ TEST(FitProfile, PipeAndWakeupFieldsMakeTheModelTakeWhatTheProbesMeasured) {
   EXPECT_TRUE(notes.empty()) << notes.front();
 }
 
+// clear_page_cold from the fresh 16 MiB region, solved through the model's path (refills and page
+// tables included): the model's write of the region then takes what the probe measured. A
+// region no slower than the hot path keeps it unset (0: clear_page).
+TEST(FitProfile, TheColdClearMakesTheModelsFreshRegionTakeWhatTheProbeMeasured) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("anon_fault", 700), figure("anon_fault_fresh", 1400)},
+                             "calibrate D H", &notes);
+  EXPECT_TRUE(is_calibrated(p, "clear_page_cold"));
+  EXPECT_GT(p.costs.clear_page_cold, p.costs.clear_page);
+  const double pages = static_cast<double>(kFreshRegionPages);
+  EXPECT_NEAR(model_op_ns(p.costs, anon_fresh_scenario(kFreshRegionPages)) / pages, 1400, 1);
+  const auto hot = fit_profile({figure("anon_fault", 700), figure("anon_fault_fresh", 100)},
+                               "calibrate D H", &notes);
+  EXPECT_EQ(hot.costs.clear_page_cold, kernelsim::SimTime::zero());
+  EXPECT_FALSE(is_calibrated(hot, "clear_page_cold"));
+}
+
 // stream_page_remote: a 64 KiB socket write read on another CPU, less the model's write of it on
 // one CPU, a sixteenth each page; a write no slower than that keeps the default (0).
 TEST(FitProfile, TheRemoteStreamPageIsTheCrossCpuWriteLessTheModelsOwn) {

@@ -1,0 +1,69 @@
+// Hot and cold pages (kernelsim/mm/page_alloc.h PerCpuPages): a page freed to this CPU's pcp list
+// comes back off it first and is zeroed at clear_page; one the list took from the buddy lists in
+// a refill is zeroed at clear_page_cold. A mapping unmapped and written again reuses its pages hot;
+// a region larger than the list's high mark gets most of them back cold.
+
+#include <gtest/gtest.h>
+
+#include "kernelsim/mm/page_alloc.h"
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::kBase;
+using testing::kPage;
+using testing::make_sim;
+using testing::thread;
+
+constexpr int64_t kColdExtraNs = 1000;
+
+// The run's end with clear_page_cold at clear_page + kColdExtraNs, less the run's end with it
+// unset (every page at clear_page), in units of kColdExtraNs: the pages zeroed cold.
+int64_t cold_clears(const std::vector<Op>& ops) {
+  auto end_ns = [&ops](bool cold_costs_more) {
+    CostProfile costs = cost_profile_default();
+    if (cold_costs_more) costs.clear_page_cold = costs.clear_page + SimTime::ns(kColdExtraNs);
+    auto sim = make_sim(1, "", costs);
+    thread(*sim, 1, 0, ops);
+    sim->run();
+    return sim->now().count_ns();
+  };
+  const int64_t extra = end_ns(true) - end_ns(false);
+  EXPECT_EQ(extra % kColdExtraNs, 0) << extra;
+  return extra / kColdExtraNs;
+}
+
+std::vector<Op> write_unmap_write(uint64_t pages) {
+  const uint64_t len = pages * kPage;
+  return {Op::mmap_anon(kBase, len, PROT_READ | PROT_WRITE), Op::touch(kBase, len, true),
+          Op::munmap(kBase, len), Op::mmap_anon(kBase, len, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, len, true)};
+}
+
+TEST(HotColdPageTest, AFreshRegionIsZeroedColdOnlyTheFirstTime) {
+  constexpr uint64_t kPages = 64;
+  const uint64_t len = kPages * kPage;
+  // The first pass: 64 pages and their page table from refills of an empty list.
+  const int64_t once =
+      cold_clears({Op::mmap_anon(kBase, len, PROT_READ | PROT_WRITE), Op::touch(kBase, len, true)});
+  EXPECT_EQ(once, static_cast<int64_t>(kPages) + 1);
+  // Unmapped and written again: all back off the list, hot.
+  EXPECT_EQ(cold_clears(write_unmap_write(kPages)), once);
+}
+
+TEST(HotColdPageTest, PagesBeyondTheListsHighMarkComeBackCold) {
+  constexpr uint64_t kPages = 4096;
+  const int64_t both = cold_clears(write_unmap_write(kPages));
+  const uint64_t len = kPages * kPage;
+  const int64_t once =
+      cold_clears({Op::mmap_anon(kBase, len, PROT_READ | PROT_WRITE), Op::touch(kBase, len, true)});
+  const int64_t second = both - once;
+  // The unmap left at most `high` pages on the list; the second pass gets those hot, the rest of
+  // its pages (and page tables) cold.
+  EXPECT_GE(second, static_cast<int64_t>(kPages - PCP_HIGH));
+  EXPECT_LT(second, static_cast<int64_t>(kPages));
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
