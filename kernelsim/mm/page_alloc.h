@@ -59,7 +59,10 @@ class Task;
 // the rest came from the buddy lists in a refill, cold. The pcp lists exist to hand out such hot
 // pages (the "hot/cold" lists of 2.6, __GFP_COLD until 4.15). On the PVM guest of December 2026
 // a first write to each page of a fresh 64-page mapping, unmapped and mapped again 9 times, took
-// 740 ns (the pages come back off the list), of a 4,096-page one 1.35-1.55 us.
+// 650-740 ns (the pages come back off the list), 820 ns for 2,048 pages, 1.1-1.55 us for 4,096.
+// The model's high is the static one of kernels before 6.7, which tune it far higher (49-57K
+// pages on that 6.18 guest): there a page back off the list may have left the CPU's caches, and
+// one the model calls cold may still be in the last-level cache (tests/real's pmadv_dontneed).
 struct PerCpuPages {
   uint32_t count = 0;
   uint32_t hot = 0;  // of count: freed on this CPU, at the list's head

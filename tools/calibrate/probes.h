@@ -55,7 +55,7 @@ Figure probe_syscall(const ProbeOptions& o);
 // Write to each page of a fresh anonymous mapping (THP off): per page, one fault with zeroing.
 Figure probe_anon_fault(const ProbeOptions& o);
 // The same write to each page of a fresh mapping of kFreshRegionPages, each repetition a new
-// one: more pages than a pcp list hands back hot, so most are zeroed cold (mm/page_alloc.h).
+// one: more pages than the CPU's caches hold, zeroed cold (clear_page_cold, mm/page_alloc.h).
 inline constexpr size_t kFreshRegionPages = 4096;  // 16 MiB, as record's fault probe
 Figure probe_anon_fault_fresh(const ProbeOptions& o);
 Figure probe_populate(const ProbeOptions& o);

@@ -84,9 +84,10 @@ Figure probe_anon_fault(const ProbeOptions& o) {
 }
 
 // A region as large as the first one a program writes (record's probe, tools/cli/record_probe.h,
-// writes 4,096 pages too): the pages come off the pcp list's cold part or the buddy lists, not
-// back from the last repetition's unmap as probe_anon_fault()'s 64 do. The guest of December
-// 2026: 1.35-1.55 us a page against 740 ns.
+// writes 4,096 pages too), more than the CPU's caches hold: what one repetition's unmap frees,
+// the next gets back, but not from the caches as probe_anon_fault()'s 64 pages come (the guest
+// of December 2026: 1.1-1.55 us a page against 650-740 ns). The model, whose pcp list keeps
+// 378 pages, zeroes them cold from a fresh machine (model_fit.h anon_fresh_scenario()).
 Figure probe_anon_fault_fresh(const ProbeOptions& o) {
   Figure f = figure_of("anon_fault_fresh", "write to each page of a fresh 16 MiB anonymous mapping",
                        "page");
