@@ -38,6 +38,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "replay/cost_profile_json.h"
+#include "tools/calibrate/model_fit.h"
 #include "tools/calibrate/pressure_sandbox.h"
 
 extern char** environ;
@@ -257,28 +259,20 @@ class RealPrograms : public ::testing::Test {
   }
 
   // What the current profile charges a user-mode anonymous fault on a fresh page, as record's
-  // probe writes 4,096 of them: its exception, VMA lookup and the page's allocation and clearing,
-  // cold (clear_page_cold where the profile has it). The sum with the hot clear_page is
-  // calibrate's 64-page anon_fault figure, about half the fresh region's here (700 against
-  // 1,200-1,450 ns, December 2026), and every test calibrated twice more on that alone.
-  // nullopt when the profile lacks a field.
+  // probe writes 4,096 of them: the model's own path for calibrate's fresh region
+  // (tools/calibrate/model_fit.h), its refills and cold zeroing included. A hand-written sum of
+  // the fault's fields, hot clear_page in it, came to about half the fresh region's here (700
+  // against 1,200-1,450 ns, December 2026), and every test calibrated twice more on that alone.
+  // nullopt when the profile cannot be read.
   static std::optional<uint64_t> profile_anon_fault_ns() {
-    const nlohmann::json profile = nlohmann::json::parse(read_text(work_ / "profile.json"), nullptr,
-                                                         /*allow_exceptions=*/false);
-    if (!profile.is_object() || !profile.contains("costs")) return {};
-    const nlohmann::json& costs = profile.at("costs");
-    uint64_t sum = 0;
-    for (const char* field :
-         {"fault_entry", "find_vma", "fault_bookkeeping", "clear_page", "pcp_alloc"}) {
-      if (!costs.contains(field) || !costs.at(field).contains("ns")) return {};
-      sum += costs.at(field).at("ns").get<uint64_t>();
-    }
-    if (costs.contains("clear_page_cold") && costs.at("clear_page_cold").contains("ns")) {
-      const uint64_t cold = costs.at("clear_page_cold").at("ns").get<uint64_t>();
-      const uint64_t hot = costs.at("clear_page").at("ns").get<uint64_t>();
-      if (cold > hot) sum += cold - hot;
-    }
-    return sum;
+    namespace cal = mmreplay::tools::calibrate;
+    mmreplay::replay::CostProfileFile profile;
+    if (!mmreplay::replay::load_cost_profile_json((work_ / "profile.json").string(), &profile))
+      return {};
+    const double region =
+        cal::model_op_ns(profile.costs, cal::anon_fresh_scenario(cal::kFreshRegionPages));
+    return static_cast<uint64_t>(
+        std::llround(region / static_cast<double>(cal::kFreshRegionPages)));
   }
 
   void SetUp() override {

@@ -43,6 +43,20 @@ double time_pairs(const PipePair& p, char* buf, size_t len) {
   return static_cast<double>(now_ns() - t0) / kPairsPerSample;
 }
 
+// Starts `body` on a thread pinned to CPU `cpu`, once the pin is done (*pinned: whether the kernel
+// took it; `body` runs either way and must end when its peer closes).
+template <typename Body>
+std::thread start_pinned(int cpu, bool* pinned, Body body) {
+  std::atomic<int> state{-1};
+  std::thread thread([cpu, &state, body = std::move(body)]() mutable {
+    state.store(pin_to_cpu(cpu) ? 1 : 0);  // the last use of `state`, which the caller waits for
+    body();
+  });
+  while (state.load() < 0) std::this_thread::yield();
+  *pinned = state.load() == 1;
+  return thread;
+}
+
 // Two threads pinned to two CPUs passing a byte back and forth through a PipePair: this thread
 // (a) writes and reads the answer; the partner (b) reads and answers until its pipe closes.
 class CrossCpuPingPong {
@@ -62,15 +76,13 @@ class CrossCpuPingPong {
       return;
     }
     cpus_ = std::to_string(a) + " and " + std::to_string(b);
-    std::atomic<int> pinned_b{-1};
-    partner_ = std::thread([this, b, &pinned_b] {
-      pinned_b.store(pin_to_cpu(b) ? 1 : 0);
+    bool pinned_b = false;
+    partner_ = start_pinned(b, &pinned_b, [this] {
       char c = 0;
       while (::read(p_.to_b_read(), &c, 1) == 1 && ::write(p_.to_a_write(), &c, 1) == 1) {
       }
     });
-    while (pinned_b.load() < 0) std::this_thread::yield();
-    if (pinned_b.load() == 0) why_ = "could not pin the partner thread to CPU " + std::to_string(b);
+    if (!pinned_b) why_ = "could not pin the partner thread to CPU " + std::to_string(b);
   }
   // The partner sees end of file and returns.
   ~CrossCpuPingPong() {
@@ -189,21 +201,19 @@ Figure probe_socket_stream_remote(const ProbeOptions& o) {
     ::close(sv[1]);
     return failed(f, std::string("sched_setaffinity refused (") + std::strerror(errno) + ")");
   }
-  std::atomic<int> pinned_b{-1};
-  std::thread reader([&sv, b, &pinned_b] {
-    pinned_b.store(pin_to_cpu(b) ? 1 : 0);
+  bool pinned_b = false;
+  std::thread reader = start_pinned(b, &pinned_b, [&sv] {
     std::vector<char> buf(kPipeBlockBytes);
     for (;;) {  // until the writer closes its end
       const ssize_t n = ::recv(sv[1], buf.data(), buf.size(), MSG_DONTWAIT);
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return;
     }
   });
-  while (pinned_b.load() < 0) std::this_thread::yield();
   std::vector<char> block(kPipeBlockBytes, 5);
   // Writes per sample: 256 blocks (16 MiB); the first sample warms both sides and is not kept.
   constexpr int kWritesPerSample = 256;
   std::vector<double> samples;
-  bool ok = pinned_b.load() == 1;
+  bool ok = pinned_b;
   for (int r = 0; r <= o.repetitions() && ok; ++r) {
     const uint64_t t0 = thread_cpu_ns();
     for (int i = 0; i < kWritesPerSample && ok; ++i) {
@@ -214,8 +224,7 @@ Figure probe_socket_stream_remote(const ProbeOptions& o) {
   ::close(sv[0]);
   reader.join();
   ::close(sv[1]);
-  if (pinned_b.load() != 1)
-    return failed(f, "could not pin the reader to CPU " + std::to_string(b));
+  if (!pinned_b) return failed(f, "could not pin the reader to CPU " + std::to_string(b));
   if (!ok) return failed(f, "a socket write moved fewer bytes than asked");
   f.measured = true;
   f.ns = summarize(samples);

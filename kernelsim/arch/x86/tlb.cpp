@@ -319,6 +319,13 @@ bool flush_tlb_mm_range_model(Task& t, FlushTlbInfo& info, CsdWait& wait,
 
 namespace {
 
+// TLB_FLUSH_ALL of whatever mm `cpu` runs (not lazy), which is then current: the batch flush's
+// work on each CPU it reaches, its own included.
+void flush_loaded_mm_fully(Cpu& cpu, const FlushExtent& full) {
+  flush_stlb(cpu, cpu.loaded_mm, full);
+  cpu.loaded_mm_tlb_gen = cpu.loaded_mm->tlb_gen;
+}
+
 // Models flush_tlb_func() for arch_tlbbatch_flush()'s flush_tlb_info (no mm, TLB_FLUSH_ALL): the
 // whole TLB of the mm this CPU runs. A lazy CPU reached (lazy_tlb=leave_mm) leaves its mm.
 [[gnu::always_inline]] inline SimTime flush_tlb_all_ipi(const void* step, Cpu& cpu, SimTime start,
@@ -333,8 +340,7 @@ namespace {
     handler = sim.costs().switch_mm;
   } else if (cpu.loaded_mm != nullptr) {
     ++cpu.counters.tlb_remote_full;
-    flush_stlb(cpu, cpu.loaded_mm, flush.extent());
-    cpu.loaded_mm_tlb_gen = cpu.loaded_mm->tlb_gen;
+    flush_loaded_mm_fully(cpu, flush.extent());
     handler = flush.extent().cost;
   }
   if (TraceSink* ts = sim.trace()) {
@@ -375,8 +381,7 @@ bool TlbBatchFlushStep::run_now() {
   SimTime local_end = now + c.tlb_flush_overhead + sent;
   if (targets_.test(self.id) && self.loaded_mm != nullptr && !self.is_lazy) {
     ++self.counters.tlb_local_full;
-    flush_stlb(self, self.loaded_mm, full_);
-    self.loaded_mm_tlb_gen = self.loaded_mm->tlb_gen;
+    flush_loaded_mm_fully(self, full_);
     local_end += full_.cost;
   }
   return wait_.wait(local_end, [&sim, task_id](SimTime at) {
