@@ -118,6 +118,17 @@ inline constexpr uint64_t PCP_BATCH_MAX_BYTES = 1024 * 1024;
 inline constexpr uint32_t PCP_HIGH_BATCHES = 6;
 inline constexpr uint32_t PCP_BATCH = 63;  // the batch of a zone of 1 GiB or more
 inline constexpr uint32_t PCP_HIGH = PCP_HIGH_BATCHES * PCP_BATCH;
+// 5.14+ (zone_highsize()): high is the zone's low watermark split over the node's CPUs, and at
+// least batch << 2; 6.7+ tunes it between that and managed pages / this fraction split likewise
+// (MIN_PERCPU_PAGELIST_HIGH_FRACTION, the high_max of zone_set_pageset_high_and_batch()).
+inline constexpr uint32_t PCP_HIGH_MIN_BATCHES_SHIFT = 2;
+inline constexpr uint64_t MIN_PERCPU_PAGELIST_HIGH_FRACTION = 8;
+// CONFIG_PCP_BATCH_SCALE_MAX (6.7+, default 5): a refill or a drain is at most batch << 5 pages,
+// and free_count counts consecutive frees up to that.
+inline constexpr uint32_t PCP_BATCH_SCALE_MAX = 5;
+// sysctl_stat_interval = HZ: vmstat_update() runs every second on each CPU, and with it 6.7+'s
+// decay_pcp_high().
+inline constexpr int64_t VMSTAT_INTERVAL_NS = 1'000'000'000;
 
 // ---- The zones below the model's one zone (x86-64) --------------------------------------------
 // arch/x86/include/asm/dma.h: MAX_DMA_PFN: ZONE_DMA is the memory below 16 MiB.

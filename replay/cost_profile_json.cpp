@@ -52,6 +52,37 @@ Status parse_field(const json& v, const std::string& path, std::string_view name
   return field_error(path, name, "not a whole number of nanoseconds");
 }
 
+// The "sizes" object: each entry a number, or {"<unit>": number, "source": string}.
+Status parse_sizes(const json& sizes, const std::string& path, CostProfileFile* p) {
+  const auto size_error = [&](const std::string& name, const std::string& what) {
+    return Status::invalid_argument(path + ": sizes." + name + ": " + what);
+  };
+  if (!sizes.is_object()) return Status::invalid_argument(path + ": \"sizes\" is not an object");
+  for (const auto& [key, v] : sizes.items()) {
+    const kernelsim::CostSizeField* f = nullptr;
+    for (const kernelsim::CostSizeField& c : kernelsim::cost_size_fields()) {
+      if (c.name == key) f = &c;
+    }
+    if (f == nullptr) return size_error(key, "unknown size field");
+    const std::string unit(f->unit);
+    const json* value = &v;
+    if (v.is_object()) {
+      for (const auto& [k, unused] : v.items()) {
+        if (k != unit && k != "source") return size_error(key, "unknown key '" + k + "'");
+      }
+      if (!v.contains(unit)) return size_error(key, "missing \"" + unit + "\"");
+      value = &v[unit];
+      if (v.contains("source")) {
+        if (!v["source"].is_string()) return size_error(key, "\"source\" is not a string");
+        p->sources[key] = v["source"].get<std::string>();
+      }
+    }
+    if (!value->is_number_unsigned()) return size_error(key, "not a whole number of " + unit);
+    p->costs.*f->member = value->get<uint64_t>();
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status parse_cost_profile_json(const std::string& text, const std::string& path,
@@ -66,7 +97,8 @@ Status parse_cost_profile_json(const std::string& text, const std::string& path,
                               "\"");
   }
   for (const auto& [key, unused] : doc.items()) {
-    if (key != "format" && key != "name" && key != "description" && key != "costs") {
+    if (key != "format" && key != "name" && key != "description" && key != "costs" &&
+        key != "sizes") {
       return Status::invalid_argument(path + ": unknown key '" + key + "'");
     }
   }
@@ -94,6 +126,11 @@ Status parse_cost_profile_json(const std::string& text, const std::string& path,
     if (seen.contains(f.name)) continue;
     if (!f.added_later) return field_error(path, f.name, "missing");
     p.costs.*f.member = defaults.*f.member;  // a profile written before the field existed
+  }
+  // "sizes" came later than "costs": a profile without it, or without a field of it, takes the
+  // default's value.
+  if (doc.contains("sizes")) {
+    if (Status s = parse_sizes(doc["sizes"], path, &p); !s) return s;
   }
   *out = std::move(p);
   return Status::ok();
@@ -123,6 +160,16 @@ std::string cost_profile_to_json(const CostProfileFile& profile) {
     costs[std::string(f.name)] = v;
   }
   doc["costs"] = costs;
+  nlohmann::ordered_json sizes = nlohmann::ordered_json::object();
+  for (const kernelsim::CostSizeField& f : kernelsim::cost_size_fields()) {
+    nlohmann::ordered_json v;
+    v[std::string(f.unit)] = profile.costs.*f.member;
+    if (auto it = profile.sources.find(std::string(f.name)); it != profile.sources.end()) {
+      v["source"] = it->second;
+    }
+    sizes[std::string(f.name)] = v;
+  }
+  doc["sizes"] = sizes;
   return doc.dump(2) + "\n";
 }
 

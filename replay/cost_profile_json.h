@@ -8,6 +8,9 @@
 //                "fault_entry": 400, ... } }
 // A field may also be a bare number (no source). Unknown and missing fields, values that are not
 // non-negative integers, and a wrong "format" are errors of one line naming the file and field.
+// Counts follow the times in an optional "sizes" object, each in its unit:
+//   "sizes": { "pcp_hot_window": { "pages": 2048, "source": "calibrate ..." } }
+// where a missing entry takes the default profile's value.
 
 #pragma once
 

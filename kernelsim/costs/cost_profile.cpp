@@ -313,6 +313,14 @@ std::span<const CostField> cost_fields() {
   return kCostFields;
 }
 
+constexpr CostSizeField kCostSizeFields[] = {
+    {"pcp_hot_window", "pages", &CostProfile::pcp_hot_window},
+};
+
+std::span<const CostSizeField> cost_size_fields() {
+  return kCostSizeFields;
+}
+
 const CostField* find_cost_field(std::string_view name) {
   for (const CostField& f : kCostFields) {
     if (f.name == name) return &f;

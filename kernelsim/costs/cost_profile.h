@@ -12,6 +12,7 @@
 
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -205,6 +206,12 @@ struct CostProfile {
   SimTime deep_idle_after;  // ns: idle this long, a CPU is in its deep state
   SimTime deep_idle_exit;   // ns: beyond wakeup_latency, waking a CPU from its deep state
                             //     (0: one idle state, as in the built-in profiles)
+  // ---- Sizes, not times (cost_size_fields()) ----
+  // pages: how many of the pages a CPU freed last its caches still hold, which its pcp list
+  // (LIFO) hands out first: a page from deeper in the list is zeroed at clear_page_cold
+  // (mm/page_alloc.h PerCpuPages). 0: no bound, as in the built-in profiles, whose lists (and
+  // clear_page_cold) make no difference.
+  uint64_t pcp_hot_window = 0;
 };
 
 // Modern x86 server (Sapphire Rapids / Genoa class, Linux 6.x).
@@ -222,7 +229,7 @@ std::optional<CostProfile> find_cost_profile(std::string_view name);
 
 // One CostProfile field by name, for code that reads or writes profiles field by field (the JSON
 // loader in replay/, calibrate). The table lists every field once, in declaration order; a test
-// checks that it covers the struct (sizeof(CostProfile) == count * sizeof(SimTime)).
+// checks that it covers the struct (the times, then cost_size_fields()).
 struct CostField {
   std::string_view name;
   SimTime CostProfile::*member;
@@ -231,6 +238,13 @@ struct CostField {
   bool added_later = false;
 };
 std::span<const CostField> cost_fields();
+// The fields after the times: counts, each in its own unit.
+struct CostSizeField {
+  std::string_view name;
+  std::string_view unit;  // "pages"
+  uint64_t CostProfile::*member;
+};
+std::span<const CostSizeField> cost_size_fields();
 // The field called `name`; nullptr for another name.
 const CostField* find_cost_field(std::string_view name);
 

@@ -287,7 +287,8 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
     uint32_t memcg = kRootMemcg;
     if (!cached_at_start && !co_await mem_cgroup_charge_file(t, &memcg)) {
       PageAllocator& pa = sim.page_alloc();  // -ENOMEM from the group: nothing added
-      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      if (const uint32_t n = pa.free_page_fast(t, PageUse::kUser))
+        co_await pa.free_pcppages_bulk(t, n);
       co_return false;
     }
     if (cached_at_start) {
@@ -304,7 +305,8 @@ Co<bool> filemap_get_or_add_page(Task& t, uint32_t file, uint64_t index, bool wr
     if (f != kNoFrame) {  // another task added it meanwhile: ours goes back
       PageAllocator& pa = sim.page_alloc();
       co_await mem_cgroup_uncharge_list(t, memcg, 1);
-      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      if (const uint32_t n = pa.free_page_fast(t, PageUse::kUser))
+        co_await pa.free_pcppages_bulk(t, n);
       co_await sync_point(t);
       f = co_await find_get_page_uptodate(t, file, index);
       // Taken again meanwhile (reclaim, truncation): start over with a page and charge of our

@@ -89,7 +89,7 @@ Co<bool> alloc_one(Task& t, PageUse use) {
 
 Co<void> free_one(Task& t, PageUse use) {
   PageAllocator& pa = t.sim().page_alloc();
-  if (pa.free_page_fast(t, use)) co_await pa.free_pcppages_bulk(t);
+  if (const uint32_t n = pa.free_page_fast(t, use)) co_await pa.free_pcppages_bulk(t, n);
 }
 
 // A fork-shared page that `mm` (its owner) stops mapping, by a COW copy or a zap, while `other`
@@ -254,14 +254,16 @@ Co<void> map_swap_readahead(Task& t, Vma& vma, uint64_t lo, uint64_t hi, uint64_
     if (!pa.alloc_page_fast(t, PageUse::kUser) && !co_await pa.alloc_page_slow(t, PageUse::kUser))
       break;
     if (!co_await mem_cgroup_charge(t, mm, 1)) {  // the group is full: no more readahead
-      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      if (const uint32_t n = pa.free_page_fast(t, PageUse::kUser))
+        co_await pa.free_pcppages_bulk(t, n);
       break;
     }
     co_await sync_point(t);
     uint8_t& p = vma.ptes.ref(a);
     if (pte::state(p) != pte::kSwapped) {  // freed or faulted meanwhile
       co_await mem_cgroup_cancel_charge(t, mm, 1);
-      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      if (const uint32_t n = pa.free_page_fast(t, PageUse::kUser))
+        co_await pa.free_pcppages_bulk(t, n);
       continue;
     }
     // Clean, not young, and still to be faulted on (pte::kSwapCache). The page stays in the swap

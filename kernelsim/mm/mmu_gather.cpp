@@ -19,7 +19,7 @@ namespace {
 Co<void> free_gathered(Task& t, uint64_t pages, PageUse use) {
   PageAllocator& pa = t.sim().page_alloc();
   for (uint64_t i = 0; i < pages; ++i) {
-    if (pa.free_page_fast(t, use)) co_await pa.free_pcppages_bulk(t);
+    if (const uint32_t n = pa.free_page_fast(t, use)) co_await pa.free_pcppages_bulk(t, n);
   }
 }
 

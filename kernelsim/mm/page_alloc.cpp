@@ -7,6 +7,7 @@
 
 #include "kernelsim/locking/lock_classes.h"
 #include "kernelsim/mm/oom_kill.h"
+#include "kernelsim/mm/pcp_high.h"
 #include "kernelsim/mm/vmscan.h"
 #include "kernelsim/mm/vmscan_predict.h"
 #include "kernelsim/sim/shared_step.h"
@@ -19,11 +20,12 @@ Zone::Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr
     : name(std::move(zone_name)), managed_pages(managed), free_pages(managed), pcp(nr_cpus) {
   assert(nr_nodes >= 1);
   for (uint32_t nid = 0; nid < nr_nodes; ++nid) locks_.emplace_back(sim, kZoneLockClass);
-  // Each node's zone sets its CPUs' lists from its own size (setup_zone_pageset()).
+  // Each node's zone sets its CPUs' lists from its own size (setup_zone_pageset()); high comes
+  // with the watermarks (PageAllocator::setup_per_zone_wmarks()).
   const uint32_t batch = pcp_batch_of_zone(managed / nr_nodes);
   for (PerCpuPages& p : pcp) {
     p.batch = std::max(batch, 1u);
-    p.high = PCP_HIGH_BATCHES * batch;
+    p.high = p.high_min = p.high_max = PCP_HIGH_BATCHES * batch;
   }
 }
 
@@ -94,6 +96,18 @@ void PageAllocator::setup_per_zone_wmarks() {
   zone_.wmark_low = view.min_pages + policy.low_gap(view);
   zone_.wmark_high = view.min_pages + policy.high_gap(view);
   zone_.dma_reserved_free = dma_zone_reserved_free_pages(zone_.managed_pages, zone_.wmark_min);
+  // zone_pcp_update() of each node's zone: its share of the managed pages and of the low
+  // watermark (__setup_per_zone_wmarks() gives each zone its share of min), split over its CPUs.
+  const Topology& topo = sim_.topology();
+  const uint32_t nr_nodes = zone_.nr_nodes();
+  std::vector<uint32_t> node_cpus(nr_nodes, 0);
+  for (uint32_t cpu = 0; cpu < zone_.pcp.size(); ++cpu) ++node_cpus[topo.node_of(cpu) % nr_nodes];
+  const uint32_t batch = pcp_batch_of_zone(zone_.managed_pages / nr_nodes);
+  for (uint32_t cpu = 0; cpu < zone_.pcp.size(); ++cpu) {
+    pcp_set_high_and_batch(zone_.pcp[cpu], sim_.config().pcp_high, batch,
+                           zone_.managed_pages / nr_nodes, zone_.wmark_low / nr_nodes,
+                           node_cpus[topo.node_of(cpu) % nr_nodes]);
+  }
 }
 
 namespace {
@@ -192,7 +206,15 @@ void PageAllocator::count(PageUse use, bool alloc) {
 
 bool PageAllocator::alloc_page_fast(Task& t, PageUse use) {
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
+  const PcpHighMode mode = sim_.config().pcp_high;
+  if (mode == PcpHighMode::kAuto) {
+    decay_pcp_high_due(t, pcp);
+    // get_page_from_freelist(): "Detect whether the number of free pages is below high
+    // watermark. If so, we will decrease pcp->high and free PCP pages in free path".
+    if (zone_.free_pages <= zone_.wmark_high) zone_.below_high = true;
+  }
   if (pcp.count == 0) return false;
+  pcp_note_alloc(pcp, mode);
   --pcp.count;
   t.page_cold = pcp.hot == 0;
   if (pcp.hot != 0) --pcp.hot;
@@ -215,7 +237,8 @@ Co<bool> PageAllocator::alloc_page_slow(Task& t, PageUse use) {
   QSpinLock& lock = zone_.lock(numa_node_id(t));
   co_await lock.lock_irqsave(t);
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
-  const uint64_t moved = std::min<uint64_t>(pcp.batch, zone_.free_pages);
+  const uint64_t moved =
+      std::min<uint64_t>(nr_pcp_alloc(pcp, sim_.config().pcp_high, zone_), zone_.free_pages);
   zone_.free_pages -= moved;
   pcp.count += static_cast<uint32_t>(moved);
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(moved));
@@ -225,27 +248,41 @@ Co<bool> PageAllocator::alloc_page_slow(Task& t, PageUse use) {
   co_return alloc_page_fast(t, use);
 }
 
-bool PageAllocator::free_page_fast(Task& t, PageUse use) {
+uint32_t PageAllocator::free_page_fast(Task& t, PageUse use) {
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
+  const PcpHighMode mode = sim_.config().pcp_high;
+  if (mode == PcpHighMode::kAuto) decay_pcp_high_due(t, pcp);
   assert(allocated_ > 0);
   ++pcp.count;
-  ++pcp.hot;
+  // The caches keep the last pages written; the list hands the last ones freed out first.
+  const uint32_t window = sim_.costs().pcp_hot_window;
+  if (window == 0 || pcp.hot < window) ++pcp.hot;
   --allocated_;
   count(use, false);
   t.work(sim_.costs().pcp_free);
-  return pcp.count > pcp.high;
+  return pcp_note_free(pcp, mode, zone_);
 }
 
-Co<void> PageAllocator::free_pcppages_bulk(Task& t) {
+void PageAllocator::decay_pcp_high_due(Task& t, PerCpuPages& pcp) {
+  if (t.clock() < pcp.next_decay) return;
+  const uint32_t drained = decay_pcp_high(pcp, t.clock());
+  pcp.hot = std::min(pcp.hot, pcp.count);  // from the tail: the coldest pages
+  zone_.free_pages += drained;
+}
+
+Co<void> PageAllocator::free_pcppages_bulk(Task& t, uint32_t count) {
   QSpinLock& lock = zone_.lock(numa_node_id(t));
   co_await lock.lock_irqsave(t);
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
-  const uint32_t moved = std::min(pcp.batch, pcp.count);
+  const uint32_t moved = std::min(count, pcp.count);
   pcp.count -= moved;
   pcp.hot = std::min(pcp.hot, pcp.count);  // the tail goes first: the coldest pages
   zone_.free_pages += moved;
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(moved));
   ++sim_.vm().zone_lock_batches;
+  // free_unref_page_commit(): a drain that lifts the zone over its high watermark ends
+  // ZONE_BELOW_HIGH.
+  if (zone_.below_high && zone_.free_pages > zone_.wmark_high) zone_.below_high = false;
   co_await lock.unlock_irqrestore(t);
   check_invariant();
 }

@@ -60,14 +60,21 @@ class Task;
 // pages (the "hot/cold" lists of 2.6, __GFP_COLD until 4.15). On the PVM guest of December 2026
 // a first write to each page of a fresh 64-page mapping, unmapped and mapped again 9 times, took
 // 650-740 ns (the pages come back off the list), 820 ns for 2,048 pages, 1.1-1.55 us for 4,096.
-// The model's high is the static one of kernels before 6.7, which tune it far higher (49-57K
-// pages on that 6.18 guest): there a page back off the list may have left the CPU's caches, and
-// one the model calls cold may still be in the last-level cache (tests/real's pmadv_dontneed).
+// From 6.7 a list may hold tens of thousands of pages (high 49-57K on that 6.18 guest), more
+// than the caches keep: `hot` counts at most the cost profile's pcp_hot_window of them, the
+// last ones freed, which with a LIFO list are the first ones allocated again. How high may grow
+// is the `pcp_high` policy's (pcp_high.h).
 struct PerCpuPages {
   uint32_t count = 0;
-  uint32_t hot = 0;  // of count: freed on this CPU, at the list's head
+  uint32_t hot = 0;  // of count: freed on this CPU, at the list's head, still in its caches
   uint32_t high = PCP_HIGH;
   uint32_t batch = PCP_BATCH;
+  uint32_t high_min = PCP_HIGH;  // 5.14+: zone_highsize() of the low watermark
+  uint32_t high_max = PCP_HIGH;  // 6.7+: zone_highsize() of managed / 8; high_min before
+  uint32_t free_count = 0;       // 6.7+: frees in a row, halved by each allocation
+  uint8_t free_factor = 0;       // 5.14-6.6: drains in a row (each doubles the next)
+  uint8_t alloc_factor = 0;      // 6.7+: refills in a row (each doubles the next)
+  SimTime next_decay = SimTime::ns(VMSTAT_INTERVAL_NS);  // 6.7+: the next decay_pcp_high()
 };
 
 struct Zone {
@@ -89,6 +96,11 @@ struct Zone {
   QSpinLock& lock(uint32_t nid) { return locks_[nid]; }
   uint32_t nr_nodes() const { return static_cast<uint32_t>(locks_.size()); }
   std::vector<PerCpuPages> pcp;  // each CPU's list of its node's zone
+  // ZONE_RECLAIM_ACTIVE: kswapd is in balance_pgdat() (set_reclaim_active()).
+  bool reclaim_active = false;
+  // ZONE_BELOW_HIGH (6.7+): an allocation found free pages at or below the high watermark; a
+  // drain that leaves them above it clears it.
+  bool below_high = false;
 
  private:
   std::deque<QSpinLock> locks_;  // by node (a deque: QSpinLock does not move)
@@ -175,11 +187,13 @@ class PageAllocator {
   // when free pages are at or below the low watermark: the caller then allocates it as a fault
   // would, with kswapd and reclaim, the memory it held from the start having gone to others.
   bool take_page_cached_at_start();
-  // Models free_unref_page(): one page to t's CPU list. Returns true when the list went over
-  // high; the caller then co_awaits free_pcppages_bulk().
-  bool free_page_fast(Task& t, PageUse use);
-  // Models free_pcppages_bulk(): `batch` pages back to the zone under zone->lock.
-  Co<void> free_pcppages_bulk(Task& t);
+  // Models free_unref_page(): one page to t's CPU list. Returns how many pages the list gives
+  // back to the zone now (nr_pcp_free(), 0 for none); the caller then co_awaits
+  // free_pcppages_bulk() with them.
+  uint32_t free_page_fast(Task& t, PageUse use);
+  // Models free_pcppages_bulk(): `count` pages (at most the list's) back to the zone under
+  // zone->lock.
+  Co<void> free_pcppages_bulk(Task& t, uint32_t count);
 
   // Models isolate_freepages_range() at the end of alloc_contig_range(): `n` pages of the zone's
   // free pages become allocated (the range's own pages, freed by migration, whose movable pages
@@ -188,7 +202,8 @@ class PageAllocator {
   // Models free_contig_range(): `n` pages back to the buddy lists.
   Co<void> free_contig_pages(Task& t, uint64_t n);
 
-  // Models __setup_per_zone_wmarks() with the `watermarks` policy.
+  // Models setup_per_zone_wmarks(): __setup_per_zone_wmarks() with the `watermarks` policy, then
+  // each CPU's pcp high and batch from them (zone_pcp_update(), 5.14+).
   void setup_per_zone_wmarks();
 
   // The node of the CMA area (mm/cma.h): it sits at the top of memory, in the last node.
@@ -206,6 +221,8 @@ class PageAllocator {
 
  private:
   void count(PageUse use, bool alloc);
+  // 6.7+: the decays of t's CPU list that are due (pcp_high.h decay_pcp_high()).
+  void decay_pcp_high_due(Task& t, PerCpuPages& pcp);
   void check_invariant() const;
 
   Simulation& sim_;

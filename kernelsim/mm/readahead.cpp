@@ -90,7 +90,8 @@ Co<void> page_cache_ra_unbounded(Task& t, uint32_t file, uint64_t start, uint64_
     uint32_t memcg = kRootMemcg;
     if (!co_await mem_cgroup_charge_file(t, &memcg, /*noretry=*/true)) {
       // filemap_add_folio() failed: that page is skipped, the window goes on.
-      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      if (const uint32_t n = pa.free_page_fast(t, PageUse::kUser))
+        co_await pa.free_pcppages_bulk(t, n);
       co_await sync_point(t);
       read_pages(t, file, &batch);
       continue;
@@ -98,7 +99,8 @@ Co<void> page_cache_ra_unbounded(Task& t, uint32_t file, uint64_t start, uint64_
     co_await sync_point(t);
     if (is_page_cached(sim, file, index)) {  // another reader added it meanwhile: ours goes back
       co_await mem_cgroup_uncharge_list(t, memcg, 1);
-      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      if (const uint32_t n = pa.free_page_fast(t, PageUse::kUser))
+        co_await pa.free_pcppages_bulk(t, n);
       co_await sync_point(t);
       read_pages(t, file, &batch);
       continue;

@@ -42,7 +42,8 @@ Co<void> release_truncated_batch(Task& t, const std::vector<Lruvec::RemovedPage>
   MemcgUnchargeList uncharge;  // folio_batch_release() -> mem_cgroup_uncharge_folios()
   for (const Lruvec::RemovedPage& r : removed) {
     uncharge.add(r.memcg);
-    if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+    if (const uint32_t n = pa.free_page_fast(t, PageUse::kUser))
+      co_await pa.free_pcppages_bulk(t, n);
   }
   co_await uncharge.uncharge(t);
 }

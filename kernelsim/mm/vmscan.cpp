@@ -453,19 +453,22 @@ Co<uint64_t> shrink_page_list(Task& t, const std::vector<uint32_t>& isolated, Sc
       ++freed_after_flush;
       continue;
     }
-    if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+    if (const uint32_t n = pa.free_page_fast(t, PageUse::kUser))
+      co_await pa.free_pcppages_bulk(t, n);
     ++freed;
   }
   if (unmap_batch.pending()) co_await unmap_batch.flush(t);  // try_to_unmap_flush()
   for (uint64_t i = 0; i < freed_after_flush; ++i) {
-    if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+    if (const uint32_t n = pa.free_page_fast(t, PageUse::kUser))
+      co_await pa.free_pcppages_bulk(t, n);
   }
   freed += freed_after_flush;
   if (written_pages != 0) {
     ++sim.vm().reclaim_swap_write_waits;
     if (written_end > t.clock()) co_await do_sleep(t, written_end - t.clock());
     for (uint64_t i = 0; i < written_pages; ++i) {
-      if (pa.free_page_fast(t, PageUse::kUser)) co_await pa.free_pcppages_bulk(t);
+      if (const uint32_t n = pa.free_page_fast(t, PageUse::kUser))
+        co_await pa.free_pcppages_bulk(t, n);
     }
     freed += written_pages;
   }
@@ -630,6 +633,10 @@ Co<void> balance_pgdat(Task& t) {
   Simulation& sim = t.sim();
   Lruvec& lru = sim.lruvec();
   KswapdData& kd = sim.kswapd_data();
+  // set_reclaim_active(): while kswapd reclaims, the pcp lists keep few pages (5.14+,
+  // pcp_high.h), so that what it frees reaches the buddy lists.
+  Zone& zone = sim.page_alloc().zone();
+  zone.reclaim_active = true;
   while (!kswapd_gave_up(sim) && !prepare_kswapd_sleep(sim, t.clock())) {
     ScanControl sc;
     sc.kswapd = true;
@@ -644,6 +651,7 @@ Co<void> balance_pgdat(Task& t) {
     co_await sync_point(t);  // cond_resched()
     check_page_conservation(sim);
   }
+  zone.reclaim_active = false;  // clear_reclaim_active()
 }
 
 // The first half of kswapd_try_to_sleep(): the HZ/10 nap when kswapd may sleep.

@@ -127,6 +127,14 @@ enum class CsdIpiMode : uint8_t { kAlways, kIfQueueEmpty };
 // queued spinlocks (4.2+).
 enum class SpinlockImpl : uint8_t { kTicket, kQueued };
 
+// How high a CPU's pcp list may grow before free_unref_page() gives pages back to the buddy lists
+// (mm/page_alloc.h PerCpuPages): 6 x batch (before 5.14); the zone's low watermark split over
+// the node's CPUs, with drains that double while frees run on (5.14-6.6, Mel Gorman's "Calculate
+// pcp->high based on zone sizes and active CPUs"); or tuned between that and an eighth of the
+// zone by the CPU's own allocations and frees, decayed every second (6.7+, Huang Ying's
+// "mm: tune PCP high automatically", 51a755c56dc0).
+enum class PcpHighMode : uint8_t { kBatch, kWatermark, kAuto };
+
 // Where a sync wake-up puts the woken task (sched/wake_affine.h).
 enum class WakeAffineMode : uint8_t { kOff, kSync, kSyncIdlePrev };
 
@@ -156,6 +164,7 @@ struct KernelConfig {
   // (2.6 -> 5.1 s), and the reclaim fit of calibrate --reclaim found no better costs in one step:
   // RealPrograms.MadvBombUnderMemcgPressure failed (5.60 s against 4.23 s native).
   MmCpumaskMode mm_cpumask = MmCpumaskMode::kEager;
+  PcpHighMode pcp_high = PcpHighMode::kAuto;
   uint32_t pagevec_size = PAGEVEC_SIZE_FOLIO_BATCH;  // pages per per-CPU LRU batch
   uint32_t bh_lru_size = BH_LRU_SIZE;                // entries per per-CPU bh_lru
   uint32_t read_ahead_kb = VM_READAHEAD_KB;          // readahead window of a device the trace does

@@ -257,6 +257,25 @@ std::vector<KnobInfo> build_table() {
               "stays in the mask after it switches away, until a flush of the mm finds it running "
               "another one, at most once a second (6db2526c1d69); arch_tlbbatch_flush() reaches "
               "every busy CPU of its mms' masks"}}}));
+  t.push_back(knob(
+      "pcp_high", &KernelConfig::pcp_high,
+      "how many free pages a CPU's pcp list keeps before it gives some back under zone->lock",
+      {{PcpHighMode::kBatch,
+        {"batch",
+         "before 5.14: high = 6 x batch (pageset_set_batch()); a full list gives batch pages "
+         "back"}},
+       {PcpHighMode::kWatermark,
+        {"wmark",
+         "5.14-6.6 (Mel Gorman, \"Calculate pcp->high based on zone sizes and active CPUs\"): "
+         "high = the zone's low watermark / the node's CPUs, at least 4 x batch; a drain doubles "
+         "while frees run on without an allocation, up to high - batch; 4 x batch while kswapd "
+         "reclaims"}},
+       {PcpHighMode::kAuto,
+        {"auto",
+         "6.7+ (51a755c56dc0, Huang Ying, \"mm: tune PCP high automatically\"): high moves "
+         "between that and managed pages / 8 / the node's CPUs, up by each refill and by frees "
+         "that find the list full, down while free pages are below the high watermark and by "
+         "an eighth each second (decay_pcp_high()); refills double while allocations run on"}}}));
   t.push_back(knob("pagevec_size", &KernelConfig::pagevec_size,
                    "pages per per-CPU LRU batch (lru_add, lru_lazyfree)",
                    {n(PAGEVEC_SIZE_3X, "3.x PAGEVEC_SIZE"), n(PAGEVEC_SIZE, "~4.15+ PAGEVEC_SIZE"),

@@ -17,7 +17,8 @@ const std::vector<PolicyPreset>& policy_presets() {
        "csd_ipi=always,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_lru=active-first,"
        "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,"
-       "written_back_retry=off,reclaim_tlb_flush=per-page,mm_cpumask=eager,pagevec_size=14,"
+       "written_back_retry=off,reclaim_tlb_flush=per-page,mm_cpumask=eager,pcp_high=batch,"
+       "pagevec_size=14,"
        "bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
        "release_pages=pagevec,bh_invalidate=none",
@@ -50,13 +51,14 @@ const std::vector<PolicyPreset>& policy_presets() {
        "PCID keeps the TLB entries of the last 6 mms across switches (4.14, 10af6235e0d3)"},
       {"linux-6.6", "linux-5.3",
        "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain,"
-       "anon_lru=inactive-first",
+       "anon_lru=inactive-first,pcp_high=wmark",
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
        "(5.11, 6168d0da2b47); new anon pages start inactive and are looked at twice (5.9, "
-       "b518154e59aa)"},
+       "b518154e59aa); pcp high from the low watermark (5.14)"},
       {"linux-6.18", "linux-6.6",
        "fault_lock=per-vma-all,pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,"
-       "munmap_lock=downgrade,swapin_pte=writable,written_back_retry=on,mm_cpumask=lazy",
+       "munmap_lock=downgrade,swapin_pte=writable,written_back_retry=on,mm_cpumask=lazy,"
+       "pcp_high=auto",
        "6.18 (this machine's kernel): per-VMA locks for anonymous faults (6.4, Suren "
        "Baghdasaryan) and file-backed ones (6.7, 12214eba1992); MADV_DONTNEED/MADV_FREE under the "
        "per-VMA lock when the range lies in one "
@@ -69,7 +71,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "from "
        "swap mapped writable and clean (6.11, c18160dba5ff); a page whose reclaim write ended "
        "while reclaim held it tried again at once (6.14, 431614f1580a); mm_cpumask kept lazily "
-       "(6.14, 209954cbc7d0); INVLPGB (6.15, "
+       "(6.14, 209954cbc7d0); pcp high tuned automatically (6.7, 51a755c56dc0); INVLPGB (6.15, "
        "4afeb0ed1753) "
        "is an option: linux-6.18+tlb=broadcast"},
       // Seed 000 ("mm: throttle MADV_FREE"). Its kernel (February 2015, 3.19/4.0-rc) flushed each

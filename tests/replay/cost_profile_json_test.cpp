@@ -25,6 +25,8 @@ CostProfileFile distinct_profile() {
     v += 13;
     if (v % 2 == 0) p.sources[std::string(f.name)] = "source of " + std::string(f.name);
   }
+  p.costs.pcp_hot_window = 2048;
+  p.sources["pcp_hot_window"] = "source of pcp_hot_window";
   return p;
 }
 
@@ -33,6 +35,9 @@ TEST(CostProfileJson, RoundTripsEveryFieldAndSource) {
   CostProfileFile out;
   ASSERT_TRUE(parse_cost_profile_json(cost_profile_to_json(in), "p.json", &out));
   for (const CostField& f : cost_fields()) {
+    EXPECT_EQ(out.costs.*f.member, in.costs.*f.member) << f.name;
+  }
+  for (const kernelsim::CostSizeField& f : kernelsim::cost_size_fields()) {
     EXPECT_EQ(out.costs.*f.member, in.costs.*f.member) << f.name;
   }
   EXPECT_EQ(out.sources, in.sources);
@@ -49,6 +54,8 @@ TEST(CostProfileJson, BareNumbersAreAccepted) {
   ASSERT_TRUE(parse_cost_profile_json(text, "bare.json", &out));
   EXPECT_EQ(out.costs.tlb_flush_full, SimTime::ns(5));
   EXPECT_TRUE(out.sources.empty());
+  // A profile from before "sizes": no bound on the hot pages, as the built-in profiles.
+  EXPECT_EQ(out.costs.pcp_hot_window, 0u);
 }
 
 TEST(CostProfileJson, AProfileFromBeforePipeAndSocketCostsTakesTheDefaultOnes) {
@@ -110,6 +117,17 @@ TEST(CostProfileJson, BadValuesNameTheField) {
   CostProfileFile at_bound;
   EXPECT_TRUE(
       parse_cost_profile_json(edited("\"ns\": 7", "\"ns\": 1000000000"), "ok.json", &at_bound));
+}
+
+TEST(CostProfileJson, BadSizesNameTheField) {
+  const std::string window = "\"pcp_hot_window\": {\n      \"pages\": 2048";
+  ASSERT_NE(edited(window, window).find(window), std::string::npos);
+  EXPECT_EQ(error_of(edited(window, "\"pcp_hot_window\": {\n      \"pages\": -1")),
+            "bad.json: sizes.pcp_hot_window: not a whole number of pages");
+  EXPECT_EQ(error_of(edited(window, "\"pcp_hot_window\": {\n      \"ns\": 2048")),
+            "bad.json: sizes.pcp_hot_window: unknown key 'ns'");
+  EXPECT_EQ(error_of(edited("\"pcp_hot_window\"", "\"hot_window\"")),
+            "bad.json: sizes.hot_window: unknown size field");
 }
 
 TEST(CostProfileJson, BadDocuments) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <set>
 #include <string>
 
@@ -13,7 +14,9 @@ namespace {
 TEST(CostFields, TableCoversEveryFieldOfTheStruct) {
   // A field added to CostProfile but not to kCostFields would be silently dropped by the JSON
   // writer and rejected as unknown by the loader.
-  EXPECT_EQ(sizeof(CostProfile), cost_fields().size() * sizeof(SimTime));
+  EXPECT_EQ(sizeof(CostProfile),
+            cost_fields().size() * sizeof(SimTime) + cost_size_fields().size() * sizeof(uint64_t));
+  EXPECT_EQ(offsetof(CostProfile, pcp_hot_window), cost_fields().size() * sizeof(SimTime));
 }
 
 TEST(CostFields, NamesAndMembersAreDistinct) {

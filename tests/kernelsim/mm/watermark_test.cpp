@@ -85,30 +85,32 @@ TEST(WatermarkTest, PcpBatchIsZoneBatchsize) {
   EXPECT_EQ(pcp_batch_of_zone(uint64_t{1} << 25), 63u);  // 128 GiB: capped at 1 MiB
 }
 
+// Before 5.14 (pcp_high=batch); the later eras' sizes are in pcp_high_test.cpp.
 TEST(WatermarkTest, PerCpuListsAreSizedFromTheZone) {
   for (const auto& [mem_mib, batch, high] :
        {std::tuple{32u, 1u, 6u}, std::tuple{128u, 7u, 42u}, std::tuple{4096u, 63u, 378u}}) {
     std::unique_ptr<Simulation> sim;
-    const Zone& z = zone_of("", mem_mib, &sim);
+    const Zone& z = zone_of("pcp_high=batch", mem_mib, &sim);
     EXPECT_EQ(z.pcp[0].batch, batch) << mem_mib << " MiB";
     EXPECT_EQ(z.pcp[0].high, high) << mem_mib << " MiB";
   }
   // A zone too small for a batch still moves one page at a time, and keeps none on the list
   // (pageset_set_batch(): high = 6 * 0, batch = max(1, 0)).
   std::unique_ptr<Simulation> sim;
-  const Zone& tiny = zone_of("", 1, &sim);
+  const Zone& tiny = zone_of("pcp_high=batch", 1, &sim);
   EXPECT_EQ(tiny.pcp[0].batch, 1u);
   EXPECT_EQ(tiny.pcp[0].high, 0u);
 }
 
 // A page freed on a small machine goes back to the buddy lists once its CPU's short list is
-// full: after 1 MiB is faulted and unmapped on a 32 MiB machine, all but `high` pages are free.
+// full: after 1 MiB is faulted and unmapped on a 32 MiB machine, all but `high` pages are free
+// (before 5.14; 6.7+ raises high to keep them, pcp_high_test.cpp).
 TEST(WatermarkTest, SmallZoneGetsItsFreedPagesBackInTheBuddyLists) {
   std::string error;
   MachineConfig m;
   m.nr_cpus = 1;
   m.memory_bytes = uint64_t{32} << 20;
-  auto sim = Simulation::create(m, cost_profile_default(), "", &error);
+  auto sim = Simulation::create(m, cost_profile_default(), "pcp_high=batch", &error);
   ASSERT_NE(sim, nullptr) << error;
   const uint64_t before = sim->page_alloc().zone().free_pages;
   const uint64_t pages = 256;

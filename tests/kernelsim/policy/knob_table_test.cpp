@@ -16,7 +16,7 @@ constexpr const char* kDefaults =
     "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
     "lazyfree_pgdirty=cleared,swapin_pte=writable,sync_swapin=skip-swapcache,swap_readahead=vma,"
     "anon_lru=inactive-first,written_back_retry=on,reclaim_tlb_flush=batched,mm_cpumask=eager,"
-    "pagevec_size=31,"
+    "pcp_high=auto,pagevec_size=31,"
     "bh_lru_size=16,memcg=off,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
     "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain,reclaim=reactive,predict_window=8,"
     "wake_affine=sync,"

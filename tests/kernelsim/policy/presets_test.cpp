@@ -51,7 +51,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
       "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,anon_lru=active-first,"
-      "written_back_retry=off,reclaim_tlb_flush=per-page,mm_cpumask=eager,pagevec_size=14,"
+      "written_back_retry=off,reclaim_tlb_flush=per-page,mm_cpumask=eager,pcp_high=batch,pagevec_"
+      "size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
       "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none";
   EXPECT_EQ(expand("linux-3.16"), v316 + tail);
@@ -61,7 +62,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "ipi,fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
       "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,"
       "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,anon_lru=active-first,"
-      "written_back_retry=off,reclaim_tlb_flush=per-page,mm_cpumask=eager,pagevec_size=14,"
+      "written_back_retry=off,reclaim_tlb_flush=per-page,mm_cpumask=eager,pcp_high=batch,pagevec_"
+      "size=14,"
       "bh_lru_size=8,memcg=res_counter,charge_batch=32,uncharge_batch=pagevec,lru_lock=node,"
       "release_pages=pagevec,zap_lru_drain=on,bh_invalidate=none" +
           tail);
@@ -72,7 +74,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
             "rwsem_wake=contiguous,watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty="
             "cleared,swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,anon_lru="
             "active-first,"
-            "written_back_retry=off,reclaim_tlb_flush=batched,mm_cpumask=eager,pagevec_size=14,"
+            "written_back_retry=off,reclaim_tlb_flush=batched,mm_cpumask=eager,pcp_high=batch,"
+            "pagevec_size=14,"
             "bh_lru_size=16,memcg=page_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
             "release_pages=cluster,zap_lru_drain=on,bh_invalidate=none" +
                 tail);
@@ -83,7 +86,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "lock=mmap_sem,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
       "lazyfree_pgdirty=cleared,swapin_pte=read-only,sync_swapin=skip-swapcache,swap_readahead=vma,"
-      "anon_lru=active-first,written_back_retry=off,reclaim_tlb_flush=batched,mm_cpumask=eager,"
+      "anon_lru=active-first,written_back_retry=off,reclaim_tlb_flush=batched,mm_cpumask=eager,pcp_"
+      "high=batch,"
       "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=32,"
       "uncharge_batch=gather,lru_lock=node,release_pages=cluster,zap_lru_drain=on,bh_"
       "invalidate=none" +
@@ -96,6 +100,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "rwsem_wake=phase-fair,watermarks=scale-factor,lazyfree_lru=inactive-file,"
       "lazyfree_pgdirty=cleared,swapin_pte=read-only,sync_swapin=skip-swapcache,swap_readahead=vma,"
       "anon_lru=inactive-first,written_back_retry=off,reclaim_tlb_flush=batched,mm_cpumask=eager,"
+      "pcp_high=wmark,"
       "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
       "uncharge_batch=gather,lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_"
       "invalidate=drain" +
@@ -106,7 +111,8 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,rwsem_wake=phase-fair,"
       "watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_pgdirty=cleared,"
       "swapin_pte=writable,sync_swapin=skip-swapcache,swap_readahead=vma,anon_lru=inactive-first,"
-      "written_back_retry=on,reclaim_tlb_flush=batched,mm_cpumask=lazy,pagevec_size=31,"
+      "written_back_retry=on,reclaim_tlb_flush=batched,mm_cpumask=lazy,pcp_high=auto,pagevec_size="
+      "31,"
       "bh_lru_size=16,"
       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
       "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain" +
