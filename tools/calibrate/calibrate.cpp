@@ -40,6 +40,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   add(probe_syscall(po));
   add(probe_anon_fault(po));
   add(probe_anon_fault_fresh(po));
+  for (Figure& f : probe_anon_fault_reuse(po)) add(std::move(f));
   add(probe_populate(po));
   add(probe_file_fault(po));
   add(probe_madvise_dontneed(po));
@@ -137,6 +138,11 @@ void print_calibration(const Calibration& c, std::ostream& out) {
     if (!is_calibrated(c.profile, f.name)) continue;
     out << fmt::format("{:<21} {:>10} {:>10}\n", f.name, (c.profile.costs.*f.member).count_ns(),
                        (def.*f.member).count_ns());
+  }
+  for (const kernelsim::CostSizeField& f : kernelsim::cost_size_fields()) {
+    if (!is_calibrated(c.profile, f.name)) continue;
+    out << fmt::format("{:<21} {:>10} {:>10}  ({})\n", f.name, c.profile.costs.*f.member,
+                       def.*f.member, f.unit);
   }
   for (const std::string& n : c.notes) out << "note: " << n << "\n";
   if (c.throughput) {

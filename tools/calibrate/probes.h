@@ -58,6 +58,19 @@ Figure probe_anon_fault(const ProbeOptions& o);
 // one: more pages than the CPU's caches hold, zeroed cold (clear_page_cold, mm/page_alloc.h).
 inline constexpr size_t kFreshRegionPages = 4096;  // 16 MiB, as record's fault probe
 Figure probe_anon_fault_fresh(const ProbeOptions& o);
+// The same write to each page of a mapping of each of kReuseRegionPages, unmapped and mapped
+// again: the pages come back off the CPU's list, last freed first, and the size at which a page
+// costs as much as a fresh one is how many of them the caches kept (pcp_hot_window). One figure
+// per size, keyed reuse_figure_key(pages).
+inline constexpr size_t kReuseRegionPages[] = {512, 1024, 2048, 4096, 8192, 16384};
+inline std::string reuse_figure_key(size_t pages) {
+  return "anon_fault_reuse_" + std::to_string(pages);
+}
+inline std::string fmt_reuse_what(size_t pages) {
+  return "write to each page of a " + std::to_string(pages * 4 / 1024) +
+         " MiB mapping, unmapped and mapped again";
+}
+std::vector<Figure> probe_anon_fault_reuse(const ProbeOptions& o);
 Figure probe_populate(const ProbeOptions& o);
 // Read each page of a shared mapping of a file in the page cache: per fault (ru_minflt).
 Figure probe_file_fault(const ProbeOptions& o);

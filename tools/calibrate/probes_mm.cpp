@@ -84,25 +84,64 @@ Figure probe_anon_fault(const ProbeOptions& o) {
 }
 
 // A region as large as the first one a program writes (record's probe, tools/cli/record_probe.h,
-// writes 4,096 pages too), more than the CPU's caches hold: what one repetition's unmap frees,
-// the next gets back, but not from the caches as probe_anon_fault()'s 64 pages come (the guest
-// of December 2026: 1.1-1.55 us a page against 650-740 ns). The model, whose pcp list keeps
-// 378 pages, zeroes them cold from a fresh machine (model_fit.h anon_fresh_scenario()).
+// writes 4,096 pages too), its pages out of the CPU's caches, as a fresh process's are: what one
+// repetition's unmap frees, the next gets back off the CPU's pcp list (6.7+ keeps them all), so
+// a 64 MiB buffer is written between repetitions to push them out. Without it a repetition
+// found a quarter of its pages still cached (1.1 us a page on the guest of December 2026 against
+// 1.35-1.4 us for record's probe and for 64 MiB regions, 650-740 ns for 64 pages). The model
+// zeroes them cold from a fresh machine (model_fit.h anon_fresh_scenario()).
 Figure probe_anon_fault_fresh(const ProbeOptions& o) {
   Figure f = figure_of("anon_fault_fresh", "write to each page of a fresh 16 MiB anonymous mapping",
                        "page");
+  constexpr size_t kEvictPages = 16384;  // 64 MiB: the largest reuse region, cold here
+  char* evict = map_anon_pages(kEvictPages);
+  if (evict == nullptr) return failed(f, "mmap failed");
   std::vector<double> samples;
   for (int r = 0; r < o.repetitions(); ++r) {
+    std::memset(evict, r + 1, kEvictPages * kPage);
     char* p = map_anon_pages(kFreshRegionPages);
-    if (p == nullptr) return failed(f, "mmap failed");
+    if (p == nullptr) {
+      ::munmap(evict, kEvictPages * kPage);
+      return failed(f, "mmap failed");
+    }
     const uint64_t t0 = now_ns();
     write_pages(p, kFreshRegionPages);
     samples.push_back(static_cast<double>(now_ns() - t0) / static_cast<double>(kFreshRegionPages));
     ::munmap(p, kFreshRegionPages * kPage);
   }
+  ::munmap(evict, kEvictPages * kPage);
   f.measured = true;
   f.ns = summarize(samples);
   return f;
+}
+
+std::vector<Figure> probe_anon_fault_reuse(const ProbeOptions& o) {
+  std::vector<Figure> out;
+  const int reps = o.quick ? 5 : 15;
+  for (const size_t pages : kReuseRegionPages) {
+    Figure f = figure_of(reuse_figure_key(pages), fmt_reuse_what(pages), "page");
+    // One untimed pass first: its pages come from the buddy lists; the timed ones get back what
+    // the last unmap freed, from the head of the CPU's pcp list (6.7+ keeps them all there; an
+    // older kernel's buddy lists hand the same pages back first as well).
+    std::vector<double> samples;
+    for (int r = 0; r <= reps; ++r) {
+      char* p = map_anon_pages(pages);
+      if (p == nullptr) {
+        out.push_back(failed(f, "mmap failed"));
+        break;
+      }
+      const uint64_t t0 = now_ns();
+      write_pages(p, pages);
+      const uint64_t t1 = now_ns();
+      ::munmap(p, pages * kPage);
+      if (r > 0) samples.push_back(static_cast<double>(t1 - t0) / static_cast<double>(pages));
+    }
+    if (samples.empty()) continue;
+    f.measured = true;
+    f.ns = summarize(samples);
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 // MADV_POPULATE_WRITE (Linux 5.14) faults a range in through GUP: handle_mm_fault() for each

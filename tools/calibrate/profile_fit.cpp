@@ -100,6 +100,45 @@ void fit_zram(Fitter& fit, const std::vector<Figure>& figures) {
   }
 }
 
+// pcp_hot_window from the reuse figures (probe_anon_fault_reuse()): the largest region whose
+// pages, and every smaller one's, cost nearer the hot fault (anon_fault's few pages) than the
+// largest region's. Kept at 0 (no bound) where the two do not differ by a fifth: then hot and
+// cold are one price here and the window changes nothing.
+void fit_hot_window(const std::vector<Figure>& figures, const std::string& stamp,
+                    replay::CostProfileFile* p, std::vector<std::string>* notes) {
+  const Figure* hot = measured(figures, "anon_fault");
+  const Figure* cold = measured(figures, reuse_figure_key(std::end(kReuseRegionPages)[-1]));
+  if (hot == nullptr || cold == nullptr) return;
+  constexpr double kMinContrast = 1.2;
+  if (cold->ns.median < hot->ns.median * kMinContrast) {
+    notes->push_back(fmt::format(
+        "pcp_hot_window: not fitted (a page of the largest region, {:.0f} ns, costs less than "
+        "{:.1f}x the hot fault's {:.0f} ns)",
+        cold->ns.median, kMinContrast, hot->ns.median));
+    return;
+  }
+  const double midpoint = (hot->ns.median + cold->ns.median) / 2;
+  uint64_t window = 0;
+  std::string first_cold = "none";
+  for (const size_t pages : kReuseRegionPages) {
+    const Figure* f = measured(figures, reuse_figure_key(pages));
+    if (f == nullptr) break;
+    if (f->ns.median > midpoint) {
+      first_cold = fmt::format("{} pages at {:.0f} ns", pages, f->ns.median);
+      break;
+    }
+    window = pages;
+  }
+  // Even the smallest region came back cold: the caches keep fewer pages than it has, and at
+  // least the hot probe's; half the smallest region is the estimate.
+  if (window == 0) window = kReuseRegionPages[0] / 2;
+  p->costs.pcp_hot_window = window;
+  p->sources["pcp_hot_window"] = fmt::format(
+      "{} anon_fault_reuse_*: the largest region nearer the hot fault ({:.0f} ns) than the "
+      "largest region's {:.0f} ns (midpoint {:.0f}); the first beyond it: {}",
+      stamp, hot->ns.median, cold->ns.median, midpoint, first_cold);
+}
+
 // The VMA syscalls and the cached read, solved through the model's own paths (model_fit.h): each
 // field takes the value for which the model's operation lasts what the probe measured, given
 // the fields fitted before it. Called after the syscall, fault and TLB fields are fitted.
@@ -395,6 +434,9 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
   for (const kernelsim::CostField& f : kernelsim::cost_fields()) {
     p.sources[std::string(f.name)] = std::string(kDefaultSource);
   }
+  for (const kernelsim::CostSizeField& f : kernelsim::cost_size_fields()) {
+    p.sources[std::string(f.name)] = std::string(kDefaultSource);
+  }
   Fitter fit(&p, stamp, notes);
   if (const Figure* f = measured(figures, "syscall"))
     fit.set("syscall_entry", f->ns.median, *f, "");
@@ -435,6 +477,7 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
           f->ns.median));
     }
   }
+  fit_hot_window(figures, stamp, &p, notes);
   if (const Figure* f = measured(figures, "file_fault")) {
     const double rest = fit.ns("fault_entry") + fit.ns("find_vma") + fit.ns("fault_bookkeeping");
     fit.set("page_cache_lookup", f->ns.median - rest, *f,

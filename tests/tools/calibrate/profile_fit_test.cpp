@@ -361,6 +361,38 @@ TEST(FitProfile, TheColdClearMakesTheModelsFreshRegionTakeWhatTheProbeMeasured) 
   EXPECT_FALSE(is_calibrated(hot, "clear_page_cold"));
 }
 
+// pcp_hot_window: the largest region of the reuse ladder whose pages (and every smaller one's)
+// cost nearer the hot fault than the largest region's; none such, half the smallest; no contrast
+// between hot and cold, no bound.
+std::vector<Figure> reuse_ladder(const std::vector<double>& ns) {
+  std::vector<Figure> figures = {figure("anon_fault", 700)};
+  for (size_t i = 0; i < ns.size(); ++i) {
+    figures.push_back(figure(reuse_figure_key(kReuseRegionPages[i]), ns[i]));
+  }
+  return figures;
+}
+
+TEST(FitProfile, TheHotWindowIsTheLargestRegionNearerTheHotFault) {
+  std::vector<std::string> notes;
+  // The guest of December 2026: 850-880 ns up to 8 MiB, 1,034 at 16 MiB, 1,354 at 64 MiB.
+  auto p = fit_profile(reuse_ladder({861, 850, 879, 1034, 1270, 1354}), "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.pcp_hot_window, 2048u);
+  EXPECT_TRUE(is_calibrated(p, "pcp_hot_window"));
+  EXPECT_NE(p.sources.at("pcp_hot_window").find("4096 pages at 1034 ns"), std::string::npos)
+      << p.sources.at("pcp_hot_window");
+  // A noisy small region above the midpoint ends the run of hot ones there.
+  p = fit_profile(reuse_ladder({861, 1200, 879, 900, 1270, 1354}), "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.pcp_hot_window, 512u);
+  p = fit_profile(reuse_ladder({1300, 1300, 1300, 1300, 1300, 1354}), "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.pcp_hot_window, kReuseRegionPages[0] / 2);
+  notes.clear();
+  p = fit_profile(reuse_ladder({700, 700, 700, 720, 760, 780}), "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.pcp_hot_window, 0u);
+  EXPECT_FALSE(is_calibrated(p, "pcp_hot_window"));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("pcp_hot_window: not fitted"), std::string::npos) << notes[0];
+}
+
 // stream_page_remote: a 64 KiB socket write read on another CPU, less the model's write of it on
 // one CPU, a sixteenth each page; a write no slower than that keeps the default (0).
 TEST(FitProfile, TheRemoteStreamPageIsTheCrossCpuWriteLessTheModelsOwn) {

@@ -38,7 +38,9 @@ TEST(QuickCalibration, ProfileLoadsAndKeepsTheFitsGuarantees) {
   // Measured where this machine allows: the syscall and the faults always.
   EXPECT_TRUE(is_calibrated(loaded, "syscall_entry"));
   EXPECT_TRUE(is_calibrated(loaded, "clear_page"));
-  EXPECT_EQ(loaded.sources.size(), kernelsim::cost_fields().size());  // every value has a source
+  // Every value has a source, the times' and the sizes'.
+  EXPECT_EQ(loaded.sources.size(),
+            kernelsim::cost_fields().size() + kernelsim::cost_size_fields().size());
   // What the fit guarantees whatever the machine measured (an order between two measured times,
   // such as a fault above a syscall, failed here once under load: a syscall median of 19.2 us):
   // a full flush is never cheaper than one page, and the anon fault's parts add up to the figure
