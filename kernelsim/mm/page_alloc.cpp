@@ -7,7 +7,6 @@
 
 #include "kernelsim/locking/lock_classes.h"
 #include "kernelsim/mm/oom_kill.h"
-#include "kernelsim/mm/pcp_high.h"
 #include "kernelsim/mm/vmscan.h"
 #include "kernelsim/mm/vmscan_predict.h"
 #include "kernelsim/sim/shared_step.h"
@@ -207,12 +206,7 @@ void PageAllocator::count(PageUse use, bool alloc) {
 bool PageAllocator::alloc_page_fast(Task& t, PageUse use) {
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
   const PcpHighMode mode = sim_.config().pcp_high;
-  if (mode == PcpHighMode::kAuto) {
-    decay_pcp_high_due(t, pcp);
-    // get_page_from_freelist(): "Detect whether the number of free pages is below high
-    // watermark. If so, we will decrease pcp->high and free PCP pages in free path".
-    if (zone_.free_pages <= zone_.wmark_high) zone_.below_high = true;
-  }
+  if (mode == PcpHighMode::kAuto) decay_pcp_high_due(t, pcp);
   if (pcp.count == 0) return false;
   pcp_note_alloc(pcp, mode);
   --pcp.count;
@@ -227,6 +221,7 @@ bool PageAllocator::alloc_page_fast(Task& t, PageUse use) {
 bool PageAllocator::take_page_cached_at_start() {
   if (zone_.free_pages <= zone_.wmark_low) return false;
   --zone_.free_pages;
+  note_free_pages_taken();
   ++allocated_;
   count(PageUse::kUser, true);
   check_invariant();
@@ -238,8 +233,9 @@ Co<bool> PageAllocator::alloc_page_slow(Task& t, PageUse use) {
   co_await lock.lock_irqsave(t);
   PerCpuPages& pcp = zone_.pcp[t.cpu().id];
   const uint64_t moved =
-      std::min<uint64_t>(nr_pcp_alloc(pcp, sim_.config().pcp_high, zone_), zone_.free_pages);
+      std::min<uint64_t>(nr_pcp_alloc(pcp, sim_.config().pcp_high, zone_.flags), zone_.free_pages);
   zone_.free_pages -= moved;
+  note_free_pages_taken();
   pcp.count += static_cast<uint32_t>(moved);
   t.work(sim_.costs().buddy_page * static_cast<int64_t>(moved));
   ++sim_.vm().zone_lock_batches;
@@ -260,7 +256,15 @@ uint32_t PageAllocator::free_page_fast(Task& t, PageUse use) {
   --allocated_;
   count(use, false);
   t.work(sim_.costs().pcp_free);
-  return pcp_note_free(pcp, mode, zone_);
+  return pcp_note_free(pcp, mode, zone_.flags);
+}
+
+// get_page_from_freelist(): "Detect whether the number of free pages is below high watermark.
+// If so, we will decrease pcp->high and free PCP pages in free path." The kernel looks at every
+// allocation; the free pages it reads fall only where pages leave the buddy lists, so the model
+// looks there: one allocation earlier than the kernel would.
+void PageAllocator::note_free_pages_taken() {
+  if (zone_.free_pages <= zone_.wmark_high) zone_.flags.below_high = true;
 }
 
 void PageAllocator::decay_pcp_high_due(Task& t, PerCpuPages& pcp) {
@@ -282,7 +286,7 @@ Co<void> PageAllocator::free_pcppages_bulk(Task& t, uint32_t count) {
   ++sim_.vm().zone_lock_batches;
   // free_unref_page_commit(): a drain that lifts the zone over its high watermark ends
   // ZONE_BELOW_HIGH.
-  if (zone_.below_high && zone_.free_pages > zone_.wmark_high) zone_.below_high = false;
+  if (zone_.flags.below_high && zone_.free_pages > zone_.wmark_high) zone_.flags.below_high = false;
   co_await lock.unlock_irqrestore(t);
   check_invariant();
 }
@@ -293,6 +297,7 @@ Co<bool> PageAllocator::alloc_contig_pages(Task& t, uint64_t n) {
   const bool ok = zone_.free_pages >= n;
   if (ok) {
     zone_.free_pages -= n;
+    note_free_pages_taken();
     allocated_ += n;
     contig_ += n;
     t.work(sim_.costs().buddy_page * static_cast<int64_t>(n));

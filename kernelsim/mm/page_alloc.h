@@ -46,36 +46,13 @@
 
 #include "kernelsim/constants.h"
 #include "kernelsim/locking/qspinlock.h"
+#include "kernelsim/mm/pcp_high.h"
 #include "kernelsim/sim/co.h"
 
 namespace mmreplay::kernelsim {
 
 class Simulation;
 class Task;
-
-// struct per_cpu_pages. The list is LIFO (rmqueue_pcplist() takes its head, free_unref_page()
-// adds there, free_pcppages_bulk() and rmqueue_bulk() work at its tail): the `hot` pages at its
-// head were freed on this CPU and are what the next allocations get, still in the CPU's caches;
-// the rest came from the buddy lists in a refill, cold. The pcp lists exist to hand out such hot
-// pages (the "hot/cold" lists of 2.6, __GFP_COLD until 4.15). On the PVM guest of December 2026
-// a first write to each page of a fresh 64-page mapping, unmapped and mapped again 9 times, took
-// 650-740 ns (the pages come back off the list), 820 ns for 2,048 pages, 1.1-1.55 us for 4,096.
-// From 6.7 a list may hold tens of thousands of pages (high 49-57K on that 6.18 guest), more
-// than the caches keep: `hot` counts at most the cost profile's pcp_hot_window of them, the
-// last ones freed, which with a LIFO list are the first ones allocated again. How high may grow
-// is the `pcp_high` policy's (pcp_high.h).
-struct PerCpuPages {
-  uint32_t count = 0;
-  uint32_t hot = 0;  // of count: freed on this CPU, at the list's head, still in its caches
-  uint32_t high = PCP_HIGH;
-  uint32_t batch = PCP_BATCH;
-  uint32_t high_min = PCP_HIGH;  // 5.14+: zone_highsize() of the low watermark
-  uint32_t high_max = PCP_HIGH;  // 6.7+: zone_highsize() of managed / 8; high_min before
-  uint32_t free_count = 0;       // 6.7+: frees in a row, halved by each allocation
-  uint8_t free_factor = 0;       // 5.14-6.6: drains in a row (each doubles the next)
-  uint8_t alloc_factor = 0;      // 6.7+: refills in a row (each doubles the next)
-  SimTime next_decay = SimTime::ns(VMSTAT_INTERVAL_NS);  // 6.7+: the next decay_pcp_high()
-};
 
 struct Zone {
   Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr_cpus,
@@ -96,11 +73,7 @@ struct Zone {
   QSpinLock& lock(uint32_t nid) { return locks_[nid]; }
   uint32_t nr_nodes() const { return static_cast<uint32_t>(locks_.size()); }
   std::vector<PerCpuPages> pcp;  // each CPU's list of its node's zone
-  // ZONE_RECLAIM_ACTIVE: kswapd is in balance_pgdat() (set_reclaim_active()).
-  bool reclaim_active = false;
-  // ZONE_BELOW_HIGH (6.7+): an allocation found free pages at or below the high watermark; a
-  // drain that leaves them above it clears it.
-  bool below_high = false;
+  ZoneFlags flags;
 
  private:
   std::deque<QSpinLock> locks_;  // by node (a deque: QSpinLock does not move)
@@ -221,6 +194,8 @@ class PageAllocator {
 
  private:
   void count(PageUse use, bool alloc);
+  // ZONE_BELOW_HIGH when pages leaving the buddy lists took the zone to its high watermark.
+  void note_free_pages_taken();
   // 6.7+: the decays of t's CPU list that are due (pcp_high.h decay_pcp_high()).
   void decay_pcp_high_due(Task& t, PerCpuPages& pcp);
   void check_invariant() const;

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "kernelsim/constants.h"
-#include "kernelsim/mm/page_alloc.h"
 
 namespace mmreplay::kernelsim {
 
@@ -30,16 +29,10 @@ void pcp_set_high_and_batch(PerCpuPages& pcp, PcpHighMode mode, uint32_t batch, 
   pcp.high = std::clamp(pcp.high, pcp.high_min, pcp.high_max);
 }
 
-void pcp_note_alloc(PerCpuPages& pcp, PcpHighMode mode) {
-  // "On allocation, reduce the number of pages that are batch freed."
-  if (mode == PcpHighMode::kWatermark) pcp.free_factor >>= 1;
-  if (mode == PcpHighMode::kAuto) pcp.free_count >>= 1;
-}
-
 namespace {
 
 // Models nr_pcp_high() of 6.7+: the count at which this free drains, tuning pcp.high on the way.
-uint32_t nr_pcp_high_auto(PerCpuPages& pcp, const Zone& zone) {
+uint32_t nr_pcp_high_auto(PerCpuPages& pcp, const ZoneFlags& zone) {
   const uint32_t high = pcp.high = std::clamp(pcp.high, pcp.high_min, pcp.high_max);
   if (high == 0) return 0;
   const uint32_t free_count = std::max(pcp.free_count, pcp.batch);
@@ -79,7 +72,7 @@ uint32_t nr_pcp_free(PerCpuPages& pcp, PcpHighMode mode, uint32_t high) {
 
 }  // namespace
 
-uint32_t pcp_note_free(PerCpuPages& pcp, PcpHighMode mode, const Zone& zone) {
+uint32_t pcp_free_over_high(PerCpuPages& pcp, PcpHighMode mode, const ZoneFlags& zone) {
   switch (mode) {
     case PcpHighMode::kBatch:
       // The model drains above high where the kernel drains at it (free_hot_cold_page(): count
@@ -91,10 +84,7 @@ uint32_t pcp_note_free(PerCpuPages& pcp, PcpHighMode mode, const Zone& zone) {
                                 : pcp.high;
       return pcp.count >= high ? nr_pcp_free(pcp, mode, high) : 0;
     }
-    case PcpHighMode::kAuto: {
-      // "On freeing, reduce the number of pages that are batch allocated."
-      pcp.alloc_factor >>= 1;
-      if (pcp.free_count < (pcp.batch << PCP_BATCH_SCALE_MAX)) ++pcp.free_count;
+    case PcpHighMode::kAuto: {  // pcp_note_free() did the bookkeeping
       const uint32_t high = nr_pcp_high_auto(pcp, zone);
       return pcp.count >= high ? nr_pcp_free(pcp, mode, high) : 0;
     }
@@ -102,7 +92,7 @@ uint32_t pcp_note_free(PerCpuPages& pcp, PcpHighMode mode, const Zone& zone) {
   return 0;
 }
 
-uint32_t nr_pcp_alloc(PerCpuPages& pcp, PcpHighMode mode, const Zone& zone) {
+uint32_t nr_pcp_alloc(PerCpuPages& pcp, PcpHighMode mode, const ZoneFlags& zone) {
   if (mode != PcpHighMode::kAuto) return pcp.batch;  // rmqueue_bulk(zone, 0, pcp->batch, ...)
   const uint32_t base_batch = pcp.batch;
   uint32_t high = pcp.high = std::clamp(pcp.high, pcp.high_min, pcp.high_max);

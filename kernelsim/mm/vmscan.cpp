@@ -636,7 +636,7 @@ Co<void> balance_pgdat(Task& t) {
   // set_reclaim_active(): while kswapd reclaims, the pcp lists keep few pages (5.14+,
   // pcp_high.h), so that what it frees reaches the buddy lists.
   Zone& zone = sim.page_alloc().zone();
-  zone.reclaim_active = true;
+  zone.flags.reclaim_active = true;
   while (!kswapd_gave_up(sim) && !prepare_kswapd_sleep(sim, t.clock())) {
     ScanControl sc;
     sc.kswapd = true;
@@ -651,7 +651,7 @@ Co<void> balance_pgdat(Task& t) {
     co_await sync_point(t);  // cond_resched()
     check_page_conservation(sim);
   }
-  zone.reclaim_active = false;  // clear_reclaim_active()
+  zone.flags.reclaim_active = false;  // clear_reclaim_active()
 }
 
 // The first half of kswapd_try_to_sleep(): the HZ/10 nap when kswapd may sleep.

@@ -63,8 +63,7 @@ TEST(PcpHighTest, HighBoundsByEra) {
 // 5.14-6.6 nr_pcp_free(): each drain with no allocation between doubles, from a batch up to
 // high - batch; an allocation halves the factor.
 TEST(PcpHighTest, WatermarkEraDrainsDoubleWhileFreesRunOn) {
-  auto sim = sim_of("pcp_high=wmark", 4096);
-  const Zone& z = sim->page_alloc().zone();
+  const ZoneFlags z;
   PerCpuPages p;
   p.batch = 63;
   p.high = p.high_min = p.high_max = 2'000;
@@ -82,8 +81,7 @@ TEST(PcpHighTest, WatermarkEraDrainsDoubleWhileFreesRunOn) {
 }
 
 TEST(PcpHighTest, WhileKswapdReclaimsAListKeepsFourBatches) {
-  auto sim = sim_of("pcp_high=wmark", 4096);
-  Zone& z = sim->page_alloc().zone();
+  ZoneFlags z;
   PerCpuPages p;
   p.batch = 63;
   p.high = p.high_min = p.high_max = 2'000;
@@ -105,8 +103,7 @@ TEST(PcpHighTest, WhileKswapdReclaimsAListKeepsFourBatches) {
 // 6.7 nr_pcp_alloc(): each refill of the empty list with no free between takes twice the last,
 // up to batch << PCP_BATCH_SCALE_MAX, and raises high by what it takes.
 TEST(PcpHighTest, AutoEraRefillsDoubleAndRaiseHigh) {
-  auto sim = sim_of("pcp_high=auto", 4096);
-  const Zone& z = sim->page_alloc().zone();
+  const ZoneFlags z;
   PerCpuPages p;
   p.batch = 63;
   p.high_min = 300;
@@ -128,8 +125,7 @@ TEST(PcpHighTest, AutoEraRefillsDoubleAndRaiseHigh) {
 // 6.7 nr_pcp_high(): a free that finds the list full raises high to hold the frees in a row
 // plus a batch; below the high watermark each free lowers it by them instead.
 TEST(PcpHighTest, AutoEraFreesRaiseHighUnlessTheZoneIsBelowItsHighWatermark) {
-  auto sim = sim_of("pcp_high=auto", 4096);
-  Zone& z = sim->page_alloc().zone();
+  ZoneFlags z;
   PerCpuPages p;
   p.batch = 63;
   p.high_min = 300;
