@@ -671,8 +671,9 @@ constexpr double kPressureCpuTolerance = 0.25;
 // 2026-12-06 had dontneed's native at 149,546 swap-outs and 3.22 s of CPU against the model's
 // 275,471 and 5.69 s (free: 1.18x and 1.10x). The allowance does not look at the direction: a
 // later run had free's CPU at 0.51x (2.99 s against 5.91) with its swap-outs 1.32x, after the fit
-// took a dontneed run of 2.85 s that the next took 4.90 s for; so reclaim fit to an outlier is let
-// through too, until calibrate --reclaim repeats its native runs.
+// took a dontneed run of 2.85 s that the next took 4.90 s for; so reclaim fit to an outlier was
+// let through too. Since 2026-12-06 calibrate --reclaim fits each arm's median of 3-5 runs (one
+// run of 2.95-5.00 s in five, the spread it prints), which such an outlier no longer sets.
 // Once the fresh native run came 20% slower than the one fitted to, a minute before (the model
 // then read 0.82-0.88x of it). When the two native runs of an arm differ by more than this, the
 // machine moved between them and neither run alone can judge the model: it is held to the nearer

@@ -12,12 +12,19 @@
 // pages as the derivatives, and solves the 2 x 2 system (Newton's method on a near-linear model);
 // a step that does not improve is halved up to kReclaimFitHalvings times; the fit stops when both
 // arms are within kReclaimFitTolerance, after kReclaimFitSteps, or when no halving improves.
+//
+// The native bomb's CPU moves from run to run on a shared machine (one arm 2.85 s, then 4.90 s a
+// minute later, on the development guest), and a fit to one run fits its noise. Each arm runs
+// kReclaimNativeRuns times, the arms taking turns, and kReclaimNativeMaxRuns while its spread
+// ((max - min) / median of the CPU seconds) stays above kReclaimNativeSpread; the fit takes
+// each arm's median run, and the spread is printed and written into the fields' sources.
 
 #pragma once
 
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "kernelsim/costs/cost_profile.h"
@@ -29,17 +36,27 @@ namespace mmreplay::tools::calibrate {
 inline constexpr double kReclaimFitTolerance = 0.03;
 inline constexpr int kReclaimFitSteps = 6;
 inline constexpr int kReclaimFitHalvings = 3;  // per step, when the full step does not improve
+inline constexpr int kReclaimNativeRuns = 3;
+inline constexpr int kReclaimNativeMaxRuns = 5;
+inline constexpr double kReclaimNativeSpread = 0.05;
 
 struct ReclaimFit {
   std::string skip_reason;  // non-empty: the machine could not run it (no root, memcg, swap)
   MadvBombShape shape;
-  BombFigures native[2];  // [0] dontneed, [1] free
-  BombFigures before[2];  // the model with the profile as it was
-  BombFigures after[2];   // with the fitted fields
+  BombFigures native[2];                    // [0] dontneed, [1] free: the median run of each arm's
+  std::vector<BombFigures> native_runs[2];  // every native run, in the order they ran
+  BombFigures before[2];                    // the model with the profile as it was
+  BombFigures after[2];                     // with the fitted fields
   int64_t shrink_page_ns = 0;
   int64_t swap_out_page_ns = 0;
   int steps = 0;
 };
+
+// (max - min) / median of the runs' CPU seconds; 0 for fewer than two runs.
+double cpu_spread(const std::vector<BombFigures>& runs);
+// The run whose CPU seconds are the median (the upper one of an even count).
+// REQUIRES: !runs.empty().
+const BombFigures& median_cpu_run(const std::vector<BombFigures>& runs);
 
 // Runs the bomb here and fits shrink_page and swap_out_page of `costs` (the rest kept).
 // Ok with skip_reason set when the machine cannot; errors: a failed run of either side.

@@ -86,8 +86,9 @@ void register_calibrate_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--quick", args->quick,
                 "few repetitions and small regions, no throughput fit (a second or two)");
   cmd->add_flag("--reclaim", args->reclaim,
-                "also fit shrink_page and swap_out_page to a madv-bomb run here in a memcg with "
-                "swap (root; about 20 s; skipped with the reason where the machine cannot)");
+                "also fit shrink_page and swap_out_page to madv-bomb runs here in a memcg with "
+                "swap (root; 30-45 s: each arm 3-5 times, fitted to its median; skipped with the "
+                "reason where the machine cannot)");
   cmd->add_flag("--no-throughput", args->no_throughput,
                 "skip the fit to the throughput loops (probes only)");
   cmd->add_flag("--force", args->force, "measure the loops even when the load average is high");
