@@ -209,7 +209,7 @@ struct CostProfile {
   // ---- Sizes, not times (cost_size_fields()) ----
   // pages: how many of the pages a CPU freed last its caches still hold, which its pcp list
   // (LIFO) hands out first: a page from deeper in the list is zeroed at clear_page_cold
-  // (mm/page_alloc.h PerCpuPages). 0: no bound, as in the built-in profiles, whose lists (and
+  // (mm/pcp_high.h PerCpuPages). 0: no bound, as in the built-in profiles, whose lists (and
   // clear_page_cold) make no difference.
   uint64_t pcp_hot_window = 0;
 };

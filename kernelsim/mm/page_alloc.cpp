@@ -251,7 +251,7 @@ uint32_t PageAllocator::free_page_fast(Task& t, PageUse use) {
   assert(allocated_ > 0);
   ++pcp.count;
   // The caches keep the last pages written; the list hands the last ones freed out first.
-  const uint32_t window = sim_.costs().pcp_hot_window;
+  const uint64_t window = sim_.costs().pcp_hot_window;
   if (window == 0 || pcp.hot < window) ++pcp.hot;
   --allocated_;
   count(use, false);

@@ -1,10 +1,12 @@
 // PageAllocator: zones with free page counts and per-CPU page lists (mm/page_alloc.c).
 //
 // Order-0 pages only. An allocation takes a page from this CPU's pcp list (rmqueue_pcplist());
-// an empty list is refilled with `batch` pages under zone->lock (rmqueue_bulk()). A free puts the
-// page on the pcp list (free_unref_page()); a list above `high` gives `batch` pages back under
-// zone->lock (free_pcppages_bulk()). zone->lock is a QSpinLock, so refills and drains from many
-// CPUs contend, with lockstat figures.
+// an empty list is refilled under zone->lock (rmqueue_bulk()). A free puts the page on the pcp
+// list (free_unref_page()); a list at its high mark gives pages back under zone->lock
+// (free_pcppages_bulk()). How high the list goes and how many pages a refill or a drain moves
+// are the kernel era's (`pcp_high`, pcp_high.h: a batch of 63 at 6 x batch before 5.14, up to
+// 32 batches and tens of thousands of pages from 6.7). zone->lock is a QSpinLock, so refills and
+// drains from many CPUs contend, with lockstat figures.
 //
 // Pages are counted, not tracked individually (the LRU model tracks the pages it needs).
 //
@@ -31,7 +33,8 @@
 //
 // Invariants (asserted in page_alloc.cpp):
 //  (1) zone.free_pages + sum(pcp.count) + allocated == zone.managed_pages.
-//  (2) pcp.count <= pcp.high after every free completes its drain.
+//  (2) Under pcp_high=batch, pcp.count <= pcp.high after every free completes its drain (the
+//      later eras' high moves, and their drains are sized as the kernel's: pcp_high.h).
 //  (3) Conservation (debug builds, at every zone->lock batch and reclaim round): free pages
 //      (buddy + pcp) + pages on the LRU lists + pages held in per-CPU lru_add batches or isolated
 //      by reclaim + user pages between allocation and frame (Lruvec::nr_unframed()) + page-table
@@ -103,7 +106,7 @@ uint32_t numa_node_id(const Task& t);
 enum class PageUse : uint8_t { kUser, kPageTable };
 
 // Models clear_page() (clear_highpage()) of the page alloc_pages() last gave t: clear_page_cold
-// when it was cold (PerCpuPages) and the profile has that figure, else clear_page.
+// when it was cold (pcp_high.h PerCpuPages) and the profile has that figure, else clear_page.
 SimTime clear_page_cost(const Task& t);
 
 // Models mm/page_alloc.c: zone_batchsize() of a zone of `zone_pages` managed pages: the pcp

@@ -39,7 +39,7 @@ namespace mmreplay::kernelsim {
 // From 6.7 a list may hold tens of thousands of pages (high 49-57K on that 6.18 guest), more
 // than the caches keep: `hot` counts at most the cost profile's pcp_hot_window of them, the
 // last ones freed, which with a LIFO list are the first ones allocated again. How high may grow
-// is the `pcp_high` policy's (pcp_high.h).
+// is the `pcp_high` policy's (above).
 struct PerCpuPages {
   uint32_t count = 0;
   uint32_t hot = 0;  // of count: freed on this CPU, at the list's head, still in its caches

@@ -128,7 +128,7 @@ enum class CsdIpiMode : uint8_t { kAlways, kIfQueueEmpty };
 enum class SpinlockImpl : uint8_t { kTicket, kQueued };
 
 // How high a CPU's pcp list may grow before free_unref_page() gives pages back to the buddy lists
-// (mm/page_alloc.h PerCpuPages): 6 x batch (before 5.14); the zone's low watermark split over
+// (mm/pcp_high.h): 6 x batch (before 5.14); the zone's low watermark split over
 // the node's CPUs, with drains that double while frees run on (5.14-6.6, Mel Gorman's "Calculate
 // pcp->high based on zone sizes and active CPUs"); or tuned between that and an eighth of the
 // zone by the CPU's own allocations and frees, decayed every second (6.7+, Huang Ying's

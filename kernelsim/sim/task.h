@@ -160,7 +160,7 @@ class Task final : public EventTarget {
   bool kthread = false;     // PF_KTHREAD (kswapd): not a trace thread
   bool oom_killed = false;  // an OOM victim: its op loop ends (mm/oom_kill.h)
   // The last page alloc_pages() gave the task was not one of those freed to its CPU's pcp list
-  // and still at its head (mm/page_alloc.h PerCpuPages): zeroing it costs clear_page_cold.
+  // and still at its head (mm/pcp_high.h PerCpuPages): zeroing it costs clear_page_cold.
   bool page_cold = false;
   // The interruptible sleep the task is in (kNothing otherwise), and what it waits for.
   WaitFor waits_for = WaitFor::kNothing;

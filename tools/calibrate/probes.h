@@ -66,7 +66,7 @@ inline constexpr size_t kReuseRegionPages[] = {512, 1024, 2048, 4096, 8192, 1638
 inline std::string reuse_figure_key(size_t pages) {
   return "anon_fault_reuse_" + std::to_string(pages);
 }
-inline std::string fmt_reuse_what(size_t pages) {
+inline std::string reuse_figure_what(size_t pages) {
   return "write to each page of a " + std::to_string(pages * 4 / 1024) +
          " MiB mapping, unmapped and mapped again";
 }

@@ -119,7 +119,7 @@ std::vector<Figure> probe_anon_fault_reuse(const ProbeOptions& o) {
   std::vector<Figure> out;
   const int reps = o.quick ? 5 : 15;
   for (const size_t pages : kReuseRegionPages) {
-    Figure f = figure_of(reuse_figure_key(pages), fmt_reuse_what(pages), "page");
+    Figure f = figure_of(reuse_figure_key(pages), reuse_figure_what(pages), "page");
     // One untimed pass first: its pages come from the buddy lists; the timed ones get back what
     // the last unmap freed, from the head of the CPU's pcp list (6.7+ keeps them all there; an
     // older kernel's buddy lists hand the same pages back first as well).
@@ -127,6 +127,7 @@ std::vector<Figure> probe_anon_fault_reuse(const ProbeOptions& o) {
     for (int r = 0; r <= reps; ++r) {
       char* p = map_anon_pages(pages);
       if (p == nullptr) {
+        samples.clear();
         out.push_back(failed(f, "mmap failed"));
         break;
       }

@@ -1,4 +1,4 @@
-// Hot and cold pages (kernelsim/mm/page_alloc.h PerCpuPages): a page freed to this CPU's pcp list
+// Hot and cold pages (kernelsim/mm/pcp_high.h PerCpuPages): a page freed to this CPU's pcp list
 // comes back off it first and is zeroed at clear_page; one the list took from the buddy lists in
 // a refill is zeroed at clear_page_cold. A mapping unmapped and written again reuses its pages hot;
 // a region larger than the list's high mark (before 6.7) or than the caches hold (the profile's
