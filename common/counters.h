@@ -52,6 +52,8 @@
   X(fork_swap_entries_unmapped, "fork_swap_entries_unmapped",                                      \
     "fork peers' ptes of a page reclaim swapped out, given its entry (try_to_unmap())")           \
   X(zone_lock_batches, "zone_lock_batches", "rmqueue_bulk / free_pcppages_bulk calls")             \
+  X(pcp_alloc_cold, "pcp_alloc_cold",                                                              \
+    "pages a pcp list handed out cold: not among the last freed on its CPU (pcp_hot_window)")      \
   X(nr_tlb_flush_calls, "tlb_flush_calls", "flush_tlb_mm_range() calls")                           \
   X(nr_tlb_shootdowns, "tlb_shootdowns", "flush calls that sent IPIs")                             \
   X(nr_tlb_broadcast, "tlb_broadcasts", "broadcast (INVLPGB) invalidations")                       \

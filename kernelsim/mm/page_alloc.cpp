@@ -211,7 +211,11 @@ bool PageAllocator::alloc_page_fast(Task& t, PageUse use) {
   pcp_note_alloc(pcp, mode);
   --pcp.count;
   t.page_cold = pcp.hot == 0;
-  if (pcp.hot != 0) --pcp.hot;
+  if (pcp.hot != 0) {
+    --pcp.hot;
+  } else {
+    ++sim_.vm().pcp_alloc_cold;
+  }
   ++allocated_;
   count(use, true);
   t.work(sim_.costs().pcp_alloc);

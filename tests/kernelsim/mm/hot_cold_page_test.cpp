@@ -88,5 +88,20 @@ TEST(HotColdPageTest, UnderAutoTunedHighTheCachesBoundTheHotPages) {
   EXPECT_LE(second, static_cast<int64_t>(kPages - kWindow) + 8 + tables);
 }
 
+// Counter pcp_alloc_cold: every page zeroed cold, so a replay says how many of its faults paid
+// clear_page_cold.
+TEST(HotColdPageTest, TheColdPagesAreCounted) {
+  constexpr uint64_t kPages = 4096;
+  constexpr uint64_t kWindow = 1024;
+  CostProfile costs = cost_profile_default();
+  costs.pcp_hot_window = kWindow;
+  auto sim = make_sim(1, "pcp_high=auto", costs);
+  thread(*sim, 1, 0, write_unmap_write(kPages));
+  sim->run();
+  EXPECT_EQ(static_cast<int64_t>(sim->stats().vm.pcp_alloc_cold),
+            cold_clears(write_unmap_write(kPages), "pcp_high=auto", kWindow));
+  EXPECT_GT(sim->stats().vm.pcp_alloc_cold, 2 * kPages - kWindow);
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
