@@ -18,26 +18,44 @@ using nlohmann::json;
 // The most one cost may be. Issue 15: 2^63-1 was accepted and latencies wrapped to 1.8e19 ns.
 constexpr uint64_t kMaxCostNs = 1'000'000'000;
 
-Status field_error(const std::string& path, std::string_view field, const std::string& what) {
-  return Status::invalid_argument(path + ": costs." + std::string(field) + ": " + what);
+Status entry_error(const std::string& path, std::string_view section, std::string_view field,
+                   const std::string& what) {
+  return Status::invalid_argument(path + ": " + std::string(section) + "." + std::string(field) +
+                                  ": " + what);
 }
 
-// One entry of "costs": a number, or {"ns": number, "source": string}.
-Status parse_field(const json& v, const std::string& path, std::string_view name, int64_t* ns,
+Status field_error(const std::string& path, std::string_view field, const std::string& what) {
+  return entry_error(path, "costs", field, what);
+}
+
+// One entry of `section` ("costs" or "sizes"): a number, or {"<unit>": number, "source": string}.
+// *value: the number.
+Status entry_value(const json& v, const std::string& path, std::string_view section,
+                   std::string_view name, const std::string& unit, const json** value,
                    std::string* source) {
-  const json* value = &v;
-  if (v.is_object()) {
-    for (const auto& [key, unused] : v.items()) {
-      if (key != "ns" && key != "source")
-        return field_error(path, name, "unknown key '" + key + "'");
-    }
-    if (!v.contains("ns")) return field_error(path, name, "missing \"ns\"");
-    value = &v["ns"];
-    if (v.contains("source")) {
-      if (!v["source"].is_string()) return field_error(path, name, "\"source\" is not a string");
-      *source = v["source"].get<std::string>();
+  *value = &v;
+  if (!v.is_object()) return Status::ok();
+  for (const auto& [key, unused] : v.items()) {
+    if (key != unit && key != "source") {
+      return entry_error(path, section, name, "unknown key '" + key + "'");
     }
   }
+  if (!v.contains(unit)) return entry_error(path, section, name, "missing \"" + unit + "\"");
+  *value = &v[unit];
+  if (v.contains("source")) {
+    if (!v["source"].is_string()) {
+      return entry_error(path, section, name, "\"source\" is not a string");
+    }
+    *source = v["source"].get<std::string>();
+  }
+  return Status::ok();
+}
+
+// One entry of "costs", in nanoseconds.
+Status parse_field(const json& v, const std::string& path, std::string_view name, int64_t* ns,
+                   std::string* source) {
+  const json* value = nullptr;
+  if (Status s = entry_value(v, path, "costs", name, "ns", &value, source); !s) return s;
   if (value->is_number_unsigned()) {
     const uint64_t u = value->get<uint64_t>();
     if (u > kMaxCostNs) {
@@ -52,33 +70,24 @@ Status parse_field(const json& v, const std::string& path, std::string_view name
   return field_error(path, name, "not a whole number of nanoseconds");
 }
 
-// The "sizes" object: each entry a number, or {"<unit>": number, "source": string}.
+// The "sizes" object: each entry a count in its field's unit.
 Status parse_sizes(const json& sizes, const std::string& path, CostProfileFile* p) {
-  const auto size_error = [&](const std::string& name, const std::string& what) {
-    return Status::invalid_argument(path + ": sizes." + name + ": " + what);
-  };
   if (!sizes.is_object()) return Status::invalid_argument(path + ": \"sizes\" is not an object");
   for (const auto& [key, v] : sizes.items()) {
     const kernelsim::CostSizeField* f = nullptr;
     for (const kernelsim::CostSizeField& c : kernelsim::cost_size_fields()) {
       if (c.name == key) f = &c;
     }
-    if (f == nullptr) return size_error(key, "unknown size field");
+    if (f == nullptr) return entry_error(path, "sizes", key, "unknown size field");
     const std::string unit(f->unit);
-    const json* value = &v;
-    if (v.is_object()) {
-      for (const auto& [k, unused] : v.items()) {
-        if (k != unit && k != "source") return size_error(key, "unknown key '" + k + "'");
-      }
-      if (!v.contains(unit)) return size_error(key, "missing \"" + unit + "\"");
-      value = &v[unit];
-      if (v.contains("source")) {
-        if (!v["source"].is_string()) return size_error(key, "\"source\" is not a string");
-        p->sources[key] = v["source"].get<std::string>();
-      }
+    const json* value = nullptr;
+    std::string source;
+    if (Status s = entry_value(v, path, "sizes", key, unit, &value, &source); !s) return s;
+    if (!value->is_number_unsigned()) {
+      return entry_error(path, "sizes", key, "not a whole number of " + unit);
     }
-    if (!value->is_number_unsigned()) return size_error(key, "not a whole number of " + unit);
     p->costs.*f->member = value->get<uint64_t>();
+    if (!source.empty()) p->sources[key] = source;
   }
   return Status::ok();
 }

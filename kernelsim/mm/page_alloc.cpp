@@ -19,13 +19,8 @@ Zone::Zone(Simulation& sim, std::string zone_name, uint64_t managed, uint32_t nr
     : name(std::move(zone_name)), managed_pages(managed), free_pages(managed), pcp(nr_cpus) {
   assert(nr_nodes >= 1);
   for (uint32_t nid = 0; nid < nr_nodes; ++nid) locks_.emplace_back(sim, kZoneLockClass);
-  // Each node's zone sets its CPUs' lists from its own size (setup_zone_pageset()); high comes
-  // with the watermarks (PageAllocator::setup_per_zone_wmarks()).
-  const uint32_t batch = pcp_batch_of_zone(managed / nr_nodes);
-  for (PerCpuPages& p : pcp) {
-    p.batch = std::max(batch, 1u);
-    p.high = p.high_min = p.high_max = PCP_HIGH_BATCHES * batch;
-  }
+  // The CPUs' lists get their batch and high with the watermarks
+  // (PageAllocator::setup_per_zone_wmarks()).
 }
 
 SimTime clear_page_cost(const Task& t) {
@@ -95,17 +90,18 @@ void PageAllocator::setup_per_zone_wmarks() {
   zone_.wmark_low = view.min_pages + policy.low_gap(view);
   zone_.wmark_high = view.min_pages + policy.high_gap(view);
   zone_.dma_reserved_free = dma_zone_reserved_free_pages(zone_.managed_pages, zone_.wmark_min);
-  // zone_pcp_update() of each node's zone: its share of the managed pages and of the low
-  // watermark (__setup_per_zone_wmarks() gives each zone its share of min), split over its CPUs.
+  // zone_pcp_update() of each node's zone (setup_zone_pageset() at boot): the batch from its
+  // size, high from its share of the managed pages and of the low watermark
+  // (__setup_per_zone_wmarks() gives each zone its share of min), split over its CPUs.
   const Topology& topo = sim_.topology();
   const uint32_t nr_nodes = zone_.nr_nodes();
   std::vector<uint32_t> node_cpus(nr_nodes, 0);
-  for (uint32_t cpu = 0; cpu < zone_.pcp.size(); ++cpu) ++node_cpus[topo.node_of(cpu) % nr_nodes];
+  for (uint32_t cpu = 0; cpu < zone_.pcp.size(); ++cpu) ++node_cpus[topo.node_of(cpu)];
   const uint32_t batch = pcp_batch_of_zone(zone_.managed_pages / nr_nodes);
   for (uint32_t cpu = 0; cpu < zone_.pcp.size(); ++cpu) {
     pcp_set_high_and_batch(zone_.pcp[cpu], sim_.config().pcp_high, batch,
                            zone_.managed_pages / nr_nodes, zone_.wmark_low / nr_nodes,
-                           node_cpus[topo.node_of(cpu) % nr_nodes]);
+                           node_cpus[topo.node_of(cpu)]);
   }
 }
 
