@@ -11,6 +11,12 @@
 namespace mmreplay::kernelsim {
 namespace {
 
+// True when consume_stock() would find nr pages of memcg in this CPU's stock.
+bool stock_holds(Task& t, uint32_t memcg_id, uint64_t nr) {
+  const MemcgSet::Stock& s = t.sim().memcg().stock(t.cpu().id);
+  return s.cached == memcg_id && s.nr_pages >= nr;
+}
+
 // Models consume_stock(): true when this CPU's stock caches memcg and holds nr pages.
 bool consume_stock(Task& t, uint32_t memcg_id, uint64_t nr) {
   Simulation& sim = t.sim();
@@ -115,11 +121,16 @@ Co<bool> charge_group(Task& t, uint32_t id, uint64_t nr, bool noretry = false) {
 
 }  // namespace
 
-// The root memcg (or memcg=off) charges nothing, with no frame (sim/co.h).
+// The root memcg (or memcg=off) charges nothing, and a charge the stock holds waits for
+// nothing: neither makes a frame (sim/co.h).
 Co<bool> mem_cgroup_charge(Task& t, Mm& mm, uint64_t nr) {
   const uint32_t id = t.sim().memcg().memcg_of(mm);
   if (id == kRootMemcg) return Co<bool>::ready(true);
-  return charge_group(t, id, nr);
+  if (!stock_holds(t, id, nr)) return charge_group(t, id, nr);
+  consume_stock(t, id, nr);
+  t.work(t.sim().costs().memcg_page * static_cast<int64_t>(nr));  // as charge_group()
+  t.sim().vm().memcg_charged_pages += nr;
+  return Co<bool>::ready(true);
 }
 
 Co<bool> mem_cgroup_charge_file(Task& t, uint32_t* memcg, bool noretry) {
