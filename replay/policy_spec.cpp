@@ -2,6 +2,7 @@
 
 #include "kernelsim/policy/knob_table.h"
 #include "kernelsim/policy/presets.h"
+#include "replay/running_kernel.h"
 
 namespace mmreplay::replay {
 
@@ -86,9 +87,11 @@ Status split_spec(std::string_view spec, std::string* kernel_spec, TraceRewrites
 Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config,
                       TraceRewrites* rewrites) {
   const std::string flag = "--policy '" + std::string(spec) + "'";
+  std::string expanded;
+  if (Status s = substitute_running_kernel(spec, &expanded); !s) return s.with_context(flag);
   TraceRewrites r;
   std::string kernel_spec;
-  if (Status s = split_spec(spec, &kernel_spec, &r); !s) return s.with_context(flag);
+  if (Status s = split_spec(expanded, &kernel_spec, &r); !s) return s.with_context(flag);
   kernelsim::KernelConfig c;
   if (Status s = kernelsim::expand_policy(kernel_spec, &c); !s) return s.with_context(flag);
   *config = c;

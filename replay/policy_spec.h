@@ -1,6 +1,7 @@
 // A study's policies as the user writes them on the command line: a comma-separated list (or
 // repeated --policy) of specs, each a preset optionally followed by "+knob=value" overrides
-// ("linux-4.5+madvise=vector") or bare overrides of the defaults ("tlb=broadcast").
+// ("linux-4.5+madvise=vector") or bare overrides of the defaults ("tlb=broadcast"). The preset
+// may be "running-kernel", this machine's release preset (replay/running_kernel.h).
 //
 // A spec holds two kinds of knob: the kernel's (kernelsim/policy/knob_table.h), which kernelsim
 // expands and validates (kernelsim/policy/presets.h), and trace rewrites (purge_advice,

@@ -1,5 +1,8 @@
 #include "kernelsim/policy/presets.h"
 
+#include <compare>
+#include <cstdint>
+
 #include "kernelsim/policy/knob_table.h"
 
 namespace mmreplay::kernelsim {
@@ -132,6 +135,64 @@ const PolicyPreset* find_policy_preset(std::string_view name) {
     if (p.name == name) return &p;
   }
   return nullptr;
+}
+
+namespace {
+
+struct KernelVersion {
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  auto operator<=>(const KernelVersion&) const = default;
+};
+
+// Reads "MAJOR.MINOR" at the start of `text`; *rest is what follows. False without both numbers.
+bool parse_kernel_version(std::string_view text, KernelVersion* v, std::string_view* rest) {
+  uint32_t parts[2] = {0, 0};
+  size_t i = 0;
+  for (int part = 0; part < 2; ++part) {
+    if (part == 1) {
+      if (i >= text.size() || text[i] != '.') return false;
+      ++i;
+    }
+    const size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && i - start < 6) {
+      parts[part] = parts[part] * 10 + static_cast<uint32_t>(text[i] - '0');
+      ++i;
+    }
+    if (i == start) return false;
+  }
+  *v = KernelVersion{parts[0], parts[1]};
+  *rest = text.substr(i);
+  return true;
+}
+
+}  // namespace
+
+std::string kernel_release_preset(std::string_view release) {
+  KernelVersion running;
+  std::string_view rest;
+  if (!parse_kernel_version(release, &running, &rest)) return "";
+  constexpr std::string_view kPrefix = "linux-";
+  const PolicyPreset* newest_before = nullptr;
+  const PolicyPreset* oldest = nullptr;
+  KernelVersion newest_v, oldest_v;
+  for (const PolicyPreset& p : policy_presets()) {
+    if (!std::string_view(p.name).starts_with(kPrefix)) continue;
+    KernelVersion v;
+    if (!parse_kernel_version(std::string_view(p.name).substr(kPrefix.size()), &v, &rest) ||
+        !rest.empty())
+      continue;  // a release candidate ("linux-3.17-rc2")
+    if (oldest == nullptr || v < oldest_v) {
+      oldest = &p;
+      oldest_v = v;
+    }
+    if (v <= running && (newest_before == nullptr || v > newest_v)) {
+      newest_before = &p;
+      newest_v = v;
+    }
+  }
+  const PolicyPreset* chosen = newest_before != nullptr ? newest_before : oldest;
+  return chosen != nullptr ? chosen->name : "";
 }
 
 namespace {

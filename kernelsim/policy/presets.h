@@ -30,6 +30,14 @@ const std::vector<PolicyPreset>& policy_presets();
 // nullptr when there is no preset of that name.
 const PolicyPreset* find_policy_preset(std::string_view name);
 
+// The kernel-release preset a machine running `release` (as uname -r prints it:
+// "6.18.44-fc-v1252", "5.15.0-91-generic") behaves as: the newest "linux-MAJOR.MINOR" preset at or
+// before its MAJOR.MINOR (a release preset says what changed up to that release, so the releases
+// after it until the next preset are taken to behave as it does), or the oldest for a kernel
+// older than every preset. Release candidates ("linux-3.17-rc2") are not picked. "" when
+// `release` does not start with MAJOR.MINOR.
+std::string kernel_release_preset(std::string_view release);
+
 // Expands `spec` ("preset", "preset+knob=value+...", "knob=value+...") into *config. A bad spec
 // is InvalidArgument naming the unknown preset, knob or value; *config is then unchanged.
 Status expand_policy(std::string_view spec, KernelConfig* config);

@@ -14,6 +14,7 @@
 #include "replay/hgrm.h"
 #include "replay/policy_spec.h"
 #include "replay/results_json.h"
+#include "replay/running_kernel.h"
 #include "tests/replay/generated_trace.h"
 
 namespace mmreplay::replay {
@@ -380,6 +381,29 @@ TEST(PolicySpec, ResolvesUpFrontAndNamesTheFlag) {
   EXPECT_EQ(split_policy_list({"a,b", "c"}), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(split_policy_list({}), (std::vector<std::string>{"default"}));
   EXPECT_FALSE(resolve_policy(split_policy_list({""}).front(), &config));
+}
+
+// "running-kernel" is this machine's release preset, overrides and rewrites after it included; a
+// spec that only mentions it elsewhere is not rewritten.
+TEST(PolicySpec, RunningKernelIsThisMachinesReleasePreset) {
+  const std::string preset = kernelsim::kernel_release_preset(running_kernel_release());
+  kernelsim::KernelConfig running, named;
+  TraceRewrites running_rewrites, named_rewrites;
+  if (preset.empty()) {
+    const Status s = resolve_policy("running-kernel", &running);
+    EXPECT_NE(s.message().find("names no kernel preset"), std::string::npos) << s.message();
+    GTEST_SKIP() << "this machine's release '" << running_kernel_release() << "' names no preset";
+  }
+  ASSERT_TRUE(resolve_policy("running-kernel+tlb=broadcast+purge_advice=free", &running,
+                             &running_rewrites));
+  ASSERT_TRUE(resolve_policy(preset + "+tlb=broadcast+purge_advice=free", &named, &named_rewrites));
+  EXPECT_EQ(kernelsim::format_knobs(running), kernelsim::format_knobs(named));
+  EXPECT_EQ(format_rewrites(running_rewrites), format_rewrites(named_rewrites));
+  EXPECT_EQ(describe_policy("running-kernel"),
+            "running-kernel (" + preset + ", kernel " + running_kernel_release() + ")");
+  EXPECT_EQ(describe_policy("linux-6.6"), "linux-6.6");
+  const Status s = resolve_policy("linux-6.6+running-kernel", &running);
+  EXPECT_FALSE(s) << "a preset after the first item is no preset";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "replay/run.h"
+#include "replay/running_kernel.h"
 #include "tools/calibrate/pressure_sandbox.h"
 #include "tools/calibrate/real_validation.h"
 
@@ -74,7 +75,7 @@ Status write_json(const PressureValidationOptions& o, const PressureValidationRe
                               {"page_writes", bomb_page_writes(o.shape)},
                               {"memcg_limit_bytes", o.shape.memcg_limit_bytes},
                               {"profile", o.profile},
-                              {"policy", o.policy},
+                              {"policy", replay::describe_policy(o.policy)},
                               {"arms", arms}};
   std::ofstream out(o.json_path);
   out << doc.dump(1) << "\n";
@@ -105,7 +106,7 @@ Status run_pressure_validation(const PressureValidationOptions& o, std::ostream&
       "validate --real --pressure: {} processes x {} MiB x {} loops (write a byte a page, "
       "madvise) under a {} MiB memcg with swap; profile {}, policy {}{}\n",
       o.shape.processes, o.shape.region_bytes >> 20, o.shape.loops, o.shape.memcg_limit_bytes >> 20,
-      o.profile, o.policy, memcg_added ? "+memcg=page_counter" : "");
+      o.profile, replay::describe_policy(o.policy), memcg_added ? "+memcg=page_counter" : "");
   Status status = Status::ok();
   {
     PressureSandbox box;

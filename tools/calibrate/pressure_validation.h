@@ -22,8 +22,10 @@ namespace mmreplay::tools::calibrate {
 
 struct PressureValidationOptions {
   std::string profile = "default";  // a built-in name or a .json file (calibrate -o)
-  // A policy with memcg off (the defaults) gets memcg=page_counter: the limit needs one.
-  std::string policy = "default";
+  // A policy with memcg off (the defaults) gets memcg=page_counter: the limit needs one. The
+  // native runs are this machine's kernel, so the model runs as it (replay/running_kernel.h), as
+  // calibrate --reclaim fits it (reclaim_fit.h).
+  std::string policy = "running-kernel";
   MadvBombShape shape;
   uint64_t swap_file_bytes = uint64_t{1} << 30;  // made only when no swap is active
   std::string work_dir;                          // empty = a fresh folder under /var/tmp

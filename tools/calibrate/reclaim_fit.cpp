@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "replay/policy_spec.h"
+#include "replay/running_kernel.h"
 #include "tools/calibrate/pressure_sandbox.h"
 #include "tools/calibrate/sample_stats.h"
 
@@ -139,11 +140,12 @@ Status fit_reclaim(const kernelsim::CostProfile& costs, std::ostream* progress, 
   const std::string dir = make_var_tmp_dir("reclaim");
   if (dir.empty()) return Status::io_error("cannot make a folder in /var/tmp");
   replay::RunSpec spec;
-  spec.policy_name = "default";
+  spec.policy_name = std::string(replay::kRunningKernelPreset);
   if (Status s = replay::resolve_policy(spec.policy_name, &spec.config, &spec.rewrites); !s) {
     std::filesystem::remove_all(dir);
     return s;
   }
+  out->policy = replay::describe_policy(spec.policy_name);
   Status status = Status::ok();
   {
     PressureSandbox box;
@@ -195,11 +197,11 @@ void apply_reclaim_fit(const ReclaimFit& fit, const std::string& stamp,
   const std::string what = fmt::format(
       "{} reclaim fit: madv-bomb ({} processes x {} MiB x {} loops) in a {} MiB memcg with swap, "
       "native CPU {:.2f} s (DONTNEED) and {:.2f} s (FREE), the medians of {} and {}, the "
-      "model's {:.2f} s and {:.2f} s after {} steps",
+      "model's {:.2f} s and {:.2f} s after {} steps as policy {}",
       stamp, fit.shape.processes, fit.shape.region_bytes >> 20, fit.shape.loops,
       fit.shape.memcg_limit_bytes >> 20, fit.native[0].cpu_seconds, fit.native[1].cpu_seconds,
       runs_text(fit.native_runs[0]), runs_text(fit.native_runs[1]), fit.after[0].cpu_seconds,
-      fit.after[1].cpu_seconds, fit.steps);
+      fit.after[1].cpu_seconds, fit.steps, fit.policy);
   p->costs.shrink_page = kernelsim::SimTime::ns(fit.shrink_page_ns);
   p->costs.swap_out_page = kernelsim::SimTime::ns(fit.swap_out_page_ns);
   p->sources["shrink_page"] = what + "; per page shrink_page_list() takes";
@@ -212,9 +214,10 @@ void print_reclaim_fit(const ReclaimFit& fit, std::ostream& out) {
     return;
   }
   const auto bound = [](int64_t ns) { return ns == 0 ? " (at its bound)" : ""; };
-  out << fmt::format("\nreclaim fit ({} steps): shrink_page {} ns{}, swap_out_page {} ns{}\n",
-                     fit.steps, fit.shrink_page_ns, bound(fit.shrink_page_ns), fit.swap_out_page_ns,
-                     bound(fit.swap_out_page_ns));
+  out << fmt::format(
+      "\nreclaim fit ({} steps, the model as {}): shrink_page {} ns{}, swap_out_page {} ns{}\n",
+      fit.steps, fit.policy, fit.shrink_page_ns, bound(fit.shrink_page_ns), fit.swap_out_page_ns,
+      bound(fit.swap_out_page_ns));
   out << fmt::format("{:<9} {:>10} {:>12} {:>12} {:>10} {:>12} {:>12}\n", "advice", "CPU s",
                      "model before", "model after", "elapsed s", "model before", "model after");
   for (int a = 0; a < 2; ++a) {

@@ -18,6 +18,15 @@
 // kReclaimNativeRuns times, the arms taking turns, and kReclaimNativeMaxRuns while its spread
 // ((max - min) / median of the CPU seconds) stays above kReclaimNativeSpread; the fit takes
 // each arm's median run, and the spread is printed and written into the fields' sources.
+//
+// The model replays the bomb as this machine's kernel (replay/running_kernel.h), not as the
+// model's defaults: what reclaim costs besides its own per-page work is the kernel's too. On the
+// 6.18 development guest (2026-12-06) half of the bomb's system time was reclaim's TLB flushes
+// (perf: x2apic_send_IPI's MSR write 35% of the samples, the wait for the ack 15%, both under
+// try_to_unmap_flush_dirty()), one IPI per page written nearly, because 6.14+ keeps every CPU that
+// ran an mm in its mm_cpumask (mm_cpumask=lazy); the defaults' eager mask sent 0.3 of the native
+// IPIs, and the fit then put their time into shrink_page (2,535 ns a page against the default
+// profile's 400).
 
 #pragma once
 
@@ -42,6 +51,7 @@ inline constexpr double kReclaimNativeSpread = 0.05;
 
 struct ReclaimFit {
   std::string skip_reason;  // non-empty: the machine could not run it (no root, memcg, swap)
+  std::string policy;       // the model's, as describe_policy() names it
   MadvBombShape shape;
   BombFigures native[2];                    // [0] dontneed, [1] free: the median run of each arm's
   std::vector<BombFigures> native_runs[2];  // every native run, in the order they ran

@@ -10,6 +10,7 @@
 #include "kernelsim/policy/knob_table.h"
 #include "kernelsim/policy/presets.h"
 #include "replay/policy_spec.h"
+#include "replay/running_kernel.h"
 #include "tools/cli/commands.h"
 
 namespace mmreplay::tools {
@@ -23,6 +24,11 @@ void register_policies_command(CLI::App& app, int* exit_code) {
       std::printf("  %-12s %s\n  %-12s   = %s%s\n", p.name.c_str(), p.source.c_str(), "",
                   p.base.empty() ? "" : (p.base + " + ").c_str(), knobs.c_str());
     }
+    const std::string release = replay::running_kernel_release();
+    const std::string here = kernelsim::kernel_release_preset(release);
+    std::printf("  %-12s the preset of the kernel this machine runs (uname -r): %s%s\n",
+                std::string(replay::kRunningKernelPreset).c_str(),
+                here.empty() ? "none for " : (here + " for ").c_str(), release.c_str());
     std::printf("\nknobs (default marked *):\n");
     for (const kernelsim::KnobInfo& knob : kernelsim::kernel_knobs()) {
       const std::string_view def = knob.default_value();

@@ -54,6 +54,7 @@ struct ValidateArgs {
   bool pressure = false;
   bool force = false;
   std::string clock = "wall";
+  std::string policy;  // --policy; "" = each mode's default
   calibrate::RealValidationOptions real_options;
   calibrate::ThroughputValidationOptions throughput_options;
 };
@@ -64,7 +65,7 @@ Status validate_real(ValidateArgs& a) {
     if (a.throughput) return Status::invalid_argument("--pressure and --throughput: pick one");
     calibrate::PressureValidationOptions o;
     o.profile = a.real_options.profile;
-    o.policy = a.real_options.policy;
+    if (!a.policy.empty()) o.policy = a.policy;
     o.work_dir = a.work_dir;
     o.json_path = a.json_path;
     calibrate::PressureValidationResult result;
@@ -85,6 +86,7 @@ Status validate_real(ValidateArgs& a) {
   a.real_options.trace_replay = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Status::io_error("--real: cannot find this binary (/proc/self/exe)");
   a.real_options.work_dir = a.work_dir;
+  if (!a.policy.empty()) a.real_options.policy = a.policy;
   return calibrate::run_real_validation(a.real_options, std::cout).with_context("--real");
 }
 
@@ -169,7 +171,9 @@ void register_validate_command(CLI::App& app, int* exit_code) {
                 "record programs on this machine (perf), replay them, print observed vs predicted");
   cmd->add_option("--profile", args->real_options.profile,
                   "--real: cost profile: default, xeon-2014, zram, or a .json file (calibrate -o)");
-  cmd->add_option("--policy", args->real_options.policy, "--real: policy to replay with");
+  cmd->add_option("--policy", args->policy,
+                  "--real: policy to replay with (default: the model's defaults; with --pressure "
+                  "running-kernel, this machine's kernel)");
   cmd->add_option("--program", args->real_options.programs,
                   "--real: programs to record: anon-mmap, madvise, mprotect (default: all)");
   cmd->add_flag("--throughput", args->throughput,
