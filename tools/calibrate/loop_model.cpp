@@ -7,6 +7,7 @@
 #include "replay/chunk_cache.h"
 #include "replay/policy_spec.h"
 #include "replay/run.h"
+#include "replay/running_kernel.h"
 #include "tools/calibrate/model_fit.h"
 #include "tools/calibrate/sample_stats.h"
 #include "tools/gen/generate.h"
@@ -140,8 +141,9 @@ LoopModel::~LoopModel() {
 Status LoopModel::run(size_t which, const kernelsim::CostProfile& costs, Run* out) const {
   if (!readers_.empty()) {
     replay::RunSpec spec;
-    spec.policy_name = "default";
-    if (Status s = replay::resolve_policy("default", &spec.config, &spec.rewrites); !s) return s;
+    spec.policy_name = std::string(replay::kRunningKernelPreset);
+    if (Status s = replay::resolve_policy(spec.policy_name, &spec.config, &spec.rewrites); !s)
+      return s;
     spec.config.tlb = tlb_;
     spec.cpus = cpus_;
     spec.costs = costs;
@@ -164,7 +166,10 @@ Status LoopModel::run(size_t which, const kernelsim::CostProfile& costs, Run* ou
   machine.nr_cpus = cpus_;
   std::string error;
   // The read loops and the ping-pong flush no TLB; the policy follows the others all the same.
-  const char* policy = tlb_ == kernelsim::TlbFlushMethod::kParavirt ? "tlb=pv" : "";
+  std::string policy;
+  if (Status s = replay::substitute_running_kernel(replay::kRunningKernelPreset, &policy); !s)
+    return s;
+  if (tlb_ == kernelsim::TlbFlushMethod::kParavirt) policy += "+tlb=pv";
   auto sim = kernelsim::Simulation::create(machine, costs, policy, &error);
   if (!sim) return Status::invalid_argument("loop " + loop_.name + ": " + error);
   if (loop_.kind == LoopKind::kPingPong) {

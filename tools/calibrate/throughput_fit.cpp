@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "replay/running_kernel.h"
 #include "tools/calibrate/loop_model.h"
 #include "tools/calibrate/native_loops.h"
 
@@ -121,10 +122,12 @@ kernelsim::TlbFlushMethod remote_flush_method(const std::vector<NativePoint>& po
 }
 
 std::string remote_flush_note(kernelsim::TlbFlushMethod m) {
-  return m == kernelsim::TlbFlushMethod::kParavirt
-             ? "remote TLB flushes: no TLB interrupt on tlb_flush2 at several CPUs, so a "
-               "hypercall does them (paravirt flush_tlb_multi()): the model runs with tlb=pv"
-             : "remote TLB flushes: shootdown IPIs (tlb=ipi)";
+  return (m == kernelsim::TlbFlushMethod::kParavirt
+              ? std::string("remote TLB flushes: no TLB interrupt on tlb_flush2 at several CPUs, "
+                            "so a hypercall does them (paravirt flush_tlb_multi()): the model runs "
+                            "with tlb=pv")
+              : std::string("remote TLB flushes: shootdown IPIs (tlb=ipi)")) +
+         "; the loops replayed as " + replay::describe_policy(replay::kRunningKernelPreset);
 }
 
 CostProfile scale_groups(const CostProfile& base, const std::vector<CostGroup>& groups,
