@@ -111,11 +111,17 @@ uint32_t MemcgSet::memcg_of(Mm& mm) {
 
 namespace {
 
+// commit_charge(): page->mem_cgroup of the nr pages charged.
+void commit_charge(Task& t, uint64_t nr) {
+  t.work(t.sim().costs().memcg_page * static_cast<int64_t>(nr));
+  t.sim().vm().memcg_charged_pages += nr;
+}
+
+// Not `if (!co_await ...)` as its first statement: GCC 12.2 miscompiles that (sim/co.h).
 Co<bool> charge_group(Task& t, uint32_t id, uint64_t nr, bool noretry = false) {
-  Simulation& sim = t.sim();
-  if (!co_await try_charge(t, id, nr, noretry)) co_return false;
-  t.work(sim.costs().memcg_page * static_cast<int64_t>(nr));  // commit_charge(): page->mem_cgroup
-  sim.vm().memcg_charged_pages += nr;
+  const bool ok = co_await try_charge(t, id, nr, noretry);
+  if (!ok) co_return false;
+  commit_charge(t, nr);
   co_return true;
 }
 
@@ -128,8 +134,7 @@ Co<bool> mem_cgroup_charge(Task& t, Mm& mm, uint64_t nr) {
   if (id == kRootMemcg) return Co<bool>::ready(true);
   if (!stock_holds(t, id, nr)) return charge_group(t, id, nr);
   consume_stock(t, id, nr);
-  t.work(t.sim().costs().memcg_page * static_cast<int64_t>(nr));  // as charge_group()
-  t.sim().vm().memcg_charged_pages += nr;
+  commit_charge(t, nr);
   return Co<bool>::ready(true);
 }
 

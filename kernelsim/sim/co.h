@@ -22,6 +22,13 @@
 // 150-190 host instructions; the four a fault no longer makes were 13.5% of a 64-CPU fault's. Such
 // a function runs its fast case when it is called, not when it is awaited, so callers must await
 // it at once (all do: `co_await f(t, ...)`).
+//
+// GCC 12.2 (Debian 12's) miscompiles a coroutine whose first statement is an `if` with a
+// co_await in its condition (`if (!co_await f(t)) co_return false;`): its first resume jumps to
+// an unreachable state and dies of SIGILL (ud2), or, inlined elsewhere, returns as if the await
+// had failed. Bind the result first (`const bool ok = co_await f(t); if (!ok) ...`), or have any
+// statement before it; tests/kernelsim/sim/co_first_statement_test.cpp checks every coroutine of
+// the tree for the pattern (2026-12-06, found in mem_cgroup_charge()'s slow path).
 
 #pragma once
 

@@ -23,10 +23,10 @@
 // model's defaults: what reclaim costs besides its own per-page work is the kernel's too. On the
 // 6.18 development guest (2026-12-06) half of the bomb's system time was reclaim's TLB flushes
 // (perf: x2apic_send_IPI's MSR write 35% of the samples, the wait for the ack 15%, both under
-// try_to_unmap_flush_dirty()), one IPI per page written nearly, because 6.14+ keeps every CPU that
-// ran an mm in its mm_cpumask (mm_cpumask=lazy); the defaults' eager mask sent 0.3 of the native
-// IPIs, and the fit then put their time into shrink_page (2,535 ns a page against the default
-// profile's 400).
+// try_to_unmap_flush_dirty()), 0.6-0.85 IPIs a page swapped out, because 6.14+ keeps every CPU
+// that ran an mm in its mm_cpumask (mm_cpumask=lazy); the defaults' eager mask sent 0.3 of the
+// native IPIs, and the fit then put their time into shrink_page (2,535 ns a page against the
+// default profile's 400).
 
 #pragma once
 
