@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "kernelsim/policy/knob_table.h"
 
 namespace mmreplay::kernelsim {
@@ -142,24 +144,29 @@ TEST(PresetsTest, Linux618IsListedWithItsSourcesAndTakesInvlpgbAsAnOption) {
 // uname -r of a machine to the release preset it behaves as: the newest one at or before its
 // MAJOR.MINOR, whatever suffix a distribution adds.
 TEST(PresetsTest, AKernelReleaseMapsToTheNewestPresetAtOrBeforeIt) {
-  EXPECT_EQ(kernel_release_preset("6.18.44-fc-v1252"), "linux-6.18");  // the development guest
-  EXPECT_EQ(kernel_release_preset("6.18"), "linux-6.18");
-  EXPECT_EQ(kernel_release_preset("6.17.9"), "linux-6.6");
-  EXPECT_EQ(kernel_release_preset("6.8.0-45-generic"), "linux-6.6");
-  EXPECT_EQ(kernel_release_preset("6.6.0"), "linux-6.6");
-  EXPECT_EQ(kernel_release_preset("5.15.0-91-generic"), "linux-5.3");
-  EXPECT_EQ(kernel_release_preset("4.4.0-210-generic"), "linux-3.18");
-  EXPECT_EQ(kernel_release_preset("4.12.14-lp151.28.91-default"), "linux-4.12");
-  // Newer than every preset: the newest; older than every one: the oldest, not a release
-  // candidate (3.17-rc2 is 3.17 but names no release).
-  EXPECT_EQ(kernel_release_preset("7.2.1"), "linux-6.18");
-  EXPECT_EQ(kernel_release_preset("3.17.8"), "linux-3.16");
-  EXPECT_EQ(kernel_release_preset("3.10.0-1160.el7.x86_64"), "linux-3.16");
-  EXPECT_EQ(kernel_release_preset("2.6.32"), "linux-3.16");
-  // 6.10 is not 6.1: minors are numbers.
-  EXPECT_EQ(kernel_release_preset("6.10.3"), "linux-6.6");
-  for (const char* bad : {"", "6", "6.", ".18", "v6.18", "six.eighteen"})
-    EXPECT_EQ(kernel_release_preset(bad), "") << bad;
+  const std::pair<const char*, const char*> cases[] = {
+      {"6.18.44-fc-v1252", "linux-6.18"},  // the development guest
+      {"6.18", "linux-6.18"},
+      {"6.17.9", "linux-6.6"},
+      {"6.8.0-45-generic", "linux-6.6"},
+      {"6.10.3", "linux-6.6"},  // 6.10 is not 6.1: minors are numbers
+      {"6.6.0", "linux-6.6"},
+      {"5.15.0-91-generic", "linux-5.3"},
+      {"4.12.14-lp151.28.91-default", "linux-4.12"},
+      {"4.4.0-210-generic", "linux-3.18"},
+      {"3.17.8", "linux-3.16"},  // not linux-3.17-rc2: a release candidate names no release
+      {"7.2.1", "linux-6.18"},   // newer than every preset: the newest
+      {"3.10.0-1160.el7.x86_64", "linux-3.16"},  // older than every one: the oldest
+      {"2.6.32", "linux-3.16"},
+      {"", ""},  // no MAJOR.MINOR: none
+      {"6", ""},
+      {"6.", ""},
+      {".18", ""},
+      {"v6.18", ""},
+      {"six.eighteen", ""},
+  };
+  for (const auto& [release, preset] : cases)
+    EXPECT_EQ(kernel_release_preset(release), preset) << "'" << release << "'";
 }
 
 TEST(PresetsTest, SeedPresetsOverrideTheirEra) {
