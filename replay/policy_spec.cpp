@@ -82,13 +82,10 @@ Status split_spec(std::string_view spec, std::string* kernel_spec, TraceRewrites
   return Status::ok();
 }
 
-}  // namespace
-
-Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config,
-                      TraceRewrites* rewrites) {
+// resolve_policy() of `expanded`, `spec` with its pseudo-preset replaced; errors name `spec`.
+Status resolve_expanded(std::string_view spec, std::string_view expanded,
+                        kernelsim::KernelConfig* config, TraceRewrites* rewrites) {
   const std::string flag = "--policy '" + std::string(spec) + "'";
-  std::string expanded;
-  if (Status s = substitute_running_kernel(spec, &expanded); !s) return s.with_context(flag);
   TraceRewrites r;
   std::string kernel_spec;
   if (Status s = split_spec(expanded, &kernel_spec, &r); !s) return s.with_context(flag);
@@ -97,6 +94,41 @@ Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config,
   *config = c;
   *rewrites = r;
   return Status::ok();
+}
+
+}  // namespace
+
+Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config,
+                      TraceRewrites* rewrites) {
+  const std::string flag = "--policy '" + std::string(spec) + "'";
+  if (names_recorded_kernel(spec)) {
+    return Status::invalid_argument(
+               "recorded-kernel is the kernel a trace was recorded on: it is resolved where a "
+               "recording is replayed (replay, compare, scale of a trace)")
+        .with_context(flag);
+  }
+  std::string expanded;
+  if (Status s = substitute_running_kernel(spec, &expanded); !s) return s.with_context(flag);
+  return resolve_expanded(spec, expanded, config, rewrites);
+}
+
+Status check_recorded_kernel_spec(std::string_view spec) {
+  if (!names_recorded_kernel(spec)) return Status::ok();
+  // The newest release preset stands in for the trace's: what follows it is checked alike.
+  const std::string newest = kernelsim::kernel_release_preset("999999.0");
+  kernelsim::KernelConfig config;
+  TraceRewrites rewrites;
+  return resolve_expanded(spec, newest + std::string(spec.substr(kRecordedKernelPreset.size())),
+                          &config, &rewrites);
+}
+
+Status resolve_recorded_policy(std::string_view spec, std::string_view release,
+                               kernelsim::KernelConfig* config, TraceRewrites* rewrites) {
+  std::string expanded;
+  if (Status s = substitute_recorded_kernel(spec, release, &expanded); !s)
+    return s.with_context("--policy '" + std::string(spec) + "'");
+  if (names_recorded_kernel(spec)) return resolve_expanded(spec, expanded, config, rewrites);
+  return resolve_policy(spec, config, rewrites);
 }
 
 Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config) {

@@ -1,7 +1,8 @@
 // A study's policies as the user writes them on the command line: a comma-separated list (or
 // repeated --policy) of specs, each a preset optionally followed by "+knob=value" overrides
 // ("linux-4.5+madvise=vector") or bare overrides of the defaults ("tlb=broadcast"). The preset
-// may be "running-kernel", this machine's release preset (replay/running_kernel.h).
+// may be "running-kernel", this machine's release preset, or "recorded-kernel", the trace's
+// (replay/running_kernel.h).
 //
 // A spec holds two kinds of knob: the kernel's (kernelsim/policy/knob_table.h), which kernelsim
 // expands and validates (kernelsim/policy/presets.h), and trace rewrites (purge_advice,
@@ -25,6 +26,14 @@ namespace mmreplay::replay {
 // or value (with the values the knob takes). Both outputs are unchanged on error.
 Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config,
                       TraceRewrites* rewrites);
+
+// A spec leading with "recorded-kernel" (replay/running_kernel.h) names the kernel of the trace
+// it replays, so resolve_policy() refuses it. check_recorded_kernel_spec() checks what follows it
+// before any trace is read (the newest release preset standing in), and resolve_recorded_policy()
+// resolves it with the trace's recorder kernel release; any other spec goes to resolve_policy().
+Status check_recorded_kernel_spec(std::string_view spec);
+Status resolve_recorded_policy(std::string_view spec, std::string_view release,
+                               kernelsim::KernelConfig* config, TraceRewrites* rewrites);
 
 // Kernel knobs only, for callers that replay no recorded user space (benchmarks of the model):
 // a trace rewrite in `spec` is an error there, never silently dropped.

@@ -7,9 +7,13 @@
 namespace mmreplay::replay {
 namespace {
 
-// True when the first '+'-separated item of `spec` is the pseudo-preset.
+// True when the first '+'-separated item of `spec` is `preset`.
+bool leads_with(std::string_view spec, std::string_view preset) {
+  return spec.substr(0, spec.find('+')) == preset;
+}
+
 bool leads_with_running_kernel(std::string_view spec) {
-  return spec.substr(0, spec.find('+')) == kRunningKernelPreset;
+  return leads_with(spec, kRunningKernelPreset);
 }
 
 }  // namespace
@@ -32,6 +36,31 @@ Status substitute_running_kernel(std::string_view spec, std::string* out) {
                                     "' names no kernel preset: name one (trace-replay policies)");
   }
   *out = preset + std::string(spec.substr(kRunningKernelPreset.size()));
+  return Status::ok();
+}
+
+bool names_recorded_kernel(std::string_view spec) {
+  return leads_with(spec, kRecordedKernelPreset);
+}
+
+Status substitute_recorded_kernel(std::string_view spec, std::string_view release,
+                                  std::string* out) {
+  if (!names_recorded_kernel(spec)) {
+    out->assign(spec);
+    return Status::ok();
+  }
+  if (release.empty()) {
+    return Status::invalid_argument(
+        "the trace names no kernel it was recorded on (`record` and perf script imports with "
+        "their header write it; generated traces and strace imports have none): name a preset "
+        "(trace-replay policies)");
+  }
+  const std::string preset = kernelsim::kernel_release_preset(release);
+  if (preset.empty()) {
+    return Status::invalid_argument("the trace's kernel release '" + std::string(release) +
+                                    "' names no kernel preset: name one (trace-replay policies)");
+  }
+  *out = preset + std::string(spec.substr(kRecordedKernelPreset.size()));
   return Status::ok();
 }
 

@@ -406,5 +406,33 @@ TEST(PolicySpec, RunningKernelIsThisMachinesReleasePreset) {
   EXPECT_FALSE(s) << "a preset after the first item is no preset";
 }
 
+// "recorded-kernel" is the trace's kernel: refused where no trace is, checked before one is read,
+// and resolved with the trace's recorder release.
+TEST(PolicySpec, RecordedKernelIsTheTracesReleasePreset) {
+  kernelsim::KernelConfig config, named;
+  TraceRewrites rewrites, named_rewrites;
+  Status s = resolve_policy("recorded-kernel", &config);
+  EXPECT_NE(s.message().find("resolved where a recording is replayed"), std::string::npos)
+      << s.message();
+  EXPECT_TRUE(check_recorded_kernel_spec("recorded-kernel+tlb=broadcast+purge_advice=free"));
+  EXPECT_TRUE(check_recorded_kernel_spec("linux-6.6"));
+  s = check_recorded_kernel_spec("recorded-kernel+bogus=1");
+  EXPECT_NE(s.message().find("--policy 'recorded-kernel+bogus=1': unknown policy knob 'bogus'"),
+            std::string::npos)
+      << s.message();
+  ASSERT_TRUE(resolve_recorded_policy("recorded-kernel+tlb=broadcast+purge_advice=free",
+                                      "6.8.0-45-generic", &config, &rewrites));
+  ASSERT_TRUE(resolve_policy("linux-6.6+tlb=broadcast+purge_advice=free", &named, &named_rewrites));
+  EXPECT_EQ(kernelsim::format_knobs(config), kernelsim::format_knobs(named));
+  EXPECT_EQ(format_rewrites(rewrites), format_rewrites(named_rewrites));
+  s = resolve_recorded_policy("recorded-kernel", "", &config, &rewrites);
+  EXPECT_NE(s.message().find("the trace names no kernel it was recorded on"), std::string::npos)
+      << s.message();
+  ASSERT_TRUE(resolve_recorded_policy("linux-3.16", "6.18.1", &config, &rewrites))
+      << "a spec that names no pseudo-preset is itself";
+  ASSERT_TRUE(resolve_policy("linux-3.16", &named, &named_rewrites));
+  EXPECT_EQ(kernelsim::format_knobs(config), kernelsim::format_knobs(named));
+}
+
 }  // namespace
 }  // namespace mmreplay::replay

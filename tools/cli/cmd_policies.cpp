@@ -29,6 +29,10 @@ void register_policies_command(CLI::App& app, int* exit_code) {
     std::printf("  %-12s the preset of the kernel this machine runs (uname -r): %s%s\n",
                 std::string(replay::kRunningKernelPreset).c_str(),
                 here.empty() ? "none for " : (here + " for ").c_str(), release.c_str());
+    std::printf(
+        "  %-12s the preset of the kernel the trace was recorded on (its header's kernel "
+        "release: record and perf script imports write it, trace-replay info shows it)\n",
+        std::string(replay::kRecordedKernelPreset).c_str());
     std::printf("\nknobs (default marked *):\n");
     for (const kernelsim::KnobInfo& knob : kernelsim::kernel_knobs()) {
       const std::string_view def = knob.default_value();

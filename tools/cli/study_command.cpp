@@ -18,6 +18,7 @@
 #include "replay/results_csv.h"
 #include "replay/results_json.h"
 #include "replay/results_table.h"
+#include "replay/running_kernel.h"
 #include "replay/study.h"
 #include "replay/timeline_json.h"
 #include "tools/cli/cli_util.h"
@@ -273,10 +274,19 @@ Status run_study_args(const StudyArgs& a) {
   if (!a.hgrm_dir.empty()) {
     if (Status s = formats::check_output_dir(a.hgrm_dir, "--hgrm"); !s) return s;
   }
-  // Every policy is expanded and validated here, before any trace is generated or read.
+  // Every policy is expanded and validated here, before any trace is generated or read; one that
+  // names the trace's kernel (recorded-kernel) is checked now and expanded once it is open.
   std::vector<kernelsim::KernelConfig> configs(policies.size());
   std::vector<replay::TraceRewrites> rewrites(policies.size());
   for (size_t i = 0; i < policies.size(); ++i) {
+    if (replay::names_recorded_kernel(policies[i])) {
+      if (!a.workload.empty()) {
+        return Status::invalid_argument("--policy '" + policies[i] +
+                                        "': a generated workload was recorded on no kernel");
+      }
+      if (Status s = replay::check_recorded_kernel_spec(policies[i]); !s) return s;
+      continue;
+    }
     if (Status s = replay::resolve_policy(policies[i], &configs[i], &rewrites[i]); !s) return s;
   }
   kernelsim::SimTime window_start = kernelsim::SimTime::zero();
@@ -312,6 +322,14 @@ Status run_study_args(const StudyArgs& a) {
     if (Status s = open_trace(a.trace, &readers.back()); !s) return s;
     if (a.skip_damaged) {
       if (Status s = drop_damaged_chunks(a.command, readers.back().get()); !s) return s;
+    }
+    const std::string& release = readers.back()->meta().recorder.kernel_release;
+    for (size_t i = 0; i < policies.size(); ++i) {
+      if (!replay::names_recorded_kernel(policies[i])) continue;
+      if (Status s =
+              replay::resolve_recorded_policy(policies[i], release, &configs[i], &rewrites[i]);
+          !s)
+        return s.with_context(a.trace);
     }
   }
 
