@@ -114,8 +114,10 @@ Status resolve_policy(std::string_view spec, kernelsim::KernelConfig* config,
 
 Status check_recorded_kernel_spec(std::string_view spec) {
   if (!names_recorded_kernel(spec)) return Status::ok();
-  // The newest release preset stands in for the trace's: what follows it is checked alike.
-  const std::string newest = kernelsim::kernel_release_preset("999999.0");
+  // The newest release preset stands in for the trace's (a release newer than every preset
+  // maps to it): what follows it is checked alike.
+  constexpr std::string_view kNewerThanEveryRelease = "999999.0";
+  const std::string newest = kernelsim::kernel_release_preset(kNewerThanEveryRelease);
   kernelsim::KernelConfig config;
   TraceRewrites rewrites;
   return resolve_expanded(spec, newest + std::string(spec.substr(kRecordedKernelPreset.size())),
