@@ -23,7 +23,7 @@ bool RwsemDownRead::run_now() {
   return sem_.down_read_now(task_);
 }
 bool RwsemDownWrite::run_now() {
-  return sem_.down_write_now(task_);
+  return sem_.down_write_now(task_, *this);
 }
 bool RwsemUp::run_now() {
   sem_.up_now(task_, write_);
@@ -87,27 +87,64 @@ bool RwSem::down_read_now(Task& t) {
 }
 
 // Models rwsem_write_trylock() + rwsem_down_write_slowpath() with rwsem_optimistic_spin().
-bool RwSem::down_write_now(Task& t) {
+bool RwSem::down_write_now(Task& t, SharedStep& step) {
+  // A woken writer the lock was handed to while it was on its way (rwsem_mark_wake()).
+  if (owner_ == &t) return true;
   const SimTime at = sim_.now();
   count_rmw(t);
+  if (!wait_list_.empty() && wait_list_.front().task == &t) return woken_writer_retry(t);
   if (owner_ == nullptr && readers_ == 0) {
-    assert(wait_list_.empty() && spinners_.empty() && "invariant (2)");
-    grant(t, true, t.clock(), at, false);
-    return true;
+    assert(spinners_.empty() && "invariant (2)");
+    if (wait_list_.empty()) {
+      grant(t, true, t.clock(), at, false);
+      return true;
+    }
+    // The head writer is woken and has yet to run: the fast path fails on WAITERS, and
+    // rwsem_try_write_lock_unqueued() takes the lock past it unless the HANDOFF bit is set.
+    assert(wait_list_.front().woken && "invariant (2)");
+    if (!handoff_due(at)) {
+      ++counters_.steals;
+      grant(t, true, t.clock(), at, true);
+      return true;
+    }
+    queue_writer(t, step, at);
+    return false;
   }
   if (rwsem_can_spin_on_owner(at)) {
     const uint64_t ticket = next_ticket_++;
-    spinners_.push_back(Spinner{&t, at, ticket});
+    spinners_.push_back(Spinner{&t, at, ticket, &step});
     ++counters_.spins;
     t.set_state(TaskState::kSpinning);
     if (owner_ == nullptr)
       sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, ticket);
     return false;
   }
-  wait_list_.push_back(Waiter{&t, true, at});
+  queue_writer(t, step, at);
+  return false;
+}
+
+// Models the loop of rwsem_down_write_slowpath() after a wake-up: rwsem_try_write_lock() by the
+// woken head, which takes the free lock or goes back to sleep (schedule()) where it waited.
+bool RwSem::woken_writer_retry(Task& t) {
+  Waiter& head = wait_list_.front();
+  assert(head.write && head.woken && "only a woken writer runs while it waits");
+  if (owner_ == nullptr && readers_ == 0) {
+    const SimTime since = head.since;
+    wait_list_.pop_front();
+    grant(t, true, t.clock(), since, true);
+    return true;
+  }
+  head.woken = false;
+  ++counters_.wakeups_lost;
   ++counters_.sleeps;
   sim_.sched().sleep(t);
   return false;
+}
+
+void RwSem::queue_writer(Task& t, SharedStep& step, SimTime since) {
+  wait_list_.push_back(Waiter{&t, true, since, &step});
+  ++counters_.sleeps;
+  sim_.sched().sleep(t);
 }
 
 // Models up_read() / up_write() and rwsem_wake().
@@ -164,7 +201,10 @@ bool RwSem::rwsem_can_spin_on_owner(SimTime at) const {
   return readers_ > 0;
 }
 
+// The HANDOFF bit (5.3+): set for a head that has waited RWSEM_WAIT_TIMEOUT. Before 5.3 nothing
+// bounds how often others take the lock past a waiter.
 bool RwSem::handoff_due(SimTime at) const {
+  if (sim_.config().rwsem_writer_wake == RwsemWriterWake::kSteal) return false;
   return !wait_list_.empty() && at - wait_list_.front().since >= SimTime::ns(RWSEM_WAIT_TIMEOUT_NS);
 }
 
@@ -195,11 +235,23 @@ void RwSem::rwsem_wake(SimTime at) {
 
 // Models rwsem_mark_wake(): a writer at the head alone, else a batch of readers.
 void RwSem::rwsem_mark_wake(SimTime at) {
-  const Waiter head = wait_list_.front();
-  if (head.write) {
-    wait_list_.pop_front();
-    grant(*head.task, true, at, head.since, true);
-    sim_.sched().wake_up_process(*head.task, at);
+  Waiter& first = wait_list_.front();
+  if (first.write) {
+    // The lock itself before 3.10, and since 6.3 to a head due a handoff (direct handoff); a
+    // wake-up to try again otherwise. A woken head that has yet to run is not woken twice.
+    const bool handoff = handoff_due(at);
+    if (sim_.config().rwsem_writer_wake == RwsemWriterWake::kGrant || handoff) {
+      const Waiter head = first;
+      wait_list_.pop_front();
+      grant(*head.task, true, at, head.since, true);
+      if (!head.woken) sim_.sched().wake_up_process(*head.task, at);
+      return;
+    }
+    if (first.woken) return;
+    first.woken = true;
+    ++counters_.writer_wakeups;
+    first.task->rerun_step_when_woken(first.step);
+    sim_.sched().wake_up_process(*first.task, at);
     return;
   }
   const bool past_writers = sim_.config().rwsem_wake == RwsemWakeMode::kPhaseFair;
@@ -223,14 +275,12 @@ void RwSem::rwsem_mark_wake(SimTime at) {
 void RwSem::stop_spinner(size_t index, SimTime at) {
   const Spinner s = spinners_[index];
   spinners_.erase(spinners_.begin() + static_cast<std::ptrdiff_t>(index));
-  wait_list_.push_back(Waiter{s.task, true, at});
   ++counters_.spin_aborted;
   if (TraceSink* ts = sim_.trace())
     ts->complete(Track::task(s.task->id()), write_name_, TraceCat::kLockWait, s.since,
                  at - s.since);
-  ++counters_.sleeps;
   s.task->advance_to(at);
-  sim_.sched().sleep(*s.task);
+  queue_writer(*s.task, *s.step, at);
 }
 
 void RwSem::owner_off_cpu(Task& owner) {

@@ -1,25 +1,32 @@
 // RwSem: the kernel's read-write semaphore (kernel/locking/rwsem.c), as used for mmap_sem.
 //
-// Semantics modelled (5.3+ rwsem, with the 3.x reader wake-up as a policy):
+// Semantics modelled (5.3+ rwsem, with the 3.x behaviours as policies):
 //  - Readers take the fast path only when no writer holds the lock and nobody waits: a reader
 //    arriving while a writer waits queues behind it (rwsem_read_trylock() fails on WAITERS).
-//  - A writer takes the fast path only on a free lock. Otherwise it spins optimistically
-//    (rwsem_optimistic_spin()) while the owning writer runs on a CPU, or for at most
-//    rwsem_rspin_threshold() on a reader-owned lock; it stops spinning when the owner leaves its
-//    CPU and then sleeps in the FIFO wait list. Spinning burns the spinner's CPU.
+//  - A writer takes the lock whenever it is free, unless the head waiter is due a handoff: with
+//    waiters queued that is a steal past them (rwsem_try_write_lock_unqueued()). Otherwise it
+//    spins optimistically (rwsem_optimistic_spin()) while the owning writer runs on a CPU, or for
+//    at most rwsem_rspin_threshold() on a reader-owned lock; it stops spinning when the owner
+//    leaves its CPU and then sleeps in the FIFO wait list. Spinning burns the spinner's CPU.
 //  - On release a spinning writer takes the lock first (it steals from sleepers), unless the head
-//    waiter has waited RWSEM_WAIT_TIMEOUT: then the lock is handed off to it.
+//    waiter is due a handoff.
 //  - rwsem_mark_wake(): a writer at the head is woken alone; a reader at the head wakes a batch of
-//    readers (policy rwsem_wake: up to MAX_READERS_WAKEUP past writers, or the contiguous ones).
-//  - Woken sleepers are granted the lock at the wake-up (direct handoff, as 6.3+ does for the
-//    handoff case); they run after the scheduler's wake-up latency.
+//    readers (policy rwsem_wake: up to MAX_READERS_WAKEUP past writers, or the contiguous ones),
+//    granted the lock at the wake-up. What the woken writer gets is policy rwsem_writer_wake:
+//    the lock itself (grant, before 3.10), or only the wake-up (steal, 3.10+): it tries again
+//    when it runs (rwsem_try_write_lock() in rwsem_down_write_slowpath()'s loop) and sleeps
+//    again if a writer took the lock meanwhile; with handoff (5.3+) a head that has waited
+//    RWSEM_WAIT_TIMEOUT keeps the lock for itself (the HANDOFF bit): nobody spins or steals past
+//    it. A woken task runs after the scheduler's wake-up latency.
 //  - Every count update is an atomic RMW on the count's cache line (locking/cacheline.h).
 //
 // Invariants (asserted in rwsem.cpp):
 //  (1) owner() != nullptr implies readers() == 0.
-//  (2) A free lock (no owner, no readers) has no waiters and no spinners: release hands over.
+//  (2) A free lock (no owner, no readers) has waiters only behind a woken writer at the head that
+//      has yet to run, and spinners only while that writer is due a handoff.
 //  (3) A task is at most once in the wait list or the spinner list, and never in both.
-//  (4) Spinners are writers, on their CPU (state kSpinning); waiters are sleeping.
+//  (4) Spinners are writers, on their CPU (state kSpinning); waiters are sleeping, but for a woken
+//      writer at the head.
 
 #pragma once
 
@@ -106,6 +113,9 @@ class RwSem final : public EventTarget {
     uint64_t spin_aborted = 0;    // ... and gave up (owner off CPU, rspin threshold)
     uint64_t sleeps = 0;          // acquirers that slept in the wait list
     uint64_t handoffs = 0;        // grants to a waiter past spinners after RWSEM_WAIT_TIMEOUT
+    uint64_t steals = 0;          // free locks a writer took past queued waiters
+    uint64_t writer_wakeups = 0;  // writers woken to try again (rwsem_writer_wake=steal/handoff)
+    uint64_t wakeups_lost = 0;    // ... that found the lock taken and slept again
     uint64_t reader_batches = 0;  // rwsem_mark_wake() calls that woke readers
     uint64_t readers_woken = 0;
     friend bool operator==(const Counters&, const Counters&) = default;
@@ -124,15 +134,20 @@ class RwSem final : public EventTarget {
     Task* task;
     bool write;
     SimTime since;
+    SharedStep* step = nullptr;  // a writer's down_write step, run again when it is woken
+    bool woken = false;          // a writer at the head, woken and yet to try again
   };
   struct Spinner {
     Task* task;
     SimTime since;
     uint64_t ticket;
+    SharedStep* step;
   };
 
   bool down_read_now(Task& t);
-  bool down_write_now(Task& t);
+  bool down_write_now(Task& t, SharedStep& step);
+  bool woken_writer_retry(Task& t);
+  void queue_writer(Task& t, SharedStep& step, SimTime since);
   void up_now(Task& t, bool write);
   void downgrade_now(Task& t);
   bool rwsem_can_spin_on_owner(SimTime at) const;

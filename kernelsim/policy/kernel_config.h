@@ -45,6 +45,12 @@ enum class PcidMode : uint8_t { kOff, kOn };
 // Which readers rwsem_mark_wake() wakes (locking/rwsem.cpp).
 enum class RwsemWakeMode : uint8_t { kPhaseFair, kContiguous };
 
+// What rwsem_mark_wake() gives a writer at the head of the wait list (locking/rwsem.cpp):
+// the lock itself (before 3.10), or a wake-up after which it tries again and others may take
+// the lock first (3.10+, writer lock stealing), bounded by the handoff bit after
+// RWSEM_WAIT_TIMEOUT (5.3+).
+enum class RwsemWriterWake : uint8_t { kGrant, kSteal, kHandoff };
+
 // How the zone watermarks are placed above min (watermarks.h).
 enum class WatermarkFormula : uint8_t { k3x, kScaleFactor };
 
@@ -149,6 +155,7 @@ struct KernelConfig {
   CsdIpiMode csd_ipi = CsdIpiMode::kIfQueueEmpty;
   PcidMode pcid = PcidMode::kOn;  // x86 PCID: ASID-tagged TLB entries survive a switch_mm (4.14+)
   RwsemWakeMode rwsem_wake = RwsemWakeMode::kPhaseFair;
+  RwsemWriterWake rwsem_writer_wake = RwsemWriterWake::kHandoff;
   WatermarkFormula watermarks = WatermarkFormula::kScaleFactor;
   LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;
   LazyfreePgDirty lazyfree_pgdirty = LazyfreePgDirty::kCleared;

@@ -141,6 +141,19 @@ std::vector<KnobInfo> build_table() {
                      {"phase-fair", "5.3+: up to MAX_READERS_WAKEUP readers, skipping writers"}},
                     {RwsemWakeMode::kContiguous,
                      {"contiguous", "3.x: the readers before the first waiting writer"}}}));
+  t.push_back(knob(
+      "rwsem_writer_wake", &KernelConfig::rwsem_writer_wake,
+      "what a writer at the head of an rwsem's wait list gets on a release",
+      {{RwsemWriterWake::kGrant,
+        {"grant", "before 3.10: the lock, at the wake-up; nobody takes it past the woken writer"}},
+       {RwsemWriterWake::kSteal,
+        {"steal",
+         "3.10-5.2: a wake-up; it tries again when it runs, and a writer arriving or spinning "
+         "meanwhile takes the lock first (Alex Shi's writer lock-stealing); no bound"}},
+       {RwsemWriterWake::kHandoff,
+        {"handoff",
+         "5.3+: as steal, until the head has waited RWSEM_WAIT_TIMEOUT: then the handoff bit "
+         "keeps the lock for it (4f23dbc1e657)"}}}));
   t.push_back(
       knob("watermarks", &KernelConfig::watermarks, "zone low/high watermark formula",
            {{WatermarkFormula::k3x, {"3.x", "low = min + min/4, high = min + min/2 (before 4.6)"}},

@@ -17,7 +17,7 @@ const std::vector<PolicyPreset>& policy_presets() {
       // munmap_lock=write as it always had here, though the real 6.6 downgrades (4.20+).
       {"linux-3.16", "",
        "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,pcid=off,rwsem_wake=contiguous,"
-       "csd_ipi=always,"
+       "rwsem_writer_wake=steal,csd_ipi=always,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_lru=active-first,"
        "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,"
        "written_back_retry=off,reclaim_tlb_flush=per-page,mm_cpumask=eager,pcp_high=batch,"
@@ -25,7 +25,9 @@ const std::vector<PolicyPreset>& policy_presets() {
        "bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
        "release_pages=pagevec,bh_invalidate=none",
-       "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem, "
+       "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem (a "
+       "woken writer races for "
+       "the lock, and nothing bounds the steals past it), "
        "BH_LRU_SIZE 8; res_counter memcg, uncharges batched over the whole unmap "
        "(mem_cgroup_uncharge_start/end), zone->lru_lock, taken by release_pages() per "
        "PAGEVEC_SIZE pages of a zap"},
@@ -46,7 +48,8 @@ const std::vector<PolicyPreset>& policy_presets() {
        "4.12: lazyfree pages on the inactive file LRU (f7ad2a6cb9f7); watermark_scale_factor "
        "(4.6)"},
       {"linux-5.3", "linux-4.12",
-       "lazy_tlb=skip,pcid=on,rwsem_wake=phase-fair,pagevec_size=15,csd_ipi=if-empty,"
+       "lazy_tlb=skip,pcid=on,rwsem_wake=phase-fair,rwsem_writer_wake=handoff,pagevec_size=15,"
+       "csd_ipi=if-empty,"
        "sync_swapin=skip-swapcache,swap_readahead=vma",
        "5.3: rwsem rework (phase-fair reader wake-up, handoff); lazy-TLB CPUs skipped (4.19); "
        "no IPI to a CPU whose call_single_queue holds a csd already (4.15); zram's swap-ins "

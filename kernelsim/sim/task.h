@@ -137,6 +137,13 @@ class Task final : public EventTarget {
   bool try_enter_now();
   void defer(SharedStep* step, std::coroutine_handle<> h);
   void park(std::coroutine_handle<> h) { resume_ = h; }
+  // The parked task runs its step again when it next gets its CPU, instead of going on: a
+  // woken rwsem writer tries for the lock once more (locking/rwsem.cpp). The step is the
+  // awaitable the task is parked in, alive in its frame. REQUIRES: parked, no step pending.
+  void rerun_step_when_woken(SharedStep* step) {
+    assert(pending_step_ == nullptr && "invariant (3)");
+    pending_step_ = step;
+  }
 
   // Starts an interruptible sleep on `what` with a new number, and returns the event argument
   // that wakes it (kWake or kWakeRecorded with that number).

@@ -314,5 +314,101 @@ TEST(RwsemTest, SleepingWaiterGetsAHandoffAfterRwsemWaitTimeout) {
   EXPECT_GT(sem.counters().spin_acquired, 30u);
 }
 
+// Holds the lock for write while asleep (so a writer arriving meanwhile sleeps rather than spins),
+// then keeps taking it for `hold` with `gap` between, until `until`: each release wakes the
+// sleeping writer, and the loop's next down_write() comes before the wakee runs.
+Co<void> lock_hog(Task& t, RwSem& s, SimTime hold, SimTime gap, SimTime until, Rec* rec) {
+  co_await s.down_write(t);
+  rec->granted = t.clock();
+  co_await do_sleep(t, SimTime::us(50));
+  co_await s.up_write(t);
+  rec->released = t.clock();  // the first release: the sleeping writer is woken here
+  while (t.clock() < until) {
+    t.work(gap);
+    co_await s.down_write(t);
+    t.work(hold);
+    co_await s.up_write(t);
+  }
+}
+
+struct WokenWriterRace {
+  Rec hog;
+  Rec writer;
+  SimTime hog_done;
+  RwSem::Counters counters;
+};
+
+// The hog (CPU 0) takes the lock at 0 and sleeps with it; the writer (CPU 1) arrives at 10 us and
+// sleeps in the wait list; from the hog's first release on, the hog loops for 10 ms.
+WokenWriterRace race_a_woken_writer(const std::string& policy) {
+  auto sim = make_sim(2, policy);
+  RwSem sem(*sim, "test_sem");
+  WokenWriterRace r;
+  Task& hog = sim->create_task(0, nullptr);
+  Task& writer = sim->create_task(1, nullptr);
+  const SimTime gap = SimTime::ns(sim->costs().wakeup_latency.count_ns() / 4);
+  sim->start_task(hog, [](Task& t, RwSem& s, SimTime g, WokenWriterRace* out) -> Co<void> {
+    co_await lock_hog(t, s, SimTime::us(20), g, SimTime::ms(10), &out->hog);
+    out->hog_done = t.clock();
+  }(hog, sem, gap, &r));
+  sim->start_task(writer, locker(writer, sem, true, SimTime::us(10), SimTime::us(10), &r.writer));
+  sim->run();
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  r.counters = sem.counters();
+  return r;
+}
+
+TEST(RwsemTest, BeforeLockStealingTheWokenWriterIsGrantedTheLock) {
+  const WokenWriterRace r = race_a_woken_writer("rwsem_writer_wake=grant");
+  EXPECT_EQ(r.writer.granted, r.hog.released + make_sim(1)->costs().wakeup_latency)
+      << "granted at the wake-up, running after the wake-up latency";
+  EXPECT_EQ(r.counters.steals, 0u);
+  EXPECT_EQ(r.counters.writer_wakeups, 0u);
+}
+
+TEST(RwsemTest, AWokenWriterRacesForTheLockAndCanStarveWithoutHandoff) {
+  // rwsem_down_write_slowpath() since 3.10: the wake-up is no grant. The hog's next
+  // down_write() comes before the wakee runs and takes the free lock past it; the wakee finds
+  // it taken and sleeps again, woken by every release, for as long as the hog loops.
+  const WokenWriterRace r = race_a_woken_writer("rwsem_writer_wake=steal");
+  EXPECT_GE(r.writer.granted, r.hog_done) << "nothing bounds the steals before 5.3";
+  EXPECT_GT(r.counters.steals, 100u);
+  EXPECT_GT(r.counters.wakeups_lost, 100u);
+  EXPECT_EQ(r.counters.handoffs, 0u);
+  EXPECT_EQ(r.counters.sleeps, r.counters.wakeups_lost + 1) << "back to sleep after each loss";
+}
+
+TEST(RwsemTest, TheHandoffBitEndsTheStealsAfterRwsemWaitTimeout) {
+  // 5.3+: once the head has waited RWSEM_WAIT_TIMEOUT, the hog can no longer take the lock
+  // past it; the next release hands it over.
+  const WokenWriterRace r = race_a_woken_writer("rwsem_writer_wake=handoff");
+  const SimTime waited = r.writer.granted - r.writer.arrived;
+  EXPECT_GE(waited, SimTime::ns(RWSEM_WAIT_TIMEOUT_NS));
+  EXPECT_LT(waited, SimTime::ns(RWSEM_WAIT_TIMEOUT_NS) + SimTime::us(100));
+  EXPECT_LT(r.writer.granted, r.hog_done);
+  EXPECT_GT(r.counters.steals, 100u);
+  EXPECT_GT(r.counters.wakeups_lost, 100u);
+}
+
+TEST(RwsemTest, AWokenWriterTakesTheLockWhenNobodyStealsIt) {
+  // A release with nobody looping: the woken head finds the lock free when it runs.
+  for (const char* policy : {"rwsem_writer_wake=steal", "rwsem_writer_wake=handoff"}) {
+    auto sim = make_sim(2, policy);
+    RwSem sem(*sim, "test_sem");
+    Rec w0, w1;
+    Task& t0 = sim->create_task(0, nullptr);
+    Task& t1 = sim->create_task(1, nullptr);
+    sim->start_task(t0, sleeping_writer(t0, sem, SimTime::us(10), SimTime::us(100), &w0));
+    sim->start_task(t1, locker(t1, sem, true, SimTime::us(20), SimTime::us(10), &w1));
+    sim->run();
+    EXPECT_GE(w1.granted, w0.released + sim->costs().wakeup_latency) << policy;
+    EXPECT_EQ(sem.counters().writer_wakeups, 1u) << policy;
+    EXPECT_EQ(sem.counters().wakeups_lost, 0u) << policy;
+    const LockClassStats* cls = sim->lockstat().find("test_sem-W");
+    ASSERT_NE(cls, nullptr);
+    EXPECT_EQ(cls->contentions, 1u) << policy;
+  }
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim

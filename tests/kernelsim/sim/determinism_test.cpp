@@ -38,8 +38,9 @@ std::unique_ptr<Simulation> workload(const std::string& policy) {
 }
 
 TEST(DeterminismTest, SameInputTwiceGivesIdenticalResults) {
-  for (const char* policy : {"", "fault_lock=per-vma,madvise=vector,madv_free=as-dontneed",
-                             "tlb=broadcast,lazy_tlb=leave_mm,rwsem_wake=contiguous"}) {
+  for (const char* policy :
+       {"", "fault_lock=per-vma,madvise=vector,madv_free=as-dontneed",
+        "tlb=broadcast,lazy_tlb=leave_mm,rwsem_wake=contiguous,rwsem_writer_wake=steal"}) {
     auto a = workload(policy);
     auto b = workload(policy);
     SCOPED_TRACE(policy);
