@@ -167,7 +167,7 @@ void RwSem::up_now(Task& t, bool write) {
     assert(readers_ > 0);
     --readers_;
   }
-  if (owner_ == nullptr && readers_ == 0) rwsem_wake(at);
+  if (owner_ == nullptr && readers_ == 0) rwsem_wake(t, at);
 }
 
 // Models __downgrade_write(): one atomic turns the writer's count into a reader's, then
@@ -190,7 +190,7 @@ void RwSem::downgrade_now(Task& t) {
   readers_ = 1;
   for (const Spinner& s : spinners_)
     sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, s.ticket);
-  if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(at);
+  if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(t, at);
 }
 
 // Models rwsem_can_spin_on_owner(): spin on a running writer owner, or (bounded by the rspin
@@ -208,7 +208,7 @@ bool RwSem::handoff_due(SimTime at) const {
   return !wait_list_.empty() && at - wait_list_.front().since >= SimTime::ns(RWSEM_WAIT_TIMEOUT_NS);
 }
 
-void RwSem::rwsem_wake(SimTime at) {
+void RwSem::rwsem_wake(Task& waker, SimTime at) {
   if (!spinners_.empty() && !handoff_due(at)) {
     const Spinner s = spinners_.front();
     spinners_.pop_front();
@@ -226,15 +226,16 @@ void RwSem::rwsem_wake(SimTime at) {
     return;
   }
   if (!spinners_.empty()) ++counters_.handoffs;
-  rwsem_mark_wake(at);
+  rwsem_mark_wake(waker, at);
   // A woken writer is not running yet: spinners stop spinning on it.
   if (owner_ != nullptr && !owner_->on_cpu()) {
     while (!spinners_.empty()) stop_spinner(0, at);
   }
 }
 
-// Models rwsem_mark_wake(): a writer at the head alone, else a batch of readers.
-void RwSem::rwsem_mark_wake(SimTime at) {
+// Models rwsem_mark_wake() and the wake_up_q() after it: a writer at the head alone, else a batch
+// of readers; the waker sends each an IPI its CPU needs (Scheduler::ttwu_ipi()).
+void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
   Waiter& first = wait_list_.front();
   if (first.write) {
     // The lock itself before 3.10, and since 6.3 to a head due a handoff (direct handoff); a
@@ -244,14 +245,14 @@ void RwSem::rwsem_mark_wake(SimTime at) {
       const Waiter head = first;
       wait_list_.pop_front();
       grant(*head.task, true, at, head.since, true);
-      if (!head.woken) sim_.sched().wake_up_process(*head.task, at);
+      if (!head.woken) wake(waker, *head.task);
       return;
     }
     if (first.woken) return;
     first.woken = true;
     ++counters_.writer_wakeups;
     first.task->rerun_step_when_woken(first.step);
-    sim_.sched().wake_up_process(*first.task, at);
+    wake(waker, *first.task);
     return;
   }
   const bool past_writers = sim_.config().rwsem_wake == RwsemWakeMode::kPhaseFair;
@@ -265,11 +266,16 @@ void RwSem::rwsem_mark_wake(SimTime at) {
     const Waiter w = *it;
     it = wait_list_.erase(it);
     grant(*w.task, false, at, w.since, true);
-    sim_.sched().wake_up_process(*w.task, at);
+    wake(waker, *w.task);
     ++woken;
   }
   ++counters_.reader_batches;
   counters_.readers_woken += woken;
+}
+
+void RwSem::wake(Task& waker, Task& t) {
+  sim_.sched().ttwu_ipi(waker, t);
+  sim_.sched().wake_up_process(t, waker.clock());
 }
 
 void RwSem::stop_spinner(size_t index, SimTime at) {

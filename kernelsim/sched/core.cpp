@@ -38,6 +38,13 @@ SimTime Scheduler::idle_wakeup_latency(Cpu& cpu, SimTime at) const {
   return c.wakeup_latency;
 }
 
+void Scheduler::ttwu_ipi(Task& waker, const Task& wakee) {
+  const Cpu& target = wakee.cpu();
+  if (&target == &waker.cpu() || target.curr != nullptr) return;
+  waker.work(sim_.costs().ipi_send);
+  ++waker.cpu().counters.wakeup_ipis;
+}
+
 void Scheduler::select_task_rq(Task& p, const Task& waker, uint32_t wake_flags) {
   Cpu& cpu = select_task_rq_fair(sim_, waker, p, wake_flags);
   if (&cpu != &p.cpu()) p.set_cpu(cpu);
@@ -110,9 +117,19 @@ void Scheduler::run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost) {
   next.advance_to(max(max(at, cpu.irq_busy_until), sim_.now()));
   cpu.busy_since = next.clock();
   next.work(cost);
-  next.work(switch_mm_irqs_off(sim_, cpu, next.mm()));
+  next.mm_switch_pending = true;  // switch_mm_in(), when it runs
   next.slice_start = next.clock();
   sim_.events().schedule(next.clock(), &next, Task::kRun);
+}
+
+bool Scheduler::switch_mm_in(Task& t) {
+  assert(t.cpu().curr == &t && t.mm_switch_pending);
+  t.mm_switch_pending = false;
+  const SimTime cost = switch_mm_irqs_off(sim_, t.cpu(), t.mm());
+  if (cost == SimTime::zero()) return true;
+  t.work(cost);
+  sim_.events().schedule(t.clock(), &t, Task::kRun);
+  return false;
 }
 
 }  // namespace mmreplay::kernelsim

@@ -9,7 +9,10 @@
 //  - a task that sleeps (rwsem wait, nanosleep) frees its CPU at once;
 //  - a woken task runs after wakeup_latency when its CPU is idle, else queues; a CPU idle for
 //    deep_idle_after or longer takes deep_idle_exit more to leave its idle state;
-//  - an idle CPU keeps its last mm loaded in lazy-TLB mode (enter_lazy_tlb()).
+//  - an idle CPU keeps its last mm loaded in lazy-TLB mode (enter_lazy_tlb()), until the task it
+//    was given starts to run: the mm switch is the first thing that task does (switch_mm_in()),
+//    so a wake-up's latency leaves the CPU lazy and flushes meanwhile skip it;
+//  - waking a task whose CPU is another, idle one costs the waker an IPI's send (ttwu_ipi()).
 //  - a sync wake-up may pull the wakee to the waker's CPU (sched/wake_affine.h).
 // Wake-up preemption and load balancing are not modelled.
 //
@@ -36,6 +39,12 @@ class Scheduler {
   // exit is not charged again (wakeup_latency still is, as before idle depth).
   // REQUIRES: t sleeping or new; at >= now().
   void wake_up_process(Task& t, SimTime at, bool recorded_wait = false);
+  // Models the IPI try_to_wake_up() sends for a wakee whose CPU is another, idle one
+  // (ttwu_queue_wakelist() -> send_call_function_single_ipi(); smp_send_reschedule() without
+  // the wake list): `waker` pays ipi_send for the APIC write, before the wake-up. A busy CPU gets
+  // none here, as the model has no wake-up preemption, and an idle one is taken as not polling.
+  // Call it before waking `wakee` at waker.clock(). REQUIRES: waker on its CPU.
+  void ttwu_ipi(Task& waker, const Task& wakee);
   // Models select_task_rq() + set_task_cpu() on a wake-up of `p` by `waker` (try_to_wake_up()
   // with `wake_flags`): p moves to the CPU sched/wake_affine.h chooses before it is woken.
   // REQUIRES: p sleeping; waker on its CPU.
@@ -46,6 +55,12 @@ class Scheduler {
   // Models schedule() from a task going to sleep: its CPU is free from t.clock() on.
   // REQUIRES: t on its CPU.
   void sleep(Task& t);
+  // Models context_switch()'s switch_mm_irqs_off() for `t`, which has got its CPU: done as it
+  // starts to run, not when it was picked, so that until then (a wake-up's latency, a context
+  // switch) the CPU keeps the mm it had, lazily after idle, and flushes meanwhile skip it as they
+  // skip any lazy CPU. Returns false when the switch takes time: t's run is queued again at its
+  // clock. REQUIRES: t on its CPU, at its first run since run_on().
+  bool switch_mm_in(Task& t);
   // Models preemption at a slice end. REQUIRES: t.should_preempt().
   void preempt(Task& t);
   // Models do_exit()'s final schedule(). REQUIRES: t on its CPU.

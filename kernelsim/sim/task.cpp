@@ -79,6 +79,7 @@ void Task::fire(uint64_t arg) {
   assert(cpu_->curr == this && on_cpu() && "invariant (2): resumed off its CPU");
   // The queue fired this event only because due() found the task due now (stolen time charged).
   assert(clock_ <= floor_.now() && "fired before the task's clock: due() moves such events");
+  if (mm_switch_pending && !floor_.sched().switch_mm_in(*this)) return;
   if (pending_step_ != nullptr) {
     if (should_preempt()) {
       floor_.sched().preempt(*this);

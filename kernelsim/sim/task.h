@@ -161,7 +161,9 @@ class Task final : public EventTarget {
   SimTime due(SimTime when, uint64_t arg) override;
 
   int preempt_count = 0;  // spinlocks held or being waited for
-  SimTime slice_start;    // when it last got its CPU
+  // Given its CPU and yet to switch to its mm (sched/core.h Scheduler::switch_mm_in()).
+  bool mm_switch_pending = false;
+  SimTime slice_start;  // when it last got its CPU
   std::vector<HeldRwsem> held_rwsems;
   int64_t last_result = 0;  // return value of the last syscall (address or -errno)
   bool kthread = false;     // PF_KTHREAD (kswapd): not a trace thread

@@ -159,10 +159,14 @@ TEST(RwsemTest, WaitingReadersAreWokenTogether) {
   sim->run();
   EXPECT_EQ(sem.counters().reader_batches, 1u);
   EXPECT_EQ(sem.counters().readers_woken, 5u);
-  for (const Rec& x : r) {
-    EXPECT_EQ(x.granted, r[0].granted);
-    EXPECT_GE(x.granted, w.released);
+  // One wake_up_q(): each reader runs a wake-up latency after the IPI the releaser sent it, the
+  // IPIs one after another; up_write() returns after the last.
+  const int64_t ipi = sim->costs().ipi_send.count_ns();
+  const SimTime woke = w.released - SimTime::ns(5 * ipi);
+  for (uint32_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(r[i].granted, woke + SimTime::ns(ipi * (i + 1)) + sim->costs().wakeup_latency);
   }
+  EXPECT_EQ(sim->cpu(0).counters.wakeup_ipis, 5u);
   const LockClassStats* cls = sim->lockstat().find("test_sem-R");
   ASSERT_NE(cls, nullptr);
   EXPECT_EQ(cls->acquisitions, 5u);
@@ -189,7 +193,7 @@ void queue_r_w_r(const std::string& policy, Rec* r1, Rec* w2, Rec* r3) {
 TEST(RwsemTest, PhaseFairWakeGrantsReadersPastAWaitingWriter) {
   Rec r1, w2, r3;
   queue_r_w_r("rwsem_wake=phase-fair", &r1, &w2, &r3);
-  EXPECT_EQ(r1.granted, r3.granted);
+  EXPECT_EQ(r3.granted, r1.granted + make_sim(1)->costs().ipi_send) << "woken by one release";
   EXPECT_GE(w2.granted, r3.released);
 }
 

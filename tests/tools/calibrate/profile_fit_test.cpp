@@ -336,8 +336,9 @@ TEST(FitProfile, PipeAndWakeupFieldsMakeTheModelTakeWhatTheProbesMeasured) {
   EXPECT_NEAR(model_wakeup_round_trip_ns(c), 30000, 2 * kRounding);
   // One byte copies in no time: each call is syscall_entry + pipe_rw.
   EXPECT_EQ(c.pipe_rw.count_ns(), (900 - 2 * 200) / 2);
-  // The round trip is two wake-ups of a sleeper on an idle CPU plus two such pairs.
-  EXPECT_EQ(c.wakeup_latency.count_ns(), (30000 - 2 * 900) / 2);
+  // The round trip is two wake-ups of a sleeper on an idle CPU, each after its waker's IPI, plus
+  // two such pairs.
+  EXPECT_EQ(c.wakeup_latency.count_ns(), (30000 - 2 * 900 - 2 * c.ipi_send.count_ns()) / 2);
   EXPECT_TRUE(is_calibrated(p, "pipe_rw"));
   EXPECT_TRUE(is_calibrated(p, "wakeup_latency"));
   EXPECT_NE(p.sources.at("wakeup_latency").find("wakeup_round_trip 30000 ns"), std::string::npos);

@@ -1,0 +1,96 @@
+// Wake-ups across CPUs (sched/core.h): the waker pays the IPI try_to_wake_up() sends to an idle
+// CPU, and the wakee's CPU keeps its lazy mm until the wakee runs, so a flush in between skips it.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/kernelsim/test_util.h"
+
+namespace mmreplay::kernelsim {
+namespace {
+
+using testing::kBase;
+using testing::kPage;
+using testing::make_sim;
+using testing::thread;
+
+constexpr uint32_t kMm = 1;
+constexpr uint32_t kOtherMm = 2;
+constexpr uint64_t kWakeId = 1;
+
+// The waker's CPU 0 wakes a sleeper of kOtherMm on `sleeper_cpu`, whose CPU runs `busy_for` of
+// another task's work meanwhile when it is not zero. Returns the waker's wakeup_ipis and when
+// its futex_wake returned.
+struct WakerRun {
+  uint64_t wakeup_ipis = 0;
+  SimTime waker_done;
+};
+
+WakerRun wake_a_sleeper(uint32_t sleeper_cpu, SimTime busy_for) {
+  auto sim = make_sim(2, "wake_affine=off");
+  thread(*sim, kOtherMm, sleeper_cpu, {Op::futex_wait(kWakeId, SimTime::zero())});
+  if (busy_for > SimTime::zero()) thread(*sim, 3, sleeper_cpu, {Op::think(busy_for)});
+  Task& waker =
+      thread(*sim, kMm, 0, {Op::think(SimTime::us(20)), Op::futex_wake(kWakeId)});
+  WakerRun r;
+  sim->run();
+  EXPECT_TRUE(waker.finished());
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  r.wakeup_ipis = sim->cpu(0).counters.wakeup_ipis;
+  r.waker_done = waker.clock();
+  return r;
+}
+
+TEST(WakeUpTest, TheWakerPaysAnIpiForASleeperOnAnotherIdleCpu) {
+  const WakerRun idle = wake_a_sleeper(1, SimTime::zero());
+  EXPECT_EQ(idle.wakeup_ipis, 1u);
+  // The sleeper's CPU busy with another task: it is queued there, no IPI (no wake-up
+  // preemption in the model).
+  const WakerRun busy = wake_a_sleeper(1, SimTime::ms(1));
+  EXPECT_EQ(busy.wakeup_ipis, 0u);
+  EXPECT_EQ(idle.waker_done - busy.waker_done, make_sim(1)->costs().ipi_send);
+}
+
+TEST(WakeUpTest, ASleeperOnTheWakersOwnCpuNeedsNoIpi) {
+  const WakerRun same = wake_a_sleeper(0, SimTime::zero());
+  EXPECT_EQ(same.wakeup_ipis, 0u);
+}
+
+// Thread B of the mm sleeps on CPU 1 (its CPU idles with the mm loaded, lazily); thread A on
+// CPU 0 wakes it and unmaps a page after `a_gap`, at once or once B runs. The page's neighbour
+// stays mapped: no page table is freed, which would flush lazy CPUs too.
+struct FlushRun {
+  uint64_t ipis_sent = 0;
+  uint64_t lazy_catch_ups = 0;
+};
+
+FlushRun flush_while_waking(SimTime a_gap) {
+  CostProfile c = cost_profile_default();
+  c.wakeup_latency = SimTime::us(50);
+  auto sim = make_sim(2, "wake_affine=off,lazy_tlb=skip", c);
+  thread(*sim, kMm, 1,
+         {Op::futex_wait(kWakeId, SimTime::zero()), Op::think(SimTime::ms(5))});
+  thread(*sim, kMm, 0,
+         {Op::mmap_anon(kBase, 2 * kPage, PROT_READ | PROT_WRITE),
+          Op::touch(kBase, 2 * kPage, true), Op::think(SimTime::us(20)), Op::futex_wake(kWakeId),
+          Op::think(a_gap), Op::munmap(kBase, kPage)});
+  sim->run();
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  return {sim->cpu(0).counters.ipis_sent, sim->cpu(1).counters.tlb_lazy_flushes};
+}
+
+TEST(WakeUpTest, AFlushBeforeTheWakeeRunsSkipsItsLazyCpu) {
+  // switch_mm_irqs_off() runs when the wakee does: until then its CPU is idle in lazy TLB mode,
+  // and should_flush_tlb() passes it over; it flushes its stale TLB when it switches back.
+  const FlushRun early = flush_while_waking(SimTime::zero());
+  EXPECT_EQ(early.ipis_sent, 0u);
+  EXPECT_EQ(early.lazy_catch_ups, 1u);
+  // Once the wakee runs the mm, the same unmap sends it a shootdown.
+  const FlushRun late = flush_while_waking(SimTime::us(100));
+  EXPECT_EQ(late.ipis_sent, 1u);
+  EXPECT_EQ(late.lazy_catch_ups, 0u);
+}
+
+}  // namespace
+}  // namespace mmreplay::kernelsim
