@@ -1,8 +1,10 @@
-// Probes that need two threads: the TLB-shootdown IPI.
+// Probes that need two threads: the TLB-shootdown IPI and the waker's IPI.
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +20,11 @@ namespace {
 
 constexpr size_t kPage = 4096;
 constexpr int kMprotectsPerSample = 200;
+constexpr int kWakesPerSample = 20;
+constexpr int kFutexCallsPerSample = 200;
+// How long the waker waits before each wake-up, busy: the sleeper is in FUTEX_WAIT by then and
+// its CPU idle, past a guest's halt polling (cpuidle-haltpoll's default window is 200 us).
+constexpr uint64_t kSleeperIdleNs = 300'000;
 
 // The probe page is written by the measuring thread and read by its Spinner at the same time,
 // on purpose: only its translation matters, not its value. Relaxed atomic accesses are the plain
@@ -64,7 +71,111 @@ class Spinner {
   std::thread thread_;
 };
 
+long futex(std::atomic<uint32_t>* word, int op, uint32_t val) {
+  return ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op, val, nullptr, nullptr, 0);
+}
+
+void spin_for(uint64_t ns) {
+  const uint64_t until = now_ns() + ns;
+  while (now_ns() < until) {
+  }
+}
+
+// A thread on `cpu` that sleeps in FUTEX_WAIT on `word` until woken, again and again; `sleeps`
+// counts its trips into the wait.
+class FutexSleeper {
+ public:
+  FutexSleeper(int cpu) : thread_([this, cpu] { run(cpu); }) {
+    while (state_.load() == kStarting) std::this_thread::yield();
+  }
+  ~FutexSleeper() {
+    stop_.store(true);
+    word.store(1);
+    futex(&word, FUTEX_WAKE_PRIVATE, 1);
+    thread_.join();
+  }
+  bool pinned() const { return state_.load() == kPinned; }
+  std::atomic<uint32_t> word{0};
+  std::atomic<uint64_t> sleeps{0};
+
+ private:
+  static constexpr int kStarting = 0, kPinned = 1, kUnpinned = 2;
+  void run(int cpu) {
+    state_.store(pin_to_cpu(cpu) ? kPinned : kUnpinned);
+    while (!stop_.load()) {
+      sleeps.fetch_add(1);
+      while (word.load() == 0) futex(&word, FUTEX_WAIT_PRIVATE, 0);
+      word.store(0);
+    }
+  }
+  std::atomic<int> state_{kStarting};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 }  // namespace
+
+Figure probe_wake_ipi(const ProbeOptions& o) {
+  Figure f = figure_of("wake_ipi",
+                       "FUTEX_WAKE of a thread asleep on another, idle CPU, minus FUTEX_WAKE of "
+                       "none (the waker's time)",
+                       "wake-up");
+  int a = 0, b = 0;
+  if (first_two_allowed_cpus(&a, &b) < 2) {
+    f.note = "skipped: fewer than 2 CPUs allowed";
+    return f;
+  }
+  AffinityGuard guard;
+  if (!pin_to_cpu(a)) {
+    f.note = std::string("skipped: sched_setaffinity refused (") + std::strerror(errno) + ")";
+    return f;
+  }
+  std::atomic<uint32_t> nobody{0};
+  std::vector<double> none;
+  for (int r = 0; r < o.repetitions(); ++r) {
+    const uint64_t t0 = now_ns();
+    for (int i = 0; i < kFutexCallsPerSample; ++i) futex(&nobody, FUTEX_WAKE_PRIVATE, 1);
+    none.push_back(static_cast<double>(now_ns() - t0) / kFutexCallsPerSample);
+  }
+  const Spread base = summarize(none);
+  std::vector<double> extra;
+  {
+    FutexSleeper sleeper(b);
+    if (!sleeper.pinned()) {
+      f.note = "skipped: could not pin the sleeping thread to CPU " + std::to_string(b);
+      return f;
+    }
+    uint64_t woken = 0;
+    for (int r = 0; r < o.repetitions(); ++r) {
+      uint64_t timed = 0;
+      int counted = 0;
+      for (int i = 0; i < kWakesPerSample; ++i) {
+        while (sleeper.sleeps.load() <= woken) std::this_thread::yield();
+        spin_for(kSleeperIdleNs);
+        sleeper.word.store(1);
+        const uint64_t t0 = now_ns();
+        const long n = futex(&sleeper.word, FUTEX_WAKE_PRIVATE, 1);
+        const uint64_t t1 = now_ns();
+        ++woken;
+        if (n == 1) {
+          timed += t1 - t0;
+          ++counted;
+        }
+      }
+      if (counted > 0) extra.push_back(static_cast<double>(timed) / counted - base.median);
+    }
+  }
+  if (extra.empty()) {
+    f.note = "skipped: no FUTEX_WAKE found the thread asleep";
+    return f;
+  }
+  f.measured = true;
+  f.ns = summarize(extra);
+  f.note = "FUTEX_WAKE of none " + std::to_string(static_cast<long>(base.median)) + " ns; CPUs " +
+           std::to_string(a) + " and " + std::to_string(b) +
+           "; try_to_wake_up()'s IPI to the idle CPU (an APIC write, or a guest's exit)";
+  return f;
+}
 
 bool pin_to_cpu(int cpu) {
   cpu_set_t set;

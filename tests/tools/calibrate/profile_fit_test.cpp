@@ -106,6 +106,31 @@ TEST(FitProfile, TlbFlushesFromTheMprotectSlopes) {
   EXPECT_TRUE(notes.empty());
 }
 
+// The waker's part of a cross-CPU wake-up is one IPI's send; the shootdown's rest is the
+// delivery and the handler, in the default profile's ratios. Without it, the shootdown splits
+// over all three.
+TEST(FitProfile, TheWakersIpiSetsIpiSendAndTheShootdownKeepsTheRest) {
+  std::vector<std::string> notes;
+  const auto p =
+      fit_profile({figure("wake_ipi", 12000), figure("shootdown", 16000)}, "calibrate D H", &notes);
+  const kernelsim::CostProfile& d = kernelsim::cost_profile_default();
+  EXPECT_EQ(p.costs.ipi_send.count_ns(), 12000);
+  EXPECT_NEAR(p.costs.ipi_delivery.count_ns() + p.costs.ipi_handler_entry.count_ns(), 4000, 1);
+  EXPECT_NEAR(static_cast<double>(p.costs.ipi_delivery.count_ns()) /
+                  static_cast<double>(p.costs.ipi_handler_entry.count_ns()),
+              static_cast<double>(d.ipi_delivery.count_ns()) /
+                  static_cast<double>(d.ipi_handler_entry.count_ns()),
+              0.01);
+  EXPECT_NE(p.sources.at("ipi_delivery").find("minus ipi_send"), std::string::npos);
+  EXPECT_TRUE(notes.empty());
+
+  const auto alone = fit_profile({figure("shootdown", 16000)}, "calibrate D H", &notes);
+  EXPECT_NEAR(alone.costs.ipi_send.count_ns() + alone.costs.ipi_delivery.count_ns() +
+                  alone.costs.ipi_handler_entry.count_ns(),
+              16000, 2);
+  EXPECT_LT(alone.costs.ipi_send.count_ns(), 12000);
+}
+
 TEST(FitProfile, FullFlushNeverBelowOnePageAndNonPositiveKeepsDefault) {
   std::vector<std::string> notes;
   const auto p = fit_profile({figure("mprotect_page_invlpg", 130), figure("mprotect_page", 10),
