@@ -71,6 +71,15 @@ class Spinner {
   std::thread thread_;
 };
 
+// Pins the calling thread to the first of the first two CPUs it may run on (*a), the other in *b;
+// returns why it could not ("" when pinned).
+std::string pin_to_first_of_two(int* a, int* b) {
+  if (first_two_allowed_cpus(a, b) < 2) return "skipped: fewer than 2 CPUs allowed";
+  if (!pin_to_cpu(*a))
+    return std::string("skipped: sched_setaffinity refused (") + std::strerror(errno) + ")";
+  return "";
+}
+
 long futex(std::atomic<uint32_t>* word, int op, uint32_t val) {
   return ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op, val, nullptr, nullptr, 0);
 }
@@ -120,14 +129,10 @@ Figure probe_wake_ipi(const ProbeOptions& o) {
                        "FUTEX_WAKE of a thread asleep on another, idle CPU, minus FUTEX_WAKE of "
                        "none (the waker's time)",
                        "wake-up");
-  int a = 0, b = 0;
-  if (first_two_allowed_cpus(&a, &b) < 2) {
-    f.note = "skipped: fewer than 2 CPUs allowed";
-    return f;
-  }
   AffinityGuard guard;
-  if (!pin_to_cpu(a)) {
-    f.note = std::string("skipped: sched_setaffinity refused (") + std::strerror(errno) + ")";
+  int a = 0, b = 0;
+  if (std::string why = pin_to_first_of_two(&a, &b); !why.empty()) {
+    f.note = why;
     return f;
   }
   std::atomic<uint32_t> nobody{0};
@@ -215,14 +220,10 @@ AffinityGuard::~AffinityGuard() {
 Figure probe_tlb_shootdown(const ProbeOptions& o) {
   Figure f = figure_of(
       "shootdown", "mprotect of 1 page with a sibling spinning on another CPU, minus alone", "IPI");
-  int a = 0, b = 0;
-  if (first_two_allowed_cpus(&a, &b) < 2) {
-    f.note = "skipped: fewer than 2 CPUs allowed";
-    return f;
-  }
   AffinityGuard guard;
-  if (!pin_to_cpu(a)) {
-    f.note = std::string("skipped: sched_setaffinity refused (") + std::strerror(errno) + ")";
+  int a = 0, b = 0;
+  if (std::string why = pin_to_first_of_two(&a, &b); !why.empty()) {
+    f.note = why;
     return f;
   }
   void* m = ::mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
