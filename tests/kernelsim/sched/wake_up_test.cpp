@@ -31,8 +31,7 @@ WakerRun wake_a_sleeper(uint32_t sleeper_cpu, SimTime busy_for) {
   auto sim = make_sim(2, "wake_affine=off");
   thread(*sim, kOtherMm, sleeper_cpu, {Op::futex_wait(kWakeId, SimTime::zero())});
   if (busy_for > SimTime::zero()) thread(*sim, 3, sleeper_cpu, {Op::think(busy_for)});
-  Task& waker =
-      thread(*sim, kMm, 0, {Op::think(SimTime::us(20)), Op::futex_wake(kWakeId)});
+  Task& waker = thread(*sim, kMm, 0, {Op::think(SimTime::us(20)), Op::futex_wake(kWakeId)});
   WakerRun r;
   sim->run();
   EXPECT_TRUE(waker.finished());
@@ -69,8 +68,7 @@ FlushRun flush_while_waking(SimTime a_gap) {
   CostProfile c = cost_profile_default();
   c.wakeup_latency = SimTime::us(50);
   auto sim = make_sim(2, "wake_affine=off,lazy_tlb=skip", c);
-  thread(*sim, kMm, 1,
-         {Op::futex_wait(kWakeId, SimTime::zero()), Op::think(SimTime::ms(5))});
+  thread(*sim, kMm, 1, {Op::futex_wait(kWakeId, SimTime::zero()), Op::think(SimTime::ms(5))});
   thread(*sim, kMm, 0,
          {Op::mmap_anon(kBase, 2 * kPage, PROT_READ | PROT_WRITE),
           Op::touch(kBase, 2 * kPage, true), Op::think(SimTime::us(20)), Op::futex_wake(kWakeId),
