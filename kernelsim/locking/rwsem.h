@@ -22,8 +22,8 @@
 //
 // Invariants (asserted in rwsem.cpp):
 //  (1) owner() != nullptr implies readers() == 0.
-//  (2) A free lock (no owner, no readers) has waiters only behind a woken writer at the head that
-//      has yet to run, and spinners only while that writer is due a handoff.
+//  (2) A free lock (no owner, no readers) has no spinners, and waiters only behind a woken writer
+//      at the head that has yet to run (rwsem_writer_wake=steal or handoff).
 //  (3) A task is at most once in the wait list or the spinner list, and never in both.
 //  (4) Spinners are writers, on their CPU (state kSpinning); waiters are sleeping, but for a woken
 //      writer at the head.

@@ -94,7 +94,7 @@ void spin_for(uint64_t ns) {
 // counts its trips into the wait.
 class FutexSleeper {
  public:
-  FutexSleeper(int cpu) : thread_([this, cpu] { run(cpu); }) {
+  explicit FutexSleeper(int cpu) : thread_([this, cpu] { run(cpu); }) {
     while (state_.load() == kStarting) std::this_thread::yield();
   }
   ~FutexSleeper() {
