@@ -234,7 +234,7 @@ void RwSem::rwsem_wake(Task& waker, SimTime at) {
 }
 
 // Models rwsem_mark_wake() and the wake_up_q() after it: a writer at the head alone, else a batch
-// of readers; the waker sends each an IPI its CPU needs (Scheduler::ttwu_ipi()).
+// of readers, each woken by try_to_wake_up() (the IPI its CPU needs, sched/core.h).
 void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
   Waiter& first = wait_list_.front();
   if (first.write) {
@@ -245,14 +245,14 @@ void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
       const Waiter head = first;
       wait_list_.pop_front();
       grant(*head.task, true, at, head.since, true);
-      if (!head.woken) wake(waker, *head.task);
+      if (!head.woken) sim_.sched().try_to_wake_up(waker, *head.task);
       return;
     }
     if (first.woken) return;
     first.woken = true;
     ++counters_.writer_wakeups;
     first.task->rerun_step_when_woken(first.step);
-    wake(waker, *first.task);
+    sim_.sched().try_to_wake_up(waker, *first.task);
     return;
   }
   const bool past_writers = sim_.config().rwsem_wake == RwsemWakeMode::kPhaseFair;
@@ -266,16 +266,11 @@ void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
     const Waiter w = *it;
     it = wait_list_.erase(it);
     grant(*w.task, false, at, w.since, true);
-    wake(waker, *w.task);
+    sim_.sched().try_to_wake_up(waker, *w.task);
     ++woken;
   }
   ++counters_.reader_batches;
   counters_.readers_woken += woken;
-}
-
-void RwSem::wake(Task& waker, Task& t) {
-  sim_.sched().ttwu_ipi(waker, t);
-  sim_.sched().wake_up_process(t, waker.clock());
 }
 
 void RwSem::stop_spinner(size_t index, SimTime at) {

@@ -154,7 +154,6 @@ class RwSem final : public EventTarget {
   bool handoff_due(SimTime at) const;
   void rwsem_wake(Task& waker, SimTime at);
   void rwsem_mark_wake(Task& waker, SimTime at);
-  void wake(Task& waker, Task& t);
   void grant(Task& t, bool write, SimTime at, SimTime since, bool contended);
   void trace_grant(TraceSink& ts, const Task& t, bool write, SimTime at, SimTime since,
                    bool contended) const;

@@ -209,8 +209,7 @@ void wakeup_flusher_threads(Task& t, WbReason reason) {
   }
   if (!pc.flusher_idle) return;
   pc.flusher_idle = false;
-  sim.sched().ttwu_ipi(t, *pc.flusher);
-  sim.sched().wake_up_process(*pc.flusher, t.clock());
+  sim.sched().try_to_wake_up(t, *pc.flusher);
 }
 
 namespace {

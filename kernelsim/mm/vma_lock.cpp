@@ -25,8 +25,7 @@ void VmaLock::vma_end_read_now(Task& t) {
   if (readers_ == 0 && waiting_writer_ != nullptr) {
     Task* w = waiting_writer_;
     waiting_writer_ = nullptr;
-    sim.sched().ttwu_ipi(t, *w);
-    sim.sched().wake_up_process(*w, t.clock());
+    sim.sched().try_to_wake_up(t, *w);
   }
 }
 

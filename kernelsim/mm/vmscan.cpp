@@ -785,8 +785,7 @@ bool wakeup_kswapd(Task& t) {
     kd.napping = false;  // the nap's timer will find it cut short
     ++sim.vm().kswapd_low_wmark_hit_quickly;
   }
-  sim.sched().ttwu_ipi(t, *k);
-  sim.sched().wake_up_process(*k, t.clock());
+  sim.sched().try_to_wake_up(t, *k);
   ++sim.vm().kswapd_wakeups;
   return true;
 }

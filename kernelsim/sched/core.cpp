@@ -45,6 +45,11 @@ void Scheduler::ttwu_ipi(Task& waker, const Task& wakee) {
   ++waker.cpu().counters.wakeup_ipis;
 }
 
+void Scheduler::try_to_wake_up(Task& waker, Task& t) {
+  ttwu_ipi(waker, t);
+  wake_up_process(t, waker.clock());
+}
+
 void Scheduler::select_task_rq(Task& p, const Task& waker, uint32_t wake_flags) {
   Cpu& cpu = select_task_rq_fair(sim_, waker, p, wake_flags);
   if (&cpu != &p.cpu()) p.set_cpu(cpu);

@@ -43,8 +43,12 @@ class Scheduler {
   // (ttwu_queue_wakelist() -> send_call_function_single_ipi(); smp_send_reschedule() without
   // the wake list): `waker` pays ipi_send for the APIC write, before the wake-up. A busy CPU gets
   // none here, as the model has no wake-up preemption, and an idle one is taken as not polling.
-  // Call it before waking `wakee` at waker.clock(). REQUIRES: waker on its CPU.
+  // Call it before waking `wakee` at waker.clock() (try_to_wake_up() does both), or before
+  // queueing the wake-up event of an interruptible sleep. REQUIRES: waker on its CPU.
   void ttwu_ipi(Task& waker, const Task& wakee);
+  // Models try_to_wake_up() of `t` by `waker`: its IPI (ttwu_ipi()), then wake_up_process() at
+  // the waker's clock. REQUIRES: waker on its CPU; t sleeping.
+  void try_to_wake_up(Task& waker, Task& t);
   // Models select_task_rq() + set_task_cpu() on a wake-up of `p` by `waker` (try_to_wake_up()
   // with `wake_flags`): p moves to the CPU sched/wake_affine.h chooses before it is woken.
   // REQUIRES: p sleeping; waker on its CPU.

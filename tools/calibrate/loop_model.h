@@ -11,7 +11,10 @@
 // loops' native side does. On the 6.18 guest (2026-12-06), after the fit, the two-thread
 // mmap-munmap loop: 0.83x native as the model's defaults with each round freeing its page table
 // (gen's loop then kept no neighbour mapping), 0.34-0.35x with either change alone, 0.86-0.90x
-// with both; the other 17 loops within 15% each way.
+// with both; the other 17 loops within 15% each way. Since woken writers race for mmap_lock
+// and a wake-up costs its waker the IPI (sched/core.h), the model's IPIs match the native 0.23 a
+// round, and the throughput fits moved: mmap-munmap 0.98x and 1.26x, then 0.79x and 1.44x at 1
+// and 2 CPUs in two full calibrations, tlb_flush2 at 2 CPUs 0.78-0.82x (issue 17).
 
 #pragma once
 

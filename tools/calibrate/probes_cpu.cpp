@@ -84,12 +84,6 @@ long futex(std::atomic<uint32_t>* word, int op, uint32_t val) {
   return ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op, val, nullptr, nullptr, 0);
 }
 
-void spin_for(uint64_t ns) {
-  const uint64_t until = now_ns() + ns;
-  while (now_ns() < until) {
-  }
-}
-
 // A thread on `cpu` that sleeps in FUTEX_WAIT on `word` until woken, again and again; `sleeps`
 // counts its trips into the wait.
 class FutexSleeper {

@@ -102,9 +102,7 @@ class CrossCpuPingPong {
     char c = 0;
     uint64_t total = 0;
     for (int i = 0; i < n; ++i) {
-      const uint64_t spin_start = now_ns();
-      while (now_ns() - spin_start < spin_ns) {
-      }
+      spin_for(spin_ns);
       const uint64_t t0 = now_ns();
       if (::write(p_.to_b_write(), &c, 1) != 1 || ::read(p_.to_a_read(), &c, 1) != 1) return -1;
       total += now_ns() - t0;

@@ -60,6 +60,12 @@ uint64_t now_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+void spin_for(uint64_t ns) {
+  const uint64_t start = now_ns();
+  while (now_ns() - start < ns) {
+  }
+}
+
 uint64_t thread_cpu_ns() {
   timespec ts{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);

@@ -33,6 +33,8 @@ Spread difference(const std::vector<double>& a, const std::vector<double>& b);
 
 // Nanoseconds on CLOCK_MONOTONIC, and how many make a second.
 uint64_t now_ns();
+// Busy-waits `ns` on CLOCK_MONOTONIC: this CPU stays busy while a partner's idles.
+void spin_for(uint64_t ns);
 // The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), in ns.
 uint64_t thread_cpu_ns();
 inline constexpr double kNsPerSecond = 1e9;
