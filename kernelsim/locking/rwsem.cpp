@@ -80,6 +80,11 @@ bool RwSem::down_read_now(Task& t) {
     grant(t, false, t.clock(), at, false);
     return true;
   }
+  if (reader_may_steal(at)) {
+    ++counters_.reader_steals;
+    grant(t, false, t.clock(), at, true);
+    return true;
+  }
   wait_list_.push_back(Waiter{&t, false, at});
   ++counters_.sleeps;
   sim_.sched().sleep(t);
@@ -199,6 +204,19 @@ bool RwSem::rwsem_can_spin_on_owner(SimTime at) const {
   if (handoff_due(at)) return false;
   if (owner_ != nullptr) return owner_->on_cpu();
   return readers_ > 0;
+}
+
+// Reader optimistic lock stealing (5.11+): the fast path failed on WAITERS, and
+// rwsem_down_read_slowpath() keeps the reader's bias when no writer holds the lock and the
+// HANDOFF bit is clear, but queues when other readers hold it (rcnt > 1 on a reader-owned lock:
+// a stream of readers must not starve a sleeping writer). Here a free lock with waiters has a
+// woken writer at the head yet to run (invariant (2)), which then finds it reader-owned and
+// sleeps again until the last reader's release wakes it. The slowpath's wake-up of the readers
+// queued at the head (rcnt == 1) has nothing to do here: readers at the head of a free lock's
+// list are granted when woken.
+bool RwSem::reader_may_steal(SimTime at) const {
+  return sim_.config().rwsem_reader_steal == RwsemReaderSteal::kOn && owner_ == nullptr &&
+         readers_ == 0 && !handoff_due(at);
 }
 
 // The HANDOFF bit (5.3+): set for a head that has waited RWSEM_WAIT_TIMEOUT. Before 5.3 nothing

@@ -3,6 +3,8 @@
 // Semantics modelled (5.3+ rwsem, with the 3.x behaviours as policies):
 //  - Readers take the fast path only when no writer holds the lock and nobody waits: a reader
 //    arriving while a writer waits queues behind it (rwsem_read_trylock() fails on WAITERS).
+//    Since 5.11 (policy rwsem_reader_steal) a reader takes a free lock past its waiters unless
+//    the head is due a handoff: the woken writer at the head finds it reader-owned when it runs.
 //  - A writer takes the lock whenever it is free, unless the head waiter is due a handoff: with
 //    waiters queued that is a steal past them (rwsem_try_write_lock_unqueued()). Otherwise it
 //    spins optimistically (rwsem_optimistic_spin()) while the owning writer runs on a CPU, or for
@@ -116,6 +118,7 @@ class RwSem final : public EventTarget {
     uint64_t steals = 0;          // free locks a writer took past queued waiters
     uint64_t writer_wakeups = 0;  // writers woken to try again (rwsem_writer_wake=steal/handoff)
     uint64_t wakeups_lost = 0;    // ... that found the lock taken and slept again
+    uint64_t reader_steals = 0;   // free locks a reader took past queued waiters (5.11+)
     uint64_t reader_batches = 0;  // rwsem_mark_wake() calls that woke readers
     uint64_t readers_woken = 0;
     friend bool operator==(const Counters&, const Counters&) = default;
@@ -151,6 +154,7 @@ class RwSem final : public EventTarget {
   void up_now(Task& t, bool write);
   void downgrade_now(Task& t);
   bool rwsem_can_spin_on_owner(SimTime at) const;
+  bool reader_may_steal(SimTime at) const;
   bool handoff_due(SimTime at) const;
   void rwsem_wake(Task& waker, SimTime at);
   void rwsem_mark_wake(Task& waker, SimTime at);

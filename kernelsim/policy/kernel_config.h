@@ -51,6 +51,11 @@ enum class RwsemWakeMode : uint8_t { kPhaseFair, kContiguous };
 // RWSEM_WAIT_TIMEOUT (5.3+).
 enum class RwsemWriterWake : uint8_t { kGrant, kSteal, kHandoff };
 
+// Whether a reader whose fast path failed on waiters takes a lock nobody holds past them
+// (locking/rwsem.cpp): queued behind them (before 5.11), or reader optimistic lock stealing
+// (5.11+).
+enum class RwsemReaderSteal : uint8_t { kOff, kOn };
+
 // How the zone watermarks are placed above min (watermarks.h).
 enum class WatermarkFormula : uint8_t { k3x, kScaleFactor };
 
@@ -156,6 +161,7 @@ struct KernelConfig {
   PcidMode pcid = PcidMode::kOn;  // x86 PCID: ASID-tagged TLB entries survive a switch_mm (4.14+)
   RwsemWakeMode rwsem_wake = RwsemWakeMode::kPhaseFair;
   RwsemWriterWake rwsem_writer_wake = RwsemWriterWake::kHandoff;
+  RwsemReaderSteal rwsem_reader_steal = RwsemReaderSteal::kOn;
   WatermarkFormula watermarks = WatermarkFormula::kScaleFactor;
   LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;
   LazyfreePgDirty lazyfree_pgdirty = LazyfreePgDirty::kCleared;

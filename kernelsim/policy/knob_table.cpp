@@ -154,6 +154,18 @@ std::vector<KnobInfo> build_table() {
         {"handoff",
          "5.3+: as steal, until the head has waited RWSEM_WAIT_TIMEOUT: then the handoff bit "
          "keeps the lock for it (4f23dbc1e657)"}}}));
+  t.push_back(knob(
+      "rwsem_reader_steal", &KernelConfig::rwsem_reader_steal,
+      "whether a reader takes an rwsem nobody holds past its waiters (a woken writer yet to run)",
+      {{RwsemReaderSteal::kOff,
+        {"off",
+         "before 5.11: the fast path fails on WAITERS and the reader queues behind them (5.3-5.10 "
+         "readers spun on a running writer first, which the model leaves out)"}},
+       {RwsemReaderSteal::kOn,
+        {"on",
+         "5.11+: rwsem_down_read_slowpath() takes a lock no writer holds and no other reader "
+         "shares unless the handoff bit is set (reader optimistic lock stealing, "
+         "1a728dff855a)"}}}));
   t.push_back(
       knob("watermarks", &KernelConfig::watermarks, "zone low/high watermark formula",
            {{WatermarkFormula::k3x, {"3.x", "low = min + min/4, high = min + min/2 (before 4.6)"}},

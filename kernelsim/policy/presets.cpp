@@ -17,7 +17,7 @@ const std::vector<PolicyPreset>& policy_presets() {
       // munmap_lock=write as it always had here, though the real 6.6 downgrades (4.20+).
       {"linux-3.16", "",
        "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,pcid=off,rwsem_wake=contiguous,"
-       "rwsem_writer_wake=steal,csd_ipi=always,"
+       "rwsem_writer_wake=steal,rwsem_reader_steal=off,csd_ipi=always,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_lru=active-first,"
        "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,"
        "written_back_retry=off,reclaim_tlb_flush=per-page,mm_cpumask=eager,pcp_high=batch,"
@@ -57,9 +57,10 @@ const std::vector<PolicyPreset>& policy_presets() {
        "PCID keeps the TLB entries of the last 6 mms across switches (4.14, 10af6235e0d3)"},
       {"linux-6.6", "linux-5.3",
        "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain,"
-       "anon_lru=inactive-first,pcp_high=wmark",
+       "anon_lru=inactive-first,pcp_high=wmark,rwsem_reader_steal=on",
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
-       "(5.11, 6168d0da2b47); new anon pages start inactive and are looked at twice (5.9, "
+       "(5.11, 6168d0da2b47); readers steal a free rwsem past its waiters (5.11, 1a728dff855a); "
+       "new anon pages start inactive and are looked at twice (5.9, "
        "b518154e59aa); pcp high from the low watermark (5.14)"},
       {"linux-6.18", "linux-6.6",
        "fault_lock=per-vma-all,pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,"

@@ -414,5 +414,81 @@ TEST(RwsemTest, AWokenWriterTakesTheLockWhenNobodyStealsIt) {
   }
 }
 
+// A reader arriving while the writer at the head is woken and has yet to run. The holder (CPU 0)
+// takes the lock at 10 us and sleeps `holder_sleep` with it; the writer (CPU 1) arrives at 20 us
+// and sleeps in the wait list (its owner is off CPU: no spinning); the holder's release wakes it,
+// and it runs a wake-up latency of 50 us later. The reader (CPU 2) arrives 25 us after the
+// release, inside that window, and holds the lock 40 us: past the writer's run.
+struct ReaderInTheWindow {
+  Rec holder;
+  Rec writer;
+  Rec reader;
+  RwSem::Counters counters;
+  SimTime wakeup_latency;
+};
+
+ReaderInTheWindow race_a_reader(const std::string& policy, SimTime holder_sleep) {
+  CostProfile costs = cost_profile_default();
+  costs.wakeup_latency = SimTime::us(50);
+  auto sim = make_sim(3, policy, costs);
+  RwSem sem(*sim, "test_sem");
+  ReaderInTheWindow r;
+  r.wakeup_latency = costs.wakeup_latency;
+  Task& holder = sim->create_task(0, nullptr);
+  Task& writer = sim->create_task(1, nullptr);
+  Task& reader = sim->create_task(2, nullptr);
+  // The holder's own wake-up from its sleep takes the latency too: it releases at about
+  // 10 us + holder_sleep + 50 us.
+  const SimTime release = SimTime::us(10) + holder_sleep + costs.wakeup_latency;
+  sim->start_task(holder, sleeping_writer(holder, sem, SimTime::us(10), holder_sleep, &r.holder));
+  sim->start_task(writer, locker(writer, sem, true, SimTime::us(20), SimTime::us(10), &r.writer));
+  sim->start_task(
+      reader, locker(reader, sem, false, release + SimTime::us(25), SimTime::us(40), &r.reader));
+  sim->run();
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  EXPECT_LT(r.holder.released, r.reader.arrived) << "the reader must come after the release";
+  EXPECT_LT(r.reader.arrived, r.holder.released + costs.wakeup_latency)
+      << "... and before the woken writer runs";
+  r.counters = sem.counters();
+  return r;
+}
+
+TEST(RwsemTest, AReaderTakesAFreeLockPastAWokenWriterSince511) {
+  // 5.11+ (1a728dff855a): rwsem_down_read_slowpath() keeps the reader's bias on a lock no
+  // writer holds; the woken writer finds it reader-owned, sleeps again, and is woken by the
+  // reader's release.
+  const ReaderInTheWindow r = race_a_reader("rwsem_reader_steal=on", SimTime::us(100));
+  EXPECT_LT(r.reader.granted - r.reader.arrived, SimTime::us(1)) << "granted at once";
+  EXPECT_EQ(r.counters.reader_steals, 1u);
+  EXPECT_EQ(r.counters.writer_wakeups, 2u) << "woken by the holder's release, then the reader's";
+  EXPECT_EQ(r.counters.wakeups_lost, 1u);
+  EXPECT_GE(r.writer.granted, r.reader.released + r.wakeup_latency);
+}
+
+TEST(RwsemTest, BeforeReaderLockStealingAReaderQueuesBehindAWokenWriter) {
+  // Before 5.11 the fast path fails on WAITERS and the reader queues; the woken writer takes
+  // the free lock when it runs and the reader is granted at its release.
+  const ReaderInTheWindow r = race_a_reader("rwsem_reader_steal=off", SimTime::us(100));
+  EXPECT_EQ(r.counters.reader_steals, 0u);
+  EXPECT_EQ(r.counters.wakeups_lost, 0u);
+  EXPECT_GE(r.writer.granted, r.holder.released + r.wakeup_latency);
+  EXPECT_LT(r.writer.granted, r.holder.released + r.wakeup_latency + SimTime::us(1))
+      << "the woken writer runs and finds the lock free";
+  EXPECT_GE(r.reader.granted, r.writer.released + r.wakeup_latency);
+}
+
+TEST(RwsemTest, NoReaderStealsPastAHeadDueAHandoff) {
+  // The holder releases when the writer has waited 10 us short of RWSEM_WAIT_TIMEOUT: it is
+  // woken, not handed the lock; the reader comes once it has waited the timeout, and the HANDOFF
+  // bit keeps the free lock for the writer.
+  const SimTime sleep = SimTime::ns(RWSEM_WAIT_TIMEOUT_NS) - SimTime::us(50);
+  const ReaderInTheWindow r = race_a_reader("rwsem_reader_steal=on", sleep);
+  EXPECT_LT(r.holder.released - r.writer.arrived, SimTime::ns(RWSEM_WAIT_TIMEOUT_NS));
+  EXPECT_GE(r.reader.arrived - r.writer.arrived, SimTime::ns(RWSEM_WAIT_TIMEOUT_NS));
+  EXPECT_EQ(r.counters.reader_steals, 0u);
+  EXPECT_EQ(r.counters.wakeups_lost, 0u);
+  EXPECT_LT(r.writer.granted, r.reader.granted);
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
