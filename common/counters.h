@@ -58,6 +58,20 @@
   X(nr_tlb_shootdowns, "tlb_shootdowns", "flush calls that sent IPIs")                             \
   X(nr_tlb_broadcast, "tlb_broadcasts", "broadcast (INVLPGB) invalidations")                       \
   X(nr_tlb_pv_flushes, "tlb_pv_flushes", "flush calls whose other CPUs a hypercall flushed")       \
+  /* ---- rwsem lock events, every rwsem (kernel/locking/lock_events_list.h) ---- */               \
+  X(rwsem_sleep_reader, "rwsem_sleep_reader", "readers that slept in an rwsem's wait list")        \
+  X(rwsem_sleep_writer, "rwsem_sleep_writer",                                                      \
+    "writer sleeps in an rwsem's wait list, each (a woken writer that lost sleeps again)")        \
+  X(rwsem_wake_reader, "rwsem_wake_reader", "readers woken and granted the lock")                  \
+  X(rwsem_wake_writer, "rwsem_wake_writer", "writers woken (granted the lock, or to try again)")   \
+  X(rwsem_opt_lock, "rwsem_opt_lock",                                                              \
+    "write locks taken without sleeping past waiters: by spinning, or a steal of a free one")     \
+  X(rwsem_opt_fail, "rwsem_opt_fail", "optimistic spins given up (owner off CPU, rspin limit)")    \
+  X(rwsem_rlock_steal, "rwsem_rlock_steal", "read locks taken past waiters (5.11+ lock stealing)") \
+  X(rwsem_wlock_handoff, "rwsem_wlock_handoff",                                                    \
+    "locks handed to a writer that waited RWSEM_WAIT_TIMEOUT (the HANDOFF bit)")                  \
+  X(rwsem_wake_lost, "rwsem_wake_lost",                                                            \
+    "woken writers that found the lock taken when they ran (not a kernel lock event)")           \
   X(gather_forced_flushes, "gather_forced_flushes", "mmu_gather batch filled up mid-operation")    \
   X(madv_dontneed_pages, "madv_dontneed_pages", "present pages zapped by MADV_DONTNEED")           \
   X(madv_lazyfree_pages, "madv_lazyfree_pages", "pages made lazyfree by MADV_FREE")                \

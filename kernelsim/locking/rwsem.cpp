@@ -82,11 +82,13 @@ bool RwSem::down_read_now(Task& t) {
   }
   if (reader_may_steal(at)) {
     ++counters_.reader_steals;
+    ++sim_.vm().rwsem_rlock_steal;
     grant(t, false, t.clock(), at, true);
     return true;
   }
   wait_list_.push_back(Waiter{&t, false, at});
   ++counters_.sleeps;
+  ++sim_.vm().rwsem_sleep_reader;
   sim_.sched().sleep(t);
   return false;
 }
@@ -109,6 +111,7 @@ bool RwSem::down_write_now(Task& t, SharedStep& step) {
     assert(wait_list_.front().woken && "invariant (2)");
     if (!handoff_due(at)) {
       ++counters_.steals;
+      ++sim_.vm().rwsem_opt_lock;
       grant(t, true, t.clock(), at, true);
       return true;
     }
@@ -142,6 +145,8 @@ bool RwSem::woken_writer_retry(Task& t) {
   head.woken = false;
   ++counters_.wakeups_lost;
   ++counters_.sleeps;
+  ++sim_.vm().rwsem_wake_lost;
+  ++sim_.vm().rwsem_sleep_writer;
   sim_.sched().sleep(t);
   return false;
 }
@@ -149,6 +154,7 @@ bool RwSem::woken_writer_retry(Task& t) {
 void RwSem::queue_writer(Task& t, SharedStep& step, SimTime since) {
   wait_list_.push_back(Waiter{&t, true, since, &step});
   ++counters_.sleeps;
+  ++sim_.vm().rwsem_sleep_writer;
   sim_.sched().sleep(t);
 }
 
@@ -236,6 +242,7 @@ void RwSem::rwsem_wake(Task& waker, SimTime at) {
         at + sim_.topology().line_transfer(static_cast<uint32_t>(count_.owner()), s.task->cpu().id);
     grant(*s.task, true, granted, s.since, true);
     ++counters_.spin_acquired;
+    ++sim_.vm().rwsem_opt_lock;
     sim_.sched().resume_spinner(*s.task, granted);
     return;
   }
@@ -263,12 +270,17 @@ void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
       const Waiter head = first;
       wait_list_.pop_front();
       grant(*head.task, true, at, head.since, true);
-      if (!head.woken) sim_.sched().try_to_wake_up(waker, *head.task);
+      if (handoff) ++sim_.vm().rwsem_wlock_handoff;
+      if (!head.woken) {
+        ++sim_.vm().rwsem_wake_writer;
+        sim_.sched().try_to_wake_up(waker, *head.task);
+      }
       return;
     }
     if (first.woken) return;
     first.woken = true;
     ++counters_.writer_wakeups;
+    ++sim_.vm().rwsem_wake_writer;
     first.task->rerun_step_when_woken(first.step);
     sim_.sched().try_to_wake_up(waker, *first.task);
     return;
@@ -289,12 +301,14 @@ void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
   }
   ++counters_.reader_batches;
   counters_.readers_woken += woken;
+  sim_.vm().rwsem_wake_reader += woken;
 }
 
 void RwSem::stop_spinner(size_t index, SimTime at) {
   const Spinner s = spinners_[index];
   spinners_.erase(spinners_.begin() + static_cast<std::ptrdiff_t>(index));
   ++counters_.spin_aborted;
+  ++sim_.vm().rwsem_opt_fail;
   if (TraceSink* ts = sim_.trace())
     ts->complete(Track::task(s.task->id()), write_name_, TraceCat::kLockWait, s.since,
                  at - s.since);

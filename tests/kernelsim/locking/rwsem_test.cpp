@@ -340,6 +340,7 @@ struct WokenWriterRace {
   Rec writer;
   SimTime hog_done;
   RwSem::Counters counters;
+  VmCounters lock_events;
 };
 
 // The hog (CPU 0) takes the lock at 0 and sleeps with it; the writer (CPU 1) arrives at 10 us and
@@ -359,6 +360,7 @@ WokenWriterRace race_a_woken_writer(const std::string& policy) {
   sim->run();
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
   r.counters = sem.counters();
+  r.lock_events = sim->vm();
   return r;
 }
 
@@ -392,6 +394,11 @@ TEST(RwsemTest, TheHandoffBitEndsTheStealsAfterRwsemWaitTimeout) {
   EXPECT_LT(r.writer.granted, r.hog_done);
   EXPECT_GT(r.counters.steals, 100u);
   EXPECT_GT(r.counters.wakeups_lost, 100u);
+  EXPECT_EQ(r.lock_events.rwsem_wlock_handoff, 1u);
+  EXPECT_EQ(r.lock_events.rwsem_opt_lock, r.counters.steals + r.counters.spin_acquired);
+  EXPECT_EQ(r.lock_events.rwsem_wake_lost, r.counters.wakeups_lost);
+  EXPECT_EQ(r.lock_events.rwsem_wake_writer, r.counters.writer_wakeups + 1)
+      << "the wake-ups to try again, and the handoff's";
 }
 
 TEST(RwsemTest, AWokenWriterTakesTheLockWhenNobodyStealsIt) {
@@ -424,6 +431,7 @@ struct ReaderInTheWindow {
   Rec writer;
   Rec reader;
   RwSem::Counters counters;
+  VmCounters lock_events;  // the machine's rwsem lock events, this rwsem's alone here
   SimTime wakeup_latency;
 };
 
@@ -450,6 +458,7 @@ ReaderInTheWindow race_a_reader(const std::string& policy, SimTime holder_sleep)
   EXPECT_LT(r.reader.arrived, r.holder.released + costs.wakeup_latency)
       << "... and before the woken writer runs";
   r.counters = sem.counters();
+  r.lock_events = sim->vm();
   return r;
 }
 
@@ -463,6 +472,13 @@ TEST(RwsemTest, AReaderTakesAFreeLockPastAWokenWriterSince511) {
   EXPECT_EQ(r.counters.writer_wakeups, 2u) << "woken by the holder's release, then the reader's";
   EXPECT_EQ(r.counters.wakeups_lost, 1u);
   EXPECT_GE(r.writer.granted, r.reader.released + r.wakeup_latency);
+  // The results' lock events (lock_events_list.h) count the same.
+  EXPECT_EQ(r.lock_events.rwsem_rlock_steal, 1u);
+  EXPECT_EQ(r.lock_events.rwsem_sleep_reader, 0u);
+  EXPECT_EQ(r.lock_events.rwsem_sleep_writer, 2u) << "queued, then again after the lost race";
+  EXPECT_EQ(r.lock_events.rwsem_wake_writer, 2u);
+  EXPECT_EQ(r.lock_events.rwsem_wake_lost, 1u);
+  EXPECT_EQ(r.lock_events.rwsem_opt_fail, 0u) << "the holder slept: nobody spun";
 }
 
 TEST(RwsemTest, BeforeReaderLockStealingAReaderQueuesBehindAWokenWriter) {
@@ -475,6 +491,10 @@ TEST(RwsemTest, BeforeReaderLockStealingAReaderQueuesBehindAWokenWriter) {
   EXPECT_LT(r.writer.granted, r.holder.released + r.wakeup_latency + SimTime::us(1))
       << "the woken writer runs and finds the lock free";
   EXPECT_GE(r.reader.granted, r.writer.released + r.wakeup_latency);
+  EXPECT_EQ(r.lock_events.rwsem_sleep_reader, 1u);
+  EXPECT_EQ(r.lock_events.rwsem_wake_reader, 1u);
+  EXPECT_EQ(r.lock_events.rwsem_wake_writer, 1u);
+  EXPECT_EQ(r.lock_events.rwsem_rlock_steal, 0u);
 }
 
 TEST(RwsemTest, NoReaderStealsPastAHeadDueAHandoff) {
