@@ -162,9 +162,10 @@ void print_calibration(const Calibration& c, std::ostream& out) {
                        load(c.load_before), load(c.load_after));
     out << "\n" << remote_flush_note(remote_flush_method(c.native));
     out << fmt::format(
-        "\nsum of squared relative errors {:.4f} -> {:.4f} ({} iterations, {} model "
-        "evaluations)\nbefore the fit:\n",
-        t.solver.start_cost, t.solver.cost, t.solver.iterations, t.solver.evaluations);
+        "\nsum of squared relative errors {:.4f} -> {:.4f} ({} iterations) -> {:.4f} (a pattern "
+        "search's {} moves); {} model evaluations\nbefore the fit:\n",
+        t.solver.start_cost, t.solver.lm_cost, t.solver.iterations, t.solver.cost,
+        t.solver.polish_moves, t.solver.evaluations);
     print_comparison(t.before, out);
     out << "after the fit:\n";
     print_comparison(t.after, out);

@@ -65,6 +65,37 @@ std::vector<std::vector<double>> jacobian(Problem& p, const std::vector<double>&
   return j;
 }
 
+// The pattern search (least_squares.h) from `theta`, whose residuals are `r` and cost `cost`;
+// returns the moves it kept.
+size_t pattern_search(Problem& p, const LeastSquaresOptions& o, std::vector<double>& theta,
+                      double& cost) {
+  size_t moves = 0;
+  for (double factor : o.polish_factors) {
+    const double step = std::log(factor);
+    for (size_t pass = 0; pass < o.polish_passes; ++pass) {
+      bool moved = false;
+      for (size_t a = 0; a < theta.size(); ++a) {
+        for (double direction : {1.0, -1.0}) {
+          std::vector<double> next = theta;
+          next[a] += direction * step;
+          next = p.clamp(next);
+          if (next[a] == theta[a]) continue;  // at a bound
+          const double c = cost_of(p.residuals(next));
+          if (c < cost * (1 - o.min_improvement)) {
+            theta = next;
+            cost = c;
+            moved = true;
+            ++moves;
+            break;  // this parameter moved: on to the next
+          }
+        }
+      }
+      if (!moved) break;
+    }
+  }
+  return moves;
+}
+
 }  // namespace
 
 bool solve_dense(std::vector<std::vector<double>> a, std::vector<double> b,
@@ -144,6 +175,8 @@ LeastSquaresResult solve_least_squares(const ResidualFunction& f, std::vector<do
     }
     if (!improved) break;
   }
+  result.lm_cost = cost;
+  result.polish_moves = pattern_search(p, o, theta, cost);
   result.x.resize(n);
   for (size_t i = 0; i < n; ++i) result.x[i] = std::exp(theta[i]);
   result.cost = cost;

@@ -6,6 +6,11 @@
 // step of 5% means the same at 0.3 and at 3. An optional prior adds the residual
 // prior_weight * theta_i per parameter, pulling a parameter the data does not determine back to
 // 1 (its starting value) instead of letting it drift along a flat direction.
+//
+// Where Levenberg-Marquardt stops, an optional pattern search goes on: each parameter in turn
+// tried larger and smaller by a factor, the factor shrinking when no move lowers the cost. A
+// discrete-event model's throughput moves in steps, so its finite differences can see no slope
+// where a larger move has one, or a slope that points into a wall; the search needs neither.
 
 #pragma once
 
@@ -26,6 +31,10 @@ struct LeastSquaresOptions {
   double min_multiplier = 0.05;  // bounds on every multiplier
   double max_multiplier = 20;
   double min_improvement = 1e-4;  // stop when the cost falls by less than this fraction
+  // The pattern search after it: its factors, largest first (none: no search), and how many
+  // passes over the parameters each may make.
+  std::vector<double> polish_factors;
+  size_t polish_passes = 2;
 };
 
 struct LeastSquaresResult {
@@ -33,7 +42,9 @@ struct LeastSquaresResult {
   double start_cost = 0;  // sum of squared residuals (prior included) at the start
   double cost = 0;        // at x
   size_t iterations = 0;
-  size_t evaluations = 0;  // calls of the residual function
+  size_t evaluations = 0;   // calls of the residual function
+  double lm_cost = 0;       // where Levenberg-Marquardt stopped, before the pattern search
+  size_t polish_moves = 0;  // moves the pattern search kept
 };
 
 // Minimises the sum of squares of `f` (plus the prior) from `x0`.

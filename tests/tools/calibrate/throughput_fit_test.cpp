@@ -86,6 +86,44 @@ TEST(LeastSquares, KeepsMultipliersWithinTheirBounds) {
   EXPECT_NEAR(r.x[0], o.max_multiplier, 1e-9);
 }
 
+// A model whose response moves in steps a quarter wide (a discrete-event model's throughput
+// does): at the start a 5% finite difference sees no slope, so Levenberg-Marquardt cannot move.
+ResidualFunction staircase() {
+  return [](const std::vector<double>& x) {
+    return std::vector<double>{std::floor(x[0] * 4) / 4 - 3, x[1] - 0.5};
+  };
+}
+
+TEST(LeastSquares, APatternSearchCrossesStepsTheSolverCannotSee) {
+  LeastSquaresOptions o;
+  o.max_iterations = 50;
+  const LeastSquaresResult stuck = solve_least_squares(staircase(), {1, 1}, o);
+  EXPECT_NEAR(stuck.x[0], 1, 0.05) << "no slope at the Jacobian's step";
+  EXPECT_NEAR(stuck.x[1], 0.5, 0.05);
+  EXPECT_GT(stuck.cost, 3.9);
+  EXPECT_EQ(stuck.polish_moves, 0u);
+  EXPECT_EQ(stuck.lm_cost, stuck.cost);
+
+  o.polish_factors = {1.5, 1.2, 1.05};
+  const LeastSquaresResult r = solve_least_squares(staircase(), {1, 1}, o);
+  EXPECT_GE(r.x[0], 3);
+  EXPECT_LT(r.x[0], 3.25);
+  EXPECT_NEAR(r.x[1], 0.5, 0.03) << "within a 5% step";
+  EXPECT_LT(r.cost, 1e-3);
+  EXPECT_NEAR(r.lm_cost, stuck.cost, 1e-12) << "the search starts where the solver stopped";
+  EXPECT_GT(r.polish_moves, 0u);
+}
+
+TEST(LeastSquares, APatternSearchLeavesASmoothMinimumAlone) {
+  const std::vector<double> truth = {2.0, 0.5, 1.3, 3.0};
+  LeastSquaresOptions o;
+  o.max_iterations = 50;
+  o.polish_factors = {1.5, 1.2, 1.05};
+  const LeastSquaresResult r = solve_least_squares(synthetic_residuals(truth), {1, 1, 1, 1}, o);
+  for (size_t j = 0; j < truth.size(); ++j) EXPECT_NEAR(r.x[j], truth[j], 1e-3 * truth[j]) << j;
+  EXPECT_EQ(r.polish_moves, 0u);
+}
+
 TEST(LeastSquares, SolvesADenseSystem) {
   std::vector<double> y;
   ASSERT_TRUE(solve_dense({{4, 1, 0}, {1, 3, 1}, {0, 1, 2}}, {6, 10, 8}, &y));
