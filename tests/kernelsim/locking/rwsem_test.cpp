@@ -421,11 +421,12 @@ TEST(RwsemTest, AWokenWriterTakesTheLockWhenNobodyStealsIt) {
   }
 }
 
-// A reader arriving while the writer at the head is woken and has yet to run. The holder (CPU 0)
-// takes the lock at 10 us and sleeps `holder_sleep` with it; the writer (CPU 1) arrives at 20 us
-// and sleeps in the wait list (its owner is off CPU: no spinning); the holder's release wakes it,
-// and it runs a wake-up latency of 50 us later. The reader (CPU 2) arrives 25 us after the
-// release, inside that window, and holds the lock 40 us: past the writer's run.
+// A reader arriving while the writer at the head is woken and has yet to run. With a wake-up
+// latency of 50 us (a task's start takes one too), the holder (CPU 0) takes the lock 10 us after
+// its start and sleeps `holder_sleep` with it; the writer (CPU 1) arrives 10 us later and sleeps
+// in the wait list (its owner is off CPU: no spinning); the holder's release wakes it, and it runs
+// 50 us later. The reader (CPU 2) arrives 25 us after the release, inside that window, and holds
+// the lock 40 us: past the writer's run.
 struct ReaderInTheWindow {
   Rec holder;
   Rec writer;
@@ -446,14 +447,18 @@ ReaderInTheWindow race_a_reader(const std::string& policy, SimTime holder_sleep)
   Task& writer = sim->create_task(1, nullptr);
   Task& reader = sim->create_task(2, nullptr);
   // The holder's own wake-up from its sleep takes the latency too: it releases at about
-  // 10 us + holder_sleep + 50 us.
-  const SimTime release = SimTime::us(10) + holder_sleep + costs.wakeup_latency;
-  sim->start_task(holder, sleeping_writer(holder, sem, SimTime::us(10), holder_sleep, &r.holder));
-  sim->start_task(writer, locker(writer, sem, true, SimTime::us(20), SimTime::us(10), &r.writer));
+  // its arrival + holder_sleep + 50 us.
+  const SimTime started = costs.wakeup_latency;
+  const SimTime release = started + SimTime::us(10) + holder_sleep + costs.wakeup_latency;
+  sim->start_task(holder,
+                  sleeping_writer(holder, sem, started + SimTime::us(10), holder_sleep, &r.holder));
+  sim->start_task(writer,
+                  locker(writer, sem, true, started + SimTime::us(20), SimTime::us(10), &r.writer));
   sim->start_task(
       reader, locker(reader, sem, false, release + SimTime::us(25), SimTime::us(40), &r.reader));
   sim->run();
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  EXPECT_EQ(r.holder.arrived, started + SimTime::us(10)) << "arrivals after the tasks' start";
   EXPECT_LT(r.holder.released, r.reader.arrived) << "the reader must come after the release";
   EXPECT_LT(r.reader.arrived, r.holder.released + costs.wakeup_latency)
       << "... and before the woken writer runs";
