@@ -270,7 +270,8 @@ void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
       const Waiter head = first;
       wait_list_.pop_front();
       grant(*head.task, true, at, head.since, true);
-      if (handoff) ++sim_.vm().rwsem_wlock_handoff;
+      if (handoff && sim_.config().rwsem_writer_wake == RwsemWriterWake::kHandoff)
+        ++sim_.vm().rwsem_wlock_handoff;
       if (!head.woken) {
         ++sim_.vm().rwsem_wake_writer;
         sim_.sched().try_to_wake_up(waker, *head.task);

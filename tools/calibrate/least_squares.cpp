@@ -65,7 +65,7 @@ std::vector<std::vector<double>> jacobian(Problem& p, const std::vector<double>&
   return j;
 }
 
-// The pattern search (least_squares.h) from `theta`, whose residuals are `r` and cost `cost`;
+// The pattern search (least_squares.h) from `theta`, whose cost is `cost` (both updated);
 // returns the moves it kept.
 size_t pattern_search(Problem& p, const LeastSquaresOptions& o, std::vector<double>& theta,
                       double& cost) {

@@ -8,7 +8,8 @@
 // 1 (its starting value) instead of letting it drift along a flat direction.
 //
 // Where Levenberg-Marquardt stops, an optional pattern search goes on: each parameter in turn
-// tried larger and smaller by a factor, the factor shrinking when no move lowers the cost. A
+// tried larger and smaller by a factor, kept where that lowers the cost, for a pass or two over
+// the parameters, then the same with a smaller factor. A
 // discrete-event model's throughput moves in steps, so its finite differences can see no slope
 // where a larger move has one, or a slope that points into a wall; the search needs neither.
 

@@ -31,9 +31,9 @@ constexpr double kMaxMultiplier = 100;
 // A residual returned when the model failed on a candidate: far worse than any fit.
 constexpr double kFailedResidual = 1e3;
 // The pattern search after the solver (least_squares.h): a group 50%, 20%, then 5% larger or
-// smaller. On the PVM guest of December 2026 the solver once stopped at a sum of 1.49 where a
-// second calibration of the same binary reached 0.85, with the syscall group at 5.3x of its
-// probe and the read loops at 0.47-0.66 of native.
+// smaller. On the PVM guest of December 2026 the solver alone stopped at sums of 1.41 and 1.74
+// in two of three calibrations, where the third reached 0.44 (once with the syscall group at
+// 5.3x of its probe and the read loops at 0.47-0.66 of native); after the search: 0.41-0.43.
 constexpr std::array<double, 3> kPolishFactors = {1.5, 1.2, 1.05};
 
 // The models of every point, generated once per fit, in a temporary folder.
