@@ -24,10 +24,7 @@ class ExitStep final : public SharedStep {
   explicit ExitStep(Task& t) : SharedStep(t) {}
   bool run_now() override {
     // Wakes the parents waiting for this exit (do_notify_parent() -> __wake_up_parent()).
-    for (Task* w : task_.exit_waiters) {
-      task_.sim().sched().ttwu_ipi(task_, *w);
-      task_.sim().events().schedule(task_.clock(), w, w->wake_arg());
-    }
+    for (Task* w : task_.exit_waiters) task_.sim().sched().wake_sleeper(task_, *w);
     task_.exit_waiters.clear();
     task_.sim().sched().exit(task_);
     return false;

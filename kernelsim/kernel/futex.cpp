@@ -38,8 +38,7 @@ class FutexWakeStep final : public SharedStep {
     auto [first, last] = f.waiters.equal_range(id_);
     for (auto it = first; it != last; ++it) {
       task_.sim().sched().select_task_rq(*it->second, task_, wake_flags_);
-      task_.sim().sched().ttwu_ipi(task_, *it->second);
-      task_.sim().events().schedule(task_.clock(), it->second, it->second->wake_arg());
+      task_.sim().sched().wake_sleeper(task_, *it->second);
     }
     f.waiters.erase(first, last);
     return true;

@@ -225,10 +225,11 @@ bool RwSem::reader_may_steal(SimTime at) const {
          readers_ == 0 && !handoff_due(at);
 }
 
-// The HANDOFF bit (5.3+): set for a head that has waited RWSEM_WAIT_TIMEOUT. Before 5.3 nothing
-// bounds how often others take the lock past a waiter.
+// The HANDOFF bit (5.3+): set for a head that has waited RWSEM_WAIT_TIMEOUT. Before 5.3 there is
+// no such bit: nothing bounds how often others take the lock past a waiter (steal), or the woken
+// writer is granted it anyway (grant).
 bool RwSem::handoff_due(SimTime at) const {
-  if (sim_.config().rwsem_writer_wake == RwsemWriterWake::kSteal) return false;
+  if (sim_.config().rwsem_writer_wake != RwsemWriterWake::kHandoff) return false;
   return !wait_list_.empty() && at - wait_list_.front().since >= SimTime::ns(RWSEM_WAIT_TIMEOUT_NS);
 }
 
@@ -270,8 +271,7 @@ void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
       const Waiter head = first;
       wait_list_.pop_front();
       grant(*head.task, true, at, head.since, true);
-      if (handoff && sim_.config().rwsem_writer_wake == RwsemWriterWake::kHandoff)
-        ++sim_.vm().rwsem_wlock_handoff;
+      if (handoff) ++sim_.vm().rwsem_wlock_handoff;
       if (!head.woken) {
         ++sim_.vm().rwsem_wake_writer;
         sim_.sched().try_to_wake_up(waker, *head.task);

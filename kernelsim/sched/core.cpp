@@ -50,6 +50,11 @@ void Scheduler::try_to_wake_up(Task& waker, Task& t) {
   wake_up_process(t, waker.clock());
 }
 
+void Scheduler::wake_sleeper(Task& waker, Task& t) {
+  ttwu_ipi(waker, t);
+  sim_.events().schedule(waker.clock(), &t, t.wake_arg());
+}
+
 void Scheduler::select_task_rq(Task& p, const Task& waker, uint32_t wake_flags) {
   Cpu& cpu = select_task_rq_fair(sim_, waker, p, wake_flags);
   if (&cpu != &p.cpu()) p.set_cpu(cpu);

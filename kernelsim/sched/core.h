@@ -39,16 +39,13 @@ class Scheduler {
   // exit is not charged again (wakeup_latency still is, as before idle depth).
   // REQUIRES: t sleeping or new; at >= now().
   void wake_up_process(Task& t, SimTime at, bool recorded_wait = false);
-  // Models the IPI try_to_wake_up() sends for a wakee whose CPU is another, idle one
-  // (ttwu_queue_wakelist() -> send_call_function_single_ipi(); smp_send_reschedule() without
-  // the wake list): `waker` pays ipi_send for the APIC write, before the wake-up. A busy CPU gets
-  // none here, as the model has no wake-up preemption, and an idle one is taken as not polling.
-  // Call it before waking `wakee` at waker.clock() (try_to_wake_up() does both), or before
-  // queueing the wake-up event of an interruptible sleep. REQUIRES: waker on its CPU.
-  void ttwu_ipi(Task& waker, const Task& wakee);
   // Models try_to_wake_up() of `t` by `waker`: its IPI (ttwu_ipi()), then wake_up_process() at
   // the waker's clock. REQUIRES: waker on its CPU; t sleeping.
   void try_to_wake_up(Task& waker, Task& t);
+  // The same for `t` in an interruptible sleep (futex, a wait for a child's exit): its IPI, then
+  // the event that ends the sleep (Task::wake_arg()) at the waker's clock.
+  // REQUIRES: waker on its CPU; t asleep in an interruptible sleep.
+  void wake_sleeper(Task& waker, Task& t);
   // Models select_task_rq() + set_task_cpu() on a wake-up of `p` by `waker` (try_to_wake_up()
   // with `wake_flags`): p moves to the CPU sched/wake_affine.h chooses before it is woken.
   // REQUIRES: p sleeping; waker on its CPU.
@@ -73,6 +70,12 @@ class Scheduler {
   SimTime time_slice() const;
 
  private:
+  // Models the IPI try_to_wake_up() sends for a wakee whose CPU is another, idle one
+  // (ttwu_queue_wakelist() -> send_call_function_single_ipi(); smp_send_reschedule() without
+  // the wake list): `waker` pays ipi_send for the APIC write, before the wake-up. A busy CPU gets
+  // none here, as the model has no wake-up preemption, and an idle one is taken as not polling.
+  // For try_to_wake_up() and wake_sleeper(). REQUIRES: waker on its CPU.
+  void ttwu_ipi(Task& waker, const Task& wakee);
   // `t` leaves its CPU at t.clock(); owners of spun-on rwsems let spinners go.
   void put_prev_task(Task& t);
   // The CPU picks its next task, or goes idle in lazy-TLB mode.
@@ -80,7 +83,8 @@ class Scheduler {
   // The time from a wake-up at `at` until idle `cpu` runs the wakee: wakeup_latency, and
   // deep_idle_exit beyond it when the CPU has been idle deep_idle_after or longer.
   SimTime idle_wakeup_latency(Cpu& cpu, SimTime at) const;
-  // `next` gets `cpu` at `at` after `cost` (+ switch_mm), and is queued to run.
+  // `next` gets `cpu` at `at` after `cost`, and is queued to run; its mm switch waits for that
+  // run (switch_mm_in()).
   void run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost);
 
   Simulation& sim_;

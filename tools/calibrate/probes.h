@@ -9,8 +9,10 @@
 
 #include <sched.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -195,6 +197,23 @@ bool pin_to_cpu(int cpu);
 int allowed_cpus();
 // The first two CPUs this process may run on, in *a and *b; returns how many were found (0-2).
 int first_two_allowed_cpus(int* a, int* b);
+// Pins the calling thread to the first of the first two CPUs it may run on (*a), the other in
+// *b; returns why it could not, as failed() takes it ("" when pinned). Hold an AffinityGuard.
+std::string pin_to_first_of_two(int* a, int* b);
+
+// Starts `body` on a thread pinned to CPU `cpu`, once the pin is done (*pinned: whether the kernel
+// took it; `body` runs either way and must end when its owner tells it to).
+template <typename Body>
+std::thread start_pinned(int cpu, bool* pinned, Body body) {
+  std::atomic<int> state{-1};
+  std::thread thread([cpu, &state, body = std::move(body)]() mutable {
+    state.store(pin_to_cpu(cpu) ? 1 : 0);  // the last use of `state`, which the caller waits for
+    body();
+  });
+  while (state.load() < 0) std::this_thread::yield();
+  *pinned = state.load() == 1;
+  return thread;
+}
 
 // Restores the calling thread's affinity when a probe that pinned it ends.
 class AffinityGuard {

@@ -49,36 +49,24 @@ double time_one_page_flushes(char* page) {
 // A sibling of the measuring thread, on `cpu`, busy in the same mm until told to stop.
 class Spinner {
  public:
-  Spinner(int cpu, char* page) : thread_([this, cpu, page] { run(cpu, page); }) {
-    while (state_.load() == kStarting) std::this_thread::yield();
-  }
+  Spinner(int cpu, char* page)
+      : thread_(start_pinned(cpu, &pinned_, [this, page] { run(page); })) {}
   ~Spinner() {
     stop_.store(true);
     thread_.join();
   }
-  bool pinned() const { return state_.load() == kPinned; }
+  bool pinned() const { return pinned_; }
 
  private:
-  static constexpr int kStarting = 0, kPinned = 1, kUnpinned = 2;
-  void run(int cpu, char* page) {
-    state_.store(pin_to_cpu(cpu) ? kPinned : kUnpinned);
+  void run(char* page) {
     // Reads the shared page now and then so that its translation is cached on this CPU too.
     while (!stop_.load(std::memory_order_relaxed))
       (void)std::atomic_ref<char>(*page).load(std::memory_order_relaxed);
   }
-  std::atomic<int> state_{kStarting};
   std::atomic<bool> stop_{false};
-  std::thread thread_;
+  bool pinned_ = false;
+  std::thread thread_;  // last: it starts once the members it uses are there
 };
-
-// Pins the calling thread to the first of the first two CPUs it may run on (*a), the other in *b;
-// returns why it could not ("" when pinned).
-std::string pin_to_first_of_two(int* a, int* b) {
-  if (first_two_allowed_cpus(a, b) < 2) return "skipped: fewer than 2 CPUs allowed";
-  if (!pin_to_cpu(*a))
-    return std::string("skipped: sched_setaffinity refused (") + std::strerror(errno) + ")";
-  return "";
-}
 
 long futex(std::atomic<uint32_t>* word, int op, uint32_t val) {
   return ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op, val, nullptr, nullptr, 0);
@@ -88,32 +76,28 @@ long futex(std::atomic<uint32_t>* word, int op, uint32_t val) {
 // counts its trips into the wait.
 class FutexSleeper {
  public:
-  explicit FutexSleeper(int cpu) : thread_([this, cpu] { run(cpu); }) {
-    while (state_.load() == kStarting) std::this_thread::yield();
-  }
+  explicit FutexSleeper(int cpu) : thread_(start_pinned(cpu, &pinned_, [this] { run(); })) {}
   ~FutexSleeper() {
     stop_.store(true);
     word.store(1);
     futex(&word, FUTEX_WAKE_PRIVATE, 1);
     thread_.join();
   }
-  bool pinned() const { return state_.load() == kPinned; }
+  bool pinned() const { return pinned_; }
   std::atomic<uint32_t> word{0};
   std::atomic<uint64_t> sleeps{0};
 
  private:
-  static constexpr int kStarting = 0, kPinned = 1, kUnpinned = 2;
-  void run(int cpu) {
-    state_.store(pin_to_cpu(cpu) ? kPinned : kUnpinned);
+  void run() {
     while (!stop_.load()) {
       sleeps.fetch_add(1);
       while (word.load() == 0) futex(&word, FUTEX_WAIT_PRIVATE, 0);
       word.store(0);
     }
   }
-  std::atomic<int> state_{kStarting};
   std::atomic<bool> stop_{false};
-  std::thread thread_;
+  bool pinned_ = false;
+  std::thread thread_;  // last: it starts once the members it uses are there
 };
 
 }  // namespace
@@ -125,10 +109,7 @@ Figure probe_wake_ipi(const ProbeOptions& o) {
                        "wake-up");
   AffinityGuard guard;
   int a = 0, b = 0;
-  if (std::string why = pin_to_first_of_two(&a, &b); !why.empty()) {
-    f.note = why;
-    return f;
-  }
+  if (std::string why = pin_to_first_of_two(&a, &b); !why.empty()) return failed(f, why);
   std::atomic<uint32_t> nobody{0};
   std::vector<double> none;
   for (int r = 0; r < o.repetitions(); ++r) {
@@ -203,6 +184,13 @@ int first_two_allowed_cpus(int* a, int* b) {
   return found;
 }
 
+std::string pin_to_first_of_two(int* a, int* b) {
+  if (first_two_allowed_cpus(a, b) < 2) return "fewer than 2 CPUs allowed";
+  if (!pin_to_cpu(*a))
+    return std::string("sched_setaffinity refused (") + std::strerror(errno) + ")";
+  return "";
+}
+
 AffinityGuard::AffinityGuard() {
   ok_ = ::sched_getaffinity(0, sizeof(saved_), &saved_) == 0;
 }
@@ -216,10 +204,7 @@ Figure probe_tlb_shootdown(const ProbeOptions& o) {
       "shootdown", "mprotect of 1 page with a sibling spinning on another CPU, minus alone", "IPI");
   AffinityGuard guard;
   int a = 0, b = 0;
-  if (std::string why = pin_to_first_of_two(&a, &b); !why.empty()) {
-    f.note = why;
-    return f;
-  }
+  if (std::string why = pin_to_first_of_two(&a, &b); !why.empty()) return failed(f, why);
   void* m = ::mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) {
     f.note = "skipped: mmap failed";

@@ -43,38 +43,18 @@ double time_pairs(const PipePair& p, char* buf, size_t len) {
   return static_cast<double>(now_ns() - t0) / kPairsPerSample;
 }
 
-// Starts `body` on a thread pinned to CPU `cpu`, once the pin is done (*pinned: whether the kernel
-// took it; `body` runs either way and must end when its peer closes).
-template <typename Body>
-std::thread start_pinned(int cpu, bool* pinned, Body body) {
-  std::atomic<int> state{-1};
-  std::thread thread([cpu, &state, body = std::move(body)]() mutable {
-    state.store(pin_to_cpu(cpu) ? 1 : 0);  // the last use of `state`, which the caller waits for
-    body();
-  });
-  while (state.load() < 0) std::this_thread::yield();
-  *pinned = state.load() == 1;
-  return thread;
-}
-
 // Two threads pinned to two CPUs passing a byte back and forth through a PipePair: this thread
 // (a) writes and reads the answer; the partner (b) reads and answers until its pipe closes.
 class CrossCpuPingPong {
  public:
   CrossCpuPingPong() {
     int a = 0, b = 0;
-    if (first_two_allowed_cpus(&a, &b) < 2) {
-      why_ = "fewer than 2 CPUs allowed";
-      return;
-    }
     if (!p_.ok()) {
       why_ = "pipe failed";
       return;
     }
-    if (!pin_to_cpu(a)) {
-      why_ = std::string("sched_setaffinity refused (") + std::strerror(errno) + ")";
-      return;
-    }
+    why_ = pin_to_first_of_two(&a, &b);
+    if (!why_.empty()) return;
     cpus_ = std::to_string(a) + " and " + std::to_string(b);
     bool pinned_b = false;
     partner_ = start_pinned(b, &pinned_b, [this] {
@@ -187,17 +167,12 @@ Figure probe_socket_stream_remote(const ProbeOptions& o) {
   Figure f =
       figure_of("socket_stream_remote",
                 "write() of 64 KiB into an AF_UNIX stream socketpair read on another CPU", "write");
+  AffinityGuard guard;
   int a = 0, b = 0;
-  if (first_two_allowed_cpus(&a, &b) < 2) return failed(f, "fewer than 2 CPUs allowed");
+  if (std::string why = pin_to_first_of_two(&a, &b); !why.empty()) return failed(f, why);
   int sv[2] = {-1, -1};
   if (::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
     return failed(f, std::string("socketpair failed (") + std::strerror(errno) + ")");
-  }
-  AffinityGuard guard;
-  if (!pin_to_cpu(a)) {
-    ::close(sv[0]);
-    ::close(sv[1]);
-    return failed(f, std::string("sched_setaffinity refused (") + std::strerror(errno) + ")");
   }
   bool pinned_b = false;
   std::thread reader = start_pinned(b, &pinned_b, [&sv] {
