@@ -67,6 +67,8 @@
   X(rwsem_opt_lock, "rwsem_opt_lock",                                                              \
     "write locks taken without sleeping past waiters: by spinning, or a steal of a free one")     \
   X(rwsem_opt_fail, "rwsem_opt_fail", "optimistic spins given up (owner off CPU, rspin limit)")    \
+  X(rwsem_opt_nospin, "rwsem_opt_nospin",                                                          \
+    "spins on readers that ran out and made the lock non-spinnable (RWSEM_NONSPINNABLE, 5.3+)")   \
   X(rwsem_rlock_steal, "rwsem_rlock_steal", "read locks taken past waiters (5.11+ lock stealing)") \
   X(rwsem_wlock_handoff, "rwsem_wlock_handoff",                                                    \
     "locks handed to a writer that waited RWSEM_WAIT_TIMEOUT (the HANDOFF bit)")                  \

@@ -53,6 +53,7 @@ void RwSem::grant(Task& t, bool write, SimTime at, SimTime since, bool contended
   if (write) {
     assert(readers_ == 0 && "invariant (1)");
     owner_ = &t;
+    nonspinnable_ = false;  // rwsem_set_owner() writes the owner field, flags and all
   } else {
     ++readers_;
   }
@@ -144,11 +145,40 @@ bool RwSem::woken_writer_retry(Task& t) {
   }
   head.woken = false;
   ++counters_.wakeups_lost;
-  ++counters_.sleeps;
   ++sim_.vm().rwsem_wake_lost;
+  if (handoff_head_may_spin(sim_.now())) {
+    // 5.4+: having set the HANDOFF bit, it spins on the running owner (rwsem_spin_on_owner())
+    // and takes the lock when that returns OWNER_NULL, without sleeping.
+    head.spinning = true;
+    ++counters_.handoff_spins;
+    t.set_state(TaskState::kSpinning);
+    return false;
+  }
+  ++counters_.sleeps;
   ++sim_.vm().rwsem_sleep_writer;
   sim_.sched().sleep(t);
   return false;
+}
+
+// The slowpath's `if (waiter.handoff_set)` branch (5.4+, 91d2a812dfb9): the head that is due a
+// handoff spins while a writer owns the lock and runs; on readers, or an owner off its CPU,
+// rwsem_spin_on_owner() returns at once and it sleeps.
+bool RwSem::handoff_head_may_spin(SimTime at) const {
+  return sim_.config().rwsem_spin == RwsemSpin::kHandoff && handoff_due(at) && owner_ != nullptr &&
+         owner_->on_cpu();
+}
+
+// The spinning head's owner left its CPU or became a reader: rwsem_spin_on_owner() returns
+// OWNER_NONSPINNABLE or OWNER_READER and the head sleeps (schedule()) until the release hands
+// the lock to it.
+void RwSem::stop_handoff_spin(SimTime at) {
+  Waiter& head = wait_list_.front();
+  assert(head.spinning);
+  head.spinning = false;
+  ++counters_.sleeps;
+  ++sim_.vm().rwsem_sleep_writer;
+  head.task->advance_to(at);
+  sim_.sched().sleep(*head.task);
 }
 
 void RwSem::queue_writer(Task& t, SharedStep& step, SimTime since) {
@@ -178,13 +208,18 @@ void RwSem::up_now(Task& t, bool write) {
     assert(readers_ > 0);
     --readers_;
   }
-  if (owner_ == nullptr && readers_ == 0) rwsem_wake(t, at);
+  if (owner_ == nullptr && readers_ == 0) {
+    // __up_read(): the last reader leaving the lock to waiters clears RWSEM_NONSPINNABLE.
+    if (!write && !wait_list_.empty()) nonspinnable_ = false;
+    rwsem_wake(t, at);
+  }
 }
 
 // Models __downgrade_write(): one atomic turns the writer's count into a reader's, then
 // rwsem_downgrade_wake() -> rwsem_mark_wake(RWSEM_WAKE_READ_OWNED), which wakes readers only: a
 // writer at the head keeps waiting. Writers spinning on the owner go on spinning on a
-// reader-owned lock, for the rspin threshold.
+// reader-owned lock, for the rspin threshold, since 5.3; before, a reader-owned lock ends their
+// spin (rwsem_spin_on_owner()), and a head spinning for a handoff sleeps.
 void RwSem::downgrade_now(Task& t) {
   count_rmw(t);
   const SimTime at = t.clock();
@@ -199,17 +234,24 @@ void RwSem::downgrade_now(Task& t) {
   }
   owner_ = nullptr;
   readers_ = 1;
-  for (const Spinner& s : spinners_)
-    sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, s.ticket);
+  if (sim_.config().rwsem_spin == RwsemSpin::kWriter) {
+    while (!spinners_.empty()) stop_spinner(0, at);
+  } else {
+    for (const Spinner& s : spinners_)
+      sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, s.ticket);
+  }
+  if (!wait_list_.empty() && wait_list_.front().spinning) stop_handoff_spin(at);
   if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(t, at);
 }
 
-// Models rwsem_can_spin_on_owner(): spin on a running writer owner, or (bounded by the rspin
-// threshold) on readers; never once the head waiter is due a handoff.
+// Models rwsem_can_spin_on_owner(): spin on a running writer owner, or (5.3+, bounded by the
+// rspin threshold) on readers unless the lock is non-spinnable; never once the head waiter is
+// due a handoff. Before 5.3 readers are no owner to spin on (3.x: sem->owner is NULL; 4.9+:
+// is_rwsem_owner_spinnable() refuses RWSEM_READER_OWNED).
 bool RwSem::rwsem_can_spin_on_owner(SimTime at) const {
   if (handoff_due(at)) return false;
   if (owner_ != nullptr) return owner_->on_cpu();
-  return readers_ > 0;
+  return readers_ > 0 && sim_.config().rwsem_spin != RwsemSpin::kWriter && !nonspinnable_;
 }
 
 // Reader optimistic lock stealing (5.11+): the fast path failed on WAITERS, and
@@ -267,6 +309,20 @@ void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
     // The lock itself before 3.10, and since 6.3 to a head due a handoff (direct handoff); a
     // wake-up to try again otherwise. A woken head that has yet to run is not woken twice.
     const bool handoff = handoff_due(at);
+    if (first.spinning) {
+      // The head spinning for its handoff sees the owner go (OWNER_NULL) and takes the lock:
+      // the count's line from the releaser, no wake-up.
+      assert(handoff && "invariant (4): only a head due a handoff spins in the wait list");
+      const Waiter head = first;
+      wait_list_.pop_front();
+      assert(count_.owner() != CacheLine::kNoOwner);
+      const SimTime granted = at + sim_.topology().line_transfer(
+                                       static_cast<uint32_t>(count_.owner()), head.task->cpu().id);
+      grant(*head.task, true, granted, head.since, true);
+      ++sim_.vm().rwsem_wlock_handoff;
+      sim_.sched().resume_spinner(*head.task, granted);
+      return;
+    }
     if (sim_.config().rwsem_writer_wake == RwsemWriterWake::kGrant || handoff) {
       const Waiter head = first;
       wait_list_.pop_front();
@@ -321,12 +377,21 @@ void RwSem::owner_off_cpu(Task& owner) {
   if (owner_ != &owner) return;
   const SimTime at = sim_.now();
   while (!spinners_.empty()) stop_spinner(0, at);
+  if (!wait_list_.empty() && wait_list_.front().spinning) stop_handoff_spin(at);
 }
 
+// A spinner's rspin threshold ran out on a reader-owned lock: rwsem_set_nonspinnable(), so the
+// other spinners leave as they next look at the owner (OWNER_NONSPINNABLE), and no writer starts
+// spinning until the bit is cleared.
 void RwSem::fire(uint64_t spinner_ticket) {
   for (size_t i = 0; i < spinners_.size(); ++i) {
     if (spinners_[i].ticket != spinner_ticket) continue;
-    if (owner_ == nullptr && readers_ > 0) stop_spinner(i, sim_.now());
+    if (owner_ == nullptr && readers_ > 0) {
+      nonspinnable_ = true;
+      ++counters_.nospin;
+      ++sim_.vm().rwsem_opt_nospin;
+      while (!spinners_.empty()) stop_spinner(0, sim_.now());
+    }
     return;
   }
 }

@@ -7,9 +7,16 @@
 //    the head is due a handoff: the woken writer at the head finds it reader-owned when it runs.
 //  - A writer takes the lock whenever it is free, unless the head waiter is due a handoff: with
 //    waiters queued that is a steal past them (rwsem_try_write_lock_unqueued()). Otherwise it
-//    spins optimistically (rwsem_optimistic_spin()) while the owning writer runs on a CPU, or for
-//    at most rwsem_rspin_threshold() on a reader-owned lock; it stops spinning when the owner
-//    leaves its CPU and then sleeps in the FIFO wait list. Spinning burns the spinner's CPU.
+//    spins optimistically (rwsem_optimistic_spin()) while the owning writer runs on a CPU; it
+//    stops spinning when the owner leaves its CPU and then sleeps in the FIFO wait list. Spinning
+//    burns the spinner's CPU. Policy rwsem_spin: before 5.3 a reader-owned lock is no owner to
+//    spin on (the writer sleeps at once, and a downgrade ends a spin); since 5.3 writers spin on
+//    readers too, for at most rwsem_rspin_threshold(), and a spin that runs out makes the lock
+//    non-spinnable (rwsem_set_nonspinnable(): every spinner leaves and nobody starts) until a
+//    writer takes it (rwsem_set_owner()) or the last reader leaves it to waiters
+//    (clear_nonspinnable() in __up_read()); since 5.4 the head writer that has set the HANDOFF
+//    bit and still finds the lock taken spins on a running writer owner instead of sleeping, and
+//    takes the lock at its release with no wake-up (rwsem_down_write_slowpath()).
 //  - On release a spinning writer takes the lock first (it steals from sleepers), unless the head
 //    waiter is due a handoff.
 //  - rwsem_mark_wake(): a writer at the head is woken alone; a reader at the head wakes a batch of
@@ -28,7 +35,9 @@
 //      at the head that has yet to run (rwsem_writer_wake=steal or handoff).
 //  (3) A task is at most once in the wait list or the spinner list, and never in both.
 //  (4) Spinners are writers, on their CPU (state kSpinning); waiters are sleeping, but for a woken
-//      writer at the head.
+//      writer at the head, or a head writer spinning on a running writer owner (handoff spin).
+//  (5) The lock is non-spinnable only while readers hold it or after they left it with nobody
+//      waiting (no writer has taken it since).
 
 #pragma once
 
@@ -108,6 +117,8 @@ class RwSem final : public EventTarget {
   uint32_t readers() const { return readers_; }
   size_t nr_waiters() const { return wait_list_.size(); }
   size_t nr_spinners() const { return spinners_.size(); }
+  // RWSEM_NONSPINNABLE: no writer starts spinning on the readers that hold it.
+  bool nonspinnable() const { return nonspinnable_; }
 
   struct Counters {
     uint64_t spins = 0;           // writers that started spinning
@@ -119,6 +130,8 @@ class RwSem final : public EventTarget {
     uint64_t writer_wakeups = 0;  // writers woken to try again (rwsem_writer_wake=steal/handoff)
     uint64_t wakeups_lost = 0;    // ... that found the lock taken and slept again
     uint64_t reader_steals = 0;   // free locks a reader took past queued waiters (5.11+)
+    uint64_t nospin = 0;          // spins on readers that ran out: the lock made non-spinnable
+    uint64_t handoff_spins = 0;   // head writers due a handoff that spun on the owner (5.4+)
     uint64_t reader_batches = 0;  // rwsem_mark_wake() calls that woke readers
     uint64_t readers_woken = 0;
     friend bool operator==(const Counters&, const Counters&) = default;
@@ -139,6 +152,7 @@ class RwSem final : public EventTarget {
     SimTime since;
     SharedStep* step = nullptr;  // a writer's down_write step, run again when it is woken
     bool woken = false;          // a writer at the head, woken and yet to try again
+    bool spinning = false;       // a head writer due a handoff, spinning on the owner (5.4+)
   };
   struct Spinner {
     Task* task;
@@ -154,6 +168,8 @@ class RwSem final : public EventTarget {
   void up_now(Task& t, bool write);
   void downgrade_now(Task& t);
   bool rwsem_can_spin_on_owner(SimTime at) const;
+  bool handoff_head_may_spin(SimTime at) const;
+  void stop_handoff_spin(SimTime at);
   bool reader_may_steal(SimTime at) const;
   bool handoff_due(SimTime at) const;
   void rwsem_wake(Task& waker, SimTime at);
@@ -172,6 +188,7 @@ class RwSem final : public EventTarget {
   CacheLine count_;
   Task* owner_ = nullptr;
   uint32_t readers_ = 0;
+  bool nonspinnable_ = false;  // RWSEM_NONSPINNABLE (5.3+)
   std::deque<Waiter> wait_list_;
   std::deque<Spinner> spinners_;
   uint64_t next_ticket_ = 1;

@@ -56,6 +56,12 @@ enum class RwsemWriterWake : uint8_t { kGrant, kSteal, kHandoff };
 // (5.11+).
 enum class RwsemReaderSteal : uint8_t { kOff, kOn };
 
+// Whom a writer spins on instead of sleeping (locking/rwsem.cpp rwsem_can_spin_on_owner()): a
+// running writer owner only (before 5.3); a reader-owned lock too, for rwsem_rspin_threshold(),
+// after which the lock is non-spinnable (5.3+); and the head waiter that set the HANDOFF bit spins
+// on a running writer owner instead of sleeping (5.4+, 91d2a812dfb9).
+enum class RwsemSpin : uint8_t { kWriter, kReaders, kHandoff };
+
 // How the zone watermarks are placed above min (watermarks.h).
 enum class WatermarkFormula : uint8_t { k3x, kScaleFactor };
 
@@ -162,6 +168,7 @@ struct KernelConfig {
   RwsemWakeMode rwsem_wake = RwsemWakeMode::kPhaseFair;
   RwsemWriterWake rwsem_writer_wake = RwsemWriterWake::kHandoff;
   RwsemReaderSteal rwsem_reader_steal = RwsemReaderSteal::kOn;
+  RwsemSpin rwsem_spin = RwsemSpin::kHandoff;
   WatermarkFormula watermarks = WatermarkFormula::kScaleFactor;
   LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;
   LazyfreePgDirty lazyfree_pgdirty = LazyfreePgDirty::kCleared;

@@ -166,6 +166,23 @@ std::vector<KnobInfo> build_table() {
          "5.11+: rwsem_down_read_slowpath() takes a lock no writer holds and no other reader "
          "shares unless the handoff bit is set (reader optimistic lock stealing, "
          "1a728dff855a)"}}}));
+  t.push_back(knob(
+      "rwsem_spin", &KernelConfig::rwsem_spin,
+      "whom a writer spins on instead of sleeping in an rwsem's wait list",
+      {{RwsemSpin::kWriter,
+        {"writer",
+         "3.16-5.2: only a writer owner that runs; a reader-owned lock sends it to the wait list "
+         "(3.x: no owner to spin on; 4.9+: RWSEM_READER_OWNED), and a spin ends when the owner "
+         "downgrades to a reader"}},
+       {RwsemSpin::kReaders,
+        {"readers",
+         "5.3: also a reader-owned lock, for rwsem_rspin_threshold(); a spin that runs out marks "
+         "the lock non-spinnable (RWSEM_WR_NONSPINNABLE) until a writer takes it or the last "
+         "reader leaves it to waiters"}},
+       {RwsemSpin::kHandoff,
+        {"handoff",
+         "5.4+: as readers, and the head writer that set the HANDOFF bit and still found the lock "
+         "taken spins on a running writer owner instead of sleeping (91d2a812dfb9)"}}}));
   t.push_back(
       knob("watermarks", &KernelConfig::watermarks, "zone low/high watermark formula",
            {{WatermarkFormula::k3x, {"3.x", "low = min + min/4, high = min + min/2 (before 4.6)"}},

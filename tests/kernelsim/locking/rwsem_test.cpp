@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+
 #include "kernelsim/kernel/thread.h"
 #include "tests/kernelsim/test_util.h"
 
@@ -513,6 +516,188 @@ TEST(RwsemTest, NoReaderStealsPastAHeadDueAHandoff) {
   EXPECT_EQ(r.counters.reader_steals, 0u);
   EXPECT_EQ(r.counters.wakeups_lost, 0u);
   EXPECT_LT(r.writer.granted, r.reader.granted);
+}
+
+// ---- Whom a writer spins on (rwsem_spin) ----
+
+TEST(RwsemTest, BeforeLinux53AWriterSleepsOnAReaderOwnedLock) {
+  // 3.x-5.2: readers leave no owner to spin on; the writer sleeps at once and frees its CPU.
+  auto sim = make_sim(2, "rwsem_spin=writer");
+  RwSem sem(*sim, "test_sem");
+  Rec r, w;
+  Task& t0 = sim->create_task(0, nullptr);
+  Task& t1 = sim->create_task(1, nullptr);
+  sim->start_task(t0, locker(t0, sem, false, SimTime::us(10), SimTime::us(100), &r));
+  sim->start_task(t1, locker(t1, sem, true, SimTime::us(20), SimTime::us(10), &w));
+  sim->run();
+  EXPECT_EQ(sem.counters().spins, 0u);
+  EXPECT_EQ(sem.counters().sleeps, 1u);
+  EXPECT_GE(w.granted, r.released + sim->costs().wakeup_latency);
+  EXPECT_EQ(sim->vm().rwsem_opt_nospin, 0u);
+}
+
+TEST(RwsemTest, BeforeLinux53ADowngradeEndsTheSpin) {
+  // A writer spinning on a running writer stops when it downgrades (4.9+: RWSEM_READER_OWNED
+  // is not spinnable); since 5.3 it goes on spinning on the reader-owned lock for the rspin
+  // threshold (10.5 us with one reader), which runs out on the 100 us read phase.
+  uint64_t busy_ns[2] = {0, 0};
+  for (int spins_on_readers = 0; spins_on_readers < 2; ++spins_on_readers) {
+    const std::string policy = spins_on_readers ? "rwsem_spin=readers" : "rwsem_spin=writer";
+    auto sim = make_sim(2, policy);
+    RwSem sem(*sim, "test_sem");
+    Rec d, w;
+    Task& t0 = sim->create_task(0, nullptr);
+    Task& t1 = sim->create_task(1, nullptr);
+    sim->start_task(t0, downgrading_writer(t0, sem, SimTime::us(100), &d));
+    sim->start_task(t1, locker(t1, sem, true, SimTime::us(60), SimTime::us(10), &w));
+    sim->run();
+    EXPECT_EQ(sem.counters().spins, 1u) << policy;
+    EXPECT_EQ(sem.counters().spin_aborted, 1u) << policy;
+    EXPECT_EQ(sem.counters().nospin, spins_on_readers ? 1u : 0u) << policy;
+    EXPECT_GE(w.granted, d.released + SimTime::us(100)) << policy;
+    busy_ns[spins_on_readers] = sim->cpu(1).counters.busy_ns;
+  }
+  EXPECT_EQ(busy_ns[1] - busy_ns[0], 10'500u) << "the spinner's CPU: the threshold on readers";
+}
+
+// Two writers arrive 3 us apart on a lock two readers hold for 100 us; a third comes after the
+// spins ran out.
+struct SpinOnReaders {
+  Rec r0, r1, w0, w1, w2;
+  RwSem::Counters counters;
+  bool nonspinnable_after_spins = false;
+  uint64_t nospin_events = 0;
+};
+
+SpinOnReaders spin_on_readers(const std::string& policy) {
+  auto sim = make_sim(5, policy);
+  RwSem sem(*sim, "test_sem");
+  SpinOnReaders s;
+  Task* t[5];
+  for (uint32_t i = 0; i < 5; ++i) t[i] = &sim->create_task(i, nullptr);
+  sim->start_task(*t[0], locker(*t[0], sem, false, SimTime::us(10), SimTime::us(100), &s.r0));
+  sim->start_task(*t[1], locker(*t[1], sem, false, SimTime::us(10), SimTime::us(100), &s.r1));
+  sim->start_task(*t[2], locker(*t[2], sem, true, SimTime::us(20), SimTime::us(10), &s.w0));
+  sim->start_task(*t[3], locker(*t[3], sem, true, SimTime::us(23), SimTime::us(10), &s.w1));
+  sim->start_task(*t[4], locker(*t[4], sem, true, SimTime::us(50), SimTime::us(10), &s.w2));
+  // Looks at the lock once both spins must have ended, before the readers leave.
+  Task& probe = sim->create_task(4, nullptr);
+  sim->start_task(probe, [](Task& p, RwSem& sm, SpinOnReaders* out) -> Co<void> {
+    p.work(SimTime::us(45) - p.clock());
+    co_await sync_point(p);
+    out->nonspinnable_after_spins = sm.nonspinnable();
+  }(probe, sem, &s));
+  sim->run();
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  s.counters = sem.counters();
+  s.nospin_events = sim->vm().rwsem_opt_nospin;
+  EXPECT_FALSE(sem.nonspinnable()) << "the last reader's release to waiters clears it";
+  return s;
+}
+
+TEST(RwsemTest, ASpinOnReadersThatRunsOutMakesTheLockNonSpinnableSince53) {
+  // rwsem_set_nonspinnable(): the first threshold to run out (11 us after the first writer came,
+  // two readers) ends the second writer's spin too, 8 us into its own; the third writer then
+  // sleeps without spinning.
+  const SpinOnReaders s = spin_on_readers("rwsem_spin=readers");
+  EXPECT_EQ(s.counters.spins, 2u);
+  EXPECT_EQ(s.counters.spin_aborted, 2u);
+  EXPECT_EQ(s.counters.nospin, 1u);
+  EXPECT_EQ(s.nospin_events, 1u);
+  EXPECT_TRUE(s.nonspinnable_after_spins);
+  EXPECT_EQ(s.counters.sleeps, 3u) << "both spinners, and the third writer at once";
+  EXPECT_GE(s.w0.granted, s.r0.released);
+}
+
+TEST(RwsemTest, BeforeLinux53NoWriterSpinsOnThoseReaders) {
+  const SpinOnReaders s = spin_on_readers("rwsem_spin=writer");
+  EXPECT_EQ(s.counters.spins, 0u);
+  EXPECT_EQ(s.counters.nospin, 0u);
+  EXPECT_FALSE(s.nonspinnable_after_spins);
+  EXPECT_EQ(s.counters.sleeps, 3u);
+}
+
+// The holder (CPU 0) takes the lock and sleeps with it, so the writer (CPU 1) sleeps in the wait
+// list; the holder's release wakes the writer 30 us before it has waited RWSEM_WAIT_TIMEOUT, and
+// the holder takes the lock again 1 us later, before the handoff is due, for 300 us of work (then
+// `then_sleep` asleep with it). The writer runs 50 us after its wake-up, past the timeout, and
+// finds the lock taken by a running writer.
+struct HandoffHead {
+  Rec first;   // the holder's first hold
+  Rec second;  // ... and the one the writer finds
+  Rec writer;
+  RwSem::Counters counters;
+  VmCounters lock_events;
+  SimTime wakeup_latency;
+};
+
+HandoffHead race_the_handoff_head(const std::string& policy, SimTime then_sleep) {
+  CostProfile costs = cost_profile_default();
+  costs.wakeup_latency = SimTime::us(50);
+  auto sim = make_sim(2, policy, costs);
+  RwSem sem(*sim, "test_sem");
+  HandoffHead h;
+  h.wakeup_latency = costs.wakeup_latency;
+  Task& holder = sim->create_task(0, nullptr);
+  Task& writer = sim->create_task(1, nullptr);
+  const SimTime started = costs.wakeup_latency;  // a task's start takes a wake-up too
+  const SimTime writer_arrives = started + SimTime::us(20);
+  // The holder's wake-up from its sleep takes the latency too.
+  const SimTime release = writer_arrives + SimTime::ns(RWSEM_WAIT_TIMEOUT_NS) - SimTime::us(30);
+  const SimTime asleep = release - (started + SimTime::us(10)) - costs.wakeup_latency;
+  sim->start_task(holder,
+                  [](Task& t, RwSem& s, SimTime arrive, SimTime sleep, SimTime then_sleep,
+                     HandoffHead* out) -> Co<void> {
+                    co_await sleeping_writer(t, s, arrive, sleep, &out->first);
+                    t.work(SimTime::us(1));
+                    out->second.arrived = t.clock();
+                    co_await s.down_write(t);
+                    out->second.granted = t.clock();
+                    t.work(SimTime::us(300));
+                    if (then_sleep > SimTime()) co_await do_sleep(t, then_sleep);
+                    co_await s.up_write(t);
+                    out->second.released = t.clock();
+                  }(holder, sem, started + SimTime::us(10), asleep, then_sleep, &h));
+  sim->start_task(writer, locker(writer, sem, true, writer_arrives, SimTime::us(10), &h.writer));
+  sim->run();
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  EXPECT_GE(h.first.released, release);
+  EXPECT_LT(h.first.released, release + SimTime::us(1)) << "a wake-up before the timeout";
+  EXPECT_LT(h.second.granted - h.writer.arrived, SimTime::ns(RWSEM_WAIT_TIMEOUT_NS))
+      << "the holder's second lock must be a steal before the handoff is due";
+  h.counters = sem.counters();
+  h.lock_events = sim->vm();
+  return h;
+}
+
+TEST(RwsemTest, TheHeadDueAHandoffSpinsOnTheRunningOwnerSince54) {
+  // Since 5.4 (91d2a812dfb9) the head that set the HANDOFF bit spins on the running owner and
+  // takes the lock at its release: one line transfer, no sleep.
+  const HandoffHead h = race_the_handoff_head("rwsem_spin=handoff", SimTime());
+  EXPECT_EQ(h.counters.handoff_spins, 1u);
+  EXPECT_EQ(h.counters.wakeups_lost, 1u);
+  EXPECT_EQ(h.counters.sleeps, 1u) << "queued once; the lost race spins instead of sleeping";
+  EXPECT_EQ(h.writer.granted, h.second.released + make_sim(1)->costs().cacheline_transfer);
+  EXPECT_EQ(h.lock_events.rwsem_wlock_handoff, 1u);
+  EXPECT_EQ(h.lock_events.rwsem_sleep_writer, 1u);
+}
+
+TEST(RwsemTest, In53TheHeadDueAHandoffSleepsAndRunsAWakeUpAfterTheRelease) {
+  const HandoffHead h = race_the_handoff_head("rwsem_spin=readers", SimTime());
+  EXPECT_EQ(h.counters.handoff_spins, 0u);
+  EXPECT_EQ(h.counters.sleeps, 2u);
+  EXPECT_GE(h.writer.granted, h.second.released + h.wakeup_latency);
+  EXPECT_EQ(h.lock_events.rwsem_wlock_handoff, 1u);
+}
+
+TEST(RwsemTest, TheHandoffSpinEndsWhenTheOwnerSleeps) {
+  // rwsem_spin_on_owner() returns OWNER_NONSPINNABLE once the owner is off its CPU: the head
+  // sleeps, and the release hands it the lock with a wake-up.
+  const HandoffHead h = race_the_handoff_head("rwsem_spin=handoff", SimTime::us(100));
+  EXPECT_EQ(h.counters.handoff_spins, 1u);
+  EXPECT_EQ(h.counters.sleeps, 2u) << "queued, then asleep when the owner slept";
+  EXPECT_GE(h.writer.granted, h.second.released + h.wakeup_latency);
+  EXPECT_EQ(h.lock_events.rwsem_wlock_handoff, 1u);
 }
 
 }  // namespace

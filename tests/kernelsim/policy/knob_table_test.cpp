@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kDefaults =
     "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
     "fault_lock=mmap_sem,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
-    "rwsem_wake=phase-fair,rwsem_writer_wake=handoff,rwsem_reader_steal=on,watermarks=scale-factor,"
+    "rwsem_wake=phase-fair,rwsem_writer_wake=handoff,rwsem_reader_steal=on,rwsem_spin=handoff,"
+    "watermarks=scale-factor,"
     "lazyfree_lru=inactive-"
     "file,"
     "lazyfree_pgdirty=cleared,swapin_pte=writable,sync_swapin=skip-swapcache,swap_readahead=vma,"
