@@ -570,7 +570,7 @@ struct SpinOnReaders {
 };
 
 SpinOnReaders spin_on_readers(const std::string& policy) {
-  auto sim = make_sim(5, policy);
+  auto sim = make_sim(6, policy);
   RwSem sem(*sim, "test_sem");
   SpinOnReaders s;
   Task* t[5];
@@ -580,8 +580,9 @@ SpinOnReaders spin_on_readers(const std::string& policy) {
   sim->start_task(*t[2], locker(*t[2], sem, true, SimTime::us(20), SimTime::us(10), &s.w0));
   sim->start_task(*t[3], locker(*t[3], sem, true, SimTime::us(23), SimTime::us(10), &s.w1));
   sim->start_task(*t[4], locker(*t[4], sem, true, SimTime::us(50), SimTime::us(10), &s.w2));
-  // Looks at the lock once both spins must have ended, before the readers leave.
-  Task& probe = sim->create_task(4, nullptr);
+  // Looks at the lock once both spins must have ended, before the readers leave (on a CPU of
+  // its own: it must run at 45 us).
+  Task& probe = sim->create_task(5, nullptr);
   sim->start_task(probe, [](Task& p, RwSem& sm, SpinOnReaders* out) -> Co<void> {
     p.work(SimTime::us(45) - p.clock());
     co_await sync_point(p);
