@@ -1,7 +1,7 @@
 // trace-replay record [-o FILE] [--events LIST|--all-syscalls] [--ground-truth] [--baseline]
-//                     -- CMD ARGS...
+//                     [--mmap-pages SIZE] -- CMD ARGS...
 // trace-replay record [-o FILE] [--events LIST|--all-syscalls] [--ground-truth]
-//                     --pid PID --duration S
+//                     [--mmap-pages SIZE] --pid PID --duration S
 // Runs CMD once under `perf record` with the memory-management tracepoints (its stdin, stdout
 // and stderr are record's), or attaches to the running process PID (and the children it makes
 // meanwhile) for S seconds; converts the recording with the perf script importer and writes an
@@ -14,6 +14,9 @@
 // Then, unless --no-probe, it measures its own cost in a perf session like the recording's
 // (record_probe.h: perf's cost per event and a page fault's kernel time; about a second, mostly
 // perf's start-up) and stores them in the trace header, for replay to take out of the gaps.
+//
+// perf's ring buffer is --mmap-pages a CPU, by default 8 MiB as root (record_buffer_size());
+// when perf still drops events, the report says so and how many.
 //
 // Exit status: CMD's own (a trace is written however CMD ended); 127 when CMD cannot be run (not
 // found, not executable), and then no trace is written; 1 when perf is missing or not permitted
@@ -70,7 +73,8 @@ struct RecordArgs {
   bool no_probe = false;
   int64_t pid = 0;
   double duration_s = 0;
-  std::string cgroup;  // --cgroup DIR: the command runs in this cgroup, perf and record outside
+  std::string cgroup;      // --cgroup DIR: the command runs in this cgroup, perf and record outside
+  std::string mmap_pages;  // --mmap-pages: perf record's -m; "" for record_buffer_size()'s
   std::vector<std::string> command;
   // command[0] as record's own PATH finds it (run_record()). perf record puts the folder of its
   // own binary (/usr/bin) before PATH when it runs the command (perf's setup_path()), so given a
@@ -163,6 +167,11 @@ Status check_args(const RecordArgs& a) {
                                     ": not a cgroup folder record may move a process into (no "
                                     "writable cgroup.procs)");
   }
+  if (!a.mmap_pages.empty() && !valid_mmap_size(a.mmap_pages)) {
+    return Status::invalid_argument(
+        "--mmap-pages " + a.mmap_pages +
+        ": a page count or a size with B, K, M or G, as perf record -m takes it (e.g. 16M)");
+  }
   if (a.all_syscalls && !a.events.empty()) {
     return Status::invalid_argument("--all-syscalls: not with --events");
   }
@@ -172,6 +181,19 @@ Status check_args(const RecordArgs& a) {
   return Status::ok();
 }
 
+// The ring buffer a CPU perf record gets (-m): --mmap-pages, else record_buffer_size()'s for
+// this machine; "" for perf's default.
+std::string record_buffer(const RecordArgs& a) {
+  if (!a.mmap_pages.empty()) return a.mmap_pages;
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (pages <= 0 || page_size <= 0 || cpus <= 0) return "";
+  return record_buffer_size(::geteuid() == 0,
+                            static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size),
+                            static_cast<uint32_t>(cpus));
+}
+
 // perf record's argv: the events, then the command, or the process and a timer.
 std::vector<std::string> perf_record_argv(const RecordArgs& a, const std::string& perf,
                                           const std::string& data, const std::string& events) {
@@ -179,6 +201,9 @@ std::vector<std::string> perf_record_argv(const RecordArgs& a, const std::string
   // preempted between events is not replayed as think time (formats/think_time.h).
   std::vector<std::string> argv = {perf, "record", "-q", "--switch-events",
                                    "-o", data,     "-e", events};
+  if (const std::string buffer = record_buffer(a); !buffer.empty()) {
+    argv.insert(argv.end(), {"-m", buffer});
+  }
   if (a.pid != 0) {
     // -p follows the threads of PID and what they create while recording (perf inherits by
     // default); the command after -- only times the recording and is not recorded itself.
@@ -276,6 +301,19 @@ void print_report(const RecordArgs& a, const std::string& out, const formats::Im
                "%.3f s; traced span %.6f s (first to last event)\n",
                a.baseline ? fmt::format("{:.6f} s plain, ", r.plain_ns / kNsPerSecond).c_str() : "",
                r.recorded_ns / kNsPerSecond, r.script_ns / kNsPerSecond, span_ns / kNsPerSecond);
+  if (report.lost_events > 0) {
+    std::string buffer = record_buffer(a);
+    if (buffer.empty()) {
+      buffer = "perf's default";
+    } else if (buffer.back() >= '0' && buffer.back() <= '9') {
+      buffer += " pages";
+    }
+    std::fprintf(stderr,
+                 "  hint: perf's ring buffer (%s a CPU) filled up: record again with a larger "
+                 "--mmap-pages%s\n",
+                 buffer.c_str(),
+                 ::geteuid() == 0 ? "" : " (as root, or with kernel.perf_event_mlock_kb raised)");
+  }
   if (a.baseline && r.plain_ns > 0) {
     std::fprintf(stderr, "  overhead: %.2fx (traced span / plain wall time)\n",
                  static_cast<double>(span_ns) / static_cast<double>(r.plain_ns));
@@ -470,6 +508,10 @@ void register_record_command(CLI::App& app, int* exit_code) {
                   "run the command in this cgroup folder (e.g. /sys/fs/cgroup/memory/box), perf "
                   "outside it, and store its memory limit: a limited group's reclaim would take "
                   "perf's memory too and make it lose events");
+  cmd->add_option("--mmap-pages", args->mmap_pages,
+                  "perf record's ring buffer a CPU (its -m: pages, or a size with K, M or G); "
+                  "default 8M as root (less on a small machine), perf's 512K otherwise: a full "
+                  "buffer drops events");
   cmd->add_flag("--keep", args->keep, "keep perf.data and the perf script text");
   cmd->add_flag("--no-probe", args->no_probe,
                 "skip the short probe that measures perf's cost per event and a page fault's "

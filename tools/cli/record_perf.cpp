@@ -130,6 +130,23 @@ std::string search_path(const std::string& name) {
 
 }  // namespace
 
+std::string record_buffer_size(bool root, uint64_t memory_bytes, uint32_t cpus) {
+  if (!root || cpus == 0) return "";
+  uint64_t per_cpu = kRecordBufferPerCpu;
+  while (per_cpu > kPerfDefaultBufferPerCpu && per_cpu * cpus > memory_bytes / 64) per_cpu /= 2;
+  if (per_cpu <= kPerfDefaultBufferPerCpu) return "";
+  return per_cpu >= (uint64_t{1} << 20) ? fmt::format("{}M", per_cpu >> 20)
+                                        : fmt::format("{}K", per_cpu >> 10);
+}
+
+bool valid_mmap_size(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 9) return false;
+  const std::string_view unit = text.substr(digits);
+  return unit.empty() || unit == "B" || unit == "K" || unit == "M" || unit == "G";
+}
+
 Status find_perf(std::string* path) {
   *path = search_path("perf");
   if (!path->empty()) return Status::ok();

@@ -32,6 +32,19 @@ std::vector<std::string> default_record_syscalls();
 std::string perf_event_list(const std::vector<std::string>& syscalls, bool faults,
                             bool ground_truth);
 
+// perf record's ring buffer a CPU (its -m): perf's default is what kernel.perf_event_mlock_kb
+// lets an unprivileged user lock, 512 KiB a CPU, and a burst of faults (16K in a few ms when a
+// program populates 64 MiB) fills it faster than perf writes it out, so perf drops events and
+// the trace is short of them. Root is not bound by the mlock limit: record asks for
+// kRecordBufferPerCpu a CPU, halved until all the CPUs' buffers take at most 1/64 of the memory,
+// never below perf's default. Returns the -m value ("8M"), or "" to leave perf's default.
+inline constexpr uint64_t kRecordBufferPerCpu = uint64_t{8} << 20;
+inline constexpr uint64_t kPerfDefaultBufferPerCpu = uint64_t{512} << 10;
+std::string record_buffer_size(bool root, uint64_t memory_bytes, uint32_t cpus);
+
+// Whether `text` is a -m value perf takes: a page count, or a size with B, K, M or G.
+bool valid_mmap_size(std::string_view text);
+
 // The `perf` on PATH, or an error saying to install it (Debian: linux-perf).
 Status find_perf(std::string* path);
 // Whether this process may record tracepoints: root, or kernel.perf_event_paranoid <= -1; and
