@@ -249,6 +249,7 @@ void RwSem::downgrade_now(Task& t) {
 // due a handoff. Before 5.3 readers are no owner to spin on (3.x: sem->owner is NULL; 4.9+:
 // is_rwsem_owner_spinnable() refuses RWSEM_READER_OWNED).
 bool RwSem::rwsem_can_spin_on_owner(SimTime at) const {
+  assert((!nonspinnable_ || owner_ == nullptr) && "invariant (5): a writer cleared the bit");
   if (handoff_due(at)) return false;
   if (owner_ != nullptr) return owner_->on_cpu();
   return readers_ > 0 && sim_.config().rwsem_spin != RwsemSpin::kWriter && !nonspinnable_;

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
-#include <string_view>
 
 #include "kernelsim/kernel/thread.h"
 #include "tests/kernelsim/test_util.h"
@@ -424,6 +424,16 @@ TEST(RwsemTest, AWokenWriterTakesTheLockWhenNobodyStealsIt) {
   }
 }
 
+// Races in the window between a wake-up and the wakee's run: wake-ups take 50 us, and so does a
+// task's start (its arrivals come after it).
+constexpr SimTime kRaceWakeupLatency = SimTime::us(50);
+
+std::unique_ptr<Simulation> make_race_sim(uint32_t cpus, const std::string& policy) {
+  CostProfile costs = cost_profile_default();
+  costs.wakeup_latency = kRaceWakeupLatency;
+  return make_sim(cpus, policy, costs);
+}
+
 // A reader arriving while the writer at the head is woken and has yet to run. With a wake-up
 // latency of 50 us (a task's start takes one too), the holder (CPU 0) takes the lock 10 us after
 // its start and sleeps `holder_sleep` with it; the writer (CPU 1) arrives 10 us later and sleeps
@@ -440,19 +450,17 @@ struct ReaderInTheWindow {
 };
 
 ReaderInTheWindow race_a_reader(const std::string& policy, SimTime holder_sleep) {
-  CostProfile costs = cost_profile_default();
-  costs.wakeup_latency = SimTime::us(50);
-  auto sim = make_sim(3, policy, costs);
+  auto sim = make_race_sim(3, policy);
   RwSem sem(*sim, "test_sem");
   ReaderInTheWindow r;
-  r.wakeup_latency = costs.wakeup_latency;
+  r.wakeup_latency = kRaceWakeupLatency;
   Task& holder = sim->create_task(0, nullptr);
   Task& writer = sim->create_task(1, nullptr);
   Task& reader = sim->create_task(2, nullptr);
   // The holder's own wake-up from its sleep takes the latency too: it releases at about
   // its arrival + holder_sleep + 50 us.
-  const SimTime started = costs.wakeup_latency;
-  const SimTime release = started + SimTime::us(10) + holder_sleep + costs.wakeup_latency;
+  const SimTime started = kRaceWakeupLatency;
+  const SimTime release = started + SimTime::us(10) + holder_sleep + kRaceWakeupLatency;
   sim->start_task(holder,
                   sleeping_writer(holder, sem, started + SimTime::us(10), holder_sleep, &r.holder));
   sim->start_task(writer,
@@ -463,7 +471,7 @@ ReaderInTheWindow race_a_reader(const std::string& policy, SimTime holder_sleep)
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
   EXPECT_EQ(r.holder.arrived, started + SimTime::us(10)) << "arrivals after the tasks' start";
   EXPECT_LT(r.holder.released, r.reader.arrived) << "the reader must come after the release";
-  EXPECT_LT(r.reader.arrived, r.holder.released + costs.wakeup_latency)
+  EXPECT_LT(r.reader.arrived, r.holder.released + kRaceWakeupLatency)
       << "... and before the woken writer runs";
   r.counters = sem.counters();
   r.lock_events = sim->vm();
@@ -629,23 +637,19 @@ struct HandoffHead {
   Rec writer;
   RwSem::Counters counters;
   VmCounters lock_events;
-  SimTime wakeup_latency;
 };
 
 HandoffHead race_the_handoff_head(const std::string& policy, SimTime then_sleep) {
-  CostProfile costs = cost_profile_default();
-  costs.wakeup_latency = SimTime::us(50);
-  auto sim = make_sim(2, policy, costs);
+  auto sim = make_race_sim(2, policy);
   RwSem sem(*sim, "test_sem");
   HandoffHead h;
-  h.wakeup_latency = costs.wakeup_latency;
   Task& holder = sim->create_task(0, nullptr);
   Task& writer = sim->create_task(1, nullptr);
-  const SimTime started = costs.wakeup_latency;  // a task's start takes a wake-up too
+  const SimTime started = kRaceWakeupLatency;
   const SimTime writer_arrives = started + SimTime::us(20);
   // The holder's wake-up from its sleep takes the latency too.
   const SimTime release = writer_arrives + SimTime::ns(RWSEM_WAIT_TIMEOUT_NS) - SimTime::us(30);
-  const SimTime asleep = release - (started + SimTime::us(10)) - costs.wakeup_latency;
+  const SimTime asleep = release - (started + SimTime::us(10)) - kRaceWakeupLatency;
   sim->start_task(holder,
                   [](Task& t, RwSem& s, SimTime arrive, SimTime sleep, SimTime then_sleep,
                      HandoffHead* out) -> Co<void> {
@@ -687,7 +691,7 @@ TEST(RwsemTest, In53TheHeadDueAHandoffSleepsAndRunsAWakeUpAfterTheRelease) {
   const HandoffHead h = race_the_handoff_head("rwsem_spin=readers", SimTime());
   EXPECT_EQ(h.counters.handoff_spins, 0u);
   EXPECT_EQ(h.counters.sleeps, 2u);
-  EXPECT_GE(h.writer.granted, h.second.released + h.wakeup_latency);
+  EXPECT_GE(h.writer.granted, h.second.released + kRaceWakeupLatency);
   EXPECT_EQ(h.lock_events.rwsem_wlock_handoff, 1u);
 }
 
@@ -697,7 +701,7 @@ TEST(RwsemTest, TheHandoffSpinEndsWhenTheOwnerSleeps) {
   const HandoffHead h = race_the_handoff_head("rwsem_spin=handoff", SimTime::us(100));
   EXPECT_EQ(h.counters.handoff_spins, 1u);
   EXPECT_EQ(h.counters.sleeps, 2u) << "queued, then asleep when the owner slept";
-  EXPECT_GE(h.writer.granted, h.second.released + h.wakeup_latency);
+  EXPECT_GE(h.writer.granted, h.second.released + kRaceWakeupLatency);
   EXPECT_EQ(h.lock_events.rwsem_wlock_handoff, 1u);
 }
 
