@@ -70,6 +70,7 @@
   X(rwsem_opt_nospin, "rwsem_opt_nospin",                                                          \
     "spins on readers that ran out and made the lock non-spinnable (RWSEM_NONSPINNABLE, 5.3+)")   \
   X(rwsem_rlock_steal, "rwsem_rlock_steal", "read locks taken past waiters (5.11+ lock stealing)") \
+  X(rwsem_opt_rlock, "rwsem_opt_rlock", "read locks taken by a reader's optimistic spin (5.3-5.10)") \
   X(rwsem_wlock_handoff, "rwsem_wlock_handoff",                                                    \
     "locks handed to a writer that waited RWSEM_WAIT_TIMEOUT (the HANDOFF bit)")                  \
   X(rwsem_wake_lost, "rwsem_wake_lost",                                                            \

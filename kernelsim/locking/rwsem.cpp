@@ -53,7 +53,9 @@ void RwSem::grant(Task& t, bool write, SimTime at, SimTime since, bool contended
   if (write) {
     assert(readers_ == 0 && "invariant (1)");
     owner_ = &t;
-    nonspinnable_ = false;  // rwsem_set_owner() writes the owner field, flags and all
+    // rwsem_set_owner() writes the owner field, flags and all.
+    nonspinnable_ = false;
+    rd_nonspinnable_ = false;
   } else {
     ++readers_;
   }
@@ -87,11 +89,33 @@ bool RwSem::down_read_now(Task& t) {
     grant(t, false, t.clock(), at, true);
     return true;
   }
+  if (sim_.config().rwsem_reader_spin == RwsemReaderSpin::kOn && !handoff_due(at) &&
+      !rd_nonspinnable_) {
+    if (owner_ == nullptr) return reader_spin_now(t, at);
+    if (owner_->on_cpu()) {
+      spinners_.push_back(Spinner{&t, at, next_ticket_++, nullptr, /*write=*/false});
+      ++counters_.reader_spins;
+      t.set_state(TaskState::kSpinning);
+      return false;
+    }
+  }
   wait_list_.push_back(Waiter{&t, false, at});
   ++counters_.sleeps;
   ++sim_.vm().rwsem_sleep_reader;
   sim_.sched().sleep(t);
   return false;
+}
+
+// Reader optimistic spinning (5.3-5.10) on a lock no writer holds: the first pass of its spin
+// loop takes it (rwsem_try_read_lock_unqueued(): no writer, no HANDOFF bit), past any waiting
+// writer; with waiters queued it then wakes the readers at the head (rwsem_mark_wake(
+// RWSEM_WAKE_READ_OWNED) in rwsem_down_read_slowpath()).
+bool RwSem::reader_spin_now(Task& t, SimTime at) {
+  ++counters_.reader_opt_locks;
+  ++sim_.vm().rwsem_opt_rlock;
+  grant(t, false, t.clock(), at, true);
+  if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(t, at);
+  return true;
 }
 
 // Models rwsem_write_trylock() + rwsem_down_write_slowpath() with rwsem_optimistic_spin().
@@ -138,9 +162,9 @@ bool RwSem::woken_writer_retry(Task& t) {
   Waiter& head = wait_list_.front();
   assert(head.write && head.woken && "only a woken writer runs while it waits");
   if (owner_ == nullptr && readers_ == 0) {
-    const SimTime since = head.since;
+    const Waiter w = head;
     wait_list_.pop_front();
-    grant(t, true, t.clock(), since, true);
+    grant_waiting_writer(w, t.clock());
     return true;
   }
   head.woken = false;
@@ -181,8 +205,18 @@ void RwSem::stop_handoff_spin(SimTime at) {
   sim_.sched().sleep(*head.task);
 }
 
+// A writer from the wait list gets the lock: rwsem_set_owner(), then, in 5.3-5.10, the reader
+// spinning it turns off when it queued after seeing the lock non-spinnable
+// (rwsem_disable_reader_optspin()).
+void RwSem::grant_waiting_writer(const Waiter& w, SimTime at) {
+  grant(*w.task, true, at, w.since, true);
+  rd_nonspinnable_ = w.disable_rspin;
+}
+
 void RwSem::queue_writer(Task& t, SharedStep& step, SimTime since) {
-  wait_list_.push_back(Waiter{&t, true, since, &step});
+  Waiter w{&t, true, since, &step};
+  w.disable_rspin = nonspinnable_ || rd_nonspinnable_;
+  wait_list_.push_back(w);
   ++counters_.sleeps;
   ++sim_.vm().rwsem_sleep_writer;
   sim_.sched().sleep(t);
@@ -234,12 +268,7 @@ void RwSem::downgrade_now(Task& t) {
   }
   owner_ = nullptr;
   readers_ = 1;
-  if (sim_.config().rwsem_spin == RwsemSpin::kWriter) {
-    while (!spinners_.empty()) stop_spinner(0, at);
-  } else {
-    for (const Spinner& s : spinners_)
-      sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, s.ticket);
-  }
+  readers_took_the_lock(at);
   if (!wait_list_.empty() && wait_list_.front().spinning) stop_handoff_spin(at);
   if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(t, at);
 }
@@ -277,6 +306,13 @@ bool RwSem::handoff_due(SimTime at) const {
 }
 
 void RwSem::rwsem_wake(Task& waker, SimTime at) {
+  if (!spinners_.empty() && !handoff_due(at) && !spinners_.front().write) {
+    // A spinning reader sees no writer and takes it (5.3-5.10), and so do the others; the
+    // readers queued at the head are woken to share it.
+    readers_took_the_lock(at);
+    if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(waker, at);
+    return;
+  }
   if (!spinners_.empty() && !handoff_due(at)) {
     const Spinner s = spinners_.front();
     spinners_.pop_front();
@@ -296,10 +332,47 @@ void RwSem::rwsem_wake(Task& waker, SimTime at) {
   }
   if (!spinners_.empty()) ++counters_.handoffs;
   rwsem_mark_wake(waker, at);
-  // A woken writer is not running yet: spinners stop spinning on it.
+  // A woken writer is not running yet: spinners stop spinning on it. Readers woken past them
+  // (a reader head due its handoff) leave the lock reader-owned.
   if (owner_ != nullptr && !owner_->on_cpu()) {
     while (!spinners_.empty()) stop_spinner(0, at);
+  } else if (owner_ == nullptr && readers_ > 0) {
+    readers_took_the_lock(at);
   }
+}
+
+// The spinning readers take a lock no writer holds, one after another as the count's line moves
+// from the last writer of it to each (rwsem_try_read_lock_unqueued()).
+void RwSem::grant_reader_spinners(SimTime at) {
+  uint32_t from = static_cast<uint32_t>(count_.owner());
+  SimTime granted = at;
+  for (auto it = spinners_.begin(); it != spinners_.end();) {
+    if (it->write) {
+      ++it;
+      continue;
+    }
+    const Spinner s = *it;
+    it = spinners_.erase(it);
+    granted = granted + sim_.topology().line_transfer(from, s.task->cpu().id);
+    from = s.task->cpu().id;
+    grant(*s.task, false, granted, s.since, true);
+    ++counters_.reader_opt_locks;
+    ++sim_.vm().rwsem_opt_rlock;
+    sim_.sched().resume_spinner(*s.task, granted);
+  }
+}
+
+// The lock passed to readers while tasks spin on it: spinning readers take it too, and spinning
+// writers go on spinning on the readers for the rspin threshold since 5.3; before, readers are no
+// owner to spin on (rwsem_spin_on_owner() ends the spin).
+void RwSem::readers_took_the_lock(SimTime at) {
+  grant_reader_spinners(at);
+  if (sim_.config().rwsem_spin == RwsemSpin::kWriter) {
+    while (!spinners_.empty()) stop_spinner(0, at);
+    return;
+  }
+  for (const Spinner& s : spinners_)
+    sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, s.ticket);
 }
 
 // Models rwsem_mark_wake() and the wake_up_q() after it: a writer at the head alone, else a batch
@@ -319,7 +392,7 @@ void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
       assert(count_.owner() != CacheLine::kNoOwner);
       const SimTime granted = at + sim_.topology().line_transfer(
                                        static_cast<uint32_t>(count_.owner()), head.task->cpu().id);
-      grant(*head.task, true, granted, head.since, true);
+      grant_waiting_writer(head, granted);
       ++sim_.vm().rwsem_wlock_handoff;
       sim_.sched().resume_spinner(*head.task, granted);
       return;
@@ -327,7 +400,7 @@ void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
     if (sim_.config().rwsem_writer_wake == RwsemWriterWake::kGrant || handoff) {
       const Waiter head = first;
       wait_list_.pop_front();
-      grant(*head.task, true, at, head.since, true);
+      grant_waiting_writer(head, at);
       if (handoff) ++sim_.vm().rwsem_wlock_handoff;
       if (!head.woken) {
         ++sim_.vm().rwsem_wake_writer;
@@ -368,10 +441,19 @@ void RwSem::stop_spinner(size_t index, SimTime at) {
   ++counters_.spin_aborted;
   ++sim_.vm().rwsem_opt_fail;
   if (TraceSink* ts = sim_.trace())
-    ts->complete(Track::task(s.task->id()), write_name_, TraceCat::kLockWait, s.since,
-                 at - s.since);
+    ts->complete(Track::task(s.task->id()), s.write ? write_name_ : read_name_, TraceCat::kLockWait,
+                 s.since, at - s.since);
   s.task->advance_to(at);
-  queue_writer(*s.task, *s.step, at);
+  if (s.write) {
+    queue_writer(*s.task, *s.step, at);
+    return;
+  }
+  // A reader whose spin failed on a writer queues (rwsem_reader_phase_trylock() finds no
+  // reader phase to join).
+  wait_list_.push_back(Waiter{s.task, false, at});
+  ++counters_.sleeps;
+  ++sim_.vm().rwsem_sleep_reader;
+  sim_.sched().sleep(*s.task);
 }
 
 void RwSem::owner_off_cpu(Task& owner) {
@@ -388,6 +470,9 @@ void RwSem::fire(uint64_t spinner_ticket) {
   for (size_t i = 0; i < spinners_.size(); ++i) {
     if (spinners_[i].ticket != spinner_ticket) continue;
     if (owner_ == nullptr && readers_ > 0) {
+      assert(std::all_of(spinners_.begin(), spinners_.end(),
+                         [](const Spinner& sp) { return sp.write; }) &&
+             "invariant (4): readers spin only on a writer");
       nonspinnable_ = true;
       ++counters_.nospin;
       ++sim_.vm().rwsem_opt_nospin;

@@ -3,6 +3,14 @@
 // Semantics modelled (5.3+ rwsem, with the 3.x behaviours as policies):
 //  - Readers take the fast path only when no writer holds the lock and nobody waits: a reader
 //    arriving while a writer waits queues behind it (rwsem_read_trylock() fails on WAITERS).
+//    In 5.3-5.10 (policy rwsem_reader_spin) a reader spins first, unless the handoff is due or
+//    the lock is reader-non-spinnable: on a running writer owner until it releases, and a lock no
+//    writer holds it takes at once, past waiting writers (rwsem_try_read_lock_unqueued()), then
+//    wakes the readers queued at the head. A writer that waited on the lock after seeing it
+//    non-spinnable makes it reader-non-spinnable when it gets it (RWSEM_RD_NONSPINNABLE, until a
+//    writer takes it without having waited so). Simplification: the model's handoff is due
+//    RWSEM_WAIT_TIMEOUT after the head queued; in 5.3-5.10 the head set the bit only when woken,
+//    so readers that kept the count above 0 could starve it longer (2f06f702925b).
 //    Since 5.11 (policy rwsem_reader_steal) a reader takes a free lock past its waiters unless
 //    the head is due a handoff: the woken writer at the head finds it reader-owned when it runs.
 //  - A writer takes the lock whenever it is free, unless the head waiter is due a handoff: with
@@ -34,8 +42,9 @@
 //  (2) A free lock (no owner, no readers) has no spinners, and waiters only behind a woken writer
 //      at the head that has yet to run (rwsem_writer_wake=steal or handoff).
 //  (3) A task is at most once in the wait list or the spinner list, and never in both.
-//  (4) Spinners are writers, on their CPU (state kSpinning); waiters are sleeping, but for a woken
-//      writer at the head, or a head writer spinning on a running writer owner (handoff spin).
+//  (4) Spinners are on their CPU (state kSpinning): writers, and readers (5.3-5.10) only while a
+//      writer owns the lock; waiters are sleeping, but for a woken writer at the head, or a head
+//      writer spinning on a running writer owner (handoff spin).
 //  (5) The lock is non-spinnable only while readers hold it or after they left it with nobody
 //      waiting (no writer has taken it since).
 
@@ -119,20 +128,24 @@ class RwSem final : public EventTarget {
   size_t nr_spinners() const { return spinners_.size(); }
   // RWSEM_NONSPINNABLE: no writer starts spinning on the readers that hold it.
   bool nonspinnable() const { return nonspinnable_; }
+  // RWSEM_RD_NONSPINNABLE (5.3-5.10): no reader spins on it.
+  bool reader_nonspinnable() const { return rd_nonspinnable_; }
 
   struct Counters {
-    uint64_t spins = 0;           // writers that started spinning
-    uint64_t spin_acquired = 0;   // ... and got the lock while spinning
-    uint64_t spin_aborted = 0;    // ... and gave up (owner off CPU, rspin threshold)
-    uint64_t sleeps = 0;          // acquirers that slept in the wait list
-    uint64_t handoffs = 0;        // grants to a waiter past spinners after RWSEM_WAIT_TIMEOUT
-    uint64_t steals = 0;          // free locks a writer took past queued waiters
-    uint64_t writer_wakeups = 0;  // writers woken to try again (rwsem_writer_wake=steal/handoff)
-    uint64_t wakeups_lost = 0;    // ... that found the lock taken and slept again
-    uint64_t reader_steals = 0;   // free locks a reader took past queued waiters (5.11+)
-    uint64_t nospin = 0;          // spins on readers that ran out: the lock made non-spinnable
-    uint64_t handoff_spins = 0;   // head writers due a handoff that spun on the owner (5.4+)
-    uint64_t reader_batches = 0;  // rwsem_mark_wake() calls that woke readers
+    uint64_t spins = 0;             // writers that started spinning
+    uint64_t spin_acquired = 0;     // ... and got the lock while spinning
+    uint64_t spin_aborted = 0;      // ... and gave up (owner off CPU, rspin threshold)
+    uint64_t sleeps = 0;            // acquirers that slept in the wait list
+    uint64_t handoffs = 0;          // grants to a waiter past spinners after RWSEM_WAIT_TIMEOUT
+    uint64_t steals = 0;            // free locks a writer took past queued waiters
+    uint64_t writer_wakeups = 0;    // writers woken to try again (rwsem_writer_wake=steal/handoff)
+    uint64_t wakeups_lost = 0;      // ... that found the lock taken and slept again
+    uint64_t reader_steals = 0;     // free locks a reader took past queued waiters (5.11+)
+    uint64_t nospin = 0;            // spins on readers that ran out: the lock made non-spinnable
+    uint64_t handoff_spins = 0;     // head writers due a handoff that spun on the owner (5.4+)
+    uint64_t reader_spins = 0;      // readers that started spinning on a writer (5.3-5.10)
+    uint64_t reader_opt_locks = 0;  // read locks taken by a reader's spin (5.3-5.10)
+    uint64_t reader_batches = 0;    // rwsem_mark_wake() calls that woke readers
     uint64_t readers_woken = 0;
     friend bool operator==(const Counters&, const Counters&) = default;
   };
@@ -153,12 +166,14 @@ class RwSem final : public EventTarget {
     SharedStep* step = nullptr;  // a writer's down_write step, run again when it is woken
     bool woken = false;          // a writer at the head, woken and yet to try again
     bool spinning = false;       // a head writer due a handoff, spinning on the owner (5.4+)
+    bool disable_rspin = false;  // a writer that queued after seeing the lock non-spinnable
   };
   struct Spinner {
     Task* task;
     SimTime since;
     uint64_t ticket;
-    SharedStep* step;
+    SharedStep* step;  // a writer's down_write step (null for a reader)
+    bool write = true;
   };
 
   bool down_read_now(Task& t);
@@ -170,6 +185,10 @@ class RwSem final : public EventTarget {
   bool rwsem_can_spin_on_owner(SimTime at) const;
   bool handoff_head_may_spin(SimTime at) const;
   void stop_handoff_spin(SimTime at);
+  bool reader_spin_now(Task& t, SimTime at);
+  void grant_reader_spinners(SimTime at);
+  void readers_took_the_lock(SimTime at);
+  void grant_waiting_writer(const Waiter& w, SimTime at);
   bool reader_may_steal(SimTime at) const;
   bool handoff_due(SimTime at) const;
   void rwsem_wake(Task& waker, SimTime at);
@@ -188,7 +207,8 @@ class RwSem final : public EventTarget {
   CacheLine count_;
   Task* owner_ = nullptr;
   uint32_t readers_ = 0;
-  bool nonspinnable_ = false;  // RWSEM_NONSPINNABLE (5.3+)
+  bool nonspinnable_ = false;     // RWSEM_NONSPINNABLE (5.3+; RWSEM_WR_NONSPINNABLE before 5.11)
+  bool rd_nonspinnable_ = false;  // RWSEM_RD_NONSPINNABLE (5.3-5.10)
   std::deque<Waiter> wait_list_;
   std::deque<Spinner> spinners_;
   uint64_t next_ticket_ = 1;

@@ -56,6 +56,12 @@ enum class RwsemWriterWake : uint8_t { kGrant, kSteal, kHandoff };
 // (5.11+).
 enum class RwsemReaderSteal : uint8_t { kOff, kOn };
 
+// Whether a reader whose fast path failed spins before it queues (locking/rwsem.cpp): no (before
+// 5.3, and since 5.11), or reader optimistic spinning (5.3-5.10, cf69482d62d9): it spins on a
+// running writer owner and takes a lock no writer holds, past waiting writers, until the handoff
+// or until a writer that waited on readers turns it off for the lock (RWSEM_RD_NONSPINNABLE).
+enum class RwsemReaderSpin : uint8_t { kOff, kOn };
+
 // Whom a writer spins on instead of sleeping (locking/rwsem.cpp rwsem_can_spin_on_owner()): a
 // running writer owner only (before 5.3); a reader-owned lock too, for rwsem_rspin_threshold(),
 // after which the lock is non-spinnable (5.3+); and the head waiter that set the HANDOFF bit spins
@@ -168,6 +174,7 @@ struct KernelConfig {
   RwsemWakeMode rwsem_wake = RwsemWakeMode::kPhaseFair;
   RwsemWriterWake rwsem_writer_wake = RwsemWriterWake::kHandoff;
   RwsemReaderSteal rwsem_reader_steal = RwsemReaderSteal::kOn;
+  RwsemReaderSpin rwsem_reader_spin = RwsemReaderSpin::kOff;
   RwsemSpin rwsem_spin = RwsemSpin::kHandoff;
   WatermarkFormula watermarks = WatermarkFormula::kScaleFactor;
   LazyfreeLru lazyfree_lru = LazyfreeLru::kInactiveFile;

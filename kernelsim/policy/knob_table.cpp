@@ -159,13 +159,22 @@ std::vector<KnobInfo> build_table() {
       "whether a reader takes an rwsem nobody holds past its waiters (a woken writer yet to run)",
       {{RwsemReaderSteal::kOff,
         {"off",
-         "before 5.11: the fast path fails on WAITERS and the reader queues behind them (5.3-5.10 "
-         "readers spun on a running writer first, which the model leaves out)"}},
+         "before 5.11: the fast path fails on WAITERS and the reader queues behind them (5.3-5.10: "
+         "unless it spins first, rwsem_reader_spin)"}},
        {RwsemReaderSteal::kOn,
         {"on",
          "5.11+: rwsem_down_read_slowpath() takes a lock no writer holds and no other reader "
          "shares unless the handoff bit is set (reader optimistic lock stealing, "
          "1a728dff855a)"}}}));
+  t.push_back(knob(
+      "rwsem_reader_spin", &KernelConfig::rwsem_reader_spin,
+      "whether a reader whose fast path failed spins before it queues",
+      {{RwsemReaderSpin::kOff, {"off", "before 5.3, and since 5.11 (617f3ef95177): it queues"}},
+       {RwsemReaderSpin::kOn,
+        {"on",
+         "5.3-5.10 (cf69482d62d9): it spins on a running writer owner and takes any lock no "
+         "writer holds, past waiting writers, unless the handoff bit is set or a writer that "
+         "waited on readers got the lock since (RWSEM_RD_NONSPINNABLE, 5cfd92e12e13)"}}}));
   t.push_back(knob(
       "rwsem_spin", &KernelConfig::rwsem_spin,
       "whom a writer spins on instead of sleeping in an rwsem's wait list",

@@ -17,7 +17,8 @@ const std::vector<PolicyPreset>& policy_presets() {
       // munmap_lock=write as it always had here, though the real 6.6 downgrades (4.20+).
       {"linux-3.16", "",
        "madv_free=as-dontneed,fault_lock=mmap_sem,lazy_tlb=leave_mm,pcid=off,rwsem_wake=contiguous,"
-       "rwsem_writer_wake=steal,rwsem_reader_steal=off,rwsem_spin=writer,csd_ipi=always,"
+       "rwsem_writer_wake=steal,rwsem_reader_steal=off,rwsem_reader_spin=off,rwsem_spin=writer,"
+       "csd_ipi=always,"
        "watermarks=3.x,lazyfree_lru=inactive-anon,lazyfree_pgdirty=kept,anon_lru=active-first,"
        "swapin_pte=read-only,sync_swapin=swapcache,swap_readahead=cluster,"
        "written_back_retry=off,reclaim_tlb_flush=per-page,mm_cpumask=eager,pcp_high=batch,"
@@ -49,19 +50,23 @@ const std::vector<PolicyPreset>& policy_presets() {
        "(4.6)"},
       {"linux-5.3", "linux-4.12",
        "lazy_tlb=skip,pcid=on,rwsem_wake=phase-fair,rwsem_writer_wake=handoff,rwsem_spin=readers,"
+       "rwsem_reader_spin=on,"
        "pagevec_size=15,"
        "csd_ipi=if-empty,"
        "sync_swapin=skip-swapcache,swap_readahead=vma",
-       "5.3: rwsem rework (phase-fair reader wake-up, handoff, writers spin on readers too); "
+       "5.3: rwsem rework (phase-fair reader wake-up, handoff, writers spin on readers too, "
+       "readers spin on writers); "
        "lazy-TLB CPUs skipped (4.19); "
        "no IPI to a CPU whose call_single_queue holds a csd already (4.15); zram's swap-ins "
        "skip the swap cache (4.15); swap readahead per VMA (4.14); "
        "PCID keeps the TLB entries of the last 6 mms across switches (4.14, 10af6235e0d3)"},
       {"linux-6.6", "linux-5.3",
        "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain,"
-       "anon_lru=inactive-first,pcp_high=wmark,rwsem_reader_steal=on,rwsem_spin=handoff",
+       "anon_lru=inactive-first,pcp_high=wmark,rwsem_reader_steal=on,rwsem_reader_spin=off,"
+       "rwsem_spin=handoff",
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
-       "(5.11, 6168d0da2b47); readers steal a free rwsem past its waiters (5.11, 1a728dff855a); "
+       "(5.11, 6168d0da2b47); readers steal a free rwsem past its waiters instead of spinning "
+       "(5.11, 1a728dff855a, 617f3ef95177); "
        "the writer due a handoff spins on a running owner (5.4, 91d2a812dfb9); "
        "new anon pages start inactive and are looked at twice (5.9, "
        "b518154e59aa); pcp high from the low watermark (5.14)"},

@@ -705,5 +705,110 @@ TEST(RwsemTest, TheHandoffSpinEndsWhenTheOwnerSleeps) {
   EXPECT_EQ(h.lock_events.rwsem_wlock_handoff, 1u);
 }
 
+// ---- Reader optimistic spinning (5.3-5.10, rwsem_reader_spin) ----
+
+TEST(RwsemTest, In53ToThe510AReaderSpinsOnARunningWriter) {
+  // cf69482d62d9: the reader spins while the writer runs and takes the lock at its release, one
+  // line transfer later, keeping its CPU; without it, it sleeps and runs a wake-up after.
+  for (const char* policy : {"rwsem_reader_spin=on", "rwsem_reader_spin=off"}) {
+    const bool spins = std::string(policy) == "rwsem_reader_spin=on";
+    auto sim = make_sim(2, policy);
+    RwSem sem(*sim, "test_sem");
+    Rec w, r;
+    SimTime bystander_ran;
+    Task& t0 = sim->create_task(0, nullptr);
+    Task& t1 = sim->create_task(1, nullptr);
+    Task& t2 = sim->create_task(1, nullptr);  // shares CPU 1 with the reader
+    sim->start_task(t0, locker(t0, sem, true, SimTime::us(10), SimTime::us(100), &w));
+    sim->start_task(t1, locker(t1, sem, false, SimTime::us(20), SimTime::us(10), &r));
+    sim->start_task(t2, bystander(t2, &bystander_ran));
+    sim->run();
+    EXPECT_EQ(sem.counters().reader_spins, spins ? 1u : 0u) << policy;
+    EXPECT_EQ(sem.counters().reader_opt_locks, spins ? 1u : 0u) << policy;
+    EXPECT_EQ(sim->vm().rwsem_opt_rlock, spins ? 1u : 0u) << policy;
+    EXPECT_EQ(sem.counters().sleeps, spins ? 0u : 1u) << policy;
+    if (spins) {
+      EXPECT_EQ(r.granted, w.released + sim->costs().cacheline_transfer);
+      EXPECT_GE(bystander_ran, r.released) << "a spinning reader keeps its CPU";
+    } else {
+      EXPECT_GE(r.granted, w.released + sim->costs().wakeup_latency);
+    }
+  }
+}
+
+TEST(RwsemTest, ASpinningReaderSleepsWhenTheWriterLeavesItsCpu) {
+  auto sim = make_sim(2, "rwsem_reader_spin=on");
+  RwSem sem(*sim, "test_sem");
+  Rec w, r;
+  Task& t0 = sim->create_task(0, nullptr);
+  Task& t1 = sim->create_task(1, nullptr);
+  // The owner runs 30 us with the lock, then sleeps 100 us holding it.
+  sim->start_task(t0, [](Task& t, RwSem& s, Rec* rec) -> Co<void> {
+    t.work(SimTime::us(10) - t.clock());
+    co_await s.down_write(t);
+    rec->granted = t.clock();
+    t.work(SimTime::us(30));
+    co_await do_sleep(t, SimTime::us(100));
+    co_await s.up_write(t);
+    rec->released = t.clock();
+  }(t0, sem, &w));
+  sim->start_task(t1, locker(t1, sem, false, SimTime::us(20), SimTime::us(10), &r));
+  sim->run();
+  EXPECT_EQ(sem.counters().reader_spins, 1u);
+  EXPECT_EQ(sem.counters().spin_aborted, 1u);
+  EXPECT_EQ(sem.counters().sleeps, 1u);
+  EXPECT_EQ(sem.counters().reader_opt_locks, 0u) << "woken and granted, not taken by a spin";
+  EXPECT_GE(r.granted, w.released);
+}
+
+// Readers and a writer on the 50 us wake-up machine (tasks start at 50 us): reader r0 holds the
+// lock 200 us from 60 us; the writer comes at 70 us, spins on r0 until its threshold (10.5 us)
+// marks the lock non-spinnable, and sleeps; reader r1 comes at 100 us and holds 50 us; r0's
+// release (260 us) wakes the writer, which holds 100 us from about 310 us; reader r2 comes at
+// 350 us, while the writer runs.
+struct ReadersPastAWriter {
+  Rec r0, r1, r2, writer;
+  RwSem::Counters counters;
+};
+
+ReadersPastAWriter readers_past_a_writer(const std::string& policy) {
+  auto sim = make_race_sim(4, "rwsem_spin=readers," + policy);
+  RwSem sem(*sim, "test_sem");
+  ReadersPastAWriter x;
+  Task* t[4];
+  for (uint32_t i = 0; i < 4; ++i) t[i] = &sim->create_task(i, nullptr);
+  sim->start_task(*t[0], locker(*t[0], sem, false, SimTime::us(60), SimTime::us(200), &x.r0));
+  sim->start_task(*t[1], locker(*t[1], sem, true, SimTime::us(70), SimTime::us(100), &x.writer));
+  sim->start_task(*t[2], locker(*t[2], sem, false, SimTime::us(100), SimTime::us(50), &x.r1));
+  sim->start_task(*t[3], locker(*t[3], sem, false, SimTime::us(350), SimTime::us(10), &x.r2));
+  sim->run();
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  EXPECT_LT(x.writer.granted, x.r2.arrived) << "the writer must hold it when r2 comes";
+  EXPECT_GT(x.writer.released, x.r2.arrived);
+  x.counters = sem.counters();
+  return x;
+}
+
+TEST(RwsemTest, In53ToThe510AReaderTakesAReaderOwnedLockPastAWaitingWriter) {
+  // rwsem_try_read_lock_unqueued() sees no writer and no HANDOFF bit: r1 shares r0's lock
+  // while the writer waits; without reader spinning it queues behind the writer.
+  const ReadersPastAWriter on = readers_past_a_writer("rwsem_reader_spin=on");
+  EXPECT_LT(on.r1.granted - on.r1.arrived, SimTime::us(1)) << "taken at once";
+  EXPECT_LT(on.r1.released, on.writer.granted);
+  const ReadersPastAWriter off = readers_past_a_writer("rwsem_reader_spin=off");
+  EXPECT_GE(off.r1.granted, off.writer.released);
+}
+
+TEST(RwsemTest, AWriterThatWaitedOnReadersTurnsReaderSpinningOff) {
+  // 5cfd92e12e13: the writer queued after its spin on readers ran out, so when it gets the lock
+  // it sets RWSEM_RD_NONSPINNABLE: r2, coming while it runs, sleeps instead of spinning, and
+  // runs a wake-up after its release.
+  const ReadersPastAWriter x = readers_past_a_writer("rwsem_reader_spin=on");
+  EXPECT_EQ(x.counters.nospin, 1u);
+  EXPECT_EQ(x.counters.reader_spins, 0u) << "r2 must not spin";
+  EXPECT_EQ(x.counters.reader_opt_locks, 1u) << "r1 alone";
+  EXPECT_GE(x.r2.granted, x.writer.released + kRaceWakeupLatency);
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim

@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kDefaults =
     "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
     "fault_lock=mmap_sem,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,"
-    "rwsem_wake=phase-fair,rwsem_writer_wake=handoff,rwsem_reader_steal=on,rwsem_spin=handoff,"
+    "rwsem_wake=phase-fair,rwsem_writer_wake=handoff,rwsem_reader_steal=on,rwsem_reader_spin=off,"
+    "rwsem_spin=handoff,"
     "watermarks=scale-factor,"
     "lazyfree_lru=inactive-"
     "file,"
