@@ -42,7 +42,8 @@ RwSem::RwSem(Simulation& sim, std::string_view class_name)
       read_name_(sim.lockstat().stored_name(std::string(class_name).append(kRwSemReadSuffix))),
       write_name_(sim.lockstat().stored_name(std::string(class_name).append(kRwSemWriteSuffix))) {}
 
-SimTime RwSem::count_rmw(Task& t) {
+// Inline: every down and up starts with it (the read fast path above all).
+[[gnu::always_inline]] inline SimTime RwSem::count_rmw(Task& t) {
   const SimTime done = count_.atomic_rmw(t.cpu().id, sim_.now(), sim_.topology(), nullptr);
   t.advance_to(done);
   return done;
@@ -89,15 +90,8 @@ bool RwSem::down_read_now(Task& t) {
     grant(t, false, t.clock(), at, true);
     return true;
   }
-  if (sim_.config().rwsem_reader_spin == RwsemReaderSpin::kOn && !handoff_due(at) &&
-      !rd_nonspinnable_) {
-    if (owner_ == nullptr) return reader_spin_now(t, at);
-    if (owner_->on_cpu()) {
-      spinners_.push_back(Spinner{&t, at, next_ticket_++, nullptr, /*write=*/false});
-      ++counters_.reader_spins;
-      t.set_state(TaskState::kSpinning);
-      return false;
-    }
+  if (sim_.config().rwsem_reader_spin == RwsemReaderSpin::kOn && reader_may_spin(at)) {
+    return reader_optimistic_spin(t, at);
   }
   wait_list_.push_back(Waiter{&t, false, at});
   ++counters_.sleeps;
@@ -106,16 +100,30 @@ bool RwSem::down_read_now(Task& t) {
   return false;
 }
 
-// Reader optimistic spinning (5.3-5.10) on a lock no writer holds: the first pass of its spin
-// loop takes it (rwsem_try_read_lock_unqueued(): no writer, no HANDOFF bit), past any waiting
-// writer; with waiters queued it then wakes the readers at the head (rwsem_mark_wake(
-// RWSEM_WAKE_READ_OWNED) in rwsem_down_read_slowpath()).
-bool RwSem::reader_spin_now(Task& t, SimTime at) {
-  ++counters_.reader_opt_locks;
-  ++sim_.vm().rwsem_opt_rlock;
-  grant(t, false, t.clock(), at, true);
-  if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(t, at);
-  return true;
+// rwsem_can_spin_on_owner(sem, RWSEM_RD_NONSPINNABLE) for a reader (5.3-5.10): no handoff
+// due, not reader-non-spinnable, and no writer owner off its CPU.
+bool RwSem::reader_may_spin(SimTime at) const {
+  return !handoff_due(at) && !rd_nonspinnable_ && (owner_ == nullptr || owner_->on_cpu());
+}
+
+// Models rwsem_optimistic_spin(sem, false) (5.3-5.10). On a lock no writer holds, the first pass
+// of the spin loop takes it (rwsem_try_read_lock_unqueued(): no writer, no HANDOFF bit), past any
+// waiting writer, and with waiters queued wakes the readers at the head (rwsem_mark_wake(
+// RWSEM_WAKE_READ_OWNED) in rwsem_down_read_slowpath()). On a running writer it spins until the
+// release (rwsem_wake()) or the owner's leaving its CPU (owner_off_cpu()). Out of line: the
+// read fast path stays small for the releases without it.
+[[gnu::noinline]] bool RwSem::reader_optimistic_spin(Task& t, SimTime at) {
+  if (owner_ == nullptr) {
+    ++counters_.reader_opt_locks;
+    ++sim_.vm().rwsem_opt_rlock;
+    grant(t, false, t.clock(), at, true);
+    if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(t, at);
+    return true;
+  }
+  spinners_.push_back(Spinner{&t, at, next_ticket_++, nullptr, /*write=*/false});
+  ++counters_.reader_spins;
+  t.set_state(TaskState::kSpinning);
+  return false;
 }
 
 // Models rwsem_write_trylock() + rwsem_down_write_slowpath() with rwsem_optimistic_spin().

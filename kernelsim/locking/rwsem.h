@@ -185,7 +185,8 @@ class RwSem final : public EventTarget {
   bool rwsem_can_spin_on_owner(SimTime at) const;
   bool handoff_head_may_spin(SimTime at) const;
   void stop_handoff_spin(SimTime at);
-  bool reader_spin_now(Task& t, SimTime at);
+  bool reader_may_spin(SimTime at) const;
+  bool reader_optimistic_spin(Task& t, SimTime at);
   void grant_reader_spinners(SimTime at);
   void readers_took_the_lock(SimTime at);
   void grant_waiting_writer(const Waiter& w, SimTime at);
