@@ -245,13 +245,20 @@ TEST(RwsemTest, WriterSleepsWhenTheOwnerIsOffCpuAndFreesItsCpu) {
   EXPECT_GE(w1.granted, w0.released + sim->costs().wakeup_latency);
 }
 
-TEST(RwsemTest, SpinnerGoesToSleepWhenTheOwnerLeavesItsCpu) {
-  auto sim = make_sim(2);
+// The owner (CPU 0) takes the lock at 10 us, runs 30 us with it, then sleeps 100 us still holding
+// it; the other task (CPU 1) comes at 20 us for write or read, spins while the owner runs, and
+// holds it 10 us.
+struct SpunOnASleeper {
+  Rec owner, other;
+  RwSem::Counters counters;
+};
+
+SpunOnASleeper spin_on_an_owner_that_sleeps(const std::string& policy, bool write) {
+  auto sim = make_sim(2, policy);
   RwSem sem(*sim, "test_sem");
-  Rec w0, w1;
+  SpunOnASleeper x;
   Task& t0 = sim->create_task(0, nullptr);
   Task& t1 = sim->create_task(1, nullptr);
-  // The owner runs for 30 us with the lock, then sleeps 100 us still holding it.
   sim->start_task(t0, [](Task& t, RwSem& s, Rec* rec) -> Co<void> {
     t.work(SimTime::us(10) - t.clock());
     co_await s.down_write(t);
@@ -260,13 +267,20 @@ TEST(RwsemTest, SpinnerGoesToSleepWhenTheOwnerLeavesItsCpu) {
     co_await do_sleep(t, SimTime::us(100));
     co_await s.up_write(t);
     rec->released = t.clock();
-  }(t0, sem, &w0));
-  sim->start_task(t1, locker(t1, sem, true, SimTime::us(20), SimTime::us(10), &w1));
+  }(t0, sem, &x.owner));
+  sim->start_task(t1, locker(t1, sem, write, SimTime::us(20), SimTime::us(10), &x.other));
   sim->run();
-  EXPECT_EQ(sem.counters().spins, 1u);
-  EXPECT_EQ(sem.counters().spin_aborted, 1u);
-  EXPECT_EQ(sem.counters().sleeps, 1u);
-  EXPECT_GE(w1.granted, w0.released);
+  EXPECT_EQ(sim->nr_live_tasks(), 0u);
+  x.counters = sem.counters();
+  return x;
+}
+
+TEST(RwsemTest, SpinnerGoesToSleepWhenTheOwnerLeavesItsCpu) {
+  const SpunOnASleeper x = spin_on_an_owner_that_sleeps("", /*write=*/true);
+  EXPECT_EQ(x.counters.spins, 1u);
+  EXPECT_EQ(x.counters.spin_aborted, 1u);
+  EXPECT_EQ(x.counters.sleeps, 1u);
+  EXPECT_GE(x.other.granted, x.owner.released);
 }
 
 TEST(RwsemTest, SpinnerStopsWhenTheOwnerIsPreempted) {
@@ -737,28 +751,12 @@ TEST(RwsemTest, In53ToThe510AReaderSpinsOnARunningWriter) {
 }
 
 TEST(RwsemTest, ASpinningReaderSleepsWhenTheWriterLeavesItsCpu) {
-  auto sim = make_sim(2, "rwsem_reader_spin=on");
-  RwSem sem(*sim, "test_sem");
-  Rec w, r;
-  Task& t0 = sim->create_task(0, nullptr);
-  Task& t1 = sim->create_task(1, nullptr);
-  // The owner runs 30 us with the lock, then sleeps 100 us holding it.
-  sim->start_task(t0, [](Task& t, RwSem& s, Rec* rec) -> Co<void> {
-    t.work(SimTime::us(10) - t.clock());
-    co_await s.down_write(t);
-    rec->granted = t.clock();
-    t.work(SimTime::us(30));
-    co_await do_sleep(t, SimTime::us(100));
-    co_await s.up_write(t);
-    rec->released = t.clock();
-  }(t0, sem, &w));
-  sim->start_task(t1, locker(t1, sem, false, SimTime::us(20), SimTime::us(10), &r));
-  sim->run();
-  EXPECT_EQ(sem.counters().reader_spins, 1u);
-  EXPECT_EQ(sem.counters().spin_aborted, 1u);
-  EXPECT_EQ(sem.counters().sleeps, 1u);
-  EXPECT_EQ(sem.counters().reader_opt_locks, 0u) << "woken and granted, not taken by a spin";
-  EXPECT_GE(r.granted, w.released);
+  const SpunOnASleeper x = spin_on_an_owner_that_sleeps("rwsem_reader_spin=on", /*write=*/false);
+  EXPECT_EQ(x.counters.reader_spins, 1u);
+  EXPECT_EQ(x.counters.spin_aborted, 1u);
+  EXPECT_EQ(x.counters.sleeps, 1u);
+  EXPECT_EQ(x.counters.reader_opt_locks, 0u) << "woken and granted, not taken by a spin";
+  EXPECT_GE(x.other.granted, x.owner.released);
 }
 
 // Readers and a writer on the 50 us wake-up machine (tasks start at 50 us): reader r0 holds the
