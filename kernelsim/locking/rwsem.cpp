@@ -93,11 +93,23 @@ bool RwSem::down_read_now(Task& t) {
   if (sim_.config().rwsem_reader_spin == RwsemReaderSpin::kOn && reader_may_spin(at)) {
     return reader_optimistic_spin(t, at);
   }
-  wait_list_.push_back(Waiter{&t, false, at});
+  queue_reader(t, at);
+  return false;
+}
+
+void RwSem::queue_reader(Task& t, SimTime since) {
+  wait_list_.push_back(Waiter{&t, false, since});
   ++counters_.sleeps;
   ++sim_.vm().rwsem_sleep_reader;
   sim_.sched().sleep(t);
-  return false;
+}
+
+// When a spinner takes the lock at a release `at`: it pulls the count's line from the releaser,
+// who wrote it last (up_now()).
+SimTime RwSem::spinner_takes_at(SimTime at, const Task& spinner) const {
+  assert(count_.owner() != CacheLine::kNoOwner);
+  return at +
+         sim_.topology().line_transfer(static_cast<uint32_t>(count_.owner()), spinner.cpu().id);
 }
 
 // rwsem_can_spin_on_owner(sem, RWSEM_RD_NONSPINNABLE) for a reader (5.3-5.10): no handoff
@@ -314,20 +326,17 @@ bool RwSem::handoff_due(SimTime at) const {
 }
 
 void RwSem::rwsem_wake(Task& waker, SimTime at) {
-  if (!spinners_.empty() && !handoff_due(at) && !spinners_.front().write) {
-    // A spinning reader sees no writer and takes it (5.3-5.10), and so do the others; the
-    // readers queued at the head are woken to share it.
-    readers_took_the_lock(at);
-    if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(waker, at);
-    return;
-  }
   if (!spinners_.empty() && !handoff_due(at)) {
+    if (!spinners_.front().write) {
+      // A spinning reader sees no writer and takes it (5.3-5.10), and so do the others; the
+      // readers queued at the head are woken to share it.
+      readers_took_the_lock(at);
+      if (!wait_list_.empty() && !wait_list_.front().write) rwsem_mark_wake(waker, at);
+      return;
+    }
     const Spinner s = spinners_.front();
     spinners_.pop_front();
-    // The spinner pulls the count's line from the releaser, who wrote it last (up_now()).
-    assert(count_.owner() != CacheLine::kNoOwner);
-    const SimTime granted =
-        at + sim_.topology().line_transfer(static_cast<uint32_t>(count_.owner()), s.task->cpu().id);
+    const SimTime granted = spinner_takes_at(at, *s.task);
     grant(*s.task, true, granted, s.since, true);
     ++counters_.spin_acquired;
     ++sim_.vm().rwsem_opt_lock;
@@ -374,6 +383,7 @@ void RwSem::grant_reader_spinners(SimTime at) {
 // writers go on spinning on the readers for the rspin threshold since 5.3; before, readers are no
 // owner to spin on (rwsem_spin_on_owner() ends the spin).
 void RwSem::readers_took_the_lock(SimTime at) {
+  if (spinners_.empty()) return;
   grant_reader_spinners(at);
   if (sim_.config().rwsem_spin == RwsemSpin::kWriter) {
     while (!spinners_.empty()) stop_spinner(0, at);
@@ -397,9 +407,7 @@ void RwSem::rwsem_mark_wake(Task& waker, SimTime at) {
       assert(handoff && "invariant (4): only a head due a handoff spins in the wait list");
       const Waiter head = first;
       wait_list_.pop_front();
-      assert(count_.owner() != CacheLine::kNoOwner);
-      const SimTime granted = at + sim_.topology().line_transfer(
-                                       static_cast<uint32_t>(count_.owner()), head.task->cpu().id);
+      const SimTime granted = spinner_takes_at(at, *head.task);
       grant_waiting_writer(head, granted);
       ++sim_.vm().rwsem_wlock_handoff;
       sim_.sched().resume_spinner(*head.task, granted);
@@ -458,10 +466,7 @@ void RwSem::stop_spinner(size_t index, SimTime at) {
   }
   // A reader whose spin failed on a writer queues (rwsem_reader_phase_trylock() finds no
   // reader phase to join).
-  wait_list_.push_back(Waiter{s.task, false, at});
-  ++counters_.sleeps;
-  ++sim_.vm().rwsem_sleep_reader;
-  sim_.sched().sleep(*s.task);
+  queue_reader(*s.task, at);
 }
 
 void RwSem::owner_off_cpu(Task& owner) {

@@ -180,6 +180,8 @@ class RwSem final : public EventTarget {
   bool down_write_now(Task& t, SharedStep& step);
   bool woken_writer_retry(Task& t);
   void queue_writer(Task& t, SharedStep& step, SimTime since);
+  void queue_reader(Task& t, SimTime since);
+  SimTime spinner_takes_at(SimTime at, const Task& spinner) const;
   void up_now(Task& t, bool write);
   void downgrade_now(Task& t);
   bool rwsem_can_spin_on_owner(SimTime at) const;
