@@ -219,7 +219,10 @@
   X(leave_mm, "leave_mm", "times a CPU left a lazy mm in a flush handler")                         \
   X(tlb_refill_walks, "tlb_refill_walks",                                                          \
     "user accesses to mapped pages the STLB did not hold (flushed, evicted, first use): walks")   \
-  X(context_switches, "context_switches", "context switches")                                      \
+  X(context_switches, "context_switches",                                                          \
+    "times a program's task left its CPU, to sleep or preempted (perf's context-switches)")        \
+  X(involuntary_switches, "involuntary_switches",                                                  \
+    "of those, preemptions at the end of a time slice (nonvoluntary_ctxt_switches)")              \
   X(deep_idle_wakeups, "deep_idle_wakeups",                                                        \
     "wake-ups onto a CPU idle deep_idle_after or longer, which paid deep_idle_exit")               \
   X(wakeup_ipis, "wakeup_ipis",                                                                    \

@@ -247,9 +247,21 @@ inline constexpr uint64_t CMA_SIZE_MBYTES = 16;
 inline constexpr uint32_t ALLOC_CONTIG_MIGRATE_TRIES = 5;
 
 // ---- Scheduler --------------------------------------------------------------------------------
-// kernel/sched/fair.c: sysctl_sched_base_slice (6.6+ EEVDF) = 0.75 ms, the same value as
-// sysctl_sched_min_granularity in 3.x CFS. The model's time slice when tasks share a CPU.
-inline constexpr int64_t sysctl_sched_base_slice_ns = 750'000;
+// kernel/sched/fair.c: normalized_sysctl_sched_base_slice (6.6+ EEVDF) = 0.75 ms, the same value
+// as normalized_sysctl_sched_min_granularity in 3.x-6.5 CFS; normalized_sysctl_sched_latency =
+// 6 ms, CFS's period while at most sched_nr_latency tasks share a CPU. update_sysctl() scales
+// each by get_update_sysctl_factor(): 1 + ilog2(min(online CPUs, 8)) under the default
+// SCHED_TUNABLESCALING_LOG (sched/time_slice.h).
+inline constexpr int64_t normalized_sysctl_sched_base_slice_ns = 750'000;
+inline constexpr int64_t normalized_sysctl_sched_latency_ns = 6'000'000;
+inline constexpr uint32_t sched_nr_latency = 8;
+// normalized_sysctl_sched_wakeup_granularity (3.x-6.5 CFS) = 1 ms, scaled alike: how far behind
+// the running task in vruntime a wakee must be to preempt it (wakeup_preempt_entity()).
+inline constexpr int64_t normalized_sysctl_sched_wakeup_granularity_ns = 1'000'000;
+inline constexpr uint32_t SCHED_TUNABLESCALING_MAX_CPUS = 8;  // the min() in the factor
+// The scheduler tick's period, TICK_NSEC at CONFIG_HZ=250 (JIFFY_NS above): the tick is where a
+// task that used up its slice is marked for resched (task_tick_fair(); HRTICK is off by default).
+inline constexpr int64_t TICK_NSEC = JIFFY_NS;
 // kernel/sched/sched.h: wake flag of a waker about to sleep (pipe_write() and pipe_read() wake
 // the other side with wake_up_interruptible_sync_poll()); select_task_rq_fair() may then pull the
 // wakee to the waker's CPU (sched/wake_affine.h).

@@ -23,7 +23,7 @@ std::vector<Cpu> make_cpus(const MachineConfig& machine) {
 
 Simulation::Simulation(const MachineConfig& machine, const CostProfile& costs,
                        const KernelConfig& config)
-    : SimFloor(machine.time_slice),
+    : SimFloor(TimeSlice(config.sched, machine.nr_cpus)),
       machine_(machine),
       costs_(costs),
       topology_(machine.topology, machine.nr_cpus, costs),

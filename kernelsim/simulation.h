@@ -53,9 +53,8 @@
 namespace mmreplay::kernelsim {
 
 struct MachineConfig {
-  uint32_t nr_cpus = 4;                        // 1 .. NR_CPUS
-  uint64_t memory_bytes = uint64_t{16} << 30;  // managed by the one zone
-  SimTime time_slice = SimTime::ns(sysctl_sched_base_slice_ns);
+  uint32_t nr_cpus = 4;                              // 1 .. NR_CPUS
+  uint64_t memory_bytes = uint64_t{16} << 30;        // managed by the one zone
   uint64_t swap_bytes = 0;                           // one swap device; 0 = no swap
   SwapDevice swap_device = SwapDevice::kBlock;       // what it is (mm/swapfile.h)
   uint64_t fs_block_size = EXT4_DEFAULT_BLOCK_SIZE;  // block size of every file (fs/buffer.h)

@@ -106,12 +106,11 @@ Co<void> do_mm_switch(Task& t, uint32_t mm_id, uint32_t parent_mm_id) {
 
 namespace {
 
-// A preemption point at every slice end (a task woken onto this CPU meanwhile gets its turn),
-// and a final sync so that interrupts that hit the user code lengthen it.
+// A preemption point at the tick that would end the slice (a task woken onto this CPU meanwhile
+// gets its turn there), and a final sync so that interrupts that hit the user code lengthen it.
 Co<void> think_in_slices(Task& t, SimTime d) {
-  const SimTime slice = t.sim().machine().time_slice;
   while (d > SimTime::zero()) {
-    const SimTime chunk = min(d, slice);
+    const SimTime chunk = min(d, t.user_run_until() - t.clock());
     t.user_work(chunk);
     d -= chunk;
     co_await sync_point(t);
@@ -131,7 +130,7 @@ Co<void> queued_sync_point(Task& t) {
 // nothing: nothing ran in between).
 Co<void> do_think(Task& t, SimTime d) {
   if (d <= SimTime::zero()) return Co<void>::ready();
-  if (d > t.sim().machine().time_slice) return think_in_slices(t, d);
+  if (t.clock() + d > t.user_run_until()) return think_in_slices(t, d);
   t.user_work(d);
   if (t.try_enter_now()) return Co<void>::ready();
   return queued_sync_point(t);

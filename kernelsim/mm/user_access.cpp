@@ -32,7 +32,6 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
   const SimTime access = sim.costs().user_access;
   const SimTime pte_ad_update = sim.costs().pte_ad_update;
   const SimTime refill_walk = sim.costs().tlb_refill_walk;
-  const SimTime slice = sim.machine().time_slice;
   const bool swapin_wp = swapin_write_protects(sim);
   if (stride == 0) stride = PAGE_SIZE;
   uint64_t faults = 0;
@@ -40,15 +39,16 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
   co_await sync_point(t);
   // Accesses the MMU completes run in user mode, where only the timer tick preempts
   // (scheduler_tick() marks the task for resched once its slice is used up; the return to user
-  // mode schedules). A sync point every slice of such time stands for the tick, as do_think()'s
-  // do: without them a task rewriting its resident pages kept its CPU for the whole range
-  // (67 ms for 32,768 lazily freed pages) while the task queued behind it waited.
-  SimTime user_since = t.clock();
+  // mode schedules). A sync point at the tick that would end the slice (Task::user_run_until())
+  // stands for it, as do_think()'s do: without them a task rewriting its resident pages kept its
+  // CPU for the whole range (67 ms for 32,768 lazily freed pages) while the task queued behind it
+  // waited.
+  SimTime check_at = t.user_run_until();
   Vma* vma = nullptr;
   for (uint64_t a = addr; a < addr + len && !t.oom_killed; a += stride) {
-    if (t.clock() - user_since >= slice) {
+    if (t.clock() >= check_at) {
       co_await sync_point(t);
-      user_since = t.clock();
+      check_at = t.user_run_until();
       vma = nullptr;  // another task of the mm may have unmapped it meanwhile: look again
     }
     t.user_work(access);
@@ -90,7 +90,7 @@ Co<uint64_t> do_touch(Task& t, uint64_t addr, uint64_t len, bool write, uint64_t
     vma = mm != nullptr && !mm->dead ? mm->vmas.vma_lookup(a, t.vmacache) : nullptr;
     if (vma != nullptr && hardware_access_ok(*vma, vma->ptes.get(a), write, swapin_wp))
       t.cpu().stlb.access(a >> PAGE_SHIFT);
-    user_since = t.clock();  // the fault's own sync points were preemption points
+    check_at = t.user_run_until();  // the fault's own sync points were preemption points
   }
   co_return faults;
 }

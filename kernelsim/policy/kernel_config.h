@@ -161,6 +161,10 @@ enum class PcpHighMode : uint8_t { kBatch, kWatermark, kAuto };
 // Where a sync wake-up puts the woken task (sched/wake_affine.h).
 enum class WakeAffineMode : uint8_t { kOff, kSync, kSyncIdlePrev };
 
+// The fair class's time slice (sched/time_slice.h): CFS's share of sched_latency (3.x-6.5) or
+// EEVDF's base slice (6.6+).
+enum class SchedSliceMode : uint8_t { kCfs, kEevdf };
+
 struct KernelConfig {
   MadvFreeMode madv_free = MadvFreeMode::kFreeSwapped;
   MadviseVectorMode madvise = MadviseVectorMode::kPerCall;
@@ -208,6 +212,7 @@ struct KernelConfig {
   ReclaimMode reclaim = ReclaimMode::kReactive;
   uint32_t predict_window = LSQ_LOOKBACK;  // samples in the predictive lookback
   WakeAffineMode wake_affine = WakeAffineMode::kSync;
+  SchedSliceMode sched = SchedSliceMode::kEevdf;
   SpinlockImpl spinlock = SpinlockImpl::kQueued;  // x86 qspinlock (4.2+)
 
   bool memcg_enabled() const { return memcg != MemcgCounterKind::kOff; }

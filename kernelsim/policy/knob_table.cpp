@@ -412,6 +412,19 @@ std::vector<KnobInfo> build_table() {
         {"sync-idle-prev",
          "as sync, but select_idle_sibling() keeps the wakee on its own CPU when that one is "
          "idle (bare metal)"}}}));
+  t.push_back(knob(
+      "sched", &KernelConfig::sched,
+      "how long a task keeps a CPU others wait for: the slice, enforced at the next tick (HZ=250)",
+      {{SchedSliceMode::kCfs,
+        {"cfs",
+         "3.x-6.5 CFS: sched_slice(), an equal share of sysctl_sched_latency (6 ms x "
+         "(1 + ilog2(min(cpus, 8)))), at least sysctl_sched_min_granularity; a wakee that slept "
+         "sysctl_sched_wakeup_granularity (1 ms, scaled alike) preempts at once"}},
+       {SchedSliceMode::kEevdf,
+        {"eevdf",
+         "6.6+ EEVDF (147f3efaa241): sysctl_sched_base_slice, 0.75 ms x (1 + ilog2(min(cpus, "
+         "8))), whatever the load; a wakee preempts at once only a task past its slice "
+         "(RUN_TO_PARITY)"}}}));
   t.push_back(
       knob("spinlock", &KernelConfig::spinlock,
            "how a contended spinlock (zone->lock, lru_lock, counter->lock) hands over",

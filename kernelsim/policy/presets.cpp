@@ -25,7 +25,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "pagevec_size=14,"
        "bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
-       "release_pages=pagevec,bh_invalidate=none",
+       "release_pages=pagevec,bh_invalidate=none,sched=cfs",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem (a "
        "woken writer races for "
        "the lock, nothing bounds the steals past it, and writers spin only on a running writer), "
@@ -63,13 +63,15 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"linux-6.6", "linux-5.3",
        "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain,"
        "anon_lru=inactive-first,pcp_high=wmark,rwsem_reader_steal=on,rwsem_reader_spin=off,"
-       "rwsem_spin=handoff",
+       "rwsem_spin=handoff,sched=eevdf",
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
        "(5.11, 6168d0da2b47); readers steal a free rwsem past its waiters instead of spinning "
        "(5.11, 1a728dff855a, 617f3ef95177); "
        "the writer due a handoff spins on a running owner (5.4, 91d2a812dfb9); "
        "new anon pages start inactive and are looked at twice (5.9, "
-       "b518154e59aa); pcp high from the low watermark (5.14)"},
+       "b518154e59aa); pcp high from the low watermark (5.14); EEVDF's base slice in place of "
+       "CFS's "
+       "share of sched_latency (6.6, 147f3efaa241)"},
       {"linux-6.18", "linux-6.6",
        "fault_lock=per-vma-all,pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,"
        "munmap_lock=downgrade,swapin_pte=writable,written_back_retry=on,mm_cpumask=lazy,"

@@ -9,13 +9,11 @@
 
 namespace mmreplay::kernelsim {
 
-SimTime Scheduler::time_slice() const {
-  return sim_.machine().time_slice;
-}
-
 void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   assert(t.state() == TaskState::kSleeping || t.state() == TaskState::kNew);
   assert(at >= sim_.now());
+  const bool fork = t.state() == TaskState::kNew;
+  const SimTime slept = t.clock();  // where its clock stopped when it slept
   t.advance_to(at);
   Cpu& cpu = t.cpu();
   if (cpu.curr == nullptr) {
@@ -25,6 +23,11 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   }
   t.set_state(TaskState::kRunnable);
   cpu.runqueue.push_back(&t);
+  // check_preempt_wakeup(): the running task is preempted at its next preemption point from then.
+  if (!fork) {
+    cpu.wakeup_preempt_at = min(cpu.wakeup_preempt_at,
+                                sim_.time_slice().wakeup_preempt(cpu.curr->slice_start, slept, at));
+  }
 }
 
 SimTime Scheduler::idle_wakeup_latency(Cpu& cpu, SimTime at) const {
@@ -68,6 +71,7 @@ void Scheduler::resume_spinner(Task& t, SimTime at) {
 }
 
 void Scheduler::sleep(Task& t) {
+  count_switch_out(t, /*preempted=*/false);
   put_prev_task(t);
   t.set_state(TaskState::kSleeping);
   pick_next_task(t.cpu(), t.clock());
@@ -75,6 +79,7 @@ void Scheduler::sleep(Task& t) {
 
 void Scheduler::preempt(Task& t) {
   assert(t.should_preempt());
+  count_switch_out(t, /*preempted=*/true);
   put_prev_task(t);
   t.set_state(TaskState::kRunnable);
   t.cpu().runqueue.push_back(&t);
@@ -86,6 +91,18 @@ void Scheduler::exit(Task& t) {
   put_prev_task(t);
   t.set_state(TaskState::kDead);
   pick_next_task(t.cpu(), t.clock());
+}
+
+void Scheduler::count_switch_out(const Task& t, bool preempted) {
+  // __schedule()'s ++*switch_count (nvcsw, or nivcsw when preempted): what perf's
+  // context-switches event counts for a command's tasks, and /proc/PID/status's
+  // voluntary_ctxt_switches and nonvoluntary_ctxt_switches. A kernel thread's switches are not
+  // the program's (perf stat CMD does not count kswapd); an exiting task's last switch is not
+  // counted either (perf_event_exit_task() runs in do_exit() before it).
+  if (t.kthread) return;
+  CpuCounters& c = t.cpu().counters;
+  ++c.context_switches;
+  if (preempted) ++c.involuntary_switches;
 }
 
 void Scheduler::put_prev_task(Task& t) {
@@ -116,13 +133,13 @@ void Scheduler::pick_next_task(Cpu& cpu, SimTime at) {
   }
   Task* next = cpu.runqueue.front();
   cpu.runqueue.pop_front();
-  ++cpu.counters.context_switches;
   run_on(cpu, *next, at, sim_.costs().context_switch);
 }
 
 void Scheduler::run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost) {
   assert(cpu.curr == nullptr && &next.cpu() == &cpu);
   cpu.curr = &next;
+  cpu.wakeup_preempt_at = SimTime::infinite();
   next.set_state(TaskState::kRunning);
   next.advance_to(max(max(at, cpu.irq_busy_until), sim_.now()));
   cpu.busy_since = next.clock();

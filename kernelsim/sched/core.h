@@ -67,15 +67,16 @@ class Scheduler {
   // Models do_exit()'s final schedule(). REQUIRES: t on its CPU.
   void exit(Task& t);
 
-  SimTime time_slice() const;
-
  private:
   // Models the IPI try_to_wake_up() sends for a wakee whose CPU is another, idle one
   // (ttwu_queue_wakelist() -> send_call_function_single_ipi(); smp_send_reschedule() without
   // the wake list): `waker` pays ipi_send for the APIC write, before the wake-up. A busy CPU gets
-  // none here, as the model has no wake-up preemption, and an idle one is taken as not polling.
+  // none here (a wake-up preemption is taken at the running task's next preemption point:
+  // sched/time_slice.h), and an idle one is taken as not polling.
   // For try_to_wake_up() and wake_sleeper(). REQUIRES: waker on its CPU.
   void ttwu_ipi(Task& waker, const Task& wakee);
+  // Counts t's switch out of its CPU in its CPU's counters (sched/core.cpp says which).
+  void count_switch_out(const Task& t, bool preempted);
   // `t` leaves its CPU at t.clock(); owners of spun-on rwsems let spinners go.
   void put_prev_task(Task& t);
   // The CPU picks its next task, or goes idle in lazy-TLB mode.

@@ -173,6 +173,9 @@ struct Cpu {
   // delays what the task does from then on, not work it had done before the IPI came.
   IrqStealQueue pending_steal;
   SimTime busy_since;  // when curr got this CPU (valid while curr != nullptr)
+  // When a task woken onto this CPU while curr ran preempts curr (sched/time_slice.h
+  // wakeup_preempt()); infinite: none. Reset when the CPU gets its next task.
+  SimTime wakeup_preempt_at = SimTime::infinite();
   SimTime idle_since;  // when it last went idle (valid while curr == nullptr; 0 at boot)
 
   // local_irq_save() nesting depth: > 0 while the task here holds a spin_lock_irq*() lock (or

@@ -6,6 +6,7 @@
 
 #pragma once
 
+#include "kernelsim/sched/time_slice.h"
 #include "kernelsim/sim/event_queue.h"
 #include "kernelsim/sim/frame_pool.h"
 #include "kernelsim/sim/time.h"
@@ -24,14 +25,14 @@ class SimFloor {
   FramePool& frames() { return frames_; }
   // The attached trace sink, nullptr when not tracing.
   TraceSink* trace() const { return trace_; }
-  // sysctl_sched_base_slice of this machine.
-  SimTime time_slice() const { return time_slice_; }
+  // The fair class's slice on this machine, and the tick that ends it (sched/time_slice.h).
+  const TimeSlice& time_slice() const { return time_slice_; }
   Scheduler& sched() { return *scheduler_; }
   // Labels t's track in the trace sink as it starts (the roof knows its mm and CPU).
   virtual void trace_task_start(const Task& t) = 0;
 
  protected:
-  explicit SimFloor(SimTime time_slice) : time_slice_(time_slice) {}
+  explicit SimFloor(const TimeSlice& time_slice) : time_slice_(time_slice) {}
   ~SimFloor() = default;
   SimFloor(const SimFloor&) = delete;
   SimFloor& operator=(const SimFloor&) = delete;
@@ -40,7 +41,7 @@ class SimFloor {
   FramePool frames_;
   EventQueue events_;
   TraceSink* trace_ = nullptr;
-  SimTime time_slice_;
+  TimeSlice time_slice_;
   Scheduler* scheduler_ = nullptr;  // set by the roof once its scheduler exists
 };
 

@@ -132,6 +132,12 @@ class Task final : public EventTarget {
   void absorb_all_steal();
   // Time-slice expiry with another task waiting and preemption enabled.
   bool should_preempt() const;
+  // The tick that preempts the task if others wait for its CPU (sched/time_slice.h).
+  SimTime preempt_tick() const;
+  // How far user-mode work may run before it must stop at a preemption point: the tick that
+  // would end its slice were a task waiting, or kUserModePreemptCheck on if that is sooner (a
+  // wake-up may preempt it meanwhile).
+  SimTime user_run_until() const;
 
   // SharedStep protocol (sim/shared_step.h).
   bool try_enter_now();
@@ -240,9 +246,20 @@ inline void Task::charge_steal(const IrqSteal& s) {
   clock_ += s.duration;
 }
 
+inline SimTime Task::preempt_tick() const {
+  return floor_.time_slice().preempt_tick(slice_start, 1 + cpu_->runqueue.size());
+}
+
+inline SimTime Task::user_run_until() const {
+  const size_t waiting = cpu_->runqueue.empty() ? 1 : cpu_->runqueue.size();
+  const SimTime tick = floor_.time_slice().preempt_tick(slice_start, 1 + waiting);
+  const SimTime check = clock_ + kUserModePreemptCheck;
+  return tick > clock_ && tick < check ? tick : check;
+}
+
 inline bool Task::should_preempt() const {
   return preempt_count == 0 && !cpu_->runqueue.empty() &&
-         clock_ - slice_start >= floor_.time_slice();
+         (clock_ >= cpu_->wakeup_preempt_at || clock_ >= preempt_tick());
 }
 
 inline bool Task::try_enter_now() {

@@ -45,9 +45,12 @@ TEST(PresetsTest, EveryPresetIsAValidConfiguration) {
 // The releases written as a chain of changes must give each release's full set of knobs (these
 // strings are what every result of a kernel preset records in `policy_knobs`).
 TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
-  const std::string tail =
-      ",reclaim=reactive,predict_window=8,wake_affine=sync,spinlock=queued,"
-      "read_ahead_kb=128,fault_around_bytes=65536";
+  // The knobs no release sets, and the scheduler's slice: CFS's until 6.6.
+  auto tail_with = [](std::string_view sched) {
+    return ",reclaim=reactive,predict_window=8,wake_affine=sync,sched=" + std::string(sched) +
+           ",spinlock=queued,read_ahead_kb=128,fault_around_bytes=65536";
+  };
+  const std::string tail = tail_with("cfs");
   const std::string v316 =
       "madv_free=as-dontneed,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=write,tlb=ipi,"
       "fault_lock=mmap_sem,lazy_tlb=leave_mm,csd_ipi=always,pcid=off,"
@@ -126,7 +129,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
       "uncharge_batch=gather,lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_"
       "invalidate=drain" +
-          tail);
+          tail_with("eevdf"));
   EXPECT_EQ(
       expand("linux-6.18"),
       "madv_free=free-swapped,madvise=process-madvise,madvise_lock=per-vma,munmap_lock=downgrade,"
@@ -139,7 +142,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "bh_lru_size=16,"
       "memcg=page_counter,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
       "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain" +
-          tail);
+          tail_with("eevdf"));
   EXPECT_EQ(expand("default"), format_knobs(KernelConfig{}));
 }
 

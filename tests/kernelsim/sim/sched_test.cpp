@@ -6,6 +6,7 @@
 
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/sched/cpu.h"
+#include "kernelsim/sched/time_slice.h"
 #include "tests/kernelsim/test_util.h"
 
 namespace mmreplay::kernelsim {
@@ -14,19 +15,61 @@ namespace {
 using testing::make_sim;
 using testing::thread;
 
-TEST(SchedTest, TwoTasksOnOneCpuTimeShare) {
-  auto sim = make_sim(1);
-  thread(*sim, 1, 0, {Op::think(SimTime::ms(3))});
-  thread(*sim, 2, 0, {Op::think(SimTime::ms(3))});
+// Two busy tasks on one CPU, 10 ms of user time each, as two threads pinned to one CPU of the
+// development guest (HZ=250), which switched every 4.0 ms: the slice (EEVDF's 0.75 ms x
+// (1 + ilog2(cpus)) or CFS's share of sched_latency) ends at a tick, not in between. Returns the
+// simulation after the run.
+std::unique_ptr<Simulation> two_busy_tasks_on_cpu0(uint32_t nr_cpus, const std::string& policy) {
+  auto sim = make_sim(nr_cpus, policy);
+  thread(*sim, 1, 0, {Op::think(SimTime::ms(10))});
+  thread(*sim, 2, 0, {Op::think(SimTime::ms(10))});
   sim->run();
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
-  // Both ran to completion in ~6 ms; neither finished its 3 ms before the other started.
-  const uint64_t slices = SimTime::ms(3).count_ns() / sim->machine().time_slice.count_ns();
-  EXPECT_GE(sim->cpu(0).counters.context_switches, 2 * slices - 1);
-  EXPECT_GE(sim->now(), SimTime::ms(6));
-  EXPECT_LT(sim->now(), SimTime::ms(7));
+  EXPECT_EQ(sim->cpu(0).counters.context_switches, sim->cpu(0).counters.involuntary_switches)
+      << "neither sleeps; an exit's switch is not counted";
+  return sim;
+}
+
+TEST(SchedTest, EevdfPreemptsAtTheTickAfterTheBaseSlice) {
+  // One CPU: a 0.75 ms base slice, so each tick (every 4 ms) switches the two: the first runs
+  // to 4, 12 and ~18 ms, the second to 8, 16 and ~20 ms.
+  auto sim = two_busy_tasks_on_cpu0(1, "");
+  EXPECT_EQ(sim->cpu(0).counters.involuntary_switches, 4u);
+  EXPECT_GT(sim->now(), SimTime::ms(20));
+  EXPECT_LT(sim->now(), SimTime::us(20'200));
+  // Each think spans from its first run to its end: ~18 ms for the first, 16 for the second.
+  EXPECT_GT(sim->stats().latency(OpKind::kThink).max(),
+            static_cast<uint64_t>(SimTime::ms(18).count_ns()));
   EXPECT_GT(sim->stats().latency(OpKind::kThink).min(),
-            static_cast<uint64_t>(SimTime::ms(5).count_ns()));
+            static_cast<uint64_t>(SimTime::ms(16).count_ns()));
+}
+
+TEST(SchedTest, CfsGivesTwoTasksHalfOfSchedLatencyEachToTheNextTick) {
+  // Two CPUs: sched_latency 6 ms x 2 = 12 ms, so a 6 ms slice each, which the tick at 8 ms ends:
+  // the first runs to 8 and ~18 ms, the second to 16 and ~20 ms.
+  auto cfs = two_busy_tasks_on_cpu0(2, "sched=cfs");
+  EXPECT_EQ(cfs->cpu(0).counters.involuntary_switches, 2u);
+  EXPECT_LT(cfs->now(), SimTime::us(20'200));
+  // EEVDF on the same machine: a 1.5 ms base slice, still one tick.
+  auto eevdf = two_busy_tasks_on_cpu0(2, "sched=eevdf");
+  EXPECT_EQ(eevdf->cpu(0).counters.involuntary_switches, 4u);
+}
+
+TEST(SchedTest, TheSliceScalesWithLog2OfTheCpusUpToEight) {
+  // get_update_sysctl_factor(): 1 + ilog2(min(cpus, 8)).
+  EXPECT_EQ(sched_tunable_factor(1), 1);
+  EXPECT_EQ(sched_tunable_factor(2), 2);
+  EXPECT_EQ(sched_tunable_factor(3), 2);
+  EXPECT_EQ(sched_tunable_factor(4), 3);
+  EXPECT_EQ(sched_tunable_factor(8), 4);
+  EXPECT_EQ(sched_tunable_factor(160), 4);
+  EXPECT_EQ(TimeSlice(SchedSliceMode::kEevdf, 48).base_slice(), SimTime::ms(3));
+  // CFS: 12 ms over three tasks on two CPUs; beyond sched_nr_latency tasks, min_granularity.
+  const TimeSlice cfs(SchedSliceMode::kCfs, 2);
+  EXPECT_EQ(cfs.slice(3), SimTime::ms(4));
+  EXPECT_EQ(cfs.slice(9), SimTime::us(1500));
+  EXPECT_EQ(cfs.preempt_tick(SimTime::ms(1), 3), SimTime::ms(8));
+  EXPECT_EQ(cfs.preempt_tick(SimTime::zero(), 3), SimTime::ms(4)) << "a tick at the slice's end";
 }
 
 TEST(SchedTest, SleepingTaskFreesItsCpu) {
@@ -41,29 +84,87 @@ TEST(SchedTest, SleepingTaskFreesItsCpu) {
 }
 
 // A write loop over resident pages takes no fault, so it reaches the kernel only through the
-// timer tick; the tick preempts it once its slice is used up. Without that, a task rewriting its
-// lazily freed pages kept its CPU for a whole 128 MiB pass while the task queued behind it
-// waited (madv-bomb under a memcg, `validate --real --pressure`).
-TEST(SchedTest, UserModeAccessesArePreemptedAtSliceEnd) {
+// timer tick (or a wake-up's resched IPI); the tick preempts it once its slice is used up. Without
+// that, a task rewriting its lazily freed pages kept its CPU for a whole 128 MiB pass while the
+// task queued behind it waited (madv-bomb under a memcg, `validate --real --pressure`). Starts a
+// task that does 1,024 write faults and then rewrites the pages for ~8 ms on CPU 0 of a one-CPU
+// machine, and `other` beside it; returns the simulation, not yet run.
+std::unique_ptr<Simulation> toucher_and(const std::string& policy, std::vector<Op> other,
+                                        SimTime other_start = SimTime::zero()) {
   CostProfile costs = cost_profile_default();
   costs.user_access = SimTime::us(1);  // 1,024 resident pages: 1 ms of user time a pass
-  auto sim = make_sim(1, "", costs);
+  auto sim = make_sim(1, policy, costs);
   constexpr uint64_t kPages = 1024;
-  thread(*sim, 1, 0,
-         {Op::mmap_anon(testing::kBase, kPages * testing::kPage, PROT_READ | PROT_WRITE),
-          Op::touch(testing::kBase, kPages * testing::kPage, true),
-          Op::touch(testing::kBase, kPages * testing::kPage, true),
-          Op::touch(testing::kBase, kPages * testing::kPage, true),
-          Op::touch(testing::kBase, kPages * testing::kPage, true)});
-  // Wakes while the toucher rewrites its pages, then needs only a moment of CPU.
-  thread(*sim, 2, 0, {Op::sleep(SimTime::us(1500)), Op::think(SimTime::us(10))});
+  std::vector<Op> ops = {
+      Op::mmap_anon(testing::kBase, kPages * testing::kPage, PROT_READ | PROT_WRITE)};
+  for (int pass = 0; pass < 8; ++pass) {
+    ops.push_back(Op::touch(testing::kBase, kPages * testing::kPage, true));
+  }
+  thread(*sim, 1, 0, std::move(ops));
+  thread(*sim, 2, 0, std::move(other), other_start);
+  return sim;
+}
+
+TEST(SchedTest, UserModeAccessesArePreemptedAtTheTickThatEndsTheSlice) {
+  // A task started at 0.5 ms does not preempt at its first wake-up: it waits for the tick at
+  // 4 ms, which finds the toucher's 0.75 ms slice used up.
+  auto sim = toucher_and("", {Op::think(SimTime::us(10))}, SimTime::us(500));
+  sim->run_until(SimTime::us(3'990));
+  EXPECT_EQ(sim->cpu(0).counters.involuntary_switches, 0u);
+  sim->run_until(SimTime::us(4'010));
+  EXPECT_EQ(sim->cpu(0).counters.involuntary_switches, 1u) << "the toucher, at the tick";
   sim->run();
-  EXPECT_EQ(sim->stats().vm.pgfault, kPages) << "only the first pass faults";
-  // The sleeper waited at most the rest of one slice (and a switch) after its wake-up, not the
-  // rest of the toucher's passes (2.5 ms more).
-  const SimTime slice = sim->machine().time_slice;
-  EXPECT_LT(sim->stats().latency(OpKind::kSleep).max(),
-            static_cast<uint64_t>((SimTime::us(1500) + slice + SimTime::us(50)).count_ns()));
+  EXPECT_EQ(sim->stats().vm.pgfault, 1024u) << "only the first pass faults";
+}
+
+TEST(SchedTest, AWakeUpPastTheRunningSliceEndPreemptsItAtOnce) {
+  // EEVDF: the sleeper first runs at the 4 ms tick (a new task does not preempt), sleeps
+  // 1.5 ms, wakes past the toucher's new slice (0.75 ms) and takes the CPU at the toucher's next
+  // preemption check, not at the 8 ms tick.
+  auto eevdf = toucher_and("", {Op::sleep(SimTime::us(1500)), Op::think(SimTime::us(10))});
+  eevdf->run();
+  EXPECT_LT(eevdf->stats().latency(OpKind::kSleep).max(),
+            static_cast<uint64_t>(
+                (SimTime::us(1500) + kUserModePreemptCheck + SimTime::us(50)).count_ns()));
+  EXPECT_EQ(eevdf->cpu(0).counters.involuntary_switches, 2u) << "the tick, then the wake-up";
+}
+
+TEST(SchedTest, AWakeUpInsideTheRunningSliceWaitsForItsTickUnderEevdf) {
+  // The sleeper first runs at the 4 ms tick and wakes 0.3 ms later, inside the toucher's new
+  // slice: RUN_TO_PARITY keeps the toucher to the 8 ms tick.
+  auto eevdf =
+      toucher_and("sched=eevdf", {Op::sleep(SimTime::us(300)), Op::think(SimTime::us(10))});
+  eevdf->run();
+  EXPECT_GT(eevdf->stats().latency(OpKind::kSleep).max(),
+            static_cast<uint64_t>(SimTime::us(3'900).count_ns()));
+  EXPECT_LT(eevdf->stats().latency(OpKind::kSleep).max(),
+            static_cast<uint64_t>(SimTime::us(4'050).count_ns()));
+}
+
+TEST(SchedTest, UnderCfsAWakeePreemptsOnlyAfterSleepingTheWakeupGranularity) {
+  // One CPU: a 3 ms slice each (sched_latency 6 ms over two), wakeup granularity 1 ms. The
+  // sleeper first runs at the 4 ms tick; woken 0.3 ms later it is not far enough behind and
+  // waits for the tick at 8 ms; woken 1.5 ms later it preempts at once.
+  auto short_sleep =
+      toucher_and("sched=cfs", {Op::sleep(SimTime::us(300)), Op::think(SimTime::us(10))});
+  short_sleep->run();
+  EXPECT_GT(short_sleep->stats().latency(OpKind::kSleep).max(),
+            static_cast<uint64_t>(SimTime::us(3'900).count_ns()));
+  auto long_sleep =
+      toucher_and("sched=cfs", {Op::sleep(SimTime::us(1500)), Op::think(SimTime::us(10))});
+  long_sleep->run();
+  EXPECT_LT(long_sleep->stats().latency(OpKind::kSleep).max(),
+            static_cast<uint64_t>(
+                (SimTime::us(1500) + kUserModePreemptCheck + SimTime::us(50)).count_ns()));
+  // The rule itself, on a two-CPU machine (granularity 2 ms, base slice 1.5 ms).
+  const TimeSlice cfs(SchedSliceMode::kCfs, 2), eevdf(SchedSliceMode::kEevdf, 2);
+  EXPECT_EQ(cfs.wakeup_preempt(SimTime::ms(10), SimTime::ms(9), SimTime::ms(11)), SimTime::ms(11));
+  EXPECT_EQ(cfs.wakeup_preempt(SimTime::ms(10), SimTime::ms(10), SimTime::ms(11)),
+            SimTime::infinite());
+  EXPECT_EQ(eevdf.wakeup_preempt(SimTime::ms(10), SimTime::ms(0), SimTime::ms(11)),
+            SimTime::infinite());
+  EXPECT_EQ(eevdf.wakeup_preempt(SimTime::ms(10), SimTime::ms(11), SimTime::us(11'500)),
+            SimTime::us(11'500));
 }
 
 TEST(SchedTest, IdleCpuKeepsItsLastMmLazily) {

@@ -1,0 +1,104 @@
+// How long a task keeps its CPU while others wait there: the fair class's slice and the tick
+// that enforces it (kernel/sched/fair.c).
+//
+// Neither CFS nor EEVDF preempts a task the moment its slice is used up: the scheduler tick
+// (task_tick_fair() -> update_curr()) notices it, every TICK_NSEC, and marks the task for resched
+// (check_preempt_tick() before 6.6, update_deadline() since). A task is thus preempted at the
+// first tick at or after its slice's end. At HZ=250 every slice shorter than 4 ms lasts a tick:
+// two busy threads pinned to one CPU of this project's 6.18 guest switched every 4.0 ms (251
+// involuntary switches each in 2 s). Ticks fall at the same instants on every CPU (jiffies;
+// skew_tick is off by default).
+//
+// A task woken onto a busy CPU may preempt sooner (check_preempt_wakeup()). CFS preempts for a
+// wakee further behind in vruntime than sysctl_sched_wakeup_granularity: while it slept its
+// CPU's min_vruntime moved on about as far as it slept, and place_entity() keeps it no further
+// back than half of sched_latency, so the model has a wakee that slept at least the granularity
+// preempt at once and one that slept less wait for the tick. Under EEVDF's RUN_TO_PARITY the
+// check at the wake-up finds a running task still inside its slice protected (the tick then ends
+// it), and preempts one past it. A new task never preempts at its first wake-up (CFS's
+// START_DEBIT places it a slice behind; the model treats EEVDF's alike).
+
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include "kernelsim/constants.h"
+#include "kernelsim/policy/kernel_config.h"
+#include "kernelsim/sim/time.h"
+
+namespace mmreplay::kernelsim {
+
+// get_update_sysctl_factor() under SCHED_TUNABLESCALING_LOG: 1 + ilog2(min(cpus, 8)).
+inline int64_t sched_tunable_factor(uint32_t nr_cpus) {
+  const uint32_t cpus =
+      nr_cpus < SCHED_TUNABLESCALING_MAX_CPUS ? nr_cpus : SCHED_TUNABLESCALING_MAX_CPUS;
+  return 1 + (std::bit_width(cpus < 1 ? 1u : cpus) - 1);
+}
+
+// The first tick at or after `t`.
+inline SimTime tick_at_or_after(SimTime t) {
+  const int64_t ns = t.count_ns();
+  const int64_t ticks = ns <= 0 ? 0 : (ns + TICK_NSEC - 1) / TICK_NSEC;
+  return SimTime::ns(ticks * TICK_NSEC);
+}
+
+// The first tick strictly after `t`.
+inline SimTime tick_after(SimTime t) {
+  const int64_t ns = t.count_ns();
+  return SimTime::ns((ns < 0 ? 0 : ns / TICK_NSEC + 1) * TICK_NSEC);
+}
+
+// How much user-mode work (think time, accesses that take no fault) the model runs before it
+// looks for a preemption: a wake-up's preemption then lands at most this late. The normalized
+// base slice, the interval the model used before it had ticks.
+inline constexpr SimTime kUserModePreemptCheck = SimTime::ns(normalized_sysctl_sched_base_slice_ns);
+
+class TimeSlice {
+ public:
+  TimeSlice(SchedSliceMode mode, uint32_t nr_cpus)
+      : mode_(mode),
+        base_slice_(
+            SimTime::ns(normalized_sysctl_sched_base_slice_ns * sched_tunable_factor(nr_cpus))),
+        latency_(SimTime::ns(normalized_sysctl_sched_latency_ns * sched_tunable_factor(nr_cpus))),
+        wakeup_granularity_(SimTime::ns(normalized_sysctl_sched_wakeup_granularity_ns *
+                                        sched_tunable_factor(nr_cpus))) {}
+
+  // The slice of a task sharing its CPU with nr_running - 1 others (nr_running >= 2).
+  // EEVDF: sysctl_sched_base_slice, whatever the load. CFS: sched_slice(), the task's share of
+  // __sched_period() (sysctl_sched_latency, or nr_running x sysctl_sched_min_granularity beyond
+  // sched_nr_latency tasks), equal weights.
+  SimTime slice(size_t nr_running) const {
+    if (mode_ == SchedSliceMode::kEevdf || nr_running <= 1) return base_slice_;
+    const auto n = static_cast<int64_t>(nr_running);
+    if (nr_running > sched_nr_latency) return base_slice_;  // period n x min_granularity
+    const SimTime share = SimTime::ns(latency_.count_ns() / n);
+    return share > base_slice_ ? share : base_slice_;
+  }
+
+  // When a task that got its CPU at `start` is preempted while nr_running share it: the tick
+  // that finds the slice used up.
+  SimTime preempt_tick(SimTime start, size_t nr_running) const {
+    return tick_at_or_after(start + slice(nr_running));
+  }
+
+  // When a task that slept from `slept` to `woken`, woken onto a CPU whose running task got it at
+  // `curr_start`, preempts that task (at its next preemption point from then); infinite: not at
+  // the wake-up.
+  SimTime wakeup_preempt(SimTime curr_start, SimTime slept, SimTime woken) const {
+    const bool preempts = mode_ == SchedSliceMode::kCfs ? woken - slept >= wakeup_granularity_
+                                                        : woken >= curr_start + base_slice_;
+    return preempts ? woken : SimTime::infinite();
+  }
+
+  SimTime base_slice() const { return base_slice_; }
+
+ private:
+  SchedSliceMode mode_;
+  SimTime base_slice_;  // sysctl_sched_base_slice (CFS: sysctl_sched_min_granularity), scaled
+  SimTime latency_;     // CFS's sysctl_sched_latency, scaled
+  SimTime wakeup_granularity_;  // CFS's sysctl_sched_wakeup_granularity, scaled
+};
+
+}  // namespace mmreplay::kernelsim
