@@ -98,8 +98,10 @@ class PteMap {
     const Leaf* l = find_leaf(addr >> PMD_SHIFT);
     return l == nullptr ? pte::kNone : (*l)[slot(addr)];
   }
-  // The pte of addr for a store; allocates its leaf on the first touch (__pte_alloc()).
-  uint8_t& ref(uint64_t addr) {
+  // The pte of addr for a store; allocates its leaf on the first touch (__pte_alloc()). Always
+  // inline: a zap's and a user access's per-page step, which unity builds otherwise leave out of
+  // line as their files change around it.
+  [[gnu::always_inline]] uint8_t& ref(uint64_t addr) {
     const uint64_t key = addr >> PMD_SHIFT;
     Leaf* l = find_leaf(key);
     if (l == nullptr) [[unlikely]]

@@ -44,12 +44,6 @@ inline SimTime tick_at_or_after(SimTime t) {
   return SimTime::ns(ticks * TICK_NSEC);
 }
 
-// The first tick strictly after `t`.
-inline SimTime tick_after(SimTime t) {
-  const int64_t ns = t.count_ns();
-  return SimTime::ns((ns < 0 ? 0 : ns / TICK_NSEC + 1) * TICK_NSEC);
-}
-
 // How much user-mode work (think time, accesses that take no fault) the model runs before it
 // looks for a preemption: a wake-up's preemption then lands at most this late. The normalized
 // base slice, the interval the model used before it had ticks.
@@ -71,9 +65,8 @@ class TimeSlice {
   // sched_nr_latency tasks), equal weights.
   SimTime slice(size_t nr_running) const {
     if (mode_ == SchedSliceMode::kEevdf || nr_running <= 1) return base_slice_;
-    const auto n = static_cast<int64_t>(nr_running);
     if (nr_running > sched_nr_latency) return base_slice_;  // period n x min_granularity
-    const SimTime share = SimTime::ns(latency_.count_ns() / n);
+    const SimTime share = SimTime::ns(latency_.count_ns() / static_cast<int64_t>(nr_running));
     return share > base_slice_ ? share : base_slice_;
   }
 

@@ -67,6 +67,20 @@ uint64_t Task::interrupt_sleep() {
   return wake_arg();
 }
 
+bool Task::preempted_by_waiters() const {
+  return clock_ >= cpu_->wakeup_preempt_at || clock_ >= preempt_tick();
+}
+
+SimTime Task::user_run_until_tick() const {
+  const SimTime tick = preempt_tick();
+  const SimTime check = clock_ + kUserModePreemptCheck;
+  return tick > clock_ && tick < check ? tick : check;
+}
+
+SimTime Task::preempt_tick() const {
+  return floor_.time_slice().preempt_tick(slice_start, 1 + cpu_->runqueue.size());
+}
+
 void Task::fire(uint64_t arg) {
   if (const uint64_t kind = arg & kWakeKindMask; kind == kWake || kind == kWakeRecorded) {
     if ((arg >> kSleepSeqShift) != 0) {  // due() dropped it if its sleep had ended

@@ -130,15 +130,23 @@ class Task final : public EventTarget {
   // Every pending handler's time, those still to start included: the task leaves its CPU, and
   // the model charges them to it rather than to whoever runs there next.
   void absorb_all_steal();
-  // Time-slice expiry with another task waiting and preemption enabled.
+  // Another task waits for the CPU, preemption is enabled, and the tick that ends the slice or
+  // a wake-up's preemption has come (sched/time_slice.h).
   bool should_preempt() const;
-  // The tick that preempts the task if others wait for its CPU (sched/time_slice.h).
-  SimTime preempt_tick() const;
-  // How far user-mode work may run before it must stop at a preemption point: the tick that
-  // would end its slice were a task waiting, or kUserModePreemptCheck on if that is sooner (a
-  // wake-up may preempt it meanwhile).
+  // How far user-mode work may run before it must stop at a preemption point: kUserModePreemptCheck
+  // on (a wake-up may preempt it meanwhile), or sooner the tick that ends its slice while tasks
+  // wait for its CPU.
   SimTime user_run_until() const;
 
+ private:
+  // should_preempt() and user_run_until() once tasks wait for this one's CPU: out of line, so
+  // that the inline tests stay small on the paths where none waits (a 64-CPU fault's).
+  bool preempted_by_waiters() const;
+  SimTime user_run_until_tick() const;
+  // The tick that preempts the task while others wait for its CPU (sched/time_slice.h).
+  SimTime preempt_tick() const;
+
+ public:
   // SharedStep protocol (sim/shared_step.h).
   bool try_enter_now();
   void defer(SharedStep* step, std::coroutine_handle<> h);
@@ -246,20 +254,14 @@ inline void Task::charge_steal(const IrqSteal& s) {
   clock_ += s.duration;
 }
 
-inline SimTime Task::preempt_tick() const {
-  return floor_.time_slice().preempt_tick(slice_start, 1 + cpu_->runqueue.size());
-}
-
 inline SimTime Task::user_run_until() const {
-  const size_t waiting = cpu_->runqueue.empty() ? 1 : cpu_->runqueue.size();
-  const SimTime tick = floor_.time_slice().preempt_tick(slice_start, 1 + waiting);
-  const SimTime check = clock_ + kUserModePreemptCheck;
-  return tick > clock_ && tick < check ? tick : check;
+  // None waits: a task that comes meanwhile is a wake-up, looked for within the check interval.
+  if (cpu_->runqueue.empty()) return clock_ + kUserModePreemptCheck;
+  return user_run_until_tick();
 }
 
 inline bool Task::should_preempt() const {
-  return preempt_count == 0 && !cpu_->runqueue.empty() &&
-         (clock_ >= cpu_->wakeup_preempt_at || clock_ >= preempt_tick());
+  return preempt_count == 0 && !cpu_->runqueue.empty() && preempted_by_waiters();
 }
 
 inline bool Task::try_enter_now() {
