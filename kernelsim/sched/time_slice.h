@@ -20,7 +20,9 @@
 
 #pragma once
 
+#include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 
@@ -32,9 +34,8 @@ namespace mmreplay::kernelsim {
 
 // get_update_sysctl_factor() under SCHED_TUNABLESCALING_LOG: 1 + ilog2(min(cpus, 8)).
 inline int64_t sched_tunable_factor(uint32_t nr_cpus) {
-  const uint32_t cpus =
-      nr_cpus < SCHED_TUNABLESCALING_MAX_CPUS ? nr_cpus : SCHED_TUNABLESCALING_MAX_CPUS;
-  return 1 + (std::bit_width(cpus < 1 ? 1u : cpus) - 1);
+  const uint32_t cpus = std::clamp(nr_cpus, 1u, SCHED_TUNABLESCALING_MAX_CPUS);
+  return std::bit_width(cpus);  // 1 + ilog2(cpus)
 }
 
 // The first tick at or after `t`.
@@ -62,12 +63,11 @@ class TimeSlice {
   // The slice of a task sharing its CPU with nr_running - 1 others (nr_running >= 2).
   // EEVDF: sysctl_sched_base_slice, whatever the load. CFS: sched_slice(), the task's share of
   // __sched_period() (sysctl_sched_latency, or nr_running x sysctl_sched_min_granularity beyond
-  // sched_nr_latency tasks), equal weights.
+  // sched_nr_latency tasks, a share of min_granularity), equal weights.
   SimTime slice(size_t nr_running) const {
-    if (mode_ == SchedSliceMode::kEevdf || nr_running <= 1) return base_slice_;
-    if (nr_running > sched_nr_latency) return base_slice_;  // period n x min_granularity
-    const SimTime share = SimTime::ns(latency_.count_ns() / static_cast<int64_t>(nr_running));
-    return share > base_slice_ ? share : base_slice_;
+    assert(nr_running >= 2);
+    if (mode_ == SchedSliceMode::kEevdf || nr_running > sched_nr_latency) return base_slice_;
+    return max(base_slice_, SimTime::ns(latency_.count_ns() / static_cast<int64_t>(nr_running)));
   }
 
   // When a task that got its CPU at `start` is preempted while nr_running share it: the tick

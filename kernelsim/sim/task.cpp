@@ -74,7 +74,7 @@ bool Task::preempted_by_waiters() const {
 SimTime Task::user_run_until_tick() const {
   const SimTime tick = preempt_tick();
   const SimTime check = clock_ + kUserModePreemptCheck;
-  return tick > clock_ && tick < check ? tick : check;
+  return tick > clock_ ? min(tick, check) : check;
 }
 
 SimTime Task::preempt_tick() const {

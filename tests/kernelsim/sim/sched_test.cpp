@@ -117,45 +117,51 @@ TEST(SchedTest, UserModeAccessesArePreemptedAtTheTickThatEndsTheSlice) {
   EXPECT_EQ(sim->stats().vm.pgfault, 1024u) << "only the first pass faults";
 }
 
+// toucher_and() with a task that, once it first runs (at the 4 ms tick: a new task does not
+// preempt), sleeps `sleep` and then needs a moment of CPU; run to the end.
+std::unique_ptr<Simulation> toucher_and_sleeper(const std::string& policy, SimTime sleep) {
+  auto sim = toucher_and(policy, {Op::sleep(sleep), Op::think(SimTime::us(10))});
+  sim->run();
+  return sim;
+}
+
+// The sleeper's sleep, from its start until it had the CPU again (ns).
+uint64_t sleeper_wait_ns(const Simulation& sim) {
+  return sim.stats().latency(OpKind::kSleep).max();
+}
+
+// The longest wait of a sleeper whose wake-up preempts: the toucher's next preemption check.
+uint64_t preempting_wait_ns(SimTime sleep) {
+  return static_cast<uint64_t>((sleep + kUserModePreemptCheck + SimTime::us(50)).count_ns());
+}
+
+// A sleeper woken at 4.3 ms that waits for the 8 ms tick.
+void expect_waited_for_the_tick(const Simulation& sim) {
+  EXPECT_GT(sleeper_wait_ns(sim), static_cast<uint64_t>(SimTime::us(3'900).count_ns()));
+  EXPECT_LT(sleeper_wait_ns(sim), static_cast<uint64_t>(SimTime::us(4'050).count_ns()));
+}
+
 TEST(SchedTest, AWakeUpPastTheRunningSliceEndPreemptsItAtOnce) {
-  // EEVDF: the sleeper first runs at the 4 ms tick (a new task does not preempt), sleeps
-  // 1.5 ms, wakes past the toucher's new slice (0.75 ms) and takes the CPU at the toucher's next
-  // preemption check, not at the 8 ms tick.
-  auto eevdf = toucher_and("", {Op::sleep(SimTime::us(1500)), Op::think(SimTime::us(10))});
-  eevdf->run();
-  EXPECT_LT(eevdf->stats().latency(OpKind::kSleep).max(),
-            static_cast<uint64_t>(
-                (SimTime::us(1500) + kUserModePreemptCheck + SimTime::us(50)).count_ns()));
+  // EEVDF: the sleeper wakes 1.5 ms after the 4 ms tick, past the toucher's new slice (0.75 ms),
+  // and takes the CPU at the toucher's next preemption check, not at the 8 ms tick.
+  auto eevdf = toucher_and_sleeper("", SimTime::us(1500));
+  EXPECT_LT(sleeper_wait_ns(*eevdf), preempting_wait_ns(SimTime::us(1500)));
   EXPECT_EQ(eevdf->cpu(0).counters.involuntary_switches, 2u) << "the tick, then the wake-up";
 }
 
 TEST(SchedTest, AWakeUpInsideTheRunningSliceWaitsForItsTickUnderEevdf) {
-  // The sleeper first runs at the 4 ms tick and wakes 0.3 ms later, inside the toucher's new
-  // slice: RUN_TO_PARITY keeps the toucher to the 8 ms tick.
-  auto eevdf =
-      toucher_and("sched=eevdf", {Op::sleep(SimTime::us(300)), Op::think(SimTime::us(10))});
-  eevdf->run();
-  EXPECT_GT(eevdf->stats().latency(OpKind::kSleep).max(),
-            static_cast<uint64_t>(SimTime::us(3'900).count_ns()));
-  EXPECT_LT(eevdf->stats().latency(OpKind::kSleep).max(),
-            static_cast<uint64_t>(SimTime::us(4'050).count_ns()));
+  // Woken 0.3 ms after the 4 ms tick, inside the toucher's new slice: RUN_TO_PARITY keeps the
+  // toucher to the 8 ms tick.
+  expect_waited_for_the_tick(*toucher_and_sleeper("sched=eevdf", SimTime::us(300)));
 }
 
 TEST(SchedTest, UnderCfsAWakeePreemptsOnlyAfterSleepingTheWakeupGranularity) {
-  // One CPU: a 3 ms slice each (sched_latency 6 ms over two), wakeup granularity 1 ms. The
-  // sleeper first runs at the 4 ms tick; woken 0.3 ms later it is not far enough behind and
-  // waits for the tick at 8 ms; woken 1.5 ms later it preempts at once.
-  auto short_sleep =
-      toucher_and("sched=cfs", {Op::sleep(SimTime::us(300)), Op::think(SimTime::us(10))});
-  short_sleep->run();
-  EXPECT_GT(short_sleep->stats().latency(OpKind::kSleep).max(),
-            static_cast<uint64_t>(SimTime::us(3'900).count_ns()));
-  auto long_sleep =
-      toucher_and("sched=cfs", {Op::sleep(SimTime::us(1500)), Op::think(SimTime::us(10))});
-  long_sleep->run();
-  EXPECT_LT(long_sleep->stats().latency(OpKind::kSleep).max(),
-            static_cast<uint64_t>(
-                (SimTime::us(1500) + kUserModePreemptCheck + SimTime::us(50)).count_ns()));
+  // One CPU: a 3 ms slice each (sched_latency 6 ms over two), wakeup granularity 1 ms. Woken
+  // 0.3 ms after the 4 ms tick the sleeper is not far enough behind and waits for the tick at
+  // 8 ms; woken 1.5 ms after it, it preempts at once.
+  expect_waited_for_the_tick(*toucher_and_sleeper("sched=cfs", SimTime::us(300)));
+  EXPECT_LT(sleeper_wait_ns(*toucher_and_sleeper("sched=cfs", SimTime::us(1500))),
+            preempting_wait_ns(SimTime::us(1500)));
   // The rule itself, on a two-CPU machine (granularity 2 ms, base slice 1.5 ms).
   const TimeSlice cfs(SchedSliceMode::kCfs, 2), eevdf(SchedSliceMode::kEevdf, 2);
   EXPECT_EQ(cfs.wakeup_preempt(SimTime::ms(10), SimTime::ms(9), SimTime::ms(11)), SimTime::ms(11));
