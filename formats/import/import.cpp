@@ -13,8 +13,10 @@ namespace mmreplay::formats {
 namespace {
 
 Status parse_lines(ImportFormat format, LineReader* lines, ImportBuilder* builder,
-                   RecorderInfo* recorder) {
-  if (format == ImportFormat::kPerfScript) return parse_perf_script(lines, builder, recorder);
+                   RecorderInfo* recorder, const ImportOptions& options) {
+  if (format == ImportFormat::kPerfScript) {
+    return parse_perf_script(lines, builder, recorder, options.launcher_prologue);
+  }
   return parse_strace(lines, builder, recorder);
 }
 
@@ -80,7 +82,7 @@ Status import_file(ImportFormat format, const std::string& path, ImportedTrace* 
   } else {
     auto lines = LineReader::open(path, &status);
     if (!lines) return status;
-    status = parse_lines(format, lines.get(), &builder, &recorder);
+    status = parse_lines(format, lines.get(), &builder, &recorder, options);
   }
   if (!status) return status;
   const bool has_machine =
@@ -103,7 +105,7 @@ Status import_text(ImportFormat format, const std::string& name, std::string_vie
   builder.set_wmem_max(options.wmem_max);
   RecorderInfo recorder;
   auto lines = LineReader::from_string(name, text);
-  Status status = parse_lines(format, lines.get(), &builder, &recorder);
+  Status status = parse_lines(format, lines.get(), &builder, &recorder, options);
   if (!status) return status;
   *trace = builder.finish(std::move(recorder), report);
   return Status::ok();

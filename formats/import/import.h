@@ -31,6 +31,11 @@ struct ImportOptions {
   uint64_t wmem_default = 0;
   // net.core.wmem_max in bytes (0: not known): ImportBuilder::set_wmem_max().
   uint64_t wmem_max = 0;
+  // perf script only: perf ran record's launcher, which execs the command (tools/cli/
+  // record_launch.h). The first thread's lines up to and with its first execve enter are the
+  // launcher's and are left out (counted as launcher lines), so the trace starts where a
+  // recording without it does: inside the command's exec, once the new mm is in place.
+  bool launcher_prologue = false;
 };
 
 Status import_file(ImportFormat format, const std::string& path, ImportedTrace* trace,

@@ -158,6 +158,8 @@ class ImportBuilder {
     ++report_.ignored_by_name[std::string(name)];
   }
   void unmatched_exit() { ++report_.unmatched_exits; }
+  // A line of record's launcher, before the command's exec (ImportOptions::launcher_prologue).
+  void launcher_line() { ++report_.launcher_lines; }
   // The recorder dropped `n` events (perf's buffer was full): the trace is short of them.
   void lost_events(uint64_t n) { report_.lost_events += n; }
   void unknown_flag_name() { ++report_.unknown_flag_names; }

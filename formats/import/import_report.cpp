@@ -136,6 +136,10 @@ std::string format_report(const ImportReport& r) {
                        r.off_cpu_intervals, static_cast<double>(r.off_cpu_ns) / 1e9,
                        static_cast<double>(r.preempted_ns) / 1e9);
   }
+  if (r.launcher_lines > 0) {
+    out += fmt::format("  {} lines of record's launcher before the command's exec: left out\n",
+                       r.launcher_lines);
+  }
   out += fmt::format("  {} unknown lines skipped\n", r.unknown_lines);
   for (const std::string& ex : r.unknown_examples) out += fmt::format("    {}\n", ex);
   return out;

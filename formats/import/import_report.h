@@ -32,6 +32,7 @@ struct ImportReport {
   uint64_t unknown_lines = 0;                 // lines of no form the importer knows: skipped
   std::vector<std::string> unknown_examples;  // "line N: TEXT", the first few
   uint64_t ignored_events = 0;  // well-formed records of events the model has no use for
+  uint64_t launcher_lines = 0;  // record's launcher's, before the command's exec: left out
   uint64_t vector_madvise_ranges_truncated = 0;  // probe gave fewer ranges than the call's vlen
   uint64_t failed_calls = 0;        // calls that returned -errno: failed_call observations
   uint64_t unmatched_exits = 0;     // exits (or resumes) with no enter seen

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -162,12 +163,17 @@ void read_header_line(std::string_view text, RecorderInfo* rec) {
 
 class PerfScriptParser {
  public:
-  PerfScriptParser(LineReader* lines, ImportBuilder* b) : lines_(*lines), b_(*b) {}
+  PerfScriptParser(LineReader* lines, ImportBuilder* b, bool launcher_prologue)
+      : lines_(*lines), b_(*b), in_launcher_(launcher_prologue) {}
 
   Status line(std::string_view text) {
     Line l;
     if (!split_line(text, &l)) {
       b_.unknown_line(lines_.line_number(), text);
+      return Status::ok();
+    }
+    if (in_launcher_ && launcher_line(l)) {
+      b_.launcher_line();
       return Status::ok();
     }
     // Before the thread is noted: perf's own records name the kernel under pid 0 ("swapper").
@@ -424,15 +430,37 @@ class PerfScriptParser {
     return Status::ok();
   }
 
+  // Whether `l` is record's launcher's (ImportOptions::launcher_prologue): a line of the first
+  // thread perf saw (perf enables its events inside the launcher's own exec, so the launcher's
+  // lines come first, that exec's return among them; perf's own records under pid 0 go on to
+  // the builder), up to and with the execve it enters to run the command. What the exec does
+  // after it has replaced the mm (kernel-mode faults writing the new stack and bss, perf's
+  // records of the new mappings) and its return are kept: a recording without the launcher,
+  // whose events perf enables at that point of the exec (perf_event_exec() in
+  // begin_new_exec()), starts with them too.
+  bool launcher_line(const Line& l) {
+    if (l.tid == 0) return false;
+    if (!launcher_tid_) launcher_tid_ = l.tid;
+    if (l.tid != *launcher_tid_) return false;
+    if (l.event.starts_with(kSysEnter)) {
+      const std::string_view call = l.event.substr(kSysEnter.size());
+      if (call == "execve" || call == "execveat") in_launcher_ = false;
+    }
+    return true;
+  }
+
   LineReader& lines_;
   ImportBuilder& b_;
+  bool in_launcher_;
+  std::optional<uint64_t> launcher_tid_;
 };
 
 }  // namespace
 
-Status parse_perf_script(LineReader* lines, ImportBuilder* builder, RecorderInfo* recorder) {
+Status parse_perf_script(LineReader* lines, ImportBuilder* builder, RecorderInfo* recorder,
+                         bool launcher_prologue) {
   recorder->tool = "perf";
-  PerfScriptParser parser(lines, builder);
+  PerfScriptParser parser(lines, builder, launcher_prologue);
   // "# event : name = filemap:mm_filemap_delete_from_page_cache, , id = { ... }, ..."
   const std::string page_cache_deletes = fmt::format("name = {},", kPageCacheDelete);
   std::string_view text;

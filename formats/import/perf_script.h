@@ -70,6 +70,9 @@ inline constexpr std::string_view kPerfScriptFields = "comm,pid,tid,cpu,time,eve
 inline constexpr std::string_view kPerfScriptCommand =
     "perf script -i perf.data --header -F comm,pid,tid,cpu,time,event,trace --ns";
 
-Status parse_perf_script(LineReader* lines, ImportBuilder* builder, RecorderInfo* recorder);
+// `launcher_prologue`: ImportOptions::launcher_prologue (the first thread's lines up to and
+// with its first execve enter are left out).
+Status parse_perf_script(LineReader* lines, ImportBuilder* builder, RecorderInfo* recorder,
+                         bool launcher_prologue = false);
 
 }  // namespace mmreplay::formats

@@ -1,5 +1,5 @@
 // trace-replay record [-o FILE] [--events LIST|--all-syscalls] [--ground-truth] [--baseline]
-//                     [--mmap-pages SIZE] -- CMD ARGS...
+//                     [--mmap-pages SIZE] [--warm-mib N] -- CMD ARGS...
 // trace-replay record [-o FILE] [--events LIST|--all-syscalls] [--ground-truth]
 //                     [--mmap-pages SIZE] --pid PID --duration S
 // Runs CMD once under `perf record` with the memory-management tracepoints (its stdin, stdout
@@ -17,6 +17,11 @@
 //
 // perf's ring buffer is --mmap-pages a CPU, by default 8 MiB as root (record_buffer_size());
 // when perf still drops events, the report says so and how many.
+//
+// perf runs CMD behind record's launcher (record_launch.h), which warms --warm-mib MiB of free
+// memory just before it execs CMD, so a virtual machine's host has not let it go cold during
+// perf's start-up; the importer leaves the launcher's own events out. --warm-mib 0 runs CMD
+// directly.
 //
 // Exit status: CMD's own (a trace is written however CMD ended); 127 when CMD cannot be run (not
 // found, not executable), and then no trace is written; 1 when perf is missing or not permitted
@@ -52,6 +57,7 @@
 #include "tools/cli/exit_code.h"
 #include "tools/cli/host_files.h"
 #include "tools/cli/proc_number.h"
+#include "tools/cli/record_launch.h"
 #include "tools/cli/record_perf.h"
 #include "tools/cli/record_probe.h"
 #include "tools/cli/tracepoint_hold.h"
@@ -75,6 +81,7 @@ struct RecordArgs {
   double duration_s = 0;
   std::string cgroup;      // --cgroup DIR: the command runs in this cgroup, perf and record outside
   std::string mmap_pages;  // --mmap-pages: perf record's -m; "" for record_buffer_size()'s
+  uint64_t warm_mib = kRecordWarmMiB;  // --warm-mib: the launcher's warm-up; 0: no launcher
   std::vector<std::string> command;
   // command[0] as record's own PATH finds it (run_record()). perf record puts the folder of its
   // own binary (/usr/bin) before PATH when it runs the command (perf's setup_path()), so given a
@@ -194,7 +201,14 @@ std::string record_buffer(const RecordArgs& a) {
                             static_cast<uint32_t>(cpus));
 }
 
-// perf record's argv: the events, then the command, or the process and a timer.
+// Whether perf runs the command behind record's launcher (not for --pid, nor with --warm-mib 0,
+// nor when this binary cannot find itself).
+bool uses_launcher(const RecordArgs& a) {
+  return a.pid == 0 && a.warm_mib > 0 && !self_executable().empty();
+}
+
+// perf record's argv: the events, then the command (behind the launcher), or the process and a
+// timer.
 std::vector<std::string> perf_record_argv(const RecordArgs& a, const std::string& perf,
                                           const std::string& data, const std::string& events) {
   // --switch-events: when the threads left and regained their CPUs, so time they were
@@ -211,7 +225,9 @@ std::vector<std::string> perf_record_argv(const RecordArgs& a, const std::string
                 {"-p", std::to_string(a.pid), "--", "sleep", fmt::format("{:.3f}", a.duration_s)});
   } else {
     argv.push_back("--");
-    const std::vector<std::string> command = command_to_run(a);
+    const std::vector<std::string> command =
+        uses_launcher(a) ? launcher_argv(self_executable(), a.warm_mib, command_to_run(a))
+                         : command_to_run(a);
     argv.insert(argv.end(), command.begin(), command.end());
   }
   return argv;
@@ -246,6 +262,8 @@ void fill_recorder(const RecordArgs& a, const TracingCost& cost, formats::Import
   if (!a.events.empty()) cmdline += " --events " + a.events;
   if (a.pid != 0) cmdline += fmt::format(" --pid {} --duration {}", a.pid, a.duration_s);
   if (!a.cgroup.empty()) cmdline += " --cgroup " + a.cgroup;
+  if (a.pid == 0 && a.warm_mib != kRecordWarmMiB)
+    cmdline += fmt::format(" --warm-mib {}", a.warm_mib);
   if (!a.command.empty()) cmdline += " --";
   for (const std::string& w : a.command) cmdline += " " + w;
   trace->meta.recorder.command_line = cmdline;
@@ -301,6 +319,12 @@ void print_report(const RecordArgs& a, const std::string& out, const formats::Im
                "%.3f s; traced span %.6f s (first to last event)\n",
                a.baseline ? fmt::format("{:.6f} s plain, ", r.plain_ns / kNsPerSecond).c_str() : "",
                r.recorded_ns / kNsPerSecond, r.script_ns / kNsPerSecond, span_ns / kNsPerSecond);
+  if (uses_launcher(a)) {
+    std::fprintf(stderr,
+                 "  warm start: up to %llu MiB of free memory cleared and freed just before the "
+                 "command's exec (--warm-mib)\n",
+                 static_cast<unsigned long long>(a.warm_mib));
+  }
   if (report.lost_events > 0) {
     std::string buffer = record_buffer(a);
     if (buffer.empty()) {
@@ -431,6 +455,7 @@ Status record(const RecordArgs& a, int* exit) {
   formats::ImportOptions import_options;
   import_options.wmem_default = read_sysctl(kWmemDefaultPath);
   import_options.wmem_max = read_sysctl(kWmemMaxPath);
+  import_options.launcher_prologue = uses_launcher(a);
   if (s) {
     s = formats::import_file(formats::ImportFormat::kPerfScript, text, &trace, &report,
                              import_options);
@@ -512,6 +537,12 @@ void register_record_command(CLI::App& app, int* exit_code) {
                   "perf record's ring buffer a CPU (its -m: pages, or a size with K, M or G); "
                   "default 8M as root (less on a small machine), perf's 512K otherwise: a full "
                   "buffer drops events");
+  cmd->add_option("--warm-mib", args->warm_mib,
+                  fmt::format("MiB of free memory allocated, cleared and freed just before the "
+                              "command starts (at most a quarter of the free memory), so a VM's "
+                              "host has not let it go cold during perf's start-up; 0: none "
+                              "(default {})",
+                              kRecordWarmMiB));
   cmd->add_flag("--keep", args->keep, "keep perf.data and the perf script text");
   cmd->add_flag("--no-probe", args->no_probe,
                 "skip the short probe that measures perf's cost per event and a page fault's "

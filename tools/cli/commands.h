@@ -16,13 +16,14 @@ namespace mmreplay::tools {
 void register_info_command(CLI::App& app, int* exit_code);
 void register_cat_command(CLI::App& app, int* exit_code);
 void register_check_command(CLI::App& app, int* exit_code);
-void register_gen_command(CLI::App& app, int* exit_code);           // tools/cli/cmd_gen.cpp
-void register_import_command(CLI::App& app, int* exit_code);        // tools/cli/cmd_import.cpp
-void register_record_command(CLI::App& app, int* exit_code);        // tools/cli/cmd_record.cpp
-void register_record_probe_command(CLI::App& app, int* exit_code);  // tools/cli/record_probe.cpp
-void register_replay_command(CLI::App& app, int* exit_code);        // tools/cli/cmd_study.cpp
-void register_compare_command(CLI::App& app, int* exit_code);       // tools/cli/cmd_study.cpp
-void register_scale_command(CLI::App& app, int* exit_code);         // tools/cli/cmd_study.cpp
+void register_gen_command(CLI::App& app, int* exit_code);            // tools/cli/cmd_gen.cpp
+void register_import_command(CLI::App& app, int* exit_code);         // tools/cli/cmd_import.cpp
+void register_record_command(CLI::App& app, int* exit_code);         // tools/cli/cmd_record.cpp
+void register_record_probe_command(CLI::App& app, int* exit_code);   // tools/cli/record_probe.cpp
+void register_record_launch_command(CLI::App& app, int* exit_code);  // record_launch.cpp
+void register_replay_command(CLI::App& app, int* exit_code);         // tools/cli/cmd_study.cpp
+void register_compare_command(CLI::App& app, int* exit_code);        // tools/cli/cmd_study.cpp
+void register_scale_command(CLI::App& app, int* exit_code);          // tools/cli/cmd_study.cpp
 void register_merge_command(CLI::App& app, int* exit_code);
 void register_policies_command(CLI::App& app, int* exit_code);
 void register_machines_command(CLI::App& app, int* exit_code);   // tools/cli/cmd_machines.cpp

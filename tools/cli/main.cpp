@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   register_import_command(app, &exit_code);
   register_record_command(app, &exit_code);
   register_record_probe_command(app, &exit_code);
+  register_record_launch_command(app, &exit_code);
   register_gen_command(app, &exit_code);
   register_replay_command(app, &exit_code);
   register_compare_command(app, &exit_code);

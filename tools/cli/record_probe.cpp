@@ -6,11 +6,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <vector>
 
 #include "formats/import/import.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/record_launch.h"
 #include "tools/cli/record_perf.h"
 
 namespace mmreplay::tools {
@@ -21,9 +21,10 @@ uint64_t page_bytes() {
 }
 
 // Maps kProbePages pages with transparent huge pages off (one fault per page, as the probe
-// promises) and returns it, or nullptr.
+// promises) and returns it, or nullptr. Warms free memory first (kProbeWarmRegions).
 char* map_probe_region() {
   const uint64_t len = kProbePages * page_bytes();
+  warm_free_memory(kProbeWarmRegions * len);
   void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return nullptr;
   ::madvise(p, len, MADV_NOHUGEPAGE);
@@ -143,10 +144,8 @@ bool program_faults_slower_than_probe(const ProgramFaultGaps& gaps, const Tracin
 
 Status measure_tracing_cost(const std::string& perf, bool faults, const std::string& dir,
                             TracingCost* cost) {
-  char self[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return Status::io_error("record: cannot find its own binary (/proc/self/exe)");
-  self[n] = '\0';
+  const std::string self = self_executable();
+  if (self.empty()) return Status::io_error("record: cannot find its own binary (/proc/self/exe)");
   const std::string data = dir + "/probe.data", text = dir + "/probe.txt";
   const std::string probe_events = perf_event_list({"madvise"}, faults, false);
   uint64_t wall_ns = 0;

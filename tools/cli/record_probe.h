@@ -33,6 +33,10 @@ inline constexpr const char* kProbeCommand = "record-probe";
 // Enough samples for a stable median, few enough that the probe takes milliseconds.
 inline constexpr uint64_t kProbePages = 4096;
 inline constexpr uint64_t kProbeCalls = 4096;
+// Before each fault loop (traced and untraced) the probe warms this many regions' worth of free
+// memory, as record's launcher does for the command (record_launch.h): its faults then cost what
+// the command's do, not a cold host's.
+inline constexpr uint64_t kProbeWarmRegions = 4;
 
 struct TracingCost {
   uint64_t tracing_ns = 0;       // median traced gap between probe syscalls
