@@ -11,7 +11,9 @@
 //     (GapCosts::fault_ns).
 // Both are measured by `record` on the recording machine and stored in the trace header
 // (RecorderInfo, format 1.3); a trace without them (older files, other recorders) has both 0 and
-// its gaps are replayed as recorded.
+// its gaps are replayed as recorded. fault_ns is a zero-fill fault's; a fault that copied a page
+// held more, which only the model knows of: replay takes that surplus out of the gap after it
+// (replay/trace_op_source.h).
 //
 // Time the thread spent off its CPU inside a gap (an off_cpu observation: preempted, or asleep in
 // a fault) is not think time either: the off_cpu event ends where the thread ran again, so the gap

@@ -1,5 +1,10 @@
 #include "replay/trace_op_source.h"
 
+#include <algorithm>
+#include <utility>
+
+#include "kernelsim/mm/memory.h"
+
 namespace mmreplay::replay {
 
 using formats::EventKind;
@@ -15,7 +20,8 @@ TraceOpSource::TraceOpSource(EventStream stream, Timing timing, uint64_t origin_
               &counters->rewrites),
       timing_(timing),
       origin_ns_(origin_ns),
-      counters_(counters) {}
+      counters_(counters),
+      gaps_hold_fault_time_(timing == Timing::kClosed && costs.fault_ns > 0) {}
 
 uint64_t TraceOpSource::gap_before_current() {
   const formats::Event& e = stream_.event();
@@ -31,7 +37,18 @@ uint64_t TraceOpSource::gap_before_current() {
   }
   // The thread's first event is where its task starts (Replayer spawns it at that time); the
   // think time comes from the recorded events, before any rewrite (trace_rewrite.h).
-  return stream_.think_ns();
+  uint64_t gap = stream_.think_ns();
+  // The flag belongs to the op before this event: taken at every event, so it never outlives it.
+  const bool copied = task_ != nullptr && std::exchange(task_->wp_copied, false);
+  if (gaps_hold_fault_time_ && prev_user_fault_ && copied) {
+    const auto surplus =
+        static_cast<uint64_t>(kernelsim::wp_copy_surplus(task_->sim().costs()).count_ns());
+    const uint64_t take = std::min(gap, surplus);
+    counters_->gaps.removed_ns += take;
+    if (take < surplus) ++counters_->gaps.clamps;
+    gap -= take;
+  }
+  return gap;
 }
 
 bool TraceOpSource::next(Op& op) {
@@ -42,6 +59,9 @@ bool TraceOpSource::next(Op& op) {
       have_event_ = true;
       think_emitted_ = false;
       const uint64_t gap = gap_before_current();
+      const formats::Event& e = stream_.event();
+      prev_user_fault_ =
+          e.kind == EventKind::kPageFault && !e.is_kernel_mode() && !e.has_duration();
       if (gap > 0) {
         op.set_think(SimTime::ns(static_cast<int64_t>(gap)));
         think_emitted_ = true;

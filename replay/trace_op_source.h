@@ -62,8 +62,9 @@ class TraceOpSource final : public kernelsim::OpSource {
   TraceOpSource(EventStream stream, Timing timing, uint64_t origin_ns, SourceCounters* counters,
                 formats::GapCosts costs = {}, const TraceRewrites& rewrites = {});
 
-  // The task running this source (open-loop timing reads its clock). Set before the run starts.
-  void attach(const kernelsim::Task* task) { task_ = task; }
+  // The task running this source (open-loop timing reads its clock; closed-loop timing takes
+  // its Task::wp_copied). Set before the run starts.
+  void attach(kernelsim::Task* task) { task_ = task; }
 
   bool next(kernelsim::Op& op) override;
 
@@ -80,9 +81,18 @@ class TraceOpSource final : public kernelsim::OpSource {
   Timing timing_;
   uint64_t origin_ns_;
   SourceCounters* counters_;
-  const kernelsim::Task* task_ = nullptr;
-  bool have_event_ = false;     // the current event is read but its Op is not yet returned
-  bool think_emitted_ = false;  // the think Op before the current event was returned
+  kernelsim::Task* task_ = nullptr;
+  // Closed-loop timing of a trace whose gaps hold a user fault's kernel time (GapCosts::fault_ns
+  // is not 0): a gap after a fault the model resolved by copying a write-protected page also
+  // held the copy, beyond the zero-fill fault the recorder took out; that surplus
+  // (kernelsim::wp_copy_surplus()) comes out of it too, clamped at 0 and tallied with the
+  // recorder's costs (think_removed_ns, think_clamped). fork_touch (tests/real): its COW faults
+  // kept ~1.3 us of their copy each as think time, on top of the model's own copy, and the
+  // post-fork half replayed at 1.3x of its recording.
+  bool gaps_hold_fault_time_;
+  bool prev_user_fault_ = false;  // the event before the current one was a user-mode fault
+  bool have_event_ = false;       // the current event is read but its Op is not yet returned
+  bool think_emitted_ = false;    // the think Op before the current event was returned
 };
 
 }  // namespace mmreplay::replay

@@ -485,6 +485,7 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   if (wp_fault) {
     t.work(c.wp_pte_update);
     if (action == FaultAction::kCopyPage) {
+      t.wp_copied = true;
       // wp_page_copy() -> ptep_clear_flush(): the old pte may be cached by any CPU running this
       // mm, so it is flushed (flush_tlb_page(): INVLPG here, IPIs to the mm's other CPUs)
       // before the new page's pte is set. The kernel flushes under the PTL after its recheck;
@@ -780,6 +781,10 @@ Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write) {
   if (o == SharedStep::Outcome::kDeferred) return lock_and_fault(t, *mm, addr, write);
   if (Vma* vma = lock.await_resume()) return fault_under_vma_lock(t, *vma, addr, write);
   return fault_under_mmap_sem(t, *mm, addr, write);
+}
+
+SimTime wp_copy_surplus(const CostProfile& c) {
+  return max(c.copy_page + c.wp_pte_update + c.tlb_flush_single - c.clear_page, SimTime::zero());
 }
 
 Co<FaultResult> do_kernel_copy_fault(Task& t, uint64_t addr, bool write) {

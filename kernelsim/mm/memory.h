@@ -56,12 +56,20 @@ class Mm;
 class Simulation;
 struct Vma;
 class MmuGather;
+struct CostProfile;
 
 enum class FaultResult : uint8_t { kMapped, kSpurious, kSegv, kOom };
 
 // Models arch/x86/mm/fault.c: do_user_addr_fault() for a user fault at addr.
 // REQUIRES: t holds no lock of t.mm().
 Co<FaultResult> do_user_addr_fault(Task& t, uint64_t addr, bool write);
+
+// The work a user fault that copies a write-protected page (do_wp_page() -> wp_page_copy(), which
+// sets Task::wp_copied) does beyond a zero-fill fault's (do_anonymous_page()): copy_page in place
+// of clear_page, the pte update and the one-page local flush of the old pte. A recorded gap after
+// such a fault holds it on top of the zero-fill fault the recorder measured (formats/
+// think_time.h); 0 when the profile's copy is no dearer than a clear.
+SimTime wp_copy_surplus(const CostProfile& c);
 
 // Whether a page a read fault brought back from swap is mapped write-protected, so that its first
 // write faults (policy swapin_pte=read-only, before 6.11): pte::swapped_in_read_only().

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "kernelsim/mm/memory.h"
 #include "replay/run.h"
 #include "tests/formats/random_trace.h"
 
@@ -113,6 +114,51 @@ TEST(TracingCostReplay, CostsAboveAGapClampItAndAreCounted) {
   const RunResult r = replay("clamp.mmtrace", measured, fault_loop());
   EXPECT_EQ(r.counters.at("think_clamped"), 2u);  // fault to fault, fault to munmap
   EXPECT_GT(r.makespan_ns, 0u);
+}
+
+// A read fault maps the zero page; a write 3 us later copies it (do_wp_page() -> wp_page_copy()),
+// or, with `fresh`, writes the page after it (a zero-fill fault); munmap 7 us after the write.
+std::vector<Event> write_after_read(bool fresh) {
+  return {ev::thread_start(0),
+          timed(ev::mmap(0, kBuffer, 2 * kPage, 3, 0x22), 1 * kUs),
+          ev::page_fault(10 * kUs, kBuffer, false),
+          ev::page_fault(13 * kUs, fresh ? kBuffer + kPage : kBuffer, true),
+          timed(ev::munmap(20 * kUs, kBuffer, 2 * kPage), 1 * kUs),
+          ev::thread_exit(25 * kUs)};
+}
+
+TEST(TracingCostReplay, AGapAfterAFaultThatCopiedAPageLosesTheCopyToo) {
+  formats::RecorderInfo measured;
+  measured.tracing_cost_ns = 700;
+  measured.fault_cost_ns = 1500;
+  const RunResult copied = replay("wpcopy.mmtrace", measured, write_after_read(false));
+  const RunResult fresh = replay("wpfresh.mmtrace", measured, write_after_read(true));
+  EXPECT_EQ(copied.counters.at("fault_cow"), 1u);
+  EXPECT_EQ(counter(fresh, "fault_cow"), 0u);
+  // The recorder took a zero-fill fault's cost out of the gap after each; the gap after the
+  // copy held the copy's surplus over that as well, and it comes out with them.
+  const uint64_t surplus = static_cast<uint64_t>(
+      kernelsim::wp_copy_surplus(*kernelsim::find_cost_profile("default")).count_ns());
+  ASSERT_GT(surplus, 0u);
+  ASSERT_LT(surplus, 7 * kUs - 700 - 1500);  // inside the gap: no clamp
+  EXPECT_EQ(counter(fresh, "think_removed_ns"), 4 * 700 + 2 * 1500);
+  EXPECT_EQ(counter(copied, "think_removed_ns"), 4 * 700 + 2 * 1500 + surplus);
+  EXPECT_EQ(counter(copied, "think_clamped"), 0u);
+  // A trace whose gaps were not measured (no fault cost) keeps them whole, copy or not.
+  const RunResult raw = replay("wpraw.mmtrace", {}, write_after_read(false));
+  EXPECT_EQ(raw.counters.at("fault_cow"), 1u);
+  EXPECT_EQ(counter(raw, "think_removed_ns"), 0u);
+}
+
+TEST(TracingCostReplay, TheCopysSurplusClampsAShortGap) {
+  formats::RecorderInfo measured;
+  measured.tracing_cost_ns = 700;
+  measured.fault_cost_ns = 6100;  // with 700, 0.2 us short of the 7 us after the copy
+  const RunResult r = replay("wpclamp.mmtrace", measured, write_after_read(false));
+  // Fault to fault (3 us) clamps on the recorder's costs; the copy's gap on its surplus (the
+  // default profile's 0.3 us).
+  EXPECT_EQ(r.counters.at("think_clamped"), 2u);
+  EXPECT_EQ(r.counters.at("think_removed_ns"), 700 + 3 * kUs + 7 * kUs + 700);
 }
 
 }  // namespace
