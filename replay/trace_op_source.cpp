@@ -23,7 +23,7 @@ TraceOpSource::TraceOpSource(EventStream stream, Timing timing, uint64_t origin_
       counters_(counters),
       gaps_hold_fault_time_(timing == Timing::kClosed && costs.fault_ns > 0) {}
 
-uint64_t TraceOpSource::gap_before_current() {
+uint64_t TraceOpSource::gap_before_current(const Op& last) {
   const formats::Event& e = stream_.event();
   if (timing_ == Timing::kOpen) {
     const uint64_t due = e.ts_ns - origin_ns_;
@@ -37,18 +37,26 @@ uint64_t TraceOpSource::gap_before_current() {
   }
   // The thread's first event is where its task starts (Replayer spawns it at that time); the
   // think time comes from the recorded events, before any rewrite (trace_rewrite.h).
-  uint64_t gap = stream_.think_ns();
-  // The flag belongs to the op before this event: taken at every event, so it never outlives it.
-  const bool copied = task_ != nullptr && std::exchange(task_->wp_copied, false);
-  if (gaps_hold_fault_time_ && prev_user_fault_ && copied) {
-    const auto surplus =
-        static_cast<uint64_t>(kernelsim::wp_copy_surplus(task_->sim().costs()).count_ns());
-    const uint64_t take = std::min(gap, surplus);
-    counters_->gaps.removed_ns += take;
-    if (take < surplus) ++counters_->gaps.clamps;
-    gap -= take;
-  }
+  const uint64_t gap = stream_.think_ns();
+  if (task_ != nullptr && task_->wp_copied) [[unlikely]]
+    return less_wp_copy_surplus(last, gap);
   return gap;
+}
+
+uint64_t TraceOpSource::less_wp_copy_surplus(const Op& last, uint64_t gap) {
+  task_->wp_copied = false;  // `last`'s: it never outlives it
+  // Only after a user-mode fault: a copy inside a syscall (MADV_POPULATE_WRITE, a user copy) is
+  // in the call's recorded duration, not in the gap after it. (A trace with a fault cost comes
+  // from record, whose faults have no end: ThinkClock took the fault cost after each.)
+  const bool after_user_fault =
+      last.kind == OpKind::kPageFault && (last.flags & kernelsim::X86_PF_USER) != 0;
+  if (!gaps_hold_fault_time_ || !after_user_fault) return gap;
+  const auto surplus =
+      static_cast<uint64_t>(kernelsim::wp_copy_surplus(task_->sim().costs()).count_ns());
+  const uint64_t take = std::min(gap, surplus);
+  counters_->gaps.removed_ns += take;
+  if (take < surplus) ++counters_->gaps.clamps;
+  return gap - take;
 }
 
 bool TraceOpSource::next(Op& op) {
@@ -58,10 +66,7 @@ bool TraceOpSource::next(Op& op) {
       ++counters_->events;
       have_event_ = true;
       think_emitted_ = false;
-      const uint64_t gap = gap_before_current();
-      const formats::Event& e = stream_.event();
-      prev_user_fault_ =
-          e.kind == EventKind::kPageFault && !e.is_kernel_mode() && !e.has_duration();
+      const uint64_t gap = gap_before_current(op);
       if (gap > 0) {
         op.set_think(SimTime::ns(static_cast<int64_t>(gap)));
         think_emitted_ = true;

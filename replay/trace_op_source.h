@@ -74,8 +74,12 @@ class TraceOpSource final : public kernelsim::OpSource {
  private:
   // Translates the current event; false when the model has no Op for it.
   bool translate(kernelsim::Op& op) const;
-  // The think time before the current event, or 0.
-  uint64_t gap_before_current();
+  // The think time before the current event, or 0. `last`: the op returned before it
+  // (OpSource::next()'s `op` as it comes in).
+  uint64_t gap_before_current(const kernelsim::Op& last);
+  // `gap` when `last` copied a write-protected page; takes Task::wp_copied. Out of line: it is
+  // rare, and the common path stays short.
+  [[gnu::noinline]] uint64_t less_wp_copy_surplus(const kernelsim::Op& last, uint64_t gap);
 
   RewrittenStream stream_;
   Timing timing_;
@@ -90,9 +94,8 @@ class TraceOpSource final : public kernelsim::OpSource {
   // kept ~1.3 us of their copy each as think time, on top of the model's own copy, and the
   // post-fork half replayed at 1.3x of its recording.
   bool gaps_hold_fault_time_;
-  bool prev_user_fault_ = false;  // the event before the current one was a user-mode fault
-  bool have_event_ = false;       // the current event is read but its Op is not yet returned
-  bool think_emitted_ = false;    // the think Op before the current event was returned
+  bool have_event_ = false;     // the current event is read but its Op is not yet returned
+  bool think_emitted_ = false;  // the think Op before the current event was returned
 };
 
 }  // namespace mmreplay::replay

@@ -197,7 +197,9 @@ inline Op Op::page_fault(uint64_t addr, bool write, bool user) {
 class OpSource {
  public:
   virtual ~OpSource() = default;
-  // Fills `op` and returns true, or returns false at the end of the stream.
+  // Fills `op` and returns true, or returns false at the end of the stream. `op` comes in holding
+  // the op this source filled last, run by then (run_thread() reuses one Op, filled in place),
+  // or a default Op the first time: a source may read what that op was.
   virtual bool next(Op& op) = 0;
 };
 

@@ -161,5 +161,25 @@ TEST(TracingCostReplay, TheCopysSurplusClampsAShortGap) {
   EXPECT_EQ(r.counters.at("think_removed_ns"), 700 + 3 * kUs + 7 * kUs + 700);
 }
 
+TEST(TracingCostReplay, ACopyInsideASyscallStaysInItsDuration) {
+  formats::RecorderInfo measured;
+  measured.tracing_cost_ns = 700;
+  measured.fault_cost_ns = 1500;
+  // A read fault maps the zero page; read() then writes the page from the kernel (a kernel-mode
+  // fault inside the call, which copies the zero page). The read's recorded duration holds that
+  // copy, so the gap after the read loses only the recorder's cost per event.
+  const std::vector<Event> events = {ev::thread_start(0),
+                                     timed(ev::mmap(0, kBuffer, 2 * kPage, 3, 0x22), 1 * kUs),
+                                     ev::page_fault(10 * kUs, kBuffer, false),
+                                     timed(ev::file_read(13 * kUs, 1, 0, kPage), 10 * kUs),
+                                     ev::page_fault(15 * kUs, kBuffer, true, false, true),
+                                     timed(ev::munmap(30 * kUs, kBuffer, 2 * kPage), 1 * kUs),
+                                     ev::thread_exit(35 * kUs)};
+  const RunResult r = replay("kcopy.mmtrace", measured, events);
+  EXPECT_EQ(r.counters.at("fault_cow"), 1u);
+  EXPECT_EQ(r.counters.at("kernel_mode_faults"), 1u);
+  EXPECT_EQ(counter(r, "think_removed_ns"), 4 * 700 + 1500);
+}
+
 }  // namespace
 }  // namespace mmreplay::replay
