@@ -1,7 +1,6 @@
 #include "replay/trace_op_source.h"
 
 #include <algorithm>
-#include <utility>
 
 #include "kernelsim/mm/memory.h"
 

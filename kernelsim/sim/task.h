@@ -185,10 +185,10 @@ class Task final : public EventTarget {
   // The last page alloc_pages() gave the task was not one of those freed to its CPU's pcp list
   // and still at its head (mm/pcp_high.h PerCpuPages): zeroing it costs clear_page_cold.
   bool page_cold = false;
-  // A user-mode fault of the task copied a page a present pte write-protected (do_wp_page() ->
+  // A fault of the task copied a page a present pte write-protected (do_wp_page() ->
   // wp_page_copy(): a fork-shared, zero or private page-cache page) since the flag was last
-  // taken. A recorded replay reads it (replay/trace_op_source.h): the gap after such a fault held
-  // the copy, which the recorder's zero-fill fault cost does not take out.
+  // taken. A recorded replay takes it (replay/trace_op_source.h): the gap after such a user-mode
+  // fault held the copy, which the recorder's zero-fill fault cost does not take out.
   bool wp_copied = false;
   // The interruptible sleep the task is in (kNothing otherwise), and what it waits for.
   WaitFor waits_for = WaitFor::kNothing;

@@ -20,7 +20,7 @@ void register_gen_command(CLI::App& app, int* exit_code);            // tools/cl
 void register_import_command(CLI::App& app, int* exit_code);         // tools/cli/cmd_import.cpp
 void register_record_command(CLI::App& app, int* exit_code);         // tools/cli/cmd_record.cpp
 void register_record_probe_command(CLI::App& app, int* exit_code);   // tools/cli/record_probe.cpp
-void register_record_launch_command(CLI::App& app, int* exit_code);  // record_launch.cpp
+void register_record_launch_command(CLI::App& app, int* exit_code);  // tools/cli/record_launch.cpp
 void register_replay_command(CLI::App& app, int* exit_code);         // tools/cli/cmd_study.cpp
 void register_compare_command(CLI::App& app, int* exit_code);        // tools/cli/cmd_study.cpp
 void register_scale_command(CLI::App& app, int* exit_code);          // tools/cli/cmd_study.cpp

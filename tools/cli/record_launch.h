@@ -2,10 +2,11 @@
 // host has not let go cold.
 //
 // Why: on a virtual machine the host's side of guest memory decays while the guest idles or
-// waits (here a PVM guest with free page reporting; a dirty-logging or reclaiming host does the
-// same): the first write to a page after a pause costs a trip to the host. Measured on this
-// project's 2-vCPU guest, a process rewriting 32 MiB it had already faulted in took 3.5 ms back
-// to back, 6-8 ms after a 0.2 s sleep and 22-31 ms after 4 s; a program's fresh pages fault at
+// waits: the first write to a page after a pause costs a trip to the host. (On this project's
+// PVM guest it did so with the guest's free page reporting turned off as well, page_reporting_
+// order above MAX_PAGE_ORDER: the host's own doing, which the guest cannot see or stop.) Measured
+// on this project's 2-vCPU guest, a process rewriting 32 MiB it had already faulted in took 3.5 ms
+// back to back, 6-8 ms after a 0.2 s sleep and 22-31 ms after 4 s; a program's fresh pages fault at
 // 1.4 us back to back and about 2.5 us after a pause. perf record spends 0.3-1 s setting up
 // before it runs the command, so a recorded program started cold while the native runs it was
 // compared with ran back to back: fork_touch (tests/real) replayed at 1.22-1.42x of native, its

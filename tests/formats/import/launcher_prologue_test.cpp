@@ -77,7 +77,9 @@ TEST(LauncherPrologue, TheTraceStartsAtTheCommandsExecWithNothingOfTheLaunchers)
   ASSERT_EQ(got.trace.meta.threads.size(), 2u);
   EXPECT_EQ(got.trace.meta.threads[0].name, "prog");
   // The first event is the exec's fault, in the new mm; the populated mmap is not there.
-  const auto& main = got.trace.streams[static_cast<size_t>(testing::stream_of(got.trace, 9))];
+  const int stream = testing::stream_of(got.trace, 9);
+  ASSERT_GE(stream, 0);
+  const auto& main = got.trace.streams[static_cast<size_t>(stream)];
   ASSERT_FALSE(main.empty());
   EXPECT_GE(main.front().ts_ns, 1'060'450'000u);
   for (const Event& e : main) EXPECT_NE(e.len, 0x10000000u) << "the launcher's warm-up mapping";
