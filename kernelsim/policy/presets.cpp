@@ -70,8 +70,7 @@ const std::vector<PolicyPreset>& policy_presets() {
        "the writer due a handoff spins on a running owner (5.4, 91d2a812dfb9); "
        "new anon pages start inactive and are looked at twice (5.9, "
        "b518154e59aa); pcp high from the low watermark (5.14); EEVDF's base slice in place of "
-       "CFS's "
-       "share of sched_latency (6.6, 147f3efaa241)"},
+       "CFS's share of sched_latency (6.6, 147f3efaa241)"},
       {"linux-6.18", "linux-6.6",
        "fault_lock=per-vma-all,pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,"
        "munmap_lock=downgrade,swapin_pte=writable,written_back_retry=on,mm_cpumask=lazy,"

@@ -29,6 +29,14 @@ uint64_t counter(const RunResult& r, const char* key) {
   return it == r.counters.end() ? 0 : it->second;
 }
 
+// A header with the recorder's costs: `tracing_ns` per event, `fault_ns` more after a user fault.
+formats::RecorderInfo measured_costs(uint64_t tracing_ns, uint64_t fault_ns) {
+  formats::RecorderInfo r;
+  r.tracing_cost_ns = tracing_ns;
+  r.fault_cost_ns = fault_ns;
+  return r;
+}
+
 RunResult replay(const std::string& name, const formats::RecorderInfo& recorder,
                  const std::vector<Event>& events) {
   const std::string path = formats::testing::temp_path(name);
@@ -93,9 +101,7 @@ std::vector<Event> fault_loop() {
 }
 
 TEST(TracingCostReplay, TheHeadersCostsComeOutOfTheThinkTime) {
-  formats::RecorderInfo measured;
-  measured.tracing_cost_ns = 700;
-  measured.fault_cost_ns = 1500;
+  const formats::RecorderInfo measured = measured_costs(700, 1500);
   const RunResult net = replay("costs.mmtrace", measured, fault_loop());
   const RunResult raw = replay("nocosts.mmtrace", {}, fault_loop());
   // Gaps: 9 us (after mmap), 3 us (fault to fault), 4 us (fault to munmap), 2 us (to exit):
@@ -108,9 +114,8 @@ TEST(TracingCostReplay, TheHeadersCostsComeOutOfTheThinkTime) {
 }
 
 TEST(TracingCostReplay, CostsAboveAGapClampItAndAreCounted) {
-  formats::RecorderInfo measured;
-  measured.tracing_cost_ns = 700;
-  measured.fault_cost_ns = 3500;  // with 700: more than the 3 and 4 us after each fault
+  // With 700: more than the 3 and 4 us after each fault.
+  const formats::RecorderInfo measured = measured_costs(700, 3500);
   const RunResult r = replay("clamp.mmtrace", measured, fault_loop());
   EXPECT_EQ(r.counters.at("think_clamped"), 2u);  // fault to fault, fault to munmap
   EXPECT_GT(r.makespan_ns, 0u);
@@ -128,9 +133,7 @@ std::vector<Event> write_after_read(bool fresh) {
 }
 
 TEST(TracingCostReplay, AGapAfterAFaultThatCopiedAPageLosesTheCopyToo) {
-  formats::RecorderInfo measured;
-  measured.tracing_cost_ns = 700;
-  measured.fault_cost_ns = 1500;
+  const formats::RecorderInfo measured = measured_costs(700, 1500);
   const RunResult copied = replay("wpcopy.mmtrace", measured, write_after_read(false));
   const RunResult fresh = replay("wpfresh.mmtrace", measured, write_after_read(true));
   EXPECT_EQ(copied.counters.at("fault_cow"), 1u);
@@ -151,9 +154,8 @@ TEST(TracingCostReplay, AGapAfterAFaultThatCopiedAPageLosesTheCopyToo) {
 }
 
 TEST(TracingCostReplay, TheCopysSurplusClampsAShortGap) {
-  formats::RecorderInfo measured;
-  measured.tracing_cost_ns = 700;
-  measured.fault_cost_ns = 6100;  // with 700, 0.2 us short of the 7 us after the copy
+  // With 700, 0.2 us short of the 7 us after the copy.
+  const formats::RecorderInfo measured = measured_costs(700, 6100);
   const RunResult r = replay("wpclamp.mmtrace", measured, write_after_read(false));
   // Fault to fault (3 us) clamps on the recorder's costs; the copy's gap on its surplus (the
   // default profile's 0.3 us).
@@ -162,9 +164,7 @@ TEST(TracingCostReplay, TheCopysSurplusClampsAShortGap) {
 }
 
 TEST(TracingCostReplay, ACopyInsideASyscallStaysInItsDuration) {
-  formats::RecorderInfo measured;
-  measured.tracing_cost_ns = 700;
-  measured.fault_cost_ns = 1500;
+  const formats::RecorderInfo measured = measured_costs(700, 1500);
   // A read fault maps the zero page; read() then writes the page from the kernel (a kernel-mode
   // fault inside the call, which copies the zero page). The read's recorded duration holds that
   // copy, so the gap after the read loses only the recorder's cost per event.

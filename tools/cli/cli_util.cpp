@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 
 namespace mmreplay::tools {
 
@@ -29,6 +31,12 @@ std::string human_bytes(uint64_t bytes) {
 
 std::string seconds_from_ns(uint64_t ns) {
   return fmt::format("{}.{:09}", ns / 1000000000ull, ns % 1000000000ull);
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  return ec ? std::string() : self;
 }
 
 }  // namespace mmreplay::tools

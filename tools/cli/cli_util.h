@@ -1,5 +1,5 @@
-// Small helpers shared by the subcommands: opening a trace with its warnings on stderr, and
-// human-readable sizes.
+// Small helpers shared by the subcommands: opening a trace with its warnings on stderr,
+// human-readable sizes, and this binary's path.
 
 #pragma once
 
@@ -21,5 +21,9 @@ std::string human_bytes(uint64_t bytes);
 
 // "1.234567890" seconds from nanoseconds.
 std::string seconds_from_ns(uint64_t ns);
+
+// This binary's path (/proc/self/exe), or "" when it cannot be read: what record runs under perf
+// (its probe and launcher) and validate --real records with.
+std::string self_executable();
 
 }  // namespace mmreplay::tools

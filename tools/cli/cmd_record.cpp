@@ -53,6 +53,7 @@
 #include "formats/import/syscall.h"
 #include "tools/calibrate/host_memcg.h"
 #include "tools/calibrate/host_swap.h"
+#include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
 #include "tools/cli/host_files.h"

@@ -21,7 +21,6 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -32,6 +31,7 @@
 #include "tools/calibrate/proc_counters.h"
 #include "tools/calibrate/real_validation.h"
 #include "tools/calibrate/throughput_validation.h"
+#include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/exit_code.h"
 #include "tools/validate/case_output.h"
@@ -82,9 +82,10 @@ Status validate_real(ValidateArgs& a) {
     return calibrate::run_throughput_validation(a.throughput_options, std::cout)
         .with_context("--real --throughput");
   }
-  std::error_code ec;
-  a.real_options.trace_replay = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) return Status::io_error("--real: cannot find this binary (/proc/self/exe)");
+  a.real_options.trace_replay = self_executable();
+  if (a.real_options.trace_replay.empty()) {
+    return Status::io_error("--real: cannot find this binary (/proc/self/exe)");
+  }
   a.real_options.work_dir = a.work_dir;
   if (!a.policy.empty()) a.real_options.policy = a.policy;
   return calibrate::run_real_validation(a.real_options, std::cout).with_context("--real");

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 
 #include "tools/cli/commands.h"
@@ -54,13 +53,6 @@ int launch(uint64_t warm_mib, const std::vector<std::string>& command) {
   ::execv(argv[0], argv.data());
   fmt::print(stderr, "{}: cannot run {}: {}\n", kLaunchCommand, command[0], std::strerror(errno));
   return kExitCannotRun;
-}
-
-std::string self_executable() {
-  char self[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return "";
-  return std::string(self, static_cast<size_t>(n));
 }
 
 void register_record_launch_command(CLI::App& app, int* exit_code) {

@@ -50,7 +50,4 @@ std::vector<std::string> launcher_argv(const std::string& self, uint64_t warm_mi
 // the exec failed, with the shell's 127 after saying why on stderr.
 int launch(uint64_t warm_mib, const std::vector<std::string>& command);
 
-// This binary's path (/proc/self/exe), or "" when it cannot be read.
-std::string self_executable();
-
 }  // namespace mmreplay::tools

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "formats/import/import.h"
+#include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/record_launch.h"
 #include "tools/cli/record_perf.h"

@@ -1,10 +1,11 @@
 // record's launcher (tools/cli/record_launch.h): how much it warms, the argv perf runs, and a
-// command it cannot exec.
+// command it cannot exec, and finding this binary (cli_util.h).
 
 #include "tools/cli/record_launch.h"
 
 #include <gtest/gtest.h>
 
+#include "tools/cli/cli_util.h"
 #include "tools/cli/record_perf.h"
 
 namespace mmreplay::tools {
