@@ -100,6 +100,22 @@ void hand_over_cow_page(Simulation& sim, Mm& mm, Mm& other, uint64_t addr) {
   ++other.rss_anon;
 }
 
+// Models folio_put() of the last reference to an anonymous page whose rmap the caller removed
+// (Lruvec::page_remove_rmap()): __folio_put() -> __page_cache_release() takes it off its LRU list
+// under its lruvec's lru_lock (irqsave), mem_cgroup_uncharge() gives back its charge and
+// free_unref_page() frees it.
+Co<void> put_last_anon_page(Task& t, Lruvec::RemovedPage removed) {
+  Simulation& sim = t.sim();
+  if (removed.on_lru) {
+    QSpinLock& lock = sim.lruvec().lru_lock_of(removed.nid, removed.memcg);
+    co_await lock.lock_irqsave(t);
+    t.work(sim.costs().lru_move_page);  // lruvec_del_folio()
+    co_await lock.unlock_irqrestore(t);
+  }
+  co_await mem_cgroup_uncharge_list(t, removed.memcg, 1);
+  co_await free_one(t, PageUse::kUser);
+}
+
 // What handle_pte_fault() will do for this pte.
 enum class FaultAction : uint8_t {
   kZeroPage,
@@ -387,7 +403,8 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   Simulation& sim = t.sim();
   const CostProfile& c = sim.costs();
   Mm& mm = *t.mm();
-  const bool was_mapped = pte::is_mapped(vma.ptes.get(addr));
+  const uint8_t orig_pte = vma.ptes.get(addr);  // vmf->orig_pte
+  const bool was_mapped = pte::is_mapped(orig_pte);
   // do_wp_page(): a write to a present, write-protected pte (a fork-shared page, the zero page,
   // a page-cache page of a private mapping) changes a pte the CPU has cached: wp_page_reuse()
   // makes it writable, wp_page_copy() replaces it.
@@ -495,7 +512,18 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     }
   }
   co_await sync_point(t);  // pte_offset_map_lock(): recheck under the PTL
-  if (decide(mm, vma, addr, vma.ptes.get(addr), write, t.sim()) != action) {
+  const FaultAction now = decide(mm, vma, addr, vma.ptes.get(addr), write, t.sim());
+  // wp_page_copy() rechecks pte_same() on its own pte, not the decision do_wp_page() made: when
+  // the page's other mapper copied it (or unmapped it) meanwhile, this pte still maps the old
+  // page write-protected, and the copy goes in. The old page then had its last mapping here and
+  // goes with this fault's folio_put(): both sides of a fork that write one page at once copy it
+  // both, and neither fault is spurious. The model marks the owner of a fork-shared page on its
+  // pte (pte::kOwnPage, which the peer's copy may hand over: hand_over_cow_page()), so that bit
+  // may differ, as may the young bit reclaim's page_referenced() clears.
+  const bool copy_orphans_page =
+      wp_fault && action == FaultAction::kCopyPage && now == FaultAction::kWpReuse &&
+      ((vma.ptes.get(addr) ^ orig_pte) & ~(pte::kOwnPage | pte::kYoung)) == 0;
+  if (now != action && !copy_orphans_page) {
     if (needs_page) {
       co_await mem_cgroup_cancel_charge(t, mm, 1);
       co_await free_one(t, PageUse::kUser);
@@ -504,7 +532,11 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     co_return FaultResult::kSpurious;
   }
   uint8_t& p = vma.ptes.ref(addr);
-  if (action == FaultAction::kCopyPage && (p & pte::kOwnPage)) {
+  Lruvec::RemovedPage orphaned;
+  if (copy_orphans_page) {
+    // folio_remove_rmap_pte() of the old page, whose last mapper this was: freed below.
+    orphaned = sim.lruvec().page_remove_rmap(mm, addr);
+  } else if (action == FaultAction::kCopyPage && (p & pte::kOwnPage)) {
     // wp_page_copy() by the owner of a fork-shared page: the other mapper keeps the old page.
     if (Mm* other = cow_sharer(mm, addr)) hand_over_cow_page(sim, mm, *other, addr);
   }
@@ -545,6 +577,7 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     co_await sim.lruvec().lru_cache_add(
         t, sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));
   }
+  if (copy_orphans_page) co_await put_last_anon_page(t, orphaned);
   co_return FaultResult::kMapped;
 }
 

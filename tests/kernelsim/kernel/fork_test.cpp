@@ -107,6 +107,44 @@ TEST(ForkTest, ParentWriteCopiesWhileTheChildMapsAndReusesAfterItExited) {
   EXPECT_EQ(sim2->nr_live_tasks(), 0u);
 }
 
+// Parent and child write the 4 fork-shared pages at about the same time (the parent at 1 ms, the
+// child, forked at 100 us, after a sleep swept across the parent's writes): where both faults on a
+// page decided to copy before either installed its copy, wp_page_copy()'s pte_same() recheck passes
+// for both (each pte still maps the old page), so both copy and the old page, mapped by no one, is
+// freed by the second.
+TEST(ForkTest, ParentAndChildRacingToWriteAPageBothCopyItAndFreeTheOld) {
+  int both_copied = 0;
+  uint64_t pages_in_use = 0;  // the first run's, which does not race
+  for (int64_t ns = 866'000; ns <= 884'000; ns += 500) {
+    auto sim = fork_sim(
+        {Op::sleep(SimTime::ns(ns)), Op::touch(kBase, 4 * kPage, true), Op::sleep(SimTime::ms(1))},
+        {Op::touch(kBase, 4 * kPage, true)});
+    sim->run_until(SimTime::us(1500));
+    const VmCounters& vm = sim->stats().vm;
+    SCOPED_TRACE(ns);
+    EXPECT_EQ(vm.fault_spurious, 0u);
+    // Each page: the first writer copies; the second copies too if it raced, else reuses.
+    EXPECT_EQ(vm.fault_cow + vm.fault_wp_reuse, 8u);
+    EXPECT_GE(vm.fault_cow, 4u);
+    EXPECT_EQ(sim->find_mm(kParent)->rss_anon, 4u);
+    EXPECT_EQ(sim->find_mm(kChild)->rss_anon, 4u);
+    for (uint64_t a = kBase; a < kBase + 4 * kPage; a += kPage) {
+      EXPECT_EQ(pte_of(*sim, kParent, a) & (pte::kOwnPage | pte::kCowShared), pte::kOwnPage);
+      EXPECT_EQ(pte_of(*sim, kChild, a) & (pte::kOwnPage | pte::kCowShared), pte::kOwnPage);
+    }
+    // A page both copied is freed, not leaked or kept: as many pages in use (8 user pages and
+    // the page tables) as where the two did not race, none of them allocated but unmapped.
+    const uint64_t in_use = vm.pages_alloc - vm.pages_free;
+    if (pages_in_use == 0) pages_in_use = in_use;
+    EXPECT_EQ(in_use, pages_in_use);
+    EXPECT_EQ(sim->lruvec().nr_unframed(), 0u);
+    if (vm.fault_cow > 4) ++both_copied;
+    sim->run();
+    EXPECT_EQ(sim->stats().vm.pages_free, sim->stats().vm.pages_alloc);
+  }
+  EXPECT_GT(both_copied, 0);  // the sweep raced on some page
+}
+
 TEST(ForkTest, MmCreateOfTheMmATaskIsInDoesNotTearItDown) {
   // Two threads of the child: the first runs mm_create then exits; the second keeps faulting.
   auto sim = fork_sim({});
