@@ -90,8 +90,11 @@ bool RwSem::down_read_now(Task& t) {
     grant(t, false, t.clock(), at, true);
     return true;
   }
-  if (sim_.config().rwsem_reader_spin == RwsemReaderSpin::kOn && reader_may_spin(at)) {
-    return reader_optimistic_spin(t, at);
+  if (sim_.config().rwsem_reader_spin == RwsemReaderSpin::kOn) {
+    if (reader_may_spin(at)) return reader_optimistic_spin(t, at);
+    // rwsem_can_spin_on_owner() counts its refusal as a failed spin
+    // (lockevent_cond_inc(rwsem_opt_fail, !ret)).
+    ++sim_.vm().rwsem_opt_fail;
   }
   queue_reader(t, at);
   return false;
@@ -172,6 +175,10 @@ bool RwSem::down_write_now(Task& t, SharedStep& step) {
       sim_.events().schedule(at + rwsem_rspin_threshold(readers_), this, ticket);
     return false;
   }
+  // rwsem_can_spin_on_owner() said no (the owner off its CPU, readers it may not spin on, a
+  // handoff due): the kernel counts that as a failed spin too (lockevent_cond_inc(
+  // rwsem_opt_fail, !ret); before 5.11 rwsem_optimistic_spin()'s exit counted it).
+  ++sim_.vm().rwsem_opt_fail;
   queue_writer(t, step, at);
   return false;
 }

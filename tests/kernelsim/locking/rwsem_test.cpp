@@ -509,7 +509,8 @@ TEST(RwsemTest, AReaderTakesAFreeLockPastAWokenWriterSince511) {
   EXPECT_EQ(r.lock_events.rwsem_sleep_writer, 2u) << "queued, then again after the lost race";
   EXPECT_EQ(r.lock_events.rwsem_wake_writer, 2u);
   EXPECT_EQ(r.lock_events.rwsem_wake_lost, 1u);
-  EXPECT_EQ(r.lock_events.rwsem_opt_fail, 0u) << "the holder slept: nobody spun";
+  EXPECT_EQ(r.lock_events.rwsem_opt_fail, 1u)
+      << "the writer came while the holder slept: rwsem_can_spin_on_owner() refused it";
 }
 
 TEST(RwsemTest, BeforeReaderLockStealingAReaderQueuesBehindAWokenWriter) {
@@ -748,6 +749,28 @@ TEST(RwsemTest, In53ToThe510AReaderSpinsOnARunningWriter) {
     } else {
       EXPECT_GE(r.granted, w.released + sim->costs().wakeup_latency);
     }
+  }
+}
+
+TEST(RwsemTest, ASpinThatRwsemCanSpinOnOwnerRefusesCountsAsAFailedSpin) {
+  // rwsem_can_spin_on_owner() ends in lockevent_cond_inc(rwsem_opt_fail, !ret): a writer, and in
+  // 5.3-5.10 a reader, that comes while the holder sleeps with the lock does not spin and counts.
+  for (const char* policy : {"rwsem_reader_spin=on", "rwsem_reader_spin=off"}) {
+    const bool reader_spins = std::string(policy) == "rwsem_reader_spin=on";
+    auto sim = make_sim(3, policy);
+    RwSem sem(*sim, "test_sem");
+    Rec h, w, r;
+    Task& t0 = sim->create_task(0, nullptr);
+    Task& t1 = sim->create_task(1, nullptr);
+    Task& t2 = sim->create_task(2, nullptr);
+    sim->start_task(t0, sleeping_writer(t0, sem, SimTime::us(10), SimTime::us(200), &h));
+    sim->start_task(t1, locker(t1, sem, true, SimTime::us(20), SimTime::us(10), &w));
+    sim->start_task(t2, locker(t2, sem, false, SimTime::us(30), SimTime::us(10), &r));
+    sim->run();
+    EXPECT_EQ(sem.counters().spins + sem.counters().reader_spins, 0u) << policy;
+    EXPECT_EQ(sim->vm().rwsem_opt_fail, reader_spins ? 2u : 1u) << policy;
+    EXPECT_GE(w.granted, h.released) << policy;
+    EXPECT_GE(r.granted, h.released) << policy;
   }
 }
 
