@@ -100,11 +100,12 @@ void hand_over_cow_page(Simulation& sim, Mm& mm, Mm& other, uint64_t addr) {
   ++other.rss_anon;
 }
 
-// Models folio_put() of the last reference to an anonymous page whose rmap the caller removed
-// (Lruvec::page_remove_rmap()): __folio_put() -> __page_cache_release() takes it off its LRU list
-// under its lruvec's lru_lock (irqsave), mem_cgroup_uncharge() gives back its charge and
-// free_unref_page() frees it.
-Co<void> put_last_anon_page(Task& t, Lruvec::RemovedPage removed) {
+// Models folio_put() of the last reference to an anonymous page of `mm` whose rmap the caller
+// removed (Lruvec::page_remove_rmap()): __folio_put() -> __page_cache_release() takes it off its
+// LRU list under its lruvec's lru_lock (irqsave), mem_cgroup_uncharge() gives back its charge
+// (to mm's group, as the zap path's uncharge: a page off the LRU, still in a per-CPU batch,
+// reports no group) and free_unref_page() frees it.
+Co<void> put_last_anon_page(Task& t, Mm& mm, Lruvec::RemovedPage removed) {
   Simulation& sim = t.sim();
   if (removed.on_lru) {
     QSpinLock& lock = sim.lruvec().lru_lock_of(removed.nid, removed.memcg);
@@ -112,7 +113,7 @@ Co<void> put_last_anon_page(Task& t, Lruvec::RemovedPage removed) {
     t.work(sim.costs().lru_move_page);  // lruvec_del_folio()
     co_await lock.unlock_irqrestore(t);
   }
-  co_await mem_cgroup_uncharge_list(t, removed.memcg, 1);
+  co_await mem_cgroup_uncharge_list(t, sim.memcg().memcg_of(mm), 1);
   co_await free_one(t, PageUse::kUser);
 }
 
@@ -577,7 +578,7 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
     co_await sim.lruvec().lru_cache_add(
         t, sim.lruvec().page_add_new_anon_rmap(mm, addr, numa_node_id(t)));
   }
-  if (copy_orphans_page) co_await put_last_anon_page(t, orphaned);
+  if (copy_orphans_page) co_await put_last_anon_page(t, mm, orphaned);
   co_return FaultResult::kMapped;
 }
 

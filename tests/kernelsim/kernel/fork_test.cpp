@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "kernelsim/mm/mm_types.h"
 #include "tests/kernelsim/test_util.h"
 
@@ -21,8 +23,9 @@ constexpr uint32_t kChild = 2;
 
 // The parent maps 4 pages and writes them, then `after` (from 1 ms on); the child forks at
 // 100 us (mm_create with a parent, as the replay gives it) and runs `child_ops`.
-std::unique_ptr<Simulation> fork_sim(std::vector<Op> child_ops, std::vector<Op> after = {}) {
-  auto sim = make_sim(2);
+std::unique_ptr<Simulation> fork_sim(std::vector<Op> child_ops, std::vector<Op> after = {},
+                                     const std::string& policy = "") {
+  auto sim = make_sim(2, policy);
   std::vector<Op> parent = {Op::mmap_anon(kBase, 4 * kPage, PROT_READ | PROT_WRITE),
                             Op::touch(kBase, 4 * kPage, true), Op::sleep(SimTime::ms(1))};
   parent.insert(parent.end(), after.begin(), after.end());
@@ -118,7 +121,7 @@ TEST(ForkTest, ParentAndChildRacingToWriteAPageBothCopyItAndFreeTheOld) {
   for (int64_t ns = 866'000; ns <= 884'000; ns += 500) {
     auto sim = fork_sim(
         {Op::sleep(SimTime::ns(ns)), Op::touch(kBase, 4 * kPage, true), Op::sleep(SimTime::ms(1))},
-        {Op::touch(kBase, 4 * kPage, true)});
+        {Op::touch(kBase, 4 * kPage, true)}, "memcg=page_counter");
     sim->run_until(SimTime::us(1500));
     const VmCounters& vm = sim->stats().vm;
     SCOPED_TRACE(ns);
@@ -138,6 +141,7 @@ TEST(ForkTest, ParentAndChildRacingToWriteAPageBothCopyItAndFreeTheOld) {
     if (pages_in_use == 0) pages_in_use = in_use;
     EXPECT_EQ(in_use, pages_in_use);
     EXPECT_EQ(sim->lruvec().nr_unframed(), 0u);
+    EXPECT_EQ(vm.memcg_charged_pages - vm.memcg_uncharged_pages, 8u) << "the freed page uncharged";
     if (vm.fault_cow > 4) ++both_copied;
     sim->run();
     EXPECT_EQ(sim->stats().vm.pages_free, sim->stats().vm.pages_alloc);
