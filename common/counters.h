@@ -66,7 +66,8 @@
   X(rwsem_wake_writer, "rwsem_wake_writer", "writers woken (granted the lock, or to try again)")   \
   X(rwsem_opt_lock, "rwsem_opt_lock",                                                              \
     "write locks taken without sleeping past waiters: by spinning, or a steal of a free one")     \
-  X(rwsem_opt_fail, "rwsem_opt_fail", "optimistic spins refused (rwsem_can_spin_on_owner()) or given up (owner off CPU, rspin limit)")    \
+  X(rwsem_opt_fail, "rwsem_opt_fail",                                                              \
+    "optimistic spins refused (rwsem_can_spin_on_owner()) or given up (owner off CPU, rspin)")   \
   X(rwsem_opt_nospin, "rwsem_opt_nospin",                                                          \
     "spins on readers that ran out and made the lock non-spinnable (RWSEM_NONSPINNABLE, 5.3+)")   \
   X(rwsem_rlock_steal, "rwsem_rlock_steal", "read locks taken past waiters (5.11+ lock stealing)") \

@@ -176,8 +176,9 @@ bool RwSem::down_write_now(Task& t, SharedStep& step) {
     return false;
   }
   // rwsem_can_spin_on_owner() said no (the owner off its CPU, readers it may not spin on, a
-  // handoff due): the kernel counts that as a failed spin too (lockevent_cond_inc(
-  // rwsem_opt_fail, !ret); before 5.11 rwsem_optimistic_spin()'s exit counted it).
+  // handoff due): the kernel counts that as a failed spin too (its lockevent_cond_inc(
+  // rwsem_opt_fail, !ret); in its first form, called from rwsem_optimistic_spin(), that
+  // function's exit counted it).
   ++sim_.vm().rwsem_opt_fail;
   queue_writer(t, step, at);
   return false;

@@ -517,8 +517,8 @@ Co<FaultResult> handle_pte_fault(Task& t, Vma& vma, uint64_t addr, bool write, F
   // wp_page_copy() rechecks pte_same() on its own pte, not the decision do_wp_page() made: when
   // the page's other mapper copied it (or unmapped it) meanwhile, this pte still maps the old
   // page write-protected, and the copy goes in. The old page then had its last mapping here and
-  // goes with this fault's folio_put(): both sides of a fork that write one page at once copy it
-  // both, and neither fault is spurious. The model marks the owner of a fork-shared page on its
+  // goes with this fault's folio_put(): both sides of a fork that write one page at once both
+  // copy it, and neither fault is spurious. The model marks the owner of a fork-shared page on its
   // pte (pte::kOwnPage, which the peer's copy may hand over: hand_over_cow_page()), so that bit
   // may differ, as may the young bit reclaim's page_referenced() clears.
   const bool copy_orphans_page =
