@@ -123,6 +123,7 @@ CostProfile cost_profile_default() {
   // machine it runs on.
   c.deep_idle_after = SimTime::zero();
   c.deep_idle_exit = SimTime::zero();
+  c.deep_idle_ipi_send = SimTime::zero();
   return c;
 }
 
@@ -307,6 +308,7 @@ constexpr CostField kCostFields[] = {
     {"truncate_block", &CostProfile::truncate_block, /*added_later=*/true},
     {"deep_idle_after", &CostProfile::deep_idle_after, /*added_later=*/true},
     {"deep_idle_exit", &CostProfile::deep_idle_exit, /*added_later=*/true},
+    {"deep_idle_ipi_send", &CostProfile::deep_idle_ipi_send, /*added_later=*/true},
 };
 
 std::span<const CostField> cost_fields() {

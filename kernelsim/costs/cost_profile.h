@@ -206,6 +206,11 @@ struct CostProfile {
   SimTime deep_idle_after;  // ns: idle this long, a CPU is in its deep state
   SimTime deep_idle_exit;   // ns: beyond wakeup_latency, waking a CPU from its deep state
                             //     (0: one idle state, as in the built-in profiles)
+  // ns: beyond ipi_send, the waker's IPI to a CPU in its deep state: on a guest the vCPU's
+  // thread has left the host's halt polling and sleeps, and the host's kick must wake it
+  // (kvm_vcpu_kick()) before the waker's exit returns. 0 in the built-in profiles: an APIC
+  // write costs the same whatever state its target is in.
+  SimTime deep_idle_ipi_send;
   // ---- Sizes, not times (cost_size_fields()) ----
   // pages: how many of the pages a CPU freed last its caches still hold, which its pcp list
   // (LIFO) hands out first: a page from deeper in the list is zeroed at clear_page_cold

@@ -12,7 +12,8 @@
 //  - an idle CPU keeps its last mm loaded in lazy-TLB mode (enter_lazy_tlb()), until the task it
 //    was given starts to run: the mm switch is the first thing that task does (switch_mm_in()),
 //    so a wake-up's latency leaves the CPU lazy and flushes meanwhile skip it;
-//  - waking a task whose CPU is another, idle one costs the waker an IPI's send (ttwu_ipi()).
+//  - waking a task whose CPU is another, idle one costs the waker an IPI's send (ttwu_ipi()),
+//    and deep_idle_ipi_send more when that CPU is in its deep state (a guest's halted vCPU).
 //  - a sync wake-up may pull the wakee to the waker's CPU (sched/wake_affine.h).
 // Wake-up preemption and load balancing are not modelled.
 //
@@ -84,6 +85,9 @@ class Scheduler {
   // The time from a wake-up at `at` until idle `cpu` runs the wakee: wakeup_latency, and
   // deep_idle_exit beyond it when the CPU has been idle deep_idle_after or longer.
   SimTime idle_wakeup_latency(Cpu& cpu, SimTime at) const;
+  // Whether `cpu` is idle at `at` and has been for deep_idle_after or longer, in a profile with a
+  // deep state (deep_idle_exit or deep_idle_ipi_send).
+  bool in_deep_idle(const Cpu& cpu, SimTime at) const;
   // `next` gets `cpu` at `at` after `cost`, and is queued to run; its mm switch waits for that
   // run (switch_mm_in()).
   void run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost);

@@ -23,8 +23,12 @@ constexpr int kMprotectsPerSample = 200;
 constexpr int kWakesPerSample = 20;
 constexpr int kFutexCallsPerSample = 200;
 // How long the waker waits before each wake-up, busy: the sleeper is in FUTEX_WAIT by then and
-// its CPU idle, past a guest's halt polling (cpuidle-haltpoll's default window is 200 us).
+// its CPU idle, past a guest's halt polling (cpuidle-haltpoll's default window is 200 us, as is
+// the host's halt_poll_ns, kvm_vcpu_halt()).
 constexpr uint64_t kSleeperIdleNs = 300'000;
+// The same wait well inside any polling window: the sleeper is in FUTEX_WAIT (its FUTEX_WAIT
+// takes a few us) and its CPU idle a moment.
+constexpr uint64_t kSleeperShortIdleNs = 20'000;
 
 // The probe page is written by the measuring thread and read by its Spinner at the same time,
 // on purpose: only its translation matters, not its value. Relaxed atomic accesses are the plain
@@ -100,13 +104,9 @@ class FutexSleeper {
   std::thread thread_;  // last: it starts once the members it uses are there
 };
 
-}  // namespace
-
-Figure probe_wake_ipi(const ProbeOptions& o) {
-  Figure f = figure_of("wake_ipi",
-                       "FUTEX_WAKE of a thread asleep on another, idle CPU, minus FUTEX_WAKE of "
-                       "none (the waker's time)",
-                       "wake-up");
+// FUTEX_WAKE of a thread asleep on another CPU, idle `idle_ns` before each wake-up, minus
+// FUTEX_WAKE of none, on the waker: figure `f`.
+Figure wake_after_idle(const ProbeOptions& o, Figure f, uint64_t idle_ns) {
   AffinityGuard guard;
   int a = 0, b = 0;
   if (std::string why = pin_to_first_of_two(&a, &b); !why.empty()) return failed(f, why);
@@ -131,7 +131,7 @@ Figure probe_wake_ipi(const ProbeOptions& o) {
       int counted = 0;
       for (int i = 0; i < kWakesPerSample; ++i) {
         while (sleeper.sleeps.load() <= woken) std::this_thread::yield();
-        spin_for(kSleeperIdleNs);
+        spin_for(idle_ns);
         sleeper.word.store(1);
         const uint64_t t0 = now_ns();
         const long n = futex(&sleeper.word, FUTEX_WAKE_PRIVATE, 1);
@@ -152,9 +152,30 @@ Figure probe_wake_ipi(const ProbeOptions& o) {
   f.measured = true;
   f.ns = summarize(extra);
   f.note = "FUTEX_WAKE of none " + std::to_string(static_cast<long>(base.median)) + " ns; CPUs " +
-           std::to_string(a) + " and " + std::to_string(b) +
-           "; try_to_wake_up()'s IPI to the idle CPU (an APIC write, or a guest's exit)";
+           std::to_string(a) + " and " + std::to_string(b) + "; idle " +
+           std::to_string(idle_ns / 1000) +
+           " us; try_to_wake_up()'s IPI to the idle CPU (an APIC write, or a guest's exit)";
   return f;
+}
+
+}  // namespace
+
+Figure probe_wake_ipi(const ProbeOptions& o) {
+  return wake_after_idle(o,
+                         figure_of("wake_ipi",
+                                   "FUTEX_WAKE of a thread asleep on another CPU idle 300 us, "
+                                   "minus FUTEX_WAKE of none (the waker's time)",
+                                   "wake-up"),
+                         kSleeperIdleNs);
+}
+
+Figure probe_wake_ipi_short_idle(const ProbeOptions& o) {
+  return wake_after_idle(o,
+                         figure_of("wake_ipi_short_idle",
+                                   "FUTEX_WAKE of a thread asleep on another CPU idle 20 us, "
+                                   "minus FUTEX_WAKE of none (the waker's time)",
+                                   "wake-up"),
+                         kSleeperShortIdleNs);
 }
 
 bool pin_to_cpu(int cpu) {

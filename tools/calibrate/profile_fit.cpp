@@ -401,8 +401,9 @@ void fit_pipes(Fitter& fit, CostProfile& costs, const std::vector<Figure>& figur
 }
 
 // deep_idle_exit from the ping-pong's round trip after a long idle of the woken thread's CPU
-// against a short one (only one of its two wake-ups finds the CPU long idle), and
-// deep_idle_after from the idle where the step is. Without a step (probe_deep_idle() skips the
+// against a short one (only one of its two wake-ups finds the CPU long idle), less what that
+// wake-up's IPI cost its waker more (deep_idle_ipi_send: wake_ipi against wake_ipi_short_idle),
+// and deep_idle_after from the idle where the step is. Without a step (probe_deep_idle() skips the
 // bisection when the two are not told apart) both keep the default: one idle state.
 void fit_deep_idle(Fitter& fit, const std::vector<Figure>& figures,
                    std::vector<std::string>* notes) {
@@ -417,8 +418,21 @@ void fit_deep_idle(Fitter& fit, const std::vector<Figure>& figures,
         deep->ns.median, shallow->ns.median));
     return;
   }
-  fit.set("deep_idle_exit", deep->ns.median - shallow->ns.median, *deep,
-          fmt::format("less wakeup_short_idle {:.0f} ns", shallow->ns.median));
+  // One of the long idle's wake-ups is sent to the CPU in its deep state: what that send costs
+  // its waker beyond the shallow one's (a guest's host waking the vCPU's thread) is on the round
+  // trip too, and not the wakee's exit.
+  double deep_send = 0;
+  const Figure* far = measured(figures, "wake_ipi");
+  const Figure* near = measured(figures, "wake_ipi_short_idle");
+  if (far != nullptr && near != nullptr && far->ns.median > near->ns.median) {
+    deep_send = far->ns.median - near->ns.median;
+    fit.set("deep_idle_ipi_send", deep_send, *far,
+            fmt::format("less wake_ipi_short_idle {:.0f} ns", near->ns.median));
+  }
+  fit.set("deep_idle_exit", deep->ns.median - shallow->ns.median - deep_send, *deep,
+          fmt::format("less wakeup_short_idle {:.0f} ns{}", shallow->ns.median,
+                      deep_send > 0 ? fmt::format(" and deep_idle_ipi_send {:.0f} ns", deep_send)
+                                    : std::string()));
   fit.set("deep_idle_after", step->ns.median, *step, step->note);
 }
 
@@ -510,8 +524,11 @@ replay::CostProfileFile fit_profile(const std::vector<Figure>& figures, const st
   }
   // The waker's side of a cross-CPU wake-up is one IPI's send (an APIC write; on a guest an exit
   // that can cost more than the rest of a shootdown); the shootdown's remainder is delivery and
-  // the handler. Without it, the shootdown splits in the default profile's ratios.
-  const Figure* wake_ipi = measured(figures, "wake_ipi");
+  // the handler. Without it, the shootdown splits in the default profile's ratios. The send is
+  // the wake-up of a CPU idle a moment: one idle past a guest's halt polling costs its waker
+  // more (deep_idle_ipi_send, fit_deep_idle()), and a shootdown's target is running.
+  const Figure* wake_ipi = measured(figures, "wake_ipi_short_idle");
+  if (wake_ipi == nullptr) wake_ipi = measured(figures, "wake_ipi");
   if (wake_ipi != nullptr) {
     fit.set("ipi_send", wake_ipi->ns.median, *wake_ipi,
             "what waking a sleeper on an idle CPU adds to FUTEX_WAKE: try_to_wake_up()'s IPI");

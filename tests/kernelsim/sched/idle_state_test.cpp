@@ -71,6 +71,24 @@ TEST(IdleStateTest, ACpuIdlePastTheStepPaysTheDeepExitOnEachWakeUp) {
   EXPECT_EQ(deep.sim->now() - flat.sim->now(), kExit * kIdleRounds);
 }
 
+// A guest's IPI to a vCPU past its host's halt polling: the waker pays deep_idle_ipi_send more
+// for each wake-up of the CPU idle past the step, and nothing more for one idle a moment. The
+// wake-up is on the waker's path: each round's send delays the round trip by it.
+TEST(IdleStateTest, TheWakerPaysTheDeepIpiSendOnlyToACpuPastTheStep) {
+  constexpr SimTime kDeepSend = SimTime::us(8);
+  CostProfile dear_send = with_step(SimTime::zero());
+  dear_send.deep_idle_ipi_send = kDeepSend;
+  const PingPongRun deep = ping_pong(2 * kStep, dear_send);
+  const PingPongRun flat = ping_pong(2 * kStep, with_step(SimTime::zero()));
+  EXPECT_EQ(deep.sim->now() - flat.sim->now(), kDeepSend * kIdleRounds);
+  EXPECT_EQ(deep.sim->cpu(0).counters.wakeup_ipis, flat.sim->cpu(0).counters.wakeup_ipis);
+  EXPECT_EQ(deep.deep_wakeups_sleeper_cpu, 0u);  // no deep exit in this profile: sends only
+
+  const PingPongRun shallow = ping_pong(SimTime::us(25), dear_send);
+  const PingPongRun shallow_flat = ping_pong(SimTime::us(25), with_step(SimTime::zero()));
+  EXPECT_EQ(shallow.sim->now(), shallow_flat.sim->now());
+}
+
 TEST(IdleStateTest, ShortIdlesStayShallow) {
   const PingPongRun shallow = ping_pong(SimTime::us(25), with_step(kExit));
   EXPECT_EQ(shallow.deep_wakeups_sleeper_cpu + shallow.deep_wakeups_waker_cpu, 0u);
@@ -98,6 +116,7 @@ TEST(IdleStateTest, TheBuiltInProfilesHaveOneIdleState) {
   for (const char* name : {"default", "xeon-2014", "zram"}) {
     const CostProfile c = *find_cost_profile(name);
     EXPECT_EQ(c.deep_idle_exit, SimTime::zero()) << name;
+    EXPECT_EQ(c.deep_idle_ipi_send, SimTime::zero()) << name;
   }
   EXPECT_EQ(ping_pong(2 * kStep, cost_profile_default()).deep_wakeups_sleeper_cpu, 0u);
 }

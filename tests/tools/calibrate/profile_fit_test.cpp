@@ -473,6 +473,31 @@ TEST(FitProfile, ALongIdleSlowerThanAShortOneGivesTheDeepIdleStep) {
   EXPECT_TRUE(notes.empty()) << notes.front();
 }
 
+// A guest's IPI to a vCPU asleep past its host's halt polling costs the waker more than one to a
+// vCPU idle a moment: the short idle's wake-up is ipi_send, the difference deep_idle_ipi_send,
+// and the long idle's round trip less both is the wakee's deep exit alone.
+TEST(FitProfile, AWakeUpPastThePollingCostsItsWakerTheDeepIpiSend) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("wake_ipi", 15000), figure("wake_ipi_short_idle", 5000),
+                              figure("wakeup_short_idle", 25000), figure("wakeup_long_idle", 90000),
+                              figure("deep_idle_step", 155000)},
+                             "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.ipi_send.count_ns(), 5000);
+  EXPECT_EQ(p.costs.deep_idle_ipi_send.count_ns(), 10000);
+  EXPECT_EQ(p.costs.deep_idle_exit.count_ns(), 55000);
+  EXPECT_TRUE(is_calibrated(p, "deep_idle_ipi_send"));
+  EXPECT_NE(p.sources.at("deep_idle_exit").find("deep_idle_ipi_send"), std::string::npos);
+  EXPECT_TRUE(notes.empty()) << notes.front();
+
+  // Without a step there is no deep state for the send to be dearer in: the short idle's
+  // wake-up is still ipi_send, and deep_idle_ipi_send keeps the default 0.
+  const auto flat = fit_profile({figure("wake_ipi", 15000), figure("wake_ipi_short_idle", 5000)},
+                                "calibrate D H", &notes);
+  EXPECT_EQ(flat.costs.ipi_send.count_ns(), 5000);
+  EXPECT_EQ(flat.costs.deep_idle_ipi_send, kernelsim::SimTime::zero());
+  EXPECT_FALSE(is_calibrated(flat, "deep_idle_ipi_send"));
+}
+
 // Without a step (the probe found none and skipped the bisection) the profile keeps one idle
 // state, and says why.
 TEST(FitProfile, NoIdleStepKeepsOneIdleState) {
