@@ -1,10 +1,13 @@
 #include "tools/calibrate/real_programs.h"
 
-#include "tools/calibrate/user_pages.h"
-
 #include <sys/mman.h>
+#include <time.h>
 
 #include <cstddef>
+#include <fstream>
+#include <sstream>
+
+#include "tools/calibrate/user_pages.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
@@ -13,37 +16,80 @@ constexpr size_t kPage = kUserPage;
 constexpr size_t kPages = 16;
 constexpr int kLoops = 200;
 
-bool anon_mmap() {
+uint64_t monotonic_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The programs' system calls, each timed into times_ (when there is one) under its results key.
+class Calls {
+ public:
+  explicit Calls(CallTimes* times) : times_(times) {}
+
+  // Runs call(), timed under `key` (defined first: the calls below deduce its type).
+  template <typename Call>
+  auto timed(const char* key, Call&& call) {
+    if (times_ == nullptr) return call();
+    const uint64_t start = monotonic_ns();
+    auto result = call();
+    (*times_)[key].push_back(monotonic_ns() - start);
+    return result;
+  }
+
+  // map_anon_pages()'s two calls.
+  char* map_anon(size_t pages) {
+    void* p = timed("mmap", [&] {
+      return ::mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                    0);
+    });
+    if (p == MAP_FAILED) return nullptr;
+    advise(p, pages, MADV_NOHUGEPAGE);
+    return static_cast<char*>(p);
+  }
+  bool advise(void* p, size_t pages, int advice) {
+    return timed("madvise", [&] { return ::madvise(p, pages * kPage, advice); }) == 0;
+  }
+  bool protect(void* p, size_t pages, int prot) {
+    return timed("mprotect", [&] { return ::mprotect(p, pages * kPage, prot); }) == 0;
+  }
+  bool unmap(void* p, size_t pages) {
+    return timed("munmap", [&] { return ::munmap(p, pages * kPage); }) == 0;
+  }
+
+ private:
+  CallTimes* times_;
+};
+
+bool anon_mmap(Calls& c) {
   for (int i = 0; i < kLoops; ++i) {
-    char* p = map_anon_pages(kPages);
+    char* p = c.map_anon(kPages);
     if (p == nullptr) return false;
     write_pages(p, kPages);
-    ::munmap(p, kPages * kPage);
+    if (!c.unmap(p, kPages)) return false;
   }
   return true;
 }
 
-bool madvise_dontneed() {
-  char* p = map_anon_pages(kPages);
+bool madvise_dontneed(Calls& c) {
+  char* p = c.map_anon(kPages);
   if (p == nullptr) return false;
   for (int i = 0; i < kLoops; ++i) {
     write_pages(p, kPages);
-    ::madvise(p, kPages * kPage, MADV_DONTNEED);
+    if (!c.advise(p, kPages, MADV_DONTNEED)) return false;
   }
-  ::munmap(p, kPages * kPage);
-  return true;
+  return c.unmap(p, kPages);
 }
 
-bool mprotect_loop() {
-  char* p = map_anon_pages(kPages);
+bool mprotect_loop(Calls& c) {
+  char* p = c.map_anon(kPages);
   if (p == nullptr) return false;
   for (int i = 0; i < kLoops; ++i) {
     write_pages(p, kPages);
-    ::mprotect(p, kPages * kPage, PROT_READ);
-    ::mprotect(p, kPages * kPage, PROT_READ | PROT_WRITE);
+    if (!c.protect(p, kPages, PROT_READ)) return false;
+    if (!c.protect(p, kPages, PROT_READ | PROT_WRITE)) return false;
   }
-  ::munmap(p, kPages * kPage);
-  return true;
+  return c.unmap(p, kPages);
 }
 
 }  // namespace
@@ -53,11 +99,39 @@ const std::vector<std::string>& real_program_names() {
   return names;
 }
 
-bool run_real_program(const std::string& name) {
-  if (name == "anon-mmap") return anon_mmap();
-  if (name == "madvise") return madvise_dontneed();
-  if (name == "mprotect") return mprotect_loop();
+bool run_real_program(const std::string& name, CallTimes* times) {
+  Calls calls(times);
+  if (name == "anon-mmap") return anon_mmap(calls);
+  if (name == "madvise") return madvise_dontneed(calls);
+  if (name == "mprotect") return mprotect_loop(calls);
   return false;
+}
+
+Status write_call_times(const std::string& path, const CallTimes& times) {
+  std::ofstream out(path);
+  for (const auto& [key, ns] : times) {
+    for (uint64_t v : ns) out << key << ' ' << v << '\n';
+  }
+  out.close();
+  return out ? Status::ok() : Status::io_error(path + ": cannot write the call times");
+}
+
+Status read_call_times(const std::string& path, CallTimes* times) {
+  std::ifstream in(path);
+  if (!in) return Status::io_error(path + ": cannot read the call times");
+  times->clear();
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    std::istringstream fields(line);
+    std::string key, rest;
+    uint64_t ns = 0;
+    if (!(fields >> key >> ns) || (fields >> rest)) {
+      return Status::invalid_argument(path + ":" + std::to_string(n) +
+                                      ": not a call time (KEY NS): '" + line + "'");
+    }
+    (*times)[key].push_back(ns);
+  }
+  return Status::ok();
 }
 
 }  // namespace mmreplay::tools::calibrate

@@ -73,25 +73,42 @@ std::string triple(const std::vector<uint64_t>& v) {
   return v.empty() ? "-" : fmt::format("{}/{}/{}", v[0], v[1], v[2]);
 }
 
-void print_program(const std::string& name, Observed& obs, const replay::RunResult& r,
-                   std::ostream& out) {
+std::vector<uint64_t> percentiles_of(std::vector<uint64_t>& v) {
+  std::vector<uint64_t> p;
+  if (!v.empty()) {
+    for (double pct : kPercentiles) p.push_back(nearest_rank(v, pct));
+  }
+  return p;
+}
+
+// The model's p50 over a measured one, or "-".
+std::string p50_ratio(const std::vector<uint64_t>& model, const std::vector<uint64_t>& measured) {
+  return model.empty() || measured.empty() || measured[0] == 0
+             ? "-"
+             : fmt::format("{:.2f}",
+                           static_cast<double>(model[0]) / static_cast<double>(measured[0]));
+}
+
+void print_header(std::ostream& out) {
+  out << fmt::format("{:<10} {:<9} {:>6} {:>6} {:>22} {:>22} {:>22} {:>8} {:>8}\n", "program", "op",
+                     "seen", "model", "observed", "untraced", "predicted", "x traced", "x untr.");
+}
+
+void print_program(const std::string& name, Observed& obs, CallTimes& untraced,
+                   const replay::RunResult& r, std::ostream& out) {
   for (const auto& [key, count] : obs.counts) {
-    std::vector<uint64_t> seen, model;
-    auto& d = obs.durations[key];
-    if (!d.empty()) {
-      for (double p : kPercentiles) seen.push_back(nearest_rank(d, p));
-    }
+    const std::vector<uint64_t> seen = percentiles_of(obs.durations[key]);
+    std::vector<uint64_t> plain;
+    if (auto it = untraced.find(key); it != untraced.end()) plain = percentiles_of(it->second);
+    std::vector<uint64_t> model;
     uint64_t modelled = 0;
     if (auto it = r.ops.find(key); it != r.ops.end() && it->second.count() > 0) {
       modelled = it->second.count();
       for (double p : kPercentiles) model.push_back(it->second.percentile(p));
     }
-    const std::string ratio =
-        seen.empty() || model.empty() || seen[0] == 0
-            ? "-"
-            : fmt::format("{:.2f}", static_cast<double>(model[0]) / static_cast<double>(seen[0]));
-    out << fmt::format("{:<10} {:<9} {:>6} {:>6} {:>22} {:>22} {:>8}\n", name, key, count, modelled,
-                       triple(seen), triple(model), ratio);
+    out << fmt::format("{:<10} {:<9} {:>6} {:>6} {:>22} {:>22} {:>22} {:>8} {:>8}\n", name, key,
+                       count, modelled, triple(seen), triple(plain), triple(model),
+                       p50_ratio(model, seen), p50_ratio(model, plain));
   }
 }
 
@@ -127,13 +144,26 @@ Status run_real_validation(const RealValidationOptions& o, std::ostream& out) {
     if (temporary) std::filesystem::remove_all(dir);
   };
   out << fmt::format(
-      "validate --real: profile {}, policy {}; latencies in ns (p50/p90/p99), "
-      "observed by perf syscall enter/exit, predicted by the model\n",
+      "validate --real: profile {}, policy {}; latencies in ns (p50/p90/p99): observed by perf "
+      "syscall enter/exit, untraced (the same program run without perf, each of its calls timed "
+      "from user space), predicted by the model; x: predicted p50 over each\n",
       o.profile, o.policy);
-  out << fmt::format("{:<10} {:<9} {:>6} {:>6} {:>22} {:>22} {:>8}\n", "program", "op", "seen",
-                     "model", "observed", "predicted", "p50 x");
+  print_header(out);
   for (const std::string& name : programs) {
     const std::string trace = dir + "/" + name + ".mmtrace", log = dir + "/" + name + ".log";
+    // The untraced run first, in the same minutes as the recording: a host's phase moves both.
+    const std::string times_path = dir + "/" + name + ".times";
+    if (spawn_and_wait(
+            {o.trace_replay, "calibrate", "--run-program", name, "--call-times", times_path},
+            log) != 0) {
+      cleanup();
+      return Status::io_error(name + ": the untraced run failed: " + message_of(log));
+    }
+    CallTimes untraced;
+    if (Status s = read_call_times(times_path, &untraced); !s) {
+      cleanup();
+      return s.with_context(name);
+    }
     const int rc =
         spawn_and_wait({o.trace_replay, "record", "--ground-truth", "--no-baseline", "-o", trace,
                         "--", o.trace_replay, "calibrate", "--run-program", name},
@@ -154,10 +184,11 @@ Status run_real_validation(const RealValidationOptions& o, std::ostream& out) {
       cleanup();
       return s.with_context(name);
     }
-    print_program(name, obs, result, out);
+    print_program(name, obs, untraced, result, out);
   }
   out << "faults: counts only (perf sees no fault duration). The recordings include the "
-         "program's start-up (loader mmaps, brk).\n";
+         "program's start-up (loader mmaps, brk); the untraced times only the program's own "
+         "calls.\n";
   cleanup();
   return Status::ok();
 }

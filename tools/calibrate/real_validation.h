@@ -1,7 +1,9 @@
 // trace-replay validate --real: record a few small programs on this machine through
 // `trace-replay record --ground-truth`, replay each recording with a cost profile, and print the
 // observed syscall latencies (perf's enter/exit pairs) beside the model's, as p50/p90/p99 per
-// operation. Page faults carry no observed duration (one tracepoint per fault): only counts.
+// operation. Each program also runs once untraced with its calls timed from user space
+// (real_programs.h), so that a call's own cost stands beside what it took under the recorder.
+// Page faults carry no observed duration (one tracepoint per fault): only counts.
 //
 // Recording needs perf and permission to use tracepoints; without them the run is skipped with
 // the recorder's message, and that is not a failure.

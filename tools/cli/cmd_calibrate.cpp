@@ -36,6 +36,7 @@ struct CalibrateArgs {
   bool realtime = false;
   bool reclaim = false;
   std::string run_program;  // internal: the program validate --real records
+  std::string call_times;   // internal: where that program writes its calls' times
 };
 
 Status calibrate_machine(const CalibrateArgs& a) {
@@ -44,10 +45,14 @@ Status calibrate_machine(const CalibrateArgs& a) {
     if (std::find(known.begin(), known.end(), a.run_program) == known.end()) {
       return Status::invalid_argument("--run-program " + a.run_program + ": unknown program");
     }
-    if (calibrate::run_real_program(a.run_program)) return Status::ok();
+    calibrate::CallTimes times;
     // The programs fail only when this machine refuses them memory or a syscall.
-    return Status::io_error("--run-program " + a.run_program + ": failed");
+    if (!calibrate::run_real_program(a.run_program, a.call_times.empty() ? nullptr : &times)) {
+      return Status::io_error("--run-program " + a.run_program + ": failed");
+    }
+    return a.call_times.empty() ? Status::ok() : calibrate::write_call_times(a.call_times, times);
   }
+  if (!a.call_times.empty()) return Status::invalid_argument("--call-times needs --run-program");
   calibrate::CalibrationOptions o;
   o.quick = a.quick;
   o.throughput = !a.quick && !a.no_throughput;
@@ -102,6 +107,8 @@ void register_calibrate_command(CLI::App& app, int* exit_code) {
                 "time the throughput loops' workers under SCHED_FIFO (a shared machine; root)");
   // Hidden (empty group): the child that validate --real records.
   cmd->add_option("--run-program", args->run_program, "run one validate --real program")->group("");
+  cmd->add_option("--call-times", args->call_times, "--run-program: time its calls into FILE")
+      ->group("");
   cmd->callback([args, exit_code] {
     *exit_code = report_status("trace-replay calibrate", calibrate_machine(*args));
   });
