@@ -15,7 +15,9 @@
 //  - waking a task whose CPU is another, idle one costs the waker an IPI's send (ttwu_ipi()),
 //    and deep_idle_ipi_send more when that CPU is in its deep state (a guest's halted vCPU).
 //  - a sync wake-up may pull the wakee to the waker's CPU (sched/wake_affine.h).
-// Wake-up preemption and load balancing are not modelled.
+// A wake-up's preemption of a running task lands at that task's next preemption point (a user-mode
+// run checks every kUserModePreemptCheck): the reschedule IPI that makes it prompt is not
+// modelled, nor is load balancing.
 //
 // Invariants: those of Cpu (sched/cpu.h) (1)-(4), asserted here.
 

@@ -58,8 +58,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   for (Figure& f : probe_fork(po)) add(std::move(f));
   for (Figure& f : probe_mprotect(po)) add(std::move(f));
   add(probe_tlb_shootdown(po));
-  add(probe_wake_ipi(po));
-  add(probe_wake_ipi_short_idle(po));
+  for (Figure& f : probe_wake_ipi(po)) add(std::move(f));
   for (Figure& f : probe_context_switch(po)) add(std::move(f));
   for (Figure& f : probe_pipe_rw(po)) add(std::move(f));
   add(probe_socket_rw(po));

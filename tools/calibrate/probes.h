@@ -88,14 +88,11 @@ std::vector<Figure> probe_mprotect(const ProbeOptions& o);
 // mprotect of one page while a sibling thread spins on another CPU in the same mm, minus the
 // same with no sibling: one TLB-shootdown IPI round trip.
 Figure probe_tlb_shootdown(const ProbeOptions& o);
-// FUTEX_WAKE of a thread asleep on another CPU, idle for a while (300 us: past a guest's halt
-// polling), minus FUTEX_WAKE of a word no one waits on, on the waker: try_to_wake_up()'s IPI to
-// the idle CPU, its sender's part (per wake-up; with wake_ipi_short_idle,
-// CostProfile::deep_idle_ipi_send).
-Figure probe_wake_ipi(const ProbeOptions& o);
-// The same with the sleeper's CPU idle 20 us ("wake_ipi_short_idle"): the IPI's send to a CPU
-// in its shallow state (CostProfile::ipi_send).
-Figure probe_wake_ipi_short_idle(const ProbeOptions& o);
+// FUTEX_WAKE of a thread asleep on another CPU, minus FUTEX_WAKE of a word no one waits on, on
+// the waker: try_to_wake_up()'s IPI to the idle CPU, its sender's part (per wake-up). "wake_ipi"
+// with that CPU idle 300 us (past a guest's halt polling), "wake_ipi_short_idle" with it idle
+// 20 us: CostProfile::ipi_send is the second, deep_idle_ipi_send the difference.
+std::vector<Figure> probe_wake_ipi(const ProbeOptions& o);
 // A write to each page of a populated mapping after MADV_FREE left it mapped, old and clean,
 // minus the same write to dirty pages, per page: the page walk setting the bits again.
 Figure probe_pte_ad_update(const ProbeOptions& o);

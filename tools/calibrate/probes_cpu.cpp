@@ -160,22 +160,20 @@ Figure wake_after_idle(const ProbeOptions& o, Figure f, uint64_t idle_ns) {
 
 }  // namespace
 
-Figure probe_wake_ipi(const ProbeOptions& o) {
-  return wake_after_idle(o,
-                         figure_of("wake_ipi",
-                                   "FUTEX_WAKE of a thread asleep on another CPU idle 300 us, "
-                                   "minus FUTEX_WAKE of none (the waker's time)",
-                                   "wake-up"),
-                         kSleeperIdleNs);
-}
-
-Figure probe_wake_ipi_short_idle(const ProbeOptions& o) {
-  return wake_after_idle(o,
-                         figure_of("wake_ipi_short_idle",
-                                   "FUTEX_WAKE of a thread asleep on another CPU idle 20 us, "
-                                   "minus FUTEX_WAKE of none (the waker's time)",
-                                   "wake-up"),
-                         kSleeperShortIdleNs);
+std::vector<Figure> probe_wake_ipi(const ProbeOptions& o) {
+  struct Idle {
+    const char* key;
+    uint64_t ns;
+  };
+  std::vector<Figure> figures;
+  for (const Idle idle :
+       {Idle{"wake_ipi", kSleeperIdleNs}, Idle{"wake_ipi_short_idle", kSleeperShortIdleNs}}) {
+    const std::string what = "FUTEX_WAKE of a thread asleep on another CPU idle " +
+                             std::to_string(idle.ns / 1000) +
+                             " us, minus FUTEX_WAKE of none (the waker's time)";
+    figures.push_back(wake_after_idle(o, figure_of(idle.key, what, "wake-up"), idle.ns));
+  }
+  return figures;
 }
 
 bool pin_to_cpu(int cpu) {

@@ -24,10 +24,7 @@ uint64_t monotonic_ns() {
 
 // The programs' system calls, each timed into times_ (when there is one) under its results key.
 class Calls {
- public:
-  explicit Calls(CallTimes* times) : times_(times) {}
-
-  // Runs call(), timed under `key` (defined first: the calls below deduce its type).
+  // Runs call(), timed under `key`. First: the calls below deduce its return type.
   template <typename Call>
   auto timed(const char* key, Call&& call) {
     if (times_ == nullptr) return call();
@@ -37,7 +34,12 @@ class Calls {
     return result;
   }
 
-  // map_anon_pages()'s two calls.
+  CallTimes* times_;
+
+ public:
+  explicit Calls(CallTimes* times) : times_(times) {}
+
+  // map_anon_pages()'s two calls (user_pages.h), each timed: the mmap and its MADV_NOHUGEPAGE.
   char* map_anon(size_t pages) {
     void* p = timed("mmap", [&] {
       return ::mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
@@ -56,9 +58,6 @@ class Calls {
   bool unmap(void* p, size_t pages) {
     return timed("munmap", [&] { return ::munmap(p, pages * kPage); }) == 0;
   }
-
- private:
-  CallTimes* times_;
 };
 
 bool anon_mmap(Calls& c) {
