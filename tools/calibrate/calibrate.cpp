@@ -76,6 +76,11 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
     c.load_before = read_load1();
     c.realtime = o.throughput_options.realtime;
     if (Status s = measure_native(o.throughput_options, cpus, progress, &c.native); !s) return s;
+    if (!c.native.empty()) {
+      HostDrift drift;
+      if (Status s = measure_drift(o.throughput_options, c.native, &drift); !s) return s;
+      c.drift = drift;
+    }
     c.load_after = read_load1();
     if (progress != nullptr) *progress << "  fitting the loops' throughput\n" << std::flush;
     ThroughputFit fit;
@@ -169,6 +174,7 @@ void print_calibration(const Calibration& c, std::ostream& out) {
     print_comparison(t.before, out);
     out << "after the fit:\n";
     print_comparison(t.after, out);
+    if (c.drift) out << drift_note(*c.drift) << "\n";
   }
   if (c.reclaim) print_reclaim_fit(*c.reclaim, out);
   out << fmt::format("other fields: the default profile's. calibrate took {:.1f} s\n", c.elapsed_s);

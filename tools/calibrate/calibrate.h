@@ -42,6 +42,7 @@ struct Calibration {
   std::optional<ThroughputFit> throughput;  // when the throughput fit ran
   std::vector<NativePoint> native;          // its measurements (ThroughputFit points into them)
   std::optional<double> load_before, load_after;  // 1-minute load average around the loops
+  std::optional<HostDrift> drift;                 // the first loop measured again after them
   bool realtime = false;                          // the loops' workers ran SCHED_FIFO
   std::optional<ReclaimFit> reclaim;              // when the reclaim fit was asked for
 };

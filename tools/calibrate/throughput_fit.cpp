@@ -207,6 +207,36 @@ Status measure_native(const ThroughputOptions& o, int cpus, std::ostream* progre
   return Status::ok();
 }
 
+Status measure_drift(const ThroughputOptions& o, const std::vector<NativePoint>& points,
+                     HostDrift* out) {
+  const NativePoint& first = points.front();
+  ThroughputOptions again = o;
+  again.loops = {first.loop->name};
+  std::vector<NativePoint> measured;
+  // At one CPU only that loop's one-worker point is taken (measure_native()'s first).
+  if (Status s = measure_native(again, first.workers, nullptr, &measured); !s) return s;
+  if (measured.empty())
+    return Status::io_error("loop " + first.loop->name + ": not measured again");
+  out->point = fmt::format("{} x{}", first.loop->name, first.workers);
+  out->first = first.ops_per_s.value;
+  out->again = measured.back().ops_per_s.value;
+  return Status::ok();
+}
+
+std::string drift_note(const HostDrift& d) {
+  std::string line = fmt::format(
+      "host drift: {} measured again after the loops: {:.0f} ops/s against {:.0f} among them "
+      "({:+.1f}%)",
+      d.point, d.again, d.first, 100 * d.change());
+  if (std::abs(d.change()) > kHostDriftWarning) {
+    line += fmt::format(
+        "; beyond {:.0f}%: this machine's speed moved while the loops ran, so the native figures "
+        "above are from different speeds; measure again when it is steady",
+        100 * kHostDriftWarning);
+  }
+  return line;
+}
+
 Status predict_points(const std::vector<NativePoint>& points, uint32_t cpus,
                       const CostProfile& costs, std::vector<Comparison>* out) {
   ModelSet models;

@@ -73,6 +73,24 @@ std::string remote_flush_note(kernelsim::TlbFlushMethod m);
 Status measure_native(const ThroughputOptions& o, int cpus, std::ostream* progress,
                       std::vector<NativePoint>* out);
 
+// The first point's loop measured again once every point is in: how far the machine's own speed
+// moved while the loops ran. A guest's host can move it by 10-30% within a minute or two (the PVM
+// guest of December 2026), and a fit to points taken across such a move fits neither speed.
+struct HostDrift {
+  std::string point;  // "LOOP xWORKERS"
+  double first = 0;   // its ops/s among the points
+  double again = 0;   // its ops/s measured again after them
+  double change() const { return first > 0 ? again / first - 1 : 0; }
+};
+// Beyond this change the drift line warns: most of the 15% the loops are judged by.
+inline constexpr double kHostDriftWarning = 0.10;
+// Measures points.front() again as measure_native() measured it. Errors as measure_native()'s.
+// REQUIRES: !points.empty().
+Status measure_drift(const ThroughputOptions& o, const std::vector<NativePoint>& points,
+                     HostDrift* out);
+// One line for the reports: both figures and the change, and a warning past kHostDriftWarning.
+std::string drift_note(const HostDrift& d);
+
 struct Comparison {
   const NativePoint* native = nullptr;
   double predicted_ops_per_s = 0;

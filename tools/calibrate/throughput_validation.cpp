@@ -24,10 +24,15 @@ Status run_throughput_validation(const ThroughputValidationOptions& o, std::ostr
       o.loops.repeat.window, 100 * o.loops.repeat.tolerance);
   std::vector<NativePoint> native;
   if (Status s = measure_native(o.loops, cpus, nullptr, &native); !s) return s;
+  HostDrift drift;
+  if (!native.empty()) {
+    if (Status s = measure_drift(o.loops, native, &drift); !s) return s;
+  }
   std::vector<Comparison> rows;
   if (Status s = predict_points(native, static_cast<uint32_t>(cpus), costs, &rows); !s) return s;
   out << remote_flush_note(remote_flush_method(native)) << "\n";
   print_comparison(rows, out);
+  if (!native.empty()) out << drift_note(drift) << "\n";
   int off = 0, unsteady = 0;
   for (const Comparison& c : rows) {
     if (std::abs(c.predicted_ops_per_s / c.native->ops_per_s.value - 1) > o.tolerance) ++off;

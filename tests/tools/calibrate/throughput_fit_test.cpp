@@ -306,5 +306,24 @@ TEST(LoopModel, EveryLoopRunsInTheModel) {
   }
 }
 
+// The first loop measured again after the others: a change within kHostDriftWarning is shown,
+// one beyond it says the native figures come from different speeds of the machine.
+TEST(HostDriftNote, WarnsOnlyBeyondTheThreshold) {
+  const HostDrift steady{"page_fault1 x1", 100000, 96000};
+  EXPECT_NEAR(steady.change(), -0.04, 1e-12);
+  const std::string calm = drift_note(steady);
+  EXPECT_NE(calm.find("page_fault1 x1 measured again"), std::string::npos) << calm;
+  EXPECT_NE(calm.find("96000 ops/s against 100000"), std::string::npos) << calm;
+  EXPECT_NE(calm.find("(-4.0%)"), std::string::npos) << calm;
+  EXPECT_EQ(calm.find("speed moved"), std::string::npos) << calm;
+
+  const std::string moved = drift_note(HostDrift{"read-cached x1", 580000, 442000});
+  EXPECT_NE(moved.find("(-23.8%)"), std::string::npos) << moved;
+  EXPECT_NE(moved.find("speed moved while the loops ran"), std::string::npos) << moved;
+  EXPECT_NE(drift_note(HostDrift{"ping-pong x1", 100000, 111000}).find("speed moved"),
+            std::string::npos);
+  EXPECT_EQ(HostDrift{}.change(), 0);  // nothing measured: no change, no division by zero
+}
+
 }  // namespace
 }  // namespace mmreplay::tools::calibrate
