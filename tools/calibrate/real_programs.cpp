@@ -1,12 +1,12 @@
 #include "tools/calibrate/real_programs.h"
 
 #include <sys/mman.h>
-#include <time.h>
 
 #include <cstddef>
 #include <fstream>
 #include <sstream>
 
+#include "tools/calibrate/sample_stats.h"
 #include "tools/calibrate/user_pages.h"
 
 namespace mmreplay::tools::calibrate {
@@ -16,21 +16,15 @@ constexpr size_t kPage = kUserPage;
 constexpr size_t kPages = 16;
 constexpr int kLoops = 200;
 
-uint64_t monotonic_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 // The programs' system calls, each timed into times_ (when there is one) under its results key.
 class Calls {
   // Runs call(), timed under `key`. First: the calls below deduce its return type.
   template <typename Call>
   auto timed(const char* key, Call&& call) {
     if (times_ == nullptr) return call();
-    const uint64_t start = monotonic_ns();
+    const uint64_t start = now_ns();
     auto result = call();
-    (*times_)[key].push_back(monotonic_ns() - start);
+    (*times_)[key].push_back(now_ns() - start);
     return result;
   }
 
@@ -39,14 +33,11 @@ class Calls {
  public:
   explicit Calls(CallTimes* times) : times_(times) {}
 
-  // map_anon_pages()'s two calls (user_pages.h), each timed: the mmap and its MADV_NOHUGEPAGE.
+  // map_anon_pages() (user_pages.h) with each of its two calls timed.
   char* map_anon(size_t pages) {
-    void* p = timed("mmap", [&] {
-      return ::mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                    0);
-    });
+    void* p = timed("mmap", [&] { return mmap_anon_pages(pages); });
     if (p == MAP_FAILED) return nullptr;
-    advise(p, pages, MADV_NOHUGEPAGE);
+    timed("madvise", [&] { return disable_thp(p, pages); });
     return static_cast<char*>(p);
   }
   bool advise(void* p, size_t pages, int advice) {
