@@ -1,6 +1,7 @@
 #include "kernelsim/sched/core.h"
 
 #include <cassert>
+#include <utility>
 
 #include "kernelsim/arch/x86/tlb.h"
 #include "kernelsim/locking/rwsem.h"
@@ -23,11 +24,25 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   }
   t.set_state(TaskState::kRunnable);
   cpu.runqueue.push_back(&t);
-  // check_preempt_wakeup(): the running task is preempted at its next preemption point from then.
-  if (!fork) {
-    cpu.wakeup_preempt_at = min(cpu.wakeup_preempt_at,
-                                sim_.time_slice().wakeup_preempt(cpu.curr->slice_start, slept, at));
+  // check_preempt_wakeup(): the running task is preempted at its next preemption point from
+  // then, which in user mode is at once (or once the waker's reschedule IPI lands).
+  const Cpu* ipi_from = std::exchange(t.resched_ipi_from, nullptr);
+  if (fork) return;
+  const SimTime preempt_at = sim_.time_slice().wakeup_preempt(cpu.curr->slice_start, slept, at);
+  cpu.wakeup_preempt_at = min(cpu.wakeup_preempt_at, preempt_at);
+  if (preempt_at == SimTime::infinite() || cpu.curr->state() != TaskState::kRunning) return;
+  if (ipi_from == nullptr) {
+    cpu.curr->cut_user_run(preempt_at, SimTime::zero());
+  } else {
+    cpu.curr->cut_user_run(preempt_at + sim_.topology().ipi_delivery(ipi_from->id, cpu.id),
+                           sim_.costs().ipi_handler_entry);
   }
+}
+
+bool Scheduler::wakeup_preempts(const Task& waker, const Task& wakee) const {
+  const Task* curr = wakee.cpu().curr;
+  return curr != nullptr && sim_.time_slice().wakeup_preempt(curr->slice_start, wakee.clock(),
+                                                             waker.clock()) != SimTime::infinite();
 }
 
 bool Scheduler::in_deep_idle(const Cpu& cpu, SimTime at) const {
@@ -48,9 +63,17 @@ SimTime Scheduler::idle_wakeup_latency(Cpu& cpu, SimTime at) const {
   return c.wakeup_latency;
 }
 
-void Scheduler::ttwu_ipi(Task& waker, const Task& wakee) {
+void Scheduler::ttwu_ipi(Task& waker, Task& wakee) {
   const Cpu& target = wakee.cpu();
-  if (&target == &waker.cpu() || target.curr != nullptr) return;
+  if (&target == &waker.cpu()) return;
+  if (target.curr != nullptr) {
+    // resched_curr() of a remote CPU whose task the wakee preempts: smp_send_reschedule().
+    if (!wakeup_preempts(waker, wakee)) return;
+    waker.work(sim_.costs().ipi_send);
+    ++waker.cpu().counters.resched_ipis;
+    wakee.resched_ipi_from = &waker.cpu();
+    return;
+  }
   // A guest's IPI is an exit whose host side delivers it: to a vCPU thread still in the host's
   // halt polling that is a flag it sees, to one asleep past it a wake-up the host does before
   // the exit returns (calibrate: 4.8 against 15.4 us of FUTEX_WAKE on the PVM guest, 2026-12-07).
@@ -79,7 +102,7 @@ void Scheduler::resume_spinner(Task& t, SimTime at) {
   assert(t.state() == TaskState::kSpinning && t.cpu().curr == &t);
   t.set_state(TaskState::kRunning);
   t.advance_to(at);
-  sim_.events().schedule(t.clock(), &t, Task::kRun);
+  sim_.events().schedule(t.clock(), &t, t.run_arg());
 }
 
 void Scheduler::sleep(Task& t) {
@@ -158,7 +181,7 @@ void Scheduler::run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost) {
   next.work(cost);
   next.mm_switch_pending = true;  // switch_mm_in(), when it runs
   next.slice_start = next.clock();
-  sim_.events().schedule(next.clock(), &next, Task::kRun);
+  sim_.events().schedule(next.clock(), &next, next.run_arg());
 }
 
 bool Scheduler::switch_mm_in(Task& t) {
@@ -167,7 +190,7 @@ bool Scheduler::switch_mm_in(Task& t) {
   const SimTime cost = switch_mm_irqs_off(sim_, t.cpu(), t.mm());
   if (cost == SimTime::zero()) return true;
   t.work(cost);
-  sim_.events().schedule(t.clock(), &t, Task::kRun);
+  sim_.events().schedule(t.clock(), &t, t.run_arg());
   return false;
 }
 

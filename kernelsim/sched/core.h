@@ -15,9 +15,10 @@
 //  - waking a task whose CPU is another, idle one costs the waker an IPI's send (ttwu_ipi()),
 //    and deep_idle_ipi_send more when that CPU is in its deep state (a guest's halted vCPU).
 //  - a sync wake-up may pull the wakee to the waker's CPU (sched/wake_affine.h).
-// A wake-up's preemption of a running task lands at that task's next preemption point (a user-mode
-// run checks every kUserModePreemptCheck): the reschedule IPI that makes it prompt is not
-// modelled, nor is load balancing.
+// A wake-up's preemption of a running task lands at once when that task is in user mode (its run
+// ahead of global time is cut there: Task::cut_user_run()), after the waker's reschedule IPI when
+// the waker is on another CPU; in the kernel it lands at the task's next preemption point (the
+// kernel is not preemptible: PREEMPT_NONE). Load balancing is not modelled.
 //
 // Invariants: those of Cpu (sched/cpu.h) (1)-(4), asserted here.
 
@@ -73,11 +74,15 @@ class Scheduler {
  private:
   // Models the IPI try_to_wake_up() sends for a wakee whose CPU is another, idle one
   // (ttwu_queue_wakelist() -> send_call_function_single_ipi(); smp_send_reschedule() without
-  // the wake list): `waker` pays ipi_send for the APIC write, before the wake-up. A busy CPU gets
-  // none here (a wake-up preemption is taken at the running task's next preemption point:
-  // sched/time_slice.h), and an idle one is taken as not polling.
+  // the wake list): `waker` pays ipi_send for the APIC write, before the wake-up; an idle CPU is
+  // taken as not polling. A busy CPU gets one only when the wakee preempts its task
+  // (check_preempt_wakeup() -> resched_curr() -> smp_send_reschedule()): the waker pays the
+  // same send, and the preemption lands once the IPI has (wake_up_process()).
   // For try_to_wake_up() and wake_sleeper(). REQUIRES: waker on its CPU.
-  void ttwu_ipi(Task& waker, const Task& wakee);
+  void ttwu_ipi(Task& waker, Task& wakee);
+  // Whether waking `wakee` now, from `waker`, preempts the task running on the wakee's CPU
+  // (sched/time_slice.h wakeup_preempt()). REQUIRES: wakee sleeping.
+  bool wakeup_preempts(const Task& waker, const Task& wakee) const;
   // Counts t's switch out of its CPU in its CPU's counters (sched/core.cpp says which).
   void count_switch_out(const Task& t, bool preempted);
   // `t` leaves its CPU at t.clock(); owners of spun-on rwsems let spinners go.

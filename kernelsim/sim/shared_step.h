@@ -63,6 +63,9 @@ class SharedStep {
 
   // Runs at now() == task.clock(). Returns true when done, false when the task was parked.
   virtual bool run_now() = 0;
+  // True for a step that touches nothing: a wake-up may move the deferred task's clock back
+  // before it runs (Task::cut_user_run()), as nothing the step does depends on that clock.
+  virtual bool synchronises_only() const { return false; }
 
  protected:
   ~SharedStep() = default;
@@ -78,6 +81,7 @@ class SyncStep final : public SharedStep {
  public:
   explicit SyncStep(Task& t) : SharedStep(t) {}
   bool run_now() override { return true; }
+  bool synchronises_only() const override { return true; }
 };
 
 inline SyncStep sync_point(Task& t) {

@@ -29,11 +29,13 @@ void Task::defer(SharedStep* step, std::coroutine_handle<> h) {
   pending_step_ = step;
   // Even a due preemption waits for the event: the task is on its CPU until global time
   // reaches its clock (fire() preempts it then).
-  floor_.events().schedule(clock_, this, kRun);
+  floor_.events().schedule(clock_, this, run_arg());
 }
 
 SimTime Task::due(SimTime when, uint64_t arg) {
-  if (arg != kRun) {
+  if (arg != run_arg()) {
+    // A run event a cut user run replaced (cut_user_run()): dropped.
+    if ((arg & kWakeKindMask) == kRun) return SimTime::infinite();
     // An interruptible sleep's wake-up for a sleep that has ended otherwise (a fatal signal
     // cancelled its timer, or a waker raced with the signal): dropped.
     const uint64_t seq = arg >> kSleepSeqShift;
@@ -56,6 +58,7 @@ SimTime Task::due(SimTime when, uint64_t arg) {
 
 uint64_t Task::begin_interruptible_sleep(WaitFor what, bool recorded) {
   waits_for = what;
+  resched_ipi_from = nullptr;  // a new sleep: no waker's wake-up is under way
   ++sleep_seq_;
   return (recorded ? kWakeRecorded : kWake) | (sleep_seq_ << kSleepSeqShift);
 }
@@ -99,11 +102,42 @@ void Task::fire(uint64_t arg) {
       floor_.sched().preempt(*this);
       return;
     }
+    if (owed_user_ > SimTime::zero()) {
+      resume_cut_user_run();
+      return;
+    }
     SharedStep* step = pending_step_;
     pending_step_ = nullptr;
     if (!step->run_now()) return;
   }
   resume_.resume();
+}
+
+bool Task::cut_user_run(SimTime at, SimTime interrupt) {
+  assert(cpu_->curr == this && state_ == TaskState::kRunning);
+  // Only a run of user-mode work the task is still ahead in, parked at a step whose outcome does
+  // not depend on its clock; a task holding a spinlock is in the kernel.
+  if (pending_step_ == nullptr || !pending_step_->synchronises_only() || preempt_count != 0 ||
+      user_end_ != clock_) {
+    return false;
+  }
+  const SimTime cut = max(at, user_start_);
+  if (cut >= clock_) return false;
+  // The user time was counted when the work was charged; the owed part is not counted again.
+  owed_user_ += clock_ - cut;
+  user_end_ = cut;
+  clock_ = cut + interrupt;
+  ++run_gen_;
+  floor_.events().schedule(clock_, this, run_arg());
+  return true;
+}
+
+void Task::resume_cut_user_run() {
+  if (clock_ != user_end_) user_start_ = clock_;
+  clock_ += owed_user_;
+  user_end_ = clock_;
+  owed_user_ = SimTime::zero();
+  floor_.events().schedule(clock_, this, run_arg());
 }
 
 }  // namespace mmreplay::kernelsim

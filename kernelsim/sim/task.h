@@ -74,6 +74,10 @@ class Task final : public EventTarget {
   // A wake-up of an interruptible sleep carries the sleep's number above these bits (wake_arg()).
   static constexpr uint64_t kWakeKindMask = 3;
   static constexpr unsigned kSleepSeqShift = 2;
+  // A kRun event carries the task's run generation above the same bits (run_arg()): a cut user
+  // run (cut_user_run()) queues its event earlier and moves the generation on, so the event it
+  // replaced is dropped (due()).
+  uint64_t run_arg() const { return kRun | (run_gen_ << kSleepSeqShift); }
 
   // What an interruptible sleep (TASK_INTERRUPTIBLE) waits for, so that a fatal signal can take
   // the task out of that wait and wake it (kernel/signal.h).
@@ -130,6 +134,15 @@ class Task final : public EventTarget {
   // Every pending handler's time, those still to start included: the task leaves its CPU, and
   // the model charges them to it rather than to whoever runs there next.
   void absorb_all_steal();
+  // A wake-up preempts this task at `at` (after `interrupt` of a reschedule IPI's entry on its
+  // CPU), while it waits at a sync point with its clock ahead in user-mode work: in user mode the
+  // preemption is taken at once (the interrupt's return to user mode schedules), so the run is cut
+  // there: the clock goes back to max(at, the run's start) (before the run it was in the kernel,
+  // which schedules as it returns to user mode), the rest of the run is owed and done when the
+  // task has its CPU again, and its event is queued at the cut. False, and nothing changes,
+  // when the task is not in such a run at `at`. REQUIRES: on its CPU, parked at a sync point
+  // or in a run of its own (not spinning).
+  bool cut_user_run(SimTime at, SimTime interrupt);
   // Another task waits for the CPU, preemption is enabled, and the tick that ends the slice or
   // a wake-up's preemption has come (sched/time_slice.h).
   bool should_preempt() const;
@@ -182,6 +195,9 @@ class Task final : public EventTarget {
   int64_t last_result = 0;  // return value of the last syscall (address or -errno)
   bool kthread = false;     // PF_KTHREAD (kswapd): not a trace thread
   bool oom_killed = false;  // an OOM victim: its op loop ends (mm/oom_kill.h)
+  // The wake-up queued for this task came from a waker on that CPU, which sent a reschedule IPI
+  // if it preempts the task running here (Scheduler::wake_sleeper()); nullptr otherwise.
+  const Cpu* resched_ipi_from = nullptr;
   // The last page alloc_pages() gave the task was not one of those freed to its CPU's pcp list
   // and still at its head (mm/pcp_high.h PerCpuPages): zeroing it costs clear_page_cold.
   bool page_cold = false;
@@ -213,6 +229,12 @@ class Task final : public EventTarget {
   // The last run of user_work() by the task's clock, [user_start_, user_end_).
   SimTime user_start_;
   SimTime user_end_;
+  // User-mode work a wake-up's preemption cut off (cut_user_run()), done when the task runs again.
+  SimTime owed_user_;
+  uint64_t run_gen_ = 0;  // see run_arg()
+
+  // Does the owed user-mode work and queues the task's run at its end.
+  void resume_cut_user_run();
 
   // Charges one handler's stolen time to this task.
   void charge_steal(const IrqSteal& s);

@@ -44,8 +44,8 @@ WakerRun wake_a_sleeper(uint32_t sleeper_cpu, SimTime busy_for) {
 TEST(WakeUpTest, TheWakerPaysAnIpiForASleeperOnAnotherIdleCpu) {
   const WakerRun idle = wake_a_sleeper(1, SimTime::zero());
   EXPECT_EQ(idle.wakeup_ipis, 1u);
-  // The sleeper's CPU busy with another task: it is queued there, no IPI (no wake-up
-  // preemption in the model).
+  // The sleeper's CPU busy with another task: it is queued there, no IPI (that task has had its
+  // CPU less than a slice, so the wake-up does not preempt it: wakeup_preemption_test.cpp).
   const WakerRun busy = wake_a_sleeper(1, SimTime::ms(1));
   EXPECT_EQ(busy.wakeup_ipis, 0u);
   EXPECT_EQ(idle.waker_done - busy.waker_done, make_sim(1)->costs().ipi_send);
