@@ -423,8 +423,8 @@ std::vector<KnobInfo> build_table() {
        {SchedSliceMode::kEevdf,
         {"eevdf",
          "6.6+ EEVDF (147f3efaa241): sysctl_sched_base_slice, 0.75 ms x (1 + ilog2(min(cpus, "
-         "8))), whatever the load; a wakee preempts at once only a task past its slice "
-         "(RUN_TO_PARITY)"}}}));
+         "8))), whatever the load; a wakee preempts at once when it is eligible by its lag "
+         "(sched/eevdf_lag.h: PLACE_LAG, DELAY_DEQUEUE)"}}}));
   t.push_back(
       knob("spinlock", &KernelConfig::spinlock,
            "how a contended spinlock (zone->lock, lru_lock, counter->lock) hands over",

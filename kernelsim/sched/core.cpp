@@ -5,6 +5,7 @@
 
 #include "kernelsim/arch/x86/tlb.h"
 #include "kernelsim/locking/rwsem.h"
+#include "kernelsim/sched/eevdf_lag.h"
 #include "kernelsim/sched/wake_affine.h"
 #include "kernelsim/simulation.h"
 
@@ -17,6 +18,12 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   const SimTime slept = t.clock();  // where its clock stopped when it slept
   t.advance_to(at);
   Cpu& cpu = t.cpu();
+  bool eevdf_eligible = false;
+  if (sim_.time_slice().eevdf()) {
+    const EevdfPlacement p = eevdf_placement(t, at);
+    eevdf_enqueue(cpu, t, p);
+    eevdf_eligible = p.eligible;
+  }
   if (cpu.curr == nullptr) {
     run_on(cpu, t, t.clock(),
            recorded_wait ? sim_.costs().wakeup_latency : idle_wakeup_latency(cpu, t.clock()));
@@ -28,7 +35,9 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   // then, which in user mode is at once (or once the waker's reschedule IPI lands).
   const Cpu* ipi_from = std::exchange(t.resched_ipi_from, nullptr);
   if (fork) return;
-  const SimTime preempt_at = sim_.time_slice().wakeup_preempt(cpu.curr->slice_start, slept, at);
+  const SimTime preempt_at = sim_.time_slice().eevdf()
+                                 ? (eevdf_eligible ? at : SimTime::infinite())
+                                 : sim_.time_slice().wakeup_preempt(slept, at);
   cpu.wakeup_preempt_at = min(cpu.wakeup_preempt_at, preempt_at);
   if (preempt_at == SimTime::infinite() || cpu.curr->state() != TaskState::kRunning) return;
   if (ipi_from == nullptr) {
@@ -39,10 +48,19 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   }
 }
 
-bool Scheduler::wakeup_preempts(const Task& waker, const Task& wakee) const {
-  const Task* curr = wakee.cpu().curr;
-  return curr != nullptr && sim_.time_slice().wakeup_preempt(curr->slice_start, wakee.clock(),
-                                                             waker.clock()) != SimTime::infinite();
+EevdfPlacement Scheduler::eevdf_placement(Task& t, SimTime at) {
+  const SimTime limit = sim_.time_slice().lag_limit();
+  // A sleeper still queued where it slept and woken elsewhere leaves that queue first.
+  if (t.eevdf_delayed_on != nullptr && t.eevdf_delayed_on != &t.cpu())
+    eevdf_leave_delayed(*t.eevdf_delayed_on, t, at, limit);
+  eevdf_settle_delayed(t.cpu(), at);
+  return eevdf_place(t.cpu(), t, at);
+}
+
+bool Scheduler::wakeup_preempts(const Task& waker, Task& wakee) {
+  if (wakee.cpu().curr == nullptr) return false;
+  if (sim_.time_slice().eevdf()) return eevdf_placement(wakee, waker.clock()).eligible;
+  return sim_.time_slice().wakeup_preempt(wakee.clock(), waker.clock()) != SimTime::infinite();
 }
 
 bool Scheduler::in_deep_idle(const Cpu& cpu, SimTime at) const {
@@ -109,6 +127,10 @@ void Scheduler::sleep(Task& t) {
   count_switch_out(t, /*preempted=*/false);
   put_prev_task(t);
   t.set_state(TaskState::kSleeping);
+  if (sim_.time_slice().eevdf()) {
+    eevdf_settle_delayed(t.cpu(), t.clock());
+    eevdf_dequeue_sleeper(t.cpu(), t, t.clock(), sim_.time_slice().lag_limit());
+  }
   pick_next_task(t.cpu(), t.clock());
 }
 
@@ -147,6 +169,7 @@ void Scheduler::put_prev_task(Task& t) {
   if (TraceSink* ts = sim_.trace())
     ts->run_slice(cpu.id, t.id(), cpu.busy_since, t.clock() - cpu.busy_since);
   const auto ran = static_cast<uint64_t>((t.clock() - cpu.busy_since).count_ns());
+  t.vruntime += t.clock() - cpu.busy_since;  // update_curr(): every task weighs the same
   cpu.counters.busy_ns += ran;
   if (t.kthread) cpu.counters.kthread_ns += ran;
   cpu.curr = nullptr;
@@ -163,6 +186,7 @@ void Scheduler::pick_next_task(Cpu& cpu, SimTime at) {
   assert(cpu.curr == nullptr && "invariant (1): CPU refilled behind the scheduler's back");
   if (cpu.runqueue.empty()) {
     cpu.idle_since = at;
+    if (sim_.time_slice().eevdf()) eevdf_cpu_idles(cpu, at, sim_.time_slice().lag_limit());
     enter_lazy_tlb(cpu);
     return;
   }

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 
+#include "kernelsim/sched/eevdf_lag.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
@@ -81,8 +82,12 @@ class Scheduler {
   // For try_to_wake_up() and wake_sleeper(). REQUIRES: waker on its CPU.
   void ttwu_ipi(Task& waker, Task& wakee);
   // Whether waking `wakee` now, from `waker`, preempts the task running on the wakee's CPU
-  // (sched/time_slice.h wakeup_preempt()). REQUIRES: wakee sleeping.
-  bool wakeup_preempts(const Task& waker, const Task& wakee) const;
+  // (CFS: sched/time_slice.h wakeup_preempt(); EEVDF: the wakee is eligible where it is placed).
+  // REQUIRES: wakee sleeping.
+  bool wakeup_preempts(const Task& waker, Task& wakee);
+  // EEVDF: where waking `t` at `at` places it on its CPU (sched/eevdf_lag.h), once a delayed
+  // sleeper has left the queue of the CPU it slept on and sleepers due to leave its own have.
+  EevdfPlacement eevdf_placement(Task& t, SimTime at);
   // Counts t's switch out of its CPU in its CPU's counters (sched/core.cpp says which).
   void count_switch_out(const Task& t, bool preempted);
   // `t` leaves its CPU at t.clock(); owners of spun-on rwsems let spinners go.

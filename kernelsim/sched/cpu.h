@@ -177,6 +177,10 @@ struct Cpu {
   // wakeup_preempt()); infinite: none. Reset when the CPU gets its next task.
   SimTime wakeup_preempt_at = SimTime::infinite();
   SimTime idle_since;  // when it last went idle (valid while curr == nullptr; 0 at boot)
+  // EEVDF (sched/eevdf_lag.h): sleepers still queued by DELAY_DEQUEUE, and the queue's
+  // avg_vruntime() when it last emptied, where a wakee onto an empty queue is placed.
+  std::vector<Task*> eevdf_delayed;
+  SimTime eevdf_zero_vruntime;
 
   // local_irq_save() nesting depth: > 0 while the task here holds a spin_lock_irq*() lock (or
   // spins for one). IPIs arriving meanwhile wait in call_single_queue.

@@ -13,10 +13,9 @@
 // wakee further behind in vruntime than sysctl_sched_wakeup_granularity: while it slept its
 // CPU's min_vruntime moved on about as far as it slept, and place_entity() keeps it no further
 // back than half of sched_latency, so the model has a wakee that slept at least the granularity
-// preempt at once and one that slept less wait for the tick. Under EEVDF's RUN_TO_PARITY the
-// check at the wake-up finds a running task still inside its slice protected (the tick then ends
-// it), and preempts one past it. A new task never preempts at its first wake-up (CFS's
-// START_DEBIT places it a slice behind; the model treats EEVDF's alike).
+// preempt at once and one that slept less wait for the tick. EEVDF preempts for a wakee that is
+// eligible by its lag (sched/eevdf_lag.h). A new task never preempts at its first wake-up
+// (CFS's START_DEBIT places it a slice behind; the model treats EEVDF's alike).
 
 #pragma once
 
@@ -76,16 +75,18 @@ class TimeSlice {
     return tick_at_or_after(start + slice(nr_running));
   }
 
-  // When a task that slept from `slept` to `woken`, woken onto a CPU whose running task got it at
-  // `curr_start`, preempts that task (at its next preemption point from then); infinite: not at
-  // the wake-up.
-  SimTime wakeup_preempt(SimTime curr_start, SimTime slept, SimTime woken) const {
-    const bool preempts = mode_ == SchedSliceMode::kCfs ? woken - slept >= wakeup_granularity_
-                                                        : woken >= curr_start + base_slice_;
-    return preempts ? woken : SimTime::infinite();
+  // CFS: when a task that slept from `slept` to `woken`, woken onto a busy CPU, preempts its
+  // running task (at its next preemption point from then); infinite: not at the wake-up. EEVDF
+  // decides by the wakee's lag (sched/eevdf_lag.h).
+  SimTime wakeup_preempt(SimTime slept, SimTime woken) const {
+    assert(mode_ == SchedSliceMode::kCfs);
+    return woken - slept >= wakeup_granularity_ ? woken : SimTime::infinite();
   }
 
   SimTime base_slice() const { return base_slice_; }
+  bool eevdf() const { return mode_ == SchedSliceMode::kEevdf; }
+  // The clamp of an EEVDF task's lag (update_entity_lag(): max(2 slices, a tick) of vruntime).
+  SimTime lag_limit() const { return max(2 * base_slice_, SimTime::ns(TICK_NSEC)); }
 
  private:
   SchedSliceMode mode_;

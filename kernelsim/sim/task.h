@@ -195,6 +195,12 @@ class Task final : public EventTarget {
   int64_t last_result = 0;  // return value of the last syscall (address or -errno)
   bool kthread = false;     // PF_KTHREAD (kswapd): not a trace thread
   bool oom_killed = false;  // an OOM victim: its op loop ends (mm/oom_kill.h)
+  // EEVDF's sched_entity (sched/eevdf_lag.h): the CPU time it has had (every task weighs the
+  // same), its lag when it last left its queue, and the CPU whose queue still holds it asleep
+  // (DELAY_DEQUEUE; nullptr otherwise).
+  SimTime vruntime;
+  SimTime vlag;
+  Cpu* eevdf_delayed_on = nullptr;
   // The wake-up queued for this task came from a waker on that CPU, which sent a reschedule IPI
   // if it preempts the task running here (Scheduler::wake_sleeper()); nullptr otherwise.
   const Cpu* resched_ipi_from = nullptr;
@@ -233,8 +239,9 @@ class Task final : public EventTarget {
   SimTime owed_user_;
   uint64_t run_gen_ = 0;  // see run_arg()
 
-  // Does the owed user-mode work and queues the task's run at its end.
-  void resume_cut_user_run();
+  // Does the owed user-mode work and queues the task's run at its end. Out of line: fire()'s
+  // path, which every event of a task takes, stays as it was without it.
+  [[gnu::noinline]] void resume_cut_user_run();
 
   // Charges one handler's stolen time to this task.
   void charge_steal(const IrqSteal& s);

@@ -501,6 +501,16 @@ TEST_F(RealPrograms, SpinBesideSleepOnOneCpu) {
   check({"spin_sleep", {}, {}, {"--cpus", "1"}, "", ""});
 }
 
+// Wake-ups onto a CPU a spinner holds, under the running kernel's EEVDF: the sleeper's wake-ups
+// preempt the spinner at once while it is owed CPU time (sched/eevdf_lag.h), cutting the run the
+// spinner is ahead in (Task::cut_user_run()). Its recording spanned 0.352 s and replays in
+// 0.362 s (2026-12-07); under CFS's rule (--policy linux-5.3: 500 us sleeps are short of its
+// wakeup granularity) in 0.579 s, and a 500 us sleeper alone replayed at 1.68x with the model's
+// earlier EEVDF rule (a wakee preempted only a task past its slice, at its next chunk's end).
+TEST_F(RealPrograms, SleeperBesideASpinnerOnOneCpu) {
+  check({"sleep_beside_spin", {}, {}, {"--cpus", "1"}, "", ""});
+}
+
 // The pipe's fds have kind pipe (record's return probes on glibc's pipe/pipe2), and each read
 // waits for the write of its data, each write for the read that made its room, asleep, its CPU
 // free (formats/import/pipe_wakeups.h): before, the pipe was a regular file and replayed at 1.77x.

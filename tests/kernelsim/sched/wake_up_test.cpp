@@ -24,6 +24,7 @@ constexpr uint64_t kWakeId = 1;
 // its futex_wake returned.
 struct WakerRun {
   uint64_t wakeup_ipis = 0;
+  uint64_t resched_ipis = 0;
   SimTime waker_done;
 };
 
@@ -37,6 +38,7 @@ WakerRun wake_a_sleeper(uint32_t sleeper_cpu, SimTime busy_for) {
   EXPECT_TRUE(waker.finished());
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
   r.wakeup_ipis = sim->cpu(0).counters.wakeup_ipis;
+  r.resched_ipis = sim->cpu(0).counters.resched_ipis;
   r.waker_done = waker.clock();
   return r;
 }
@@ -44,11 +46,13 @@ WakerRun wake_a_sleeper(uint32_t sleeper_cpu, SimTime busy_for) {
 TEST(WakeUpTest, TheWakerPaysAnIpiForASleeperOnAnotherIdleCpu) {
   const WakerRun idle = wake_a_sleeper(1, SimTime::zero());
   EXPECT_EQ(idle.wakeup_ipis, 1u);
-  // The sleeper's CPU busy with another task: it is queued there, no IPI (that task has had its
-  // CPU less than a slice, so the wake-up does not preempt it: wakeup_preemption_test.cpp).
+  // The sleeper's CPU busy with another task: it is queued there, with no wake-up IPI; it has
+  // had less than its share, so it preempts that task, and the waker pays a reschedule IPI
+  // instead (wakeup_preemption_test.cpp).
   const WakerRun busy = wake_a_sleeper(1, SimTime::ms(1));
   EXPECT_EQ(busy.wakeup_ipis, 0u);
-  EXPECT_EQ(idle.waker_done - busy.waker_done, make_sim(1)->costs().ipi_send);
+  EXPECT_EQ(busy.resched_ipis, 1u);
+  EXPECT_EQ(idle.waker_done, busy.waker_done);
 }
 
 TEST(WakeUpTest, ASleeperOnTheWakersOwnCpuNeedsNoIpi) {

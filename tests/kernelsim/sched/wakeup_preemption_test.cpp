@@ -109,23 +109,26 @@ TEST_P(WakeupPreemptionTest, ARemoteWakeUpPreemptsOnceItsRescheduleIpiLands) {
   EXPECT_EQ(whole.user_ns, static_cast<uint64_t>((kHogThink + kSleeperWork).count_ns()));
 }
 
-INSTANTIATE_TEST_SUITE_P(CfsAndEevdf, WakeupPreemptionTest,
-                         ::testing::Values("sched=cfs", "sched=eevdf"));
-
-// A wake-up the rules do not let preempt (EEVDF: the hog got its CPU less than a slice ago)
-// leaves the hog's run alone and sends no reschedule IPI: the sleeper waits for the tick that
-// ends the hog's slice.
-TEST(WakeupPreemptionNotDue, NoIpiAndNoCutBeforeTheHogsSliceIsUsed) {
-  auto sim = make_sim(2, "sched=eevdf,wake_affine=off");
+// A wake-up the rules do not let preempt (EEVDF: the wakee has had more than its share, 1 ms
+// of think while the hog waited; CFS: it slept less than the wakeup granularity) leaves the
+// hog's run alone and sends no reschedule IPI: the sleeper waits for the tick that ends the
+// hog's slice.
+TEST_P(WakeupPreemptionTest, NoIpiAndNoCutForAWakeeThatDoesNotPreempt) {
+  auto sim = make_sim(2, std::string(GetParam()) + ",wake_affine=off");
   Task& sleeper = thread(*sim, kSleeperMm, 0,
-                         {Op::futex_wait(kWakeId, SimTime::zero()), Op::think(kSleeperWork)});
+                         {Op::think(SimTime::ms(1)), Op::futex_wait(kWakeId, SimTime::zero()),
+                          Op::think(kSleeperWork)});
   Task& hog = thread(*sim, kHogMm, 0, {Op::think(kHogThink)});
-  thread(*sim, kWakerMm, 1, {Op::think(SimTime::us(100)), Op::futex_wake(kWakeId)});
+  thread(*sim, kWakerMm, 1, {Op::think(SimTime::us(1100)), Op::futex_wake(kWakeId)});
   sim->run();
   EXPECT_TRUE(hog.finished() && sleeper.finished());
   EXPECT_EQ(sim->cpu(1).counters.resched_ipis, 0u);
-  EXPECT_GE(sleeper.clock(), SimTime::ms(1));  // a tick, not the wake-up, gave it the CPU
+  EXPECT_EQ(sim->cpu(0).counters.involuntary_switches, 1u);  // the hog, at the tick
+  EXPECT_GE(sleeper.clock(), SimTime::ms(4));  // the tick, not the wake-up, gave it the CPU
 }
+
+INSTANTIATE_TEST_SUITE_P(CfsAndEevdf, WakeupPreemptionTest,
+                         ::testing::Values("sched=cfs", "sched=eevdf"));
 
 }  // namespace wakeup_preemption
 }  // namespace

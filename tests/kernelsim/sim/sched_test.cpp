@@ -149,10 +149,33 @@ TEST(SchedTest, AWakeUpPastTheRunningSliceEndPreemptsItAtOnce) {
   EXPECT_EQ(eevdf->cpu(0).counters.involuntary_switches, 2u) << "the tick, then the wake-up";
 }
 
-TEST(SchedTest, AWakeUpInsideTheRunningSliceWaitsForItsTickUnderEevdf) {
-  // Woken 0.3 ms after the 4 ms tick, inside the toucher's new slice: RUN_TO_PARITY keeps the
-  // toucher to the 8 ms tick.
-  expect_waited_for_the_tick(*toucher_and_sleeper("sched=eevdf", SimTime::us(300)));
+TEST(SchedTest, AnEevdfWakeeOwedCpuTimePreemptsAtOnce) {
+  // Woken 0.3 ms after the 4 ms tick, inside the toucher's new slice: the sleeper, which waited
+  // 3.5 ms for its first run, is owed CPU time (positive lag), so it is eligible where it is
+  // placed and preempts the toucher as it wakes (sched/eevdf_lag.h), in user mode at once.
+  auto sim = toucher_and_sleeper("sched=eevdf", SimTime::us(300));
+  EXPECT_LT(sleeper_wait_ns(*sim), static_cast<uint64_t>(SimTime::us(350).count_ns()));
+  EXPECT_EQ(sim->cpu(0).counters.involuntary_switches, 2u) << "the tick, then the wake-up";
+}
+
+TEST(SchedTest, AnEevdfWakeeThatHadMoreThanItsShareWaitsForTheTick) {
+  // One CPU: W runs 2 ms of think while H waits, then sleeps 20 us. It leaves ineligible (lag
+  // -1 ms), stays queued (DELAY_DEQUEUE) and is still ineligible when it wakes: H keeps the CPU
+  // to the 4 ms tick, past its 0.75 ms slice. Under CFS, 20 us is less than the wakeup
+  // granularity: H keeps it for its 3 ms slice, to the 8 ms tick.
+  for (const auto& [policy, tick] :
+       {std::pair{"sched=eevdf", SimTime::ms(4)}, std::pair{"sched=cfs", SimTime::ms(8)}}) {
+    auto sim = make_sim(1, policy);
+    thread(*sim, 1, 0,
+           {Op::think(SimTime::ms(2)), Op::sleep(SimTime::us(20)), Op::think(SimTime::us(10))});
+    thread(*sim, 2, 0, {Op::think(SimTime::ms(10))});
+    sim->run();
+    const SimTime slept_at = SimTime::ms(2);
+    EXPECT_GT(sleeper_wait_ns(*sim), static_cast<uint64_t>((tick - slept_at).count_ns()) - 100'000)
+        << policy;
+    EXPECT_LT(sleeper_wait_ns(*sim), static_cast<uint64_t>((tick - slept_at).count_ns()) + 50'000)
+        << policy;
+  }
 }
 
 TEST(SchedTest, UnderCfsAWakeePreemptsOnlyAfterSleepingTheWakeupGranularity) {
@@ -162,15 +185,10 @@ TEST(SchedTest, UnderCfsAWakeePreemptsOnlyAfterSleepingTheWakeupGranularity) {
   expect_waited_for_the_tick(*toucher_and_sleeper("sched=cfs", SimTime::us(300)));
   EXPECT_LT(sleeper_wait_ns(*toucher_and_sleeper("sched=cfs", SimTime::us(1500))),
             preempting_wait_ns(SimTime::us(1500)));
-  // The rule itself, on a two-CPU machine (granularity 2 ms, base slice 1.5 ms).
-  const TimeSlice cfs(SchedSliceMode::kCfs, 2), eevdf(SchedSliceMode::kEevdf, 2);
-  EXPECT_EQ(cfs.wakeup_preempt(SimTime::ms(10), SimTime::ms(9), SimTime::ms(11)), SimTime::ms(11));
-  EXPECT_EQ(cfs.wakeup_preempt(SimTime::ms(10), SimTime::ms(10), SimTime::ms(11)),
-            SimTime::infinite());
-  EXPECT_EQ(eevdf.wakeup_preempt(SimTime::ms(10), SimTime::ms(0), SimTime::ms(11)),
-            SimTime::infinite());
-  EXPECT_EQ(eevdf.wakeup_preempt(SimTime::ms(10), SimTime::ms(11), SimTime::us(11'500)),
-            SimTime::us(11'500));
+  // The rule itself, on a two-CPU machine (granularity 2 ms).
+  const TimeSlice cfs(SchedSliceMode::kCfs, 2);
+  EXPECT_EQ(cfs.wakeup_preempt(SimTime::ms(9), SimTime::ms(11)), SimTime::ms(11));
+  EXPECT_EQ(cfs.wakeup_preempt(SimTime::ms(10), SimTime::ms(11)), SimTime::infinite());
 }
 
 TEST(SchedTest, IdleCpuKeepsItsLastMmLazily) {
