@@ -158,6 +158,19 @@ TEST(SchedTest, AnEevdfWakeeOwedCpuTimePreemptsAtOnce) {
   EXPECT_EQ(sim->cpu(0).counters.involuntary_switches, 2u) << "the tick, then the wake-up";
 }
 
+TEST(SchedTest, AnEevdfSleeperPaysItsDebtWhileQueuedAsleep) {
+  // As below, but W sleeps 2.5 ms: it stays queued (DELAY_DEQUEUE) while H runs, and H's 2.5 ms
+  // pay back W's 1 ms of lag (V moves at half H's rate with two queued), so W wakes eligible and
+  // preempts at once. With its lag kept from the sleep it would wait for the 4 ms tick.
+  auto sim = make_sim(1, "sched=eevdf");
+  thread(*sim, 1, 0,
+         {Op::think(SimTime::ms(2)), Op::sleep(SimTime::us(2'500)), Op::think(SimTime::us(10))});
+  thread(*sim, 2, 0, {Op::think(SimTime::ms(10))});
+  sim->run();
+  EXPECT_LT(sleeper_wait_ns(*sim), static_cast<uint64_t>(SimTime::us(2'550).count_ns()));
+  EXPECT_EQ(sim->cpu(0).counters.involuntary_switches, 1u) << "H, at W's wake-up";
+}
+
 TEST(SchedTest, AnEevdfWakeeThatHadMoreThanItsShareWaitsForTheTick) {
   // One CPU: W runs 2 ms of think while H waits, then sleeps 20 us. It leaves ineligible (lag
   // -1 ms), stays queued (DELAY_DEQUEUE) and is still ineligible when it wakes: H keeps the CPU
