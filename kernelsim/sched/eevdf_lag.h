@@ -2,7 +2,7 @@
 // it: whether a wake-up preempts the running task at once.
 //
 // Every task weighs the same (nice 0), so a task's vruntime is the CPU time it has had
-// (SchedEntity). A CPU's queue is its running task, its run queue and the sleepers still queued
+// (Task::vruntime). A CPU's queue is its running task, its run queue and the sleepers still queued
 // by DELAY_DEQUEUE (6.12); their mean vruntime is avg_vruntime() V, and a task is eligible while
 // its vruntime is at most V (lag V - v >= 0: it has had no more than its share).
 //  - A task that sleeps leaves with its lag (update_entity_lag(), clamped to max(2 slices, a
@@ -12,8 +12,7 @@
 //    n entities queued), or, still queued, where it was (requeue_delayed_entity(), its lag back
 //    to 0 if that is positive by then).
 //  - It preempts the running task at once when it is eligible so placed (PICK_BUDDY on the
-//  wake-up's
-//    next buddy), else it waits for the tick that ends the running task's slice.
+//    wake-up's next buddy), else it waits for the tick that ends the running task's slice.
 // Measured on the project's 6.18 guest (2026-12-07; /proc/sched_debug's features are not readable
 // there): a thread pinned beside a spinner preempted it at once on every one of 20,000 wake-ups
 // from 20 us sleeps (overshoot 70 us at the median and 90 at the 99th percentile, as alone: the

@@ -140,8 +140,7 @@ class Task final : public EventTarget {
   // there: the clock goes back to max(at, the run's start) (before the run it was in the kernel,
   // which schedules as it returns to user mode), the rest of the run is owed and done when the
   // task has its CPU again, and its event is queued at the cut. False, and nothing changes,
-  // when the task is not in such a run at `at`. REQUIRES: on its CPU, parked at a sync point
-  // or in a run of its own (not spinning).
+  // when the task is not in such a run at `at`. REQUIRES: running on its CPU (not spinning).
   bool cut_user_run(SimTime at, SimTime interrupt);
   // Another task waits for the CPU, preemption is enabled, and the tick that ends the slice or
   // a wake-up's preemption has come (sched/time_slice.h).
@@ -201,8 +200,8 @@ class Task final : public EventTarget {
   SimTime vruntime;
   SimTime vlag;
   Cpu* eevdf_delayed_on = nullptr;
-  // The wake-up queued for this task came from a waker on that CPU, which sent a reschedule IPI
-  // if it preempts the task running here (Scheduler::wake_sleeper()); nullptr otherwise.
+  // The wake-up under way for this task preempts the task running on its CPU, and its waker, on
+  // that CPU, sent the reschedule IPI (Scheduler::ttwu_ipi()); nullptr otherwise.
   const Cpu* resched_ipi_from = nullptr;
   // The last page alloc_pages() gave the task was not one of those freed to its CPU's pcp list
   // and still at its head (mm/pcp_high.h PerCpuPages): zeroing it costs clear_page_cold.

@@ -46,9 +46,9 @@ WakerRun wake_a_sleeper(uint32_t sleeper_cpu, SimTime busy_for) {
 TEST(WakeUpTest, TheWakerPaysAnIpiForASleeperOnAnotherIdleCpu) {
   const WakerRun idle = wake_a_sleeper(1, SimTime::zero());
   EXPECT_EQ(idle.wakeup_ipis, 1u);
-  // The sleeper's CPU busy with another task: it is queued there, with no wake-up IPI; it has
-  // had less than its share, so it preempts that task, and the waker pays a reschedule IPI
-  // instead (wakeup_preemption_test.cpp).
+  // The sleeper's CPU busy with another task: it is queued there, with no wake-up IPI. It ran
+  // only a moment before it slept, so it is eligible when it wakes (sched/eevdf_lag.h) and
+  // preempts that task: the waker pays a reschedule IPI instead (wakeup_preemption_test.cpp).
   const WakerRun busy = wake_a_sleeper(1, SimTime::ms(1));
   EXPECT_EQ(busy.wakeup_ipis, 0u);
   EXPECT_EQ(busy.resched_ipis, 1u);

@@ -28,10 +28,10 @@ constexpr uint64_t kWakeId = 1;
 // The hog thinks this long on the sleeper's CPU, in one op or in kPieces ops.
 constexpr SimTime kHogThink = SimTime::ms(10);
 constexpr int kPieces = 1000;
-constexpr SimTime kPiece = SimTime::us(10);  // kPiece
+constexpr SimTime kPiece = SimTime::us(10);  // kHogThink / kPieces
 // Past both sched modes' preemption rules for a wake-up on two CPUs (CFS: slept at least the
-// wake-up granularity, 2 ms; EEVDF: the hog has had its CPU for more than a slice, 1.5 ms), and
-// 450 us before the end of the hog's fourth kUserModePreemptCheck chunk.
+// wake-up granularity, 2 ms; EEVDF: the sleeper, asleep from its start, is eligible), and 450 us
+// before the end of the hog's fourth kUserModePreemptCheck chunk.
 constexpr SimTime kSleep = SimTime::us(2550);
 constexpr SimTime kSleeperWork = SimTime::us(10);
 
