@@ -102,7 +102,7 @@ TEST_P(WakeupPreemptionTest, ARemoteWakeUpPreemptsOnceItsRescheduleIpiLands) {
   EXPECT_EQ(pieces.resched_ipis, 1u);
   EXPECT_LE(whole.sleeper_done, pieces.sleeper_done + kPiece);
   EXPECT_GE(whole.sleeper_done + kPiece, pieces.sleeper_done);
-  const CostProfile& c = make_sim(1)->costs();
+  const CostProfile c = make_sim(1)->costs();  // a copy: the simulation goes with the statement
   EXPECT_GE(whole.sleeper_done,
             kSleep + c.ipi_send + c.ipi_delivery + c.ipi_handler_entry + kSleeperWork);
   EXPECT_LT(whole.sleeper_done, kSleep + SimTime::us(100));
