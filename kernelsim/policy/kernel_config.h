@@ -165,6 +165,13 @@ enum class WakeAffineMode : uint8_t { kOff, kSync, kSyncIdlePrev };
 // EEVDF's base slice (6.6+).
 enum class SchedSliceMode : uint8_t { kCfs, kEevdf };
 
+// When an EEVDF wake-up preempts the running task (sched/eevdf_lag.h). 6.6-6.11: a sleeper keeps
+// the lag it left with, and the running task keeps its CPU while it is eligible and inside the
+// slice it was picked for (RUN_TO_PARITY); 6.12+: DELAY_DEQUEUE keeps a sleeper that left
+// ineligible queued until its lag is paid back, and an eligible wakee preempts (measured on
+// 6.18).
+enum class EevdfWakeup : uint8_t { kParity, kEligible };
+
 struct KernelConfig {
   MadvFreeMode madv_free = MadvFreeMode::kFreeSwapped;
   MadviseVectorMode madvise = MadviseVectorMode::kPerCall;
@@ -213,6 +220,7 @@ struct KernelConfig {
   uint32_t predict_window = LSQ_LOOKBACK;  // samples in the predictive lookback
   WakeAffineMode wake_affine = WakeAffineMode::kSync;
   SchedSliceMode sched = SchedSliceMode::kEevdf;
+  EevdfWakeup eevdf_wakeup = EevdfWakeup::kEligible;
   SpinlockImpl spinlock = SpinlockImpl::kQueued;  // x86 qspinlock (4.2+)
 
   bool memcg_enabled() const { return memcg != MemcgCounterKind::kOff; }

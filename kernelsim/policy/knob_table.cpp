@@ -423,8 +423,20 @@ std::vector<KnobInfo> build_table() {
        {SchedSliceMode::kEevdf,
         {"eevdf",
          "6.6+ EEVDF (147f3efaa241): sysctl_sched_base_slice, 0.75 ms x (1 + ilog2(min(cpus, "
-         "8))), whatever the load; a wakee preempts at once when it is eligible by its lag "
-         "(sched/eevdf_lag.h: PLACE_LAG, DELAY_DEQUEUE)"}}}));
+         "8))), whatever the load; whether a wakee preempts at once: knob eevdf_wakeup"}}}));
+  t.push_back(
+      knob("eevdf_wakeup", &KernelConfig::eevdf_wakeup,
+           "when an EEVDF wake-up preempts the running task (sched/eevdf_lag.h; sched=eevdf only)",
+           {{EevdfWakeup::kParity,
+             {"parity",
+              "6.6-6.11: a sleeper keeps the lag it left with (PLACE_LAG); the wakee preempts when "
+              "its placement leaves the running task ineligible, or when that task has used the "
+              "slice it was picked for (RUN_TO_PARITY) and the wakee is eligible"}},
+            {EevdfWakeup::kEligible,
+             {"eligible",
+              "6.12+: a sleeper that leaves ineligible stays queued until the others' running pays "
+              "its lag back (DELAY_DEQUEUE, DELAY_ZERO); an eligible wakee preempts at once (as "
+              "measured on 6.18: 20,000 of 20,000 wake-ups of a sleeper beside a spinner)"}}}));
   t.push_back(
       knob("spinlock", &KernelConfig::spinlock,
            "how a contended spinlock (zone->lock, lru_lock, counter->lock) hands over",

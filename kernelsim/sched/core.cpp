@@ -18,11 +18,10 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   const SimTime slept = t.clock();  // where its clock stopped when it slept
   t.advance_to(at);
   Cpu& cpu = t.cpu();
-  bool eevdf_eligible = false;
+  EevdfPlacement placed;
   if (sim_.time_slice().eevdf()) {
-    const EevdfPlacement p = eevdf_placement(t, at);
-    eevdf_enqueue(cpu, t, p);
-    eevdf_eligible = p.eligible;
+    placed = eevdf_placement(t, at);
+    eevdf_enqueue(cpu, t, placed);
   }
   if (cpu.curr == nullptr) {
     run_on(cpu, t, t.clock(),
@@ -36,7 +35,7 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   const Cpu* ipi_from = std::exchange(t.resched_ipi_from, nullptr);
   if (fork) return;
   const SimTime preempt_at = sim_.time_slice().eevdf()
-                                 ? (eevdf_eligible ? at : SimTime::infinite())
+                                 ? (eevdf_preempts(cpu, placed, at) ? at : SimTime::infinite())
                                  : sim_.time_slice().wakeup_preempt(slept, at);
   cpu.wakeup_preempt_at = min(cpu.wakeup_preempt_at, preempt_at);
   if (preempt_at == SimTime::infinite() || cpu.curr->state() != TaskState::kRunning) return;
@@ -57,9 +56,16 @@ EevdfPlacement Scheduler::eevdf_placement(Task& t, SimTime at) {
   return eevdf_place(t.cpu(), t, at);
 }
 
+bool Scheduler::eevdf_preempts(const Cpu& cpu, const EevdfPlacement& p, SimTime at) const {
+  return eevdf_wakeup_preempts(cpu, p, at, sim_.config().eevdf_wakeup,
+                               sim_.time_slice().base_slice());
+}
+
 bool Scheduler::wakeup_preempts(const Task& waker, Task& wakee) {
   if (wakee.cpu().curr == nullptr) return false;
-  if (sim_.time_slice().eevdf()) return eevdf_placement(wakee, waker.clock()).eligible;
+  if (sim_.time_slice().eevdf()) {
+    return eevdf_preempts(wakee.cpu(), eevdf_placement(wakee, waker.clock()), waker.clock());
+  }
   return sim_.time_slice().wakeup_preempt(wakee.clock(), waker.clock()) != SimTime::infinite();
 }
 
@@ -129,7 +135,8 @@ void Scheduler::sleep(Task& t) {
   t.set_state(TaskState::kSleeping);
   if (sim_.time_slice().eevdf()) {
     eevdf_settle_delayed(t.cpu(), t.clock());
-    eevdf_dequeue_sleeper(t.cpu(), t, t.clock(), sim_.time_slice().lag_limit());
+    eevdf_dequeue_sleeper(t.cpu(), t, t.clock(), sim_.time_slice().lag_limit(),
+                          sim_.config().eevdf_wakeup == EevdfWakeup::kEligible);
   }
   pick_next_task(t.cpu(), t.clock());
 }

@@ -53,19 +53,38 @@ void remove_delayed(Cpu& cpu, Task& t) {
 
 EevdfPlacement eevdf_place(const Cpu& cpu, const Task& t, SimTime at) {
   assert(t.eevdf_delayed_on == nullptr || t.eevdf_delayed_on == &cpu);
+  const QueueAverage others = avg_vruntime(cpu, at, &t);
+  EevdfPlacement p;
   if (t.eevdf_delayed_on == &cpu) {
     // requeue_delayed_entity(): still queued; with its lag positive by now (DELAY_ZERO) it is
     // placed afresh with none, at the others' V, and is eligible; else it stays where it was.
     const QueueAverage all = avg_vruntime(cpu, at);
-    if (all.v >= t.vruntime) return {avg_vruntime(cpu, at, &t).v, true};
-    return {t.vruntime, false};
+    p = all.v >= t.vruntime ? EevdfPlacement{others.v, true} : EevdfPlacement{t.vruntime, false};
+  } else if (others.n == 0) {
+    return {others.v, true};  // an empty queue: at its anchor
+  } else {
+    // place_entity(): v = V - lag (n + 1) / n keeps the lag once the wakee counts in V, so the
+    // wakee is eligible exactly when its lag is not negative.
+    p.vruntime = others.v - SimTime::ns(t.vlag.count_ns() * (others.n + 1) / others.n);
+    p.eligible = t.vlag >= SimTime::zero();
   }
-  // place_entity(): v = V - lag (n + 1) / n keeps the lag once the wakee counts in V, so the
-  // wakee is eligible exactly when its lag is not negative. An empty queue: at its anchor.
-  const QueueAverage others = avg_vruntime(cpu, at, &t);
-  if (others.n == 0) return {others.v, true};
-  const SimTime placed = others.v - SimTime::ns(t.vlag.count_ns() * (others.n + 1) / others.n);
-  return {placed, t.vlag >= SimTime::zero()};
+  if (cpu.curr != nullptr && cpu.curr != &t) {
+    const SimTime v_with_wakee =
+        SimTime::ns((others.v.count_ns() * others.n + p.vruntime.count_ns()) / (others.n + 1));
+    p.curr_eligible = vruntime_at(cpu, *cpu.curr, at) <= v_with_wakee;
+  }
+  return p;
+}
+
+bool eevdf_wakeup_preempts(const Cpu& cpu, const EevdfPlacement& p, SimTime at, EevdfWakeup mode,
+                           SimTime base_slice) {
+  assert(cpu.curr != nullptr);
+  if (!p.eligible) return false;
+  if (mode == EevdfWakeup::kEligible) return true;
+  // RUN_TO_PARITY: an eligible running task keeps the slice it was picked for; an ineligible
+  // one is no candidate, and the wakee is taken as the eligible task with the earliest deadline
+  // (so it is with two on the CPU).
+  return !p.curr_eligible || at >= cpu.curr->slice_start + base_slice;
 }
 
 void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p) {
@@ -74,7 +93,7 @@ void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p) {
   t.vlag = SimTime::zero();
 }
 
-void eevdf_dequeue_sleeper(Cpu& cpu, Task& t, SimTime at, SimTime limit) {
+void eevdf_dequeue_sleeper(Cpu& cpu, Task& t, SimTime at, SimTime limit, bool delay_dequeue) {
   assert(cpu.curr != &t && t.eevdf_delayed_on == nullptr);
   const QueueAverage all = avg_vruntime(cpu, at);  // t is not in it: added below
   const int64_t n = all.n + 1;
@@ -85,7 +104,7 @@ void eevdf_dequeue_sleeper(Cpu& cpu, Task& t, SimTime at, SimTime limit) {
     return;
   }
   const SimTime lag = v - t.vruntime;
-  if (lag < SimTime::zero()) {  // dequeue_entity(): DELAY_DEQUEUE of an ineligible sleeper
+  if (delay_dequeue && lag < SimTime::zero()) {  // dequeue_entity(): DELAY_DEQUEUE
     t.eevdf_delayed_on = &cpu;
     cpu.eevdf_delayed.push_back(&t);
     return;

@@ -13,6 +13,10 @@
 //    to 0 if that is positive by then).
 //  - It preempts the running task at once when it is eligible so placed (PICK_BUDDY on the
 //    wake-up's next buddy), else it waits for the tick that ends the running task's slice.
+// That is 6.12+ (knob eevdf_wakeup=eligible). 6.6-6.11 (eevdf_wakeup=parity) had no delayed
+// dequeue, so a sleeper keeps whatever lag it left with, and __pick_eevdf() keeps an eligible
+// running task inside the slice it was picked for (RUN_TO_PARITY): the wakee preempts when its
+// placement leaves the running task ineligible (it has positive lag) or that slice is used.
 // Measured on the project's 6.18 guest (2026-12-07; /proc/sched_debug's features are not readable
 // there): a thread pinned beside a spinner preempted it at once on every one of 20,000 wake-ups
 // from 20 us sleeps (overshoot 70 us at the median and 90 at the 99th percentile, as alone: the
@@ -26,6 +30,7 @@
 
 #pragma once
 
+#include "kernelsim/policy/kernel_config.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
@@ -33,10 +38,12 @@ namespace mmreplay::kernelsim {
 struct Cpu;
 class Task;
 
-// Where a wakee goes in its CPU's queue and whether it is eligible there.
+// Where a wakee goes in its CPU's queue, whether it is eligible there, and whether the running
+// task (if any) still is once the wakee counts in V.
 struct EevdfPlacement {
   SimTime vruntime;
   bool eligible = false;
+  bool curr_eligible = true;
 };
 
 // The placement waking `t` on its CPU at `at` gives. REQUIRES: t sleeping or new, t not queued
@@ -47,9 +54,16 @@ EevdfPlacement eevdf_place(const Cpu& cpu, const Task& t, SimTime at);
 // it is runnable again).
 void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p);
 
-// `t` has just left its CPU to sleep (Scheduler::sleep(), after put_prev_task()): its lag, or
-// the delayed list when it leaves ineligible with others queued. `limit`: the lag's clamp.
-void eevdf_dequeue_sleeper(Cpu& cpu, Task& t, SimTime at, SimTime limit);
+// Whether a wakee so placed preempts the running task at `at` (check_preempt_wakeup_fair()),
+// under `mode`; `base_slice`: the slice the running task was picked for (parity).
+// REQUIRES: cpu.curr != nullptr.
+bool eevdf_wakeup_preempts(const Cpu& cpu, const EevdfPlacement& p, SimTime at, EevdfWakeup mode,
+                           SimTime base_slice);
+
+// `t` has just left its CPU to sleep (Scheduler::sleep(), after put_prev_task()): its lag, or,
+// with `delay_dequeue` (6.12+), the delayed list when it leaves ineligible with others queued.
+// `limit`: the lag's clamp.
+void eevdf_dequeue_sleeper(Cpu& cpu, Task& t, SimTime at, SimTime limit, bool delay_dequeue);
 
 // Delayed sleepers whose lag is back to 0 leave with none (DELAY_ZERO); the kernel dequeues them
 // at the next pick, the model when the queue is next looked at.

@@ -48,7 +48,7 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   // The knobs no release sets, and the scheduler's slice: CFS's until 6.6.
   auto tail_with = [](std::string_view sched) {
     return ",reclaim=reactive,predict_window=8,wake_affine=sync,sched=" + std::string(sched) +
-           ",spinlock=queued,read_ahead_kb=128,fault_around_bytes=65536";
+           ",eevdf_wakeup=eligible,spinlock=queued,read_ahead_kb=128,fault_around_bytes=65536";
   };
   const std::string tail = tail_with("cfs");
   const std::string v316 =

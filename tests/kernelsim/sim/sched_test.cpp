@@ -158,31 +158,66 @@ TEST(SchedTest, AnEevdfWakeeOwedCpuTimePreemptsAtOnce) {
   EXPECT_EQ(sim->cpu(0).counters.involuntary_switches, 2u) << "the tick, then the wake-up";
 }
 
+// W runs 2 ms of think while H waits on one CPU, then sleeps `sleep` and needs 10 us more.
+std::unique_ptr<Simulation> worker_then_sleeper(const std::string& policy, SimTime sleep) {
+  auto sim = make_sim(1, policy);
+  thread(*sim, 1, 0, {Op::think(SimTime::ms(2)), Op::sleep(sleep), Op::think(SimTime::us(10))});
+  thread(*sim, 2, 0, {Op::think(SimTime::ms(10))});
+  sim->run();
+  return sim;
+}
+
 TEST(SchedTest, AnEevdfSleeperPaysItsDebtWhileQueuedAsleep) {
   // As below, but W sleeps 2.5 ms: it stays queued (DELAY_DEQUEUE) while H runs, and H's 2.5 ms
   // pay back W's 1 ms of lag (V moves at half H's rate with two queued), so W wakes eligible and
-  // preempts at once. With its lag kept from the sleep it would wait for the 4 ms tick.
-  auto sim = make_sim(1, "sched=eevdf");
-  thread(*sim, 1, 0,
-         {Op::think(SimTime::ms(2)), Op::sleep(SimTime::us(2'500)), Op::think(SimTime::us(10))});
-  thread(*sim, 2, 0, {Op::think(SimTime::ms(10))});
-  sim->run();
+  // preempts at once. 6.6-6.11 had no delayed dequeue: W keeps the lag it slept with, wakes
+  // ineligible and waits.
+  auto sim = worker_then_sleeper("sched=eevdf", SimTime::us(2'500));
   EXPECT_LT(sleeper_wait_ns(*sim), static_cast<uint64_t>(SimTime::us(2'550).count_ns()));
   EXPECT_EQ(sim->cpu(0).counters.involuntary_switches, 1u) << "H, at W's wake-up";
+  auto parity = worker_then_sleeper("sched=eevdf,eevdf_wakeup=parity", SimTime::us(2'500));
+  EXPECT_GT(sleeper_wait_ns(*parity), static_cast<uint64_t>(SimTime::us(2'600).count_ns()));
+}
+
+TEST(SchedTest, UnderRunToParityAWakeeInDebtWaitsForTheSliceAndAnOwedOnePreempts) {
+  // eevdf_wakeup=parity (6.6-6.11). A sleeper owed CPU time (it waited 3.5 ms for its first run)
+  // leaves the toucher ineligible once placed and preempts at once, as under eligible.
+  auto owed = toucher_and_sleeper("sched=eevdf,eevdf_wakeup=parity", SimTime::us(300));
+  EXPECT_LT(sleeper_wait_ns(*owed), static_cast<uint64_t>(SimTime::us(350).count_ns()));
+  // A sleeper beside a spinner that sleeps 500 us 50 times, asleep first: it leaves its first
+  // run a little ineligible (the spinner, new, has had nothing), and with no delayed dequeue to
+  // pay that back it wakes ineligible and waits for the 4 ms tick that ends the spinner's slice;
+  // the 3.5 ms it waited are then owed to it, and its later wake-ups preempt. Under eligible the
+  // spinner's run pays the debt while it sleeps, and every wake-up preempts.
+  const auto sleeper_beside_spinner = [](const std::string& policy) {
+    auto sim = make_sim(1, policy);
+    std::vector<Op> ops;
+    for (int i = 0; i < 50; ++i) {
+      ops.push_back(Op::sleep(SimTime::us(500)));
+      ops.push_back(Op::think(SimTime::us(10)));
+    }
+    Task& sleeper = thread(*sim, 1, 0, std::move(ops));
+    thread(*sim, 2, 0, {Op::think(SimTime::ms(200))});
+    sim->run();
+    return sleeper.clock();
+  };
+  const SimTime eligible = sleeper_beside_spinner("sched=eevdf");
+  const SimTime parity = sleeper_beside_spinner("sched=eevdf,eevdf_wakeup=parity");
+  EXPECT_LT(eligible, SimTime::ms(30));  // 50 x 510 us and the switches
+  EXPECT_GT(parity, eligible + SimTime::ms(3));
+  EXPECT_LT(parity, eligible + SimTime::ms(4));
 }
 
 TEST(SchedTest, AnEevdfWakeeThatHadMoreThanItsShareWaitsForTheTick) {
   // One CPU: W runs 2 ms of think while H waits, then sleeps 20 us. It leaves ineligible (lag
   // -1 ms), stays queued (DELAY_DEQUEUE) and is still ineligible when it wakes: H keeps the CPU
-  // to the 4 ms tick, past its 0.75 ms slice. Under CFS, 20 us is less than the wakeup
-  // granularity: H keeps it for its 3 ms slice, to the 8 ms tick.
-  for (const auto& [policy, tick] :
-       {std::pair{"sched=eevdf", SimTime::ms(4)}, std::pair{"sched=cfs", SimTime::ms(8)}}) {
-    auto sim = make_sim(1, policy);
-    thread(*sim, 1, 0,
-           {Op::think(SimTime::ms(2)), Op::sleep(SimTime::us(20)), Op::think(SimTime::us(10))});
-    thread(*sim, 2, 0, {Op::think(SimTime::ms(10))});
-    sim->run();
+  // to the 4 ms tick, past its 0.75 ms slice (6.6-6.11: the same, its lag kept from the sleep).
+  // Under CFS, 20 us is less than the wakeup granularity: H keeps it for its 3 ms slice, to the
+  // 8 ms tick.
+  for (const auto& [policy, tick] : {std::pair{"sched=eevdf", SimTime::ms(4)},
+                                     std::pair{"sched=eevdf,eevdf_wakeup=parity", SimTime::ms(4)},
+                                     std::pair{"sched=cfs", SimTime::ms(8)}}) {
+    auto sim = worker_then_sleeper(policy, SimTime::us(20));
     const SimTime slept_at = SimTime::ms(2);
     EXPECT_GT(sleeper_wait_ns(*sim), static_cast<uint64_t>((tick - slept_at).count_ns()) - 100'000)
         << policy;
