@@ -34,17 +34,24 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   // then, which in user mode is at once (or once the waker's reschedule IPI lands).
   const Cpu* ipi_from = std::exchange(t.resched_ipi_from, nullptr);
   if (fork) return;
-  const SimTime preempt_at = sim_.time_slice().eevdf()
-                                 ? (eevdf_preempts(cpu, placed, at) ? at : SimTime::infinite())
-                                 : sim_.time_slice().wakeup_preempt(slept, at);
-  cpu.wakeup_preempt_at = min(cpu.wakeup_preempt_at, preempt_at);
-  if (preempt_at == SimTime::infinite() || cpu.curr->state() != TaskState::kRunning) return;
+  if (!preempts_curr(cpu, placed, slept, at)) return;
+  cpu.wakeup_preempt_at = min(cpu.wakeup_preempt_at, at);
+  if (cpu.curr->state() != TaskState::kRunning) return;
   if (ipi_from == nullptr) {
-    cpu.curr->cut_user_run(preempt_at, SimTime::zero());
+    cpu.curr->cut_user_run(at, SimTime::zero());
   } else {
-    cpu.curr->cut_user_run(preempt_at + sim_.topology().ipi_delivery(ipi_from->id, cpu.id),
+    cpu.curr->cut_user_run(at + sim_.topology().ipi_delivery(ipi_from->id, cpu.id),
                            sim_.costs().ipi_handler_entry);
   }
+}
+
+bool Scheduler::preempts_curr(const Cpu& cpu, const EevdfPlacement& placed, SimTime slept,
+                              SimTime at) const {
+  if (sim_.time_slice().eevdf()) {
+    return eevdf_wakeup_preempts(cpu, placed, at, sim_.config().eevdf_wakeup,
+                                 sim_.time_slice().base_slice());
+  }
+  return sim_.time_slice().wakeup_preempt(slept, at) != SimTime::infinite();
 }
 
 EevdfPlacement Scheduler::eevdf_placement(Task& t, SimTime at) {
@@ -56,17 +63,11 @@ EevdfPlacement Scheduler::eevdf_placement(Task& t, SimTime at) {
   return eevdf_place(t.cpu(), t, at);
 }
 
-bool Scheduler::eevdf_preempts(const Cpu& cpu, const EevdfPlacement& p, SimTime at) const {
-  return eevdf_wakeup_preempts(cpu, p, at, sim_.config().eevdf_wakeup,
-                               sim_.time_slice().base_slice());
-}
-
 bool Scheduler::wakeup_preempts(const Task& waker, Task& wakee) {
   if (wakee.cpu().curr == nullptr) return false;
-  if (sim_.time_slice().eevdf()) {
-    return eevdf_preempts(wakee.cpu(), eevdf_placement(wakee, waker.clock()), waker.clock());
-  }
-  return sim_.time_slice().wakeup_preempt(wakee.clock(), waker.clock()) != SimTime::infinite();
+  EevdfPlacement placed;
+  if (sim_.time_slice().eevdf()) placed = eevdf_placement(wakee, waker.clock());
+  return preempts_curr(wakee.cpu(), placed, wakee.clock(), waker.clock());
 }
 
 bool Scheduler::in_deep_idle(const Cpu& cpu, SimTime at) const {

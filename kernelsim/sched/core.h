@@ -82,14 +82,15 @@ class Scheduler {
   // For try_to_wake_up() and wake_sleeper(). REQUIRES: waker on its CPU.
   void ttwu_ipi(Task& waker, Task& wakee);
   // Whether waking `wakee` now, from `waker`, preempts the task running on the wakee's CPU
-  // (CFS: sched/time_slice.h wakeup_preempt(); EEVDF: eevdf_preempts()).
-  // REQUIRES: wakee sleeping.
+  // (preempts_curr()). REQUIRES: wakee sleeping.
   bool wakeup_preempts(const Task& waker, Task& wakee);
+  // Models check_preempt_wakeup(): whether a wakee that slept at `slept` and wakes at `at`
+  // preempts the task running on `cpu` at once. CFS: sched/time_slice.h wakeup_preempt(); EEVDF:
+  // by where it is `placed` (sched/eevdf_lag.h, knob eevdf_wakeup). REQUIRES: cpu.curr != nullptr.
+  bool preempts_curr(const Cpu& cpu, const EevdfPlacement& placed, SimTime slept, SimTime at) const;
   // EEVDF: where waking `t` at `at` places it on its CPU (sched/eevdf_lag.h), once a delayed
   // sleeper has left the queue of the CPU it slept on and sleepers due to leave its own have.
   EevdfPlacement eevdf_placement(Task& t, SimTime at);
-  // EEVDF: whether a wakee placed at `p` preempts the task running on `cpu` (knob eevdf_wakeup).
-  bool eevdf_preempts(const Cpu& cpu, const EevdfPlacement& p, SimTime at) const;
   // Counts t's switch out of its CPU in its CPU's counters (sched/core.cpp says which).
   void count_switch_out(const Task& t, bool preempted);
   // `t` leaves its CPU at t.clock(); owners of spun-on rwsems let spinners go.

@@ -16,30 +16,39 @@ SimTime vruntime_at(const Cpu& cpu, const Task& t, SimTime at) {
   return t.vruntime;
 }
 
-struct QueueAverage {
-  SimTime v;  // avg_vruntime(): the mean vruntime of the entities counted
-  int64_t n = 0;
-};
-
-// avg_vruntime() over the CPU's queue (running task, run queue, delayed sleepers), `skip` left
-// out; n == 0 gives the anchor the queue had when it last emptied.
-QueueAverage avg_vruntime(const Cpu& cpu, SimTime at, const Task* skip = nullptr) {
+// The vruntimes of a CPU's queue, summed: avg_vruntime() is their mean.
+struct QueueSum {
   int64_t sum = 0;
   int64_t n = 0;
+  SimTime anchor;  // the queue's V when it last emptied: V of an empty queue
+
+  SimTime avg() const { return n == 0 ? anchor : SimTime::ns(sum / n); }
+  // V once an entity at `v` counts in it too.
+  SimTime avg_with(SimTime v) const { return SimTime::ns((sum + v.count_ns()) / (n + 1)); }
+};
+
+// The CPU's queue (running task, run queue, delayed sleepers), `skip` left out.
+QueueSum queue_sum(const Cpu& cpu, SimTime at, const Task* skip = nullptr) {
+  QueueSum q{.anchor = cpu.eevdf_zero_vruntime};
   const auto add = [&](const Task* t) {
     if (t == nullptr || t == skip) return;
-    sum += vruntime_at(cpu, *t, at).count_ns();
-    ++n;
+    q.sum += vruntime_at(cpu, *t, at).count_ns();
+    ++q.n;
   };
   add(cpu.curr);
   for (const Task* t : cpu.runqueue) add(t);
   for (const Task* t : cpu.eevdf_delayed) add(t);
-  if (n == 0) return {cpu.eevdf_zero_vruntime, 0};
-  return {SimTime::ns(sum / n), n};
+  return q;
 }
 
 SimTime clamp_lag(SimTime lag, SimTime limit) {
   return std::clamp(lag, SimTime::zero() - limit, limit);
+}
+
+// The lag a delayed sleeper leaves with when it leaves still queued by DELAY_DEQUEUE otherwise
+// than by paying its debt (picked, or woken elsewhere): the debt, never a credit.
+SimTime remaining_debt(SimTime v_queue, const Task& t, SimTime limit) {
+  return clamp_lag(std::min(v_queue - t.vruntime, SimTime::zero()), limit);
 }
 
 void remove_delayed(Cpu& cpu, Task& t) {
@@ -53,26 +62,24 @@ void remove_delayed(Cpu& cpu, Task& t) {
 
 EevdfPlacement eevdf_place(const Cpu& cpu, const Task& t, SimTime at) {
   assert(t.eevdf_delayed_on == nullptr || t.eevdf_delayed_on == &cpu);
-  const QueueAverage others = avg_vruntime(cpu, at, &t);
+  const QueueSum others = queue_sum(cpu, at, &t);
   EevdfPlacement p;
   if (t.eevdf_delayed_on == &cpu) {
     // requeue_delayed_entity(): still queued; with its lag positive by now (DELAY_ZERO) it is
     // placed afresh with none, at the others' V, and is eligible; else it stays where it was.
-    const QueueAverage all = avg_vruntime(cpu, at);
-    p = all.v >= t.vruntime ? EevdfPlacement{others.v, true} : EevdfPlacement{t.vruntime, false};
+    // (Its lag, V - v with itself in V, has the sign of the others' V - v.)
+    p = others.n == 0 || t.vruntime <= others.avg() ? EevdfPlacement{others.avg(), true}
+                                                    : EevdfPlacement{t.vruntime, false};
   } else if (others.n == 0) {
-    return {others.v, true};  // an empty queue: at its anchor
+    return {others.avg(), true};  // an empty queue: at its anchor
   } else {
     // place_entity(): v = V - lag (n + 1) / n keeps the lag once the wakee counts in V, so the
     // wakee is eligible exactly when its lag is not negative.
-    p.vruntime = others.v - SimTime::ns(t.vlag.count_ns() * (others.n + 1) / others.n);
+    p.vruntime = others.avg() - SimTime::ns(t.vlag.count_ns() * (others.n + 1) / others.n);
     p.eligible = t.vlag >= SimTime::zero();
   }
-  if (cpu.curr != nullptr && cpu.curr != &t) {
-    const SimTime v_with_wakee =
-        SimTime::ns((others.v.count_ns() * others.n + p.vruntime.count_ns()) / (others.n + 1));
-    p.curr_eligible = vruntime_at(cpu, *cpu.curr, at) <= v_with_wakee;
-  }
+  if (cpu.curr != nullptr && cpu.curr != &t)
+    p.curr_eligible = vruntime_at(cpu, *cpu.curr, at) <= others.avg_with(p.vruntime);
   return p;
 }
 
@@ -95,15 +102,13 @@ void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p) {
 
 void eevdf_dequeue_sleeper(Cpu& cpu, Task& t, SimTime at, SimTime limit, bool delay_dequeue) {
   assert(cpu.curr != &t && t.eevdf_delayed_on == nullptr);
-  const QueueAverage all = avg_vruntime(cpu, at);  // t is not in it: added below
-  const int64_t n = all.n + 1;
-  const SimTime v = SimTime::ns((all.v.count_ns() * all.n + t.vruntime.count_ns()) / n);
-  if (all.n == 0) {  // alone: V is its own vruntime, the lag 0
+  const QueueSum others = queue_sum(cpu, at);  // t is off its CPU: not in it
+  if (others.n == 0) {                         // alone: V is its own vruntime, the lag 0
     t.vlag = SimTime::zero();
     cpu.eevdf_zero_vruntime = t.vruntime;
     return;
   }
-  const SimTime lag = v - t.vruntime;
+  const SimTime lag = others.avg_with(t.vruntime) - t.vruntime;
   if (delay_dequeue && lag < SimTime::zero()) {  // dequeue_entity(): DELAY_DEQUEUE
     t.eevdf_delayed_on = &cpu;
     cpu.eevdf_delayed.push_back(&t);
@@ -115,9 +120,9 @@ void eevdf_dequeue_sleeper(Cpu& cpu, Task& t, SimTime at, SimTime limit, bool de
 void eevdf_settle_delayed(Cpu& cpu, SimTime at) {
   for (bool left = true; left && !cpu.eevdf_delayed.empty();) {
     left = false;
-    const QueueAverage all = avg_vruntime(cpu, at);
+    const SimTime v = queue_sum(cpu, at).avg();
     for (Task* t : cpu.eevdf_delayed) {
-      if (t->vruntime <= all.v) {
+      if (t->vruntime <= v) {
         remove_delayed(cpu, *t);
         t->vlag = SimTime::zero();
         left = true;
@@ -128,20 +133,20 @@ void eevdf_settle_delayed(Cpu& cpu, SimTime at) {
 }
 
 void eevdf_leave_delayed(Cpu& cpu, Task& t, SimTime at, SimTime limit) {
-  const QueueAverage all = avg_vruntime(cpu, at);
+  const SimTime v = queue_sum(cpu, at).avg();
   remove_delayed(cpu, t);
-  t.vlag = clamp_lag(std::min(all.v - t.vruntime, SimTime::zero()), limit);
+  t.vlag = remaining_debt(v, t, limit);
 }
 
 void eevdf_cpu_idles(Cpu& cpu, SimTime at, SimTime limit) {
   assert(cpu.curr == nullptr && cpu.runqueue.empty());
-  const QueueAverage all = avg_vruntime(cpu, at);
+  const SimTime v = queue_sum(cpu, at).avg();
   for (Task* t : cpu.eevdf_delayed) {
-    t->vlag = clamp_lag(std::min(all.v - t->vruntime, SimTime::zero()), limit);
+    t->vlag = remaining_debt(v, *t, limit);
     t->eevdf_delayed_on = nullptr;
   }
   cpu.eevdf_delayed.clear();
-  cpu.eevdf_zero_vruntime = all.v;
+  cpu.eevdf_zero_vruntime = v;
 }
 
 }  // namespace mmreplay::kernelsim

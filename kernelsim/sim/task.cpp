@@ -58,7 +58,6 @@ SimTime Task::due(SimTime when, uint64_t arg) {
 
 uint64_t Task::begin_interruptible_sleep(WaitFor what, bool recorded) {
   waits_for = what;
-  resched_ipi_from = nullptr;  // a new sleep: no waker's wake-up is under way
   ++sleep_seq_;
   return (recorded ? kWakeRecorded : kWake) | (sleep_seq_ << kSleepSeqShift);
 }

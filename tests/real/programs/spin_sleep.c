@@ -3,16 +3,11 @@
 // that took the sleep for CPU work would take 0.6 s on one CPU.
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <sched.h>
 #include <time.h>
 
-static const long kSpinNs = 300L * 1000 * 1000;
+#include "one_cpu.h"
 
-static long thread_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
+static const long kSpinNs = 300L * 1000 * 1000;
 
 static void* spin(void* arg) {
   (void)arg;
@@ -25,10 +20,7 @@ static void* spin(void* arg) {
 }
 
 int main(void) {
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(0, &one);
-  if (sched_setaffinity(0, sizeof one, &one) != 0) return 1;
+  if (pin_to_cpu0() != 0) return 1;
   pthread_t spinner;
   if (pthread_create(&spinner, NULL, spin, NULL) != 0) return 1;
   struct timespec nap = {0, kSpinNs};
