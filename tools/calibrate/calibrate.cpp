@@ -75,12 +75,23 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
     if (progress != nullptr) *progress << "  throughput loops at 1 and " << cpus << " CPUs\n";
     c.load_before = read_load1();
     c.realtime = o.throughput_options.realtime;
+    const auto capacity = [&](bool wait, std::optional<HostCapacity>* out) {
+      if (cpus < 2) return Status::ok();
+      HostCapacity measured;
+      Status s =
+          wait ? wait_for_host(o.throughput_options, cpus, progress, &measured)
+               : measure_host_capacity(o.throughput_options, cpus, kHostCapacityRounds, &measured);
+      if (s) *out = std::move(measured);
+      return s;
+    };
+    if (Status s = capacity(true, &c.capacity_before); !s) return s;
     if (Status s = measure_native(o.throughput_options, cpus, progress, &c.native); !s) return s;
     if (!c.native.empty()) {
       HostDrift drift;
       if (Status s = measure_drift(o.throughput_options, c.native, &drift); !s) return s;
       c.drift = drift;
     }
+    if (Status s = capacity(false, &c.capacity_after); !s) return s;
     c.load_after = read_load1();
     if (progress != nullptr) *progress << "  fitting the loops' throughput\n" << std::flush;
     ThroughputFit fit;
@@ -175,6 +186,9 @@ void print_calibration(const Calibration& c, std::ostream& out) {
     out << "after the fit:\n";
     print_comparison(t.after, out);
     if (c.drift) out << drift_note(*c.drift) << "\n";
+    if (c.capacity_before)
+      out << host_capacity_note(*c.capacity_before, "before the loops") << "\n";
+    if (c.capacity_after) out << host_capacity_note(*c.capacity_after, "after them") << "\n";
   }
   if (c.reclaim) print_reclaim_fit(*c.reclaim, out);
   out << fmt::format("other fields: the default profile's. calibrate took {:.1f} s\n", c.elapsed_s);

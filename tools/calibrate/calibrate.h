@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "replay/cost_profile_json.h"
+#include "tools/calibrate/host_capacity.h"
 #include "tools/calibrate/probes.h"
 #include "tools/calibrate/reclaim_fit.h"
 #include "tools/calibrate/throughput_fit.h"
@@ -43,8 +44,10 @@ struct Calibration {
   std::vector<NativePoint> native;          // its measurements (ThroughputFit points into them)
   std::optional<double> load_before, load_after;  // 1-minute load average around the loops
   std::optional<HostDrift> drift;                 // the first loop measured again after them
-  bool realtime = false;                          // the loops' workers ran SCHED_FIFO
-  std::optional<ReclaimFit> reclaim;              // when the reclaim fit was asked for
+  // How many of its CPUs the machine gave a loop before and after the loops (at 2 CPUs or more).
+  std::optional<HostCapacity> capacity_before, capacity_after;
+  bool realtime = false;              // the loops' workers ran SCHED_FIFO
+  std::optional<ReclaimFit> reclaim;  // when the reclaim fit was asked for
 };
 
 // Runs the probes (progress lines on `progress` when not null) and fits the profile, then the

@@ -348,10 +348,12 @@ NativeSample run_ping_pong(const std::vector<int>& cpus, const NativeRun& run) {
 
 NativeSample run_native_loop(const ThroughputLoop& loop, int workers, const NativeRun& run) {
   const std::vector<int> allowed = allowed_cpu_list();
-  if (workers < 1 || static_cast<size_t>(workers) > allowed.size()) {
+  if (workers < 1 || run.first_cpu < 0 ||
+      static_cast<size_t>(run.first_cpu + workers) > allowed.size()) {
     return failure("not enough CPUs allowed");
   }
-  const std::vector<int> cpus(allowed.begin(), allowed.begin() + workers);
+  const std::vector<int> cpus(allowed.begin() + run.first_cpu,
+                              allowed.begin() + run.first_cpu + workers);
   if (loop.kind == LoopKind::kPingPong) return run_ping_pong(cpus, run);
   // A forked child inherits this thread's affinity; the guard restores it for the parent.
   AffinityGuard guard;

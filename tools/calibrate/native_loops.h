@@ -38,9 +38,13 @@ struct NativeRun {
   // measures the loop and not the sharing. The kernel's RT throttling
   // (sched_rt_runtime_us, 95% by default) still leaves the other work a share.
   bool realtime = false;
+  // The workers run on the allowed CPUs from this one on (an index into them, 0 = the first):
+  // one worker on each CPU in turn (host_capacity.h).
+  int first_cpu = 0;
 };
 
-// REQUIRES: 1 <= workers <= allowed_cpus() (the ping-pong: workers is its CPU count, 1 or 2).
+// REQUIRES: 1 <= workers, run.first_cpu + workers <= allowed_cpus() (the ping-pong: workers is
+// its CPU count, 1 or 2).
 NativeSample run_native_loop(const ThroughputLoop& loop, int workers, const NativeRun& run);
 
 }  // namespace mmreplay::tools::calibrate

@@ -47,6 +47,9 @@ struct ThroughputOptions {
   bool realtime = false;  // NativeRun::realtime
   RepeatOptions repeat;
   std::vector<std::string> loops;  // names; empty = all
+  // Seconds to wait before the loops for a host that gives every CPU alike and whole
+  // (host_capacity.h), re-checking each second; 0: measure at once.
+  double host_wait_s = 30;
 };
 
 // One loop at one worker count on this machine.

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "replay/cost_profile_json.h"
+#include "tools/calibrate/host_capacity.h"
 #include "tools/calibrate/probes.h"
 #include "tools/calibrate/proc_counters.h"
 
@@ -22,17 +23,30 @@ Status run_throughput_validation(const ThroughputValidationOptions& o, std::ostr
       o.loops.clock == LoopClock::kCpu ? "workers' CPU" : "wall",
       o.loops.realtime ? " (workers SCHED_FIFO)" : "", o.loops.repeat.max_samples,
       o.loops.repeat.window, 100 * o.loops.repeat.tolerance);
+  std::optional<HostCapacity> capacity_before, capacity_after;
+  const auto capacity = [&](bool wait, std::optional<HostCapacity>* into) {
+    if (cpus < 2) return Status::ok();
+    HostCapacity measured;
+    Status s = wait ? wait_for_host(o.loops, cpus, &out, &measured)
+                    : measure_host_capacity(o.loops, cpus, kHostCapacityRounds, &measured);
+    if (s) *into = std::move(measured);
+    return s;
+  };
+  if (Status s = capacity(true, &capacity_before); !s) return s;
   std::vector<NativePoint> native;
   if (Status s = measure_native(o.loops, cpus, nullptr, &native); !s) return s;
   HostDrift drift;
   if (!native.empty()) {
     if (Status s = measure_drift(o.loops, native, &drift); !s) return s;
   }
+  if (Status s = capacity(false, &capacity_after); !s) return s;
   std::vector<Comparison> rows;
   if (Status s = predict_points(native, static_cast<uint32_t>(cpus), costs, &rows); !s) return s;
   out << remote_flush_note(remote_flush_method(native)) << "\n";
   print_comparison(rows, out);
   if (!native.empty()) out << drift_note(drift) << "\n";
+  if (capacity_before) out << host_capacity_note(*capacity_before, "before the loops") << "\n";
+  if (capacity_after) out << host_capacity_note(*capacity_after, "after them") << "\n";
   int off = 0, unsteady = 0;
   for (const Comparison& c : rows) {
     if (std::abs(c.predicted_ops_per_s / c.native->ops_per_s.value - 1) > o.tolerance) ++off;

@@ -1,11 +1,13 @@
 // trace-replay calibrate [-o FILE] [--quick] [--no-throughput] [--force] [--loop-seconds S]
-//                        [--clock wall|cpu] [--realtime] [--reclaim]
+//                        [--clock wall|cpu] [--realtime] [--reclaim] [--host-wait S]
 // Measures this machine with small real programs (tools/calibrate/probes.h), prints each figure
 // with its median and spread, and writes a cost profile (JSON, for --profile FILE) that is the
 // default profile with the measured fields replaced, each with its source. Without --quick it
 // then fits groups of fields to the throughput of will-it-scale style loops at 1 and all CPUs
 // (tools/calibrate/throughput_fit.h); that fit refuses to start (exit 2) while the 1-minute load
-// average exceeds the CPUs, unless --force. --quick never runs it: it stays a second or two.
+// average exceeds the CPUs, unless --force, and waits up to --host-wait seconds for a host that
+// gives every CPU alike and whole (tools/calibrate/host_capacity.h: a guest's host can take a
+// vCPU away without the load average showing it). --quick never runs it: it stays a second or two.
 // --reclaim (with or without --quick) last fits reclaim's per-page costs to seed 000's madv-bomb
 // run here in a memory cgroup with swap (tools/calibrate/reclaim_fit.h).
 // Exit 1 when the profile cannot be written (exit_code.h).
@@ -32,6 +34,7 @@ struct CalibrateArgs {
   bool no_throughput = false;
   bool force = false;
   double loop_seconds = 0;  // 0: ThroughputOptions' default
+  double host_wait = -1;    // < 0: ThroughputOptions' default
   std::string clock = "wall";
   bool realtime = false;
   bool reclaim = false;
@@ -57,6 +60,7 @@ Status calibrate_machine(const CalibrateArgs& a) {
   o.quick = a.quick;
   o.throughput = !a.quick && !a.no_throughput;
   if (a.loop_seconds > 0) o.throughput_options.seconds = a.loop_seconds;
+  if (a.host_wait >= 0) o.throughput_options.host_wait_s = a.host_wait;
   o.throughput_options.realtime = a.realtime;
   o.reclaim = a.reclaim;
   o.throughput_options.clock =
@@ -99,6 +103,10 @@ void register_calibrate_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--force", args->force, "measure the loops even when the load average is high");
   cmd->add_option("--loop-seconds", args->loop_seconds, "seconds per sample of a throughput loop")
       ->check(CLI::Range(0.01, 10.0));
+  cmd->add_option("--host-wait", args->host_wait,
+                  "seconds to wait before the throughput loops for a host that runs every CPU "
+                  "alike and all of them at once as fast as each alone (default 30; 0: no wait)")
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--clock", args->clock,
                   "throughput loops on the wall clock or on the workers' CPU time (a shared "
                   "machine; leaves out the loops that sleep)")

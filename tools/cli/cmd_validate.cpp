@@ -2,6 +2,7 @@
 // trace-replay validate --real [--profile NAME|FILE] [--policy P] [--program NAME ...]
 // trace-replay validate --real --throughput [--profile NAME|FILE] [--loop NAME ...] [--force]
 //                                           [--clock wall|cpu] [--loop-seconds S] [--realtime]
+//                                           [--host-wait S]
 // trace-replay validate --real --pressure [--profile NAME|FILE] [--policy P] [--json FILE]
 //                                         [--work-dir DIR]
 //
@@ -188,6 +189,10 @@ void register_validate_command(CLI::App& app, int* exit_code) {
                 "--real: seed 000's madv-bomb under a memcg limit with swap (root), DONTNEED and "
                 "FREE, native vs predicted time, CPU, faults and swap traffic");
   cmd->add_flag("--force", args->force, "--real --throughput: run even when the load is high");
+  cmd->add_option("--host-wait", args->throughput_options.loops.host_wait_s,
+                  "--real --throughput: seconds to wait before the loops for a host that runs "
+                  "every CPU alike and all of them at once as fast as each alone (0: no wait)")
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--clock", args->clock,
                   "--real --throughput: wall clock, or the workers' CPU time (no loops that sleep)")
       ->check(CLI::IsMember({"wall", "cpu"}));
