@@ -63,18 +63,30 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"linux-6.6", "linux-5.3",
        "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain,"
        "anon_lru=inactive-first,pcp_high=wmark,rwsem_reader_steal=on,rwsem_reader_spin=off,"
-       "rwsem_spin=handoff,sched=eevdf",
+       "rwsem_spin=handoff,sched=eevdf,eevdf_wakeup=parity",
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
        "(5.11, 6168d0da2b47); readers steal a free rwsem past its waiters instead of spinning "
        "(5.11, 1a728dff855a, 617f3ef95177); "
        "the writer due a handoff spins on a running owner (5.4, 91d2a812dfb9); "
        "new anon pages start inactive and are looked at twice (5.9, "
        "b518154e59aa); pcp high from the low watermark (5.14); EEVDF's base slice in place of "
-       "CFS's share of sched_latency (6.6, 147f3efaa241)"},
-      {"linux-6.18", "linux-6.6",
-       "fault_lock=per-vma-all,pagevec_size=31,madvise=process-madvise,madvise_lock=per-vma,"
-       "munmap_lock=downgrade,swapin_pte=writable,written_back_retry=on,mm_cpumask=lazy,"
-       "pcp_high=auto",
+       "CFS's share of sched_latency (6.6, 147f3efaa241), a wakee preempting by its lag and "
+       "RUN_TO_PARITY (6.6-6.11)"},
+      // 6.12, the LTS between them: what 6.7-6.12 changed that the model has. munmap's downgrade
+      // is 4.20's, in every release since; linux-6.6 keeps munmap_lock=write as it always had
+      // here, and this preset is new, so it has the kernel's.
+      {"linux-6.12", "linux-6.6",
+       "fault_lock=per-vma-all,pcp_high=auto,pagevec_size=31,swapin_pte=writable,"
+       "munmap_lock=downgrade,eevdf_wakeup=eligible",
+       "6.12 (LTS): per-VMA locks for file-backed faults too (6.7, 12214eba1992); pcp high tuned "
+       "automatically (6.7, 51a755c56dc0); folio_batch of 31 (6.9, 9cecde80aae0); a page a read "
+       "fault brings back from swap mapped writable and clean (6.11, c18160dba5ff); munmap zaps "
+       "under mmap_lock downgraded to read (4.20, dd2283f2605e); EEVDF's delayed dequeue, a "
+       "sleeper that leaves ineligible staying queued until its lag is paid back, and an "
+       "eligible wakee preempting at once (6.12, 152e11f6df29 \"sched/fair: Implement delayed "
+       "dequeue\")"},
+      {"linux-6.18", "linux-6.12",
+       "madvise=process-madvise,madvise_lock=per-vma,written_back_retry=on,mm_cpumask=lazy",
        "6.18 (this machine's kernel): per-VMA locks for anonymous faults (6.4, Suren "
        "Baghdasaryan) and file-backed ones (6.7, 12214eba1992); MADV_DONTNEED/MADV_FREE under the "
        "per-VMA lock when the range lies in one "

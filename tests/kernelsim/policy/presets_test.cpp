@@ -46,9 +46,10 @@ TEST(PresetsTest, EveryPresetIsAValidConfiguration) {
 // strings are what every result of a kernel preset records in `policy_knobs`).
 TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
   // The knobs no release sets, and the scheduler's slice: CFS's until 6.6.
-  auto tail_with = [](std::string_view sched) {
+  auto tail_with = [](std::string_view sched, std::string_view eevdf_wakeup = "eligible") {
     return ",reclaim=reactive,predict_window=8,wake_affine=sync,sched=" + std::string(sched) +
-           ",eevdf_wakeup=eligible,spinlock=queued,read_ahead_kb=128,fault_around_bytes=65536";
+           ",eevdf_wakeup=" + std::string(eevdf_wakeup) +
+           ",spinlock=queued,read_ahead_kb=128,fault_around_bytes=65536";
   };
   const std::string tail = tail_with("cfs");
   const std::string v316 =
@@ -129,6 +130,19 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
       "pagevec_size=15,bh_lru_size=16,memcg=page_counter,charge_batch=64,"
       "uncharge_batch=gather,lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_"
       "invalidate=drain" +
+          tail_with("eevdf", "parity"));
+  // 6.12: 6.6 with the file-backed per-VMA faults, pcp auto, folio batch 31, writable swap-ins,
+  // munmap's downgrade (4.20's, which linux-6.6 leaves out) and the delayed dequeue.
+  EXPECT_EQ(
+      expand("linux-6.12"),
+      "madv_free=free-swapped,madvise=per-call,madvise_lock=mmap_sem,munmap_lock=downgrade,"
+      "tlb=ipi,fault_lock=per-vma-all,lazy_tlb=skip,csd_ipi=if-empty,pcid=on,rwsem_wake=phase-fair,"
+      "rwsem_writer_wake=handoff,rwsem_reader_steal=on,rwsem_reader_spin=off,rwsem_spin=handoff,"
+      "watermarks=scale-factor,lazyfree_lru=inactive-file,lazyfree_pgdirty=cleared,"
+      "swapin_pte=writable,sync_swapin=skip-swapcache,swap_readahead=vma,anon_lru=inactive-first,"
+      "written_back_retry=off,reclaim_tlb_flush=batched,mm_cpumask=eager,pcp_high=auto,"
+      "pagevec_size=31,bh_lru_size=16,memcg=page_counter,charge_batch=64,uncharge_batch=gather,"
+      "lru_lock=lruvec,release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain" +
           tail_with("eevdf"));
   EXPECT_EQ(
       expand("linux-6.18"),
@@ -149,17 +163,25 @@ TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
 TEST(PresetsTest, Linux618IsListedWithItsSourcesAndTakesInvlpgbAsAnOption) {
   const PolicyPreset* p = find_policy_preset("linux-6.18");
   ASSERT_NE(p, nullptr);
-  EXPECT_EQ(p->base, "linux-6.6");
+  EXPECT_EQ(p->base, "linux-6.12");
+  const PolicyPreset* lts = find_policy_preset("linux-6.12");
+  ASSERT_NE(lts, nullptr);
+  EXPECT_EQ(lts->base, "linux-6.6");
+  for (const char* cited : {"12214eba1992", "51a755c56dc0", "9cecde80aae0", "c18160dba5ff",
+                            "dd2283f2605e", "152e11f6df29"}) {
+    EXPECT_NE(lts->source.find(cited), std::string::npos) << cited;
+  }
   for (const char* cited :
-       {"dd2283f2605e", "12214eba1992", "9cecde80aae0", "4000e3d0a367", "4afeb0ed1753",
-        "per_vma lock for MADV_DONTNEED", "batch tlb flushes"}) {
+       {"4000e3d0a367", "4afeb0ed1753", "per_vma lock for MADV_DONTNEED", "batch tlb flushes"}) {
     EXPECT_NE(p->source.find(cited), std::string::npos) << cited;
   }
-  bool listed_after_66 = false;
+  bool in_order = false;
   const std::vector<PolicyPreset>& all = policy_presets();
-  for (size_t i = 1; i < all.size(); ++i)
-    listed_after_66 |= all[i].name == "linux-6.18" && all[i - 1].name == "linux-6.6";
-  EXPECT_TRUE(listed_after_66);
+  for (size_t i = 2; i < all.size(); ++i) {
+    in_order |= all[i].name == "linux-6.18" && all[i - 1].name == "linux-6.12" &&
+                all[i - 2].name == "linux-6.6";
+  }
+  EXPECT_TRUE(in_order);
   const std::string broadcast = expand("linux-6.18+tlb=broadcast");
   EXPECT_NE(broadcast.find("tlb=broadcast"), std::string::npos);
   EXPECT_NE(broadcast.find("madvise_lock=per-vma"), std::string::npos);
@@ -171,7 +193,9 @@ TEST(PresetsTest, AKernelReleaseMapsToTheNewestPresetAtOrBeforeIt) {
   const std::pair<const char*, const char*> cases[] = {
       {"6.18.44-fc-v1252", "linux-6.18"},  // the development guest
       {"6.18", "linux-6.18"},
-      {"6.17.9", "linux-6.6"},
+      {"6.17.9", "linux-6.12"},
+      {"6.12.0", "linux-6.12"},
+      {"6.11.11", "linux-6.6"},
       {"6.8.0-45-generic", "linux-6.6"},
       {"6.10.3", "linux-6.6"},  // 6.10 is not 6.1: minors are numbers
       {"6.6.0", "linux-6.6"},
