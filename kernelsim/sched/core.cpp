@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "kernelsim/arch/x86/tlb.h"
+#include "kernelsim/kernel/smp_ipi.h"
 #include "kernelsim/locking/rwsem.h"
 #include "kernelsim/sched/eevdf_lag.h"
 #include "kernelsim/sched/wake_affine.h"
@@ -36,13 +37,25 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   if (fork) return;
   if (!preempts_curr(cpu, placed, slept, at)) return;
   cpu.wakeup_preempt_at = min(cpu.wakeup_preempt_at, at);
-  if (cpu.curr->state() != TaskState::kRunning) return;
   if (ipi_from == nullptr) {
-    cpu.curr->cut_user_run(at, SimTime::zero());
-  } else {
-    cpu.curr->cut_user_run(at + sim_.topology().ipi_delivery(ipi_from->id, cpu.id),
-                           sim_.costs().ipi_handler_entry);
+    if (cpu.curr->state() == TaskState::kRunning) cpu.curr->cut_user_run(at, SimTime::zero());
+    return;
   }
+  // The reschedule IPI interrupts the CPU whatever its task is doing (scheduler_ipi() only sets
+  // need_resched), after the handler running there, if any: its entry is the task's cost. In a
+  // user-mode run the interrupt's return schedules at once (the cut); in the kernel the task goes
+  // on to its next preemption point (wakeup_preempt_at). With interrupts off the vector waits
+  // for local_irq_enable(), which the model does not queue for it: the entry is not charged
+  // then, as a handler never stretches an irq-off hold.
+  const SimTime lands =
+      max(at + sim_.topology().ipi_delivery(ipi_from->id, cpu.id), cpu.irq_busy_until);
+  const SimTime entry = sim_.costs().ipi_handler_entry;
+  if (cpu.curr->state() == TaskState::kRunning && cpu.curr->cut_user_run(lands, entry)) {
+    cpu.irq_busy_until = lands + entry;
+    cpu.counters.irq_ns += static_cast<uint64_t>(entry.count_ns());
+    return;
+  }
+  if (cpu.irqs_disabled == 0) steal_irq_time(cpu, lands, entry);
 }
 
 bool Scheduler::preempts_curr(const Cpu& cpu, const EevdfPlacement& placed, SimTime slept,

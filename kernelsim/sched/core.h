@@ -18,7 +18,8 @@
 // A wake-up's preemption of a running task lands at once when that task is in user mode (its run
 // ahead of global time is cut there: Task::cut_user_run()), after the waker's reschedule IPI when
 // the waker is on another CPU; in the kernel it lands at the task's next preemption point (the
-// kernel is not preemptible: PREEMPT_NONE). Load balancing is not modelled.
+// kernel is not preemptible: PREEMPT_NONE). Either way that IPI's interrupt entry is the running
+// task's cost (interrupt time), unless the CPU has interrupts off. Load balancing is not modelled.
 //
 // Invariants: those of Cpu (sched/cpu.h) (1)-(4), asserted here.
 

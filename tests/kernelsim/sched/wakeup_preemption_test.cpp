@@ -46,6 +46,7 @@ struct Outcome {
   uint64_t user_ns = 0;  // CPU 0's
   uint64_t involuntary_switches = 0;
   uint64_t resched_ipis = 0;  // sent from CPU 1
+  uint64_t irq_ns = 0;        // CPU 0's interrupt time
 };
 
 // On CPU 0 the hog thinks while the sleeper (another mm) sleeps kSleep, or, with `futex`, waits
@@ -71,6 +72,7 @@ Outcome run(const std::string& policy, bool hog_in_pieces, bool futex) {
   o.user_ns = sim->cpu(0).counters.user_ns;
   o.involuntary_switches = sim->cpu(0).counters.involuntary_switches;
   o.resched_ipis = sim->cpu(1).counters.resched_ipis;
+  o.irq_ns = sim->cpu(0).counters.irq_ns;
   return o;
 }
 
@@ -107,6 +109,33 @@ TEST_P(WakeupPreemptionTest, ARemoteWakeUpPreemptsOnceItsRescheduleIpiLands) {
             kSleep + c.ipi_send + c.ipi_delivery + c.ipi_handler_entry + kSleeperWork);
   EXPECT_LT(whole.sleeper_done, kSleep + SimTime::us(100));
   EXPECT_EQ(whole.user_ns, static_cast<uint64_t>((kHogThink + kSleeperWork).count_ns()));
+  // The interrupt is CPU 0's only one.
+  EXPECT_EQ(whole.irq_ns, static_cast<uint64_t>(c.ipi_handler_entry.count_ns()));
+  EXPECT_EQ(pieces.irq_ns, whole.irq_ns);
+}
+
+// A hog in the kernel (faults on kernel accesses back to back, no user-mode work between them)
+// cannot be cut: the reschedule IPI still interrupts it, which costs its entry, and the
+// preemption waits for the hog's next preemption point, the end of the fault it is in.
+TEST_P(WakeupPreemptionTest, ARescheduleIpiToATaskInTheKernelCostsItsEntryThere) {
+  auto sim = make_sim(2, std::string(GetParam()) + ",wake_affine=off");
+  constexpr uint64_t kBase = 0x10000000;
+  constexpr uint64_t kPages = 16384;  // longer than kSleep at any profile's fault cost
+  std::vector<Op> hog = {Op::mmap_anon(kBase, kPages * PAGE_SIZE, PROT_READ | PROT_WRITE)};
+  for (uint64_t i = 0; i < kPages; ++i)
+    hog.push_back(Op::page_fault(kBase + i * PAGE_SIZE, true, /*user=*/false));
+  Task& sleeper = thread(*sim, kSleeperMm, 0,
+                         {Op::futex_wait(kWakeId, SimTime::zero()), Op::think(kSleeperWork)});
+  Task& faulter = thread(*sim, kHogMm, 0, std::move(hog));
+  thread(*sim, kWakerMm, 1, {Op::think(kSleep), Op::futex_wake(kWakeId)});
+  sim->run();
+  EXPECT_TRUE(faulter.finished() && sleeper.finished());
+  EXPECT_GT(faulter.clock(), kSleep + kSleeperWork);  // still faulting when the wake-up came
+  EXPECT_EQ(sim->cpu(1).counters.resched_ipis, 1u);
+  const CostProfile c = make_sim(1)->costs();
+  EXPECT_EQ(sim->cpu(0).counters.irq_ns, static_cast<uint64_t>(c.ipi_handler_entry.count_ns()));
+  EXPECT_EQ(sim->cpu(0).counters.involuntary_switches, 1u);
+  EXPECT_LT(sleeper.clock(), kSleep + SimTime::us(100));
 }
 
 // A wake-up the rules do not let preempt (EEVDF: the wakee has had more than its share, 1 ms
