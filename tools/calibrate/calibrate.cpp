@@ -75,23 +75,15 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
     if (progress != nullptr) *progress << "  throughput loops at 1 and " << cpus << " CPUs\n";
     c.load_before = read_load1();
     c.realtime = o.throughput_options.realtime;
-    const auto capacity = [&](bool wait, std::optional<HostCapacity>* out) {
-      if (cpus < 2) return Status::ok();
-      HostCapacity measured;
-      Status s =
-          wait ? wait_for_host(o.throughput_options, cpus, progress, &measured)
-               : measure_host_capacity(o.throughput_options, cpus, kHostCapacityRounds, &measured);
-      if (s) *out = std::move(measured);
-      return s;
-    };
-    if (Status s = capacity(true, &c.capacity_before); !s) return s;
+    const ThroughputOptions& loops = o.throughput_options;
+    if (Status s = check_host(loops, cpus, true, progress, &c.capacity_before); !s) return s;
     if (Status s = measure_native(o.throughput_options, cpus, progress, &c.native); !s) return s;
     if (!c.native.empty()) {
       HostDrift drift;
       if (Status s = measure_drift(o.throughput_options, c.native, &drift); !s) return s;
       c.drift = drift;
     }
-    if (Status s = capacity(false, &c.capacity_after); !s) return s;
+    if (Status s = check_host(loops, cpus, false, progress, &c.capacity_after); !s) return s;
     c.load_after = read_load1();
     if (progress != nullptr) *progress << "  fitting the loops' throughput\n" << std::flush;
     ThroughputFit fit;

@@ -6,7 +6,6 @@
 #include <cassert>
 #include <chrono>
 #include <numeric>
-#include <ostream>
 #include <thread>
 
 #include "tools/calibrate/native_loops.h"
@@ -108,6 +107,16 @@ Status wait_for_host(const ThroughputOptions& o, int cpus, std::ostream* progres
   }
 }
 
+Status check_host(const ThroughputOptions& o, int cpus, bool wait, std::ostream* progress,
+                  std::optional<HostCapacity>* out) {
+  if (cpus < 2) return Status::ok();
+  HostCapacity measured;
+  Status s = wait ? wait_for_host(o, cpus, progress, &measured)
+                  : measure_host_capacity(o, cpus, kHostCapacityRounds, &measured);
+  if (s) *out = std::move(measured);
+  return s;
+}
+
 std::string host_capacity_note(const HostCapacity& c, const std::string& when) {
   std::string line = fmt::format(
       "host capacity {}: read-page on one CPU at a time {:.0f} ops/s, the slowest CPU at {:.2f} of "
@@ -119,17 +128,15 @@ std::string host_capacity_note(const HostCapacity& c, const std::string& when) {
   if (c.whole()) return line;
   const bool unequal = c.balance < kHostCapacityWarning;
   const bool shared = c.capacity < kHostCapacityWarning;
-  {
-    line += fmt::format(
-        "; below {:.2f}: the host is running other work on these CPUs ({}), which no load average "
-        "shows; the model runs the loop alike on every CPU and linearly in their number, so the "
-        "rows measure the host as well as the kernel: measure again when both are near 1",
-        kHostCapacityWarning,
-        unequal && shared ? "one CPU slower than another, and all of them together"
-        : unequal         ? "one CPU slower than another"
-                          : "all of them together");
-  }
-  return line;
+  return line + fmt::format(
+                    "; below {:.2f}: the host is running other work on these CPUs ({}), which no "
+                    "load average shows; the model runs the loop alike on every CPU and linearly "
+                    "in their number, so the rows measure the host as well as the kernel: measure "
+                    "again when both are near 1",
+                    kHostCapacityWarning,
+                    unequal && shared ? "one CPU slower than another, and all of them together"
+                    : unequal         ? "one CPU slower than another"
+                                      : "all of them together");
 }
 
 }  // namespace mmreplay::tools::calibrate

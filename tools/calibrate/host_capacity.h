@@ -28,6 +28,8 @@
 
 #pragma once
 
+#include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,12 @@ Status measure_host_capacity(const ThroughputOptions& o, int cpus, int rounds, H
 // (when not null) says what it waits for. Errors as measure_host_capacity()'s.
 Status wait_for_host(const ThroughputOptions& o, int cpus, std::ostream* progress,
                      HostCapacity* out);
+
+// Before and after the loops of calibrate and validate --real --throughput: nothing with fewer
+// than 2 CPUs; else wait_for_host() (`wait`) or measure_host_capacity()'s kHostCapacityRounds
+// into *out. Errors as measure_host_capacity()'s.
+Status check_host(const ThroughputOptions& o, int cpus, bool wait, std::ostream* progress,
+                  std::optional<HostCapacity>* out);
 
 // One line for the reports: `when` ("before the loops", "after them"), the rate alone, both
 // medians and ranges, and below kHostCapacityWarning what it means for the rows.

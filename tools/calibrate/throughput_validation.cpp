@@ -24,22 +24,14 @@ Status run_throughput_validation(const ThroughputValidationOptions& o, std::ostr
       o.loops.realtime ? " (workers SCHED_FIFO)" : "", o.loops.repeat.max_samples,
       o.loops.repeat.window, 100 * o.loops.repeat.tolerance);
   std::optional<HostCapacity> capacity_before, capacity_after;
-  const auto capacity = [&](bool wait, std::optional<HostCapacity>* into) {
-    if (cpus < 2) return Status::ok();
-    HostCapacity measured;
-    Status s = wait ? wait_for_host(o.loops, cpus, &out, &measured)
-                    : measure_host_capacity(o.loops, cpus, kHostCapacityRounds, &measured);
-    if (s) *into = std::move(measured);
-    return s;
-  };
-  if (Status s = capacity(true, &capacity_before); !s) return s;
+  if (Status s = check_host(o.loops, cpus, true, &out, &capacity_before); !s) return s;
   std::vector<NativePoint> native;
   if (Status s = measure_native(o.loops, cpus, nullptr, &native); !s) return s;
   HostDrift drift;
   if (!native.empty()) {
     if (Status s = measure_drift(o.loops, native, &drift); !s) return s;
   }
-  if (Status s = capacity(false, &capacity_after); !s) return s;
+  if (Status s = check_host(o.loops, cpus, false, &out, &capacity_after); !s) return s;
   std::vector<Comparison> rows;
   if (Status s = predict_points(native, static_cast<uint32_t>(cpus), costs, &rows); !s) return s;
   out << remote_flush_note(remote_flush_method(native)) << "\n";
