@@ -228,6 +228,8 @@
     "wake-ups onto a CPU idle deep_idle_after or longer, which paid deep_idle_exit")               \
   X(wakeup_ipis, "wakeup_ipis",                                                                    \
     "IPIs try_to_wake_up() sent to wake a task on another, idle CPU (/proc/interrupts CAL)")      \
+  X(wakeups_polling, "wakeups_polling",                                                            \
+    "wake-ups of another, idle CPU that polls need_resched (MWAIT): no IPI (sched_wake_idle_without_ipi)")\
   X(resched_ipis, "resched_ipis",                                                                  \
     "reschedule IPIs try_to_wake_up() sent to preempt a task on another CPU (/proc/interrupts RES)")\
   X(call_function_irqs, "call_function_irqs",                                                      \

@@ -69,6 +69,12 @@ struct MachineConfig {
   CpuTopology topology{};
   // Each CPU's second-level TLB for 4 KiB pages (arch/x86/stlb.h); entries 0 = not modelled.
   StlbGeometry stlb{};
+  // An idle CPU waits in MWAIT on its thread flags with TIF_POLLING_NRFLAG set (bare-metal x86:
+  // mwait_idle_with_hints() of intel_idle's and ACPI's FFH states), so a waker sets need_resched
+  // there and sends no IPI (set_nr_if_polling(), 3.16+, e3baac47f0e8). false: it halts (HLT in a
+  // KVM guest, as this project's development guest; idle=halt; WFI on ARM) and waking it takes
+  // an IPI (sched/core.h ttwu_ipi()).
+  bool idle_polls = false;
 };
 
 class Simulation final : public SimFloor {

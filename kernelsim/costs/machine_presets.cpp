@@ -43,6 +43,7 @@ const MachinePreset kPresets[] = {
         // (unverified: the R810 takes two or four), i.e. ~13.5 GB/s, 40% of peak, per socket.
         SimTime::ns(300),
         StlbGeometry{512, 4},  // Nehalem/Westmere: a 512-entry, 4-way STLB (Intel's manual)
+        true,                  // bare metal: intel_idle's MWAIT states (Westmere's table)
     },
     {
         "xeon-2s-48",
@@ -58,6 +59,7 @@ const MachinePreset kPresets[] = {
         SimTime::ns(1100),     // (unverified) ipi_delivery + one QPI hop
         std::nullopt,          // memory bandwidth not modelled
         StlbGeometry{512, 4},  // Ivy Bridge: a 512-entry, 4-way STLB (Intel's manual)
+        true,                  // bare metal: intel_idle's MWAIT states
     },
     {
         "xeon-2s-32",
@@ -75,6 +77,7 @@ const MachinePreset kPresets[] = {
         SimTime::ns(1100),     // (unverified) ipi_delivery + one QPI hop
         std::nullopt,          // memory bandwidth not modelled
         StlbGeometry{512, 4},  // Ivy Bridge: a 512-entry, 4-way STLB (Intel's manual)
+        true,                  // bare metal: intel_idle's MWAIT states
     },
     {
         "kvm-12",
@@ -90,6 +93,7 @@ const MachinePreset kPresets[] = {
         std::nullopt,
         std::nullopt,  // memory bandwidth not modelled
         std::nullopt,  // the host's CPU is not in the thread: MachineConfig's (Ivy Bridge)
+        false,         // a 2015 KVM guest idles in HLT (no MWAIT, no haltpoll driver before 5.4)
     },
     {
         "sapphire-rapids-2s",
@@ -104,6 +108,7 @@ const MachinePreset kPresets[] = {
         SimTime::ns(800),  // (unverified) ipi_delivery + one UPI hop
         std::nullopt,      // memory bandwidth not modelled
         StlbGeometry{2048, 16},  // (unverified) Golden Cove: a 2,048-entry STLB for 4 KiB pages
+        true,                    // bare metal: intel_idle's MWAIT states
     },
     {
         "epyc-milan-1s",
@@ -120,6 +125,9 @@ const MachinePreset kPresets[] = {
         std::nullopt,            // one socket: never charged
         std::nullopt,            // memory bandwidth not modelled
         StlbGeometry{2048, 16},  // (unverified) Zen 3: a 2,048-entry L2 DTLB
+        // (unverified) acpi_idle: C1 is MWAIT (FFH) on Zen, which polls; C2 is an I/O port
+        // read, which does not. The model has one state: C1's.
+        true,
     },
 };
 
@@ -150,6 +158,7 @@ void apply_machine_preset(const MachinePreset& preset, MachineConfig* machine) {
   machine->memory_bytes = preset.memory_bytes;
   machine->topology = preset.topology;
   machine->stlb = preset.stlb.value_or(StlbGeometry{});
+  machine->idle_polls = preset.idle_polls;
 }
 
 void apply_machine_costs(const MachinePreset& preset, CostProfile* costs) {

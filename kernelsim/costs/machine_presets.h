@@ -40,6 +40,8 @@ struct MachinePreset {
   // Each CPU's second-level TLB for 4 KiB pages (arch/x86/stlb.h); nullopt: MachineConfig's
   // default, Ivy Bridge's 512 entries, 4-way (the seeds' era).
   std::optional<StlbGeometry> stlb;
+  // MachineConfig::idle_polls: an idle CPU waits in MWAIT, and a wake-up sends it no IPI.
+  bool idle_polls = false;
 
   uint32_t nr_cpus() const { return topology.nr_cpus(); }
 };

@@ -76,11 +76,12 @@ class Scheduler {
  private:
   // Models the IPI try_to_wake_up() sends for a wakee whose CPU is another, idle one
   // (ttwu_queue_wakelist() -> send_call_function_single_ipi(); smp_send_reschedule() without
-  // the wake list): `waker` pays ipi_send for the APIC write, before the wake-up; an idle CPU is
-  // taken as not polling. A busy CPU gets one only when the wakee preempts its task
-  // (check_preempt_wakeup() -> resched_curr() -> smp_send_reschedule()): the waker pays the
-  // same send, and the preemption lands once the IPI has (wake_up_process()).
-  // For try_to_wake_up() and wake_sleeper(). REQUIRES: waker on its CPU.
+  // the wake list): `waker` pays ipi_send for the APIC write, before the wake-up. An idle CPU
+  // that polls (MachineConfig::idle_polls: MWAIT) gets none: the waker pays for moving the line
+  // of its thread flags instead (set_nr_if_polling()). A busy CPU gets one only when the wakee
+  // preempts its task (check_preempt_wakeup() -> resched_curr() -> smp_send_reschedule()): the
+  // waker pays the same send, and the preemption lands once the IPI has (wake_up_process()). For
+  // try_to_wake_up() and wake_sleeper(). REQUIRES: waker on its CPU.
   void ttwu_ipi(Task& waker, Task& wakee);
   // Whether waking `wakee` now, from `waker`, preempts the task running on the wakee's CPU
   // (preempts_curr()). REQUIRES: wakee sleeping.

@@ -38,16 +38,17 @@ void register_machines_command(CLI::App& app, int* exit_code) {
           stlb.ways);
       std::printf(
           "  %-19s line transfer: smt %s, socket %s, other socket %s; ipi delivery: %s, "
-          "other socket %s\n",
+          "other socket %s; idle in %s\n",
           "", ns_or_profile(p.cacheline_transfer_smt).c_str(),
           ns_or_profile(p.cacheline_transfer).c_str(),
           ns_or_profile(p.cacheline_transfer_remote).c_str(), ns_or_profile(p.ipi_delivery).c_str(),
-          ns_or_profile(p.ipi_delivery_remote).c_str());
+          ns_or_profile(p.ipi_delivery_remote).c_str(),
+          p.idle_polls ? "MWAIT (a wake-up sends no IPI)" : "HLT (a wake-up sends an IPI)");
       std::printf("  %-19s %s\n", "", std::string(p.description).c_str());
     }
     std::printf(
         "\nwithout --machine: one socket, no SMT; every line transfer costs the profile's "
-        "cacheline_transfer.\nsources: kernelsim/costs/machine_presets.cpp\n");
+        "cacheline_transfer; idle in HLT.\nsources: kernelsim/costs/machine_presets.cpp\n");
     *exit_code = kExitOk;
   });
 }

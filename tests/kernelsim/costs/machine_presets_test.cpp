@@ -56,6 +56,16 @@ TEST(MachinePresetsTest, SeedMachinesHaveTheirThreadsShape) {
   ASSERT_NE(find_machine_preset("sapphire-rapids-2s"), nullptr);
 }
 
+// Bare metal idles in MWAIT and a wake-up sends no IPI; seed 000's KVM guest of 2015 halts.
+TEST(MachinePresetsTest, BareMetalIdlesInMwaitAndTheGuestHalts) {
+  for (const MachinePreset& p : machine_presets()) {
+    MachineConfig m;
+    apply_machine_preset(p, &m);
+    EXPECT_EQ(m.idle_polls, p.name != "kvm-12") << p.name;
+  }
+  EXPECT_FALSE(MachineConfig{}.idle_polls);  // without --machine: HLT, as the PVM guest measured
+}
+
 TEST(MachinePresetsTest, PresetCostsReplaceOnlyDistanceFields) {
   const MachinePreset* p = find_machine_preset("westmere-ex-8s");
   ASSERT_NE(p, nullptr);

@@ -24,13 +24,21 @@ constexpr uint64_t kWakeId = 1;
 // its futex_wake returned.
 struct WakerRun {
   uint64_t wakeup_ipis = 0;
+  uint64_t wakeups_polling = 0;
   uint64_t resched_ipis = 0;
   SimTime waker_done;
+  SimTime sleeper_done;
 };
 
-WakerRun wake_a_sleeper(uint32_t sleeper_cpu, SimTime busy_for) {
-  auto sim = make_sim(2, "wake_affine=off");
-  thread(*sim, kOtherMm, sleeper_cpu, {Op::futex_wait(kWakeId, SimTime::zero())});
+// `idle_polls`: the machine's idle CPUs wait in MWAIT (MachineConfig::idle_polls).
+WakerRun wake_a_sleeper(uint32_t sleeper_cpu, SimTime busy_for, bool idle_polls = false) {
+  std::string error;
+  MachineConfig m;
+  m.nr_cpus = 2;
+  m.idle_polls = idle_polls;
+  auto sim = Simulation::create(m, cost_profile_default(), "wake_affine=off", &error);
+  EXPECT_NE(sim, nullptr) << error;
+  Task& sleeper = thread(*sim, kOtherMm, sleeper_cpu, {Op::futex_wait(kWakeId, SimTime::zero())});
   if (busy_for > SimTime::zero()) thread(*sim, 3, sleeper_cpu, {Op::think(busy_for)});
   Task& waker = thread(*sim, kMm, 0, {Op::think(SimTime::us(20)), Op::futex_wake(kWakeId)});
   WakerRun r;
@@ -38,8 +46,10 @@ WakerRun wake_a_sleeper(uint32_t sleeper_cpu, SimTime busy_for) {
   EXPECT_TRUE(waker.finished());
   EXPECT_EQ(sim->nr_live_tasks(), 0u);
   r.wakeup_ipis = sim->cpu(0).counters.wakeup_ipis;
+  r.wakeups_polling = sim->cpu(0).counters.wakeups_polling;
   r.resched_ipis = sim->cpu(0).counters.resched_ipis;
   r.waker_done = waker.clock();
+  r.sleeper_done = sleeper.clock();
   return r;
 }
 
@@ -53,6 +63,24 @@ TEST(WakeUpTest, TheWakerPaysAnIpiForASleeperOnAnotherIdleCpu) {
   EXPECT_EQ(busy.wakeup_ipis, 0u);
   EXPECT_EQ(busy.resched_ipis, 1u);
   EXPECT_EQ(idle.waker_done, busy.waker_done);
+}
+
+// On bare-metal x86 the idle CPU waits in MWAIT on its thread flags: the waker sets need_resched
+// there (a line moved to it) instead of sending an IPI, and returns that much sooner; the
+// wakee's CPU still takes wakeup_latency to leave its idle state. A busy CPU still gets a
+// reschedule IPI.
+TEST(WakeUpTest, AnIdleCpuThatPollsIsWokenWithoutAnIpi) {
+  const CostProfile c = cost_profile_default();
+  const WakerRun ipi = wake_a_sleeper(1, SimTime::zero());
+  const WakerRun mwait = wake_a_sleeper(1, SimTime::zero(), true);
+  EXPECT_EQ(mwait.wakeup_ipis, 0u);
+  EXPECT_EQ(mwait.wakeups_polling, 1u);
+  EXPECT_EQ(ipi.wakeups_polling, 0u);
+  EXPECT_EQ(ipi.waker_done - mwait.waker_done, c.ipi_send - c.cacheline_transfer);
+  EXPECT_EQ(ipi.sleeper_done - mwait.sleeper_done, c.ipi_send - c.cacheline_transfer);
+  const WakerRun busy = wake_a_sleeper(1, SimTime::ms(1), true);
+  EXPECT_EQ(busy.wakeups_polling, 0u);
+  EXPECT_EQ(busy.resched_ipis, 1u);
 }
 
 TEST(WakeUpTest, ASleeperOnTheWakersOwnCpuNeedsNoIpi) {
