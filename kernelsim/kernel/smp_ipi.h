@@ -36,15 +36,22 @@ inline void begin_call_function_irq(Cpu& cpu, SimTime start, SimTime entry) {
   ++cpu.counters.call_function_irqs;
 }
 
+// An interrupt on `cpu` from `start` for `duration`: the next one waits for its end, and the CPU's
+// interrupt time counts it. Who pays for it is the caller's (steal_irq_time(), or a cut user run:
+// Task::cut_user_run()).
+inline void account_irq_time(Cpu& cpu, SimTime start, SimTime duration) {
+  cpu.irq_busy_until = start + duration;
+  cpu.counters.irq_ns += static_cast<uint64_t>(duration.count_ns());
+}
+
 // Charges interrupt time on `cpu` to the task running there (sched/cpu.h pending_steal): none
 // while idle, nor to a task that got the CPU after the interrupt started (a pending interrupt
 // fired late, fire_needless_irq()).
 inline void steal_irq_time(Cpu& cpu, SimTime start, SimTime duration) {
-  cpu.irq_busy_until = start + duration;
   if (cpu.curr != nullptr && start >= cpu.busy_since) {
     cpu.pending_steal.push_back(IrqSteal{start, duration});
   }
-  cpu.counters.irq_ns += static_cast<uint64_t>(duration.count_ns());
+  account_irq_time(cpu, start, duration);
 }
 
 // fire_needless_irq() (sim/task.h): the interrupt pending in IRR fires and finds the queue empty.

@@ -51,8 +51,7 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
       max(at + sim_.topology().ipi_delivery(ipi_from->id, cpu.id), cpu.irq_busy_until);
   const SimTime entry = sim_.costs().ipi_handler_entry;
   if (cpu.curr->state() == TaskState::kRunning && cpu.curr->cut_user_run(lands, entry)) {
-    cpu.irq_busy_until = lands + entry;
-    cpu.counters.irq_ns += static_cast<uint64_t>(entry.count_ns());
+    account_irq_time(cpu, lands, entry);  // the cut run's clock paid for it
     return;
   }
   if (cpu.irqs_disabled == 0) steal_irq_time(cpu, lands, entry);

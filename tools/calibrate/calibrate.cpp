@@ -77,10 +77,10 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
     c.realtime = o.throughput_options.realtime;
     const ThroughputOptions& loops = o.throughput_options;
     if (Status s = check_host(loops, cpus, true, progress, &c.capacity_before); !s) return s;
-    if (Status s = measure_native(o.throughput_options, cpus, progress, &c.native); !s) return s;
+    if (Status s = measure_native(loops, cpus, progress, &c.native); !s) return s;
     if (!c.native.empty()) {
       HostDrift drift;
-      if (Status s = measure_drift(o.throughput_options, c.native, &drift); !s) return s;
+      if (Status s = measure_drift(loops, c.native, &drift); !s) return s;
       c.drift = drift;
     }
     if (Status s = check_host(loops, cpus, false, progress, &c.capacity_after); !s) return s;

@@ -9,18 +9,18 @@
 #include <thread>
 
 #include "tools/calibrate/native_loops.h"
+#include "tools/calibrate/sample_stats.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
 
-// Median, min and max of `v` (unchanged outputs when empty).
-void median_and_range(std::vector<double> v, double* median, double* min, double* max) {
+// Median (sample_stats.h summarize()), min and max of `v`, into the three; unchanged when empty.
+void median_and_range(const std::vector<double>& v, double* median, double* min, double* max) {
   if (v.empty()) return;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  *median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  *min = v.front();
-  *max = v.back();
+  *median = summarize(v).median;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  *min = *lo;
+  *max = *hi;
 }
 
 }  // namespace
@@ -51,8 +51,7 @@ HostCapacity summarize_host_capacity(int cpus, std::vector<HostCapacityRound> ro
     balance.push_back(r.balance());
     capacity.push_back(r.capacity());
   }
-  double unused_min = 0, unused_max = 0;
-  median_and_range(alone, &c.alone, &unused_min, &unused_max);
+  c.alone = summarize(alone).median;  // 0 without rounds
   median_and_range(balance, &c.balance, &c.balance_min, &c.balance_max);
   median_and_range(capacity, &c.capacity, &c.capacity_min, &c.capacity_max);
   c.rounds = std::move(rounds);
