@@ -45,8 +45,8 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   // need_resched), after the handler running there, if any: its entry is the task's cost. In a
   // user-mode run the interrupt's return schedules at once (the cut); in the kernel the task goes
   // on to its next preemption point (wakeup_preempt_at). With interrupts off the vector waits
-  // for local_irq_enable(), which the model does not queue for it: the entry is not charged
-  // then, as a handler never stretches an irq-off hold.
+  // in IRR for local_irq_enable() (arch/x86/irqflags.cpp), which takes it after the hold: a
+  // handler never stretches an irq-off hold.
   const SimTime lands =
       max(at + sim_.topology().ipi_delivery(ipi_from->id, cpu.id), cpu.irq_busy_until);
   const SimTime entry = sim_.costs().ipi_handler_entry;
@@ -54,7 +54,11 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
     account_irq_time(cpu, lands, entry);  // the cut run's clock paid for it
     return;
   }
-  if (cpu.irqs_disabled == 0) steal_irq_time(cpu, lands, entry);
+  if (cpu.irqs_disabled > 0) {
+    cpu.resched_pending_at = min(cpu.resched_pending_at, lands);
+    return;
+  }
+  steal_irq_time(cpu, lands, entry);
 }
 
 bool Scheduler::preempts_curr(const Cpu& cpu, const EevdfPlacement& placed, SimTime slept,

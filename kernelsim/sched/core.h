@@ -19,7 +19,8 @@
 // ahead of global time is cut there: Task::cut_user_run()), after the waker's reschedule IPI when
 // the waker is on another CPU; in the kernel it lands at the task's next preemption point (the
 // kernel is not preemptible: PREEMPT_NONE). Either way that IPI's interrupt entry is the running
-// task's cost (interrupt time), unless the CPU has interrupts off. Load balancing is not modelled.
+// task's cost (interrupt time); with the CPU's interrupts off, once they are on again
+// (arch/x86/irqflags.h). Load balancing is not modelled.
 //
 // Invariants: those of Cpu (sched/cpu.h) (1)-(4), asserted here.
 

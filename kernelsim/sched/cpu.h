@@ -8,8 +8,9 @@
 //      idle CPU keeps its last mm loaded (lazy TLB) until something makes it leave.
 //  (4) pending_steal is interrupt time not yet charged to curr, in start order; it is empty while
 //      idle.
-//  (5) call_single_queue is empty while irqs_disabled == 0 (arch/x86/irqflags.h): IPIs wait
-//      there only while interrupts are off, and re-enabling them runs the queue.
+//  (5) call_single_queue is empty and no reschedule IPI is pending while irqs_disabled == 0
+//      (arch/x86/irqflags.h): IPIs wait only while interrupts are off, and re-enabling them runs
+//      the queue and takes the reschedule.
 
 #pragma once
 
@@ -186,6 +187,10 @@ struct Cpu {
   // spins for one). IPIs arriving meanwhile wait in call_single_queue.
   int irqs_disabled = 0;
   std::vector<CallSingleData> call_single_queue;
+  // When a reschedule IPI sent while interrupts were off lands (RESCHEDULE_VECTOR's IRR bit;
+  // infinite: none): its interrupt fires at local_irq_restore() or when it lands, whichever is
+  // later (arch/x86/irqflags.h). Later ones fold into the same bit.
+  SimTime resched_pending_at = SimTime::infinite();
 
   CpuCounters counters;
 

@@ -5,7 +5,8 @@
 // csd queued on a CPU with interrupts off waits in its call_single_queue (kernel/smp.h) and runs
 // after the section, when they are re-enabled if an IPI landed meanwhile, else when the first IPI
 // lands: a spin_lock_irq*() hold is never stretched by a handler, the IPI's initiator waits
-// instead.
+// instead. A reschedule IPI landing in the section stays pending in IRR (Cpu::resched_pending_at)
+// and its entry is charged after it, before the csds (its vector has the higher priority).
 //
 // The model marks the sections that run at global time (spin_lock_irq*() holders and spinners,
 // locking/qspinlock.h). Sections done as private work of a task (bh_lru_lock() in fs/buffer.cpp,

@@ -237,5 +237,39 @@ TEST(IrqOffTest, DeferralIsDeterministic) {
   EXPECT_EQ(first->now(), second->now());
 }
 
+// A wake-up on CPU 1 from CPU 0 whose wakee preempts CPU 1's task while that task holds an
+// irqsave lock: the reschedule IPI waits in IRR, its entry is charged after the unlock (the hold
+// stays the critical section alone), and it counts as a deferred IPI. The wakee runs after it.
+TEST(IrqOffTest, ARescheduleIpiToAnIrqOffHolderIsTakenAtTheUnlock) {
+  const CostProfile& c = cost_profile_default();
+  constexpr uint64_t kWakeId = 1;
+  const SimTime kLockAt = SimTime::ms(3);  // the sleeper has slept past CFS's wake-up granularity
+  const SimTime kHold = SimTime::us(50);
+  for (const char* sched : {"sched=cfs", "sched=eevdf"}) {
+    SCOPED_TRACE(sched);
+    auto sim = make_sim(2, std::string(sched) + ",wake_affine=off");
+    QSpinLock lock(*sim, kLruvecLruLockClass);
+    // The sleeper first, so that it is asleep when the holder starts on its CPU.
+    Task& sleeper =
+        thread(*sim, 2, 1, {Op::futex_wait(kWakeId, SimTime::zero()), Op::think(SimTime::us(10))});
+    Holder h;
+    Task& holder = sim->create_task(1, nullptr);
+    sim->start_task(holder, holder_body(holder, lock, true, kLockAt, kHold, &h));
+    thread(*sim, 3, 0, {Op::think(kLockAt + SimTime::us(10)), Op::futex_wake(kWakeId)});
+    sim->run();
+    ASSERT_TRUE(sleeper.finished() && holder.finished());
+    const CpuCounters& target = sim->cpu(1).counters;
+    EXPECT_EQ(sim->cpu(0).counters.resched_ipis, 1u);
+    EXPECT_EQ(h.unlocked - h.locked, kHold);
+    EXPECT_EQ(target.irq_ns, static_cast<uint64_t>(c.ipi_handler_entry.count_ns()));
+    EXPECT_EQ(target.ipis_deferred, 1u);
+    EXPECT_GT(target.ipi_deferred_ns, 0u);
+    EXPECT_LT(target.ipi_deferred_ns, static_cast<uint64_t>(kHold.count_ns()));
+    EXPECT_GE(h.after_sync, h.unlocked + c.ipi_handler_entry);
+    EXPECT_GT(sleeper.clock(), h.unlocked + c.ipi_handler_entry);
+    EXPECT_EQ(target.involuntary_switches, 1u);
+  }
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
