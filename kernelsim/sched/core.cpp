@@ -1,6 +1,8 @@
 #include "kernelsim/sched/core.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cstddef>
 #include <utility>
 
 #include "kernelsim/arch/x86/tlb.h"
@@ -22,7 +24,7 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   EevdfPlacement placed;
   if (sim_.time_slice().eevdf()) {
     placed = eevdf_placement(t, at);
-    eevdf_enqueue(cpu, t, placed);
+    eevdf_enqueue(cpu, t, placed, sim_.time_slice().base_slice(), fork);
   }
   if (cpu.curr == nullptr) {
     run_on(cpu, t, t.clock(),
@@ -37,6 +39,7 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   if (fork) return;
   if (!preempts_curr(cpu, placed, slept, at)) return;
   cpu.wakeup_preempt_at = min(cpu.wakeup_preempt_at, at);
+  cpu.next_buddy = &t;
   if (ipi_from == nullptr) {
     if (cpu.curr->state() == TaskState::kRunning) cpu.curr->cut_user_run(at, SimTime::zero());
     return;
@@ -201,6 +204,7 @@ void Scheduler::put_prev_task(Task& t) {
     ts->run_slice(cpu.id, t.id(), cpu.busy_since, t.clock() - cpu.busy_since);
   const auto ran = static_cast<uint64_t>((t.clock() - cpu.busy_since).count_ns());
   t.vruntime += t.clock() - cpu.busy_since;  // update_curr(): every task weighs the same
+  if (sim_.time_slice().eevdf()) eevdf_update_deadline(t, sim_.time_slice().base_slice());
   cpu.counters.busy_ns += ran;
   if (t.kthread) cpu.counters.kthread_ns += ran;
   cpu.curr = nullptr;
@@ -221,9 +225,26 @@ void Scheduler::pick_next_task(Cpu& cpu, SimTime at) {
     enter_lazy_tlb(cpu);
     return;
   }
-  Task* next = cpu.runqueue.front();
-  cpu.runqueue.pop_front();
+  const size_t pick = pick_next_entity(cpu, at);
+  Task* next = cpu.runqueue[pick];
+  cpu.runqueue.erase(cpu.runqueue.begin() + static_cast<std::ptrdiff_t>(pick));
   run_on(cpu, *next, at, sim_.costs().context_switch);
+}
+
+size_t Scheduler::pick_next_entity(Cpu& cpu, SimTime at) {
+  // The wakee whose wake-up preempted the task that just left: the preemption's condition made
+  // it the pick (CFS: the wakee furthest behind in vruntime, leftmost; EEVDF 6.6: pick_eevdf()
+  // was the wakee; 6.12+: the next buddy, taken while eligible, PICK_BUDDY).
+  Task* const buddy = std::exchange(cpu.next_buddy, nullptr);
+  const bool eevdf = sim_.time_slice().eevdf();
+  if (buddy != nullptr && (!eevdf || eevdf_eligible(cpu, *buddy, at))) {
+    const auto it = std::find(cpu.runqueue.begin(), cpu.runqueue.end(), buddy);
+    if (it != cpu.runqueue.end()) return static_cast<size_t>(it - cpu.runqueue.begin());
+  }
+  // CFS: the run queue's order (its tasks take turns by the tick; the leftmost vruntime is the
+  // one that waited longest among tasks that ran a slice each). EEVDF: the earliest eligible
+  // deadline.
+  return eevdf ? eevdf_pick(cpu, at) : 0;
 }
 
 void Scheduler::run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost) {

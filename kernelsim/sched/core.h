@@ -26,6 +26,7 @@
 
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernelsim/sched/eevdf_lag.h"
@@ -100,6 +101,9 @@ class Scheduler {
   void put_prev_task(Task& t);
   // The CPU picks its next task, or goes idle in lazy-TLB mode.
   void pick_next_task(Cpu& cpu, SimTime at);
+  // Which task of `cpu`'s run queue pick_next_task() takes (its position): the preempting wakee,
+  // else EEVDF's earliest eligible deadline, or CFS's queue order. REQUIRES: run queue not empty.
+  size_t pick_next_entity(Cpu& cpu, SimTime at);
   // The time from a wake-up at `at` until idle `cpu` runs the wakee: wakeup_latency, and
   // deep_idle_exit beyond it when the CPU has been idle deep_idle_after or longer.
   SimTime idle_wakeup_latency(Cpu& cpu, SimTime at) const;

@@ -149,7 +149,7 @@ struct Cpu {
 
   uint32_t id;
   Task* curr = nullptr;        // running (or spinning) task, nullptr when idle
-  std::deque<Task*> runqueue;  // runnable tasks waiting for this CPU, FIFO
+  std::deque<Task*> runqueue;  // runnable tasks waiting for this CPU, in the order queued
 
   // arch/x86 cpu_tlbstate: the mm whose translations this CPU may cache.
   Mm* loaded_mm = nullptr;
@@ -177,6 +177,9 @@ struct Cpu {
   // When a task woken onto this CPU while curr ran preempts curr (sched/time_slice.h
   // wakeup_preempt()); infinite: none. Reset when the CPU gets its next task.
   SimTime wakeup_preempt_at = SimTime::infinite();
+  // The wakee of that preemption: the task the CPU's next pick takes (Scheduler::
+  // pick_next_entity()); nullptr: none.
+  Task* next_buddy = nullptr;
   SimTime idle_since;  // when it last went idle (valid while curr == nullptr; 0 at boot)
   // EEVDF (sched/eevdf_lag.h): sleepers still queued by DELAY_DEQUEUE, and the queue's
   // avg_vruntime() when it last emptied, where a wakee onto an empty queue is placed.

@@ -68,8 +68,9 @@ EevdfPlacement eevdf_place(const Cpu& cpu, const Task& t, SimTime at) {
     // requeue_delayed_entity(): still queued; with its lag positive by now (DELAY_ZERO) it is
     // placed afresh with none, at the others' V, and is eligible; else it stays where it was.
     // (Its lag, V - v with itself in V, has the sign of the others' V - v.)
-    p = others.n == 0 || t.vruntime <= others.avg() ? EevdfPlacement{others.avg(), true}
-                                                    : EevdfPlacement{t.vruntime, false};
+    p = others.n == 0 || t.vruntime <= others.avg()
+            ? EevdfPlacement{.vruntime = others.avg(), .eligible = true}
+            : EevdfPlacement{.vruntime = t.vruntime, .eligible = false, .kept = true};
   } else if (others.n == 0) {
     return {others.avg(), true};  // an empty queue: at its anchor
   } else {
@@ -94,10 +95,39 @@ bool eevdf_wakeup_preempts(const Cpu& cpu, const EevdfPlacement& p, SimTime at, 
   return !p.curr_eligible || at >= cpu.curr->slice_start + base_slice;
 }
 
-void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p) {
+void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p, SimTime slice, bool new_task) {
   if (t.eevdf_delayed_on == &cpu) remove_delayed(cpu, t);
   t.vruntime = p.vruntime;
   t.vlag = SimTime::zero();
+  if (p.kept) return;
+  // place_entity(): "EEVDF: vd_i = ve_i + r_i/w_i"; a new task starts with half a slice so that
+  // it does not cut ahead of those already queued (PLACE_DEADLINE_INITIAL).
+  t.eevdf_deadline = p.vruntime + (new_task ? SimTime::ns(slice.count_ns() / 2) : slice);
+}
+
+void eevdf_update_deadline(Task& t, SimTime slice) {
+  if (t.vruntime < t.eevdf_deadline) return;
+  t.eevdf_deadline = t.vruntime + slice;
+}
+
+bool eevdf_eligible(const Cpu& cpu, const Task& t, SimTime at) {
+  // v <= V, as avg_vruntime() * n >= v * n without the division's rounding.
+  const QueueSum q = queue_sum(cpu, at);
+  return q.n == 0 || t.vruntime.count_ns() * q.n <= q.sum;
+}
+
+size_t eevdf_pick(const Cpu& cpu, SimTime at) {
+  assert(cpu.curr == nullptr && !cpu.runqueue.empty());
+  if (cpu.runqueue.size() == 1) return 0;
+  const QueueSum q = queue_sum(cpu, at);
+  size_t best = cpu.runqueue.size();
+  for (size_t i = 0; i < cpu.runqueue.size(); ++i) {
+    const Task& t = *cpu.runqueue[i];
+    if (t.vruntime.count_ns() * q.n > q.sum) continue;  // not eligible
+    if (best == cpu.runqueue.size() || t.eevdf_deadline < cpu.runqueue[best]->eevdf_deadline)
+      best = i;
+  }
+  return best == cpu.runqueue.size() ? 0 : best;
 }
 
 void eevdf_dequeue_sleeper(Cpu& cpu, Task& t, SimTime at, SimTime limit, bool delay_dequeue) {

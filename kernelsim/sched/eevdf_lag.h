@@ -25,8 +25,12 @@
 // 1 ms of CPU between 20 us sleeps waited for a tick on more than one wake-up in ten (90th
 // percentile 3.7 ms), the ineligible wakee.
 //
-// Pick order stays the run queue's FIFO (the same as EEVDF's for two tasks) and ticks end slices
-// as sched/time_slice.h says; CFS (sched=cfs) keeps its own wake-up rule there.
+// The pick (pick_eevdf()): the eligible task with the earliest virtual deadline, a task's
+// deadline being its vruntime when it got its slice plus the slice (update_deadline(): renewed
+// when its vruntime reaches it; place_entity(): a wakee placed afresh gets a whole one, a new task
+// half, PLACE_DEADLINE_INITIAL; a delayed sleeper requeued where it was keeps its own). A wake-up
+// that preempts hands the CPU to its wakee (Cpu::next_buddy). Ticks end slices as
+// sched/time_slice.h says; CFS (sched=cfs) keeps its own wake-up rule there.
 
 #pragma once
 
@@ -44,6 +48,7 @@ struct EevdfPlacement {
   SimTime vruntime;
   bool eligible = false;
   bool curr_eligible = true;
+  bool kept = false;  // a delayed sleeper requeued where it was: its deadline stays
 };
 
 // The placement waking `t` on its CPU at `at` gives. REQUIRES: t sleeping or new, t not queued
@@ -51,8 +56,23 @@ struct EevdfPlacement {
 EevdfPlacement eevdf_place(const Cpu& cpu, const Task& t, SimTime at);
 
 // Puts `t` where eevdf_place() said: enqueue_entity() (a delayed sleeper leaves the delayed list:
-// it is runnable again).
-void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p);
+// it is runnable again), with the deadline of a `slice` (half of it for a `new_task`).
+void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p, SimTime slice, bool new_task);
+
+// update_deadline(): the task leaving its CPU has run its vruntime up to its deadline: the next
+// slice's deadline is counted from there. (The kernel renews it at the tick that finds it
+// reached; the model when the task leaves the CPU, which for a task preempted at that tick is
+// the same instant.)
+void eevdf_update_deadline(Task& t, SimTime slice);
+
+// entity_eligible(): whether `t`, in `cpu`'s queue, has had no more than its share at `at`.
+bool eevdf_eligible(const Cpu& cpu, const Task& t, SimTime at);
+
+// pick_eevdf() with no running task (the one leaving is back in the run queue or gone): the
+// position in cpu.runqueue of its eligible task with the earliest deadline, the first queued
+// among equals; the head when none is (not reached: a delayed sleeper can be below V only
+// until eevdf_settle_delayed(), which the caller runs first). REQUIRES: !cpu.runqueue.empty().
+size_t eevdf_pick(const Cpu& cpu, SimTime at);
 
 // Whether a wakee so placed preempts the running task at `at` (check_preempt_wakeup_fair()),
 // under `mode`; `base_slice`: the slice the running task was picked for (parity).

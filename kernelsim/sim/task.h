@@ -195,10 +195,11 @@ class Task final : public EventTarget {
   bool kthread = false;     // PF_KTHREAD (kswapd): not a trace thread
   bool oom_killed = false;  // an OOM victim: its op loop ends (mm/oom_kill.h)
   // EEVDF's sched_entity (sched/eevdf_lag.h): the CPU time it has had (every task weighs the
-  // same), its lag when it last left its queue, and the CPU whose queue still holds it asleep
-  // (DELAY_DEQUEUE; nullptr otherwise).
+  // same), its lag when it last left its queue, its virtual deadline, and the CPU whose queue
+  // still holds it asleep (DELAY_DEQUEUE; nullptr otherwise).
   SimTime vruntime;
   SimTime vlag;
+  SimTime eevdf_deadline;
   Cpu* eevdf_delayed_on = nullptr;
   // The wake-up under way for this task preempts the task running on its CPU, and its waker, on
   // that CPU, sent the reschedule IPI (Scheduler::ttwu_ipi()); nullptr otherwise.

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/sched/cpu.h"
+#include "kernelsim/sched/eevdf_lag.h"
 #include "kernelsim/sched/time_slice.h"
 #include "tests/kernelsim/test_util.h"
 
@@ -211,11 +214,13 @@ TEST(SchedTest, UnderRunToParityAWakeeInDebtWaitsForTheSliceAndAnOwedOnePreempts
 TEST(SchedTest, AnEevdfWakeeThatHadMoreThanItsShareWaitsForTheTick) {
   // One CPU: W runs 2 ms of think while H waits, then sleeps 20 us. It leaves ineligible (lag
   // -1 ms), stays queued (DELAY_DEQUEUE) and is still ineligible when it wakes: H keeps the CPU
-  // to the 4 ms tick, past its 0.75 ms slice (6.6-6.11: the same, its lag kept from the sleep).
-  // Under CFS, 20 us is less than the wakeup granularity: H keeps it for its 3 ms slice, to the
-  // 8 ms tick.
-  for (const auto& [policy, tick] : {std::pair{"sched=eevdf", SimTime::ms(4)},
-                                     std::pair{"sched=eevdf,eevdf_wakeup=parity", SimTime::ms(4)},
+  // past its 0.75 ms slice (6.6-6.11: the same, its lag kept from the sleep). At the 4 ms tick W
+  // has had its 2 ms and its sleep's syscall, H its 2 ms less the switch to it: W is still a
+  // little over its share, so pick_eevdf() gives H another slice, to the 8 ms tick. Under CFS,
+  // 20 us is less than the wakeup granularity: H keeps the CPU for its 3 ms slice, to the 8 ms
+  // tick.
+  for (const auto& [policy, tick] : {std::pair{"sched=eevdf", SimTime::ms(8)},
+                                     std::pair{"sched=eevdf,eevdf_wakeup=parity", SimTime::ms(8)},
                                      std::pair{"sched=cfs", SimTime::ms(8)}}) {
     auto sim = worker_then_sleeper(policy, SimTime::us(20));
     const SimTime slept_at = SimTime::ms(2);
@@ -323,6 +328,52 @@ TEST(IrqStealQueueTest, KeepsHandlerOrderAndForgivesOnlyTimeBeforeAGrant) {
   EXPECT_EQ(q.begin()[1].duration, SimTime::ns(5));
   cpu.forgive_steal_before(SimTime::ns(6000));
   EXPECT_TRUE(q.empty());
+}
+
+// One CPU, two spinners and a sleeper (asleep first) that wakes 3 ms in, past CFS's wake-up
+// granularity and owed CPU time under EEVDF: its wake-up preempts the running spinner, and the
+// CPU goes to it, not to the other spinner waiting since the start (pick_next_entity(): the
+// wakee is leftmost under CFS, the next buddy under EEVDF). Taking the run queue's head instead
+// left it waiting for that spinner's slice.
+TEST(SchedTest, AWakeeThatPreemptsRunsNextAheadOfTasksAlreadyWaiting) {
+  const SimTime kSleep = SimTime::ms(3);
+  for (const char* policy : {"sched=cfs", "sched=eevdf"}) {
+    auto sim = make_sim(1, policy);
+    Task& sleeper = thread(*sim, 1, 0, {Op::sleep(kSleep), Op::think(SimTime::us(10))});
+    thread(*sim, 2, 0, {Op::think(SimTime::ms(20))});
+    thread(*sim, 3, 0, {Op::think(SimTime::ms(20))});
+    sim->run();
+    EXPECT_LT(sleeper_wait_ns(*sim), static_cast<uint64_t>((kSleep + SimTime::us(50)).count_ns()))
+        << policy;
+    EXPECT_LT(sleeper.clock(), kSleep + SimTime::us(100)) << policy;
+  }
+}
+
+// pick_eevdf() on a queue set by hand: the eligible task (vruntime at most the queue's mean)
+// with the earliest deadline; an ineligible one is passed over whatever its deadline, and
+// equal deadlines go to the first queued.
+TEST(SchedTest, EevdfPicksTheEarliestDeadlineAmongEligibleTasks) {
+  auto sim = make_sim(1, "sched=eevdf");
+  Cpu& cpu = sim->cpu(0);
+  std::vector<Task*> tasks;
+  for (int i = 0; i < 4; ++i) tasks.push_back(&sim->create_task(0, nullptr));
+  const auto set = [](Task& t, int64_t v_us, int64_t deadline_us) {
+    t.vruntime = SimTime::us(v_us);
+    t.eevdf_deadline = SimTime::us(deadline_us);
+  };
+  // Mean vruntime 2,000 us: tasks 0, 1 and 3 are eligible, task 2 (3,000 us) is not.
+  set(*tasks[0], 1'000, 2'500);
+  set(*tasks[1], 2'000, 2'200);
+  set(*tasks[2], 3'000, 1'000);
+  set(*tasks[3], 2'000, 2'200);
+  for (Task* t : tasks) cpu.runqueue.push_back(t);
+  EXPECT_EQ(eevdf_pick(cpu, sim->now()), 1u);
+  // Task 1 gone: task 3 has the same deadline and is next; with it gone too, task 0.
+  cpu.runqueue.erase(cpu.runqueue.begin() + 1);
+  EXPECT_EQ(cpu.runqueue[eevdf_pick(cpu, sim->now())], tasks[3]);
+  cpu.runqueue.pop_back();
+  EXPECT_EQ(cpu.runqueue[eevdf_pick(cpu, sim->now())], tasks[0]);
+  cpu.runqueue.clear();  // the tasks were never started: no CPU of theirs to leave
 }
 
 }  // namespace
