@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <optional>
 #include <utility>
 
 #include "kernelsim/arch/x86/tlb.h"
@@ -237,14 +238,19 @@ size_t Scheduler::pick_next_entity(Cpu& cpu, SimTime at) {
   // was the wakee; 6.12+: the next buddy, taken while eligible, PICK_BUDDY).
   Task* const buddy = std::exchange(cpu.next_buddy, nullptr);
   const bool eevdf = sim_.time_slice().eevdf();
-  if (buddy != nullptr && (!eevdf || eevdf_eligible(cpu, *buddy, at))) {
+  if (buddy != nullptr) {
     const auto it = std::find(cpu.runqueue.begin(), cpu.runqueue.end(), buddy);
-    if (it != cpu.runqueue.end()) return static_cast<size_t>(it - cpu.runqueue.begin());
+    if (it != cpu.runqueue.end() && (!eevdf || eevdf_eligible(cpu, **it, at)))
+      return static_cast<size_t>(it - cpu.runqueue.begin());
   }
   // CFS: the run queue's order (its tasks take turns by the tick; the leftmost vruntime is the
-  // one that waited longest among tasks that ran a slice each). EEVDF: the earliest eligible
-  // deadline.
-  return eevdf ? eevdf_pick(cpu, at) : 0;
+  // one that waited longest among tasks that ran a slice each).
+  if (!eevdf) return 0;
+  // EEVDF: the earliest eligible deadline. A delayed sleeper whose lag is back to 0 can hold V
+  // under every runnable task; the kernel would pick it, dequeue it (DELAY_ZERO) and pick again.
+  if (const std::optional<size_t> pick = eevdf_pick(cpu, at)) return *pick;
+  eevdf_settle_delayed(cpu, at);
+  return eevdf_pick(cpu, at).value_or(0);
 }
 
 void Scheduler::run_on(Cpu& cpu, Task& next, SimTime at, SimTime cost) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <optional>
 
 #include "kernelsim/sched/cpu.h"
 #include "kernelsim/sim/task.h"
@@ -100,8 +101,9 @@ void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p, SimTime slice, bo
   t.vruntime = p.vruntime;
   t.vlag = SimTime::zero();
   if (p.kept) return;
-  // place_entity(): "EEVDF: vd_i = ve_i + r_i/w_i"; a new task starts with half a slice so that
-  // it does not cut ahead of those already queued (PLACE_DEADLINE_INITIAL).
+  // place_entity(): the deadline is a slice of virtual time past where the task is placed; a new
+  // task's is half a slice, so that it gets the CPU soon but not ahead of every task queued
+  // (PLACE_DEADLINE_INITIAL).
   t.eevdf_deadline = p.vruntime + (new_task ? SimTime::ns(slice.count_ns() / 2) : slice);
 }
 
@@ -116,18 +118,17 @@ bool eevdf_eligible(const Cpu& cpu, const Task& t, SimTime at) {
   return q.n == 0 || t.vruntime.count_ns() * q.n <= q.sum;
 }
 
-size_t eevdf_pick(const Cpu& cpu, SimTime at) {
+std::optional<size_t> eevdf_pick(const Cpu& cpu, SimTime at) {
   assert(cpu.curr == nullptr && !cpu.runqueue.empty());
-  if (cpu.runqueue.size() == 1) return 0;
+  if (cpu.runqueue.size() == 1 && cpu.eevdf_delayed.empty()) return 0;
   const QueueSum q = queue_sum(cpu, at);
-  size_t best = cpu.runqueue.size();
+  std::optional<size_t> best;
   for (size_t i = 0; i < cpu.runqueue.size(); ++i) {
     const Task& t = *cpu.runqueue[i];
     if (t.vruntime.count_ns() * q.n > q.sum) continue;  // not eligible
-    if (best == cpu.runqueue.size() || t.eevdf_deadline < cpu.runqueue[best]->eevdf_deadline)
-      best = i;
+    if (!best || t.eevdf_deadline < cpu.runqueue[*best]->eevdf_deadline) best = i;
   }
-  return best == cpu.runqueue.size() ? 0 : best;
+  return best;
 }
 
 void eevdf_dequeue_sleeper(Cpu& cpu, Task& t, SimTime at, SimTime limit, bool delay_dequeue) {

@@ -34,6 +34,9 @@
 
 #pragma once
 
+#include <cstddef>
+#include <optional>
+
 #include "kernelsim/policy/kernel_config.h"
 #include "kernelsim/sim/time.h"
 
@@ -70,9 +73,9 @@ bool eevdf_eligible(const Cpu& cpu, const Task& t, SimTime at);
 
 // pick_eevdf() with no running task (the one leaving is back in the run queue or gone): the
 // position in cpu.runqueue of its eligible task with the earliest deadline, the first queued
-// among equals; the head when none is (not reached: a delayed sleeper can be below V only
-// until eevdf_settle_delayed(), which the caller runs first). REQUIRES: !cpu.runqueue.empty().
-size_t eevdf_pick(const Cpu& cpu, SimTime at);
+// among equals; nullopt when none is (a delayed sleeper below V, not yet settled by
+// eevdf_settle_delayed(), can hold V under them all). REQUIRES: !cpu.runqueue.empty().
+std::optional<size_t> eevdf_pick(const Cpu& cpu, SimTime at);
 
 // Whether a wakee so placed preempts the running task at `at` (check_preempt_wakeup_fair()),
 // under `mode`; `base_slice`: the slice the running task was picked for (parity).

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <vector>
 
 #include "kernelsim/mm/mm_types.h"
@@ -367,12 +368,18 @@ TEST(SchedTest, EevdfPicksTheEarliestDeadlineAmongEligibleTasks) {
   set(*tasks[2], 3'000, 1'000);
   set(*tasks[3], 2'000, 2'200);
   for (Task* t : tasks) cpu.runqueue.push_back(t);
-  EXPECT_EQ(eevdf_pick(cpu, sim->now()), 1u);
+  EXPECT_EQ(eevdf_pick(cpu, sim->now()), std::optional<size_t>(1));
   // Task 1 gone: task 3 has the same deadline and is next; with it gone too, task 0.
   cpu.runqueue.erase(cpu.runqueue.begin() + 1);
-  EXPECT_EQ(cpu.runqueue[eevdf_pick(cpu, sim->now())], tasks[3]);
+  EXPECT_EQ(cpu.runqueue[eevdf_pick(cpu, sim->now()).value()], tasks[3]);
   cpu.runqueue.pop_back();
-  EXPECT_EQ(cpu.runqueue[eevdf_pick(cpu, sim->now())], tasks[0]);
+  EXPECT_EQ(cpu.runqueue[eevdf_pick(cpu, sim->now()).value()], tasks[0]);
+  // Task 2 runnable alone beside task 0 asleep but still queued (DELAY_DEQUEUE): V is 2,000 us
+  // and task 2 (3,000 us) is not eligible; none is picked until the sleeper is settled.
+  cpu.runqueue.pop_front();
+  cpu.eevdf_delayed.push_back(tasks[0]);
+  EXPECT_EQ(eevdf_pick(cpu, sim->now()), std::nullopt);
+  cpu.eevdf_delayed.clear();
   cpu.runqueue.clear();  // the tasks were never started: no CPU of theirs to leave
 }
 
