@@ -427,6 +427,23 @@ void ImportBuilder::syscall_exit(uint64_t tid, uint64_t ts, Syscall sc, int64_t 
                    ret);
 }
 
+namespace {
+
+// ImportBuilder::task_woken(): a blocking call's event ends at the thread's last wake-up inside
+// it, when perf saw one.
+void cut_block_at_wakeup(const detail::ThreadState& t, Event* e, ImportReport* report) {
+  const bool blocks = e->kind == EventKind::kBlock || e->kind == EventKind::kFutexWait ||
+                      e->kind == EventKind::kWaitChild;
+  if (!blocks || !e->has_duration() || !t.woken_at) return;
+  const uint64_t woken = *t.woken_at;
+  if (woken <= e->ts_ns || woken >= e->ts_ns + e->duration_ns) return;  // not in this call
+  report->blocks_runnable_ns += e->ts_ns + e->duration_ns - woken;
+  ++report->blocks_cut_at_wakeup;
+  e->duration_ns = woken - e->ts_ns;
+}
+
+}  // namespace
+
 void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duration_ns,
                                      SyscallCall call, int64_t ret) {
   auto& s = impl_->state;
@@ -507,6 +524,7 @@ void ImportBuilder::syscall_complete(uint64_t tid, uint64_t ts, uint64_t duratio
     return;
   }
   item.event.duration_ns = duration_ns;
+  cut_block_at_wakeup(s.thread(tid), &item.event, &report_);
   std::optional<Item> destination = copy_destination(call, item);
   if (call.sc == Syscall::kUnlink || call.sc == Syscall::kUnlinkat) {
     FdOp unlinked;
@@ -594,6 +612,12 @@ void ImportBuilder::kernel_page_fault(uint64_t tid, uint64_t ts, uint64_t addr, 
   item.event = ev::page_fault(ts, addr, write, /*major=*/false, /*kernel=*/true);
   item.seq = s.next_seq++;
   s.thread(tid).items.push_back(item);
+}
+
+void ImportBuilder::task_woken(uint64_t tid, uint64_t ts) {
+  auto& s = impl_->state;
+  if (!s.index_of.contains(tid)) return;  // another program's task, or a kernel thread
+  s.thread(tid).woken_at = ts;
 }
 
 void ImportBuilder::switch_out(uint64_t tid, uint64_t ts, bool preempted) {

@@ -116,6 +116,13 @@ class ImportBuilder {
   // ignored; a second OUT replaces the first.
   void switch_out(uint64_t tid, uint64_t ts, bool preempted);
   void switch_in(uint64_t tid, uint64_t ts);
+  // sched:sched_wakeup of thread `tid` at `ts` (a wake-up perf saw: one a traced thread did, or
+  // one that landed while a traced thread ran). A blocking call (a block, futex_wait or
+  // wait_child event) that it ended is off the CPU until then: the rest of the call, the wait
+  // for a CPU behind other runnable tasks and the return, is the recording machine's run queue,
+  // which the replay models itself. The last wake-up inside the call counts; a call without one
+  // keeps its whole length. A thread not (yet) in the trace is left alone.
+  void task_woken(uint64_t tid, uint64_t ts);
   // perf's PERF_RECORD_MMAP2 (or MMAP): the thread's process mapped `path` at `addr` (perf
   // reports executable file mappings: a program's libraries). The file its mmap call gave that
   // address gets the name when the importer had none for it (the dynamic loader opens libraries

@@ -68,6 +68,7 @@ struct ThreadState {
   bool has_exit = false;
   std::optional<uint64_t> switched_out;  // when it left its CPU, until it is back
   bool preempted = false;                // that switch was a preemption
+  std::optional<uint64_t> woken_at;      // its last sched_wakeup (ImportBuilder::task_woken())
 
   // The CPU it was last seen on (--placement as-recorded), -1 when none was recorded.
   int32_t last_cpu() const { return cpu_changes.empty() ? -1 : cpu_changes.back().second; }

@@ -136,6 +136,12 @@ std::string format_report(const ImportReport& r) {
                        r.off_cpu_intervals, static_cast<double>(r.off_cpu_ns) / 1e9,
                        static_cast<double>(r.preempted_ns) / 1e9);
   }
+  if (r.blocks_cut_at_wakeup > 0) {
+    out += fmt::format(
+        "  {} blocking calls end at their wake-up: {:.6f} s after it, waiting for a CPU, left to "
+        "the replay's scheduler\n",
+        r.blocks_cut_at_wakeup, static_cast<double>(r.blocks_runnable_ns) / 1e9);
+  }
   if (r.launcher_lines > 0) {
     out += fmt::format("  {} lines of record's launcher before the command's exec: left out\n",
                        r.launcher_lines);

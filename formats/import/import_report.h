@@ -103,6 +103,11 @@ struct ImportReport {
   uint64_t off_cpu_intervals = 0;
   uint64_t off_cpu_ns = 0;
   uint64_t preempted_ns = 0;  // of which the thread was runnable (preempted)
+  // Blocking calls that end at their recorded wake-up (sched:sched_wakeup,
+  // ImportBuilder::task_woken()) instead of their return, and the time cut off them: the
+  // threads' waits for a CPU after the wake-up.
+  uint64_t blocks_cut_at_wakeup = 0;
+  uint64_t blocks_runnable_ns = 0;
 
   uint64_t faults_in_known_mappings = 0;
   uint64_t faults_outside_mappings = 0;  // went to implicit mappings

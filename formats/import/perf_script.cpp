@@ -23,6 +23,8 @@ constexpr std::string_view kPageCacheDelete = "filemap:mm_filemap_delete_from_pa
 // perf record --switch-events, perf script --show-switch-events: "PERF_RECORD_SWITCH OUT
 // preempt", "PERF_RECORD_SWITCH OUT", "PERF_RECORD_SWITCH IN" (tools/perf/util/event.c).
 constexpr std::string_view kSwitchRecord = "PERF_RECORD_SWITCH";
+// record's wake-ups of blocked threads (tools/cli/record_perf.cpp, ImportBuilder::task_woken()).
+constexpr std::string_view kSchedWakeup = "sched:sched_wakeup";
 // --show-lost-events: "PERF_RECORD_LOST lost N", events perf dropped when its buffer was full.
 constexpr std::string_view kLostRecord = "PERF_RECORD_LOST";
 // --show-mmap-events: a file mapping's path (perf records executable mappings).
@@ -187,6 +189,7 @@ class PerfScriptParser {
     if (l.event == kPageFaultKernel) return fault(l, true);
     if (l.event == kPageCacheDelete) return page_cache_delete(l);
     if (l.event == kSwitchRecord) return context_switch(l);
+    if (l.event == kSchedWakeup) return wakeup(l);
     if (l.event == kLostRecord) return lost(l);
     if (is_probe(l.event, kOpenProbePrefix)) return open_path(l);
     if (is_probe(l.event, kPipeProbePrefix)) return pipe_fds(l);
@@ -417,6 +420,18 @@ class PerfScriptParser {
     } else {
       return malformed("PERF_RECORD_SWITCH neither IN nor OUT");
     }
+    return Status::ok();
+  }
+
+  // "comm=NAME pid=TID prio=P target_cpu=CPU" (4.x-6.x; "success=1" before target_cpu in 3.x):
+  // the woken thread is pid=, not the line's thread (the one running when it happened).
+  Status wakeup(const Line& l) {
+    const size_t at = l.payload.find(" pid=");
+    uint64_t tid = 0;
+    if (at == std::string_view::npos) return malformed("sched_wakeup without pid=");
+    std::string_view rest = l.payload.substr(at + 5);
+    if (!parse_dec(next_token(&rest), &tid)) return malformed("sched_wakeup pid= is not a number");
+    b_.task_woken(tid, l.ts);
     return Status::ok();
   }
 

@@ -18,7 +18,8 @@
 // exceptions:page_fault_kernel on a user address is a fault inside the syscall that took it
 // (kFlagKernel). PERF_RECORD_SWITCH lines (--show-switch-events) give the threads' off-CPU
 // intervals (off_cpu observations); PERF_RECORD_LOST lines (--show-lost-events) count the
-// events perf dropped. Other
+// events perf dropped. sched:sched_wakeup of a traced thread ends its blocking call's event at
+// the wake-up (ImportBuilder::task_woken()). Other
 // events are counted as ignored; lines of no known form are counted as unknown. A line that
 // names a known event but cannot be read is malformed: the import stops with "FILE:LINE: ...".
 

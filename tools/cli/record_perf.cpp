@@ -83,6 +83,12 @@ std::string perf_event_list(const std::vector<std::string>& syscalls, bool fault
     add("syscalls:sys_enter_" + s);
     if (s != "exit" && s != "exit_group") add("syscalls:sys_exit_" + s);
   }
+  // When a blocked thread was woken: its blocking call ends there, and the wait for a CPU
+  // between the wake-up and the call's return is left to the replay's scheduler
+  // (formats/import/perf_script.h). perf sees the wake-ups its traced threads do and those that
+  // land while one of them runs, which covers a wake-up onto a CPU busy with the program, the
+  // case with such a wait; one from the idle task is not seen, and its call keeps its length.
+  add("sched:sched_wakeup");
   if (faults) {
     add("exceptions:page_fault_user");
     // Faults the kernel takes on user memory (copy_to_user into a fresh buffer): dd's 64 MiB

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "formats/import/import.h"
+#include "formats/import/import_report.h"
 #include "tests/formats/import/import_test_util.h"
 
 namespace mmreplay::formats {
@@ -136,6 +139,67 @@ TEST(BlockImport, PerfScriptEnterExitPairs) {
   ASSERT_EQ(other.size(), 1u);  // the wake is no block
   EXPECT_EQ(other[0].arg0, static_cast<uint64_t>(BlockCall::kEpollWait));
   EXPECT_EQ(other[0].duration_ns, 100'000'000u);
+}
+
+// record traces sched:sched_wakeup: a blocking call ends at the last wake-up of its thread inside
+// it, not at its return, when perf saw one. Thread 10 sleeps 500 us while thread 11 spins on its
+// CPU: the timer's wake-up lands while 11 runs (the line is 11's, the wakee pid=10), and 10 gets
+// the CPU back 2.4 ms later. A wake-up of another task (rcu_preempt), one before a call and a
+// call with none change nothing.
+TEST(BlockImport, PerfScriptBlockingCallsEndAtTheirWakeUp) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = import_snippet(
+      ImportFormat::kPerfScript,
+      "prog 10/11 [000] 0.900000000: syscalls:sys_enter_brk: brk: 0x00000000\n"
+      "prog 10/11 [000] 0.900001000: syscalls:sys_exit_brk: 0x1000000\n"
+      "prog 10/10 [000] 1.000000000: syscalls:sys_enter_clock_nanosleep: which_clock: "
+      "0x00000001, flags: 0x00000000, rqtp: 0x7ffc00000000, rmtp: 0x00000000\n"
+      "prog 10/11 [000] 1.000300000: sched:sched_wakeup: comm=rcu_preempt pid=15 prio=120 "
+      "target_cpu=000\n"
+      "prog 10/11 [000] 1.000520000: sched:sched_wakeup: comm=prog pid=10 prio=120 "
+      "target_cpu=000\n"
+      "prog 10/10 [000] 1.002900000: syscalls:sys_exit_clock_nanosleep: 0x0\n"
+      "prog 10/11 [000] 1.500000000: sched:sched_wakeup: comm=prog pid=10 prio=120 "
+      "target_cpu=000\n"
+      "prog 10/10 [000] 2.000000000: syscalls:sys_enter_clock_nanosleep: which_clock: "
+      "0x00000001, flags: 0x00000000, rqtp: 0x7ffc00000000, rmtp: 0x00000000\n"
+      "prog 10/10 [000] 2.000600000: syscalls:sys_exit_clock_nanosleep: 0x0\n"
+      "prog 10/10 [000] 3.000000000: syscalls:sys_enter_futex: uaddr: 0x7f0000001000, op: "
+      "0x00000080, val: 0x00000002, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000\n"
+      "prog 10/11 [000] 3.100000000: syscalls:sys_enter_futex: uaddr: 0x7f0000001000, op: "
+      "0x00000081, val: 0x00000001, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000\n"
+      "prog 10/11 [000] 3.100001000: sched:sched_wakeup: comm=prog pid=10 prio=120 "
+      "target_cpu=000\n"
+      "prog 10/11 [000] 3.100002000: syscalls:sys_exit_futex: 0x1\n"
+      "prog 10/10 [000] 3.104000000: syscalls:sys_exit_futex: 0x0\n",
+      &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(r.threads, 2u);  // rcu_preempt's wake-up made no thread of it
+  const std::vector<Event> sleeps = blocks(t, 10);
+  ASSERT_EQ(sleeps.size(), 2u);
+  EXPECT_EQ(sleeps[0].duration_ns, 520'000u);  // to its wake-up, not its return 2.4 ms later
+  EXPECT_EQ(sleeps[1].duration_ns, 600'000u);  // no wake-up inside it (1.5 s was before)
+  const std::vector<Event> wait = of_kind(t, 10, EventKind::kFutexWait);
+  ASSERT_EQ(wait.size(), 1u);
+  EXPECT_EQ(wait[0].duration_ns, 100'001'000u);
+  EXPECT_EQ(r.blocks_cut_at_wakeup, 2u);
+  EXPECT_EQ(r.blocks_runnable_ns, 2'380'000u + 3'999'000u);
+  EXPECT_NE(format_report(r).find("2 blocking calls end at their wake-up"), std::string::npos);
+}
+
+// A sched_wakeup line without its pid is malformed, naming the line.
+TEST(BlockImport, PerfScriptWakeUpWithoutAPidIsMalformed) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = import_snippet(
+      ImportFormat::kPerfScript,
+      "prog 10/10 [000] 1.000000000: sched:sched_wakeup: comm=prog prio=120 target_cpu=000\n", &t,
+      &r);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find(":1: malformed perf script line: sched_wakeup without pid="),
+            std::string::npos)
+      << s.message();
 }
 
 TEST(BlockImport, SyscallNamesMatchTheBlockCalls) {
