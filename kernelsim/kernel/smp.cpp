@@ -86,10 +86,7 @@ void flush_smp_call_function_queue(Simulation& sim, Cpu& cpu, SimTime at) {
     // There since its IPI landed, or, with none sent, since it was queued (only IPIs count as
     // deferred: a csd without one waits for another's, deferred or not).
     const SimTime there = csd.ipi_sent ? csd.arrival : csd.sent;
-    if (csd.ipi_sent && at > there) {
-      ++cpu.counters.ipis_deferred;
-      cpu.counters.ipi_deferred_ns += static_cast<uint64_t>((at - there).count_ns());
-    }
+    if (csd.ipi_sent) count_deferred_ipi(cpu, there, at);
     // A csd with no IPI of its own waits for an interrupt another IPI makes; should none take it
     // (a sender's loop ran past the interrupt that fired at `at`), the earliest is the restore's.
     run_call_function(sim, cpu, max(csd.sent, at), max(there, at), csd.ipi_sent, *csd.wait,

@@ -44,6 +44,14 @@ inline void account_irq_time(Cpu& cpu, SimTime start, SimTime duration) {
   cpu.counters.irq_ns += static_cast<uint64_t>(duration.count_ns());
 }
 
+// An IPI that landed on `cpu` at `landed` while it had interrupts off and is taken at `at`, when
+// they are on again: counted as deferred, with its wait (none when it landed after `at`).
+inline void count_deferred_ipi(Cpu& cpu, SimTime landed, SimTime at) {
+  if (at <= landed) return;
+  ++cpu.counters.ipis_deferred;
+  cpu.counters.ipi_deferred_ns += static_cast<uint64_t>((at - landed).count_ns());
+}
+
 // Charges interrupt time on `cpu` to the task running there (sched/cpu.h pending_steal): none
 // while idle, nor to a task that got the CPU after the interrupt started (a pending interrupt
 // fired late, fire_needless_irq()).

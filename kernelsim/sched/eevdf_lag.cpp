@@ -42,6 +42,12 @@ QueueSum queue_sum(const Cpu& cpu, SimTime at, const Task* skip = nullptr) {
   return q;
 }
 
+// entity_eligible(): v <= V, as v * n <= the sum of the queue's vruntimes, without the mean's
+// rounding.
+bool eligible_in(const QueueSum& q, const Task& t) {
+  return t.vruntime.count_ns() * q.n <= q.sum;
+}
+
 SimTime clamp_lag(SimTime lag, SimTime limit) {
   return std::clamp(lag, SimTime::zero() - limit, limit);
 }
@@ -113,9 +119,8 @@ void eevdf_update_deadline(Task& t, SimTime slice) {
 }
 
 bool eevdf_eligible(const Cpu& cpu, const Task& t, SimTime at) {
-  // v <= V, as avg_vruntime() * n >= v * n without the division's rounding.
   const QueueSum q = queue_sum(cpu, at);
-  return q.n == 0 || t.vruntime.count_ns() * q.n <= q.sum;
+  return q.n == 0 || eligible_in(q, t);
 }
 
 std::optional<size_t> eevdf_pick(const Cpu& cpu, SimTime at) {
@@ -125,7 +130,7 @@ std::optional<size_t> eevdf_pick(const Cpu& cpu, SimTime at) {
   std::optional<size_t> best;
   for (size_t i = 0; i < cpu.runqueue.size(); ++i) {
     const Task& t = *cpu.runqueue[i];
-    if (t.vruntime.count_ns() * q.n > q.sum) continue;  // not eligible
+    if (!eligible_in(q, t)) continue;
     if (!best || t.eevdf_deadline < cpu.runqueue[*best]->eevdf_deadline) best = i;
   }
   return best;

@@ -22,10 +22,7 @@ namespace {
 void take_pending_resched(Simulation& sim, Cpu& cpu, SimTime at) {
   const SimTime landed = cpu.resched_pending_at;
   cpu.resched_pending_at = SimTime::infinite();
-  if (landed < at) {
-    ++cpu.counters.ipis_deferred;
-    cpu.counters.ipi_deferred_ns += static_cast<uint64_t>((at - landed).count_ns());
-  }
+  count_deferred_ipi(cpu, landed, at);
   steal_irq_time(cpu, max(max(landed, at), cpu.irq_busy_until), sim.costs().ipi_handler_entry);
 }
 
