@@ -91,7 +91,9 @@ struct CostProfile {
       find_get_block_slow;  // ns: __find_get_block_slow() beyond the page-cache lookup:
                             //     mapping->private_lock (uncontended) + walking the page's buffers
   SimTime file_copy_page;   // ns: copy_to_user/copy_from_user of 4 KiB of page-cache data
-  SimTime fsync_block;      // ns: fsync writing one dirty block and waiting for it (off CPU)
+  SimTime fsync_block;      // ns: an fsync of one dirty page as a whole, waited for off CPU:
+                            //     its write, the journal commit and the device's cache flush
+                            //     (each further page adds writeback_page: fs/read_write.h)
   SimTime find_get_page;    // ns: one page-cache lookup from the xarray root + folio_try_get()
                             //     (pagecache_get_page(), __find_get_block_slow(), and the start
                             //     of each filemap_get_read_batch())

@@ -7,11 +7,13 @@
 // miss the page-cache slow path and an install) plus the user copy of its bytes. Each page touched
 // is a page-cache page first (mm/filemap.h: allocated on a miss, read from the device unless a
 // write covers it, dirtied by a write, written back by the flusher or kswapd); a write ends in
-// balance_dirty_pages(). A write marks the block's buffer head dirty; fsync writes every dirty
-// block of the file, waiting off CPU (CostProfile::fsync_block each), and cleans them and their
-// pages. Files with no page cache (pipes, sockets, char devices, ttys, anon inodes: fs/file.h) cost
-// a syscall and a copy of the bytes (CostProfile::pipe_rw / socket_rw on top; a pipe write also
-// pipe_buf_page per 4 KiB), /dev/null a syscall.
+// balance_dirty_pages(). A write marks the block's buffer head dirty; fsync queues a write of
+// every dirty page of the file on its device (CostProfile::writeback_page each), cleaning them
+// and their buffers, and waits off CPU for them, the file's writes already in flight and the
+// journal commit and cache flush after them (CostProfile::fsync_block is a one-page fsync). Files
+// with no page cache (pipes, sockets, char devices, ttys, anon inodes: fs/file.h) cost a syscall
+// and a copy of the bytes (CostProfile::pipe_rw / socket_rw on top; a pipe write also pipe_buf_page
+// per 4 KiB), /dev/null a syscall.
 
 #pragma once
 

@@ -359,12 +359,11 @@ Co<void> balance_dirty_pages_ratelimited(Task& t) {
   }
 }
 
-void PageCache::clean_file(uint32_t file) {
-  for (uint32_t f : oldest_dirty(nr_dirty_, file)) {
-    if (mapcount(f) != 0) page_mkclean_file(sim_, f);
-    sim_.lruvec().frame(f).dirty = false;
-    --nr_dirty_;
-  }
+SimTime PageCache::writes_done(uint32_t file, SimTime now) const {
+  const auto it = writeback_ends_.find(file);
+  // The device serves its queue in order: the last write queued ends last.
+  if (it == writeback_ends_.end() || it->second.empty()) return now;
+  return max(it->second.back(), now);
 }
 
 }  // namespace mmreplay::kernelsim

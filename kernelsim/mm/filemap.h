@@ -127,9 +127,9 @@ class PageCache {
   // `file` restricts them to one file (0: any).
   std::vector<uint32_t> oldest_dirty(uint64_t n, uint32_t file = 0);
 
-  // The page side of fsync (filemap_write_and_wait()): the file's dirty pages are clean once its
-  // buffers are written (do_fsync() charges the writes).
-  void clean_file(uint32_t file);
+  // When the writes of `file` queued so far complete: the last one's end, or `now` when none is
+  // in flight (what filemap_fdatawait_range() waits for, the flusher's writes included).
+  SimTime writes_done(uint32_t file, SimTime now) const;
 
   // Models domain_dirty_limits(): (background, dirty) thresholds in pages.
   std::pair<uint64_t, uint64_t> dirty_thresholds() const;

@@ -52,7 +52,7 @@ Status run_calibration(const CalibrationOptions& o, std::ostream* progress, Cali
   for (Figure& f : probe_cached_read(po)) add(std::move(f));
   for (Figure& f : probe_cold_read(po)) add(std::move(f));
   add(probe_cold_random_read(po));
-  add(probe_fdatasync(po));
+  for (Figure& f : probe_fdatasync(po)) add(std::move(f));
   for (Figure& f : probe_truncate(po)) add(std::move(f));
   for (Figure& f : probe_kernel_fault(po)) add(std::move(f));
   for (Figure& f : probe_fork(po)) add(std::move(f));

@@ -16,6 +16,7 @@
 // request to the device apart from its pages (page_cache_read_request).
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -158,35 +159,63 @@ Figure probe_cold_random_read(const ProbeOptions& o) {
 
 // A 4 KiB write of a cached page and the fdatasync() that writes it out and waits for it, as a
 // database's commit does: per call. Less the two calls' entries and the page's copy, what is left
-// is one dirty block's write and flush (profile_fit.cpp: fsync_block).
-Figure probe_fdatasync(const ProbeOptions& o) {
-  Figure f = figure_of("fdatasync_block", "pwrite() of 1 cached page, then fdatasync()", "call");
-  constexpr size_t kFilePages = 16;
+// is one dirty page's write, the journal commit and the device's cache flush (profile_fit.cpp:
+// fsync_block). Then fdatasync() alone of kSyncManyPages pages written just before, per call:
+// its extra time over the one-page call is the device writing the other pages, one after the
+// other (writeback_page).
+std::vector<Figure> probe_fdatasync(const ProbeOptions& o) {
+  Figure one = figure_of("fdatasync_block", "pwrite() of 1 cached page, then fdatasync()", "call");
+  Figure many = figure_of(
+      "fdatasync_many",
+      fmt::format("fdatasync() of {} cached pages written just before", kSyncManyPages), "call");
   std::string why;
-  const int fd = scratch_file(kFilePages, kFilePages, &why);
-  if (fd < 0) return failed(f, why);
-  std::vector<char> page(kPage, 'z');
-  std::vector<double> per_call;
+  const int fd = scratch_file(kSyncManyPages, kSyncManyPages, &why);
+  if (fd < 0) return {failed(one, why), failed(many, why)};
+  const std::string failure = "a write or fdatasync of the file failed";
+  if (::fdatasync(fd) != 0) {  // the file's blocks allocated: every write below overwrites
+    ::close(fd);
+    return {failed(one, failure), failed(many, failure)};
+  }
+  std::vector<char> block(kSyncManyPages * kPage, 'z');
+  std::vector<double> one_call, many_call;
   // Each call waits for the device: fewer than the in-memory probes.
   const int calls = o.quick ? 32 : 128;
+  const int many_calls = o.quick ? 4 : 16;
   const int passes = std::min(o.repetitions(), 9);
   for (int r = 0; r < passes; ++r) {
     const uint64_t t0 = now_ns();
     for (int i = 0; i < calls; ++i) {
-      const auto at = static_cast<off_t>((static_cast<size_t>(i) % kFilePages) * kPage);
-      if (::pwrite(fd, page.data(), kPage, at) != static_cast<ssize_t>(kPage) ||
+      const auto at = static_cast<off_t>((static_cast<size_t>(i) % kSyncManyPages) * kPage);
+      if (::pwrite(fd, block.data(), kPage, at) != static_cast<ssize_t>(kPage) ||
           ::fdatasync(fd) != 0) {
         ::close(fd);
-        return failed(f, "a write or fdatasync of the file failed");
+        return {failed(one, failure), failed(many, failure)};
       }
     }
-    per_call.push_back(static_cast<double>(now_ns() - t0) / calls);
+    one_call.push_back(static_cast<double>(now_ns() - t0) / calls);
+    uint64_t synced = 0;
+    for (int i = 0; i < many_calls; ++i) {
+      if (::pwrite(fd, block.data(), block.size(), 0) != static_cast<ssize_t>(block.size())) {
+        ::close(fd);
+        return {failed(one, failure), failed(many, failure)};
+      }
+      const uint64_t t1 = now_ns();
+      if (::fdatasync(fd) != 0) {
+        ::close(fd);
+        return {failed(one, failure), failed(many, failure)};
+      }
+      synced += now_ns() - t1;
+    }
+    many_call.push_back(static_cast<double>(synced) / many_calls);
   }
   ::close(fd);
-  f.measured = true;
-  f.ns = summarize(per_call);
-  f.note = "one dirty block written and the device's cache flushed, waited for";
-  return f;
+  one.measured = true;
+  one.ns = summarize(one_call);
+  one.note = "one dirty page written and the device's cache flushed, waited for";
+  many.measured = true;
+  many.ns = summarize(many_call);
+  many.note = "the pages written in order and one flush, waited for";
+  return {one, many};
 }
 
 // ftruncate(fd, 0) of a file whose pages are all cached: dirty (just written: under delayed

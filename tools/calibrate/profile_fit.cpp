@@ -308,17 +308,27 @@ void fit_fork(Fitter& fit, const std::vector<Figure>& figures) {
 }
 
 // fsync_block from a one-page pwrite() and fdatasync() per call: less the two calls' entries and
-// the page's copy into the page cache, the block's write and the device's flush, which the model
-// waits for off CPU per dirty block (fs/read_write.h do_fsync()). The buffer-head lookups left in
-// it are tens of ns beside a device's hundreds of us. Called after syscall_entry and
-// file_copy_page are fitted.
+// the page's copy into the page cache, the page's write, the journal commit and the device's
+// flush, which the model waits for once a call (fs/read_write.h do_fsync()). The buffer-head
+// lookups left in it are tens of ns beside a device's hundreds of us. writeback_page from the
+// fdatasync() of kSyncManyPages pages: less its entry and fsync_block, the other pages' writes,
+// which queue one behind the other on the file's device (the flusher's and reclaim's writes
+// too, mm/filemap.h); their submission's CPU time runs while the device writes. Called after
+// syscall_entry and file_copy_page are fitted.
 void fit_fsync(Fitter& fit, const std::vector<Figure>& figures) {
   const Figure* f = measured(figures, "fdatasync_block");
   if (f == nullptr) return;
   const double calls = 2 * fit.ns("syscall_entry") + fit.ns("file_copy_page");
-  if (f->ns.median > calls) {
-    fit.set("fsync_block", f->ns.median - calls, *f,
-            fmt::format("less two syscall entries and a page's copy ({:.0f} ns)", calls));
+  if (f->ns.median <= calls) return;
+  fit.set("fsync_block", f->ns.median - calls, *f,
+          fmt::format("less two syscall entries and a page's copy ({:.0f} ns)", calls));
+  const Figure* m = measured(figures, "fdatasync_many");
+  if (m == nullptr) return;
+  const double rest = m->ns.median - fit.ns("syscall_entry") - fit.ns("fsync_block");
+  if (rest > 0) {
+    fit.set("writeback_page", rest / static_cast<double>(kSyncManyPages - 1), *m,
+            fmt::format("less a syscall entry and fsync_block, over the other {} pages",
+                        kSyncManyPages - 1));
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "tools/calibrate/calibrate.h"
 #include "tools/calibrate/model_fit.h"
+#include "tools/calibrate/probes.h"
 
 namespace mmreplay::tools::calibrate {
 namespace {
@@ -298,8 +299,8 @@ TEST(FitProfile, AColdRandomReadSetsTheDeviceRequest) {
             kernelsim::cost_profile_default().page_cache_read_request);
 }
 
-// A page's write and fdatasync() per call, less the two entries and the copy, is the block's
-// write and the device's flush: what the model's do_fsync() waits for per dirty block.
+// A page's write and fdatasync() per call, less the two entries and the copy, is the page's
+// write, the commit and the device's flush: what the model's do_fsync() waits for once a call.
 TEST(FitProfile, FdatasyncGivesTheDeviceTimeOfADirtyBlock) {
   std::vector<std::string> notes;
   const auto p = fit_profile({figure("syscall", 200), figure("fdatasync_block", 150000)},
@@ -309,6 +310,28 @@ TEST(FitProfile, FdatasyncGivesTheDeviceTimeOfADirtyBlock) {
   EXPECT_TRUE(is_calibrated(p, "fsync_block"));
   EXPECT_EQ(fit_profile({figure("syscall", 200)}, "calibrate D H", &notes).costs.fsync_block,
             kernelsim::cost_profile_default().fsync_block);
+  EXPECT_EQ(p.costs.writeback_page, kernelsim::cost_profile_default().writeback_page)
+      << "no many-page figure: the device's pace keeps its default";
+}
+
+// An fdatasync() of kSyncManyPages pages is one call's commit and flush (fsync_block) and the
+// other pages' writes one after the other: writeback_page is its extra time over them.
+TEST(FitProfile, AManyPageFdatasyncGivesTheDevicesTimeAPage) {
+  std::vector<std::string> notes;
+  const double one = 150000;
+  const double many = 2 * one + 3000.0 * (kSyncManyPages - 1);
+  const auto p = fit_profile(
+      {figure("syscall", 200), figure("fdatasync_block", one), figure("fdatasync_many", many)},
+      "calibrate D H", &notes);
+  const double expected = (many - 200 - p.costs.fsync_block.count_ns()) / (kSyncManyPages - 1);
+  EXPECT_NEAR(p.costs.writeback_page.count_ns(), expected, 1);
+  EXPECT_TRUE(is_calibrated(p, "writeback_page"));
+  // A many-page call no longer than its entry and a one-page call leaves the pages nothing: no
+  // fit.
+  const auto q = fit_profile(
+      {figure("syscall", 200), figure("fdatasync_block", one), figure("fdatasync_many", 1000)},
+      "calibrate D H", &notes);
+  EXPECT_EQ(q.costs.writeback_page, kernelsim::cost_profile_default().writeback_page);
 }
 
 // ftruncate() of cached files: a dirty page's time less what the model's do_truncate() charges a
