@@ -176,6 +176,7 @@ void set_files(const formats::TraceMeta& meta, CacheStart cache, bool devices_as
         break;
     }
     spec.size_bytes = f.size_bytes;
+    spec.created = f.created;
     if (devices_as_recorded) spec.read_ahead_kb = f.read_ahead_kb;
     spec.cached_at_start = cache == CacheStart::kWarm ||
                            (cache == CacheStart::kAuto &&

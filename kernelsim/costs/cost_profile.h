@@ -94,6 +94,8 @@ struct CostProfile {
   SimTime fsync_block;      // ns: an fsync of one dirty page as a whole, waited for off CPU:
                             //     its write, the journal commit and the device's cache flush
                             //     (each further page adds writeback_page: fs/read_write.h)
+  SimTime fsync_commit;     // ns: beyond fsync_block, the journal's commit of a new i_size
+                            //     (an append's fsync), waited for off CPU
   SimTime find_get_page;    // ns: one page-cache lookup from the xarray root + folio_try_get()
                             //     (pagecache_get_page(), __find_get_block_slow(), and the start
                             //     of each filemap_get_read_batch())

@@ -35,6 +35,10 @@ struct FileSpec {
   // read_ahead_kb of the device behind the file (its bdi), as recorded; -1: not recorded, and
   // the read_ahead_kb knob stands for every device (mm/readahead.h bdi_ra_pages()).
   int32_t read_ahead_kb = -1;
+  // The recording made the file (O_CREAT|O_EXCL, O_TRUNC, creat): its i_size starts at 0. Else
+  // size_bytes, the furthest the trace reads or writes, stands for its size at the start, so
+  // that only truncations change it.
+  bool created = false;
 };
 
 class FileTable {
@@ -49,8 +53,25 @@ class FileTable {
     return t == FileType::kRegular || t == FileType::kBlockDevice || t == FileType::kUnknown;
   }
 
+  // The file's i_size as the run changes it (a listed regular or unknown file; a block device's
+  // size is the device's): a write ending at `end` past it extends it (generic_write_end():
+  // i_size_write()), a truncation sets it (truncate_setsize()).
+  void write_ended_at(uint32_t file, uint64_t end);
+  void truncated_to(uint32_t file, uint64_t size);
+  // Whether i_size changed since the last call: an fdatasync() then commits the journal, the
+  // new size being needed to read the data back (ext4_sync_file(): the inode's datasync
+  // transaction); an overwrite in place commits nothing. Clears it.
+  bool take_size_change(uint32_t file);
+
  private:
+  struct Inode {
+    uint64_t i_size = 0;
+    bool size_changed = false;
+  };
+  Inode* inode(uint32_t file);
+
   std::vector<FileSpec> specs_;  // by file id
+  std::vector<Inode> inodes_;    // by file id, with specs_
 };
 
 }  // namespace mmreplay::kernelsim

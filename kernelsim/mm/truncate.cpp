@@ -75,6 +75,7 @@ Co<int64_t> do_truncate(Task& t, uint32_t file, uint64_t new_size, uint64_t reco
   co_await sync_point(t);
   t.work(c.syscall_entry);
   if (!sim.files().uses_page_cache(file)) co_return 0;
+  sim.files().truncated_to(file, new_size);  // truncate_setsize()
   PageCache& pc = sim.page_cache();
   VmCounters& vm = sim.vm();
   // The first whole page past the new size: a partial last page stays (its tail is zeroed).

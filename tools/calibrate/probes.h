@@ -177,7 +177,8 @@ std::vector<Figure> probe_cached_read(const ProbeOptions& o);
 std::vector<Figure> probe_cold_read(const ProbeOptions& o);
 Figure probe_cold_random_read(const ProbeOptions& o);
 // pwrite() of one cached page of a scratch file and fdatasync(), per call; fdatasync() of
-// kSyncManyPages pages written just before, per call (probes_read.cpp).
+// kSyncManyPages pages written just before, per call; pwrite() of a page past the file's end and
+// fdatasync(), per call (probes_read.cpp).
 inline constexpr size_t kSyncManyPages = 2048;  // 8 MiB
 std::vector<Figure> probe_fdatasync(const ProbeOptions& o);
 // ftruncate() to 0 of cached pages: 2048 dirty, per page; 16 and 2048 clean (their blocks on the

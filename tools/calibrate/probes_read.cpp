@@ -162,22 +162,29 @@ Figure probe_cold_random_read(const ProbeOptions& o) {
 // is one dirty page's write, the journal commit and the device's cache flush (profile_fit.cpp:
 // fsync_block). Then fdatasync() alone of kSyncManyPages pages written just before, per call:
 // its extra time over the one-page call is the device writing the other pages, one after the
-// other (writeback_page).
+// other (writeback_page). Those overwrite pages in place; a page appended to the file changes its
+// size, which fdatasync() commits to the journal first: the append's call less the in-place
+// one is that commit (fsync_commit).
 std::vector<Figure> probe_fdatasync(const ProbeOptions& o) {
   Figure one = figure_of("fdatasync_block", "pwrite() of 1 cached page, then fdatasync()", "call");
   Figure many = figure_of(
       "fdatasync_many",
       fmt::format("fdatasync() of {} cached pages written just before", kSyncManyPages), "call");
+  Figure append = figure_of(
+      "fdatasync_append", "pwrite() of 1 page past the end of the file, then fdatasync()", "call");
   std::string why;
   const int fd = scratch_file(kSyncManyPages, kSyncManyPages, &why);
-  if (fd < 0) return {failed(one, why), failed(many, why)};
+  if (fd < 0) return {failed(one, why), failed(many, why), failed(append, why)};
   const std::string failure = "a write or fdatasync of the file failed";
-  if (::fdatasync(fd) != 0) {  // the file's blocks allocated: every write below overwrites
+  auto all_failed = [&] {
     ::close(fd);
-    return {failed(one, failure), failed(many, failure)};
-  }
+    return std::vector<Figure>{failed(one, failure), failed(many, failure),
+                               failed(append, failure)};
+  };
+  if (::fdatasync(fd) != 0) return all_failed();  // its blocks allocated: overwrites below
   std::vector<char> block(kSyncManyPages * kPage, 'z');
-  std::vector<double> one_call, many_call;
+  std::vector<double> one_call, many_call, append_call;
+  auto end = static_cast<off_t>(kSyncManyPages * kPage);
   // Each call waits for the device: fewer than the in-memory probes.
   const int calls = o.quick ? 32 : 128;
   const int many_calls = o.quick ? 4 : 16;
@@ -188,23 +195,26 @@ std::vector<Figure> probe_fdatasync(const ProbeOptions& o) {
       const auto at = static_cast<off_t>((static_cast<size_t>(i) % kSyncManyPages) * kPage);
       if (::pwrite(fd, block.data(), kPage, at) != static_cast<ssize_t>(kPage) ||
           ::fdatasync(fd) != 0) {
-        ::close(fd);
-        return {failed(one, failure), failed(many, failure)};
+        return all_failed();
       }
     }
     one_call.push_back(static_cast<double>(now_ns() - t0) / calls);
+    const uint64_t t1 = now_ns();
+    for (int i = 0; i < calls; ++i, end += static_cast<off_t>(kPage)) {
+      if (::pwrite(fd, block.data(), kPage, end) != static_cast<ssize_t>(kPage) ||
+          ::fdatasync(fd) != 0) {
+        return all_failed();
+      }
+    }
+    append_call.push_back(static_cast<double>(now_ns() - t1) / calls);
     uint64_t synced = 0;
     for (int i = 0; i < many_calls; ++i) {
       if (::pwrite(fd, block.data(), block.size(), 0) != static_cast<ssize_t>(block.size())) {
-        ::close(fd);
-        return {failed(one, failure), failed(many, failure)};
+        return all_failed();
       }
-      const uint64_t t1 = now_ns();
-      if (::fdatasync(fd) != 0) {
-        ::close(fd);
-        return {failed(one, failure), failed(many, failure)};
-      }
-      synced += now_ns() - t1;
+      const uint64_t t2 = now_ns();
+      if (::fdatasync(fd) != 0) return all_failed();
+      synced += now_ns() - t2;
     }
     many_call.push_back(static_cast<double>(synced) / many_calls);
   }
@@ -215,7 +225,10 @@ std::vector<Figure> probe_fdatasync(const ProbeOptions& o) {
   many.measured = true;
   many.ns = summarize(many_call);
   many.note = "the pages written in order and one flush, waited for";
-  return {one, many};
+  append.measured = true;
+  append.ns = summarize(append_call);
+  append.note = "as fdatasync_block, and the journal's commit of the new size";
+  return {one, many, append};
 }
 
 // ftruncate(fd, 0) of a file whose pages are all cached: dirty (just written: under delayed

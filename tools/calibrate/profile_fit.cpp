@@ -313,8 +313,9 @@ void fit_fork(Fitter& fit, const std::vector<Figure>& figures) {
 // lookups left in it are tens of ns beside a device's hundreds of us. writeback_page from the
 // fdatasync() of kSyncManyPages pages: less its entry and fsync_block, the other pages' writes,
 // which queue one behind the other on the file's device (the flusher's and reclaim's writes
-// too, mm/filemap.h); their submission's CPU time runs while the device writes. Called after
-// syscall_entry and file_copy_page are fitted.
+// too, mm/filemap.h); their submission's CPU time runs while the device writes. fsync_commit from
+// a one-page append's pwrite() and fdatasync(): less the in-place call, the journal's commit of
+// the new size. Called after syscall_entry and file_copy_page are fitted.
 void fit_fsync(Fitter& fit, const std::vector<Figure>& figures) {
   const Figure* f = measured(figures, "fdatasync_block");
   if (f == nullptr) return;
@@ -322,6 +323,11 @@ void fit_fsync(Fitter& fit, const std::vector<Figure>& figures) {
   if (f->ns.median <= calls) return;
   fit.set("fsync_block", f->ns.median - calls, *f,
           fmt::format("less two syscall entries and a page's copy ({:.0f} ns)", calls));
+  const Figure* a = measured(figures, "fdatasync_append");
+  if (a != nullptr && a->ns.median > f->ns.median) {
+    fit.set("fsync_commit", a->ns.median - f->ns.median, *a,
+            fmt::format("less fdatasync_block {:.0f} ns (a page written in place)", f->ns.median));
+  }
   const Figure* m = measured(figures, "fdatasync_many");
   if (m == nullptr) return;
   const double rest = m->ns.median - fit.ns("syscall_entry") - fit.ns("fsync_block");

@@ -1,9 +1,11 @@
-// fsync(2) of a file's dirty pages (fs/read_write.h do_fsync()): one journal commit and cache
-// flush a call, the pages written one behind the other at the device's pace, the writes already
-// in flight waited for and not made again, and nothing to wait for when nothing is dirty.
+// fsync(2) of a file's dirty pages (fs/read_write.h do_fsync()): one cache flush a call, the
+// pages written one behind the other at the device's pace, the writes already in flight waited
+// for and not made again, nothing to wait for when nothing is dirty, and a journal commit when
+// the file's size changed (an append, a truncation) and only then.
 
 #include <gtest/gtest.h>
 
+#include "kernelsim/fs/file.h"
 #include "kernelsim/mm/filemap.h"
 #include "tests/kernelsim/test_util.h"
 
@@ -17,11 +19,13 @@ using testing::thread;
 constexpr uint64_t kFile = 1;
 constexpr uint64_t kPages = 64;
 
-// The default profile with round device times: a one-page fsync 100 us, each page's write 3 us.
+// The default profile with round device times: a one-page fsync 100 us, each page's write 3 us,
+// a commit of a new size 150 us.
 CostProfile device_costs() {
   CostProfile c = cost_profile_default();
   c.fsync_block = SimTime::us(100);
   c.writeback_page = SimTime::us(3);
+  c.fsync_commit = SimTime::us(150);
   return c;
 }
 
@@ -81,6 +85,42 @@ TEST(FsyncTest, NothingDirtyAndNothingInFlightIsOnlyTheCall) {
       << "one page: its write and the flush";
   EXPECT_LT(SimTime::ns(static_cast<int64_t>(fsyncs(*sim).min())), SimTime::us(5))
       << "the second: no commit, no flush";
+}
+
+// A file the run made starts empty: a page appended changes its size, which the journal commits
+// before the flush; a page overwritten in place does not.
+TEST(FsyncTest, AnAppendsFsyncCommitsTheNewSizeAnOverwritesDoesNot) {
+  auto sim = machine();
+  sim->files().set(kFile, FileSpec{.type = FileType::kRegular, .created = true});
+  thread(*sim, 1, 0,
+         {Op::file_write(kFile, 0, kPage), Op::fsync(kFile), Op::file_write(kFile, 0, kPage),
+          Op::fsync(kFile)});
+  sim->run();
+  ASSERT_EQ(fsyncs(*sim).count(), 2u);
+  const CostProfile& c = sim->costs();
+  const SimTime append = SimTime::ns(static_cast<int64_t>(fsyncs(*sim).max()));
+  const SimTime overwrite = SimTime::ns(static_cast<int64_t>(fsyncs(*sim).min()));
+  EXPECT_GE(append, c.fsync_block + c.fsync_commit);
+  EXPECT_GE(overwrite, c.fsync_block);
+  EXPECT_LT(overwrite, c.fsync_block + SimTime::us(10)) << "no commit for a write in place";
+}
+
+// A file that existed keeps the size the trace reaches: writing inside it commits nothing, and
+// a truncation changes it, so the next fsync commits though nothing is dirty.
+TEST(FsyncTest, ATruncationsSizeIsCommittedByTheNextFsync) {
+  auto sim = machine();
+  sim->files().set(kFile, FileSpec{.type = FileType::kRegular, .size_bytes = kPages * kPage});
+  thread(*sim, 1, 0,
+         {Op::file_write(kFile, 0, kPage), Op::fsync(kFile), Op::file_truncate(kFile, 0, 1),
+          Op::fsync(kFile)});
+  sim->run();
+  ASSERT_EQ(fsyncs(*sim).count(), 2u);
+  const CostProfile& c = sim->costs();
+  const SimTime flush = c.fsync_block - c.writeback_page;
+  EXPECT_LT(SimTime::ns(static_cast<int64_t>(fsyncs(*sim).min())), c.fsync_block + SimTime::us(10))
+      << "the write in place: no commit";
+  EXPECT_GE(SimTime::ns(static_cast<int64_t>(fsyncs(*sim).max())), flush + c.fsync_commit)
+      << "the truncation's new size: committed and flushed";
 }
 
 }  // namespace fsync_test

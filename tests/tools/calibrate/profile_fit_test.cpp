@@ -334,6 +334,21 @@ TEST(FitProfile, AManyPageFdatasyncGivesTheDevicesTimeAPage) {
   EXPECT_EQ(q.costs.writeback_page, kernelsim::cost_profile_default().writeback_page);
 }
 
+// A page appended and fdatasync()ed, less one written in place, is the journal's commit of the
+// file's new size; an append no slower than the overwrite leaves the default.
+TEST(FitProfile, AnAppendsFdatasyncGivesTheCommitOfTheNewSize) {
+  std::vector<std::string> notes;
+  const auto p = fit_profile({figure("syscall", 200), figure("fdatasync_block", 100000),
+                              figure("fdatasync_append", 185000)},
+                             "calibrate D H", &notes);
+  EXPECT_EQ(p.costs.fsync_commit.count_ns(), 85000);
+  EXPECT_TRUE(is_calibrated(p, "fsync_commit"));
+  const auto q = fit_profile({figure("syscall", 200), figure("fdatasync_block", 100000),
+                              figure("fdatasync_append", 90000)},
+                             "calibrate D H", &notes);
+  EXPECT_EQ(q.costs.fsync_commit, kernelsim::cost_profile_default().fsync_commit);
+}
+
 // ftruncate() of cached files: a dirty page's time less what the model's do_truncate() charges a
 // page besides (its LRU removal, its free, a 31st of the batch lookup) is truncate_page; clean
 // pages' extra slope is truncate_block (a wait per page with a block), the rest of a 16-page call
