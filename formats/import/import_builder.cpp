@@ -110,6 +110,16 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       e = ev::fsync(ts, 0);
       item->fd = static_cast<int32_t>(a[0]);
       return true;
+    case Syscall::kMsync:
+      // mm/msync.c: MS_SYNC fsyncs the file of each shared mapping in the range
+      // (vfs_fsync_range(file, ..., 1): an fdatasync); MS_ASYNC has done nothing since 2.6.19.
+      // Which file that is, the resolver knows once it has followed the mappings.
+      if ((a[2] & kMsSync) == 0) return false;
+      e = ev::fsync(ts, 0);
+      e.addr = a[0];
+      e.len = a[1];
+      item->file_by_address = true;
+      return true;
     case Syscall::kFtruncate:
       e = ev::file_truncate(ts, 0, a[1], c.pages_dropped);
       item->fd = static_cast<int32_t>(a[0]);

@@ -30,6 +30,9 @@ struct Item {
   bool ready = false;           // a poll/select/epoll wait that returned ready descriptors
   uint32_t fd_op = kNoFdOp;     // index in BuilderState::fd_ops, applied before the event
   uint64_t uaddr2 = 0;          // futex_wake by WAKE_OP or a requeue: the second futex word
+  // An fsync made by msync(MS_SYNC): its file is the shared file mapping's at event.addr
+  // (the resolver's SharedFileMaps), not a descriptor's.
+  bool file_by_address = false;
 };
 
 struct PendingCall {

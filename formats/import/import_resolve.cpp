@@ -22,6 +22,7 @@
 #include "formats/import/address_ranges.h"
 #include "formats/import/import_builder_impl.h"
 #include "formats/import/pipe_wakeups.h"
+#include "formats/import/shared_file_maps.h"
 #include "formats/import/socket_pairs.h"
 #include "formats/import/socket_wakeups.h"
 #include "formats/think_time.h"
@@ -42,6 +43,7 @@ struct MmState {
   // mapped before the recording began (an exec'd binary's data segment, which ld.so mprotects
   // read-only for RELRO), so they belong in the implicit mappings as the faults' pages do.
   AddressRanges premapped;
+  SharedFileMaps shared_files;  // the shared file mappings now, for msync
   uint32_t first_thread = 0;
 };
 
@@ -699,6 +701,7 @@ MmState& Resolver::state_of(uint32_t thread, uint64_t mm) {
     const MmState& parent = mms_[*forked_from_[thread]];
     m.mapped = parent.mapped;
     m.ever = parent.mapped;
+    m.shared_files = parent.shared_files;
     m.brk_known = parent.brk_known;
     m.brk = parent.brk;
   }
@@ -727,9 +730,15 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
         e.arg1 = fd(thread, item->fd).file_id;
         note_mapping_path(mm, e);
       }
+      if (item->fd != kNoFd && ((e.arg0 >> 32) & kMapShared) != 0) {
+        m.shared_files.map(e.addr, end, e.arg1);
+      } else {
+        m.shared_files.unmap(e.addr, end);
+      }
       break;
     }
     case EventKind::kMunmap:
+      m.shared_files.unmap(e.addr, end_of(e.addr, e.len));
       m.mapped.remove(e.addr, end_of(e.addr, e.len));
       order_.change(mm, e.addr, end_of(e.addr, e.len), self);
       break;
@@ -739,6 +748,8 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
       break;
     case EventKind::kMremap:
       note_premapped(&m, e.addr, end_of(e.addr, e.len));
+      m.shared_files.move(e.addr, end_of(e.addr, e.len), e.arg0, end_of(e.arg0, e.arg1) - e.arg0,
+                          (e.arg2 & kMremapDontUnmap) != 0);
       if ((e.arg2 & kMremapDontUnmap) == 0) {
         m.mapped.remove(e.addr, end_of(e.addr, e.len));
         order_.change(mm, e.addr, end_of(e.addr, e.len), self);
@@ -804,6 +815,19 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
     }
     case EventKind::kFsync:
       if (item->fd != kNoFd) e.arg0 = fd(thread, item->fd).file_id;
+      if (item->file_by_address) {  // msync(MS_SYNC)
+        // One event: a range over shared mappings of two files (rare) syncs the first only.
+        const std::vector<uint64_t> files = m.shared_files.files_in(e.addr, end_of(e.addr, e.len));
+        e.addr = 0;
+        e.len = 0;
+        if (files.empty()) {  // no shared file mapping there: nothing to write
+          ++report_.ignored_events;
+          ++report_.ignored_by_name["msync"];
+          item->emit = false;
+          break;
+        }
+        e.arg0 = files.front();
+      }
       break;
     case EventKind::kFileTruncate:
       if (item->fd != kNoFd) {

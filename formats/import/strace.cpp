@@ -29,6 +29,7 @@ size_t required_args(Syscall sc) {
       return 4;
     case Syscall::kMprotect:
     case Syscall::kMadvise:
+    case Syscall::kMsync:  // start, len, flags
     case Syscall::kRead:
     case Syscall::kWrite:
     case Syscall::kSendto:  // fd, buf, len (the rest is not needed)

@@ -10,7 +10,7 @@ namespace {
 constexpr uint64_t kMapHugeShift = 26;  // MAP_HUGE_SHIFT
 
 // Kept sorted by name (checked once below) for binary search.
-constexpr std::array<std::pair<std::string_view, uint64_t>, 109> kSymbols = {{
+constexpr std::array<std::pair<std::string_view, uint64_t>, 112> kSymbols = {{
     {"CLONE_CHILD_CLEARTID", 0x00200000},
     {"CLONE_CHILD_SETTID", 0x01000000},
     {"CLONE_CLEAR_SIGHAND", 0x100000000},
@@ -111,6 +111,9 @@ constexpr std::array<std::pair<std::string_view, uint64_t>, 109> kSymbols = {{
     {"MREMAP_DONTUNMAP", 4},
     {"MREMAP_FIXED", 2},
     {"MREMAP_MAYMOVE", 1},
+    {"MS_ASYNC", 1},  // include/uapi/asm-generic/mman-common.h
+    {"MS_INVALIDATE", 2},
+    {"MS_SYNC", 4},
     {"PROT_EXEC", 0x4},
     {"PROT_NONE", 0x0},
     {"PROT_READ", 0x1},

@@ -82,6 +82,7 @@ constexpr std::array<std::string_view, kSyscallCount> kNames = {
     "ftruncate",
     "unlink",
     "unlinkat",
+    "msync",
 };
 
 }  // namespace

@@ -108,8 +108,12 @@ enum class Syscall : uint8_t {
   // (iput() -> evict() -> truncate_inode_pages_final()).
   kUnlink,    // pathname                                         -> 0
   kUnlinkat,  // dfd, pathname, flag (AT_REMOVEDIR: a directory)  -> 0
+  // A shared file mapping's dirty pages written and waited for (appended): with MS_SYNC, an
+  // fdatasync() of the file of each shared mapping in the range (mm/msync.c); MS_ASYNC does
+  // nothing since 2.6.19.
+  kMsync,  // start, len, flags                                     -> 0
 };
-inline constexpr size_t kSyscallCount = 70;
+inline constexpr size_t kSyscallCount = 71;
 inline constexpr size_t kMaxSyscallArgs = 6;
 
 // Looks a syscall up by the name perf, strace and trace-cmd use ("mmap", "pread64", ...).
@@ -172,6 +176,7 @@ inline constexpr uint64_t kCloneThread = 0x00010000;
 inline constexpr uint64_t kCloneVfork = 0x00004000;
 inline constexpr uint32_t kMapAnonymous = 0x20;
 inline constexpr uint32_t kMapShared = 0x01;
+inline constexpr uint64_t kMsSync = 4;          // MS_SYNC (include/uapi/asm-generic/mman-common.h)
 inline constexpr uint64_t kShmRdonly = 010000;  // include/uapi/linux/shm.h: SHM_RDONLY
 inline constexpr uint32_t kMapPrivate = 0x02;
 inline constexpr uint32_t kMapFixed = 0x10;

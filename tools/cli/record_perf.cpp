@@ -72,7 +72,9 @@ std::vector<std::string> default_record_syscalls() {
           // process lifecycle: forks start children, execs give a process a new mm
           "fork", "vfork", "execve", "execveat",
           // System V shared memory: attaches are mappings
-          "shmget", "shmat", "shmdt"};
+          "shmget", "shmat", "shmdt",
+          // a shared file mapping's dirty pages written and waited for (MS_SYNC)
+          "msync"};
 }
 
 std::string perf_event_list(const std::vector<std::string>& syscalls, bool faults,
