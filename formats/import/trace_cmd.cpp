@@ -64,12 +64,29 @@ void syscall_record(Context* c, const TcRecord& r, uint64_t tid) {
   }
 }
 
+// sched:sched_wakeup: the woken thread is the record's pid field, not the task it was recorded
+// in (the waker, or whatever ran: an interrupt's wake-up is recorded in the task it interrupted,
+// the idle task's included), which makes no thread of the trace. A blocking call of the woken
+// thread ends there (ImportBuilder::task_woken()), as with perf (perf_script.cpp).
+void wakeup_record(Context* c, const TcRecord& r) {
+  uint64_t woken = 0;
+  if (!r.field_value("pid", &woken)) {
+    c->status = field_error(*c, r, "has no pid field");
+    return;
+  }
+  c->builder->task_woken(woken, r.ts);
+}
+
 // false stops the walk.
 bool on_record(Context* c, const TcRecord& r) {
   c->builder->count_line();
   if (!r.described) {
     c->builder->unknown_line(r.offset, "record of an event the file does not describe");
     return true;
+  }
+  if (r.system == "sched" && r.name == "sched_wakeup") {
+    wakeup_record(c, r);
+    return static_cast<bool>(c->status);
   }
   const auto tid = static_cast<uint64_t>(r.pid);
   if (r.has_comm) c->builder->set_name(tid, r.comm);

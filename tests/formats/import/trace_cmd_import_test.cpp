@@ -1,4 +1,5 @@
-// The trace.dat importer (libtracecmd) on a real recording of mmtouch.c (1 MiB, 2 threads).
+// The trace.dat importer (libtracecmd) on real recordings of mmtouch.c (1 MiB, 2 threads) and
+// wakeup.c (semaphore waits woken by another thread).
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -84,6 +85,29 @@ void expect_library_death_is_an_error(const std::string& bytes) {
   ASSERT_FALSE(s);
   EXPECT_EQ(s.code(), StatusCode::kCorruption);
   EXPECT_EQ(s.message().rfind(path + ": libtracecmd died reading it", 0), 0u) << s.message();
+}
+
+// wakeup.c recorded with sched:sched_wakeup (record_fixtures.sh): the main thread's semaphore
+// waits are futex waits, each woken by the poster thread; each ends at its wake-up, as
+// perf's do (ImportBuilder::task_woken()), and the wake-ups recorded in other tasks (the idle
+// task's, a migration thread's) make no thread of the trace.
+TEST(TraceCmdImport, BlockingCallsEndAtTheirWakeUp) {
+  if (!have_trace_dat_reader()) GTEST_SKIP() << "built without libtracecmd-dev";
+  ImportedTrace trace;
+  ImportReport report;
+  const Status s =
+      import_file(ImportFormat::kTraceCmd, fixture("wakeup.trace.dat"), &trace, &report);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(trace.meta.threads.size(), 2u);
+  // The 20 semaphore waits and pthread_join()'s, woken by the poster's exit (CLONE_CHILD_CLEARTID).
+  EXPECT_EQ(report.count(EventKind::kFutexWait), 21u);
+  EXPECT_EQ(report.blocks_cut_at_wakeup, 21u) << "every wait was woken inside it";
+  EXPECT_GT(report.blocks_runnable_ns, 0u);
+  for (const Event& e : trace.streams.at(0)) {
+    if (e.kind != EventKind::kFutexWait) continue;
+    // 200 us of the poster's work each, less the time the waiter took to get there.
+    EXPECT_LT(e.duration_ns, 400'000u);
+  }
 }
 
 // Two inputs fuzz_import_trace_cmd found that kill libtraceevent 1.7 (trace_cmd_records.h): the
