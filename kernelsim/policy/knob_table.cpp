@@ -430,8 +430,9 @@ std::vector<KnobInfo> build_table() {
            {{EevdfWakeup::kParity,
              {"parity",
               "6.6-6.11: a sleeper keeps the lag it left with (PLACE_LAG); the wakee preempts when "
-              "its placement leaves the running task ineligible, or when that task has used the "
-              "slice it was picked for (RUN_TO_PARITY) and the wakee is eligible"}},
+              "pick_eevdf() would pick it: eligible, with the earliest deadline among the eligible "
+              "tasks queued, the running one among them once past the deadline it was picked with "
+              "(RUN_TO_PARITY)"}},
             {EevdfWakeup::kEligible,
              {"eligible",
               "6.12+: a sleeper that leaves ineligible stays queued until the others' running pays "

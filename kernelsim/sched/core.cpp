@@ -38,7 +38,7 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   // then, which in user mode is at once (or once the waker's reschedule IPI lands).
   const Cpu* ipi_from = std::exchange(t.resched_ipi_from, nullptr);
   if (fork) return;
-  if (!preempts_curr(cpu, placed, slept, at)) return;
+  if (!preempts_curr(cpu, t, placed, slept, at)) return;
   cpu.wakeup_preempt_at = min(cpu.wakeup_preempt_at, at);
   cpu.next_buddy = &t;
   if (ipi_from == nullptr) {
@@ -65,10 +65,10 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
   steal_irq_time(cpu, lands, entry);
 }
 
-bool Scheduler::preempts_curr(const Cpu& cpu, const EevdfPlacement& placed, SimTime slept,
-                              SimTime at) const {
+bool Scheduler::preempts_curr(const Cpu& cpu, const Task& wakee, const EevdfPlacement& placed,
+                              SimTime slept, SimTime at) const {
   if (sim_.time_slice().eevdf()) {
-    return eevdf_wakeup_preempts(cpu, placed, at, sim_.config().eevdf_wakeup,
+    return eevdf_wakeup_preempts(cpu, wakee, placed, at, sim_.config().eevdf_wakeup,
                                  sim_.time_slice().base_slice());
   }
   return sim_.time_slice().wakeup_preempt(slept, at) != SimTime::infinite();
@@ -80,14 +80,14 @@ EevdfPlacement Scheduler::eevdf_placement(Task& t, SimTime at) {
   if (t.eevdf_delayed_on != nullptr && t.eevdf_delayed_on != &t.cpu())
     eevdf_leave_delayed(*t.eevdf_delayed_on, t, at, limit);
   eevdf_settle_delayed(t.cpu(), at);
-  return eevdf_place(t.cpu(), t, at);
+  return eevdf_place(t.cpu(), t, at, sim_.time_slice().base_slice());
 }
 
 bool Scheduler::wakeup_preempts(const Task& waker, Task& wakee) {
   if (wakee.cpu().curr == nullptr) return false;
   EevdfPlacement placed;
   if (sim_.time_slice().eevdf()) placed = eevdf_placement(wakee, waker.clock());
-  return preempts_curr(wakee.cpu(), placed, wakee.clock(), waker.clock());
+  return preempts_curr(wakee.cpu(), wakee, placed, wakee.clock(), waker.clock());
 }
 
 bool Scheduler::in_deep_idle(const Cpu& cpu, SimTime at) const {

@@ -91,7 +91,8 @@ class Scheduler {
   // Models check_preempt_wakeup(): whether a wakee that slept at `slept` and wakes at `at`
   // preempts the task running on `cpu` at once. CFS: sched/time_slice.h wakeup_preempt(); EEVDF:
   // by where it is `placed` (sched/eevdf_lag.h, knob eevdf_wakeup). REQUIRES: cpu.curr != nullptr.
-  bool preempts_curr(const Cpu& cpu, const EevdfPlacement& placed, SimTime slept, SimTime at) const;
+  bool preempts_curr(const Cpu& cpu, const Task& wakee, const EevdfPlacement& placed, SimTime slept,
+                     SimTime at) const;
   // EEVDF: where waking `t` at `at` places it on its CPU (sched/eevdf_lag.h), once a delayed
   // sleeper has left the queue of the CPU it slept on and sleepers due to leave its own have.
   EevdfPlacement eevdf_placement(Task& t, SimTime at);

@@ -67,7 +67,7 @@ void remove_delayed(Cpu& cpu, Task& t) {
 
 }  // namespace
 
-EevdfPlacement eevdf_place(const Cpu& cpu, const Task& t, SimTime at) {
+EevdfPlacement eevdf_place(const Cpu& cpu, const Task& t, SimTime at, SimTime slice) {
   assert(t.eevdf_delayed_on == nullptr || t.eevdf_delayed_on == &cpu);
   const QueueSum others = queue_sum(cpu, at, &t);
   EevdfPlacement p;
@@ -79,27 +79,42 @@ EevdfPlacement eevdf_place(const Cpu& cpu, const Task& t, SimTime at) {
             ? EevdfPlacement{.vruntime = others.avg(), .eligible = true}
             : EevdfPlacement{.vruntime = t.vruntime, .eligible = false, .kept = true};
   } else if (others.n == 0) {
-    return {others.avg(), true};  // an empty queue: at its anchor
+    // An empty queue: at its anchor.
+    return {.vruntime = others.avg(), .deadline = others.avg() + slice, .eligible = true};
   } else {
     // place_entity(): v = V - lag (n + 1) / n keeps the lag once the wakee counts in V, so the
     // wakee is eligible exactly when its lag is not negative.
     p.vruntime = others.avg() - SimTime::ns(t.vlag.count_ns() * (others.n + 1) / others.n);
     p.eligible = t.vlag >= SimTime::zero();
   }
+  p.deadline = p.kept ? t.eevdf_deadline : p.vruntime + slice;
   if (cpu.curr != nullptr && cpu.curr != &t)
     p.curr_eligible = vruntime_at(cpu, *cpu.curr, at) <= others.avg_with(p.vruntime);
   return p;
 }
 
-bool eevdf_wakeup_preempts(const Cpu& cpu, const EevdfPlacement& p, SimTime at, EevdfWakeup mode,
-                           SimTime base_slice) {
+bool eevdf_wakeup_preempts(const Cpu& cpu, const Task& wakee, const EevdfPlacement& p, SimTime at,
+                           EevdfWakeup mode, SimTime slice) {
   assert(cpu.curr != nullptr);
   if (!p.eligible) return false;
   if (mode == EevdfWakeup::kEligible) return true;
-  // RUN_TO_PARITY: an eligible running task keeps the slice it was picked for; an ineligible
-  // one is no candidate, and the wakee is taken as the eligible task with the earliest deadline
-  // (so it is with two on the CPU).
-  return !p.curr_eligible || at >= cpu.curr->slice_start + base_slice;
+  // 6.6-6.11: check_preempt_wakeup_fair() preempts when pick_eevdf() is the wakee. update_curr()
+  // first gives a running task past its deadline the next one (update_deadline()).
+  const Task& curr = *cpu.curr;
+  const SimTime curr_v = vruntime_at(cpu, curr, at);
+  const bool renewed = curr_v >= curr.eevdf_deadline;
+  if (p.curr_eligible) {
+    if (!renewed) return false;                     // RUN_TO_PARITY
+    if (curr_v + slice < p.deadline) return false;  // its new deadline is the earlier
+  }
+  // The queue's other eligible tasks, V counting the wakee where it is placed.
+  QueueSum q = queue_sum(cpu, at, &wakee);
+  q.sum += p.vruntime.count_ns();
+  ++q.n;
+  for (const Task* t : cpu.runqueue) {
+    if (t != &wakee && eligible_in(q, *t) && t->eevdf_deadline <= p.deadline) return false;
+  }
+  return true;
 }
 
 void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p, SimTime slice, bool new_task) {
@@ -110,7 +125,7 @@ void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p, SimTime slice, bo
   // place_entity(): the deadline is a slice of virtual time past where the task is placed; a new
   // task's is half a slice, so that it gets the CPU soon but not ahead of every task queued
   // (PLACE_DEADLINE_INITIAL).
-  t.eevdf_deadline = p.vruntime + (new_task ? SimTime::ns(slice.count_ns() / 2) : slice);
+  t.eevdf_deadline = new_task ? p.vruntime + SimTime::ns(slice.count_ns() / 2) : p.deadline;
 }
 
 void eevdf_update_deadline(Task& t, SimTime slice) {

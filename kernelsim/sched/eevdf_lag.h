@@ -14,9 +14,10 @@
 //  - It preempts the running task at once when it is eligible so placed (PICK_BUDDY on the
 //    wake-up's next buddy), else it waits for the tick that ends the running task's slice.
 // That is 6.12+ (knob eevdf_wakeup=eligible). 6.6-6.11 (eevdf_wakeup=parity) had no delayed
-// dequeue, so a sleeper keeps whatever lag it left with, and __pick_eevdf() keeps an eligible
-// running task inside the slice it was picked for (RUN_TO_PARITY): the wakee preempts when its
-// placement leaves the running task ineligible (it has positive lag) or that slice is used.
+// dequeue, so a sleeper keeps whatever lag it left with, and the wakee preempts only when it is
+// what pick_eevdf() would pick now: eligible, the earliest deadline among the queue's eligible
+// tasks, the running one included while it is eligible, which besides keeps the CPU as long as
+// its deadline is the one it was picked with (RUN_TO_PARITY: until its vruntime reaches it).
 // Measured on the project's 6.18 guest (2026-12-07; /proc/sched_debug's features are not readable
 // there): a thread pinned beside a spinner preempted it at once on every one of 20,000 wake-ups
 // from 20 us sleeps (overshoot 70 us at the median and 90 at the 99th percentile, as alone: the
@@ -49,17 +50,18 @@ class Task;
 // task (if any) still is once the wakee counts in V.
 struct EevdfPlacement {
   SimTime vruntime;
+  SimTime deadline = SimTime::zero();  // a slice past vruntime; kept: the task's own
   bool eligible = false;
   bool curr_eligible = true;
   bool kept = false;  // a delayed sleeper requeued where it was: its deadline stays
 };
 
-// The placement waking `t` on its CPU at `at` gives. REQUIRES: t sleeping or new, t not queued
-// as delayed on another CPU (eevdf_leave_delayed()).
-EevdfPlacement eevdf_place(const Cpu& cpu, const Task& t, SimTime at);
+// The placement waking `t` on its CPU at `at` gives, with the deadline of a `slice`.
+// REQUIRES: t sleeping or new, t not queued as delayed on another CPU (eevdf_leave_delayed()).
+EevdfPlacement eevdf_place(const Cpu& cpu, const Task& t, SimTime at, SimTime slice);
 
 // Puts `t` where eevdf_place() said: enqueue_entity() (a delayed sleeper leaves the delayed list:
-// it is runnable again), with the deadline of a `slice` (half of it for a `new_task`).
+// it is runnable again), with the placement's deadline (half a `slice` for a `new_task`).
 void eevdf_enqueue(Cpu& cpu, Task& t, const EevdfPlacement& p, SimTime slice, bool new_task);
 
 // update_deadline(): the task leaving its CPU has run its vruntime up to its deadline: the next
@@ -77,11 +79,11 @@ bool eevdf_eligible(const Cpu& cpu, const Task& t, SimTime at);
 // eevdf_settle_delayed(), can hold V under them all). REQUIRES: !cpu.runqueue.empty().
 std::optional<size_t> eevdf_pick(const Cpu& cpu, SimTime at);
 
-// Whether a wakee so placed preempts the running task at `at` (check_preempt_wakeup_fair()),
-// under `mode`; `base_slice`: the slice the running task was picked for (parity).
-// REQUIRES: cpu.curr != nullptr.
-bool eevdf_wakeup_preempts(const Cpu& cpu, const EevdfPlacement& p, SimTime at, EevdfWakeup mode,
-                           SimTime base_slice);
+// Whether `wakee` so placed preempts the running task at `at` (check_preempt_wakeup_fair()),
+// under `mode`; `slice`: the base slice (a running task past its deadline gets the next one).
+// The wakee may be in cpu.runqueue already or not. REQUIRES: cpu.curr != nullptr.
+bool eevdf_wakeup_preempts(const Cpu& cpu, const Task& wakee, const EevdfPlacement& p, SimTime at,
+                           EevdfWakeup mode, SimTime slice);
 
 // `t` has just left its CPU to sleep (Scheduler::sleep(), after put_prev_task()): its lag, or,
 // with `delay_dequeue` (6.12+), the delayed list when it leaves ineligible with others queued.

@@ -383,5 +383,55 @@ TEST(SchedTest, EevdfPicksTheEarliestDeadlineAmongEligibleTasks) {
   cpu.runqueue.clear();  // the tasks were never started: no CPU of theirs to leave
 }
 
+// eevdf_wakeup=parity (6.6-6.11): check_preempt_wakeup_fair() preempts only when pick_eevdf()
+// is the wakee. A queue set by hand: A runs, B waits, W wakes (placed at 1,000 us, deadline
+// 3,000 us); the base slice is 3,000 us.
+TEST(SchedTest, UnderRunToParityAWakeePreemptsOnlyWhenItIsPickEevdfsChoice) {
+  auto sim = make_sim(1, "sched=eevdf,eevdf_wakeup=parity");
+  Cpu& cpu = sim->cpu(0);
+  Task& a = sim->create_task(0, nullptr);
+  Task& b = sim->create_task(0, nullptr);
+  Task& w = sim->create_task(0, nullptr);
+  const SimTime slice = SimTime::us(3'000);
+  const auto set = [](Task& t, int64_t v_us, int64_t deadline_us) {
+    t.vruntime = SimTime::us(v_us);
+    t.eevdf_deadline = SimTime::us(deadline_us);
+  };
+  cpu.curr = &a;
+  cpu.busy_since = sim->now();  // A's vruntime is its own: no run since
+  const auto preempts = [&](bool curr_eligible) {
+    const EevdfPlacement p{.vruntime = SimTime::us(1'000),
+                           .deadline = SimTime::us(3'000),
+                           .eligible = true,
+                           .curr_eligible = curr_eligible};
+    return eevdf_wakeup_preempts(cpu, w, p, sim->now(), EevdfWakeup::kParity, slice);
+  };
+  // A (2,000 us) is ineligible once W counts in V (1,333 us). B (1,000 us) is eligible, and
+  // with the earlier deadline it is the pick, not W; with the later one W is.
+  set(a, 2'000, 1'500);
+  cpu.runqueue.push_back(&b);
+  set(b, 1'000, 2'000);
+  EXPECT_FALSE(preempts(false)) << "B's deadline is earlier: pick_eevdf() is B";
+  set(b, 1'000, 4'000);
+  EXPECT_TRUE(preempts(false));
+  cpu.runqueue.clear();
+  // A eligible (1,000 us, V 1,000 us) keeps the CPU while its deadline is the one it was picked
+  // with (RUN_TO_PARITY); past it, its next one (1,000 + 3,000 us) against W's 3,000 us.
+  set(a, 1'000, 5'000);
+  EXPECT_FALSE(preempts(true)) << "RUN_TO_PARITY";
+  set(a, 1'000, 900);
+  EXPECT_TRUE(preempts(true)) << "W's deadline is earlier than A's next";
+  set(a, 1'000, 900);
+  const EevdfPlacement late{.vruntime = SimTime::us(1'000),
+                            .deadline = SimTime::us(4'500),
+                            .eligible = true,
+                            .curr_eligible = true};
+  EXPECT_FALSE(eevdf_wakeup_preempts(cpu, w, late, sim->now(), EevdfWakeup::kParity, slice))
+      << "A's next deadline (4,000 us) is earlier";
+  EXPECT_TRUE(eevdf_wakeup_preempts(cpu, w, late, sim->now(), EevdfWakeup::kEligible, slice))
+      << "6.12+ (as measured on 6.18): an eligible wakee preempts";
+  cpu.curr = nullptr;  // the tasks were never started: no CPU of theirs to leave
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
