@@ -1,33 +1,22 @@
 #include "formats/import/shared_file_maps.h"
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 namespace mmreplay::formats {
 
 void SharedFileMaps::map(uint64_t start, uint64_t end, uint64_t file) {
   if (start >= end) return;
   unmap(start, end);
-  by_start_[start] = Mapping{end, file};
+  by_file_[file].add(start, end);
 }
 
 void SharedFileMaps::unmap(uint64_t start, uint64_t end) {
   if (start >= end) return;
-  auto it = by_start_.upper_bound(start);
-  if (it != by_start_.begin()) --it;
-  while (it != by_start_.end() && it->first < end) {
-    const uint64_t s = it->first;
-    const Mapping m = it->second;
-    if (m.end <= start) {
-      ++it;
-      continue;
-    }
-    it = by_start_.erase(it);
-    // What lies outside [start, end) stays mapped (a split: __split_vma()).
-    if (s < start) by_start_[s] = Mapping{start, m.file};
-    if (m.end > end) {
-      by_start_[end] = Mapping{m.end, m.file};
-      break;
-    }
+  for (auto it = by_file_.begin(); it != by_file_.end();) {
+    it->second.remove(start, end);
+    it = it->second.size() == 0 ? by_file_.erase(it) : std::next(it);
   }
 }
 
@@ -43,15 +32,19 @@ void SharedFileMaps::move(uint64_t start, uint64_t end, uint64_t to, uint64_t ne
 }
 
 std::vector<uint64_t> SharedFileMaps::files_in(uint64_t start, uint64_t end) const {
-  std::vector<uint64_t> out;
-  auto it = by_start_.upper_bound(start);
-  if (it != by_start_.begin()) --it;
-  for (; it != by_start_.end() && it->first < end; ++it) {
-    if (it->second.end <= start) continue;
-    if (std::find(out.begin(), out.end(), it->second.file) == out.end()) {
-      out.push_back(it->second.file);
-    }
+  // (first address met, file), sorted: address order.
+  std::vector<std::pair<uint64_t, uint64_t>> met;
+  for (const auto& [file, ranges] : by_file_) {
+    if (!ranges.intersects(start, end)) continue;
+    const std::vector<std::pair<uint64_t, uint64_t>> gaps = ranges.gaps(start, end);
+    // The first address of [start, end) in the set: start, or the end of the first gap there.
+    const uint64_t first =
+        gaps.empty() || gaps.front().first != start ? start : gaps.front().second;
+    met.emplace_back(first, file);
   }
+  std::sort(met.begin(), met.end());
+  std::vector<uint64_t> out;
+  for (const auto& m : met) out.push_back(m.second);
   return out;
 }
 

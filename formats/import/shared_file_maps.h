@@ -9,6 +9,8 @@
 #include <map>
 #include <vector>
 
+#include "formats/import/address_ranges.h"
+
 namespace mmreplay::formats {
 
 class SharedFileMaps {
@@ -24,11 +26,8 @@ class SharedFileMaps {
   std::vector<uint64_t> files_in(uint64_t start, uint64_t end) const;
 
  private:
-  struct Mapping {
-    uint64_t end = 0;
-    uint64_t file = 0;
-  };
-  std::map<uint64_t, Mapping> by_start_;  // disjoint
+  // Each file's shared ranges (a program maps few files shared; each range is in one file's set).
+  std::map<uint64_t, AddressRanges> by_file_;
 };
 
 }  // namespace mmreplay::formats
