@@ -77,6 +77,28 @@ void wakeup_record(Context* c, const TcRecord& r) {
   c->builder->task_woken(woken, r.ts);
 }
 
+// include/linux/sched.h: the task-state bits a sleeping task has (TASK_INTERRUPTIBLE up to
+// TASK_REPORT_IDLE); sched_switch reports a preempted task with none of them (0, or
+// TASK_REPORT_MAX since 4.14: __trace_sched_switch_state()).
+constexpr uint64_t kSleepStateBits = 0xff;
+
+// sched:sched_switch: a traced thread left its CPU (prev_pid), still runnable when preempted, and
+// one came back (next_pid); each pair is off-CPU time, not think time, as perf's switch events
+// (ImportBuilder::switch_out()). Records of other tasks (the pid filter keeps a switch when
+// either side is traced) change nothing.
+void switch_record(Context* c, const TcRecord& r) {
+  uint64_t prev = 0, prev_state = 0, next = 0;
+  if (!r.field_value("prev_pid", &prev) || !r.field_value("prev_state", &prev_state) ||
+      !r.field_value("next_pid", &next)) {
+    c->status = field_error(*c, r, "has no prev_pid, prev_state or next_pid");
+    return;
+  }
+  if (c->builder->knows_thread(prev)) {
+    c->builder->switch_out(prev, r.ts, (prev_state & kSleepStateBits) == 0);
+  }
+  if (c->builder->knows_thread(next)) c->builder->switch_in(next, r.ts);
+}
+
 // false stops the walk.
 bool on_record(Context* c, const TcRecord& r) {
   c->builder->count_line();
@@ -86,6 +108,10 @@ bool on_record(Context* c, const TcRecord& r) {
   }
   if (r.system == "sched" && r.name == "sched_wakeup") {
     wakeup_record(c, r);
+    return static_cast<bool>(c->status);
+  }
+  if (r.system == "sched" && r.name == "sched_switch") {
+    switch_record(c, r);
     return static_cast<bool>(c->status);
   }
   const auto tid = static_cast<uint64_t>(r.pid);
