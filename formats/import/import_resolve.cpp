@@ -816,7 +816,7 @@ void Resolver::apply(uint32_t thread, uint32_t index, Item* item) {
     case EventKind::kFsync:
       if (item->fd != kNoFd) e.arg0 = fd(thread, item->fd).file_id;
       if (item->file_by_address) {  // msync(MS_SYNC)
-        // One event: a range over shared mappings of two files (rare) syncs the first only.
+        // One event: a range over shared mappings of two files (rare) syncs one of them only.
         const std::vector<uint64_t> files = m.shared_files.files_in(e.addr, end_of(e.addr, e.len));
         e.addr = 0;
         e.len = 0;

@@ -1,8 +1,6 @@
 #include "formats/import/shared_file_maps.h"
 
-#include <algorithm>
 #include <iterator>
-#include <utility>
 
 namespace mmreplay::formats {
 
@@ -32,19 +30,10 @@ void SharedFileMaps::move(uint64_t start, uint64_t end, uint64_t to, uint64_t ne
 }
 
 std::vector<uint64_t> SharedFileMaps::files_in(uint64_t start, uint64_t end) const {
-  // (first address met, file), sorted: address order.
-  std::vector<std::pair<uint64_t, uint64_t>> met;
-  for (const auto& [file, ranges] : by_file_) {
-    if (!ranges.intersects(start, end)) continue;
-    const std::vector<std::pair<uint64_t, uint64_t>> gaps = ranges.gaps(start, end);
-    // The first address of [start, end) in the set: start, or the end of the first gap there.
-    const uint64_t first =
-        gaps.empty() || gaps.front().first != start ? start : gaps.front().second;
-    met.emplace_back(first, file);
-  }
-  std::sort(met.begin(), met.end());
   std::vector<uint64_t> out;
-  for (const auto& m : met) out.push_back(m.second);
+  for (const auto& [file, ranges] : by_file_) {
+    if (ranges.intersects(start, end)) out.push_back(file);
+  }
   return out;
 }
 

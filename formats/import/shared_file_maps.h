@@ -22,7 +22,7 @@ class SharedFileMaps {
   // mremap that moved [start, end) to [to, to + new_len): the file mapped at start goes along
   // (its old range unmapped unless `keep_old`, MREMAP_DONTUNMAP).
   void move(uint64_t start, uint64_t end, uint64_t to, uint64_t new_len, bool keep_old);
-  // The files of the shared mappings that [start, end) meets, each once, in address order.
+  // The files of the shared mappings that [start, end) meets, each once, by file id.
   std::vector<uint64_t> files_in(uint64_t start, uint64_t end) const;
 
  private:
