@@ -64,7 +64,9 @@ namespace mmreplay::formats {
 //   wait_child      format 1.4: a wait4 that reaped child arg0 (its tid = pid), blocked for
 //                   duration_ns; arg1 = BlockCall. Replayed as sleep until that child's task has
 //                   exited in the replay (the recorded wake-up order), or for the duration when
-//                   the child is not in the trace.
+//                   the child is not in the trace. Format 1.15, flags kFlagAnyChild: the call
+//                   named no child (wait4(-1), 0 or -pgid): it reaps whichever of that child's
+//                   siblings exits first in the replay.
 //   futex_wake      format 1.4: a futex call that woke waiters (FUTEX_WAKE and the other waking
 //                   ops, returning n > 0); arg0 = wake id (0: it ended no recorded wait),
 //                   arg1 = uaddr.
@@ -185,6 +187,13 @@ inline constexpr uint8_t kFlagContinued = 1u << 3;
 // that edge, not for the recorded duration, which stays for the think-time arithmetic. Older
 // readers sleep the duration and then wait for the edge.
 inline constexpr uint8_t kFlagWokenByEdge = 1u << 4;
+// Format 1.15: wait_child: the wait named no child (wait4's pid -1, 0 or -pgid), so it reaped
+// whichever child had exited; arg0 is the one the recording's reaped. Older readers wait for
+// that one. block: an interrupted wait (poll/select/epoll, nanosleep) whose signal was a
+// child's exit: the wait_child of any child after it ends it, and the replay waits there, as
+// for kFlagWokenByEdge (GNU make's pselect6() on its jobserver pipe, ended by SIGCHLD, then
+// wait4(-1, WNOHANG)).
+inline constexpr uint8_t kFlagAnyChild = 1u << 5;
 
 // file_truncate's arg2 when the capture did not see the pages the truncation dropped.
 inline constexpr uint64_t kTruncatedPagesUnknown = ~uint64_t{0};
@@ -233,6 +242,7 @@ struct Event {
   bool is_kernel_mode() const { return (flags & kFlagKernel) != 0; }
   bool is_continued() const { return (flags & kFlagContinued) != 0; }
   bool is_woken_by_edge() const { return (flags & kFlagWokenByEdge) != 0; }
+  bool is_any_child() const { return (flags & kFlagAnyChild) != 0; }
   // kMmap accessors.
   uint32_t prot() const { return static_cast<uint32_t>(arg0 & 0xffffffffu); }
   uint32_t map_flags() const { return static_cast<uint32_t>(arg0 >> 32); }

@@ -151,6 +151,7 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
       *out += " call=";
       *out += block_call_name(static_cast<BlockCall>(e.arg0));
       if (e.is_woken_by_edge()) *out += " woken_by_edge";
+      if (e.is_any_child()) *out += " ended_by_child_exit";
       break;
     case EventKind::kClone:
       put_dec(out, "child", e.arg0);
@@ -165,13 +166,15 @@ void append_event_fields(const Event& e, std::span<const Range> ranges, std::str
       put_dec(out, "child", e.arg0);
       *out += " call=";
       *out += block_call_name(static_cast<BlockCall>(e.arg1));
+      if (e.is_any_child()) *out += " any_child";
       break;
   }
   // Flag bits the kind does not name above print as a number.
-  const uint8_t named = e.kind == EventKind::kFileWrite  ? kFlagContinued
-                        : e.kind == EventKind::kFileRead ? kFlagKernel
-                        : e.kind == EventKind::kBlock    ? kFlagWokenByEdge
-                                                         : 0;
+  const uint8_t named = e.kind == EventKind::kFileWrite   ? kFlagContinued
+                        : e.kind == EventKind::kFileRead  ? kFlagKernel
+                        : e.kind == EventKind::kBlock     ? kFlagWokenByEdge | kFlagAnyChild
+                        : e.kind == EventKind::kWaitChild ? kFlagAnyChild
+                                                          : 0;
   const uint8_t other = static_cast<uint8_t>(e.flags & ~named);
   if (e.kind != EventKind::kPageFault && e.kind != EventKind::kTouch && other != 0) {
     put_hex(out, "eflags", other);

@@ -24,10 +24,11 @@ inline constexpr uint16_t kFormatVersionMajor = 1;
 // recording's sync wake-up placement (RecorderInfo::sync_wakes_on_waker_cpu and _other_cpu);
 // 1.12: the recording machine's vm.min_free_kbytes (RecorderInfo::min_free_kbytes); 1.13: the
 // kind of its swap device (RecorderInfo::swap_device); 1.14: the memory limit of the recorded
-// program's cgroup (RecorderInfo::memcg_limit_bytes).
+// program's cgroup (RecorderInfo::memcg_limit_bytes); 1.15: waits for any child (kFlagAnyChild
+// on wait_child, and on the interrupted wait a child's exit ended).
 // A minor version only adds kinds and fields, so a reader reads every older minor version of its
 // major one.
-inline constexpr uint16_t kFormatVersionMinor = 14;
+inline constexpr uint16_t kFormatVersionMinor = 15;
 
 // Most threads (streams) a reader accepts by default (ReaderOptions::max_threads). The reader keeps
 // a table entry per stream id, so a hostile header or chunk naming stream 60M would otherwise cost

@@ -164,8 +164,9 @@ bool TraceOpSource::translate(Op& op) const {
       return false;  // what the real kernel did: compared with, never replayed
     case EventKind::kBlock:
       // Off CPU for the recorded time; unknown when the capture did not time the call. A wait
-      // the ordering edge after it ended (a poll woken by a pipe write) sleeps in that edge.
-      if (!e.has_duration() || e.is_woken_by_edge()) return false;
+      // the ordering edge after it ended (a poll woken by a pipe write) sleeps in that edge, and
+      // one a child's exit interrupted sleeps in the wait for any child after it.
+      if (!e.has_duration() || e.is_woken_by_edge() || e.is_any_child()) return false;
       op = Op::block(SimTime::ns(static_cast<int64_t>(e.duration_ns)));
       return true;
     case EventKind::kFutexWake:
@@ -177,9 +178,11 @@ bool TraceOpSource::translate(Op& op) const {
                           SimTime::ns(e.has_duration() ? static_cast<int64_t>(e.duration_ns) : 0));
       return true;
     case EventKind::kWaitChild:
-      // Until the child exits in the replay; its recorded time when the child is not traced.
+      // Until the child exits in the replay (any of its siblings, for a wait that named none);
+      // its recorded time when the child is not traced.
       op = Op::wait_child(e.arg0,
-                          SimTime::ns(e.has_duration() ? static_cast<int64_t>(e.duration_ns) : 0));
+                          SimTime::ns(e.has_duration() ? static_cast<int64_t>(e.duration_ns) : 0),
+                          e.is_any_child());
       return true;
     case EventKind::kClone:
       op = Op::clone(e.arg0);  // starts the child's task (run.cpp spawned it waiting for this)

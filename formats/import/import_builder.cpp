@@ -203,10 +203,13 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       return true;
     }
     case Syscall::kWait4:
-      // A reaped child (the pid returned): its exit is the recorded wake-up (wait_child). Else
-      // (WNOHANG's 0, an error) a plain block.
+      // A reaped child (the pid returned): its exit is the recorded wake-up (wait_child), that
+      // child's or, when the call named none (pid -1, 0 or -pgid: pid_t is 32 bits, which perf
+      // prints as 0xffffffff), the first of its siblings to exit. Else (WNOHANG's 0, an error)
+      // a plain block.
       if (ret > 0) {
         e = ev::wait_child(ts, uret, BlockCall::kWait4, kNoDuration);  // the caller sets it
+        if (static_cast<int32_t>(a[0]) <= 0) e.flags |= kFlagAnyChild;
         return true;
       }
       e = ev::block(ts, BlockCall::kWait4, kNoDuration);
@@ -216,6 +219,7 @@ bool make_item(const SyscallCall& c, uint64_t ts, int64_t ret, detail::BuilderSt
       if (!syscall_block_call(c.sc, a, &call)) return false;
       e = ev::block(ts, call, kNoDuration);  // the caller sets the duration
       item->ready = ret > 0;                 // poll/select/epoll: descriptors ready
+      item->interrupted = is_interrupted_return(ret);
       return true;
     }
   }

@@ -28,6 +28,7 @@ struct Item {
   bool offset_from_fd = false;  // read/write: the offset is the descriptor's position
   bool emit = true;             // false: a descriptor change only, no event of the trace
   bool ready = false;           // a poll/select/epoll wait that returned ready descriptors
+  bool interrupted = false;     // a blocking call a signal ended (is_interrupted_return())
   uint32_t fd_op = kNoFdOp;     // index in BuilderState::fd_ops, applied before the event
   uint64_t uaddr2 = 0;          // futex_wake by WAKE_OP or a requeue: the second futex word
   // An fsync made by msync(MS_SYNC): its file is the shared file mapping's at event.addr

@@ -100,6 +100,12 @@ std::string format_report(const ImportReport& r) {
         "follows\n",
         r.readiness_waits_on_edges);
   }
+  if (r.waits_for_any_child > 0) {
+    out += fmt::format(
+        "  {} waits for any child (wait4 pid -1) replayed as the first child to exit; {} waits a "
+        "child's exit interrupted replayed as that wait\n",
+        r.waits_for_any_child, r.waits_ended_by_child_exit);
+  }
   if (r.socket_sndbuf_set + r.socket_sndbuf_unknown > 0) {
     out += fmt::format(
         "  {} setsockopt SO_SNDBUF calls sized their socket's send buffer; {} with the value not "

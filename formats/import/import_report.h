@@ -67,6 +67,11 @@ struct ImportReport {
   // that has such an edge: the write that woke them is the edge's, so they replay as the read's
   // wait for it, not as a timer of their recorded length (import_resolve.cpp).
   uint64_t readiness_waits_on_edges = 0;
+  // wait4 calls that named no child (pid -1, 0 or -pgid) and reaped one: they replay as a wait
+  // for whichever child of that parent exits first. Of the waits a signal interrupted, those a
+  // child's exit ended (a wait for any child right after them): they replay as that wait.
+  uint64_t waits_for_any_child = 0;
+  uint64_t waits_ended_by_child_exit = 0;
   // AF_UNIX stream writes replayed as several pieces (their skbs where an edge needs one,
   // pipe_wakeups.h (4)), and the pieces they make.
   uint64_t socket_writes_in_pieces = 0;

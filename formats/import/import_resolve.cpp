@@ -156,6 +156,7 @@ class Resolver {
   void name_mapped_files();
   void alias_file_ids(std::vector<Event>* events) const;
   bool readiness_wait_ends_at_next_read(uint32_t thread, uint32_t index) const;
+  bool interrupted_wait_ends_at_child_exit(uint32_t thread, uint32_t index) const;
   void assemble(ImportedTrace* out);
 
   BuilderState& s_;
@@ -996,6 +997,30 @@ bool Resolver::readiness_wait_ends_at_next_read(uint32_t thread, uint32_t index)
   return false;
 }
 
+// A wait a signal interrupted (pselect6() returning ERESTARTNOHAND), followed by the thread's
+// wait4() for any child that reaped one: the signal was that child's SIGCHLD, as in GNU make,
+// which sleeps in pselect6() on its jobserver pipe and reaps with wait4(-1, WNOHANG) when
+// SIGCHLD interrupts it. The wait replays as the wait4's (kFlagAnyChild on both: the first child
+// to exit in the replay ends it), not as a timer of its recorded length. The user code between
+// the two (the signal handler's faults, rt_sigreturn) is not a call that could end the wait.
+bool Resolver::interrupted_wait_ends_at_child_exit(uint32_t thread, uint32_t index) const {
+  const std::vector<Item>& items = s_.threads[thread].items;
+  const Item& wait = items[index];
+  if (!wait.interrupted || wait.event.kind != EventKind::kBlock) return false;
+  const std::pair self{thread, index};
+  if (wait_before_.contains(self) || wake_before_.contains(self) || wake_after_.contains(self)) {
+    return false;  // an edge of its own: kept as it is
+  }
+  for (uint32_t j = index + 1; j < items.size(); ++j) {
+    const Event& n = items[j].event;
+    if (!items[j].emit || n.kind == EventKind::kObservation || n.kind == EventKind::kPageFault) {
+      continue;
+    }
+    return n.kind == EventKind::kWaitChild && n.is_any_child();
+  }
+  return false;
+}
+
 void Resolver::assemble(ImportedTrace* out) {
   std::map<uint64_t, std::vector<ImplicitMapping>> implicit;
   for (const auto& [mm_id, m] : mms_) {
@@ -1056,7 +1081,15 @@ void Resolver::assemble(ImportedTrace* out) {
         Item woken = item;
         woken.event.flags |= kFlagWokenByEdge;
         emit(woken, ItemRef{i, k}, &events, &pending);
+      } else if (interrupted_wait_ends_at_child_exit(i, k)) {
+        ++report_.waits_ended_by_child_exit;
+        Item woken = item;
+        woken.event.flags |= kFlagAnyChild;
+        emit(woken, ItemRef{i, k}, &events, &pending);
       } else {
+        if (item.event.kind == EventKind::kWaitChild && item.event.is_any_child()) {
+          ++report_.waits_for_any_child;
+        }
         emit(item, ItemRef{i, k}, &events, &pending);
       }
       if (item.event.kind == EventKind::kMmCreate) {  // at the exec's return

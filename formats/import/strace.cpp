@@ -62,6 +62,7 @@ size_t required_args(Syscall sc) {
     case Syscall::kFsync:
     case Syscall::kFdatasync:
     case Syscall::kShmdt:
+    case Syscall::kWait4:  // pid: the child, or any (-1, 0, -pgid)
       return 1;
     case Syscall::kFtruncate:  // fd, length
       return 2;
@@ -525,7 +526,7 @@ Status StraceParser::call(uint64_t tid, uint64_t ts, std::string_view name,
   BlockCall block;
   if (!has_return && duration != kNoDuration && syscall_block_call(c.sc, c.args, &block)) {
     // "= ? ERESTART_RESTARTBLOCK (Interrupted by signal) <0.1>": blocked that long, then a signal
-    b_.syscall_complete(tid, ts, duration, std::move(c), 0);
+    b_.syscall_complete(tid, ts, duration, std::move(c), -kEintr);
     return Status::ok();
   }
   if (!has_return) {  // killed inside the call

@@ -227,5 +227,17 @@ inline constexpr uint64_t kMaxErrno = 4095;
 inline bool is_error_return(int64_t ret) {
   return ret < 0 && ret >= -static_cast<int64_t>(kMaxErrno);
 }
+// A call a signal interrupted: EINTR as user space sees it (include/uapi/asm-generic/errno-base.h)
+// and the restart codes the syscall exit tracepoint sees before signal delivery turns them into
+// EINTR or a restart (include/linux/errno.h: ERESTARTSYS 512, ERESTARTNOINTR 513,
+// ERESTARTNOHAND 514, ERESTART_RESTARTBLOCK 516).
+inline constexpr int64_t kEintr = 4;
+inline constexpr int64_t kErestartsys = 512;
+inline constexpr int64_t kErestartnohand = 514;
+inline constexpr int64_t kErestartRestartblock = 516;
+inline bool is_interrupted_return(int64_t ret) {
+  return ret == -kEintr || (ret <= -kErestartsys && ret >= -kErestartnohand) ||
+         ret == -kErestartRestartblock;
+}
 
 }  // namespace mmreplay::formats

@@ -1,6 +1,8 @@
 // Thread and mm lifetime: do_exit(), mmput(), the mm switch of exec / fork's child, and the two
 // ways a thread spends time outside the kernel paths (think, sleep).
 
+#include <vector>
+
 #include "kernelsim/arch/x86/tlb.h"
 #include "kernelsim/kernel/fork.h"
 #include "kernelsim/kernel/thread.h"
@@ -23,9 +25,14 @@ class ExitStep final : public SharedStep {
  public:
   explicit ExitStep(Task& t) : SharedStep(t) {}
   bool run_now() override {
-    // Wakes the parents waiting for this exit (do_notify_parent() -> __wake_up_parent()).
+    // Wakes the parents waiting for this exit (do_notify_parent() -> __wake_up_parent()): those
+    // waiting for this child, and those waiting for any child of its parent.
     for (Task* w : task_.exit_waiters) task_.sim().sched().wake_sleeper(task_, *w);
     task_.exit_waiters.clear();
+    if (Task* parent = task_.parent) {
+      for (Task* w : parent->wait_chldexit) task_.sim().sched().wake_sleeper(task_, *w);
+      parent->wait_chldexit.clear();
+    }
     task_.sim().sched().exit(task_);
     return false;
   }
@@ -50,6 +57,12 @@ class SleepStep final : public SharedStep {
   bool recorded_;
 };
 
+// Models release_task() of a reaped child: it leaves its parent's children list.
+void release_task(Task& child) {
+  child.reaped = true;
+  if (Task* parent = child.parent) std::erase(parent->children, &child);
+}
+
 // Models do_wait()'s sleep on wait_chldexit: off CPU until `child` has exited, or a fatal signal.
 class WaitChildStep final : public SharedStep {
  public:
@@ -67,15 +80,59 @@ class WaitChildStep final : public SharedStep {
   Task& child_;
 };
 
+// Models one pass of do_wait() for any child of `parent` (wait4(-1), 0 or a process group:
+// do_wait_thread() over its children list): the first child in the list that has exited and
+// no wait has reaped is reaped (wait_task_zombie()), which the list's order, oldest clone
+// first, decides, not the order they exited in; with none, it sleeps on the parent's
+// wait_chldexit until a child exits, and then looks again (done() false). With no child left
+// (ECHILD), or a fatal signal, it is done.
+class WaitAnyChildStep final : public SharedStep {
+ public:
+  WaitAnyChildStep(Task& t, Task& parent) : SharedStep(t), parent_(parent) {}
+  bool run_now() override {
+    done_ = true;
+    if (task_.oom_killed || parent_.children.empty()) return true;
+    for (Task* child : parent_.children) {
+      if (child->finished()) {
+        release_task(*child);
+        return true;
+      }
+    }
+    done_ = false;
+    parent_.wait_chldexit.push_back(&task_);
+    task_.begin_interruptible_sleep(Task::WaitFor::kChildExit);
+    task_.waited_child = nullptr;
+    task_.waited_children_of = &parent_;
+    task_.sim().sched().sleep(task_);
+    return false;
+  }
+  bool done() const { return done_; }
+
+ private:
+  Task& parent_;
+  bool done_ = false;
+};
+
 }  // namespace
 
-Co<void> do_wait(Task& t, uint64_t child, SimTime fallback) {
+Co<void> do_wait(Task& t, uint64_t child, SimTime fallback, bool any_child) {
   Task* c = t.sim().clone_task(child);
   if (c == nullptr || c == &t) {
     co_await do_sleep(t, fallback, /*recorded=*/true);
     co_return;
   }
+  // The child the recording reaped names the family: its parent's children, the caller's own
+  // unless another thread of its process forked it. A child with no recorded clone (a trace
+  // before format 1.4) has no family in the run: it is waited for by name.
+  if (any_child && c->parent != nullptr) {
+    for (;;) {
+      WaitAnyChildStep step(t, *c->parent);
+      co_await step;
+      if (step.done()) co_return;
+    }
+  }
   co_await WaitChildStep(t, *c);
+  if (c->finished() && !c->reaped) release_task(*c);
 }
 
 Co<void> do_exit(Task& t) {

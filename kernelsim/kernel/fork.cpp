@@ -75,6 +75,10 @@ Co<bool> do_clone(Task& t, uint64_t child_key) {
     co_await dup_mmap(t, *mm, *t.mm());
   }
   co_await sync_point(t);  // wake_up_new_task(): the child becomes runnable at the parent's time
+  // copy_process(): the child joins the caller's children list (its real_parent is the caller;
+  // CLONE_PARENT and CLONE_THREAD, which make it a sibling, are not told apart).
+  child->parent = &t;
+  t.children.push_back(child);
   sim.start_clone_child(child_key, t.clock());
   co_return true;
 }

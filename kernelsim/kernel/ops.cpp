@@ -121,7 +121,7 @@ Co<bool> do_op(Task& t, const Op& op) {
       co_await futex_wait(t, op.handle, op.duration);
       break;
     case OpKind::kWaitChild:
-      co_await do_wait(t, op.child, op.duration);
+      co_await do_wait(t, op.child, op.duration, (op.flags & kWaitAnyChild) != 0);
       break;
     case OpKind::kClone: {
       // Named, not a temporary inside the conditional: GCC 12 at -O1 with ASan otherwise warns

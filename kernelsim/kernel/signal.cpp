@@ -16,7 +16,8 @@ void signal_wake_up_fatal(Task& t, SimTime at) {
     case Task::WaitFor::kTimer:  // hrtimer_cancel(): interrupt_sleep() drops the timer's event
       break;
     case Task::WaitFor::kChildExit: {  // remove_wait_queue(&signal->wait_chldexit)
-      std::vector<Task*>& waiters = t.waited_child->exit_waiters;
+      std::vector<Task*>& waiters = t.waited_child != nullptr ? t.waited_child->exit_waiters
+                                                              : t.waited_children_of->wait_chldexit;
       waiters.erase(std::remove(waiters.begin(), waiters.end(), &t), waiters.end());
       break;
     }

@@ -47,6 +47,8 @@ Co<void> do_sleep(Task& t, SimTime d, bool recorded = false);
 // Models kernel/exit.c: do_wait() for one child: t sleeps off its CPU until the task started by
 // the clone keyed `child` (Simulation::clone_task()) has exited, and returns at once when it
 // already has. With no such task (the child was not traced), sleeps `fallback` instead.
-Co<void> do_wait(Task& t, uint64_t child, SimTime fallback);
+// `any_child` (wait4(-1), 0 or -pgid): the wait reaps whichever child of that child's parent
+// has exited first in the replay, not necessarily `child`, the one the recording's reaped.
+Co<void> do_wait(Task& t, uint64_t child, SimTime fallback, bool any_child = false);
 
 }  // namespace mmreplay::kernelsim

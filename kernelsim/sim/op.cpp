@@ -175,11 +175,12 @@ Op Op::contig_free(uint64_t handle) {
   return o;
 }
 
-Op Op::wait_child(uint64_t child, SimTime fallback) {
+Op Op::wait_child(uint64_t child, SimTime fallback, bool any_child) {
   Op o;
   o.kind = OpKind::kWaitChild;
   o.child = child;
   o.duration = fallback;
+  o.flags = any_child ? kWaitAnyChild : 0;
   return o;
 }
 

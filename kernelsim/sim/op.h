@@ -32,7 +32,8 @@
 //   kClone       child: the task waiting for this clone (Simulation::spawn_thread_on_clone())
 //                starts now; a child in another mm gets the copy of this task's (fork)
 //   kWaitChild   child, duration: wait4 until that clone child's task has exited (do_wait());
-//                for `duration` when no task has that key
+//                for `duration` when no task has that key; flags kWaitAnyChild: a wait for any
+//                child (wait4(-1)), which reaps the first of that child's siblings to exit
 //   kFutexWake   handle: the wake id that replayed (kernel/futex.h); 0 = none; flags: WF_SYNC
 //                for a pipe's sync wake-up (sched/wake_affine.h)
 //   kFutexWait   handle, duration: sleep until wake `handle` replayed; `duration` when 0
@@ -81,6 +82,9 @@ struct AddrRange {
   uint64_t len = 0;
   friend bool operator==(const AddrRange&, const AddrRange&) = default;
 };
+
+// kWaitChild's flags: the wait named no child (wait4 with pid -1, 0 or -pgid).
+inline constexpr uint32_t kWaitAnyChild = 1u << 0;
 
 // kFileTruncate's len when the trace did not record the pages the real truncation dropped.
 inline constexpr uint64_t kPagesDroppedUnknown = ~uint64_t{0};
@@ -168,7 +172,7 @@ struct Op : OpFields {
   static Op contig_alloc(uint64_t handle, uint64_t bytes);
   static Op contig_free(uint64_t handle);
   static Op clone(uint64_t child);
-  static Op wait_child(uint64_t child, SimTime fallback);
+  static Op wait_child(uint64_t child, SimTime fallback, bool any_child = false);
   static Op futex_wake(uint64_t wake_id, uint32_t wake_flags = 0);
   static Op syscall_failed(int err);
   static Op futex_wait(uint64_t wake_id, SimTime fallback);

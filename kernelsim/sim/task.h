@@ -214,10 +214,22 @@ class Task final : public EventTarget {
   bool wp_copied = false;
   // The interruptible sleep the task is in (kNothing otherwise), and what it waits for.
   WaitFor waits_for = WaitFor::kNothing;
-  Task* waited_child = nullptr;  // kChildExit
-  uint64_t waited_futex = 0;     // kFutex: the wake id
-  // Tasks asleep in do_wait() for this one's exit (signal->wait_chldexit); woken by do_exit().
+  // kChildExit: the child waited for; nullptr in a wait for any child of `waited_children_of`
+  // (wait4(-1), asleep in that task's wait_chldexit).
+  Task* waited_child = nullptr;
+  Task* waited_children_of = nullptr;
+  uint64_t waited_futex = 0;  // kFutex: the wake id
+  // Tasks asleep in do_wait() for this one's exit; woken by do_exit().
   std::vector<Task*> exit_waiters;
+  // The family do_wait() reads (kernel/exit.cpp): the task whose clone started this one
+  // (real_parent; nullptr for a task the run started), the tasks this one's clones started and
+  // no wait has reaped yet, in clone order (its `children` list, which release_task() leaves),
+  // whether a wait has taken this one's exit (reaped), and the tasks asleep in a wait for any of
+  // this one's children (signal->wait_chldexit, woken by each child's exit).
+  Task* parent = nullptr;
+  std::vector<Task*> children;
+  bool reaped = false;
+  std::vector<Task*> wait_chldexit;
   VmaCache vmacache;  // lookups in mm()'s VMA tree only
 
  private:

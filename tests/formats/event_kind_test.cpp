@@ -89,6 +89,13 @@ TEST(EventKind, TheTextFormNamesFlags) {
   Event poll = ev::block(1, BlockCall::kPoll, 5000);
   poll.flags |= kFlagWokenByEdge;
   EXPECT_EQ(text(poll), "block call=poll woken_by_edge dur_ns=5000");
+  // 1.15: a wait for any child, and the wait its SIGCHLD interrupted.
+  Event reap = ev::wait_child(1, 101, BlockCall::kWait4, 10);
+  reap.flags |= kFlagAnyChild;
+  EXPECT_EQ(text(reap), "wait_child child=101 call=wait4 any_child dur_ns=10");
+  Event pselect = ev::block(1, BlockCall::kPselect6, 5000);
+  pselect.flags |= kFlagAnyChild;
+  EXPECT_EQ(text(pselect), "block call=pselect6 ended_by_child_exit dur_ns=5000");
 }
 
 }  // namespace

@@ -334,5 +334,58 @@ TEST(WaitTest, AnExitedChildReturnsAtOnceAndAnUntracedOneSleepsTheRecordedTime) 
   EXPECT_LT(sim->now(), SimTime::ms(6));
 }
 
+// wait4(-1) (do_wait() over the children list): a parent that cloned A, then B, waits for any
+// child where the recording reaped A. B exits first in the replay (1 ms against A's 5 ms): the
+// first wait reaps B then, the second A at 5 ms. Waiting for A by name, as a wait4(pid) does,
+// the first wait lasts until 5 ms and the program ends 2 ms later, after the parent's think.
+TEST(WaitTest, AWaitForAnyChildReapsTheFirstToExitNotTheOneRecorded) {
+  constexpr uint64_t kA = kChildTid;
+  constexpr uint64_t kB = kChildTid + 1;
+  for (const bool any : {true, false}) {
+    SCOPED_TRACE(any ? "wait4(-1)" : "wait4(pid)");
+    auto sim = make_sim(3);
+    thread(*sim, kParent, 0,
+           {Op::clone(kA), Op::clone(kB), Op::wait_child(kA, SimTime::us(1), any),
+            Op::think(SimTime::ms(2)), Op::wait_child(kB, SimTime::us(1), any)});
+    Task& a = sim->spawn_thread_on_clone(
+        kA, kParent, 1,
+        std::make_unique<VectorOpSource>(std::vector<Op>{Op::think(SimTime::ms(5))}));
+    Task& b = sim->spawn_thread_on_clone(
+        kB, kParent, 2,
+        std::make_unique<VectorOpSource>(std::vector<Op>{Op::think(SimTime::ms(1))}));
+    sim->run_until(SimTime::ms(2));
+    EXPECT_EQ(b.reaped, any);  // reaped at its exit only by the wait for any child
+    EXPECT_FALSE(a.reaped);
+    sim->run();
+    EXPECT_TRUE(a.reaped);
+    EXPECT_TRUE(b.reaped);
+    const SimTime end = any ? SimTime::ms(5) : SimTime::ms(7);
+    EXPECT_GE(sim->now(), end);
+    EXPECT_LT(sim->now(), end + SimTime::us(100));
+  }
+}
+
+// Two children have both exited when the parent waits for any: wait_task_zombie() takes the
+// first of its children list, the oldest clone, not the first to exit; the list keeps the rest.
+TEST(WaitTest, OfTwoExitedChildrenTheOldestCloneIsReapedFirst) {
+  constexpr uint64_t kA = kChildTid;
+  constexpr uint64_t kB = kChildTid + 1;
+  auto sim = make_sim(3);
+  Task& parent =
+      thread(*sim, kParent, 0,
+             {Op::clone(kA), Op::clone(kB), Op::think(SimTime::ms(3)),
+              Op::wait_child(kB, SimTime::us(1), /*any_child=*/true), Op::sleep(SimTime::ms(1))});
+  Task& a = sim->spawn_thread_on_clone(
+      kA, kParent, 1, std::make_unique<VectorOpSource>(std::vector<Op>{Op::think(SimTime::ms(2))}));
+  Task& b = sim->spawn_thread_on_clone(
+      kB, kParent, 2, std::make_unique<VectorOpSource>(std::vector<Op>{Op::think(SimTime::ms(1))}));
+  sim->run_until(SimTime::us(3500));
+  EXPECT_TRUE(a.reaped);
+  EXPECT_FALSE(b.reaped);
+  ASSERT_EQ(parent.children.size(), 1u);
+  EXPECT_EQ(parent.children[0], &b);
+  EXPECT_EQ(a.parent, &parent);
+}
+
 }  // namespace
 }  // namespace mmreplay::kernelsim
