@@ -224,6 +224,8 @@
     "times a program's task left its CPU, to sleep or preempted (perf's context-switches)")        \
   X(involuntary_switches, "involuntary_switches",                                                  \
     "of those, preemptions at the end of a time slice (nonvoluntary_ctxt_switches)")              \
+  X(balance_pulls, "balance_pulls",                                                                \
+    "tasks this CPU pulled from another's run queue, about to idle or kicked idle (lb_gained)")   \
   X(deep_idle_wakeups, "deep_idle_wakeups",                                                        \
     "wake-ups onto a CPU idle deep_idle_after or longer, which paid deep_idle_exit")               \
   X(wakeup_ipis, "wakeup_ipis",                                                                    \

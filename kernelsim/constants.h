@@ -266,5 +266,12 @@ inline constexpr int64_t TICK_NSEC = JIFFY_NS;
 // the other side with wake_up_interruptible_sync_poll()); select_task_rq_fair() may then pull the
 // wakee to the waker's CPU (sched/wake_affine.h).
 inline constexpr uint32_t WF_SYNC = 0x10;
+// kernel/sched/fair.c: sysctl_sched_migration_cost = 0.5 ms: a task that ran that recently is
+// cache hot (task_hot(): not pulled by a newly idle CPU), and a CPU whose idle periods average
+// less (rq->avg_idle) does not look for one at all (sched_balance_newidle()). A CPU starts with
+// avg_idle at twice it (sched_init()), and update_avg() moves it an eighth of the way to each
+// idle period's length.
+inline constexpr int64_t sysctl_sched_migration_cost_ns = 500'000;
+inline constexpr int64_t AVG_IDLE_WEIGHT = 8;
 
 }  // namespace mmreplay::kernelsim

@@ -161,6 +161,10 @@ enum class PcpHighMode : uint8_t { kBatch, kWatermark, kAuto };
 // Where a sync wake-up puts the woken task (sched/wake_affine.h).
 enum class WakeAffineMode : uint8_t { kOff, kSync, kSyncIdlePrev };
 
+// Whether a CPU about to idle pulls a task waiting on another CPU (sched/load_balance.h): never,
+// always (5.13+), or when its idle periods average sysctl_sched_migration_cost (2.6.35-5.12).
+enum class IdleBalanceMode : uint8_t { kOff, kNewidle, kNewidleAvgIdle };
+
 // The fair class's time slice (sched/time_slice.h): CFS's share of sched_latency (3.x-6.5) or
 // EEVDF's base slice (6.6+).
 enum class SchedSliceMode : uint8_t { kCfs, kEevdf };
@@ -219,6 +223,7 @@ struct KernelConfig {
   ReclaimMode reclaim = ReclaimMode::kReactive;
   uint32_t predict_window = LSQ_LOOKBACK;  // samples in the predictive lookback
   WakeAffineMode wake_affine = WakeAffineMode::kSync;
+  IdleBalanceMode idle_balance = IdleBalanceMode::kNewidle;
   SchedSliceMode sched = SchedSliceMode::kEevdf;
   EevdfWakeup eevdf_wakeup = EevdfWakeup::kEligible;
   SpinlockImpl spinlock = SpinlockImpl::kQueued;  // x86 qspinlock (4.2+)

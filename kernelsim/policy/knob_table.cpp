@@ -413,6 +413,20 @@ std::vector<KnobInfo> build_table() {
          "as sync, but select_idle_sibling() keeps the wakee on its own CPU when that one is "
          "idle (bare metal)"}}}));
   t.push_back(knob(
+      "idle_balance", &KernelConfig::idle_balance,
+      "whether a CPU about to go idle pulls a task waiting on another CPU's run queue "
+      "(sched_balance_newidle())",
+      {{IdleBalanceMode::kOff,
+        {"off", "tasks stay on the CPU they were placed on (the model before)"}},
+       {IdleBalanceMode::kNewidle,
+        {"newidle",
+         "5.13+: the busiest CPU's least recently run task that is not cache hot, whenever the "
+         "CPU would idle"}},
+       {IdleBalanceMode::kNewidleAvgIdle,
+        {"newidle-avg-idle",
+         "2.6.35-5.12: the same, only while the CPU's idle periods average at least "
+         "sysctl_sched_migration_cost (0.5 ms)"}}}));
+  t.push_back(knob(
       "sched", &KernelConfig::sched,
       "how long a task keeps a CPU others wait for: the slice, enforced at the next tick (HZ=250)",
       {{SchedSliceMode::kCfs,

@@ -25,13 +25,14 @@ const std::vector<PolicyPreset>& policy_presets() {
        "pagevec_size=14,"
        "bh_lru_size=8,"
        "memcg=res_counter,charge_batch=32,uncharge_batch=gather,lru_lock=node,"
-       "release_pages=pagevec,bh_invalidate=none,sched=cfs",
+       "release_pages=pagevec,bh_invalidate=none,sched=cfs,idle_balance=newidle-avg-idle",
        "3.16 (seed 001's baseline): no MADV_FREE (allocators fall back to DONTNEED), 3.x rwsem (a "
        "woken writer races for "
        "the lock, nothing bounds the steals past it, and writers spin only on a running writer), "
        "BH_LRU_SIZE 8; res_counter memcg, uncharges batched over the whole unmap "
        "(mem_cgroup_uncharge_start/end), zone->lru_lock, taken by release_pages() per "
-       "PAGEVEC_SIZE pages of a zap"},
+       "PAGEVEC_SIZE pages of a zap; a newly idle CPU pulls a task only while its idle periods "
+       "average sysctl_sched_migration_cost"},
       {"linux-3.17-rc2", "linux-3.16", "uncharge_batch=pagevec",
        "3.17-rc2 (seed 001's regression): the uncharge rewrite (0a31bc97c80c) uncharges per "
        "release_pages() list, which free_pages_and_swap_cache() feeds in PAGEVEC_SIZE chunks"},
@@ -63,13 +64,15 @@ const std::vector<PolicyPreset>& policy_presets() {
       {"linux-6.6", "linux-5.3",
        "fault_lock=per-vma,charge_batch=64,lru_lock=lruvec,bh_invalidate=drain,"
        "anon_lru=inactive-first,pcp_high=wmark,rwsem_reader_steal=on,rwsem_reader_spin=off,"
-       "rwsem_spin=handoff,sched=eevdf,eevdf_wakeup=parity",
+       "rwsem_spin=handoff,sched=eevdf,eevdf_wakeup=parity,idle_balance=newidle",
        "6.4-6.6: per-VMA locks for page faults; MEMCG_CHARGE_BATCH 64 (6.1), lruvec->lru_lock "
        "(5.11, 6168d0da2b47); readers steal a free rwsem past its waiters instead of spinning "
        "(5.11, 1a728dff855a, 617f3ef95177); "
        "the writer due a handoff spins on a running owner (5.4, 91d2a812dfb9); "
        "new anon pages start inactive and are looked at twice (5.9, "
-       "b518154e59aa); pcp high from the low watermark (5.14); EEVDF's base slice in place of "
+       "b518154e59aa); pcp high from the low watermark (5.14); newly idle balancing whatever "
+       "the CPU's average idle (5.13, \"sched/fair: Remove sysctl_sched_migration_cost "
+       "condition\"); EEVDF's base slice in place of "
        "CFS's share of sched_latency (6.6, 147f3efaa241), a wakee preempting by its lag and "
        "RUN_TO_PARITY (6.6-6.11)"},
       // 6.12, the LTS between them: what 6.7-6.12 changed that the model has. munmap's downgrade

@@ -10,6 +10,7 @@
 #include "kernelsim/kernel/smp_ipi.h"
 #include "kernelsim/locking/rwsem.h"
 #include "kernelsim/sched/eevdf_lag.h"
+#include "kernelsim/sched/load_balance.h"
 #include "kernelsim/sched/wake_affine.h"
 #include "kernelsim/simulation.h"
 
@@ -28,6 +29,7 @@ void Scheduler::wake_up_process(Task& t, SimTime at, bool recorded_wait) {
     eevdf_enqueue(cpu, t, placed, sim_.time_slice().base_slice(), fork);
   }
   if (cpu.curr == nullptr) {
+    update_avg_idle(cpu, t.clock());  // ttwu_do_activate(): the idle period ends here
     run_on(cpu, t, t.clock(),
            recorded_wait ? sim_.costs().wakeup_latency : idle_wakeup_latency(cpu, t.clock()));
     return;
@@ -175,6 +177,14 @@ void Scheduler::preempt(Task& t) {
   put_prev_task(t);
   t.set_state(TaskState::kRunnable);
   t.cpu().runqueue.push_back(&t);
+  // The tick that ended the slice found tasks waiting: it kicks an idle CPU to take one.
+  Cpu* idle = nullptr;
+  if (sim_.config().idle_balance != IdleBalanceMode::kOff) {
+    if (Task* pulled = nohz_idle_balance(sim_, t.cpu(), t.clock(), &idle)) {
+      update_avg_idle(*idle, t.clock());
+      run_on(*idle, *pulled, t.clock(), idle_wakeup_latency(*idle, t.clock()));
+    }
+  }
   pick_next_task(t.cpu(), t.clock());
 }
 
@@ -210,6 +220,7 @@ void Scheduler::put_prev_task(Task& t) {
   if (t.kthread) cpu.counters.kthread_ns += ran;
   cpu.curr = nullptr;
   cpu.pending_steal.clear();
+  t.left_cpu_at = t.clock();
   // Optimistic spinners watch owner->on_cpu: tell every rwsem this task holds for write.
   const auto held = t.held_rwsems;
   t.set_state(TaskState::kRunnable);  // not on CPU from here on
@@ -221,6 +232,12 @@ void Scheduler::put_prev_task(Task& t) {
 void Scheduler::pick_next_task(Cpu& cpu, SimTime at) {
   assert(cpu.curr == nullptr && "invariant (1): CPU refilled behind the scheduler's back");
   if (cpu.runqueue.empty()) {
+    if (sim_.config().idle_balance != IdleBalanceMode::kOff) {
+      if (Task* pulled = sched_balance_newidle(sim_, cpu, at)) {
+        run_on(cpu, *pulled, at, sim_.costs().context_switch);
+        return;
+      }
+    }
     cpu.idle_since = at;
     if (sim_.time_slice().eevdf()) eevdf_cpu_idles(cpu, at, sim_.time_slice().lag_limit());
     enter_lazy_tlb(cpu);

@@ -20,7 +20,9 @@
 // the waker is on another CPU; in the kernel it lands at the task's next preemption point (the
 // kernel is not preemptible: PREEMPT_NONE). Either way that IPI's interrupt entry is the running
 // task's cost (interrupt time); with the CPU's interrupts off, once they are on again
-// (arch/x86/irqflags.h). Load balancing is not modelled.
+// (arch/x86/irqflags.h). A CPU about to idle pulls a task waiting on another CPU, and a tick
+// that ends a slice with tasks waiting kicks an idle CPU to take one (sched/load_balance.h);
+// balancing between busy CPUs is not modelled.
 //
 // Invariants: those of Cpu (sched/cpu.h) (1)-(4), asserted here.
 

@@ -21,6 +21,7 @@
 
 #include "common/counters.h"
 #include "kernelsim/arch/x86/stlb.h"
+#include "kernelsim/constants.h"
 #include "kernelsim/sim/time.h"
 
 namespace mmreplay::kernelsim {
@@ -181,6 +182,9 @@ struct Cpu {
   // pick_next_entity()); nullptr: none.
   Task* next_buddy = nullptr;
   SimTime idle_since;  // when it last went idle (valid while curr == nullptr; 0 at boot)
+  // rq->avg_idle: the running average of this CPU's idle periods (sched/load_balance.h), which
+  // gates its newly idle balancing.
+  SimTime avg_idle = SimTime::ns(2 * sysctl_sched_migration_cost_ns);
   // EEVDF (sched/eevdf_lag.h): sleepers still queued by DELAY_DEQUEUE, and the queue's
   // avg_vruntime() when it last emptied, where a wakee onto an empty queue is placed.
   std::vector<Task*> eevdf_delayed;

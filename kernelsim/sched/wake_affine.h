@@ -18,10 +18,10 @@
 //  - sync-idle-prev: as sync, and then select_idle_sibling()'s "prev is cache affine and idle ->
 //    prev" (every CPU of the model shares one LLC), as on bare metal.
 // Not modelled: wake_affine_weight() (load comparison when the waker's CPU is busy), wake_wide()
-// (one waker with many wakees), the idle-CPU scans of select_idle_sibling(), load balancing
-// (nothing moves a task back once the waker stops sleeping).
+// (one waker with many wakees), the idle-CPU scans of select_idle_sibling(). A task moves
+// otherwise only by idle balancing (sched/load_balance.h).
 //
-// Invariants: (1) only a sleeping task changes CPU (it is in no run queue); (2) a wake-up without
+// Invariants: (1) it moves only a sleeping task (in no run queue); (2) a wake-up without
 // WF_SYNC never moves the wakee.
 
 #pragma once

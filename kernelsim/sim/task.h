@@ -190,6 +190,8 @@ class Task final : public EventTarget {
   // Given its CPU and yet to switch to its mm (sched/core.h Scheduler::switch_mm_in()).
   bool mm_switch_pending = false;
   SimTime slice_start;  // when it last got its CPU
+  // When it last left a CPU (task_hot()'s exec_start, sched/load_balance.h); infinite: never ran.
+  SimTime left_cpu_at = SimTime::infinite();
   std::vector<HeldRwsem> held_rwsems;
   int64_t last_result = 0;  // return value of the last syscall (address or -errno)
   bool kthread = false;     // PF_KTHREAD (kswapd): not a trace thread

@@ -14,16 +14,30 @@
 #include "kernelsim/kernel/smp.h"
 #include "kernelsim/mm/mm_types.h"
 #include "kernelsim/mm/pgtable.h"
+#include "kernelsim/policy/presets.h"
 #include "kernelsim/simulation.h"
 
 namespace mmreplay::kernelsim::testing {
+
+// The kernel config of `policy` for a test. The tests put each task on a CPU by hand, and it
+// stays there, as a thread pinned by sched_setaffinity() would: idle balancing
+// (sched/load_balance.h) is off unless the policy names idle_balance.
+inline KernelConfig test_config(const std::string& policy) {
+  KernelConfig config;
+  if (!policy.empty()) {
+    const Status s = expand_policy(policy, &config);
+    EXPECT_TRUE(s) << s.message();
+  }
+  if (policy.find("idle_balance") == std::string::npos) config.idle_balance = IdleBalanceMode::kOff;
+  return config;
+}
 
 inline std::unique_ptr<Simulation> make_sim(uint32_t nr_cpus, const std::string& policy = "",
                                             const CostProfile& costs = cost_profile_default()) {
   std::string error;
   MachineConfig m;
   m.nr_cpus = nr_cpus;
-  auto sim = Simulation::create(m, costs, policy, &error);
+  auto sim = Simulation::create(m, costs, test_config(policy), &error);
   EXPECT_NE(sim, nullptr) << error;
   return sim;
 }
@@ -40,7 +54,7 @@ inline std::unique_ptr<Simulation> make_sim_with_swap(uint32_t nr_cpus, uint64_t
   m.memory_bytes = memory_bytes;
   m.swap_bytes = swap_bytes;
   m.swap_device = device;
-  auto sim = Simulation::create(m, cost_profile_default(), policy, &error);
+  auto sim = Simulation::create(m, cost_profile_default(), test_config(policy), &error);
   EXPECT_NE(sim, nullptr) << error;
   return sim;
 }

@@ -24,7 +24,7 @@ std::unique_ptr<Simulation> predict_machine(uint64_t mem_mib, uint32_t cpus,
   m.nr_cpus = cpus;
   m.memory_bytes = mem_mib * kMiB;
   m.swap_bytes = 256 * kMiB;
-  auto sim = Simulation::create(m, cost_profile_default(), policy, &error);
+  auto sim = Simulation::create(m, cost_profile_default(), testing::test_config(policy), &error);
   EXPECT_NE(sim, nullptr) << error;
   return sim;
 }

@@ -55,7 +55,7 @@ std::unique_ptr<Simulation> reclaim_machine(uint64_t mem_mib, uint64_t swap_mib,
   m.memory_bytes = mem_mib * kMiB;
   m.swap_bytes = swap_mib * kMiB;
   m.swap_device = device;
-  auto sim = Simulation::create(m, costs, policy, &error);
+  auto sim = Simulation::create(m, costs, testing::test_config(policy), &error);
   EXPECT_NE(sim, nullptr) << error;
   return sim;
 }

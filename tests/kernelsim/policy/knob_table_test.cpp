@@ -23,7 +23,7 @@ constexpr const char* kDefaults =
     "pcp_high=auto,pagevec_size=31,"
     "bh_lru_size=16,memcg=off,charge_batch=64,uncharge_batch=gather,lru_lock=lruvec,"
     "release_pages=cluster,zap_lru_drain=on,bh_invalidate=drain,reclaim=reactive,predict_window=8,"
-    "wake_affine=sync,sched=eevdf,eevdf_wakeup=eligible,"
+    "wake_affine=sync,idle_balance=newidle,sched=eevdf,eevdf_wakeup=eligible,"
     "spinlock=queued,read_ahead_kb=128,fault_around_bytes=65536";
 
 KernelConfig applied(std::string_view text) {

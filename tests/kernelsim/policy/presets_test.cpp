@@ -45,10 +45,12 @@ TEST(PresetsTest, EveryPresetIsAValidConfiguration) {
 // The releases written as a chain of changes must give each release's full set of knobs (these
 // strings are what every result of a kernel preset records in `policy_knobs`).
 TEST(PresetsTest, KernelReleasesExpandToTheirKnobs) {
-  // The knobs no release sets, and the scheduler's slice: CFS's until 6.6.
+  // The knobs no release sets, and the scheduler's slice and idle balancing: CFS's slice until
+  // 6.6, newly idle balancing gated by the CPU's average idle until 5.13.
   auto tail_with = [](std::string_view sched, std::string_view eevdf_wakeup = "eligible") {
-    return ",reclaim=reactive,predict_window=8,wake_affine=sync,sched=" + std::string(sched) +
-           ",eevdf_wakeup=" + std::string(eevdf_wakeup) +
+    const std::string idle_balance = sched == "cfs" ? "newidle-avg-idle" : "newidle";
+    return ",reclaim=reactive,predict_window=8,wake_affine=sync,idle_balance=" + idle_balance +
+           ",sched=" + std::string(sched) + ",eevdf_wakeup=" + std::string(eevdf_wakeup) +
            ",spinlock=queued,read_ahead_kb=128,fault_around_bytes=65536";
   };
   const std::string tail = tail_with("cfs");
