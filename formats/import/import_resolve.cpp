@@ -1016,7 +1016,12 @@ bool Resolver::interrupted_wait_ends_at_child_exit(uint32_t thread, uint32_t ind
     if (!items[j].emit || n.kind == EventKind::kObservation || n.kind == EventKind::kPageFault) {
       continue;
     }
-    return n.kind == EventKind::kWaitChild && n.is_any_child();
+    if (n.kind != EventKind::kWaitChild || !n.is_any_child()) return false;
+    // The replay waits there only for a child it runs from a recorded clone (do_wait()); the
+    // wait4 of a child outside the recording lasts its own recorded time, so the wait before it
+    // keeps its own too.
+    const auto child = s_.index_of.find(n.arg0);
+    return child != s_.index_of.end() && s_.threads[child->second].parent_tid.has_value();
   }
   return false;
 }

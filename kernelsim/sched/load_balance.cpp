@@ -49,10 +49,11 @@ Task* detach_one_task(Simulation& sim, Cpu& src, Cpu& dst, SimTime at) {
   if (pick == src.runqueue.end()) return nullptr;
   Task& p = **pick;
   src.runqueue.erase(pick);
-  if (src.next_buddy == &p) src.next_buddy = nullptr;
-  // A wake-up that was to preempt src's task has nothing left to hand over.
-  if (src.next_buddy == nullptr || src.runqueue.empty())
+  if (src.next_buddy == &p) {
+    // The wake-up that was to preempt src's task for p has nothing left to hand over.
+    src.next_buddy = nullptr;
     src.wakeup_preempt_at = SimTime::infinite();
+  }
   ++dst.counters.balance_pulls;
   if (sim.time_slice().eevdf()) {
     // dequeue_entity() on the old queue keeps its lag; place_entity() on the new one uses it.

@@ -84,6 +84,27 @@ TEST(WaitAnyChildImport, AWaitForAnyChildAndTheWaitItsSigchldEndedAreMarked) {
   EXPECT_EQ(r.waits_ended_by_child_exit, 1u);
 }
 
+// A child outside the recording (started before it, or by a process not traced): the replay
+// cannot wait for its exit, so the interrupted wait keeps its recorded time.
+TEST(WaitAnyChildImport, AnInterruptedWaitForAnUntracedChildKeepsItsTime) {
+  ImportedTrace t;
+  ImportReport r;
+  const Status s = import_snippet(
+      ImportFormat::kStrace,
+      "100 1.000150 pselect6(4, [3], NULL, NULL, NULL, {sigmask=[], sigsetsize=8}) = ? "
+      "ERESTARTNOHAND (To be restarted if no handler) <0.050000>\n"
+      "100 1.050300 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], WNOHANG, NULL) = 999 "
+      "<0.000010>\n"
+      "100 1.050400 exit_group(0)            = ?\n",
+      &t, &r);
+  ASSERT_TRUE(s) << s.message();
+  const Event* pselect = first_of(t, 100, EventKind::kBlock);
+  ASSERT_NE(pselect, nullptr);
+  EXPECT_FALSE(pselect->is_any_child());
+  EXPECT_EQ(r.waits_for_any_child, 1u);
+  EXPECT_EQ(r.waits_ended_by_child_exit, 0u);
+}
+
 // perf prints wait4's pid_t as 32 bits (upid: 0xffffffff) and an interrupted call's exit as the
 // restart code the kernel returned (-ERESTARTNOHAND).
 TEST(WaitAnyChildImport, PerfScriptsUpidAndRestartCode) {
