@@ -155,6 +155,7 @@ class Resolver {
   void note_mapping_path(uint64_t mm, const Event& mmap);
   void name_mapped_files();
   void alias_file_ids(std::vector<Event>* events) const;
+  bool block_without_edge(uint32_t thread, uint32_t index) const;
   bool readiness_wait_ends_at_next_read(uint32_t thread, uint32_t index) const;
   bool interrupted_wait_ends_at_child_exit(uint32_t thread, uint32_t index) const;
   void assemble(ImportedTrace* out);
@@ -947,6 +948,15 @@ std::vector<ImplicitMapping> Resolver::implicit_mappings(uint64_t mm_id, const M
   return out;
 }
 
+// A block event that is no ordering edge of its own (one is kept as it is): what the two waits
+// below may hand to the call after them.
+bool Resolver::block_without_edge(uint32_t thread, uint32_t index) const {
+  if (s_.threads[thread].items[index].event.kind != EventKind::kBlock) return false;
+  const std::pair self{thread, index};
+  return !wait_before_.contains(self) && !wake_before_.contains(self) &&
+         !wake_after_.contains(self);
+}
+
 // A poll/select/epoll wait that returned ready descriptors, followed by the thread's read of a
 // pipe or socket that waits for another thread's write (an ordering edge: the write of its
 // data): that write is what made the descriptor ready and woke the wait (pipe_write() ->
@@ -958,11 +968,7 @@ std::vector<ImplicitMapping> Resolver::implicit_mappings(uint64_t mm_id, const M
 bool Resolver::readiness_wait_ends_at_next_read(uint32_t thread, uint32_t index) const {
   const std::vector<Item>& items = s_.threads[thread].items;
   const Item& wait = items[index];
-  if (!wait.ready || wait.event.kind != EventKind::kBlock) return false;
-  const std::pair self{thread, index};
-  if (wait_before_.contains(self) || wake_before_.contains(self) || wake_after_.contains(self)) {
-    return false;  // an edge of its own: kept as it is
-  }
+  if (!wait.ready || !block_without_edge(thread, index)) return false;
   switch (static_cast<BlockCall>(wait.event.arg0)) {
     case BlockCall::kPoll:
     case BlockCall::kPpoll:
@@ -1005,12 +1011,7 @@ bool Resolver::readiness_wait_ends_at_next_read(uint32_t thread, uint32_t index)
 // the two (the signal handler's faults, rt_sigreturn) is not a call that could end the wait.
 bool Resolver::interrupted_wait_ends_at_child_exit(uint32_t thread, uint32_t index) const {
   const std::vector<Item>& items = s_.threads[thread].items;
-  const Item& wait = items[index];
-  if (!wait.interrupted || wait.event.kind != EventKind::kBlock) return false;
-  const std::pair self{thread, index};
-  if (wait_before_.contains(self) || wake_before_.contains(self) || wake_after_.contains(self)) {
-    return false;  // an edge of its own: kept as it is
-  }
+  if (!items[index].interrupted || !block_without_edge(thread, index)) return false;
   for (uint32_t j = index + 1; j < items.size(); ++j) {
     const Event& n = items[j].event;
     if (!items[j].emit || n.kind == EventKind::kObservation || n.kind == EventKind::kPageFault) {

@@ -38,8 +38,10 @@ Cpu* find_busiest_queue(Simulation& sim, const Cpu& this_cpu) {
 
 // detach_one_task() from `src` for `dst`: the least recently run task waiting on src that may move
 // (the tail of cfs_tasks; not a kernel thread, not cache hot), detached there, EEVDF lag and all,
-// and dst's now, not yet running; nullptr when none may. REQUIRES: dst has no task queued.
+// and dst's now, not yet running; nullptr when none may. REQUIRES: dst idle-bound (no curr,
+// nothing queued).
 Task* detach_one_task(Simulation& sim, Cpu& src, Cpu& dst, SimTime at) {
+  assert(dst.curr == nullptr && dst.runqueue.empty());
   auto pick = src.runqueue.end();
   for (auto it = src.runqueue.begin(); it != src.runqueue.end(); ++it) {
     const Task& t = **it;
@@ -59,7 +61,7 @@ Task* detach_one_task(Simulation& sim, Cpu& src, Cpu& dst, SimTime at) {
     // dequeue_entity() on the old queue keeps its lag; place_entity() on the new one uses it.
     const SimTime limit = sim.time_slice().lag_limit();
     eevdf_dequeue_sleeper(src, p, at, limit, /*delay_dequeue=*/false);
-    if (dst.curr == nullptr) eevdf_cpu_idles(dst, at, limit);
+    eevdf_cpu_idles(dst, at, limit);  // its delayed sleepers leave before p is placed
     p.set_cpu(dst);
     const SimTime slice = sim.time_slice().base_slice();
     eevdf_enqueue(dst, p, eevdf_place(dst, p, at, slice), slice, /*new_task=*/false);
